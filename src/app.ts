@@ -1,0 +1,91 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { createMiddleware } from "hono/factory";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { log } from "./lib/log";
+import type { AppEnv } from "./http/context";
+import { databaseSession } from "./http/database";
+import { AppError } from "./http/errors";
+import { createRouter, V1 } from "./http/openapi";
+import { rateLimit } from "./http/rate-limit";
+import { requestId } from "./http/request-id";
+import { tenantFromHost } from "./http/tenant";
+import { authRouter } from "./modules/auth/routes";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
+
+/** A request that carries a body must say it is JSON. */
+const jsonOnly = createMiddleware<AppEnv>(async (c, next) => {
+  if (WITH_BODY.has(c.req.method)) {
+    const length = c.req.header("content-length");
+    const hasBody = (length !== undefined && length !== "0") || c.req.header("transfer-encoding") !== undefined;
+    const type = c.req.header("content-type") ?? "";
+    if (hasBody && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
+      throw new AppError("unsupported_media_type", "Request bodies must be JSON (Content-Type: application/json).");
+    }
+  }
+  await next();
+});
+
+function errorResponse(c: Parameters<Parameters<OpenAPIHono<AppEnv>["onError"]>[0]>[1], error: Error): Response {
+  if (error instanceof AppError) {
+    const response = c.json(error.toBody(), error.status as ContentfulStatusCode);
+    for (const [name, value] of Object.entries(error.headers ?? {})) response.headers.set(name, value);
+    return response;
+  }
+  if (error instanceof HTTPException && error.status === 400) {
+    return c.json({ message: "The request body is not valid JSON.", code: "malformed_json" }, 400);
+  }
+  const requestIdValue = c.get("requestId");
+  log.error("unhandled error", { requestId: requestIdValue, error: error.message, stack: error.stack });
+  return c.json({ message: `Server error. Reference: ${requestIdValue}`, code: "internal_error" }, 500);
+}
+
+export function createApp() {
+  const app = new OpenAPIHono<AppEnv>();
+  app.use("*", requestId);
+  app.get("/health", (c) => c.json({ status: "ok" }));
+
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new AppError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
+      },
+    }),
+  );
+  app.use("*", jsonOnly);
+  app.use("*", databaseSession);
+  app.use("*", tenantFromHost);
+  app.use("*", rateLimit);
+
+  const api = createRouter();
+  api.route("/", authRouter);
+  app.route("/", api);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
+  app.doc31(`${V1}/openapi.json`, {
+    openapi: "3.1.0",
+    info: { title: "Sucursal API", version: "1.0.0", description: "Multi-location business management for the Dominican Republic." },
+  });
+  app.get(`${V1}/docs`, (c) => c.html(docsPage(`${V1}/openapi.json`)));
+
+  app.notFound((c) => c.json({ message: "Route not found.", code: "route_not_found" }, 404));
+  app.onError((error, c) => errorResponse(c, error));
+  return app;
+}
+
+function docsPage(specUrl: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sucursal API</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="https://unpkg.com/swagger-ui-dist@5/swagger-ui.css"></head>
+<body><div id="docs">The OpenAPI document is at <a href="${specUrl}">${specUrl}</a>.</div>
+<script src="https://unpkg.com/swagger-ui-dist@5/swagger-ui-bundle.js" crossorigin></script>
+<script>if (window.SwaggerUIBundle) SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: "#docs" });</script>
+</body></html>`;
+}

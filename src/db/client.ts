@@ -1,0 +1,112 @@
+import { neonConfig, Pool, type PoolClient } from "@neondatabase/serverless";
+import { drizzle } from "drizzle-orm/neon-serverless";
+import type { Env } from "../env";
+import * as schema from "./schema";
+
+export type Database = ReturnType<typeof drizzle<typeof schema, PoolClient>>;
+
+let localProxyConfigured: string | undefined;
+
+/**
+ * Locally there is no Neon proxy: DB_WS_PROXY names our WebSocket-to-TCP relay. Production leaves
+ * neonConfig at Neon's defaults (TLS, pipelined connect).
+ */
+function configureDriver(env: Env): void {
+  const proxy = env.DB_WS_PROXY;
+  if (!proxy || localProxyConfigured === proxy) return;
+  neonConfig.wsProxy = (host, port) => `${proxy}/v2?address=${host}:${port}`;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineConnect = false;
+  neonConfig.pipelineTLS = false;
+  neonConfig.coalesceWrites = false;
+  localProxyConfigured = proxy;
+}
+
+export function createPool(env: Env, connectionString = env.DATABASE_URL): Pool {
+  configureDriver(env);
+  return new Pool({ connectionString, max: 4 });
+}
+
+const ROLE_NAME = /^[a-z_][a-z0-9_]*$/;
+
+/** Statements that open a request transaction: one simple-query message, one round trip. */
+export function beginStatements(env: Env, tenantId: number | null): string {
+  const parts = ["BEGIN"];
+  if (env.DB_SET_ROLE) {
+    if (!ROLE_NAME.test(env.DB_SET_ROLE)) throw new Error("DB_SET_ROLE is not a plain role name");
+    parts.push(`SET LOCAL ROLE ${env.DB_SET_ROLE}`);
+  }
+  if (tenantId !== null) {
+    if (!Number.isSafeInteger(tenantId)) throw new Error("tenant id must be an integer");
+    parts.push(`SELECT set_config('app.tenant_id', '${tenantId}', true)`);
+  }
+  return parts.join("; ");
+}
+
+/**
+ * A transaction bound to one pool client. `begin` may carry extra statements to send in the same
+ * round trip as BEGIN (the request context query); their last result set is returned.
+ */
+export class RequestTransaction {
+  readonly db: Database;
+  private state: "idle" | "open" | "done" = "idle";
+
+  constructor(
+    readonly client: PoolClient,
+    private readonly env: Env,
+  ) {
+    this.db = drizzle({ client, schema });
+  }
+
+  get isOpen(): boolean {
+    return this.state === "open";
+  }
+
+  async begin(tenantId: number | null, alsoRun?: string): Promise<Record<string, unknown>[]> {
+    const text = alsoRun ? `${beginStatements(this.env, tenantId)}; ${alsoRun}` : beginStatements(this.env, tenantId);
+    const result = (await this.client.query(text)) as unknown;
+    this.state = "open";
+    const results = Array.isArray(result) ? result : [result];
+    const last = results[results.length - 1] as { rows?: Record<string, unknown>[] };
+    return alsoRun ? (last.rows ?? []) : [];
+  }
+
+  async commit(): Promise<void> {
+    if (this.state !== "open") return;
+    this.state = "done";
+    await this.client.query("COMMIT");
+  }
+
+  async rollback(): Promise<void> {
+    if (this.state !== "open") return;
+    this.state = "done";
+    await this.client.query("ROLLBACK");
+  }
+}
+
+/**
+ * Runs `work` in one transaction of the tenant, as the application role. Used by tests, jobs and
+ * the request middleware alike.
+ */
+export async function withTenantTransaction<T>(
+  env: Env,
+  tenantId: number | null,
+  work: (db: Database) => Promise<T>,
+  connectionString?: string,
+): Promise<T> {
+  const pool = createPool(env, connectionString);
+  const client = await pool.connect();
+  const tx = new RequestTransaction(client, env);
+  try {
+    await tx.begin(tenantId);
+    const result = await work(tx.db);
+    await tx.commit();
+    return result;
+  } catch (error) {
+    await tx.rollback().catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+    await pool.end();
+  }
+}

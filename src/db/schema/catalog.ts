@@ -1,0 +1,176 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  date,
+  index,
+  integer,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+import { createdAt, tenantId, tenantIsolation, updatedAt } from "./common";
+import { tenants, workspaces } from "./tenancy";
+
+/** Money and quantities: numeric(14,2), read and written as decimal strings. */
+const money = (name: string) => numeric(name, { precision: 14, scale: 2 });
+
+export const taxes = pgTable(
+  "taxes",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    name: text("name").notNull(),
+    type: text("type").notNull(),
+    rate: numeric("rate", { precision: 5, scale: 2 }).notNull(),
+    isDefault: boolean("is_default").notNull().default(false),
+    isActive: boolean("is_active").notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("taxes_tenant_idx").on(t.tenantId), tenantIsolation("taxes")],
+);
+
+export const currencies = pgTable(
+  "currencies",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    code: text("code").notNull(),
+    name: text("name").notNull(),
+    symbol: text("symbol").notNull(),
+    exchangeRate: numeric("exchange_rate", { precision: 18, scale: 6 }).notNull().default("1"),
+    isDefault: boolean("is_default").notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("currencies_tenant_code_key").on(t.tenantId, t.code), tenantIsolation("currencies")],
+);
+
+export const documentSubtypes = pgTable(
+  "document_subtypes",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    name: text("name").notNull(),
+    type: text("type").notNull(),
+    prefix: text("prefix").notNull(),
+    startNumber: bigint("start_number", { mode: "number" }).notNull(),
+    endNumber: bigint("end_number", { mode: "number" }).notNull(),
+    nextNumber: bigint("next_number", { mode: "number" }).notNull(),
+    validUntil: date("valid_until", { mode: "string" }),
+    isDefault: boolean("is_default").notNull().default(false),
+    isActive: boolean("is_active").notNull().default(true),
+    isElectronic: boolean("is_electronic").notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("document_subtypes_tenant_type_idx").on(t.tenantId, t.type),
+    // One default per document type and tenant.
+    uniqueIndex("document_subtypes_one_default_key").on(t.tenantId, t.type).where(sql`is_default`),
+    tenantIsolation("document_subtypes"),
+  ],
+);
+
+export const workspaceDocumentPreferences = pgTable(
+  "workspace_document_preferences",
+  {
+    tenantId: tenantId().references(() => tenants.id),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    type: text("type").notNull(),
+    documentSubtypeId: integer("document_subtype_id")
+      .notNull()
+      .references(() => documentSubtypes.id),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.type] }), tenantIsolation("workspace_document_preferences")],
+);
+
+export const products = pgTable(
+  "products",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    workspaceId: integer("workspace_id").references(() => workspaces.id),
+    name: text("name").notNull(),
+    sku: text("sku"),
+    description: text("description"),
+    productType: text("product_type").notNull().default("product"),
+    unit: text("unit"),
+    price: money("price").notNull().default("0"),
+    cost: money("cost"),
+    trackInventory: boolean("track_inventory").notNull().default(true),
+    allowNegativeStock: boolean("allow_negative_stock").notNull().default(false),
+    defaultTaxIds: integer("default_tax_ids").array().notNull().default(sql`'{}'::integer[]`),
+    isActive: boolean("is_active").notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("products_tenant_sku_key").on(t.tenantId, t.sku).where(sql`sku IS NOT NULL`),
+    index("products_tenant_workspace_idx").on(t.tenantId, t.workspaceId),
+    tenantIsolation("products"),
+  ],
+);
+
+export const contacts = pgTable(
+  "contacts",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    workspaceId: integer("workspace_id").references(() => workspaces.id),
+    name: text("name").notNull(),
+    contactType: text("contact_type").notNull().default("customer"),
+    identificationType: text("identification_type"),
+    identification: text("identification"),
+    email: text("email"),
+    phone: text("phone"),
+    address: text("address"),
+    notes: text("notes"),
+    creditLimit: money("credit_limit"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("contacts_tenant_workspace_idx").on(t.tenantId, t.workspaceId),
+    index("contacts_tenant_identification_idx").on(t.tenantId, t.identification),
+    tenantIsolation("contacts"),
+  ],
+);
+
+export const salesmen = pgTable(
+  "salesmen",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    fullName: text("full_name").notNull(),
+    email: text("email"),
+    phone: text("phone"),
+    isActive: boolean("is_active").notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("salesmen_tenant_idx").on(t.tenantId), tenantIsolation("salesmen")],
+);
+
+export const bankAccounts = pgTable(
+  "bank_accounts",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    name: text("name").notNull(),
+    type: text("type").notNull().default("bank"),
+    accountNumber: text("account_number"),
+    currencyId: integer("currency_id").references(() => currencies.id),
+    isActive: boolean("is_active").notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("bank_accounts_tenant_idx").on(t.tenantId), tenantIsolation("bank_accounts")],
+);
+
+export { money };

@@ -1,0 +1,159 @@
+import { sql } from "drizzle-orm";
+import {
+  type AnyPgColumn,
+  boolean,
+  jsonb,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { createdAt, tenantId, tenantIsolation, updatedAt } from "./common";
+
+/** The root of tenancy: not tenant-scoped itself; the app role may only read it. */
+export const tenants = pgTable("tenants", {
+  id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+  subdomain: text("subdomain").notNull().unique(),
+  name: text("name").notNull(),
+  rnc: text("rnc"),
+  createdAt: createdAt(),
+});
+
+export const users = pgTable(
+  "users",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    name: text("name").notNull(),
+    email: text("email").notNull(),
+    passwordHash: text("password_hash").notNull(),
+    currentWorkspaceId: integer("current_workspace_id").references((): AnyPgColumn => workspaces.id, {
+      onDelete: "set null",
+    }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("users_tenant_email_key").on(t.tenantId, sql`lower(${t.email})`),
+    tenantIsolation("users"),
+  ],
+);
+
+export const workspaces = pgTable(
+  "workspaces",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    name: text("name").notNull(),
+    ownerId: integer("owner_id")
+      .notNull()
+      .references(() => users.id),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("workspaces_tenant_name_key").on(t.tenantId, sql`lower(${t.name})`),
+    tenantIsolation("workspaces"),
+  ],
+);
+
+export const roles = pgTable(
+  "roles",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    name: text("name").notNull(),
+    displayName: text("display_name").notNull(),
+    permissions: text("permissions").array().notNull().default(sql`'{}'::text[]`),
+    isBuiltin: boolean("is_builtin").notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("roles_tenant_name_key").on(t.tenantId, t.name), tenantIsolation("roles")],
+);
+
+export const workspaceMembers = pgTable(
+  "workspace_members",
+  {
+    tenantId: tenantId().references(() => tenants.id),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    roleId: integer("role_id")
+      .notNull()
+      .references(() => roles.id),
+    addedAt: timestamp("added_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.userId] }),
+    index("workspace_members_user_idx").on(t.userId),
+    index("workspace_members_role_idx").on(t.roleId),
+    tenantIsolation("workspace_members"),
+  ],
+);
+
+export const accessTokens = pgTable(
+  "access_tokens",
+  {
+    id: uuid("id").primaryKey(),
+    tenantId: tenantId().references(() => tenants.id),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("access_tokens_user_idx").on(t.userId), tenantIsolation("access_tokens")],
+);
+
+export const invitations = pgTable(
+  "invitations",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    roleId: integer("role_id")
+      .notNull()
+      .references(() => roles.id),
+    /** SHA-256 of the token: the token itself is shown once, at creation. */
+    tokenHash: text("token_hash").notNull().unique(),
+    invitedBy: integer("invited_by").references(() => users.id),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    acceptedAt: timestamp("accepted_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("invitations_workspace_idx").on(t.workspaceId), tenantIsolation("invitations")],
+);
+
+/** Transactional outbox: written in the transaction of the change that causes the message. */
+export const outboxMessages = pgTable(
+  "outbox_messages",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    kind: text("kind").notNull(),
+    payload: jsonb("payload").notNull(),
+    status: text("status").notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
+    sentAt: timestamp("sent_at", { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("outbox_messages_status_idx").on(t.status, t.nextAttemptAt), tenantIsolation("outbox_messages")],
+);
+

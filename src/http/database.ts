@@ -1,0 +1,97 @@
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import { createPool, type Database, RequestTransaction } from "../db/client";
+import { log } from "../lib/log";
+import type { AppEnv } from "./context";
+import { AppError } from "./errors";
+
+const RETRY_AFTER_SECONDS = "5";
+
+function unavailable(cause: unknown, requestId: string): AppError {
+  log.error("database unavailable", { requestId, cause: String(cause) });
+  return new AppError("service_unavailable", "The database is unavailable; try again shortly.", undefined, {
+    "Retry-After": RETRY_AFTER_SECONDS,
+  });
+}
+
+/**
+ * One pool per request, connected lazily. After the handler the request transaction is committed
+ * when the response is a success and rolled back otherwise; the pool is closed after the response.
+ */
+export const databaseSession = createMiddleware<AppEnv>(async (c, next) => {
+  try {
+    await next();
+    const tx = c.get("tx");
+    if (tx?.isOpen) {
+      if (c.error || c.res.status >= 400) await tx.rollback();
+      else {
+        try {
+          await tx.commit();
+        } catch (error) {
+          throw unavailable(error, c.get("requestId"));
+        }
+      }
+    }
+  } finally {
+    const tx = c.get("tx");
+    if (tx) {
+      await tx.rollback().catch(() => undefined);
+      tx.client.release();
+    }
+    const pool = c.get("pool");
+    if (pool) c.executionCtx.waitUntil(pool.end().catch(() => undefined));
+  }
+});
+
+async function requestTransaction(c: Context<AppEnv>): Promise<RequestTransaction> {
+  let tx = c.get("tx");
+  if (tx) return tx;
+  let pool = c.get("pool");
+  if (!pool) {
+    pool = createPool(c.env);
+    c.set("pool", pool);
+  }
+  try {
+    const client = await pool.connect();
+    tx = new RequestTransaction(client, c.env);
+  } catch (error) {
+    throw unavailable(error, c.get("requestId"));
+  }
+  c.set("tx", tx);
+  return tx;
+}
+
+/** A statement outside the tenant transaction (tenant resolution), on the request's connection. */
+export async function queryWithoutTenant<T extends Record<string, unknown>>(
+  c: Context<AppEnv>,
+  text: string,
+  params: unknown[],
+): Promise<T[]> {
+  const tx = await requestTransaction(c);
+  try {
+    const result = await tx.client.query(text, params);
+    return result.rows as T[];
+  } catch (error) {
+    throw unavailable(error, c.get("requestId"));
+  }
+}
+
+/** Opens the tenant transaction, sending `alsoRun` in the same round trip; returns its rows. */
+export async function beginTenantTransaction(c: Context<AppEnv>, alsoRun?: string): Promise<Record<string, unknown>[]> {
+  const tx = await requestTransaction(c);
+  if (tx.isOpen) throw new Error("the request transaction is already open");
+  try {
+    return await tx.begin(c.get("tenant").id, alsoRun);
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw unavailable(error, c.get("requestId"));
+  }
+}
+
+/** The drizzle handle of the request's tenant transaction, opening it when a public route needs it. */
+export async function tenantDb(c: Context<AppEnv>): Promise<Database> {
+  const tx = c.get("tx");
+  if (tx?.isOpen) return tx.db;
+  await beginTenantTransaction(c);
+  return c.get("tx")!.db;
+}

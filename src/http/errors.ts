@@ -1,0 +1,82 @@
+import type { ZodError } from "zod";
+
+/** Every machine-readable error code the API answers with, and its HTTP status. */
+export const errorStatus = {
+  malformed_json: 400,
+  unauthenticated: 401,
+  invalid_credentials: 401,
+  forbidden: 403,
+  workspace_forbidden: 403,
+  builtin_role_immutable: 403,
+  webhook_verification_failed: 403,
+  not_found: 404,
+  tenant_not_found: 404,
+  route_not_found: 404,
+  conflict: 409,
+  owner_cannot_be_removed: 409,
+  role_in_use: 409,
+  in_use: 409,
+  invoice_not_editable: 409,
+  invoice_not_deletable: 409,
+  invoice_not_payable: 409,
+  invalid_transition: 409,
+  quotation_not_convertible: 409,
+  stock_already_initialized: 409,
+  invitation_not_usable: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  insufficient_stock: 422,
+  ncf_sequence_exhausted: 422,
+  ncf_sequence_expired: 422,
+  idempotency_key_reused: 422,
+  template_not_approved: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  integration_failed: 502,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+export type FieldErrors = Record<string, string[]>;
+
+export class AppError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly errors?: FieldErrors,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.status = errorStatus[code];
+  }
+
+  toBody(): { message: string; code: ErrorCode; errors?: FieldErrors } {
+    return this.errors ? { message: this.message, code: this.code, errors: this.errors } : { message: this.message, code: this.code };
+  }
+}
+
+/** A 422 naming one field. */
+export function fieldError(field: string, message: string, code: ErrorCode = "validation_failed"): AppError {
+  return new AppError(code, message, { [field]: [message] });
+}
+
+export function notFound(what = "Resource"): AppError {
+  return new AppError("not_found", `${what} not found.`);
+}
+
+/** zod issues → `{ "items.0.quantity": ["..."] }`; a root-level issue is reported under `body`. */
+export function fieldErrorsFromZod(error: ZodError): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length ? issue.path.map(String).join(".") : "body";
+    (errors[key] ??= []).push(issue.message);
+  }
+  return errors;
+}
+
+export function validationError(error: ZodError): AppError {
+  return new AppError("validation_failed", "The given data was invalid.", fieldErrorsFromZod(error));
+}

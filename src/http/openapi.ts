@@ -1,0 +1,80 @@
+import { createRoute, OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { authenticate } from "./auth";
+import type { AppEnv } from "./context";
+import { validationError } from "./errors";
+import { requirePermission } from "./permissions";
+
+export const V1 = "/api/v1";
+
+/**
+ * Who may call a route: `public` (no token; the tenant still comes from the host), `authenticated`
+ * (any valid token of the tenant), or a permission identifier evaluated in the request's workspace.
+ */
+export type Access = "public" | "authenticated" | { permission: string };
+
+export interface RouteAccess {
+  method: string;
+  path: string;
+  access: Access;
+}
+
+/** Every route declared through defineRoute, with its access rule: the source of the README table. */
+export const routeTable: RouteAccess[] = [];
+
+/** Declares an endpoint once: zod schemas validate, type the handler and document it. */
+export function defineRoute<const R extends RouteConfig>(access: Access, config: R): R {
+  routeTable.push({ method: config.method.toUpperCase(), path: config.path, access });
+  const guards: MiddlewareHandler<AppEnv>[] = [];
+  if (access !== "public") guards.push(authenticate);
+  if (typeof access === "object") guards.push(requirePermission(access.permission));
+  const own = config.middleware ? (Array.isArray(config.middleware) ? config.middleware : [config.middleware]) : [];
+  return createRoute({
+    ...config,
+    middleware: [...guards, ...own] as R["middleware"],
+    security: access === "public" ? [] : [{ bearerAuth: [] }],
+  });
+}
+
+export function createRouter(): OpenAPIHono<AppEnv> {
+  return new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error);
+    },
+  });
+}
+
+export const ErrorBody = z
+  .object({
+    message: z.string(),
+    code: z.string(),
+    errors: z.record(z.string(), z.array(z.string())).optional(),
+  })
+  .openapi("Error");
+
+const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: ErrorBody } } });
+
+/** The error responses every authenticated route may give. */
+export const commonErrors = {
+  401: errorResponse("Missing or invalid authentication"),
+  403: errorResponse("Insufficient permission or workspace not accessible"),
+  422: errorResponse("Validation failed"),
+  429: errorResponse("Rate limit exceeded"),
+} as const;
+
+export const errorResponses = (...codes: number[]) =>
+  Object.fromEntries(codes.map((code) => [code, errorResponse(`Error ${code}`)]));
+
+export const jsonBody = <T extends z.ZodType>(schema: T) => ({
+  body: { content: { "application/json": { schema } }, required: true },
+});
+
+export const jsonResponse = <T extends z.ZodType>(description: string, schema: T) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+export const IdParam = z.object({
+  id: z.coerce.number().int().positive().max(2_147_483_647).openapi({ param: { name: "id", in: "path" }, example: 1 }),
+});

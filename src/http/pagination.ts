@@ -1,0 +1,73 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "./context";
+
+export interface ListQuery<F extends string, S extends string> {
+  page: number;
+  perPage: number;
+  filters: Partial<Record<F, string>>;
+  sort: { field: S; descending: boolean };
+}
+
+/**
+ * Query schema of a list endpoint: page, per_page (1-100), `filter[field]` and `sort=field|-field`
+ * against allowlists. Any other parameter is refused with 422, so a typo never silently lists all.
+ */
+export function listQuerySchema<F extends string, S extends string>(options: {
+  filters: Record<F, z.ZodType<string | undefined>>;
+  sorts: readonly S[];
+  defaultSort: `${"-" | ""}${S}`;
+}) {
+  const filterShape = Object.fromEntries(
+    Object.entries(options.filters).map(([field, schema]) => [`filter[${field}]`, schema]),
+  ) as Record<string, z.ZodType<string | undefined>>;
+  const sortValues = options.sorts.flatMap((s) => [s, `-${s}`]) as [string, ...string[]];
+  return z
+    .object({
+      page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+      per_page: z.coerce.number().int().min(1).max(100).default(15),
+      sort: z.enum(sortValues).default(options.defaultSort),
+      ...filterShape,
+    })
+    .strict()
+    .transform((q): ListQuery<F, S> => {
+      const filters: Partial<Record<F, string>> = {};
+      for (const field of Object.keys(options.filters) as F[]) {
+        const value = (q as Record<string, unknown>)[`filter[${field}]`];
+        if (value !== undefined) filters[field] = String(value);
+      }
+      const descending = q.sort.startsWith("-");
+      return { page: q.page, perPage: q.per_page, filters, sort: { field: q.sort.replace(/^-/, "") as S, descending } };
+    });
+}
+
+export const PaginationMeta = z
+  .object({ current_page: z.number(), last_page: z.number(), per_page: z.number(), total: z.number() })
+  .openapi("PaginationMeta");
+
+export const PaginationLinks = z
+  .object({ first: z.string(), last: z.string(), prev: z.string().nullable(), next: z.string().nullable() })
+  .openapi("PaginationLinks");
+
+export const paginated = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), meta: PaginationMeta, links: PaginationLinks });
+
+export function paginate<T>(c: Context<AppEnv>, query: { page: number; perPage: number }, total: number, data: T[]) {
+  const lastPage = Math.max(1, Math.ceil(total / query.perPage));
+  const link = (page: number) => {
+    const url = new URL(c.req.url);
+    url.searchParams.set("page", String(page));
+    url.searchParams.set("per_page", String(query.perPage));
+    return url.toString();
+  };
+  return {
+    data,
+    meta: { current_page: query.page, last_page: lastPage, per_page: query.perPage, total },
+    links: {
+      first: link(1),
+      last: link(lastPage),
+      prev: query.page > 1 ? link(Math.min(query.page - 1, lastPage)) : null,
+      next: query.page < lastPage ? link(query.page + 1) : null,
+    },
+  };
+}

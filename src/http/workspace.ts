@@ -1,0 +1,54 @@
+import type { Context } from "hono";
+import type { AppEnv, WorkspaceContext } from "./context";
+import { AppError, fieldError } from "./errors";
+
+export interface WorkspaceRow {
+  workspace_id: number | null;
+  workspace_name: string | null;
+  role_name: string | null;
+  member_permissions: string[] | null;
+  all_locations_permissions: string[] | null;
+}
+
+const forbidden = () => new AppError("workspace_forbidden", "You do not have access to this workspace.");
+
+/** `X-Workspace-ID`: absent → null; anything but a positive integer → 422. */
+export function requestedWorkspaceId(c: Context<AppEnv>): number | null {
+  const raw = c.req.header("x-workspace-id");
+  if (raw === undefined || raw === "") return null;
+  if (!/^[1-9]\d{0,9}$/.test(raw.trim()) || Number(raw) > 2_147_483_647) {
+    throw fieldError("X-Workspace-ID", "The X-Workspace-ID header must be a workspace id (a positive integer).");
+  }
+  return Number(raw);
+}
+
+/**
+ * The workspace of the request: reachable by membership (its role's permissions apply) or by
+ * `view_all_locations` (the permissions of the roles granting it apply). A header naming a
+ * workspace that is missing, of another tenant (invisible under RLS) or not reachable → 403.
+ */
+export function resolveWorkspace(row: WorkspaceRow, requested: number | null): WorkspaceContext | null {
+  const allLocations = row.all_locations_permissions;
+  if (row.workspace_id === null) {
+    if (requested !== null) throw forbidden();
+    return null;
+  }
+  const permissions = row.member_permissions ?? allLocations;
+  if (!permissions) {
+    if (requested !== null) throw forbidden();
+    return null;
+  }
+  return {
+    id: Number(row.workspace_id),
+    name: String(row.workspace_name),
+    roleName: row.role_name,
+    permissions: new Set(permissions),
+    viewAllLocations: allLocations !== null,
+  };
+}
+
+export function requireWorkspace(c: Context<AppEnv>): WorkspaceContext {
+  const workspace = c.get("workspace");
+  if (!workspace) throw forbidden();
+  return workspace;
+}

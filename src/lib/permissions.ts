@@ -1,0 +1,70 @@
+/**
+ * The catalog of permission identifiers (`<resource>:<action>`) and the built-in roles. The README's
+ * permission table is checked against the routes by test/http/route-permissions.test.ts.
+ */
+const crud = (resource: string, label: string) => ({
+  [`${resource}:view`]: `View ${label}`,
+  [`${resource}:create`]: `Create ${label}`,
+  [`${resource}:edit`]: `Edit ${label}`,
+  [`${resource}:delete`]: `Delete ${label}`,
+});
+
+export const permissionCatalog: Record<string, string> = {
+  "workspaces:view": "View workspaces",
+  "workspaces:create": "Create workspaces",
+  "workspaces:edit": "Edit workspace settings (owner only)",
+  "members:view": "View the members of a workspace",
+  "members:edit": "Change a member's role",
+  "members:delete": "Remove members from a workspace",
+  ...crud("roles", "roles"),
+  "invitations:view": "View invitations",
+  "invitations:create": "Invite people to a workspace",
+  "invitations:delete": "Revoke invitations",
+  ...crud("products", "products"),
+  ...crud("contacts", "contacts"),
+  ...crud("invoices", "invoices"),
+  "payments:view": "View payments",
+  "payments:create": "Record payments",
+  "payments:delete": "Delete payments",
+  ...crud("quotations", "quotations"),
+  "inventory:view": "View stock, transfers, adjustments and movements",
+  "inventory:adjust": "Adjust stock and set initial stock",
+  "inventory:transfer": "Transfer stock between workspaces",
+  ...crud("document_subtypes", "document subtypes (NCF sequences)"),
+  ...crud("taxes", "taxes"),
+  ...crud("currencies", "currencies"),
+  ...crud("salesmen", "salesmen"),
+  ...crud("bank_accounts", "bank accounts"),
+  "integrations:view": "View messaging bots and chat accounts",
+  "integrations:manage": "Create, change and use messaging bots and chat accounts",
+  "rnc:view": "Look up and search the DGII taxpayer registry",
+  view_all_locations: "See every workspace of the tenant",
+};
+
+export const allPermissions = Object.keys(permissionCatalog);
+
+const memberPermissions = [
+  "workspaces:view",
+  "workspaces:create",
+  "members:view",
+  "roles:view",
+  ...["products", "contacts", "invoices", "quotations"].flatMap((r) => [`${r}:view`, `${r}:create`, `${r}:edit`]),
+  "payments:view",
+  "payments:create",
+  "inventory:view",
+  "document_subtypes:view",
+  "taxes:view",
+  "currencies:view",
+  "salesmen:view",
+  "bank_accounts:view",
+  "integrations:view",
+  "rnc:view",
+];
+
+export const builtinRoles = [
+  { name: "admin", displayName: "Administrador", permissions: allPermissions },
+  { name: "member", displayName: "Miembro", permissions: memberPermissions },
+  { name: "viewer", displayName: "Solo lectura", permissions: allPermissions.filter((p) => p.endsWith(":view")) },
+] as const;
+
+export const builtinRoleNames: ReadonlySet<string> = new Set(builtinRoles.map((r) => r.name));

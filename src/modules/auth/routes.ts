@@ -1,0 +1,66 @@
+import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { requireAuth } from "../../http/auth";
+import { tenantDb } from "../../http/database";
+import { timestamp } from "../../lib/format";
+import { CreateTokenBody, MeResponse, MessageResponse, TokenResponse } from "./schemas";
+import { checkCredentials, describeUser, issueAccessToken, revokeAccessToken } from "./service";
+
+export const authRouter = createRouter();
+
+const createToken = defineRoute("public", {
+  method: "post",
+  path: `${V1}/auth/tokens`,
+  tags: ["Auth"],
+  summary: "Exchange email and password for an access token",
+  request: jsonBody(CreateTokenBody),
+  responses: { 201: jsonResponse("Token issued", TokenResponse), ...errorResponses(401, 422, 429) },
+});
+
+authRouter.openapi(createToken, async (c) => {
+  const body = c.req.valid("json");
+  const db = await tenantDb(c);
+  const userId = await checkCredentials(db, body.email, body.password);
+  const ttlDays = Number(c.env.ACCESS_TOKEN_TTL_DAYS ?? 30);
+  const issued = await issueAccessToken(db, c.env.JWT_SECRET, { tenantId: c.get("tenant").id, userId, name: body.name ?? "api", ttlDays });
+  return c.json({ data: { token: issued.token, token_type: "Bearer" as const, expires_at: timestamp(issued.expiresAt)! } }, 201);
+});
+
+const revokeCurrent = defineRoute("authenticated", {
+  method: "delete",
+  path: `${V1}/auth/tokens/current`,
+  tags: ["Auth"],
+  summary: "Revoke the token used for this request",
+  responses: { 200: jsonResponse("Token revoked", MessageResponse), ...commonErrors },
+});
+
+authRouter.openapi(revokeCurrent, async (c) => {
+  await revokeAccessToken(await tenantDb(c), requireAuth(c).tokenId);
+  return c.json({ message: "Token revoked." }, 200);
+});
+
+const me = defineRoute("authenticated", {
+  method: "get",
+  path: `${V1}/me`,
+  tags: ["Auth"],
+  summary: "The calling user, their workspaces and their permissions in the request's workspace",
+  responses: { 200: jsonResponse("The caller", MeResponse), ...commonErrors },
+});
+
+authRouter.openapi(me, async (c) => {
+  const { user, memberships } = await describeUser(await tenantDb(c), requireAuth(c).userId);
+  const workspace = c.get("workspace");
+  return c.json(
+    {
+      data: {
+        id: user.id,
+        name: user.name,
+        email: user.email,
+        current_workspace_id: user.currentWorkspaceId,
+        current_workspace: workspace ? { id: workspace.id, name: workspace.name } : null,
+        workspaces: memberships,
+        permissions: workspace ? [...workspace.permissions].sort() : [],
+      },
+    },
+    200,
+  );
+});

@@ -1,0 +1,31 @@
+import { z } from "@hono/zod-openapi";
+
+export const CreateTokenBody = z
+  .object({
+    email: z.string().trim().email().max(254),
+    password: z.string().min(1).max(1024),
+    name: z.string().trim().min(1).max(100).optional(),
+  })
+  .openapi("CreateTokenRequest");
+
+export const TokenResponse = z
+  .object({
+    data: z.object({ token: z.string(), token_type: z.literal("Bearer"), expires_at: z.string() }),
+  })
+  .openapi("TokenResponse");
+
+export const MeResponse = z
+  .object({
+    data: z.object({
+      id: z.number(),
+      name: z.string(),
+      email: z.string(),
+      current_workspace_id: z.number().nullable(),
+      current_workspace: z.object({ id: z.number(), name: z.string() }).nullable(),
+      workspaces: z.array(z.object({ id: z.number(), name: z.string(), role: z.string() })),
+      permissions: z.array(z.string()),
+    }),
+  })
+  .openapi("Me");
+
+export const MessageResponse = z.object({ message: z.string() }).openapi("Message");

@@ -1,0 +1,48 @@
+import { and, eq, sql } from "drizzle-orm";
+import * as schema from "../../db/schema";
+import { DUMMY_PASSWORD_HASH, verifyPassword } from "../../lib/password";
+import { signAccessToken } from "../../lib/tokens";
+import { AppError } from "../../http/errors";
+import type { AnyDb } from "../tenants/service";
+
+export const DEFAULT_TOKEN_TTL_DAYS = 30;
+
+export async function issueAccessToken(
+  db: AnyDb,
+  secret: string,
+  input: { tenantId: number; userId: number; name: string; ttlDays?: number },
+) {
+  const tokenId = crypto.randomUUID();
+  const ttlDays = input.ttlDays ?? DEFAULT_TOKEN_TTL_DAYS;
+  const expiresAt = new Date(Date.now() + ttlDays * 86_400_000);
+  await db.insert(schema.accessTokens).values({ id: tokenId, tenantId: input.tenantId, userId: input.userId, name: input.name, expiresAt });
+  const token = await signAccessToken(secret, { userId: input.userId, tenantId: input.tenantId, tokenId }, expiresAt);
+  return { token, tokenId, expiresAt };
+}
+
+/** Email and password of a user of this tenant; one answer for every failure, so nothing is hinted. */
+export async function checkCredentials(db: AnyDb, email: string, password: string) {
+  const [user] = await db
+    .select({ id: schema.users.id, passwordHash: schema.users.passwordHash })
+    .from(schema.users)
+    .where(sql`lower(${schema.users.email}) = ${email.trim().toLowerCase()}`);
+  const valid = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+  if (!user || !valid) throw new AppError("invalid_credentials", "These credentials do not match our records.");
+  return user.id;
+}
+
+export async function revokeAccessToken(db: AnyDb, tokenId: string) {
+  await db.update(schema.accessTokens).set({ revokedAt: new Date() }).where(and(eq(schema.accessTokens.id, tokenId)));
+}
+
+export async function describeUser(db: AnyDb, userId: number) {
+  const [user] = await db.select().from(schema.users).where(eq(schema.users.id, userId));
+  const memberships = await db
+    .select({ id: schema.workspaces.id, name: schema.workspaces.name, role: schema.roles.name })
+    .from(schema.workspaceMembers)
+    .innerJoin(schema.workspaces, eq(schema.workspaces.id, schema.workspaceMembers.workspaceId))
+    .innerJoin(schema.roles, eq(schema.roles.id, schema.workspaceMembers.roleId))
+    .where(eq(schema.workspaceMembers.userId, userId))
+    .orderBy(schema.workspaces.id);
+  return { user: user!, memberships };
+}

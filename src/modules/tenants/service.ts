@@ -1,0 +1,96 @@
+import { sql } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import * as schema from "../../db/schema";
+import { builtinRoles } from "../../lib/permissions";
+import { hashPassword } from "../../lib/password";
+
+/** Any drizzle Postgres handle over our schema: the Worker's (neon) or a Node script's (node-postgres). */
+export type AnyDb = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export const SUBDOMAIN_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+export const RESERVED_SUBDOMAINS = new Set(["www", "api", "app", "admin", "localhost", "mail", "status"]);
+
+export class TenantInputError extends Error {}
+
+export interface NewTenant {
+  subdomain: string;
+  name: string;
+  adminEmail: string;
+  adminPassword: string;
+  adminName?: string;
+}
+
+/**
+ * Creates a tenant with what every new tenant gets: built-in roles, an admin user, a first
+ * workspace "Principal" owned by that admin, taxes, currencies and NCF document subtypes.
+ * Runs as the database owner (operator CLI, test seeding), inside the caller's transaction.
+ */
+export async function createTenant(db: AnyDb, input: NewTenant) {
+  const subdomain = input.subdomain.trim().toLowerCase();
+  if (!SUBDOMAIN_PATTERN.test(subdomain) || /^\d+$/.test(subdomain) || RESERVED_SUBDOMAINS.has(subdomain)) {
+    throw new TenantInputError(`"${input.subdomain}" is not a valid subdomain (lowercase letters, digits and dashes).`);
+  }
+  if (input.adminPassword.length < 8) throw new TenantInputError("The admin password must have at least 8 characters.");
+  const taken = await db.select({ id: schema.tenants.id }).from(schema.tenants).where(sql`subdomain = ${subdomain}`);
+  if (taken.length) throw new TenantInputError(`The subdomain "${subdomain}" is already taken.`);
+
+  const [tenant] = await db.insert(schema.tenants).values({ subdomain, name: input.name }).returning();
+  const tenantId = tenant!.id;
+  // The owner bypasses RLS, but setting the tenant keeps these inserts valid under the policies too.
+  await db.execute(sql`SELECT set_config('app.tenant_id', ${String(tenantId)}, true)`);
+
+  const roleRows = await db
+    .insert(schema.roles)
+    .values(builtinRoles.map((r) => ({ tenantId, name: r.name, displayName: r.displayName, permissions: [...r.permissions], isBuiltin: true })))
+    .returning({ id: schema.roles.id, name: schema.roles.name });
+  const adminRoleId = roleRows.find((r) => r.name === "admin")!.id;
+
+  const [user] = await db
+    .insert(schema.users)
+    .values({
+      tenantId,
+      name: input.adminName ?? "Administrador",
+      email: input.adminEmail.trim().toLowerCase(),
+      passwordHash: await hashPassword(input.adminPassword),
+    })
+    .returning();
+  const [workspace] = await db.insert(schema.workspaces).values({ tenantId, name: "Principal", ownerId: user!.id }).returning();
+  await db.insert(schema.workspaceMembers).values({ tenantId, workspaceId: workspace!.id, userId: user!.id, roleId: adminRoleId });
+  await db.update(schema.users).set({ currentWorkspaceId: workspace!.id }).where(sql`id = ${user!.id}`);
+
+  await db.insert(schema.taxes).values([
+    { tenantId, name: "ITBIS 18%", type: "itbis", rate: "18.00", isDefault: true },
+    { tenantId, name: "ITBIS 16%", type: "itbis", rate: "16.00" },
+    { tenantId, name: "Exento", type: "exento", rate: "0.00" },
+    { tenantId, name: "Propina Legal 10%", type: "propina_legal", rate: "10.00" },
+  ]);
+  await db.insert(schema.currencies).values([
+    { tenantId, code: "DOP", name: "Peso dominicano", symbol: "RD$", exchangeRate: "1", isDefault: true },
+    { tenantId, code: "USD", name: "Dólar estadounidense", symbol: "US$", exchangeRate: "60" },
+  ]);
+  const nextYearEnd = `${new Date().getUTCFullYear() + 1}-12-31`;
+  const fiscal = (name: string, prefix: string, isDefault = false) => ({
+    tenantId,
+    name,
+    type: "invoice",
+    prefix,
+    startNumber: 1,
+    endNumber: 10_000_000 - 1,
+    nextNumber: 1,
+    validUntil: nextYearEnd,
+    isDefault,
+  });
+  await db.insert(schema.documentSubtypes).values([
+    fiscal("Crédito Fiscal", "B01", true),
+    fiscal("Consumo", "B02"),
+    fiscal("Regímenes Especiales", "B14"),
+    fiscal("Gubernamental", "B15"),
+    { tenantId, name: "Cotización", type: "quotation", prefix: "COT", startNumber: 1, endNumber: 99_999_999, nextNumber: 1, validUntil: null, isDefault: true },
+  ]);
+
+  return {
+    tenant: { id: tenantId, subdomain, name: tenant!.name },
+    user: { id: user!.id, name: user!.name, email: user!.email },
+    workspace: { id: workspace!.id, name: workspace!.name },
+  };
+}

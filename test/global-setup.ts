@@ -1,0 +1,42 @@
+import type { TestProject } from "vitest/node";
+import { createTestDatabase, portAnswers } from "../scripts/lib/database";
+import { startUpstashRelay } from "../scripts/lib/upstash-relay";
+import { startWsRelay } from "../scripts/lib/ws-relay";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    ownerDatabaseUrl: string;
+    dbSetRole: string;
+    dbWsProxy: string;
+    upstashUrl: string;
+    upstashToken: string;
+    databaseKind: string;
+  }
+}
+
+/**
+ * Runs in Node before the workerd pool starts: a fresh migrated database, the WebSocket relay the
+ * Worker reaches it through, and the Upstash relay when Redis answers on 127.0.0.1:6379.
+ */
+export default async function setup(project: TestProject) {
+  const database = await createTestDatabase();
+  const relay = await startWsRelay();
+  const redisUp = await portAnswers("127.0.0.1", 6379);
+  const upstash = redisUp ? await startUpstashRelay() : null;
+  console.log(
+    `[test setup] postgres: ${database.kind} (${database.tcpAddress}); redis: ${upstash ? "127.0.0.1:6379 via the Upstash relay" : "none, in-memory rate limiting"}`,
+  );
+  project.provide("databaseUrl", database.appUrl);
+  project.provide("ownerDatabaseUrl", database.ownerUrl);
+  project.provide("dbSetRole", database.setRole ?? "");
+  project.provide("dbWsProxy", relay.url);
+  project.provide("upstashUrl", upstash?.url ?? "");
+  project.provide("upstashToken", upstash?.token ?? "");
+  project.provide("databaseKind", database.kind);
+  return async () => {
+    await upstash?.close();
+    await relay.close();
+    await database.stop();
+  };
+}

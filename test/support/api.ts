@@ -1,0 +1,55 @@
+import { exports } from "cloudflare:workers";
+
+export const TEST_DOMAIN = "sucursal.test";
+
+export interface CallOptions {
+  method?: string;
+  token?: string;
+  body?: unknown;
+  rawBody?: BodyInit;
+  headers?: Record<string, string>;
+  /** Anonymous calls get a random client IP unless one is given, so the per-IP limit is per test. */
+  ip?: string;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+const randomIp = () => `10.${Math.floor(Math.random() * 255)}.${Math.floor(Math.random() * 255)}.${Math.floor(Math.random() * 254) + 1}`;
+
+/** A request to the Worker's real fetch handler, on the tenant's host. */
+export async function call<T = any>(subdomain: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { accept: "application/json", "cf-connecting-ip": options.ip ?? randomIp(), ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers["content-type"] ??= "application/json";
+  }
+  const url = path.startsWith("http") ? path : `http://${subdomain}.${TEST_DOMAIN}${path}`;
+  const response = await (exports as any).default.fetch(new Request(url, { method: options.method ?? (body ? "POST" : "GET"), headers, body }));
+  const text = await response.text();
+  let parsed: unknown = text;
+  if ((response.headers.get("content-type") ?? "").includes("json")) parsed = text ? JSON.parse(text) : null;
+  return { status: response.status, headers: response.headers, body: parsed as T, text };
+}
+
+/** A client bound to one tenant and token, for the /api/v1 prefix. */
+export function client(subdomain: string, token?: string, defaults: Omit<CallOptions, "method" | "body"> = {}) {
+  const v1 = (path: string) => (path.startsWith("/api/") || path.startsWith("/webhooks") || path.startsWith("http") ? path : `/api/v1${path}`);
+  const withDefaults = (options: CallOptions): CallOptions => ({ token, ...defaults, ...options, headers: { ...defaults.headers, ...options.headers } });
+  return {
+    get: <T = any>(path: string, options: CallOptions = {}) => call<T>(subdomain, v1(path), withDefaults({ ...options, method: "GET" })),
+    post: <T = any>(path: string, body?: unknown, options: CallOptions = {}) => call<T>(subdomain, v1(path), withDefaults({ ...options, method: "POST", body })),
+    put: <T = any>(path: string, body?: unknown, options: CallOptions = {}) => call<T>(subdomain, v1(path), withDefaults({ ...options, method: "PUT", body })),
+    patch: <T = any>(path: string, body?: unknown, options: CallOptions = {}) => call<T>(subdomain, v1(path), withDefaults({ ...options, method: "PATCH", body })),
+    delete: <T = any>(path: string, options: CallOptions = {}) => call<T>(subdomain, v1(path), withDefaults({ ...options, method: "DELETE" })),
+    as: (otherToken: string | undefined, extra: Omit<CallOptions, "method" | "body"> = {}) => client(subdomain, otherToken, { ...defaults, ...extra }),
+  };
+}
+
+export type Client = ReturnType<typeof client>;
