@@ -50,8 +50,8 @@ export async function startUpstashRelay(options: { redisUrl?: string; token?: st
   }
 
   function encode(reply: Reply, base64: boolean, originalSha?: string): unknown {
-    if (Buffer.isBuffer(reply)) {
-      let text = reply.toString("utf8");
+    if (Buffer.isBuffer(reply) || typeof reply === "string") {
+      let text = reply.toString();
       // SCRIPT LOAD answers with the stripped script's hash; the client expects the original's.
       if (originalSha) text = originalSha;
       return base64 ? Buffer.from(text, "utf8").toString("base64") : text;
@@ -91,7 +91,7 @@ export async function startUpstashRelay(options: { redisUrl?: string; token?: st
       const commands = body as Command[];
       if (path === "/multi-exec") {
         const multi = redis.multi(commands.map((command) => rewrite(command).map(String)) as string[][]);
-        const replies = (await multi.execBuffer().catch(() => null)) as [Error | null, Reply][] | null;
+        const replies = (await multi.exec().catch(() => null)) as [Error | null, Reply][] | null;
         if (!replies) return send(400, { error: "ERR transaction aborted" });
         return send(200, replies.map(([error, reply]) => (error ? { error: error.message } : { result: encode(reply, base64) })));
       }

@@ -16,7 +16,7 @@ export interface ListQuery<F extends string, S extends string> {
 export function listQuerySchema<F extends string, S extends string>(options: {
   filters: Record<F, z.ZodType<string | undefined>>;
   sorts: readonly S[];
-  defaultSort: `${"-" | ""}${S}`;
+  defaultSort: `${"-" | ""}${NoInfer<S>}`;
 }) {
   const filterShape = Object.fromEntries(
     Object.entries(options.filters).map(([field, schema]) => [`filter[${field}]`, schema]),

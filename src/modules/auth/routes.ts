@@ -1,9 +1,12 @@
+import { z } from "@hono/zod-openapi";
+import { notFound } from "../../http/errors";
+import { paginate, paginated, listQuerySchema } from "../../http/pagination";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { requireAuth } from "../../http/auth";
 import { tenantDb } from "../../http/database";
 import { timestamp } from "../../lib/format";
-import { CreateTokenBody, MeResponse, MessageResponse, TokenResponse } from "./schemas";
-import { checkCredentials, describeUser, issueAccessToken, revokeAccessToken } from "./service";
+import { AccessTokenItem, CreateTokenBody, MeResponse, MessageResponse, TokenResponse } from "./schemas";
+import { checkCredentials, describeUser, issueAccessToken, listAccessTokens, revokeAccessToken, revokeOwnToken } from "./service";
 
 export const authRouter = createRouter();
 
@@ -63,4 +66,46 @@ authRouter.openapi(me, async (c) => {
     },
     200,
   );
+});
+
+const TokenListQuery = listQuerySchema({ filters: {}, sorts: ["created_at", "last_used_at", "expires_at"] as const, defaultSort: "-created_at" });
+
+const listTokens = defineRoute("authenticated", {
+  method: "get",
+  path: `${V1}/auth/tokens`,
+  tags: ["Auth"],
+  summary: "The caller's access tokens (never the token strings)",
+  request: { query: TokenListQuery },
+  responses: { 200: jsonResponse("Tokens", paginated(AccessTokenItem)), ...commonErrors },
+});
+
+authRouter.openapi(listTokens, async (c) => {
+  const query = c.req.valid("query");
+  const auth = requireAuth(c);
+  const { rows, total } = await listAccessTokens(await tenantDb(c), auth.userId, query, query.sort);
+  const data = rows.map((t) => ({
+    id: t.id,
+    name: t.name,
+    expires_at: timestamp(t.expiresAt)!,
+    last_used_at: timestamp(t.lastUsedAt),
+    revoked_at: timestamp(t.revokedAt),
+    created_at: timestamp(t.createdAt)!,
+    is_current: t.id === auth.tokenId,
+  }));
+  return c.json(paginate(c, query, total, data), 200);
+});
+
+const revokeToken = defineRoute("authenticated", {
+  method: "delete",
+  path: `${V1}/auth/tokens/{token_id}`,
+  tags: ["Auth"],
+  summary: "Revoke one of the caller's tokens",
+  request: { params: z.object({ token_id: z.uuid().openapi({ param: { name: "token_id", in: "path" } }) }) },
+  responses: { 200: jsonResponse("Token revoked", MessageResponse), 404: jsonResponse("No such token", MessageResponse), ...commonErrors },
+});
+
+authRouter.openapi(revokeToken, async (c) => {
+  const { token_id } = c.req.valid("param");
+  if (!(await revokeOwnToken(await tenantDb(c), requireAuth(c).userId, token_id))) throw notFound("Token");
+  return c.json({ message: "Token revoked." }, 200);
 });

@@ -29,3 +29,15 @@ export const MeResponse = z
   .openapi("Me");
 
 export const MessageResponse = z.object({ message: z.string() }).openapi("Message");
+
+export const AccessTokenItem = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    expires_at: z.string(),
+    last_used_at: z.string().nullable(),
+    revoked_at: z.string().nullable(),
+    created_at: z.string(),
+    is_current: z.boolean(),
+  })
+  .openapi("AccessToken");

@@ -46,3 +46,30 @@ export async function describeUser(db: AnyDb, userId: number) {
     .orderBy(schema.workspaces.id);
   return { user: user!, memberships };
 }
+
+export async function listAccessTokens(db: AnyDb, userId: number, page: { page: number; perPage: number }, sort: { field: "created_at" | "last_used_at" | "expires_at"; descending: boolean }) {
+  const column = { created_at: schema.accessTokens.createdAt, last_used_at: schema.accessTokens.lastUsedAt, expires_at: schema.accessTokens.expiresAt }[sort.field];
+  const rows = await db
+    .select({ token: schema.accessTokens, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .from(schema.accessTokens)
+    .where(eq(schema.accessTokens.userId, userId))
+    .orderBy(sort.descending ? sql`${column} DESC NULLS LAST, ${schema.accessTokens.id}` : sql`${column} ASC NULLS FIRST, ${schema.accessTokens.id}`)
+    .limit(page.perPage)
+    .offset((page.page - 1) * page.perPage);
+  return { rows: rows.map((r) => r.token), total: rows[0]?.total ?? (page.page > 1 ? await countTokens(db, userId) : 0) };
+}
+
+async function countTokens(db: AnyDb, userId: number) {
+  const [row] = await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(schema.accessTokens).where(eq(schema.accessTokens.userId, userId));
+  return row?.n ?? 0;
+}
+
+/** Revokes one of the user's own tokens; false when there is no such token of theirs. */
+export async function revokeOwnToken(db: AnyDb, userId: number, tokenId: string) {
+  const rows = await db
+    .update(schema.accessTokens)
+    .set({ revokedAt: sql`coalesce(${schema.accessTokens.revokedAt}, now())` })
+    .where(and(eq(schema.accessTokens.id, tokenId), eq(schema.accessTokens.userId, userId)))
+    .returning({ id: schema.accessTokens.id });
+  return rows.length > 0;
+}

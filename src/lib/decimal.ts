@@ -1,0 +1,49 @@
+import { z } from "@hono/zod-openapi";
+import Big from "big.js";
+
+Big.RM = Big.roundHalfUp;
+export { Big };
+
+const PLAIN_DECIMAL = /^-?\d{1,12}(?:\.\d+)?$/;
+
+/**
+ * A decimal request field: a JSON number or a decimal string, with at most `scale` decimals, no
+ * exponent, NaN or Infinity, within [min, max]. Parsed to a normalized string ("12.5" → "12.50"
+ * is left to serialization); never a binary float in arithmetic.
+ */
+export function decimalInput(options: { min?: string; max?: string; scale?: number; positive?: boolean } = {}) {
+  const scale = options.scale ?? 2;
+  return z
+    .union([z.number(), z.string()])
+    .transform((value, ctx) => {
+      const text = typeof value === "number" ? (Number.isFinite(value) ? String(value) : "NaN") : value.trim();
+      if (!PLAIN_DECIMAL.test(text)) {
+        ctx.addIssue({ code: "custom", message: "Must be a decimal number such as 10 or 10.50." });
+        return z.NEVER;
+      }
+      const [, fraction = ""] = text.split(".");
+      if (fraction.replace(/0+$/, "").length > scale) {
+        ctx.addIssue({ code: "custom", message: `At most ${scale} decimal places.` });
+        return z.NEVER;
+      }
+      const amount = new Big(text);
+      if (options.positive && amount.lte(0)) {
+        ctx.addIssue({ code: "custom", message: "Must be greater than 0." });
+        return z.NEVER;
+      }
+      if (options.min !== undefined && amount.lt(options.min)) {
+        ctx.addIssue({ code: "custom", message: `Must be at least ${options.min}.` });
+        return z.NEVER;
+      }
+      if (options.max !== undefined && amount.gt(options.max)) {
+        ctx.addIssue({ code: "custom", message: `Must be at most ${options.max}.` });
+        return z.NEVER;
+      }
+      return amount.toFixed(scale);
+    })
+    .openapi({ type: "string", example: "100.00", description: `Decimal as a string or number, at most ${scale} decimals` });
+}
+
+/** Money amounts: 0 to 999,999,999,999.99 unless told otherwise. */
+export const moneyInput = (options: { min?: string; max?: string; positive?: boolean } = {}) =>
+  decimalInput({ min: "0", max: "999999999999.99", ...options, scale: 2 });
