@@ -14,6 +14,7 @@ export const errorStatus = {
   route_not_found: 404,
   conflict: 409,
   owner_cannot_be_removed: 409,
+  owner_role_immutable: 409,
   role_in_use: 409,
   in_use: 409,
   invoice_not_editable: 409,
