@@ -46,7 +46,12 @@ export const currencies = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex("currencies_tenant_code_key").on(t.tenantId, t.code), tenantIsolation("currencies")],
+  (t) => [
+    uniqueIndex("currencies_tenant_code_key").on(t.tenantId, t.code),
+    // One default currency per tenant: the one exchange rates are relative to.
+    uniqueIndex("currencies_one_default_key").on(t.tenantId).where(sql`is_default`),
+    tenantIsolation("currencies"),
+  ],
 );
 
 export const documentSubtypes = pgTable(

@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "currencies_one_default_key" ON "currencies" USING btree ("tenant_id") WHERE is_default;

@@ -1,0 +1,81 @@
+/**
+ * NCF (Número de Comprobante Fiscal) formats and document numbers of a document subtype.
+ *
+ * - Paper/printed series: `B` + 2-digit type + 8-digit sequence = 11 characters, types
+ *   01 02 03 04 11 12 13 14 15 16 17.
+ * - Electronic (e-CF): `E` + 2-digit type + 10-digit sequence = 13 characters, types
+ *   31 32 33 34 41 43 44 45 46 47.
+ * - Non-fiscal series (quotations): any prefix of 1-10 letters, digits or dashes + 8 digits
+ *   (`COT00000001`).
+ *
+ * Used by the document subtypes module (prefix validation, validate-ncf) and by invoices and
+ * quotations to number documents: `formatDocumentNumber(subtype.prefix, n)`.
+ */
+export const B_SERIES = ["B01", "B02", "B03", "B04", "B11", "B12", "B13", "B14", "B15", "B16", "B17"] as const;
+export const E_SERIES = ["E31", "E32", "E33", "E34", "E41", "E43", "E44", "E45", "E46", "E47"] as const;
+export const NCF_PREFIXES: readonly string[] = [...B_SERIES, ...E_SERIES];
+
+/** Prefixes usable by a subtype of each document type. */
+export const PREFIXES_BY_TYPE = {
+  invoice: ["B01", "B02", "B03", "B04", "B11", "B12", "B13", "B14", "B15", "B16", "B17", "E31", "E32", "E33", "E34", "E41", "E43", "E44", "E45", "E46", "E47"],
+  credit_note: ["B04", "E34"],
+} as const satisfies Record<string, readonly string[]>;
+
+export const FREE_PREFIX = /^[A-Z0-9-]{1,10}$/;
+
+export function isNcfPrefix(prefix: string): boolean {
+  return NCF_PREFIXES.includes(prefix);
+}
+
+export function isElectronicPrefix(prefix: string): boolean {
+  return (E_SERIES as readonly string[]).includes(prefix);
+}
+
+/** Digits of the sequence part: 10 for e-CF, 8 for B series and free prefixes. */
+export function sequenceDigits(prefix: string): number {
+  return isElectronicPrefix(prefix) ? 10 : 8;
+}
+
+/** The largest sequence number the prefix can express (99,999,999 or 9,999,999,999). */
+export function maxSequence(prefix: string): number {
+  return 10 ** sequenceDigits(prefix) - 1;
+}
+
+/** `B01` + 1 → `B0100000001`; `E31` + 1 → `E310000000001`; `COT` + 1 → `COT00000001`. */
+export function formatDocumentNumber(prefix: string, sequence: number): string {
+  const digits = sequenceDigits(prefix);
+  if (!Number.isSafeInteger(sequence) || sequence < 0 || sequence > maxSequence(prefix)) {
+    throw new RangeError(`sequence ${sequence} does not fit ${digits} digits`);
+  }
+  return `${prefix}${String(sequence).padStart(digits, "0")}`;
+}
+
+export interface ParsedNcf {
+  prefix: string;
+  sequence: number;
+  electronic: boolean;
+}
+
+/** Parses a fiscal NCF (B or E series, known type); null when it is not one. Case-insensitive, trims. */
+export function parseNcf(raw: string): ParsedNcf | null {
+  const value = raw.trim().toUpperCase();
+  const match = /^([BE]\d{2})(\d+)$/.exec(value);
+  if (!match) return null;
+  const prefix = match[1]!;
+  if (!isNcfPrefix(prefix) || match[2]!.length !== sequenceDigits(prefix)) return null;
+  return { prefix, sequence: Number(match[2]), electronic: isElectronicPrefix(prefix) };
+}
+
+/** Parses a document number of a given prefix (fiscal or free); null when it does not have that form. */
+export function parseDocumentNumber(prefix: string, raw: string): number | null {
+  const value = raw.trim().toUpperCase();
+  if (!value.startsWith(prefix)) return null;
+  const rest = value.slice(prefix.length);
+  return new RegExp(`^\\d{${sequenceDigits(prefix)}}$`).test(rest) ? Number(rest) : null;
+}
+
+/** Human description of the expected form of numbers of a prefix, for messages. */
+export function describeFormat(prefix: string): string {
+  const digits = sequenceDigits(prefix);
+  return `${prefix} followed by ${digits} digits (${prefix.length + digits} characters)`;
+}
