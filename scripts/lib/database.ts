@@ -70,7 +70,9 @@ export async function startEmbedded(dataDir?: string, requestedPort?: number): P
   const port = requestedPort ?? (await freePort());
   const { PGlite } = await import("@electric-sql/pglite");
   const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
-  const db = await PGlite.create(dataDir ? { dataDir } : {});
+  // Extensions the migrations create must be loaded into PGlite at creation (RNC search: pg_trgm).
+  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
+  const db = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { pg_trgm } });
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port, maxConnections: 64 });
   await server.start();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;

@@ -1,2 +1,3 @@
 export * from "./tenancy";
 export * from "./catalog";
+export * from "./rnc";
