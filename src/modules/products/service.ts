@@ -1,0 +1,181 @@
+import { and, eq, ilike, inArray, or, sql, type SQL } from "drizzle-orm";
+import * as schema from "../../db/schema";
+import { AppError, fieldError, notFound } from "../../http/errors";
+import type { ListQuery } from "../../http/pagination";
+import { decimal2, timestamp } from "../../lib/format";
+import type { AnyDb } from "../tenants/service";
+import type { CreateProductInput, UpdateProductInput } from "./schemas";
+import {
+  assertAssignableWorkspace,
+  countWhere,
+  isUniqueViolation,
+  likePattern,
+  listWorkspaceCondition,
+  orderBy,
+  type CatalogScope,
+  visibleByIdCondition,
+} from "./shared";
+
+const p = schema.products;
+type ProductRow = typeof p.$inferSelect;
+
+export function serializeProduct(row: ProductRow) {
+  return {
+    id: row.id,
+    workspace_id: row.workspaceId,
+    name: row.name,
+    sku: row.sku,
+    description: row.description,
+    product_type: row.productType as "product" | "service",
+    unit: row.unit,
+    price: decimal2(row.price)!,
+    cost: decimal2(row.cost),
+    track_inventory: row.trackInventory,
+    allow_negative_stock: row.allowNegativeStock,
+    default_tax_ids: row.defaultTaxIds,
+    is_active: row.isActive,
+    created_at: timestamp(row.createdAt)!,
+    updated_at: timestamp(row.updatedAt)!,
+  };
+}
+
+export type ProductFilter = "search" | "product_type" | "is_active" | "workspace_id";
+export type ProductSort = "name" | "sku" | "price" | "created_at";
+
+export async function listProducts(db: AnyDb, scope: CatalogScope, query: ListQuery<ProductFilter, ProductSort>) {
+  const f = query.filters;
+  const where = and(
+    eq(p.tenantId, scope.tenantId),
+    listWorkspaceCondition(p.workspaceId, scope, f.workspace_id),
+    f.search ? or(ilike(p.name, likePattern(f.search)), ilike(p.sku, likePattern(f.search))) : undefined,
+    f.product_type ? eq(p.productType, f.product_type) : undefined,
+    f.is_active ? eq(p.isActive, f.is_active === "true") : undefined,
+  );
+  const column = { name: p.name, sku: p.sku, price: p.price, created_at: p.createdAt }[query.sort.field];
+  const rows = await db
+    .select({ row: p, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .from(p)
+    .where(where)
+    .orderBy(orderBy(column, p.id, query.sort.descending))
+    .limit(query.perPage)
+    .offset((query.page - 1) * query.perPage);
+  const total = rows[0]?.total ?? (query.page > 1 ? await countWhere(db, p, where) : 0);
+  return { rows: rows.map((r) => r.row), total };
+}
+
+export async function getProduct(db: AnyDb, scope: CatalogScope, id: number, lock = false): Promise<ProductRow> {
+  const q = db
+    .select()
+    .from(p)
+    .where(and(eq(p.tenantId, scope.tenantId), eq(p.id, id), visibleByIdCondition(p.workspaceId, scope)));
+  const [row] = lock ? await q.for("update") : await q;
+  if (!row) throw notFound("Product");
+  return row;
+}
+
+/** Every id must be a tax of the tenant; returns them deduplicated, in the given order. */
+async function checkTaxIds(db: AnyDb, tenantId: number, ids: number[]): Promise<number[]> {
+  const unique = [...new Set(ids)];
+  if (!unique.length) return [];
+  const found = await db
+    .select({ id: schema.taxes.id })
+    .from(schema.taxes)
+    .where(and(eq(schema.taxes.tenantId, tenantId), inArray(schema.taxes.id, unique)));
+  const known = new Set(found.map((t) => t.id));
+  const missing = unique.filter((id) => !known.has(id));
+  if (missing.length) throw fieldError("default_tax_ids", `Unknown tax id(s): ${missing.join(", ")}.`);
+  return unique;
+}
+
+async function defaultTaxIds(db: AnyDb, tenantId: number): Promise<number[]> {
+  const rows = await db
+    .select({ id: schema.taxes.id })
+    .from(schema.taxes)
+    .where(and(eq(schema.taxes.tenantId, tenantId), eq(schema.taxes.isDefault, true), eq(schema.taxes.isActive, true)))
+    .orderBy(schema.taxes.id);
+  return rows.map((r) => r.id);
+}
+
+function skuTaken(error: unknown): never {
+  if (isUniqueViolation(error, "products_tenant_sku_key")) throw fieldError("sku", "This SKU is already used by another product.");
+  throw error;
+}
+
+function checkInventoryFlags(productType: string, trackInventory: boolean) {
+  if (productType === "service" && trackInventory) throw fieldError("track_inventory", "Services do not track inventory.");
+}
+
+export async function createProduct(db: AnyDb, scope: CatalogScope, input: CreateProductInput): Promise<ProductRow> {
+  const productType = input.product_type ?? "product";
+  const trackInventory = input.track_inventory ?? productType === "product";
+  checkInventoryFlags(productType, trackInventory);
+  // Products are shared by every workspace unless a workspace is named.
+  const workspaceId = input.workspace_id ?? null;
+  await assertAssignableWorkspace(db, scope, workspaceId);
+  const taxIds = input.default_tax_ids ? await checkTaxIds(db, scope.tenantId, input.default_tax_ids) : await defaultTaxIds(db, scope.tenantId);
+  const [row] = await db
+    .insert(p)
+    .values({
+      tenantId: scope.tenantId,
+      workspaceId,
+      name: input.name,
+      sku: input.sku ?? null,
+      description: input.description ?? null,
+      productType,
+      unit: input.unit ?? null,
+      price: input.price ?? "0.00",
+      cost: input.cost ?? null,
+      trackInventory,
+      allowNegativeStock: input.allow_negative_stock ?? false,
+      defaultTaxIds: taxIds,
+      isActive: input.is_active ?? true,
+    })
+    .returning()
+    .catch(skuTaken);
+  return row!;
+}
+
+export async function updateProduct(db: AnyDb, scope: CatalogScope, id: number, input: UpdateProductInput): Promise<ProductRow> {
+  const current = await getProduct(db, scope, id, true);
+  const productType = input.product_type ?? current.productType;
+  const trackInventory = input.track_inventory ?? (productType === "service" ? false : current.trackInventory);
+  checkInventoryFlags(productType, trackInventory);
+  if (input.workspace_id !== undefined) await assertAssignableWorkspace(db, scope, input.workspace_id);
+  const changes: Partial<typeof p.$inferInsert> = { productType, trackInventory, updatedAt: new Date() };
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.sku !== undefined) changes.sku = input.sku;
+  if (input.description !== undefined) changes.description = input.description;
+  if (input.unit !== undefined) changes.unit = input.unit;
+  if (input.price !== undefined) changes.price = input.price;
+  if (input.cost !== undefined) changes.cost = input.cost;
+  if (input.allow_negative_stock !== undefined) changes.allowNegativeStock = input.allow_negative_stock;
+  if (input.is_active !== undefined) changes.isActive = input.is_active;
+  if (input.workspace_id !== undefined) changes.workspaceId = input.workspace_id;
+  if (input.default_tax_ids !== undefined) changes.defaultTaxIds = await checkTaxIds(db, scope.tenantId, input.default_tax_ids);
+  const [row] = await db
+    .update(p)
+    .set(changes)
+    .where(and(eq(p.tenantId, scope.tenantId), eq(p.id, id)))
+    .returning()
+    .catch(skuTaken);
+  return row!;
+}
+
+/**
+ * HOOK(invoices, quotations, inventory): why a product cannot be deleted because documents or stock
+ * refer to it (invoice or quotation lines, stock movements). Returns a reason, or null when nothing
+ * refers to it. No such tables exist yet: the invoice, quotation and inventory modules add their
+ * checks here.
+ */
+export async function productDocumentReferences(_db: AnyDb, _tenantId: number, _productId: number): Promise<string | null> {
+  return null;
+}
+
+export async function deleteProduct(db: AnyDb, scope: CatalogScope, id: number): Promise<void> {
+  await getProduct(db, scope, id, true);
+  const reason = await productDocumentReferences(db, scope.tenantId, id);
+  if (reason) throw new AppError("in_use", `This product cannot be deleted: ${reason}. Deactivate it instead (is_active: false).`);
+  await db.delete(p).where(and(eq(p.tenantId, scope.tenantId), eq(p.id, id)));
+}
+
+export type { SQL };

@@ -1,0 +1,118 @@
+import { z } from "@hono/zod-openapi";
+import { and, eq, isNull, or, sql, type SQL } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { Context } from "hono";
+import * as schema from "../../db/schema";
+import { requireAuth } from "../../http/auth";
+import type { AppEnv } from "../../http/context";
+import { AppError, fieldError } from "../../http/errors";
+import { requireWorkspace } from "../../http/workspace";
+import type { AnyDb } from "../tenants/service";
+
+/**
+ * Pieces shared by the catalog modules (products, contacts, taxes, currencies, document subtypes,
+ * salesmen, bank accounts): the request's scope, workspace visibility, list helpers and
+ * unique-violation detection.
+ */
+export interface CatalogScope {
+  tenantId: number;
+  userId: number;
+  /** The request's workspace (X-Workspace-ID or the user's current one). */
+  workspaceId: number;
+  /** The caller holds view_all_locations. */
+  viewAll: boolean;
+}
+
+export function catalogScope(c: Context<AppEnv>): CatalogScope {
+  const workspace = requireWorkspace(c);
+  return { tenantId: c.get("tenant").id, userId: requireAuth(c).userId, workspaceId: workspace.id, viewAll: workspace.viewAllLocations };
+}
+
+const workspaceForbidden = () => new AppError("workspace_forbidden", "You do not have access to this workspace.");
+
+/**
+ * Workspace visibility of a workspace-scoped row (products, contacts) read or changed by id:
+ * shared rows (workspace_id null) and rows of the request's workspace; every workspace's rows for
+ * a caller with view_all_locations.
+ */
+export function visibleByIdCondition(column: PgColumn, scope: CatalogScope): SQL | undefined {
+  return scope.viewAll ? undefined : or(isNull(column), eq(column, scope.workspaceId));
+}
+
+/** `filter[workspace_id]` of workspace-scoped lists: `all`, `shared` or a workspace id. */
+export const WorkspaceFilter = z
+  .string()
+  .regex(/^(all|shared|[1-9]\d{0,9})$/, "Use all, shared or a workspace id.")
+  .optional()
+  .openapi({ description: "all (view_all_locations only), shared, or a workspace id; default: the request's workspace and shared rows" });
+
+/**
+ * The list condition: by default the request's workspace and shared rows. `all` (every workspace)
+ * and another workspace's id need view_all_locations (403 otherwise); `shared` lists only rows of
+ * no workspace.
+ */
+export function listWorkspaceCondition(column: PgColumn, scope: CatalogScope, filter: string | undefined): SQL | undefined {
+  if (filter === undefined) return or(isNull(column), eq(column, scope.workspaceId));
+  if (filter === "shared") return isNull(column);
+  if (filter === "all") {
+    if (!scope.viewAll) throw workspaceForbidden();
+    return undefined;
+  }
+  const id = Number(filter);
+  if (id !== scope.workspaceId && !scope.viewAll) throw workspaceForbidden();
+  return eq(column, id);
+}
+
+/**
+ * The workspace a row may be assigned to: null (shared), the request's workspace, or — with
+ * view_all_locations — any workspace of the tenant. Anything else → 422 on the field.
+ */
+export async function assertAssignableWorkspace(db: AnyDb, scope: CatalogScope, workspaceId: number | null, field = "workspace_id") {
+  if (workspaceId === null || workspaceId === scope.workspaceId) return;
+  if (!scope.viewAll) throw fieldError(field, "Must be the workspace of the request or null (shared by every workspace).");
+  const [row] = await db
+    .select({ id: schema.workspaces.id })
+    .from(schema.workspaces)
+    .where(and(eq(schema.workspaces.tenantId, scope.tenantId), eq(schema.workspaces.id, workspaceId)));
+  if (!row) throw fieldError(field, "No such workspace.");
+}
+
+/** `%`, `_` and `\` taken literally inside an ILIKE pattern. */
+export function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+export const BooleanFilter = z.enum(["true", "false"]).optional();
+
+/** ORDER BY a column with a stable tiebreak on id. */
+export function orderBy(column: PgColumn | SQL, id: PgColumn, descending: boolean): SQL {
+  return descending ? sql`${column} DESC NULLS LAST, ${id} DESC` : sql`${column} ASC NULLS FIRST, ${id} ASC`;
+}
+
+/** The `total` of a page that came back empty (page past the end): one count query. */
+export async function countWhere(db: AnyDb, table: PgTable, where: SQL | undefined): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(table).where(where);
+  return row?.n ?? 0;
+}
+
+/** Postgres unique_violation (23505) on the named constraint or index, through drizzle's wrapper. */
+export function isUniqueViolation(error: unknown, constraint: string): boolean {
+  for (let e: any = error; e; e = e.cause) {
+    if (e.code === "23505" && (e.constraint === constraint || String(e.message ?? "").includes(constraint))) return true;
+  }
+  return false;
+}
+
+export const nullableText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullable()
+    .optional()
+    .transform((v) => (v === "" ? null : v));
+
+export { MessageResponse } from "../auth/schemas";
+
+export const dataWithMessage = <T extends z.ZodType>(item: T) => z.object({ data: item, message: z.string() });
+export const dataOnly = <T extends z.ZodType>(item: T) => z.object({ data: item });
