@@ -12,6 +12,7 @@ import { rateLimit } from "./http/rate-limit";
 import { requestId } from "./http/request-id";
 import { tenantFromHost } from "./http/tenant";
 import { authRouter } from "./modules/auth/routes";
+import { productsRouter } from "./modules/products/routes";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -65,6 +66,7 @@ export function createApp() {
 
   const api = createRouter();
   api.route("/", authRouter);
+  api.route("/", productsRouter);
   app.route("/", api);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
