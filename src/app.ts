@@ -12,6 +12,10 @@ import { rateLimit } from "./http/rate-limit";
 import { requestId } from "./http/request-id";
 import { tenantFromHost } from "./http/tenant";
 import { authRouter } from "./modules/auth/routes";
+import { invitationsRouter } from "./modules/invitations/routes";
+import { membersRouter } from "./modules/members/routes";
+import { rolesRouter } from "./modules/roles/routes";
+import { workspacesRouter } from "./modules/workspaces/routes";
 import { productsRouter } from "./modules/products/routes";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -66,6 +70,10 @@ export function createApp() {
 
   const api = createRouter();
   api.route("/", authRouter);
+  api.route("/", workspacesRouter);
+  api.route("/", membersRouter);
+  api.route("/", invitationsRouter);
+  api.route("/", rolesRouter);
   api.route("/", productsRouter);
   app.route("/", api);
 

@@ -1,6 +1,7 @@
 /**
  * The catalog of permission identifiers (`<resource>:<action>`) and the built-in roles. The README's
- * permission table is checked against the routes by test/http/route-permissions.test.ts.
+ * permission table is generated from the route table (`npm run docs:routes`) and checked by
+ * test/node/route-permissions.test.ts.
  */
 const crud = (resource: string, label: string) => ({
   [`${resource}:view`]: `View ${label}`,
@@ -43,9 +44,9 @@ export const permissionCatalog: Record<string, string> = {
 
 export const allPermissions = Object.keys(permissionCatalog);
 
+/** The everyday set: sales documents, products and contacts (view, create, edit), stock in view. */
 const memberPermissions = [
   "workspaces:view",
-  "workspaces:create",
   "members:view",
   "roles:view",
   ...["products", "contacts", "invoices", "quotations"].flatMap((r) => [`${r}:view`, `${r}:create`, `${r}:edit`]),
@@ -66,5 +67,7 @@ export const builtinRoles = [
   { name: "member", displayName: "Miembro", permissions: memberPermissions },
   { name: "viewer", displayName: "Solo lectura", permissions: allPermissions.filter((p) => p.endsWith(":view")) },
 ] as const;
+
+export const isKnownPermission = (permission: string) => Object.hasOwn(permissionCatalog, permission);
 
 export const builtinRoleNames: ReadonlySet<string> = new Set(builtinRoles.map((r) => r.name));

@@ -1,0 +1,155 @@
+import { createMiddleware } from "hono/factory";
+import { authenticate, requireAuth } from "../../http/auth";
+import type { AppEnv } from "../../http/context";
+import { tenantDb } from "../../http/database";
+import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { paginate, paginated } from "../../http/pagination";
+import { requireWorkspace } from "../../http/workspace";
+import { timestamp } from "../../lib/format";
+import { MessageResponse } from "../auth/schemas";
+import { issueAccessToken } from "../auth/service";
+import {
+  AcceptedInvitationResponse,
+  AcceptInvitationBody,
+  CreatedInvitationResponse,
+  CreateInvitationBody,
+  Invitation,
+  InvitationListQuery,
+  TokenParam,
+} from "./schemas";
+import { acceptInvitation, createInvitation, type InvitationRow, listInvitations, revokeInvitation } from "./service";
+
+export const invitationsRouter = createRouter();
+
+function serializeInvitation(row: InvitationRow) {
+  return {
+    id: row.id,
+    workspace_id: row.workspaceId,
+    email: row.email,
+    role: row.role,
+    status: row.status,
+    expires_at: timestamp(row.expiresAt)!,
+    created_at: timestamp(row.createdAt)!,
+  };
+}
+
+const create = defineRoute(
+  { permission: "invitations:create" },
+  {
+    method: "post",
+    path: `${V1}/workspace/invitations`,
+    tags: ["Invitations"],
+    summary: "Invite someone to the request's workspace; the token is shown only in this response",
+    description: "The invitee gets an email (through the outbox) with the acceptance link. The caller must hold every permission of the role offered.",
+    request: jsonBody(CreateInvitationBody),
+    responses: { 201: jsonResponse("Invitation sent", CreatedInvitationResponse), ...commonErrors },
+  },
+);
+
+invitationsRouter.openapi(create, async (c) => {
+  const body = c.req.valid("json");
+  const auth = requireAuth(c);
+  const { invitation, token } = await createInvitation(await tenantDb(c), {
+    tenant: c.get("tenant"),
+    workspace: requireWorkspace(c),
+    inviter: { id: auth.userId, name: auth.name },
+    email: body.email,
+    roleName: body.role,
+    appUrl: c.env.APP_URL,
+  });
+  return c.json({ data: { ...serializeInvitation(invitation), token }, message: `Invitation sent to ${invitation.email}.` }, 201);
+});
+
+const list = defineRoute(
+  { permission: "invitations:view" },
+  {
+    method: "get",
+    path: `${V1}/workspace/invitations`,
+    tags: ["Invitations"],
+    summary: "Invitations of the request's workspace (never their tokens)",
+    request: { query: InvitationListQuery },
+    responses: { 200: jsonResponse("Invitations", paginated(Invitation)), ...commonErrors },
+  },
+);
+
+invitationsRouter.openapi(list, async (c) => {
+  const query = c.req.valid("query");
+  const { rows, total } = await listInvitations(await tenantDb(c), requireWorkspace(c).id, query);
+  return c.json(paginate(c, query, total, rows.map(serializeInvitation)), 200);
+});
+
+const revoke = defineRoute(
+  { permission: "invitations:delete" },
+  {
+    method: "delete",
+    path: `${V1}/workspace/invitations/{id}`,
+    tags: ["Invitations"],
+    summary: "Revoke an invitation of the request's workspace",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("Invitation revoked", MessageResponse), ...commonErrors, ...errorResponses(404, 410) },
+  },
+);
+
+invitationsRouter.openapi(revoke, async (c) => {
+  const { id } = c.req.valid("param");
+  await revokeInvitation(await tenantDb(c), requireWorkspace(c).id, id);
+  return c.json({ message: "Invitation revoked." }, 200);
+});
+
+/** A bearer token is optional here; when one is sent it must be valid (else 401). */
+const optionalAuthentication = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.req.header("authorization") !== undefined) return authenticate(c, next);
+  await next();
+});
+
+const accept = defineRoute("public", {
+  method: "post",
+  path: `${V1}/invitations/{token}/accept`,
+  tags: ["Invitations"],
+  summary: "Accept an invitation",
+  description:
+    "Someone without an account sends name and password and gets an account in the tenant (201, with an access token). " +
+    "Someone who has an account sends their bearer token, whose email must be the invitation's (200). " +
+    "An expired, revoked or already used invitation → 410 invitation_not_usable.",
+  "x-access-note": "the invitation token; a bearer token too when the invitee already has an account",
+  middleware: [optionalAuthentication] as const,
+  request: { params: TokenParam, body: { content: { "application/json": { schema: AcceptInvitationBody } }, required: false } },
+  responses: {
+    200: jsonResponse("Accepted by an existing user", AcceptedInvitationResponse),
+    201: jsonResponse("Accepted; account created", AcceptedInvitationResponse),
+    ...errorResponses(401, 403, 404, 410, 422, 429),
+  },
+});
+
+invitationsRouter.openapi(accept, async (c) => {
+  const { token } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const auth = c.get("auth");
+  const tenant = c.get("tenant");
+  const db = await tenantDb(c);
+  const result = await acceptInvitation(db, {
+    token,
+    tenantId: tenant.id,
+    caller: auth ? { userId: auth.userId, email: auth.email } : null,
+    name: body.name,
+    password: body.password,
+  });
+  const issued = result.created
+    ? await issueAccessToken(db, c.env.JWT_SECRET, {
+        tenantId: tenant.id,
+        userId: result.user.id,
+        name: "invitation",
+        ttlDays: Number(c.env.ACCESS_TOKEN_TTL_DAYS ?? 30),
+      })
+    : null;
+  const data = {
+    user: { id: result.user.id, name: result.user.name, email: result.user.email },
+    workspace: { id: result.invitation.workspaceId, name: result.invitation.workspaceName },
+    role: result.role,
+    account_created: result.created,
+    token: issued?.token ?? null,
+    token_expires_at: issued ? timestamp(issued.expiresAt) : null,
+  };
+  const message = `You joined "${result.invitation.workspaceName}".`;
+  return result.created ? c.json({ data, message }, 201) : c.json({ data, message }, 200);
+});

@@ -1,0 +1,69 @@
+import { tenantDb } from "../../http/database";
+import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { paginate, paginated } from "../../http/pagination";
+import { requireWorkspace } from "../../http/workspace";
+import { timestamp } from "../../lib/format";
+import { MessageResponse } from "../auth/schemas";
+import { WorkspaceMember } from "../workspaces/schemas";
+import { MemberListQuery, UpdateMemberBody, UserIdParam } from "./schemas";
+import { changeMemberRole, listMembers, removeMember } from "./service";
+
+/** Members of the request's workspace (X-Workspace-ID, else the caller's current workspace). */
+export const membersRouter = createRouter();
+
+const list = defineRoute(
+  { permission: "members:view" },
+  {
+    method: "get",
+    path: `${V1}/workspace/members`,
+    tags: ["Members"],
+    summary: "Members of the request's workspace",
+    request: { query: MemberListQuery },
+    responses: { 200: jsonResponse("Members", paginated(WorkspaceMember)), ...commonErrors },
+  },
+);
+
+membersRouter.openapi(list, async (c) => {
+  const query = c.req.valid("query");
+  const { rows, total } = await listMembers(await tenantDb(c), requireWorkspace(c).id, query);
+  const data = rows.map((m) => ({ id: m.id, name: m.name, email: m.email, role: m.role, added_at: timestamp(m.addedAt)! }));
+  return c.json(paginate(c, query, total, data), 200);
+});
+
+const update = defineRoute(
+  { permission: "members:edit" },
+  {
+    method: "patch",
+    path: `${V1}/workspace/members/{user_id}`,
+    tags: ["Members"],
+    summary: "Change a member's role in the request's workspace (not the owner's)",
+    description: "The caller must hold every permission of the role they assign.",
+    request: { params: UserIdParam, ...jsonBody(UpdateMemberBody) },
+    responses: { 200: jsonResponse("Role changed", MessageResponse), ...commonErrors, ...errorResponses(404, 409) },
+  },
+);
+
+membersRouter.openapi(update, async (c) => {
+  const { user_id } = c.req.valid("param");
+  const { role } = c.req.valid("json");
+  const assigned = await changeMemberRole(await tenantDb(c), requireWorkspace(c), user_id, role);
+  return c.json({ message: `Role changed to "${assigned.name}".` }, 200);
+});
+
+const remove = defineRoute(
+  { permission: "members:delete" },
+  {
+    method: "delete",
+    path: `${V1}/workspace/members/{user_id}`,
+    tags: ["Members"],
+    summary: "Remove a member from the request's workspace (not the owner)",
+    request: { params: UserIdParam },
+    responses: { 200: jsonResponse("Member removed", MessageResponse), ...commonErrors, ...errorResponses(404, 409) },
+  },
+);
+
+membersRouter.openapi(remove, async (c) => {
+  const { user_id } = c.req.valid("param");
+  await removeMember(await tenantDb(c), requireWorkspace(c).id, user_id);
+  return c.json({ message: "Member removed from the workspace." }, 200);
+});

@@ -1,0 +1,117 @@
+import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { tenantDb } from "../../http/database";
+import { paginate, paginated } from "../../http/pagination";
+import { requireWorkspace } from "../../http/workspace";
+import { timestamp } from "../../lib/format";
+import { permissionCatalog } from "../../lib/permissions";
+import { MessageResponse } from "../auth/schemas";
+import { CreateRoleBody, PermissionListResponse, Role, RoleListQuery, RoleResponse, UpdateRoleBody } from "./schemas";
+import { createRole, deleteRole, listRoles, type RoleRow, updateRole } from "./service";
+
+export const rolesRouter = createRouter();
+
+export function serializeRole(role: RoleRow) {
+  return {
+    id: role.id,
+    name: role.name,
+    display_name: role.displayName,
+    permissions: [...role.permissions].sort(),
+    is_builtin: role.isBuiltin,
+    members_count: role.membersCount,
+    created_at: timestamp(role.createdAt)!,
+    updated_at: timestamp(role.updatedAt)!,
+  };
+}
+
+const list = defineRoute(
+  { permission: "roles:view" },
+  {
+    method: "get",
+    path: `${V1}/roles`,
+    tags: ["Roles"],
+    summary: "List the tenant's roles (built-in and custom)",
+    request: { query: RoleListQuery },
+    responses: { 200: jsonResponse("Roles", paginated(Role)), ...commonErrors },
+  },
+);
+
+rolesRouter.openapi(list, async (c) => {
+  const query = c.req.valid("query");
+  const { rows, total } = await listRoles(await tenantDb(c), query);
+  return c.json(paginate(c, query, total, rows.map(serializeRole)), 200);
+});
+
+const create = defineRoute(
+  { permission: "roles:create" },
+  {
+    method: "post",
+    path: `${V1}/roles`,
+    tags: ["Roles"],
+    summary: "Create a custom role",
+    description: "The caller must hold every permission the role grants.",
+    request: jsonBody(CreateRoleBody),
+    responses: { 201: jsonResponse("Role created", RoleResponse), ...commonErrors },
+  },
+);
+
+rolesRouter.openapi(create, async (c) => {
+  const body = c.req.valid("json");
+  const role = await createRole(await tenantDb(c), c.get("tenant").id, requireWorkspace(c), {
+    name: body.name,
+    displayName: body.display_name,
+    permissions: body.permissions,
+  });
+  return c.json({ data: serializeRole(role), message: "Role created." }, 201);
+});
+
+const update = defineRoute(
+  { permission: "roles:edit" },
+  {
+    method: "patch",
+    path: `${V1}/roles/{id}`,
+    tags: ["Roles"],
+    summary: "Update a custom role's display name or permissions (built-in roles are refused)",
+    request: { params: IdParam, ...jsonBody(UpdateRoleBody) },
+    responses: { 200: jsonResponse("Role updated", RoleResponse), ...commonErrors, ...errorResponses(404) },
+  },
+);
+
+rolesRouter.openapi(update, async (c) => {
+  const { id } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const role = await updateRole(await tenantDb(c), requireWorkspace(c), id, {
+    displayName: body.display_name,
+    permissions: body.permissions,
+  });
+  return c.json({ data: serializeRole(role), message: "Role updated." }, 200);
+});
+
+const remove = defineRoute(
+  { permission: "roles:delete" },
+  {
+    method: "delete",
+    path: `${V1}/roles/{id}`,
+    tags: ["Roles"],
+    summary: "Delete a custom role no member holds (built-in roles are refused)",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("Role deleted", MessageResponse), ...commonErrors, ...errorResponses(404, 409) },
+  },
+);
+
+rolesRouter.openapi(remove, async (c) => {
+  const { id } = c.req.valid("param");
+  const role = await deleteRole(await tenantDb(c), id);
+  return c.json({ message: `Role "${role.name}" deleted.` }, 200);
+});
+
+const permissions = defineRoute("authenticated", {
+  method: "get",
+  path: `${V1}/permissions`,
+  tags: ["Roles"],
+  summary: "The catalog of permission identifiers, each with a description",
+  responses: { 200: jsonResponse("Permissions", PermissionListResponse), ...commonErrors },
+});
+
+rolesRouter.openapi(permissions, (c) =>
+  c.json({ data: Object.entries(permissionCatalog).map(([name, description]) => ({ name, description })) }, 200),
+);

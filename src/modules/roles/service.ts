@@ -1,0 +1,157 @@
+import { and, asc, desc, eq, isNotNull, isNull, or, sql } from "drizzle-orm";
+import * as schema from "../../db/schema";
+import type { WorkspaceContext } from "../../http/context";
+import { AppError, fieldError, type FieldErrors, notFound } from "../../http/errors";
+import { isKnownPermission } from "../../lib/permissions";
+import type { AnyDb } from "../tenants/service";
+
+export type RoleRow = typeof schema.roles.$inferSelect & { membersCount: number };
+
+/** A Postgres unique violation, whether drizzle wrapped it or not. */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let e: unknown = error; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === "23505") return true;
+  }
+  return false;
+}
+
+/**
+ * Nobody hands out more than they hold: granting a role (creating it, giving it permissions,
+ * assigning it, inviting with it) requires the caller to hold each of its permissions in the
+ * request's workspace. Otherwise a `members:edit` holder could promote themselves to admin.
+ */
+export function assertGrantable(workspace: WorkspaceContext, permissions: readonly string[]): void {
+  const missing = permissions.filter((p) => !workspace.permissions.has(p));
+  if (missing.length) {
+    throw new AppError("forbidden", `You cannot grant permissions you do not hold: ${missing.sort().join(", ")}.`);
+  }
+}
+
+/** Known identifiers, each once; unknown ones → 422 under `permissions.N`. */
+export function checkPermissions(permissions: readonly string[]): string[] {
+  const errors: FieldErrors = {};
+  permissions.forEach((p, i) => {
+    if (!isKnownPermission(p)) errors[`permissions.${i}`] = [`Unknown permission "${p}". See GET /api/v1/permissions.`];
+  });
+  if (Object.keys(errors).length) throw new AppError("validation_failed", "The given data was invalid.", errors);
+  return [...new Set(permissions)].sort();
+}
+
+const membersCount = sql<number>`(SELECT count(*) FROM workspace_members m WHERE m.role_id = ${schema.roles.id})`.mapWith(Number);
+
+export async function listRoles(
+  db: AnyDb,
+  query: { page: number; perPage: number; sort: { field: "id" | "name" | "created_at"; descending: boolean } },
+) {
+  const column = { id: schema.roles.id, name: schema.roles.name, created_at: schema.roles.createdAt }[query.sort.field];
+  const rows = await db
+    .select({ role: schema.roles, membersCount, total: sql<number>`count(*) OVER ()`.mapWith(Number) })
+    .from(schema.roles)
+    .orderBy(query.sort.descending ? desc(column) : asc(column), asc(schema.roles.id))
+    .limit(query.perPage)
+    .offset((query.page - 1) * query.perPage);
+  const total = rows[0]?.total ?? (await db.$count(schema.roles));
+  return { rows: rows.map((r) => ({ ...r.role, membersCount: r.membersCount })), total };
+}
+
+export async function findRole(db: AnyDb, id: number, options: { lock?: boolean } = {}): Promise<RoleRow> {
+  const base = db.select({ role: schema.roles, membersCount }).from(schema.roles).where(eq(schema.roles.id, id));
+  const [row] = options.lock ? await base.for("update", { of: schema.roles }) : await base;
+  if (!row) throw notFound("Role");
+  return { ...row.role, membersCount: row.membersCount };
+}
+
+/** A role of the tenant by name (as assigned to members and invitations); unknown → 422 on `field`. */
+export async function roleByName(db: AnyDb, name: string, field = "role") {
+  const [role] = await db.select().from(schema.roles).where(eq(schema.roles.name, name));
+  if (!role) throw fieldError(field, `There is no role named "${name}".`);
+  return role;
+}
+
+async function assertNameFree(db: AnyDb, name: string) {
+  const [taken] = await db
+    .select({ id: schema.roles.id })
+    .from(schema.roles)
+    .where(sql`lower(${schema.roles.name}) = ${name.toLowerCase()}`);
+  if (taken) throw fieldError("name", "A role with this name already exists.");
+}
+
+export async function createRole(
+  db: AnyDb,
+  tenantId: number,
+  workspace: WorkspaceContext,
+  input: { name: string; displayName: string; permissions: string[] },
+): Promise<RoleRow> {
+  const permissions = checkPermissions(input.permissions);
+  assertGrantable(workspace, permissions);
+  await assertNameFree(db, input.name);
+  try {
+    const [role] = await db
+      .insert(schema.roles)
+      .values({ tenantId, name: input.name, displayName: input.displayName, permissions, isBuiltin: false })
+      .returning();
+    return { ...role!, membersCount: 0 };
+  } catch (error) {
+    if (isUniqueViolation(error)) throw fieldError("name", "A role with this name already exists.");
+    throw error;
+  }
+}
+
+const immutable = (name: string) => new AppError("builtin_role_immutable", `The built-in role "${name}" cannot be modified or deleted.`);
+
+export async function updateRole(
+  db: AnyDb,
+  workspace: WorkspaceContext,
+  id: number,
+  input: { displayName?: string; permissions?: string[] },
+): Promise<RoleRow> {
+  const role = await findRole(db, id, { lock: true });
+  if (role.isBuiltin) throw immutable(role.name);
+  const permissions = input.permissions === undefined ? undefined : checkPermissions(input.permissions);
+  if (permissions) assertGrantable(workspace, permissions);
+  const [updated] = await db
+    .update(schema.roles)
+    .set({
+      ...(input.displayName === undefined ? {} : { displayName: input.displayName }),
+      ...(permissions === undefined ? {} : { permissions }),
+      updatedAt: sql`now()`,
+    })
+    .where(eq(schema.roles.id, id))
+    .returning();
+  return { ...updated!, membersCount: role.membersCount };
+}
+
+/**
+ * A custom role can go once no member holds it and no pending invitation offers it. Invitations
+ * that are history (accepted, revoked, expired) are deleted with it.
+ */
+export async function deleteRole(db: AnyDb, id: number): Promise<RoleRow> {
+  const role = await findRole(db, id, { lock: true });
+  if (role.isBuiltin) throw immutable(role.name);
+  const [pending] = await db
+    .select({ n: sql<number>`count(*)`.mapWith(Number) })
+    .from(schema.invitations)
+    .where(
+      and(
+        eq(schema.invitations.roleId, id),
+        isNull(schema.invitations.acceptedAt),
+        isNull(schema.invitations.revokedAt),
+        sql`${schema.invitations.expiresAt} > now()`,
+      ),
+    );
+  const pendingInvitations = pending?.n ?? 0;
+  if (role.membersCount > 0 || pendingInvitations > 0) {
+    const parts = [];
+    if (role.membersCount > 0) parts.push(`${role.membersCount} member${role.membersCount === 1 ? "" : "s"}`);
+    if (pendingInvitations > 0) parts.push(`${pendingInvitations} pending invitation${pendingInvitations === 1 ? "" : "s"}`);
+    throw new AppError(
+      "role_in_use",
+      `The role "${role.name}" is assigned to ${parts.join(" and ")}; reassign or revoke them first.`,
+    );
+  }
+  await db
+    .delete(schema.invitations)
+    .where(and(eq(schema.invitations.roleId, id), or(isNotNull(schema.invitations.acceptedAt), isNotNull(schema.invitations.revokedAt), sql`${schema.invitations.expiresAt} <= now()`)));
+  await db.delete(schema.roles).where(eq(schema.roles.id, id));
+  return role;
+}

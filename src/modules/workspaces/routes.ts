@@ -1,0 +1,185 @@
+import type { Context } from "hono";
+import { requireAuth } from "../../http/auth";
+import type { AppEnv } from "../../http/context";
+import { tenantDb } from "../../http/database";
+import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { paginate, paginated } from "../../http/pagination";
+import { timestamp } from "../../lib/format";
+import { MessageResponse } from "../auth/schemas";
+import {
+  CreateWorkspaceBody,
+  UpdateWorkspaceBody,
+  WorkspaceContextResponse,
+  WorkspaceCreatedResponse,
+  WorkspaceDetailResponse,
+  WorkspaceListItem,
+  WorkspaceListQuery,
+  WorkspaceUpdatedResponse,
+} from "./schemas";
+import {
+  clearContext,
+  createWorkspace,
+  findVisibleWorkspace,
+  listMembersOf,
+  listWorkspaces,
+  switchContext,
+  updateWorkspace,
+  type Viewer,
+  type WorkspaceListRow,
+} from "./service";
+
+export const workspacesRouter = createRouter();
+
+/** The caller; `view_all_locations` held through any of their memberships widens what they see. */
+function viewer(c: Context<AppEnv>): Viewer {
+  return { userId: requireAuth(c).userId, allLocations: c.get("workspace")?.viewAllLocations ?? false };
+}
+
+function serializeListItem(row: Omit<WorkspaceListRow, "total">, userId: number) {
+  return {
+    id: row.id,
+    name: row.name,
+    owner_id: row.ownerId,
+    owner: { id: row.ownerId, name: row.ownerName, email: row.ownerEmail },
+    is_owner: row.ownerId === userId,
+    role: row.role,
+    created_at: timestamp(row.createdAt)!,
+    updated_at: timestamp(row.updatedAt)!,
+  };
+}
+
+const list = defineRoute(
+  { permission: "workspaces:view" },
+  {
+    method: "get",
+    path: `${V1}/workspaces`,
+    tags: ["Workspaces"],
+    summary: "Workspaces the caller belongs to (every workspace of the tenant with view_all_locations)",
+    request: { query: WorkspaceListQuery },
+    responses: { 200: jsonResponse("Workspaces", paginated(WorkspaceListItem)), ...commonErrors },
+  },
+);
+
+workspacesRouter.openapi(list, async (c) => {
+  const query = c.req.valid("query");
+  const who = viewer(c);
+  const { rows, total } = await listWorkspaces(await tenantDb(c), who, query);
+  return c.json(paginate(c, query, total, rows.map((row) => serializeListItem(row, who.userId))), 200);
+});
+
+const create = defineRoute(
+  { permission: "workspaces:create" },
+  {
+    method: "post",
+    path: `${V1}/workspaces`,
+    tags: ["Workspaces"],
+    summary: "Create a workspace: the caller becomes its owner and an admin member, and switches to it",
+    request: jsonBody(CreateWorkspaceBody),
+    responses: { 201: jsonResponse("Workspace created", WorkspaceCreatedResponse), ...commonErrors },
+  },
+);
+
+workspacesRouter.openapi(create, async (c) => {
+  const { name } = c.req.valid("json");
+  const workspace = await createWorkspace(await tenantDb(c), c.get("tenant").id, requireAuth(c).userId, name);
+  return c.json(
+    {
+      data: { id: workspace.id, name: workspace.name, owner_id: workspace.ownerId, created_at: timestamp(workspace.createdAt)! },
+      message: "Workspace created.",
+    },
+    201,
+  );
+});
+
+const show = defineRoute(
+  { permission: "workspaces:view" },
+  {
+    method: "get",
+    path: `${V1}/workspaces/{id}`,
+    tags: ["Workspaces"],
+    summary: "A workspace the caller can see, with its members",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("Workspace", WorkspaceDetailResponse), ...commonErrors, ...errorResponses(404) },
+  },
+);
+
+workspacesRouter.openapi(show, async (c) => {
+  const { id } = c.req.valid("param");
+  const who = viewer(c);
+  const db = await tenantDb(c);
+  const row = await findVisibleWorkspace(db, who, id);
+  const members = await listMembersOf(db, id);
+  return c.json(
+    {
+      data: {
+        ...serializeListItem(row, who.userId),
+        members: members.map((m) => ({ id: m.id, name: m.name, email: m.email, role: m.role, added_at: timestamp(m.addedAt)! })),
+      },
+    },
+    200,
+  );
+});
+
+const update = defineRoute("authenticated", {
+  method: "patch",
+  path: `${V1}/workspaces/{id}`,
+  tags: ["Workspaces"],
+  summary: "Rename a workspace (its owner only)",
+  "x-access-note": "owner of the workspace only",
+  request: { params: IdParam, ...jsonBody(UpdateWorkspaceBody) },
+  responses: { 200: jsonResponse("Workspace updated", WorkspaceUpdatedResponse), ...commonErrors, ...errorResponses(404) },
+});
+
+workspacesRouter.openapi(update, async (c) => {
+  const { id } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const workspace = await updateWorkspace(await tenantDb(c), viewer(c), id, { name: body.name });
+  return c.json(
+    { data: { id: workspace.id, name: workspace.name, updated_at: timestamp(workspace.updatedAt)! }, message: "Workspace updated." },
+    200,
+  );
+});
+
+const switchTo = defineRoute("authenticated", {
+  method: "patch",
+  path: `${V1}/workspace-context/{id}`,
+  tags: ["Workspaces"],
+  summary: "Make a workspace the caller's current workspace",
+  "x-access-note": "a workspace the caller belongs to (any, with view_all_locations)",
+  request: { params: IdParam },
+  responses: { 200: jsonResponse("Current workspace set", WorkspaceContextResponse), ...commonErrors, ...errorResponses(404) },
+});
+
+workspacesRouter.openapi(switchTo, async (c) => {
+  const { id } = c.req.valid("param");
+  const workspace = await switchContext(await tenantDb(c), viewer(c), id);
+  return c.json(
+    {
+      data: { current_workspace_id: workspace.id, workspace: { id: workspace.id, name: workspace.name } },
+      message: `Current workspace set to "${workspace.name}".`,
+    },
+    200,
+  );
+});
+
+const clear = defineRoute("authenticated", {
+  method: "delete",
+  path: `${V1}/workspace-context/{id}`,
+  tags: ["Workspaces"],
+  summary: "Clear the caller's current workspace when it is this one (requests then use their first workspace)",
+  request: { params: IdParam },
+  responses: { 200: jsonResponse("Context cleared or unchanged", MessageResponse), ...commonErrors, ...errorResponses(404) },
+});
+
+workspacesRouter.openapi(clear, async (c) => {
+  const { id } = c.req.valid("param");
+  const cleared = await clearContext(await tenantDb(c), viewer(c), id);
+  return c.json(
+    {
+      message: cleared
+        ? "Workspace context cleared; requests now use the first workspace you belong to."
+        : "That workspace is not your current workspace; nothing changed.",
+    },
+    200,
+  );
+});

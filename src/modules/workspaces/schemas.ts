@@ -1,0 +1,54 @@
+import { z } from "@hono/zod-openapi";
+import { listQuerySchema } from "../../http/pagination";
+
+const name = z.string().trim().min(1).max(100);
+
+export const CreateWorkspaceBody = z.object({ name }).strict().openapi("CreateWorkspaceRequest");
+export const UpdateWorkspaceBody = z.object({ name: name.optional() }).strict().openapi("UpdateWorkspaceRequest");
+
+export const Person = z.object({ id: z.number(), name: z.string(), email: z.string() }).openapi("Person");
+
+export const WorkspaceMember = z
+  .object({ id: z.number(), name: z.string(), email: z.string(), role: z.string(), added_at: z.string() })
+  .openapi("WorkspaceMember");
+
+export const WorkspaceListItem = z
+  .object({
+    id: z.number(),
+    name: z.string(),
+    owner_id: z.number(),
+    owner: Person,
+    is_owner: z.boolean(),
+    role: z.string().nullable().openapi({ description: "The caller's role there; null when reached through view_all_locations" }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("WorkspaceListItem");
+
+export const WorkspaceDetail = WorkspaceListItem.extend({ members: z.array(WorkspaceMember) }).openapi("Workspace");
+
+export const WorkspaceDetailResponse = z.object({ data: WorkspaceDetail }).openapi("WorkspaceResponse");
+
+export const WorkspaceCreatedResponse = z
+  .object({
+    data: z.object({ id: z.number(), name: z.string(), owner_id: z.number(), created_at: z.string() }),
+    message: z.string(),
+  })
+  .openapi("WorkspaceCreated");
+
+export const WorkspaceUpdatedResponse = z
+  .object({ data: z.object({ id: z.number(), name: z.string(), updated_at: z.string() }), message: z.string() })
+  .openapi("WorkspaceUpdated");
+
+export const WorkspaceContextResponse = z
+  .object({
+    data: z.object({ current_workspace_id: z.number(), workspace: z.object({ id: z.number(), name: z.string() }) }),
+    message: z.string(),
+  })
+  .openapi("WorkspaceContext");
+
+export const WorkspaceListQuery = listQuerySchema({
+  filters: { name: z.string().max(100).optional() },
+  sorts: ["id", "name", "created_at"] as const,
+  defaultSort: "id",
+});

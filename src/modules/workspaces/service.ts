@@ -1,0 +1,141 @@
+import { and, asc, desc, eq, ne, sql, type SQL } from "drizzle-orm";
+import * as schema from "../../db/schema";
+import { AppError, fieldError, notFound } from "../../http/errors";
+import { isUniqueViolation } from "../roles/service";
+import type { AnyDb } from "../tenants/service";
+
+/** Who is looking: a member sees their workspaces; `view_all_locations` sees every one of the tenant. */
+export interface Viewer {
+  userId: number;
+  allLocations: boolean;
+}
+
+const { workspaces, workspaceMembers, users, roles } = schema;
+
+function visibleTo(viewer: Viewer): SQL | undefined {
+  if (viewer.allLocations) return undefined;
+  return sql`EXISTS (SELECT 1 FROM workspace_members vm WHERE vm.workspace_id = ${workspaces.id} AND vm.user_id = ${viewer.userId})`;
+}
+
+const escapeLike = (value: string) => value.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+
+function listColumns(viewer: Viewer) {
+  return {
+    id: workspaces.id,
+    name: workspaces.name,
+    ownerId: workspaces.ownerId,
+    ownerName: users.name,
+    ownerEmail: users.email,
+    role: sql<string | null>`(SELECT r.name FROM workspace_members rm JOIN roles r ON r.id = rm.role_id WHERE rm.workspace_id = ${workspaces.id} AND rm.user_id = ${viewer.userId})`,
+    createdAt: workspaces.createdAt,
+    updatedAt: workspaces.updatedAt,
+  };
+}
+
+export type WorkspaceListRow = Awaited<ReturnType<typeof listWorkspaces>>["rows"][number];
+
+export async function listWorkspaces(
+  db: AnyDb,
+  viewer: Viewer,
+  query: { page: number; perPage: number; filters: { name?: string }; sort: { field: "id" | "name" | "created_at"; descending: boolean } },
+) {
+  const column = { id: workspaces.id, name: workspaces.name, created_at: workspaces.createdAt }[query.sort.field];
+  const where = and(visibleTo(viewer), query.filters.name ? sql`${workspaces.name} ILIKE ${`%${escapeLike(query.filters.name)}%`}` : undefined);
+  const rows = await db
+    .select({ ...listColumns(viewer), total: sql<number>`count(*) OVER ()`.mapWith(Number) })
+    .from(workspaces)
+    .innerJoin(users, eq(users.id, workspaces.ownerId))
+    .where(where)
+    .orderBy(query.sort.descending ? desc(column) : asc(column), asc(workspaces.id))
+    .limit(query.perPage)
+    .offset((query.page - 1) * query.perPage);
+  const total = rows[0]?.total ?? (await db.$count(workspaces, where));
+  return { rows, total };
+}
+
+/** A workspace the viewer can see, else 404 (whether it is missing, another tenant's or out of reach). */
+export async function findVisibleWorkspace(db: AnyDb, viewer: Viewer, id: number) {
+  const [row] = await db
+    .select(listColumns(viewer))
+    .from(workspaces)
+    .innerJoin(users, eq(users.id, workspaces.ownerId))
+    .where(and(eq(workspaces.id, id), visibleTo(viewer)));
+  if (!row) throw notFound("Workspace");
+  return row;
+}
+
+export async function listMembersOf(db: AnyDb, workspaceId: number) {
+  return db
+    .select({ id: users.id, name: users.name, email: users.email, role: roles.name, addedAt: workspaceMembers.addedAt })
+    .from(workspaceMembers)
+    .innerJoin(users, eq(users.id, workspaceMembers.userId))
+    .innerJoin(roles, eq(roles.id, workspaceMembers.roleId))
+    .where(eq(workspaceMembers.workspaceId, workspaceId))
+    .orderBy(asc(users.name), asc(users.id));
+}
+
+async function assertNameFree(db: AnyDb, name: string, exceptId?: number) {
+  const [taken] = await db
+    .select({ id: workspaces.id })
+    .from(workspaces)
+    .where(and(sql`lower(${workspaces.name}) = ${name.toLowerCase()}`, exceptId === undefined ? undefined : ne(workspaces.id, exceptId)));
+  if (taken) throw duplicateName();
+}
+
+const duplicateName = () => fieldError("name", "A workspace with this name already exists.");
+
+/**
+ * The creator becomes the owner and an `admin` member, and the new workspace becomes their current
+ * one: all in the request's transaction.
+ */
+export async function createWorkspace(db: AnyDb, tenantId: number, userId: number, name: string) {
+  await assertNameFree(db, name);
+  const [adminRole] = await db.select({ id: roles.id }).from(roles).where(and(eq(roles.name, "admin"), eq(roles.isBuiltin, true)));
+  if (!adminRole) throw new Error(`tenant ${tenantId} has no built-in admin role`);
+  let workspace: typeof workspaces.$inferSelect;
+  try {
+    [workspace] = (await db.insert(workspaces).values({ tenantId, name, ownerId: userId }).returning()) as [typeof workspaces.$inferSelect];
+  } catch (error) {
+    if (isUniqueViolation(error)) throw duplicateName();
+    throw error;
+  }
+  await db.insert(workspaceMembers).values({ tenantId, workspaceId: workspace.id, userId, roleId: adminRole.id });
+  await db.update(users).set({ currentWorkspaceId: workspace.id, updatedAt: sql`now()` }).where(eq(users.id, userId));
+  return workspace;
+}
+
+/** Only the owner may change a workspace (404 when the caller cannot see it at all). */
+export async function updateWorkspace(db: AnyDb, viewer: Viewer, id: number, input: { name?: string }) {
+  const current = await findVisibleWorkspace(db, viewer, id);
+  if (current.ownerId !== viewer.userId) throw new AppError("forbidden", "Only the owner of the workspace can update it.");
+  if (input.name !== undefined) await assertNameFree(db, input.name, id);
+  try {
+    const [updated] = await db
+      .update(workspaces)
+      .set({ ...(input.name === undefined ? {} : { name: input.name }), updatedAt: sql`now()` })
+      .where(eq(workspaces.id, id))
+      .returning();
+    return updated!;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw duplicateName();
+    throw error;
+  }
+}
+
+export async function switchContext(db: AnyDb, viewer: Viewer, id: number) {
+  const workspace = await findVisibleWorkspace(db, viewer, id);
+  await db.update(users).set({ currentWorkspaceId: id, updatedAt: sql`now()` }).where(eq(users.id, viewer.userId));
+  return workspace;
+}
+
+/** Clears the current workspace when it is `id`; true when it did. */
+export async function clearContext(db: AnyDb, viewer: Viewer, id: number): Promise<boolean> {
+  const cleared = await db
+    .update(users)
+    .set({ currentWorkspaceId: null, updatedAt: sql`now()` })
+    .where(and(eq(users.id, viewer.userId), eq(users.currentWorkspaceId, id)))
+    .returning({ id: users.id });
+  if (cleared.length) return true;
+  await findVisibleWorkspace(db, viewer, id);
+  return false;
+}
