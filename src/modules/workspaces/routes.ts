@@ -145,7 +145,7 @@ const switchTo = defineRoute("authenticated", {
   path: `${V1}/workspace-context/{id}`,
   tags: ["Workspaces"],
   summary: "Make a workspace the caller's current workspace",
-  "x-access-note": "a workspace the caller belongs to (any, with view_all_locations)",
+  "x-access-note": "a workspace the caller can see",
   request: { params: IdParam },
   responses: { 200: jsonResponse("Current workspace set", WorkspaceContextResponse), ...commonErrors, ...errorResponses(404) },
 });
