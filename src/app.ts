@@ -17,6 +17,7 @@ import { membersRouter } from "./modules/members/routes";
 import { rolesRouter } from "./modules/roles/routes";
 import { workspacesRouter } from "./modules/workspaces/routes";
 import { productsRouter } from "./modules/products/routes";
+import { rncRouter } from "./modules/rnc/routes";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -75,6 +76,7 @@ export function createApp() {
   api.route("/", invitationsRouter);
   api.route("/", rolesRouter);
   api.route("/", productsRouter);
+  api.route("/", rncRouter);
   app.route("/", api);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });

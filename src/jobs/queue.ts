@@ -1,8 +1,14 @@
 import type { Env } from "../env";
 import { log } from "../lib/log";
+import { handleRncSyncBatch } from "./rnc-sync";
 
-/** Queue consumers: `outbox` (email and bot delivery) and `rnc-sync` (registry batches). */
-export async function handleQueue(batch: MessageBatch<unknown>, _env: Env): Promise<void> {
-  log.info("queue batch", { queue: batch.queue, messages: batch.messages.length });
-  batch.ackAll();
+/** Queue consumers, one function per queue: `outbox` (email and bot delivery) and `rnc-sync` (registry batches). */
+export async function handleQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  switch (batch.queue) {
+    case "rnc-sync":
+      return handleRncSyncBatch(batch, env);
+    default:
+      log.info("queue batch", { queue: batch.queue, messages: batch.messages.length });
+      batch.ackAll();
+  }
 }

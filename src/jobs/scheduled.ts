@@ -1,7 +1,10 @@
 import type { Env } from "../env";
 import { log } from "../lib/log";
+import { runWorkerRncSync } from "./rnc-sync";
 
-/** Cron: the weekly RNC sync. The sync itself lands with the RNC registry. */
-export async function handleScheduled(controller: ScheduledController, _env: Env): Promise<void> {
+/** Cron: the weekly RNC sync (`0 6 * * SUN`, wrangler.toml), the only trigger. */
+export async function handleScheduled(controller: ScheduledController, env: Env): Promise<void> {
   log.info("scheduled run", { cron: controller.cron, scheduledTime: controller.scheduledTime });
+  const result = await runWorkerRncSync(env);
+  log.info("rnc sync producer finished", { runId: result.runId, status: result.status, batches: result.batches, error: result.error });
 }

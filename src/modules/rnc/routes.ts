@@ -1,0 +1,45 @@
+import { notFound } from "../../http/errors";
+import { commonErrors, createRouter, defineRoute, errorResponses, jsonResponse, V1 } from "../../http/openapi";
+import { tenantDb } from "../../http/database";
+import { RncIdentificationParam, RncLookupResponse, RncSearchQuery, RncSearchResponse } from "./schemas";
+import { findRnc, normalizeIdentification, searchRnc, statusWarning } from "./service";
+import type { RegistryDb } from "./sync/runs";
+
+export const rncRouter = createRouter();
+
+const lookup = defineRoute(
+  { permission: "rnc:view" },
+  {
+    method: "get",
+    path: `${V1}/rnc/{identification}`,
+    tags: ["RNC"],
+    summary: "Look up a taxpayer in the DGII registry by RNC or cédula",
+    request: { params: RncIdentificationParam },
+    responses: { 200: jsonResponse("The taxpayer; `warning` when the status is not ACTIVO", RncLookupResponse), ...errorResponses(404), ...commonErrors },
+  },
+);
+
+rncRouter.openapi(lookup, async (c) => {
+  const identification = normalizeIdentification(c.req.valid("param").identification)!;
+  const record = await findRnc((await tenantDb(c)) as unknown as RegistryDb, identification);
+  if (!record) throw notFound("RNC");
+  const warning = statusWarning(record);
+  return c.json(warning ? { data: record, warning } : { data: record }, 200);
+});
+
+const search = defineRoute(
+  { permission: "rnc:view" },
+  {
+    method: "get",
+    path: `${V1}/rnc`,
+    tags: ["RNC"],
+    summary: "Search the DGII registry by identification, name or comercial name (at most 10)",
+    request: { query: RncSearchQuery },
+    responses: { 200: jsonResponse("Matching taxpayers, best first", RncSearchResponse), ...commonErrors },
+  },
+);
+
+rncRouter.openapi(search, async (c) => {
+  const records = await searchRnc((await tenantDb(c)) as unknown as RegistryDb, c.req.valid("query").search);
+  return c.json({ data: records.map((record) => { const warning = statusWarning(record); return warning ? { ...record, warning } : record; }) }, 200);
+});

@@ -1,0 +1,233 @@
+import { Unzip, UnzipInflate, type UnzipFile } from "fflate";
+
+/**
+ * Streaming reader of the DGII taxpayer file, shared by the Worker (cron) and Node (operator CLI,
+ * bench): bytes of the ZIP → fflate's streaming Unzip → Windows-1252 decoding → lines → records →
+ * batches. Nothing but the current chunk, the current line and the batch being filled is held.
+ */
+
+/** `[identification, name, comercial_name, status]`: the shape records travel in through the Queue. */
+export type RncTuple = [identification: string, name: string, comercialName: string, status: string];
+
+export interface Rejection {
+  line: number;
+  reason: string;
+}
+
+export interface ParseStats {
+  linesRead: number;
+  linesRejected: number;
+  /** The first few rejected lines and why. */
+  rejections: Rejection[];
+  recordsAccepted: number;
+}
+
+export class RegistryFileError extends Error {}
+
+/** The TXT inside the ZIP, matched case-insensitively and in any folder (DGII: `TMP/DGII_RNC.TXT`). */
+const TXT_NAME = /(^|\/)DGII_RNC\.TXT$/i;
+const COLUMNS = 11;
+const KEEP_REJECTIONS = 10;
+const ZIP_SIGNATURE = [0x50, 0x4b, 0x03, 0x04];
+
+/** Trimmed, inner whitespace (including NBSP and tabs) collapsed to one space. */
+export function clean(value: string): string {
+  return value.replace(/\s+/g, " ").trim();
+}
+
+/** Accent- and case-folded text, the form stored in `rnc_records.search` and matched by search terms. */
+export function foldForSearch(value: string): string {
+  return clean(value).normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+}
+
+/** One line of the file → a record or the reason it is rejected. Columns: DESIGN.md. */
+export function parseLine(line: string): { record: RncTuple } | { reason: string } {
+  const columns = line.split("|");
+  if (columns.length !== COLUMNS) return { reason: `expected ${COLUMNS} columns, found ${columns.length}` };
+  const identification = clean(columns[0]!);
+  if (!identification) return { reason: "empty identification" };
+  if (!/^\d+$/.test(identification)) return { reason: "identification is not all digits" };
+  if (identification.length > 20) return { reason: "identification longer than 20 digits" };
+  return { record: [identification, clean(columns[1]!), clean(columns[2]!), clean(columns[9]!).toUpperCase()] };
+}
+
+/** UTF-8 length of a string without allocating (what the Queue counts for a JSON message). */
+export function utf8Length(value: string): number {
+  let bytes = value.length;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code > 0x7f) bytes += code > 0x7ff ? 2 : 1;
+  }
+  return bytes;
+}
+
+/**
+ * Groups records into batches whose JSON encoding stays under `maxBytes` (Queue messages are
+ * limited to 128 KB). An identification repeated inside one batch keeps its last occurrence, so
+ * that one upsert statement never touches a row twice.
+ */
+export class Batcher {
+  private current = new Map<string, RncTuple>();
+  private bytes = 0;
+  readonly ready: RncTuple[][] = [];
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly maxRecords: number,
+  ) {}
+
+  add(record: RncTuple): void {
+    const size = utf8Length(JSON.stringify(record)) + 1;
+    if (this.current.size && (this.bytes + size > this.maxBytes || this.current.size >= this.maxRecords)) this.flush();
+    this.current.set(record[0], record);
+    this.bytes += size;
+  }
+
+  flush(): void {
+    if (!this.current.size) return;
+    this.ready.push([...this.current.values()]);
+    this.current = new Map();
+    this.bytes = 0;
+  }
+
+  take(): RncTuple[][] {
+    return this.ready.splice(0, this.ready.length);
+  }
+}
+
+export interface StreamOptions {
+  /** Called with each full batch, in order; awaited before more of the body is read. */
+  onBatch: (records: RncTuple[]) => Promise<void>;
+  maxBatchBytes?: number;
+  maxBatchRecords?: number;
+  /** Called after each chunk of the body has been processed (the bench samples memory here). */
+  onChunk?: (bytesRead: number) => void;
+}
+
+/** Default batch budget: JSON of the records ≤ 100 KB, leaving room for the envelope under 128 KB. */
+export const MAX_BATCH_BYTES = 100_000;
+export const MAX_BATCH_RECORDS = 2_000;
+
+/**
+ * Reads a DGII ZIP from `body` and hands its records to `onBatch` in batches. Throws
+ * RegistryFileError for a body that is not a ZIP, a corrupt or truncated ZIP, or a ZIP without the
+ * TXT; malformed lines are counted and skipped.
+ */
+export async function streamRegistryZip(body: ReadableStream<Uint8Array>, options: StreamOptions): Promise<ParseStats> {
+  const stats: ParseStats = { linesRead: 0, linesRejected: 0, rejections: [], recordsAccepted: 0 };
+  const batcher = new Batcher(options.maxBatchBytes ?? MAX_BATCH_BYTES, options.maxBatchRecords ?? MAX_BATCH_RECORDS);
+
+  let failure: Error | null = null;
+  let found: "no" | "reading" | "done" = "no";
+  let decoder: TextDecoder | null = null;
+  let pending = "";
+  let firstBytes = true;
+
+  const takeLine = (raw: string) => {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (!line.trim()) return;
+    stats.linesRead++;
+    const parsed = parseLine(line);
+    if ("reason" in parsed) {
+      stats.linesRejected++;
+      if (stats.rejections.length < KEEP_REJECTIONS) stats.rejections.push({ line: stats.linesRead, reason: parsed.reason });
+      return;
+    }
+    stats.recordsAccepted++;
+    batcher.add(parsed.record);
+  };
+
+  const takeText = (text: string) => {
+    const lines = (pending + text).split("\n");
+    pending = lines.pop()!;
+    for (const line of lines) takeLine(line);
+  };
+
+  const onFile = (file: UnzipFile) => {
+    if (found !== "no" || !TXT_NAME.test(file.name)) return;
+    found = "reading";
+    file.ondata = (error, chunk, final) => {
+      if (error) {
+        failure ??= new RegistryFileError(`corrupt ZIP: ${error.message}`);
+        return;
+      }
+      if (!decoder) {
+        // A UTF-8 byte-order mark declares UTF-8 (the decoder drops it); otherwise Windows-1252.
+        const utf8 = chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
+        decoder = new TextDecoder(utf8 ? "utf-8" : "windows-1252");
+      }
+      takeText(decoder.decode(chunk, { stream: !final }));
+      if (final) {
+        if (pending) takeLine(pending);
+        pending = "";
+        found = "done";
+      }
+    };
+    try {
+      file.start();
+    } catch (error) {
+      failure ??= new RegistryFileError(`cannot read ${file.name}: ${(error as Error).message}`);
+    }
+  };
+
+  const unzip = new Unzip(onFile);
+  unzip.register(UnzipInflate);
+
+  const push = (chunk: Uint8Array, final: boolean) => {
+    try {
+      unzip.push(chunk, final);
+    } catch (error) {
+      failure ??= new RegistryFileError(`corrupt ZIP: ${(error as Error).message}`);
+    }
+    if (failure) throw failure;
+  };
+
+  const drain = async () => {
+    for (const batch of batcher.take()) await options.onBatch(batch);
+  };
+
+  const reader = body.getReader();
+  let bytesRead = 0;
+  let head = new Uint8Array(0);
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch (error) {
+        throw new RegistryFileError(`download interrupted: ${(error as Error).message}`);
+      }
+      const { done, value } = next;
+      if (done) break;
+      if (!value?.length) continue;
+      bytesRead += value.length;
+      let chunk = value;
+      if (firstBytes) {
+        // Check the local-file-header signature before handing anything to the unzipper.
+        const joined = new Uint8Array(head.length + chunk.length);
+        joined.set(head);
+        joined.set(chunk, head.length);
+        if (joined.length < ZIP_SIGNATURE.length) {
+          head = joined;
+          continue;
+        }
+        if (!ZIP_SIGNATURE.every((byte, i) => joined[i] === byte)) throw new RegistryFileError("the download is not a ZIP file");
+        firstBytes = false;
+        chunk = joined;
+      }
+      push(chunk, false);
+      await drain();
+      options.onChunk?.(bytesRead);
+    }
+    if (firstBytes) throw new RegistryFileError("the download is not a ZIP file");
+    push(new Uint8Array(0), true);
+  } catch (error) {
+    await reader.cancel().catch(() => undefined);
+    throw error;
+  }
+  if (found === "no") throw new RegistryFileError("the ZIP holds no TMP/DGII_RNC.TXT");
+  if (found === "reading") throw new RegistryFileError("corrupt ZIP: TMP/DGII_RNC.TXT ends before its data does");
+  batcher.flush();
+  await drain();
+  return stats;
+}
