@@ -34,8 +34,8 @@ function contextQuery(userId: number, tokenId: string, workspaceId: number | nul
 ), target AS (
   SELECT CASE
     WHEN ${header} IS NOT NULL THEN ${header}
-    WHEN (SELECT current_workspace_id FROM usr) IN (SELECT workspace_id FROM memberships)
-      OR (SELECT permissions FROM all_locations) IS NOT NULL THEN (SELECT current_workspace_id FROM usr)
+    WHEN (SELECT current_workspace_id FROM usr) IS NOT NULL AND ((SELECT current_workspace_id FROM usr) IN (SELECT workspace_id FROM memberships)
+      OR (SELECT permissions FROM all_locations) IS NOT NULL) THEN (SELECT current_workspace_id FROM usr)
     ELSE (SELECT min(workspace_id) FROM memberships)
   END AS id
 )
