@@ -22,6 +22,8 @@ export default defineConfig({
                 UPSTASH_REDIS_REST_TOKEN: inject("upstashToken"),
                 TEST_DATABASE_KIND: inject("databaseKind"),
                 JWT_SECRET: TEST_JWT_SECRET,
+                // Every run has a fresh database whose ids restart at 1, but Redis is shared.
+                RATE_LIMIT_NAMESPACE: `test-${Date.now()}-${process.pid}`,
                 APP_URL: "https://app.sucursal.test",
               },
             },

@@ -22,7 +22,8 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   const database = await createTestDatabase();
   const relay = await startWsRelay();
-  const redisUp = await portAnswers("127.0.0.1", 6379);
+  // SUCURSAL_TEST_REDIS=off checks the path of a machine without Redis (in-memory limiter).
+  const redisUp = process.env.SUCURSAL_TEST_REDIS !== "off" && (await portAnswers("127.0.0.1", 6379));
   const upstash = redisUp ? await startUpstashRelay() : null;
   console.log(
     `[test setup] postgres: ${database.kind} (${database.tcpAddress}); redis: ${upstash ? "127.0.0.1:6379 via the Upstash relay" : "none, in-memory rate limiting"}`,

@@ -73,7 +73,7 @@ export async function startEmbedded(dataDir?: string, requestedPort?: number): P
   // Extensions the migrations create must be loaded into PGlite at creation (RNC search: pg_trgm).
   const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
   const db = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { pg_trgm } });
-  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port, maxConnections: 64 });
+  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port, maxConnections: 1000 });
   await server.start();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
@@ -95,7 +95,9 @@ export async function startEmbedded(dataDir?: string, requestedPort?: number): P
  */
 export async function createTestDatabase(): Promise<DatabaseTarget> {
   const given = process.env.DATABASE_URL;
-  const localAnswers = !given && (await portAnswers("127.0.0.1", 5432));
+  // SUCURSAL_TEST_DATABASE=embedded forces PGlite, to check the path of a machine without Postgres.
+  const forceEmbedded = process.env.SUCURSAL_TEST_DATABASE === "embedded";
+  const localAnswers = !given && !forceEmbedded && (await portAnswers("127.0.0.1", 5432));
   if (!given && !localAnswers) {
     const target = await startEmbedded();
     await runMigrations(target.ownerUrl);

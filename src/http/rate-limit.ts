@@ -44,7 +44,8 @@ let lastRedisWarning = 0;
 
 function limiterFor(env: Env, kind: "user" | "ip", max: number): Limiter {
   const url = env.UPSTASH_REDIS_REST_URL;
-  const cacheKey = `${kind}:${max}:${url ?? "memory"}`;
+  const namespace = env.RATE_LIMIT_NAMESPACE || "sucursal";
+  const cacheKey = `${namespace}:${kind}:${max}:${url ?? "memory"}`;
   let limiter = limiters.get(cacheKey);
   if (limiter) return limiter;
   if (url && env.UPSTASH_REDIS_REST_TOKEN) {
@@ -52,7 +53,7 @@ function limiterFor(env: Env, kind: "user" | "ip", max: number): Limiter {
     limiter = new Ratelimit({
       redis,
       limiter: Ratelimit.slidingWindow(max, "1 m"),
-      prefix: `sucursal:rl:${kind}`,
+      prefix: `${namespace}:rl:${kind}`,
       timeout: 1000,
       analytics: false,
     });

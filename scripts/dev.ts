@@ -1,0 +1,139 @@
+/**
+ * npm run dev: Postgres (DATABASE_URL, else embedded PGlite with data in .dev-data/), the local
+ * relays, migrations, the demo tenant, then `wrangler dev`; prints a curl to try. Ctrl-C stops all.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { eq } from "drizzle-orm";
+import * as schema from "../src/db/schema";
+import { issueAccessToken } from "../src/modules/auth/service";
+import { createTenant } from "../src/modules/tenants/service";
+import { type DatabaseTarget, freePort, portAnswers, ROOT, runMigrations, startEmbedded } from "./lib/database";
+import { DEV_DATA_DIR, DEV_STATE_FILE } from "./lib/local-database";
+import { localJwtSecret } from "./lib/secrets";
+import { inOwnerTransaction } from "./lib/tenants";
+import { startUpstashRelay, type UpstashRelay } from "./lib/upstash-relay";
+import { startWsRelay, type WsRelay } from "./lib/ws-relay";
+
+const PORT = Number(process.env.PORT ?? 8787);
+const DEMO = { subdomain: "demo", name: "Demo SRL", adminEmail: "admin@demo.do", adminPassword: "demo-password", adminName: "Demo Admin" };
+
+async function openDatabase(): Promise<DatabaseTarget> {
+  if (process.env.DATABASE_URL) {
+    const url = process.env.DATABASE_URL;
+    const parsed = new URL(url);
+    await runMigrations(url);
+    return { kind: "external", ownerUrl: url, appUrl: url, setRole: "sucursal_app", tcpAddress: `${parsed.hostname}:${parsed.port || 5432}`, stop: async () => undefined };
+  }
+  fs.mkdirSync(DEV_DATA_DIR, { recursive: true });
+  const target = await startEmbedded(DEV_DATA_DIR, await freePort());
+  fs.writeFileSync(DEV_STATE_FILE, JSON.stringify({ embeddedPort: Number(target.tcpAddress.split(":")[1]), pid: process.pid }));
+  await runMigrations(target.ownerUrl);
+  return target;
+}
+
+async function demoToken(ownerUrl: string, jwtSecret: string): Promise<string> {
+  return inOwnerTransaction(ownerUrl, async (db) => {
+    let [tenant] = await db.select().from(schema.tenants).where(eq(schema.tenants.subdomain, DEMO.subdomain));
+    let userId: number;
+    if (!tenant) {
+      const created = await createTenant(db, DEMO);
+      userId = created.user.id;
+      console.log(`Created the demo tenant "${DEMO.subdomain}" (admin ${DEMO.adminEmail} / ${DEMO.adminPassword}).`);
+    } else {
+      const [admin] = await db.select().from(schema.users).where(eq(schema.users.email, DEMO.adminEmail));
+      if (!admin) throw new Error("the demo tenant exists but its admin is missing");
+      userId = admin.id;
+    }
+    [tenant] = await db.select().from(schema.tenants).where(eq(schema.tenants.subdomain, DEMO.subdomain));
+    const { token } = await issueAccessToken(db, jwtSecret, { tenantId: tenant!.id, userId, name: "npm run dev" });
+    return token;
+  });
+}
+
+function devVars(values: Record<string, string | undefined>): string {
+  return Object.entries(values)
+    .filter(([, v]) => v !== undefined && v !== "")
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join("\n");
+}
+
+async function waitForHealth(child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error("wrangler dev exited");
+    try {
+      const res = await fetch(`http://127.0.0.1:${PORT}/health`);
+      if (res.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error("wrangler dev did not answer /health within 150 s");
+}
+
+async function main() {
+  const database = await openDatabase();
+  const wsRelay: WsRelay = await startWsRelay();
+  const upstash: UpstashRelay | null = (await portAnswers("127.0.0.1", 6379)) ? await startUpstashRelay() : null;
+  const jwtSecret = localJwtSecret();
+  const token = await demoToken(database.ownerUrl, jwtSecret);
+
+  fs.writeFileSync(
+    path.join(ROOT, ".dev.vars"),
+    devVars({
+      DATABASE_URL: database.appUrl,
+      DB_SET_ROLE: database.setRole,
+      DB_WS_PROXY: wsRelay.url,
+      JWT_SECRET: jwtSecret,
+      UPSTASH_REDIS_REST_URL: upstash?.url,
+      UPSTASH_REDIS_REST_TOKEN: upstash?.token,
+      APP_URL: `http://demo.localhost:${PORT}`,
+      APP_ENCRYPTION_KEY: process.env.APP_ENCRYPTION_KEY ?? randomBytes(32).toString("base64"),
+    }) + "\n",
+  );
+
+  const wrangler = spawn(path.join(ROOT, "node_modules", ".bin", "wrangler"), ["dev", "--port", String(PORT), "--ip", "127.0.0.1"], {
+    cwd: ROOT,
+    stdio: ["ignore", "inherit", "inherit"],
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      WRANGLER_HIDE_BANNER: "true",
+      XDG_CONFIG_HOME: path.join(ROOT, ".config"),
+    },
+  });
+
+  let stopping = false;
+  const stop = async (code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    wrangler.kill("SIGTERM");
+    await upstash?.close().catch(() => undefined);
+    await wsRelay.close().catch(() => undefined);
+    await database.stop().catch(() => undefined);
+    fs.rmSync(DEV_STATE_FILE, { force: true });
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void stop());
+  process.on("SIGTERM", () => void stop());
+  wrangler.on("exit", (code) => void stop(code ?? 0));
+
+  await waitForHealth(wrangler);
+  console.log(`
+Sucursal is running on http://127.0.0.1:${PORT} (database: ${database.kind}; rate limits: ${upstash ? "Redis" : "in memory"}).
+Try:
+
+  curl -s -H 'Host: demo.localhost:${PORT}' -H 'Authorization: Bearer ${token}' http://127.0.0.1:${PORT}/api/v1/me
+
+OpenAPI: http://127.0.0.1:${PORT}/api/v1/openapi.json (send Host: demo.localhost:${PORT}). Ctrl-C stops everything.
+`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,30 @@
+import { drizzle } from "drizzle-orm/node-postgres";
+import pg from "pg";
+import * as schema from "../../src/db/schema";
+import { issueAccessToken } from "../../src/modules/auth/service";
+import { type AnyDb, createTenant, type NewTenant } from "../../src/modules/tenants/service";
+
+/** Runs `work` in one owner transaction on `url`, with the Worker's own drizzle schema. */
+export async function inOwnerTransaction<T>(url: string, work: (db: AnyDb) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await work(drizzle(client, { schema }) as unknown as AnyDb);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createTenantWithToken(url: string, jwtSecret: string, input: NewTenant) {
+  return inOwnerTransaction(url, async (db) => {
+    const created = await createTenant(db, input);
+    const { token, expiresAt } = await issueAccessToken(db, jwtSecret, { tenantId: created.tenant.id, userId: created.user.id, name: "cli" });
+    return { ...created, token, expiresAt };
+  });
+}

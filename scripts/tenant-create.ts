@@ -1,0 +1,65 @@
+/**
+ * npm run tenant:create -- --subdomain acme --name "Acme SRL" --admin-email a@acme.do --admin-password … [--admin-name …] [--json]
+ */
+import { cliOptions } from "./lib/args";
+import { localJwtSecret } from "./lib/secrets";
+import { openOperatorDatabase } from "./lib/local-database";
+import { createTenantWithToken } from "./lib/tenants";
+import { TenantInputError } from "../src/modules/tenants/service";
+
+async function main(): Promise<number> {
+  let options;
+  try {
+    options = cliOptions({
+      subdomain: { type: "string" },
+      name: { type: "string" },
+      "admin-email": { type: "string" },
+      "admin-password": { type: "string" },
+      "admin-name": { type: "string" },
+      json: { type: "boolean" },
+    });
+  } catch (error) {
+    console.error((error as Error).message);
+    return 1;
+  }
+  const missing = ["subdomain", "name", "admin-email", "admin-password"].filter((k) => !options[k as keyof typeof options]);
+  if (missing.length) {
+    console.error(`Missing: ${missing.map((m) => `--${m}`).join(", ")}`);
+    console.error('Usage: npm run tenant:create -- --subdomain acme --name "Acme SRL" --admin-email a@acme.do --admin-password … [--json]');
+    return 1;
+  }
+  const database = await openOperatorDatabase();
+  try {
+    const created = await createTenantWithToken(database.ownerUrl, localJwtSecret(), {
+      subdomain: options.subdomain!,
+      name: options.name!,
+      adminEmail: options["admin-email"]!,
+      adminPassword: options["admin-password"]!,
+      adminName: options["admin-name"],
+    });
+    if (options.json) {
+      console.log(JSON.stringify({ tenant: created.tenant, user: created.user, workspace: created.workspace, token: created.token }));
+    } else {
+      console.log(`Tenant "${created.tenant.name}" created at subdomain ${created.tenant.subdomain} (id ${created.tenant.id}).`);
+      console.log(`Admin: ${created.user.email} (id ${created.user.id}); first workspace: ${created.workspace.name} (id ${created.workspace.id}).`);
+      console.log(`Token (expires ${created.expiresAt.toISOString()}):\n${created.token}`);
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof TenantInputError) {
+      console.error(error.message);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await database.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
