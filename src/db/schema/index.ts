@@ -1,3 +1,5 @@
 export * from "./tenancy";
 export * from "./catalog";
 export * from "./rnc";
+export * from "./inventory";
+export * from "./sales";

@@ -1,0 +1,195 @@
+import { sql } from "drizzle-orm";
+import { date, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt, tenantId, tenantIsolation, updatedAt } from "./common";
+import { bankAccounts, contacts, currencies, documentSubtypes, products, salesmen, taxes } from "./catalog";
+import { tenants, users, workspaces } from "./tenancy";
+
+const money = (name: string) => numeric(name, { precision: 14, scale: 2 });
+
+export const invoices = pgTable(
+  "invoices",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id),
+    contactId: integer("contact_id")
+      .notNull()
+      .references(() => contacts.id),
+    documentSubtypeId: integer("document_subtype_id")
+      .notNull()
+      .references(() => documentSubtypes.id),
+    documentNumber: text("document_number").notNull(),
+    issueDate: date("issue_date", { mode: "string" }).notNull(),
+    dueDate: date("due_date", { mode: "string" }),
+    status: text("status").notNull().default("pending_payment"),
+    subtotalAmount: money("subtotal_amount").notNull(),
+    discountAmount: money("discount_amount").notNull(),
+    taxAmount: money("tax_amount").notNull(),
+    totalAmount: money("total_amount").notNull(),
+    amountPaid: money("amount_paid").notNull().default("0"),
+    currencyId: integer("currency_id").references(() => currencies.id),
+    paymentTerm: text("payment_term"),
+    notes: text("notes"),
+    quotationId: integer("quotation_id"),
+    createdBy: integer("created_by").references(() => users.id),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    // An NCF is issued once per tenant, whatever happens to the invoice afterwards.
+    uniqueIndex("invoices_tenant_document_number_key").on(t.tenantId, t.documentNumber),
+    index("invoices_workspace_issue_date_idx").on(t.workspaceId, t.issueDate),
+    index("invoices_workspace_status_idx").on(t.workspaceId, t.status, t.issueDate),
+    index("invoices_contact_idx").on(t.contactId),
+    tenantIsolation("invoices"),
+  ],
+);
+
+/** Line items of invoices and quotations share one shape; `discount` is a percentage. */
+const lineColumns = () => ({
+  id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+  tenantId: tenantId().references(() => tenants.id),
+  position: integer("position").notNull(),
+  productId: integer("product_id")
+    .notNull()
+    .references(() => products.id),
+  description: text("description").notNull(),
+  quantity: money("quantity").notNull(),
+  unitPrice: money("unit_price").notNull(),
+  discount: numeric("discount", { precision: 5, scale: 2 }).notNull().default("0"),
+  discountAmount: money("discount_amount").notNull(),
+  subtotal: money("subtotal").notNull(),
+  taxAmount: money("tax_amount").notNull(),
+  total: money("total").notNull(),
+  /** The taxes applied, as they were at the time: [{id, name, type, rate, amount}]. */
+  taxes: jsonb("taxes").notNull().default(sql`'[]'::jsonb`),
+});
+
+export const invoiceItems = pgTable(
+  "invoice_items",
+  {
+    ...lineColumns(),
+    invoiceId: integer("invoice_id")
+      .notNull()
+      .references(() => invoices.id, { onDelete: "cascade" }),
+  },
+  (t) => [index("invoice_items_invoice_idx").on(t.invoiceId), index("invoice_items_product_idx").on(t.productId), tenantIsolation("invoice_items")],
+);
+
+/** Which taxes lines use, for "tax in use" checks (the line's jsonb keeps the snapshot). */
+export const invoiceItemTaxes = pgTable(
+  "invoice_item_taxes",
+  {
+    tenantId: tenantId().references(() => tenants.id),
+    invoiceItemId: integer("invoice_item_id")
+      .notNull()
+      .references(() => invoiceItems.id, { onDelete: "cascade" }),
+    taxId: integer("tax_id")
+      .notNull()
+      .references(() => taxes.id),
+  },
+  (t) => [primaryKey({ columns: [t.invoiceItemId, t.taxId] }), index("invoice_item_taxes_tax_idx").on(t.taxId), tenantIsolation("invoice_item_taxes")],
+);
+
+export const invoicePayments = pgTable(
+  "invoice_payments",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    invoiceId: integer("invoice_id")
+      .notNull()
+      .references(() => invoices.id, { onDelete: "cascade" }),
+    amount: money("amount").notNull(),
+    paymentDate: date("payment_date", { mode: "string" }).notNull(),
+    paymentMethod: text("payment_method").notNull(),
+    bankAccountId: integer("bank_account_id").references(() => bankAccounts.id),
+    createdBy: integer("created_by").references(() => users.id),
+    createdAt: createdAt(),
+  },
+  (t) => [index("invoice_payments_invoice_idx").on(t.invoiceId), tenantIsolation("invoice_payments")],
+);
+
+export const invoiceSalesmen = pgTable(
+  "invoice_salesmen",
+  {
+    tenantId: tenantId().references(() => tenants.id),
+    invoiceId: integer("invoice_id")
+      .notNull()
+      .references(() => invoices.id, { onDelete: "cascade" }),
+    salesmanId: integer("salesman_id")
+      .notNull()
+      .references(() => salesmen.id),
+  },
+  (t) => [primaryKey({ columns: [t.invoiceId, t.salesmanId] }), index("invoice_salesmen_salesman_idx").on(t.salesmanId), tenantIsolation("invoice_salesmen")],
+);
+
+export const quotations = pgTable(
+  "quotations",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id),
+    contactId: integer("contact_id")
+      .notNull()
+      .references(() => contacts.id),
+    documentSubtypeId: integer("document_subtype_id")
+      .notNull()
+      .references(() => documentSubtypes.id),
+    documentNumber: text("document_number").notNull(),
+    issueDate: date("issue_date", { mode: "string" }).notNull(),
+    dueDate: date("due_date", { mode: "string" }),
+    status: text("status").notNull().default("draft"),
+    subtotalAmount: money("subtotal_amount").notNull(),
+    discountAmount: money("discount_amount").notNull(),
+    taxAmount: money("tax_amount").notNull(),
+    totalAmount: money("total_amount").notNull(),
+    currencyId: integer("currency_id").references(() => currencies.id),
+    notes: text("notes"),
+    invoiceId: integer("invoice_id").references(() => invoices.id),
+    createdBy: integer("created_by").references(() => users.id),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("quotations_tenant_document_number_key").on(t.tenantId, t.documentNumber),
+    index("quotations_workspace_issue_date_idx").on(t.workspaceId, t.issueDate),
+    index("quotations_contact_idx").on(t.contactId),
+    tenantIsolation("quotations"),
+  ],
+);
+
+export const quotationItems = pgTable(
+  "quotation_items",
+  {
+    ...lineColumns(),
+    quotationId: integer("quotation_id")
+      .notNull()
+      .references(() => quotations.id, { onDelete: "cascade" }),
+  },
+  (t) => [index("quotation_items_quotation_idx").on(t.quotationId), index("quotation_items_product_idx").on(t.productId), tenantIsolation("quotation_items")],
+);
+
+/**
+ * Idempotency-Key records: the first request's status and body, replayed for 24 h to a retry with
+ * the same key and body. Written in the transaction of the work it protects.
+ */
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    tenantId: tenantId().references(() => tenants.id),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    scope: text("scope").notNull(),
+    requestHash: text("request_hash").notNull(),
+    responseStatus: integer("response_status"),
+    responseBody: jsonb("response_body"),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.userId, t.scope, t.key] }), index("idempotency_keys_created_idx").on(t.createdAt), tenantIsolation("idempotency_keys")],
+);
