@@ -4,6 +4,7 @@ import type { AppEnv } from "../../http/context";
 import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
+import { requireWorkspace } from "../../http/workspace";
 import { timestamp } from "../../lib/format";
 import { MessageResponse } from "../auth/schemas";
 import {
@@ -74,6 +75,8 @@ const create = defineRoute(
     path: `${V1}/workspaces`,
     tags: ["Workspaces"],
     summary: "Create a workspace: the caller becomes its owner and an admin member, and switches to it",
+    description: "Because the creator becomes admin there, the caller must hold every permission of the admin role.",
+    "x-access-note": "and every permission of the admin role",
     request: jsonBody(CreateWorkspaceBody),
     responses: { 201: jsonResponse("Workspace created", WorkspaceCreatedResponse), ...commonErrors },
   },
@@ -81,7 +84,7 @@ const create = defineRoute(
 
 workspacesRouter.openapi(create, async (c) => {
   const { name } = c.req.valid("json");
-  const workspace = await createWorkspace(await tenantDb(c), c.get("tenant").id, requireAuth(c).userId, name);
+  const workspace = await createWorkspace(await tenantDb(c), c.get("tenant").id, { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, name);
   return c.json(
     {
       data: { id: workspace.id, name: workspace.name, owner_id: workspace.ownerId, created_at: timestamp(workspace.createdAt)! },

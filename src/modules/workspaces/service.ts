@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, ne, sql, type SQL } from "drizzle-orm";
 import * as schema from "../../db/schema";
+import type { WorkspaceContext } from "../../http/context";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import { isUniqueViolation } from "../roles/service";
 import type { AnyDb } from "../tenants/service";
@@ -88,10 +89,23 @@ const duplicateName = () => fieldError("name", "A workspace with this name alrea
  * The creator becomes the owner and an `admin` member, and the new workspace becomes their current
  * one: all in the request's transaction.
  */
-export async function createWorkspace(db: AnyDb, tenantId: number, userId: number, name: string) {
-  await assertNameFree(db, name);
-  const [adminRole] = await db.select({ id: roles.id }).from(roles).where(and(eq(roles.name, "admin"), eq(roles.isBuiltin, true)));
+export async function createWorkspace(db: AnyDb, tenantId: number, caller: { userId: number; workspace: WorkspaceContext }, name: string) {
+  const userId = caller.userId;
+  const [adminRole] = await db
+    .select({ id: roles.id, permissions: roles.permissions })
+    .from(roles)
+    .where(and(eq(roles.name, "admin"), eq(roles.isBuiltin, true)));
   if (!adminRole) throw new Error(`tenant ${tenantId} has no built-in admin role`);
+  // The creator becomes admin there, and admin's view_all_locations reaches every workspace with
+  // admin's permissions: so creating one is reserved to whoever already holds all of them.
+  const missing = adminRole.permissions.filter((p) => !caller.workspace.permissions.has(p));
+  if (missing.length) {
+    throw new AppError(
+      "forbidden",
+      `Creating a workspace makes you its admin, so it requires every permission of the admin role; you lack ${missing.sort().join(", ")}.`,
+    );
+  }
+  await assertNameFree(db, name);
   let workspace: typeof workspaces.$inferSelect;
   try {
     [workspace] = (await db.insert(workspaces).values({ tenantId, name, ownerId: userId }).returning()) as [typeof workspaces.$inferSelect];
