@@ -1,0 +1,54 @@
+import { z } from "@hono/zod-openapi";
+import { moneyInput } from "../../lib/decimal";
+import { IDENTIFICATION_TYPES } from "../../lib/identification";
+import { nullableText } from "../products/shared";
+
+export const CONTACT_TYPES = ["customer", "supplier", "both"] as const;
+
+const fields = {
+  name: z.string().trim().min(1).max(255),
+  contact_type: z.enum(CONTACT_TYPES).optional(),
+  identification_type: z.enum(IDENTIFICATION_TYPES).nullable().optional(),
+  identification: z
+    .string()
+    .max(40)
+    .nullable()
+    .optional()
+    .openapi({ description: "RNC (9 digits) or cédula (11 digits); spaces and dashes are accepted and removed", example: "1-31-24679-6" }),
+  email: z.string().trim().max(254).email().nullable().optional(),
+  phone: nullableText(50),
+  address: nullableText(1000),
+  notes: nullableText(5000),
+  credit_limit: moneyInput().nullable().optional(),
+  workspace_id: z
+    .number()
+    .int()
+    .positive()
+    .max(2_147_483_647)
+    .nullable()
+    .optional()
+    .openapi({ description: "Default: the request's workspace; null shares the contact with every workspace" }),
+};
+
+export const CreateContactBody = z.object(fields).openapi("CreateContactRequest");
+export const UpdateContactBody = z.object({ ...fields, name: fields.name.optional() }).openapi("UpdateContactRequest");
+export type CreateContactInput = z.output<typeof CreateContactBody>;
+export type UpdateContactInput = z.output<typeof UpdateContactBody>;
+
+export const Contact = z
+  .object({
+    id: z.number(),
+    workspace_id: z.number().nullable(),
+    name: z.string(),
+    contact_type: z.enum(CONTACT_TYPES),
+    identification_type: z.enum(IDENTIFICATION_TYPES).nullable(),
+    identification: z.string().nullable(),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    address: z.string().nullable(),
+    notes: z.string().nullable(),
+    credit_limit: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Contact");

@@ -1,0 +1,184 @@
+import { and, eq, ilike, inArray, isNull, ne, or, sql } from "drizzle-orm";
+import * as schema from "../../db/schema";
+import { AppError, fieldError, notFound } from "../../http/errors";
+import type { ListQuery } from "../../http/pagination";
+import { decimal2, timestamp } from "../../lib/format";
+import { compactIdentification, type IdentificationType, normalizeIdentification } from "../../lib/identification";
+import {
+  assertAssignableWorkspace,
+  countWhere,
+  likePattern,
+  listWorkspaceCondition,
+  orderBy,
+  type CatalogScope,
+  visibleByIdCondition,
+} from "../products/shared";
+import type { AnyDb } from "../tenants/service";
+import type { CONTACT_TYPES, CreateContactInput, UpdateContactInput } from "./schemas";
+
+const ct = schema.contacts;
+type ContactRow = typeof ct.$inferSelect;
+
+/*
+ * The response's `taxpayer {name, comercial_name, status}` (from the DGII RNC registry, issue 9)
+ * is not wired yet: the registry table is being built. It belongs in serializeContact, looked up
+ * by identification for rnc/cedula contacts.
+ */
+export function serializeContact(row: ContactRow) {
+  return {
+    id: row.id,
+    workspace_id: row.workspaceId,
+    name: row.name,
+    contact_type: row.contactType as (typeof CONTACT_TYPES)[number],
+    identification_type: row.identificationType as IdentificationType | null,
+    identification: row.identification,
+    email: row.email,
+    phone: row.phone,
+    address: row.address,
+    notes: row.notes,
+    credit_limit: decimal2(row.creditLimit),
+    created_at: timestamp(row.createdAt)!,
+    updated_at: timestamp(row.updatedAt)!,
+  };
+}
+
+export type ContactFilter = "search" | "contact_type" | "identification_type" | "identification" | "workspace_id";
+export type ContactSort = "id" | "name" | "created_at";
+
+export async function listContacts(db: AnyDb, scope: CatalogScope, query: ListQuery<ContactFilter, ContactSort>) {
+  const f = query.filters;
+  const search = f.search ? likePattern(f.search) : null;
+  const where = and(
+    eq(ct.tenantId, scope.tenantId),
+    listWorkspaceCondition(ct.workspaceId, scope, f.workspace_id),
+    search
+      ? or(ilike(ct.name, search), ilike(ct.email, search), ilike(ct.identification, likePattern(compactIdentification(f.search!))))
+      : undefined,
+    // A contact of type `both` is a customer and a supplier.
+    f.contact_type ? (f.contact_type === "both" ? eq(ct.contactType, "both") : inArray(ct.contactType, [f.contact_type, "both"])) : undefined,
+    f.identification_type ? eq(ct.identificationType, f.identification_type) : undefined,
+    f.identification ? eq(ct.identification, compactIdentification(f.identification).toUpperCase()) : undefined,
+  );
+  const column = { id: ct.id, name: ct.name, created_at: ct.createdAt }[query.sort.field];
+  const rows = await db
+    .select({ row: ct, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .from(ct)
+    .where(where)
+    .orderBy(orderBy(column, ct.id, query.sort.descending))
+    .limit(query.perPage)
+    .offset((query.page - 1) * query.perPage);
+  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, ct, where) : 0) };
+}
+
+export async function getContact(db: AnyDb, scope: CatalogScope, id: number, lock = false): Promise<ContactRow> {
+  const q = db
+    .select()
+    .from(ct)
+    .where(and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id), visibleByIdCondition(ct.workspaceId, scope)));
+  const [row] = lock ? await q.for("update") : await q;
+  if (!row) throw notFound("Contact");
+  return row;
+}
+
+/** Type and number together: validated (check digits, exception lists) and stored as digits. */
+function identificationOf(type: IdentificationType | null, raw: string | null): { type: IdentificationType | null; value: string | null } {
+  const value = raw === null || raw.trim() === "" ? null : raw;
+  if (value === null && type === null) return { type: null, value: null };
+  if (value === null) throw fieldError("identification", `The identification is required when identification_type is ${type}.`);
+  if (type === null) throw fieldError("identification_type", "The identification_type (rnc, cedula or passport) is required with an identification.");
+  const result = normalizeIdentification(type, value);
+  if (!result.ok) throw fieldError("identification", result.message);
+  return { type, value: result.value };
+}
+
+/**
+ * No two contacts with the same identification may be visible in the same workspace: a contact of
+ * workspace W clashes with W's and shared contacts; a shared contact clashes with every contact.
+ * An advisory lock on (tenant, number) serializes concurrent creations of the same number.
+ */
+async function assertUniqueIdentification(db: AnyDb, tenantId: number, identification: string, workspaceId: number | null, exceptId?: number) {
+  await db.execute(sql`SELECT pg_advisory_xact_lock(${tenantId}::integer, hashtext(${`contact-identification:${identification}`}))`);
+  const [clash] = await db
+    .select({ id: ct.id, name: ct.name })
+    .from(ct)
+    .where(
+      and(
+        eq(ct.tenantId, tenantId),
+        eq(ct.identification, identification),
+        exceptId === undefined ? undefined : ne(ct.id, exceptId),
+        workspaceId === null ? undefined : or(isNull(ct.workspaceId), eq(ct.workspaceId, workspaceId)),
+      ),
+    )
+    .limit(1);
+  if (clash) throw fieldError("identification", `Another contact with this identification is visible in this workspace (contact ${clash.id}, ${clash.name}).`);
+}
+
+export async function createContact(db: AnyDb, scope: CatalogScope, input: CreateContactInput): Promise<ContactRow> {
+  const workspaceId = input.workspace_id === undefined ? scope.workspaceId : input.workspace_id;
+  await assertAssignableWorkspace(db, scope, workspaceId);
+  const identification = identificationOf(input.identification_type ?? null, input.identification ?? null);
+  if (identification.value) await assertUniqueIdentification(db, scope.tenantId, identification.value, workspaceId);
+  const [row] = await db
+    .insert(ct)
+    .values({
+      tenantId: scope.tenantId,
+      workspaceId,
+      name: input.name,
+      contactType: input.contact_type ?? "customer",
+      identificationType: identification.type,
+      identification: identification.value,
+      email: input.email ?? null,
+      phone: input.phone ?? null,
+      address: input.address ?? null,
+      notes: input.notes ?? null,
+      creditLimit: input.credit_limit ?? null,
+    })
+    .returning();
+  return row!;
+}
+
+export async function updateContact(db: AnyDb, scope: CatalogScope, id: number, input: UpdateContactInput): Promise<ContactRow> {
+  const current = await getContact(db, scope, id, true);
+  if (input.workspace_id !== undefined) await assertAssignableWorkspace(db, scope, input.workspace_id);
+  const workspaceId = input.workspace_id === undefined ? current.workspaceId : input.workspace_id;
+  const identification = identificationOf(
+    input.identification_type === undefined ? (current.identificationType as IdentificationType | null) : input.identification_type,
+    input.identification === undefined ? current.identification : input.identification,
+  );
+  if (identification.value && (identification.value !== current.identification || workspaceId !== current.workspaceId)) {
+    await assertUniqueIdentification(db, scope.tenantId, identification.value, workspaceId, id);
+  }
+  const [row] = await db
+    .update(ct)
+    .set({
+      workspaceId,
+      name: input.name,
+      contactType: input.contact_type,
+      identificationType: identification.type,
+      identification: identification.value,
+      email: input.email,
+      phone: input.phone,
+      address: input.address,
+      notes: input.notes,
+      creditLimit: input.credit_limit,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id)))
+    .returning();
+  return row!;
+}
+
+/**
+ * HOOK(invoices, quotations): why a contact cannot be deleted because documents were issued to
+ * them. Returns a reason or null; invoices and quotations do not exist yet.
+ */
+export async function contactDocumentReferences(_db: AnyDb, _tenantId: number, _contactId: number): Promise<string | null> {
+  return null;
+}
+
+export async function deleteContact(db: AnyDb, scope: CatalogScope, id: number): Promise<void> {
+  await getContact(db, scope, id, true);
+  const reason = await contactDocumentReferences(db, scope.tenantId, id);
+  if (reason) throw new AppError("in_use", `This contact cannot be deleted: ${reason}.`);
+  await db.delete(ct).where(and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id)));
+}

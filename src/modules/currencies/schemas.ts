@@ -1,0 +1,58 @@
+import { z } from "@hono/zod-openapi";
+import { decimalInput } from "../../lib/decimal";
+
+let isoCodes: ReadonlySet<string> | null | undefined;
+/** ISO 4217 codes known to the runtime's ICU (workerd and Node both have them); null when unavailable. */
+function knownCurrencyCodes(): ReadonlySet<string> | null {
+  if (isoCodes === undefined) {
+    try {
+      const supported = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.("currency");
+      isoCodes = supported?.length ? new Set(supported) : null;
+    } catch {
+      isoCodes = null;
+    }
+  }
+  return isoCodes;
+}
+
+export const CurrencyCode = z
+  .string()
+  .trim()
+  .transform((v) => v.toUpperCase())
+  .refine((v) => /^[A-Z]{3}$/.test(v), "An ISO 4217 code has three letters.")
+  .refine((v) => !/^[A-Z]{3}$/.test(v) || (knownCurrencyCodes()?.has(v) ?? true), "Not an ISO 4217 currency code.")
+  .openapi({ type: "string", example: "USD" });
+
+const ExchangeRate = decimalInput({ positive: true, scale: 6, max: "999999999999.999999" }).openapi({
+  type: "string",
+  example: "58.750000",
+  description: "Units of the default currency per unit of this one; up to 6 decimals",
+});
+
+const fields = {
+  code: CurrencyCode,
+  name: z.string().trim().min(1).max(100),
+  symbol: z.string().trim().min(1).max(10),
+  exchange_rate: ExchangeRate.optional(),
+  is_default: z.boolean().optional(),
+};
+
+export const CreateCurrencyBody = z.object(fields).openapi("CreateCurrencyRequest");
+export const UpdateCurrencyBody = z
+  .object({ code: fields.code.optional(), name: fields.name.optional(), symbol: fields.symbol.optional(), exchange_rate: fields.exchange_rate, is_default: fields.is_default })
+  .openapi("UpdateCurrencyRequest");
+export type CreateCurrencyInput = z.output<typeof CreateCurrencyBody>;
+export type UpdateCurrencyInput = z.output<typeof UpdateCurrencyBody>;
+
+export const Currency = z
+  .object({
+    id: z.number(),
+    code: z.string(),
+    name: z.string(),
+    symbol: z.string(),
+    exchange_rate: z.string().openapi({ example: "58.75", description: "At least 2 decimals, up to 6" }),
+    is_default: z.boolean(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Currency");

@@ -1,0 +1,178 @@
+import { z } from "@hono/zod-openapi";
+import { tenantDb } from "../../http/database";
+import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { listQuerySchema, paginate, paginated } from "../../http/pagination";
+import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../products/shared";
+import {
+  CreateDocumentSubtypeBody,
+  DOCUMENT_TYPES,
+  DocumentSubtype,
+  PreferredSubtype,
+  PreferredSubtypeBody,
+  UpdateDocumentSubtypeBody,
+  ValidateNcfBody,
+  ValidateNcfResponse,
+} from "./schemas";
+import {
+  createSubtype,
+  deleteSubtype,
+  getSubtype,
+  listPreferredSubtypes,
+  listSubtypes,
+  serializeSubtype,
+  setPreferredSubtype,
+  updateSubtype,
+  validateNcf,
+} from "./service";
+import { requireAuth } from "../../http/auth";
+import { requireWorkspace } from "../../http/workspace";
+
+export const documentSubtypesRouter = createRouter();
+const tags = ["Document subtypes"];
+
+const SubtypeListQuery = listQuerySchema({
+  filters: {
+    search: z.string().trim().min(1).max(100).optional(),
+    type: z.enum(DOCUMENT_TYPES).optional(),
+    prefix: z.string().trim().min(1).max(10).optional(),
+    is_active: BooleanFilter,
+    is_default: BooleanFilter,
+  },
+  sorts: ["id", "name", "prefix", "valid_until", "created_at"] as const,
+  defaultSort: "id",
+});
+
+const list = defineRoute({ permission: "document_subtypes:view" }, {
+  method: "get",
+  path: `${V1}/document-subtypes`,
+  tags,
+  summary: "List document subtypes (NCF sequences)",
+  request: { query: SubtypeListQuery },
+  responses: { 200: jsonResponse("Document subtypes", paginated(DocumentSubtype)), ...commonErrors },
+});
+documentSubtypesRouter.openapi(list, async (c) => {
+  const query = c.req.valid("query");
+  const { rows, total } = await listSubtypes(await tenantDb(c), c.get("tenant").id, query);
+  return c.json(paginate(c, query, total, rows.map(serializeSubtype)), 200);
+});
+
+const get = defineRoute({ permission: "document_subtypes:view" }, {
+  method: "get",
+  path: `${V1}/document-subtypes/{id}`,
+  tags,
+  summary: "Get a document subtype",
+  request: { params: IdParam },
+  responses: { 200: jsonResponse("The document subtype", dataOnly(DocumentSubtype)), ...errorResponses(404), ...commonErrors },
+});
+documentSubtypesRouter.openapi(get, async (c) => {
+  const row = await getSubtype(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
+  return c.json({ data: serializeSubtype(row) }, 200);
+});
+
+const create = defineRoute({ permission: "document_subtypes:create" }, {
+  method: "post",
+  path: `${V1}/document-subtypes`,
+  tags,
+  summary: "Create a document subtype",
+  request: jsonBody(CreateDocumentSubtypeBody),
+  responses: { 201: jsonResponse("Created", dataWithMessage(DocumentSubtype)), ...commonErrors },
+});
+documentSubtypesRouter.openapi(create, async (c) => {
+  const row = await createSubtype(await tenantDb(c), c.get("tenant").id, c.req.valid("json"));
+  return c.json({ data: serializeSubtype(row), message: "Document subtype created." }, 201);
+});
+
+const update = defineRoute({ permission: "document_subtypes:edit" }, {
+  method: "patch",
+  path: `${V1}/document-subtypes/{id}`,
+  tags,
+  summary: "Update a document subtype (only the fields given; next_number is read-only)",
+  request: { params: IdParam, ...jsonBody(UpdateDocumentSubtypeBody) },
+  responses: { 200: jsonResponse("Updated", dataWithMessage(DocumentSubtype)), ...errorResponses(404), ...commonErrors },
+});
+documentSubtypesRouter.openapi(update, async (c) => {
+  const row = await updateSubtype(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
+  return c.json({ data: serializeSubtype(row), message: "Document subtype updated." }, 200);
+});
+
+const remove = defineRoute({ permission: "document_subtypes:delete" }, {
+  method: "delete",
+  path: `${V1}/document-subtypes/{id}`,
+  tags,
+  summary: "Delete a document subtype (409 in_use when it is a default, a workspace preference, or numbered documents)",
+  request: { params: IdParam },
+  responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
+});
+documentSubtypesRouter.openapi(remove, async (c) => {
+  await deleteSubtype(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
+  return c.json({ message: "Document subtype deleted." }, 200);
+});
+
+const WorkspaceIdParam = z.object({
+  id: z.coerce.number().int().positive().max(2_147_483_647).openapi({ param: { name: "id", in: "path" }, example: 1 }),
+});
+
+const setPreferred = defineRoute({ permission: "workspaces:edit" }, {
+  method: "put",
+  path: `${V1}/workspaces/{id}/preferred-document-subtype`,
+  tags: ["Workspaces"],
+  summary: "Set (or clear with null) the workspace's preferred document subtype for a document type; workspace owner only",
+  request: { params: WorkspaceIdParam, ...jsonBody(PreferredSubtypeBody) },
+  responses: { 200: jsonResponse("Preference saved", dataWithMessage(PreferredSubtype)), ...errorResponses(404), ...commonErrors },
+});
+documentSubtypesRouter.openapi(setPreferred, async (c) => {
+  const { id } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const subtype = await setPreferredSubtype(await tenantDb(c), c.get("tenant").id, requireAuth(c).userId, id, body.type, body.document_subtype_id);
+  return c.json(
+    {
+      data: {
+        workspace_id: id,
+        type: body.type,
+        document_subtype_id: subtype?.id ?? null,
+        document_subtype: subtype ? { id: subtype.id, name: subtype.name, prefix: subtype.prefix } : null,
+      },
+      message: subtype ? "Preferred document subtype updated." : "Preferred document subtype cleared.",
+    },
+    200,
+  );
+});
+
+const listPreferred = defineRoute({ permission: "workspaces:view" }, {
+  method: "get",
+  path: `${V1}/workspaces/{id}/preferred-document-subtypes`,
+  tags: ["Workspaces"],
+  summary: "The workspace's preferred document subtypes, one per document type that has one",
+  request: { params: WorkspaceIdParam },
+  responses: { 200: jsonResponse("Preferences", dataOnly(z.array(PreferredSubtype))), ...errorResponses(404), ...commonErrors },
+});
+documentSubtypesRouter.openapi(listPreferred, async (c) => {
+  const { id } = c.req.valid("param");
+  const workspace = requireWorkspace(c);
+  const rows = await listPreferredSubtypes(await tenantDb(c), c.get("tenant").id, requireAuth(c).userId, workspace.viewAllLocations, id);
+  return c.json(
+    {
+      data: rows.map((r) => ({
+        workspace_id: id,
+        type: r.type as (typeof DOCUMENT_TYPES)[number],
+        document_subtype_id: r.id,
+        document_subtype: { id: r.id, name: r.name, prefix: r.prefix },
+      })),
+    },
+    200,
+  );
+});
+
+const validate = defineRoute({ permission: "invoices:create" }, {
+  method: "post",
+  path: `${V1}/invoices/validate-ncf`,
+  tags: ["Invoices"],
+  summary: "Check an NCF against a document subtype: format, prefix, range, expiry, not already used",
+  request: jsonBody(ValidateNcfBody),
+  responses: { 200: jsonResponse("The verdict (top-level, no data wrapper)", ValidateNcfResponse), ...commonErrors },
+});
+documentSubtypesRouter.openapi(validate, async (c) => {
+  const body = c.req.valid("json");
+  const result = await validateNcf(await tenantDb(c), c.get("tenant").id, body.ncf, body.document_subtype_id);
+  return c.json(result, 200);
+});

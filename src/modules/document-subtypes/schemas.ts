@@ -1,0 +1,101 @@
+import { z } from "@hono/zod-openapi";
+
+export const DOCUMENT_TYPES = ["invoice", "quotation", "credit_note"] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+
+const sequence = z.number().int().min(1).max(9_999_999_999);
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "Must be a date YYYY-MM-DD.")
+  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), "Must be a valid date.")
+  .openapi({ type: "string", format: "date", example: "2027-12-31" });
+
+export const CreateDocumentSubtypeBody = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    type: z.enum(DOCUMENT_TYPES),
+    prefix: z
+      .string()
+      .trim()
+      .min(1)
+      .max(10)
+      .transform((v) => v.toUpperCase())
+      .openapi({ type: "string", example: "B01", description: "Invoices: B01-B04, B11-B17, E31-E34, E41, E43-E47; credit notes: B04 or E34; quotations: free" }),
+    start_number: sequence.optional().openapi({ description: "Default 1" }),
+    end_number: sequence,
+    next_number: sequence.optional().openapi({ description: "Default start_number; read-only after creation" }),
+    valid_until: isoDate.nullable().optional().openapi({ description: "Required for invoices and credit notes" }),
+    is_default: z.boolean().optional(),
+    is_active: z.boolean().optional(),
+    is_electronic: z.boolean().optional().openapi({ description: "Follows the prefix: true exactly for E-series (e-CF)" }),
+  })
+  .openapi("CreateDocumentSubtypeRequest");
+
+export const UpdateDocumentSubtypeBody = z
+  .object({
+    name: z.string().trim().min(1).max(100).optional(),
+    type: z.enum(DOCUMENT_TYPES).optional().openapi({ description: "Cannot change" }),
+    prefix: CreateDocumentSubtypeBody.shape.prefix.optional().openapi({ type: "string", description: "Only while no number was issued" }),
+    start_number: sequence.optional(),
+    end_number: sequence.optional(),
+    next_number: z.number().optional().openapi({ description: "Read-only: only the current value is accepted" }),
+    valid_until: isoDate.nullable().optional(),
+    is_default: z.boolean().optional(),
+    is_active: z.boolean().optional(),
+    is_electronic: z.boolean().optional(),
+  })
+  .openapi("UpdateDocumentSubtypeRequest");
+
+export type CreateDocumentSubtypeInput = z.output<typeof CreateDocumentSubtypeBody>;
+export type UpdateDocumentSubtypeInput = z.output<typeof UpdateDocumentSubtypeBody>;
+
+export const SubtypeWarning = z.object({
+  code: z.enum(["expired", "expiring_soon", "exhausted", "running_low"]),
+  message: z.string(),
+});
+
+export const DocumentSubtype = z
+  .object({
+    id: z.number(),
+    name: z.string(),
+    type: z.enum(DOCUMENT_TYPES),
+    prefix: z.string(),
+    start_number: z.number(),
+    end_number: z.number(),
+    next_number: z.number(),
+    next_document_number: z.string().nullable().openapi({ example: "B0100000001", description: "null when the range is exhausted" }),
+    remaining: z.number().openapi({ description: "Numbers left in the range" }),
+    valid_until: z.string().nullable(),
+    is_default: z.boolean(),
+    is_active: z.boolean(),
+    is_electronic: z.boolean(),
+    warnings: z.array(SubtypeWarning).openapi({ description: "Expires within 30 days or expired; fewer than 100 numbers left or none" }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("DocumentSubtype");
+
+export const PreferredSubtypeBody = z
+  .object({
+    type: z.enum(DOCUMENT_TYPES),
+    document_subtype_id: z.number().int().positive().max(2_147_483_647).nullable().openapi({ description: "null clears the preference" }),
+  })
+  .openapi("PreferredDocumentSubtypeRequest");
+
+export const PreferredSubtype = z
+  .object({
+    workspace_id: z.number(),
+    type: z.enum(DOCUMENT_TYPES),
+    document_subtype_id: z.number().nullable(),
+    document_subtype: z.object({ id: z.number(), name: z.string(), prefix: z.string() }).nullable(),
+  })
+  .openapi("PreferredDocumentSubtype");
+
+export const ValidateNcfBody = z
+  .object({
+    ncf: z.string().trim().min(1).max(40).openapi({ example: "B0100000001" }),
+    document_subtype_id: z.number().int().positive().max(2_147_483_647),
+  })
+  .openapi("ValidateNcfRequest");
+
+export const ValidateNcfResponse = z.object({ valid: z.boolean(), message: z.string() }).openapi("ValidateNcfResult");

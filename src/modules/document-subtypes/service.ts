@@ -1,0 +1,374 @@
+import { and, asc, eq, ilike, lte, or, sql } from "drizzle-orm";
+import * as schema from "../../db/schema";
+import { AppError, fieldError, notFound } from "../../http/errors";
+import type { ListQuery } from "../../http/pagination";
+import { timestamp } from "../../lib/format";
+import {
+  describeFormat,
+  formatDocumentNumber,
+  FREE_PREFIX,
+  isElectronicPrefix,
+  maxSequence,
+  parseDocumentNumber,
+  PREFIXES_BY_TYPE,
+  sequenceDigits,
+} from "../../lib/ncf";
+import { countWhere, likePattern, orderBy } from "../products/shared";
+import type { AnyDb } from "../tenants/service";
+import type { CreateDocumentSubtypeInput, DocumentType, UpdateDocumentSubtypeInput } from "./schemas";
+
+const ds = schema.documentSubtypes;
+const prefs = schema.workspaceDocumentPreferences;
+type SubtypeRow = typeof ds.$inferSelect;
+
+export const EXPIRY_WARNING_DAYS = 30;
+export const LOW_REMAINING_THRESHOLD = 100;
+
+/** Today in the Dominican Republic (UTC−4, no daylight saving), YYYY-MM-DD: DGII dates are local. */
+export function dominicanToday(now = new Date()): string {
+  return new Date(now.getTime() - 4 * 3_600_000).toISOString().slice(0, 10);
+}
+
+function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+export function remainingOf(row: Pick<SubtypeRow, "endNumber" | "nextNumber">): number {
+  return Math.max(0, row.endNumber - row.nextNumber + 1);
+}
+
+type Warning = { code: "expired" | "expiring_soon" | "exhausted" | "running_low"; message: string };
+
+export function warningsOf(row: SubtypeRow, today = dominicanToday()): Warning[] {
+  const warnings: Warning[] = [];
+  if (row.validUntil !== null) {
+    if (row.validUntil < today) warnings.push({ code: "expired", message: `The sequence expired on ${row.validUntil}.` });
+    else if (row.validUntil <= addDays(today, EXPIRY_WARNING_DAYS)) {
+      warnings.push({ code: "expiring_soon", message: `The sequence expires on ${row.validUntil}, within ${EXPIRY_WARNING_DAYS} days.` });
+    }
+  }
+  const remaining = remainingOf(row);
+  if (remaining === 0) warnings.push({ code: "exhausted", message: "No numbers are left in the sequence." });
+  else if (remaining < LOW_REMAINING_THRESHOLD) warnings.push({ code: "running_low", message: `Only ${remaining} numbers are left in the sequence.` });
+  return warnings;
+}
+
+export function serializeSubtype(row: SubtypeRow) {
+  const remaining = remainingOf(row);
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type as DocumentType,
+    prefix: row.prefix,
+    start_number: row.startNumber,
+    end_number: row.endNumber,
+    next_number: row.nextNumber,
+    next_document_number: remaining > 0 ? formatDocumentNumber(row.prefix, row.nextNumber) : null,
+    remaining,
+    valid_until: row.validUntil,
+    is_default: row.isDefault,
+    is_active: row.isActive,
+    is_electronic: row.isElectronic,
+    warnings: warningsOf(row),
+    created_at: timestamp(row.createdAt)!,
+    updated_at: timestamp(row.updatedAt)!,
+  };
+}
+
+export type SubtypeFilter = "search" | "type" | "prefix" | "is_active" | "is_default";
+export type SubtypeSort = "id" | "name" | "prefix" | "valid_until" | "created_at";
+
+export async function listSubtypes(db: AnyDb, tenantId: number, query: ListQuery<SubtypeFilter, SubtypeSort>) {
+  const f = query.filters;
+  const where = and(
+    eq(ds.tenantId, tenantId),
+    f.search ? or(ilike(ds.name, likePattern(f.search)), ilike(ds.prefix, likePattern(f.search))) : undefined,
+    f.type ? eq(ds.type, f.type) : undefined,
+    f.prefix ? eq(ds.prefix, f.prefix.toUpperCase()) : undefined,
+    f.is_active ? eq(ds.isActive, f.is_active === "true") : undefined,
+    f.is_default ? eq(ds.isDefault, f.is_default === "true") : undefined,
+  );
+  const column = { id: ds.id, name: ds.name, prefix: ds.prefix, valid_until: ds.validUntil, created_at: ds.createdAt }[query.sort.field];
+  const rows = await db
+    .select({ row: ds, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .from(ds)
+    .where(where)
+    .orderBy(orderBy(column, ds.id, query.sort.descending))
+    .limit(query.perPage)
+    .offset((query.page - 1) * query.perPage);
+  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, ds, where) : 0) };
+}
+
+export async function getSubtype(db: AnyDb, tenantId: number, id: number, lock = false): Promise<SubtypeRow> {
+  const q = db.select().from(ds).where(and(eq(ds.tenantId, tenantId), eq(ds.id, id)));
+  const [row] = lock ? await q.for("update") : await q;
+  if (!row) throw notFound("Document subtype");
+  return row;
+}
+
+/** Invoice prefixes are DGII NCF types; credit notes B04/E34; quotations any short code but an NCF type. */
+function checkPrefix(type: DocumentType, prefix: string) {
+  if (type === "quotation") {
+    if (!FREE_PREFIX.test(prefix)) throw fieldError("prefix", "A quotation prefix has 1 to 10 letters, digits or dashes.");
+    if (/^[BE]\d{2}$/.test(prefix)) throw fieldError("prefix", "NCF prefixes are reserved for fiscal documents.");
+    return;
+  }
+  const allowed: readonly string[] = PREFIXES_BY_TYPE[type];
+  if (!allowed.includes(prefix)) {
+    throw fieldError("prefix", `Not a DGII NCF type for ${type === "invoice" ? "invoices" : "credit notes"}: use one of ${allowed.join(", ")}.`);
+  }
+}
+
+interface Numbering {
+  type: DocumentType;
+  prefix: string;
+  start: number;
+  end: number;
+  next: number;
+  validUntil: string | null;
+  isDefault: boolean;
+  isActive: boolean;
+  isElectronic: boolean;
+}
+
+function checkNumbering(n: Numbering) {
+  checkPrefix(n.type, n.prefix);
+  const max = maxSequence(n.prefix);
+  if (n.end > max) throw fieldError("end_number", `Numbers of ${n.prefix} have ${sequenceDigits(n.prefix)} digits: at most ${max}.`);
+  if (n.end < n.start) throw fieldError("end_number", "The end_number must be at least the start_number.");
+  if (n.next < n.start) throw fieldError("start_number", "The start_number cannot be above the next number to issue.");
+  if (n.next > n.end + 1) throw fieldError("end_number", "The end_number cannot be below the last number issued.");
+  if (n.type !== "quotation" && n.validUntil === null) throw fieldError("valid_until", "Fiscal sequences (NCF) have an expiry date.");
+  if (n.isElectronic !== isElectronicPrefix(n.prefix)) {
+    throw fieldError("is_electronic", n.isElectronic ? "Only E-series (e-CF) prefixes are electronic." : "E-series (e-CF) prefixes are electronic.");
+  }
+  if (n.isDefault && !n.isActive) throw fieldError("is_default", "An inactive subtype cannot be the default.");
+}
+
+async function clearDefault(db: AnyDb, tenantId: number, type: string, exceptId?: number) {
+  await db
+    .update(ds)
+    .set({ isDefault: false, updatedAt: new Date() })
+    .where(and(eq(ds.tenantId, tenantId), eq(ds.type, type), eq(ds.isDefault, true), exceptId === undefined ? undefined : sql`${ds.id} <> ${exceptId}`));
+}
+
+export async function createSubtype(db: AnyDb, tenantId: number, input: CreateDocumentSubtypeInput): Promise<SubtypeRow> {
+  const start = input.start_number ?? 1;
+  const n: Numbering = {
+    type: input.type,
+    prefix: input.prefix,
+    start,
+    end: input.end_number,
+    next: input.next_number ?? start,
+    validUntil: input.valid_until ?? null,
+    isDefault: input.is_default ?? false,
+    isActive: input.is_active ?? true,
+    isElectronic: input.is_electronic ?? isElectronicPrefix(input.prefix),
+  };
+  if (n.next > n.end + 1) throw fieldError("next_number", "The next_number must be within the range (or end_number + 1).");
+  if (n.next < n.start) throw fieldError("next_number", "The next_number must be within the range.");
+  checkNumbering(n);
+  if (n.isDefault) await clearDefault(db, tenantId, n.type);
+  const [row] = await db
+    .insert(ds)
+    .values({
+      tenantId,
+      name: input.name,
+      type: n.type,
+      prefix: n.prefix,
+      startNumber: n.start,
+      endNumber: n.end,
+      nextNumber: n.next,
+      validUntil: n.validUntil,
+      isDefault: n.isDefault,
+      isActive: n.isActive,
+      isElectronic: n.isElectronic,
+    })
+    .returning();
+  return row!;
+}
+
+export async function updateSubtype(db: AnyDb, tenantId: number, id: number, input: UpdateDocumentSubtypeInput): Promise<SubtypeRow> {
+  const current = await getSubtype(db, tenantId, id, true);
+  if (input.next_number !== undefined && input.next_number !== current.nextNumber) {
+    throw fieldError("next_number", "The next_number is read-only: it advances only when documents are numbered.");
+  }
+  if (input.type !== undefined && input.type !== current.type) throw fieldError("type", "The type of a subtype cannot change; create another subtype.");
+  const prefix = input.prefix ?? current.prefix;
+  if (prefix !== current.prefix && (await subtypeIssuedNumbers(db, tenantId, current))) {
+    throw fieldError("prefix", "The prefix cannot change once numbers were issued from this sequence.");
+  }
+  const n: Numbering = {
+    type: current.type as DocumentType,
+    prefix,
+    start: input.start_number ?? current.startNumber,
+    end: input.end_number ?? current.endNumber,
+    next: current.nextNumber,
+    validUntil: input.valid_until === undefined ? current.validUntil : input.valid_until,
+    isDefault: input.is_default ?? current.isDefault,
+    isActive: input.is_active ?? current.isActive,
+    // Changing between a B and an E prefix moves is_electronic along unless it is given.
+    isElectronic: input.is_electronic ?? (input.prefix !== undefined ? isElectronicPrefix(prefix) : current.isElectronic),
+  };
+  checkNumbering(n);
+  if (n.isDefault && !current.isDefault) await clearDefault(db, tenantId, n.type, id);
+  const [row] = await db
+    .update(ds)
+    .set({
+      name: input.name,
+      prefix: n.prefix,
+      startNumber: n.start,
+      endNumber: n.end,
+      validUntil: n.validUntil,
+      isDefault: n.isDefault,
+      isActive: n.isActive,
+      isElectronic: n.isElectronic,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(ds.tenantId, tenantId), eq(ds.id, id)))
+    .returning();
+  return row!;
+}
+
+/**
+ * HOOK(invoices, quotations, credit notes): whether documents were numbered from this subtype
+ * (their document_subtype_id). Returns a reason or null. No document tables exist yet: their
+ * modules add the check here. Used by delete (409 in_use) and prefix changes (422).
+ */
+export async function subtypeDocumentReferences(_db: AnyDb, _tenantId: number, _subtypeId: number): Promise<string | null> {
+  return null;
+}
+
+async function subtypeIssuedNumbers(db: AnyDb, tenantId: number, row: SubtypeRow): Promise<boolean> {
+  return (await subtypeDocumentReferences(db, tenantId, row.id)) !== null;
+}
+
+export async function deleteSubtype(db: AnyDb, tenantId: number, id: number): Promise<void> {
+  const current = await getSubtype(db, tenantId, id, true);
+  const preferred = await db
+    .select({ workspaceId: prefs.workspaceId })
+    .from(prefs)
+    .where(and(eq(prefs.tenantId, tenantId), eq(prefs.documentSubtypeId, id)));
+  let reason: string | null = null;
+  if (current.isDefault) reason = `it is the default ${current.type.replace("_", " ")} subtype; make another one the default first`;
+  else if (preferred.length) reason = `it is the preferred subtype of ${preferred.length} workspace(s)`;
+  else reason = await subtypeDocumentReferences(db, tenantId, id);
+  if (reason) throw new AppError("in_use", `This document subtype cannot be deleted: ${reason}. Deactivate it instead (is_active: false).`);
+  await db.delete(ds).where(and(eq(ds.tenantId, tenantId), eq(ds.id, id)));
+}
+
+/**
+ * Takes the next number of a subtype for a new document, atomically: one UPDATE that advances
+ * next_number only while the subtype is active, unexpired and not exhausted, holding its row lock
+ * until the transaction ends (no duplicates under concurrency; a rolled-back document gives the
+ * number back). For the invoice, quotation and credit note modules.
+ */
+export async function takeDocumentNumber(db: AnyDb, tenantId: number, subtypeId: number, today = dominicanToday()) {
+  const [taken] = await db
+    .update(ds)
+    .set({ nextNumber: sql`${ds.nextNumber} + 1`, updatedAt: new Date() })
+    .where(
+      and(
+        eq(ds.tenantId, tenantId),
+        eq(ds.id, subtypeId),
+        eq(ds.isActive, true),
+        lte(ds.nextNumber, ds.endNumber),
+        or(sql`${ds.validUntil} IS NULL`, sql`${ds.validUntil} >= ${today}`),
+      ),
+    )
+    .returning({ prefix: ds.prefix, number: sql<number>`${ds.nextNumber} - 1`.mapWith(Number) });
+  if (taken) return { number: taken.number, documentNumber: formatDocumentNumber(taken.prefix, taken.number) };
+  const row = await getSubtype(db, tenantId, subtypeId);
+  if (!row.isActive) throw fieldError("document_subtype_id", "This document subtype is inactive.");
+  if (row.nextNumber > row.endNumber) throw fieldError("document_subtype_id", "No numbers are left in this sequence.", "ncf_sequence_exhausted");
+  throw fieldError("document_subtype_id", `This sequence expired on ${row.validUntil}.`, "ncf_sequence_expired");
+}
+
+/**
+ * HOOK(invoices): whether an invoice of the tenant already carries this document number (NCF).
+ * Always false until the invoices table exists; the invoice module implements it.
+ */
+export async function isDocumentNumberUsed(_db: AnyDb, _tenantId: number, _documentNumber: string): Promise<boolean> {
+  return false;
+}
+
+/** Whether `ncf` may be used with the subtype: format, prefix, range, expiry, not already used. */
+export async function validateNcf(db: AnyDb, tenantId: number, rawNcf: string, subtypeId: number, today = dominicanToday()) {
+  const [subtype] = await db.select().from(ds).where(and(eq(ds.tenantId, tenantId), eq(ds.id, subtypeId)));
+  if (!subtype) throw fieldError("document_subtype_id", "No such document subtype.");
+  const ncf = rawNcf.trim().toUpperCase();
+  const invalid = (message: string) => ({ valid: false, message });
+  if (!subtype.isActive) return invalid(`The document subtype ${subtype.name} is inactive.`);
+  const fiscal = /^[BE]\d{2}$/.test(subtype.prefix);
+  if (fiscal) {
+    const series = subtype.prefix[0]!;
+    const length = subtype.prefix.length + sequenceDigits(subtype.prefix);
+    if (!new RegExp(`^${series}\\d{${length - 1}}$`).test(ncf)) {
+      return invalid(`${rawNcf.trim()} is not a valid ${series}-series NCF: expected ${series} and ${length - 1} digits (${length} characters).`);
+    }
+    if (!ncf.startsWith(subtype.prefix)) return invalid(`The NCF type ${ncf.slice(0, 3)} does not match the subtype's prefix ${subtype.prefix}.`);
+  } else if (!ncf.startsWith(subtype.prefix)) {
+    return invalid(`The number does not start with the subtype's prefix ${subtype.prefix}.`);
+  }
+  const number = parseDocumentNumber(subtype.prefix, ncf);
+  if (number === null) return invalid(`Expected ${describeFormat(subtype.prefix)}.`);
+  if (number < subtype.startNumber || number > subtype.endNumber) {
+    return invalid(`The number ${number} is outside the authorized range ${subtype.startNumber}-${subtype.endNumber}.`);
+  }
+  if (subtype.validUntil !== null && subtype.validUntil < today) return invalid(`The sequence expired on ${subtype.validUntil}.`);
+  if (await isDocumentNumberUsed(db, tenantId, ncf)) return invalid(`The NCF ${ncf} is already used by an invoice.`);
+  return { valid: true, message: `The NCF ${ncf} is valid for ${subtype.name}.` };
+}
+
+/** PUT /workspaces/{id}/preferred-document-subtype: owner only; null clears the preference. */
+export async function setPreferredSubtype(
+  db: AnyDb,
+  tenantId: number,
+  userId: number,
+  workspaceId: number,
+  type: DocumentType,
+  subtypeId: number | null,
+) {
+  const [workspace] = await db
+    .select({ id: schema.workspaces.id, ownerId: schema.workspaces.ownerId })
+    .from(schema.workspaces)
+    .where(and(eq(schema.workspaces.tenantId, tenantId), eq(schema.workspaces.id, workspaceId)));
+  if (!workspace) throw notFound("Workspace");
+  if (workspace.ownerId !== userId) throw new AppError("forbidden", "Only the owner of the workspace may change its settings.");
+  if (subtypeId === null) {
+    await db.delete(prefs).where(and(eq(prefs.tenantId, tenantId), eq(prefs.workspaceId, workspaceId), eq(prefs.type, type)));
+    return null;
+  }
+  const [subtype] = await db.select().from(ds).where(and(eq(ds.tenantId, tenantId), eq(ds.id, subtypeId))).for("share");
+  if (!subtype) throw fieldError("document_subtype_id", "No such document subtype.");
+  if (subtype.type !== type) throw fieldError("document_subtype_id", `This subtype numbers ${subtype.type.replace("_", " ")}s, not ${type.replace("_", " ")}s.`);
+  if (!subtype.isActive) throw fieldError("document_subtype_id", "This document subtype is inactive.");
+  await db
+    .insert(prefs)
+    .values({ tenantId, workspaceId, type, documentSubtypeId: subtypeId })
+    .onConflictDoUpdate({ target: [prefs.workspaceId, prefs.type], set: { documentSubtypeId: subtypeId } });
+  return subtype;
+}
+
+/** The preferences of a workspace the caller may see (member, or view_all_locations). */
+export async function listPreferredSubtypes(db: AnyDb, tenantId: number, userId: number, viewAll: boolean, workspaceId: number) {
+  const [workspace] = await db
+    .select({ id: schema.workspaces.id })
+    .from(schema.workspaces)
+    .where(
+      and(
+        eq(schema.workspaces.tenantId, tenantId),
+        eq(schema.workspaces.id, workspaceId),
+        viewAll
+          ? undefined
+          : sql`EXISTS (SELECT 1 FROM ${schema.workspaceMembers} m WHERE m.workspace_id = ${schema.workspaces.id} AND m.user_id = ${userId})`,
+      ),
+    );
+  if (!workspace) throw notFound("Workspace");
+  return db
+    .select({ type: prefs.type, id: ds.id, name: ds.name, prefix: ds.prefix })
+    .from(prefs)
+    .innerJoin(ds, eq(ds.id, prefs.documentSubtypeId))
+    .where(and(eq(prefs.tenantId, tenantId), eq(prefs.workspaceId, workspaceId)))
+    .orderBy(asc(prefs.type));
+}

@@ -1,0 +1,84 @@
+import { and, eq, ilike, or, sql } from "drizzle-orm";
+import * as schema from "../../db/schema";
+import { AppError, notFound } from "../../http/errors";
+import type { ListQuery } from "../../http/pagination";
+import { timestamp } from "../../lib/format";
+import { countWhere, likePattern, orderBy } from "../products/shared";
+import type { AnyDb } from "../tenants/service";
+import type { CreateSalesmanInput, UpdateSalesmanInput } from "./schemas";
+
+const s = schema.salesmen;
+type SalesmanRow = typeof s.$inferSelect;
+
+export function serializeSalesman(row: SalesmanRow) {
+  return {
+    id: row.id,
+    full_name: row.fullName,
+    email: row.email,
+    phone: row.phone,
+    is_active: row.isActive,
+    created_at: timestamp(row.createdAt)!,
+    updated_at: timestamp(row.updatedAt)!,
+  };
+}
+
+export type SalesmanFilter = "search" | "is_active";
+export type SalesmanSort = "id" | "full_name" | "created_at";
+
+export async function listSalesmen(db: AnyDb, tenantId: number, query: ListQuery<SalesmanFilter, SalesmanSort>) {
+  const f = query.filters;
+  const where = and(
+    eq(s.tenantId, tenantId),
+    f.search ? or(ilike(s.fullName, likePattern(f.search)), ilike(s.email, likePattern(f.search)), ilike(s.phone, likePattern(f.search))) : undefined,
+    f.is_active ? eq(s.isActive, f.is_active === "true") : undefined,
+  );
+  const column = { id: s.id, full_name: s.fullName, created_at: s.createdAt }[query.sort.field];
+  const rows = await db
+    .select({ row: s, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .from(s)
+    .where(where)
+    .orderBy(orderBy(column, s.id, query.sort.descending))
+    .limit(query.perPage)
+    .offset((query.page - 1) * query.perPage);
+  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, s, where) : 0) };
+}
+
+export async function getSalesman(db: AnyDb, tenantId: number, id: number, lock = false): Promise<SalesmanRow> {
+  const q = db.select().from(s).where(and(eq(s.tenantId, tenantId), eq(s.id, id)));
+  const [row] = lock ? await q.for("update") : await q;
+  if (!row) throw notFound("Salesman");
+  return row;
+}
+
+export async function createSalesman(db: AnyDb, tenantId: number, input: CreateSalesmanInput): Promise<SalesmanRow> {
+  const [row] = await db
+    .insert(s)
+    .values({ tenantId, fullName: input.full_name, email: input.email ?? null, phone: input.phone ?? null, isActive: input.is_active ?? true })
+    .returning();
+  return row!;
+}
+
+export async function updateSalesman(db: AnyDb, tenantId: number, id: number, input: UpdateSalesmanInput): Promise<SalesmanRow> {
+  await getSalesman(db, tenantId, id, true);
+  const [row] = await db
+    .update(s)
+    .set({ fullName: input.full_name, email: input.email, phone: input.phone, isActive: input.is_active, updatedAt: new Date() })
+    .where(and(eq(s.tenantId, tenantId), eq(s.id, id)))
+    .returning();
+  return row!;
+}
+
+/**
+ * HOOK(invoices): why a salesman cannot be deleted because invoices name them (invoice
+ * `salesman_ids`). Returns a reason or null; invoices do not exist yet.
+ */
+export async function salesmanDocumentReferences(_db: AnyDb, _tenantId: number, _salesmanId: number): Promise<string | null> {
+  return null;
+}
+
+export async function deleteSalesman(db: AnyDb, tenantId: number, id: number): Promise<void> {
+  await getSalesman(db, tenantId, id, true);
+  const reason = await salesmanDocumentReferences(db, tenantId, id);
+  if (reason) throw new AppError("in_use", `This salesman cannot be deleted: ${reason}. Deactivate them instead (is_active: false).`);
+  await db.delete(s).where(and(eq(s.tenantId, tenantId), eq(s.id, id)));
+}

@@ -1,0 +1,32 @@
+import { z } from "@hono/zod-openapi";
+import { decimalInput } from "../../lib/decimal";
+
+export const TAX_TYPES = ["itbis", "isc", "exento", "no_facturable", "propina_legal", "other"] as const;
+
+const fields = {
+  name: z.string().trim().min(1).max(100),
+  type: z.enum(TAX_TYPES),
+  rate: decimalInput({ min: "0", max: "100", scale: 2 }).openapi({ description: "Percent, 0 to 100, at most 2 decimals", example: "18.00", type: "string" }),
+  is_default: z.boolean().optional(),
+  is_active: z.boolean().optional(),
+};
+
+export const CreateTaxBody = z.object(fields).openapi("CreateTaxRequest");
+export const UpdateTaxBody = z
+  .object({ name: fields.name.optional(), type: fields.type.optional(), rate: fields.rate.optional(), is_default: fields.is_default, is_active: fields.is_active })
+  .openapi("UpdateTaxRequest");
+export type CreateTaxInput = z.output<typeof CreateTaxBody>;
+export type UpdateTaxInput = z.output<typeof UpdateTaxBody>;
+
+export const Tax = z
+  .object({
+    id: z.number(),
+    name: z.string(),
+    type: z.enum(TAX_TYPES),
+    rate: z.string().openapi({ example: "18.00" }),
+    is_default: z.boolean(),
+    is_active: z.boolean(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Tax");
