@@ -21,6 +21,8 @@ export default defineConfig({
                 UPSTASH_REDIS_REST_URL: inject("upstashUrl"),
                 UPSTASH_REDIS_REST_TOKEN: inject("upstashToken"),
                 TEST_DATABASE_KIND: inject("databaseKind"),
+                TEST_FILE_SERVER_URL: inject("fileServerUrl"),
+                TAX_AUTHORITY_DATA_URL: `${inject("fileServerUrl")}/files/DGII_RNC.zip`,
                 JWT_SECRET: TEST_JWT_SECRET,
                 // Every run has a fresh database whose ids restart at 1, but Redis is shared.
                 RATE_LIMIT_NAMESPACE: `test-${Date.now()}-${process.pid}`,

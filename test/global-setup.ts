@@ -2,6 +2,7 @@ import type { TestProject } from "vitest/node";
 import { createTestDatabase, portAnswers } from "../scripts/lib/database";
 import { startUpstashRelay } from "../scripts/lib/upstash-relay";
 import { startWsRelay } from "../scripts/lib/ws-relay";
+import { startFileServer } from "../scripts/rnc-file-server";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -12,6 +13,8 @@ declare module "vitest" {
     upstashUrl: string;
     upstashToken: string;
     databaseKind: string;
+    /** Local stand-in for DGII's file download (PUT /files/<name>, GET /files/<name>, GET /status/<code>). */
+    fileServerUrl: string;
   }
 }
 
@@ -22,6 +25,7 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   const database = await createTestDatabase();
   const relay = await startWsRelay();
+  const fileServer = await startFileServer();
   // SUCURSAL_TEST_REDIS=off checks the path of a machine without Redis (in-memory limiter).
   const redisUp = process.env.SUCURSAL_TEST_REDIS !== "off" && (await portAnswers("127.0.0.1", 6379));
   const upstash = redisUp ? await startUpstashRelay() : null;
@@ -35,9 +39,11 @@ export default async function setup(project: TestProject) {
   project.provide("upstashUrl", upstash?.url ?? "");
   project.provide("upstashToken", upstash?.token ?? "");
   project.provide("databaseKind", database.kind);
+  project.provide("fileServerUrl", fileServer.url);
   return async () => {
     await upstash?.close();
     await relay.close();
+    await fileServer.close();
     await database.stop();
   };
 }

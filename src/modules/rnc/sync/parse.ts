@@ -95,6 +95,44 @@ export class Batcher {
   }
 }
 
+const CRC_TABLE = (() => {
+  const table = new Int32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c;
+  }
+  return table;
+})();
+
+/** CRC-32 (ZIP's), continued from `crc` (start with 0). fflate's streaming Unzip does not check it. */
+export function crc32(data: Uint8Array, crc = 0): number {
+  let c = ~crc;
+  for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
+  return ~c >>> 0;
+}
+
+/** The end of the archive is kept to read the central directory: CRC and size of each entry. */
+const TAIL_BYTES = 70 * 1024;
+
+function centralEntry(tail: Uint8Array, matches: (name: string) => boolean): { crc: number; size: number } | null {
+  const view = new DataView(tail.buffer, tail.byteOffset, tail.byteLength);
+  for (let e = tail.length - 22; e >= 0; e--) {
+    if (view.getUint32(e, true) !== 0x06054b50) continue;
+    const cdSize = view.getUint32(e + 12, true);
+    let p = e - cdSize;
+    if (p < 0) return null;
+    while (p + 46 <= e && view.getUint32(p, true) === 0x02014b50) {
+      const nameLength = view.getUint16(p + 28, true);
+      const name = new TextDecoder("latin1").decode(tail.subarray(p + 46, p + 46 + nameLength));
+      if (matches(name)) return { crc: view.getUint32(p + 16, true), size: view.getUint32(p + 24, true) };
+      p += 46 + nameLength + view.getUint16(p + 30, true) + view.getUint16(p + 32, true);
+    }
+    return null;
+  }
+  return null;
+}
+
 export interface StreamOptions {
   /** Called with each full batch, in order; awaited before more of the body is read. */
   onBatch: (records: RncTuple[]) => Promise<void>;
@@ -121,6 +159,11 @@ export async function streamRegistryZip(body: ReadableStream<Uint8Array>, option
   let found: "no" | "reading" | "done" = "no";
   let decoder: TextDecoder | null = null;
   let pending = "";
+  let textHead = new Uint8Array(0);
+  let txtCrc = 0;
+  let txtSize = 0;
+  let txtName = "";
+  let tail = new Uint8Array(0);
   let firstBytes = true;
 
   const takeLine = (raw: string) => {
@@ -146,13 +189,25 @@ export async function streamRegistryZip(body: ReadableStream<Uint8Array>, option
   const onFile = (file: UnzipFile) => {
     if (found !== "no" || !TXT_NAME.test(file.name)) return;
     found = "reading";
+    txtName = file.name;
     file.ondata = (error, chunk, final) => {
       if (error) {
         failure ??= new RegistryFileError(`corrupt ZIP: ${error.message}`);
         return;
       }
+      txtCrc = crc32(chunk, txtCrc);
+      txtSize += chunk.length;
       if (!decoder) {
         // A UTF-8 byte-order mark declares UTF-8 (the decoder drops it); otherwise Windows-1252.
+        // Decide on the first three bytes, however the inflater happens to cut its output.
+        const joined = new Uint8Array(textHead.length + chunk.length);
+        joined.set(textHead);
+        joined.set(chunk, textHead.length);
+        if (joined.length < 3 && !final) {
+          textHead = joined;
+          return;
+        }
+        chunk = joined;
         const utf8 = chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
         decoder = new TextDecoder(utf8 ? "utf-8" : "windows-1252");
       }
@@ -215,6 +270,14 @@ export async function streamRegistryZip(body: ReadableStream<Uint8Array>, option
         firstBytes = false;
         chunk = joined;
       }
+      if (chunk.length >= TAIL_BYTES) tail = chunk.slice(chunk.length - TAIL_BYTES);
+      else {
+        const keep = Math.min(tail.length, TAIL_BYTES - chunk.length);
+        const joined = new Uint8Array(keep + chunk.length);
+        joined.set(tail.subarray(tail.length - keep));
+        joined.set(chunk, keep);
+        tail = joined;
+      }
       push(chunk, false);
       await drain();
       options.onChunk?.(bytesRead);
@@ -227,6 +290,9 @@ export async function streamRegistryZip(body: ReadableStream<Uint8Array>, option
   }
   if (found === "no") throw new RegistryFileError("the ZIP holds no TMP/DGII_RNC.TXT");
   if (found === "reading") throw new RegistryFileError("corrupt ZIP: TMP/DGII_RNC.TXT ends before its data does");
+  const entry = centralEntry(tail, (name) => name === txtName);
+  if (!entry) throw new RegistryFileError("corrupt ZIP: no central directory entry for TMP/DGII_RNC.TXT");
+  if (entry.crc !== txtCrc || entry.size !== txtSize % 2 ** 32) throw new RegistryFileError("corrupt ZIP: TMP/DGII_RNC.TXT fails its CRC-32 check");
   batcher.flush();
   await drain();
   return stats;
