@@ -17,6 +17,12 @@ import { membersRouter } from "./modules/members/routes";
 import { rolesRouter } from "./modules/roles/routes";
 import { workspacesRouter } from "./modules/workspaces/routes";
 import { productsRouter } from "./modules/products/routes";
+import { contactsRouter } from "./modules/contacts/routes";
+import { taxesRouter } from "./modules/taxes/routes";
+import { currenciesRouter } from "./modules/currencies/routes";
+import { documentSubtypesRouter } from "./modules/document-subtypes/routes";
+import { salesmenRouter } from "./modules/salesmen/routes";
+import { bankAccountsRouter } from "./modules/bank-accounts/routes";
 import { rncRouter } from "./modules/rnc/routes";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -76,6 +82,12 @@ export function createApp() {
   api.route("/", invitationsRouter);
   api.route("/", rolesRouter);
   api.route("/", productsRouter);
+  api.route("/", contactsRouter);
+  api.route("/", taxesRouter);
+  api.route("/", currenciesRouter);
+  api.route("/", documentSubtypesRouter);
+  api.route("/", salesmenRouter);
+  api.route("/", bankAccountsRouter);
   api.route("/", rncRouter);
   app.route("/", api);
 
