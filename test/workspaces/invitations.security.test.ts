@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { client } from "../support/api";
+import { DEFAULT_PASSWORD, seedTenant, seedUser, seedWorkspace } from "../support/seed";
+import { invitationRow } from "./helpers";
+
+async function sha256Hex(text: string) {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+describe("invitations: security", () => {
+  it("refuses a viewer's writes with 403 naming the permission", async () => {
+    const tenant = await seedTenant();
+    const viewer = await seedUser(tenant, { role: "viewer", workspaceIds: [tenant.workspaceId] });
+    const invited = await tenant.api.post("/workspace/invitations", { email: "x@example.com" });
+    expect((await viewer.api.get("/workspace/invitations")).status).toBe(200);
+    const create = await viewer.api.post("/workspace/invitations", { email: "y@example.com" });
+    expect(create.status).toBe(403);
+    expect(create.body).toMatchObject({ code: "forbidden", message: expect.stringContaining("invitations:create") });
+    const revoke = await viewer.api.delete(`/workspace/invitations/${invited.body.data.id}`);
+    expect(revoke.status).toBe(403);
+    expect(revoke.body.message).toContain("invitations:delete");
+    expect((await tenant.api.get("/workspace/invitations")).body.data[0].status).toBe("pending");
+  });
+
+  it("stores only the token's SHA-256 and never lists it", async () => {
+    const tenant = await seedTenant();
+    const invited = await tenant.api.post("/workspace/invitations", { email: "x@example.com" });
+    const row = await invitationRow(invited.body.data.id);
+    expect(row.tokenHash).toBe(await sha256Hex(invited.body.data.token));
+    expect(row.tokenHash).not.toContain(invited.body.data.token);
+    const list = await tenant.api.get("/workspace/invitations");
+    expect(list.body.data[0]).not.toHaveProperty("token");
+  });
+
+  it("refuses a bearer token of someone else (403) and an invalid bearer token (401)", async () => {
+    const tenant = await seedTenant();
+    const intruder = await seedUser(tenant, { role: "viewer", workspaceIds: [] });
+    const invited = await tenant.api.post("/workspace/invitations", { email: "destino@example.com", role: "admin" });
+    const path = `/invitations/${invited.body.data.token}/accept`;
+    const wrong = await intruder.api.post(path);
+    expect(wrong.status).toBe(403);
+    expect(wrong.body.code).toBe("forbidden");
+    const invalid = await client(tenant.subdomain, "not-a-jwt").post(path, { name: "X", password: DEFAULT_PASSWORD });
+    expect(invalid.status).toBe(401);
+    expect((await intruder.api.get("/me")).body.data.workspaces).toEqual([]);
+    expect((await tenant.api.get("/workspace/invitations")).body.data[0].status).toBe("pending");
+  });
+
+  it("refuses to invite with a role carrying permissions the inviter does not hold", async () => {
+    const tenant = await seedTenant();
+    await tenant.api.post("/roles", { name: "recruiter", display_name: "Recruiter", permissions: ["invitations:view", "invitations:create", "products:view"] });
+    const recruiter = await seedUser(tenant, { role: "recruiter", workspaceIds: [tenant.workspaceId] });
+    const admin = await recruiter.api.post("/workspace/invitations", { email: "amigo@example.com", role: "admin" });
+    expect(admin.status).toBe(403);
+    expect(admin.body.code).toBe("forbidden");
+    expect((await recruiter.api.post("/workspace/invitations", { email: "amigo@example.com", role: "recruiter" })).status).toBe(201);
+  });
+
+  it("invites into the request's workspace only; X-Workspace-ID of another workspace needs membership", async () => {
+    const tenant = await seedTenant();
+    const other = await seedWorkspace(tenant, "Santiago");
+    const manager = await seedUser(tenant, { role: "admin", workspaceIds: [tenant.workspaceId] });
+    const otherManager = await seedUser(tenant, { role: "member", workspaceIds: [other] });
+    const res = await otherManager.api.post("/workspace/invitations", { email: "z@example.com" }, { headers: { "X-Workspace-ID": String(tenant.workspaceId) } });
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe("workspace_forbidden");
+    const invited = await manager.api.post("/workspace/invitations", { email: "z@example.com" });
+    expect(invited.body.data.workspace_id).toBe(tenant.workspaceId);
+    // An invitation of another workspace cannot be revoked from this one.
+    expect((await tenant.api.delete(`/workspace/invitations/${invited.body.data.id}`, { headers: { "X-Workspace-ID": String(other) } })).status).toBe(404);
+  });
+
+  it("keeps tenant B away from tenant A's invitations (401 on A's host, 404 on B's)", async () => {
+    const a = await seedTenant();
+    const b = await seedTenant();
+    const invited = await a.api.post("/workspace/invitations", { email: "x@example.com" });
+    const { id, token } = invited.body.data;
+    const bOnA = client(a.subdomain, b.admin.token);
+    expect((await bOnA.get("/workspace/invitations")).status).toBe(401);
+    expect((await bOnA.delete(`/workspace/invitations/${id}`)).status).toBe(401);
+    expect((await b.api.get("/workspace/invitations")).body.data).toEqual([]);
+    expect((await b.api.delete(`/workspace/invitations/${id}`)).status).toBe(404);
+    // A's token presented on B's host finds nothing.
+    const accept = await client(b.subdomain).post(`/invitations/${token}/accept`, { name: "X", password: DEFAULT_PASSWORD });
+    expect(accept.status).toBe(404);
+    // B's token on A's host cannot accept A's invitation either.
+    expect((await bOnA.post(`/invitations/${token}/accept`)).status).toBe(401);
+    expect((await a.api.get("/workspace/invitations")).body.data[0].status).toBe("pending");
+  });
+});
