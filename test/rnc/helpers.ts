@@ -33,7 +33,7 @@ let messageCounter = 0;
 export async function deliver(bodies: unknown[], attempts = 1) {
   const batch = createMessageBatch("rnc-sync", bodies.map((body) => ({ id: `msg-${messageCounter++}`, timestamp: new Date(), attempts, body })));
   const ctx = createExecutionContext();
-  await worker.queue!(batch as MessageBatch<unknown>, env, ctx);
+  await (worker as ExportedHandler<typeof env>).queue!(batch as MessageBatch<unknown>, env, ctx);
   return getQueueResult(batch, ctx);
 }
 

@@ -38,7 +38,8 @@ export function openUrl(url: string, fetchImpl: typeof fetch = fetch): () => Pro
     try {
       response = await fetchImpl(url);
     } catch (error) {
-      throw new RegistryFileError(`download failed: ${(error as Error).message}`);
+      const cause = (error as { cause?: { message?: string } }).cause?.message;
+      throw new RegistryFileError(`download failed: ${(error as Error).message}${cause ? ` (${cause})` : ""}`);
     }
     if (!response.ok || !response.body) {
       await response.body?.cancel().catch(() => undefined);

@@ -1,0 +1,80 @@
+import { drizzle } from "drizzle-orm/node-postgres";
+import pg from "pg";
+import * as schema from "../src/db/schema";
+import { failRun, type RegistryDb, type RegistryStore, type RncBatchMessage, writeBatch } from "../src/modules/rnc/sync/runs";
+import type { RncQueue } from "../src/modules/rnc/sync/sync";
+
+/**
+ * Node adapters of the RNC sync (operator CLI and bench): the same parsing and writing code as the
+ * Worker, with a pg pool instead of the neon driver and an in-process queue instead of Cloudflare's.
+ */
+
+const ROLE_NAME = /^[a-z_][a-z0-9_]*$/;
+
+export function nodeStore(connectionString: string, options: { setRole?: string; max?: number } = {}): RegistryStore & { pool: pg.Pool; end(): Promise<void> } {
+  if (options.setRole && !ROLE_NAME.test(options.setRole)) throw new Error("setRole is not a plain role name");
+  const pool = new pg.Pool({ connectionString, max: options.max ?? 8 });
+  return {
+    pool,
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query(options.setRole ? `BEGIN; SET LOCAL ROLE ${options.setRole}` : "BEGIN");
+        const result = await work(drizzle({ client, schema }) as unknown as RegistryDb);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    end: () => pool.end(),
+  };
+}
+
+/**
+ * A queue whose consumer runs in this process: `concurrency` consumers call `writeBatch`, as the
+ * Worker's rnc-sync consumer does, with the same retry budget (6 attempts, then the run fails).
+ * Like Cloudflare's, sending never waits for consumers.
+ */
+export function inProcessQueue(store: RegistryStore, options: { concurrency?: number; maxAttempts?: number } = {}) {
+  const waiting: { body: RncBatchMessage; attempts: number }[] = [];
+  const concurrency = options.concurrency ?? 4;
+  const maxAttempts = options.maxAttempts ?? 6;
+  let active = 0;
+  let idle: (() => void) | null = null;
+  let maxBacklog = 0;
+
+  const pump = () => {
+    while (active < concurrency && waiting.length) {
+      const item = waiting.shift()!;
+      active++;
+      writeBatch(store, item.body)
+        .catch(async (error: Error) => {
+          if (item.attempts + 1 >= maxAttempts) await failRun(store, item.body.runId, `batch ${item.body.seq} could not be written: ${error.message}`);
+          else waiting.push({ body: item.body, attempts: item.attempts + 1 });
+        })
+        .finally(() => {
+          active--;
+          pump();
+          if (!active && !waiting.length) idle?.();
+        });
+    }
+  };
+
+  const queue: RncQueue = {
+    async sendBatch(messages) {
+      for (const message of messages) waiting.push({ body: JSON.parse(JSON.stringify(message.body)) as RncBatchMessage, attempts: 0 });
+      maxBacklog = Math.max(maxBacklog, waiting.length);
+      pump();
+    },
+  };
+  return {
+    queue,
+    /** Resolves when every sent message has been consumed. */
+    drained: () => (active || waiting.length ? new Promise<void>((resolve) => (idle = resolve)) : Promise.resolve()),
+    maxBacklog: () => maxBacklog,
+  };
+}
