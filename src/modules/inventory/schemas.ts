@@ -1,0 +1,172 @@
+import { z } from "@hono/zod-openapi";
+import { listQuerySchema } from "../../http/pagination";
+import { decimalInput } from "../../lib/decimal";
+
+const id = () => z.number().int().positive().max(2_147_483_647);
+const text = (max: number) => z.string().trim().max(max).optional();
+const positiveQuantity = () => decimalInput({ positive: true, max: "999999999999.99" });
+
+export const CreateTransferBody = z
+  .object({
+    product_id: id(),
+    to_workspace_id: id(),
+    quantity: positiveQuantity(),
+    reference: text(100),
+    notes: text(1000),
+  })
+  .openapi("CreateStockTransfer");
+
+export const AdjustmentReason = z.enum(["damaged", "lost", "found", "recount", "other"]);
+
+export const CreateAdjustmentBody = z
+  .object({
+    reference: text(100),
+    items: z
+      .array(
+        z.object({
+          product_id: id(),
+          quantity_adjustment: decimalInput({ min: "-999999999999.99", max: "999999999999.99" }).refine((v) => Number(v) !== 0, "Must not be 0."),
+          reason: AdjustmentReason,
+          notes: text(1000),
+        }),
+      )
+      .min(1)
+      .max(500),
+  })
+  .openapi("CreateInventoryAdjustment");
+
+export const InitialStockBody = z
+  .object({
+    items: z
+      .array(
+        z.object({
+          product_id: id(),
+          quantity: decimalInput({ min: "0", max: "999999999999.99" }),
+          cost: decimalInput({ min: "0", max: "999999999999.99" }).optional(),
+        }),
+      )
+      .min(1)
+      .max(500),
+  })
+  .openapi("InitialStock");
+
+export const MinimumBody = z
+  .object({ workspace_id: id(), minimum_quantity: decimalInput({ min: "0", max: "999999999999.99" }) })
+  .openapi("StockMinimum");
+
+const Ref = z.object({ id: z.number(), name: z.string() });
+
+export const MovementItem = z
+  .object({
+    id: z.number(),
+    product_id: z.number(),
+    type: z.string(),
+    quantity: z.string(),
+    from_workspace_id: z.number().nullable(),
+    to_workspace_id: z.number().nullable(),
+    reference: z.string().nullable(),
+    notes: z.string().nullable(),
+    created_by: z.object({ id: z.number(), name: z.string(), email: z.string().optional() }).nullable(),
+    created_at: z.string(),
+    product: z.object({ id: z.number(), name: z.string(), sku: z.string().nullable(), current_stock: z.string().optional() }),
+    from_workspace: Ref.nullable(),
+    to_workspace: Ref.nullable(),
+  })
+  .openapi("StockTransfer");
+
+export const CreatedTransfer = z.object({
+  data: z.object({
+    id: z.number(),
+    product_id: z.number(),
+    type: z.literal("transfer_out"),
+    quantity: z.string(),
+    from_workspace_id: z.number(),
+    to_workspace_id: z.number(),
+    reference: z.string(),
+    created_at: z.string(),
+  }),
+  message: z.string(),
+});
+
+export const AdjustmentItem = z
+  .object({
+    id: z.number(),
+    workspace_id: z.number(),
+    reference: z.string().nullable(),
+    items: z.array(z.object({ product_id: z.number(), quantity_adjustment: z.string(), reason: z.string(), notes: z.string().nullable() })),
+    created_by: z.object({ id: z.number(), name: z.string() }).nullable(),
+    created_at: z.string(),
+  })
+  .openapi("InventoryAdjustment");
+
+export const ProductStock = z
+  .object({
+    product_id: z.number(),
+    product_name: z.string(),
+    total_stock: z.string(),
+    workspace_stocks: z.array(
+      z.object({ workspace_id: z.number(), workspace_name: z.string(), quantity: z.string(), minimum_quantity: z.string(), is_low_stock: z.boolean() }),
+    ),
+  })
+  .openapi("ProductStock");
+
+export const LowStockItem = z
+  .object({
+    product_id: z.number(),
+    product_name: z.string(),
+    sku: z.string().nullable(),
+    workspace_id: z.number(),
+    workspace_name: z.string(),
+    current_quantity: z.string(),
+    minimum_quantity: z.string(),
+    deficit: z.string(),
+  })
+  .openapi("LowStockItem");
+
+export const MovementReportItem = z
+  .object({
+    id: z.number(),
+    product_id: z.number(),
+    product_name: z.string(),
+    type: z.string(),
+    quantity: z.string(),
+    workspace_id: z.number(),
+    reference: z.string().nullable(),
+    invoice_id: z.number().nullable(),
+    created_at: z.string(),
+  })
+  .openapi("StockMovement");
+
+const positiveIntString = z.string().regex(/^[1-9]\d{0,9}$/, "Must be a positive integer.");
+
+export const TransferListQuery = listQuerySchema({
+  filters: { product_id: positiveIntString.optional(), type: z.enum(["transfer_out", "transfer_in"]).optional() },
+  sorts: ["created_at", "quantity"] as const,
+  defaultSort: "-created_at",
+});
+
+export const AdjustmentListQuery = listQuerySchema({
+  filters: { product_id: positiveIntString.optional() },
+  sorts: ["created_at"] as const,
+  defaultSort: "-created_at",
+});
+
+const isoDate = z.iso.date();
+
+export const MovementReportQuery = z
+  .object({
+    page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+    per_page: z.coerce.number().int().min(1).max(100).default(15),
+    product_id: z.coerce.number().int().positive().max(2_147_483_647).optional(),
+    workspace_id: z.coerce.number().int().positive().max(2_147_483_647).optional(),
+    type: z.enum(["sale", "purchase", "transfer_out", "transfer_in", "adjustment", "initial_stock"]).optional(),
+    date_from: isoDate.optional(),
+    date_to: isoDate.optional(),
+  })
+  .strict();
+
+export const LowStockQuery = z.object({ workspace_id: z.coerce.number().int().positive().max(2_147_483_647).optional() }).strict();
+
+export type CreateTransferInput = z.output<typeof CreateTransferBody>;
+export type CreateAdjustmentInput = z.output<typeof CreateAdjustmentBody>;
+export type InitialStockInput = z.output<typeof InitialStockBody>;

@@ -1,0 +1,400 @@
+import { and, asc, desc, eq, exists, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import * as schema from "../../db/schema";
+import { AppError, fieldError, notFound } from "../../http/errors";
+import type { ListQuery } from "../../http/pagination";
+import { Big } from "../../lib/decimal";
+import { decimal2, timestamp } from "../../lib/format";
+import type { CatalogScope } from "../products/shared";
+import type { AnyDb } from "../tenants/service";
+import type { CreateAdjustmentInput, CreateTransferInput, InitialStockInput } from "./schemas";
+import { applyStockChanges } from "./stock";
+
+const m = schema.stockMovements;
+const fromWs = alias(schema.workspaces, "from_ws");
+const toWs = alias(schema.workspaces, "to_ws");
+
+/** Workspaces the caller may act on or see: memberships, or every workspace with view_all_locations. */
+export function accessibleWorkspaceCondition(scope: CatalogScope): SQL {
+  const member = exists(
+    sqlMembership(scope.userId),
+  );
+  return scope.viewAll ? eq(schema.workspaces.tenantId, scope.tenantId) : and(eq(schema.workspaces.tenantId, scope.tenantId), member)!;
+}
+
+function sqlMembership(userId: number) {
+  return sql`(SELECT 1 FROM ${schema.workspaceMembers} WHERE ${schema.workspaceMembers.workspaceId} = ${schema.workspaces.id} AND ${schema.workspaceMembers.userId} = ${userId})`;
+}
+
+export async function accessibleWorkspaces(db: AnyDb, scope: CatalogScope, ids?: number[]) {
+  return db
+    .select({ id: schema.workspaces.id, name: schema.workspaces.name })
+    .from(schema.workspaces)
+    .where(and(accessibleWorkspaceCondition(scope), ids ? inArray(schema.workspaces.id, ids) : undefined))
+    .orderBy(asc(schema.workspaces.id));
+}
+
+/** A workspace named by a query parameter: reachable by the caller, else 403 (never revealing it). */
+export async function requireAccessibleWorkspace(db: AnyDb, scope: CatalogScope, workspaceId: number) {
+  if (workspaceId === scope.workspaceId) return;
+  const [row] = await accessibleWorkspaces(db, scope, [workspaceId]);
+  if (!row) throw new AppError("workspace_forbidden", "You do not have access to this workspace.");
+}
+
+/** Products visible in the request's workspace that track inventory, by id; 422 naming the field otherwise. */
+async function stockedProducts(db: AnyDb, scope: CatalogScope, wanted: { id: number; field: string }[]) {
+  const ids = [...new Set(wanted.map((w) => w.id))];
+  const rows = await db
+    .select({ id: schema.products.id, name: schema.products.name, cost: schema.products.cost, trackInventory: schema.products.trackInventory, workspaceId: schema.products.workspaceId })
+    .from(schema.products)
+    .where(and(eq(schema.products.tenantId, scope.tenantId), inArray(schema.products.id, ids)));
+  const byId = new Map(rows.filter((r) => r.workspaceId === null || r.workspaceId === scope.workspaceId || scope.viewAll).map((r) => [r.id, r]));
+  for (const w of wanted) {
+    const product = byId.get(w.id);
+    if (!product) throw fieldError(w.field, "No such product.");
+    if (!product.trackInventory) throw fieldError(w.field, "This product does not track inventory (a service).");
+  }
+  return byId;
+}
+
+function serializeMovement(row: {
+  movement: typeof m.$inferSelect;
+  product: { id: number; name: string; sku: string | null };
+  from: { id: number; name: string } | null;
+  to: { id: number; name: string } | null;
+  user: { id: number; name: string; email: string } | null;
+}, withEmail = false) {
+  const mv = row.movement;
+  return {
+    id: mv.id,
+    product_id: mv.productId,
+    type: mv.type,
+    quantity: decimal2(mv.quantity)!,
+    from_workspace_id: mv.fromWorkspaceId,
+    to_workspace_id: mv.toWorkspaceId,
+    reference: mv.reference,
+    notes: mv.notes,
+    created_by: row.user ? (withEmail ? row.user : { id: row.user.id, name: row.user.name }) : null,
+    created_at: timestamp(mv.createdAt)!,
+    product: row.product,
+    from_workspace: row.from?.id ? row.from : null,
+    to_workspace: row.to?.id ? row.to : null,
+  };
+}
+
+function movementSelect(db: AnyDb) {
+  return db
+    .select({
+      movement: m,
+      product: { id: schema.products.id, name: schema.products.name, sku: schema.products.sku },
+      from: { id: fromWs.id, name: fromWs.name },
+      to: { id: toWs.id, name: toWs.name },
+      user: { id: schema.users.id, name: schema.users.name, email: schema.users.email },
+      total: sql<number>`count(*) over ()`.mapWith(Number),
+    })
+    .from(m)
+    .innerJoin(schema.products, eq(schema.products.id, m.productId))
+    .leftJoin(fromWs, eq(fromWs.id, m.fromWorkspaceId))
+    .leftJoin(toWs, eq(toWs.id, m.toWorkspaceId))
+    .leftJoin(schema.users, eq(schema.users.id, m.createdBy));
+}
+
+export async function listTransfers(db: AnyDb, scope: CatalogScope, query: ListQuery<"product_id" | "type", "created_at" | "quantity">) {
+  const types = query.filters.type ? [query.filters.type] : ["transfer_out", "transfer_in"];
+  const column = query.sort.field === "quantity" ? m.quantity : m.createdAt;
+  const rows = await movementSelect(db)
+    .where(
+      and(
+        eq(m.tenantId, scope.tenantId),
+        eq(m.workspaceId, scope.workspaceId),
+        inArray(m.type, types),
+        query.filters.product_id ? eq(m.productId, Number(query.filters.product_id)) : undefined,
+      ),
+    )
+    .orderBy(query.sort.descending ? desc(column) : asc(column), query.sort.descending ? desc(m.id) : asc(m.id))
+    .limit(query.perPage)
+    .offset((query.page - 1) * query.perPage);
+  return { data: rows.map((r) => serializeMovement(r)), total: rows[0]?.total ?? (query.page > 1 ? await countMovements(db, scope, types) : 0) };
+}
+
+async function countMovements(db: AnyDb, scope: CatalogScope, types: string[]) {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)`.mapWith(Number) })
+    .from(m)
+    .where(and(eq(m.tenantId, scope.tenantId), eq(m.workspaceId, scope.workspaceId), inArray(m.type, types)));
+  return row?.n ?? 0;
+}
+
+/** A transfer movement of the request's workspace (or any, with view_all_locations). */
+export async function getTransfer(db: AnyDb, scope: CatalogScope, id: number) {
+  const [row] = await movementSelect(db).where(
+    and(
+      eq(m.tenantId, scope.tenantId),
+      eq(m.id, id),
+      inArray(m.type, ["transfer_out", "transfer_in"]),
+      scope.viewAll ? undefined : eq(m.workspaceId, scope.workspaceId),
+    ),
+  );
+  if (!row) throw notFound("Stock transfer");
+  const [level] = await db
+    .select({ quantity: schema.stockLevels.quantity })
+    .from(schema.stockLevels)
+    .where(and(eq(schema.stockLevels.productId, row.movement.productId), eq(schema.stockLevels.workspaceId, row.movement.workspaceId)));
+  const data = serializeMovement(row, true);
+  return { ...data, product: { ...data.product, current_stock: decimal2(level?.quantity ?? "0")! } };
+}
+
+export async function createTransfer(db: AnyDb, scope: CatalogScope, input: CreateTransferInput) {
+  if (input.to_workspace_id === scope.workspaceId) throw fieldError("to_workspace_id", "The destination must be another workspace.");
+  const [destination] = await accessibleWorkspaces(db, scope, [input.to_workspace_id]);
+  if (!destination) throw fieldError("to_workspace_id", "No such workspace that you can reach.");
+  await stockedProducts(db, scope, [{ id: input.product_id, field: "product_id" }]);
+  const transferId = crypto.randomUUID();
+  const reference = input.reference || `TRF-${transferId.slice(0, 8).toUpperCase()}`;
+  const common = {
+    productId: input.product_id,
+    fromWorkspaceId: scope.workspaceId,
+    toWorkspaceId: input.to_workspace_id,
+    reference,
+    notes: input.notes ?? null,
+    transferId,
+    field: "quantity",
+  };
+  const [out] = await applyStockChanges(db, scope, [
+    { ...common, workspaceId: scope.workspaceId, type: "transfer_out", quantity: new Big(input.quantity).neg().toFixed(2) },
+    { ...common, workspaceId: input.to_workspace_id, type: "transfer_in", quantity: input.quantity },
+  ]);
+  return {
+    id: out!.id,
+    product_id: out!.product_id,
+    type: "transfer_out" as const,
+    quantity: out!.quantity,
+    from_workspace_id: scope.workspaceId,
+    to_workspace_id: input.to_workspace_id,
+    reference,
+    created_at: timestamp(out!.created_at)!,
+  };
+}
+
+export async function createAdjustment(db: AnyDb, scope: CatalogScope, input: CreateAdjustmentInput) {
+  await stockedProducts(db, scope, input.items.map((item, i) => ({ id: item.product_id, field: `items.${i}.product_id` })));
+  const [adjustment] = await db
+    .insert(schema.inventoryAdjustments)
+    .values({ tenantId: scope.tenantId, workspaceId: scope.workspaceId, reference: input.reference ?? null, createdBy: scope.userId })
+    .returning();
+  await applyStockChanges(
+    db,
+    scope,
+    input.items.map((item, i) => ({
+      productId: item.product_id,
+      workspaceId: scope.workspaceId,
+      quantity: item.quantity_adjustment,
+      type: "adjustment" as const,
+      reason: item.reason,
+      notes: item.notes ?? null,
+      reference: input.reference ?? null,
+      adjustmentId: adjustment!.id,
+      field: `items.${i}.quantity_adjustment`,
+    })),
+  );
+  return getAdjustment(db, scope, adjustment!.id);
+}
+
+export async function getAdjustment(db: AnyDb, scope: CatalogScope, id: number) {
+  const [list] = (await adjustmentsWhere(db, and(eq(schema.inventoryAdjustments.id, id), scope.viewAll ? undefined : eq(schema.inventoryAdjustments.workspaceId, scope.workspaceId))!, scope, 1, 0)).data;
+  if (!list) throw notFound("Inventory adjustment");
+  return list;
+}
+
+async function adjustmentsWhere(db: AnyDb, where: SQL, scope: CatalogScope, limit: number, offset: number, descending = true) {
+  const a = schema.inventoryAdjustments;
+  const rows = await db
+    .select({ adjustment: a, user: { id: schema.users.id, name: schema.users.name }, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .from(a)
+    .leftJoin(schema.users, eq(schema.users.id, a.createdBy))
+    .where(and(eq(a.tenantId, scope.tenantId), where))
+    .orderBy(descending ? desc(a.createdAt) : asc(a.createdAt), descending ? desc(a.id) : asc(a.id))
+    .limit(limit)
+    .offset(offset);
+  const ids = rows.map((r) => r.adjustment.id);
+  const items = ids.length
+    ? await db.select().from(m).where(and(eq(m.tenantId, scope.tenantId), inArray(m.adjustmentId, ids))).orderBy(asc(m.id))
+    : [];
+  return {
+    total: rows[0]?.total ?? 0,
+    data: rows.map((r) => ({
+      id: r.adjustment.id,
+      workspace_id: r.adjustment.workspaceId,
+      reference: r.adjustment.reference,
+      items: items
+        .filter((i) => i.adjustmentId === r.adjustment.id)
+        .map((i) => ({ product_id: i.productId, quantity_adjustment: decimal2(i.quantity)!, reason: i.reason ?? "other", notes: i.notes })),
+      created_by: r.user?.id ? r.user : null,
+      created_at: timestamp(r.adjustment.createdAt)!,
+    })),
+  };
+}
+
+export async function listAdjustments(db: AnyDb, scope: CatalogScope, query: ListQuery<"product_id", "created_at">) {
+  const a = schema.inventoryAdjustments;
+  const byProduct = query.filters.product_id
+    ? exists(db.select({ one: sql`1` }).from(m).where(and(eq(m.adjustmentId, a.id), eq(m.productId, Number(query.filters.product_id)))))
+    : undefined;
+  const result = await adjustmentsWhere(db, and(eq(a.workspaceId, scope.workspaceId), byProduct)!, scope, query.perPage, (query.page - 1) * query.perPage, query.sort.descending);
+  return result;
+}
+
+export async function setInitialStock(db: AnyDb, scope: CatalogScope, input: InitialStockInput) {
+  const products = await stockedProducts(db, scope, input.items.map((item, i) => ({ id: item.product_id, field: `items.${i}.product_id` })));
+  const seen = new Set<number>();
+  input.items.forEach((item, i) => {
+    if (seen.has(item.product_id)) throw fieldError(`items.${i}.product_id`, "This product is listed twice.");
+    seen.add(item.product_id);
+  });
+  const already = await db
+    .selectDistinct({ productId: m.productId })
+    .from(m)
+    .where(and(eq(m.tenantId, scope.tenantId), eq(m.workspaceId, scope.workspaceId), inArray(m.productId, [...seen])));
+  if (already.length) {
+    const index = input.items.findIndex((item) => item.product_id === already[0]!.productId);
+    throw new AppError("stock_already_initialized", "This product already has stock movements in this workspace; use an inventory adjustment.", {
+      [`items.${index}.product_id`]: ["Stock already initialized in this workspace."],
+    });
+  }
+  let totalQuantity = new Big(0);
+  let totalValue = new Big(0);
+  const changes = input.items.map((item, i) => {
+    const cost = item.cost ?? products.get(item.product_id)!.cost ?? "0";
+    totalQuantity = totalQuantity.plus(item.quantity);
+    totalValue = totalValue.plus(new Big(item.quantity).times(cost));
+    return {
+      productId: item.product_id,
+      workspaceId: scope.workspaceId,
+      quantity: item.quantity,
+      type: "initial_stock" as const,
+      unitCost: new Big(cost).toFixed(2),
+      field: `items.${i}.quantity`,
+    };
+  });
+  await applyStockChanges(db, scope, changes);
+  return { total_products: input.items.length, total_quantity: totalQuantity.toFixed(2), total_value: totalValue.round(2).toFixed(2) };
+}
+
+async function visibleProduct(db: AnyDb, scope: CatalogScope, id: number) {
+  const [product] = await db
+    .select({ id: schema.products.id, name: schema.products.name, workspaceId: schema.products.workspaceId })
+    .from(schema.products)
+    .where(and(eq(schema.products.tenantId, scope.tenantId), eq(schema.products.id, id)));
+  if (!product || (product.workspaceId !== null && product.workspaceId !== scope.workspaceId && !scope.viewAll)) throw notFound("Product");
+  return product;
+}
+
+export async function productStock(db: AnyDb, scope: CatalogScope, productId: number) {
+  const product = await visibleProduct(db, scope, productId);
+  const rows = await db
+    .select({
+      workspaceId: schema.workspaces.id,
+      workspaceName: schema.workspaces.name,
+      quantity: sql<string>`coalesce(${schema.stockLevels.quantity}, 0)`,
+      minimum: sql<string>`coalesce(${schema.stockLevels.minimumQuantity}, 0)`,
+    })
+    .from(schema.workspaces)
+    .leftJoin(schema.stockLevels, and(eq(schema.stockLevels.workspaceId, schema.workspaces.id), eq(schema.stockLevels.productId, productId)))
+    .where(and(accessibleWorkspaceCondition(scope), product.workspaceId === null ? undefined : eq(schema.workspaces.id, product.workspaceId)))
+    .orderBy(asc(schema.workspaces.id));
+  let total = new Big(0);
+  const workspaceStocks = rows.map((r) => {
+    total = total.plus(r.quantity);
+    const minimum = new Big(r.minimum);
+    return {
+      workspace_id: r.workspaceId,
+      workspace_name: r.workspaceName,
+      quantity: decimal2(r.quantity)!,
+      minimum_quantity: decimal2(r.minimum)!,
+      is_low_stock: minimum.gt(0) && new Big(r.quantity).lte(minimum),
+    };
+  });
+  return { product_id: product.id, product_name: product.name, total_stock: total.toFixed(2), workspace_stocks: workspaceStocks };
+}
+
+export async function setMinimum(db: AnyDb, scope: CatalogScope, productId: number, workspaceId: number, minimum: string) {
+  await visibleProduct(db, scope, productId);
+  const [workspace] = await accessibleWorkspaces(db, scope, [workspaceId]);
+  if (!workspace) throw fieldError("workspace_id", "No such workspace that you can reach.");
+  await db
+    .insert(schema.stockLevels)
+    .values({ tenantId: scope.tenantId, productId, workspaceId, minimumQuantity: minimum })
+    .onConflictDoUpdate({ target: [schema.stockLevels.productId, schema.stockLevels.workspaceId], set: { minimumQuantity: minimum, updatedAt: sql`now()` } });
+}
+
+export async function lowStock(db: AnyDb, scope: CatalogScope, workspaceId: number) {
+  await requireAccessibleWorkspace(db, scope, workspaceId);
+  const l = schema.stockLevels;
+  const rows = await db
+    .select({
+      productId: schema.products.id,
+      productName: schema.products.name,
+      sku: schema.products.sku,
+      workspaceId: schema.workspaces.id,
+      workspaceName: schema.workspaces.name,
+      quantity: l.quantity,
+      minimum: l.minimumQuantity,
+    })
+    .from(l)
+    .innerJoin(schema.products, eq(schema.products.id, l.productId))
+    .innerJoin(schema.workspaces, eq(schema.workspaces.id, l.workspaceId))
+    .where(and(eq(l.tenantId, scope.tenantId), eq(l.workspaceId, workspaceId), sql`${l.minimumQuantity} > 0`, lte(l.quantity, l.minimumQuantity), eq(schema.products.isActive, true)))
+    .orderBy(sql`${l.minimumQuantity} - ${l.quantity} DESC`, asc(schema.products.id));
+  return rows.map((r) => ({
+    product_id: r.productId,
+    product_name: r.productName,
+    sku: r.sku,
+    workspace_id: r.workspaceId,
+    workspace_name: r.workspaceName,
+    current_quantity: decimal2(r.quantity)!,
+    minimum_quantity: decimal2(r.minimum)!,
+    deficit: new Big(r.minimum).minus(r.quantity).toFixed(2),
+  }));
+}
+
+export async function movementReport(
+  db: AnyDb,
+  scope: CatalogScope,
+  query: { page: number; per_page: number; product_id?: number; workspace_id?: number; type?: string; date_from?: string; date_to?: string },
+) {
+  const workspaceId = query.workspace_id ?? scope.workspaceId;
+  await requireAccessibleWorkspace(db, scope, workspaceId);
+  const rows = await db
+    .select({ movement: m, productName: schema.products.name, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .from(m)
+    .innerJoin(schema.products, eq(schema.products.id, m.productId))
+    .where(
+      and(
+        eq(m.tenantId, scope.tenantId),
+        eq(m.workspaceId, workspaceId),
+        query.product_id ? eq(m.productId, query.product_id) : undefined,
+        query.type ? eq(m.type, query.type) : undefined,
+        // Dates are calendar days in UTC, both ends included.
+        query.date_from ? gte(m.createdAt, new Date(`${query.date_from}T00:00:00Z`)) : undefined,
+        query.date_to ? lt(m.createdAt, new Date(Date.parse(`${query.date_to}T00:00:00Z`) + 86_400_000)) : undefined,
+      ),
+    )
+    .orderBy(desc(m.createdAt), desc(m.id))
+    .limit(query.per_page)
+    .offset((query.page - 1) * query.per_page);
+  return {
+    total: rows[0]?.total ?? 0,
+    data: rows.map((r) => ({
+      id: r.movement.id,
+      product_id: r.movement.productId,
+      product_name: r.productName,
+      type: r.movement.type,
+      quantity: decimal2(r.movement.quantity)!,
+      workspace_id: r.movement.workspaceId,
+      reference: r.movement.reference,
+      invoice_id: r.movement.invoiceId,
+      created_at: timestamp(r.movement.createdAt)!,
+    })),
+  };
+}
+

@@ -1,0 +1,124 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import * as schema from "../../db/schema";
+import { AppError } from "../../http/errors";
+import { Big } from "../../lib/decimal";
+import { decimal2 } from "../../lib/format";
+import type { AnyDb } from "../tenants/service";
+
+export type MovementType = "sale" | "purchase" | "transfer_out" | "transfer_in" | "adjustment" | "initial_stock";
+
+/** One movement to record; `quantity` is signed (negative leaves the workspace). */
+export interface StockChange {
+  productId: number;
+  workspaceId: number;
+  quantity: string;
+  type: MovementType;
+  /** The request field to name when this change cannot be made (`quantity`, `items.2.quantity`, …). */
+  field: string;
+  fromWorkspaceId?: number | null;
+  toWorkspaceId?: number | null;
+  reference?: string | null;
+  notes?: string | null;
+  reason?: string | null;
+  unitCost?: string | null;
+  transferId?: string | null;
+  adjustmentId?: number | null;
+  invoiceId?: number | null;
+}
+
+export interface MovementRow {
+  id: number;
+  product_id: number;
+  workspace_id: number;
+  type: MovementType;
+  quantity: string;
+  from_workspace_id: number | null;
+  to_workspace_id: number | null;
+  reference: string | null;
+  created_at: string;
+}
+
+/**
+ * Applies stock changes and records their movements in ONE statement: each (product, workspace)
+ * level is upserted with its net change, rows taken in (product id, workspace id) order so that
+ * two documents moving the same levels in opposite directions cannot deadlock. The guard in
+ * `DO UPDATE … WHERE` refuses a level that would go below zero unless the product allows negative
+ * stock; a refused level comes back missing from RETURNING and the whole transaction is refused
+ * with 422 insufficient_stock naming the field.
+ */
+export async function applyStockChanges(db: AnyDb, actor: { tenantId: number; userId: number }, changes: StockChange[]): Promise<MovementRow[]> {
+  if (changes.length === 0) return [];
+  const input = changes.map((c, idx) => ({
+    idx,
+    product_id: c.productId,
+    workspace_id: c.workspaceId,
+    quantity: c.quantity,
+    type: c.type,
+    from_workspace_id: c.fromWorkspaceId ?? null,
+    to_workspace_id: c.toWorkspaceId ?? null,
+    reference: c.reference ?? null,
+    notes: c.notes ?? null,
+    reason: c.reason ?? null,
+    unit_cost: c.unitCost ?? null,
+    transfer_id: c.transferId ?? null,
+    adjustment_id: c.adjustmentId ?? null,
+    invoice_id: c.invoiceId ?? null,
+  }));
+  const result = await db.execute(sql`
+    WITH input AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS x(
+        idx int, product_id int, workspace_id int, quantity numeric, type text, from_workspace_id int,
+        to_workspace_id int, reference text, notes text, reason text, unit_cost numeric, transfer_id uuid,
+        adjustment_id int, invoice_id int)
+    ), net AS (
+      SELECT product_id, workspace_id, sum(quantity) AS quantity FROM input GROUP BY product_id, workspace_id
+    ), levels AS (
+      INSERT INTO stock_levels AS s (tenant_id, product_id, workspace_id, quantity)
+      SELECT ${actor.tenantId}, n.product_id, n.workspace_id, n.quantity
+      FROM net n JOIN products p ON p.id = n.product_id AND p.tenant_id = ${actor.tenantId}
+      WHERE n.quantity >= 0 OR p.allow_negative_stock
+         OR EXISTS (SELECT 1 FROM stock_levels e WHERE e.product_id = n.product_id AND e.workspace_id = n.workspace_id)
+      ORDER BY n.product_id, n.workspace_id
+      ON CONFLICT (product_id, workspace_id) DO UPDATE
+        SET quantity = s.quantity + EXCLUDED.quantity, updated_at = now()
+        WHERE EXCLUDED.quantity >= 0 OR s.quantity + EXCLUDED.quantity >= 0
+           OR EXISTS (SELECT 1 FROM products p2 WHERE p2.id = s.product_id AND p2.allow_negative_stock)
+      RETURNING s.product_id, s.workspace_id
+    ), moved AS (
+      INSERT INTO stock_movements (tenant_id, product_id, workspace_id, type, quantity, from_workspace_id, to_workspace_id,
+        reference, notes, reason, unit_cost, transfer_id, adjustment_id, invoice_id, created_by)
+      SELECT ${actor.tenantId}, product_id, workspace_id, type, quantity, from_workspace_id, to_workspace_id,
+        reference, notes, reason, unit_cost, transfer_id, adjustment_id, invoice_id, ${actor.userId}
+      FROM input ORDER BY idx
+      RETURNING id, product_id, workspace_id, type, quantity, from_workspace_id, to_workspace_id, reference, created_at
+    )
+    SELECT (SELECT count(*) FROM net)::int AS wanted,
+           (SELECT coalesce(json_agg(json_build_object('product_id', product_id, 'workspace_id', workspace_id)), '[]') FROM levels) AS levels,
+           (SELECT coalesce(json_agg(moved ORDER BY moved.id), '[]') FROM moved) AS movements`);
+  const row = (result as unknown as { rows: unknown[] }).rows[0] as { wanted: number; levels: { product_id: number; workspace_id: number }[]; movements: MovementRow[] };
+  if (row.levels.length < row.wanted) await refuseInsufficient(db, changes, row.levels);
+  return row.movements.map((m) => ({ ...m, quantity: decimal2(m.quantity)! }));
+}
+
+async function refuseInsufficient(db: AnyDb, changes: StockChange[], applied: { product_id: number; workspace_id: number }[]): Promise<never> {
+  const done = new Set(applied.map((l) => `${l.product_id}:${l.workspace_id}`));
+  const failed = changes.find((c) => !done.has(`${c.productId}:${c.workspaceId}`) && new Big(c.quantity).lt(0))!;
+  const [level] = await db
+    .select({ quantity: schema.stockLevels.quantity })
+    .from(schema.stockLevels)
+    .where(and(eq(schema.stockLevels.productId, failed.productId), eq(schema.stockLevels.workspaceId, failed.workspaceId)));
+  const [product] = await db.select({ name: schema.products.name }).from(schema.products).where(eq(schema.products.id, failed.productId));
+  const available = decimal2(level?.quantity ?? "0")!;
+  const message = `Insufficient stock of ${product?.name ?? `product ${failed.productId}`}: ${available} available.`;
+  throw new AppError("insufficient_stock", message, { [failed.field]: [message] });
+}
+
+/** Current levels of products in workspaces (absent rows are 0). */
+export async function stockOf(db: AnyDb, productIds: number[], workspaceIds: number[]) {
+  if (!productIds.length || !workspaceIds.length) return new Map<string, string>();
+  const rows = await db
+    .select({ productId: schema.stockLevels.productId, workspaceId: schema.stockLevels.workspaceId, quantity: schema.stockLevels.quantity })
+    .from(schema.stockLevels)
+    .where(and(inArray(schema.stockLevels.productId, productIds), inArray(schema.stockLevels.workspaceId, workspaceIds)));
+  return new Map(rows.map((r) => [`${r.productId}:${r.workspaceId}`, r.quantity]));
+}
