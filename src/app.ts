@@ -12,6 +12,7 @@ import { rateLimit } from "./http/rate-limit";
 import { requestId } from "./http/request-id";
 import { tenantFromHost } from "./http/tenant";
 import { authRouter } from "./modules/auth/routes";
+import { inventoryRouter } from "./modules/inventory/routes";
 import { invitationsRouter } from "./modules/invitations/routes";
 import { membersRouter } from "./modules/members/routes";
 import { rolesRouter } from "./modules/roles/routes";
@@ -77,6 +78,7 @@ export function createApp() {
 
   const api = createRouter();
   api.route("/", authRouter);
+  api.route("/", inventoryRouter);
   api.route("/", workspacesRouter);
   api.route("/", membersRouter);
   api.route("/", invitationsRouter);
