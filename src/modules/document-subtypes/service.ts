@@ -165,6 +165,7 @@ export async function createSubtype(db: AnyDb, tenantId: number, input: CreateDo
     isActive: input.is_active ?? true,
     isElectronic: input.is_electronic ?? isElectronicPrefix(input.prefix),
   };
+  if (n.end < n.start) throw fieldError("end_number", "The end_number must be at least the start_number.");
   if (n.next > n.end + 1) throw fieldError("next_number", "The next_number must be within the range (or end_number + 1).");
   if (n.next < n.start) throw fieldError("next_number", "The next_number must be within the range.");
   checkNumbering(n);
