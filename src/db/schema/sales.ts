@@ -36,6 +36,8 @@ export const invoices = pgTable(
     createdBy: integer("created_by").references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /** Deleted invoices stay, hidden, so that their NCF remains on record as used. */
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
   },
   (t) => [
     // An NCF is issued once per tenant, whatever happens to the invoice afterwards.
