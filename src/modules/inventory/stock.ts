@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import * as schema from "../../db/schema";
 import { AppError } from "../../http/errors";
 import { Big } from "../../lib/decimal";
@@ -38,17 +38,8 @@ export interface MovementRow {
   created_at: string;
 }
 
-/**
- * Applies stock changes and records their movements in ONE statement: each (product, workspace)
- * level is upserted with its net change, rows taken in (product id, workspace id) order so that
- * two documents moving the same levels in opposite directions cannot deadlock. The guard in
- * `DO UPDATE … WHERE` refuses a level that would go below zero unless the product allows negative
- * stock; a refused level comes back missing from RETURNING and the whole transaction is refused
- * with 422 insufficient_stock naming the field.
- */
-export async function applyStockChanges(db: AnyDb, actor: { tenantId: number; userId: number }, changes: StockChange[]): Promise<MovementRow[]> {
-  if (changes.length === 0) return [];
-  const input = changes.map((c, idx) => ({
+function stockInput(changes: StockChange[]) {
+  return changes.map((c, idx) => ({
     idx,
     product_id: c.productId,
     workspace_id: c.workspaceId,
@@ -64,18 +55,28 @@ export async function applyStockChanges(db: AnyDb, actor: { tenantId: number; us
     adjustment_id: c.adjustmentId ?? null,
     invoice_id: c.invoiceId ?? null,
   }));
-  const result = await db.execute(sql`
-    WITH input AS (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS x(
+}
+
+/**
+ * The CTEs that apply stock changes and record their movements inside a larger statement (an
+ * invoice insert passes `invoiceId` as `(SELECT id FROM inv)`): each (product, workspace) level is
+ * upserted with its net change, rows taken in (product id, workspace id) order so that documents
+ * moving the same levels in opposite directions cannot deadlock. The guard in `DO UPDATE … WHERE`
+ * refuses a level that would go below zero unless the product allows negative stock; a refused
+ * level is missing from `stock_done`, which `stockResultColumns` reports for `checkStockResult`.
+ */
+export function stockCtes(actor: { tenantId: number; userId: number }, changes: StockChange[], invoiceId: SQL = sql`NULL::int`): SQL {
+  return sql`stock_input AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(stockInput(changes))}::jsonb) AS x(
         idx int, product_id int, workspace_id int, quantity numeric, type text, from_workspace_id int,
         to_workspace_id int, reference text, notes text, reason text, unit_cost numeric, transfer_id uuid,
         adjustment_id int, invoice_id int)
-    ), net AS (
-      SELECT product_id, workspace_id, sum(quantity) AS quantity FROM input GROUP BY product_id, workspace_id
-    ), levels AS (
+    ), stock_net AS (
+      SELECT product_id, workspace_id, sum(quantity) AS quantity FROM stock_input GROUP BY product_id, workspace_id
+    ), stock_done AS (
       INSERT INTO stock_levels AS s (tenant_id, product_id, workspace_id, quantity)
       SELECT ${actor.tenantId}, n.product_id, n.workspace_id, n.quantity
-      FROM net n JOIN products p ON p.id = n.product_id AND p.tenant_id = ${actor.tenantId}
+      FROM stock_net n JOIN products p ON p.id = n.product_id AND p.tenant_id = ${actor.tenantId}
       WHERE n.quantity >= 0 OR p.allow_negative_stock
          OR EXISTS (SELECT 1 FROM stock_levels e WHERE e.product_id = n.product_id AND e.workspace_id = n.workspace_id)
       ORDER BY n.product_id, n.workspace_id
@@ -84,20 +85,37 @@ export async function applyStockChanges(db: AnyDb, actor: { tenantId: number; us
         WHERE EXCLUDED.quantity >= 0 OR s.quantity + EXCLUDED.quantity >= 0
            OR EXISTS (SELECT 1 FROM products p2 WHERE p2.id = s.product_id AND p2.allow_negative_stock)
       RETURNING s.product_id, s.workspace_id
-    ), moved AS (
+    ), stock_moved AS (
       INSERT INTO stock_movements (tenant_id, product_id, workspace_id, type, quantity, from_workspace_id, to_workspace_id,
         reference, notes, reason, unit_cost, transfer_id, adjustment_id, invoice_id, created_by)
       SELECT ${actor.tenantId}, product_id, workspace_id, type, quantity, from_workspace_id, to_workspace_id,
-        reference, notes, reason, unit_cost, transfer_id, adjustment_id, invoice_id, ${actor.userId}
-      FROM input ORDER BY idx
+        reference, notes, reason, unit_cost, transfer_id, adjustment_id, coalesce(invoice_id, ${invoiceId}), ${actor.userId}
+      FROM stock_input ORDER BY idx
       RETURNING id, product_id, workspace_id, type, quantity, from_workspace_id, to_workspace_id, reference, created_at
-    )
-    SELECT (SELECT count(*) FROM net)::int AS wanted,
-           (SELECT coalesce(json_agg(json_build_object('product_id', product_id, 'workspace_id', workspace_id)), '[]') FROM levels) AS levels,
-           (SELECT coalesce(json_agg(moved ORDER BY moved.id), '[]') FROM moved) AS movements`);
-  const row = (result as unknown as { rows: unknown[] }).rows[0] as { wanted: number; levels: { product_id: number; workspace_id: number }[]; movements: MovementRow[] };
-  if (row.levels.length < row.wanted) await refuseInsufficient(db, changes, row.levels);
-  return row.movements.map((m) => ({ ...m, quantity: decimal2(m.quantity)! }));
+    )`;
+}
+
+export const stockResultColumns = sql`(SELECT count(*) FROM stock_net)::int AS stock_wanted,
+  (SELECT coalesce(json_agg(json_build_object('product_id', product_id, 'workspace_id', workspace_id)), '[]') FROM stock_done) AS stock_levels,
+  (SELECT coalesce(json_agg(stock_moved ORDER BY stock_moved.id), '[]') FROM stock_moved) AS stock_movements`;
+
+export interface StockResult {
+  stock_wanted: number;
+  stock_levels: { product_id: number; workspace_id: number }[];
+  stock_movements: MovementRow[];
+}
+
+/** Refuses the request (422 insufficient_stock, naming the field) when a level was not changed. */
+export async function checkStockResult(db: AnyDb, changes: StockChange[], result: StockResult): Promise<MovementRow[]> {
+  if (result.stock_levels.length < result.stock_wanted) await refuseInsufficient(db, changes, result.stock_levels);
+  return result.stock_movements.map((m) => ({ ...m, quantity: decimal2(m.quantity)! }));
+}
+
+/** Applies stock changes and records their movements in one statement (see stockCtes). */
+export async function applyStockChanges(db: AnyDb, actor: { tenantId: number; userId: number }, changes: StockChange[]): Promise<MovementRow[]> {
+  if (changes.length === 0) return [];
+  const result = await db.execute(sql`WITH ${stockCtes(actor, changes)} SELECT ${stockResultColumns}`);
+  return checkStockResult(db, changes, (result as unknown as { rows: StockResult[] }).rows[0]!);
 }
 
 async function refuseInsufficient(db: AnyDb, changes: StockChange[], applied: { product_id: number; workspace_id: number }[]): Promise<never> {
