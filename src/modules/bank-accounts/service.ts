@@ -3,7 +3,7 @@ import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { timestamp } from "../../lib/format";
-import { countWhere, likePattern, orderBy } from "../products/shared";
+import { countWhere, firstReference, inUseOnForeignKey, likePattern, orderBy, referencedBy } from "../products/shared";
 import type { AnyDb } from "../tenants/service";
 import type { BANK_ACCOUNT_TYPES, CreateBankAccountInput, UpdateBankAccountInput } from "./schemas";
 
@@ -96,17 +96,15 @@ export async function updateBankAccount(db: AnyDb, tenantId: number, id: number,
   return getBankAccount(db, tenantId, id);
 }
 
-/**
- * HOOK(payments): why a bank account cannot be deleted because payments were recorded to it.
- * Returns a reason or null; payments do not exist yet.
- */
-export async function bankAccountDocumentReferences(_db: AnyDb, _tenantId: number, _bankAccountId: number): Promise<string | null> {
-  return null;
+/** Why a bank account cannot be deleted because payments were recorded to it. Returns a reason or null. */
+export async function bankAccountDocumentReferences(db: AnyDb, tenantId: number, bankAccountId: number): Promise<string | null> {
+  const ip = schema.invoicePayments;
+  return firstReference(db, [["payments were recorded to it", referencedBy(ip, ip.tenantId, ip.bankAccountId, tenantId, bankAccountId)]]);
 }
 
 export async function deleteBankAccount(db: AnyDb, tenantId: number, id: number): Promise<void> {
   await lockBankAccount(db, tenantId, id);
   const reason = await bankAccountDocumentReferences(db, tenantId, id);
   if (reason) throw new AppError("in_use", `This bank account cannot be deleted: ${reason}. Deactivate it instead (is_active: false).`);
-  await db.delete(b).where(and(eq(b.tenantId, tenantId), eq(b.id, id)));
+  await db.delete(b).where(and(eq(b.tenantId, tenantId), eq(b.id, id))).catch(inUseOnForeignKey("bank account"));
 }

@@ -7,7 +7,10 @@ import { compactIdentification, type IdentificationType, normalizeIdentification
 import {
   assertAssignableWorkspace,
   countWhere,
+  firstReference,
+  inUseOnForeignKey,
   likePattern,
+  referencedBy,
   listWorkspaceCondition,
   orderBy,
   type CatalogScope,
@@ -169,16 +172,19 @@ export async function updateContact(db: AnyDb, scope: CatalogScope, id: number, 
 }
 
 /**
- * HOOK(invoices, quotations): why a contact cannot be deleted because documents were issued to
- * them. Returns a reason or null; invoices and quotations do not exist yet.
+ * Why a contact cannot be deleted because documents were issued to them (deleted invoices
+ * included: they stay on record). Returns a reason or null.
  */
-export async function contactDocumentReferences(_db: AnyDb, _tenantId: number, _contactId: number): Promise<string | null> {
-  return null;
+export async function contactDocumentReferences(db: AnyDb, tenantId: number, contactId: number): Promise<string | null> {
+  return firstReference(db, [
+    ["invoices were issued to it", referencedBy(schema.invoices, schema.invoices.tenantId, schema.invoices.contactId, tenantId, contactId)],
+    ["quotations were issued to it", referencedBy(schema.quotations, schema.quotations.tenantId, schema.quotations.contactId, tenantId, contactId)],
+  ]);
 }
 
 export async function deleteContact(db: AnyDb, scope: CatalogScope, id: number): Promise<void> {
   await getContact(db, scope, id, true);
   const reason = await contactDocumentReferences(db, scope.tenantId, id);
   if (reason) throw new AppError("in_use", `This contact cannot be deleted: ${reason}.`);
-  await db.delete(ct).where(and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id)));
+  await db.delete(ct).where(and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id))).catch(inUseOnForeignKey("contact"));
 }

@@ -4,7 +4,7 @@ import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
 import { timestamp } from "../../lib/format";
-import { countWhere, isUniqueViolation, likePattern, orderBy } from "../products/shared";
+import { countWhere, firstReference, inUseOnForeignKey, isUniqueViolation, likePattern, orderBy, referencedBy } from "../products/shared";
 import type { AnyDb } from "../tenants/service";
 import type { CreateCurrencyInput, UpdateCurrencyInput } from "./schemas";
 
@@ -117,12 +117,12 @@ export async function updateCurrency(db: AnyDb, tenantId: number, id: number, in
   return row!;
 }
 
-/**
- * HOOK(invoices, payments): why a currency cannot be deleted because documents are in it. Returns
- * a reason or null; invoices do not exist yet.
- */
-export async function currencyDocumentReferences(_db: AnyDb, _tenantId: number, _currencyId: number): Promise<string | null> {
-  return null;
+/** Why a currency cannot be deleted because invoices or quotations are in it. Returns a reason or null. */
+export async function currencyDocumentReferences(db: AnyDb, tenantId: number, currencyId: number): Promise<string | null> {
+  return firstReference(db, [
+    ["invoices are in this currency", referencedBy(schema.invoices, schema.invoices.tenantId, schema.invoices.currencyId, tenantId, currencyId)],
+    ["quotations are in this currency", referencedBy(schema.quotations, schema.quotations.tenantId, schema.quotations.currencyId, tenantId, currencyId)],
+  ]);
 }
 
 export async function deleteCurrency(db: AnyDb, tenantId: number, id: number): Promise<void> {
@@ -134,5 +134,5 @@ export async function deleteCurrency(db: AnyDb, tenantId: number, id: number): P
     .where(and(eq(schema.bankAccounts.tenantId, tenantId), eq(schema.bankAccounts.currencyId, id)));
   const reason = accounts!.n > 0 ? `${accounts!.n} bank account(s) are in this currency` : await currencyDocumentReferences(db, tenantId, id);
   if (reason) throw new AppError("in_use", `This currency cannot be deleted: ${reason}.`);
-  await db.delete(cur).where(and(eq(cur.tenantId, tenantId), eq(cur.id, id)));
+  await db.delete(cur).where(and(eq(cur.tenantId, tenantId), eq(cur.id, id))).catch(inUseOnForeignKey("currency"));
 }

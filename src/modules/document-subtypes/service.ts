@@ -13,7 +13,7 @@ import {
   PREFIXES_BY_TYPE,
   sequenceDigits,
 } from "../../lib/ncf";
-import { countWhere, likePattern, orderBy } from "../products/shared";
+import { countWhere, firstReference, inUseOnForeignKey, likePattern, orderBy, referencedBy } from "../products/shared";
 import type { AnyDb } from "../tenants/service";
 import type { CreateDocumentSubtypeInput, DocumentType, UpdateDocumentSubtypeInput } from "./schemas";
 
@@ -232,12 +232,14 @@ export async function updateSubtype(db: AnyDb, tenantId: number, id: number, inp
 }
 
 /**
- * HOOK(invoices, quotations, credit notes): whether documents were numbered from this subtype
- * (their document_subtype_id). Returns a reason or null. No document tables exist yet: their
- * modules add the check here. Used by delete (409 in_use) and prefix changes (422).
+ * Whether documents were numbered from this subtype (invoices, deleted ones included, and
+ * quotations). Returns a reason or null. Used by delete (409 in_use) and prefix changes (422).
  */
-export async function subtypeDocumentReferences(_db: AnyDb, _tenantId: number, _subtypeId: number): Promise<string | null> {
-  return null;
+export async function subtypeDocumentReferences(db: AnyDb, tenantId: number, subtypeId: number): Promise<string | null> {
+  return firstReference(db, [
+    ["invoices were numbered from it", referencedBy(schema.invoices, schema.invoices.tenantId, schema.invoices.documentSubtypeId, tenantId, subtypeId)],
+    ["quotations were numbered from it", referencedBy(schema.quotations, schema.quotations.tenantId, schema.quotations.documentSubtypeId, tenantId, subtypeId)],
+  ]);
 }
 
 async function subtypeIssuedNumbers(db: AnyDb, tenantId: number, row: SubtypeRow): Promise<boolean> {
@@ -255,7 +257,7 @@ export async function deleteSubtype(db: AnyDb, tenantId: number, id: number): Pr
   else if (preferred.length) reason = `it is the preferred subtype of ${preferred.length} workspace(s)`;
   else reason = await subtypeDocumentReferences(db, tenantId, id);
   if (reason) throw new AppError("in_use", `This document subtype cannot be deleted: ${reason}. Deactivate it instead (is_active: false).`);
-  await db.delete(ds).where(and(eq(ds.tenantId, tenantId), eq(ds.id, id)));
+  await db.delete(ds).where(and(eq(ds.tenantId, tenantId), eq(ds.id, id))).catch(inUseOnForeignKey("document subtype"));
 }
 
 /**
@@ -285,12 +287,14 @@ export async function takeDocumentNumber(db: AnyDb, tenantId: number, subtypeId:
   throw fieldError("document_subtype_id", `This sequence expired on ${row.validUntil}.`, "ncf_sequence_expired");
 }
 
-/**
- * HOOK(invoices): whether an invoice of the tenant already carries this document number (NCF).
- * Always false until the invoices table exists; the invoice module implements it.
- */
-export async function isDocumentNumberUsed(_db: AnyDb, _tenantId: number, _documentNumber: string): Promise<boolean> {
-  return false;
+/** Whether an invoice of the tenant (deleted ones included: their NCF stays used) carries this number. */
+export async function isDocumentNumberUsed(db: AnyDb, tenantId: number, documentNumber: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: schema.invoices.id })
+    .from(schema.invoices)
+    .where(and(eq(schema.invoices.tenantId, tenantId), eq(schema.invoices.documentNumber, documentNumber)))
+    .limit(1);
+  return row !== undefined;
 }
 
 /** Whether `ncf` may be used with the subtype: format, prefix, range, expiry, not already used. */

@@ -8,7 +8,10 @@ import type { CreateProductInput, UpdateProductInput } from "./schemas";
 import {
   assertAssignableWorkspace,
   countWhere,
+  firstReference,
+  inUseOnForeignKey,
   isUniqueViolation,
+  referencedBy,
   likePattern,
   listWorkspaceCondition,
   orderBy,
@@ -162,20 +165,24 @@ export async function updateProduct(db: AnyDb, scope: CatalogScope, id: number, 
 }
 
 /**
- * HOOK(invoices, quotations, inventory): why a product cannot be deleted because documents or stock
- * refer to it (invoice or quotation lines, stock movements). Returns a reason, or null when nothing
- * refers to it. No such tables exist yet: the invoice, quotation and inventory modules add their
- * checks here.
+ * Why a product cannot be deleted: invoice or quotation lines, or stock movements refer to it.
+ * Returns a reason, or null when nothing does. New referencing tables add their check here.
  */
-export async function productDocumentReferences(_db: AnyDb, _tenantId: number, _productId: number): Promise<string | null> {
-  return null;
+export async function productDocumentReferences(db: AnyDb, tenantId: number, productId: number): Promise<string | null> {
+  return firstReference(db, [
+    ["invoices list it", referencedBy(schema.invoiceItems, schema.invoiceItems.tenantId, schema.invoiceItems.productId, tenantId, productId)],
+    ["quotations list it", referencedBy(schema.quotationItems, schema.quotationItems.tenantId, schema.quotationItems.productId, tenantId, productId)],
+    ["it has stock movements", referencedBy(schema.stockMovements, schema.stockMovements.tenantId, schema.stockMovements.productId, tenantId, productId)],
+  ]);
 }
 
 export async function deleteProduct(db: AnyDb, scope: CatalogScope, id: number): Promise<void> {
   await getProduct(db, scope, id, true);
   const reason = await productDocumentReferences(db, scope.tenantId, id);
   if (reason) throw new AppError("in_use", `This product cannot be deleted: ${reason}. Deactivate it instead (is_active: false).`);
-  await db.delete(p).where(and(eq(p.tenantId, scope.tenantId), eq(p.id, id)));
+  // Without movements, stock rows only hold low-stock minimums: they go with the product.
+  await db.delete(schema.stockLevels).where(and(eq(schema.stockLevels.tenantId, scope.tenantId), eq(schema.stockLevels.productId, id)));
+  await db.delete(p).where(and(eq(p.tenantId, scope.tenantId), eq(p.id, id))).catch(inUseOnForeignKey("product"));
 }
 
 export type { SQL };

@@ -116,3 +116,35 @@ export { MessageResponse } from "../auth/schemas";
 
 export const dataWithMessage = <T extends z.ZodType>(item: T) => z.object({ data: item, message: z.string() });
 export const dataOnly = <T extends z.ZodType>(item: T) => z.object({ data: item });
+
+/** Postgres foreign_key_violation (23503), through drizzle's wrapper. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  for (let e: any = error; e; e = e.cause) if (e.code === "23503") return true;
+  return false;
+}
+
+/**
+ * Backstop for deletes: a reference no check knew about (a table added later) still answers 409
+ * in_use instead of a server error.
+ */
+export function inUseOnForeignKey(what: string) {
+  return (error: unknown): never => {
+    if (isForeignKeyViolation(error)) throw new AppError("in_use", `This ${what} cannot be deleted: other records refer to it. Deactivate it instead.`);
+    throw error;
+  };
+}
+
+/** The first reason whose EXISTS condition holds, in one query; null when none does. */
+export async function firstReference(db: AnyDb, checks: [reason: string, exists: SQL][]): Promise<string | null> {
+  if (!checks.length) return null;
+  const [row] = await db
+    .select(Object.fromEntries(checks.map(([, condition], i) => [`c${i}`, sql<boolean>`${condition}`])) as Record<string, SQL<boolean>>)
+    .from(sql`(SELECT 1) AS one`);
+  const hit = checks.findIndex((_, i) => Boolean((row as Record<string, unknown>)[`c${i}`]));
+  return hit === -1 ? null : checks[hit]![0];
+}
+
+/** `EXISTS (SELECT 1 FROM table WHERE tenant_id = t AND column = id)`. */
+export function referencedBy(table: PgTable, tenantColumn: PgColumn, column: PgColumn, tenantId: number, id: number): SQL {
+  return sql`EXISTS (SELECT 1 FROM ${table} WHERE ${tenantColumn} = ${tenantId} AND ${column} = ${id})`;
+}

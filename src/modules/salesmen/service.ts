@@ -3,7 +3,7 @@ import * as schema from "../../db/schema";
 import { AppError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { timestamp } from "../../lib/format";
-import { countWhere, likePattern, orderBy } from "../products/shared";
+import { countWhere, firstReference, inUseOnForeignKey, likePattern, orderBy, referencedBy } from "../products/shared";
 import type { AnyDb } from "../tenants/service";
 import type { CreateSalesmanInput, UpdateSalesmanInput } from "./schemas";
 
@@ -68,17 +68,15 @@ export async function updateSalesman(db: AnyDb, tenantId: number, id: number, in
   return row!;
 }
 
-/**
- * HOOK(invoices): why a salesman cannot be deleted because invoices name them (invoice
- * `salesman_ids`). Returns a reason or null; invoices do not exist yet.
- */
-export async function salesmanDocumentReferences(_db: AnyDb, _tenantId: number, _salesmanId: number): Promise<string | null> {
-  return null;
+/** Why a salesman cannot be deleted because invoices name them. Returns a reason or null. */
+export async function salesmanDocumentReferences(db: AnyDb, tenantId: number, salesmanId: number): Promise<string | null> {
+  const is = schema.invoiceSalesmen;
+  return firstReference(db, [["invoices name them", referencedBy(is, is.tenantId, is.salesmanId, tenantId, salesmanId)]]);
 }
 
 export async function deleteSalesman(db: AnyDb, tenantId: number, id: number): Promise<void> {
   await getSalesman(db, tenantId, id, true);
   const reason = await salesmanDocumentReferences(db, tenantId, id);
   if (reason) throw new AppError("in_use", `This salesman cannot be deleted: ${reason}. Deactivate them instead (is_active: false).`);
-  await db.delete(s).where(and(eq(s.tenantId, tenantId), eq(s.id, id)));
+  await db.delete(s).where(and(eq(s.tenantId, tenantId), eq(s.id, id))).catch(inUseOnForeignKey("salesman"));
 }

@@ -4,7 +4,7 @@ import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
-import { countWhere, likePattern, orderBy } from "../products/shared";
+import { countWhere, firstReference, inUseOnForeignKey, likePattern, orderBy, referencedBy } from "../products/shared";
 import type { AnyDb } from "../tenants/service";
 import type { CreateTaxInput, TAX_TYPES, UpdateTaxInput } from "./schemas";
 
@@ -91,12 +91,18 @@ export async function updateTax(db: AnyDb, tenantId: number, id: number, input: 
 }
 
 /**
- * HOOK(invoices, quotations): why a tax cannot be deleted because document lines applied it.
- * Returns a reason or null. Invoice and quotation line taxes do not exist yet; their modules add
- * the checks here.
+ * Why a tax cannot be deleted because document lines applied it: invoice lines (invoice_item_taxes)
+ * or quotation lines (their taxes snapshot). Returns a reason or null.
  */
-export async function taxDocumentReferences(_db: AnyDb, _tenantId: number, _taxId: number): Promise<string | null> {
-  return null;
+export async function taxDocumentReferences(db: AnyDb, tenantId: number, taxId: number): Promise<string | null> {
+  const qi = schema.quotationItems;
+  return firstReference(db, [
+    ["invoice lines apply it", referencedBy(schema.invoiceItemTaxes, schema.invoiceItemTaxes.tenantId, schema.invoiceItemTaxes.taxId, tenantId, taxId)],
+    [
+      "quotation lines apply it",
+      sql`EXISTS (SELECT 1 FROM ${qi} WHERE ${qi.tenantId} = ${tenantId} AND ${qi.taxes} @> ${JSON.stringify([{ id: taxId }])}::jsonb)`,
+    ],
+  ]);
 }
 
 export async function deleteTax(db: AnyDb, tenantId: number, id: number): Promise<void> {
@@ -107,5 +113,5 @@ export async function deleteTax(db: AnyDb, tenantId: number, id: number): Promis
     .where(and(eq(schema.products.tenantId, tenantId), sql`${id} = ANY(${schema.products.defaultTaxIds})`));
   const reason = product!.n > 0 ? `${product!.n} product(s) use it as a default tax` : await taxDocumentReferences(db, tenantId, id);
   if (reason) throw new AppError("in_use", `This tax cannot be deleted: ${reason}. Deactivate it instead (is_active: false).`);
-  await db.delete(t).where(and(eq(t.tenantId, tenantId), eq(t.id, id)));
+  await db.delete(t).where(and(eq(t.tenantId, tenantId), eq(t.id, id))).catch(inUseOnForeignKey("tax"));
 }
