@@ -14,6 +14,7 @@ const ROLE_NAME = /^[a-z_][a-z0-9_]*$/;
 export function nodeStore(connectionString: string, options: { setRole?: string; max?: number } = {}): RegistryStore & { pool: pg.Pool; end(): Promise<void> } {
   if (options.setRole && !ROLE_NAME.test(options.setRole)) throw new Error("setRole is not a plain role name");
   const pool = new pg.Pool({ connectionString, max: options.max ?? 8 });
+  pool.on("error", () => undefined); // an idle client dropped by the server is simply replaced
   return {
     pool,
     async transaction(work) {

@@ -20,7 +20,9 @@ export const rncRecords = pgTable(
     status: text("status").notNull(),
     search: text("search").notNull(),
   },
-  (t) => [primaryKey({ name: "rnc_records_pkey", columns: [t.runId, t.identification] })],
+  // identification first: lookups and identification-prefix searches use it, and run_id alone is
+  // never a usable index prefix (so the planner cannot pick a full scan of a generation for search).
+  (t) => [primaryKey({ name: "rnc_records_pkey", columns: [t.identification, t.runId] })],
 );
 
 export const RNC_RUN_STATUSES = ["running", "completed", "failed"] as const;
