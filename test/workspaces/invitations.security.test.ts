@@ -88,4 +88,16 @@ describe("invitations: security", () => {
     expect((await bOnA.post(`/invitations/${token}/accept`)).status).toBe(401);
     expect((await a.api.get("/workspace/invitations")).body.data[0].status).toBe("pending");
   });
+
+  it("lets an invitation be used once even when accepted twice at the same time", async () => {
+    const tenant = await seedTenant();
+    const invited = await tenant.api.post("/workspace/invitations", { email: "doble@example.com" });
+    const path = `/invitations/${invited.body.data.token}/accept`;
+    const body = { name: "Doble", password: DEFAULT_PASSWORD };
+    const results = await Promise.all([client(tenant.subdomain).post(path, body), client(tenant.subdomain).post(path, body)]);
+    expect(results.map((r) => r.status).sort()).toEqual([201, 410]);
+    expect(results.find((r) => r.status === 410)!.body.code).toBe("invitation_not_usable");
+    const members = await tenant.api.get("/workspace/members?filter[role]=member");
+    expect(members.body.data.map((m: { email: string }) => m.email)).toEqual(["doble@example.com"]);
+  });
 });

@@ -1,13 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { allPermissions, permissionCatalog } from "../../src/lib/permissions";
-import { seedTenant, seedUser } from "../support/seed";
+import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 describe("roles and permissions: happy paths", () => {
   it("lists the built-in roles with their permissions and member counts", async () => {
     const tenant = await seedTenant();
-    await seedUser(tenant, { role: "viewer", workspaceIds: [tenant.workspaceId] });
+    // A viewer in two workspaces counts once.
+    const second = await seedWorkspace(tenant, "Santiago");
+    await seedUser(tenant, { role: "viewer", workspaceIds: [tenant.workspaceId, second] });
     const res = await tenant.api.get("/roles");
     expect(res.status).toBe(200);
     expect(res.body.data.map((r: { name: string }) => r.name)).toEqual(["admin", "member", "viewer"]);

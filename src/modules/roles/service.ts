@@ -37,7 +37,7 @@ export function checkPermissions(permissions: readonly string[]): string[] {
   return [...new Set(permissions)].sort();
 }
 
-const membersCount = sql<number>`(SELECT count(*) FROM workspace_members m WHERE m.role_id = ${schema.roles.id})`.mapWith(Number);
+const membersCount = sql<number>`(SELECT count(DISTINCT m.user_id) FROM workspace_members m WHERE m.role_id = ${schema.roles.id})`.mapWith(Number);
 
 export async function listRoles(
   db: AnyDb,
