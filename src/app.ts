@@ -13,6 +13,7 @@ import { requestId } from "./http/request-id";
 import { tenantFromHost } from "./http/tenant";
 import { authRouter } from "./modules/auth/routes";
 import { inventoryRouter } from "./modules/inventory/routes";
+import { invoicesRouter } from "./modules/invoices/routes";
 import { invitationsRouter } from "./modules/invitations/routes";
 import { membersRouter } from "./modules/members/routes";
 import { rolesRouter } from "./modules/roles/routes";
@@ -79,6 +80,7 @@ export function createApp() {
   const api = createRouter();
   api.route("/", authRouter);
   api.route("/", inventoryRouter);
+  api.route("/", invoicesRouter);
   api.route("/", workspacesRouter);
   api.route("/", membersRouter);
   api.route("/", invitationsRouter);

@@ -1,0 +1,63 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Context } from "hono";
+import * as schema from "../db/schema";
+import type { Database } from "../db/client";
+import { requireAuth } from "./auth";
+import type { AppEnv } from "./context";
+import { AppError, fieldError } from "./errors";
+
+const MAX_KEY_LENGTH = 255;
+const LIFETIME_HOURS = 24;
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * `Idempotency-Key`: the first request with a key runs and its response is stored in the same
+ * transaction; a retry with the same key and body within 24 h gets that response again without
+ * anything being created; the same key with another body → 422 idempotency_key_reused. A second
+ * request racing the first waits on the key's row lock and then replays. Only successful
+ * responses are kept: a refused request rolls back with its key, so it can be retried.
+ */
+export async function idempotent(
+  c: Context<AppEnv>,
+  db: Database,
+  scope: string,
+  run: () => Promise<StoredResponse>,
+): Promise<Response> {
+  const key = c.req.header("idempotency-key");
+  if (key === undefined) {
+    const response = await run();
+    return c.json(response.body as object, response.status as 200);
+  }
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw fieldError("Idempotency-Key", `Must be 1 to ${MAX_KEY_LENGTH} characters.`);
+  const tenantId = c.get("tenant").id;
+  const userId = requireAuth(c).userId;
+  const requestHash = await sha256(await c.req.text());
+  const k = schema.idempotencyKeys;
+  const where = and(eq(k.tenantId, tenantId), eq(k.userId, userId), eq(k.scope, scope), eq(k.key, key));
+  // Expired keys are forgotten, so the key may be used again.
+  await db.delete(k).where(and(where, sql`${k.createdAt} < now() - make_interval(hours => ${LIFETIME_HOURS})`));
+  const inserted = await db.insert(k).values({ tenantId, userId, scope, key, requestHash }).onConflictDoNothing().returning({ key: k.key });
+  if (!inserted.length) {
+    const [stored] = await db.select().from(k).where(where);
+    if (!stored || stored.requestHash !== requestHash) {
+      throw new AppError("idempotency_key_reused", "This Idempotency-Key was used with a different request body.", {
+        "Idempotency-Key": ["Already used with a different request body."],
+      });
+    }
+    const replay = c.json(stored.responseBody as object, (stored.responseStatus ?? 200) as 200);
+    replay.headers.set("Idempotent-Replayed", "true");
+    return replay;
+  }
+  const response = await run();
+  await db.update(k).set({ responseStatus: response.status, responseBody: response.body }).where(where);
+  return c.json(response.body as object, response.status as 200);
+}

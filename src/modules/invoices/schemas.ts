@@ -1,0 +1,115 @@
+import { z } from "@hono/zod-openapi";
+import { listQuerySchema } from "../../http/pagination";
+import { moneyInput } from "../../lib/decimal";
+import { dateInput, id, LineItemOutput, LineItems } from "../sales/schemas";
+
+export const INVOICE_STATUSES = ["pending_payment", "partially_paid", "paid", "cancelled", "draft"] as const;
+export const PAYMENT_METHODS = ["cash", "bank_transfer", "credit_card", "debit_card", "check", "other"] as const;
+
+const base = {
+  contact_id: id(),
+  document_subtype_id: id(),
+  issue_date: dateInput(),
+  due_date: dateInput().nullable().optional(),
+  payment_term: z.string().trim().max(255).nullable().optional(),
+  notes: z.string().trim().max(5000).nullable().optional(),
+  currency_id: id().nullable().optional(),
+  items: LineItems,
+  salesman_ids: z.array(id()).max(20).optional(),
+};
+
+// Totals, status, number and workspace are the server's: unknown fields are ignored, never applied.
+export const CreateInvoiceBody = z.object(base).openapi("CreateInvoiceRequest");
+export const UpdateInvoiceBody = z
+  .object({
+    contact_id: base.contact_id.optional(),
+    document_subtype_id: base.document_subtype_id.optional(),
+    issue_date: base.issue_date.optional(),
+    due_date: base.due_date,
+    payment_term: base.payment_term,
+    notes: base.notes,
+    currency_id: base.currency_id,
+    items: LineItems.optional(),
+    salesman_ids: base.salesman_ids,
+  })
+  .openapi("UpdateInvoiceRequest");
+
+export type CreateInvoiceInput = z.output<typeof CreateInvoiceBody>;
+export type UpdateInvoiceInput = z.output<typeof UpdateInvoiceBody>;
+
+export const CreatePaymentBody = z
+  .object({
+    amount: moneyInput({ positive: true }),
+    payment_date: dateInput(),
+    payment_method: z.enum(PAYMENT_METHODS),
+    bank_account_id: id().nullable().optional(),
+  })
+  .openapi("CreatePaymentRequest");
+export type CreatePaymentInput = z.output<typeof CreatePaymentBody>;
+
+export const InvoiceSummary = z
+  .object({
+    id: z.number(),
+    workspace_id: z.number(),
+    contact_id: z.number(),
+    document_subtype_id: z.number(),
+    document_number: z.string(),
+    issue_date: z.string(),
+    due_date: z.string().nullable(),
+    status: z.enum(INVOICE_STATUSES),
+    subtotal_amount: z.string(),
+    tax_amount: z.string(),
+    discount_amount: z.string(),
+    total_amount: z.string(),
+    amount_due: z.string(),
+    amount_paid: z.string(),
+    currency_id: z.number().nullable(),
+    payment_term: z.string().nullable(),
+    notes: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("InvoiceSummary");
+
+export const Payment = z
+  .object({
+    id: z.number(),
+    amount: z.string(),
+    payment_date: z.string(),
+    payment_method: z.string(),
+    bank_account: z.object({ id: z.number(), name: z.string() }).nullable(),
+  })
+  .openapi("Payment");
+
+export const InvoiceDetail = InvoiceSummary.extend({
+  contact: z.object({ id: z.number(), name: z.string(), email: z.string().nullable(), phone: z.string().nullable() }),
+  items: z.array(LineItemOutput),
+  payments: z.array(Payment),
+  salesmen: z.array(z.object({ id: z.number(), full_name: z.string() })),
+}).openapi("Invoice");
+
+export const CreatedInvoice = z.object({
+  data: InvoiceSummary.pick({
+    id: true,
+    workspace_id: true,
+    contact_id: true,
+    document_subtype_id: true,
+    document_number: true,
+    issue_date: true,
+    due_date: true,
+    status: true,
+    total_amount: true,
+    created_at: true,
+  }),
+  message: z.string(),
+});
+
+export const InvoiceListQuery = listQuerySchema({
+  filters: {
+    status: z.enum(["pending_payment", "partially_paid", "paid", "cancelled", "draft"]).optional(),
+    contact_id: z.string().regex(/^[1-9]\d{0,9}$/, "Must be a contact id.").optional(),
+    issue_date: z.iso.date().optional(),
+  },
+  sorts: ["issue_date", "document_number", "total_amount", "created_at"] as const,
+  defaultSort: "-issue_date",
+});

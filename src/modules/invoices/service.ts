@@ -1,0 +1,490 @@
+import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
+import * as schema from "../../db/schema";
+import { AppError, fieldError, notFound } from "../../http/errors";
+import type { ListQuery } from "../../http/pagination";
+import { Big } from "../../lib/decimal";
+import { decimal2, timestamp } from "../../lib/format";
+import { checkStockResult, stockCtes, stockResultColumns, applyStockChanges, type StockChange, type StockResult } from "../inventory/stock";
+import type { CatalogScope } from "../products/shared";
+import { documentAmounts, lineAmounts, type LineAmounts } from "../sales/lines";
+import { resolveDocument, type ResolvedLine } from "../sales/references";
+import type { AnyDb } from "../tenants/service";
+import type { CreateInvoiceInput, CreatePaymentInput, UpdateInvoiceInput } from "./schemas";
+
+const inv = schema.invoices;
+type InvoiceRow = typeof inv.$inferSelect;
+
+export interface InvoiceContext {
+  /** Today in the Dominican Republic: sequences expire by local date. */
+  today: string;
+  /** Base of links in emails. */
+  appUrl: string;
+}
+
+const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
+
+export function serializeInvoice(row: InvoiceRow) {
+  return {
+    id: row.id,
+    workspace_id: row.workspaceId,
+    contact_id: row.contactId,
+    document_subtype_id: row.documentSubtypeId,
+    document_number: row.documentNumber,
+    issue_date: row.issueDate,
+    due_date: row.dueDate,
+    status: row.status as "pending_payment",
+    subtotal_amount: decimal2(row.subtotalAmount)!,
+    tax_amount: decimal2(row.taxAmount)!,
+    discount_amount: decimal2(row.discountAmount)!,
+    total_amount: decimal2(row.totalAmount)!,
+    amount_due: new Big(row.totalAmount).minus(row.amountPaid).toFixed(2),
+    amount_paid: decimal2(row.amountPaid)!,
+    currency_id: row.currencyId,
+    payment_term: row.paymentTerm,
+    notes: row.notes,
+    created_at: timestamp(row.createdAt)!,
+    updated_at: timestamp(row.updatedAt)!,
+  };
+}
+
+/** Line rows for the insert statement: amounts computed, taxes snapshotted. */
+function lineRecords(lines: ResolvedLine[], amounts: LineAmounts[]) {
+  return lines.map((line, position) => ({
+    position,
+    product_id: line.productId,
+    description: line.description,
+    quantity: line.quantity,
+    unit_price: line.unitPrice,
+    discount: line.discount,
+    discount_amount: amounts[position]!.discountAmount,
+    subtotal: amounts[position]!.subtotal,
+    tax_amount: amounts[position]!.taxAmount,
+    total: amounts[position]!.total,
+    taxes: amounts[position]!.taxes,
+  }));
+}
+
+/** The CTE inserting a document's lines (and the taxes they use) for the invoice `invoiceId`. */
+function insertLines(tenantId: number, invoiceId: ReturnType<typeof sql>, records: ReturnType<typeof lineRecords>) {
+  const itemTaxes = records.flatMap((r) => r.taxes.map((t) => ({ position: r.position, tax_id: t.id })));
+  return sql`items AS (
+      INSERT INTO invoice_items (tenant_id, invoice_id, position, product_id, description, quantity, unit_price, discount,
+        discount_amount, subtotal, tax_amount, total, taxes)
+      SELECT ${tenantId}, ${invoiceId}, x.position, x.product_id, x.description, x.quantity, x.unit_price, x.discount,
+        x.discount_amount, x.subtotal, x.tax_amount, x.total, x.taxes
+      FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(position int, product_id int, description text, quantity numeric,
+        unit_price numeric, discount numeric, discount_amount numeric, subtotal numeric, tax_amount numeric, total numeric, taxes jsonb)
+      RETURNING id, position
+    ), item_taxes AS (
+      INSERT INTO invoice_item_taxes (tenant_id, invoice_item_id, tax_id)
+      SELECT ${tenantId}, items.id, t.tax_id
+      FROM items JOIN jsonb_to_recordset(${JSON.stringify(itemTaxes)}::jsonb) AS t(position int, tax_id int) ON t.position = items.position
+    )`;
+}
+
+/** Sale movements for the lines of products that track inventory: outgoing (negative) quantities. */
+function saleChanges(lines: ResolvedLine[], workspaceId: number, sign: 1 | -1, reference: string | null): StockChange[] {
+  return lines.flatMap((line, i) =>
+    line.trackInventory
+      ? [{ productId: line.productId, workspaceId, quantity: new Big(line.quantity).times(-sign).toFixed(2), type: "sale" as const, reference, field: `items.${i}.quantity` }]
+      : [],
+  );
+}
+
+/**
+ * Creates an invoice in one write statement after one read: the references are resolved and the
+ * NCF taken under the subtype's row lock (resolveDocument), the totals computed in exact decimals,
+ * then the invoice, its lines, their taxes, its salesmen, the stock sales and the "invoice
+ * created" email are written together. Any refusal rolls everything back, the number included.
+ */
+export async function createInvoice(db: AnyDb, scope: CatalogScope, input: CreateInvoiceInput, context: InvoiceContext, options: { quotationId?: number } = {}) {
+  const resolved = await resolveDocument(db, scope, input, { documentType: "invoice", takeNumber: true, today: context.today });
+  const amounts = resolved.lines.map(lineAmounts);
+  const totals = documentAmounts(amounts);
+  const records = lineRecords(resolved.lines, amounts);
+  const documentNumber = resolved.documentNumber!;
+  const changes = saleChanges(resolved.lines, scope.workspaceId, 1, documentNumber);
+  const t = scope.tenantId;
+  const email = resolved.contact.email
+    ? JSON.stringify({
+        template: "invoice_created",
+        to: resolved.contact.email,
+        subject: `Factura ${documentNumber} por RD$ ${totals.totalAmount}`,
+        text: `Hola ${resolved.contact.name},\n\nSe ha emitido la factura con NCF ${documentNumber} por un total de ${totals.totalAmount}.\nPuede verla en ${context.appUrl}/invoices/{{invoice_id}}\n`,
+        invoice_id: "{{invoice_id}}",
+        document_number: documentNumber,
+        total_amount: totals.totalAmount,
+        link: `${context.appUrl}/invoices/{{invoice_id}}`,
+      })
+    : null;
+  const invoiceId = sql`(SELECT id FROM inv)`;
+  const result = await db.execute(sql`
+    WITH inv AS (
+      INSERT INTO invoices (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status,
+        subtotal_amount, discount_amount, tax_amount, total_amount, amount_paid, currency_id, payment_term, notes, quotation_id, created_by)
+      VALUES (${t}, ${scope.workspaceId}, ${resolved.contact.id}, ${resolved.subtype.id}, ${documentNumber}, ${input.issue_date},
+        ${input.due_date ?? null}, 'pending_payment', ${totals.subtotalAmount}, ${totals.discountAmount}, ${totals.taxAmount},
+        ${totals.totalAmount}, 0, ${resolved.currencyId}, ${input.payment_term ?? null}, ${input.notes ?? null},
+        ${options.quotationId ?? null}, ${scope.userId})
+      RETURNING *
+    ), ${insertLines(t, invoiceId, records)}, sellers AS (
+      INSERT INTO invoice_salesmen (tenant_id, invoice_id, salesman_id)
+      SELECT ${t}, ${invoiceId}, s FROM unnest(${`{${resolved.salesmanIds.join(",")}}`}::int[]) AS s
+    ), mail AS (
+      INSERT INTO outbox_messages (tenant_id, kind, payload)
+      SELECT ${t}, 'email', replace(${email ?? "{}"}, '{{invoice_id}}', ${invoiceId}::text)::jsonb WHERE ${email !== null}
+    ), ${stockCtes(scope, changes, invoiceId)}
+    SELECT (SELECT row_to_json(inv) FROM inv) AS invoice, ${stockResultColumns}`);
+  const row = rowsOf<StockResult & { invoice: Record<string, unknown> }>(result)[0]!;
+  await checkStockResult(db, changes, row);
+  return serializeInvoice(invoiceFromJson(row.invoice));
+}
+
+/** A row_to_json(invoices) object as the drizzle row type. */
+function invoiceFromJson(json: Record<string, unknown>): InvoiceRow {
+  return {
+    id: json.id as number,
+    tenantId: json.tenant_id as number,
+    workspaceId: json.workspace_id as number,
+    contactId: json.contact_id as number,
+    documentSubtypeId: json.document_subtype_id as number,
+    documentNumber: json.document_number as string,
+    issueDate: json.issue_date as string,
+    dueDate: (json.due_date as string | null) ?? null,
+    status: json.status as string,
+    subtotalAmount: String(json.subtotal_amount),
+    discountAmount: String(json.discount_amount),
+    taxAmount: String(json.tax_amount),
+    totalAmount: String(json.total_amount),
+    amountPaid: String(json.amount_paid),
+    currencyId: (json.currency_id as number | null) ?? null,
+    paymentTerm: (json.payment_term as string | null) ?? null,
+    notes: (json.notes as string | null) ?? null,
+    quotationId: (json.quotation_id as number | null) ?? null,
+    createdBy: (json.created_by as number | null) ?? null,
+    createdAt: new Date(json.created_at as string),
+    updatedAt: new Date(json.updated_at as string),
+    deletedAt: json.deleted_at ? new Date(json.deleted_at as string) : null,
+  };
+}
+
+const visible = (scope: CatalogScope) => and(eq(inv.tenantId, scope.tenantId), eq(inv.workspaceId, scope.workspaceId), isNull(inv.deletedAt));
+
+export async function listInvoices(db: AnyDb, scope: CatalogScope, query: ListQuery<"status" | "contact_id" | "issue_date", "issue_date" | "document_number" | "total_amount" | "created_at">) {
+  const f = query.filters;
+  const where = and(
+    visible(scope),
+    f.status ? eq(inv.status, f.status) : undefined,
+    f.contact_id ? eq(inv.contactId, Number(f.contact_id)) : undefined,
+    f.issue_date ? eq(inv.issueDate, f.issue_date) : undefined,
+  );
+  const column = { issue_date: inv.issueDate, document_number: inv.documentNumber, total_amount: inv.totalAmount, created_at: inv.createdAt }[query.sort.field];
+  const rows = await db
+    .select({ row: inv, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .from(inv)
+    .where(where)
+    .orderBy(query.sort.descending ? desc(column) : asc(column), query.sort.descending ? desc(inv.id) : asc(inv.id))
+    .limit(query.perPage)
+    .offset((query.page - 1) * query.perPage);
+  let total = rows[0]?.total ?? 0;
+  if (!rows.length && query.page > 1) {
+    const [count] = await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(inv).where(where);
+    total = count?.n ?? 0;
+  }
+  return { data: rows.map((r) => serializeInvoice(r.row)), total };
+}
+
+/** The whole invoice in one statement: contact, lines with products, payments, salesmen. */
+export async function getInvoice(db: AnyDb, scope: CatalogScope, id: number) {
+  const result = await db.execute(sql`
+    SELECT row_to_json(i) AS invoice,
+      (SELECT json_build_object('id', c.id, 'name', c.name, 'email', c.email, 'phone', c.phone) FROM contacts c WHERE c.id = i.contact_id) AS contact,
+      (SELECT coalesce(json_agg(json_build_object('id', it.id, 'product_id', it.product_id, 'description', it.description,
+          'quantity', it.quantity, 'unit_price', it.unit_price, 'discount', it.discount, 'discount_amount', it.discount_amount,
+          'subtotal', it.subtotal, 'tax_amount', it.tax_amount, 'total', it.total, 'taxes', it.taxes,
+          'product', json_build_object('id', p.id, 'name', p.name, 'sku', p.sku)) ORDER BY it.position), '[]')
+       FROM invoice_items it JOIN products p ON p.id = it.product_id WHERE it.invoice_id = i.id) AS items,
+      (SELECT coalesce(json_agg(json_build_object('id', pm.id, 'amount', pm.amount, 'payment_date', pm.payment_date,
+          'payment_method', pm.payment_method, 'bank_account', CASE WHEN b.id IS NULL THEN NULL ELSE json_build_object('id', b.id, 'name', b.name) END)
+          ORDER BY pm.id), '[]')
+       FROM invoice_payments pm LEFT JOIN bank_accounts b ON b.id = pm.bank_account_id WHERE pm.invoice_id = i.id) AS payments,
+      (SELECT coalesce(json_agg(json_build_object('id', s.id, 'full_name', s.full_name) ORDER BY s.id), '[]')
+       FROM invoice_salesmen x JOIN salesmen s ON s.id = x.salesman_id WHERE x.invoice_id = i.id) AS salesmen
+    FROM invoices i
+    WHERE i.tenant_id = ${scope.tenantId} AND i.workspace_id = ${scope.workspaceId} AND i.id = ${id} AND i.deleted_at IS NULL`);
+  const row = rowsOf<{
+    invoice: Record<string, unknown>;
+    contact: { id: number; name: string; email: string | null; phone: string | null };
+    items: Record<string, any>[];
+    payments: Record<string, any>[];
+    salesmen: { id: number; full_name: string }[];
+  }>(result)[0];
+  if (!row) throw notFound("Invoice");
+  return {
+    ...serializeInvoice(invoiceFromJson(row.invoice)),
+    contact: row.contact,
+    items: row.items.map((it) => ({
+      ...it,
+      quantity: decimal2(it.quantity)!,
+      unit_price: decimal2(it.unit_price)!,
+      discount: decimal2(it.discount)!,
+      discount_amount: decimal2(it.discount_amount)!,
+      subtotal: decimal2(it.subtotal)!,
+      tax_amount: decimal2(it.tax_amount)!,
+      total: decimal2(it.total)!,
+    })),
+    payments: row.payments.map((p) => ({ ...p, amount: decimal2(p.amount)! })),
+    salesmen: row.salesmen,
+  } as ReturnType<typeof serializeInvoice> & Record<string, any>;
+}
+
+/** The invoice row, locked for the rest of the transaction (updates, payments, cancel, delete). */
+async function lockInvoice(db: AnyDb, scope: CatalogScope, id: number): Promise<InvoiceRow> {
+  const [row] = await db.select().from(inv).where(and(visible(scope), eq(inv.id, id))).for("update");
+  if (!row) throw notFound("Invoice");
+  return row;
+}
+
+/** Net quantity sold per product by an invoice's lines (products that track inventory only). */
+async function soldQuantities(db: AnyDb, invoiceId: number): Promise<Map<number, Big>> {
+  const rows = await db
+    .select({ productId: schema.stockMovements.productId, quantity: sql<string>`sum(${schema.stockMovements.quantity})` })
+    .from(schema.stockMovements)
+    .where(and(eq(schema.stockMovements.invoiceId, invoiceId), eq(schema.stockMovements.type, "sale")))
+    .groupBy(schema.stockMovements.productId);
+  return new Map(rows.map((r) => [r.productId, new Big(r.quantity).neg()]));
+}
+
+/** Gives back to stock everything the invoice still holds sold (cancel, delete). */
+async function returnStock(db: AnyDb, scope: CatalogScope, invoice: InvoiceRow, reason: string) {
+  const sold = await soldQuantities(db, invoice.id);
+  const changes: StockChange[] = [...sold.entries()]
+    .filter(([, quantity]) => !quantity.eq(0))
+    .map(([productId, quantity]) => ({
+      productId,
+      workspaceId: invoice.workspaceId,
+      quantity: quantity.toFixed(2),
+      type: "sale" as const,
+      reference: invoice.documentNumber,
+      notes: reason,
+      invoiceId: invoice.id,
+      field: "status",
+    }));
+  await applyStockChanges(db, scope, changes);
+}
+
+export async function updateInvoice(db: AnyDb, scope: CatalogScope, id: number, input: UpdateInvoiceInput, context: InvoiceContext) {
+  const invoice = await lockInvoice(db, scope, id);
+  if (invoice.status !== "pending_payment") {
+    throw new AppError("invoice_not_editable", `Only invoices pending payment can be changed; this one is ${invoice.status}.`);
+  }
+  if (input.document_subtype_id !== undefined && input.document_subtype_id !== invoice.documentSubtypeId) {
+    throw fieldError("document_subtype_id", "The document subtype (and so the NCF) of an issued invoice cannot change.");
+  }
+  const set: Partial<typeof inv.$inferInsert> = { updatedAt: new Date() };
+  if (input.issue_date !== undefined) set.issueDate = input.issue_date;
+  if (input.due_date !== undefined) set.dueDate = input.due_date;
+  if (input.payment_term !== undefined) set.paymentTerm = input.payment_term;
+  if (input.notes !== undefined) set.notes = input.notes;
+
+  const needsResolve = input.items !== undefined || input.contact_id !== undefined || input.currency_id !== undefined || input.salesman_ids !== undefined;
+  if (needsResolve) {
+    const currentItems = input.items
+      ? input.items
+      : (await db.select().from(schema.invoiceItems).where(eq(schema.invoiceItems.invoiceId, id)).orderBy(asc(schema.invoiceItems.position))).map((it) => ({
+          product_id: it.productId,
+          description: it.description,
+          quantity: it.quantity,
+          unit_price: it.unitPrice,
+          discount: it.discount,
+          tax_ids: (it.taxes as { id: number }[]).map((t) => t.id),
+        }));
+    const resolved = await resolveDocument(
+      db,
+      scope,
+      {
+        contact_id: input.contact_id ?? invoice.contactId,
+        document_subtype_id: invoice.documentSubtypeId,
+        currency_id: input.currency_id === undefined ? invoice.currencyId : input.currency_id,
+        salesman_ids: input.salesman_ids,
+        items: currentItems,
+      },
+      { documentType: "invoice", takeNumber: false, today: context.today },
+    );
+    set.contactId = resolved.contact.id;
+    set.currencyId = resolved.currencyId;
+    if (input.salesman_ids !== undefined) {
+      await db.delete(schema.invoiceSalesmen).where(eq(schema.invoiceSalesmen.invoiceId, id));
+      if (resolved.salesmanIds.length) {
+        await db.insert(schema.invoiceSalesmen).values(resolved.salesmanIds.map((salesmanId) => ({ tenantId: scope.tenantId, invoiceId: id, salesmanId })));
+      }
+    }
+    if (input.items) {
+      const amounts = resolved.lines.map(lineAmounts);
+      const totals = documentAmounts(amounts);
+      Object.assign(set, totals);
+      // Stock follows the difference between what the invoice held sold and what it now sells.
+      const sold = await soldQuantities(db, id);
+      const wanted = new Map<number, { quantity: Big; field: string }>();
+      resolved.lines.forEach((line, i) => {
+        if (!line.trackInventory) return;
+        const entry = wanted.get(line.productId) ?? { quantity: new Big(0), field: `items.${i}.quantity` };
+        entry.quantity = entry.quantity.plus(line.quantity);
+        wanted.set(line.productId, entry);
+      });
+      const productIds = new Set([...sold.keys(), ...wanted.keys()]);
+      const changes: StockChange[] = [...productIds]
+        .sort((a, b) => a - b)
+        .map((productId) => {
+          const delta = (sold.get(productId) ?? new Big(0)).minus(wanted.get(productId)?.quantity ?? new Big(0));
+          return {
+            productId,
+            workspaceId: invoice.workspaceId,
+            quantity: delta.toFixed(2),
+            type: "sale" as const,
+            reference: invoice.documentNumber,
+            notes: "invoice updated",
+            invoiceId: id,
+            field: wanted.get(productId)?.field ?? "items",
+          };
+        })
+        .filter((change) => !new Big(change.quantity).eq(0));
+      await db.delete(schema.invoiceItems).where(eq(schema.invoiceItems.invoiceId, id));
+      await db.execute(sql`WITH ${insertLines(scope.tenantId, sql`${id}::int`, lineRecords(resolved.lines, amounts))} SELECT 1`);
+      await applyStockChanges(db, scope, changes);
+    }
+  }
+  const [updated] = await db.update(inv).set(set).where(eq(inv.id, id)).returning();
+  return { id: updated!.id, document_number: updated!.documentNumber, total_amount: decimal2(updated!.totalAmount)!, updated_at: timestamp(updated!.updatedAt)! };
+}
+
+export async function deleteInvoice(db: AnyDb, scope: CatalogScope, id: number) {
+  const invoice = await lockInvoice(db, scope, id);
+  if (invoice.status !== "pending_payment" && invoice.status !== "draft") {
+    throw new AppError("invoice_not_deletable", `Only invoices pending payment or in draft can be deleted; this one is ${invoice.status}.`);
+  }
+  await returnStock(db, scope, invoice, "invoice deleted");
+  await db.update(inv).set({ deletedAt: new Date(), updatedAt: new Date() }).where(eq(inv.id, id));
+}
+
+export async function cancelInvoice(db: AnyDb, scope: CatalogScope, id: number) {
+  const invoice = await lockInvoice(db, scope, id);
+  if (invoice.status !== "pending_payment") {
+    throw new AppError("invoice_not_editable", `Only invoices pending payment can be cancelled; this one is ${invoice.status}.`);
+  }
+  await returnStock(db, scope, invoice, "invoice cancelled");
+  const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, id)).returning();
+  return serializeInvoice(updated!);
+}
+
+function statusFor(total: Big, paid: Big): string {
+  if (paid.lte(0)) return "pending_payment";
+  return paid.gte(total) ? "paid" : "partially_paid";
+}
+
+/** Applies a payment under the invoice's row lock, so concurrent payments never exceed the total. */
+export async function addPayment(db: AnyDb, scope: CatalogScope, id: number, input: CreatePaymentInput) {
+  const invoice = await lockInvoice(db, scope, id);
+  if (invoice.status !== "pending_payment" && invoice.status !== "partially_paid") {
+    throw new AppError("invoice_not_payable", `Payments apply only to invoices pending payment or partially paid; this one is ${invoice.status}.`);
+  }
+  const due = new Big(invoice.totalAmount).minus(invoice.amountPaid);
+  if (new Big(input.amount).gt(due)) throw fieldError("amount", `The amount exceeds what is due (${due.toFixed(2)}).`);
+  if (input.bank_account_id != null) {
+    const [account] = await db
+      .select({ id: schema.bankAccounts.id })
+      .from(schema.bankAccounts)
+      .where(and(eq(schema.bankAccounts.tenantId, scope.tenantId), eq(schema.bankAccounts.id, input.bank_account_id), eq(schema.bankAccounts.isActive, true)));
+    if (!account) throw fieldError("bank_account_id", "No such active bank account.");
+  }
+  const paid = new Big(invoice.amountPaid).plus(input.amount);
+  const [payment] = await db
+    .insert(schema.invoicePayments)
+    .values({
+      tenantId: scope.tenantId,
+      invoiceId: id,
+      amount: input.amount,
+      paymentDate: input.payment_date,
+      paymentMethod: input.payment_method,
+      bankAccountId: input.bank_account_id ?? null,
+      createdBy: scope.userId,
+    })
+    .returning();
+  const [updated] = await db
+    .update(inv)
+    .set({ amountPaid: paid.toFixed(2), status: statusFor(new Big(invoice.totalAmount), paid), updatedAt: new Date() })
+    .where(eq(inv.id, id))
+    .returning();
+  return {
+    payment: { id: payment!.id, amount: decimal2(payment!.amount)!, payment_date: payment!.paymentDate, payment_method: payment!.paymentMethod, bank_account_id: payment!.bankAccountId },
+    invoice: serializeInvoice(updated!),
+  };
+}
+
+export async function deletePayment(db: AnyDb, scope: CatalogScope, id: number, paymentId: number) {
+  const invoice = await lockInvoice(db, scope, id);
+  if (invoice.status === "cancelled") throw new AppError("invoice_not_payable", "The invoice is cancelled.");
+  const [payment] = await db
+    .delete(schema.invoicePayments)
+    .where(and(eq(schema.invoicePayments.invoiceId, id), eq(schema.invoicePayments.id, paymentId)))
+    .returning();
+  if (!payment) throw notFound("Payment");
+  const paid = new Big(invoice.amountPaid).minus(payment.amount);
+  const [updated] = await db
+    .update(inv)
+    .set({ amountPaid: paid.toFixed(2), status: statusFor(new Big(invoice.totalAmount), paid), updatedAt: new Date() })
+    .where(eq(inv.id, id))
+    .returning();
+  return serializeInvoice(updated!);
+}
+
+/** What the PDF shows beyond the invoice itself: issuer, branch, sequence name, customer id. */
+export async function invoicePdfData(db: AnyDb, scope: CatalogScope, id: number) {
+  const invoice = await getInvoice(db, scope, id);
+  const result = await db.execute(sql`
+    SELECT t.name AS tenant_name, t.rnc AS tenant_rnc, w.name AS workspace_name, s.name AS subtype_name,
+           c.identification, c.identification_type
+    FROM tenants t, workspaces w, document_subtypes s, contacts c
+    WHERE t.id = ${scope.tenantId} AND w.id = ${invoice.workspace_id} AND s.id = ${invoice.document_subtype_id} AND c.id = ${invoice.contact_id}`);
+  const extra = rowsOf<Record<string, string | null>>(result)[0]!;
+  const breakdown = new Map<string, { name: string; rate: string; amount: Big }>();
+  for (const item of invoice.items as { taxes: { id: number; name: string; rate: string; amount: string }[] }[]) {
+    for (const tax of item.taxes) {
+      const entry = breakdown.get(String(tax.id)) ?? { name: tax.name, rate: decimal2(tax.rate)!, amount: new Big(0) };
+      entry.amount = entry.amount.plus(tax.amount);
+      breakdown.set(String(tax.id), entry);
+    }
+  }
+  return {
+    invoice,
+    pdf: {
+      title: "Factura",
+      tenant: { name: extra.tenant_name!, rnc: extra.tenant_rnc ?? null },
+      workspaceName: extra.workspace_name!,
+      documentNumber: invoice.document_number,
+      subtypeName: extra.subtype_name!,
+      issueDate: invoice.issue_date,
+      dueDate: invoice.due_date,
+      dueDateLabel: "Vence",
+      customer: { name: invoice.contact.name, identification: extra.identification ?? null, identificationType: extra.identification_type ?? null },
+      lines: (invoice.items as Record<string, any>[]).map((item) => ({
+        description: item.description,
+        quantity: item.quantity,
+        unitPrice: item.unit_price,
+        discount: item.discount,
+        taxes: (item.taxes as { name: string }[]).map((t) => t.name).join(", "),
+        total: item.total,
+      })),
+      taxBreakdown: [...breakdown.values()].map((b) => ({ name: b.name, rate: b.rate, amount: b.amount.toFixed(2) })),
+      totals: [
+        { label: "Subtotal", value: invoice.subtotal_amount },
+        { label: "Descuento", value: invoice.discount_amount },
+        { label: "Impuestos", value: invoice.tax_amount },
+        { label: "Total", value: invoice.total_amount, bold: true },
+        { label: "Pagado", value: invoice.amount_paid },
+        { label: "Pendiente", value: invoice.amount_due, bold: true },
+      ],
+      notes: invoice.notes,
+    },
+  };
+}

@@ -1,0 +1,165 @@
+import { PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from "pdf-lib";
+
+export interface PdfLine {
+  description: string;
+  quantity: string;
+  unitPrice: string;
+  discount: string;
+  taxes: string;
+  total: string;
+}
+
+export interface PdfDocumentData {
+  title: string;
+  tenant: { name: string; rnc: string | null };
+  workspaceName: string;
+  documentNumber: string;
+  subtypeName: string;
+  issueDate: string;
+  dueDate: string | null;
+  dueDateLabel: string;
+  customer: { name: string; identification: string | null; identificationType: string | null };
+  lines: PdfLine[];
+  taxBreakdown: { name: string; rate: string; amount: string }[];
+  totals: { label: string; value: string; bold?: boolean }[];
+  notes: string | null;
+}
+
+const PAGE = { width: 612, height: 792, margin: 40 };
+const COLUMNS = [
+  { label: "Descripción", x: 40, width: 200, align: "left" as const },
+  { label: "Cant.", x: 245, width: 50, align: "right" as const },
+  { label: "Precio", x: 300, width: 70, align: "right" as const },
+  { label: "Desc. %", x: 375, width: 45, align: "right" as const },
+  { label: "Impuestos", x: 425, width: 75, align: "left" as const },
+  { label: "Total", x: 502, width: 70, align: "right" as const },
+];
+
+/**
+ * Text the standard fonts can draw (WinAnsi: Spanish letters included); anything else becomes
+ * "?" so that a customer name in another script never turns a PDF into a 500.
+ */
+function drawable(font: PDFFont, text: string): string {
+  const supported = new Set(font.getCharacterSet());
+  let out = "";
+  for (const ch of text.normalize("NFC").replace(/[\r\n\t]+/g, " ")) {
+    out += supported.has(ch.codePointAt(0)!) ? ch : "?";
+  }
+  return out;
+}
+
+function fit(font: PDFFont, text: string, size: number, width: number): string {
+  let value = text;
+  while (value.length > 1 && font.widthOfTextAtSize(value, size) > width) value = value.slice(0, -2) + "…";
+  return value;
+}
+
+class Writer {
+  page!: PDFPage;
+  y = 0;
+  constructor(
+    private readonly pdf: PDFDocument,
+    readonly font: PDFFont,
+    readonly bold: PDFFont,
+  ) {
+    this.newPage();
+  }
+
+  newPage() {
+    this.page = this.pdf.addPage([PAGE.width, PAGE.height]);
+    this.y = PAGE.height - PAGE.margin;
+  }
+
+  ensure(space: number, onBreak?: () => void) {
+    if (this.y - space < PAGE.margin) {
+      this.newPage();
+      onBreak?.();
+    }
+  }
+
+  text(value: string, x: number, options: { size?: number; bold?: boolean; width?: number; align?: "left" | "right" } = {}) {
+    const font = options.bold ? this.bold : this.font;
+    const size = options.size ?? 9;
+    let clean = drawable(font, value);
+    if (options.width) clean = fit(font, clean, size, options.width);
+    const drawX = options.align === "right" && options.width ? x + options.width - font.widthOfTextAtSize(clean, size) : x;
+    this.page.drawText(clean, { x: drawX, y: this.y, size, font, color: rgb(0.1, 0.1, 0.1) });
+  }
+
+  line() {
+    this.page.drawLine({ start: { x: PAGE.margin, y: this.y + 3 }, end: { x: PAGE.width - PAGE.margin, y: this.y + 3 }, thickness: 0.5, color: rgb(0.6, 0.6, 0.6) });
+  }
+}
+
+/** An invoice or quotation as a PDF with Spanish labels. */
+export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Array> {
+  const pdf = await PDFDocument.create();
+  pdf.setTitle(`${data.title} ${data.documentNumber}`);
+  pdf.setProducer("Sucursal");
+  const w = new Writer(pdf, await pdf.embedFont(StandardFonts.Helvetica), await pdf.embedFont(StandardFonts.HelveticaBold));
+
+  w.text(data.tenant.name, PAGE.margin, { size: 16, bold: true, width: 330 });
+  w.text(data.title, 380, { size: 16, bold: true, width: 192, align: "right" });
+  w.y -= 18;
+  if (data.tenant.rnc) w.text(`RNC: ${data.tenant.rnc}`, PAGE.margin);
+  w.text(`NCF: ${data.documentNumber}`, 380, { bold: true, width: 192, align: "right" });
+  w.y -= 12;
+  w.text(`Sucursal: ${data.workspaceName}`, PAGE.margin, { width: 330 });
+  w.text(data.subtypeName, 380, { width: 192, align: "right" });
+  w.y -= 12;
+  w.text(`Fecha: ${data.issueDate}`, 380, { width: 192, align: "right" });
+  w.y -= 12;
+  if (data.dueDate) w.text(`${data.dueDateLabel}: ${data.dueDate}`, 380, { width: 192, align: "right" });
+  w.y -= 20;
+  w.text("Cliente", PAGE.margin, { bold: true });
+  w.y -= 12;
+  w.text(data.customer.name, PAGE.margin, { width: 330 });
+  w.y -= 12;
+  if (data.customer.identification) {
+    const label = data.customer.identificationType === "cedula" ? "Cédula" : data.customer.identificationType === "passport" ? "Pasaporte" : "RNC";
+    w.text(`${label}: ${data.customer.identification}`, PAGE.margin);
+    w.y -= 12;
+  }
+  w.y -= 10;
+
+  const header = () => {
+    for (const col of COLUMNS) w.text(col.label, col.x, { bold: true, width: col.width, align: col.align });
+    w.y -= 4;
+    w.line();
+    w.y -= 12;
+  };
+  header();
+  for (const line of data.lines) {
+    w.ensure(14, header);
+    const values = [line.description, line.quantity, line.unitPrice, line.discount, line.taxes, line.total];
+    COLUMNS.forEach((col, i) => w.text(values[i]!, col.x, { width: col.width, align: col.align }));
+    w.y -= 12;
+  }
+  w.line();
+  w.y -= 14;
+
+  w.ensure(16 * (data.taxBreakdown.length + data.totals.length) + 40);
+  if (data.taxBreakdown.length) {
+    w.text("Desglose de impuestos", PAGE.margin, { bold: true });
+    w.y -= 12;
+    for (const tax of data.taxBreakdown) {
+      w.text(`${tax.name} (${tax.rate}%)`, PAGE.margin, { width: 200 });
+      w.text(tax.amount, 245, { width: 100, align: "right" });
+      w.y -= 12;
+    }
+    w.y -= 6;
+  }
+  for (const total of data.totals) {
+    w.text(total.label, 380, { bold: total.bold, width: 110 });
+    w.text(total.value, 490, { bold: total.bold, width: 82, align: "right" });
+    w.y -= 13;
+  }
+  if (data.notes) {
+    w.y -= 10;
+    w.ensure(24);
+    w.text("Notas", PAGE.margin, { bold: true });
+    w.y -= 12;
+    w.text(data.notes, PAGE.margin, { width: PAGE.width - 2 * PAGE.margin });
+  }
+  return pdf.save();
+}

@@ -1,0 +1,145 @@
+import { sql } from "drizzle-orm";
+import { fieldError } from "../../http/errors";
+import { formatDocumentNumber } from "../../lib/ncf";
+import type { CatalogScope } from "../products/shared";
+import type { AnyDb } from "../tenants/service";
+import { EXCLUSIVE_TAX_TYPES, type LineInput } from "./lines";
+
+/** The parts of an invoice or quotation request that name other records. */
+export interface DocumentReferencesInput {
+  contact_id: number;
+  document_subtype_id: number;
+  currency_id?: number | null;
+  salesman_ids?: number[];
+  items: { product_id: number; description?: string | null; quantity: string; unit_price: string; discount: string; tax_ids?: number[] }[];
+}
+
+export interface ResolvedLine extends LineInput {
+  productId: number;
+  description: string;
+  trackInventory: boolean;
+}
+
+export interface ResolvedDocument {
+  contact: { id: number; name: string; email: string | null };
+  subtype: { id: number; name: string; prefix: string };
+  documentNumber: string | null;
+  currencyId: number | null;
+  salesmanIds: number[];
+  lines: ResolvedLine[];
+}
+
+interface Loaded {
+  taken: { prefix: string; number: number } | null;
+  subtype: { id: number; name: string; type: string; prefix: string; is_active: boolean; next_number: number; end_number: number; valid_until: string | null } | null;
+  contact: { id: number; name: string; email: string | null; workspace_id: number | null } | null;
+  products: { id: number; name: string; workspace_id: number | null; is_active: boolean; track_inventory: boolean; default_tax_ids: number[] }[];
+  taxes: { id: number; name: string; type: string; rate: string; is_active: boolean }[];
+  salesmen: number[];
+  currency_id: number | null;
+}
+
+const intArray = (ids: number[]) => `{${ids.map((id) => Math.trunc(id)).join(",")}}`;
+
+/**
+ * Loads and checks everything a document names, in ONE statement: contact, products, taxes
+ * (given or the products' defaults), salesmen and currency, all visible in the request's
+ * workspace; with `takeNumber`, it also takes the subtype's next number under its row lock (the
+ * lock is held, and the number given back by rollback, if anything later refuses the document).
+ * Anything missing or unusable → 422 naming the field.
+ */
+export async function resolveDocument(
+  db: AnyDb,
+  scope: CatalogScope,
+  input: DocumentReferencesInput,
+  options: { documentType: "invoice" | "quotation"; takeNumber: boolean; today: string },
+): Promise<ResolvedDocument> {
+  const productIds = [...new Set(input.items.map((i) => i.product_id))];
+  const taxIds = [...new Set(input.items.flatMap((i) => i.tax_ids ?? []))];
+  const salesmanIds = [...new Set(input.salesman_ids ?? [])];
+  const t = scope.tenantId;
+  const takeNumber = options.takeNumber
+    ? sql`UPDATE document_subtypes SET next_number = next_number + 1, updated_at = now()
+        WHERE tenant_id = ${t} AND id = ${input.document_subtype_id} AND type = ${options.documentType} AND is_active
+          AND next_number <= end_number AND (valid_until IS NULL OR valid_until >= ${options.today}::date)
+        RETURNING prefix, next_number - 1 AS number`
+    : sql`SELECT NULL::text AS prefix, NULL::bigint AS number WHERE false`;
+  const result = await db.execute(sql`
+    WITH taken AS (${takeNumber})
+    SELECT
+      (SELECT row_to_json(taken) FROM taken) AS taken,
+      (SELECT json_build_object('id', id, 'name', name, 'type', type, 'prefix', prefix, 'is_active', is_active,
+         'next_number', next_number, 'end_number', end_number, 'valid_until', valid_until)
+       FROM document_subtypes WHERE tenant_id = ${t} AND id = ${input.document_subtype_id}) AS subtype,
+      (SELECT json_build_object('id', id, 'name', name, 'email', email, 'workspace_id', workspace_id)
+       FROM contacts WHERE tenant_id = ${t} AND id = ${input.contact_id}) AS contact,
+      (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'workspace_id', workspace_id, 'is_active', is_active,
+         'track_inventory', track_inventory, 'default_tax_ids', default_tax_ids)), '[]')
+       FROM products WHERE tenant_id = ${t} AND id = ANY(${intArray(productIds)}::int[])) AS products,
+      (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'type', type, 'rate', rate, 'is_active', is_active)), '[]')
+       FROM taxes WHERE tenant_id = ${t} AND (id = ANY(${intArray(taxIds)}::int[])
+         OR id IN (SELECT unnest(default_tax_ids) FROM products WHERE tenant_id = ${t} AND id = ANY(${intArray(productIds)}::int[])))) AS taxes,
+      (SELECT coalesce(json_agg(id), '[]') FROM salesmen WHERE tenant_id = ${t} AND is_active AND id = ANY(${intArray(salesmanIds)}::int[])) AS salesmen,
+      (SELECT id FROM currencies WHERE tenant_id = ${t} AND
+         ${input.currency_id == null ? sql`is_default` : sql`id = ${input.currency_id}`} LIMIT 1) AS currency_id`);
+  const loaded = (result as unknown as { rows: Loaded[] }).rows[0]!;
+  const inWorkspace = (workspaceId: number | null) => workspaceId === null || workspaceId === scope.workspaceId;
+
+  if (!loaded.contact || !inWorkspace(loaded.contact.workspace_id)) throw fieldError("contact_id", "No such contact in this workspace.");
+  const subtype = loaded.subtype;
+  if (!subtype || subtype.type !== options.documentType) {
+    throw fieldError("document_subtype_id", `No such ${options.documentType} document subtype.`);
+  }
+  let documentNumber: string | null = null;
+  if (options.takeNumber) {
+    if (!loaded.taken) {
+      if (!subtype.is_active) throw fieldError("document_subtype_id", "This document subtype is inactive.");
+      if (Number(subtype.next_number) > Number(subtype.end_number)) {
+        throw fieldError("document_subtype_id", "No numbers are left in this sequence.", "ncf_sequence_exhausted");
+      }
+      throw fieldError("document_subtype_id", `This sequence expired on ${subtype.valid_until}.`, "ncf_sequence_expired");
+    }
+    documentNumber = formatDocumentNumber(loaded.taken.prefix, Number(loaded.taken.number));
+  }
+  if (input.currency_id != null && loaded.currency_id === null) throw fieldError("currency_id", "No such currency.");
+  salesmanIds.forEach((id) => {
+    if (!loaded.salesmen.includes(id)) throw fieldError(`salesman_ids.${(input.salesman_ids ?? []).indexOf(id)}`, "No such active salesman.");
+  });
+
+  const products = new Map(loaded.products.map((p) => [p.id, p]));
+  const taxes = new Map(loaded.taxes.map((tax) => [tax.id, tax]));
+  const lines = input.items.map((item, i): ResolvedLine => {
+    const product = products.get(item.product_id);
+    if (!product || !inWorkspace(product.workspace_id)) throw fieldError(`items.${i}.product_id`, "No such product in this workspace.");
+    if (!product.is_active) throw fieldError(`items.${i}.product_id`, "This product is inactive.");
+    // No tax_ids: the product's default taxes; an empty list: no taxes.
+    const ids = item.tax_ids ?? product.default_tax_ids;
+    const lineTaxes = ids.map((id, k) => {
+      const tax = taxes.get(id);
+      if (!tax || (item.tax_ids && !tax.is_active)) throw fieldError(`items.${i}.tax_ids.${k}`, "No such active tax.");
+      return { id: tax.id, name: tax.name, type: tax.type, rate: String(tax.rate) };
+    });
+    if (new Set(ids).size !== ids.length) throw fieldError(`items.${i}.tax_ids`, "A tax is listed twice.");
+    if (lineTaxes.filter((tax) => EXCLUSIVE_TAX_TYPES.has(tax.type)).length > 1) {
+      throw fieldError(`items.${i}.tax_ids`, "A line holds at most one of ITBIS, ISC, exento and no facturable.");
+    }
+    return {
+      productId: product.id,
+      description: item.description?.trim() || product.name,
+      trackInventory: product.track_inventory,
+      quantity: item.quantity,
+      unitPrice: item.unit_price,
+      discount: item.discount,
+      taxes: lineTaxes,
+    };
+  });
+
+  return {
+    contact: { id: loaded.contact.id, name: loaded.contact.name, email: loaded.contact.email },
+    subtype: { id: subtype.id, name: subtype.name, prefix: subtype.prefix },
+    documentNumber,
+    currencyId: loaded.currency_id,
+    salesmanIds,
+    lines,
+  };
+}

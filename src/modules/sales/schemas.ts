@@ -1,0 +1,37 @@
+import { z } from "@hono/zod-openapi";
+import { decimalInput, moneyInput } from "../../lib/decimal";
+
+export const MAX_LINES = 500;
+const id = () => z.number().int().positive().max(2_147_483_647);
+
+/** A line of an invoice or quotation request. `discount` is a percentage of the line subtotal. */
+export const LineItemInput = z.object({
+  product_id: id(),
+  description: z.string().trim().max(1000).nullable().optional(),
+  quantity: decimalInput({ positive: true, max: "99999999.99" }),
+  unit_price: moneyInput({ max: "9999999999.99" }),
+  discount: decimalInput({ min: "0", max: "100" }).default("0.00").openapi({ description: "Percentage 0-100 of the line subtotal" }),
+  tax_ids: z.array(id()).max(10).optional().openapi({ description: "Taxes of the line; omitted: the product's default taxes; []: none" }),
+});
+
+export const LineItems = z.array(LineItemInput).min(1).max(MAX_LINES);
+
+export const LineItemOutput = z
+  .object({
+    id: z.number(),
+    product_id: z.number(),
+    description: z.string(),
+    quantity: z.string(),
+    unit_price: z.string(),
+    discount: z.string(),
+    discount_amount: z.string(),
+    subtotal: z.string(),
+    tax_amount: z.string(),
+    total: z.string(),
+    product: z.object({ id: z.number(), name: z.string(), sku: z.string().nullable() }),
+    taxes: z.array(z.object({ id: z.number(), name: z.string(), type: z.string(), rate: z.string(), amount: z.string() })),
+  })
+  .openapi("LineItem");
+
+export const dateInput = () => z.iso.date();
+export { id };
