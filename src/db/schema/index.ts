@@ -3,3 +3,4 @@ export * from "./catalog";
 export * from "./rnc";
 export * from "./inventory";
 export * from "./sales";
+export * from "./integrations";
