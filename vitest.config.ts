@@ -2,6 +2,8 @@ import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
 const TEST_JWT_SECRET = "test-jwt-secret-of-at-least-thirty-two-chars";
+// 32 bytes, base64: the AES-GCM key of integration secrets in tests.
+const TEST_ENCRYPTION_KEY = "dGVzdC1lbmNyeXB0aW9uLWtleS0zMi1ieXRlcy0hISE=";
 
 export default defineConfig({
   test: {
@@ -27,6 +29,13 @@ export default defineConfig({
                 // Every run has a fresh database whose ids restart at 1, but Redis is shared.
                 RATE_LIMIT_NAMESPACE: `test-${Date.now()}-${process.pid}`,
                 APP_URL: "https://app.sucursal.test",
+                // Integrations talk to the local fake providers (scripts/fake-providers.ts).
+                TEST_FAKE_PROVIDERS_URL: inject("fakeProvidersUrl"),
+                RESEND_BASE_URL: `${inject("fakeProvidersUrl")}/resend`,
+                TELEGRAM_API_BASE: `${inject("fakeProvidersUrl")}/telegram`,
+                GRAPH_API_BASE: `${inject("fakeProvidersUrl")}/graph/v21.0`,
+                RESEND_API_KEY: "re_test_key",
+                APP_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
               },
             },
           })),

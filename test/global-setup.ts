@@ -3,6 +3,7 @@ import { createTestDatabase, portAnswers } from "../scripts/lib/database";
 import { startUpstashRelay } from "../scripts/lib/upstash-relay";
 import { startWsRelay } from "../scripts/lib/ws-relay";
 import { startFileServer } from "../scripts/rnc-file-server";
+import { startFakeProviders } from "../scripts/fake-providers";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -15,6 +16,8 @@ declare module "vitest" {
     databaseKind: string;
     /** Local stand-in for DGII's file download (PUT /files/<name>, GET /files/<name>, GET /status/<code>). */
     fileServerUrl: string;
+    /** Local stand-in for Resend, the Telegram Bot API and Graph (scripts/fake-providers.ts). */
+    fakeProvidersUrl: string;
   }
 }
 
@@ -26,6 +29,7 @@ export default async function setup(project: TestProject) {
   const database = await createTestDatabase();
   const relay = await startWsRelay();
   const fileServer = await startFileServer();
+  const fakeProviders = await startFakeProviders();
   // SUCURSAL_TEST_REDIS=off checks the path of a machine without Redis (in-memory limiter).
   const redisUp = process.env.SUCURSAL_TEST_REDIS !== "off" && (await portAnswers("127.0.0.1", 6379));
   const upstash = redisUp ? await startUpstashRelay() : null;
@@ -40,10 +44,12 @@ export default async function setup(project: TestProject) {
   project.provide("upstashToken", upstash?.token ?? "");
   project.provide("databaseKind", database.kind);
   project.provide("fileServerUrl", fileServer.url);
+  project.provide("fakeProvidersUrl", fakeProviders.url);
   return async () => {
     await upstash?.close();
     await relay.close();
     await fileServer.close();
+    await fakeProviders.close();
     await database.stop();
   };
 }

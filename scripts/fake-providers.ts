@@ -1,0 +1,225 @@
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * One local HTTP server standing in for the three integration platforms during tests (loopback only):
+ *
+ * - Resend under `/resend`: `POST /emails` (Bearer key, `Idempotency-Key` honoured like Resend: a key
+ *   already answered returns the same id and records no second delivery).
+ * - Telegram Bot API under `/telegram`: `/bot<token>/getMe|sendMessage|setWebhook|deleteWebhook`.
+ *   A token containing `invalid` is refused (401 Unauthorized); chat_id `missing` → 400 chat not found.
+ * - Graph (WhatsApp Cloud API) under `/graph/v21.0`: `POST|GET /<business_account_id>/message_templates`,
+ *   `POST /<phone_number_id>/messages`. The access token `invalid` is refused (190 OAuthException).
+ *
+ * Everything is keyed by something unique per test (the email recipient, the bot token, the
+ * business account or phone number id), so parallel test files never see each other's traffic.
+ * Control endpoints:
+ * - `POST /_control/fail {service, key, times = 1 (-1: always), status = 500, description?, method?, mode?: "error"|"drop"}`:
+ *   the next `times` requests for `key` fail with `status` (or, with `drop`, the connection is cut).
+ * - `POST /_control/clear-failures {service, key}`.
+ * - `GET /_control/requests?service=&key=`: what was received for `key` (`resend` also lists deliveries).
+ * - `POST /_control/graph/template-status {business_account_id, name, language, status}`.
+ */
+export interface FakeProviders {
+  url: string;
+  close(): Promise<void>;
+}
+
+type Service = "resend" | "telegram" | "graph";
+
+interface FailureRule {
+  remaining: number;
+  status: number;
+  description?: string;
+  method?: string;
+  mode: "error" | "drop";
+}
+
+interface Received {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+  at: string;
+}
+
+interface Template {
+  id: string;
+  name: string;
+  language: string;
+  category: string;
+  components: unknown;
+  status: string;
+}
+
+export async function startFakeProviders(): Promise<FakeProviders> {
+  const failures = new Map<string, FailureRule>();
+  const received = new Map<string, Received[]>();
+  const deliveries = new Map<string, { id: string; idempotency_key: string | null; body: unknown }[]>();
+  const idempotency = new Map<string, string>();
+  const templates = new Map<string, Map<string, Template>>();
+  let counter = 1000;
+
+  const slot = (service: Service, key: string) => `${service}:${key}`;
+  const record = (service: Service, key: string, entry: Received) => {
+    const list = received.get(slot(service, key)) ?? [];
+    list.push(entry);
+    received.set(slot(service, key), list);
+  };
+  /** A failure rule that applies to this request, consumed. */
+  const failureFor = (service: Service, key: string, method: string): FailureRule | null => {
+    const rule = failures.get(slot(service, key));
+    if (!rule || rule.remaining === 0 || (rule.method && rule.method !== method)) return null;
+    if (rule.remaining > 0) rule.remaining--;
+    return rule;
+  };
+  const templatesOf = (waba: string) => {
+    let map = templates.get(waba);
+    if (!map) templates.set(waba, (map = new Map()));
+    return map;
+  };
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const url = new URL(req.url ?? "/", "http://localhost");
+      const raw = Buffer.concat(chunks).toString("utf8");
+      let body: any = null;
+      try {
+        body = raw ? JSON.parse(raw) : null;
+      } catch {
+        body = raw;
+      }
+      const send = (status: number, payload: unknown) => {
+        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(payload));
+      };
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v ?? "")]));
+      const entry = (method: string): Received => ({ method, path: url.pathname, headers, body, at: new Date().toISOString() });
+      const failWith = (rule: FailureRule, shape: (status: number, description: string) => unknown) => {
+        if (rule.mode === "drop") {
+          req.socket.destroy();
+          return;
+        }
+        send(rule.status, shape(rule.status, rule.description ?? "Internal Server Error"));
+      };
+
+      // ---- control
+      if (url.pathname === "/_control/fail" && req.method === "POST") {
+        failures.set(slot(body.service, String(body.key)), {
+          remaining: body.times ?? 1,
+          status: body.status ?? 500,
+          description: body.description,
+          method: body.method,
+          mode: body.mode ?? "error",
+        });
+        return send(200, { ok: true });
+      }
+      if (url.pathname === "/_control/clear-failures" && req.method === "POST") {
+        failures.delete(slot(body.service, String(body.key)));
+        return send(200, { ok: true });
+      }
+      if (url.pathname === "/_control/requests") {
+        const service = url.searchParams.get("service") as Service;
+        const key = url.searchParams.get("key") ?? "";
+        return send(200, { requests: received.get(slot(service, key)) ?? [], deliveries: deliveries.get(key) ?? [] });
+      }
+      if (url.pathname === "/_control/graph/template-status" && req.method === "POST") {
+        const template = templatesOf(String(body.business_account_id)).get(`${body.name}|${body.language}`);
+        if (!template) return send(404, { ok: false });
+        template.status = body.status;
+        return send(200, { ok: true, id: template.id });
+      }
+
+      // ---- Resend
+      if (url.pathname === "/resend/emails" && req.method === "POST") {
+        const to = Array.isArray(body?.to) ? String(body.to[0]) : String(body?.to ?? "");
+        record("resend", to, entry("emails"));
+        const rule = failureFor("resend", to, "emails");
+        if (rule) return failWith(rule, (status, message) => ({ statusCode: status, name: "application_error", message }));
+        if (!/^Bearer \S+$/.test(headers.authorization ?? "")) {
+          return send(401, { statusCode: 401, name: "missing_api_key", message: "Missing API key in the authorization header" });
+        }
+        if (!body?.from || !to || !body?.subject) return send(422, { statusCode: 422, name: "validation_error", message: "Missing fields" });
+        const key = headers["idempotency-key"] || null;
+        if (key && idempotency.has(key)) return send(200, { id: idempotency.get(key) });
+        const id = randomUUID();
+        if (key) idempotency.set(key, id);
+        const list = deliveries.get(to) ?? [];
+        list.push({ id, idempotency_key: key, body });
+        deliveries.set(to, list);
+        return send(200, { id });
+      }
+
+      // ---- Telegram
+      const telegram = /^\/telegram\/bot([^/]+)\/(\w+)$/.exec(url.pathname);
+      if (telegram) {
+        const token = decodeURIComponent(telegram[1]!);
+        const method = telegram[2]!;
+        record("telegram", token, entry(method));
+        const rule = failureFor("telegram", token, method);
+        if (rule) return failWith(rule, (status, description) => ({ ok: false, error_code: status, description }));
+        if (token.includes("invalid")) return send(401, { ok: false, error_code: 401, description: "Unauthorized" });
+        switch (method) {
+          case "getMe":
+            return send(200, { ok: true, result: { id: 7000000000 + (counter++ % 1000000), is_bot: true, first_name: "Sucursal test bot", username: `sucursal_${counter}_bot` } });
+          case "sendMessage":
+            if (!body?.chat_id || !body?.text) return send(400, { ok: false, error_code: 400, description: "Bad Request: message text is empty" });
+            if (String(body.chat_id) === "missing") return send(400, { ok: false, error_code: 400, description: "Bad Request: chat not found" });
+            return send(200, { ok: true, result: { message_id: counter++, chat: { id: body.chat_id, type: "private" }, date: Math.floor(Date.now() / 1000), text: body.text } });
+          case "setWebhook":
+            if (!body?.url) return send(400, { ok: false, error_code: 400, description: "Bad Request: bad webhook: URL must be provided" });
+            return send(200, { ok: true, result: true, description: "Webhook was set" });
+          case "deleteWebhook":
+            return send(200, { ok: true, result: true, description: "Webhook was deleted" });
+          default:
+            return send(404, { ok: false, error_code: 404, description: "Not Found" });
+        }
+      }
+
+      // ---- Graph
+      const graph = /^\/graph\/v[\d.]+\/([^/]+)\/(message_templates|messages)$/.exec(url.pathname);
+      if (graph) {
+        const key = decodeURIComponent(graph[1]!);
+        const edge = graph[2]!;
+        const method = `${req.method} ${edge}`;
+        record("graph", key, entry(method));
+        const graphError = (status: number, message: string) => ({ error: { message, type: "OAuthException", code: status >= 500 ? 2 : 100, error_user_msg: message, fbtrace_id: "Afake" } });
+        const rule = failureFor("graph", key, method);
+        if (rule) return failWith(rule, graphError);
+        const auth = headers.authorization ?? "";
+        if (!auth.startsWith("Bearer ") || auth === "Bearer invalid") {
+          return send(401, { error: { message: "Invalid OAuth access token - Cannot parse access token", type: "OAuthException", code: 190, fbtrace_id: "Afake" } });
+        }
+        if (edge === "message_templates" && req.method === "POST") {
+          const map = templatesOf(key);
+          const name = String(body?.name ?? "");
+          const language = String(body?.language ?? "");
+          if (map.has(`${name}|${language}`)) return send(400, graphError(400, `Content in this language already exists for ${name}`));
+          const template: Template = { id: String(counter++ * 1000 + 7), name, language, category: body?.category, components: body?.components ?? [], status: "PENDING" };
+          map.set(`${name}|${language}`, template);
+          return send(200, { id: template.id, status: template.status, category: template.category });
+        }
+        if (edge === "message_templates" && req.method === "GET") {
+          return send(200, { data: [...templatesOf(key).values()], paging: { cursors: { before: "b", after: "a" } } });
+        }
+        if (edge === "messages" && req.method === "POST") {
+          if (body?.messaging_product !== "whatsapp") return send(400, graphError(400, "The parameter messaging_product is required."));
+          return send(200, { messaging_product: "whatsapp", contacts: [{ input: body.to, wa_id: String(body.to).replace(/\D/g, "") }], messages: [{ id: `wamid.FAKE${counter++}` }] });
+        }
+      }
+      send(404, { message: "fake providers: no such route" });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
