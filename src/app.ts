@@ -14,6 +14,7 @@ import { tenantFromHost } from "./http/tenant";
 import { authRouter } from "./modules/auth/routes";
 import { inventoryRouter } from "./modules/inventory/routes";
 import { invoicesRouter } from "./modules/invoices/routes";
+import { quotationsRouter } from "./modules/quotations/routes";
 import { invitationsRouter } from "./modules/invitations/routes";
 import { membersRouter } from "./modules/members/routes";
 import { rolesRouter } from "./modules/roles/routes";
@@ -81,6 +82,7 @@ export function createApp() {
   api.route("/", authRouter);
   api.route("/", inventoryRouter);
   api.route("/", invoicesRouter);
+  api.route("/", quotationsRouter);
   api.route("/", workspacesRouter);
   api.route("/", membersRouter);
   api.route("/", invitationsRouter);

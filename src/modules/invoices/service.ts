@@ -48,7 +48,7 @@ export function serializeInvoice(row: InvoiceRow) {
 }
 
 /** Line rows for the insert statement: amounts computed, taxes snapshotted. */
-function lineRecords(lines: ResolvedLine[], amounts: LineAmounts[]) {
+export function lineRecords(lines: ResolvedLine[], amounts: LineAmounts[]) {
   return lines.map((line, position) => ({
     position,
     product_id: line.productId,

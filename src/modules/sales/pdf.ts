@@ -14,6 +14,8 @@ export interface PdfDocumentData {
   tenant: { name: string; rnc: string | null };
   workspaceName: string;
   documentNumber: string;
+  /** Label before the number; default "NCF" (quotation numbers are not NCFs). */
+  numberLabel?: string;
   subtypeName: string;
   issueDate: string;
   dueDate: string | null;
@@ -102,7 +104,7 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
   w.text(data.title, 380, { size: 16, bold: true, width: 192, align: "right" });
   w.y -= 18;
   if (data.tenant.rnc) w.text(`RNC: ${data.tenant.rnc}`, PAGE.margin);
-  w.text(`NCF: ${data.documentNumber}`, 380, { bold: true, width: 192, align: "right" });
+  w.text(`${data.numberLabel ?? "NCF"}: ${data.documentNumber}`, 380, { bold: true, width: 192, align: "right" });
   w.y -= 12;
   w.text(`Sucursal: ${data.workspaceName}`, PAGE.margin, { width: 330 });
   w.text(data.subtypeName, 380, { width: 192, align: "right" });

@@ -1,0 +1,212 @@
+import { z } from "@hono/zod-openapi";
+import { downloadZip } from "client-zip";
+import { tenantDb } from "../../http/database";
+import { AppError } from "../../http/errors";
+import { idempotent } from "../../http/idempotency";
+import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { paginate, paginated } from "../../http/pagination";
+import { hasPermission } from "../../http/permissions";
+import { log } from "../../lib/log";
+import { dominicanToday } from "../document-subtypes/service";
+import { invoiceContext } from "../invoices/routes";
+import { catalogScope, dataOnly, MessageResponse } from "../products/shared";
+import { renderDocumentPdf } from "../sales/pdf";
+import {
+  BulkPdfBody,
+  ConvertedQuotation,
+  ConvertQuotationBody,
+  CreatedQuotation,
+  CreateQuotationBody,
+  QuotationDetail,
+  QuotationListQuery,
+  QuotationSummary,
+  UpdatedQuotation,
+  UpdateQuotationBody,
+} from "./schemas";
+import * as quotations from "./service";
+
+export const quotationsRouter = createRouter();
+const tags = ["Quotations"];
+
+const idempotencyHeader = z.object({
+  "idempotency-key": z.string().optional().openapi({ param: { name: "idempotency-key", in: "header" }, description: "Replays the first response for 24 h" }),
+});
+
+const pdfResponse = { description: "PDF", content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } } };
+
+// Registered before the /quotations/{id}/… routes so that "bulk" is never read as an id.
+quotationsRouter.openapi(
+  defineRoute({ permission: "quotations:view" }, {
+    method: "post",
+    path: `${V1}/quotations/bulk/pdf`,
+    tags,
+    summary: "A ZIP of the PDFs of 1 to 100 quotations, streamed as each PDF is rendered",
+    request: jsonBody(BulkPdfBody),
+    responses: {
+      200: { description: "ZIP of <document_number>.pdf files", content: { "application/zip": { schema: z.string().openapi({ format: "binary" }) } } },
+      ...commonErrors,
+    },
+  }),
+  async (c) => {
+    // Every database read happens here, inside the request's transaction; the stream below only renders.
+    const documents = await quotations.bulkPdfData(await tenantDb(c), catalogScope(c), c.req.valid("json").quotation_ids);
+    const requestId = c.get("requestId");
+    async function* files() {
+      for (const doc of documents) {
+        try {
+          yield { name: `${doc.documentNumber}.pdf`, lastModified: doc.updatedAt, input: await renderDocumentPdf(doc.pdf) };
+        } catch (error) {
+          log.error("quotation pdf failed inside a zip stream", { requestId, quotationId: doc.id, error: String(error) });
+          throw error;
+        }
+      }
+    }
+    const zip = downloadZip(files());
+    return c.body(zip.body as never, 200, {
+      "Content-Type": "application/zip",
+      "Content-Disposition": `attachment; filename="cotizaciones.zip"`,
+    }) as never;
+  },
+);
+
+quotationsRouter.openapi(
+  defineRoute({ permission: "quotations:view" }, {
+    method: "get",
+    path: `${V1}/quotations`,
+    tags,
+    summary: "Quotations of the request's workspace (without lines)",
+    request: { query: QuotationListQuery },
+    responses: { 200: jsonResponse("Quotations", paginated(QuotationSummary)), ...commonErrors },
+  }),
+  async (c) => {
+    const query = c.req.valid("query");
+    const { data, total } = await quotations.listQuotations(await tenantDb(c), catalogScope(c), query);
+    return c.json(paginate(c, query, total, data), 200);
+  },
+);
+
+quotationsRouter.openapi(
+  defineRoute({ permission: "quotations:view" }, {
+    method: "get",
+    path: `${V1}/quotations/{id}`,
+    tags,
+    summary: "A quotation with its contact and lines",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("Quotation", dataOnly(QuotationDetail)), ...errorResponses(404), ...commonErrors },
+  }),
+  async (c) => c.json({ data: await quotations.getQuotation(await tenantDb(c), catalogScope(c), c.req.valid("param").id) }, 200) as never,
+);
+
+quotationsRouter.openapi(
+  defineRoute({ permission: "quotations:create" }, {
+    method: "post",
+    path: `${V1}/quotations`,
+    tags,
+    summary: "Create a draft quotation numbered from a quotation subtype (no effect on stock)",
+    request: { headers: idempotencyHeader, ...jsonBody(CreateQuotationBody) },
+    responses: { 201: jsonResponse("Quotation created", CreatedQuotation), ...commonErrors },
+  }),
+  async (c) => {
+    const db = await tenantDb(c);
+    const input = c.req.valid("json");
+    return idempotent(c, db, "POST /quotations", async () => {
+      const created = await quotations.createQuotation(db, catalogScope(c), input, dominicanToday());
+      const { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at } = created;
+      return {
+        status: 201,
+        body: { data: { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at }, message: "Quotation created." },
+      };
+    }) as never;
+  },
+);
+
+quotationsRouter.openapi(
+  defineRoute({ permission: "quotations:edit" }, {
+    method: "patch",
+    path: `${V1}/quotations/{id}`,
+    tags,
+    summary: "Change a quotation in draft or sent (lines and totals follow)",
+    request: { params: IdParam, ...jsonBody(UpdateQuotationBody) },
+    responses: { 200: jsonResponse("Quotation updated", UpdatedQuotation), ...errorResponses(404, 409), ...commonErrors },
+  }),
+  async (c) => {
+    const data = await quotations.updateQuotation(await tenantDb(c), catalogScope(c), c.req.valid("param").id, c.req.valid("json"), dominicanToday());
+    return c.json({ data, message: "Quotation updated." }, 200);
+  },
+);
+
+quotationsRouter.openapi(
+  defineRoute({ permission: "quotations:delete" }, {
+    method: "delete",
+    path: `${V1}/quotations/{id}`,
+    tags,
+    summary: "Delete a quotation in draft or sent",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("Quotation deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
+  }),
+  async (c) => {
+    await quotations.deleteQuotation(await tenantDb(c), catalogScope(c), c.req.valid("param").id);
+    return c.json({ message: "Quotation deleted." }, 200);
+  },
+);
+
+const transitionSummaries: Record<quotations.TransitionAction, string> = {
+  send: "Mark a draft quotation as sent",
+  approve: "Approve a sent quotation",
+  reject: "Reject a sent quotation",
+  cancel: "Cancel a quotation in draft, sent or approved",
+};
+
+for (const action of Object.keys(quotations.TRANSITIONS) as quotations.TransitionAction[]) {
+  quotationsRouter.openapi(
+    defineRoute({ permission: "quotations:edit" }, {
+      method: "post",
+      path: `${V1}/quotations/{id}/${action}`,
+      tags,
+      summary: transitionSummaries[action],
+      request: { params: IdParam },
+      responses: { 200: jsonResponse("Quotation", z.object({ data: QuotationSummary, message: z.string() })), ...errorResponses(404, 409), ...commonErrors },
+    }),
+    async (c) => {
+      const data = await quotations.transitionQuotation(await tenantDb(c), catalogScope(c), c.req.valid("param").id, action);
+      return c.json({ data, message: `Quotation ${quotations.TRANSITIONS[action].verb}.` }, 200);
+    },
+  );
+}
+
+quotationsRouter.openapi(
+  defineRoute({ permission: "quotations:edit" }, {
+    method: "post",
+    path: `${V1}/quotations/{id}/convert-to-invoice`,
+    tags,
+    summary: "Convert a quotation into an invoice (also needs invoices:create): NCF, stock and email as for any invoice; once only",
+    request: { params: IdParam, body: { content: { "application/json": { schema: ConvertQuotationBody } }, required: false } },
+    responses: { 201: jsonResponse("Invoice created from the quotation", ConvertedQuotation), ...errorResponses(404, 409), ...commonErrors },
+  }),
+  async (c) => {
+    if (!hasPermission(c, "invoices:create")) throw new AppError("forbidden", "This action requires the invoices:create permission.");
+    const input = c.req.valid("json") ?? {};
+    const data = await quotations.convertQuotation(await tenantDb(c), catalogScope(c), c.req.valid("param").id, input, invoiceContext(c));
+    return c.json({ message: `Quotation converted into invoice ${data.document_number}.`, redirect_url: `/invoices/${data.invoice_id}`, data }, 201);
+  },
+);
+
+quotationsRouter.openapi(
+  defineRoute({ permission: "quotations:view" }, {
+    method: "get",
+    path: `${V1}/quotations/{id}/pdf`,
+    tags,
+    summary: "The quotation as a PDF",
+    request: { params: IdParam },
+    responses: { 200: pdfResponse, ...errorResponses(404), ...commonErrors },
+  }),
+  async (c) => {
+    const [doc] = await quotations.quotationPdfData(await tenantDb(c), catalogScope(c), [c.req.valid("param").id]);
+    if (!doc) throw new AppError("not_found", "Quotation not found.");
+    const bytes = await renderDocumentPdf(doc.pdf);
+    return c.body(bytes as never, 200, {
+      "Content-Type": "application/pdf",
+      "Content-Disposition": `attachment; filename="${doc.documentNumber}.pdf"`,
+    }) as never;
+  },
+);

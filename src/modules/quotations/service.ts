@@ -1,0 +1,430 @@
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import * as schema from "../../db/schema";
+import { AppError, fieldError, notFound, type FieldErrors } from "../../http/errors";
+import type { ListQuery } from "../../http/pagination";
+import { Big } from "../../lib/decimal";
+import { decimal2, timestamp } from "../../lib/format";
+import { createInvoice, lineRecords, type InvoiceContext } from "../invoices/service";
+import type { CatalogScope } from "../products/shared";
+import { documentAmounts, lineAmounts } from "../sales/lines";
+import type { PdfDocumentData } from "../sales/pdf";
+import { resolveDocument } from "../sales/references";
+import type { AnyDb } from "../tenants/service";
+import type { ConvertQuotationInput, CreateQuotationInput, QuotationStatus, UpdateQuotationInput } from "./schemas";
+
+const q = schema.quotations;
+type QuotationRow = typeof q.$inferSelect;
+
+const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
+
+/** Statuses in which a quotation may still be changed or deleted. */
+const EDITABLE: QuotationStatus[] = ["draft", "sent"];
+/** Statuses from which a quotation can no longer become an invoice. */
+const NOT_CONVERTIBLE: QuotationStatus[] = ["converted", "cancelled", "rejected"];
+
+export const TRANSITIONS = {
+  send: { from: ["draft"], to: "sent", verb: "sent" },
+  approve: { from: ["sent"], to: "approved", verb: "approved" },
+  reject: { from: ["sent"], to: "rejected", verb: "rejected" },
+  cancel: { from: ["draft", "sent", "approved"], to: "cancelled", verb: "cancelled" },
+} as const satisfies Record<string, { from: QuotationStatus[]; to: QuotationStatus; verb: string }>;
+export type TransitionAction = keyof typeof TRANSITIONS;
+
+export function serializeQuotation(row: QuotationRow) {
+  return {
+    id: row.id,
+    workspace_id: row.workspaceId,
+    contact_id: row.contactId,
+    document_subtype_id: row.documentSubtypeId,
+    document_number: row.documentNumber,
+    issue_date: row.issueDate,
+    due_date: row.dueDate,
+    status: row.status as QuotationStatus,
+    subtotal_amount: decimal2(row.subtotalAmount)!,
+    tax_amount: decimal2(row.taxAmount)!,
+    discount_amount: decimal2(row.discountAmount)!,
+    total_amount: decimal2(row.totalAmount)!,
+    currency_id: row.currencyId,
+    notes: row.notes,
+    invoice_id: row.invoiceId,
+    created_at: timestamp(row.createdAt)!,
+    updated_at: timestamp(row.updatedAt)!,
+  };
+}
+
+/** A row_to_json(quotations) object as the drizzle row type. */
+function quotationFromJson(json: Record<string, unknown>): QuotationRow {
+  return {
+    id: json.id as number,
+    tenantId: json.tenant_id as number,
+    workspaceId: json.workspace_id as number,
+    contactId: json.contact_id as number,
+    documentSubtypeId: json.document_subtype_id as number,
+    documentNumber: json.document_number as string,
+    issueDate: json.issue_date as string,
+    dueDate: (json.due_date as string | null) ?? null,
+    status: json.status as string,
+    subtotalAmount: String(json.subtotal_amount),
+    discountAmount: String(json.discount_amount),
+    taxAmount: String(json.tax_amount),
+    totalAmount: String(json.total_amount),
+    currencyId: (json.currency_id as number | null) ?? null,
+    notes: (json.notes as string | null) ?? null,
+    invoiceId: (json.invoice_id as number | null) ?? null,
+    createdBy: (json.created_by as number | null) ?? null,
+    createdAt: new Date(json.created_at as string),
+    updatedAt: new Date(json.updated_at as string),
+  };
+}
+
+/** The CTE inserting a quotation's lines (same rows, same math as an invoice's). */
+function insertLines(tenantId: number, quotationId: ReturnType<typeof sql>, records: ReturnType<typeof lineRecords>) {
+  return sql`items AS (
+      INSERT INTO quotation_items (tenant_id, quotation_id, position, product_id, description, quantity, unit_price, discount,
+        discount_amount, subtotal, tax_amount, total, taxes)
+      SELECT ${tenantId}, ${quotationId}, x.position, x.product_id, x.description, x.quantity, x.unit_price, x.discount,
+        x.discount_amount, x.subtotal, x.tax_amount, x.total, x.taxes
+      FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(position int, product_id int, description text, quantity numeric,
+        unit_price numeric, discount numeric, discount_amount numeric, subtotal numeric, tax_amount numeric, total numeric, taxes jsonb)
+      RETURNING id
+    )`;
+}
+
+/** Quotations belong to the request's workspace, like invoices. */
+const visible = (scope: CatalogScope) => and(eq(q.tenantId, scope.tenantId), eq(q.workspaceId, scope.workspaceId));
+
+/**
+ * Creates a draft quotation after one read: references resolved and the next number of the
+ * quotation subtype taken under its row lock (resolveDocument), totals by the invoices' line
+ * math; the quotation and its lines are then written in one statement. Stock is never touched.
+ */
+export async function createQuotation(db: AnyDb, scope: CatalogScope, input: CreateQuotationInput, today: string) {
+  const resolved = await resolveDocument(db, scope, input, { documentType: "quotation", takeNumber: true, today });
+  const amounts = resolved.lines.map(lineAmounts);
+  const totals = documentAmounts(amounts);
+  const t = scope.tenantId;
+  const result = await db.execute(sql`
+    WITH quo AS (
+      INSERT INTO quotations (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status,
+        subtotal_amount, discount_amount, tax_amount, total_amount, currency_id, notes, created_by)
+      VALUES (${t}, ${scope.workspaceId}, ${resolved.contact.id}, ${resolved.subtype.id}, ${resolved.documentNumber}, ${input.issue_date},
+        ${input.due_date ?? null}, 'draft', ${totals.subtotalAmount}, ${totals.discountAmount}, ${totals.taxAmount}, ${totals.totalAmount},
+        ${resolved.currencyId}, ${input.notes ?? null}, ${scope.userId})
+      RETURNING *
+    ), ${insertLines(t, sql`(SELECT id FROM quo)`, lineRecords(resolved.lines, amounts))}
+    SELECT row_to_json(quo) AS quotation, (SELECT count(*) FROM items) AS lines FROM quo`);
+  const row = rowsOf<{ quotation: Record<string, unknown> }>(result)[0]!;
+  return serializeQuotation(quotationFromJson(row.quotation));
+}
+
+export async function listQuotations(db: AnyDb, scope: CatalogScope, query: ListQuery<"status" | "contact_id", "issue_date" | "document_number" | "total_amount" | "created_at">) {
+  const f = query.filters;
+  const where = and(visible(scope), f.status ? eq(q.status, f.status) : undefined, f.contact_id ? eq(q.contactId, Number(f.contact_id)) : undefined);
+  const column = { issue_date: q.issueDate, document_number: q.documentNumber, total_amount: q.totalAmount, created_at: q.createdAt }[query.sort.field];
+  const rows = await db
+    .select({ row: q, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .from(q)
+    .where(where)
+    .orderBy(query.sort.descending ? desc(column) : asc(column), query.sort.descending ? desc(q.id) : asc(q.id))
+    .limit(query.perPage)
+    .offset((query.page - 1) * query.perPage);
+  let total = rows[0]?.total ?? 0;
+  if (!rows.length && query.page > 1) {
+    const [count] = await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(q).where(where);
+    total = count?.n ?? 0;
+  }
+  return { data: rows.map((r) => serializeQuotation(r.row)), total };
+}
+
+interface ItemJson {
+  id: number;
+  product_id: number;
+  description: string;
+  quantity: string;
+  unit_price: string;
+  discount: string;
+  discount_amount: string;
+  subtotal: string;
+  tax_amount: string;
+  total: string;
+  taxes: { id: number; name: string; type: string; rate: string; amount: string }[];
+  product: { id: number; name: string; sku: string | null };
+}
+
+const itemsJson = sql`(SELECT coalesce(json_agg(json_build_object('id', it.id, 'product_id', it.product_id, 'description', it.description,
+    'quantity', it.quantity, 'unit_price', it.unit_price, 'discount', it.discount, 'discount_amount', it.discount_amount,
+    'subtotal', it.subtotal, 'tax_amount', it.tax_amount, 'total', it.total, 'taxes', it.taxes,
+    'product', json_build_object('id', p.id, 'name', p.name, 'sku', p.sku)) ORDER BY it.position), '[]')
+  FROM quotation_items it JOIN products p ON p.id = it.product_id WHERE it.quotation_id = q.id)`;
+
+function serializeItems(items: ItemJson[]) {
+  return items.map((it) => ({
+    ...it,
+    quantity: decimal2(it.quantity)!,
+    unit_price: decimal2(it.unit_price)!,
+    discount: decimal2(it.discount)!,
+    discount_amount: decimal2(it.discount_amount)!,
+    subtotal: decimal2(it.subtotal)!,
+    tax_amount: decimal2(it.tax_amount)!,
+    total: decimal2(it.total)!,
+  }));
+}
+
+/** The whole quotation in one statement: contact and lines with their products. */
+export async function getQuotation(db: AnyDb, scope: CatalogScope, id: number) {
+  const result = await db.execute(sql`
+    SELECT row_to_json(q) AS quotation,
+      (SELECT json_build_object('id', c.id, 'name', c.name, 'email', c.email) FROM contacts c WHERE c.id = q.contact_id) AS contact,
+      ${itemsJson} AS items
+    FROM quotations q
+    WHERE q.tenant_id = ${scope.tenantId} AND q.workspace_id = ${scope.workspaceId} AND q.id = ${id}`);
+  const row = rowsOf<{ quotation: Record<string, unknown>; contact: { id: number; name: string; email: string | null }; items: ItemJson[] }>(result)[0];
+  if (!row) throw notFound("Quotation");
+  return { ...serializeQuotation(quotationFromJson(row.quotation)), contact: row.contact, items: serializeItems(row.items) };
+}
+
+/** The quotation row, locked for the rest of the transaction. */
+async function lockQuotation(db: AnyDb, scope: CatalogScope, id: number): Promise<QuotationRow> {
+  const [row] = await db.select().from(q).where(and(visible(scope), eq(q.id, id))).for("update");
+  if (!row) throw notFound("Quotation");
+  return row;
+}
+
+function assertEditable(row: QuotationRow, action: string) {
+  if (!EDITABLE.includes(row.status as QuotationStatus)) {
+    throw new AppError("invalid_transition", `Only quotations in draft or sent can be ${action}; this one is ${row.status}.`);
+  }
+}
+
+/** Changes a quotation in draft or sent; lines and totals are recomputed when lines change. */
+export async function updateQuotation(db: AnyDb, scope: CatalogScope, id: number, input: UpdateQuotationInput, today: string) {
+  const quotation = await lockQuotation(db, scope, id);
+  assertEditable(quotation, "changed");
+  if (input.document_subtype_id !== undefined && input.document_subtype_id !== quotation.documentSubtypeId) {
+    throw fieldError("document_subtype_id", "The document subtype (and so the number) of a quotation cannot change.");
+  }
+  const set: Partial<typeof q.$inferInsert> = { updatedAt: new Date() };
+  if (input.issue_date !== undefined) set.issueDate = input.issue_date;
+  if (input.due_date !== undefined) set.dueDate = input.due_date;
+  if (input.notes !== undefined) set.notes = input.notes;
+
+  if (input.items !== undefined || input.contact_id !== undefined || input.currency_id !== undefined) {
+    const items =
+      input.items ??
+      (await db.select().from(schema.quotationItems).where(eq(schema.quotationItems.quotationId, id)).orderBy(asc(schema.quotationItems.position))).map((it) => ({
+        product_id: it.productId,
+        description: it.description,
+        quantity: it.quantity,
+        unit_price: it.unitPrice,
+        discount: it.discount,
+        tax_ids: (it.taxes as { id: number }[]).map((tax) => tax.id),
+      }));
+    const resolved = await resolveDocument(
+      db,
+      scope,
+      {
+        contact_id: input.contact_id ?? quotation.contactId,
+        document_subtype_id: quotation.documentSubtypeId,
+        currency_id: input.currency_id === undefined ? quotation.currencyId : input.currency_id,
+        items,
+      },
+      { documentType: "quotation", takeNumber: false, today },
+    );
+    set.contactId = resolved.contact.id;
+    set.currencyId = resolved.currencyId;
+    if (input.items) {
+      const amounts = resolved.lines.map(lineAmounts);
+      Object.assign(set, documentAmounts(amounts));
+      await db.execute(sql`
+        WITH gone AS (DELETE FROM quotation_items WHERE quotation_id = ${id}),
+        ${insertLines(scope.tenantId, sql`${id}::int`, lineRecords(resolved.lines, amounts))}
+        SELECT 1`);
+    }
+  }
+  const [updated] = await db.update(q).set(set).where(eq(q.id, id)).returning();
+  return { id: updated!.id, total_amount: decimal2(updated!.totalAmount)!, updated_at: timestamp(updated!.updatedAt)! };
+}
+
+/** Deletes a quotation in draft or sent (its lines go with it). */
+export async function deleteQuotation(db: AnyDb, scope: CatalogScope, id: number) {
+  const quotation = await lockQuotation(db, scope, id);
+  assertEditable(quotation, "deleted");
+  await db.delete(q).where(eq(q.id, id));
+}
+
+/**
+ * send / approve / reject / cancel in one conditional UPDATE; when it changes nothing, a second
+ * read tells a missing quotation (404) from a status the action does not apply to (409).
+ */
+export async function transitionQuotation(db: AnyDb, scope: CatalogScope, id: number, action: TransitionAction) {
+  const rule = TRANSITIONS[action];
+  const [updated] = await db
+    .update(q)
+    .set({ status: rule.to, updatedAt: new Date() })
+    .where(and(visible(scope), eq(q.id, id), inArray(q.status, [...rule.from])))
+    .returning();
+  if (updated) return serializeQuotation(updated);
+  const [current] = await db.select({ status: q.status }).from(q).where(and(visible(scope), eq(q.id, id)));
+  if (!current) throw notFound("Quotation");
+  throw new AppError(
+    "invalid_transition",
+    `A quotation that is ${current.status} cannot be ${rule.verb}; only one that is ${rule.from.join(", ")} can.`,
+  );
+}
+
+/** Notes of the invoice a quotation becomes: the quotation's number first, then its notes. */
+export function convertedNotes(documentNumber: string, notes: string | null): string {
+  return notes ? `Cotización ${documentNumber}. ${notes}` : `Cotización ${documentNumber}`;
+}
+
+/**
+ * Converts a quotation into an invoice under the quotation's row lock, so that two concurrent
+ * converts make one invoice (the second waits, then sees `converted`). The invoice is created by
+ * the invoice service (NCF, stock sales, email); if it refuses, its error propagates and the
+ * request's rollback leaves the quotation as it was.
+ */
+export async function convertQuotation(db: AnyDb, scope: CatalogScope, id: number, input: ConvertQuotationInput, context: InvoiceContext) {
+  const t = scope.tenantId;
+  const result = await db.execute(sql`
+    SELECT row_to_json(q) AS quotation,
+      (SELECT coalesce(json_agg(json_build_object('product_id', it.product_id, 'description', it.description, 'quantity', it.quantity::text,
+          'unit_price', it.unit_price::text, 'discount', it.discount::text,
+          'tax_ids', (SELECT coalesce(json_agg((tax->>'id')::int), '[]') FROM jsonb_array_elements(it.taxes) AS tax)) ORDER BY it.position), '[]')
+       FROM quotation_items it WHERE it.quotation_id = q.id) AS items,
+      (SELECT document_subtype_id FROM workspace_document_preferences p
+       WHERE p.tenant_id = ${t} AND p.workspace_id = q.workspace_id AND p.type = 'invoice') AS preferred_subtype_id,
+      (SELECT id FROM document_subtypes WHERE tenant_id = ${t} AND type = 'invoice' AND is_default ORDER BY id LIMIT 1) AS default_subtype_id
+    FROM quotations q
+    WHERE q.tenant_id = ${t} AND q.workspace_id = ${scope.workspaceId} AND q.id = ${id}
+    FOR UPDATE OF q`);
+  const row = rowsOf<{
+    quotation: Record<string, unknown>;
+    items: { product_id: number; description: string; quantity: string; unit_price: string; discount: string; tax_ids: number[] }[];
+    preferred_subtype_id: number | null;
+    default_subtype_id: number | null;
+  }>(result)[0];
+  if (!row) throw notFound("Quotation");
+  const quotation = quotationFromJson(row.quotation);
+  if (NOT_CONVERTIBLE.includes(quotation.status as QuotationStatus)) {
+    throw new AppError("quotation_not_convertible", `A quotation that is ${quotation.status} cannot be converted to an invoice.`);
+  }
+  const subtypeId = input.document_subtype_id ?? row.preferred_subtype_id ?? row.default_subtype_id;
+  if (subtypeId == null) {
+    throw fieldError("document_subtype_id", "There is no preferred or default invoice subtype: give document_subtype_id.");
+  }
+  const invoice = await createInvoice(
+    db,
+    scope,
+    {
+      contact_id: quotation.contactId,
+      document_subtype_id: subtypeId,
+      issue_date: context.today,
+      due_date: null,
+      payment_term: null,
+      notes: convertedNotes(quotation.documentNumber, quotation.notes),
+      currency_id: quotation.currencyId,
+      items: row.items,
+    },
+    context,
+    { quotationId: quotation.id },
+  );
+  await db.update(q).set({ status: "converted", invoiceId: invoice.id, updatedAt: new Date() }).where(eq(q.id, id));
+  return { invoice_id: invoice.id, document_number: invoice.document_number };
+}
+
+export interface QuotationPdf {
+  id: number;
+  documentNumber: string;
+  updatedAt: Date;
+  pdf: PdfDocumentData;
+}
+
+/**
+ * Everything the PDFs of the given quotations show, in one statement: quotation, lines, customer,
+ * issuer, branch and sequence name. Quotations not visible in the request's workspace are absent.
+ */
+export async function quotationPdfData(db: AnyDb, scope: CatalogScope, ids: number[]): Promise<QuotationPdf[]> {
+  if (!ids.length) return [];
+  const result = await db.execute(sql`
+    SELECT row_to_json(q) AS quotation, ${itemsJson} AS items,
+      c.name AS customer_name, c.identification, c.identification_type,
+      s.name AS subtype_name, w.name AS workspace_name, t.name AS tenant_name, t.rnc AS tenant_rnc
+    FROM quotations q
+      JOIN contacts c ON c.id = q.contact_id
+      JOIN document_subtypes s ON s.id = q.document_subtype_id
+      JOIN workspaces w ON w.id = q.workspace_id
+      JOIN tenants t ON t.id = q.tenant_id
+    WHERE q.tenant_id = ${scope.tenantId} AND q.workspace_id = ${scope.workspaceId}
+      AND q.id = ANY(${`{${ids.map((id) => Math.trunc(id)).join(",")}}`}::int[])`);
+  const rows = rowsOf<{
+    quotation: Record<string, unknown>;
+    items: ItemJson[];
+    customer_name: string;
+    identification: string | null;
+    identification_type: string | null;
+    subtype_name: string;
+    workspace_name: string;
+    tenant_name: string;
+    tenant_rnc: string | null;
+  }>(result);
+  return rows.map((row) => {
+    const quotation = serializeQuotation(quotationFromJson(row.quotation));
+    const items = serializeItems(row.items);
+    const breakdown = new Map<number, { name: string; rate: string; amount: Big }>();
+    for (const item of items) {
+      for (const tax of item.taxes) {
+        const entry = breakdown.get(tax.id) ?? { name: tax.name, rate: decimal2(tax.rate)!, amount: new Big(0) };
+        entry.amount = entry.amount.plus(tax.amount);
+        breakdown.set(tax.id, entry);
+      }
+    }
+    return {
+      id: quotation.id,
+      documentNumber: quotation.document_number,
+      updatedAt: new Date(row.quotation.updated_at as string),
+      pdf: {
+        title: "Cotización",
+        numberLabel: "No.",
+        tenant: { name: row.tenant_name, rnc: row.tenant_rnc },
+        workspaceName: row.workspace_name,
+        documentNumber: quotation.document_number,
+        subtypeName: row.subtype_name,
+        issueDate: quotation.issue_date,
+        dueDate: quotation.due_date,
+        dueDateLabel: "Válida hasta",
+        customer: { name: row.customer_name, identification: row.identification, identificationType: row.identification_type },
+        lines: items.map((item) => ({
+          description: item.description,
+          quantity: item.quantity,
+          unitPrice: item.unit_price,
+          discount: item.discount,
+          taxes: item.taxes.map((tax) => tax.name).join(", "),
+          total: item.total,
+        })),
+        taxBreakdown: [...breakdown.values()].map((b) => ({ name: b.name, rate: b.rate, amount: b.amount.toFixed(2) })),
+        totals: [
+          { label: "Subtotal", value: quotation.subtotal_amount },
+          { label: "Descuento", value: quotation.discount_amount },
+          { label: "Impuestos", value: quotation.tax_amount },
+          { label: "Total", value: quotation.total_amount, bold: true },
+        ],
+        notes: quotation.notes,
+      },
+    };
+  });
+}
+
+/**
+ * The PDFs of a bulk request, in the order asked (repeated ids once). Every id must be visible in
+ * the request's workspace; each one that is not is a 422 naming `quotation_ids.N`.
+ */
+export async function bulkPdfData(db: AnyDb, scope: CatalogScope, ids: number[]): Promise<QuotationPdf[]> {
+  const unique = [...new Set(ids)];
+  const byId = new Map((await quotationPdfData(db, scope, unique)).map((doc) => [doc.id, doc]));
+  const errors: FieldErrors = {};
+  ids.forEach((id, i) => {
+    if (!byId.has(id)) errors[`quotation_ids.${i}`] = ["No such quotation in this workspace."];
+  });
+  if (Object.keys(errors).length) throw new AppError("validation_failed", "Some quotations are not available.", errors);
+  return unique.map((id) => byId.get(id)!);
+}
