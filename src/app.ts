@@ -27,6 +27,8 @@ import { documentSubtypesRouter } from "./modules/document-subtypes/routes";
 import { salesmenRouter } from "./modules/salesmen/routes";
 import { bankAccountsRouter } from "./modules/bank-accounts/routes";
 import { rncRouter } from "./modules/rnc/routes";
+import { integrationsRouter } from "./modules/integrations/routes";
+import { outboxDispatch } from "./jobs/outbox";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -74,6 +76,7 @@ export function createApp() {
     }),
   );
   app.use("*", jsonOnly);
+  app.use("*", outboxDispatch); // outside databaseSession: runs after the commit
   app.use("*", databaseSession);
   app.use("*", tenantFromHost);
   app.use("*", rateLimit);
@@ -95,6 +98,7 @@ export function createApp() {
   api.route("/", salesmenRouter);
   api.route("/", bankAccountsRouter);
   api.route("/", rncRouter);
+  api.route("/", integrationsRouter);
   app.route("/", api);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });

@@ -1,5 +1,6 @@
 import type { Env } from "../env";
 import { log } from "../lib/log";
+import { handleOutboxBatch } from "./outbox";
 import { handleRncSyncBatch } from "./rnc-sync";
 
 /** Queue consumers, one function per queue: `outbox` (email and bot delivery) and `rnc-sync` (registry batches). */
@@ -7,6 +8,8 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env): Promi
   switch (batch.queue) {
     case "rnc-sync":
       return handleRncSyncBatch(batch, env);
+    case "outbox":
+      return handleOutboxBatch(batch, env);
     default:
       log.info("queue batch", { queue: batch.queue, messages: batch.messages.length });
       batch.ackAll();

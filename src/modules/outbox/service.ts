@@ -20,5 +20,25 @@ export async function enqueueEmail(db: AnyDb, tenantId: number, message: EmailMe
     .insert(schema.outboxMessages)
     .values({ tenantId, kind: "email", payload: message })
     .returning({ id: schema.outboxMessages.id });
+  noteOutboxMessage(db, row!.id);
   return row!.id;
+}
+
+// Ids written in a transaction, keyed by its drizzle handle: after the request commits, the
+// outboxDispatch middleware (src/jobs/outbox.ts) pushes them onto the OUTBOX_QUEUE at once. A
+// writer that inserts outbox rows by hand may note them too; rows nobody notes (or whose queue
+// send failed) are picked up by the cron sweep.
+const noted = new WeakMap<object, number[]>();
+
+export function noteOutboxMessage(db: object, id: number): void {
+  const ids = noted.get(db) ?? [];
+  ids.push(id);
+  noted.set(db, ids);
+}
+
+/** The ids noted on `db`, forgotten once taken. */
+export function takeNotedOutboxMessages(db: object): number[] {
+  const ids = noted.get(db) ?? [];
+  noted.delete(db);
+  return ids;
 }

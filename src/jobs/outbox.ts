@@ -1,0 +1,244 @@
+import { and, eq, sql } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
+import { Resend } from "resend";
+import { type Database, withTenantTransaction } from "../db/client";
+import * as schema from "../db/schema";
+import type { Env } from "../env";
+import type { AppEnv } from "../http/context";
+import { log } from "../lib/log";
+import { takeNotedOutboxMessages } from "../modules/outbox/service";
+
+/**
+ * Delivery of the transactional outbox (`outbox_messages`).
+ *
+ * - A request that writes outbox rows notes their ids (enqueueEmail); after the request commits,
+ *   `outboxDispatch` sends `{tenant_id, outbox_id}` messages to the `outbox` Queue.
+ * - The cron sweep (`* * * * *`) re-enqueues every pending row that is due and was not delivered,
+ *   whatever the reason: a queue send that failed, a writer that does not note its ids, a retry
+ *   whose queue message was lost. Nothing depends on a queue message surviving.
+ * - The consumer delivers one row per message inside its tenant's transaction, holding the row
+ *   lock (FOR UPDATE SKIP LOCKED) across the provider call, so two deliveries of the same row never
+ *   overlap, and a row that is no longer `pending` is never sent again. Resend also gets an
+ *   Idempotency-Key per row, so a retry after a lost response does not send twice.
+ * - Failures: attempts + 1, then `failed` after OUTBOX_MAX_ATTEMPTS or on a permanent refusal
+ *   (a 4xx other than 408/409/429), else retried after OUTBOX_BACKOFF_BASE_SECONDS · 2^(attempts−1)
+ *   (capped at an hour): 30 s, 1 min, 2 min, 4 min.
+ * - Without RESEND_API_KEY, emails are logged (recipient, subject, template; never the body, which
+ *   may carry an invitation token) and marked `skipped`.
+ */
+
+export const OUTBOX_QUEUE_NAME = "outbox";
+export const OUTBOX_SWEEP_CRON = "* * * * *";
+export const OUTBOX_MAX_ATTEMPTS = 5;
+export const OUTBOX_BACKOFF_BASE_SECONDS = 30;
+const OUTBOX_BACKOFF_CAP_SECONDS = 3600;
+/** A new row's own queue message normally delivers it within seconds; the sweep waits this long first. */
+const SWEEP_GRACE_SECONDS = 15;
+const SWEEP_LIMIT = 500;
+const PROVIDER_TIMEOUT_MS = 10_000;
+const DEFAULT_FROM = "Sucursal <no-reply@sucursal.do>";
+
+export interface OutboxRef {
+  tenant_id: number;
+  outbox_id: number;
+}
+
+export type DeliveryOutcome =
+  /** Delivered now. */
+  | "sent"
+  /** No provider configured: logged and marked skipped. */
+  | "skipped"
+  /** Failed; will be retried after `retryInSeconds`. */
+  | "retry"
+  /** Failed for good (attempts exhausted or a permanent refusal). */
+  | "failed"
+  /** Not due yet (`retryInSeconds` until it is). */
+  | "not_due"
+  /** Already sent, skipped or failed: nothing to do (never sent twice). */
+  | "done"
+  /** Missing, or locked by a delivery in progress. */
+  | "unavailable";
+
+export interface DeliveryResult {
+  outcome: DeliveryOutcome;
+  retryInSeconds?: number;
+}
+
+export interface DeliveryOptions {
+  /** The clock (tests move it forward to reach a retry). */
+  now?: Date;
+  requestId?: string;
+}
+
+export function backoffSeconds(attempts: number): number {
+  return Math.min(OUTBOX_BACKOFF_BASE_SECONDS * 2 ** Math.max(0, attempts - 1), OUTBOX_BACKOFF_CAP_SECONDS);
+}
+
+export function isOutboxRef(body: unknown): body is OutboxRef {
+  const b = body as Partial<OutboxRef> | null;
+  return !!b && Number.isSafeInteger(b.tenant_id) && Number.isSafeInteger(b.outbox_id);
+}
+
+interface EmailPayload {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  template?: string;
+}
+
+type SendResult = { ok: true; providerId: string | null } | { ok: false; permanent: boolean; error: string };
+
+async function sendEmail(env: Env, outboxId: number, tenantId: number, payload: EmailPayload): Promise<SendResult> {
+  const resend = new Resend(env.RESEND_API_KEY, env.RESEND_BASE_URL ? { baseUrl: env.RESEND_BASE_URL.replace(/\/+$/, "") } : undefined);
+  try {
+    const { data, error } = await resend.emails.send(
+      {
+        from: env.EMAIL_FROM || DEFAULT_FROM,
+        to: payload.to,
+        subject: payload.subject,
+        text: payload.text,
+        ...(payload.html ? { html: payload.html } : {}),
+      },
+      { idempotencyKey: `sucursal-outbox-${tenantId}-${outboxId}`, signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) },
+    );
+    if (error) {
+      const status = (error as { statusCode?: number | null }).statusCode ?? null;
+      const permanent = status !== null && status >= 400 && status < 500 && ![408, 409, 429].includes(status);
+      return { ok: false, permanent, error: `${status ?? "network"}: ${error.name}: ${error.message}` };
+    }
+    return { ok: true, providerId: data?.id ?? null };
+  } catch (error) {
+    return { ok: false, permanent: false, error: `network: ${(error as Error).message}` };
+  }
+}
+
+const o = schema.outboxMessages;
+
+async function markSkipped(db: Database, id: number, reason: string): Promise<void> {
+  await db.update(o).set({ status: "skipped", lastError: reason }).where(eq(o.id, id));
+}
+
+/** Delivers one outbox row, inside its tenant's transaction. */
+export async function deliverOutboxMessage(env: Env, ref: OutboxRef, options: DeliveryOptions = {}): Promise<DeliveryResult> {
+  const now = options.now ?? new Date();
+  return withTenantTransaction(env, ref.tenant_id, async (db) => {
+    const [row] = await db
+      .select()
+      .from(o)
+      .where(and(eq(o.tenantId, ref.tenant_id), eq(o.id, ref.outbox_id)))
+      .for("update", { skipLocked: true });
+    if (!row) return { outcome: "unavailable" };
+    if (row.status !== "pending") return { outcome: "done" };
+    const dueIn = Math.ceil((row.nextAttemptAt.getTime() - now.getTime()) / 1000);
+    if (dueIn > 0) return { outcome: "not_due", retryInSeconds: dueIn };
+    const context = { tenantId: ref.tenant_id, outboxId: row.id, kind: row.kind, requestId: options.requestId };
+
+    if (row.kind !== "email") {
+      log.error("outbox: unknown message kind", context);
+      await db.update(o).set({ status: "failed", attempts: row.attempts + 1, lastError: `unknown kind ${row.kind}` }).where(eq(o.id, row.id));
+      return { outcome: "failed" };
+    }
+    const payload = row.payload as EmailPayload;
+    if (!env.RESEND_API_KEY) {
+      log.info("outbox: email not sent (RESEND_API_KEY is not configured)", { ...context, template: payload.template, to: payload.to, subject: payload.subject });
+      await markSkipped(db, row.id, "RESEND_API_KEY is not configured");
+      return { outcome: "skipped" };
+    }
+
+    const result = await sendEmail(env, row.id, ref.tenant_id, payload);
+    const attempts = row.attempts + 1;
+    if (result.ok) {
+      await db.update(o).set({ status: "sent", attempts, sentAt: now, lastError: null }).where(eq(o.id, row.id));
+      log.info("outbox: email sent", { ...context, template: payload.template, attempts, providerId: result.providerId });
+      return { outcome: "sent" };
+    }
+    if (result.permanent || attempts >= OUTBOX_MAX_ATTEMPTS) {
+      await db.update(o).set({ status: "failed", attempts, lastError: result.error }).where(eq(o.id, row.id));
+      log.error("outbox: email failed for good", { ...context, template: payload.template, attempts, error: result.error });
+      return { outcome: "failed" };
+    }
+    const delay = backoffSeconds(attempts);
+    await db
+      .update(o)
+      .set({ attempts, lastError: result.error, nextAttemptAt: new Date(now.getTime() + delay * 1000) })
+      .where(eq(o.id, row.id));
+    log.warn("outbox: email failed; will retry", { ...context, template: payload.template, attempts, retryInSeconds: delay, error: result.error });
+    return { outcome: "retry", retryInSeconds: delay };
+  });
+}
+
+/** Consumer of the `outbox` Queue. */
+export async function handleOutboxBatch(batch: MessageBatch<unknown>, env: Env, options: DeliveryOptions = {}): Promise<void> {
+  for (const message of batch.messages) {
+    if (!isOutboxRef(message.body)) {
+      log.warn("outbox: unknown message dropped", { id: message.id });
+      message.ack();
+      continue;
+    }
+    try {
+      const result = await deliverOutboxMessage(env, message.body, options);
+      if ((result.outcome === "retry" || result.outcome === "not_due") && result.retryInSeconds) {
+        message.retry({ delaySeconds: Math.min(result.retryInSeconds, 43_200) });
+      } else {
+        message.ack();
+      }
+    } catch (error) {
+      // The database was unreachable, say: the row is untouched and stays pending; the queue
+      // retries, and the sweep would find it anyway.
+      log.error("outbox: delivery errored", { ...message.body, error: (error as Error).message });
+      message.retry();
+    }
+  }
+}
+
+/** Sends outbox references to the Queue; false (logged) when the send failed. */
+export async function enqueueOutbox(env: Env, refs: OutboxRef[], requestId?: string): Promise<boolean> {
+  if (!refs.length) return true;
+  if (!env.OUTBOX_QUEUE) {
+    log.warn("outbox: no OUTBOX_QUEUE binding; the sweep will deliver", { requestId, count: refs.length });
+    return false;
+  }
+  try {
+    for (let i = 0; i < refs.length; i += 100) {
+      await env.OUTBOX_QUEUE.sendBatch(refs.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })));
+    }
+    return true;
+  } catch (error) {
+    log.warn("outbox: queue send failed; the sweep will deliver", { requestId, count: refs.length, error: (error as Error).message });
+    return false;
+  }
+}
+
+/**
+ * Pushes the outbox rows a request wrote onto the Queue once the request has committed. Mounted
+ * outside `databaseSession`, so when `next()` returns the commit (or rollback) has happened.
+ */
+export const outboxDispatch = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  const tx = c.get("tx");
+  if (!tx) return;
+  const ids = takeNotedOutboxMessages(tx.db);
+  if (!ids.length || c.error || c.res.status >= 400) return;
+  const tenantId = c.get("tenant").id;
+  c.executionCtx.waitUntil(enqueueOutbox(c.env, ids.map((id) => ({ tenant_id: tenantId, outbox_id: id })), c.get("requestId")));
+});
+
+/**
+ * The cron sweep: every pending row due for at least SWEEP_GRACE_SECONDS, across tenants (through
+ * the `outbox_due_messages` function; see drizzle/0008), goes back on the Queue. Returns the count.
+ */
+export async function sweepOutbox(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {
+  const now = options.now ?? new Date();
+  const dueBefore = new Date(now.getTime() - SWEEP_GRACE_SECONDS * 1000).toISOString();
+  const rows = await withTenantTransaction(env, null, async (db) => {
+    const result = await db.execute(sql`SELECT tenant_id, id FROM outbox_due_messages(${options.limit ?? SWEEP_LIMIT}, ${dueBefore}::timestamptz)`);
+    return (result as unknown as { rows: { tenant_id: number; id: number }[] }).rows;
+  });
+  const refs = rows.map((r) => ({ tenant_id: Number(r.tenant_id), outbox_id: Number(r.id) }));
+  if (refs.length) {
+    const sent = await enqueueOutbox(env, refs);
+    log.info("outbox sweep", { due: refs.length, enqueued: sent });
+  }
+  return refs.length;
+}

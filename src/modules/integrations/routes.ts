@@ -1,0 +1,331 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../../http/context";
+import { tenantDb } from "../../http/database";
+import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { listQuerySchema, paginate, paginated } from "../../http/pagination";
+import { requireWorkspace } from "../../http/workspace";
+import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../products/shared";
+import {
+  createBot,
+  deleteBot,
+  getBot,
+  type IntegrationScope,
+  listBots,
+  receiveBotUpdate,
+  sendTestMessage,
+  serializeBot,
+  updateBot,
+} from "./bots";
+import {
+  createAccount,
+  createTemplate,
+  deleteAccount,
+  getAccount,
+  listAccounts,
+  listTemplates,
+  receiveAccountEvent,
+  sendTemplateMessage,
+  serializeAccount,
+  serializeTemplate,
+  syncTemplates,
+  updateAccount,
+  verifySubscription,
+} from "./chat-accounts";
+import {
+  AccountParam,
+  BotParam,
+  ChatAccount,
+  ChatTemplate,
+  CreateAccountBody,
+  CreateBotBody,
+  CreateTemplateBody,
+  MessagingBot,
+  SendMessageBody,
+  SendMessageResult,
+  TestMessageBody,
+  TestMessageResult,
+  UpdateAccountBody,
+  UpdateBotBody,
+} from "./schemas";
+
+/**
+ * Integrations (issue 8), at the tenant host root as SPEC "Integrations" writes them: messaging
+ * bots and chat-platform accounts of the request's workspace, and the platforms' inbound webhooks.
+ */
+export const integrationsRouter = createRouter();
+
+const VIEW = { permission: "integrations:view" } as const;
+const MANAGE = { permission: "integrations:manage" } as const;
+const botTags = ["Messaging bots"];
+const accountTags = ["Chat accounts"];
+
+function scopeOf(c: Context<AppEnv>): IntegrationScope {
+  return { tenantId: c.get("tenant").id, workspaceId: requireWorkspace(c).id, origin: new URL(c.req.url).origin, requestId: c.get("requestId") };
+}
+
+const ListQuery = listQuerySchema({ filters: { is_active: BooleanFilter }, sorts: ["id", "name", "created_at"] as const, defaultSort: "name" });
+const platformError = errorResponses(502);
+
+// ---- Messaging bots
+
+const listBotsRoute = defineRoute(VIEW, {
+  method: "get",
+  path: "/api/messaging-bots",
+  tags: botTags,
+  summary: "Messaging bots of the request's workspace (never their tokens)",
+  request: { query: ListQuery },
+  responses: { 200: jsonResponse("Bots", paginated(MessagingBot)), ...commonErrors },
+});
+integrationsRouter.openapi(listBotsRoute, async (c) => {
+  const query = c.req.valid("query");
+  const scope = scopeOf(c);
+  const { rows, total } = await listBots(await tenantDb(c), scope, query);
+  return c.json(paginate(c, query, total, rows.map((r) => serializeBot(r, scope.origin))), 200);
+});
+
+const createBotRoute = defineRoute(MANAGE, {
+  method: "post",
+  path: "/api/messaging-bots",
+  tags: botTags,
+  summary: "Add a messaging bot to the request's workspace (the token is checked with the platform and stored encrypted)",
+  request: jsonBody(CreateBotBody),
+  responses: { 201: jsonResponse("Created", dataWithMessage(MessagingBot)), ...platformError, ...commonErrors },
+});
+integrationsRouter.openapi(createBotRoute, async (c) => {
+  const scope = scopeOf(c);
+  const row = await createBot(await tenantDb(c), c.env, scope, c.req.valid("json"));
+  return c.json({ data: serializeBot(row, scope.origin), message: "Messaging bot created." }, 201);
+});
+
+const getBotRoute = defineRoute(VIEW, {
+  method: "get",
+  path: "/api/messaging-bots/{bot}",
+  tags: botTags,
+  summary: "A messaging bot of the request's workspace",
+  request: { params: BotParam },
+  responses: { 200: jsonResponse("The bot", dataOnly(MessagingBot)), ...errorResponses(404), ...commonErrors },
+});
+integrationsRouter.openapi(getBotRoute, async (c) => {
+  const scope = scopeOf(c);
+  const row = await getBot(await tenantDb(c), scope, c.req.valid("param").bot);
+  return c.json({ data: serializeBot(row, scope.origin) }, 200);
+});
+
+const updateBotRoute = defineRoute(MANAGE, {
+  method: "patch",
+  path: "/api/messaging-bots/{bot}",
+  tags: botTags,
+  summary: "Update a messaging bot (only the fields given; a new token is checked, the webhook re-registered)",
+  request: { params: BotParam, ...jsonBody(UpdateBotBody) },
+  responses: { 200: jsonResponse("Updated", dataWithMessage(MessagingBot)), ...errorResponses(404), ...platformError, ...commonErrors },
+});
+integrationsRouter.openapi(updateBotRoute, async (c) => {
+  const scope = scopeOf(c);
+  const row = await updateBot(await tenantDb(c), c.env, scope, c.req.valid("param").bot, c.req.valid("json"));
+  return c.json({ data: serializeBot(row, scope.origin), message: "Messaging bot updated." }, 200);
+});
+
+const deleteBotRoute = defineRoute(MANAGE, {
+  method: "delete",
+  path: "/api/messaging-bots/{bot}",
+  tags: botTags,
+  summary: "Delete a messaging bot (its webhook is removed from the platform when possible)",
+  request: { params: BotParam },
+  responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404), ...commonErrors },
+});
+integrationsRouter.openapi(deleteBotRoute, async (c) => {
+  await deleteBot(await tenantDb(c), c.env, scopeOf(c), c.req.valid("param").bot);
+  return c.json({ message: "Messaging bot deleted." }, 200);
+});
+
+const testBotRoute = defineRoute(MANAGE, {
+  method: "post",
+  path: "/messaging-bots/{bot}/test",
+  tags: botTags,
+  summary: "Send a test message through a bot (a platform error is 502 integration_failed with its description)",
+  request: { params: BotParam, ...jsonBody(TestMessageBody) },
+  responses: { 200: jsonResponse("Sent", TestMessageResult), ...errorResponses(404), ...platformError, ...commonErrors },
+});
+integrationsRouter.openapi(testBotRoute, async (c) => {
+  const body = c.req.valid("json");
+  const data = await sendTestMessage(await tenantDb(c), c.env, scopeOf(c), c.req.valid("param").bot, body.chat_id, body.message);
+  return c.json({ data, message: "Test message sent." }, 200);
+});
+
+const WebhookBotParam = z.object({ bot: z.string().openapi({ param: { name: "bot", in: "path" }, example: "1" }) });
+const Received = z.object({ ok: z.boolean() }).openapi("WebhookReceived");
+
+const botWebhookRoute = defineRoute("public", {
+  method: "post",
+  path: "/webhooks/messaging-bots/{bot}",
+  tags: botTags,
+  summary: "Inbound updates of a bot; X-Telegram-Bot-Api-Secret-Token must carry the bot's webhook secret (else 403)",
+  request: { params: WebhookBotParam },
+  responses: { 200: jsonResponse("Accepted", Received), ...errorResponses(403) },
+});
+integrationsRouter.openapi(botWebhookRoute, async (c) => {
+  // The raw body first: nothing parses it before the secret is checked.
+  const raw = await c.req.text();
+  await receiveBotUpdate(await tenantDb(c), c.env, c.get("tenant").id, Number(c.req.valid("param").bot), c.req.header("x-telegram-bot-api-secret-token"), raw);
+  return c.json({ ok: true }, 200);
+});
+
+// ---- Chat-platform accounts
+
+const listAccountsRoute = defineRoute(VIEW, {
+  method: "get",
+  path: "/api/chat-accounts",
+  tags: accountTags,
+  summary: "Chat-platform accounts of the request's workspace (never their secrets)",
+  request: { query: ListQuery },
+  responses: { 200: jsonResponse("Accounts", paginated(ChatAccount)), ...commonErrors },
+});
+integrationsRouter.openapi(listAccountsRoute, async (c) => {
+  const query = c.req.valid("query");
+  const scope = scopeOf(c);
+  const { rows, total } = await listAccounts(await tenantDb(c), scope, query);
+  return c.json(paginate(c, query, total, rows.map((r) => serializeAccount(r, scope.origin))), 200);
+});
+
+const createAccountRoute = defineRoute(MANAGE, {
+  method: "post",
+  path: "/api/chat-accounts",
+  tags: accountTags,
+  summary: "Add a chat-platform account to the request's workspace (secrets stored encrypted)",
+  request: jsonBody(CreateAccountBody),
+  responses: { 201: jsonResponse("Created", dataWithMessage(ChatAccount)), ...commonErrors },
+});
+integrationsRouter.openapi(createAccountRoute, async (c) => {
+  const scope = scopeOf(c);
+  const row = await createAccount(await tenantDb(c), c.env, scope, c.req.valid("json"));
+  return c.json({ data: serializeAccount(row, scope.origin), message: "Chat account created." }, 201);
+});
+
+const getAccountRoute = defineRoute(VIEW, {
+  method: "get",
+  path: "/api/chat-accounts/{account}",
+  tags: accountTags,
+  summary: "A chat-platform account of the request's workspace",
+  request: { params: AccountParam },
+  responses: { 200: jsonResponse("The account", dataOnly(ChatAccount)), ...errorResponses(404), ...commonErrors },
+});
+integrationsRouter.openapi(getAccountRoute, async (c) => {
+  const scope = scopeOf(c);
+  const row = await getAccount(await tenantDb(c), scope, c.req.valid("param").account);
+  return c.json({ data: serializeAccount(row, scope.origin) }, 200);
+});
+
+const updateAccountRoute = defineRoute(MANAGE, {
+  method: "patch",
+  path: "/api/chat-accounts/{account}",
+  tags: accountTags,
+  summary: "Update a chat-platform account (only the fields given; secrets may be rotated)",
+  request: { params: AccountParam, ...jsonBody(UpdateAccountBody) },
+  responses: { 200: jsonResponse("Updated", dataWithMessage(ChatAccount)), ...errorResponses(404), ...commonErrors },
+});
+integrationsRouter.openapi(updateAccountRoute, async (c) => {
+  const scope = scopeOf(c);
+  const row = await updateAccount(await tenantDb(c), c.env, scope, c.req.valid("param").account, c.req.valid("json"));
+  return c.json({ data: serializeAccount(row, scope.origin), message: "Chat account updated." }, 200);
+});
+
+const deleteAccountRoute = defineRoute(MANAGE, {
+  method: "delete",
+  path: "/api/chat-accounts/{account}",
+  tags: accountTags,
+  summary: "Delete a chat-platform account with its templates",
+  request: { params: AccountParam },
+  responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404), ...commonErrors },
+});
+integrationsRouter.openapi(deleteAccountRoute, async (c) => {
+  await deleteAccount(await tenantDb(c), scopeOf(c), c.req.valid("param").account);
+  return c.json({ message: "Chat account deleted." }, 200);
+});
+
+const listTemplatesRoute = defineRoute(VIEW, {
+  method: "get",
+  path: "/api/chat-accounts/{account}/templates",
+  tags: accountTags,
+  summary: "Message templates of a chat account, with their approval status",
+  request: { params: AccountParam },
+  responses: { 200: jsonResponse("Templates", dataOnly(z.array(ChatTemplate))), ...errorResponses(404), ...commonErrors },
+});
+integrationsRouter.openapi(listTemplatesRoute, async (c) => {
+  const rows = await listTemplates(await tenantDb(c), scopeOf(c), c.req.valid("param").account);
+  return c.json({ data: rows.map(serializeTemplate) }, 200);
+});
+
+const createTemplateRoute = defineRoute(MANAGE, {
+  method: "post",
+  path: "/api/chat-accounts/{account}/templates",
+  tags: accountTags,
+  summary: "Submit a message template for approval (stored PENDING)",
+  request: { params: AccountParam, ...jsonBody(CreateTemplateBody) },
+  responses: { 201: jsonResponse("Submitted", dataWithMessage(ChatTemplate)), ...errorResponses(404), ...platformError, ...commonErrors },
+});
+integrationsRouter.openapi(createTemplateRoute, async (c) => {
+  const row = await createTemplate(await tenantDb(c), c.env, scopeOf(c), c.req.valid("param").account, c.req.valid("json"));
+  return c.json({ data: serializeTemplate(row), message: "Template submitted for approval." }, 201);
+});
+
+const syncTemplatesRoute = defineRoute(MANAGE, {
+  method: "post",
+  path: "/api/chat-accounts/{account}/templates/sync",
+  tags: accountTags,
+  summary: "Refresh template statuses from the platform",
+  request: { params: AccountParam },
+  responses: { 200: jsonResponse("Synchronized", dataWithMessage(z.array(ChatTemplate))), ...errorResponses(404), ...platformError, ...commonErrors },
+});
+integrationsRouter.openapi(syncTemplatesRoute, async (c) => {
+  const rows = await syncTemplates(await tenantDb(c), c.env, scopeOf(c), c.req.valid("param").account);
+  return c.json({ data: rows.map(serializeTemplate), message: `${rows.length} templates synchronized.` }, 200);
+});
+
+const sendMessageRoute = defineRoute(MANAGE, {
+  method: "post",
+  path: "/api/chat-accounts/{account}/messages",
+  tags: accountTags,
+  summary: "Send an approved template (422 template_not_approved otherwise)",
+  request: { params: AccountParam, ...jsonBody(SendMessageBody) },
+  responses: { 200: jsonResponse("Sent", SendMessageResult), ...errorResponses(404), ...platformError, ...commonErrors },
+});
+integrationsRouter.openapi(sendMessageRoute, async (c) => {
+  const data = await sendTemplateMessage(await tenantDb(c), c.env, scopeOf(c), c.req.valid("param").account, c.req.valid("json"));
+  return c.json({ data, message: "Message sent." }, 200);
+});
+
+const WebhookAccountParam = z.object({ account: z.string().openapi({ param: { name: "account", in: "path" }, example: "1" }) });
+const VerificationQuery = z.object({
+  "hub.mode": z.string().optional(),
+  "hub.verify_token": z.string().optional(),
+  "hub.challenge": z.string().optional(),
+});
+
+const verifyAccountWebhookRoute = defineRoute("public", {
+  method: "get",
+  path: "/webhooks/chat-accounts/{account}",
+  tags: accountTags,
+  summary: "The platform's webhook verification: hub.mode=subscribe and the account's verify token → hub.challenge (else 403)",
+  request: { params: WebhookAccountParam, query: VerificationQuery },
+  responses: { 200: { description: "The challenge", content: { "text/plain": { schema: z.string() } } }, ...errorResponses(403) },
+});
+integrationsRouter.openapi(verifyAccountWebhookRoute, async (c) => {
+  const challenge = await verifySubscription(await tenantDb(c), c.env, c.get("tenant").id, Number(c.req.valid("param").account), c.req.valid("query"));
+  return c.text(challenge, 200);
+});
+
+const accountWebhookRoute = defineRoute("public", {
+  method: "post",
+  path: "/webhooks/chat-accounts/{account}",
+  tags: accountTags,
+  summary: "Inbound events of a chat account; X-Hub-Signature-256 must be the HMAC-SHA256 of the raw body with the app secret (else 403)",
+  request: { params: WebhookAccountParam },
+  responses: { 200: jsonResponse("Accepted", Received), ...errorResponses(403) },
+});
+integrationsRouter.openapi(accountWebhookRoute, async (c) => {
+  // The signature covers the exact bytes received: read them before anything parses the body.
+  const raw = new Uint8Array(await c.req.arrayBuffer());
+  await receiveAccountEvent(await tenantDb(c), c.env, c.get("tenant").id, Number(c.req.valid("param").account), c.req.header("x-hub-signature-256"), raw);
+  return c.json({ ok: true }, 200);
+});
