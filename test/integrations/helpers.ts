@@ -1,0 +1,63 @@
+import { and, eq } from "drizzle-orm";
+import { expect } from "vitest";
+import * as schema from "../../src/db/schema";
+import { env } from "../support/env";
+import { asOwner, uniqueName } from "../support/seed";
+
+/** The fake providers' control API (scripts/fake-providers.ts). */
+const fakeUrl = () => (env as unknown as { TEST_FAKE_PROVIDERS_URL: string }).TEST_FAKE_PROVIDERS_URL;
+
+type Service = "resend" | "telegram" | "graph";
+
+export async function failNext(service: Service, key: string, options: { times?: number; status?: number; description?: string; method?: string; mode?: "error" | "drop" } = {}) {
+  const res = await fetch(`${fakeUrl()}/_control/fail`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ service, key, ...options }),
+  });
+  expect(res.status).toBe(200);
+}
+
+export interface FakeRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: any;
+}
+
+export async function received(service: Service, key: string): Promise<{ requests: FakeRequest[]; deliveries: { id: string; idempotency_key: string | null; body: any }[] }> {
+  const res = await fetch(`${fakeUrl()}/_control/requests?service=${service}&key=${encodeURIComponent(key)}`);
+  return (await res.json()) as any;
+}
+
+export async function setTemplateStatus(businessAccountId: string, name: string, language: string, status: string) {
+  const res = await fetch(`${fakeUrl()}/_control/graph/template-status`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ business_account_id: businessAccountId, name, language, status }),
+  });
+  expect(res.status).toBe(200);
+}
+
+/** A bot token of the platform's form, unique per call; `invalid` ones are refused by the fake. */
+export const botToken = (invalid = false) => `${Math.floor(Math.random() * 1e9)}:${invalid ? "invalid-" : "AAH"}${uniqueName("tok")}`;
+
+/** A numeric platform id, unique per call. */
+export const platformId = () => `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+
+export async function outboxRows(tenantId: number) {
+  return asOwner((db) => db.select().from(schema.outboxMessages).where(eq(schema.outboxMessages.tenantId, tenantId)).orderBy(schema.outboxMessages.id));
+}
+
+export async function outboxRow(tenantId: number, id: number) {
+  const [row] = await asOwner((db) =>
+    db.select().from(schema.outboxMessages).where(and(eq(schema.outboxMessages.tenantId, tenantId), eq(schema.outboxMessages.id, id))),
+  );
+  return row!;
+}
+
+export async function hmacHex(secret: string, body: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(body)));
+  return Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("");
+}
