@@ -3,7 +3,7 @@ import { log } from "../lib/log";
 import { OUTBOX_SWEEP_CRON, sweepOutbox } from "./outbox";
 import { runWorkerRncSync } from "./rnc-sync";
 
-/** Cron: the weekly RNC sync (`0 6 * * SUN`, wrangler.toml), the only trigger. */
+/** Crons (wrangler.toml): the outbox sweep every minute, and the weekly RNC sync (`0 6 * * SUN`). */
 export async function handleScheduled(controller: ScheduledController, env: Env): Promise<void> {
   log.info("scheduled run", { cron: controller.cron, scheduledTime: controller.scheduledTime });
   // Every minute: the outbox sweep re-enqueues due messages (src/jobs/outbox.ts).
