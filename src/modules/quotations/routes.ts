@@ -1,12 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { downloadZip } from "client-zip";
 import { tenantDb } from "../../http/database";
 import { AppError } from "../../http/errors";
 import { idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { hasPermission } from "../../http/permissions";
-import { log } from "../../lib/log";
 import { dominicanToday } from "../document-subtypes/service";
 import { invoiceContext } from "../invoices/routes";
 import { catalogScope, dataOnly, MessageResponse } from "../products/shared";
@@ -24,6 +22,7 @@ import {
   UpdateQuotationBody,
 } from "./schemas";
 import * as quotations from "./service";
+import { pdfZipStream } from "./zip";
 
 export const quotationsRouter = createRouter();
 const tags = ["Quotations"];
@@ -50,19 +49,8 @@ quotationsRouter.openapi(
   async (c) => {
     // Every database read happens here, inside the request's transaction; the stream below only renders.
     const documents = await quotations.bulkPdfData(await tenantDb(c), catalogScope(c), c.req.valid("json").quotation_ids);
-    const requestId = c.get("requestId");
-    async function* files() {
-      for (const doc of documents) {
-        try {
-          yield { name: `${doc.documentNumber}.pdf`, lastModified: doc.updatedAt, input: await renderDocumentPdf(doc.pdf) };
-        } catch (error) {
-          log.error("quotation pdf failed inside a zip stream", { requestId, quotationId: doc.id, error: String(error) });
-          throw error;
-        }
-      }
-    }
-    const zip = downloadZip(files());
-    return c.body(zip.body as never, 200, {
+    const zip = pdfZipStream(documents, { requestId: c.get("requestId") });
+    return c.body(zip as never, 200, {
       "Content-Type": "application/zip",
       "Content-Disposition": `attachment; filename="cotizaciones.zip"`,
     }) as never;
