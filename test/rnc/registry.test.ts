@@ -181,6 +181,17 @@ describe("RNC lookup and search", () => {
     expect(cedula.body.warning).toBe("RNC 40131000003 is SUSPENDIDO in the DGII registry, not ACTIVO.");
   });
 
+  it("contacts whose RNC the registry knows carry its taxpayer record", async () => {
+    const known = await tenant.api.post("/contacts", { name: "Yáñez", identification_type: "rnc", identification: "1-31-00000-2" });
+    expect(known.status).toBe(201);
+    expect(known.body.data.taxpayer).toEqual({ name: "YÁÑEZ & ASOCIADOS SRL", comercial_name: "", status: "ACTIVO" });
+    const passport = await tenant.api.post("/contacts", { name: "Visitante", identification_type: "passport", identification: "PA1234567" });
+    expect(passport.body.data.taxpayer).toBeNull();
+    const list = await tenant.api.get("/contacts?sort=id");
+    expect(list.body.data.map((c: { taxpayer: unknown }) => c.taxpayer)).toEqual([{ name: "YÁÑEZ & ASOCIADOS SRL", comercial_name: "", status: "ACTIVO" }, null]);
+    expect((await tenant.api.get(`/contacts/${known.body.data.id}`)).body.data.taxpayer.status).toBe("ACTIVO");
+  });
+
   it("answers 404 for an unknown or removed RNC and 422 for a malformed one", async () => {
     for (const id of ["999999999", "101000003"]) {
       const res = await tenant.api.get(`/rnc/${id}`);

@@ -3,7 +3,7 @@ import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonB
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { CONTACT_TYPES, Contact, CreateContactBody, UpdateContactBody } from "./schemas";
 import { IDENTIFICATION_TYPES } from "../../lib/identification";
-import { createContact, deleteContact, getContact, listContacts, serializeContact, updateContact } from "./service";
+import { createContact, deleteContact, getContact, listContacts, serializeContacts, updateContact } from "./service";
 import { catalogScope, dataOnly, dataWithMessage, MessageResponse, WorkspaceFilter } from "../products/shared";
 import { z } from "@hono/zod-openapi";
 
@@ -32,8 +32,9 @@ const list = defineRoute({ permission: "contacts:view" }, {
 });
 contactsRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
-  const { rows, total } = await listContacts(await tenantDb(c), catalogScope(c), query);
-  return c.json(paginate(c, query, total, rows.map(serializeContact)), 200);
+  const db = await tenantDb(c);
+  const { rows, total } = await listContacts(db, catalogScope(c), query);
+  return c.json(paginate(c, query, total, await serializeContacts(db, rows)), 200);
 });
 
 const get = defineRoute({ permission: "contacts:view" }, {
@@ -45,8 +46,10 @@ const get = defineRoute({ permission: "contacts:view" }, {
   responses: { 200: jsonResponse("The contact", dataOnly(Contact)), ...errorResponses(404), ...commonErrors },
 });
 contactsRouter.openapi(get, async (c) => {
-  const row = await getContact(await tenantDb(c), catalogScope(c), c.req.valid("param").id);
-  return c.json({ data: serializeContact(row) }, 200);
+  const db = await tenantDb(c);
+  const row = await getContact(db, catalogScope(c), c.req.valid("param").id);
+  const [data] = await serializeContacts(db, [row]);
+  return c.json({ data: data! }, 200);
 });
 
 const create = defineRoute({ permission: "contacts:create" }, {
@@ -58,8 +61,10 @@ const create = defineRoute({ permission: "contacts:create" }, {
   responses: { 201: jsonResponse("Created", dataWithMessage(Contact)), ...commonErrors },
 });
 contactsRouter.openapi(create, async (c) => {
-  const row = await createContact(await tenantDb(c), catalogScope(c), c.req.valid("json"));
-  return c.json({ data: serializeContact(row), message: "Contact created." }, 201);
+  const db = await tenantDb(c);
+  const row = await createContact(db, catalogScope(c), c.req.valid("json"));
+  const [data] = await serializeContacts(db, [row]);
+  return c.json({ data: data!, message: "Contact created." }, 201);
 });
 
 const update = defineRoute({ permission: "contacts:edit" }, {
@@ -71,8 +76,10 @@ const update = defineRoute({ permission: "contacts:edit" }, {
   responses: { 200: jsonResponse("Updated", dataWithMessage(Contact)), ...errorResponses(404), ...commonErrors },
 });
 contactsRouter.openapi(update, async (c) => {
-  const row = await updateContact(await tenantDb(c), catalogScope(c), c.req.valid("param").id, c.req.valid("json"));
-  return c.json({ data: serializeContact(row), message: "Contact updated." }, 200);
+  const db = await tenantDb(c);
+  const row = await updateContact(db, catalogScope(c), c.req.valid("param").id, c.req.valid("json"));
+  const [data] = await serializeContacts(db, [row]);
+  return c.json({ data: data!, message: "Contact updated." }, 200);
 });
 
 const remove = defineRoute({ permission: "contacts:delete" }, {

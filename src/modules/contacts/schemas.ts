@@ -50,5 +50,9 @@ export const Contact = z
     credit_limit: z.string().nullable(),
     created_at: z.string(),
     updated_at: z.string(),
+    taxpayer: z
+      .object({ name: z.string(), comercial_name: z.string(), status: z.string() })
+      .nullable()
+      .openapi({ description: "The DGII registry's record of this RNC or cédula; null when unknown" }),
   })
   .openapi("Contact");

@@ -17,17 +17,23 @@ import {
   visibleByIdCondition,
 } from "../products/shared";
 import type { AnyDb } from "../tenants/service";
+import { findRncMany } from "../rnc/service";
 import type { CONTACT_TYPES, CreateContactInput, UpdateContactInput } from "./schemas";
 
 const ct = schema.contacts;
 type ContactRow = typeof ct.$inferSelect;
 
-/*
- * The response's `taxpayer {name, comercial_name, status}` (from the DGII RNC registry, issue 9)
- * is not wired yet: the registry table is being built. It belongs in serializeContact, looked up
- * by identification for rnc/cedula contacts.
+export interface Taxpayer {
+  name: string;
+  comercial_name: string;
+  status: string;
+}
+
+/**
+ * A contact as the API shows it. `taxpayer` is what the DGII registry says of its RNC or cédula
+ * (null when the registry does not know it, or for passports).
  */
-export function serializeContact(row: ContactRow) {
+export function serializeContact(row: ContactRow, taxpayer: Taxpayer | null = null) {
   return {
     id: row.id,
     workspace_id: row.workspaceId,
@@ -42,7 +48,20 @@ export function serializeContact(row: ContactRow) {
     credit_limit: decimal2(row.creditLimit),
     created_at: timestamp(row.createdAt)!,
     updated_at: timestamp(row.updatedAt)!,
+    taxpayer,
   };
+}
+
+/** Serializes contacts with their registry records, looked up in one query. */
+export async function serializeContacts(db: AnyDb, rows: ContactRow[]) {
+  const known = await findRncMany(
+    db as never,
+    rows.filter((r) => r.identificationType === "rnc" || r.identificationType === "cedula").map((r) => r.identification ?? ""),
+  );
+  return rows.map((row) => {
+    const record = row.identificationType !== "passport" && row.identification ? known.get(row.identification) : undefined;
+    return serializeContact(row, record ? { name: record.name, comercial_name: record.comercial_name, status: record.status } : null);
+  });
 }
 
 export type ContactFilter = "search" | "contact_type" | "identification_type" | "identification" | "workspace_id";
