@@ -1,0 +1,632 @@
+/**
+ * npm run bench [-- --rtt-ms 20] [--duration 8] [--warmup 2] [--rt-samples 20] [--invoices 100000] [--no-readme]
+ *
+ * The API bench (issue 10). Everything on 127.0.0.1, every loop bounded in count and time:
+ * 1. a fresh database `sucursal_bench_<ts>` on DATABASE_URL's server, else 127.0.0.1:5432, else an
+ *    embedded PGlite; migrated, then seeded in bulk (bench/seed.ts) — dropped at the end;
+ * 2. the Worker's path to Postgres: neon driver → WebSocket relay (scripts/lib/ws-relay.ts, which
+ *    counts round trips and adds the --rtt-ms delay) → protocol sniffer (bench/pg-sniffer.ts: round
+ *    trips per connection, setup apart, and the statements of each) → Postgres;
+ * 3. `wrangler dev` on a free port with a bench env file (bench/results/tmp/bench.env; rate limits
+ *    raised to 100,000,000/min: the limiter is not what is measured; in-memory limiter, no Redis);
+ * 4. round trips: each scenario sequentially, one request at a time, per-connection counts;
+ * 5. throughput: autocannon at 1 and 16 connections, warm-up then a measured window;
+ * 6. p50 at one connection with the relay delaying each direction by rtt/2;
+ * 7. the limit: pgbench (simple protocol, persistent connections, and -C: a new connection per
+ *    transaction, as the Worker does) running the captured statements at the same concurrency;
+ * 8. the Worker bundle (wrangler deploy --dry-run --outdir), gzip size.
+ * Output: a table on stdout, bench/results/latest.json, and the README's "## Performance" section.
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import zlib from "node:zlib";
+import autocannon from "autocannon";
+import pg from "pg";
+import { cliOptions } from "../scripts/lib/args";
+import { APP_ROLE, freePort, portAnswers, ROOT, runMigrations, startEmbedded, withDatabase, type DatabaseTarget } from "../scripts/lib/database";
+import { startWsRelay, type WsRelay } from "../scripts/lib/ws-relay";
+import { startSniffer, type ConnectionRecord, type Sniffer, type Statement } from "./pg-sniffer";
+import { seed, type Seeded } from "./seed";
+import { renderReadme, type BenchResults, type ScenarioResult } from "./report";
+
+const exec = promisify(execFile);
+const TMP = path.join(ROOT, "bench/results/tmp");
+const RESULTS = path.join(ROOT, "bench/results/latest.json");
+const WATCHDOG_MS = 15 * 60_000;
+
+const options = cliOptions({
+  "rtt-ms": { type: "string" },
+  duration: { type: "string" },
+  warmup: { type: "string" },
+  "rt-samples": { type: "string" },
+  invoices: { type: "string" },
+  "no-readme": { type: "boolean" },
+});
+const RTT_MS = Number(options["rtt-ms"] ?? 20);
+const DURATION = Math.min(Number(options.duration ?? 8), 60);
+const WARMUP = Math.min(Number(options.warmup ?? 2), 30);
+const RT_SAMPLES = Math.min(Number(options["rt-samples"] ?? 20), 200);
+const SIZES = { products: 1000, contacts: 10_000, invoices: Number(options.invoices ?? 100_000), rncRecords: 5000 };
+const CONCURRENCY = [1, 16];
+if (![RTT_MS, DURATION, WARMUP, RT_SAMPLES, SIZES.invoices].every((n) => Number.isFinite(n) && n >= 0)) throw new Error("bad option");
+
+const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------------------------------------
+// Stack
+
+interface Stack {
+  database: DatabaseTarget & { pgbench: { host: string; port: number; user: string; db: string } | null };
+  sniffer: Sniffer;
+  relay: WsRelay;
+  wrangler: ChildProcess | null;
+  port: number;
+}
+const stack: Partial<Stack> = {};
+
+async function openDatabase(): Promise<Stack["database"]> {
+  const given = process.env.DATABASE_URL;
+  const local = !given && (await portAnswers("127.0.0.1", 5432));
+  if (!given && !local) {
+    console.log("No Postgres at DATABASE_URL or 127.0.0.1:5432: embedded PGlite (pgbench skipped).");
+    const target = await startEmbedded();
+    await runMigrations(target.ownerUrl);
+    return { ...target, pgbench: null };
+  }
+  const serverUrl = given ?? "postgres://postgres@127.0.0.1:5432/postgres";
+  const name = `sucursal_bench_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const ownerUrl = withDatabase(serverUrl, name);
+  await runMigrations(ownerUrl);
+  let appUrl = ownerUrl;
+  let setRole: string | undefined = APP_ROLE;
+  if (!given) {
+    await admin.query(`ALTER ROLE ${APP_ROLE} LOGIN`);
+    const u = new URL(ownerUrl);
+    u.username = APP_ROLE;
+    u.password = "";
+    appUrl = u.toString();
+    setRole = undefined;
+  }
+  const parsed = new URL(appUrl);
+  return {
+    kind: given ? "external" : "local",
+    ownerUrl,
+    appUrl,
+    setRole,
+    tcpAddress: `${parsed.hostname}:${parsed.port || 5432}`,
+    pgbench: { host: parsed.hostname, port: Number(parsed.port || 5432), user: decodeURIComponent(parsed.username), db: name },
+    stop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      await admin.end();
+    },
+  };
+}
+
+function envFile(values: Record<string, string | undefined>): string {
+  return Object.entries(values)
+    .filter(([, v]) => v !== undefined && v !== "")
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join("\n") + "\n";
+}
+
+const toolEnv = () => ({
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_HIDE_BANNER: "true",
+  XDG_CONFIG_HOME: path.join(ROOT, ".config"),
+});
+
+async function startWrangler(envPath: string, port: number): Promise<ChildProcess> {
+  const inspector = await freePort();
+  const log = fs.openSync(path.join(TMP, "wrangler.log"), "w");
+  const child = spawn(
+    path.join(ROOT, "node_modules", ".bin", "wrangler"),
+    ["dev", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(inspector), "--env-file", envPath, "--persist-to", path.join(TMP, "wrangler-state")],
+    { cwd: ROOT, stdio: ["ignore", log, log], env: toolEnv(), detached: true },
+  );
+  stack.wrangler = child; // so that a stop during start-up still ends it
+  for (let i = 0; i < 480; i++) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited; see ${path.join(TMP, "wrangler.log")}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return child;
+    } catch {
+      /* not up yet */
+    }
+    await sleep(250);
+  }
+  throw new Error("wrangler dev did not answer /health within 120 s");
+}
+
+async function stopAll(): Promise<void> {
+  const w = stack.wrangler;
+  if (w && w.exitCode === null && w.pid) {
+    try {
+      process.kill(-w.pid, "SIGTERM");
+    } catch {
+      /* gone */
+    }
+    for (let i = 0; i < 40 && w.exitCode === null; i++) await sleep(100);
+    if (w.exitCode === null) {
+      try {
+        process.kill(-w.pid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
+    }
+  }
+  stack.wrangler = null;
+  await stack.relay?.close().catch(() => undefined);
+  await stack.sniffer?.close().catch(() => undefined);
+  await stack.database?.stop().catch(() => undefined);
+  stack.relay = undefined;
+  stack.sniffer = undefined;
+  stack.database = undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+interface Req {
+  method: "GET" | "POST";
+  path: string;
+  body?: string;
+}
+
+interface Scenario {
+  key: string;
+  label: string;
+  budget: number | null;
+  make: () => Req;
+}
+
+function rng(seedValue: number) {
+  let a = seedValue >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function scenarios(s: Seeded, today: string): Scenario[] {
+  const r = rng(42);
+  const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
+  const product = () => int(s.productIds[0], s.productIds[1]);
+  const invoice = (lines: number): Req => {
+    const start = int(0, 1000 - lines);
+    const items = Array.from({ length: lines }, (_, k) => ({ product_id: s.productIds[0] + ((start + k * 7) % 1000), quantity: String(1 + (k % 3)), unit_price: "150.00", discount: "0" }));
+    return {
+      method: "POST",
+      path: "/api/v1/invoices",
+      body: JSON.stringify({ contact_id: int(s.contactIds[0], s.contactIds[1]), document_subtype_id: s.b02SubtypeId, issue_date: today, items }),
+    };
+  };
+  return [
+    { key: "health", label: "GET /health (no database: the floor of wrangler dev here)", budget: null, make: () => ({ method: "GET", path: "/health" }) },
+    { key: "invoices_list", label: "GET /invoices?filter[status]=pending_payment&sort=-issue_date", budget: 2, make: () => ({ method: "GET", path: "/api/v1/invoices?filter%5Bstatus%5D=pending_payment&sort=-issue_date" }) },
+    { key: "invoice_get", label: "GET /invoices/{id}", budget: 2, make: () => ({ method: "GET", path: `/api/v1/invoices/${s.sampleInvoiceIds[int(0, s.sampleInvoiceIds.length - 1)]}` }) },
+    { key: "invoice_create", label: "POST /invoices (3 lines, B02)", budget: 4, make: () => invoice(3) },
+    {
+      key: "stock_transfer",
+      label: "POST /stock-transfers",
+      budget: 3,
+      make: () => ({ method: "POST", path: "/api/v1/stock-transfers", body: JSON.stringify({ product_id: product(), to_workspace_id: s.workspaceIds[int(1, 3)], quantity: "1" }) }),
+    },
+    { key: "rnc_search", label: "GET /rnc?search=", budget: null, make: () => ({ method: "GET", path: `/api/v1/rnc?search=${encodeURIComponent(s.rncTerms[int(0, s.rncTerms.length - 1)]!)}` }) },
+    { key: "quotation_pdf", label: "GET /quotations/{id}/pdf", budget: null, make: () => ({ method: "GET", path: `/api/v1/quotations/${s.sampleQuotationIds[int(0, s.sampleQuotationIds.length - 1)]}/pdf` }) },
+    { key: "invoice_create_1_line", label: "POST /invoices (1 line)", budget: 4, make: () => invoice(1) },
+    { key: "invoice_create_50_lines", label: "POST /invoices (50 lines)", budget: 4, make: () => invoice(50) },
+  ];
+}
+
+/** Scenarios driven for throughput (the 1- and 50-line variants are for round trips only). */
+const THROUGHPUT = ["health", "invoices_list", "invoice_get", "invoice_create", "stock_transfer", "rnc_search", "quotation_pdf"];
+
+// ---------------------------------------------------------------------------------------------
+// Round trips: one request at a time, counted per connection by the sniffer
+
+interface RoundTripResult {
+  samples: number;
+  statuses: Record<string, number>;
+  connectionsPerRequest: number;
+  setupRoundTrips: number;
+  roundTrips: number;
+  roundTripsMax: number;
+  samplesAboveTypical: number;
+  relayRoundTrips: number;
+  /** What each round trip of the last sample carried. */
+  breakdown: string[];
+  worstBreakdown: string[];
+  statements: Statement[];
+}
+
+function summarize(text: string): string {
+  const t = text.replace(/\s+/g, " ").trim();
+  if (/^BEGIN/.test(t)) return `${t.split(";").slice(0, -1).map((x) => x.trim().split(" ")[0]).join("+")}+context query (token, user, workspace, permissions)`;
+  const first = t.slice(0, 90);
+  return first.length < t.length ? `${first}…` : first;
+}
+
+async function measureRoundTrips(port: number, host: string, token: string, scenario: Scenario, samples: number): Promise<RoundTripResult> {
+  const sniffer = stack.sniffer!;
+  const relay = stack.relay!;
+  const perRequest: { conns: ConnectionRecord[]; relay: number }[] = [];
+  const statuses: Record<string, number> = {};
+  for (let i = 0; i < samples + 2; i++) {
+    const req = scenario.make();
+    sniffer.reset();
+    relay.resetStats();
+    const res = await send(port, host, token, req);
+    statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    // The pool is ended after the response (waitUntil): wait for its connection to close.
+    for (let k = 0; k < 100 && sniffer.connections().some((c) => !c.closed); k++) await sleep(20);
+    if (i >= 2) perRequest.push({ conns: [...sniffer.connections()], relay: relay.stats().roundTrips });
+  }
+  const n = perRequest.length;
+  const median = (f: (p: (typeof perRequest)[number]) => number) => {
+    const v = perRequest.map(f).sort((a, b) => a - b);
+    return v[Math.floor(v.length / 2)]!;
+  };
+  const rts = (p: (typeof perRequest)[number]) => p.conns.reduce((a, c) => a + c.roundTrips, 0);
+  const typical = median(rts);
+  const last = [...perRequest].reverse().find((p) => rts(p) === typical)!;
+  const worst = perRequest.find((p) => rts(p) > typical);
+  const statements = last.conns.flatMap((c) => c.statements);
+  const describe = (sts: Statement[]) => {
+    const byRt = new Map<number, string[]>();
+    for (const st of sts) byRt.set(st.rt, [...(byRt.get(st.rt) ?? []), summarize(st.text)]);
+    return [...byRt.entries()].sort((a, b) => a[0] - b[0]).map(([rt, parts]) => `${rt}: ${parts.join(" | ")}`);
+  };
+  return {
+    samples: n,
+    statuses,
+    connectionsPerRequest: median((p) => p.conns.length),
+    setupRoundTrips: median((p) => p.conns.reduce((a, c) => a + c.setupRoundTrips, 0)),
+    roundTrips: typical,
+    roundTripsMax: Math.max(...perRequest.map(rts)),
+    samplesAboveTypical: perRequest.filter((p) => rts(p) > typical).length,
+    relayRoundTrips: median((p) => p.relay),
+    breakdown: describe(statements),
+    worstBreakdown: worst ? describe(worst.conns.flatMap((c) => c.statements)) : [],
+    statements,
+  };
+}
+
+/** One request with node:http (fetch would not send our Host header). */
+function send(port: number, host: string, token: string, req: Req): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { host, authorization: `Bearer ${token}` };
+    if (req.body) {
+      headers["content-type"] = "application/json";
+      headers["content-length"] = String(Buffer.byteLength(req.body));
+    }
+    const request = http.request({ host: "127.0.0.1", port, method: req.method, path: req.path, headers, timeout: 15_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    request.on("timeout", () => request.destroy(new Error("request timed out")));
+    request.on("error", reject);
+    request.end(req.body);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Throughput with autocannon
+
+interface Load {
+  connections: number;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  errors: number;
+}
+
+async function drive(port: number, host: string, token: string, scenario: Scenario, connections: number, seconds: number): Promise<Load> {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    duration: seconds,
+    timeout: 10,
+    headers: { host, authorization: `Bearer ${token}`, "content-type": "application/json" },
+    requests: [
+      {
+        setupRequest: (request: Record<string, unknown>) => {
+          const r = scenario.make();
+          return { ...request, method: r.method, path: r.path, body: r.body };
+        },
+      },
+    ],
+  } as unknown as autocannon.Options);
+  return {
+    connections,
+    requestsPerSecond: round(result.requests.total / seconds, 1),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// pgbench with the captured statements
+
+function quote(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+async function parameterTypes(ownerUrl: string, text: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: ownerUrl });
+  await client.connect();
+  try {
+    await client.query(`PREPARE bench_probe AS ${text}`);
+    const { rows } = await client.query(`SELECT parameter_types::text[] AS types FROM pg_prepared_statements WHERE name = 'bench_probe'`);
+    return rows[0].types as string[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** A pgbench script issuing the statements, each round trip one pgbench command. */
+async function pgbenchScript(ownerUrl: string, statements: Statement[]): Promise<string> {
+  const lines: string[] = [];
+  for (const st of statements) {
+    if (st.kind === "simple") {
+      const parts = st.text.split(/;\s*(?=BEGIN|SET |SELECT set_config|WITH tok|COMMIT|ROLLBACK)/);
+      lines.push(`${parts.map((p) => p.replace(/\s*\n\s*/g, " ").trim()).join(" \\; ")};`);
+      continue;
+    }
+    const types = await parameterTypes(ownerUrl, st.text);
+    const takesNumber = /WITH taken AS/.test(st.text);
+    let text = st.text.replace(/\$(\d+)/g, (_, n: string) => {
+      const value = st.params[Number(n) - 1];
+      if (value === null || value === undefined) return "NULL";
+      // The NCF taken under the subtype's row lock is unique per transaction: use what the resolve
+      // statement returned (its `taken` json, unique too) instead of the captured number.
+      if (/^B\d{10}$/.test(value)) return `':r_taken'::${types[Number(n) - 1]}`;
+      return `${quote(value)}::${types[Number(n) - 1]}`;
+    });
+    text = text.replace(/\s*\n\s*/g, " ").trim();
+    lines.push(takesNumber ? `${text} \\gset r_` : `${text};`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+interface PgbenchResult {
+  connections: number;
+  tps: number;
+  tpsNewConnection: number;
+  failed: number;
+}
+
+async function runPgbench(target: NonNullable<Stack["database"]["pgbench"]>, script: string, connections: number, seconds: number): Promise<PgbenchResult> {
+  const file = path.join(TMP, `pgbench-${Date.now()}.sql`);
+  fs.writeFileSync(file, script);
+  const once = async (extra: string[]) => {
+    const args = ["-n", "-M", "simple", "-h", target.host, "-p", String(target.port), "-U", target.user, "-c", String(connections), "-j", String(Math.min(connections, 2)), "-T", String(seconds), ...extra, "-f", file, target.db];
+    const { stdout, stderr } = await exec("pgbench", args, { timeout: (seconds + 30) * 1000, maxBuffer: 16 << 20 }).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? "", stderr: e.stderr ?? "" }));
+    const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? NaN);
+    const failed = Number(/number of failed transactions: (\d+)/.exec(stdout)?.[1] ?? 0);
+    if (!Number.isFinite(tps)) throw new Error(`pgbench failed: ${stderr.slice(0, 800)}`);
+    return { tps, failed: failed + (/aborted/.test(stderr) ? 1 : 0) };
+  };
+  const persistent = await once([]);
+  const reconnect = await once(["-C"]);
+  return { connections, tps: round(persistent.tps, 1), tpsNewConnection: round(reconnect.tps, 1), failed: persistent.failed + reconnect.failed };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bundle
+
+async function bundleSize(): Promise<{ files: number; bytes: number; gzipBytes: number }> {
+  const out = path.join(TMP, "bundle");
+  fs.rmSync(out, { recursive: true, force: true });
+  await exec(path.join(ROOT, "node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "--outdir", out], { cwd: ROOT, env: toolEnv(), timeout: 180_000, maxBuffer: 16 << 20 });
+  let bytes = 0;
+  let gzipBytes = 0;
+  let files = 0;
+  for (const name of fs.readdirSync(out, { recursive: true }) as string[]) {
+    const file = path.join(out, name);
+    if (!fs.statSync(file).isFile() || name.endsWith(".map") || name.endsWith(".json")) continue;
+    const data = fs.readFileSync(file);
+    files++;
+    bytes += data.length;
+    gzipBytes += zlib.gzipSync(data, { level: 9 }).length;
+  }
+  return { files, bytes, gzipBytes };
+}
+
+async function serverVersion(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return String((await client.query("SHOW server_version")).rows[0].server_version).split(" ")[0]!;
+  } finally {
+    await client.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const started = Date.now();
+  fs.mkdirSync(TMP, { recursive: true });
+  const today = new Date(Date.now() - 4 * 3_600_000).toISOString().slice(0, 10);
+
+  console.log("bundle: wrangler deploy --dry-run …");
+  const bundle = await bundleSize();
+
+  console.log("database …");
+  stack.database = await openDatabase();
+  const databaseKind = stack.database.kind === "embedded" ? "embedded PGlite" : `Postgres ${await serverVersion(stack.database.ownerUrl)} (${stack.database.kind})`;
+  const jwtSecret = randomBytes(32).toString("hex");
+  console.log(`seeding ${SIZES.invoices} invoices …`);
+  const seeded = await seed(stack.database.ownerUrl, jwtSecret, SIZES);
+  console.log(`seeded in ${round(seeded.seconds, 1)} s`);
+
+  const [dbHost, dbPort] = [stack.database.tcpAddress.slice(0, stack.database.tcpAddress.lastIndexOf(":")), Number(stack.database.tcpAddress.split(":").pop())];
+  stack.sniffer = await startSniffer({ host: dbHost, port: dbPort });
+  stack.relay = await startWsRelay();
+  const app = new URL(stack.database.appUrl);
+  app.hostname = "127.0.0.1";
+  app.port = String(stack.sniffer.port);
+  const port = await freePort();
+  const envPath = path.join(TMP, "bench.env");
+  fs.writeFileSync(
+    envPath,
+    envFile({
+      DATABASE_URL: app.toString(),
+      DB_SET_ROLE: stack.database.setRole,
+      DB_WS_PROXY: stack.relay.url,
+      JWT_SECRET: jwtSecret,
+      // The limiter is not what is measured: limits far above what the bench sends.
+      RATE_LIMIT_AUTHENTICATED_PER_MINUTE: "100000000",
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: "100000000",
+      RATE_LIMIT_NAMESPACE: "bench",
+      APP_URL: `http://${seeded.subdomain}.localhost:${port}`,
+      APP_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    }),
+  );
+  console.log("wrangler dev …");
+  stack.wrangler = await startWrangler(envPath, port);
+  const host = `${seeded.subdomain}.localhost:${port}`;
+  const list = scenarios(seeded, today);
+
+  // Is the quotation PDF route there (another engineer was building it)?
+  const skipped: string[] = [];
+  const quotation = await send(port, host, seeded.token, { method: "GET", path: `/api/v1/quotations/${seeded.sampleQuotationIds[0]}/pdf` });
+  if (quotation.status !== 200) {
+    skipped.push(`GET /quotations/{id}/pdf: answered ${quotation.status} ${quotation.body.slice(0, 80)}`);
+    list.splice(list.findIndex((s) => s.key === "quotation_pdf"), 1);
+  }
+
+  // Sanity: the Worker talks to our database through our relays.
+  stack.sniffer.reset();
+  const probe = await send(port, host, seeded.token, list[0]!.make());
+  if (probe.status !== 200 || stack.sniffer.connections().length === 0) {
+    throw new Error(`the Worker does not reach the bench database (status ${probe.status}: ${probe.body.slice(0, 300)})`);
+  }
+
+  console.log("round trips (one request at a time) …");
+  const roundTrips: Record<string, RoundTripResult> = {};
+  for (const scenario of list) {
+    roundTrips[scenario.key] = await measureRoundTrips(port, host, seeded.token, scenario, RT_SAMPLES);
+    const r = roundTrips[scenario.key]!;
+    console.log(`  ${scenario.label}: ${r.roundTrips} RT after connecting (+${r.setupRoundTrips} setup), statuses ${JSON.stringify(r.statuses)}`);
+  }
+
+  console.log("throughput (autocannon) …");
+  const loads: Record<string, Load[]> = {};
+  for (const scenario of list.filter((s) => THROUGHPUT.includes(s.key))) {
+    loads[scenario.key] = [];
+    for (const c of CONCURRENCY) {
+      await drive(port, host, seeded.token, scenario, c, WARMUP);
+      const load = await drive(port, host, seeded.token, scenario, c, DURATION);
+      loads[scenario.key]!.push(load);
+      console.log(`  ${scenario.label} c=${c}: ${load.requestsPerSecond} req/s, p50 ${load.p50} ms, p99 ${load.p99} ms, errors ${load.errors}`);
+    }
+  }
+
+  console.log(`latency with ${RTT_MS} ms added RTT …`);
+  const rtt: Record<string, { p50: number; errors: number }> = {};
+  stack.relay.setDelayMs(RTT_MS / 2);
+  for (const scenario of list.filter((s) => THROUGHPUT.includes(s.key))) {
+    await drive(port, host, seeded.token, scenario, 1, 1);
+    const load = await drive(port, host, seeded.token, scenario, 1, Math.min(DURATION, 5));
+    rtt[scenario.key] = { p50: load.p50, errors: load.errors };
+  }
+  stack.relay.setDelayMs(0);
+
+  console.log("pgbench …");
+  const pgbench: Record<string, PgbenchResult[] | { error: string }> = {};
+  if (stack.database.pgbench) {
+    for (const scenario of list.filter((s) => THROUGHPUT.includes(s.key))) {
+      if (!roundTrips[scenario.key]!.statements.length) continue;
+      try {
+        const script = await pgbenchScript(stack.database.ownerUrl, roundTrips[scenario.key]!.statements);
+        fs.writeFileSync(path.join(TMP, `pgbench-${scenario.key}.sql`), script);
+        const rows: PgbenchResult[] = [];
+        for (const c of CONCURRENCY) rows.push(await runPgbench(stack.database.pgbench, script, c, Math.min(DURATION, 6)));
+        pgbench[scenario.key] = rows;
+      } catch (error) {
+        pgbench[scenario.key] = { error: String(error).slice(0, 500) };
+      }
+    }
+  }
+
+  await stopAll();
+
+  const results: BenchResults = {
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? "unknown", memoryGiB: round(os.totalmem() / 2 ** 30, 1), node: process.version, platform: `${os.platform()} ${os.release()}` },
+    database: databaseKind,
+    options: { rttMs: RTT_MS, durationSeconds: DURATION, warmupSeconds: WARMUP, roundTripSamples: RT_SAMPLES, sizes: SIZES },
+    seedSeconds: round(seeded.seconds, 1),
+    bundle,
+    skipped,
+    scenarios: list.map((s): ScenarioResult => {
+      const rtr = roundTrips[s.key]!;
+      const pgb = pgbench[s.key];
+      const ld = loads[s.key] ?? [];
+      return {
+        key: s.key,
+        label: s.label,
+        budget: s.budget,
+        roundTrips: { ...rtr, statements: undefined },
+        loads: ld,
+        rtt: rtt[s.key] ? { rttMs: RTT_MS, p50: rtt[s.key]!.p50, p50AtZero: ld.find((l) => l.connections === 1)?.p50 ?? null, errors: rtt[s.key]!.errors } : null,
+        pgbench: Array.isArray(pgb)
+          ? pgb.map((p) => {
+              const api = ld.find((l) => l.connections === p.connections)?.requestsPerSecond ?? 0;
+              return { ...p, ratio: round(api / p.tps, 3), ratioNewConnection: round(api / p.tpsNewConnection, 3) };
+            })
+          : pgb
+            ? pgb
+            : null,
+      };
+    }),
+    seconds: round((Date.now() - started) / 1000, 0),
+  };
+  fs.writeFileSync(RESULTS, JSON.stringify(results, null, 2) + "\n");
+  const { table, readme } = renderReadme(results);
+  console.log(`\n${table}`);
+  if (!options["no-readme"]) {
+    const file = path.join(ROOT, "README.md");
+    fs.writeFileSync(file, readme(fs.readFileSync(file, "utf8")));
+    console.log("README.md: ## Performance regenerated.");
+  }
+  console.log(`Results: ${path.relative(ROOT, RESULTS)} (${results.seconds} s).`);
+}
+
+const watchdog = setTimeout(() => {
+  console.error(`bench: over ${WATCHDOG_MS / 60000} minutes, stopping`);
+  void stopAll().finally(() => process.exit(1));
+}, WATCHDOG_MS);
+process.on("SIGINT", () => void stopAll().finally(() => process.exit(130)));
+process.on("SIGTERM", () => void stopAll().finally(() => process.exit(143)));
+
+main()
+  .then(() => {
+    clearTimeout(watchdog);
+    process.exit(0);
+  })
+  .catch(async (error) => {
+    console.error(error);
+    await stopAll();
+    process.exit(1);
+  });
