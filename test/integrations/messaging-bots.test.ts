@@ -1,13 +1,13 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import * as schema from "../../src/db/schema";
-import { call } from "../support/api";
+import { call, type Client } from "../support/api";
 import { asOwner, seedTenant, seedUser, seedWorkspace } from "../support/seed";
 import { botToken, failNext, received } from "./helpers";
 
 const WEBHOOK = "https://hooks.example.do/telegram";
 
-async function createBot(api: ReturnType<typeof seedTenant> extends Promise<infer T> ? T["api"] : never, token = botToken(), extra: Record<string, unknown> = {}) {
+async function createBot(api: Client, token = botToken(), extra: Record<string, unknown> = {}) {
   const res = await api.post("/api/messaging-bots", { name: "Ventas", token, ...extra });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return { bot: res.body.data, token, res };

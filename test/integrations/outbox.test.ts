@@ -171,11 +171,11 @@ describe("outbox: email delivery through Resend", () => {
       { id: "junk-1", timestamp: new Date(), attempts: 1, body: { hello: "world" } },
     ]);
     const ctx = createExecutionContext();
-    await worker.queue!(batch, env, ctx);
+    await (worker as ExportedHandler<typeof env>).queue!(batch as MessageBatch<unknown>, env, ctx);
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks.sort()).toEqual(["junk-1", "ok-1"]);
     // (getQueueResult reports which message was retried, not its delay: the delay is the backoff above.)
-    expect(result.retryMessages.map((m) => m.msgId)).toEqual(["fail-1"]);
+    expect(result.retryMessages.map((m: { msgId: string }) => m.msgId)).toEqual(["fail-1"]);
     expect(await outboxRow(ok.tenant.tenantId, ok.ref.outbox_id)).toMatchObject({ status: "sent" });
     expect(await outboxRow(failing.tenant.tenantId, failing.ref.outbox_id)).toMatchObject({ status: "pending", attempts: 1 });
   });
