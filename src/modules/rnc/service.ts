@@ -56,54 +56,33 @@ export function searchTerm(raw: string): string {
 }
 
 /**
- * Substring search over identification, name and comercial_name (folded `search` column, trigram
- * GIN index). Ranking: the exact identification, then records where a field starts with the term,
- * then the rest; within a rank by name and identification. At most 10. Each rank is its own
- * LIMITed branch, so a common term ("maria": a fifth of the registry) stops after 10 rows instead
- * of sorting every match; which 10 of a rank's many matches is not otherwise specified.
+ * Substring search over identification, name and comercial_name (the folded `search` column).
+ * Ranking: the exact identification, then records where a field starts with the term, then the
+ * rest; within a rank by name and identification. At most 10. One statement: the `rnc_search`
+ * function (migration 0009) picks per rank the index that answers fastest — btree ranges for
+ * prefixes; for substrings a bounded probe, then the trigram index for rare fragments — and never
+ * a sequential scan. Which 10 of a rank's many matches is not otherwise specified.
  */
 export async function searchRnc(db: RegistryDb, raw: string): Promise<RncRecordRow[]> {
-  // Never a sequential (or whole-index) scan: with LIMIT the planner likes a seq scan when it
-  // expects many matches, which degrades badly when the estimate is wrong. Bitmap scans only, for
-  // the rest of this transaction (the request's).
-  await db.execute(sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true)`);
   return rowsOf<RncRecordRow>(await db.execute(searchQuery(raw)));
 }
 
-/** The smallest digit string greater than every string starting with `prefix` ("1299" → "13"); null for "99…". */
-function digitsUpperBound(prefix: string): string | null {
-  const trimmed = prefix.replace(/9+$/, "");
-  if (!trimmed) return null;
-  return trimmed.slice(0, -1) + String(Number(trimmed.at(-1)) + 1);
+/** The smallest string greater than every string starting with `prefix`, bytewise ("ab" → "ac"); null for "99…". */
+function prefixUpperBound(prefix: string, digits: boolean): string | null {
+  if (digits) {
+    const trimmed = prefix.replace(/9+$/, "");
+    if (!trimmed) return null;
+    return trimmed.slice(0, -1) + String(Number(trimmed.at(-1)) + 1);
+  }
+  return prefix.slice(0, -1) + String.fromCodePoint(prefix.codePointAt(prefix.length - 1)! + 1);
 }
 
-/**
- * The search statement (exported for the bench's EXPLAIN). A term of digits is an identification:
- * exact match and prefix use the primary key (digit strings sort the same in every collation), the
- * rest the trigram index. Any other term: prefix of name or comercial_name (`\n` + term in the
- * folded column), then anywhere, both through the trigram index.
- */
+/** The search statement (exported for the bench). */
 export function searchQuery(raw: string) {
   const term = searchTerm(raw);
-  const escaped = escapeLike(term);
-  const contains = `%${escaped}%`;
-  const branch = (rank: number, where: ReturnType<typeof sql>, limit: number) => sql`
-    (SELECT ${rank}::int AS rank, identification, name, comercial_name, status FROM rnc_records
-      WHERE run_id = (SELECT id FROM active) AND ${where} LIMIT ${limit})`;
-  let branches;
-  if (/^\d+$/.test(term)) {
-    const upper = digitsUpperBound(term);
-    const prefix = upper === null ? sql`identification > ${term}` : sql`identification > ${term} AND identification < ${upper}`;
-    branches = sql`${branch(0, sql`identification = ${term}`, 1)} UNION ALL ${branch(1, prefix, SEARCH_LIMIT)}
-      UNION ALL ${branch(2, sql`search LIKE ${contains} AND NOT (identification >= ${term} AND ${upper === null ? sql`true` : sql`identification < ${upper}`})`, SEARCH_LIMIT)}`;
-  } else {
-    const fieldPrefix = `%\n${escaped}%`;
-    branches = sql`${branch(1, sql`search LIKE ${fieldPrefix}`, SEARCH_LIMIT)}
-      UNION ALL ${branch(2, sql`search LIKE ${contains} AND search NOT LIKE ${fieldPrefix}`, SEARCH_LIMIT)}`;
-  }
-  return sql`
-    WITH active AS MATERIALIZED (SELECT max(id) AS id FROM rnc_sync_runs WHERE status = 'completed')
-    SELECT identification, name, comercial_name, status FROM (${branches}) ranked
-    ORDER BY rank, name, identification
-    LIMIT ${SEARCH_LIMIT}`;
+  const digits = /^\d+$/.test(term);
+  const contains = `%${escapeLike(term)}%`;
+  return sql`SELECT identification, name, comercial_name, status
+    FROM rnc_search(${term}, ${prefixUpperBound(term, digits)}, ${contains}, ${digits}, ${SEARCH_LIMIT})
+    ORDER BY rank, name, identification`;
 }
