@@ -71,3 +71,11 @@ export function paginate<T>(c: Context<AppEnv>, query: { page: number; perPage: 
     },
   };
 }
+
+/** `filter[…_id]=N`: a positive integer that fits Postgres' integer (larger ids cannot exist). */
+export const idFilter = (message = "Must be an id (a positive integer).") =>
+  z
+    .string()
+    .regex(/^[1-9]\d{0,9}$/, message)
+    .refine((value) => Number(value) <= 2_147_483_647, message)
+    .optional();

@@ -1,3 +1,4 @@
+import { exports } from "cloudflare:workers";
 import { extractText, getDocumentProxy } from "unpdf";
 import { describe, expect, it } from "vitest";
 import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
@@ -71,6 +72,9 @@ describe("invoices: idempotency, PDF, isolation", () => {
     expect((await other.api.delete(`/invoices/${id}`)).status).toBe(404);
     expect((await other.api.post(`/invoices/${id}/payments`, { amount: "1", payment_date: "2026-11-21", payment_method: "cash" })).status).toBe(404);
     expect((await other.api.get("/invoices")).body.meta.total).toBe(0);
+    const hugeId = await other.api.get("/invoices?filter[contact_id]=9999999999");
+    expect(hugeId.status).toBe(422);
+    expect(Object.keys(hugeId.body.errors)).toEqual(["filter[contact_id]"]);
 
     const branch = await seedWorkspace(tenant);
     const branchClerk = await seedUser(tenant, { role: "member", workspaceIds: [branch] });
@@ -93,7 +97,6 @@ describe("invoices: idempotency, PDF, isolation", () => {
 });
 
 async function fetchPdf(tenant: { subdomain: string; admin: { token: string } }, id: number) {
-  const { exports } = await import("cloudflare:workers");
   return (exports as any).default.fetch(
     new Request(`http://${tenant.subdomain}.sucursal.test/api/v1/invoices/${id}/pdf`, {
       headers: { authorization: `Bearer ${tenant.admin.token}`, "cf-connecting-ip": "10.9.9.9" },

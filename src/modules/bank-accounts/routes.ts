@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
-import { listQuerySchema, paginate, paginated } from "../../http/pagination";
+import { idFilter, listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../products/shared";
 import { BANK_ACCOUNT_TYPES, BankAccount, CreateBankAccountBody, UpdateBankAccountBody } from "./schemas";
 import { createBankAccount, deleteBankAccount, getBankAccount, listBankAccounts, serializeBankAccount, updateBankAccount } from "./service";
@@ -13,7 +13,7 @@ const BankAccountListQuery = listQuerySchema({
   filters: {
     search: z.string().trim().min(1).max(100).optional(),
     type: z.enum(BANK_ACCOUNT_TYPES).optional(),
-    currency_id: z.string().regex(/^[1-9]\d{0,9}$/).optional(),
+    currency_id: idFilter("Must be a currency id."),
     is_active: BooleanFilter,
   },
   sorts: ["id", "name", "created_at"] as const,

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { listQuerySchema } from "../../http/pagination";
+import { idFilter, listQuerySchema } from "../../http/pagination";
 import { decimalInput } from "../../lib/decimal";
 
 const id = () => z.number().int().positive().max(2_147_483_647);
@@ -137,16 +137,15 @@ export const MovementReportItem = z
   })
   .openapi("StockMovement");
 
-const positiveIntString = z.string().regex(/^[1-9]\d{0,9}$/, "Must be a positive integer.");
 
 export const TransferListQuery = listQuerySchema({
-  filters: { product_id: positiveIntString.optional(), type: z.enum(["transfer_out", "transfer_in"]).optional() },
+  filters: { product_id: idFilter(), type: z.enum(["transfer_out", "transfer_in"]).optional() },
   sorts: ["created_at", "quantity"] as const,
   defaultSort: "-created_at",
 });
 
 export const AdjustmentListQuery = listQuerySchema({
-  filters: { product_id: positiveIntString.optional() },
+  filters: { product_id: idFilter() },
   sorts: ["created_at"] as const,
   defaultSort: "-created_at",
 });

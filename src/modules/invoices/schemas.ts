@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { listQuerySchema } from "../../http/pagination";
+import { idFilter, listQuerySchema } from "../../http/pagination";
 import { moneyInput } from "../../lib/decimal";
 import { dateInput, id, LineItemOutput, LineItems } from "../sales/schemas";
 
@@ -107,7 +107,7 @@ export const CreatedInvoice = z.object({
 export const InvoiceListQuery = listQuerySchema({
   filters: {
     status: z.enum(["pending_payment", "partially_paid", "paid", "cancelled", "draft"]).optional(),
-    contact_id: z.string().regex(/^[1-9]\d{0,9}$/, "Must be a contact id.").optional(),
+    contact_id: idFilter("Must be a contact id."),
     issue_date: z.iso.date().optional(),
   },
   sorts: ["issue_date", "document_number", "total_amount", "created_at"] as const,

@@ -43,6 +43,7 @@ export function visibleByIdCondition(column: PgColumn, scope: CatalogScope): SQL
 export const WorkspaceFilter = z
   .string()
   .regex(/^(all|shared|[1-9]\d{0,9})$/, "Use all, shared or a workspace id.")
+  .refine((value) => !/^\d+$/.test(value) || Number(value) <= 2_147_483_647, "Use all, shared or a workspace id.")
   .optional()
   .openapi({ description: "all (view_all_locations only), shared, or a workspace id; default: the request's workspace and shared rows" });
 
