@@ -60,8 +60,9 @@ export function renderReadme(r: BenchResults) {
   }
   const table = rows.join("\n");
 
-  const setup = [...new Set(r.scenarios.map((s) => s.roundTrips.setupRoundTrips))].join(", ");
-  const conns = [...new Set(r.scenarios.map((s) => s.roundTrips.connectionsPerRequest))].join(", ");
+  const withDb = r.scenarios.filter((s) => s.roundTrips.connectionsPerRequest > 0);
+  const setup = [...new Set(withDb.map((s) => s.roundTrips.setupRoundTrips))].join(", ");
+  const conns = [...new Set(withDb.map((s) => s.roundTrips.connectionsPerRequest))].join(", ");
   const rttRows = r.scenarios
     .filter((s) => s.rtt)
     .map((s) => `| ${s.label} | ${s.rtt!.p50AtZero ?? "–"} | ${s.rtt!.p50} | ${s.roundTrips.roundTrips + s.roundTrips.setupRoundTrips} |`);
