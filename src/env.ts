@@ -13,6 +13,8 @@ export interface Env {
   UPSTASH_REDIS_REST_TOKEN?: string;
   RATE_LIMIT_AUTHENTICATED_PER_MINUTE?: string;
   RATE_LIMIT_ANONYMOUS_PER_MINUTE?: string;
+  /** Per webhook endpoint (platform webhooks are verified by signature, not by token). */
+  RATE_LIMIT_WEBHOOK_PER_MINUTE?: string;
   /** Prefix of the limiter's Redis keys; tests give each run its own, as they share one Redis. */
   RATE_LIMIT_NAMESPACE?: string;
   RESEND_API_KEY?: string;

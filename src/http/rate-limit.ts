@@ -42,7 +42,7 @@ const limiters = new Map<string, Limiter>();
 let warnedNoRedis = false;
 let lastRedisWarning = 0;
 
-function limiterFor(env: Env, kind: "user" | "ip", max: number): Limiter {
+function limiterFor(env: Env, kind: "user" | "ip" | "webhook", max: number): Limiter {
   const url = env.UPSTASH_REDIS_REST_URL;
   const namespace = env.RATE_LIMIT_NAMESPACE || "sucursal";
   const cacheKey = `${namespace}:${kind}:${max}:${url ?? "memory"}`;
@@ -90,13 +90,21 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   if (claims) c.set("tokenClaims", claims);
   const tenant = c.get("tenant");
   const authenticated = claims !== null && claims.tenantId === tenant.id;
+  // Platform webhooks come from a few shared IPs and are verified by signature: they get a bucket
+  // per endpoint instead of the anonymous per-IP one.
+  const webhook = !authenticated && c.req.path.startsWith("/webhooks/");
+  const kind = authenticated ? "user" : webhook ? "webhook" : "ip";
   const max = Number(
-    authenticated ? (c.env.RATE_LIMIT_AUTHENTICATED_PER_MINUTE ?? 60) : (c.env.RATE_LIMIT_ANONYMOUS_PER_MINUTE ?? 10),
+    authenticated
+      ? (c.env.RATE_LIMIT_AUTHENTICATED_PER_MINUTE ?? 60)
+      : webhook
+        ? (c.env.RATE_LIMIT_WEBHOOK_PER_MINUTE ?? 600)
+        : (c.env.RATE_LIMIT_ANONYMOUS_PER_MINUTE ?? 10),
   );
-  const key = authenticated ? `${tenant.id}:${claims.userId}` : clientIp(c);
+  const key = authenticated ? `${tenant.id}:${claims.userId}` : webhook ? `${tenant.id}:${c.req.path}` : clientIp(c);
   let decision: Decision | null = null;
   try {
-    decision = await limiterFor(c.env, authenticated ? "user" : "ip", max).limit(key);
+    decision = await limiterFor(c.env, kind, max).limit(key);
   } catch (error) {
     if (Date.now() - lastRedisWarning > 60_000) {
       log.warn("rate limiter unavailable; request allowed", { requestId: c.get("requestId"), cause: String(error) });

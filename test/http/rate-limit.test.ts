@@ -53,3 +53,18 @@ describe(`rate limits (${env.UPSTASH_REDIS_REST_URL ? "Redis through the Upstash
     expect(elsewhere.status).toBe(401);
   });
 });
+
+describe("rate limits of platform webhooks", () => {
+  it("webhooks have their own bucket per endpoint, not the 10-per-IP anonymous one", async () => {
+    const tenant = await seedTenant();
+    const ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+    for (let i = 0; i < 12; i++) {
+      const res = await call(tenant.subdomain, "/webhooks/messaging-bots/999999", { method: "POST", body: { update_id: i }, ip });
+      expect(res.status).toBe(403);
+      expect(res.headers.get("x-ratelimit-limit")).toBe("600");
+    }
+    const anonymous = await call(tenant.subdomain, "/api/v1/me", { ip });
+    expect(anonymous.headers.get("x-ratelimit-limit")).toBe("10");
+    expect(anonymous.headers.get("x-ratelimit-remaining")).toBe("9");
+  });
+});
