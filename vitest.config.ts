@@ -36,6 +36,11 @@ export default defineConfig({
                 GRAPH_API_BASE: `${inject("fakeProvidersUrl")}/graph/v21.0`,
                 RESEND_API_KEY: "re_test_key",
                 APP_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+                // Reliability suites (test/security): fault injection, and `npm run soak` sizes.
+                TEST_CONTROL_URL: inject("testControlUrl"),
+                TEST_FAULT_WS_PROXY: inject("faultWsProxy"),
+                TEST_BLACKHOLE_DATABASE_URL: inject("blackholeDatabaseUrl"),
+                TEST_SOAK: process.env.SUCURSAL_SOAK ?? "",
               },
             },
           })),

@@ -4,6 +4,7 @@ import { startUpstashRelay } from "../scripts/lib/upstash-relay";
 import { startWsRelay } from "../scripts/lib/ws-relay";
 import { startFileServer } from "../scripts/rnc-file-server";
 import { startFakeProviders } from "../scripts/fake-providers";
+import { startTestControl } from "../scripts/lib/test-control";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -18,6 +19,12 @@ declare module "vitest" {
     fileServerUrl: string;
     /** Local stand-in for Resend, the Telegram Bot API and Graph (scripts/fake-providers.ts). */
     fakeProvidersUrl: string;
+    /** Fault injection and soak records for test/security (scripts/lib/test-control.ts). */
+    testControlUrl: string;
+    /** A second WebSocket relay to the same Postgres, whose connections the control server cuts. */
+    faultWsProxy: string;
+    /** A Postgres URL whose port accepts TCP and never answers. */
+    blackholeDatabaseUrl: string;
   }
 }
 
@@ -33,6 +40,7 @@ export default async function setup(project: TestProject) {
   // SUCURSAL_TEST_REDIS=off checks the path of a machine without Redis (in-memory limiter).
   const redisUp = process.env.SUCURSAL_TEST_REDIS !== "off" && (await portAnswers("127.0.0.1", 6379));
   const upstash = redisUp ? await startUpstashRelay() : null;
+  const control = await startTestControl({ upstash, recordsFile: process.env.SUCURSAL_SOAK_RECORDS });
   console.log(
     `[test setup] postgres: ${database.kind} (${database.tcpAddress}); redis: ${upstash ? "127.0.0.1:6379 via the Upstash relay" : "none, in-memory rate limiting"}`,
   );
@@ -45,7 +53,11 @@ export default async function setup(project: TestProject) {
   project.provide("databaseKind", database.kind);
   project.provide("fileServerUrl", fileServer.url);
   project.provide("fakeProvidersUrl", fakeProviders.url);
+  project.provide("testControlUrl", control.url);
+  project.provide("faultWsProxy", control.faultWsProxy);
+  project.provide("blackholeDatabaseUrl", control.blackholeUrl);
   return async () => {
+    await control.close();
     await upstash?.close();
     await relay.close();
     await fileServer.close();

@@ -1,0 +1,115 @@
+import { writeFileSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import type { AddressInfo } from "node:net";
+import { startUpstashRelay, type UpstashRelay } from "./upstash-relay";
+import { startWsRelay, type WsRelay } from "./ws-relay";
+
+/**
+ * Fault injection for the reliability suites (test/security), started by the test global setup.
+ * Tests run in workerd and reach it over loopback HTTP:
+ *
+ *   POST /redis/stop          close the Upstash relay (its port then refuses connections)
+ *   POST /redis/start         start it again on the same port
+ *   GET  /redis               {"up": boolean}
+ *   POST /db/cut?after_ms=N   cut every connection of the FAULT relay (now, or N ms later)
+ *   POST /db/delay?ms=N       one-way delay of the fault relay
+ *   GET  /db/stats            {connections, roundTrips} of the fault relay
+ *   POST /soak/record         append a JSON record (cases tried, failures, invariants) to the run
+ *   GET  /soak/records        the records so far
+ *
+ * The fault relay is a second WebSocket-to-TCP relay in front of the same Postgres. Tests that cut
+ * connections send their requests through it (DB_WS_PROXY overridden in the env they pass to the
+ * app), so cutting never touches the connections of other test files running at the same time.
+ * `blackholeUrl` is a Postgres URL whose port accepts TCP and never answers (a hung database).
+ */
+export interface TestControl {
+  url: string;
+  faultWsProxy: string;
+  blackholeUrl: string;
+  records(): unknown[];
+  close(): Promise<void>;
+}
+
+export async function startTestControl(options: { upstash: UpstashRelay | null; recordsFile?: string }): Promise<TestControl> {
+  let upstash = options.upstash;
+  const upstashPort = upstash ? Number(new URL(upstash.url).port) : 0;
+  let redisUp = upstash !== null;
+  const faultRelay: WsRelay = await startWsRelay();
+  const records: unknown[] = [];
+
+  const held = new Set<net.Socket>();
+  const blackhole = net.createServer((socket) => {
+    held.add(socket);
+    socket.on("close", () => held.delete(socket));
+    socket.on("error", () => undefined);
+  });
+  await new Promise<void>((resolve) => blackhole.listen(0, "127.0.0.1", resolve));
+  const blackholePort = (blackhole.address() as AddressInfo).port;
+
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://control");
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(body));
+    };
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    try {
+      const route = `${req.method} ${url.pathname}`;
+      if (route === "POST /redis/stop") {
+        if (upstash && redisUp) {
+          await upstash.close();
+          redisUp = false;
+        }
+        return send(200, { up: redisUp });
+      }
+      if (route === "POST /redis/start") {
+        if (options.upstash && !redisUp) {
+          upstash = await startUpstashRelay({ port: upstashPort, token: options.upstash.token });
+          redisUp = true;
+        }
+        return send(200, { up: redisUp });
+      }
+      if (route === "GET /redis") return send(200, { up: redisUp, configured: options.upstash !== null });
+      if (route === "POST /db/cut") {
+        const after = Number(url.searchParams.get("after_ms") ?? 0);
+        if (after > 0) setTimeout(() => faultRelay.cutAll(), after);
+        else faultRelay.cutAll();
+        return send(200, { cut: true, after_ms: after });
+      }
+      if (route === "POST /db/delay") {
+        faultRelay.setDelayMs(Number(url.searchParams.get("ms") ?? 0));
+        return send(200, { ok: true });
+      }
+      if (route === "GET /db/stats") return send(200, faultRelay.stats());
+      if (route === "POST /soak/record") {
+        const record = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        records.push(record);
+        if (options.recordsFile) writeFileSync(options.recordsFile, JSON.stringify(records, null, 2));
+        return send(200, { ok: true });
+      }
+      if (route === "GET /soak/records") return send(200, records);
+      return send(404, { error: "unknown control route" });
+    } catch (error) {
+      return send(500, { error: String(error) });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    faultWsProxy: faultRelay.url,
+    blackholeUrl: `postgres://sucursal_app@127.0.0.1:${blackholePort}/sucursal`,
+    records: () => records,
+    close: async () => {
+      // The relay started by the global setup is closed there; only a restarted one is ours.
+      if (upstash && upstash !== options.upstash && redisUp) await upstash.close();
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((resolve) => blackhole.close(() => resolve()));
+      await faultRelay.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

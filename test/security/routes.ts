@@ -1,0 +1,160 @@
+import { routeTable, type RouteAccess } from "../../src/http/openapi";
+import { uniqueName } from "../support/seed";
+import { botToken, platformId, TEMPLATE, type World } from "./world";
+
+/**
+ * The route table (every defineRoute) turned into concrete requests against a World: path
+ * parameters resolved from the segment before them, and a valid body for each write. A route whose
+ * parameter has no resolver makes the suites fail, so a new route cannot go uncovered silently.
+ */
+export type Scope = "workspace" | "tenant" | "self" | "public";
+
+export interface ConcreteRoute {
+  route: RouteAccess;
+  key: string;
+  method: string;
+  url: string;
+  body: unknown;
+  /** W1 workspace-scoped objects named in the path (or body) — a member of W2 must get 403/404. */
+  namesWorkspaceObject: boolean;
+  /** The path names any object of tenant A — another tenant must get 403/404. */
+  namesTenantObject: boolean;
+  scope: Scope;
+  isWrite: boolean;
+}
+
+/** Segment → the W1 object id, and whether the resource is workspace-scoped or tenant-wide. */
+function resolver(world: World): Record<string, { id: string | number; scope: Scope }> {
+  const o = world.objects;
+  return {
+    "auth/tokens": { id: o.adminTokenId, scope: "self" },
+    invoices: { id: o.invoice.id, scope: "workspace" },
+    payments: { id: o.paymentId, scope: "workspace" },
+    quotations: { id: o.quotation.id, scope: "workspace" },
+    "stock-transfers": { id: o.transfer.id, scope: "workspace" },
+    "inventory-adjustments": { id: o.adjustment.id, scope: "workspace" },
+    // W1's product and contact are workspace-specific (workspace_id = W1).
+    products: { id: o.product.id, scope: "workspace" },
+    contacts: { id: o.contact.id, scope: "workspace" },
+    workspaces: { id: world.w1, scope: "workspace" },
+    "workspace-context": { id: world.w1, scope: "self" },
+    "workspace/invitations": { id: o.invitation.id, scope: "workspace" },
+    "workspace/members": { id: o.w1Viewer.id, scope: "workspace" },
+    "messaging-bots": { id: o.bot.id, scope: "workspace" },
+    "chat-accounts": { id: o.chat.id, scope: "workspace" },
+    roles: { id: o.role.id, scope: "tenant" },
+    taxes: { id: o.tax.id, scope: "tenant" },
+    currencies: { id: o.currency.id, scope: "tenant" },
+    "document-subtypes": { id: o.subtype.id, scope: "tenant" },
+    salesmen: { id: o.salesman.id, scope: "tenant" },
+    "bank-accounts": { id: o.bank.id, scope: "tenant" },
+    // Public: a bogus token, so that the anonymous check never accepts the real invitation.
+    invitations: { id: "bogus-invitation-token-0000000000", scope: "public" },
+    rnc: { id: "131246796", scope: "tenant" },
+  };
+}
+
+/** The collection a path is about, for routes without parameters (lists and creates). */
+const COLLECTION_SCOPE: [RegExp, Scope][] = [
+  [/^\/api\/v1\/(auth|me|permissions)\b/, "self"],
+  [/^\/api\/v1\/(taxes|currencies|document-subtypes|salesmen|bank-accounts|roles|rnc)\b/, "tenant"],
+  [/^\/api\/v1\/invoices\/validate-ncf$/, "tenant"],
+  [/^\/api\/v1\/workspaces$/, "tenant"],
+  [/./, "workspace"],
+];
+
+export function validBody(world: World, method: string, path: string): unknown {
+  const o = world.objects;
+  const ids = world.ids;
+  const line = { product_id: o.product.id, quantity: "1", unit_price: "1.00" };
+  const bodies: Record<string, unknown> = {
+    "POST /api/v1/auth/tokens": { email: `${uniqueName("nobody")}@nowhere.do`, password: "not the password" },
+    "POST /api/v1/stock-transfers": { product_id: o.shared.id, to_workspace_id: world.w3, quantity: "1" },
+    "POST /api/v1/inventory-adjustments": { items: [{ product_id: o.product.id, quantity_adjustment: "1", reason: "found" }] },
+    "POST /api/v1/inventory/initial-stock": { items: [{ product_id: o.shared.id, quantity: "1" }] },
+    "PUT /api/v1/products/{id}/stock/minimum": { workspace_id: world.w1, minimum_quantity: "1" },
+    "POST /api/v1/invoices": { contact_id: o.contact.id, document_subtype_id: ids.b02, issue_date: "2026-11-20", items: [line] },
+    "PATCH /api/v1/invoices/{id}": { notes: "cambiada" },
+    "POST /api/v1/invoices/{id}/payments": { amount: "1.00", payment_date: "2026-11-21", payment_method: "cash" },
+    "POST /api/v1/quotations/bulk/pdf": { quotation_ids: [o.quotation.id] },
+    "POST /api/v1/quotations": { contact_id: o.contact.id, document_subtype_id: ids.cot, issue_date: "2026-11-20", items: [line] },
+    "PATCH /api/v1/quotations/{id}": { notes: "cambiada" },
+    "POST /api/v1/quotations/{id}/convert-to-invoice": {},
+    "POST /api/v1/workspace/invitations": { email: `${uniqueName("inv")}@x.do`, role: "viewer" },
+    "POST /api/v1/invitations/{token}/accept": { name: "Nadie", password: "a long enough password" },
+    "PATCH /api/v1/workspace/members/{user_id}": { role: "member" },
+    "POST /api/v1/roles": { name: uniqueName("r_").toLowerCase(), display_name: "Rol", permissions: ["products:view"] },
+    "PATCH /api/v1/roles/{id}": { display_name: "Rol cambiado" },
+    "POST /api/v1/workspaces": { name: uniqueName("WS ") },
+    "PATCH /api/v1/workspaces/{id}": { name: uniqueName("WS ") },
+    "POST /api/v1/products": { name: uniqueName("P "), price: "1.00" },
+    "PATCH /api/v1/products/{id}": { name: uniqueName("P ") },
+    "POST /api/v1/contacts": { name: uniqueName("C ") },
+    "PATCH /api/v1/contacts/{id}": { name: uniqueName("C ") },
+    "POST /api/v1/taxes": { name: uniqueName("T "), type: "other", rate: "1" },
+    "PATCH /api/v1/taxes/{id}": { name: uniqueName("T ") },
+    "POST /api/v1/currencies": { code: "CAD", name: uniqueName("Dólar "), symbol: "C$" },
+    "PATCH /api/v1/currencies/{id}": { name: uniqueName("Euro ") },
+    "POST /api/v1/document-subtypes": { name: uniqueName("S "), type: "invoice", prefix: "B16", end_number: 100 },
+    "PATCH /api/v1/document-subtypes/{id}": { name: uniqueName("S ") },
+    "PUT /api/v1/workspaces/{id}/preferred-document-subtype": { type: "invoice", document_subtype_id: null },
+    "POST /api/v1/invoices/validate-ncf": { ncf: "B0200000001", document_subtype_id: ids.b02 },
+    "POST /api/v1/salesmen": { full_name: uniqueName("V ") },
+    "PATCH /api/v1/salesmen/{id}": { full_name: uniqueName("V ") },
+    "POST /api/v1/bank-accounts": { name: uniqueName("B ") },
+    "PATCH /api/v1/bank-accounts/{id}": { name: uniqueName("B ") },
+    "POST /api/messaging-bots": { name: "Bot", token: botToken() },
+    "PATCH /api/messaging-bots/{bot}": { name: "Bot cambiado" },
+    "POST /messaging-bots/{bot}/test": { chat_id: "12345", message: "hola" },
+    "POST /webhooks/messaging-bots/{bot}": { update_id: 1, message: { text: "hola" } },
+    "POST /api/chat-accounts": {
+      name: "Chat",
+      phone_number: "+1 809-555-0100",
+      phone_number_id: platformId(),
+      business_account_id: platformId(),
+      access_token: `EAAG${uniqueName("a")}`,
+      app_secret: uniqueName("s"),
+      webhook_verify_token: uniqueName("v"),
+    },
+    "PATCH /api/chat-accounts/{account}": { name: "Chat cambiado" },
+    "POST /api/chat-accounts/{account}/templates": TEMPLATE,
+    "POST /api/chat-accounts/{account}/messages": { to: "18095550123", template: "factura_emitida" },
+    "POST /webhooks/chat-accounts/{account}": { object: "whatsapp_business_account", entry: [] },
+  };
+  return bodies[`${method} ${path}`];
+}
+
+/** Queries that name W1 (lists that take a workspace). */
+const W1_QUERIES: Record<string, (world: World) => string> = {
+  "GET /api/v1/inventory/low-stock": (w) => `?workspace_id=${w.w1}`,
+  "GET /api/v1/inventory/movements": (w) => `?workspace_id=${w.w1}`,
+};
+
+export function concreteRoutes(world: World): ConcreteRoute[] {
+  const resolve = resolver(world);
+  return routeTable.map((route) => {
+    let namesWorkspaceObject = false;
+    let namesTenantObject = false;
+    let scope: Scope | null = route.access === "public" ? "public" : null;
+    const url = route.path.replace(/\{(\w+)\}/g, (_match, _param: string, offset: number) => {
+      const before = route.path.slice(0, offset).replace(/\/$/, "");
+      const key = Object.keys(resolve)
+        .filter((segment) => before.endsWith(`/${segment}`))
+        .sort((a, b) => b.length - a.length)[0];
+      if (!key) throw new Error(`no fixture for the parameter of ${route.method} ${route.path}: add it to test/security/routes.ts`);
+      const target = resolve[key]!;
+      if (target.scope === "workspace") namesWorkspaceObject = true;
+      if (target.scope !== "public" && key !== "rnc") namesTenantObject = true;
+      // The innermost parameter decides (payments of an invoice are workspace-scoped...).
+      if (scope !== "public") scope = target.scope;
+      return encodeURIComponent(String(target.id));
+    });
+    const isWrite = route.method !== "GET";
+    const key = `${route.method} ${route.path}`;
+    const query = W1_QUERIES[key]?.(world) ?? "";
+    if (query) namesWorkspaceObject = true;
+    if (key === "POST /api/v1/quotations/bulk/pdf") namesWorkspaceObject = true;
+    scope ??= COLLECTION_SCOPE.find(([pattern]) => pattern.test(route.path))![1];
+    return { route, key, method: route.method, url: url + query, body: validBody(world, route.method, route.path), namesWorkspaceObject, namesTenantObject, scope, isWrite };
+  });
+}
