@@ -8,7 +8,7 @@ import { decimal2, timestamp } from "../../lib/format";
 import type { CatalogScope } from "../products/shared";
 import type { AnyDb } from "../tenants/service";
 import type { CreateAdjustmentInput, CreateTransferInput, InitialStockInput } from "./schemas";
-import { applyStockChanges } from "./stock";
+import { applyStockChanges, checkStockResult, stockCtes, stockResultColumns, type StockChange, type StockResult } from "./stock";
 
 const m = schema.stockMovements;
 const fromWs = alias(schema.workspaces, "from_ws");
@@ -144,11 +144,13 @@ export async function getTransfer(db: AnyDb, scope: CatalogScope, id: number) {
   return { ...data, product: { ...data.product, current_stock: decimal2(level?.quantity ?? "0")! } };
 }
 
+/**
+ * A transfer in one statement: the stock moves and, in the same statement, the destination and the
+ * product are checked; a failed check throws, and the transaction's rollback undoes the move. (One
+ * round trip instead of three: the checks cannot change what a valid transfer writes.)
+ */
 export async function createTransfer(db: AnyDb, scope: CatalogScope, input: CreateTransferInput) {
   if (input.to_workspace_id === scope.workspaceId) throw fieldError("to_workspace_id", "The destination must be another workspace.");
-  const [destination] = await accessibleWorkspaces(db, scope, [input.to_workspace_id]);
-  if (!destination) throw fieldError("to_workspace_id", "No such workspace that you can reach.");
-  await stockedProducts(db, scope, [{ id: input.product_id, field: "product_id" }]);
   const transferId = crypto.randomUUID();
   const reference = input.reference || `TRF-${transferId.slice(0, 8).toUpperCase()}`;
   const common = {
@@ -160,10 +162,25 @@ export async function createTransfer(db: AnyDb, scope: CatalogScope, input: Crea
     transferId,
     field: "quantity",
   };
-  const [out] = await applyStockChanges(db, scope, [
+  const changes: StockChange[] = [
     { ...common, workspaceId: scope.workspaceId, type: "transfer_out", quantity: new Big(input.quantity).neg().toFixed(2) },
     { ...common, workspaceId: input.to_workspace_id, type: "transfer_in", quantity: input.quantity },
-  ]);
+  ];
+  const destination = sql`SELECT 1 FROM ${schema.workspaces} WHERE ${and(accessibleWorkspaceCondition(scope), eq(schema.workspaces.id, input.to_workspace_id))}`;
+  const result = await db.execute(sql`
+    WITH ${stockCtes(scope, changes)}
+    SELECT EXISTS (${destination}) AS destination_ok,
+      (SELECT json_build_object('track_inventory', track_inventory, 'workspace_id', workspace_id)
+       FROM products WHERE tenant_id = ${scope.tenantId} AND id = ${input.product_id}) AS product,
+      ${stockResultColumns}`);
+  const row = (result as unknown as { rows: (StockResult & { destination_ok: boolean; product: { track_inventory: boolean; workspace_id: number | null } | null })[] }).rows[0]!;
+  if (!row.destination_ok) throw fieldError("to_workspace_id", "No such workspace that you can reach.");
+  const product = row.product;
+  if (!product || (product.workspace_id !== null && product.workspace_id !== scope.workspaceId && !scope.viewAll)) {
+    throw fieldError("product_id", "No such product.");
+  }
+  if (!product.track_inventory) throw fieldError("product_id", "This product does not track inventory (a service).");
+  const [out] = await checkStockResult(db, changes, row);
   return {
     id: out!.id,
     product_id: out!.product_id,
