@@ -56,6 +56,11 @@ function errorResponse(c: Parameters<Parameters<OpenAPIHono<AppEnv>["onError"]>[
   if (error instanceof HTTPException && error.status === 400) {
     return c.json({ message: "The request body is not valid JSON.", code: "malformed_json" }, 400);
   }
+  // The OpenAPI validator's own media-type gate (a body that reached it without a Content-Length
+  // or Transfer-Encoding header, as over HTTP/2): the same answer as jsonOnly's.
+  if (error instanceof HTTPException && error.status === 415) {
+    return c.json({ message: "Request bodies must be JSON (Content-Type: application/json).", code: "unsupported_media_type" }, 415);
+  }
   const requestIdValue = c.get("requestId");
   log.error("unhandled error", { requestId: requestIdValue, error: error.message, stack: error.stack });
   return c.json({ message: `Server error. Reference: ${requestIdValue}`, code: "internal_error" }, 500);
