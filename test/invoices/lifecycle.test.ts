@@ -40,6 +40,9 @@ describe("invoices: create, stock and numbering", () => {
     expect(list.body.meta.total).toBe(2);
     expect(list.body.data.map((i: any) => i.document_number)).toEqual(["B0100000001", "B0100000002"]);
     expect(list.body.data[0]).not.toHaveProperty("items");
+    const pastTheEnd = await tenant.api.get("/invoices?page=5");
+    expect(pastTheEnd.body.data).toEqual([]);
+    expect(pastTheEnd.body.meta).toEqual({ current_page: 5, last_page: 1, per_page: 15, total: 2 });
     const byTotal = await tenant.api.get("/invoices?sort=-total_amount&filter[status]=pending_payment");
     expect(byTotal.body.data.map((i: any) => i.total_amount)).toEqual(["236.00", "59.00"]);
 

@@ -42,8 +42,10 @@ export const invoices = pgTable(
   (t) => [
     // An NCF is issued once per tenant, whatever happens to the invoice afterwards.
     uniqueIndex("invoices_tenant_document_number_key").on(t.tenantId, t.documentNumber),
-    index("invoices_workspace_issue_date_idx").on(t.workspaceId, t.issueDate),
-    index("invoices_workspace_status_idx").on(t.workspaceId, t.status, t.issueDate),
+    // Lists read live invoices of one workspace: partial indexes, so counting a status is an
+    // index-only scan.
+    index("invoices_live_workspace_issue_date_idx").on(t.workspaceId, t.issueDate).where(sql`deleted_at IS NULL`),
+    index("invoices_live_workspace_status_idx").on(t.workspaceId, t.status, t.issueDate).where(sql`deleted_at IS NULL`),
     index("invoices_contact_idx").on(t.contactId),
     tenantIsolation("invoices"),
   ],
