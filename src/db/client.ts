@@ -1,6 +1,7 @@
 import { neonConfig, Pool, type PoolClient } from "@neondatabase/serverless";
 import { drizzle } from "drizzle-orm/neon-serverless";
 import type { Env } from "../env";
+import { log } from "../lib/log";
 import * as schema from "./schema";
 
 export type Database = ReturnType<typeof drizzle<typeof schema, PoolClient>>;
@@ -22,9 +23,15 @@ function configureDriver(env: Env): void {
   localProxyConfigured = proxy;
 }
 
+/** A database that accepts the connection and never answers must not hang the request. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
 export function createPool(env: Env, connectionString = env.DATABASE_URL): Pool {
   configureDriver(env);
-  return new Pool({ connectionString, max: 4 });
+  const pool = new Pool({ connectionString, max: 4, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // A connection lost while idle in the pool is emitted here; unheard, it is an uncaught exception.
+  pool.on("error", (error) => log.warn("database connection lost", { cause: String(error) }));
+  return pool;
 }
 
 const ROLE_NAME = /^[a-z_][a-z0-9_]*$/;
@@ -56,6 +63,9 @@ export class RequestTransaction {
     private readonly env: Env,
   ) {
     this.db = drizzle({ client, schema });
+    // A connection lost between statements: the next query fails (and the request answers 5xx);
+    // the socket's error event itself must not become an uncaught exception.
+    client.on("error", (error) => log.warn("database connection lost", { cause: String(error) }));
   }
 
   get isOpen(): boolean {
