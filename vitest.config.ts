@@ -40,6 +40,8 @@ export default defineConfig({
                 TEST_CONTROL_URL: inject("testControlUrl"),
                 TEST_FAULT_WS_PROXY: inject("faultWsProxy"),
                 TEST_BLACKHOLE_DATABASE_URL: inject("blackholeDatabaseUrl"),
+                TEST_FAULT_UPSTASH_URL: inject("faultUpstashUrl"),
+                TEST_FAULT_UPSTASH_TOKEN: inject("faultUpstashToken"),
                 TEST_SOAK: process.env.SUCURSAL_SOAK ?? "",
               },
             },

@@ -25,6 +25,9 @@ declare module "vitest" {
     faultWsProxy: string;
     /** A Postgres URL whose port accepts TCP and never answers. */
     blackholeDatabaseUrl: string;
+    /** A second Upstash relay (same Redis) that the control server stops and restarts. */
+    faultUpstashUrl: string;
+    faultUpstashToken: string;
   }
 }
 
@@ -40,7 +43,7 @@ export default async function setup(project: TestProject) {
   // SUCURSAL_TEST_REDIS=off checks the path of a machine without Redis (in-memory limiter).
   const redisUp = process.env.SUCURSAL_TEST_REDIS !== "off" && (await portAnswers("127.0.0.1", 6379));
   const upstash = redisUp ? await startUpstashRelay() : null;
-  const control = await startTestControl({ upstash, recordsFile: process.env.SUCURSAL_SOAK_RECORDS });
+  const control = await startTestControl({ redisAvailable: upstash !== null, recordsFile: process.env.SUCURSAL_SOAK_RECORDS });
   console.log(
     `[test setup] postgres: ${database.kind} (${database.tcpAddress}); redis: ${upstash ? "127.0.0.1:6379 via the Upstash relay" : "none, in-memory rate limiting"}`,
   );
@@ -56,6 +59,8 @@ export default async function setup(project: TestProject) {
   project.provide("testControlUrl", control.url);
   project.provide("faultWsProxy", control.faultWsProxy);
   project.provide("blackholeDatabaseUrl", control.blackholeUrl);
+  project.provide("faultUpstashUrl", control.faultUpstashUrl);
+  project.provide("faultUpstashToken", control.faultUpstashToken);
   return async () => {
     await control.close();
     await upstash?.close();

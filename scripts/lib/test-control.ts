@@ -9,7 +9,7 @@ import { startWsRelay, type WsRelay } from "./ws-relay";
  * Fault injection for the reliability suites (test/security), started by the test global setup.
  * Tests run in workerd and reach it over loopback HTTP:
  *
- *   POST /redis/stop          close the Upstash relay (its port then refuses connections)
+ *   POST /redis/stop          close the FAULT Upstash relay (its port then refuses connections)
  *   POST /redis/start         start it again on the same port
  *   GET  /redis               {"up": boolean}
  *   POST /db/cut?after_ms=N   cut every connection of the FAULT relay (now, or N ms later)
@@ -18,6 +18,8 @@ import { startWsRelay, type WsRelay } from "./ws-relay";
  *   POST /soak/record         append a JSON record (cases tried, failures, invariants) to the run
  *   GET  /soak/records        the records so far
  *
+ * The fault Upstash relay is a second relay in front of the same Redis: tests that stop it point
+ * UPSTASH_REDIS_REST_URL at it, so the limiter of other test files keeps its Redis.
  * The fault relay is a second WebSocket-to-TCP relay in front of the same Postgres. Tests that cut
  * connections send their requests through it (DB_WS_PROXY overridden in the env they pass to the
  * app), so cutting never touches the connections of other test files running at the same time.
@@ -26,13 +28,17 @@ import { startWsRelay, type WsRelay } from "./ws-relay";
 export interface TestControl {
   url: string;
   faultWsProxy: string;
+  /** "" when no Redis answers. */
+  faultUpstashUrl: string;
+  faultUpstashToken: string;
   blackholeUrl: string;
   records(): unknown[];
   close(): Promise<void>;
 }
 
-export async function startTestControl(options: { upstash: UpstashRelay | null; recordsFile?: string }): Promise<TestControl> {
-  let upstash = options.upstash;
+export async function startTestControl(options: { redisAvailable: boolean; recordsFile?: string }): Promise<TestControl> {
+  const first: UpstashRelay | null = options.redisAvailable ? await startUpstashRelay({ token: "fault-upstash-token" }) : null;
+  let upstash = first;
   const upstashPort = upstash ? Number(new URL(upstash.url).port) : 0;
   let redisUp = upstash !== null;
   const faultRelay: WsRelay = await startWsRelay();
@@ -65,13 +71,13 @@ export async function startTestControl(options: { upstash: UpstashRelay | null; 
         return send(200, { up: redisUp });
       }
       if (route === "POST /redis/start") {
-        if (options.upstash && !redisUp) {
-          upstash = await startUpstashRelay({ port: upstashPort, token: options.upstash.token });
+        if (first && !redisUp) {
+          upstash = await startUpstashRelay({ port: upstashPort, token: first.token });
           redisUp = true;
         }
         return send(200, { up: redisUp });
       }
-      if (route === "GET /redis") return send(200, { up: redisUp, configured: options.upstash !== null });
+      if (route === "GET /redis") return send(200, { up: redisUp, configured: first !== null });
       if (route === "POST /db/cut") {
         const after = Number(url.searchParams.get("after_ms") ?? 0);
         if (after > 0) setTimeout(() => faultRelay.cutAll(), after);
@@ -101,11 +107,12 @@ export async function startTestControl(options: { upstash: UpstashRelay | null; 
   return {
     url: `http://127.0.0.1:${port}`,
     faultWsProxy: faultRelay.url,
+    faultUpstashUrl: first?.url ?? "",
+    faultUpstashToken: first?.token ?? "",
     blackholeUrl: `postgres://sucursal_app@127.0.0.1:${blackholePort}/sucursal`,
     records: () => records,
     close: async () => {
-      // The relay started by the global setup is closed there; only a restarted one is ours.
-      if (upstash && upstash !== options.upstash && redisUp) await upstash.close();
+      if (upstash && redisUp) await upstash.close();
       for (const socket of held) socket.destroy();
       await new Promise<void>((resolve) => blackhole.close(() => resolve()));
       await faultRelay.close();

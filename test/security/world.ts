@@ -12,6 +12,8 @@ export const securityEnv = env as typeof env & {
   TEST_CONTROL_URL: string;
   TEST_FAULT_WS_PROXY: string;
   TEST_BLACKHOLE_DATABASE_URL: string;
+  TEST_FAULT_UPSTASH_URL: string;
+  TEST_FAULT_UPSTASH_TOKEN: string;
   TEST_SOAK: string;
   TEST_FAKE_PROVIDERS_URL: string;
 };
