@@ -1,0 +1,86 @@
+import { describe, expect, it, vi } from "vitest";
+import { asOwner, DEFAULT_PASSWORD, sql } from "../support/seed";
+import { appCall, buildWorld, botToken, platformId, record, unlimited } from "./world";
+import { uniqueName } from "../support/seed";
+
+/**
+ * Secrets never leave: password hashes, JWTs (other than in the response that issues them), bot
+ * tokens, chat access tokens, app secrets and webhook verify tokens appear in no response body
+ * and no log line, over a representative set of requests (reads, lists, errors, integrations,
+ * webhooks, login). console.* is captured in workerd, where the Worker logs.
+ */
+describe("secrets never appear in a response body or a log line", () => {
+  it("over logins, reads, lists, errors and integrations", async () => {
+    const lines: string[] = [];
+    const capture = (...args: unknown[]) => void lines.push(args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+    const spies = (["log", "info", "warn", "error", "debug"] as const).map((level) => vi.spyOn(console, level).mockImplementation(capture));
+    try {
+      const world = await buildWorld();
+      const { tenant } = world;
+      // Through createApp().fetch in this isolate, so that console.* of the Worker is the spied one.
+      const call = appCall;
+      const api = unlimited(tenant.subdomain, tenant.admin.token);
+      const bodies: string[] = [];
+      const keep = async (res: Promise<{ text: string; status: number }>) => {
+        const r = await res;
+        bodies.push(r.text);
+        return r;
+      };
+
+      const token = botToken();
+      const bot = await api.post("/api/messaging-bots", { name: "Secreto", token });
+      expect(bot.status).toBe(201);
+      bodies.push(bot.text);
+      const chatSecrets = { access_token: `EAAG${uniqueName("access")}`, app_secret: `appsecret-${uniqueName("s")}`, webhook_verify_token: `verify-${uniqueName("v")}` };
+      const chat = await api.post("/api/chat-accounts", { name: "Chat", phone_number: "+1 809-555-0100", phone_number_id: platformId(), business_account_id: platformId(), ...chatSecrets });
+      expect(chat.status).toBe(201);
+      bodies.push(chat.text);
+
+      const login = await call(tenant.subdomain, "/api/v1/auth/tokens", { method: "POST", body: { email: tenant.admin.email, password: DEFAULT_PASSWORD } });
+      expect(login.status).toBe(201);
+      const issued = login.body.data.token as string;
+
+      const as = unlimited(tenant.subdomain, issued);
+      for (const path of ["/me", "/auth/tokens", "/workspace/members", `/workspaces/${world.w1}`, "/workspaces", "/workspace/invitations", "/api/messaging-bots", `/api/messaging-bots/${bot.body.data.id}`, "/api/chat-accounts", `/api/chat-accounts/${chat.body.data.id}`, `/invoices/${world.objects.invoice.id}`, "/roles", "/api/v1/no-such-route"]) {
+        await keep(as.get(path));
+      }
+      await keep(as.patch(`/api/messaging-bots/${bot.body.data.id}`, { name: "Otro" }));
+      await keep(as.post(`/messaging-bots/${bot.body.data.id}/test`, { chat_id: "12345", message: "hola" }));
+      await keep(as.patch(`/api/chat-accounts/${chat.body.data.id}`, { name: "Otro chat" }));
+      // Errors that carry the secrets in the request must not echo them.
+      await keep(call(tenant.subdomain, "/api/v1/auth/tokens", { method: "POST", body: { email: tenant.admin.email, password: "wrong password" } }));
+      await keep(call(tenant.subdomain, "/api/v1/me", { token: `${issued}x` }));
+      await keep(call(tenant.subdomain, "/api/v1/me", { token: issued, headers: { "x-workspace-id": "not-a-number" } }));
+      await keep(as.post("/api/messaging-bots", { name: "Inválido", token: `${token}-invalid` }));
+      await keep(as.post("/api/chat-accounts", { name: 1, ...chatSecrets }));
+      await keep(call(tenant.subdomain, `/webhooks/messaging-bots/${bot.body.data.id}`, { method: "POST", body: { update_id: 1 }, headers: { "x-telegram-bot-api-secret-token": token } }));
+      await keep(call(tenant.subdomain, `/webhooks/chat-accounts/${chat.body.data.id}?hub.mode=subscribe&hub.verify_token=wrong&hub.challenge=1`));
+      await keep(as.delete("/auth/tokens/current"));
+      await keep(call(tenant.subdomain, "/api/v1/me", { token: issued })); // revoked now
+
+      const [{ password_hash: hash }] = await asOwner(async (db) => ((await db.execute(sql`SELECT password_hash FROM users WHERE id = ${tenant.admin.id}`)) as unknown as { rows: any[] }).rows);
+      const secrets: Record<string, string> = {
+        "password hash": hash,
+        "the admin's JWT": tenant.admin.token,
+        "the issued JWT": issued,
+        "the issued JWT's signature": issued.split(".")[2]!,
+        "the bot token": token,
+        "the chat access token": chatSecrets.access_token,
+        "the chat app secret": chatSecrets.app_secret,
+        "the webhook verify token": chatSecrets.webhook_verify_token,
+        password: DEFAULT_PASSWORD,
+      };
+      const leaks: string[] = [];
+      for (const [name, secret] of Object.entries(secrets)) {
+        expect(secret.length).toBeGreaterThan(8);
+        bodies.forEach((body, i) => body.includes(secret) && leaks.push(`${name} in response body #${i}: ${body.slice(0, 200)}`));
+        lines.forEach((line) => line.includes(secret) && leaks.push(`${name} in log line: ${line.slice(0, 200)}`));
+      }
+      expect(leaks).toEqual([]);
+      expect(lines.length).toBeGreaterThan(0); // the capture saw the Worker's logs
+      await record({ suite: "secrets", cases: bodies.length + lines.length, failures: leaks.length, invariants: Object.keys(secrets).length, notes: `${bodies.length} bodies, ${lines.length} log lines` });
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+  }, 120_000);
+});
