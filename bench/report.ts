@@ -81,7 +81,8 @@ export function renderReadme(r: BenchResults) {
       const extra = s.roundTrips.samplesAboveTypical
         ? `\n  - (${s.roundTrips.samplesAboveTypical} of ${s.roundTrips.samples} samples took ${s.roundTrips.roundTripsMax}: ${s.roundTrips.worstBreakdown.find((b) => /FROM tenants/i.test(b)) ? "the per-isolate tenant cache (60 s) had expired, + SELECT … FROM tenants" : s.roundTrips.worstBreakdown.join("; ")})`
         : "";
-      return `- **${s.label}** — ${s.roundTrips.roundTrips} after connecting:\n${s.roundTrips.breakdown.map((b) => `  - RT ${b.replace(/\|/g, "\\|")}`).join("\n")}${extra}`;
+      const after = (s.roundTrips as { afterResponseRoundTrips?: number }).afterResponseRoundTrips ? " (+ COMMIT after the response)" : "";
+      return `- **${s.label}** — ${s.roundTrips.roundTrips} after connecting${after}:\n${s.roundTrips.breakdown.map((b) => `  - RT ${b.replace(/\|/g, "\\|")}`).join("\n")}${extra}`;
     })
     .join("\n");
 
