@@ -61,6 +61,12 @@ function errorResponse(c: Parameters<Parameters<OpenAPIHono<AppEnv>["onError"]>[
   if (error instanceof HTTPException && error.status === 415) {
     return c.json({ message: "Request bodies must be JSON (Content-Type: application/json).", code: "unsupported_media_type" }, 415);
   }
+  // Postgres refuses NUL characters in text ("\u0000"): invalid input, not a server error.
+  const sqlState = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
+  if (sqlState === "22021" || sqlState === "22P05") {
+    const message = "Text must not contain NUL (\\u0000) or characters the database cannot store.";
+    return c.json({ message: "The given data was invalid.", code: "validation_failed", errors: { body: [message] } }, 422);
+  }
   const requestIdValue = c.get("requestId");
   log.error("unhandled error", { requestId: requestIdValue, error: error.message, stack: error.stack });
   return c.json({ message: `Server error. Reference: ${requestIdValue}`, code: "internal_error" }, 500);
