@@ -13,7 +13,7 @@ import { appCall, buildWorld, expectErrorShape, NO_LIMIT, record, SOAK, type Wor
  * a hang, every error in the documented shape. Seeded; `npm run soak` runs ≥ 10,000 cases.
  */
 const SEED = 20261122;
-const RUNS = SOAK ? 12_000 : 300;
+const RUNS = SOAK ? 10_000 : 300;
 const ENV = { ...NO_LIMIT, UPSTASH_REDIS_REST_URL: "" }; // not a rate-limit test
 
 const RAW = "\u0000raw:"; // a string value replaced by raw JSON text after encoding
@@ -258,5 +258,14 @@ describe("fuzzing every JSON body", () => {
   it("records the figures", async () => {
     console.log(`fuzz: ${stats.cases} cases, statuses ${JSON.stringify(stats.byStatus)}`);
     await record({ suite: "fuzz (fast-check, seeded)", cases: stats.cases, failures: stats.failures, invariants: 3, notes: `seed ${SEED}; statuses ${JSON.stringify(stats.byStatus)}` });
+  });
+});
+
+describe("NUL characters", () => {
+  it("answers a string holding \\u0000 with 422, not a database error", async () => {
+    const w = await buildWorld();
+    const res = await appCall(w.tenant.subdomain, `/currencies/${w.objects.currency.id}`, { method: "PATCH", token: w.tenant.admin.token, body: { name: "a\u0000b" }, env: ENV });
+    expect(res.status, res.text).toBe(422);
+    expectErrorShape(res);
   });
 });
