@@ -55,6 +55,9 @@ describe("secrets never appear in a response body or a log line", () => {
       await keep(as.post("/api/chat-accounts", { name: 1, ...chatSecrets }));
       await keep(call(tenant.subdomain, `/webhooks/messaging-bots/${bot.body.data.id}`, { method: "POST", body: { update_id: 1 }, headers: { "x-telegram-bot-api-secret-token": token } }));
       await keep(call(tenant.subdomain, `/webhooks/chat-accounts/${chat.body.data.id}?hub.mode=subscribe&hub.verify_token=wrong&hub.challenge=1`));
+      // Paths that always log: the database unavailable (503) with the token in the request.
+      await keep(call(tenant.subdomain, "/me", { token: issued, env: { DATABASE_URL: "postgres://sucursal_app@127.0.0.1:1/x" } }));
+      await keep(call(tenant.subdomain, "/me", { token: issued, headers: { authorization: `Bearer ${issued}` }, env: { DATABASE_URL: "postgres://sucursal_app@127.0.0.1:1/x" } }));
       await keep(as.delete("/auth/tokens/current"));
       await keep(call(tenant.subdomain, "/api/v1/me", { token: issued })); // revoked now
 
