@@ -116,9 +116,12 @@ describe("concurrency invariants", () => {
   }, 60_000);
 
   it("converts a quotation once when two conversions race", async () => {
-    const { tenant, create } = await quotationSetup();
+    const { tenant, create, a } = await quotationSetup();
     const rounds = SOAK ? 20 : 3;
     for (let round = 0; round < rounds; round++) {
+      // Each conversion sells 2 of product A (10 in stock): top it up for the next round.
+      const topUp = await tenant.api.post("/inventory-adjustments", { items: [{ product_id: a.id, quantity_adjustment: "2", reason: "found" }] });
+      expect(topUp.status, topUp.text).toBe(201);
       const quotation = await create();
       await walk(tenant.api, quotation.id, ["send", "approve"]);
       const api = unlimited(tenant.subdomain, tenant.admin.token, ENV);

@@ -125,7 +125,7 @@ function mutation(): fc.Arbitrary<Mutation> {
 }
 
 function encode(body: unknown): string {
-  return JSON.stringify(body, (_key, v) => (typeof v === "string" && v.startsWith(RAW) ? `__RAW__${v.slice(RAW.length)}__RAW__` : v)).replace(/"__RAW__(.*?)__RAW__"/g, "$1");
+  return (JSON.stringify(body, (_key, v) => (typeof v === "string" && v.startsWith(RAW) ? `__RAW__${v.slice(RAW.length)}__RAW__` : v)) ?? "null").replace(/"__RAW__(.*?)__RAW__"/g, "$1");
 }
 
 let world: World;
