@@ -30,7 +30,7 @@ export function createPool(env: Env, connectionString = env.DATABASE_URL): Pool 
   configureDriver(env);
   const pool = new Pool({ connectionString, max: 4, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // A connection lost while idle in the pool is emitted here; unheard, it is an uncaught exception.
-  pool.on("error", (error) => log.warn("database connection lost", { cause: String(error) }));
+  pool.on("error", (error: Error) => log.warn("database connection lost", { cause: String(error) }));
   return pool;
 }
 
