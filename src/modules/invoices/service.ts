@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
+import { rowFromJson } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -138,36 +139,9 @@ export async function createInvoice(db: AnyDb, scope: CatalogScope, input: Creat
     SELECT (SELECT row_to_json(inv) FROM inv) AS invoice, ${stockResultColumns}`);
   const row = rowsOf<StockResult & { invoice: Record<string, unknown> }>(result)[0]!;
   await checkStockResult(db, changes, row);
-  return serializeInvoice(invoiceFromJson(row.invoice));
+  return serializeInvoice(rowFromJson(inv, row.invoice));
 }
 
-/** A row_to_json(invoices) object as the drizzle row type. */
-function invoiceFromJson(json: Record<string, unknown>): InvoiceRow {
-  return {
-    id: json.id as number,
-    tenantId: json.tenant_id as number,
-    workspaceId: json.workspace_id as number,
-    contactId: json.contact_id as number,
-    documentSubtypeId: json.document_subtype_id as number,
-    documentNumber: json.document_number as string,
-    issueDate: json.issue_date as string,
-    dueDate: (json.due_date as string | null) ?? null,
-    status: json.status as string,
-    subtotalAmount: String(json.subtotal_amount),
-    discountAmount: String(json.discount_amount),
-    taxAmount: String(json.tax_amount),
-    totalAmount: String(json.total_amount),
-    amountPaid: String(json.amount_paid),
-    currencyId: (json.currency_id as number | null) ?? null,
-    paymentTerm: (json.payment_term as string | null) ?? null,
-    notes: (json.notes as string | null) ?? null,
-    quotationId: (json.quotation_id as number | null) ?? null,
-    createdBy: (json.created_by as number | null) ?? null,
-    createdAt: new Date(json.created_at as string),
-    updatedAt: new Date(json.updated_at as string),
-    deletedAt: json.deleted_at ? new Date(json.deleted_at as string) : null,
-  };
-}
 
 const visible = (scope: CatalogScope) => and(eq(inv.tenantId, scope.tenantId), eq(inv.workspaceId, scope.workspaceId), isNull(inv.deletedAt));
 
@@ -232,7 +206,7 @@ export async function getInvoice(db: AnyDb, scope: CatalogScope, id: number) {
   }>(result)[0];
   if (!row) throw notFound("Invoice");
   return {
-    ...serializeInvoice(invoiceFromJson(row.invoice)),
+    ...serializeInvoice(rowFromJson(inv, row.invoice)),
     contact: row.contact,
     items: row.items.map((it) => ({
       ...it,

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { rowFromJson } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound, type FieldErrors } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -52,30 +53,6 @@ export function serializeQuotation(row: QuotationRow) {
   };
 }
 
-/** A row_to_json(quotations) object as the drizzle row type. */
-function quotationFromJson(json: Record<string, unknown>): QuotationRow {
-  return {
-    id: json.id as number,
-    tenantId: json.tenant_id as number,
-    workspaceId: json.workspace_id as number,
-    contactId: json.contact_id as number,
-    documentSubtypeId: json.document_subtype_id as number,
-    documentNumber: json.document_number as string,
-    issueDate: json.issue_date as string,
-    dueDate: (json.due_date as string | null) ?? null,
-    status: json.status as string,
-    subtotalAmount: String(json.subtotal_amount),
-    discountAmount: String(json.discount_amount),
-    taxAmount: String(json.tax_amount),
-    totalAmount: String(json.total_amount),
-    currencyId: (json.currency_id as number | null) ?? null,
-    notes: (json.notes as string | null) ?? null,
-    invoiceId: (json.invoice_id as number | null) ?? null,
-    createdBy: (json.created_by as number | null) ?? null,
-    createdAt: new Date(json.created_at as string),
-    updatedAt: new Date(json.updated_at as string),
-  };
-}
 
 /** The CTE inserting a quotation's lines (same rows, same math as an invoice's). */
 function insertLines(tenantId: number, quotationId: ReturnType<typeof sql>, records: ReturnType<typeof lineRecords>) {
@@ -114,7 +91,7 @@ export async function createQuotation(db: AnyDb, scope: CatalogScope, input: Cre
     ), ${insertLines(t, sql`(SELECT id FROM quo)`, lineRecords(resolved.lines, amounts))}
     SELECT row_to_json(quo) AS quotation, (SELECT count(*) FROM items) AS lines FROM quo`);
   const row = rowsOf<{ quotation: Record<string, unknown> }>(result)[0]!;
-  return serializeQuotation(quotationFromJson(row.quotation));
+  return serializeQuotation(rowFromJson(q, row.quotation));
 }
 
 export async function listQuotations(db: AnyDb, scope: CatalogScope, query: ListQuery<"status" | "contact_id", "issue_date" | "document_number" | "total_amount" | "created_at">) {
@@ -180,7 +157,7 @@ export async function getQuotation(db: AnyDb, scope: CatalogScope, id: number) {
     WHERE q.tenant_id = ${scope.tenantId} AND q.workspace_id = ${scope.workspaceId} AND q.id = ${id}`);
   const row = rowsOf<{ quotation: Record<string, unknown>; contact: { id: number; name: string; email: string | null }; items: ItemJson[] }>(result)[0];
   if (!row) throw notFound("Quotation");
-  return { ...serializeQuotation(quotationFromJson(row.quotation)), contact: row.contact, items: serializeItems(row.items) };
+  return { ...serializeQuotation(rowFromJson(q, row.quotation)), contact: row.contact, items: serializeItems(row.items) };
 }
 
 /** The quotation row, locked for the rest of the transaction. */
@@ -304,7 +281,7 @@ export async function convertQuotation(db: AnyDb, scope: CatalogScope, id: numbe
     default_subtype_id: number | null;
   }>(result)[0];
   if (!row) throw notFound("Quotation");
-  const quotation = quotationFromJson(row.quotation);
+  const quotation = rowFromJson(q, row.quotation);
   if (NOT_CONVERTIBLE.includes(quotation.status as QuotationStatus)) {
     throw new AppError("quotation_not_convertible", `A quotation that is ${quotation.status} cannot be converted to an invoice.`);
   }
@@ -368,7 +345,7 @@ export async function quotationPdfData(db: AnyDb, scope: CatalogScope, ids: numb
     tenant_rnc: string | null;
   }>(result);
   return rows.map((row) => {
-    const quotation = serializeQuotation(quotationFromJson(row.quotation));
+    const quotation = serializeQuotation(rowFromJson(q, row.quotation));
     const items = serializeItems(row.items);
     const breakdown = new Map<number, { name: string; rate: string; amount: Big }>();
     for (const item of items) {

@@ -1,0 +1,15 @@
+import { getTableColumns, type InferSelectModel, type Table } from "drizzle-orm";
+
+/**
+ * A row that came back as JSON (`row_to_json(t)` inside a larger statement) as drizzle's typed
+ * row: each column read by its database name and mapped as the driver's value would be (numeric
+ * to string, timestamps to Date, …).
+ */
+export function rowFromJson<T extends Table>(table: T, json: Record<string, unknown>): InferSelectModel<T> {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(getTableColumns(table))) {
+    const value = json[column.name];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as InferSelectModel<T>;
+}
