@@ -9,7 +9,7 @@ import { decimal2, timestamp } from "../../lib/format";
 import { checkStockResult, stockCtes, stockResultColumns, applyStockChanges, type StockChange, type StockResult } from "../inventory/stock";
 import type { CatalogScope } from "../products/shared";
 import { documentAmounts, lineAmounts, type LineAmounts } from "../sales/lines";
-import { resolveDocument, type ResolvedLine } from "../sales/references";
+import { itemsFromStoredLines, resolveDocument, type ResolvedLine } from "../sales/references";
 import type { AnyDb } from "../tenants/service";
 import type { CreateInvoiceInput, CreatePaymentInput, UpdateInvoiceInput } from "./schemas";
 
@@ -276,14 +276,7 @@ export async function updateInvoice(db: AnyDb, scope: CatalogScope, id: number, 
   if (needsResolve) {
     const currentItems = input.items
       ? input.items
-      : (await db.select().from(schema.invoiceItems).where(eq(schema.invoiceItems.invoiceId, id)).orderBy(asc(schema.invoiceItems.position))).map((it) => ({
-          product_id: it.productId,
-          description: it.description,
-          quantity: it.quantity,
-          unit_price: it.unitPrice,
-          discount: it.discount,
-          tax_ids: (it.taxes as { id: number }[]).map((t) => t.id),
-        }));
+      : itemsFromStoredLines(await db.select().from(schema.invoiceItems).where(eq(schema.invoiceItems.invoiceId, id)).orderBy(asc(schema.invoiceItems.position)));
     const resolved = await resolveDocument(
       db,
       scope,

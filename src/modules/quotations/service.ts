@@ -9,7 +9,7 @@ import { createInvoice, lineRecords, type InvoiceContext } from "../invoices/ser
 import type { CatalogScope } from "../products/shared";
 import { documentAmounts, lineAmounts } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
-import { resolveDocument } from "../sales/references";
+import { itemsFromStoredLines, resolveDocument } from "../sales/references";
 import type { AnyDb } from "../tenants/service";
 import type { ConvertQuotationInput, CreateQuotationInput, QuotationStatus, UpdateQuotationInput } from "./schemas";
 
@@ -188,14 +188,7 @@ export async function updateQuotation(db: AnyDb, scope: CatalogScope, id: number
   if (input.items !== undefined || input.contact_id !== undefined || input.currency_id !== undefined) {
     const items =
       input.items ??
-      (await db.select().from(schema.quotationItems).where(eq(schema.quotationItems.quotationId, id)).orderBy(asc(schema.quotationItems.position))).map((it) => ({
-        product_id: it.productId,
-        description: it.description,
-        quantity: it.quantity,
-        unit_price: it.unitPrice,
-        discount: it.discount,
-        tax_ids: (it.taxes as { id: number }[]).map((tax) => tax.id),
-      }));
+      itemsFromStoredLines(await db.select().from(schema.quotationItems).where(eq(schema.quotationItems.quotationId, id)).orderBy(asc(schema.quotationItems.position)));
     const resolved = await resolveDocument(
       db,
       scope,

@@ -143,3 +143,17 @@ export async function resolveDocument(
     lines,
   };
 }
+
+/** Stored lines of an invoice or quotation as request items, to resolve them again unchanged. */
+export function itemsFromStoredLines(
+  lines: { productId: number; description: string; quantity: string; unitPrice: string; discount: string; taxes: unknown }[],
+): DocumentReferencesInput["items"] {
+  return lines.map((line) => ({
+    product_id: line.productId,
+    description: line.description,
+    quantity: line.quantity,
+    unit_price: line.unitPrice,
+    discount: line.discount,
+    tax_ids: (line.taxes as { id: number }[]).map((tax) => tax.id),
+  }));
+}
