@@ -65,7 +65,12 @@ function stockInput(changes: StockChange[]) {
  * refuses a level that would go below zero unless the product allows negative stock; a refused
  * level is missing from `stock_done`, which `stockResultColumns` reports for `checkStockResult`.
  */
-export function stockCtes(actor: { tenantId: number; userId: number }, changes: StockChange[], invoiceId: SQL = sql`NULL::int`): SQL {
+export function stockCtes(
+  actor: { tenantId: number; userId: number },
+  changes: StockChange[],
+  invoiceId: SQL = sql`NULL::int`,
+  reference: SQL = sql`NULL::text`,
+): SQL {
   return sql`stock_input AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(stockInput(changes))}::jsonb) AS x(
         idx int, product_id int, workspace_id int, quantity numeric, type text, from_workspace_id int,
@@ -89,7 +94,7 @@ export function stockCtes(actor: { tenantId: number; userId: number }, changes: 
       INSERT INTO stock_movements (tenant_id, product_id, workspace_id, type, quantity, from_workspace_id, to_workspace_id,
         reference, notes, reason, unit_cost, transfer_id, adjustment_id, invoice_id, created_by)
       SELECT ${actor.tenantId}, product_id, workspace_id, type, quantity, from_workspace_id, to_workspace_id,
-        reference, notes, reason, unit_cost, transfer_id, adjustment_id, coalesce(invoice_id, ${invoiceId}), ${actor.userId}
+        coalesce(reference, ${reference}), notes, reason, unit_cost, transfer_id, adjustment_id, coalesce(invoice_id, ${invoiceId}), ${actor.userId}
       FROM stock_input ORDER BY idx
       RETURNING id, product_id, workspace_id, type, quantity, from_workspace_id, to_workspace_id, reference, created_at
     )`;

@@ -9,7 +9,7 @@ import { decimal2, timestamp } from "../../lib/format";
 import { checkStockResult, stockCtes, stockResultColumns, applyStockChanges, type StockChange, type StockResult } from "../inventory/stock";
 import type { CatalogScope } from "../products/shared";
 import { documentAmounts, lineAmounts, type LineAmounts } from "../sales/lines";
-import { itemsFromStoredLines, resolveDocument, type ResolvedLine } from "../sales/references";
+import { itemsFromStoredLines, numberingRefusal, numberingUnavailable, resolveDocument, type ResolvedLine } from "../sales/references";
 import type { AnyDb } from "../tenants/service";
 import type { CreateInvoiceInput, CreatePaymentInput, UpdateInvoiceInput } from "./schemas";
 
@@ -76,6 +76,7 @@ function insertLines(tenantId: number, invoiceId: ReturnType<typeof sql>, record
         x.discount_amount, x.subtotal, x.tax_amount, x.total, x.taxes
       FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(position int, product_id int, description text, quantity numeric,
         unit_price numeric, discount numeric, discount_amount numeric, subtotal numeric, tax_amount numeric, total numeric, taxes jsonb)
+      WHERE ${invoiceId} IS NOT NULL
       RETURNING id, position
     ), item_taxes AS (
       INSERT INTO invoice_item_taxes (tenant_id, invoice_item_id, tax_id)
@@ -94,54 +95,80 @@ function saleChanges(lines: ResolvedLine[], workspaceId: number, sign: 1 | -1, r
 }
 
 /**
- * Creates an invoice in one write statement after one read: the references are resolved and the
- * NCF taken under the subtype's row lock (resolveDocument), the totals computed in exact decimals,
- * then the invoice, its lines, their taxes, its salesmen, the stock sales and the "invoice
- * created" email are written together. Any refusal rolls everything back, the number included.
+ * Creates an invoice in one read and one write statement. The read resolves the references and
+ * refuses a sequence that cannot number (resolveDocument); the totals are computed in exact
+ * decimals; then ONE statement takes the NCF (an UPDATE … RETURNING of the subtype, whose row lock
+ * is held until COMMIT — one round trip, not two) and writes the invoice, its lines, their taxes,
+ * its salesmen, the stock sales and the "invoice created" email. Any refusal rolls everything
+ * back, the number included, so numbers stay consecutive.
  */
 export async function createInvoice(db: AnyDb, scope: CatalogScope, input: CreateInvoiceInput, context: InvoiceContext, options: { quotationId?: number } = {}) {
-  const resolved = await resolveDocument(db, scope, input, { documentType: "invoice", takeNumber: true, today: context.today });
+  const resolved = await resolveDocument(db, scope, input, { documentType: "invoice", takeNumber: false, checkNumbering: true, today: context.today });
   const amounts = resolved.lines.map(lineAmounts);
   const totals = documentAmounts(amounts);
   const records = lineRecords(resolved.lines, amounts);
-  const documentNumber = resolved.documentNumber!;
-  const changes = saleChanges(resolved.lines, scope.workspaceId, 1, documentNumber);
+  const changes = saleChanges(resolved.lines, scope.workspaceId, 1, null);
   const t = scope.tenantId;
+  // {{invoice_id}} and {{document_number}} are filled in by the statement that creates them.
   const email = resolved.contact.email
     ? JSON.stringify({
         template: "invoice_created",
         to: resolved.contact.email,
-        subject: `Factura ${documentNumber} por RD$ ${totals.totalAmount}`,
-        text: `Hola ${resolved.contact.name},\n\nSe ha emitido la factura con NCF ${documentNumber} por un total de ${totals.totalAmount}.\nPuede verla en ${context.appUrl}/invoices/{{invoice_id}}\n`,
+        subject: `Factura {{document_number}} por RD$ ${totals.totalAmount}`,
+        text: `Hola ${resolved.contact.name},\n\nSe ha emitido la factura con NCF {{document_number}} por un total de ${totals.totalAmount}.\nPuede verla en ${context.appUrl}/invoices/{{invoice_id}}\n`,
         invoice_id: "{{invoice_id}}",
-        document_number: documentNumber,
+        document_number: "{{document_number}}",
         total_amount: totals.totalAmount,
         link: `${context.appUrl}/invoices/{{invoice_id}}`,
       })
     : null;
   const invoiceId = sql`(SELECT id FROM inv)`;
+  const documentNumber = sql`(SELECT document_number FROM num)`;
   const result = await db.execute(sql`
-    WITH inv AS (
+    WITH taken AS (
+      UPDATE document_subtypes SET next_number = next_number + 1, updated_at = now()
+      WHERE tenant_id = ${t} AND id = ${resolved.subtype.id} AND type = 'invoice' AND is_active
+        AND next_number <= end_number AND (valid_until IS NULL OR valid_until >= ${context.today}::date)
+      RETURNING prefix, next_number - 1 AS number
+    ), num AS (
+      -- The NCF: prefix + the number zero-padded to 10 digits for e-CF (E…), 8 for the B series.
+      SELECT prefix || lpad(number::text, CASE WHEN prefix LIKE 'E%' THEN 10 ELSE 8 END, '0') AS document_number FROM taken
+    ), inv AS (
       INSERT INTO invoices (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status,
         subtotal_amount, discount_amount, tax_amount, total_amount, amount_paid, currency_id, payment_term, notes, quotation_id, created_by)
-      VALUES (${t}, ${scope.workspaceId}, ${resolved.contact.id}, ${resolved.subtype.id}, ${documentNumber}, ${input.issue_date},
+      SELECT ${t}, ${scope.workspaceId}, ${resolved.contact.id}, ${resolved.subtype.id}, num.document_number, ${input.issue_date},
         ${input.due_date ?? null}, 'pending_payment', ${totals.subtotalAmount}, ${totals.discountAmount}, ${totals.taxAmount},
         ${totals.totalAmount}, 0, ${resolved.currencyId}, ${input.payment_term ?? null}, ${input.notes ?? null},
-        ${options.quotationId ?? null}, ${scope.userId})
+        ${options.quotationId ?? null}, ${scope.userId}
+      FROM num
       RETURNING *
     ), ${insertLines(t, invoiceId, records)}, sellers AS (
       INSERT INTO invoice_salesmen (tenant_id, invoice_id, salesman_id)
-      SELECT ${t}, ${invoiceId}, s FROM unnest(${`{${resolved.salesmanIds.join(",")}}`}::int[]) AS s
+      SELECT ${t}, ${invoiceId}, s FROM unnest(${`{${resolved.salesmanIds.join(",")}}`}::int[]) AS s WHERE ${invoiceId} IS NOT NULL
     ), mail AS (
       INSERT INTO outbox_messages (tenant_id, kind, payload)
-      SELECT ${t}, 'email', replace(${email ?? "{}"}, '{{invoice_id}}', ${invoiceId}::text)::jsonb WHERE ${email !== null}
-    ), ${stockCtes(scope, changes, invoiceId)}
+      SELECT ${t}, 'email', replace(replace(${email ?? "{}"}, '{{invoice_id}}', ${invoiceId}::text), '{{document_number}}', ${documentNumber})::jsonb
+      WHERE ${email !== null} AND ${invoiceId} IS NOT NULL
+    ), ${stockCtes(scope, changes, invoiceId, documentNumber)}
     SELECT (SELECT row_to_json(inv) FROM inv) AS invoice, ${stockResultColumns}`);
-  const row = rowsOf<StockResult & { invoice: Record<string, unknown> }>(result)[0]!;
+  const row = rowsOf<StockResult & { invoice: Record<string, unknown> | null }>(result)[0]!;
+  // No number: the sequence ran out or expired since it was read (the stock moved above rolls back).
+  if (!row.invoice) throw (await subtypeRefusal(db, scope, resolved.subtype.id, context.today)) ?? numberingUnavailable();
   await checkStockResult(db, changes, row);
   return serializeInvoice(rowFromJson(inv, row.invoice));
 }
 
+async function subtypeRefusal(db: AnyDb, scope: CatalogScope, subtypeId: number, today: string) {
+  const [subtype] = await db
+    .select()
+    .from(schema.documentSubtypes)
+    .where(and(eq(schema.documentSubtypes.tenantId, scope.tenantId), eq(schema.documentSubtypes.id, subtypeId)));
+  if (!subtype) return null;
+  return numberingRefusal(
+    { is_active: subtype.isActive, next_number: subtype.nextNumber, end_number: subtype.endNumber, valid_until: subtype.validUntil },
+    today,
+  );
+}
 
 const visible = (scope: CatalogScope) => and(eq(inv.tenantId, scope.tenantId), eq(inv.workspaceId, scope.workspaceId), isNull(inv.deletedAt));
 

@@ -39,6 +39,24 @@ interface Loaded {
   currency_id: number | null;
 }
 
+/** Why a subtype cannot give a number today (422 on document_subtype_id), or null when it can. */
+export function numberingRefusal(
+  subtype: { is_active: boolean; next_number: number | string; end_number: number | string; valid_until: string | null },
+  today: string,
+) {
+  if (!subtype.is_active) return fieldError("document_subtype_id", "This document subtype is inactive.");
+  if (Number(subtype.next_number) > Number(subtype.end_number)) {
+    return fieldError("document_subtype_id", "No numbers are left in this sequence.", "ncf_sequence_exhausted");
+  }
+  if (subtype.valid_until !== null && subtype.valid_until < today) {
+    return fieldError("document_subtype_id", `This sequence expired on ${subtype.valid_until}.`, "ncf_sequence_expired");
+  }
+  return null;
+}
+
+/** The sequence changed under us between reading it and taking its number (a concurrent change). */
+export const numberingUnavailable = () => fieldError("document_subtype_id", "This sequence cannot give a number right now; try again.");
+
 const intArray = (ids: number[]) => `{${ids.map((id) => Math.trunc(id)).join(",")}}`;
 
 /**
@@ -52,7 +70,7 @@ export async function resolveDocument(
   db: AnyDb,
   scope: CatalogScope,
   input: DocumentReferencesInput,
-  options: { documentType: "invoice" | "quotation"; takeNumber: boolean; today: string },
+  options: { documentType: "invoice" | "quotation"; takeNumber: boolean; checkNumbering?: boolean; today: string },
 ): Promise<ResolvedDocument> {
   const productIds = [...new Set(input.items.map((i) => i.product_id))];
   const taxIds = [...new Set(input.items.flatMap((i) => i.tax_ids ?? []))];
@@ -92,14 +110,12 @@ export async function resolveDocument(
   }
   let documentNumber: string | null = null;
   if (options.takeNumber) {
-    if (!loaded.taken) {
-      if (!subtype.is_active) throw fieldError("document_subtype_id", "This document subtype is inactive.");
-      if (Number(subtype.next_number) > Number(subtype.end_number)) {
-        throw fieldError("document_subtype_id", "No numbers are left in this sequence.", "ncf_sequence_exhausted");
-      }
-      throw fieldError("document_subtype_id", `This sequence expired on ${subtype.valid_until}.`, "ncf_sequence_expired");
-    }
+    if (!loaded.taken) throw numberingRefusal(subtype, options.today) ?? numberingUnavailable();
     documentNumber = formatDocumentNumber(loaded.taken.prefix, Number(loaded.taken.number));
+  } else if (options.checkNumbering) {
+    // The number itself is taken later, in the write statement; refuse early what cannot number.
+    const refusal = numberingRefusal(subtype, options.today);
+    if (refusal) throw refusal;
   }
   if (input.currency_id != null && loaded.currency_id === null) throw fieldError("currency_id", "No such currency.");
   salesmanIds.forEach((id) => {
