@@ -9,6 +9,7 @@ import { decimal2, timestamp } from "../../lib/format";
 import { checkStockResult, stockCtes, stockResultColumns, applyStockChanges, type StockChange, type StockResult } from "../inventory/stock";
 import type { CatalogScope } from "../products/shared";
 import { documentAmounts, lineAmounts, type LineAmounts } from "../sales/lines";
+import { documentFields } from "../sales/serialize";
 import { itemsFromStoredLines, numberingRefusal, numberingUnavailable, resolveDocument, type ResolvedLine } from "../sales/references";
 import type { AnyDb } from "../tenants/service";
 import type { CreateInvoiceInput, CreatePaymentInput, UpdateInvoiceInput } from "./schemas";
@@ -27,25 +28,11 @@ const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
 export function serializeInvoice(row: InvoiceRow) {
   return {
-    id: row.id,
-    workspace_id: row.workspaceId,
-    contact_id: row.contactId,
-    document_subtype_id: row.documentSubtypeId,
-    document_number: row.documentNumber,
-    issue_date: row.issueDate,
-    due_date: row.dueDate,
+    ...documentFields(row),
     status: row.status as "pending_payment",
-    subtotal_amount: decimal2(row.subtotalAmount)!,
-    tax_amount: decimal2(row.taxAmount)!,
-    discount_amount: decimal2(row.discountAmount)!,
-    total_amount: decimal2(row.totalAmount)!,
     amount_due: new Big(row.totalAmount).minus(row.amountPaid).toFixed(2),
     amount_paid: decimal2(row.amountPaid)!,
-    currency_id: row.currencyId,
     payment_term: row.paymentTerm,
-    notes: row.notes,
-    created_at: timestamp(row.createdAt)!,
-    updated_at: timestamp(row.updatedAt)!,
   };
 }
 

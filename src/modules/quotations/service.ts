@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { rowFromJson } from "../../db/rows";
+import { documentFields } from "../sales/serialize";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound, type FieldErrors } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -32,25 +33,7 @@ export const TRANSITIONS = {
 export type TransitionAction = keyof typeof TRANSITIONS;
 
 export function serializeQuotation(row: QuotationRow) {
-  return {
-    id: row.id,
-    workspace_id: row.workspaceId,
-    contact_id: row.contactId,
-    document_subtype_id: row.documentSubtypeId,
-    document_number: row.documentNumber,
-    issue_date: row.issueDate,
-    due_date: row.dueDate,
-    status: row.status as QuotationStatus,
-    subtotal_amount: decimal2(row.subtotalAmount)!,
-    tax_amount: decimal2(row.taxAmount)!,
-    discount_amount: decimal2(row.discountAmount)!,
-    total_amount: decimal2(row.totalAmount)!,
-    currency_id: row.currencyId,
-    notes: row.notes,
-    invoice_id: row.invoiceId,
-    created_at: timestamp(row.createdAt)!,
-    updated_at: timestamp(row.updatedAt)!,
-  };
+  return { ...documentFields(row), status: row.status as QuotationStatus, invoice_id: row.invoiceId };
 }
 
 
