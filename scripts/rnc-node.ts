@@ -1,6 +1,5 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import * as schema from "../src/db/schema";
 import { failRun, type RegistryDb, type RegistryStore, type RncBatchMessage, writeBatch } from "../src/modules/rnc/sync/runs";
 import type { RncQueue } from "../src/modules/rnc/sync/sync";
 
@@ -21,7 +20,7 @@ export function nodeStore(connectionString: string, options: { setRole?: string;
       const client = await pool.connect();
       try {
         await client.query(options.setRole ? `BEGIN; SET LOCAL ROLE ${options.setRole}` : "BEGIN");
-        const result = await work(drizzle({ client, schema }) as unknown as RegistryDb);
+        const result = await work(drizzle({ client }));
         await client.query("COMMIT");
         return result;
       } catch (error) {

@@ -4,7 +4,6 @@ import { fileURLToPath } from "node:url";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
-import * as schema from "../../src/db/schema";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const APP_ROLE = "sucursal_app";
@@ -59,7 +58,7 @@ export async function runMigrations(ownerUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: ownerUrl });
   await client.connect();
   try {
-    await migrate(drizzle(client, { schema }), { migrationsFolder: path.join(ROOT, "drizzle") });
+    await migrate(drizzle(client), { migrationsFolder: path.join(ROOT, "drizzle") });
   } finally {
     await client.end();
   }

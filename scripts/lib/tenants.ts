@@ -1,16 +1,15 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import * as schema from "../../src/db/schema";
 import { issueAccessToken } from "../../src/modules/auth/service";
 import { type AnyDb, createTenant, type NewTenant } from "../../src/modules/tenants/service";
 
-/** Runs `work` in one owner transaction on `url`, with the Worker's own drizzle schema. */
+/** Runs `work` in one owner transaction on `url` (drizzle query builder, as the Worker uses it). */
 export async function inOwnerTransaction<T>(url: string, work: (db: AnyDb) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query("BEGIN");
-    const result = await work(drizzle(client, { schema }) as unknown as AnyDb);
+    const result = await work(drizzle(client));
     await client.query("COMMIT");
     return result;
   } catch (error) {

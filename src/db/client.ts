@@ -2,9 +2,13 @@ import { neonConfig, Pool, type PoolClient } from "@neondatabase/serverless";
 import { drizzle } from "drizzle-orm/neon-serverless";
 import type { Env } from "../env";
 import { log } from "../lib/log";
-import * as schema from "./schema";
 
-export type Database = ReturnType<typeof drizzle<typeof schema, PoolClient>>;
+/**
+ * Built without `schema`: we use the query builder, not drizzle's relational `db.query` API, and
+ * passing the schema makes every `drizzle()` call (one per request) rebuild the relational config
+ * of every table, measured as the largest single cost of a request's CPU in `npm run bench`.
+ */
+export type Database = ReturnType<typeof drizzle<Record<string, never>, PoolClient>>;
 
 let localProxyConfigured: string | undefined;
 
@@ -62,7 +66,7 @@ export class RequestTransaction {
     readonly client: PoolClient,
     private readonly env: Env,
   ) {
-    this.db = drizzle({ client, schema });
+    this.db = drizzle({ client });
     // A connection lost between statements: the next query fails (and the request answers 5xx);
     // the socket's error event itself must not become an uncaught exception.
     client.on("error", (error) => log.warn("database connection lost", { cause: String(error) }));

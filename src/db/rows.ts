@@ -13,3 +13,6 @@ export function rowFromJson<T extends Table>(table: T, json: Record<string, unkn
   }
   return row as InferSelectModel<T>;
 }
+
+/** The rows of a `db.execute()` result (its type is the driver's, unknown to a driver-neutral handle). */
+export const rowsOf = <T>(result: unknown): T[] => (result as { rows?: T[] }).rows ?? [];

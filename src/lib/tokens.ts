@@ -9,9 +9,19 @@ export interface AccessTokenClaims {
   tokenId: string;
 }
 
-function key(secret: string): Uint8Array {
+/**
+ * The HMAC key as a CryptoKey, imported once per secret and isolate: given raw bytes, jose imports
+ * them on every call (a WebCrypto import per request).
+ */
+const keys = new Map<string, Promise<CryptoKey>>();
+function key(secret: string): Promise<CryptoKey> {
   if (!secret || secret.length < 32) throw new Error("JWT_SECRET must be at least 32 characters");
-  return new TextEncoder().encode(secret);
+  let imported = keys.get(secret);
+  if (!imported) {
+    imported = crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+    keys.set(secret, imported);
+  }
+  return imported;
 }
 
 export async function signAccessToken(secret: string, claims: AccessTokenClaims, expiresAt: Date): Promise<string> {
@@ -22,13 +32,13 @@ export async function signAccessToken(secret: string, claims: AccessTokenClaims,
     .setJti(claims.tokenId)
     .setIssuedAt()
     .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
-    .sign(key(secret));
+    .sign(await key(secret));
 }
 
 /** The claims of a valid, unexpired token signed with our key; null for anything else. */
 export async function verifyAccessToken(secret: string, token: string): Promise<AccessTokenClaims | null> {
   try {
-    const { payload } = await jwtVerify(token, key(secret), { issuer: ISSUER, algorithms: ["HS256"] });
+    const { payload } = await jwtVerify(token, await key(secret), { issuer: ISSUER, algorithms: ["HS256"] });
     const userId = Number(payload.sub);
     const tenantId = Number(payload.tid);
     const tokenId = payload.jti;

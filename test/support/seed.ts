@@ -17,7 +17,7 @@ export async function asOwner<T>(work: (db: AnyDb) => Promise<T>): Promise<T> {
   const connection = await pool.connect();
   try {
     await connection.query("BEGIN");
-    const result = await work(drizzle({ client: connection, schema }) as unknown as AnyDb);
+    const result = await work(drizzle({ client: connection }));
     await connection.query("COMMIT");
     return result;
   } catch (error) {

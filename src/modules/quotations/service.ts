@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
-import { rowFromJson } from "../../db/rows";
+import { rowFromJson, rowsOf } from "../../db/rows";
 import { documentFields } from "../sales/serialize";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound, type FieldErrors } from "../../http/errors";
@@ -17,7 +17,6 @@ import type { ConvertQuotationInput, CreateQuotationInput, QuotationStatus, Upda
 const q = schema.quotations;
 type QuotationRow = typeof q.$inferSelect;
 
-const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
 /** Statuses in which a quotation may still be changed or deleted. */
 const EDITABLE: QuotationStatus[] = ["draft", "sent"];

@@ -5,7 +5,7 @@ import { builtinRoles } from "../../lib/permissions";
 import { hashPassword } from "../../lib/password";
 
 /** Any drizzle Postgres handle over our schema: the Worker's (neon) or a Node script's (node-postgres). */
-export type AnyDb = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type AnyDb = PgDatabase<PgQueryResultHKT, Record<string, never>>;
 
 export const SUBDOMAIN_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 export const RESERVED_SUBDOMAINS = new Set(["www", "api", "app", "admin", "localhost", "mail", "status"]);

@@ -24,7 +24,7 @@ import { foldForSearch, type ParseStats, type RncTuple } from "./parse";
  * or sees the run ended and is skipped.
  */
 
-export type RegistryDb = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type RegistryDb = PgDatabase<PgQueryResultHKT, Record<string, never>>;
 
 /** Runs `work` in one transaction as the application role (Worker: neon driver; Node: pg). */
 export interface RegistryStore {
