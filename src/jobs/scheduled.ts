@@ -1,14 +1,20 @@
 import type { Env } from "../env";
+import { withTenantTransaction } from "../db/client";
 import { log } from "../lib/log";
+import { compactInvoiceStatusCounts } from "../modules/invoices/counts";
 import { OUTBOX_SWEEP_CRON, sweepOutbox } from "./outbox";
 import { runWorkerRncSync } from "./rnc-sync";
 
-/** Crons (wrangler.toml): the outbox sweep every minute, and the weekly RNC sync (`0 6 * * SUN`). */
+/**
+ * Crons (wrangler.toml): every minute the outbox sweep and the folding of invoice count deltas;
+ * weekly (`0 6 * * SUN`) the RNC sync.
+ */
 export async function handleScheduled(controller: ScheduledController, env: Env): Promise<void> {
   log.info("scheduled run", { cron: controller.cron, scheduledTime: controller.scheduledTime });
   // Every minute: the outbox sweep re-enqueues due messages (src/jobs/outbox.ts).
   if (controller.cron === OUTBOX_SWEEP_CRON) {
-    await sweepOutbox(env);
+    const [, folded] = await Promise.all([sweepOutbox(env), withTenantTransaction(env, null, compactInvoiceStatusCounts)]);
+    if (folded) log.info("invoice counts folded", { rows: folded });
     return;
   }
   const result = await runWorkerRncSync(env);

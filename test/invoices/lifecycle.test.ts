@@ -1,11 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { asOwner, seedTenant, seedUser, sql } from "../support/seed";
-import { catalogIds, createContact } from "../support/sales";
+import { catalogIds, createContact, expectInvoiceCounts } from "../support/sales";
 import { createProduct, expectStockInvariant, initialStock, levelOf } from "../support/stock";
 
 const touched: number[] = [];
 afterEach(async () => {
-  for (const tenantId of touched.splice(0)) await expectStockInvariant(tenantId);
+  for (const tenantId of touched.splice(0)) {
+    await expectStockInvariant(tenantId);
+    await expectInvoiceCounts(tenantId);
+  }
 });
 
 async function setup() {

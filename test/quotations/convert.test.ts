@@ -2,12 +2,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import { dominicanToday } from "../../src/modules/document-subtypes/service";
 import { inParallel } from "../support/parallel";
 import { asOwner, seedUser, sql } from "../support/seed";
+import { expectInvoiceCounts } from "../support/sales";
 import { expectStockInvariant, levelOf } from "../support/stock";
 import { quotationSetup, walk } from "./helpers";
 
 const touched: number[] = [];
 afterEach(async () => {
-  for (const tenantId of touched.splice(0)) await expectStockInvariant(tenantId);
+  for (const tenantId of touched.splice(0)) {
+    await expectStockInvariant(tenantId);
+    await expectInvoiceCounts(tenantId);
+  }
 });
 
 const lineView = (i: any) => [i.product_id, i.description, i.quantity, i.unit_price, i.discount, i.subtotal, i.discount_amount, i.tax_amount, i.total, i.taxes];

@@ -1,12 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
-import { createContact } from "../support/sales";
+import { createContact, expectInvoiceCounts } from "../support/sales";
 import { expectStockInvariant, levelOf } from "../support/stock";
 import { quotationSetup, walk } from "./helpers";
 
 const touched: number[] = [];
 afterEach(async () => {
-  for (const tenantId of touched.splice(0)) await expectStockInvariant(tenantId);
+  for (const tenantId of touched.splice(0)) {
+    await expectStockInvariant(tenantId);
+    await expectInvoiceCounts(tenantId);
+  }
 });
 
 describe("quotations: create, read, list", () => {

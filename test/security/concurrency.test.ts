@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { quotationSetup, walk } from "../quotations/helpers";
 import { call } from "../support/api";
 import { inParallel } from "../support/parallel";
-import { catalogIds, createContact } from "../support/sales";
+import { catalogIds, createContact, expectInvoiceCounts } from "../support/sales";
 import { asOwner, seedTenant, seedUser, seedWorkspace, sql } from "../support/seed";
 import { createProduct, expectStockInvariant, initialStock } from "../support/stock";
 import { NO_LIMIT, record, SOAK, unlimited } from "./world";
@@ -52,6 +52,7 @@ describe("concurrency invariants", () => {
     const [level] = await rows(sql`SELECT quantity::text AS q FROM stock_levels WHERE product_id = ${product.id} AND workspace_id = ${tenant.workspaceId}`);
     expect(level.q).toBe(`${count}.00`);
     await expectStockInvariant(tenant.tenantId);
+    await expectInvoiceCounts(tenant.tenantId);
     invariants += 4;
   }, SOAK ? 600_000 : 120_000);
 
@@ -90,6 +91,7 @@ describe("concurrency invariants", () => {
       expect(Number(level.lowest)).toBeGreaterThanOrEqual(0);
     }
     await expectStockInvariant(tenant.tenantId);
+    await expectInvoiceCounts(tenant.tenantId);
     invariants += 3;
   }, SOAK ? 600_000 : 120_000);
 
@@ -133,6 +135,7 @@ describe("concurrency invariants", () => {
       expect(count.n).toBe(1);
     }
     await expectStockInvariant(tenant.tenantId);
+    await expectInvoiceCounts(tenant.tenantId);
     invariants += 2;
   }, 120_000);
 

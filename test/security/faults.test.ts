@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { inParallel } from "../support/parallel";
-import { catalogIds, createContact } from "../support/sales";
+import { catalogIds, createContact, expectInvoiceCounts } from "../support/sales";
 import { asOwner, seedTenant, sql } from "../support/seed";
 import { createProduct, expectStockInvariant, initialStock } from "../support/stock";
 import { appCall, control, NO_LIMIT, record, securityEnv, SOAK } from "./world";
@@ -125,6 +125,7 @@ describe("faults", () => {
     const [{ q }] = await rows(sql`SELECT quantity::text AS q FROM stock_levels WHERE product_id = ${product.id} AND workspace_id = ${tenant.workspaceId}`);
     expect(Number(q)).toBe(1000 - invoices.length);
     await expectStockInvariant(tenant.tenantId);
+    await expectInvoiceCounts(tenant.tenantId);
     invariants += 4;
     console.log(`db cut: ${statuses.length} requests, ${created} created, ${invoices.length} invoices exist, statuses ${JSON.stringify(statuses)}`);
     expect(statuses.some((s) => s !== 201)).toBe(true); // the cuts did land

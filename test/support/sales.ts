@@ -1,6 +1,8 @@
+import { sql } from "drizzle-orm";
 import { expect } from "vitest";
+import { rowsOf } from "../../src/db/rows";
 import type { Client } from "./api";
-import { uniqueName } from "./seed";
+import { asOwner, uniqueName } from "./seed";
 
 /** The ids of what a new tenant gets: default taxes and subtypes, by name. */
 export async function catalogIds(api: Client) {
@@ -15,4 +17,22 @@ export async function createContact(api: Client, overrides: Record<string, unkno
   const res = await api.post("/contacts", { name: uniqueName("Cliente "), email: `${uniqueName("c")}@cliente.do`, phone: "809-555-0101", ...overrides });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data as { id: number; name: string; email: string | null };
+}
+
+/**
+ * The maintained invoice counts (deltas summed per workspace and status, drizzle/0012) equal a
+ * count of the tenant's live invoices: what the lists' `meta.total` relies on.
+ */
+export async function expectInvoiceCounts(tenantId: number) {
+  const broken = await asOwner(async (db) => {
+    const result = await db.execute(sql`
+      SELECT coalesce(c.workspace_id, i.workspace_id) AS workspace_id, coalesce(c.status, i.status) AS status,
+             coalesce(c.total, 0)::int AS maintained, coalesce(i.total, 0)::int AS counted
+      FROM (SELECT workspace_id, status, sum(delta) AS total FROM invoice_status_counts WHERE tenant_id = ${tenantId} GROUP BY 1, 2) c
+      FULL JOIN (SELECT workspace_id, status, count(*) AS total FROM invoices WHERE tenant_id = ${tenantId} AND deleted_at IS NULL GROUP BY 1, 2) i
+        ON i.workspace_id = c.workspace_id AND i.status = c.status
+      WHERE coalesce(c.total, 0) <> coalesce(i.total, 0)`);
+    return rowsOf(result);
+  });
+  expect(broken).toEqual([]);
 }

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { date, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, date, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, tenantId, tenantIsolation, updatedAt } from "./common";
 import { bankAccounts, contacts, currencies, documentSubtypes, products, salesmen, taxes } from "./catalog";
 import { tenants, users, workspaces } from "./tenancy";
@@ -42,10 +42,10 @@ export const invoices = pgTable(
   (t) => [
     // An NCF is issued once per tenant, whatever happens to the invoice afterwards.
     uniqueIndex("invoices_tenant_document_number_key").on(t.tenantId, t.documentNumber),
-    // Lists read live invoices of one workspace: partial indexes, so counting a status is an
-    // index-only scan.
-    index("invoices_live_workspace_issue_date_idx").on(t.workspaceId, t.issueDate).where(sql`deleted_at IS NULL`),
-    index("invoices_live_workspace_status_idx").on(t.workspaceId, t.status, t.issueDate).where(sql`deleted_at IS NULL`),
+    // Lists read live invoices of one workspace in (issue_date, id) order: partial indexes ending
+    // in id, so a page is the first rows of an index scan, without sorting a day's invoices.
+    index("invoices_live_workspace_issue_date_id_idx").on(t.workspaceId, t.issueDate, t.id).where(sql`deleted_at IS NULL`),
+    index("invoices_live_workspace_status_id_idx").on(t.workspaceId, t.status, t.issueDate, t.id).where(sql`deleted_at IS NULL`),
     index("invoices_contact_idx").on(t.contactId),
     tenantIsolation("invoices"),
   ],
@@ -70,6 +70,25 @@ const lineColumns = () => ({
   /** The taxes applied, as they were at the time: [{id, name, type, rate, amount}]. */
   taxes: jsonb("taxes").notNull().default(sql`'[]'::jsonb`),
 });
+
+/**
+ * The number of live invoices per workspace and status, as deltas (+1/-1) written by triggers on
+ * `invoices` (drizzle/0012) and summed when read: a list's `meta.total` without counting tens of
+ * thousands of rows per request. Insert-only, so writers never wait for one another on a counter
+ * row (an updated counter row would be locked until commit, in an order that could deadlock with
+ * stock rows); `compact_invoice_status_counts()` folds the deltas of each key into one row (cron).
+ */
+export const invoiceStatusCounts = pgTable(
+  "invoice_status_counts",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    workspaceId: integer("workspace_id").notNull(),
+    status: text("status").notNull(),
+    delta: integer("delta").notNull(),
+  },
+  (t) => [index("invoice_status_counts_key_idx").on(t.tenantId, t.workspaceId, t.status, t.delta), tenantIsolation("invoice_status_counts")],
+);
 
 export const invoiceItems = pgTable(
   "invoice_items",

@@ -1,6 +1,5 @@
-import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
-import { rowFromJson } from "../../db/rows";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -8,6 +7,7 @@ import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
 import { checkStockResult, stockCtes, stockResultColumns, applyStockChanges, type StockChange, type StockResult } from "../inventory/stock";
 import type { CatalogScope } from "../products/shared";
+import { liveInvoiceCount } from "./counts";
 import { documentAmounts, lineAmounts, type LineAmounts } from "../sales/lines";
 import { documentFields } from "../sales/serialize";
 import { itemsFromStoredLines, numberingRefusal, numberingUnavailable, resolveDocument, type ResolvedLine } from "../sales/references";
@@ -24,7 +24,6 @@ export interface InvoiceContext {
   appUrl: string;
 }
 
-const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
 export function serializeInvoice(row: InvoiceRow) {
   return {
@@ -159,39 +158,53 @@ async function subtypeRefusal(db: AnyDb, scope: CatalogScope, subtypeId: number,
 
 const visible = (scope: CatalogScope) => and(eq(inv.tenantId, scope.tenantId), eq(inv.workspaceId, scope.workspaceId), isNull(inv.deletedAt));
 
-const counted = alias(inv, "counted");
+/**
+ * An invoice as the list shows it (serializeInvoice's fields), built by Postgres: the page arrives
+ * as one JSON value, parsed natively, instead of 22 text columns per row parsed, mapped and
+ * formatted in JavaScript — the largest part of the Worker's CPU for a list in `npm run bench`.
+ * numeric(14,2) as text already has two places; timestamps as ISO 8601 UTC to the second, as
+ * `timestamp()` writes them. test/invoices/counts.test.ts checks that both agree field by field.
+ */
+const invoiceListJson = sql.raw(`json_build_object(
+  'id', i.id, 'workspace_id', i.workspace_id, 'contact_id', i.contact_id, 'document_subtype_id', i.document_subtype_id,
+  'document_number', i.document_number, 'issue_date', i.issue_date, 'due_date', i.due_date,
+  'subtotal_amount', i.subtotal_amount::text, 'tax_amount', i.tax_amount::text, 'discount_amount', i.discount_amount::text,
+  'total_amount', i.total_amount::text, 'currency_id', i.currency_id, 'notes', i.notes,
+  'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+  'updated_at', to_char(i.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+  'status', i.status, 'amount_due', (i.total_amount - i.amount_paid)::numeric(14, 2)::text,
+  'amount_paid', i.amount_paid::text, 'payment_term', i.payment_term)`);
 
 /**
- * One statement: the page, and the total as a scalar count on its own alias (an index-only scan
- * of the partial indexes), instead of `count(*) over ()` which reads every matching row.
+ * One statement: the page as JSON and the total. Filtered by status alone (or not at all), the
+ * total is the sum of the maintained counts (drizzle/0012); a contact or a date narrows the set
+ * enough for the indexes to count it. A page past the end still carries the total.
  */
 export async function listInvoices(db: AnyDb, scope: CatalogScope, query: ListQuery<"status" | "contact_id" | "issue_date", "issue_date" | "document_number" | "total_amount" | "created_at">) {
   const f = query.filters;
-  const where = (t: typeof inv) =>
-    and(
-      eq(t.tenantId, scope.tenantId),
-      eq(t.workspaceId, scope.workspaceId),
-      isNull(t.deletedAt),
-      f.status ? eq(t.status, f.status) : undefined,
-      f.contact_id ? eq(t.contactId, Number(f.contact_id)) : undefined,
-      f.issue_date ? eq(t.issueDate, f.issue_date) : undefined,
-    );
-  const column = { issue_date: inv.issueDate, document_number: inv.documentNumber, total_amount: inv.totalAmount, created_at: inv.createdAt }[query.sort.field];
-  const total = sql<number>`(SELECT count(*) FROM "invoices" AS "counted" WHERE ${where(counted as unknown as typeof inv)})`.mapWith(Number);
-  const rows = await db
-    .select({ row: inv, total })
-    .from(inv)
-    .where(where(inv))
-    .orderBy(query.sort.descending ? desc(column) : asc(column), query.sort.descending ? desc(inv.id) : asc(inv.id))
-    .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  let count = rows[0]?.total ?? 0;
-  if (!rows.length && query.page > 1) {
-    const [row] = await db.select({ n: total }).from(sql`(SELECT 1) AS one`);
-    count = row?.n ?? 0;
-  }
-  return { data: rows.map((r) => serializeInvoice(r.row)), total: count };
+  // Written as SQL rather than with the select builder: building the statement is per request,
+  // and the builder's rendering of 22 columns was a measurable part of the Worker's CPU.
+  const where = sql.join(
+    [
+      sql`tenant_id = ${scope.tenantId} AND workspace_id = ${scope.workspaceId} AND deleted_at IS NULL`,
+      f.status ? sql`status = ${f.status}` : undefined,
+      f.contact_id ? sql`contact_id = ${Number(f.contact_id)}` : undefined,
+      f.issue_date ? sql`issue_date = ${f.issue_date}::date` : undefined,
+    ].filter((part) => part !== undefined),
+    sql` AND `,
+  );
+  const total = f.contact_id || f.issue_date ? sql`(SELECT count(*) FROM invoices WHERE ${where})` : liveInvoiceCount(scope, f.status);
+  const direction = query.sort.descending ? "DESC" : "ASC";
+  const order = sql.raw(`${LIST_SORT[query.sort.field]} ${direction}, id ${direction}`);
+  const result = await db.execute(sql`
+    SELECT coalesce(json_agg(${invoiceListJson} ORDER BY ${order}), '[]') AS data, ${total}::integer AS total
+    FROM (SELECT * FROM invoices WHERE ${where} ORDER BY ${order} LIMIT ${query.perPage} OFFSET ${(query.page - 1) * query.perPage}) AS i`);
+  const row = rowsOf<{ data: ReturnType<typeof serializeInvoice>[]; total: number }>(result)[0]!;
+  return { data: row.data, total: Number(row.total) };
 }
+
+/** Sortable fields → columns (a closed set: the only text inlined in the statement). */
+const LIST_SORT = { issue_date: "issue_date", document_number: "document_number", total_amount: "total_amount", created_at: "created_at" } as const;
 
 /** The whole invoice in one statement: contact, lines with products, payments, salesmen. */
 export async function getInvoice(db: AnyDb, scope: CatalogScope, id: number) {

@@ -1,0 +1,21 @@
+import { and, eq, sql } from "drizzle-orm";
+import { rowsOf } from "../../db/rows";
+import { invoiceStatusCounts } from "../../db/schema";
+import type { CatalogScope } from "../products/shared";
+import type { AnyDb } from "../tenants/service";
+
+/**
+ * The number of live invoices of the scope's workspace (of one status, if given), as a scalar
+ * subquery: the sum of the deltas the invoices triggers write (drizzle/0012).
+ */
+export function liveInvoiceCount(scope: CatalogScope, status: string | undefined) {
+  const c = invoiceStatusCounts;
+  const where = and(eq(c.tenantId, scope.tenantId), eq(c.workspaceId, scope.workspaceId), status ? eq(c.status, status) : undefined);
+  return sql<number>`(SELECT coalesce(sum(${c.delta}), 0) FROM ${c} WHERE ${where})`;
+}
+
+/** Folds the count deltas of every tenant (cron, every minute); returns the rows folded. */
+export async function compactInvoiceStatusCounts(db: AnyDb): Promise<number> {
+  const result = await db.execute(sql`SELECT compact_invoice_status_counts() AS folded`);
+  return Number(rowsOf<{ folded: number }>(result)[0]?.folded ?? 0);
+}
