@@ -67,10 +67,19 @@ export class RequestTransaction {
     private readonly env: Env,
   ) {
     this.db = drizzle({ client });
-    // A connection lost between statements: the next query fails (and the request answers 5xx);
-    // the socket's error event itself must not become an uncaught exception.
-    client.on("error", (error) => log.warn("database connection lost", { cause: String(error) }));
+    // A connection lost between statements: the next query fails, and the request answers 503
+    // (connectionLost); the socket's error event itself must not become an uncaught exception.
+    client.on("error", (error) => {
+      this.connectionLost = true;
+      log.warn("database connection lost", { cause: String(error) });
+    });
+    client.on("end", () => {
+      if (this.state !== "done") this.connectionLost = true;
+    });
   }
+
+  /** The connection closed or failed while the transaction was open (not a statement's own error). */
+  connectionLost = false;
 
   get isOpen(): boolean {
     return this.state === "open";

@@ -28,8 +28,17 @@ export const databaseSession = createMiddleware<AppEnv>(async (c, next) => {
   try {
     await next();
     const tx = c.get("tx");
+    // A statement that failed because the connection was lost is the database being unavailable,
+    // not a bug: 503 with Retry-After, as when it cannot be reached at all (the work rolled back).
+    if (c.error && !(c.error instanceof AppError) && tx?.connectionLost) {
+      const lost = unavailable(c.error, c.get("requestId"));
+      c.res = undefined;
+      c.res = c.json(lost.toBody(), 503, lost.headers);
+    }
     if (tx?.isOpen) {
-      if (c.error || c.res.status >= 400) await tx.rollback();
+      // A rollback that fails means the connection is gone, and Postgres aborts the transaction
+      // itself: the answer already given (an error) stands.
+      if (c.error || c.res.status >= 400) await tx.rollback().catch(() => undefined);
       else if (READ_ONLY.has(c.req.method)) deferred = tx.commit();
       else {
         try {
