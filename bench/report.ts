@@ -26,6 +26,11 @@ export interface BenchResults {
   date: string;
   machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
   database: string;
+  /** PgBouncer in front of Postgres (null: none). */
+  pooler?: string | null;
+  /** Where the loads went: the Worker's own workerd socket, or wrangler's public (proxy) port. */
+  loadTarget?: "direct" | "proxy";
+  listViaProxy?: { connections: number; requestsPerSecond: number; p50: number; p99: number; requests: number; errors: number } | null;
   options: { rttMs: number; durationSeconds: number; warmupSeconds: number; roundTripSamples: number; sizes: Record<string, number> };
   seedSeconds: number;
   bundle: { files: number; bytes: number; gzipBytes: number };
@@ -72,7 +77,9 @@ export function renderReadme(r: BenchResults) {
   const budgets = [
     ...r.scenarios.filter((s) => s.budget !== null).map((s) => `- ${s.label}: ${s.roundTrips.roundTrips} round trips after connecting (budget ${s.budget}) ${verdict(s.roundTrips.roundTrips <= s.budget!)}`),
     one && fifty ? `- 1-line vs 50-line invoice: ${one.roundTrips.roundTrips} vs ${fifty.roundTrips.roundTrips} round trips ${verdict(one.roundTrips.roundTrips === fifty.roundTrips.roundTrips)}` : "",
-    list16 ? `- p99 of GET /invoices at 16 connections: ${list16.p99} ms (budget 50 ms) ${verdict(list16.p99 <= 50)}` : "",
+    list16
+      ? `- p99 of GET /invoices at 16 connections: ${list16.p99} ms ${r.loadTarget === "direct" ? "at the Worker's own socket" : "through wrangler's public port"} (budget 50 ms) ${verdict(list16.p99 <= 50)}${r.listViaProxy ? `; through wrangler dev's proxy worker (a dev-only hop): ${r.listViaProxy.p99} ms at ${r.listViaProxy.requestsPerSecond} req/s` : ""}`
+      : "",
     `- Worker bundle: ${(r.bundle.gzipBytes / 1024).toFixed(0)} KiB gzip, ${(r.bundle.bytes / 1024).toFixed(0)} KiB raw (budget 1 MiB gzip) ${verdict(r.bundle.gzipBytes <= MIB)}`,
   ].filter(Boolean);
   const breakdown = r.scenarios
@@ -89,7 +96,7 @@ export function renderReadme(r: BenchResults) {
   const section = `## Performance
 
 ${START}
-Measured by \`npm run bench\` on ${r.date.slice(0, 10)}: ${r.machine.cpus} CPUs (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB RAM, ${r.machine.platform}, Node ${r.machine.node}; ${r.database}; \`wrangler dev\` (workerd) on the same machine. Seed: 1 tenant, 4 workspaces, ${r.options.sizes.products} products with stock, ${r.options.sizes.contacts} contacts, ${r.options.sizes.invoices} invoices of 3 lines, ${r.options.sizes.rncRecords} RNC records (bulk SQL in ${r.seedSeconds} s). Each load: ${r.options.warmupSeconds} s warm-up, then ${r.options.durationSeconds} s measured with autocannon; the bench env raises the rate limits to 100,000,000/min (the limiter is not what is measured). Whole run: ${r.seconds} s.
+Measured by \`npm run bench\` on ${r.date.slice(0, 10)}: ${r.machine.cpus} CPUs (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB RAM, ${r.machine.platform}, Node ${r.machine.node}; ${r.database}${r.pooler ? `, behind PgBouncer ${r.pooler.replace(/^PgBouncer\s*/i, "")} as Neon's pooled endpoint is in production` : ", no connection pooler (each request's connection forks a backend)"}; \`wrangler dev\` (workerd, its inspector off) on the same machine, loads sent ${r.loadTarget === "proxy" ? "to its public port" : "to the socket of the workerd running the Worker (the dev proxy worker in front of it is measured apart)"}; each load generator in its own process. Seed: 1 tenant, 4 workspaces, ${r.options.sizes.products} products with stock, ${r.options.sizes.contacts} contacts, ${r.options.sizes.invoices} invoices of 3 lines, ${r.options.sizes.rncRecords} RNC records (bulk SQL in ${r.seedSeconds} s). Each load: ${r.options.warmupSeconds} s warm-up, then ${r.options.durationSeconds} s measured with autocannon; the bench env raises the rate limits to 100,000,000/min (the limiter is not what is measured). Whole run: ${r.seconds} s.
 
 ${budgets.join("\n")}
 

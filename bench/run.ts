@@ -1,6 +1,8 @@
 /**
  * npm run bench [-- --rtt-ms 20] [--duration 8] [--warmup 2] [--rt-samples 20] [--invoices 100000] [--no-readme]
  * npm run bench -- --readme-only   (regenerates the README section from bench/results/latest.json)
+ * npm run bench -- --only invoices_list,health   (those scenarios; results in bench/results/tmp/partial.json)
+ * npm run bench -- --hold   (starts the stack, prints how to call it, waits: for profiling by hand)
  *
  * The API bench (issue 10). Everything on 127.0.0.1, every loop bounded in count and time:
  * 1. a fresh database `sucursal_bench_<ts>` on DATABASE_URL's server, else 127.0.0.1:5432, else an
@@ -26,18 +28,20 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
-import autocannon from "autocannon";
 import pg from "pg";
 import { cliOptions } from "../scripts/lib/args";
 import { APP_ROLE, freePort, portAnswers, ROOT, runMigrations, startEmbedded, withDatabase, type DatabaseTarget } from "../scripts/lib/database";
 import { startWsRelay, type WsRelay } from "../scripts/lib/ws-relay";
 import { startSniffer, type ConnectionRecord, type Sniffer, type Statement } from "./pg-sniffer";
+import { startPooler, type Pooler } from "./pooler";
 import { seed, type Seeded } from "./seed";
 import { renderReadme, type BenchResults, type ScenarioResult } from "./report";
 
 const exec = promisify(execFile);
 const TMP = path.join(ROOT, "bench/results/tmp");
 const RESULTS = path.join(ROOT, "bench/results/latest.json");
+/** A run of some scenarios (`--only`) writes here and leaves latest.json and the README alone. */
+const PARTIAL_RESULTS = path.join(TMP, "partial.json");
 const WATCHDOG_MS = 15 * 60_000;
 
 const options = cliOptions({
@@ -48,6 +52,8 @@ const options = cliOptions({
   invoices: { type: "string" },
   "no-readme": { type: "boolean" },
   "readme-only": { type: "boolean" },
+  only: { type: "string" },
+  hold: { type: "boolean" },
 });
 const RTT_MS = Number(options["rtt-ms"] ?? 20);
 const DURATION = Math.min(Number(options.duration ?? 8), 60);
@@ -67,6 +73,7 @@ interface Stack {
   database: DatabaseTarget & { pgbench: { host: string; port: number; user: string; db: string } | null };
   sniffer: Sniffer;
   relay: WsRelay;
+  pooler: Pooler | null;
   wrangler: ChildProcess | null;
   port: number;
 }
@@ -128,26 +135,29 @@ const toolEnv = () => ({
   XDG_CONFIG_HOME: path.join(ROOT, ".config"),
 });
 
-async function startWrangler(envPath: string, port: number): Promise<ChildProcess> {
-  const inspector = await freePort();
+/** `wrangler dev` (bench/worker-host.ts): its public URL and the Worker's own socket. */
+async function startWrangler(envPath: string, port: number, host: string): Promise<{ url: string; direct: string | null }> {
   const log = fs.openSync(path.join(TMP, "wrangler.log"), "w");
   const child = spawn(
-    path.join(ROOT, "node_modules", ".bin", "wrangler"),
-    ["dev", "--port", String(port), "--ip", "127.0.0.1", "--inspector-port", String(inspector), "--env-file", envPath, "--persist-to", path.join(TMP, "wrangler-state")],
-    { cwd: ROOT, stdio: ["ignore", log, log], env: toolEnv(), detached: true },
+    path.join(ROOT, "node_modules", ".bin", "tsx"),
+    [path.join(ROOT, "bench/worker-host.ts"), envPath, String(port), path.join(TMP, "wrangler-state"), host],
+    { cwd: ROOT, stdio: ["ignore", "pipe", log], env: toolEnv(), detached: true },
   );
   stack.wrangler = child; // so that a stop during start-up still ends it
-  for (let i = 0; i < 480; i++) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited; see ${path.join(TMP, "wrangler.log")}`);
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) });
-      if (res.ok) return child;
-    } catch {
-      /* not up yet */
-    }
-    await sleep(250);
-  }
-  throw new Error("wrangler dev did not answer /health within 120 s");
+  let out = "";
+  const line = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`wrangler dev did not start within 120 s; see ${path.join(TMP, "wrangler.log")}`)), 120_000);
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const first = out.split("\n").find((l) => l.startsWith("{"));
+      if (first) {
+        clearTimeout(timer);
+        resolve(first);
+      }
+    });
+    child.on("exit", () => reject(new Error(`wrangler dev exited; see ${path.join(TMP, "wrangler.log")}`)));
+  });
+  return JSON.parse(line) as { url: string; direct: string | null };
 }
 
 async function stopAll(): Promise<void> {
@@ -170,6 +180,8 @@ async function stopAll(): Promise<void> {
   stack.wrangler = null;
   await stack.relay?.close().catch(() => undefined);
   await stack.sniffer?.close().catch(() => undefined);
+  await stack.pooler?.stop().catch(() => undefined);
+  stack.pooler = undefined;
   await stack.database?.stop().catch(() => undefined);
   stack.relay = undefined;
   stack.sniffer = undefined;
@@ -348,29 +360,24 @@ interface Load {
   errors: number;
 }
 
-async function drive(port: number, host: string, token: string, scenario: Scenario, connections: number, seconds: number): Promise<Load> {
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections,
-    duration: seconds,
-    timeout: 10,
-    headers: { host, authorization: `Bearer ${token}`, "content-type": "application/json" },
-    requests: [
-      {
-        setupRequest: (request: Record<string, unknown>) => {
-          const r = scenario.make();
-          return { ...request, method: r.method, path: r.path, body: r.body };
-        },
-      },
-    ],
-  } as unknown as autocannon.Options);
+/** One autocannon load in a child process (bench/load.ts), over requests generated beforehand. */
+async function drive(url: string, host: string, token: string, scenario: Scenario, connections: number, seconds: number): Promise<Load> {
+  const job = path.join(TMP, `load-${scenario.key}-${connections}.json`);
+  const requests = Array.from({ length: 5000 }, () => scenario.make());
+  fs.writeFileSync(job, JSON.stringify({ url, host, token, connections, seconds, requests }));
+  const { stdout } = await exec(path.join(ROOT, "node_modules", ".bin", "tsx"), [path.join(ROOT, "bench/load.ts"), job], {
+    cwd: ROOT,
+    timeout: (seconds + 60) * 1000,
+    maxBuffer: 16 << 20,
+  });
+  const result = JSON.parse(stdout.trim().split("\n").pop()!) as { total: number; p50: number; p99: number; errors: number };
   return {
     connections,
-    requestsPerSecond: round(result.requests.total / seconds, 1),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    requests: result.requests.total,
-    errors: result.errors + result.timeouts + result.non2xx,
+    requestsPerSecond: round(result.total / seconds, 1),
+    p50: result.p50,
+    p99: result.p99,
+    requests: result.total,
+    errors: result.errors,
   };
 }
 
@@ -398,13 +405,14 @@ async function pgbenchScript(ownerUrl: string, statements: Statement[]): Promise
   const lines: string[] = [];
   for (const st of statements) {
     if (st.kind === "simple") {
-      const parts = st.text.split(/;\s*(?=BEGIN|SET |SELECT set_config|WITH tok|COMMIT|ROLLBACK)/);
+      const parts = st.text.split(/;\s*(?=BEGIN|SET |SELECT set_config|SELECT \* FROM request_context|COMMIT|ROLLBACK)/);
       lines.push(`${parts.map((p) => p.replace(/\s*\n\s*/g, " ").trim()).join(" \\; ")};`);
       continue;
     }
     const types = await parameterTypes(ownerUrl, st.text);
-    const takesNumber = /WITH taken AS/.test(st.text);
-    let text = st.text.replace(/\$(\d+)/g, (_, n: string) => {
+    const takesNumber = /UPDATE document_subtypes SET next_number/.test(st.text);
+    // One line per command: SQL comments would swallow the rest of the joined line.
+    let text = st.text.replace(/--[^\n]*(\n|$)/g, "\n").replace(/\$(\d+)/g, (_, n: string) => {
       const value = st.params[Number(n) - 1];
       if (value === null || value === undefined) return "NULL";
       // The NCF taken under the subtype's row lock is unique per transaction: use what the resolve
@@ -491,8 +499,20 @@ async function main() {
   console.log(`seeded in ${round(seeded.seconds, 1)} s`);
 
   const [dbHost, dbPort] = [stack.database.tcpAddress.slice(0, stack.database.tcpAddress.lastIndexOf(":")), Number(stack.database.tcpAddress.split(":").pop())];
-  stack.sniffer = await startSniffer({ host: dbHost, port: dbPort });
+  // PgBouncer (transaction mode) in front of the machine's Postgres, as Neon's pooled endpoint is
+  // in front of production's; not for an external DATABASE_URL (its own business) nor for PGlite.
+  stack.pooler =
+    stack.database.kind === "local"
+      ? await startPooler({ dir: TMP, target: { host: dbHost, port: dbPort }, users: [APP_ROLE, new URL(stack.database.ownerUrl).username || "postgres"], poolSize: 20, log: console.log })
+      : null;
+  if (stack.database.kind === "local" && !stack.pooler) console.log("PgBouncer not available: each request's connection forks a Postgres backend.");
+  const backend = stack.pooler ? { host: "127.0.0.1", port: stack.pooler.port } : { host: dbHost, port: dbPort };
+  // Round trips are counted by the sniffer (relay → sniffer → pooler); loads bypass it (relay →
+  // pooler), so that its protocol parsing costs nothing to the figures.
+  stack.sniffer = await startSniffer(backend);
   stack.relay = await startWsRelay();
+  const bypassSniffer = (on: boolean) =>
+    stack.relay!.setRoute(on ? (address) => (address.endsWith(`:${stack.sniffer!.port}`) ? `${backend.host}:${backend.port}` : address) : null);
   const app = new URL(stack.database.appUrl);
   app.hostname = "127.0.0.1";
   app.port = String(stack.sniffer.port);
@@ -514,9 +534,24 @@ async function main() {
     }),
   );
   console.log("wrangler dev …");
-  stack.wrangler = await startWrangler(envPath, port);
   const host = `${seeded.subdomain}.localhost:${port}`;
+  const served = await startWrangler(envPath, port, host);
+  // Loads go to the Worker's own socket (no dev proxy hop; it does not exist in production) when
+  // found; GET /invoices at 16 connections is also measured through wrangler's public port.
+  const target = served.direct ?? served.url;
   const list = scenarios(seeded, today);
+  if (options.hold) {
+    // For investigating by hand: the stack stays up until Ctrl-C (no watchdog), as loads see it.
+    clearTimeout(watchdog);
+    bypassSniffer(true);
+    console.log(`holding: curl -H 'host: ${host}' -H 'authorization: Bearer ${seeded.token}' http://127.0.0.1:${port}/api/v1/invoices`);
+    fs.writeFileSync(path.join(TMP, "hold.json"), JSON.stringify({ port, served, host, token: seeded.token, ownerUrl: stack.database.ownerUrl, relay: stack.relay.url, sniffer: stack.sniffer.port, seeded }, null, 2));
+    await new Promise(() => undefined);
+  }
+  if (options.only) {
+    const keep = new Set(String(options.only).split(","));
+    list.splice(0, list.length, ...list.filter((s) => keep.has(s.key)));
+  }
 
   // Is the quotation PDF route there (another engineer was building it)?
   const skipped: string[] = [];
@@ -528,7 +563,7 @@ async function main() {
 
   // Sanity: the Worker talks to our database through our relays.
   stack.sniffer.reset();
-  const probe = await send(port, host, seeded.token, list.find((s) => s.key === "invoices_list")!.make());
+  const probe = await send(port, host, seeded.token, scenarios(seeded, today).find((s) => s.key === "invoices_list")!.make());
   if (probe.status !== 200 || stack.sniffer.connections().length === 0) {
     throw new Error(`the Worker does not reach the bench database (status ${probe.status}: ${probe.body.slice(0, 300)})`);
   }
@@ -541,27 +576,36 @@ async function main() {
     console.log(`  ${scenario.label}: ${r.roundTrips} RT after connecting (+${r.setupRoundTrips} setup), statuses ${JSON.stringify(r.statuses)}`);
   }
 
-  console.log("throughput (autocannon) …");
+  console.log(`throughput (autocannon, at ${served.direct ? "the Worker's socket" : "wrangler's public port"}) …`);
+  bypassSniffer(true);
   const loads: Record<string, Load[]> = {};
   for (const scenario of list.filter((s) => THROUGHPUT.includes(s.key))) {
     loads[scenario.key] = [];
     for (const c of CONCURRENCY) {
-      await drive(port, host, seeded.token, scenario, c, WARMUP);
-      const load = await drive(port, host, seeded.token, scenario, c, DURATION);
+      await drive(target, host, seeded.token, scenario, c, WARMUP);
+      const load = await drive(target, host, seeded.token, scenario, c, DURATION);
       loads[scenario.key]!.push(load);
       console.log(`  ${scenario.label} c=${c}: ${load.requestsPerSecond} req/s, p50 ${load.p50} ms, p99 ${load.p99} ms, errors ${load.errors}`);
     }
+  }
+  let listViaProxy: Load | null = null;
+  const listScenario = list.find((s) => s.key === "invoices_list");
+  if (served.direct && listScenario) {
+    await drive(served.url, host, seeded.token, listScenario, 16, WARMUP);
+    listViaProxy = await drive(served.url, host, seeded.token, listScenario, 16, DURATION);
+    console.log(`  ${listScenario.label} c=16 through wrangler's public port: ${listViaProxy.requestsPerSecond} req/s, p50 ${listViaProxy.p50} ms, p99 ${listViaProxy.p99} ms`);
   }
 
   console.log(`latency with ${RTT_MS} ms added RTT …`);
   const rtt: Record<string, { p50: number; errors: number }> = {};
   stack.relay.setDelayMs(RTT_MS / 2);
   for (const scenario of list.filter((s) => THROUGHPUT.includes(s.key))) {
-    await drive(port, host, seeded.token, scenario, 1, 1);
-    const load = await drive(port, host, seeded.token, scenario, 1, Math.min(DURATION, 5));
+    await drive(target, host, seeded.token, scenario, 1, 1);
+    const load = await drive(target, host, seeded.token, scenario, 1, Math.min(DURATION, 5));
     rtt[scenario.key] = { p50: load.p50, errors: load.errors };
   }
   stack.relay.setDelayMs(0);
+  bypassSniffer(false);
 
   console.log("pgbench …");
   const pgbench: Record<string, PgbenchResult[] | { error: string }> = {};
@@ -580,12 +624,16 @@ async function main() {
     }
   }
 
+  const poolerLabel = stack.pooler ? `${stack.pooler.version} (transaction mode, pool of 20)` : null;
   await stopAll();
 
   const results: BenchResults = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? "unknown", memoryGiB: round(os.totalmem() / 2 ** 30, 1), node: process.version, platform: `${os.platform()} ${os.release()}` },
     database: databaseKind,
+    pooler: poolerLabel,
+    loadTarget: served.direct ? "direct" : "proxy",
+    listViaProxy,
     options: { rttMs: RTT_MS, durationSeconds: DURATION, warmupSeconds: WARMUP, roundTripSamples: RT_SAMPLES, sizes: SIZES },
     seedSeconds: round(seeded.seconds, 1),
     bundle,
@@ -613,15 +661,16 @@ async function main() {
     }),
     seconds: round((Date.now() - started) / 1000, 0),
   };
-  fs.writeFileSync(RESULTS, JSON.stringify(results, null, 2) + "\n");
+  const resultsFile = options.only ? PARTIAL_RESULTS : RESULTS;
+  fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2) + "\n");
   const { table, readme } = renderReadme(results);
   console.log(`\n${table}`);
-  if (!options["no-readme"]) {
+  if (!options["no-readme"] && !options.only) {
     const file = path.join(ROOT, "README.md");
     fs.writeFileSync(file, readme(fs.readFileSync(file, "utf8")));
     console.log("README.md: ## Performance regenerated.");
   }
-  console.log(`Results: ${path.relative(ROOT, RESULTS)} (${results.seconds} s).`);
+  console.log(`Results: ${path.relative(ROOT, resultsFile)} (${results.seconds} s).`);
 }
 
 if (options["readme-only"]) {

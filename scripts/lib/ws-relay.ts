@@ -13,6 +13,8 @@ export interface WsRelay {
   stats(): { connections: number; roundTrips: number };
   resetStats(): void;
   setDelayMs(oneWay: number): void;
+  /** Where a requested `host:port` is actually connected (the bench bypasses its sniffer for loads). */
+  setRoute(route: ((address: string) => string) | null): void;
   cutAll(): void;
   close(): Promise<void>;
 }
@@ -21,6 +23,7 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
 export async function startWsRelay(options: { port?: number; oneWayDelayMs?: number } = {}): Promise<WsRelay> {
   let delay = options.oneWayDelayMs ?? 0;
+  let route: ((address: string) => string) | null = null;
   let connections = 0;
   let roundTrips = 0;
   const live = new Set<{ ws: WebSocket; socket: net.Socket }>();
@@ -30,7 +33,8 @@ export async function startWsRelay(options: { port?: number; oneWayDelayMs?: num
 
   server.on("connection", (ws, request) => {
     const url = new URL(request.url ?? "/", "http://relay");
-    const address = url.searchParams.get("address") ?? "";
+    const requested = url.searchParams.get("address") ?? "";
+    const address = route ? route(requested) : requested;
     const separator = address.lastIndexOf(":");
     const host = address.slice(0, separator);
     const port = Number(address.slice(separator + 1));
@@ -84,6 +88,9 @@ export async function startWsRelay(options: { port?: number; oneWayDelayMs?: num
     },
     setDelayMs: (oneWay) => {
       delay = oneWay;
+    },
+    setRoute: (next) => {
+      route = next;
     },
     cutAll: () => {
       for (const pair of live) {
