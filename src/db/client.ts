@@ -6,7 +6,7 @@ import { log } from "../lib/log";
 /**
  * Built without `schema`: we use the query builder, not drizzle's relational `db.query` API, and
  * passing the schema makes every `drizzle()` call (one per request) rebuild the relational config
- * of every table, measured as the largest single cost of a request's CPU in `npm run bench`.
+ * of every table, one of the top items of a request's CPU profile in `npm run bench`.
  */
 export type Database = ReturnType<typeof drizzle<Record<string, never>, PoolClient>>;
 
