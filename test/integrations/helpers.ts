@@ -1,7 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { expect } from "vitest";
 import * as schema from "../../src/db/schema";
-import { appCall } from "../security/world";
 import { env } from "../support/env";
 import { asOwner, uniqueName } from "../support/seed";
 
@@ -61,14 +60,4 @@ export async function hmacHex(secret: string, body: string): Promise<string> {
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(body)));
   return Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/**
- * POST /invoices with no OUTBOX_QUEUE binding: the request does not push its email onto the queue
- * (miniflare's consumer would deliver it at once), so the test alone drives the delivery.
- */
-export async function createInvoiceUnqueued(tenant: { subdomain: string; admin: { token: string } }, body: Record<string, unknown>) {
-  const res = await appCall(tenant.subdomain, "/invoices", { method: "POST", token: tenant.admin.token, body, env: { OUTBOX_QUEUE: undefined } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data as { id: number; document_number: string; total_amount: string };
 }

@@ -7,7 +7,6 @@ import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
 import { checkStockResult, stockCtes, stockResultColumns, applyStockChanges, type StockChange, type StockResult } from "../inventory/stock";
 import type { CatalogScope } from "../products/shared";
-import { noteOutboxMessage } from "../outbox/service";
 import { liveInvoiceCount } from "./counts";
 import { documentAmounts, lineAmounts, type LineAmounts } from "../sales/lines";
 import { documentFields } from "../sales/serialize";
@@ -136,16 +135,12 @@ export async function createInvoice(db: AnyDb, scope: CatalogScope, input: Creat
       INSERT INTO outbox_messages (tenant_id, kind, payload)
       SELECT ${t}, 'email', replace(replace(${email ?? "{}"}, '{{invoice_id}}', ${invoiceId}::text), '{{document_number}}', ${documentNumber})::jsonb
       WHERE ${email !== null} AND ${invoiceId} IS NOT NULL
-      RETURNING id
     ), ${stockCtes(scope, changes, invoiceId, documentNumber)}
-    SELECT (SELECT row_to_json(inv) FROM inv) AS invoice, (SELECT id FROM mail) AS outbox_id, ${stockResultColumns}`);
-  const row = rowsOf<StockResult & { invoice: Record<string, unknown> | null; outbox_id: number | null }>(result)[0]!;
+    SELECT (SELECT row_to_json(inv) FROM inv) AS invoice, ${stockResultColumns}`);
+  const row = rowsOf<StockResult & { invoice: Record<string, unknown> | null }>(result)[0]!;
   // No number: the sequence ran out or expired since it was read (the stock moved above rolls back).
   if (!row.invoice) throw (await subtypeRefusal(db, scope, resolved.subtype.id, context.today)) ?? numberingUnavailable();
   await checkStockResult(db, changes, row);
-  // Pushed onto the outbox Queue once the request commits (outboxDispatch), so the email leaves in
-  // seconds; the cron sweep remains the fallback.
-  if (row.outbox_id !== null) noteOutboxMessage(db, Number(row.outbox_id));
   return serializeInvoice(rowFromJson(inv, row.invoice));
 }
 
