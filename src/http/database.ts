@@ -88,15 +88,17 @@ async function requestTransaction(c: Context<AppEnv>): Promise<RequestTransactio
   return tx;
 }
 
-/** A statement outside the tenant transaction (tenant resolution), on the request's connection. */
-export async function queryWithoutTenant<T extends Record<string, unknown>>(
-  c: Context<AppEnv>,
-  text: string,
-  params: unknown[],
-): Promise<T[]> {
+/**
+ * A statement outside the tenant transaction (tenant resolution), on the request's connection, as
+ * one simple-query message (no parameters: the caller inlines validated values). Outside a
+ * transaction, a pooler that multiplexes connections onto one backend — pglite-socket, behind
+ * `npm run dev` and the embedded tests — may interleave another connection's messages between a
+ * Parse and its Bind ("unnamed prepared statement does not exist"); a single message stays whole.
+ */
+export async function queryWithoutTenant<T extends Record<string, unknown>>(c: Context<AppEnv>, text: string): Promise<T[]> {
   const tx = await requestTransaction(c);
   try {
-    const result = await tx.client.query(text, params);
+    const result = await tx.client.query(text);
     return result.rows as T[];
   } catch (error) {
     throw unavailable(error, c.get("requestId"));

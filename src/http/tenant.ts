@@ -26,11 +26,8 @@ export const tenantFromHost = createMiddleware<AppEnv>(async (c, next) => {
   const cached = cache.get(subdomain);
   let tenant = cached && cached.until > Date.now() ? cached.tenant : undefined;
   if (!tenant) {
-    const rows = await queryWithoutTenant<{ id: number; subdomain: string; name: string }>(
-      c,
-      "SELECT id, subdomain, name FROM tenants WHERE subdomain = $1",
-      [subdomain],
-    );
+    // Inlined: `subdomain` matched SUBDOMAIN ([a-z0-9-] only), so it cannot hold a quote.
+    const rows = await queryWithoutTenant<{ id: number; subdomain: string; name: string }>(c, `SELECT id, subdomain, name FROM tenants WHERE subdomain = '${subdomain}'`);
     if (!rows[0]) throw new AppError("tenant_not_found", "Unknown tenant.");
     tenant = { id: Number(rows[0].id), subdomain: rows[0].subdomain, name: rows[0].name };
     cache.set(subdomain, { tenant, until: Date.now() + CACHE_TTL_MS });
