@@ -1,23 +1,38 @@
 /** The bench's stdout table and the README "## Performance" section, both from latest.json. */
 
+/** One autocannon load. */
+export interface Load {
+  connections: number;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  errors: number;
+}
+
+/** A scenario's round trips, counted one request at a time. */
+export interface RoundTrips {
+  samples: number;
+  statuses: Record<string, number>;
+  connectionsPerRequest: number;
+  setupRoundTrips: number;
+  roundTrips: number;
+  roundTripsMax: number;
+  samplesAboveTypical: number;
+  relayRoundTrips: number;
+  /** Round trips sent after the response (a read's COMMIT), not counted in roundTrips. */
+  afterResponseRoundTrips?: number;
+  /** What each round trip of the last sample carried. */
+  breakdown: string[];
+  worstBreakdown: string[];
+}
+
 export interface ScenarioResult {
   key: string;
   label: string;
   budget: number | null;
-  roundTrips: {
-    samples: number;
-    statuses: Record<string, number>;
-    connectionsPerRequest: number;
-    setupRoundTrips: number;
-    roundTrips: number;
-    roundTripsMax: number;
-    samplesAboveTypical: number;
-    relayRoundTrips: number;
-    breakdown: string[];
-    worstBreakdown: string[];
-    statements?: undefined;
-  };
-  loads: { connections: number; requestsPerSecond: number; p50: number; p99: number; requests: number; errors: number }[];
+  roundTrips: RoundTrips;
+  loads: Load[];
   rtt: { rttMs: number; p50: number; p50AtZero: number | null; errors: number } | null;
   pgbench: { connections: number; tps: number; tpsNewConnection: number; failed: number; ratio: number; ratioNewConnection: number }[] | { error: string } | null;
 }
@@ -30,7 +45,7 @@ export interface BenchResults {
   pooler?: string | null;
   /** Where the loads went: the Worker's own workerd socket, or wrangler's public (proxy) port. */
   loadTarget?: "direct" | "proxy";
-  listViaProxy?: { connections: number; requestsPerSecond: number; p50: number; p99: number; requests: number; errors: number } | null;
+  listViaProxy?: Load | null;
   options: { rttMs: number; durationSeconds: number; warmupSeconds: number; roundTripSamples: number; sizes: Record<string, number> };
   seedSeconds: number;
   bundle: { files: number; bytes: number; gzipBytes: number };
@@ -88,7 +103,7 @@ export function renderReadme(r: BenchResults) {
       const extra = s.roundTrips.samplesAboveTypical
         ? `\n  - (${s.roundTrips.samplesAboveTypical} of ${s.roundTrips.samples} samples took ${s.roundTrips.roundTripsMax}: ${s.roundTrips.worstBreakdown.find((b) => /FROM tenants/i.test(b)) ? "the per-isolate tenant cache (60 s) had expired, + SELECT … FROM tenants" : s.roundTrips.worstBreakdown.join("; ")})`
         : "";
-      const after = (s.roundTrips as { afterResponseRoundTrips?: number }).afterResponseRoundTrips ? " (+ COMMIT after the response)" : "";
+      const after = s.roundTrips.afterResponseRoundTrips ? " (+ COMMIT after the response)" : "";
       return `- **${s.label}** — ${s.roundTrips.roundTrips} after connecting${after}:\n${s.roundTrips.breakdown.map((b) => `  - RT ${b.replace(/\|/g, "\\|")}`).join("\n")}${extra}`;
     })
     .join("\n");

@@ -30,12 +30,13 @@ import { promisify } from "node:util";
 import zlib from "node:zlib";
 import pg from "pg";
 import { cliOptions } from "../scripts/lib/args";
-import { APP_ROLE, freePort, portAnswers, ROOT, runMigrations, startEmbedded, withDatabase, type DatabaseTarget } from "../scripts/lib/database";
+import { APP_ROLE, createTestDatabase, freePort, ROOT, type DatabaseTarget } from "../scripts/lib/database";
 import { startWsRelay, type WsRelay } from "../scripts/lib/ws-relay";
 import { startSniffer, type ConnectionRecord, type Sniffer, type Statement } from "./pg-sniffer";
 import { startPooler, type Pooler } from "./pooler";
+import { prng } from "./rnc-generator";
 import { seed, type Seeded } from "./seed";
-import { renderReadme, type BenchResults, type ScenarioResult } from "./report";
+import { renderReadme, type BenchResults, type Load, type RoundTrips, type ScenarioResult } from "./report";
 
 const exec = promisify(execFile);
 const TMP = path.join(ROOT, "bench/results/tmp");
@@ -80,44 +81,13 @@ interface Stack {
 const stack: Partial<Stack> = {};
 
 async function openDatabase(): Promise<Stack["database"]> {
-  const given = process.env.DATABASE_URL;
-  const local = !given && (await portAnswers("127.0.0.1", 5432));
-  if (!given && !local) {
+  const target = await createTestDatabase("sucursal_bench");
+  if (target.kind === "embedded") {
     console.log("No Postgres at DATABASE_URL or 127.0.0.1:5432: embedded PGlite (pgbench skipped).");
-    const target = await startEmbedded();
-    await runMigrations(target.ownerUrl);
     return { ...target, pgbench: null };
   }
-  const serverUrl = given ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  const name = `sucursal_bench_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const ownerUrl = withDatabase(serverUrl, name);
-  await runMigrations(ownerUrl);
-  let appUrl = ownerUrl;
-  let setRole: string | undefined = APP_ROLE;
-  if (!given) {
-    await admin.query(`ALTER ROLE ${APP_ROLE} LOGIN`);
-    const u = new URL(ownerUrl);
-    u.username = APP_ROLE;
-    u.password = "";
-    appUrl = u.toString();
-    setRole = undefined;
-  }
-  const parsed = new URL(appUrl);
-  return {
-    kind: given ? "external" : "local",
-    ownerUrl,
-    appUrl,
-    setRole,
-    tcpAddress: `${parsed.hostname}:${parsed.port || 5432}`,
-    pgbench: { host: parsed.hostname, port: Number(parsed.port || 5432), user: decodeURIComponent(parsed.username), db: name },
-    stop: async () => {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
-      await admin.end();
-    },
-  };
+  const app = new URL(target.appUrl);
+  return { ...target, pgbench: { host: app.hostname, port: Number(app.port || 5432), user: decodeURIComponent(app.username), db: new URL(target.ownerUrl).pathname.slice(1) } };
 }
 
 function envFile(values: Record<string, string | undefined>): string {
@@ -204,19 +174,8 @@ interface Scenario {
   make: () => Req;
 }
 
-function rng(seedValue: number) {
-  let a = seedValue >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function scenarios(s: Seeded, today: string): Scenario[] {
-  const r = rng(42);
+  const r = prng(42);
   const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
   const product = () => int(s.productIds[0], s.productIds[1]);
   const invoice = (lines: number): Req => {
@@ -252,22 +211,7 @@ const THROUGHPUT = ["health", "invoices_list", "invoice_get", "invoice_create", 
 // ---------------------------------------------------------------------------------------------
 // Round trips: one request at a time, counted per connection by the sniffer
 
-interface RoundTripResult {
-  samples: number;
-  statuses: Record<string, number>;
-  connectionsPerRequest: number;
-  setupRoundTrips: number;
-  roundTrips: number;
-  roundTripsMax: number;
-  samplesAboveTypical: number;
-  relayRoundTrips: number;
-  /** Round trips sent after the response (a read's COMMIT), not counted in roundTrips. */
-  afterResponseRoundTrips: number;
-  /** What each round trip of the last sample carried. */
-  breakdown: string[];
-  worstBreakdown: string[];
-  statements: Statement[];
-}
+type RoundTripResult = RoundTrips & { afterResponseRoundTrips: number; statements: Statement[] };
 
 function summarize(text: string): string {
   const t = text.replace(/\s+/g, " ").trim();
@@ -351,14 +295,6 @@ function send(port: number, host: string, token: string, req: Req): Promise<{ st
 // ---------------------------------------------------------------------------------------------
 // Throughput with autocannon
 
-interface Load {
-  connections: number;
-  requestsPerSecond: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  errors: number;
-}
 
 /** One autocannon load in a child process (bench/load.ts), over requests generated beforehand. */
 async function drive(url: string, host: string, token: string, scenario: Scenario, connections: number, seconds: number): Promise<Load> {
@@ -646,7 +582,7 @@ async function main() {
         key: s.key,
         label: s.label,
         budget: s.budget,
-        roundTrips: { ...rtr, statements: undefined },
+        roundTrips: (({ statements: _statements, ...counted }) => counted)(rtr),
         loads: ld,
         rtt: rtt[s.key] ? { rttMs: RTT_MS, p50: rtt[s.key]!.p50, p50AtZero: ld.find((l) => l.connections === 1)?.p50 ?? null, errors: rtt[s.key]!.errors } : null,
         pgbench: Array.isArray(pgb)

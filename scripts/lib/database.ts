@@ -89,10 +89,10 @@ export async function startEmbedded(dataDir?: string, requestedPort?: number): P
 }
 
 /**
- * A fresh, migrated database for one test run: DATABASE_URL's server, else 127.0.0.1:5432 when it
- * answers, else an in-memory PGlite.
+ * A fresh, migrated database for one test (or bench) run: DATABASE_URL's server, else
+ * 127.0.0.1:5432 when it answers, else an in-memory PGlite. Dropped by `stop()`.
  */
-export async function createTestDatabase(): Promise<DatabaseTarget> {
+export async function createTestDatabase(prefix = "sucursal_test"): Promise<DatabaseTarget> {
   const given = process.env.DATABASE_URL;
   // SUCURSAL_TEST_DATABASE=embedded forces PGlite, to check the path of a machine without Postgres.
   const forceEmbedded = process.env.SUCURSAL_TEST_DATABASE === "embedded";
@@ -103,7 +103,7 @@ export async function createTestDatabase(): Promise<DatabaseTarget> {
     return target;
   }
   const serverUrl = given ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  const name = `sucursal_test_${Date.now()}_${process.pid}`;
+  const name = `${prefix}_${Date.now()}_${process.pid}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
