@@ -1,4 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
+import { rowsOf } from "../db/rows";
 import { createMiddleware } from "hono/factory";
 import { Resend } from "resend";
 import { type Database, withTenantTransaction } from "../db/client";
@@ -233,7 +234,7 @@ export async function sweepOutbox(env: Env, options: { now?: Date; limit?: numbe
   const dueBefore = new Date(now.getTime() - SWEEP_GRACE_SECONDS * 1000).toISOString();
   const rows = await withTenantTransaction(env, null, async (db) => {
     const result = await db.execute(sql`SELECT tenant_id, id FROM outbox_due_messages(${options.limit ?? SWEEP_LIMIT}, ${dueBefore}::timestamptz)`);
-    return (result as unknown as { rows: { tenant_id: number; id: number }[] }).rows;
+    return rowsOf<{ tenant_id: number; id: number }>(result);
   });
   const refs = rows.map((r) => ({ tenant_id: Number(r.tenant_id), outbox_id: Number(r.id) }));
   if (refs.length) {

@@ -2,7 +2,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { expect } from "vitest";
 import { createApp } from "../../src/app";
 import { issueAccessToken } from "../../src/modules/auth/service";
-import { TEST_DOMAIN, client, type ApiResponse, type CallOptions, type Client } from "../support/api";
+import { client, readResponse, testRequest, v1, type ApiResponse, type CallOptions, type Client } from "../support/api";
 import { env } from "../support/env";
 import { catalogIds, createContact } from "../support/sales";
 import { asOwner, seedTenant, seedUser, seedWorkspace, uniqueName, type SeededTenant, type SeededUser } from "../support/seed";
@@ -53,8 +53,6 @@ export function expectErrorShape(res: ApiResponse, context = "") {
   }
 }
 
-const randomIp = () => `10.${Math.floor(Math.random() * 255)}.${Math.floor(Math.random() * 255)}.${Math.floor(Math.random() * 254) + 1}`;
-
 /**
  * Calls the app directly with env overrides (createApp().fetch), e.g. a lifted rate limit for
  * suites that are not about rate limits, or a database URL / relay under fault.
@@ -64,25 +62,11 @@ export async function appCall(
   path: string,
   options: CallOptions & { env?: Record<string, unknown> } = {},
 ): Promise<ApiResponse> {
-  const headers: Record<string, string> = { accept: "application/json", "cf-connecting-ip": options.ip ?? randomIp(), ...options.headers };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  let body = options.rawBody;
-  if (options.body !== undefined) {
-    body = JSON.stringify(options.body);
-    headers["content-type"] ??= "application/json";
-  }
-  const url = path.startsWith("http") ? path : `http://${subdomain}.${TEST_DOMAIN}${path.startsWith("/api") || path.startsWith("/webhooks") ? path : `/api/v1${path}`}`;
   const ctx = createExecutionContext();
-  const response = await createApp().fetch(
-    new Request(url, { method: options.method ?? (body ? "POST" : "GET"), headers, body }),
-    { ...env, ...options.env } as never,
-    ctx,
-  );
-  const text = await response.text();
+  const response = await createApp().fetch(testRequest(subdomain, v1(path), options), { ...env, ...options.env } as never, ctx);
+  const result = await readResponse(response);
   await waitOnExecutionContext(ctx);
-  let parsed: unknown = text;
-  if ((response.headers.get("content-type") ?? "").includes("json")) parsed = text ? JSON.parse(text) : null;
-  return { status: response.status, headers: response.headers, body: parsed, text };
+  return result;
 }
 
 /** Env overrides that lift the per-user limit for suites that are not about rate limiting. */

@@ -21,8 +21,8 @@ export interface ApiResponse<T = any> {
 
 const randomIp = () => `10.${Math.floor(Math.random() * 255)}.${Math.floor(Math.random() * 255)}.${Math.floor(Math.random() * 254) + 1}`;
 
-/** A request to the Worker's real fetch handler, on the tenant's host. */
-export async function call<T = any>(subdomain: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+/** The Request a test sends to the tenant's host: JSON body, bearer token, a client IP. */
+export function testRequest(subdomain: string, path: string, options: CallOptions = {}): Request {
   const headers: Record<string, string> = { accept: "application/json", "cf-connecting-ip": options.ip ?? randomIp(), ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body = options.rawBody;
@@ -31,16 +31,27 @@ export async function call<T = any>(subdomain: string, path: string, options: Ca
     headers["content-type"] ??= "application/json";
   }
   const url = path.startsWith("http") ? path : `http://${subdomain}.${TEST_DOMAIN}${path}`;
-  const response = await (exports as any).default.fetch(new Request(url, { method: options.method ?? (body ? "POST" : "GET"), headers, body }));
+  return new Request(url, { method: options.method ?? (body ? "POST" : "GET"), headers, body });
+}
+
+/** Status, headers, text and (for JSON) the parsed body of a response. */
+export async function readResponse<T = any>(response: Response): Promise<ApiResponse<T>> {
   const text = await response.text();
   let parsed: unknown = text;
   if ((response.headers.get("content-type") ?? "").includes("json")) parsed = text ? JSON.parse(text) : null;
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
 
+/** A request to the Worker's real fetch handler, on the tenant's host. */
+export async function call<T = any>(subdomain: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+  return readResponse<T>(await (exports as any).default.fetch(testRequest(subdomain, path, options)));
+}
+
+/** A path as clients write it: `/invoices` means `/api/v1/invoices`; /api/…, /webhooks/… and URLs stay. */
+export const v1 = (path: string) => (path.startsWith("/api/") || path.startsWith("/webhooks") || path.startsWith("http") ? path : `/api/v1${path}`);
+
 /** A client bound to one tenant and token, for the /api/v1 prefix. */
 export function client(subdomain: string, token?: string, defaults: Omit<CallOptions, "method" | "body"> = {}) {
-  const v1 = (path: string) => (path.startsWith("/api/") || path.startsWith("/webhooks") || path.startsWith("http") ? path : `/api/v1${path}`);
   const withDefaults = (options: CallOptions): CallOptions => ({ token, ...defaults, ...options, headers: { ...defaults.headers, ...options.headers } });
   return {
     get: <T = any>(path: string, options: CallOptions = {}) => call<T>(subdomain, v1(path), withDefaults({ ...options, method: "GET" })),

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, exists, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
+import { rowsOf } from "../../db/rows";
 import { alias } from "drizzle-orm/pg-core";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -173,7 +174,7 @@ export async function createTransfer(db: AnyDb, scope: CatalogScope, input: Crea
       (SELECT json_build_object('track_inventory', track_inventory, 'workspace_id', workspace_id)
        FROM products WHERE tenant_id = ${scope.tenantId} AND id = ${input.product_id}) AS product,
       ${stockResultColumns}`);
-  const row = (result as unknown as { rows: (StockResult & { destination_ok: boolean; product: { track_inventory: boolean; workspace_id: number | null } | null })[] }).rows[0]!;
+  const row = rowsOf<StockResult & { destination_ok: boolean; product: { track_inventory: boolean; workspace_id: number | null } | null }>(result)[0]!;
   if (!row.destination_ok) throw fieldError("to_workspace_id", "No such workspace that you can reach.");
   const product = row.product;
   if (!product || (product.workspace_id !== null && product.workspace_id !== scope.workspaceId && !scope.viewAll)) {

@@ -1,4 +1,5 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError } from "../../http/errors";
 import { Big } from "../../lib/decimal";
@@ -120,7 +121,7 @@ export async function checkStockResult(db: AnyDb, changes: StockChange[], result
 export async function applyStockChanges(db: AnyDb, actor: { tenantId: number; userId: number }, changes: StockChange[]): Promise<MovementRow[]> {
   if (changes.length === 0) return [];
   const result = await db.execute(sql`WITH ${stockCtes(actor, changes)} SELECT ${stockResultColumns}`);
-  return checkStockResult(db, changes, (result as unknown as { rows: StockResult[] }).rows[0]!);
+  return checkStockResult(db, changes, rowsOf<StockResult>(result)[0]!);
 }
 
 async function refuseInsufficient(db: AnyDb, changes: StockChange[], applied: { product_id: number; workspace_id: number }[]): Promise<never> {

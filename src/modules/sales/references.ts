@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { rowsOf } from "../../db/rows";
 import { fieldError } from "../../http/errors";
 import { formatDocumentNumber } from "../../lib/ncf";
 import type { CatalogScope } from "../products/shared";
@@ -100,7 +101,7 @@ export async function resolveDocument(
       (SELECT coalesce(json_agg(id), '[]') FROM salesmen WHERE tenant_id = ${t} AND is_active AND id = ANY(${intArray(salesmanIds)}::int[])) AS salesmen,
       (SELECT id FROM currencies WHERE tenant_id = ${t} AND
          ${input.currency_id == null ? sql`is_default` : sql`id = ${input.currency_id}`} LIMIT 1) AS currency_id`);
-  const loaded = (result as unknown as { rows: Loaded[] }).rows[0]!;
+  const loaded = rowsOf<Loaded>(result)[0]!;
   const inWorkspace = (workspaceId: number | null) => workspaceId === null || workspaceId === scope.workspaceId;
 
   if (!loaded.contact || !inWorkspace(loaded.contact.workspace_id)) throw fieldError("contact_id", "No such contact in this workspace.");
