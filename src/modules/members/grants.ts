@@ -1,0 +1,60 @@
+import { eq, sql, type SQL } from "drizzle-orm";
+import * as schema from "../../db/schema";
+import { AppError } from "../../http/errors";
+import type { AnyDb } from "../tenants/service";
+
+/**
+ * What a user holds in each workspace they are a member of. Roles apply tenant-wide but are held
+ * per workspace, so a rule about "the caller's permissions" must say in which workspace: the
+ * request's one only decides which routes the caller may reach.
+ */
+export interface Grant {
+  workspaceId: number;
+  roleName: string;
+  permissions: ReadonlySet<string>;
+}
+
+/** The built-in role that may do everything in a workspace. */
+export const ADMIN_ROLE = "admin";
+
+export const isAdminGrant = (grant: Grant | undefined): boolean => grant?.roleName === ADMIN_ROLE;
+
+/** The user's memberships, by workspace id, in one statement. */
+export async function grantsOf(db: AnyDb, userId: number): Promise<Map<number, Grant>> {
+  const rows = await db
+    .select({ workspaceId: schema.workspaceMembers.workspaceId, roleName: schema.roles.name, permissions: schema.roles.permissions })
+    .from(schema.workspaceMembers)
+    .innerJoin(schema.roles, eq(schema.roles.id, schema.workspaceMembers.roleId))
+    .where(eq(schema.workspaceMembers.userId, userId));
+  return new Map(rows.map((r) => [r.workspaceId, { workspaceId: r.workspaceId, roleName: r.roleName, permissions: new Set(r.permissions) }]));
+}
+
+/** The permissions of `required` that `grant` lacks (none when it is an admin grant). */
+export function missingIn(grant: Grant | undefined, required: Iterable<string>): string[] {
+  if (isAdminGrant(grant)) return [];
+  return [...new Set(required)].filter((p) => !grant?.permissions.has(p)).sort();
+}
+
+/**
+ * Refuses with 403 `forbidden` unless, in every workspace of `workspaceIds`, the user is an admin or
+ * holds every permission of `required`. `what` completes "You need … to …".
+ */
+export function assertHeldInEvery(grants: Map<number, Grant>, workspaceIds: Iterable<number>, required: Iterable<string>, what: string): void {
+  const needed = [...new Set(required)];
+  for (const workspaceId of new Set(workspaceIds)) {
+    const missing = missingIn(grants.get(workspaceId), needed);
+    if (missing.length) {
+      throw new AppError("forbidden", `You cannot ${what}: it needs ${missing.join(", ")} in workspace ${workspaceId}, which you do not hold there.`);
+    }
+  }
+}
+
+/**
+ * `column IN (workspaces where the user is a member holding `permission`)`, for a write's WHERE:
+ * a row is written only under a permission held in the workspace that owns it. Membership only:
+ * `view_all_locations` grants visibility, never writes.
+ */
+export function memberWorkspacesHolding(column: SQL | SQL.Aliased | { getSQL(): SQL }, userId: number, permission: string): SQL {
+  return sql`${column} IN (SELECT m.workspace_id FROM workspace_members m JOIN roles r ON r.id = m.role_id
+    WHERE m.user_id = ${userId} AND (${permission} = ANY(r.permissions) OR r.name = ${ADMIN_ROLE}))`;
+}
