@@ -28,6 +28,7 @@ import { salesmenRouter } from "./modules/salesmen/routes";
 import { bankAccountsRouter } from "./modules/bank-accounts/routes";
 import { rncRouter } from "./modules/rnc/routes";
 import { integrationsRouter } from "./modules/integrations/routes";
+import { usersRouter } from "./modules/users/routes";
 import { outboxDispatch } from "./jobs/outbox";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -110,6 +111,7 @@ export function createApp() {
   api.route("/", bankAccountsRouter);
   api.route("/", rncRouter);
   api.route("/", integrationsRouter);
+  api.route("/", usersRouter);
   app.route("/", api);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });

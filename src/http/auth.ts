@@ -9,9 +9,10 @@ const unauthenticated = () => new AppError("unauthenticated", "Unauthenticated."
 
 /**
  * Everything a request needs to know about its caller, in one statement sent with BEGIN: the token
- * (unexpired, not revoked), the user, the target workspace and the permissions there — the
- * `request_context` function (drizzle/0011), whose plan the backend caches. The values inlined are
- * an integer and a uuid validated by the token parser, and an integer header.
+ * (unexpired, not revoked), the user (not deactivated), the target workspace and the permissions
+ * there — the `request_context` function (drizzle/0011, re-created by 0014), whose plan the backend
+ * caches. The values inlined are an integer and a uuid validated by the token parser, and an
+ * integer header.
  */
 function contextQuery(userId: number, tokenId: string, workspaceId: number | null): string {
   const header = workspaceId === null ? "NULL" : String(workspaceId);

@@ -15,6 +15,7 @@ export const errorStatus = {
   conflict: 409,
   owner_cannot_be_removed: 409,
   owner_role_immutable: 409,
+  owner_cannot_be_deactivated: 409,
   role_in_use: 409,
   in_use: 409,
   invoice_not_editable: 409,

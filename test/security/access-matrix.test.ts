@@ -6,12 +6,13 @@ import { TEST_DOMAIN, type ApiResponse } from "../support/api";
 import { inParallel } from "../support/parallel";
 import { seedTenant, seedUser, uniqueName, type SeededTenant } from "../support/seed";
 import { concreteRoutes, type ConcreteRoute } from "./routes";
-import { appCall, buildWorld, NO_LIMIT, expectErrorShape, expiredToken, forgedToken, record, revokedToken, TokenPool, unsignedToken, type World } from "./world";
+import { appCall, buildWorld, deactivatedUserToken, NO_LIMIT, expectErrorShape, expiredToken, forgedToken, record, revokedToken, TokenPool, unsignedToken, type World } from "./world";
 
 /**
  * Every operation of the route table × hostile identities. The expected answer of each pair is
  * derived from the route's access rule and the resource its path names (see README, Reliability):
- *   - no token, a forged / unsigned / expired / revoked token, another tenant's token → 401
+ *   - no token, a forged / unsigned / expired / revoked token, another tenant's token, a token of a
+ *     deactivated user → 401
  *     `unauthenticated` on every non-public route; public routes answer a 4xx (bad credentials,
  *     unknown invitation, unverified webhook);
  *   - a viewer of W1 on every write guarded by a permission → 403 `forbidden`;
@@ -61,6 +62,7 @@ let viewers: TokenPool;
 let revoked: TokenPool;
 let otherAdmins: TokenPool;
 let expired: string;
+let deactivated: string;
 let forged: string;
 let unsigned: string;
 let routes: ConcreteRoute[];
@@ -130,6 +132,7 @@ describe("access matrix over every operation of the route table", () => {
     revoked = await TokenPool.of(nonPublic, () => revokedToken(world.tenant));
     otherAdmins = await TokenPool.of(routes.filter((r) => r.namesTenantObject).length, async () => (await seedUser(other, { role: "admin", workspaceIds: [other.workspaceId] })).token);
     expired = await expiredToken(world.tenant, world.tenant.admin.id);
+    deactivated = await deactivatedUserToken(world.tenant);
     forged = await forgedToken(world.tenant);
     unsigned = unsignedToken(world.tenant);
   }, 120_000);
@@ -143,13 +146,14 @@ describe("access matrix over every operation of the route table", () => {
     expect(missing.map((r) => r.key)).toEqual([]);
   });
 
-  it("refuses anonymous, forged, unsigned, expired, revoked and other-tenant tokens with 401 (public routes with a 4xx)", async () => {
+  it("refuses anonymous, forged, unsigned, expired, revoked, deactivated users' and other-tenant tokens with 401 (public routes with a 4xx)", async () => {
     const anonymous: [string, (() => string) | undefined][] = [
       ["no token", undefined],
       ["forged", () => forged],
       ["unsigned", () => unsigned],
       ["expired", () => expired],
       ["revoked", () => revoked.next()],
+      ["deactivated user's", () => deactivated],
       ["other tenant's token", () => other.admin.token],
       ["garbage", () => "not.a.jwt"],
     ];

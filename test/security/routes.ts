@@ -40,6 +40,9 @@ function resolver(world: World): Record<string, { id: string | number; scope: Sc
     "workspace-context": { id: world.w1, scope: "self" },
     "workspace/invitations": { id: o.invitation.id, scope: "workspace" },
     "workspace/members": { id: o.w1Viewer.id, scope: "workspace" },
+    // Deactivation of W1's viewer: no identity of the suites may succeed (only admins of every
+    // workspace of the user may), and the viewer is no owner nor anyone's token.
+    users: { id: o.w1Viewer.id, scope: "workspace" },
     "messaging-bots": { id: o.bot.id, scope: "workspace" },
     "chat-accounts": { id: o.chat.id, scope: "workspace" },
     roles: { id: o.role.id, scope: "tenant" },
@@ -69,6 +72,8 @@ export function validBody(world: World, method: string, path: string): unknown {
   const line = { product_id: o.product.id, quantity: "1", unit_price: "1.00" };
   const bodies: Record<string, unknown> = {
     "POST /api/v1/auth/tokens": { email: `${uniqueName("nobody")}@nowhere.do`, password: "not the password" },
+    // A wrong current password: the fuzz (as the world's admin) can never change the password.
+    "POST /api/v1/me/password": { current_password: "not the current password", new_password: "a long enough new password" },
     "POST /api/v1/stock-transfers": { product_id: o.shared.id, to_workspace_id: world.w3, quantity: "1" },
     "POST /api/v1/inventory-adjustments": { items: [{ product_id: o.product.id, quantity_adjustment: "1", reason: "found" }] },
     "POST /api/v1/inventory/initial-stock": { items: [{ product_id: o.shared.id, quantity: "1" }] },

@@ -197,6 +197,18 @@ export async function revokedToken(tenant: SeededTenant): Promise<string> {
   return user.token;
 }
 
+/**
+ * A live, unrevoked token of a deactivated user — as a login racing the deactivation could leave
+ * one (the deactivation itself revokes the tokens it finds): only request_context refuses it.
+ */
+export async function deactivatedUserToken(tenant: SeededTenant): Promise<string> {
+  const user = await seedUser(tenant, { role: "admin", workspaceIds: [tenant.workspaceId] });
+  const res = await tenant.api.post(`/users/${user.id}/deactivate`);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const { token } = await asOwner((db) => issueAccessToken(db, env.JWT_SECRET, { tenantId: tenant.tenantId, userId: user.id, name: "raced" }));
+  return token;
+}
+
 /** A token signed with another key but otherwise well-formed (the tenant and user are real). */
 export async function forgedToken(tenant: SeededTenant): Promise<string> {
   const { SignJWT } = await import("jose");

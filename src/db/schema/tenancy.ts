@@ -34,6 +34,8 @@ export const users = pgTable(
     currentWorkspaceId: integer("current_workspace_id").references((): AnyPgColumn => workspaces.id, {
       onDelete: "set null",
     }),
+    /** Set while the account is deactivated: no login, and request_context finds no caller. */
+    deactivatedAt: timestamp("deactivated_at", { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -20,14 +20,18 @@ export async function issueAccessToken(
   return { token, tokenId, expiresAt };
 }
 
-/** Email and password of a user of this tenant; one answer for every failure, so nothing is hinted. */
+/**
+ * Email and password of an active user of this tenant; one answer for every failure, so nothing is
+ * hinted. A deactivated account is refused after the same hash verification as any other, so
+ * neither the answer nor the time it takes tells that the account exists.
+ */
 export async function checkCredentials(db: AnyDb, email: string, password: string) {
   const [user] = await db
-    .select({ id: schema.users.id, passwordHash: schema.users.passwordHash })
+    .select({ id: schema.users.id, passwordHash: schema.users.passwordHash, deactivatedAt: schema.users.deactivatedAt })
     .from(schema.users)
     .where(sql`lower(${schema.users.email}) = ${email.trim().toLowerCase()}`);
   const valid = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
-  if (!user || !valid) throw new AppError("invalid_credentials", "These credentials do not match our records.");
+  if (!user || !valid || user.deactivatedAt !== null) throw new AppError("invalid_credentials", "These credentials do not match our records.");
   return user.id;
 }
 

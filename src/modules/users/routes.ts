@@ -1,0 +1,104 @@
+import { createMiddleware } from "hono/factory";
+import { requireAuth } from "../../http/auth";
+import type { AppEnv } from "../../http/context";
+import { tenantDb } from "../../http/database";
+import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { paginate, paginated } from "../../http/pagination";
+import { requireWorkspace } from "../../http/workspace";
+import { MessageResponse } from "../auth/schemas";
+import { ChangePasswordBody, TenantUser, TenantUserResponse, UserListQuery } from "./schemas";
+import { assertAdmin, changePassword, deactivateUser, listUsers, reactivateUser } from "./service";
+
+/** The tenant's user accounts (administrators) and the caller's own password. */
+export const usersRouter = createRouter();
+const tags = ["Users"];
+
+/** The admin check of these routes, stated in the README's permission table. */
+const ADMIN_NOTE = "and the built-in `admin` role in the request's workspace";
+
+/** Runs after the route's permission gate and before its input is read. */
+const adminOnly = createMiddleware<AppEnv>(async (c, next) => {
+  assertAdmin(requireWorkspace(c));
+  await next();
+});
+
+const list = defineRoute(
+  { permission: "members:view" },
+  {
+    method: "get",
+    path: `${V1}/users`,
+    tags,
+    summary: "The company's users, active and deactivated, with their workspaces and roles",
+    "x-access-note": ADMIN_NOTE,
+    middleware: [adminOnly] as const,
+    request: { query: UserListQuery },
+    responses: { 200: jsonResponse("Users", paginated(TenantUser)), ...commonErrors },
+  },
+);
+
+usersRouter.openapi(list, async (c) => {
+  const query = c.req.valid("query");
+  const { data, total } = await listUsers(await tenantDb(c), query);
+  return c.json(paginate(c, query, total, data), 200);
+});
+
+const deactivate = defineRoute(
+  { permission: "members:delete" },
+  {
+    method: "post",
+    path: `${V1}/users/{id}/deactivate`,
+    tags,
+    summary: "Deactivate a user: no login, every token revoked at once (not yourself, not a workspace owner)",
+    description:
+      "The caller must be an admin in the request's workspace and in every workspace where the user is a member (403 `forbidden`). " +
+      "The owner of a workspace must transfer it first (409 `owner_cannot_be_deactivated`); deactivating yourself is 409 `conflict`.",
+    "x-access-note": `${ADMIN_NOTE} and in every workspace of the user`,
+    middleware: [adminOnly] as const,
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("User deactivated", TenantUserResponse), ...commonErrors, ...errorResponses(404, 409) },
+  },
+);
+
+usersRouter.openapi(deactivate, async (c) => {
+  const { id } = c.req.valid("param");
+  const user = await deactivateUser(await tenantDb(c), requireAuth(c).userId, id);
+  return c.json({ data: user, message: "User deactivated; their access tokens were revoked." }, 200);
+});
+
+const reactivate = defineRoute(
+  { permission: "members:edit" },
+  {
+    method: "post",
+    path: `${V1}/users/{id}/reactivate`,
+    tags,
+    summary: "Reactivate a user: they may log in again (tokens revoked at deactivation stay revoked)",
+    description: "The caller must be an admin in the request's workspace and in every workspace where the user is a member (403 `forbidden`).",
+    "x-access-note": `${ADMIN_NOTE} and in every workspace of the user`,
+    middleware: [adminOnly] as const,
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("User reactivated", TenantUserResponse), ...commonErrors, ...errorResponses(404) },
+  },
+);
+
+usersRouter.openapi(reactivate, async (c) => {
+  const { id } = c.req.valid("param");
+  const user = await reactivateUser(await tenantDb(c), requireAuth(c).userId, id);
+  return c.json({ data: user, message: "User reactivated; they must log in again." }, 200);
+});
+
+const password = defineRoute("authenticated", {
+  method: "post",
+  path: `${V1}/me/password`,
+  tags,
+  summary: "Change the caller's password; their other tokens are revoked, this one keeps working",
+  description: "A wrong `current_password` is 422 on that field; `new_password` needs at least 12 characters.",
+  request: jsonBody(ChangePasswordBody),
+  responses: { 200: jsonResponse("Password changed", MessageResponse), ...commonErrors },
+});
+
+usersRouter.openapi(password, async (c) => {
+  const body = c.req.valid("json");
+  const revoked = await changePassword(await tenantDb(c), requireAuth(c), body.current_password, body.new_password);
+  const others = revoked === 1 ? "1 other access token was" : `${revoked} other access tokens were`;
+  return c.json({ message: `Password changed; ${others} revoked.` }, 200);
+});

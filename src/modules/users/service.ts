@@ -1,0 +1,146 @@
+import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql } from "drizzle-orm";
+import * as schema from "../../db/schema";
+import type { WorkspaceContext } from "../../http/context";
+import { AppError, fieldError, notFound } from "../../http/errors";
+import type { ListQuery } from "../../http/pagination";
+import { timestamp } from "../../lib/format";
+import { hashPassword, verifyPassword } from "../../lib/password";
+import { ADMIN_ROLE, grantsOf, isAdminGrant } from "../members/grants";
+import { countWhere, likePattern, orderBy } from "../products/shared";
+import type { AnyDb } from "../tenants/service";
+
+const { users, workspaces, workspaceMembers, roles, accessTokens } = schema;
+
+type UserRow = Pick<typeof users.$inferSelect, "id" | "name" | "email" | "deactivatedAt" | "createdAt">;
+type Membership = { userId: number; id: number; name: string; role: string };
+
+/**
+ * The users routes are for the tenant's administrators: the caller must hold the built-in admin
+ * role in the request's workspace as a member (a workspace reached through view_all_locations gives
+ * no role there). The route's declared permission is only the first gate.
+ */
+export function assertAdmin(workspace: WorkspaceContext): void {
+  if (workspace.roleName !== ADMIN_ROLE) {
+    throw new AppError("forbidden", "Only an administrator of this workspace can manage the company's users.");
+  }
+}
+
+export function serializeUser(user: UserRow, memberships: Membership[]) {
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    status: user.deactivatedAt === null ? ("active" as const) : ("deactivated" as const),
+    deactivated_at: timestamp(user.deactivatedAt),
+    created_at: timestamp(user.createdAt)!,
+    workspaces: memberships.filter((m) => m.userId === user.id).map((m) => ({ id: m.id, name: m.name, role: m.role })),
+  };
+}
+
+const userColumns = { id: users.id, name: users.name, email: users.email, deactivatedAt: users.deactivatedAt, createdAt: users.createdAt };
+
+/** The workspaces (with role names) of the given users, in workspace order. */
+async function membershipsOf(db: AnyDb, userIds: number[]): Promise<Membership[]> {
+  if (!userIds.length) return [];
+  return db
+    .select({ userId: workspaceMembers.userId, id: workspaces.id, name: workspaces.name, role: roles.name })
+    .from(workspaceMembers)
+    .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
+    .innerJoin(roles, eq(roles.id, workspaceMembers.roleId))
+    .where(inArray(workspaceMembers.userId, userIds))
+    .orderBy(asc(workspaces.id));
+}
+
+export type UserFilter = "status" | "search";
+export type UserSort = "name" | "email" | "created_at";
+
+/** The tenant's users (row-level security keeps them to the tenant), each with their workspaces. */
+export async function listUsers(db: AnyDb, query: ListQuery<UserFilter, UserSort>) {
+  const f = query.filters;
+  const where = and(
+    f.status === "active" ? isNull(users.deactivatedAt) : f.status === "deactivated" ? isNotNull(users.deactivatedAt) : undefined,
+    f.search ? or(sql`${users.name} ILIKE ${likePattern(f.search)}`, sql`${users.email} ILIKE ${likePattern(f.search)}`) : undefined,
+  );
+  const column = { name: users.name, email: users.email, created_at: users.createdAt }[query.sort.field];
+  const rows = await db
+    .select({ user: userColumns, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .from(users)
+    .where(where)
+    .orderBy(orderBy(column, users.id, query.sort.descending))
+    .limit(query.perPage)
+    .offset((query.page - 1) * query.perPage);
+  const page = rows.map((r) => r.user);
+  const memberships = await membershipsOf(db, page.map((u) => u.id));
+  const total = rows[0]?.total ?? (query.page > 1 ? await countWhere(db, users, where) : 0);
+  return { data: page.map((u) => serializeUser(u, memberships)), total };
+}
+
+/**
+ * The target user, locked (concurrent deactivations and reactivations of one user run one after
+ * the other), after checking the caller may act on them: an admin in EVERY workspace where the
+ * target is a member — else an admin of one branch could lock out another branch's staff or admin.
+ */
+async function lockManageable(db: AnyDb, callerId: number, targetId: number, verb: string) {
+  const [target] = await db.select(userColumns).from(users).where(eq(users.id, targetId)).for("update");
+  if (!target) throw notFound("User");
+  const memberships = await membershipsOf(db, [targetId]);
+  const grants = await grantsOf(db, callerId);
+  for (const membership of memberships) {
+    if (!isAdminGrant(grants.get(membership.id))) {
+      throw new AppError("forbidden", `You cannot ${verb} this user: they are a member of workspace ${membership.id}, where you are not an administrator.`);
+    }
+  }
+  return { target, memberships };
+}
+
+/**
+ * Deactivates a user: they cannot log in, and every token of theirs is revoked at once (a
+ * reactivation therefore needs a new login). The owner of a workspace must hand it over first, and
+ * nobody deactivates themselves (that would leave no one to undo it from this account). Deactivating
+ * a deactivated user changes nothing (their first deactivated_at stays).
+ */
+export async function deactivateUser(db: AnyDb, callerId: number, targetId: number) {
+  if (targetId === callerId) throw new AppError("conflict", "You cannot deactivate your own account.");
+  const { target, memberships } = await lockManageable(db, callerId, targetId, "deactivate");
+  const [owned] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.ownerId, targetId)).limit(1);
+  if (owned) {
+    throw new AppError("owner_cannot_be_deactivated", `This user owns workspace ${owned.id}: transfer its ownership before deactivating them.`);
+  }
+  const [updated] = await db
+    .update(users)
+    .set({ deactivatedAt: sql`coalesce(${users.deactivatedAt}, now())`, updatedAt: sql`now()` })
+    .where(eq(users.id, target.id))
+    .returning(userColumns);
+  await db.update(accessTokens).set({ revokedAt: sql`now()` }).where(and(eq(accessTokens.userId, target.id), isNull(accessTokens.revokedAt)));
+  return serializeUser(updated!, memberships);
+}
+
+/** Lets a deactivated user log in again; tokens revoked by the deactivation stay revoked. */
+export async function reactivateUser(db: AnyDb, callerId: number, targetId: number) {
+  const { target, memberships } = await lockManageable(db, callerId, targetId, "reactivate");
+  const [updated] = await db
+    .update(users)
+    .set({ deactivatedAt: null, updatedAt: sql`now()` })
+    .where(eq(users.id, target.id))
+    .returning(userColumns);
+  return serializeUser(updated!, memberships);
+}
+
+/**
+ * Changes the caller's password after checking the current one (a stolen token alone cannot take
+ * the account over), and revokes the caller's other tokens: whoever held them must log in with the
+ * new password. The token of this request keeps working. Returns how many tokens were revoked.
+ */
+export async function changePassword(db: AnyDb, auth: { userId: number; tokenId: string }, currentPassword: string, newPassword: string): Promise<number> {
+  const [user] = await db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, auth.userId)).for("update");
+  if (!user || !(await verifyPassword(currentPassword, user.passwordHash))) {
+    throw fieldError("current_password", "The current password is incorrect.");
+  }
+  await db.update(users).set({ passwordHash: await hashPassword(newPassword), updatedAt: sql`now()` }).where(eq(users.id, auth.userId));
+  const revoked = await db
+    .update(accessTokens)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(accessTokens.userId, auth.userId), ne(accessTokens.id, auth.tokenId), isNull(accessTokens.revokedAt)))
+    .returning({ id: accessTokens.id });
+  return revoked.length;
+}
