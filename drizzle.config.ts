@@ -1,7 +1,8 @@
 import { defineConfig } from "drizzle-kit";
 
-// Migrations are generated from src/db/schema and applied by scripts/lib/migrate.ts as the
-// database owner (tests, `npm run dev`, `npm run db:migrate`).
+// Migrations are generated from src/db/schema and applied as the database owner: by
+// runMigrations (scripts/lib/database.ts) for the tests and `npm run dev`, and in production with
+// `npx drizzle-kit migrate` (docs/operations.md).
 export default defineConfig({
   dialect: "postgresql",
   schema: "./src/db/schema/index.ts",

@@ -57,7 +57,7 @@ export default defineConfig({
         },
       },
       {
-        // Static checks that need Node (a JSON-schema compiler; reading the README).
+        // Static checks that need Node (a JSON-schema compiler; reading docs/permissions.md).
         test: { name: "node", environment: "node", include: ["test/node/**/*.test.ts"] },
       },
     ],

@@ -1,4 +1,4 @@
-/** The bench's stdout table and the README "## Performance" section, both from latest.json. */
+/** The bench's stdout table and the generated block of docs/performance.md, both from latest.json. */
 
 /** One autocannon load. */
 export interface Load {
@@ -62,7 +62,7 @@ function verdict(ok: boolean) {
   return ok ? "✅" : "❌";
 }
 
-export function renderReadme(r: BenchResults) {
+export function renderPerformance(r: BenchResults) {
   const rows: string[] = [];
   rows.push("| Endpoint | DB round trips after connecting (budget) | c | req/s | p50 ms | p99 ms | errors | pgbench tps (persistent / new conn.) | API ÷ pgbench (persistent / new conn.) |");
   rows.push("|---|---|---|---|---|---|---|---|---|");
@@ -108,9 +108,7 @@ export function renderReadme(r: BenchResults) {
     })
     .join("\n");
 
-  const section = `## Performance
-
-${START}
+  const block = `${START}
 Measured by \`npm run bench\` on ${r.date.slice(0, 10)}: ${r.machine.cpus} CPUs (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB RAM, ${r.machine.platform}, Node ${r.machine.node}; ${r.database}${r.pooler ? `, behind PgBouncer ${r.pooler.replace(/^PgBouncer\s*/i, "")} as Neon's pooled endpoint is in production` : ", no connection pooler (each request's connection forks a backend)"}; \`wrangler dev\` (workerd, its inspector off) on the same machine, loads sent ${r.loadTarget === "proxy" ? "to its public port" : "to the socket of the workerd running the Worker (the dev proxy worker in front of it is measured apart)"}; each load generator in its own process. Seed: 1 tenant, 4 workspaces, ${r.options.sizes.products} products with stock, ${r.options.sizes.contacts} contacts, ${r.options.sizes.invoices} invoices of 3 lines, ${r.options.sizes.rncRecords} RNC records (bulk SQL in ${r.seedSeconds} s). Each load: ${r.options.warmupSeconds} s warm-up, then ${r.options.durationSeconds} s measured with autocannon; the bench env raises the rate limits to 100,000,000/min (the limiter is not what is measured). Whole run: ${r.seconds} s.
 
 ${budgets.join("\n")}
@@ -128,16 +126,14 @@ Latency with distance to the database (\`--rtt-ms ${r.options.rttMs}\`: the rela
 ${rttRows.join("\n")}
 
 pgbench runs the statements the endpoint issued (captured at the relay, values inlined, the NCF replaced by the number the transaction itself took) as one transaction per request, same concurrency, simple protocol; "persistent" keeps its connections, "new conn." reconnects per transaction (\`-C\`) as the Worker's pool-per-request does.
-${r.skipped.length ? `\nNot measured: ${r.skipped.join("; ")}.\n` : ""}${END}
-`;
+${r.skipped.length ? `\nNot measured: ${r.skipped.join("; ")}.\n` : ""}${END}`;
 
-  const readme = (current: string): string => {
-    const startAt = current.indexOf("## Performance\n");
+  /** docs/performance.md with the block between the bench markers replaced (appended when missing). */
+  const page = (current: string): string => {
+    const startAt = current.indexOf(START);
     const endAt = current.indexOf(END);
-    if (startAt >= 0 && endAt > startAt) return current.slice(0, startAt) + section.trimEnd() + current.slice(endAt + END.length);
-    const security = current.indexOf("## Security model");
-    if (security < 0) return `${current.trimEnd()}\n\n${section}`;
-    return current.slice(0, security) + section + "\n" + current.slice(security);
+    if (startAt >= 0 && endAt > startAt) return current.slice(0, startAt) + block + current.slice(endAt + END.length);
+    return `${current.trimEnd()}\n\n${block}\n`;
   };
-  return { table, readme };
+  return { table, page };
 }

@@ -1,6 +1,6 @@
 /**
  * npm run bench [-- --rtt-ms 20] [--duration 8] [--warmup 2] [--rt-samples 20] [--invoices 100000] [--no-readme]
- * npm run bench -- --readme-only   (regenerates the README section from bench/results/latest.json)
+ * npm run bench -- --readme-only   (regenerates docs/performance.md's generated block from bench/results/latest.json)
  * npm run bench -- --only invoices_list,health   (those scenarios; results in bench/results/tmp/partial.json)
  * npm run bench -- --hold   (starts the stack, prints how to call it, waits: for profiling by hand)
  *
@@ -18,7 +18,8 @@
  * 7. the limit: pgbench (simple protocol, persistent connections, and -C: a new connection per
  *    transaction, as the Worker does) running the captured statements at the same concurrency;
  * 8. the Worker bundle (wrangler deploy --dry-run --outdir), gzip size.
- * Output: a table on stdout, bench/results/latest.json, and the README's "## Performance" section.
+ * Output: a table on stdout, bench/results/latest.json, and the generated block of docs/performance.md
+ * (between the bench markers; `--no-readme` leaves it alone — the flag names predate the docs/ split).
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -36,12 +37,14 @@ import { startSniffer, type ConnectionRecord, type Sniffer, type Statement } fro
 import { startPooler, type Pooler } from "./pooler";
 import { prng } from "./rnc-generator";
 import { seed, type Seeded } from "./seed";
-import { renderReadme, type BenchResults, type Load, type RoundTrips, type ScenarioResult } from "./report";
+import { renderPerformance, type BenchResults, type Load, type RoundTrips, type ScenarioResult } from "./report";
 
 const exec = promisify(execFile);
 const TMP = path.join(ROOT, "bench/results/tmp");
 const RESULTS = path.join(ROOT, "bench/results/latest.json");
-/** A run of some scenarios (`--only`) writes here and leaves latest.json and the README alone. */
+/** Where the generated "Performance" block lives (between the bench markers of bench/report.ts). */
+const PERFORMANCE_DOC = path.join(ROOT, "docs/performance.md");
+/** A run of some scenarios (`--only`) writes here and leaves latest.json and docs/performance.md alone. */
 const PARTIAL_RESULTS = path.join(TMP, "partial.json");
 const WATCHDOG_MS = 15 * 60_000;
 
@@ -599,20 +602,19 @@ async function main() {
   };
   const resultsFile = options.only ? PARTIAL_RESULTS : RESULTS;
   fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2) + "\n");
-  const { table, readme } = renderReadme(results);
+  const { table, page } = renderPerformance(results);
   console.log(`\n${table}`);
   if (!options["no-readme"] && !options.only) {
-    const file = path.join(ROOT, "README.md");
-    fs.writeFileSync(file, readme(fs.readFileSync(file, "utf8")));
-    console.log("README.md: ## Performance regenerated.");
+    fs.writeFileSync(PERFORMANCE_DOC, page(fs.readFileSync(PERFORMANCE_DOC, "utf8")));
+    console.log("docs/performance.md: the bench block regenerated.");
   }
   console.log(`Results: ${path.relative(ROOT, resultsFile)} (${results.seconds} s).`);
 }
 
 if (options["readme-only"]) {
-  const file = path.join(ROOT, "README.md");
-  fs.writeFileSync(file, renderReadme(JSON.parse(fs.readFileSync(RESULTS, "utf8")) as BenchResults).readme(fs.readFileSync(file, "utf8")));
-  console.log("README.md: ## Performance regenerated from bench/results/latest.json.");
+  const { page } = renderPerformance(JSON.parse(fs.readFileSync(RESULTS, "utf8")) as BenchResults);
+  fs.writeFileSync(PERFORMANCE_DOC, page(fs.readFileSync(PERFORMANCE_DOC, "utf8")));
+  console.log("docs/performance.md: the bench block regenerated from bench/results/latest.json.");
   process.exit(0);
 }
 

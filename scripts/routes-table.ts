@@ -1,11 +1,11 @@
 /**
- * Regenerates README.md's permission table (between the permissions-table markers) from the route
- * table every `defineRoute` fills, and the built-in roles from src/lib/permissions.ts.
+ * Regenerates docs/permissions.md's permission table (between the permissions-table markers) from
+ * the route table every `defineRoute` fills, and the built-in roles from src/lib/permissions.ts.
  *
- *   npm run docs:routes            # rewrite README.md
- *   npm run docs:routes -- --check # exit 1 when README.md is out of date
+ *   npm run docs:routes            # rewrite docs/permissions.md
+ *   npm run docs:routes -- --check # exit 1 when docs/permissions.md is out of date
  *
- * test/node/route-permissions.test.ts fails when the README differs from what this prints.
+ * test/node/route-permissions.test.ts fails when docs/permissions.md differs from what this prints.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -15,7 +15,7 @@ import { builtinRoles, permissionCatalog } from "../src/lib/permissions";
 
 export const START_MARKER = "<!-- permissions-table:start -->";
 export const END_MARKER = "<!-- permissions-table:end -->";
-export const README_PATH = fileURLToPath(new URL("../README.md", import.meta.url));
+export const PERMISSIONS_DOC_PATH = fileURLToPath(new URL("../docs/permissions.md", import.meta.url));
 
 const METHOD_ORDER = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
@@ -66,27 +66,27 @@ export function renderPermissionsBlock(): string {
   return lines.join("\n");
 }
 
-/** The README with the block between the markers replaced. */
-export function withPermissionsBlock(readme: string, block = renderPermissionsBlock()): string {
-  const start = readme.indexOf(START_MARKER);
-  const end = readme.indexOf(END_MARKER);
-  if (start < 0 || end < start) throw new Error(`README.md must contain ${START_MARKER} followed by ${END_MARKER}`);
-  return `${readme.slice(0, start + START_MARKER.length)}\n${block}\n${readme.slice(end)}`;
+/** The page (docs/permissions.md) with the block between the markers replaced. */
+export function withPermissionsBlock(page: string, block = renderPermissionsBlock()): string {
+  const start = page.indexOf(START_MARKER);
+  const end = page.indexOf(END_MARKER);
+  if (start < 0 || end < start) throw new Error(`docs/permissions.md must contain ${START_MARKER} followed by ${END_MARKER}`);
+  return `${page.slice(0, start + START_MARKER.length)}\n${block}\n${page.slice(end)}`;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const readme = readFileSync(README_PATH, "utf8");
-  const updated = withPermissionsBlock(readme);
+  const page = readFileSync(PERMISSIONS_DOC_PATH, "utf8");
+  const updated = withPermissionsBlock(page);
   if (process.argv.includes("--check")) {
-    if (updated !== readme) {
-      console.error("README.md's permission table is out of date: run `npm run docs:routes`.");
+    if (updated !== page) {
+      console.error("docs/permissions.md's permission table is out of date: run `npm run docs:routes`.");
       process.exit(1);
     }
-    console.log("README.md's permission table is up to date.");
-  } else if (updated === readme) {
-    console.log(`README.md's permission table is up to date (${routeTable.length} routes).`);
+    console.log("docs/permissions.md's permission table is up to date.");
+  } else if (updated === page) {
+    console.log(`docs/permissions.md's permission table is up to date (${routeTable.length} routes).`);
   } else {
-    writeFileSync(README_PATH, updated);
-    console.log(`README.md's permission table regenerated (${routeTable.length} routes).`);
+    writeFileSync(PERMISSIONS_DOC_PATH, updated);
+    console.log(`docs/permissions.md's permission table regenerated (${routeTable.length} routes).`);
   }
 }

@@ -20,7 +20,7 @@ export interface RouteAccess {
   access: Access;
 }
 
-/** Every route declared through defineRoute, with its access rule: the source of the README table. */
+/** Every route declared through defineRoute, with its access rule: the source of docs/permissions.md. */
 export const routeTable: RouteAccess[] = [];
 
 /** Declares an endpoint once: zod schemas validate, type the handler and document it. */

@@ -1,6 +1,6 @@
 /**
- * The catalog of permission identifiers (`<resource>:<action>`) and the built-in roles. The README's
- * permission table is generated from the route table (`npm run docs:routes`) and checked by
+ * The catalog of permission identifiers (`<resource>:<action>`) and the built-in roles. The
+ * permission table of docs/permissions.md is generated from the route table (`npm run docs:routes`) and checked by
  * test/node/route-permissions.test.ts.
  */
 const crud = (resource: string, label: string) => ({

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { routeTable } from "../../src/http/openapi";
 import { allPermissions, builtinRoles, permissionCatalog } from "../../src/lib/permissions";
-import { README_PATH, renderPermissionsBlock, withPermissionsBlock } from "../../scripts/routes-table";
+import { PERMISSIONS_DOC_PATH, renderPermissionsBlock, withPermissionsBlock } from "../../scripts/routes-table";
 
 const app = createApp();
 const document = app.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Sucursal API", version: "1.0.0" } });
@@ -62,10 +62,10 @@ describe("route permissions", () => {
     }
   });
 
-  it("keeps README.md's permission table identical to the generated one (run `npm run docs:routes`)", () => {
-    const readme = readFileSync(README_PATH, "utf8");
+  it("keeps docs/permissions.md's permission table identical to the generated one (run `npm run docs:routes`)", () => {
+    const page = readFileSync(PERMISSIONS_DOC_PATH, "utf8");
     const block = renderPermissionsBlock();
-    expect(withPermissionsBlock(readme, block)).toBe(readme);
+    expect(withPermissionsBlock(page, block)).toBe(page);
     for (const route of routeTable) expect(block).toContain(`| ${route.method} | \`${route.path}\` |`);
   });
 });

@@ -10,7 +10,7 @@ import { appCall, buildWorld, deactivatedUserToken, NO_LIMIT, expectErrorShape, 
 
 /**
  * Every operation of the route table × hostile identities. The expected answer of each pair is
- * derived from the route's access rule and the resource its path names (see README, Reliability):
+ * derived from the route's access rule and the resource its path names (see docs/reliability.md):
  *   - no token, a forged / unsigned / expired / revoked token, another tenant's token, a token of a
  *     deactivated user → 401
  *     `unauthenticated` on every non-public route; public routes answer a 4xx (bad credentials,

@@ -5,7 +5,7 @@ import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "dri
  * The DGII taxpayer (RNC) registry: public data shared by every tenant, so a global table (no
  * tenant_id, no row-level security). Each sync writes a complete new generation of rows tagged with
  * its run id; readers only read the generation of the latest completed run, and completing a run
- * deletes every other generation in the same transaction. See the README, "RNC registry".
+ * deletes every other generation in the same transaction. See docs/operations.md, "RNC registry sync".
  *
  * `search` is the accent- and case-folded `identification \n name \n comercial_name` (folded in
  * TypeScript by `foldForSearch`), indexed with a pg_trgm GIN index (migration 0004, custom SQL).
