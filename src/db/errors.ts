@@ -54,6 +54,24 @@ function keyColumns(detail: string | undefined): string[] {
   return match ? match[1]!.split(",").map((name) => name.trim().replace(/^"|"$/g, "")) : [];
 }
 
+/**
+ * The referencing column of a drizzle-named foreign key, `<table>_<column>_<referenced table>_<referenced column>_fk`:
+ * under row-level security Postgres leaves the key out of the detail ("Key is not present in table
+ * "currencies"."), so the constraint's name is what tells which column it was.
+ */
+function foreignKeyColumn(pg: PgErrorFields): string | undefined {
+  const { constraint, table } = pg;
+  if (!constraint || !table || !constraint.startsWith(`${table}_`) || !constraint.endsWith("_fk")) return undefined;
+  const middle = constraint.slice(table.length + 1, -"_fk".length);
+  const referenced = /table "([^"]+)"/.exec(pg.detail ?? "")?.[1];
+  if (referenced) {
+    const suffix = middle.lastIndexOf(`_${referenced}_`);
+    if (suffix > 0) return middle.slice(0, suffix);
+  }
+  const idEnd = middle.indexOf("_id_");
+  return idEnd > 0 ? middle.slice(0, idEnd + "_id".length) : undefined;
+}
+
 const fieldFor = (column: string | undefined) => (column && !SERVER_COLUMNS.has(column) ? column : "body");
 
 const invalid = (field: string, message: string) => new AppError("validation_failed", "The given data was invalid.", { [field]: [message] });
@@ -88,7 +106,7 @@ export function databaseErrorResponse(error: unknown): AppError | null {
       if (/^update or delete on table/.test(pg.message ?? "")) {
         return new AppError("in_use", "The record is still referenced by other records and cannot be removed.");
       }
-      const column = keyColumns(pg.detail).find((name) => name !== "tenant_id");
+      const column = keyColumns(pg.detail).find((name) => name !== "tenant_id") ?? foreignKeyColumn(pg);
       const field = (pg.constraint && FOREIGN_KEY_FIELDS[pg.constraint]) ?? fieldFor(column);
       return invalid(field, field === "body" ? "A record this request refers to does not exist." : "No such record (it may have been deleted).");
     }
