@@ -154,12 +154,12 @@ export function errorLogFields(error: unknown): Record<string, unknown> {
     Object.assign(fields, { sqlState: pg.code, constraint: pg.constraint, table: pg.table, column: pg.column });
     if ((pg as unknown) !== err) {
       fields.causeClass = (pg as object).constructor?.name;
-      fields.cause = (pg.message ?? "").replace(QUOTED, (quoted, inner: string) => (identifiers.has(inner) ? quoted : '"…"'));
+      fields.causeMessage = (pg.message ?? "").replace(QUOTED, (quoted, inner: string) => (identifiers.has(inner) ? quoted : '"…"'));
     } else {
       message = message.replace(QUOTED, (quoted, inner: string) => (identifiers.has(inner) ? quoted : '"…"'));
     }
   }
-  fields.message = withoutParams(message).slice(0, 2_000);
+  fields.errorMessage = withoutParams(message).slice(0, 2_000);
   fields.stack = (err.stack ?? "")
     .split("\n")
     .filter((line) => /^\s+at /.test(line))
