@@ -18,12 +18,15 @@ export interface PgErrorFields {
   column?: string;
 }
 
+/** A SQLSTATE: its class is two digits/letters starting with a digit, or F0, HV, P0, XX (not "EPIPE"). */
+const SQLSTATE = /^(?:[0-9][0-9A-Z]|F0|HV|P0|XX)[0-9A-Z]{3}$/;
+
 /** The Postgres error behind `error`, walking `.cause` (drizzle wraps the driver's error). */
 export function postgresError(error: unknown): PgErrorFields | null {
   let current: unknown = error;
   for (let depth = 0; current && depth < 5; depth++) {
     const candidate = current as Partial<PgErrorFields> & { cause?: unknown };
-    if (typeof candidate.code === "string" && /^[0-9A-Z]{5}$/.test(candidate.code)) return candidate as PgErrorFields;
+    if (typeof candidate.code === "string" && SQLSTATE.test(candidate.code)) return candidate as PgErrorFields;
     current = candidate.cause;
   }
   return null;
