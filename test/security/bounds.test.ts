@@ -107,6 +107,24 @@ describe("amounts: each accepted line and document fits numeric(14,2)", () => {
   });
 });
 
+describe("stock levels: a sum beyond numeric(14,2) is refused, not a 500", () => {
+  it("an adjustment that would carry a level past 999,999,999,999.99 → 422, the level unchanged", async () => {
+    const product = await createProduct(tenant.api);
+    const stocked = await api.post("/inventory/initial-stock", { items: [{ product_id: product.id, quantity: MAX }] });
+    expect(stocked.status, stocked.text).toBe(201);
+    // Each quantity fits its column; the level they add up to does not. The service does not
+    // check the sum, so Postgres' numeric overflow (22003) is what refuses it, mapped to 422.
+    const res = await api.post("/inventory-adjustments", { items: [{ product_id: product.id, quantity_adjustment: "0.01", reason: "found" }] });
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.code).toBe("validation_failed");
+    expectErrorShape(res as never);
+    const level = await asOwner(async (db) =>
+      rowsOf<{ quantity: string }>(await db.execute(sql`SELECT quantity::text FROM stock_levels WHERE product_id = ${product.id} AND workspace_id = ${tenant.workspaceId}`))[0]!.quantity,
+    );
+    expect(level).toBe(MAX);
+  });
+});
+
 describe("dates: real calendar days from 1900-01-01 to 2199-12-31, in bodies and filters", () => {
   it("refuses body dates beyond the limits (and year 0, which Postgres cannot store) with 422 on the field", async () => {
     const line = { product_id: productId, quantity: "1", unit_price: "1", tax_ids: [] };
