@@ -70,7 +70,11 @@ function errorResponse(c: ErrorContext, error: Error): Response {
   // of range, NUL in text, …) is a 422/409, and a transaction it aborted (class 40) a 503 to retry.
   const refused = databaseErrorResponse(error);
   if (refused) {
-    if (refused.status === 503) log.warn("transaction aborted by the database", { requestId: c.get("requestId"), ...errorLogFields(error) });
+    // Logged (without parameters): a refusal that reaches here is a bound or check the request
+    // schemas or services missed, or contention; the client's answer is the same either way.
+    const what = refused.status === 503 ? "transaction aborted by the database" : "input refused by the database";
+    const { stack: _stack, errorMessage, ...fields } = errorLogFields(error);
+    log.warn(what, { requestId: c.get("requestId"), status: refused.status, ...fields, statement: String(errorMessage).slice(0, 300) });
     return appErrorResponse(c, refused);
   }
   const requestIdValue = c.get("requestId");
