@@ -4,6 +4,7 @@ import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { log } from "./lib/log";
+import { databaseErrorResponse, errorLogFields } from "./db/errors";
 import type { AppEnv } from "./http/context";
 import { databaseSession } from "./http/database";
 import { AppError } from "./http/errors";
@@ -48,12 +49,16 @@ const jsonOnly = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-function errorResponse(c: Parameters<Parameters<OpenAPIHono<AppEnv>["onError"]>[0]>[1], error: Error): Response {
-  if (error instanceof AppError) {
-    const response = c.json(error.toBody(), error.status as ContentfulStatusCode);
-    for (const [name, value] of Object.entries(error.headers ?? {})) response.headers.set(name, value);
-    return response;
-  }
+type ErrorContext = Parameters<Parameters<OpenAPIHono<AppEnv>["onError"]>[0]>[1];
+
+function appErrorResponse(c: ErrorContext, error: AppError): Response {
+  const response = c.json(error.toBody(), error.status as ContentfulStatusCode);
+  for (const [name, value] of Object.entries(error.headers ?? {})) response.headers.set(name, value);
+  return response;
+}
+
+function errorResponse(c: ErrorContext, error: Error): Response {
+  if (error instanceof AppError) return appErrorResponse(c, error);
   if (error instanceof HTTPException && error.status === 400) {
     return c.json({ message: "The request body is not valid JSON.", code: "malformed_json" }, 400);
   }
@@ -62,14 +67,20 @@ function errorResponse(c: Parameters<Parameters<OpenAPIHono<AppEnv>["onError"]>[
   if (error instanceof HTTPException && error.status === 415) {
     return c.json({ message: "Request bodies must be JSON (Content-Type: application/json).", code: "unsupported_media_type" }, 415);
   }
-  // Postgres refuses NUL characters in text ("\u0000"): invalid input, not a server error.
-  const sqlState = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
-  if (sqlState === "22021" || sqlState === "22P05") {
-    const message = "Text must not contain NUL (\\u0000) or characters the database cannot store.";
-    return c.json({ message: "The given data was invalid.", code: "validation_failed", errors: { body: [message] } }, 422);
+  // What the database refused because of the input (a foreign key, a check, a number or date out
+  // of range, NUL in text, …) is a 422/409, and a transaction it aborted (class 40) a 503 to retry.
+  const refused = databaseErrorResponse(error);
+  if (refused) {
+    // Logged (without parameters): a refusal that reaches here is a bound or check the request
+    // schemas or services missed, or contention; the client's answer is the same either way.
+    const what = refused.status === 503 ? "transaction aborted by the database" : "input refused by the database";
+    const { stack: _stack, errorMessage, ...fields } = errorLogFields(error);
+    log.warn(what, { requestId: c.get("requestId"), status: refused.status, ...fields, statement: String(errorMessage).slice(0, 300) });
+    return appErrorResponse(c, refused);
   }
   const requestIdValue = c.get("requestId");
-  log.error("unhandled error", { requestId: requestIdValue, error: error.message, stack: error.stack });
+  // The error's class, SQLSTATE and constraint; never the query's parameters (request data).
+  log.error("unhandled error", { requestId: requestIdValue, ...errorLogFields(error) });
   return c.json({ message: `Server error. Reference: ${requestIdValue}`, code: "internal_error" }, 500);
 }
 

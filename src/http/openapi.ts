@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
+import { idParam } from "../lib/bounds";
 import { authenticate } from "./auth";
 import type { AppEnv } from "./context";
 import { validationError } from "./errors";
@@ -75,6 +76,5 @@ export const jsonResponse = <T extends z.ZodType>(description: string, schema: T
   content: { "application/json": { schema } },
 });
 
-export const IdParam = z.object({
-  id: z.coerce.number().int().positive().max(2_147_483_647).openapi({ param: { name: "id", in: "path" }, example: 1 }),
-});
+/** `{id}` in a path: an int4 id in canonical form (src/lib/bounds.ts), else 422 on `id`. */
+export const IdParam = z.object({ id: idParam("id") });

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { isIdText } from "../lib/bounds";
 import type { AppEnv } from "./context";
 
 export interface ListQuery<F extends string, S extends string> {
@@ -74,8 +75,4 @@ export function paginate<T>(c: Context<AppEnv>, query: { page: number; perPage: 
 
 /** `filter[…_id]=N`: a positive integer that fits Postgres' integer (larger ids cannot exist). */
 export const idFilter = (message = "Must be an id (a positive integer).") =>
-  z
-    .string()
-    .regex(/^[1-9]\d{0,9}$/, message)
-    .refine((value) => Number(value) <= 2_147_483_647, message)
-    .optional();
+  z.string().refine(isIdText, message).optional();

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import Big from "big.js";
+import { MONEY_MAX } from "./bounds";
 
 Big.RM = Big.roundHalfUp;
 export { Big };
@@ -39,11 +40,12 @@ export function decimalInput(options: { min?: string; max?: string; scale?: numb
         ctx.addIssue({ code: "custom", message: `Must be at most ${options.max}.` });
         return z.NEVER;
       }
-      return amount.toFixed(scale);
+      // "-0" is zero: never answer or store a signed zero ("-0.00").
+      return (amount.eq(0) ? new Big(0) : amount).toFixed(scale);
     })
     .openapi({ type: "string", example: "100.00", description: `Decimal as a string or number, at most ${scale} decimals` });
 }
 
-/** Money amounts: 0 to 999,999,999,999.99 unless told otherwise. */
+/** Money amounts: 0 to 999,999,999,999.99 (numeric(14,2)) unless told otherwise. */
 export const moneyInput = (options: { min?: string; max?: string; positive?: boolean } = {}) =>
-  decimalInput({ min: "0", max: "999999999999.99", ...options, scale: 2 });
+  decimalInput({ min: "0", max: MONEY_MAX, ...options, scale: 2 });

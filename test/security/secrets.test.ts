@@ -58,6 +58,20 @@ describe("secrets never appear in a response body or a log line", () => {
       // Paths that always log: the database unavailable (503) with the token in the request.
       await keep(call(tenant.subdomain, "/me", { token: issued, env: { DATABASE_URL: "postgres://sucursal_app@127.0.0.1:1/x" } }));
       await keep(call(tenant.subdomain, "/me", { token: issued, headers: { authorization: `Bearer ${issued}` }, env: { DATABASE_URL: "postgres://sucursal_app@127.0.0.1:1/x" } }));
+      // A database error nothing maps (a trigger raising XX000 on a marked insert): the 500's log
+      // line names the error's class, SQLSTATE and constraint, and none of the query's parameters.
+      await asOwner(async (db) => {
+        await db.execute(sql.raw(`CREATE OR REPLACE FUNCTION test_secrets_forced_failure() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN RAISE EXCEPTION 'forced failure' USING ERRCODE = 'XX000', CONSTRAINT = 'salesmen_forced_failure', TABLE = 'salesmen'; END $$`));
+        await db.execute(sql.raw(`CREATE OR REPLACE TRIGGER test_secrets_forced_failure BEFORE INSERT ON salesmen
+          FOR EACH ROW WHEN (NEW.full_name LIKE 'zz-forced-failure-%') EXECUTE FUNCTION test_secrets_forced_failure()`));
+      });
+      const parameters = { full_name: uniqueName("zz-forced-failure-"), email: `${uniqueName("param")}@secreto.do`, phone: `809${Date.now() % 10_000_000}` };
+      const forced = await keep(as.post("/salesmen", parameters));
+      expect(forced.status, forced.text).toBe(500);
+      const unhandled = lines.filter((line) => line.includes('"unhandled error"'));
+      expect(unhandled.length).toBe(1);
+      expect(JSON.parse(unhandled[0]!)).toMatchObject({ errorClass: "DrizzleQueryError", sqlState: "XX000", constraint: "salesmen_forced_failure", table: "salesmen" });
       await keep(as.delete("/auth/tokens/current"));
       await keep(call(tenant.subdomain, "/api/v1/me", { token: issued })); // revoked now
 
@@ -72,6 +86,9 @@ describe("secrets never appear in a response body or a log line", () => {
         "the chat app secret": chatSecrets.app_secret,
         "the webhook verify token": chatSecrets.webhook_verify_token,
         password: DEFAULT_PASSWORD,
+        "a query parameter (name)": parameters.full_name,
+        "a query parameter (email)": parameters.email,
+        "a query parameter (phone)": parameters.phone,
       };
       const leaks: string[] = [];
       for (const [name, secret] of Object.entries(secrets)) {

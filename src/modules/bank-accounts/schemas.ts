@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { idInput } from "../../lib/bounds";
 import { nullableText } from "../products/shared";
 
 export const BANK_ACCOUNT_TYPES = ["bank", "cash", "credit_card", "other"] as const;
@@ -7,7 +8,7 @@ const fields = {
   name: z.string().trim().min(1).max(255),
   type: z.enum(BANK_ACCOUNT_TYPES).optional(),
   account_number: nullableText(50),
-  currency_id: z.number().int().positive().max(2_147_483_647).optional(),
+  currency_id: idInput().optional(),
   is_active: z.boolean().optional(),
 };
 

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { idInput } from "../../lib/bounds";
 import { moneyInput } from "../../lib/decimal";
 import { IDENTIFICATION_TYPES } from "../../lib/identification";
 import { nullableText } from "../products/shared";
@@ -20,11 +21,7 @@ const fields = {
   address: nullableText(1000),
   notes: nullableText(5000),
   credit_limit: moneyInput().nullable().optional(),
-  workspace_id: z
-    .number()
-    .int()
-    .positive()
-    .max(2_147_483_647)
+  workspace_id: idInput()
     .nullable()
     .optional()
     .openapi({ description: "Default: the request's workspace; null shares the contact with every workspace" }),

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
+import { idParam } from "../../lib/bounds";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../products/shared";
 import {
   CreateDocumentSubtypeBody,
@@ -109,7 +110,7 @@ documentSubtypesRouter.openapi(remove, async (c) => {
 });
 
 const WorkspaceIdParam = z.object({
-  id: z.coerce.number().int().positive().max(2_147_483_647).openapi({ param: { name: "id", in: "path" }, example: 1 }),
+  id: idParam("id"),
 });
 
 const setPreferred = defineRoute({ permission: "workspaces:edit" }, {

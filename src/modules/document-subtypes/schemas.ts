@@ -1,14 +1,11 @@
 import { z } from "@hono/zod-openapi";
+import { dateInput, idInput } from "../../lib/bounds";
 
 export const DOCUMENT_TYPES = ["invoice", "quotation", "credit_note"] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
 const sequence = z.number().int().min(1).max(9_999_999_999);
-const isoDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, "Must be a date YYYY-MM-DD.")
-  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), "Must be a valid date.")
-  .openapi({ type: "string", format: "date", example: "2027-12-31" });
+const isoDate = dateInput().openapi({ type: "string", format: "date", example: "2027-12-31" });
 
 export const CreateDocumentSubtypeBody = z
   .object({
@@ -78,7 +75,7 @@ export const DocumentSubtype = z
 export const PreferredSubtypeBody = z
   .object({
     type: z.enum(DOCUMENT_TYPES),
-    document_subtype_id: z.number().int().positive().max(2_147_483_647).nullable().openapi({ description: "null clears the preference" }),
+    document_subtype_id: idInput().nullable().openapi({ description: "null clears the preference" }),
   })
   .openapi("PreferredDocumentSubtypeRequest");
 
@@ -94,7 +91,7 @@ export const PreferredSubtype = z
 export const ValidateNcfBody = z
   .object({
     ncf: z.string().trim().min(1).max(40).openapi({ example: "B0100000001" }),
-    document_subtype_id: z.number().int().positive().max(2_147_483_647),
+    document_subtype_id: idInput(),
   })
   .openapi("ValidateNcfRequest");
 

@@ -1,12 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { idParam } from "../../lib/bounds";
 
-const id = (name: string) =>
-  z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(2_147_483_647)
-    .openapi({ param: { name, in: "path" }, example: 1 });
+const id = (name: string) => idParam(name);
 
 export const BotParam = z.object({ bot: id("bot") });
 export const AccountParam = z.object({ account: id("account") });

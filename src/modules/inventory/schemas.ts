@@ -1,10 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
+import { dateInput, idInput, idQuery, MONEY_MAX } from "../../lib/bounds";
 import { decimalInput } from "../../lib/decimal";
 
-const id = () => z.number().int().positive().max(2_147_483_647);
+const id = () => idInput();
 const text = (max: number) => z.string().trim().max(max).optional();
-const positiveQuantity = () => decimalInput({ positive: true, max: "999999999999.99" });
+const positiveQuantity = () => decimalInput({ positive: true, max: MONEY_MAX });
 
 export const CreateTransferBody = z
   .object({
@@ -25,7 +26,7 @@ export const CreateAdjustmentBody = z
       .array(
         z.object({
           product_id: id(),
-          quantity_adjustment: decimalInput({ min: "-999999999999.99", max: "999999999999.99" }).refine((v) => Number(v) !== 0, "Must not be 0."),
+          quantity_adjustment: decimalInput({ min: `-${MONEY_MAX}`, max: MONEY_MAX }).refine((v) => Number(v) !== 0, "Must not be 0."),
           reason: AdjustmentReason,
           notes: text(1000),
         }),
@@ -41,8 +42,8 @@ export const InitialStockBody = z
       .array(
         z.object({
           product_id: id(),
-          quantity: decimalInput({ min: "0", max: "999999999999.99" }),
-          cost: decimalInput({ min: "0", max: "999999999999.99" }).optional(),
+          quantity: decimalInput({ min: "0", max: MONEY_MAX }),
+          cost: decimalInput({ min: "0", max: MONEY_MAX }).optional(),
         }),
       )
       .min(1)
@@ -51,7 +52,7 @@ export const InitialStockBody = z
   .openapi("InitialStock");
 
 export const MinimumBody = z
-  .object({ workspace_id: id(), minimum_quantity: decimalInput({ min: "0", max: "999999999999.99" }) })
+  .object({ workspace_id: id(), minimum_quantity: decimalInput({ min: "0", max: MONEY_MAX }) })
   .openapi("StockMinimum");
 
 const Ref = z.object({ id: z.number(), name: z.string() });
@@ -150,21 +151,21 @@ export const AdjustmentListQuery = listQuerySchema({
   defaultSort: "-created_at",
 });
 
-const isoDate = z.iso.date();
+const isoDate = dateInput();
 
 export const MovementReportQuery = z
   .object({
     page: z.coerce.number().int().min(1).max(1_000_000).default(1),
     per_page: z.coerce.number().int().min(1).max(100).default(15),
-    product_id: z.coerce.number().int().positive().max(2_147_483_647).optional(),
-    workspace_id: z.coerce.number().int().positive().max(2_147_483_647).optional(),
+    product_id: idQuery(),
+    workspace_id: idQuery(),
     type: z.enum(["sale", "purchase", "transfer_out", "transfer_in", "adjustment", "initial_stock"]).optional(),
     date_from: isoDate.optional(),
     date_to: isoDate.optional(),
   })
   .strict();
 
-export const LowStockQuery = z.object({ workspace_id: z.coerce.number().int().positive().max(2_147_483_647).optional() }).strict();
+export const LowStockQuery = z.object({ workspace_id: idQuery() }).strict();
 
 export type CreateTransferInput = z.output<typeof CreateTransferBody>;
 export type CreateAdjustmentInput = z.output<typeof CreateAdjustmentBody>;

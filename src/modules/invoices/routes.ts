@@ -5,6 +5,7 @@ import { tenantDb } from "../../http/database";
 import { idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
+import { idParam } from "../../lib/bounds";
 import { dominicanToday } from "../document-subtypes/service";
 import { catalogScope, dataOnly, MessageResponse } from "../products/shared";
 import { renderDocumentPdf } from "../sales/pdf";
@@ -152,7 +153,7 @@ invoicesRouter.openapi(
 );
 
 const PaymentParams = IdParam.extend({
-  payment_id: z.coerce.number().int().positive().max(2_147_483_647).openapi({ param: { name: "payment_id", in: "path" } }),
+  payment_id: idParam("payment_id"),
 });
 
 invoicesRouter.openapi(

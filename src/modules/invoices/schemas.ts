@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
 import { moneyInput } from "../../lib/decimal";
+import { dateInput as dateFilter } from "../../lib/bounds";
 import { dateInput, id, LineItemOutput, LineItems } from "../sales/schemas";
 
 export const INVOICE_STATUSES = ["pending_payment", "partially_paid", "paid", "cancelled", "draft"] as const;
@@ -108,7 +109,7 @@ export const InvoiceListQuery = listQuerySchema({
   filters: {
     status: z.enum(["pending_payment", "partially_paid", "paid", "cancelled", "draft"]).optional(),
     contact_id: idFilter("Must be a contact id."),
-    issue_date: z.iso.date().optional(),
+    issue_date: dateFilter().optional(),
   },
   sorts: ["issue_date", "document_number", "total_amount", "created_at"] as const,
   defaultSort: "-issue_date",

@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { listQuerySchema } from "../../http/pagination";
+import { idParam } from "../../lib/bounds";
 
 export const UserIdParam = z.object({
-  user_id: z.coerce.number().int().positive().max(2_147_483_647).openapi({ param: { name: "user_id", in: "path" }, example: 2 }),
+  user_id: idParam("user_id", 2),
 });
 
 export const UpdateMemberBody = z

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { idInput } from "../../lib/bounds";
 import { moneyInput } from "../../lib/decimal";
 import { nullableText } from "./shared";
 
@@ -14,9 +15,9 @@ const fields = {
   cost: moneyInput().nullable().optional(),
   track_inventory: z.boolean().optional(),
   allow_negative_stock: z.boolean().optional(),
-  default_tax_ids: z.array(z.number().int().positive().max(2_147_483_647)).max(20).optional(),
+  default_tax_ids: z.array(idInput()).max(20).optional(),
   is_active: z.boolean().optional(),
-  workspace_id: z.number().int().positive().max(2_147_483_647).nullable().optional(),
+  workspace_id: idInput().nullable().optional(),
 };
 
 export const CreateProductBody = z.object(fields).openapi("CreateProductRequest");

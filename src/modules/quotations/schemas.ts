@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { listQuerySchema } from "../../http/pagination";
+import { idFilter, listQuerySchema } from "../../http/pagination";
 import { dateInput, id, LineItemOutput, LineItems } from "../sales/schemas";
 
 export const QUOTATION_STATUSES = ["draft", "sent", "approved", "rejected", "converted", "cancelled"] as const;
@@ -109,11 +109,7 @@ export const ConvertedQuotation = z
 export const QuotationListQuery = listQuerySchema({
   filters: {
     status: z.enum(QUOTATION_STATUSES).optional(),
-    contact_id: z
-      .string()
-      .regex(/^[1-9]\d{0,9}$/, "Must be a contact id.")
-      .refine((v) => Number(v) <= 2_147_483_647, "Must be a contact id.")
-      .optional(),
+    contact_id: idFilter("Must be a contact id."),
   },
   sorts: ["issue_date", "document_number", "total_amount", "created_at"] as const,
   defaultSort: "-issue_date",

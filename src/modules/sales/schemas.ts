@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { dateInput, idInput } from "../../lib/bounds";
 import { decimalInput, moneyInput } from "../../lib/decimal";
 
 export const MAX_LINES = 500;
-const id = () => z.number().int().positive().max(2_147_483_647);
+const id = () => idInput();
 
 /** A line of an invoice or quotation request. `discount` is a percentage of the line subtotal. */
 export const LineItemInput = z.object({
@@ -33,5 +34,4 @@ export const LineItemOutput = z
   })
   .openapi("LineItem");
 
-export const dateInput = () => z.iso.date();
-export { id };
+export { dateInput, id };

@@ -1,0 +1,74 @@
+import { z } from "@hono/zod-openapi";
+
+/**
+ * The ranges of the database columns that request values end up in, defined once: every value a
+ * schema accepts must be one Postgres can store, so that out-of-range input is a 422 on its field
+ * and never a database error (a 500 before src/db/errors.ts, a field-less 422 after it).
+ */
+
+/** Ids are Postgres `integer` (int4): 1 to 2,147,483,647. A larger id cannot exist. */
+export const INT4_MAX = 2_147_483_647;
+
+/** numeric(14,2): money amounts and quantities (12 integer digits, 2 decimals). */
+export const MONEY_MAX = "999999999999.99";
+
+/**
+ * Dates (`date` columns, and filters compared with them or with timestamps): Postgres itself takes
+ * 4713 BC to 5874897 AD, but not year 0 and not every calendar the client might mean; a business
+ * date outside 1900-2199 is a typo, so the API keeps to that range.
+ */
+export const DATE_MIN = "1900-01-01";
+export const DATE_MAX = "2199-12-31";
+
+const ID_TEXT = /^[1-9]\d{0,9}$/;
+const DATE_TEXT = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Whether `text` (a positive integer in canonical decimal form) is an int4 id. */
+export const isIdText = (text: string) => ID_TEXT.test(text) && Number(text) <= INT4_MAX;
+
+/** An id in a JSON body: an integer 1..INT4_MAX. */
+export const idInput = (message = `Must be an id (an integer from 1 to ${INT4_MAX}).`) =>
+  z.number({ error: message }).int(message).min(1, message).max(INT4_MAX, message);
+
+/**
+ * An id in the path: canonical decimal digits ("12", not "012", "1e1" or " 12") within int4, as a
+ * number. Anything else is a 422 naming the parameter, before any database work.
+ */
+export const idParam = (name: string, example = 1) =>
+  z
+    .string()
+    .refine(isIdText, `Must be an id (an integer from 1 to ${INT4_MAX}).`)
+    .transform(Number)
+    .openapi({ param: { name, in: "path" }, type: "integer", example });
+
+/** An id in the query string (not a list filter): as in the path, optional. */
+export const idQuery = () =>
+  z
+    .string()
+    .refine(isIdText, `Must be an id (an integer from 1 to ${INT4_MAX}).`)
+    .transform(Number)
+    .optional()
+    .openapi({ type: "integer" });
+
+/** Whether a YYYY-MM-DD string names a real day of the Gregorian calendar (no 2026-02-30). */
+export function isCalendarDate(text: string): boolean {
+  if (!DATE_TEXT.test(text)) return false;
+  const [year, month, day] = text.split("-").map(Number) as [number, number, number];
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+  return day <= days;
+}
+
+/**
+ * A date (body field or filter): YYYY-MM-DD, a real calendar day, from DATE_MIN to DATE_MAX
+ * (zero-padded ISO dates compare as strings). Kept as the string.
+ */
+export const dateInput = () =>
+  z
+    .string()
+    .superRefine((value, ctx) => {
+      if (!isCalendarDate(value)) ctx.addIssue({ code: "custom", message: "Must be a real date in the form YYYY-MM-DD." });
+      else if (value < DATE_MIN || value > DATE_MAX) ctx.addIssue({ code: "custom", message: `Must be between ${DATE_MIN} and ${DATE_MAX}.` });
+    })
+    .openapi({ type: "string", format: "date", example: "2026-11-20", description: `A date from ${DATE_MIN} to ${DATE_MAX}` });
