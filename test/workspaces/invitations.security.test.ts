@@ -1,9 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
 import { deliverOutboxMessage, REDACTED } from "../../src/jobs/outbox";
+import { acceptUrl, newInvitationToken } from "../../src/modules/invitations/service";
+import { enqueueEmail } from "../../src/modules/outbox/service";
 import { failNext, received } from "../integrations/helpers";
 import { client } from "../support/api";
 import { env } from "../support/env";
-import { DEFAULT_PASSWORD, seedTenant, seedUser, seedWorkspace, uniqueName } from "../support/seed";
+import { asOwner, DEFAULT_PASSWORD, seedTenant, seedUser, seedWorkspace, uniqueName } from "../support/seed";
 import { addMembership, createRole, invitationRow, outboxEmails, rowsAsText } from "./helpers";
 
 /** Delivers the tenant's only email (or waits for the queue consumer, which may be at it) until it is final. */
@@ -173,5 +175,16 @@ describe("invitations: security", () => {
     const stored = [...(await rowsAsText("outbox_messages", tenant.tenantId)), ...(await rowsAsText("invitations", tenant.tenantId))];
     expect(stored).toHaveLength(2);
     for (const text of stored) expect(text).not.toContain(token);
+  });
+  it("scrubs the token from an email skipped for want of a provider (written without the queue, so nothing else delivers it)", async () => {
+    const tenant = await seedTenant();
+    const token = newInvitationToken();
+    const link = acceptUrl("https://app.sucursal.test", tenant.subdomain, token);
+    const id = await asOwner((db) => enqueueEmail(db, tenant.tenantId, { to: "x@example.com", subject: "Invitación", template: "invitation", text: `Acepta aquí: ${link}\n` }));
+    expect(await deliverOutboxMessage({ ...env, RESEND_API_KEY: undefined }, { tenant_id: tenant.tenantId, outbox_id: id })).toEqual({ outcome: "skipped" });
+    const [row] = await outboxEmails(tenant.tenantId);
+    expect(row).toMatchObject({ status: "skipped" });
+    expect(row!.payload.text).toBe(`Acepta aquí: https://app.sucursal.test/invitations/${REDACTED}/accept?tenant=${tenant.subdomain}\n`);
+    for (const text of await rowsAsText("outbox_messages", tenant.tenantId)) expect(text).not.toContain(token);
   });
 });
