@@ -105,4 +105,24 @@ describe("workspaces: ownership transfer", () => {
     }
     expect((await tenant.api.get(`/workspaces/${id}`)).body.data.owner_id).toBe(tenant.admin.id);
   });
+  it("never leaves a workspace owned by a non-member: a transfer racing the removal of the heir", async () => {
+    const outcomes = new Set<string>();
+    for (let round = 0; round < 6; round++) {
+      const tenant = await seedTenant();
+      const id = tenant.workspaceId;
+      const heir = await seedUser(tenant, { role: "member", workspaceIds: [id] });
+      const otherAdmin = await seedUser(tenant, { role: "admin", workspaceIds: [id] });
+      const [transfer, removal] = await Promise.all([
+        tenant.api.post(path(id), { user_id: heir.id }),
+        otherAdmin.api.delete(`/workspace/members/${heir.id}`),
+      ]);
+      outcomes.add(`${transfer.status}/${removal.status}`);
+      // Either the transfer went first (the heir, now owner, cannot be removed) or the removal did
+      // (then the heir is no member to hand the workspace to).
+      expect([`200/409`, `422/200`], `${transfer.text} ${removal.text}`).toContain(`${transfer.status}/${removal.status}`);
+      const shown = (await tenant.api.get(`/workspaces/${id}`)).body.data;
+      expect(shown.members.map((m: { id: number }) => m.id)).toContain(shown.owner_id);
+    }
+    expect(outcomes.size).toBeGreaterThan(0);
+  });
 });

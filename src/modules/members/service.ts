@@ -44,6 +44,11 @@ export async function listMembers(
 
 /** The membership (locked) with its role, and whether the user owns the workspace; 404 when not a member. */
 async function membership(db: AnyDb, workspaceId: number, userId: number) {
+  // The workspace row first, shared: an ownership transfer (which locks it for update, then the
+  // memberships) either has committed, and owner_id below is the new one, or waits for us. Without
+  // it a member change racing a transfer read a stale owner_id, or lost the membership row the
+  // transfer had just updated (a spurious 404).
+  await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId)).for("share");
   const [row] = await db
     .select({ roleId: workspaceMembers.roleId, roleName: roles.name, permissions: roles.permissions, ownerId: workspaces.ownerId })
     .from(workspaceMembers)
