@@ -26,6 +26,9 @@ import { takeNotedOutboxMessages } from "../modules/outbox/service";
  *   (capped at an hour): 30 s, 1 min, 2 min, 4 min.
  * - Without RESEND_API_KEY, emails are logged (recipient, subject, template; never the body, which
  *   may carry an invitation token) and marked `skipped`.
+ * - Once a row is final (sent, failed for good, skipped) its payload is scrubbed: the invitation
+ *   link's token is replaced by a marker, so only the token's SHA-256 (invitations.token_hash)
+ *   stays stored. Until then the row must keep it: it is what a retry sends.
  */
 
 export const OUTBOX_QUEUE_NAME = "outbox";
@@ -116,8 +119,18 @@ async function sendEmail(env: Env, outboxId: number, tenantId: number, payload: 
 
 const o = schema.outboxMessages;
 
-async function markSkipped(db: Database, id: number, reason: string): Promise<void> {
-  await db.update(o).set({ status: "skipped", lastError: reason }).where(eq(o.id, id));
+export const REDACTED = "[redacted]";
+/** The token segment of an invitation's accept link (see acceptUrl in modules/invitations). */
+const INVITATION_TOKEN = /(\/invitations\/)[^/?#\s"'<>]+(\/accept)/g;
+
+/** The payload as kept once the row is final: secrets the email carried are gone. */
+export function scrubbedPayload(payload: EmailPayload): EmailPayload {
+  const scrub = <T>(text: T) => (typeof text === "string" ? text.replace(INVITATION_TOKEN, `$1${REDACTED}$2`) : text);
+  return { ...payload, text: scrub(payload.text), ...(payload.html ? { html: scrub(payload.html) } : {}) };
+}
+
+async function markSkipped(db: Database, id: number, payload: EmailPayload, reason: string): Promise<void> {
+  await db.update(o).set({ status: "skipped", lastError: reason, payload: scrubbedPayload(payload) }).where(eq(o.id, id));
 }
 
 /** Delivers one outbox row, inside its tenant's transaction. */
@@ -143,19 +156,19 @@ export async function deliverOutboxMessage(env: Env, ref: OutboxRef, options: De
     const payload = row.payload as EmailPayload;
     if (!env.RESEND_API_KEY) {
       log.info("outbox: email not sent (RESEND_API_KEY is not configured)", { ...context, template: payload.template, to: payload.to, subject: payload.subject });
-      await markSkipped(db, row.id, "RESEND_API_KEY is not configured");
+      await markSkipped(db, row.id, payload, "RESEND_API_KEY is not configured");
       return { outcome: "skipped" };
     }
 
     const result = await sendEmail(env, row.id, ref.tenant_id, payload);
     const attempts = row.attempts + 1;
     if (result.ok) {
-      await db.update(o).set({ status: "sent", attempts, sentAt: now, lastError: null }).where(eq(o.id, row.id));
+      await db.update(o).set({ status: "sent", attempts, sentAt: now, lastError: null, payload: scrubbedPayload(payload) }).where(eq(o.id, row.id));
       log.info("outbox: email sent", { ...context, template: payload.template, attempts, providerId: result.providerId });
       return { outcome: "sent" };
     }
     if (result.permanent || attempts >= OUTBOX_MAX_ATTEMPTS) {
-      await db.update(o).set({ status: "failed", attempts, lastError: result.error }).where(eq(o.id, row.id));
+      await db.update(o).set({ status: "failed", attempts, lastError: result.error, payload: scrubbedPayload(payload) }).where(eq(o.id, row.id));
       log.error("outbox: email failed for good", { ...context, template: payload.template, attempts, error: result.error });
       return { outcome: "failed" };
     }

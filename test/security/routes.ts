@@ -92,6 +92,7 @@ export function validBody(world: World, method: string, path: string): unknown {
     "PATCH /api/v1/roles/{id}": { display_name: "Rol cambiado" },
     "POST /api/v1/workspaces": { name: uniqueName("WS ") },
     "PATCH /api/v1/workspaces/{id}": { name: uniqueName("WS ") },
+    "POST /api/v1/workspaces/{id}/transfer-ownership": { user_id: o.w1Viewer.id },
     "POST /api/v1/products": { name: uniqueName("P "), price: "1.00" },
     "PATCH /api/v1/products/{id}": { name: uniqueName("P ") },
     "POST /api/v1/contacts": { name: uniqueName("C ") },

@@ -1,4 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
+import { rowsOf } from "../../src/db/rows";
 import * as schema from "../../src/db/schema";
 import type { Client } from "../support/api";
 import { asOwner, type SeededTenant, uniqueName } from "../support/seed";
@@ -51,3 +52,23 @@ export const ids = (body: { data: { id: number }[] }) => body.data.map((x) => x.
 export const SEVEN_DAYS = 7 * 24 * 60 * 60;
 
 export type { Client };
+
+/** Makes `userId` a member of `workspaceId` holding the tenant's role `roleName` (as the database owner). */
+export async function addMembership(tenant: SeededTenant, userId: number, workspaceId: number, roleName: string) {
+  await asOwner(async (db) => {
+    const [role] = await db
+      .select({ id: schema.roles.id })
+      .from(schema.roles)
+      .where(and(eq(schema.roles.tenantId, tenant.tenantId), eq(schema.roles.name, roleName)));
+    if (!role) throw new Error(`no role ${roleName}`);
+    await db.insert(schema.workspaceMembers).values({ tenantId: tenant.tenantId, workspaceId, userId, roleId: role.id });
+  });
+}
+
+/** Every row of `table` of the tenant, each as the text of the whole row (all of its columns). */
+export async function rowsAsText(table: "outbox_messages" | "invitations", tenantId: number): Promise<string[]> {
+  return asOwner(async (db) => {
+    const result = await db.execute(sql`SELECT t::text AS row FROM ${sql.identifier(table)} t WHERE t.tenant_id = ${tenantId}`);
+    return rowsOf<{ row: string }>(result).map((r) => r.row);
+  });
+}

@@ -1,7 +1,20 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { deliverOutboxMessage, REDACTED } from "../../src/jobs/outbox";
+import { acceptUrl, newInvitationToken } from "../../src/modules/invitations/service";
+import { enqueueEmail } from "../../src/modules/outbox/service";
+import { failNext, received } from "../integrations/helpers";
 import { client } from "../support/api";
-import { DEFAULT_PASSWORD, seedTenant, seedUser, seedWorkspace } from "../support/seed";
-import { invitationRow } from "./helpers";
+import { env } from "../support/env";
+import { asOwner, DEFAULT_PASSWORD, seedTenant, seedUser, seedWorkspace, uniqueName } from "../support/seed";
+import { addMembership, createRole, invitationRow, outboxEmails, rowsAsText } from "./helpers";
+
+/** Delivers the tenant's only email (or waits for the queue consumer, which may be at it) until it is final. */
+async function deliverTheEmail(tenantId: number, status: "sent" | "failed") {
+  const [row] = await outboxEmails(tenantId);
+  await deliverOutboxMessage(env, { tenant_id: tenantId, outbox_id: row!.id });
+  await vi.waitFor(async () => expect((await outboxEmails(tenantId))[0]!.status).toBe(status), { timeout: 15_000, interval: 100 });
+  return (await outboxEmails(tenantId))[0]!;
+}
 
 async function sha256Hex(text: string) {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -99,5 +112,79 @@ describe("invitations: security", () => {
     expect(results.find((r) => r.status === 410)!.body.code).toBe("invitation_not_usable");
     const members = await tenant.api.get("/workspace/members?filter[role]=member");
     expect(members.body.data.map((m: { email: string }) => m.email)).toEqual(["doble@example.com"]);
+  });
+  it("refuses to invite with a role the inviter does not hold in the invitation's workspace (reached through view_all_locations)", async () => {
+    const tenant = await seedTenant();
+    const branch = await seedWorkspace(tenant, "Santiago");
+    // Member of Principal only; view_all_locations lets them reach Santiago with these permissions.
+    const regional = await createRole(tenant, ["view_all_locations", "invitations:view", "invitations:create", "products:view", "workspaces:view"]);
+    const reader = await createRole(tenant, ["products:view"]);
+    const inviter = await seedUser(tenant, { role: regional.name, workspaceIds: [tenant.workspaceId] });
+    const inBranch = { headers: { "X-Workspace-ID": String(branch) } };
+    const refused = await inviter.api.post("/workspace/invitations", { email: "lejos@example.com", role: reader.name }, inBranch);
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe("forbidden");
+    expect(refused.body.message).toContain(`workspace ${branch}`);
+    expect((await tenant.api.get("/workspace/invitations", inBranch)).body.data).toEqual([]);
+
+    // Admin in Principal, a weak role in Santiago: a role they hold only in Principal is refused in Santiago.
+    const weak = await createRole(tenant, ["invitations:view", "invitations:create"]);
+    const admin = await seedUser(tenant, { role: "admin", workspaceIds: [tenant.workspaceId] });
+    await addMembership(tenant, admin.id, branch, weak.name);
+    const inSantiago = await admin.api.post("/workspace/invitations", { email: "otro@example.com", role: "member" }, inBranch);
+    expect(inSantiago.status).toBe(403);
+    expect(inSantiago.body.code).toBe("forbidden");
+    // In the inviter's own workspace the same role is fine.
+    const here = await inviter.api.post("/workspace/invitations", { email: "cerca@example.com", role: reader.name }, { headers: { "X-Workspace-ID": String(tenant.workspaceId) } });
+    expect(here.status).toBe(201);
+    expect(here.body.data.workspace_id).toBe(tenant.workspaceId);
+  });
+
+  it("keeps only the token's SHA-256 once the email is delivered: no column of outbox_messages or invitations holds the token", async () => {
+    const tenant = await seedTenant();
+    const email = `${uniqueName("invitado")}@example.do`;
+    const invited = await tenant.api.post("/workspace/invitations", { email, role: "member" });
+    expect(invited.status).toBe(201);
+    const token = invited.body.data.token as string;
+
+    const row = await deliverTheEmail(tenant.tenantId, "sent");
+    // The person got the link with the token...
+    const got = await received("resend", email);
+    expect(got.deliveries).toHaveLength(1);
+    expect(got.deliveries[0]!.body.text).toContain(`/invitations/${token}/accept`);
+    // ...and the stored copy no longer has it.
+    expect(row.payload.text).toContain(`https://app.sucursal.test/invitations/${REDACTED}/accept?tenant=${tenant.subdomain}`);
+    const stored = [...(await rowsAsText("outbox_messages", tenant.tenantId)), ...(await rowsAsText("invitations", tenant.tenantId))];
+    expect(stored).toHaveLength(2);
+    for (const text of stored) expect(text).not.toContain(token);
+    expect(stored.join("\n")).toContain(await sha256Hex(token));
+    // The token still works: only its hash was ever needed.
+    const accepted = await client(tenant.subdomain).post(`/invitations/${token}/accept`, { name: "Invitado", password: DEFAULT_PASSWORD });
+    expect(accepted.status).toBe(201);
+  });
+
+  it("scrubs the token from an email that failed for good too", async () => {
+    const tenant = await seedTenant();
+    const email = `${uniqueName("rechazado")}@example.do`;
+    await failNext("resend", email, { times: 1, status: 422, description: "Invalid `to` field" });
+    const invited = await tenant.api.post("/workspace/invitations", { email, role: "viewer" });
+    expect(invited.status).toBe(201);
+    const token = invited.body.data.token as string;
+    const row = await deliverTheEmail(tenant.tenantId, "failed");
+    expect(row.payload.text).toContain(`/invitations/${REDACTED}/accept`);
+    const stored = [...(await rowsAsText("outbox_messages", tenant.tenantId)), ...(await rowsAsText("invitations", tenant.tenantId))];
+    expect(stored).toHaveLength(2);
+    for (const text of stored) expect(text).not.toContain(token);
+  });
+  it("scrubs the token from an email skipped for want of a provider (written without the queue, so nothing else delivers it)", async () => {
+    const tenant = await seedTenant();
+    const token = newInvitationToken();
+    const link = acceptUrl("https://app.sucursal.test", tenant.subdomain, token);
+    const id = await asOwner((db) => enqueueEmail(db, tenant.tenantId, { to: "x@example.com", subject: "Invitación", template: "invitation", text: `Acepta aquí: ${link}\n` }));
+    expect(await deliverOutboxMessage({ ...env, RESEND_API_KEY: undefined }, { tenant_id: tenant.tenantId, outbox_id: id })).toEqual({ outcome: "skipped" });
+    const [row] = await outboxEmails(tenant.tenantId);
+    expect(row).toMatchObject({ status: "skipped" });
+    expect(row!.payload.text).toBe(`Acepta aquí: https://app.sucursal.test/invitations/${REDACTED}/accept?tenant=${tenant.subdomain}\n`);
+    for (const text of await rowsAsText("outbox_messages", tenant.tenantId)) expect(text).not.toContain(token);
   });
 });

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { client } from "../support/api";
 import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
+import { addMembership, createRole } from "./helpers";
+
+/** The stored permissions of a role, as the admin lists them. */
+async function permissionsOf(tenant: Awaited<ReturnType<typeof seedTenant>>, id: number): Promise<string[]> {
+  const list = await tenant.api.get("/roles?per_page=100");
+  return list.body.data.find((r: { id: number }) => r.id === id).permissions;
+}
 
 describe("roles: security", () => {
   it("refuses a viewer's writes with 403 naming the permission", async () => {
@@ -74,5 +81,87 @@ describe("roles: security", () => {
     const res = await client(tenant.subdomain).get("/permissions");
     expect(res.status).toBe(401);
     expect(res.body.code).toBe("unauthenticated");
+  });
+  it("refuses to raise a role held in another branch where the editor lacks the permissions (403), and leaves it unchanged", async () => {
+    const tenant = await seedTenant();
+    const branchA = tenant.workspaceId;
+    const branchB = await seedWorkspace(tenant, "Santiago");
+    const branchC = await seedWorkspace(tenant, "La Romana");
+    const editor = await createRole(tenant, ["roles:view", "roles:edit", "products:view", "products:create"]);
+    const weak = await createRole(tenant, ["products:view"]);
+    // roles:edit (and products:create) in A; only the weak role in B.
+    const user = await seedUser(tenant, { role: editor.name, workspaceIds: [branchA] });
+    await addMembership(tenant, user.id, branchB, weak.name);
+    const inA = { headers: { "X-Workspace-ID": String(branchA) } };
+
+    const raise = await user.api.patch(`/roles/${weak.id}`, { permissions: ["products:view", "products:create"] }, inA);
+    expect(raise.status).toBe(403);
+    expect(raise.body.code).toBe("forbidden");
+    expect(raise.body.message).toContain("products:create");
+    expect(raise.body.message).toContain(`workspace ${branchB}`);
+    expect(await permissionsOf(tenant, weak.id)).toEqual(["products:view"]);
+
+    // A role held only where the editor is not a member at all: they hold nothing there.
+    const elsewhere = await createRole(tenant, ["products:view"]);
+    await seedUser(tenant, { role: elsewhere.name, workspaceIds: [branchC] });
+    const rename = await user.api.patch(`/roles/${elsewhere.id}`, { display_name: "Renombrado" }, inA);
+    expect(rename.status).toBe(403);
+    expect(rename.body.message).toContain(`workspace ${branchC}`);
+    const after = (await tenant.api.get("/roles?per_page=100")).body.data.find((r: { id: number }) => r.id === elsewhere.id);
+    expect(after.display_name).toBe(elsewhere.name);
+
+    // Held only in A, within what the editor holds there: allowed.
+    const local = await createRole(tenant, ["products:view"]);
+    await seedUser(tenant, { role: local.name, workspaceIds: [branchA] });
+    const ok = await user.api.patch(`/roles/${local.id}`, { permissions: ["products:view", "products:create"] }, inA);
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.permissions).toEqual(["products:create", "products:view"]);
+    // The admin, admin in every branch, may raise the role held in B.
+    const byAdmin = await tenant.api.patch(`/roles/${weak.id}`, { permissions: ["products:view", "products:create"] });
+    expect(byAdmin.status).toBe(200);
+    expect(await permissionsOf(tenant, weak.id)).toEqual(["products:create", "products:view"]);
+  });
+
+  it("refuses to edit a role whose current permissions exceed the editor's (old set counts too)", async () => {
+    const tenant = await seedTenant();
+    const editor = await createRole(tenant, ["roles:view", "roles:edit", "products:view"]);
+    const strong = await createRole(tenant, ["products:view", "invoices:delete"]);
+    await seedUser(tenant, { role: strong.name, workspaceIds: [tenant.workspaceId] });
+    const user = await seedUser(tenant, { role: editor.name, workspaceIds: [tenant.workspaceId] });
+    // Lowering it to what the editor holds still needs the old set: refused.
+    const lower = await user.api.patch(`/roles/${strong.id}`, { permissions: ["products:view"] });
+    expect(lower.status).toBe(403);
+    expect(lower.body.message).toContain("invoices:delete");
+    expect(await permissionsOf(tenant, strong.id)).toEqual(["invoices:delete", "products:view"]);
+  });
+
+  it("refuses to delete a role the caller could not grant: where it is held or offered (before 409), else in the request's workspace", async () => {
+    const tenant = await seedTenant();
+    const branchB = await seedWorkspace(tenant, "Santiago");
+    const deleter = await createRole(tenant, ["roles:view", "roles:delete", "products:view"]);
+    const user = await seedUser(tenant, { role: deleter.name, workspaceIds: [tenant.workspaceId] });
+
+    // Offered by a pending invitation in B, where the user holds nothing.
+    const offered = await createRole(tenant, ["products:view"]);
+    const invited = await tenant.api.post("/workspace/invitations", { email: "b@example.com", role: offered.name }, { headers: { "X-Workspace-ID": String(branchB) } });
+    expect(invited.status).toBe(201);
+    const held = await user.api.delete(`/roles/${offered.id}`);
+    expect(held.status).toBe(403);
+    expect(held.body.code).toBe("forbidden");
+    expect(held.body.message).toContain(`workspace ${branchB}`);
+    // The admin gets the usual 409: it is still offered.
+    expect((await tenant.api.delete(`/roles/${offered.id}`)).body.code).toBe("role_in_use");
+
+    // Held nowhere: checked in the request's workspace.
+    const strong = await createRole(tenant, ["products:view", "invoices:delete"]);
+    const beyond = await user.api.delete(`/roles/${strong.id}`);
+    expect(beyond.status).toBe(403);
+    expect(beyond.body.message).toContain("invoices:delete");
+    const within = await createRole(tenant, ["products:view"]);
+    expect((await user.api.delete(`/roles/${within.id}`)).status).toBe(200);
+    const names = (await tenant.api.get("/roles?per_page=100")).body.data.map((r: { name: string }) => r.name);
+    expect(names).toContain(strong.name);
+    expect(names).toContain(offered.name);
+    expect(names).not.toContain(within.name);
   });
 });

@@ -4,7 +4,8 @@ import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
 import { hashPassword } from "../../lib/password";
 import { enqueueEmail } from "../outbox/service";
-import { assertGrantable, roleByName } from "../roles/service";
+import { assertHeldInEvery, grantsOf } from "../members/grants";
+import { roleByName } from "../roles/service";
 import type { AnyDb } from "../tenants/service";
 
 const { invitations, roles, users, workspaces, workspaceMembers } = schema;
@@ -74,8 +75,9 @@ export async function createInvitation(
 ) {
   const { workspace } = input;
   const email = input.email.trim().toLowerCase();
-  const role = await roleByName(db, input.roleName);
-  assertGrantable(workspace, role.permissions);
+  const role = await roleByName(db, input.roleName, "role", { share: true });
+  // The role will be held in this workspace: the inviter must hold all of it here (or be admin here).
+  assertHeldInEvery(await grantsOf(db, input.inviter.id), [workspace.id], role.permissions, `invite with the role "${role.name}"`);
   const [member] = await db
     .select({ id: users.id })
     .from(workspaceMembers)

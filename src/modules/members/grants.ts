@@ -1,4 +1,4 @@
-import { eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import * as schema from "../../db/schema";
 import { AppError } from "../../http/errors";
 import type { AnyDb } from "../tenants/service";
@@ -57,4 +57,27 @@ export function assertHeldInEvery(grants: Map<number, Grant>, workspaceIds: Iter
 export function memberWorkspacesHolding(column: SQL | SQL.Aliased | { getSQL(): SQL }, userId: number, permission: string): SQL {
   return sql`${column} IN (SELECT m.workspace_id FROM workspace_members m JOIN roles r ON r.id = m.role_id
     WHERE m.user_id = ${userId} AND (${permission} = ANY(r.permissions) OR r.name = ${ADMIN_ROLE}))`;
+}
+
+/**
+ * The workspaces where a role is held (a member has it) or would be held (a pending invitation
+ * offers it): a change to the role's permissions takes effect in each of them.
+ */
+export async function workspacesHoldingRole(db: AnyDb, roleId: number): Promise<number[]> {
+  const members = await db
+    .selectDistinct({ workspaceId: schema.workspaceMembers.workspaceId })
+    .from(schema.workspaceMembers)
+    .where(eq(schema.workspaceMembers.roleId, roleId));
+  const invited = await db
+    .selectDistinct({ workspaceId: schema.invitations.workspaceId })
+    .from(schema.invitations)
+    .where(
+      and(
+        eq(schema.invitations.roleId, roleId),
+        isNull(schema.invitations.acceptedAt),
+        isNull(schema.invitations.revokedAt),
+        sql`${schema.invitations.expiresAt} > now()`,
+      ),
+    );
+  return [...new Set([...members, ...invited].map((r) => r.workspaceId))].sort((a, b) => a - b);
 }

@@ -1,3 +1,4 @@
+import { requireAuth } from "../../http/auth";
 import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
@@ -37,7 +38,8 @@ const update = defineRoute(
     path: `${V1}/workspace/members/{user_id}`,
     tags: ["Members"],
     summary: "Change a member's role in the request's workspace (not the owner's)",
-    description: "The caller must hold every permission of the role they assign.",
+    description:
+      "The caller must hold (or be admin) in this workspace every permission of the member's current role and of the role they assign.",
     request: { params: UserIdParam, ...jsonBody(UpdateMemberBody) },
     responses: { 200: jsonResponse("Role changed", MessageResponse), ...commonErrors, ...errorResponses(404, 409) },
   },
@@ -46,7 +48,7 @@ const update = defineRoute(
 membersRouter.openapi(update, async (c) => {
   const { user_id } = c.req.valid("param");
   const { role } = c.req.valid("json");
-  const assigned = await changeMemberRole(await tenantDb(c), requireWorkspace(c), user_id, role);
+  const assigned = await changeMemberRole(await tenantDb(c), { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, user_id, role);
   return c.json({ message: `Role changed to "${assigned.name}".` }, 200);
 });
 
@@ -57,6 +59,7 @@ const remove = defineRoute(
     path: `${V1}/workspace/members/{user_id}`,
     tags: ["Members"],
     summary: "Remove a member from the request's workspace (not the owner)",
+    description: "The caller must hold (or be admin) in this workspace every permission of the member's current role.",
     request: { params: UserIdParam },
     responses: { 200: jsonResponse("Member removed", MessageResponse), ...commonErrors, ...errorResponses(404, 409) },
   },
@@ -64,6 +67,6 @@ const remove = defineRoute(
 
 membersRouter.openapi(remove, async (c) => {
   const { user_id } = c.req.valid("param");
-  await removeMember(await tenantDb(c), requireWorkspace(c).id, user_id);
+  await removeMember(await tenantDb(c), { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, user_id);
   return c.json({ message: "Member removed from the workspace." }, 200);
 });

@@ -1,9 +1,9 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import * as schema from "../../db/schema";
-import type { WorkspaceContext } from "../../http/context";
 import { AppError, notFound } from "../../http/errors";
-import { assertGrantable, roleByName } from "../roles/service";
+import { type Caller, roleByName } from "../roles/service";
 import type { AnyDb } from "../tenants/service";
+import { assertHeldInEvery, grantsOf } from "./grants";
 
 const { workspaceMembers, users, roles, workspaces } = schema;
 
@@ -42,23 +42,44 @@ export async function listMembers(
   return { rows, total };
 }
 
-/** The membership (locked) and whether the user owns the workspace; 404 when not a member. */
+/** The membership (locked) with its role, and whether the user owns the workspace; 404 when not a member. */
 async function membership(db: AnyDb, workspaceId: number, userId: number) {
+  // The workspace row first, shared: an ownership transfer (which locks it for update, then the
+  // memberships) either has committed, and owner_id below is the new one, or waits for us. Without
+  // it a member change racing a transfer read a stale owner_id, or lost the membership row the
+  // transfer had just updated (a spurious 404).
+  await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId)).for("share");
   const [row] = await db
-    .select({ roleId: workspaceMembers.roleId, ownerId: workspaces.ownerId })
+    .select({ roleId: workspaceMembers.roleId, roleName: roles.name, permissions: roles.permissions, ownerId: workspaces.ownerId })
     .from(workspaceMembers)
     .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
+    .innerJoin(roles, eq(roles.id, workspaceMembers.roleId))
     .where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)))
     .for("update", { of: workspaceMembers });
   if (!row) throw notFound("Member");
   return { ...row, isOwner: row.ownerId === userId };
 }
 
-export async function changeMemberRole(db: AnyDb, workspace: WorkspaceContext, userId: number, roleName: string) {
+/**
+ * Acting on a member requires holding, in this workspace, every permission of the role they hold
+ * now (or being admin here): a members:edit holder cannot demote or remove someone above them.
+ */
+function assertAbove(grants: Awaited<ReturnType<typeof grantsOf>>, workspaceId: number, member: { roleName: string; permissions: string[] }, what: string) {
+  assertHeldInEvery(grants, [workspaceId], member.permissions, `${what} a member whose role (${member.roleName}) grants more than you hold`);
+}
+
+/**
+ * Assigning a role requires holding each of its permissions in this workspace (where it will be
+ * held), or being admin here; membership only: view_all_locations grants visibility, not grants.
+ */
+export async function changeMemberRole(db: AnyDb, caller: Caller, userId: number, roleName: string) {
+  const workspace = caller.workspace;
   const member = await membership(db, workspace.id, userId);
   if (member.isOwner) throw new AppError("owner_role_immutable", "The owner's role in their workspace cannot be changed.");
-  const role = await roleByName(db, roleName);
-  assertGrantable(workspace, role.permissions);
+  const grants = await grantsOf(db, caller.userId);
+  assertAbove(grants, workspace.id, member, "change the role of");
+  const role = await roleByName(db, roleName, "role", { share: true });
+  assertHeldInEvery(grants, [workspace.id], role.permissions, `assign the role "${role.name}"`);
   await db
     .update(workspaceMembers)
     .set({ roleId: role.id })
@@ -70,9 +91,11 @@ export async function changeMemberRole(db: AnyDb, workspace: WorkspaceContext, u
  * Removes the membership. The user keeps their account and tokens but loses this workspace at
  * once; if it was their current workspace, their context falls back to their first workspace.
  */
-export async function removeMember(db: AnyDb, workspaceId: number, userId: number) {
+export async function removeMember(db: AnyDb, caller: Caller, userId: number) {
+  const workspaceId = caller.workspace.id;
   const member = await membership(db, workspaceId, userId);
   if (member.isOwner) throw new AppError("owner_cannot_be_removed", "The owner cannot be removed from the workspace; transfer ownership first.");
+  assertAbove(await grantsOf(db, caller.userId), workspaceId, member, "remove");
   await db.delete(workspaceMembers).where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)));
   await db
     .update(users)

@@ -1,4 +1,5 @@
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { requireAuth } from "../../http/auth";
 import { tenantDb } from "../../http/database";
 import { paginate, paginated } from "../../http/pagination";
 import { requireWorkspace } from "../../http/workspace";
@@ -71,6 +72,8 @@ const update = defineRoute(
     path: `${V1}/roles/{id}`,
     tags: ["Roles"],
     summary: "Update a custom role's display name or permissions (built-in roles are refused)",
+    description:
+      "The caller must hold every permission of the role's current and new sets (or be admin) in every workspace where the role is held or offered by a pending invitation; a role held nowhere is checked in the request's workspace.",
     request: { params: IdParam, ...jsonBody(UpdateRoleBody) },
     responses: { 200: jsonResponse("Role updated", RoleResponse), ...commonErrors, ...errorResponses(404) },
   },
@@ -79,7 +82,7 @@ const update = defineRoute(
 rolesRouter.openapi(update, async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
-  const role = await updateRole(await tenantDb(c), requireWorkspace(c), id, {
+  const role = await updateRole(await tenantDb(c), { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, id, {
     displayName: body.display_name,
     permissions: body.permissions,
   });
@@ -93,6 +96,7 @@ const remove = defineRoute(
     path: `${V1}/roles/{id}`,
     tags: ["Roles"],
     summary: "Delete a custom role no member holds (built-in roles are refused)",
+    description: "The caller must hold every permission of the role (or be admin) where it is held, else in the request's workspace.",
     request: { params: IdParam },
     responses: { 200: jsonResponse("Role deleted", MessageResponse), ...commonErrors, ...errorResponses(404, 409) },
   },
@@ -100,7 +104,7 @@ const remove = defineRoute(
 
 rolesRouter.openapi(remove, async (c) => {
   const { id } = c.req.valid("param");
-  const role = await deleteRole(await tenantDb(c), id);
+  const role = await deleteRole(await tenantDb(c), { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, id);
   return c.json({ message: `Role "${role.name}" deleted.` }, 200);
 });
 

@@ -3,7 +3,14 @@ import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, fieldError, type FieldErrors, notFound } from "../../http/errors";
 import { isKnownPermission } from "../../lib/permissions";
+import { assertHeldInEvery, grantsOf, workspacesHoldingRole } from "../members/grants";
 import type { AnyDb } from "../tenants/service";
+
+/** Who is asking: the user and the request's workspace. */
+export interface Caller {
+  userId: number;
+  workspace: WorkspaceContext;
+}
 
 export type RoleRow = typeof schema.roles.$inferSelect & { membersCount: number };
 
@@ -16,9 +23,10 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
- * Nobody hands out more than they hold: granting a role (creating it, giving it permissions,
- * assigning it, inviting with it) requires the caller to hold each of its permissions in the
- * request's workspace. Otherwise a `members:edit` holder could promote themselves to admin.
+ * Nobody hands out more than they hold: creating a role requires the caller to hold each of its
+ * permissions in the request's workspace (where it would be held once assigned). Otherwise a
+ * `roles:create` holder could mint an admin-like role. Roles already held somewhere are checked
+ * where they are held (assertCanChangeRole); assignments in the target workspace (members, invitations).
  */
 export function assertGrantable(workspace: WorkspaceContext, permissions: readonly string[]): void {
   const missing = permissions.filter((p) => !workspace.permissions.has(p));
@@ -61,9 +69,15 @@ export async function findRole(db: AnyDb, id: number, options: { lock?: boolean 
   return { ...row.role, membersCount: row.membersCount };
 }
 
-/** A role of the tenant by name (as assigned to members and invitations); unknown → 422 on `field`. */
-export async function roleByName(db: AnyDb, name: string, field = "role") {
-  const [role] = await db.select().from(schema.roles).where(eq(schema.roles.name, name));
+/**
+ * A role of the tenant by name (as assigned to members and invitations); unknown → 422 on `field`.
+ * `share` locks the row until the transaction ends: an assignment then cannot interleave with an
+ * edit of the role's permissions (which locks it for update), so the edit's check of where the
+ * role is held sees the assignment, or the assignment's check sees the edited permissions.
+ */
+export async function roleByName(db: AnyDb, name: string, field = "role", options: { share?: boolean } = {}) {
+  const base = db.select().from(schema.roles).where(eq(schema.roles.name, name));
+  const [role] = options.share ? await base.for("share") : await base;
   if (!role) throw fieldError(field, `There is no role named "${name}".`);
   return role;
 }
@@ -97,18 +111,32 @@ export async function createRole(
   }
 }
 
+/**
+ * A role's permissions apply in every workspace where it is held, so changing them (or deleting the
+ * role) requires holding every permission of `required` — the old set and the new one — in each of
+ * those workspaces, or being admin there: roles:edit in branch A does not reach branch B. A role
+ * held nowhere yet is checked in the request's workspace, like a new role.
+ */
+async function assertCanChangeRole(db: AnyDb, caller: Caller, role: RoleRow, required: readonly string[], what: string) {
+  const held = await workspacesHoldingRole(db, role.id);
+  if (!held.length) return assertGrantable(caller.workspace, required);
+  assertHeldInEvery(await grantsOf(db, caller.userId), held, required, `${what} the role "${role.name}"`);
+}
+
 const immutable = (name: string) => new AppError("builtin_role_immutable", `The built-in role "${name}" cannot be modified or deleted.`);
 
 export async function updateRole(
   db: AnyDb,
-  workspace: WorkspaceContext,
+  caller: Caller,
   id: number,
   input: { displayName?: string; permissions?: string[] },
 ): Promise<RoleRow> {
   const role = await findRole(db, id, { lock: true });
   if (role.isBuiltin) throw immutable(role.name);
   const permissions = input.permissions === undefined ? undefined : checkPermissions(input.permissions);
-  if (permissions) assertGrantable(workspace, permissions);
+  // Any edit (a display name too) is an edit of what the role's holders see: the old set counts
+  // even when the permissions do not change, so nobody edits a role above their own.
+  await assertCanChangeRole(db, caller, role, [...role.permissions, ...(permissions ?? [])], "edit");
   const [updated] = await db
     .update(schema.roles)
     .set({
@@ -125,9 +153,11 @@ export async function updateRole(
  * A custom role can go once no member holds it and no pending invitation offers it. Invitations
  * that are history (accepted, revoked, expired) are deleted with it.
  */
-export async function deleteRole(db: AnyDb, id: number): Promise<RoleRow> {
+export async function deleteRole(db: AnyDb, caller: Caller, id: number): Promise<RoleRow> {
   const role = await findRole(db, id, { lock: true });
   if (role.isBuiltin) throw immutable(role.name);
+  // Before role_in_use: a caller who may not touch the role learns nothing about who holds it.
+  await assertCanChangeRole(db, caller, role, role.permissions, "delete");
   const [pending] = await db
     .select({ n: sql<number>`count(*)`.mapWith(Number) })
     .from(schema.invitations)

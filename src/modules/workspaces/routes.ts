@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { requireAuth } from "../../http/auth";
+import type { Database } from "../../db/client";
 import type { AppEnv } from "../../http/context";
 import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
@@ -9,12 +10,14 @@ import { timestamp } from "../../lib/format";
 import { MessageResponse } from "../auth/schemas";
 import {
   CreateWorkspaceBody,
+  TransferOwnershipBody,
   UpdateWorkspaceBody,
   WorkspaceContextResponse,
   WorkspaceCreatedResponse,
   WorkspaceDetailResponse,
   WorkspaceListItem,
   WorkspaceListQuery,
+  WorkspaceTransferredResponse,
   WorkspaceUpdatedResponse,
 } from "./schemas";
 import {
@@ -24,6 +27,7 @@ import {
   listMembersOf,
   listWorkspaces,
   switchContext,
+  transferOwnership,
   updateWorkspace,
   type Viewer,
   type WorkspaceListRow,
@@ -106,21 +110,19 @@ const show = defineRoute(
   },
 );
 
-workspacesRouter.openapi(show, async (c) => {
-  const { id } = c.req.valid("param");
-  const who = viewer(c);
-  const db = await tenantDb(c);
+/** The workspace with its members, as GET /workspaces/{id} answers it. */
+async function detail(db: Database, who: Viewer, id: number) {
   const row = await findVisibleWorkspace(db, who, id);
   const members = await listMembersOf(db, id);
-  return c.json(
-    {
-      data: {
-        ...serializeListItem(row, who.userId),
-        members: members.map((m) => ({ id: m.id, name: m.name, email: m.email, role: m.role, added_at: timestamp(m.addedAt)! })),
-      },
-    },
-    200,
-  );
+  return {
+    ...serializeListItem(row, who.userId),
+    members: members.map((m) => ({ id: m.id, name: m.name, email: m.email, role: m.role, added_at: timestamp(m.addedAt)! })),
+  };
+}
+
+workspacesRouter.openapi(show, async (c) => {
+  const { id } = c.req.valid("param");
+  return c.json({ data: await detail(await tenantDb(c), viewer(c), id) }, 200);
 });
 
 const update = defineRoute("authenticated", {
@@ -141,6 +143,28 @@ workspacesRouter.openapi(update, async (c) => {
     { data: { id: workspace.id, name: workspace.name, updated_at: timestamp(workspace.updatedAt)! }, message: "Workspace updated." },
     200,
   );
+});
+
+const transfer = defineRoute("authenticated", {
+  method: "post",
+  path: `${V1}/workspaces/{id}/transfer-ownership`,
+  tags: ["Workspaces"],
+  summary: "Hand a workspace to another of its members (its owner only)",
+  description:
+    "The new owner becomes admin there; the former owner stays a member with admin or `previous_owner_role`, and can then be changed or removed like any member. The caller must hold (or be admin) in this workspace every permission of both roles.",
+  "x-access-note": "owner of the workspace only",
+  request: { params: IdParam, ...jsonBody(TransferOwnershipBody) },
+  responses: { 200: jsonResponse("Ownership transferred", WorkspaceTransferredResponse), ...commonErrors, ...errorResponses(404) },
+});
+
+workspacesRouter.openapi(transfer, async (c) => {
+  const { id } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const who = viewer(c);
+  const db = await tenantDb(c);
+  await transferOwnership(db, who, id, { userId: body.user_id, previousOwnerRole: body.previous_owner_role });
+  const data = await detail(db, who, id);
+  return c.json({ data, message: `Ownership transferred to ${data.owner.name}.` }, 200);
 });
 
 const switchTo = defineRoute("authenticated", {

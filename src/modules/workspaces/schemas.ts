@@ -29,6 +29,22 @@ export const WorkspaceDetail = WorkspaceListItem.extend({ members: z.array(Works
 
 export const WorkspaceDetailResponse = z.object({ data: WorkspaceDetail }).openapi("WorkspaceResponse");
 
+export const TransferOwnershipBody = z
+  .object({
+    user_id: z.number().int().positive().max(2_147_483_647).openapi({ description: "The new owner: a member of the workspace" }),
+    previous_owner_role: z
+      .string()
+      .trim()
+      .min(1)
+      .max(50)
+      .optional()
+      .openapi({ description: "The former owner's role there afterwards (a role name); admin when omitted" }),
+  })
+  .strict()
+  .openapi("TransferOwnershipRequest");
+
+export const WorkspaceTransferredResponse = z.object({ data: WorkspaceDetail, message: z.string() }).openapi("WorkspaceTransferred");
+
 export const WorkspaceCreatedResponse = z
   .object({
     data: z.object({ id: z.number(), name: z.string(), owner_id: z.number(), created_at: z.string() }),

@@ -2,7 +2,8 @@ import { and, asc, desc, eq, ne, sql, type SQL } from "drizzle-orm";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, fieldError, notFound } from "../../http/errors";
-import { isUniqueViolation } from "../roles/service";
+import { ADMIN_ROLE, assertHeldInEvery, grantsOf } from "../members/grants";
+import { isUniqueViolation, roleByName } from "../roles/service";
 import type { AnyDb } from "../tenants/service";
 
 /** Who is looking: a member sees their workspaces; `view_all_locations` sees every one of the tenant. */
@@ -134,6 +135,37 @@ export async function updateWorkspace(db: AnyDb, viewer: Viewer, id: number, inp
     if (isUniqueViolation(error)) throw duplicateName();
     throw error;
   }
+}
+
+/**
+ * Hands the workspace to another member: only its owner may (404 when the caller cannot see it).
+ * The new owner becomes `admin` there (an owner's role is immutable, so it must be one that can do
+ * everything); the former owner stays a member with `admin` or the role named, and from then on can
+ * be changed or removed like any member. Both roles are assignments in this workspace, so the
+ * caller must hold each one's permissions here (or be admin here), as for PATCH member.
+ */
+export async function transferOwnership(db: AnyDb, viewer: Viewer, id: number, input: { userId: number; previousOwnerRole?: string }) {
+  await findVisibleWorkspace(db, viewer, id);
+  // Locked: two transfers (or a transfer and a member change) of the same workspace serialize.
+  const [current] = await db.select({ ownerId: workspaces.ownerId }).from(workspaces).where(eq(workspaces.id, id)).for("update");
+  if (!current) throw notFound("Workspace");
+  if (current.ownerId !== viewer.userId) throw new AppError("forbidden", "Only the owner of the workspace can transfer its ownership.");
+  if (input.userId === viewer.userId) throw fieldError("user_id", "You already own this workspace.");
+  const [target] = await db
+    .select({ userId: workspaceMembers.userId })
+    .from(workspaceMembers)
+    .where(and(eq(workspaceMembers.workspaceId, id), eq(workspaceMembers.userId, input.userId)))
+    .for("update");
+  if (!target) throw fieldError("user_id", "The new owner must be a member of the workspace.");
+  const admin = await roleByName(db, ADMIN_ROLE, "user_id", { share: true });
+  const previous = input.previousOwnerRole === undefined ? admin : await roleByName(db, input.previousOwnerRole, "previous_owner_role", { share: true });
+  const grants = await grantsOf(db, viewer.userId);
+  assertHeldInEvery(grants, [id], admin.permissions, "make the new owner an admin");
+  assertHeldInEvery(grants, [id], previous.permissions, `keep the role "${previous.name}"`);
+
+  await db.update(workspaces).set({ ownerId: input.userId, updatedAt: sql`now()` }).where(eq(workspaces.id, id));
+  await db.update(workspaceMembers).set({ roleId: admin.id }).where(and(eq(workspaceMembers.workspaceId, id), eq(workspaceMembers.userId, input.userId)));
+  await db.update(workspaceMembers).set({ roleId: previous.id }).where(and(eq(workspaceMembers.workspaceId, id), eq(workspaceMembers.userId, viewer.userId)));
 }
 
 export async function switchContext(db: AnyDb, viewer: Viewer, id: number) {
