@@ -105,6 +105,17 @@ describe("workspaces: ownership transfer", () => {
     }
     expect((await tenant.api.get(`/workspaces/${id}`)).body.data.owner_id).toBe(tenant.admin.id);
   });
+  it("refuses a deactivated member as the new owner (422 on user_id), owner unchanged", async () => {
+    const tenant = await seedTenant();
+    const id = tenant.workspaceId;
+    const heir = await seedUser(tenant, { role: "member", workspaceIds: [id] });
+    expect((await tenant.api.post(`/users/${heir.id}/deactivate`)).status).toBe(200);
+    const res = await tenant.api.post(path(id), { user_id: heir.id });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({ user_id: ["The new owner must be an active user (this one is deactivated)."] });
+    expect((await tenant.api.get(`/workspaces/${id}`)).body.data.owner_id).toBe(tenant.admin.id);
+  });
+
   it("never leaves a workspace owned by a non-member: a transfer racing the removal of the heir", async () => {
     const outcomes = new Set<string>();
     for (let round = 0; round < 6; round++) {

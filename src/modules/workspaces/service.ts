@@ -157,6 +157,10 @@ export async function transferOwnership(db: AnyDb, viewer: Viewer, id: number, i
     .where(and(eq(workspaceMembers.workspaceId, id), eq(workspaceMembers.userId, input.userId)))
     .for("update");
   if (!target) throw fieldError("user_id", "The new owner must be a member of the workspace.");
+  // Shared lock on the heir's user row: a deactivation (which locks it for update before checking
+  // ownership) either sees this transfer committed and refuses, or has committed and is seen here.
+  const [heir] = await db.select({ deactivatedAt: users.deactivatedAt }).from(users).where(eq(users.id, input.userId)).for("share");
+  if (!heir || heir.deactivatedAt !== null) throw fieldError("user_id", "The new owner must be an active user (this one is deactivated).");
   const admin = await roleByName(db, ADMIN_ROLE, "user_id", { share: true });
   const previous = input.previousOwnerRole === undefined ? admin : await roleByName(db, input.previousOwnerRole, "previous_owner_role", { share: true });
   const grants = await grantsOf(db, viewer.userId);
