@@ -76,6 +76,13 @@ describe("view_all_locations grants visibility, never writes", () => {
     const role = await supervisor.api.post("/roles", { name: "desde_w2", display_name: "x", permissions: [] }, inW2);
     expect(role.status).toBe(403);
     expect(role.body.code).toBe("forbidden");
+    // Documents and integrations of W2 are scoped to the request's workspace: refused the same way.
+    const invoice = await supervisor.api.post("/invoices", {}, inW2);
+    expect(invoice.status).toBe(403);
+    expect(invoice.body).toEqual({ message: "This action requires the invoices:create permission.", code: "forbidden" });
+    const bot = await supervisor.api.post("/api/messaging-bots", { name: "Bot", token: "123:abc" }, inW2);
+    expect(bot.status).toBe(403);
+    expect(bot.body).toEqual({ message: "This action requires the integrations:manage permission.", code: "forbidden" });
     expect((await productRow(own.body.data.id)).name).toBe("De W2");
     const names = (await tenant.api.get("/products", inW2)).body.data.map((p: { name: string }) => p.name);
     expect(names).not.toContain("Intruso");
