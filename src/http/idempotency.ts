@@ -1,10 +1,12 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
+import { routePath } from "hono/route";
 import * as schema from "../db/schema";
 import type { Database } from "../db/client";
 import { requireAuth } from "./auth";
 import type { AppEnv } from "./context";
 import { AppError, fieldError } from "./errors";
+import { requireWorkspace } from "./workspace";
 
 const MAX_KEY_LENGTH = 255;
 const LIFETIME_HOURS = 24;
@@ -20,18 +22,27 @@ export interface StoredResponse {
 }
 
 /**
+ * What a key is scoped by, besides tenant and user (columns of the key): the request's workspace
+ * and the endpoint — method, route pattern and the values of its path parameters, e.g.
+ * `POST /api/v1/invoices/:id/payments {"id":"5"} @workspace 3`. The primary key (tenant, user,
+ * scope, key) then makes each (tenant, user, workspace, endpoint, key) independent: the same key
+ * sent to another workspace or endpoint runs there instead of replaying another one's response.
+ * Derived from the request, never from a caller-supplied string, so no route can get it wrong.
+ */
+export function idempotencyScope(c: Context<AppEnv>): string {
+  const params = c.req.param() as Record<string, string>;
+  const named = Object.keys(params).length ? ` ${JSON.stringify(Object.fromEntries(Object.entries(params).sort(([a], [b]) => a.localeCompare(b))))}` : "";
+  return `${c.req.method} ${routePath(c)}${named} @workspace ${requireWorkspace(c).id}`;
+}
+
+/**
  * `Idempotency-Key`: the first request with a key runs and its response is stored in the same
  * transaction; a retry with the same key and body within 24 h gets that response again without
  * anything being created; the same key with another body → 422 idempotency_key_reused. A second
  * request racing the first waits on the key's row lock and then replays. Only successful
  * responses are kept: a refused request rolls back with its key, so it can be retried.
  */
-export async function idempotent(
-  c: Context<AppEnv>,
-  db: Database,
-  scope: string,
-  run: () => Promise<StoredResponse>,
-): Promise<Response> {
+export async function idempotent(c: Context<AppEnv>, db: Database, run: () => Promise<StoredResponse>): Promise<Response> {
   const key = c.req.header("idempotency-key");
   if (key === undefined) {
     const response = await run();
@@ -40,6 +51,7 @@ export async function idempotent(
   if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw fieldError("Idempotency-Key", `Must be 1 to ${MAX_KEY_LENGTH} characters.`);
   const tenantId = c.get("tenant").id;
   const userId = requireAuth(c).userId;
+  const scope = idempotencyScope(c);
   const requestHash = await sha256(await c.req.text());
   const k = schema.idempotencyKeys;
   const where = and(eq(k.tenantId, tenantId), eq(k.userId, userId), eq(k.scope, scope), eq(k.key, key));

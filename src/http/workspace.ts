@@ -23,9 +23,19 @@ export function requestedWorkspaceId(c: Context<AppEnv>): number | null {
 }
 
 /**
+ * What a caller may do in a workspace reached only through `view_all_locations`: see it, never
+ * write in it. Of the permissions of the roles granting view_all_locations, only the `:view` ones
+ * (and view_all_locations itself) apply there; a write needs a role held in that workspace.
+ */
+export function visibilityOnly(permissions: readonly string[]): string[] {
+  return permissions.filter((p) => p.endsWith(":view") || p === "view_all_locations");
+}
+
+/**
  * The workspace of the request: reachable by membership (its role's permissions apply) or by
- * `view_all_locations` (the permissions of the roles granting it apply). A header naming a
- * workspace that is missing, of another tenant (invisible under RLS) or not reachable → 403.
+ * `view_all_locations` (then only the `:view` permissions of the roles granting it apply: writes
+ * there are 403 forbidden). A header naming a workspace that is missing, of another tenant
+ * (invisible under RLS) or not reachable → 403 workspace_forbidden.
  */
 export function resolveWorkspace(row: WorkspaceRow, requested: number | null): WorkspaceContext | null {
   const allLocations = row.all_locations_permissions;
@@ -33,7 +43,7 @@ export function resolveWorkspace(row: WorkspaceRow, requested: number | null): W
     if (requested !== null) throw forbidden();
     return null;
   }
-  const permissions = row.member_permissions ?? allLocations;
+  const permissions = row.member_permissions ?? (allLocations && visibilityOnly(allLocations));
   if (!permissions) {
     if (requested !== null) throw forbidden();
     return null;

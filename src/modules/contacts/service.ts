@@ -17,6 +17,7 @@ import {
   visibleByIdCondition,
 } from "../products/shared";
 import type { AnyDb } from "../tenants/service";
+import { assertWritableIn, contactUsers } from "../products/ownership";
 import { findRncMany } from "../rnc/service";
 import type { CONTACT_TYPES, CreateContactInput, UpdateContactInput } from "./schemas";
 
@@ -116,12 +117,15 @@ function identificationOf(type: IdentificationType | null, raw: string | null): 
 /**
  * No two contacts with the same identification may be visible in the same workspace: a contact of
  * workspace W clashes with W's and shared contacts; a shared contact clashes with every contact.
- * An advisory lock on (tenant, number) serializes concurrent creations of the same number.
+ * An advisory lock on (tenant, number) serializes concurrent creations of the same number. The
+ * clashing contact is named only when the caller may see it (shared, of the request's workspace,
+ * or with view_all_locations): a 422 never reveals another branch's contact.
  */
-async function assertUniqueIdentification(db: AnyDb, tenantId: number, identification: string, workspaceId: number | null, exceptId?: number) {
+async function assertUniqueIdentification(db: AnyDb, scope: CatalogScope, identification: string, workspaceId: number | null, exceptId?: number) {
+  const tenantId = scope.tenantId;
   await db.execute(sql`SELECT pg_advisory_xact_lock(${tenantId}::integer, hashtext(${`contact-identification:${identification}`}))`);
   const [clash] = await db
-    .select({ id: ct.id, name: ct.name })
+    .select({ id: ct.id, name: ct.name, workspaceId: ct.workspaceId })
     .from(ct)
     .where(
       and(
@@ -132,14 +136,17 @@ async function assertUniqueIdentification(db: AnyDb, tenantId: number, identific
       ),
     )
     .limit(1);
-  if (clash) throw fieldError("identification", `Another contact with this identification is visible in this workspace (contact ${clash.id}, ${clash.name}).`);
+  if (!clash) return;
+  const visible = clash.workspaceId === null || clash.workspaceId === scope.workspaceId || scope.viewAll;
+  if (visible) throw fieldError("identification", `Another contact with this identification is visible in this workspace (contact ${clash.id}, ${clash.name}).`);
+  throw fieldError("identification", "This identification is already used by another contact in this company.");
 }
 
 export async function createContact(db: AnyDb, scope: CatalogScope, input: CreateContactInput): Promise<ContactRow> {
   const workspaceId = input.workspace_id === undefined ? scope.workspaceId : input.workspace_id;
-  await assertAssignableWorkspace(db, scope, workspaceId);
+  await assertAssignableWorkspace(db, scope, workspaceId, "contacts:create");
   const identification = identificationOf(input.identification_type ?? null, input.identification ?? null);
-  if (identification.value) await assertUniqueIdentification(db, scope.tenantId, identification.value, workspaceId);
+  if (identification.value) await assertUniqueIdentification(db, scope, identification.value, workspaceId);
   const [row] = await db
     .insert(ct)
     .values({
@@ -161,14 +168,25 @@ export async function createContact(db: AnyDb, scope: CatalogScope, input: Creat
 
 export async function updateContact(db: AnyDb, scope: CatalogScope, id: number, input: UpdateContactInput): Promise<ContactRow> {
   const current = await getContact(db, scope, id, true);
-  if (input.workspace_id !== undefined) await assertAssignableWorkspace(db, scope, input.workspace_id);
+  // A contact of another workspace (visible through view_all_locations) is written only under
+  // contacts:edit held there.
+  await assertWritableIn(db, scope, [current.workspaceId], "contacts:edit", "change this contact");
   const workspaceId = input.workspace_id === undefined ? current.workspaceId : input.workspace_id;
+  if (workspaceId !== current.workspaceId) {
+    await assertAssignableWorkspace(db, scope, workspaceId);
+    // Moving the contact into a workspace hides it from the other workspaces that issued documents
+    // to it: contacts:edit is needed in each of them and in the target.
+    if (workspaceId !== null) {
+      const users = await contactUsers(db, scope.tenantId, id);
+      await assertWritableIn(db, scope, [...users, workspaceId], "contacts:edit", "move this contact into a workspace");
+    }
+  }
   const identification = identificationOf(
     input.identification_type === undefined ? (current.identificationType as IdentificationType | null) : input.identification_type,
     input.identification === undefined ? current.identification : input.identification,
   );
   if (identification.value && (identification.value !== current.identification || workspaceId !== current.workspaceId)) {
-    await assertUniqueIdentification(db, scope.tenantId, identification.value, workspaceId, id);
+    await assertUniqueIdentification(db, scope, identification.value, workspaceId, id);
   }
   const [row] = await db
     .update(ct)
@@ -202,7 +220,8 @@ export async function contactDocumentReferences(db: AnyDb, tenantId: number, con
 }
 
 export async function deleteContact(db: AnyDb, scope: CatalogScope, id: number): Promise<void> {
-  await getContact(db, scope, id, true);
+  const current = await getContact(db, scope, id, true);
+  await assertWritableIn(db, scope, [current.workspaceId], "contacts:delete", "delete this contact");
   const reason = await contactDocumentReferences(db, scope.tenantId, id);
   if (reason) throw new AppError("in_use", `This contact cannot be deleted: ${reason}.`);
   await db.delete(ct).where(and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id))).catch(inUseOnForeignKey("contact"));

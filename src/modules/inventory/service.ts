@@ -7,6 +7,8 @@ import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
 import type { CatalogScope } from "../products/shared";
+import { assertWritableIn } from "../products/ownership";
+import { memberWorkspacesHolding } from "../members/grants";
 import type { AnyDb } from "../tenants/service";
 import type { CreateAdjustmentInput, CreateTransferInput, InitialStockInput } from "./schemas";
 import { applyStockChanges, checkStockResult, stockCtes, stockResultColumns, type StockChange, type StockResult } from "./stock";
@@ -42,8 +44,12 @@ export async function requireAccessibleWorkspace(db: AnyDb, scope: CatalogScope,
   if (!row) throw new AppError("workspace_forbidden", "You do not have access to this workspace.");
 }
 
-/** Products visible in the request's workspace that track inventory, by id; 422 naming the field otherwise. */
-async function stockedProducts(db: AnyDb, scope: CatalogScope, wanted: { id: number; field: string }[]) {
+/**
+ * Products visible in the request's workspace that track inventory, by id; 422 naming the field
+ * otherwise. A product of another workspace (visible through view_all_locations) needs
+ * `permission` held there as well (403 forbidden): stock of W2's product is W2's business.
+ */
+async function stockedProducts(db: AnyDb, scope: CatalogScope, wanted: { id: number; field: string }[], permission: string) {
   const ids = [...new Set(wanted.map((w) => w.id))];
   const rows = await db
     .select({ id: schema.products.id, name: schema.products.name, cost: schema.products.cost, trackInventory: schema.products.trackInventory, workspaceId: schema.products.workspaceId })
@@ -55,6 +61,7 @@ async function stockedProducts(db: AnyDb, scope: CatalogScope, wanted: { id: num
     if (!product) throw fieldError(w.field, "No such product.");
     if (!product.trackInventory) throw fieldError(w.field, "This product does not track inventory (a service).");
   }
+  await assertWritableIn(db, scope, [...byId.values()].map((r) => r.workspaceId), permission, "change the stock of a product of another workspace");
   return byId;
 }
 
@@ -168,17 +175,30 @@ export async function createTransfer(db: AnyDb, scope: CatalogScope, input: Crea
     { ...common, workspaceId: input.to_workspace_id, type: "transfer_in", quantity: input.quantity },
   ];
   const destination = sql`SELECT 1 FROM ${schema.workspaces} WHERE ${and(accessibleWorkspaceCondition(scope), eq(schema.workspaces.id, input.to_workspace_id))}`;
+  // The stock received is the destination's: inventory:transfer must be held there too, as a
+  // member (or admin there); view_all_locations only makes it reachable. A product of a third
+  // workspace likewise needs inventory:transfer in its own workspace.
   const result = await db.execute(sql`
     WITH ${stockCtes(scope, changes)}
     SELECT EXISTS (${destination}) AS destination_ok,
-      (SELECT json_build_object('track_inventory', track_inventory, 'workspace_id', workspace_id)
+      ${memberWorkspacesHolding(sql`${input.to_workspace_id}::int`, scope.userId, "inventory:transfer")} AS destination_writable,
+      (SELECT json_build_object('track_inventory', track_inventory, 'workspace_id', workspace_id,
+         'writable', workspace_id IS NULL OR workspace_id = ${scope.workspaceId} OR ${memberWorkspacesHolding(sql`products.workspace_id`, scope.userId, "inventory:transfer")})
        FROM products WHERE tenant_id = ${scope.tenantId} AND id = ${input.product_id}) AS product,
       ${stockResultColumns}`);
-  const row = rowsOf<StockResult & { destination_ok: boolean; product: { track_inventory: boolean; workspace_id: number | null } | null }>(result)[0]!;
+  const row = rowsOf<
+    StockResult & { destination_ok: boolean; destination_writable: boolean; product: { track_inventory: boolean; workspace_id: number | null; writable: boolean } | null }
+  >(result)[0]!;
   if (!row.destination_ok) throw fieldError("to_workspace_id", "No such workspace that you can reach.");
   const product = row.product;
   if (!product || (product.workspace_id !== null && product.workspace_id !== scope.workspaceId && !scope.viewAll)) {
     throw fieldError("product_id", "No such product.");
+  }
+  if (!row.destination_writable) {
+    throw new AppError("forbidden", `You cannot transfer stock to workspace ${input.to_workspace_id}: it needs inventory:transfer there, which you do not hold.`);
+  }
+  if (!product.writable) {
+    throw new AppError("forbidden", `You cannot transfer this product: it belongs to workspace ${product.workspace_id}, where you do not hold inventory:transfer.`);
   }
   if (!product.track_inventory) throw fieldError("product_id", "This product does not track inventory (a service).");
   const [out] = await checkStockResult(db, changes, row);
@@ -195,7 +215,7 @@ export async function createTransfer(db: AnyDb, scope: CatalogScope, input: Crea
 }
 
 export async function createAdjustment(db: AnyDb, scope: CatalogScope, input: CreateAdjustmentInput) {
-  await stockedProducts(db, scope, input.items.map((item, i) => ({ id: item.product_id, field: `items.${i}.product_id` })));
+  await stockedProducts(db, scope, input.items.map((item, i) => ({ id: item.product_id, field: `items.${i}.product_id` })), "inventory:adjust");
   const [adjustment] = await db
     .insert(schema.inventoryAdjustments)
     .values({ tenantId: scope.tenantId, workspaceId: scope.workspaceId, reference: input.reference ?? null, createdBy: scope.userId })
@@ -263,7 +283,7 @@ export async function listAdjustments(db: AnyDb, scope: CatalogScope, query: Lis
 }
 
 export async function setInitialStock(db: AnyDb, scope: CatalogScope, input: InitialStockInput) {
-  const products = await stockedProducts(db, scope, input.items.map((item, i) => ({ id: item.product_id, field: `items.${i}.product_id` })));
+  const products = await stockedProducts(db, scope, input.items.map((item, i) => ({ id: item.product_id, field: `items.${i}.product_id` })), "inventory:adjust");
   const seen = new Set<number>();
   input.items.forEach((item, i) => {
     if (seen.has(item.product_id)) throw fieldError(`items.${i}.product_id`, "This product is listed twice.");
@@ -336,9 +356,12 @@ export async function productStock(db: AnyDb, scope: CatalogScope, productId: nu
 }
 
 export async function setMinimum(db: AnyDb, scope: CatalogScope, productId: number, workspaceId: number, minimum: string) {
-  await visibleProduct(db, scope, productId);
+  const product = await visibleProduct(db, scope, productId);
   const [workspace] = await accessibleWorkspaces(db, scope, [workspaceId]);
   if (!workspace) throw fieldError("workspace_id", "No such workspace that you can reach.");
+  // The minimum is the named workspace's stock row: inventory:adjust must be held there (and in
+  // the product's own workspace when it belongs to a third one).
+  await assertWritableIn(db, scope, [workspaceId, product.workspaceId], "inventory:adjust", "set this minimum");
   await db
     .insert(schema.stockLevels)
     .values({ tenantId: scope.tenantId, productId, workspaceId, minimumQuantity: minimum })

@@ -73,7 +73,7 @@ invoicesRouter.openapi(
   async (c) => {
     const db = await tenantDb(c);
     const input = c.req.valid("json");
-    return idempotent(c, db, "POST /invoices", async () => {
+    return idempotent(c, db, async () => {
       const created = await invoices.createInvoice(db, catalogScope(c), input, invoiceContext(c));
       const { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at } = created;
       return {
@@ -173,7 +173,7 @@ invoicesRouter.openapi(
     const db = await tenantDb(c);
     const id = c.req.valid("param").id;
     const input = c.req.valid("json");
-    return idempotent(c, db, `POST /invoices/${id}/payments`, async () => ({
+    return idempotent(c, db, async () => ({
       status: 201,
       body: { data: await invoices.addPayment(db, catalogScope(c), id, input), message: "Payment recorded." },
     })) as never;

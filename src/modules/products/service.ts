@@ -18,6 +18,7 @@ import {
   type CatalogScope,
   visibleByIdCondition,
 } from "./shared";
+import { assertWritableIn, productUsers } from "./ownership";
 
 const p = schema.products;
 type ProductRow = typeof p.$inferSelect;
@@ -114,7 +115,7 @@ export async function createProduct(db: AnyDb, scope: CatalogScope, input: Creat
   checkInventoryFlags(productType, trackInventory);
   // Products are shared by every workspace unless a workspace is named.
   const workspaceId = input.workspace_id ?? null;
-  await assertAssignableWorkspace(db, scope, workspaceId);
+  await assertAssignableWorkspace(db, scope, workspaceId, "products:create");
   const taxIds = input.default_tax_ids ? await checkTaxIds(db, scope.tenantId, input.default_tax_ids) : await defaultTaxIds(db, scope.tenantId);
   const [row] = await db
     .insert(p)
@@ -140,10 +141,25 @@ export async function createProduct(db: AnyDb, scope: CatalogScope, input: Creat
 
 export async function updateProduct(db: AnyDb, scope: CatalogScope, id: number, input: UpdateProductInput): Promise<ProductRow> {
   const current = await getProduct(db, scope, id, true);
+  // A row of another workspace (visible through view_all_locations) is written only under
+  // products:edit held there.
+  await assertWritableIn(db, scope, [current.workspaceId], "products:edit", "change this product");
   const productType = input.product_type ?? current.productType;
   const trackInventory = input.track_inventory ?? (productType === "service" ? false : current.trackInventory);
   checkInventoryFlags(productType, trackInventory);
-  if (input.workspace_id !== undefined) await assertAssignableWorkspace(db, scope, input.workspace_id);
+  const moving = input.workspace_id !== undefined && input.workspace_id !== current.workspaceId;
+  if (moving) await assertAssignableWorkspace(db, scope, input.workspace_id!);
+  // Moving the row into a workspace takes it away from every other workspace that uses it, and
+  // the stock flags change how every using workspace's stock behaves: both need products:edit in
+  // each of them (and in the target).
+  const flagsChange =
+    trackInventory !== current.trackInventory || (input.allow_negative_stock !== undefined && input.allow_negative_stock !== current.allowNegativeStock);
+  const intoWorkspace = moving && input.workspace_id !== null;
+  if (intoWorkspace || flagsChange) {
+    const users = await productUsers(db, scope.tenantId, id);
+    const what = intoWorkspace ? "move this product into a workspace" : "change track_inventory or allow_negative_stock of this product";
+    await assertWritableIn(db, scope, [...users, intoWorkspace ? input.workspace_id! : null], "products:edit", what);
+  }
   const changes: Partial<typeof p.$inferInsert> = { productType, trackInventory, updatedAt: new Date() };
   if (input.name !== undefined) changes.name = input.name;
   if (input.sku !== undefined) changes.sku = input.sku;
@@ -153,7 +169,7 @@ export async function updateProduct(db: AnyDb, scope: CatalogScope, id: number, 
   if (input.cost !== undefined) changes.cost = input.cost;
   if (input.allow_negative_stock !== undefined) changes.allowNegativeStock = input.allow_negative_stock;
   if (input.is_active !== undefined) changes.isActive = input.is_active;
-  if (input.workspace_id !== undefined) changes.workspaceId = input.workspace_id;
+  if (moving) changes.workspaceId = input.workspace_id;
   if (input.default_tax_ids !== undefined) changes.defaultTaxIds = await checkTaxIds(db, scope.tenantId, input.default_tax_ids);
   const [row] = await db
     .update(p)
@@ -177,7 +193,8 @@ export async function productDocumentReferences(db: AnyDb, tenantId: number, pro
 }
 
 export async function deleteProduct(db: AnyDb, scope: CatalogScope, id: number): Promise<void> {
-  await getProduct(db, scope, id, true);
+  const current = await getProduct(db, scope, id, true);
+  await assertWritableIn(db, scope, [current.workspaceId], "products:delete", "delete this product");
   const reason = await productDocumentReferences(db, scope.tenantId, id);
   if (reason) throw new AppError("in_use", `This product cannot be deleted: ${reason}. Deactivate it instead (is_active: false).`);
   // Without movements, stock rows only hold low-stock minimums: they go with the product.

@@ -8,6 +8,7 @@ import type { AppEnv } from "../../http/context";
 import { AppError, fieldError } from "../../http/errors";
 import { requireWorkspace } from "../../http/workspace";
 import type { AnyDb } from "../tenants/service";
+import { assertWritableIn } from "./ownership";
 
 /**
  * Pieces shared by the catalog modules (products, contacts, taxes, currencies, document subtypes,
@@ -66,9 +67,11 @@ export function listWorkspaceCondition(column: PgColumn, scope: CatalogScope, fi
 
 /**
  * The workspace a row may be assigned to: null (shared), the request's workspace, or — with
- * view_all_locations — any workspace of the tenant. Anything else → 422 on the field.
+ * view_all_locations — any workspace of the tenant. Anything else → 422 on the field. With
+ * `permission` (the route's), another workspace also needs it held there as a member (or admin
+ * there): view_all_locations shows that workspace, it does not let anyone write in it → 403.
  */
-export async function assertAssignableWorkspace(db: AnyDb, scope: CatalogScope, workspaceId: number | null, field = "workspace_id") {
+export async function assertAssignableWorkspace(db: AnyDb, scope: CatalogScope, workspaceId: number | null, permission?: string, field = "workspace_id") {
   if (workspaceId === null || workspaceId === scope.workspaceId) return;
   if (!scope.viewAll) throw fieldError(field, "Must be the workspace of the request or null (shared by every workspace).");
   const [row] = await db
@@ -76,6 +79,7 @@ export async function assertAssignableWorkspace(db: AnyDb, scope: CatalogScope, 
     .from(schema.workspaces)
     .where(and(eq(schema.workspaces.tenantId, scope.tenantId), eq(schema.workspaces.id, workspaceId)));
   if (!row) throw fieldError(field, "No such workspace.");
+  if (permission) await assertWritableIn(db, scope, [workspaceId], permission, `place a row in workspace ${workspaceId}`);
 }
 
 /** `%`, `_` and `\` taken literally inside an ILIKE pattern. */

@@ -97,7 +97,7 @@ quotationsRouter.openapi(
   async (c) => {
     const db = await tenantDb(c);
     const input = c.req.valid("json");
-    return idempotent(c, db, "POST /quotations", async () => {
+    return idempotent(c, db, async () => {
       const created = await quotations.createQuotation(db, catalogScope(c), input, dominicanToday());
       const { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at } = created;
       return {
