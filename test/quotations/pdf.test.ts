@@ -130,6 +130,31 @@ describe("quotations: bulk PDF", () => {
     expect(ours.status).toBe(422);
   });
 
+  it("renders up to 5,000 lines in all, repeated ids counted once, and refuses 5,001 with 422 on quotation_ids", async () => {
+    const { tenant, b, body, create } = await quotationSetup();
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => ({ product_id: b.id, quantity: "1", unit_price: "1", tax_ids: [], description: `Servicio ${i + 1}` }));
+    // 10 quotations of 500 lines (the most one may have): exactly 5,000 lines.
+    const ids: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await tenant.api.post("/quotations", body({ items: lines(500) }));
+      expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(201);
+      ids.push(res.body.data.id);
+    }
+    const atCap = await fetchBytes(tenant.subdomain, tenant.admin.token, "/quotations/bulk/pdf", { method: "POST", body: { quotation_ids: [...ids, ids[0]] } });
+    expect(atCap.status).toBe(200);
+    expect(Object.keys(unzipSync(atCap.bytes))).toHaveLength(10);
+
+    const oneMore = await create(); // the reference quotation: 2 lines → 5,002 in all
+    const over = await tenant.api.post("/quotations/bulk/pdf", { quotation_ids: [...ids, oneMore.id] });
+    expect(over.status).toBe(422);
+    expect(over.body.code).toBe("validation_failed");
+    expect(over.body.errors).toEqual({ quotation_ids: ["The selected quotations have 5002 lines in all; at most 5000 lines can be rendered in one request."] });
+    // Without one of the big ones the same request is back under the cap.
+    const under = await fetchBytes(tenant.subdomain, tenant.admin.token, "/quotations/bulk/pdf", { method: "POST", body: { quotation_ids: [...ids.slice(1), oneMore.id] } });
+    expect(under.status).toBe(200);
+    expect(Object.keys(unzipSync(under.bytes))).toHaveLength(10);
+  }, 120_000);
+
   it("holds 100 PDFs in one ZIP", async () => {
     const { tenant, a, body } = await quotationSetup();
     // 100 quotations, spread over four members so that no one meets the rate limit.
