@@ -134,8 +134,13 @@ function limiterFor(env: Env, kind: "user" | "ip" | "webhook" | "login", max: nu
   return limiter;
 }
 
+// Requests whose Redis call already failed: their later limiter calls (a login's) are skipped, so a
+// hung Redis costs a request one timeout, not one per call.
+const redisFailed = new WeakSet<Request>();
+
 /** Redis failed or timed out: the caller lets the request through; the warning is logged at most once a minute per isolate. */
 function redisUnavailable(c: Context<AppEnv>, error: unknown): null {
+  redisFailed.add(c.req.raw);
   if (Date.now() - lastRedisWarning > 60_000) {
     log.warn("rate limiter unavailable; request allowed", { requestId: c.get("requestId"), cause: String(error) });
     lastRedisWarning = Date.now();
@@ -178,7 +183,7 @@ function anonymousBucket(c: Context<AppEnv>): { kind: "ip" | "webhook"; key: str
 async function applyLimit(c: Context<AppEnv>, kind: "user" | "ip" | "webhook", max: number, key: string, next: () => Promise<void>) {
   let decision: Decision | null = null;
   try {
-    decision = await limiterFor(c.env, kind, max).limit(key);
+    if (!redisFailed.has(c.req.raw)) decision = await limiterFor(c.env, kind, max).limit(key);
   } catch (error) {
     redisUnavailable(c, error);
   }
@@ -251,7 +256,7 @@ export async function guardLogin(c: Context<AppEnv>, email: string): Promise<() 
   const key = await loginKey(c.get("tenant").id, email);
   let state: { remaining: number; reset: number } | null = null;
   try {
-    state = await limiter.remaining(key);
+    if (!redisFailed.has(c.req.raw)) state = await limiter.remaining(key);
   } catch (error) {
     redisUnavailable(c, error);
   }
@@ -261,7 +266,7 @@ export async function guardLogin(c: Context<AppEnv>, email: string): Promise<() 
   }
   return async () => {
     try {
-      await limiter.limit(key);
+      if (!redisFailed.has(c.req.raw)) await limiter.limit(key);
     } catch (error) {
       redisUnavailable(c, error);
     }
