@@ -194,7 +194,8 @@ async function applyLimit(c: Context<AppEnv>, kind: "user" | "ip" | "webhook", m
       throw new AppError("rate_limited", "Too many requests.", undefined, { ...headers, "Retry-After": String(retryAfter) });
     }
     await next();
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    // A 429 of the per-account login limit carries its own figures: keep them.
+    if (c.res.status !== 429) for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
     return;
   }
   await next();
@@ -262,7 +263,11 @@ export async function guardLogin(c: Context<AppEnv>, email: string): Promise<() 
   }
   if (state && state.remaining <= 0) {
     const retryAfter = Math.max(1, Math.ceil((state.reset - Date.now()) / 1000));
-    throw new AppError("rate_limited", "Too many failed logins for this account; try again later.", undefined, { "Retry-After": String(retryAfter) });
+    throw new AppError("rate_limited", "Too many failed logins for this account; try again later.", undefined, {
+      "X-RateLimit-Limit": String(LOGIN_FAILURES),
+      "X-RateLimit-Remaining": "0",
+      "Retry-After": String(retryAfter),
+    });
   }
   return async () => {
     try {

@@ -137,6 +137,8 @@ describe(`per-account login limit (${env.UPSTASH_REDIS_REST_URL ? "Redis" : "in-
     expect(blocked.status).toBe(429);
     expect(blocked.body).toEqual({ message: "Too many failed logins for this account; try again later.", code: "rate_limited" });
     expect(Number(blocked.headers.get("retry-after"))).toBe(Math.ceil((loginWindowEnd(Date.now()) - Date.now()) / 1000));
+    expect(blocked.headers.get("x-ratelimit-limit")).toBe("10");
+    expect(blocked.headers.get("x-ratelimit-remaining")).toBe("0");
     // Another account of the tenant logs in; the same email on another tenant is another account.
     expect((await login(tenant.subdomain, colleague.email, DEFAULT_PASSWORD)).status).toBe(201);
     const elsewhere = await seedTenant();
