@@ -1,8 +1,10 @@
 /**
- * npm run rnc:sync -- [--url URL | --file PATH] [--concurrency N]
+ * npm run rnc:sync -- [--url URL | --file PATH] [--concurrency N] [--force]
  *
  * The operator's RNC sync: the same streaming parser and batch writer as the weekly cron, in Node,
  * with an in-process queue. Default URL: TAX_AUTHORITY_DATA_URL, else DGII's (wrangler.toml).
+ * A file with under 50 % of the current registry's records is refused (the run fails, the registry
+ * is unchanged) unless `--force` is given; the weekly cron never forces.
  * Database: DATABASE_URL, else the embedded database of `npm run dev`.
  */
 import fs from "node:fs";
@@ -19,10 +21,10 @@ const DGII_URL = "https://dgii.gov.do/app/WebApps/Consultas/RNC/DGII_RNC.zip";
 async function main(): Promise<number> {
   let options;
   try {
-    options = cliOptions({ url: { type: "string" }, file: { type: "string" }, concurrency: { type: "string" } });
+    options = cliOptions({ url: { type: "string" }, file: { type: "string" }, concurrency: { type: "string" }, force: { type: "boolean" } });
   } catch (error) {
     console.error((error as Error).message);
-    console.error("Usage: npm run rnc:sync -- [--url URL | --file PATH] [--concurrency N]");
+    console.error("Usage: npm run rnc:sync -- [--url URL | --file PATH] [--concurrency N] [--force]");
     return 1;
   }
   if (options.url && options.file) {
@@ -49,7 +51,8 @@ async function main(): Promise<number> {
     const consumer = inProcessQueue(store, { concurrency });
     const started = Date.now();
     console.log(`RNC sync from ${source}`);
-    const result = await runRncSync({ store, queue: consumer.queue, source, trigger: "cli", open });
+    if (options.force) console.log("--force: the file replaces the registry however few records it holds.");
+    const result = await runRncSync({ store, queue: consumer.queue, source, trigger: "cli", open, force: options.force === true });
     await consumer.drained();
     const run = await getRun(store, result.runId);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);

@@ -9,7 +9,7 @@ import type { AppEnv } from "./http/context";
 import { databaseSession } from "./http/database";
 import { AppError } from "./http/errors";
 import { createRouter, V1 } from "./http/openapi";
-import { rateLimit } from "./http/rate-limit";
+import { anonymousRateLimit, rateLimit } from "./http/rate-limit";
 import { requestId } from "./http/request-id";
 import { tenantFromHost } from "./http/tenant";
 import { authRouter } from "./modules/auth/routes";
@@ -101,6 +101,7 @@ export function createApp() {
   app.use("*", jsonOnly);
   app.use("*", outboxDispatch); // outside databaseSession: runs after the commit
   app.use("*", databaseSession);
+  app.use("*", anonymousRateLimit); // before any database work (the tenant lookup included)
   app.use("*", tenantFromHost);
   app.use("*", rateLimit);
 

@@ -10,8 +10,9 @@ import { startWsRelay, type WsRelay } from "./ws-relay";
  * Tests run in workerd and reach it over loopback HTTP:
  *
  *   POST /redis/stop          close the FAULT Upstash relay (its port then refuses connections)
- *   POST /redis/start         start it again on the same port
- *   GET  /redis               {"up": boolean}
+ *   POST /redis/hang          replace it with a server on the same port that accepts requests and never answers
+ *   POST /redis/start         start it again on the same port (after a stop or a hang)
+ *   GET  /redis               {"up": boolean, "hanging": boolean, "configured": boolean}
  *   POST /db/cut?after_ms=N   cut every connection of the FAULT relay (now, or N ms later)
  *   POST /db/delay?ms=N       one-way delay of the fault relay
  *   GET  /db/stats            {connections, roundTrips} of the fault relay
@@ -41,6 +42,15 @@ export async function startTestControl(options: { redisAvailable: boolean; recor
   let upstash = first;
   const upstashPort = upstash ? Number(new URL(upstash.url).port) : 0;
   let redisUp = upstash !== null;
+  // A Redis that hangs: the fault relay's port accepts HTTP requests and never answers them.
+  let hanging: { server: http.Server; sockets: Set<net.Socket> } | null = null;
+  const stopHanging = async () => {
+    if (!hanging) return;
+    const { server, sockets } = hanging;
+    hanging = null;
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
   const faultRelay: WsRelay = await startWsRelay();
   const records: unknown[] = [];
 
@@ -64,20 +74,40 @@ export async function startTestControl(options: { redisAvailable: boolean; recor
     try {
       const route = `${req.method} ${url.pathname}`;
       if (route === "POST /redis/stop") {
+        await stopHanging();
         if (upstash && redisUp) {
           await upstash.close();
           redisUp = false;
         }
         return send(200, { up: redisUp });
       }
+      if (route === "POST /redis/hang") {
+        if (!first) return send(200, { up: false, hanging: false });
+        if (upstash && redisUp) {
+          await upstash.close();
+          redisUp = false;
+        }
+        if (!hanging) {
+          const sockets = new Set<net.Socket>();
+          const server = http.createServer(() => undefined); // requests are read and never answered
+          server.on("connection", (socket) => {
+            sockets.add(socket);
+            socket.on("close", () => sockets.delete(socket));
+          });
+          await new Promise<void>((resolve) => server.listen(upstashPort, "127.0.0.1", resolve));
+          hanging = { server, sockets };
+        }
+        return send(200, { up: redisUp, hanging: true });
+      }
       if (route === "POST /redis/start") {
+        await stopHanging();
         if (first && !redisUp) {
           upstash = await startUpstashRelay({ port: upstashPort, token: first.token });
           redisUp = true;
         }
         return send(200, { up: redisUp });
       }
-      if (route === "GET /redis") return send(200, { up: redisUp, configured: first !== null });
+      if (route === "GET /redis") return send(200, { up: redisUp, hanging: hanging !== null, configured: first !== null });
       if (route === "POST /db/cut") {
         const after = Number(url.searchParams.get("after_ms") ?? 0);
         if (after > 0) setTimeout(() => faultRelay.cutAll(), after);
@@ -112,6 +142,7 @@ export async function startTestControl(options: { redisAvailable: boolean; recor
     blackholeUrl: `postgres://sucursal_app@127.0.0.1:${blackholePort}/sucursal`,
     records: () => records,
     close: async () => {
+      await stopHanging();
       if (upstash && redisUp) await upstash.close();
       for (const socket of held) socket.destroy();
       await new Promise<void>((resolve) => blackhole.close(() => resolve()));

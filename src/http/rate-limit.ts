@@ -3,10 +3,12 @@ import { Redis } from "@upstash/redis/cloudflare";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { Env } from "../env";
+import { canonicalId } from "../lib/ids";
 import { log } from "../lib/log";
 import { verifyAccessToken } from "../lib/tokens";
 import type { AppEnv } from "./context";
 import { AppError } from "./errors";
+import { subdomainOf } from "./tenant";
 
 interface Decision {
   success: boolean;
@@ -16,25 +18,78 @@ interface Decision {
 }
 
 interface Limiter {
+  /** Counts one hit for `key` and says whether it is within the limit. */
   limit(key: string): Promise<Decision>;
+  /** What is left for `key` in the current window, counting nothing. */
+  remaining(key: string): Promise<{ remaining: number; reset: number }>;
 }
 
-/** Fixed one-minute windows in this isolate's memory: the fallback when no Redis is configured. */
+/** How long a Redis call may take before the limiter counts Redis as unavailable (and lets the request through). */
+export const REDIS_TIMEOUT_MS = 1000;
+/** Login failures one account (tenant + email) may have in LOGIN_WINDOW before its logins are refused. */
+export const LOGIN_FAILURES = 10;
+const LOGIN_WINDOW = { ms: 15 * 60_000, upstash: "15 m" } as const;
+const MINUTE = { ms: 60_000, upstash: "1 m" } as const;
+type Window = typeof MINUTE | typeof LOGIN_WINDOW;
+
+/** Fixed windows in this isolate's memory: the fallback when no Redis is configured. */
 class MemoryLimiter implements Limiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
-  constructor(private readonly max: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly windowMs: number,
+  ) {}
 
-  async limit(key: string): Promise<Decision> {
+  private current(key: string, create: boolean) {
     const now = Date.now();
-    const start = now - (now % 60_000);
+    const start = now - (now % this.windowMs);
     let window = this.windows.get(key);
     if (!window || window.start !== start) {
-      if (this.windows.size > 10_000) this.windows.clear();
+      if (!create) return { start, count: 0 };
+      if (this.windows.size > 10_000) {
+        for (const [k, w] of this.windows) if (w.start !== start) this.windows.delete(k);
+        if (this.windows.size > 10_000) this.windows.clear();
+      }
       window = { start, count: 0 };
       this.windows.set(key, window);
     }
+    return window;
+  }
+
+  async limit(key: string): Promise<Decision> {
+    const window = this.current(key, true);
     window.count++;
-    return { success: window.count <= this.max, limit: this.max, remaining: Math.max(0, this.max - window.count), reset: start + 60_000 };
+    return { success: window.count <= this.max, limit: this.max, remaining: Math.max(0, this.max - window.count), reset: window.start + this.windowMs };
+  }
+
+  async remaining(key: string) {
+    const window = this.current(key, false);
+    return { remaining: Math.max(0, this.max - window.count), reset: window.start + this.windowMs };
+  }
+}
+
+/** A Redis call that has not answered in time: the same as one that failed. */
+function withTimeout<T>(promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${REDIS_TIMEOUT_MS} ms`)), REDIS_TIMEOUT_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Upstash's limiter, every call bounded by REDIS_TIMEOUT_MS (a hung Redis rejects, as a down one does). */
+class RedisLimiter implements Limiter {
+  constructor(private readonly ratelimit: Ratelimit) {}
+
+  async limit(key: string): Promise<Decision> {
+    const decision = await withTimeout(this.ratelimit.limit(key));
+    // Upstash's own timeout answers "success" with limit 0: we never enable it, but never trust it either.
+    if (decision.reason === "timeout") throw new Error(`Redis did not answer within ${REDIS_TIMEOUT_MS} ms`);
+    return decision;
+  }
+
+  remaining(key: string) {
+    return withTimeout(this.ratelimit.getRemaining(key));
   }
 }
 
@@ -42,30 +97,55 @@ const limiters = new Map<string, Limiter>();
 let warnedNoRedis = false;
 let lastRedisWarning = 0;
 
-function limiterFor(env: Env, kind: "user" | "ip" | "webhook", max: number): Limiter {
+function limiterFor(env: Env, kind: "user" | "ip" | "webhook" | "login", max: number, window: Window = MINUTE): Limiter {
   const url = env.UPSTASH_REDIS_REST_URL;
   const namespace = env.RATE_LIMIT_NAMESPACE || "sucursal";
-  const cacheKey = `${namespace}:${kind}:${max}:${url ?? "memory"}`;
+  const cacheKey = `${namespace}:${kind}:${max}:${window.ms}:${url ?? "memory"}`;
   let limiter = limiters.get(cacheKey);
   if (limiter) return limiter;
   if (url && env.UPSTASH_REDIS_REST_TOKEN) {
-    const redis = new Redis({ url, token: env.UPSTASH_REDIS_REST_TOKEN, enableTelemetry: false, retry: false });
-    limiter = new Ratelimit({
-      redis,
-      limiter: Ratelimit.slidingWindow(max, "1 m"),
-      prefix: `${namespace}:rl:${kind}`,
-      timeout: 1000,
-      analytics: false,
+    const redis = new Redis({
+      url,
+      token: env.UPSTASH_REDIS_REST_TOKEN,
+      enableTelemetry: false,
+      retry: false,
+      // Aborts the subrequest itself when Redis hangs (withTimeout answers the caller either way).
+      signal: () => AbortSignal.timeout(REDIS_TIMEOUT_MS),
     });
+    limiter = new RedisLimiter(
+      new Ratelimit({
+        redis,
+        // Login failures are counted in fixed windows: "10 in these 15 minutes", with a Retry-After to the window's end.
+        limiter: kind === "login" ? Ratelimit.fixedWindow(max, window.upstash) : Ratelimit.slidingWindow(max, window.upstash),
+        prefix: `${namespace}:rl:${kind}`,
+        timeout: 0, // withTimeout instead: Upstash's own timeout lets the request through silently
+        analytics: false,
+        ephemeralCache: kind === "login" ? false : undefined,
+      }),
+    );
   } else {
     if (!warnedNoRedis) {
       log.warn("rate limiting uses an in-memory window: UPSTASH_REDIS_REST_URL is not configured");
       warnedNoRedis = true;
     }
-    limiter = new MemoryLimiter(max);
+    limiter = new MemoryLimiter(max, window.ms);
   }
   limiters.set(cacheKey, limiter);
   return limiter;
+}
+
+// Requests whose Redis call already failed: their later limiter calls (a login's) are skipped, so a
+// hung Redis costs a request one timeout, not one per call.
+const redisFailed = new WeakSet<Request>();
+
+/** Redis failed or timed out: the caller lets the request through; the warning is logged at most once a minute per isolate. */
+function redisUnavailable(c: Context<AppEnv>, error: unknown): null {
+  redisFailed.add(c.req.raw);
+  if (Date.now() - lastRedisWarning > 60_000) {
+    log.warn("rate limiter unavailable; request allowed", { requestId: c.get("requestId"), cause: String(error) });
+    lastRedisWarning = Date.now();
+  }
+  return null;
 }
 
 function bearerToken(c: Context<AppEnv>): string | null {
@@ -79,37 +159,33 @@ function clientIp(c: Context<AppEnv>): string {
   return c.req.header("cf-connecting-ip") ?? "unknown";
 }
 
+/** The host's first label as sent (no database): the tenant part of an anonymous bucket. */
+function hostKey(c: Context<AppEnv>): string {
+  const host = c.req.header("host") || new URL(c.req.url).host;
+  return subdomainOf(host) ?? "-";
+}
+
+const WEBHOOK_PATH = /^\/webhooks\/(messaging-bots|chat-accounts)\/([^/]+)$/;
+
 /**
- * Per user (from a verified token) at RATE_LIMIT_AUTHENTICATED_PER_MINUTE, otherwise per IP at
- * RATE_LIMIT_ANONYMOUS_PER_MINUTE. When Redis fails the request is let through (fail open) and a
- * warning is logged at most once a minute: an outage of the limiter must not become ours.
+ * Platform webhooks come from a few shared IPs and are verified by signature: they get a bucket per
+ * endpoint — the host and the parsed id, so `/1`, `/01` and `/0x1` can never be three buckets — instead of
+ * the anonymous per-IP one. A path whose id is not canonical (the route answers 404) stays in the per-IP bucket.
  */
-export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
-  const token = bearerToken(c);
-  const claims = token ? await verifyAccessToken(c.env.JWT_SECRET, token) : null;
-  if (claims) c.set("tokenClaims", claims);
-  const tenant = c.get("tenant");
-  const authenticated = claims !== null && claims.tenantId === tenant.id;
-  // Platform webhooks come from a few shared IPs and are verified by signature: they get a bucket
-  // per endpoint instead of the anonymous per-IP one.
-  const webhook = !authenticated && c.req.path.startsWith("/webhooks/");
-  const kind = authenticated ? "user" : webhook ? "webhook" : "ip";
-  const max = Number(
-    authenticated
-      ? (c.env.RATE_LIMIT_AUTHENTICATED_PER_MINUTE ?? 60)
-      : webhook
-        ? (c.env.RATE_LIMIT_WEBHOOK_PER_MINUTE ?? 600)
-        : (c.env.RATE_LIMIT_ANONYMOUS_PER_MINUTE ?? 10),
-  );
-  const key = authenticated ? `${tenant.id}:${claims.userId}` : webhook ? `${tenant.id}:${c.req.path}` : clientIp(c);
+function anonymousBucket(c: Context<AppEnv>): { kind: "ip" | "webhook"; key: string; max: number } {
+  const host = hostKey(c);
+  const webhook = WEBHOOK_PATH.exec(c.req.path);
+  const id = webhook ? canonicalId(webhook[2]!) : null;
+  if (webhook && id !== null) return { kind: "webhook", key: `${host}:${webhook[1]}:${id}`, max: Number(c.env.RATE_LIMIT_WEBHOOK_PER_MINUTE ?? 600) };
+  return { kind: "ip", key: `${clientIp(c)}:${host}`, max: Number(c.env.RATE_LIMIT_ANONYMOUS_PER_MINUTE ?? 10) };
+}
+
+async function applyLimit(c: Context<AppEnv>, kind: "user" | "ip" | "webhook", max: number, key: string, next: () => Promise<void>) {
   let decision: Decision | null = null;
   try {
-    decision = await limiterFor(c.env, kind, max).limit(key);
+    if (!redisFailed.has(c.req.raw)) decision = await limiterFor(c.env, kind, max).limit(key);
   } catch (error) {
-    if (Date.now() - lastRedisWarning > 60_000) {
-      log.warn("rate limiter unavailable; request allowed", { requestId: c.get("requestId"), cause: String(error) });
-      lastRedisWarning = Date.now();
-    }
+    redisUnavailable(c, error);
   }
   if (decision) {
     const headers = { "X-RateLimit-Limit": String(decision.limit), "X-RateLimit-Remaining": String(Math.max(0, decision.remaining)) };
@@ -118,8 +194,86 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
       throw new AppError("rate_limited", "Too many requests.", undefined, { ...headers, "Retry-After": String(retryAfter) });
     }
     await next();
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    // A 429 of the per-account login limit carries its own figures: keep them.
+    if (c.res.status !== 429) for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
     return;
   }
   await next();
+}
+
+/**
+ * Before the tenant is resolved (no database work yet): a request without a token that verifies is
+ * limited per IP and host at RATE_LIMIT_ANONYMOUS_PER_MINUTE (or per webhook endpoint), so anonymous
+ * floods — unknown tenants, a database that is down — are refused before they cost a connection.
+ * A verified token is limited per user by `rateLimit`, once its tenant is known.
+ */
+export const anonymousRateLimit = createMiddleware<AppEnv>(async (c, next) => {
+  const token = bearerToken(c);
+  const claims = token ? await verifyAccessToken(c.env.JWT_SECRET, token) : null;
+  if (claims) {
+    c.set("tokenClaims", claims);
+    return next();
+  }
+  const bucket = anonymousBucket(c);
+  await applyLimit(c, bucket.kind, bucket.max, bucket.key, next);
 });
+
+/**
+ * After the tenant: a token of this tenant is limited per user at RATE_LIMIT_AUTHENTICATED_PER_MINUTE;
+ * a valid token of another tenant counts as anonymous (it was not counted before the tenant was known).
+ * When Redis fails or does not answer within REDIS_TIMEOUT_MS the request is let through (fail open)
+ * and a warning is logged at most once a minute: an outage of the limiter must not become ours.
+ */
+export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
+  const claims = c.get("tokenClaims");
+  if (!claims) return next(); // anonymous: already limited by anonymousRateLimit
+  const tenant = c.get("tenant");
+  if (claims.tenantId === tenant.id) {
+    await applyLimit(c, "user", Number(c.env.RATE_LIMIT_AUTHENTICATED_PER_MINUTE ?? 60), `${tenant.id}:${claims.userId}`, next);
+    return;
+  }
+  const bucket = anonymousBucket(c);
+  await applyLimit(c, bucket.kind, bucket.max, bucket.key, next);
+});
+
+/** The account a login names, as a limiter key: the tenant and a hash of the lowercased email (no address in Redis). */
+async function loginKey(tenantId: number, email: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(email.trim().toLowerCase()));
+  const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `${tenantId}:${hex}`;
+}
+
+/**
+ * Failed logins per account: after LOGIN_FAILURES failures for one (tenant, lowercased email) in the
+ * current 15-minute window, every login for that account — the right password included — is 429
+ * `rate_limited` with Retry-After until the window ends, whatever the IP. Counted by the email string,
+ * never by user id, so an unknown email behaves exactly like a known one. A success does not reset the
+ * count (only the window's end does): otherwise every successful login of the owner (an integration
+ * logging in on a schedule) would hand someone guessing the password ten more tries.
+ * Returns the function that records a failure. Redis down or hung: no account limit (fail open), logged.
+ */
+export async function guardLogin(c: Context<AppEnv>, email: string): Promise<() => Promise<void>> {
+  const limiter = limiterFor(c.env, "login", LOGIN_FAILURES, LOGIN_WINDOW);
+  const key = await loginKey(c.get("tenant").id, email);
+  let state: { remaining: number; reset: number } | null = null;
+  try {
+    if (!redisFailed.has(c.req.raw)) state = await limiter.remaining(key);
+  } catch (error) {
+    redisUnavailable(c, error);
+  }
+  if (state && state.remaining <= 0) {
+    const retryAfter = Math.max(1, Math.ceil((state.reset - Date.now()) / 1000));
+    throw new AppError("rate_limited", "Too many failed logins for this account; try again later.", undefined, {
+      "X-RateLimit-Limit": String(LOGIN_FAILURES),
+      "X-RateLimit-Remaining": "0",
+      "Retry-After": String(retryAfter),
+    });
+  }
+  return async () => {
+    try {
+      if (!redisFailed.has(c.req.raw)) await limiter.limit(key);
+    } catch (error) {
+      redisUnavailable(c, error);
+    }
+  };
+}

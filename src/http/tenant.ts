@@ -7,8 +7,29 @@ const SUBDOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const CACHE_TTL_MS = 60_000;
 
 // Subdomain → tenant, per isolate: tenants are created rarely and never renamed, so a minute of
-// caching saves a round trip on nearly every request. Misses are not cached.
+// caching saves a round trip on nearly every request.
 const cache = new Map<string, { tenant: Tenant; until: number }>();
+
+// Subdomains that are no tenant, per isolate, for NEGATIVE_TTL_MS: a flood of requests for made-up
+// hosts then costs no database connection after the first of each. Bounded (oldest entry out first),
+// since anyone can invent subdomains; a tenant created meanwhile answers 404 here for at most the TTL.
+const NEGATIVE_TTL_MS = 60_000;
+const NEGATIVE_CACHE_MAX = 1000;
+const unknown = new Map<string, number>();
+
+function knownMissing(subdomain: string): boolean {
+  const until = unknown.get(subdomain);
+  if (until === undefined) return false;
+  if (until > Date.now()) return true;
+  unknown.delete(subdomain);
+  return false;
+}
+
+function rememberMissing(subdomain: string): void {
+  unknown.delete(subdomain); // re-inserted last: Map order is insertion order
+  if (unknown.size >= NEGATIVE_CACHE_MAX) unknown.delete(unknown.keys().next().value!);
+  unknown.set(subdomain, Date.now() + NEGATIVE_TTL_MS);
+}
 
 /** The first label of the host: `acme.sucursal.do` → `acme`. Null for a bare host or an IP. */
 export function subdomainOf(host: string): string | null {
@@ -26,9 +47,13 @@ export const tenantFromHost = createMiddleware<AppEnv>(async (c, next) => {
   const cached = cache.get(subdomain);
   let tenant = cached && cached.until > Date.now() ? cached.tenant : undefined;
   if (!tenant) {
+    if (knownMissing(subdomain)) throw new AppError("tenant_not_found", "Unknown tenant.");
     // Inlined: `subdomain` matched SUBDOMAIN ([a-z0-9-] only), so it cannot hold a quote.
     const rows = await queryWithoutTenant<{ id: number; subdomain: string; name: string }>(c, `SELECT id, subdomain, name FROM tenants WHERE subdomain = '${subdomain}'`);
-    if (!rows[0]) throw new AppError("tenant_not_found", "Unknown tenant.");
+    if (!rows[0]) {
+      rememberMissing(subdomain);
+      throw new AppError("tenant_not_found", "Unknown tenant.");
+    }
     tenant = { id: Number(rows[0].id), subdomain: rows[0].subdomain, name: rows[0].name };
     cache.set(subdomain, { tenant, until: Date.now() + CACHE_TTL_MS });
   }

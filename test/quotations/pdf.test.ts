@@ -45,6 +45,29 @@ describe("quotations: PDF", () => {
   });
 });
 
+describe("quotations: PDF of a large document", () => {
+  it("renders 500 lines of 1,000-character descriptions in well under 5 s, each cut to its column with …", async () => {
+    const { tenant, b, body } = await quotationSetup();
+    // Measuring the whole remaining string at every cut made this quadratic: seconds per page.
+    const description = (i: number) => `Linea ${String(i).padStart(3, "0")} ${"Mantenimiento preventivo del equipo de refrigeración ".repeat(20)}`.slice(0, 1000);
+    const items = Array.from({ length: 500 }, (_, i) => ({ product_id: b.id, quantity: "1", unit_price: "1", tax_ids: [], description: description(i) }));
+    const created = await tenant.api.post("/quotations", body({ items, notes: "Nota ".repeat(1000).trim() }));
+    expect(created.status, JSON.stringify(created.body).slice(0, 300)).toBe(201);
+    expect(created.body.data.total_amount).toBe("500.00");
+    const started = Date.now();
+    const res = await fetchBytes(tenant.subdomain, tenant.admin.token, `/quotations/${created.body.data.id}/pdf`);
+    const elapsed = Date.now() - started;
+    expect(res.status).toBe(200);
+    expect(elapsed).toBeLessThan(5_000);
+    const text = await pdfText(res.bytes);
+    // The description column is 200 pt wide at 9 pt: its first ~40 characters, then "…".
+    expect(text).toContain("Linea 000 Mantenimiento preventivo del equipo …");
+    expect(text).toContain("Linea 499 Mantenimiento preventivo del equipo …");
+    expect(text).not.toContain(description(0).slice(0, 60));
+    expect(text).toContain("500.00");
+  }, 60_000);
+});
+
 describe("quotations: bulk PDF", () => {
   it("streams a ZIP holding one valid <document_number>.pdf per quotation, in the order asked, repeated ids once", async () => {
     const { tenant, contact, create, a } = await quotationSetup();
@@ -106,6 +129,31 @@ describe("quotations: bulk PDF", () => {
     const ours = await other.api.post("/quotations/bulk/pdf", { quotation_ids: [q.id] });
     expect(ours.status).toBe(422);
   });
+
+  it("renders up to 5,000 lines in all, repeated ids counted once, and refuses 5,001 with 422 on quotation_ids", async () => {
+    const { tenant, b, body, create } = await quotationSetup();
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => ({ product_id: b.id, quantity: "1", unit_price: "1", tax_ids: [], description: `Servicio ${i + 1}` }));
+    // 10 quotations of 500 lines (the most one may have): exactly 5,000 lines.
+    const ids: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await tenant.api.post("/quotations", body({ items: lines(500) }));
+      expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(201);
+      ids.push(res.body.data.id);
+    }
+    const atCap = await fetchBytes(tenant.subdomain, tenant.admin.token, "/quotations/bulk/pdf", { method: "POST", body: { quotation_ids: [...ids, ids[0]] } });
+    expect(atCap.status).toBe(200);
+    expect(Object.keys(unzipSync(atCap.bytes))).toHaveLength(10);
+
+    const oneMore = await create(); // the reference quotation: 2 lines → 5,002 in all
+    const over = await tenant.api.post("/quotations/bulk/pdf", { quotation_ids: [...ids, oneMore.id] });
+    expect(over.status).toBe(422);
+    expect(over.body.code).toBe("validation_failed");
+    expect(over.body.errors).toEqual({ quotation_ids: ["The selected quotations have 5002 lines in all; at most 5000 lines can be rendered in one request."] });
+    // Without one of the big ones the same request is back under the cap.
+    const under = await fetchBytes(tenant.subdomain, tenant.admin.token, "/quotations/bulk/pdf", { method: "POST", body: { quotation_ids: [...ids.slice(1), oneMore.id] } });
+    expect(under.status).toBe(200);
+    expect(Object.keys(unzipSync(under.bytes))).toHaveLength(10);
+  }, 120_000);
 
   it("holds 100 PDFs in one ZIP", async () => {
     const { tenant, a, body } = await quotationSetup();

@@ -1,4 +1,5 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { Zip, ZipDeflate } from "fflate";
 import { dgiiLine, type DgiiRecord, dgiiText, dgiiZip, malformedLine, syntheticRecord } from "../../bench/rnc-generator";
 import worker from "../../src/index";
 import type { RncBatchMessage } from "../../src/modules/rnc/sync/runs";
@@ -89,5 +90,21 @@ export function buildFile(options: { from: number; to: number; version: number; 
     lines.push(dgiiLine(record));
   }
   const expected = records.map(expectedRow).sort((a, b) => (a.identification < b.identification ? -1 : 1));
-  return { zip: dgiiZip(dgiiText(lines)), expected, malformed: lines.length - records.length };
+  return { zip: dgiiZip(dgiiText(lines)), expected, malformed: lines.length - records.length, lines };
+}
+
+/** A ZIP written as a stream (sizes in a data descriptor after the data, none in the local header), as DGII's may be. */
+export function streamedZip(text: Uint8Array, path = "TMP/DGII_RNC.TXT"): Uint8Array {
+  const parts: Uint8Array[] = [];
+  const zip = new Zip((error, chunk) => {
+    if (error) throw error;
+    parts.push(chunk);
+  });
+  const entry = new ZipDeflate(path, { level: 6 });
+  zip.add(entry);
+  entry.push(text, true);
+  zip.end();
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((offset, p) => (out.set(p, offset), offset + p.length), 0);
+  return out;
 }

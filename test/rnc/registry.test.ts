@@ -2,11 +2,13 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { beforeAll, describe, expect, it } from "vitest";
 import type { DgiiRecord } from "../../bench/rnc-generator";
 import worker from "../../src/index";
-import { runWorkerRncSync } from "../../src/jobs/rnc-sync";
+import { dgiiLine, dgiiText } from "../../bench/rnc-generator";
+import { runWorkerRncSync, workerStore } from "../../src/jobs/rnc-sync";
 import { utf8Length } from "../../src/modules/rnc/sync/parse";
+import { openUrl, runRncSync, type SyncOptions } from "../../src/modules/rnc/sync/sync";
 import { env } from "../support/env";
 import { type SeededTenant, seedTenant } from "../support/seed";
-import { buildFile, captureQueue, deliver, type Row, fileServer, leftovers, registry, runRow, serveFile } from "./helpers";
+import { buildFile, captureQueue, deliver, type Row, fileServer, leftovers, registry, runRow, serveFile, streamedZip } from "./helpers";
 
 /*
  * The registry is global, so everything that syncs or reads it lives in this one file and runs in
@@ -154,6 +156,70 @@ describe("RNC registry sync", () => {
     expect(run.error).toMatch(/^batch 1 could not be written/);
     expect(await registry()).toEqual(before);
     expect(await leftovers()).toEqual({ generations: 1, receipts: 0 });
+  });
+});
+
+describe("RNC import limits", () => {
+  const syncWith = async (url: string, options: Partial<SyncOptions> = {}) => {
+    const { queue, messages } = captureQueue();
+    const result = await runRncSync({ store: workerStore(env), queue, source: url, trigger: "test", open: openUrl(url), ...options });
+    for (const message of messages) expect((await deliver([message])).explicitAcks).toHaveLength(1);
+    return { result, run: await runRow(result.runId) };
+  };
+
+  it("a TXT that inflates beyond the cap fails the run, registry unchanged, whether or not the local header declares its size", async () => {
+    const before = await registry();
+    expect(before).toEqual(second.expected);
+    const text = dgiiText(second.lines);
+    expect(text.length).toBeGreaterThan(100_000);
+    for (const [name, zip] of [["declared.zip", second.zip], ["streamed.zip", streamedZip(text)]] as const) {
+      const { result, run } = await syncWith(await serveFile(name, zip), { maxUncompressedBytes: 100_000 });
+      expect(result.status, name).toBe("failed");
+      expect(run.error, name).toBe("TMP/DGII_RNC.TXT is larger than 100000 bytes uncompressed");
+      expect(await registry()).toEqual(before);
+      expect(await leftovers()).toEqual({ generations: 1, receipts: 0 });
+    }
+    // The streamed ZIP itself is fine under the real cap (512 MiB).
+    const { run } = await syncWith(await serveFile("streamed-ok.zip", streamedZip(text)));
+    expect(run.status).toBe("completed");
+    expect(await registry()).toEqual(second.expected);
+  });
+
+  it("a line over 4,096 characters is skipped and counted as rejected, a 200,000-character one without being held whole", async () => {
+    // Both would be valid records but for their length: nothing of them reaches the registry.
+    const long = dgiiLine({ identification: "109999991", name: "N".repeat(5000), status: "ACTIVO" });
+    const huge = dgiiLine({ identification: "109999992", name: "H".repeat(200_000), status: "ACTIVO" });
+    const lines = [...second.lines.slice(0, 1000), long, ...second.lines.slice(1000), huge];
+    const { result, run } = await syncWith(await serveFile("long-lines.zip", streamedZip(dgiiText(lines))));
+    expect(result.status).toBe("running");
+    expect(run).toMatchObject({ status: "completed", lines_read: lines.length, lines_rejected: second.malformed + 2 });
+    const rejections = run.rejections as { line: number; reason: string }[];
+    expect(rejections).toHaveLength(second.malformed + 2); // under the 10 kept
+    expect(rejections.filter((r) => r.reason === "line longer than 4096 characters").map((r) => r.line)).toEqual([1001, lines.length]);
+    expect(await registry()).toEqual(second.expected);
+  });
+
+  it("a file with under 50 % of the current registry's records is refused, registry unchanged; the operator's --force replaces it", async () => {
+    const before = await registry();
+    const small = buildFile({ from: 0, to: Math.floor(before.length / 2) - 50, version: 2, extra: [] });
+    expect(small.expected.length * 2).toBeLessThan(before.length);
+    const url = await serveFile("small.zip", small.zip);
+    // The cron's path (runWorkerRncSync) never forces.
+    const { queue, messages } = captureQueue();
+    const refused = await runWorkerRncSync(env, { url, queue, trigger: "test" });
+    for (const message of messages) expect((await deliver([message])).explicitAcks).toHaveLength(1);
+    const reason = `refused: the file holds ${small.expected.length} valid records, under 50 % of the current registry's ${before.length}; the registry is unchanged (an operator can replace it with npm run rnc:sync -- --force)`;
+    expect(refused).toMatchObject({ status: "failed", error: reason });
+    expect(await runRow(refused.runId)).toMatchObject({ status: "failed", error: reason });
+    expect(await registry()).toEqual(before);
+    expect(await leftovers()).toEqual({ generations: 1, receipts: 0 });
+
+    const forced = await syncWith(url, { force: true });
+    expect(forced.run).toMatchObject({ status: "completed", records_written: small.expected.length });
+    expect(await registry()).toEqual(small.expected);
+    // Back to the second file: more records than the current registry, so not refused.
+    expect((await syncWith(await serveFile("second-again.zip", second.zip))).run.status).toBe("completed");
+    expect(await registry()).toEqual(second.expected);
   });
 });
 

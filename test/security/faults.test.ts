@@ -55,6 +55,47 @@ describe("faults", () => {
     invariants += 2;
   }, 60_000);
 
+  it("counts a Redis that accepts and never answers as unavailable: each request waits at most ~1 s, is allowed, one warning a minute", async () => {
+    const { configured } = await control("/redis", "GET");
+    if (!configured) return; // no Redis on this machine: nothing can hang
+    const tenant = await seedTenant();
+    const env = { UPSTASH_REDIS_REST_URL: securityEnv.TEST_FAULT_UPSTASH_URL, UPSTASH_REDIS_REST_TOKEN: securityEnv.TEST_FAULT_UPSTASH_TOKEN };
+    const me = () => appCall(tenant.subdomain, "/me", { token: tenant.admin.token, env });
+    expect((await me()).headers.get("x-ratelimit-limit")).toBe("60");
+
+    await control("/redis/hang");
+    // The warning is rate-limited per isolate, and the test above may have just written it: two
+    // minutes on, its once-a-minute gate is open again.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 120_000 });
+    try {
+      const warn = vi.spyOn(console, "warn");
+      const started = performance.now();
+      const during = await within(15_000, inParallel(Array.from({ length: 6 }, () => me), 3), "requests under a hung Redis");
+      const elapsed = performance.now() - started;
+      cases += 6;
+      expect(during.map((r) => r.status)).toEqual(Array(6).fill(200));
+      expect(during[0]!.headers.get("x-ratelimit-limit")).toBeNull(); // no decision: let through
+      expect(elapsed).toBeLessThan(6_000); // two waves of 3, each bounded by the 1 s timeout
+      // A failed login calls the limiter three times (IP, account check, failure): one timeout in all.
+      const loginStarted = performance.now();
+      const login = await within(15_000, appCall(tenant.subdomain, "/auth/tokens", { method: "POST", body: { email: tenant.admin.email, password: "wrong-password" }, env }), "login under a hung Redis");
+      expect(login.status).toBe(401);
+      expect(performance.now() - loginStarted).toBeLessThan(2_500);
+      const warnings = warn.mock.calls.map((args) => String(args[0])).filter((line) => line.includes("rate limiter unavailable"));
+      expect(warnings).toHaveLength(1); // at most once a minute, however many requests
+      expect(JSON.parse(warnings[0]!)).toMatchObject({ level: "warn", message: "rate limiter unavailable; request allowed", cause: "Error: Redis did not answer within 1000 ms" });
+    } finally {
+      vi.useRealTimers();
+    }
+
+    await control("/redis/start");
+    const after = await me();
+    cases += 1;
+    expect(after.status).toBe(200);
+    expect(after.headers.get("x-ratelimit-limit")).toBe("60");
+    invariants += 2;
+  }, 60_000);
+
   it("answers 503 with Retry-After, quickly, when Postgres refuses connections", async () => {
     const tenant = await seedTenant();
     const started = Date.now();

@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { notFound } from "../../http/errors";
+import { AppError, notFound } from "../../http/errors";
 import { paginate, paginated, listQuerySchema } from "../../http/pagination";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { requireAuth } from "../../http/auth";
 import { tenantDb } from "../../http/database";
+import { guardLogin } from "../../http/rate-limit";
 import { timestamp } from "../../lib/format";
 import { AccessTokenItem, CreateTokenBody, MeResponse, MessageResponse, TokenResponse } from "./schemas";
 import { checkCredentials, describeUser, issueAccessToken, listAccessTokens, revokeAccessToken, revokeOwnToken } from "./service";
@@ -21,8 +22,13 @@ const createToken = defineRoute("public", {
 
 authRouter.openapi(createToken, async (c) => {
   const body = c.req.valid("json");
+  // Before any database work: 429 once this account (tenant + email) has had 10 failures in 15 minutes.
+  const recordFailure = await guardLogin(c, body.email);
   const db = await tenantDb(c);
-  const userId = await checkCredentials(db, body.email, body.password);
+  const userId = await checkCredentials(db, body.email, body.password).catch(async (error: unknown) => {
+    if (error instanceof AppError && error.status === 401) await recordFailure();
+    throw error;
+  });
   const ttlDays = Number(c.env.ACCESS_TOKEN_TTL_DAYS ?? 30);
   const issued = await issueAccessToken(db, c.env.JWT_SECRET, { tenantId: c.get("tenant").id, userId, name: body.name ?? "api", ttlDays });
   return c.json({ data: { token: issued.token, token_type: "Bearer" as const, expires_at: timestamp(issued.expiresAt)! } }, 201);

@@ -2,9 +2,11 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context";
 import { tenantDb } from "../../http/database";
+import { AppError } from "../../http/errors";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { requireWorkspace } from "../../http/workspace";
+import { canonicalId } from "../../lib/ids";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../products/shared";
 import {
   createBot,
@@ -153,6 +155,17 @@ integrationsRouter.openapi(testBotRoute, async (c) => {
   return c.json({ data, message: "Test message sent." }, 200);
 });
 
+/**
+ * The endpoint id of a webhook path, written canonically ("1", never "01", "0x1", "+1", "1.0" or
+ * " 1", which Number() would all read as 1): any other spelling is no route (404), so one endpoint
+ * has one URL and one rate-limit bucket (src/http/rate-limit.ts parses it the same way).
+ */
+function webhookId(text: string): number {
+  const id = canonicalId(text);
+  if (id === null) throw new AppError("route_not_found", "Route not found.");
+  return id;
+}
+
 const WebhookBotParam = z.object({ bot: z.string().openapi({ param: { name: "bot", in: "path" }, example: "1" }) });
 const Received = z.object({ ok: z.boolean() }).openapi("WebhookReceived");
 
@@ -162,12 +175,13 @@ const botWebhookRoute = defineRoute("public", {
   tags: botTags,
   summary: "Inbound updates of a bot; X-Telegram-Bot-Api-Secret-Token must carry the bot's webhook secret (else 403)",
   request: { params: WebhookBotParam },
-  responses: { 200: jsonResponse("Accepted", Received), ...errorResponses(403) },
+  responses: { 200: jsonResponse("Accepted", Received), ...errorResponses(403, 404) },
 });
 integrationsRouter.openapi(botWebhookRoute, async (c) => {
+  const bot = webhookId(c.req.valid("param").bot);
   // The raw body first: nothing parses it before the secret is checked.
   const raw = await c.req.text();
-  await receiveBotUpdate(await tenantDb(c), c.env, c.get("tenant").id, Number(c.req.valid("param").bot), c.req.header("x-telegram-bot-api-secret-token"), raw);
+  await receiveBotUpdate(await tenantDb(c), c.env, c.get("tenant").id, bot, c.req.header("x-telegram-bot-api-secret-token"), raw);
   return c.json({ ok: true }, 200);
 });
 
@@ -308,10 +322,11 @@ const verifyAccountWebhookRoute = defineRoute("public", {
   tags: accountTags,
   summary: "The platform's webhook verification: hub.mode=subscribe and the account's verify token → hub.challenge (else 403)",
   request: { params: WebhookAccountParam, query: VerificationQuery },
-  responses: { 200: { description: "The challenge", content: { "text/plain": { schema: z.string() } } }, ...errorResponses(403) },
+  responses: { 200: { description: "The challenge", content: { "text/plain": { schema: z.string() } } }, ...errorResponses(403, 404) },
 });
 integrationsRouter.openapi(verifyAccountWebhookRoute, async (c) => {
-  const challenge = await verifySubscription(await tenantDb(c), c.env, c.get("tenant").id, Number(c.req.valid("param").account), c.req.valid("query"));
+  const account = webhookId(c.req.valid("param").account);
+  const challenge = await verifySubscription(await tenantDb(c), c.env, c.get("tenant").id, account, c.req.valid("query"));
   return c.text(challenge, 200);
 });
 
@@ -321,11 +336,12 @@ const accountWebhookRoute = defineRoute("public", {
   tags: accountTags,
   summary: "Inbound events of a chat account; X-Hub-Signature-256 must be the HMAC-SHA256 of the raw body with the app secret (else 403)",
   request: { params: WebhookAccountParam },
-  responses: { 200: jsonResponse("Accepted", Received), ...errorResponses(403) },
+  responses: { 200: jsonResponse("Accepted", Received), ...errorResponses(403, 404) },
 });
 integrationsRouter.openapi(accountWebhookRoute, async (c) => {
+  const account = webhookId(c.req.valid("param").account);
   // The signature covers the exact bytes received: read them before anything parses the body.
   const raw = new Uint8Array(await c.req.arrayBuffer());
-  await receiveAccountEvent(await tenantDb(c), c.env, c.get("tenant").id, Number(c.req.valid("param").account), c.req.header("x-hub-signature-256"), raw);
+  await receiveAccountEvent(await tenantDb(c), c.env, c.get("tenant").id, account, c.req.header("x-hub-signature-256"), raw);
   return c.json({ ok: true }, 200);
 });

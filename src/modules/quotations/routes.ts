@@ -40,6 +40,7 @@ quotationsRouter.openapi(
     path: `${V1}/quotations/bulk/pdf`,
     tags,
     summary: "A ZIP of the PDFs of 1 to 100 quotations, streamed as each PDF is rendered",
+    description: "At most 100 ids and 5,000 lines across the chosen quotations (repeated ids counted once); more → 422 naming `quotation_ids`.",
     request: jsonBody(BulkPdfBody),
     responses: {
       200: { description: "ZIP of <document_number>.pdf files", content: { "application/zip": { schema: z.string().openapi({ format: "binary" }) } } },

@@ -7,6 +7,8 @@ export type QuotationStatus = (typeof QUOTATION_STATUSES)[number];
 
 /** The most quotations one bulk PDF request may name. */
 export const MAX_BULK_PDF = 100;
+/** The most lines, across all its quotations, one bulk PDF request may render (each PDF costs CPU per line). */
+export const MAX_BULK_PDF_LINES = 5000;
 
 const base = {
   contact_id: id(),

@@ -12,7 +12,7 @@ import { documentAmounts, lineAmounts } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { itemsFromStoredLines, resolveDocument } from "../sales/references";
 import type { AnyDb } from "../tenants/service";
-import type { ConvertQuotationInput, CreateQuotationInput, QuotationStatus, UpdateQuotationInput } from "./schemas";
+import { MAX_BULK_PDF_LINES, type ConvertQuotationInput, type CreateQuotationInput, type QuotationStatus, type UpdateQuotationInput } from "./schemas";
 
 const q = schema.quotations;
 type QuotationRow = typeof q.$inferSelect;
@@ -294,11 +294,20 @@ export interface QuotationPdf {
 /**
  * Everything the PDFs of the given quotations show, in one statement: quotation, lines, customer,
  * issuer, branch and sequence name. Quotations not visible in the request's workspace are absent.
+ * With `maxLines`, the same statement first counts the lines of the visible quotations and builds
+ * none of them when they exceed it (422 on `quotation_ids`): a request naming 100 quotations of 500
+ * long lines each is refused before 50,000 lines are read into the Worker's memory.
  */
-export async function quotationPdfData(db: AnyDb, scope: CatalogScope, ids: number[]): Promise<QuotationPdf[]> {
+export async function quotationPdfData(db: AnyDb, scope: CatalogScope, ids: number[], options: { maxLines?: number } = {}): Promise<QuotationPdf[]> {
   if (!ids.length) return [];
+  const visible = sql`q.tenant_id = ${scope.tenantId} AND q.workspace_id = ${scope.workspaceId}
+      AND q.id = ANY(${`{${ids.map((id) => Math.trunc(id)).join(",")}}`}::int[])`;
+  const max = options.maxLines;
+  // CASE evaluates the items' subquery only when the total is within the cap.
   const result = await db.execute(sql`
-    SELECT row_to_json(q) AS quotation, ${itemsJson} AS items,
+    ${max === undefined ? sql`` : sql`WITH total AS (SELECT count(*)::int AS lines FROM quotation_items it WHERE it.quotation_id IN (SELECT q.id FROM quotations q WHERE ${visible}))`}
+    SELECT row_to_json(q) AS quotation,
+      ${max === undefined ? sql`${itemsJson} AS items, NULL::int AS total_lines` : sql`CASE WHEN total.lines <= ${max}::int THEN ${itemsJson} END AS items, total.lines AS total_lines`},
       c.name AS customer_name, c.identification, c.identification_type,
       s.name AS subtype_name, w.name AS workspace_name, t.name AS tenant_name, t.rnc AS tenant_rnc
     FROM quotations q
@@ -306,11 +315,12 @@ export async function quotationPdfData(db: AnyDb, scope: CatalogScope, ids: numb
       JOIN document_subtypes s ON s.id = q.document_subtype_id
       JOIN workspaces w ON w.id = q.workspace_id
       JOIN tenants t ON t.id = q.tenant_id
-    WHERE q.tenant_id = ${scope.tenantId} AND q.workspace_id = ${scope.workspaceId}
-      AND q.id = ANY(${`{${ids.map((id) => Math.trunc(id)).join(",")}}`}::int[])`);
+      ${max === undefined ? sql`` : sql`CROSS JOIN total`}
+    WHERE ${visible}`);
   const rows = rowsOf<{
     quotation: Record<string, unknown>;
     items: ItemJson[];
+    total_lines: number | null;
     customer_name: string;
     identification: string | null;
     identification_type: string | null;
@@ -319,6 +329,10 @@ export async function quotationPdfData(db: AnyDb, scope: CatalogScope, ids: numb
     tenant_name: string;
     tenant_rnc: string | null;
   }>(result);
+  const totalLines = Number(rows[0]?.total_lines ?? 0);
+  if (max !== undefined && totalLines > max) {
+    throw fieldError("quotation_ids", `The selected quotations have ${totalLines} lines in all; at most ${max} lines can be rendered in one request.`);
+  }
   return rows.map((row) => {
     const quotation = serializeQuotation(rowFromJson(q, row.quotation));
     const items = serializeItems(row.items);
@@ -368,11 +382,12 @@ export async function quotationPdfData(db: AnyDb, scope: CatalogScope, ids: numb
 
 /**
  * The PDFs of a bulk request, in the order asked (repeated ids once). Every id must be visible in
- * the request's workspace; each one that is not is a 422 naming `quotation_ids.N`.
+ * the request's workspace; each one that is not is a 422 naming `quotation_ids.N`. More than
+ * MAX_BULK_PDF_LINES lines in all (repeated ids counted once) is a 422 naming `quotation_ids`.
  */
 export async function bulkPdfData(db: AnyDb, scope: CatalogScope, ids: number[]): Promise<QuotationPdf[]> {
   const unique = [...new Set(ids)];
-  const byId = new Map((await quotationPdfData(db, scope, unique)).map((doc) => [doc.id, doc]));
+  const byId = new Map((await quotationPdfData(db, scope, unique, { maxLines: MAX_BULK_PDF_LINES })).map((doc) => [doc.id, doc]));
   const errors: FieldErrors = {};
   ids.forEach((id, i) => {
     if (!byId.has(id)) errors[`quotation_ids.${i}`] = ["No such quotation in this workspace."];

@@ -37,12 +37,57 @@ const COLUMNS = [
   { label: "Total", x: 502, width: 70, align: "right" as const },
 ];
 
+/** Per font: the characters it can draw, and glyph metrics measured once per character or pair. */
+class FontMetrics {
+  readonly supported: ReadonlySet<number>;
+  private readonly widths = new Map<string, number>();
+  private readonly kerning = new Map<string, number>();
+
+  constructor(private readonly font: PDFFont) {
+    this.supported = new Set(font.getCharacterSet());
+  }
+
+  /**
+   * Width in font units (the width at size 1000): AFM widths and kerning are integers, so sums of
+   * these are exact and `units * (size / 1000)` equals what widthOfTextAtSize(text, size) gives.
+   */
+  width(ch: string): number {
+    let width = this.widths.get(ch);
+    if (width === undefined) {
+      width = this.font.widthOfTextAtSize(ch, 1000);
+      this.widths.set(ch, width);
+    }
+    return width;
+  }
+
+  /** The kerning between two characters, in font units (pdf-lib adds it to the left glyph). */
+  kern(left: string, right: string): number {
+    const pair = left + right;
+    let kern = this.kerning.get(pair);
+    if (kern === undefined) {
+      kern = this.font.widthOfTextAtSize(pair, 1000) - this.width(left) - this.width(right);
+      this.kerning.set(pair, kern);
+    }
+    return kern;
+  }
+}
+
+const metricsOf = new WeakMap<PDFFont, FontMetrics>();
+function metrics(font: PDFFont): FontMetrics {
+  let found = metricsOf.get(font);
+  if (!found) {
+    found = new FontMetrics(font);
+    metricsOf.set(font, found);
+  }
+  return found;
+}
+
 /**
  * Text the standard fonts can draw (WinAnsi: Spanish letters included); anything else becomes
  * "?" so that a customer name in another script never turns a PDF into a 500.
  */
 function drawable(font: PDFFont, text: string): string {
-  const supported = new Set(font.getCharacterSet());
+  const supported = metrics(font).supported;
   let out = "";
   for (const ch of text.normalize("NFC").replace(/[\r\n\t]+/g, " ")) {
     out += supported.has(ch.codePointAt(0)!) ? ch : "?";
@@ -50,10 +95,33 @@ function drawable(font: PDFFont, text: string): string {
   return out;
 }
 
+const ELLIPSIS = "…";
+
+/**
+ * `text` when it fits in `width`, else its longest prefix (dropping at least one character) that
+ * fits with "…" after it ("…" alone when none does) — what cutting one character at a time and
+ * measuring again would give, in one pass: measuring the whole string at every cut was quadratic
+ * (a 20,000-character note took seconds of CPU). `text` comes from drawable(): one UTF-16 unit per
+ * character. Kerning is kept exact: the prefix's last glyph kerns with "…", not with its successor.
+ */
 function fit(font: PDFFont, text: string, size: number, width: number): string {
-  let value = text;
-  while (value.length > 1 && font.widthOfTextAtSize(value, size) > width) value = value.slice(0, -2) + "…";
-  return value;
+  const n = text.length;
+  if (n <= 1) return text;
+  const m = metrics(font);
+  const scale = size / 1000;
+  const ellipsis = m.width(ELLIPSIS);
+  // `glyphs` = widths of text[0..p) with the kerning between them (not after the last one).
+  let glyphs = 0;
+  let best = 0;
+  for (let p = 0; p < n; p++) {
+    const ch = text[p]!;
+    if (p > 0) glyphs += m.kern(text[p - 1]!, ch);
+    glyphs += m.width(ch);
+    // Candidate: text[0..p] + "…", for prefixes of at most n - 2 characters (one cut drops two).
+    if (p + 1 <= n - 2 && (glyphs + m.kern(ch, ELLIPSIS) + ellipsis) * scale <= width) best = p + 1;
+  }
+  if (glyphs * scale <= width) return text;
+  return text.slice(0, best) + ELLIPSIS;
 }
 
 class Writer {

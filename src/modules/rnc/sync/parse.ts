@@ -138,6 +138,10 @@ export interface StreamOptions {
   onBatch: (records: RncTuple[]) => Promise<void>;
   maxBatchBytes?: number;
   maxBatchRecords?: number;
+  /** Default MAX_LINE_CHARS. */
+  maxLineChars?: number;
+  /** Default MAX_UNCOMPRESSED_BYTES. */
+  maxUncompressedBytes?: number;
   /** Called after each chunk of the body has been processed (the bench samples memory here). */
   onChunk?: (bytesRead: number) => void;
 }
@@ -145,6 +149,14 @@ export interface StreamOptions {
 /** Default batch budget: JSON of the records ≤ 100 KB, leaving room for the envelope under 128 KB. */
 export const MAX_BATCH_BYTES = 100_000;
 export const MAX_BATCH_RECORDS = 2_000;
+/**
+ * A line longer than this (without its line break) is rejected like a malformed one, and nothing of
+ * it is kept past this length: DGII's lines are ~150 characters, and a file without line breaks
+ * must not become one string the size of the file.
+ */
+export const MAX_LINE_CHARS = 4096;
+/** The TXT may inflate to at most this (DGII's is ~150 MB): beyond it the run fails (a ZIP bomb). */
+export const MAX_UNCOMPRESSED_BYTES = 512 * 1024 * 1024;
 
 /**
  * Reads a DGII ZIP from `body` and hands its records to `onBatch` in batches. Throws
@@ -153,6 +165,9 @@ export const MAX_BATCH_RECORDS = 2_000;
  */
 export async function streamRegistryZip(body: ReadableStream<Uint8Array>, options: StreamOptions): Promise<ParseStats> {
   const stats: ParseStats = { linesRead: 0, linesRejected: 0, rejections: [], recordsAccepted: 0 };
+  const maxLine = options.maxLineChars ?? MAX_LINE_CHARS;
+  const maxUncompressed = options.maxUncompressedBytes ?? MAX_UNCOMPRESSED_BYTES;
+  const tooBig = () => new RegistryFileError(`TMP/DGII_RNC.TXT is larger than ${maxUncompressed} bytes uncompressed`);
   const batcher = new Batcher(options.maxBatchBytes ?? MAX_BATCH_BYTES, options.maxBatchRecords ?? MAX_BATCH_RECORDS);
 
   let failure: Error | null = null;
@@ -165,38 +180,69 @@ export async function streamRegistryZip(body: ReadableStream<Uint8Array>, option
   let txtName = "";
   let tail = new Uint8Array(0);
   let firstBytes = true;
+  /** The current line passed maxLine: the rest of it, up to the next line break, is dropped. */
+  let overlong = false;
+
+  const reject = (reason: string) => {
+    stats.linesRejected++;
+    if (stats.rejections.length < KEEP_REJECTIONS) stats.rejections.push({ line: stats.linesRead, reason });
+  };
 
   const takeLine = (raw: string) => {
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     if (!line.trim()) return;
     stats.linesRead++;
+    if (line.length > maxLine) return reject(`line longer than ${maxLine} characters`);
     const parsed = parseLine(line);
-    if ("reason" in parsed) {
-      stats.linesRejected++;
-      if (stats.rejections.length < KEEP_REJECTIONS) stats.rejections.push({ line: stats.linesRead, reason: parsed.reason });
-      return;
-    }
+    if ("reason" in parsed) return reject(parsed.reason);
     stats.recordsAccepted++;
     batcher.add(parsed.record);
   };
 
+  const endOverlong = () => {
+    overlong = false;
+    stats.linesRead++;
+    reject(`line longer than ${maxLine} characters`);
+  };
+
+  // Lines are cut with indexOf, and an unfinished line is kept only up to maxLine (+1 for a CR):
+  // the work per chunk is linear in the chunk, whatever the lines' lengths.
   const takeText = (text: string) => {
-    const lines = (pending + text).split("\n");
-    pending = lines.pop()!;
-    for (const line of lines) takeLine(line);
+    let start = 0;
+    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+      if (overlong) endOverlong();
+      else takeLine(pending + text.slice(start, end));
+      pending = "";
+      start = end + 1;
+    }
+    if (overlong) return;
+    if (pending.length + text.length - start > maxLine + 1) {
+      overlong = true;
+      pending = "";
+    } else pending += text.slice(start);
   };
 
   const onFile = (file: UnzipFile) => {
     if (found !== "no" || !TXT_NAME.test(file.name)) return;
     found = "reading";
     txtName = file.name;
+    // The size the local header declares, when it does (not with a data descriptor): fail before inflating.
+    if (file.originalSize !== undefined && file.originalSize > maxUncompressed) {
+      failure ??= tooBig();
+      return;
+    }
     file.ondata = (error, chunk, final) => {
+      if (failure) return; // the run has failed: inflate nothing more
       if (error) {
         failure ??= new RegistryFileError(`corrupt ZIP: ${error.message}`);
         return;
       }
       txtCrc = crc32(chunk, txtCrc);
       txtSize += chunk.length;
+      if (txtSize > maxUncompressed) {
+        failure = tooBig();
+        return;
+      }
       if (!decoder) {
         // A UTF-8 byte-order mark declares UTF-8 (the decoder drops it); otherwise Windows-1252.
         // Decide on the first three bytes, however the inflater happens to cut its output.
@@ -213,7 +259,8 @@ export async function streamRegistryZip(body: ReadableStream<Uint8Array>, option
       }
       takeText(decoder.decode(chunk, { stream: !final }));
       if (final) {
-        if (pending) takeLine(pending);
+        if (overlong) endOverlong();
+        else if (pending) takeLine(pending);
         pending = "";
         found = "done";
       }

@@ -73,6 +73,14 @@ export async function failRun(store: RegistryStore, runId: number, reason: strin
   });
 }
 
+/** Records in the registry readers see now (the latest completed generation); 0 before the first sync. */
+export async function currentRegistrySize(store: RegistryStore): Promise<number> {
+  const rows = await store.transaction((db) =>
+    db.execute(sql`SELECT count(*)::int AS n FROM rnc_records WHERE run_id = (SELECT max(id) FROM rnc_sync_runs WHERE status = 'completed')`),
+  );
+  return Number((rows as unknown as { rows: { n: number }[] }).rows[0]?.n ?? 0);
+}
+
 export async function finishParsing(store: RegistryStore, runId: number, stats: ParseStats, batches: number): Promise<boolean> {
   const updated = await store.transaction((db) =>
     db

@@ -1,6 +1,6 @@
 import { log } from "../../../lib/log";
 import { type ParseStats, RegistryFileError, streamRegistryZip, utf8Length } from "./parse";
-import { failRun, finishParsing, type RegistryStore, type RncBatchMessage, startRun, tryComplete } from "./runs";
+import { currentRegistrySize, failRun, finishParsing, type RegistryStore, type RncBatchMessage, startRun, tryComplete } from "./runs";
 
 /** What the producer needs of a Queue binding (Cloudflare's `Queue`, or an in-process stand-in). */
 export interface RncQueue {
@@ -17,6 +17,11 @@ export interface SyncOptions {
   open: () => Promise<ReadableStream<Uint8Array>>;
   onChunk?: (bytesRead: number) => void;
   maxBatchBytes?: number;
+  /** Replace the registry even with a file of under MIN_SHARE_OF_CURRENT of its records (operator's `--force`; the cron never forces). */
+  force?: boolean;
+  /** Parser limits (tests lower them): see MAX_LINE_CHARS and MAX_UNCOMPRESSED_BYTES in ./parse. */
+  maxLineChars?: number;
+  maxUncompressedBytes?: number;
 }
 
 export interface SyncResult {
@@ -26,6 +31,12 @@ export interface SyncResult {
   stats: ParseStats | null;
   error?: string;
 }
+
+/**
+ * A file with fewer valid records than this share of the current registry does not replace it
+ * unless forced: a truncated or half-empty download from DGII must not wipe most of the registry.
+ */
+export const MIN_SHARE_OF_CURRENT = 0.5;
 
 /** Queues limit one sendBatch call to 100 messages and 256 KB. */
 const SEND_MAX_MESSAGES = 100;
@@ -71,6 +82,8 @@ export async function runRncSync(options: SyncOptions): Promise<SyncResult> {
     const body = await options.open();
     const stats = await streamRegistryZip(body, {
       maxBatchBytes: options.maxBatchBytes,
+      maxLineChars: options.maxLineChars,
+      maxUncompressedBytes: options.maxUncompressedBytes,
       onChunk: options.onChunk,
       onBatch: async (records) => {
         const message: RncBatchMessage = { kind: "rnc-batch", runId, seq: seq++, records };
@@ -82,6 +95,15 @@ export async function runRncSync(options: SyncOptions): Promise<SyncResult> {
     });
     await flush();
     if (stats.recordsAccepted === 0) throw new RegistryFileError("the file holds no valid records");
+    // Decided before finishParsing: until then the run cannot complete, so nothing was replaced.
+    if (!options.force) {
+      const current = await currentRegistrySize(store);
+      if (stats.recordsAccepted < current * MIN_SHARE_OF_CURRENT) {
+        throw new RegistryFileError(
+          `refused: the file holds ${stats.recordsAccepted} valid records, under ${MIN_SHARE_OF_CURRENT * 100} % of the current registry's ${current}; the registry is unchanged (an operator can replace it with npm run rnc:sync -- --force)`,
+        );
+      }
+    }
     await finishParsing(store, runId, stats, seq);
     const completed = await tryComplete(store, runId);
     log.info("rnc sync parsed", { runId, batches: seq, linesRead: stats.linesRead, linesRejected: stats.linesRejected, completed });
