@@ -3,7 +3,7 @@ import { Redis } from "@upstash/redis/cloudflare";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { Env } from "../env";
-import { canonicalId } from "../lib/ids";
+import { canonicalId } from "../lib/bounds";
 import { log } from "../lib/log";
 import { verifyAccessToken } from "../lib/tokens";
 import type { AppEnv } from "./context";

@@ -1,3 +1,4 @@
+import { isIdText } from "../lib/bounds";
 import type { Context } from "hono";
 import type { AppEnv, WorkspaceContext } from "./context";
 import { AppError, fieldError } from "./errors";
@@ -16,7 +17,7 @@ const forbidden = () => new AppError("workspace_forbidden", "You do not have acc
 export function requestedWorkspaceId(c: Context<AppEnv>): number | null {
   const raw = c.req.header("x-workspace-id");
   if (raw === undefined || raw === "") return null;
-  if (!/^[1-9]\d{0,9}$/.test(raw.trim()) || Number(raw) > 2_147_483_647) {
+  if (!isIdText(raw.trim())) {
     throw fieldError("X-Workspace-ID", "The X-Workspace-ID header must be a workspace id (a positive integer).");
   }
   return Number(raw);

@@ -26,6 +26,13 @@ const DATE_TEXT = /^\d{4}-\d{2}-\d{2}$/;
 /** Whether `text` (a positive integer in canonical decimal form) is an int4 id. */
 export const isIdText = (text: string) => ID_TEXT.test(text) && Number(text) <= INT4_MAX;
 
+/**
+ * A path id written the one canonical way, as a number; null otherwise. `Number()` would also read
+ * "01", "0x1", "+1", "1.0" and " 1" as 1, giving one endpoint many spellings (and a rate-limit
+ * bucket per spelling).
+ */
+export const canonicalId = (text: string): number | null => (isIdText(text) ? Number(text) : null);
+
 /** An id in a JSON body: an integer 1..INT4_MAX. */
 export const idInput = (message = `Must be an id (an integer from 1 to ${INT4_MAX}).`) =>
   z.number({ error: message }).int(message).min(1, message).max(INT4_MAX, message);

@@ -175,6 +175,24 @@ describe(`per-account login limit (${env.UPSTASH_REDIS_REST_URL ? "Redis" : "in-
     expect((await login(tenant.subdomain, tenant.admin.email, "wrong")).status).toBe(401); // the 10th failure
     expect((await login(tenant.subdomain, tenant.admin.email, DEFAULT_PASSWORD)).status).toBe(429);
   });
+
+  it("counts wrong current passwords of POST /me/password as failed logins: a stolen token cannot guess the password", async () => {
+    const tenant = await seedTenant();
+    const user = await seedUser(tenant, { role: "member", workspaceIds: [tenant.workspaceId] });
+    const change = (current: string) => user.api.post("/me/password", { current_password: current, new_password: "una contraseña nueva y larga" });
+    for (let i = 0; i < 10; i++) {
+      const res = await change(`guess-${i}`);
+      expect(res.status).toBe(422);
+      expect(Object.keys(res.body.errors)).toEqual(["current_password"]);
+    }
+    // The right password now gets 429, by password change and by login, and nothing changed.
+    const blocked = await change(DEFAULT_PASSWORD);
+    expect(blocked.status).toBe(429);
+    expect(blocked.body).toEqual({ message: "Too many failed logins for this account; try again later.", code: "rate_limited" });
+    expect((await login(tenant.subdomain, user.email, DEFAULT_PASSWORD)).status).toBe(429);
+    vi.setSystemTime(loginWindowEnd(Date.now()) + 1_000);
+    expect((await login(tenant.subdomain, user.email, DEFAULT_PASSWORD)).status).toBe(201);
+  });
 });
 
 describe("rate limits of platform webhooks", () => {

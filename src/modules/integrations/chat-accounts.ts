@@ -1,3 +1,4 @@
+import { INT4_MAX } from "../../lib/bounds";
 import { and, asc, eq, or, sql } from "drizzle-orm";
 import * as schema from "../../db/schema";
 import type { Env } from "../../env";
@@ -282,7 +283,7 @@ export async function sendTemplateMessage(db: AnyDb, env: Env, scope: Integratio
 const refused = () => new AppError("webhook_verification_failed", "Webhook verification failed.");
 
 async function accountForWebhook(db: AnyDb, tenantId: number, id: number): Promise<AccountRow | undefined> {
-  if (!Number.isSafeInteger(id) || id <= 0 || id > 2_147_483_647) return undefined;
+  if (!Number.isSafeInteger(id) || id <= 0 || id > INT4_MAX) return undefined;
   const [row] = await db.select().from(a).where(and(eq(a.tenantId, tenantId), eq(a.id, id)));
   return row;
 }

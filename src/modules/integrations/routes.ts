@@ -6,7 +6,7 @@ import { AppError } from "../../http/errors";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { requireWorkspace } from "../../http/workspace";
-import { canonicalId } from "../../lib/ids";
+import { canonicalId } from "../../lib/bounds";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../products/shared";
 import {
   createBot,

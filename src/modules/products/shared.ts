@@ -1,3 +1,4 @@
+import { isIdText } from "../../lib/bounds";
 import { z } from "@hono/zod-openapi";
 import { and, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
@@ -43,8 +44,7 @@ export function visibleByIdCondition(column: PgColumn, scope: CatalogScope): SQL
 /** `filter[workspace_id]` of workspace-scoped lists: `all`, `shared` or a workspace id. */
 export const WorkspaceFilter = z
   .string()
-  .regex(/^(all|shared|[1-9]\d{0,9})$/, "Use all, shared or a workspace id.")
-  .refine((value) => !/^\d+$/.test(value) || Number(value) <= 2_147_483_647, "Use all, shared or a workspace id.")
+  .refine((value) => value === "all" || value === "shared" || isIdText(value), "Use all, shared or a workspace id.")
   .optional()
   .openapi({ description: "all (view_all_locations only), shared, or a workspace id; default: the request's workspace and shared rows" });
 

@@ -3,7 +3,9 @@ import { requireAuth } from "../../http/auth";
 import type { AppEnv } from "../../http/context";
 import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { AppError } from "../../http/errors";
 import { paginate, paginated } from "../../http/pagination";
+import { guardLogin } from "../../http/rate-limit";
 import { requireWorkspace } from "../../http/workspace";
 import { MessageResponse } from "../auth/schemas";
 import { ChangePasswordBody, TenantUser, TenantUserResponse, UserListQuery } from "./schemas";
@@ -91,14 +93,21 @@ const password = defineRoute("authenticated", {
   path: `${V1}/me/password`,
   tags,
   summary: "Change the caller's password; their other tokens are revoked, this one keeps working",
-  description: "A wrong `current_password` is 422 on that field; `new_password` needs at least 12 characters.",
+  description: "A wrong `current_password` is 422 on that field and counts as a failed login of the account (10 in 15 minutes → 429 here and on login); `new_password` needs at least 12 characters.",
   request: jsonBody(ChangePasswordBody),
   responses: { 200: jsonResponse("Password changed", MessageResponse), ...commonErrors },
 });
 
 usersRouter.openapi(password, async (c) => {
   const body = c.req.valid("json");
-  const revoked = await changePassword(await tenantDb(c), requireAuth(c), body.current_password, body.new_password);
+  const auth = requireAuth(c);
+  // A stolen token must not become a way to guess the password: wrong current passwords count as
+  // failed logins of the account (and its login limit refuses password changes too).
+  const recordFailure = await guardLogin(c, auth.email);
+  const revoked = await changePassword(await tenantDb(c), auth, body.current_password, body.new_password).catch(async (error: unknown) => {
+    if (error instanceof AppError && error.errors?.current_password) await recordFailure();
+    throw error;
+  });
   const others = revoked === 1 ? "1 other access token was" : `${revoked} other access tokens were`;
   return c.json({ message: `Password changed; ${others} revoked.` }, 200);
 });

@@ -1,3 +1,4 @@
+import { idInput } from "../../lib/bounds";
 import { z } from "@hono/zod-openapi";
 import { listQuerySchema } from "../../http/pagination";
 
@@ -31,7 +32,7 @@ export const WorkspaceDetailResponse = z.object({ data: WorkspaceDetail }).opena
 
 export const TransferOwnershipBody = z
   .object({
-    user_id: z.number().int().positive().max(2_147_483_647).openapi({ description: "The new owner: a member of the workspace" }),
+    user_id: idInput().openapi({ description: "The new owner: a member of the workspace" }),
     previous_owner_role: z
       .string()
       .trim()
