@@ -25,7 +25,22 @@ const RUNS = Number(options.runs ?? 3);
 
 /** Words of Spanish text (accents included: they take the WinAnsi path), seeded so runs compare. */
 function description(random: () => number, length: number): string {
-  const words = ["Instalación", "eléctrica", "del", "local", "comercial", "según", "cotización", "aprobada", "ñandú", "Mantenimiento", "preventivo", "trimestral", "equipos", "refrigeración"];
+  const words = [
+    "Instalación",
+    "eléctrica",
+    "del",
+    "local",
+    "comercial",
+    "según",
+    "cotización",
+    "aprobada",
+    "ñandú",
+    "Mantenimiento",
+    "preventivo",
+    "trimestral",
+    "equipos",
+    "refrigeración",
+  ];
   let text = "";
   while (text.length < length) text += `${words[Math.floor(random() * words.length)]} `;
   return text.slice(0, length);
@@ -93,5 +108,7 @@ const results = {
 };
 fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
 fs.writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
-console.log(`PDF of ${LINES} lines × ${CHARS} chars: ${results.runs.map((r) => `${r.cpuMs} ms CPU`).join(", ")} (budget ${BUDGET_CPU_MS} ms) ${results.withinBudget ? "✅" : "❌"}; ${bytes} bytes`);
+console.log(
+  `PDF of ${LINES} lines × ${CHARS} chars: ${results.runs.map((r) => `${r.cpuMs} ms CPU`).join(", ")} (budget ${BUDGET_CPU_MS} ms) ${results.withinBudget ? "✅" : "❌"}; ${bytes} bytes`,
+);
 if (!results.withinBudget) process.exitCode = 1;

@@ -8,7 +8,7 @@
  * apt-get, it installs it (`apt-get install -y pgbouncer`); otherwise the bench runs without a
  * pooler and says so in its results.
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -45,7 +45,13 @@ async function installBinary(log: (line: string) => void): Promise<string | null
 }
 
 /** Starts PgBouncer on a free loopback port in front of `target`, or returns null (no binary). */
-export async function startPooler(options: { dir: string; target: { host: string; port: number }; users: string[]; poolSize: number; log: (line: string) => void }): Promise<Pooler | null> {
+export async function startPooler(options: {
+  dir: string;
+  target: { host: string; port: number };
+  users: string[];
+  poolSize: number;
+  log: (line: string) => void;
+}): Promise<Pooler | null> {
   const binary = (await findBinary()) ?? (await installBinary(options.log));
   if (!binary) return null;
   const version = ((await exec(binary, ["--version"]).catch(() => ({ stdout: "" }))).stdout.split("\n")[0] ?? "").trim();
@@ -53,7 +59,7 @@ export async function startPooler(options: { dir: string; target: { host: string
   fs.mkdirSync(options.dir, { recursive: true });
   const config = path.join(options.dir, "pgbouncer.ini");
   const users = path.join(options.dir, "pgbouncer-users.txt");
-  fs.writeFileSync(users, options.users.map((u) => `"${u}" ""`).join("\n") + "\n");
+  fs.writeFileSync(users, `${options.users.map((u) => `"${u}" ""`).join("\n")}\n`);
   fs.writeFileSync(
     config,
     [

@@ -34,7 +34,10 @@ export interface ScenarioResult {
   roundTrips: RoundTrips;
   loads: Load[];
   rtt: { rttMs: number; p50: number; p50AtZero: number | null; errors: number } | null;
-  pgbench: { connections: number; tps: number; tpsNewConnection: number; failed: number; ratio: number; ratioNewConnection: number }[] | { error: string } | null;
+  pgbench:
+    | { connections: number; tps: number; tpsNewConnection: number; failed: number; ratio: number; ratioNewConnection: number }[]
+    | { error: string }
+    | null;
 }
 
 export interface BenchResults {
@@ -64,7 +67,9 @@ function verdict(ok: boolean) {
 
 export function renderPerformance(r: BenchResults) {
   const rows: string[] = [];
-  rows.push("| Endpoint | DB round trips after connecting (budget) | c | req/s | p50 ms | p99 ms | errors | pgbench tps (persistent / new conn.) | API ÷ pgbench (persistent / new conn.) |");
+  rows.push(
+    "| Endpoint | DB round trips after connecting (budget) | c | req/s | p50 ms | p99 ms | errors | pgbench tps (persistent / new conn.) | API ÷ pgbench (persistent / new conn.) |",
+  );
   rows.push("|---|---|---|---|---|---|---|---|---|");
   for (const s of r.scenarios) {
     const rt = `${s.roundTrips.roundTrips}${s.budget !== null ? ` (≤ ${s.budget}) ${verdict(s.roundTrips.roundTrips <= s.budget)}` : ""}`;
@@ -74,8 +79,14 @@ export function renderPerformance(r: BenchResults) {
     }
     for (const l of s.loads) {
       const pg = Array.isArray(s.pgbench) ? s.pgbench.find((p) => p.connections === l.connections) : undefined;
-      const pgCells = pg ? `${pg.tps} / ${pg.tpsNewConnection} | ${pg.ratio} / ${pg.ratioNewConnection}` : s.pgbench && !Array.isArray(s.pgbench) ? "failed | –" : "– | –";
-      rows.push(`| ${l.connections === 1 ? s.label : ""} | ${l.connections === 1 ? rt : ""} | ${l.connections} | ${l.requestsPerSecond} | ${l.p50} | ${l.p99} | ${l.errors} | ${pgCells} |`);
+      const pgCells = pg
+        ? `${pg.tps} / ${pg.tpsNewConnection} | ${pg.ratio} / ${pg.ratioNewConnection}`
+        : s.pgbench && !Array.isArray(s.pgbench)
+          ? "failed | –"
+          : "– | –";
+      rows.push(
+        `| ${l.connections === 1 ? s.label : ""} | ${l.connections === 1 ? rt : ""} | ${l.connections} | ${l.requestsPerSecond} | ${l.p50} | ${l.p99} | ${l.errors} | ${pgCells} |`,
+      );
     }
   }
   const table = rows.join("\n");
@@ -90,8 +101,14 @@ export function renderPerformance(r: BenchResults) {
   const fifty = r.scenarios.find((s) => s.key === "invoice_create_50_lines");
   const list16 = r.scenarios.find((s) => s.key === "invoices_list")?.loads.find((l) => l.connections === 16);
   const budgets = [
-    ...r.scenarios.filter((s) => s.budget !== null).map((s) => `- ${s.label}: ${s.roundTrips.roundTrips} round trips after connecting (budget ${s.budget}) ${verdict(s.roundTrips.roundTrips <= s.budget!)}`),
-    one && fifty ? `- 1-line vs 50-line invoice: ${one.roundTrips.roundTrips} vs ${fifty.roundTrips.roundTrips} round trips ${verdict(one.roundTrips.roundTrips === fifty.roundTrips.roundTrips)}` : "",
+    ...r.scenarios
+      .filter((s) => s.budget !== null)
+      .map(
+        (s) => `- ${s.label}: ${s.roundTrips.roundTrips} round trips after connecting (budget ${s.budget}) ${verdict(s.roundTrips.roundTrips <= s.budget!)}`,
+      ),
+    one && fifty
+      ? `- 1-line vs 50-line invoice: ${one.roundTrips.roundTrips} vs ${fifty.roundTrips.roundTrips} round trips ${verdict(one.roundTrips.roundTrips === fifty.roundTrips.roundTrips)}`
+      : "",
     list16
       ? `- p99 of GET /invoices at 16 connections: ${list16.p99} ms ${r.loadTarget === "direct" ? "at the Worker's own socket" : "through wrangler's public port"} (budget 50 ms) ${verdict(list16.p99 <= 50)}${r.listViaProxy ? `; through wrangler dev's proxy worker (a dev-only hop): ${r.listViaProxy.p99} ms at ${r.listViaProxy.requestsPerSecond} req/s` : ""}`
       : "",

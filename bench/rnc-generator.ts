@@ -10,8 +10,8 @@ export const STATUSES = ["ACTIVO", "SUSPENDIDO", "DADO DE BAJA", "ANULADO", "CES
 
 /** Windows-1252 bytes 0x80-0x9F (-1: undefined in the code page). */
 const HIGH = [
-  0x20ac, -1, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, -1, 0x017d, -1, -1, 0x2018,
-  0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, -1, 0x017e, 0x0178,
+  0x20ac, -1, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, -1, 0x017d, -1, -1, 0x2018, 0x2019, 0x201c, 0x201d,
+  0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, -1, 0x017e, 0x0178,
 ];
 const HIGH_BYTE = new Map<number, number>(HIGH.flatMap((code, i): [number, number][] => (code === -1 ? [] : [[code, 0x80 + i]])));
 
@@ -40,7 +40,19 @@ export interface DgiiRecord {
 }
 
 export function dgiiLine(r: DgiiRecord): string {
-  return [r.identification, r.name, r.comercialName ?? "", r.activity ?? "VENTA AL POR MENOR", "", "", "", "", r.startDate ?? "00/00/0000", r.status, r.regime ?? "NORMAL"].join("|");
+  return [
+    r.identification,
+    r.name,
+    r.comercialName ?? "",
+    r.activity ?? "VENTA AL POR MENOR",
+    "",
+    "",
+    "",
+    "",
+    r.startDate ?? "00/00/0000",
+    r.status,
+    r.regime ?? "NORMAL",
+  ].join("|");
 }
 
 /** Lines → CRLF-terminated Windows-1252 text (optionally UTF-8 with a byte-order mark instead). */
@@ -61,9 +73,67 @@ export function dgiiZip(text: Uint8Array, path = "TMP/DGII_RNC.TXT"): Uint8Array
 // ---------------------------------------------------------------------------------------------
 // Synthetic records (bench): deterministic, Spanish names with accents and ñ.
 
-const FIRST = ["JOSÉ", "MARÍA", "JUAN", "ANA", "LUIS", "CARMEN", "RAMÓN", "ÁNGELA", "ANDRÉS", "SOFÍA", "MIGUEL", "NOEMÍ", "HÉCTOR", "INÉS", "JESÚS", "ROSA", "RAÚL", "LUCÍA", "TOMÁS", "BEATRIZ"];
-const LAST = ["PEÑA", "NÚÑEZ", "MUÑOZ", "GÓMEZ", "RODRÍGUEZ", "ALMÁNZAR", "PÉREZ", "MARTÍNEZ", "FERNÁNDEZ", "DÍAZ", "CASTAÑO", "IBÁÑEZ", "BATISTA", "SANTANA", "DE LA CRUZ", "MEJÍA", "GARCÍA", "ORTIZ", "VALDÉZ", "ESPAÑOL"];
-const WORDS = ["INVERSIONES", "COMERCIAL", "CONSTRUCTORA", "FARMACIA", "FERRETERÍA", "DISTRIBUIDORA", "PANADERÍA", "TECNOLOGÍA", "AGROINDUSTRIAL", "SERVICIOS", "COMPAÑÍA", "IMPORTADORA", "CAFETERÍA", "LAVANDERÍA", "ÓPTICA"];
+const FIRST = [
+  "JOSÉ",
+  "MARÍA",
+  "JUAN",
+  "ANA",
+  "LUIS",
+  "CARMEN",
+  "RAMÓN",
+  "ÁNGELA",
+  "ANDRÉS",
+  "SOFÍA",
+  "MIGUEL",
+  "NOEMÍ",
+  "HÉCTOR",
+  "INÉS",
+  "JESÚS",
+  "ROSA",
+  "RAÚL",
+  "LUCÍA",
+  "TOMÁS",
+  "BEATRIZ",
+];
+const LAST = [
+  "PEÑA",
+  "NÚÑEZ",
+  "MUÑOZ",
+  "GÓMEZ",
+  "RODRÍGUEZ",
+  "ALMÁNZAR",
+  "PÉREZ",
+  "MARTÍNEZ",
+  "FERNÁNDEZ",
+  "DÍAZ",
+  "CASTAÑO",
+  "IBÁÑEZ",
+  "BATISTA",
+  "SANTANA",
+  "DE LA CRUZ",
+  "MEJÍA",
+  "GARCÍA",
+  "ORTIZ",
+  "VALDÉZ",
+  "ESPAÑOL",
+];
+const WORDS = [
+  "INVERSIONES",
+  "COMERCIAL",
+  "CONSTRUCTORA",
+  "FARMACIA",
+  "FERRETERÍA",
+  "DISTRIBUIDORA",
+  "PANADERÍA",
+  "TECNOLOGÍA",
+  "AGROINDUSTRIAL",
+  "SERVICIOS",
+  "COMPAÑÍA",
+  "IMPORTADORA",
+  "CAFETERÍA",
+  "LAVANDERÍA",
+  "ÓPTICA",
+];
 const PLACES = ["DEL CARIBE", "QUISQUEYANA", "DEL CIBAO", "ORIENTAL", "SANTO DOMINGO", "LA ROMANA", "BÁVARO", "SAMANÁ", "BANÍ", "MOCA", "DAJABÓN", "HIGÜEY"];
 const SUFFIX = ["SRL", "SAS", "S.A.", "EIRL", ""];
 

@@ -17,19 +17,19 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import { drizzle } from "drizzle-orm/node-postgres";
 import { sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/node-postgres";
+import { Zip, ZipDeflate } from "fflate";
 import pg from "pg";
-import { findRnc, searchQuery, searchRnc } from "../src/modules/rnc/service";
-import { foldForSearch, parseLine } from "../src/modules/rnc/sync/parse";
-import { getRun, type RegistryDb } from "../src/modules/rnc/sync/runs";
-import { openUrl, runRncSync } from "../src/modules/rnc/sync/sync";
-import { ROOT, runMigrations, withDatabase } from "../scripts/lib/database";
 import { cliOptions } from "../scripts/lib/args";
+import { ROOT, runMigrations, withDatabase } from "../scripts/lib/database";
 import { startFileServer } from "../scripts/rnc-file-server";
 import { inProcessQueue, nodeStore } from "../scripts/rnc-node";
+import { findRnc, searchQuery, searchRnc } from "../src/modules/rnc/service";
+import { foldForSearch, parseLine } from "../src/modules/rnc/sync/parse";
+import { getRun } from "../src/modules/rnc/sync/runs";
+import { openUrl, runRncSync } from "../src/modules/rnc/sync/sync";
 import { dgiiLine, encodeWindows1252, malformedLine, prng, syntheticId, syntheticRecord } from "./rnc-generator";
-import { Zip, ZipDeflate } from "fflate";
 
 const run = promisify(execFile);
 const TMP = path.join(ROOT, "bench/results/tmp");
@@ -83,7 +83,7 @@ async function writeZip(file: string, version: number, has: (i: number) => boole
 /** The COPY input: exactly the rows the sync writes (same cleaning and folding), as COPY text. */
 function writeCopyInput(file: string, runId: number, version: number, has: (i: number) => boolean, upTo: number): number {
   const fd = fs.openSync(file, "w");
-  const escape = (s: string) => s.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
+  const escapeCopy = (s: string) => s.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
   let rows = 0;
   let chunk: string[] = [];
   for (let i = 0; i < upTo; i++) {
@@ -92,7 +92,7 @@ function writeCopyInput(file: string, runId: number, version: number, has: (i: n
     if (!("record" in parsed)) continue;
     const [id, name, comercial, status] = parsed.record;
     const search = `${id}\n${foldForSearch(name)}\n${foldForSearch(comercial)}`;
-    chunk.push([runId, id, name, comercial, status, search].map((v) => escape(String(v))).join("\t") + "\n");
+    chunk.push(`${[runId, id, name, comercial, status, search].map((v) => escapeCopy(String(v))).join("\t")}\n`);
     rows++;
     if (chunk.length >= 10000) {
       fs.writeSync(fd, chunk.join(""));
@@ -145,12 +145,21 @@ async function main() {
     const firstFile = await writeZip(files.first, 0, inFirst, N);
     const secondFile = await writeZip(files.second, 1, inSecond, N + Math.floor(N / 50));
     writeCopyInput(files.copy, 1, 0, inFirst, N);
-    const generation = { seconds: round((performance.now() - t) / 1000, 1), firstZipMB: round(fs.statSync(files.first).size / 2 ** 20, 1), ...firstFile, secondLines: secondFile.lines };
+    const generation = {
+      seconds: round((performance.now() - t) / 1000, 1),
+      firstZipMB: round(fs.statSync(files.first).size / 2 ** 20, 1),
+      ...firstFile,
+      secondLines: secondFile.lines,
+    };
     console.log(generation);
 
     // Parse stage alone, in a child with a 64 MB old-space cap.
     console.log("parse stage …");
-    const child = await run(process.execPath, ["--max-old-space-size=64", "--expose-gc", "--import", "tsx", path.join(ROOT, "bench/rnc-parse-stage.ts"), `${server.url}/files/rnc-first.zip`], { cwd: ROOT, maxBuffer: 1 << 20 });
+    const child = await run(
+      process.execPath,
+      ["--max-old-space-size=64", "--expose-gc", "--import", "tsx", path.join(ROOT, "bench/rnc-parse-stage.ts"), `${server.url}/files/rnc-first.zip`],
+      { cwd: ROOT, maxBuffer: 1 << 20 },
+    );
     const parseStage = JSON.parse(child.stdout.trim().split("\n").at(-1)!);
     console.log(parseStage);
 
@@ -175,7 +184,15 @@ async function main() {
       const seconds = (performance.now() - started) / 1000;
       const row = await getRun(store, result.runId);
       if (row?.status !== "completed") throw new Error(`run ${result.runId} ended ${row?.status}: ${row?.error ?? result.error}`);
-      return { runId: result.runId, seconds, producerSeconds, batches: row.batchesDone, records: row.recordsWritten, linesRejected: row.linesRejected, maxBacklog: consumer.maxBacklog() };
+      return {
+        runId: result.runId,
+        seconds,
+        producerSeconds,
+        batches: row.batchesDone,
+        records: row.recordsWritten,
+        linesRejected: row.linesRejected,
+        maxBacklog: consumer.maxBacklog(),
+      };
     };
     console.log("end to end, first run …");
     const first = await sync(files.first);
@@ -216,7 +233,14 @@ async function main() {
       plans[term] = /Seq Scan on rnc_records/.test(text);
       if (process.env.BENCH_PLANS) console.log(`-- ${term}\n${text}`);
     }
-    const search = { queries: terms.length, withResults: hits, p50ms: round(percentile(latencies, 50)), p99ms: round(percentile(latencies, 99)), maxms: round(latencies.at(-1)!), seqScanInPlan: plans };
+    const search = {
+      queries: terms.length,
+      withResults: hits,
+      p50ms: round(percentile(latencies, 50)),
+      p99ms: round(percentile(latencies, 99)),
+      maxms: round(latencies.at(-1)!),
+      seqScanInPlan: plans,
+    };
     console.log(search);
 
     // Second (update) run with a lookup probe every 100 ms.
@@ -245,7 +269,9 @@ async function main() {
     await probing;
     probeLatencies.sort((a, b) => a - b);
     const count = Number((await owner.query("SELECT count(*) FROM rnc_records")).rows[0].count);
-    const leftovers = (await owner.query("SELECT count(DISTINCT run_id)::int AS generations, (SELECT count(*) FROM rnc_sync_batches)::int AS receipts FROM rnc_records")).rows[0];
+    const leftovers = (
+      await owner.query("SELECT count(DISTINCT run_id)::int AS generations, (SELECT count(*) FROM rnc_sync_batches)::int AS receipts FROM rnc_records")
+    ).rows[0];
     reader.release();
     const lookupProbe = { probes, misses, p50ms: round(percentile(probeLatencies, 50)), p99ms: round(percentile(probeLatencies, 99)) };
     console.log({ second, lookupProbe, count, leftovers });
@@ -263,7 +289,13 @@ async function main() {
       generation,
       parseStage,
       copyBaseline: { seconds: round(copySeconds), rows: copied, recordsPerSecond: Math.round(copied / copySeconds) },
-      endToEnd: { ...first, seconds: round(first.seconds), producerSeconds: round(first.producerSeconds), recordsPerSecond: Math.round(first.records / first.seconds), ratioToCopy: round(endToEnd / copySeconds) },
+      endToEnd: {
+        ...first,
+        seconds: round(first.seconds),
+        producerSeconds: round(first.producerSeconds),
+        recordsPerSecond: Math.round(first.records / first.seconds),
+        ratioToCopy: round(endToEnd / copySeconds),
+      },
       search,
       secondRun: { ...second, seconds: round(second.seconds), producerSeconds: round(second.producerSeconds), registryRecordsAfter: count, leftovers },
       lookupProbe,

@@ -21,7 +21,7 @@
  * Output: a table on stdout, bench/results/latest.json, and the generated block of docs/performance.md
  * (between the bench markers; `--no-readme` leaves it alone — the flag names predate the docs/ split).
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
@@ -31,13 +31,13 @@ import { promisify } from "node:util";
 import zlib from "node:zlib";
 import pg from "pg";
 import { cliOptions } from "../scripts/lib/args";
-import { APP_ROLE, createTestDatabase, freePort, ROOT, type DatabaseTarget } from "../scripts/lib/database";
+import { APP_ROLE, createTestDatabase, type DatabaseTarget, freePort, ROOT } from "../scripts/lib/database";
 import { startWsRelay, type WsRelay } from "../scripts/lib/ws-relay";
-import { startSniffer, type ConnectionRecord, type Sniffer, type Statement } from "./pg-sniffer";
-import { startPooler, type Pooler } from "./pooler";
+import { type ConnectionRecord, type Sniffer, type Statement, startSniffer } from "./pg-sniffer";
+import { type Pooler, startPooler } from "./pooler";
+import { type BenchResults, type Load, type RoundTrips, renderPerformance, type ScenarioResult } from "./report";
 import { prng } from "./rnc-generator";
-import { seed, type Seeded } from "./seed";
-import { renderPerformance, type BenchResults, type Load, type RoundTrips, type ScenarioResult } from "./report";
+import { type Seeded, seed } from "./seed";
 
 const exec = promisify(execFile);
 const TMP = path.join(ROOT, "bench/results/tmp");
@@ -90,14 +90,17 @@ async function openDatabase(): Promise<Stack["database"]> {
     return { ...target, pgbench: null };
   }
   const app = new URL(target.appUrl);
-  return { ...target, pgbench: { host: app.hostname, port: Number(app.port || 5432), user: decodeURIComponent(app.username), db: new URL(target.ownerUrl).pathname.slice(1) } };
+  return {
+    ...target,
+    pgbench: { host: app.hostname, port: Number(app.port || 5432), user: decodeURIComponent(app.username), db: new URL(target.ownerUrl).pathname.slice(1) },
+  };
 }
 
 function envFile(values: Record<string, string | undefined>): string {
-  return Object.entries(values)
+  return `${Object.entries(values)
     .filter(([, v]) => v !== undefined && v !== "")
     .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
-    .join("\n") + "\n";
+    .join("\n")}\n`;
 }
 
 const toolEnv = () => ({
@@ -183,7 +186,12 @@ function scenarios(s: Seeded, today: string): Scenario[] {
   const product = () => int(s.productIds[0], s.productIds[1]);
   const invoice = (lines: number): Req => {
     const start = int(0, 1000 - lines);
-    const items = Array.from({ length: lines }, (_, k) => ({ product_id: s.productIds[0] + ((start + k * 7) % 1000), quantity: String(1 + (k % 3)), unit_price: "150.00", discount: "0" }));
+    const items = Array.from({ length: lines }, (_, k) => ({
+      product_id: s.productIds[0] + ((start + k * 7) % 1000),
+      quantity: String(1 + (k % 3)),
+      unit_price: "150.00",
+      discount: "0",
+    }));
     return {
       method: "POST",
       path: "/api/v1/invoices",
@@ -192,17 +200,41 @@ function scenarios(s: Seeded, today: string): Scenario[] {
   };
   return [
     { key: "health", label: "GET /health (no database: the floor of wrangler dev here)", budget: null, make: () => ({ method: "GET", path: "/health" }) },
-    { key: "invoices_list", label: "GET /invoices?filter[status]=pending_payment&sort=-issue_date", budget: 2, make: () => ({ method: "GET", path: "/api/v1/invoices?filter%5Bstatus%5D=pending_payment&sort=-issue_date" }) },
-    { key: "invoice_get", label: "GET /invoices/{id}", budget: 2, make: () => ({ method: "GET", path: `/api/v1/invoices/${s.sampleInvoiceIds[int(0, s.sampleInvoiceIds.length - 1)]}` }) },
+    {
+      key: "invoices_list",
+      label: "GET /invoices?filter[status]=pending_payment&sort=-issue_date",
+      budget: 2,
+      make: () => ({ method: "GET", path: "/api/v1/invoices?filter%5Bstatus%5D=pending_payment&sort=-issue_date" }),
+    },
+    {
+      key: "invoice_get",
+      label: "GET /invoices/{id}",
+      budget: 2,
+      make: () => ({ method: "GET", path: `/api/v1/invoices/${s.sampleInvoiceIds[int(0, s.sampleInvoiceIds.length - 1)]}` }),
+    },
     { key: "invoice_create", label: "POST /invoices (3 lines, B02)", budget: 4, make: () => invoice(3) },
     {
       key: "stock_transfer",
       label: "POST /stock-transfers",
       budget: 3,
-      make: () => ({ method: "POST", path: "/api/v1/stock-transfers", body: JSON.stringify({ product_id: product(), to_workspace_id: s.workspaceIds[int(1, 3)], quantity: "1" }) }),
+      make: () => ({
+        method: "POST",
+        path: "/api/v1/stock-transfers",
+        body: JSON.stringify({ product_id: product(), to_workspace_id: s.workspaceIds[int(1, 3)], quantity: "1" }),
+      }),
     },
-    { key: "rnc_search", label: "GET /rnc?search=", budget: null, make: () => ({ method: "GET", path: `/api/v1/rnc?search=${encodeURIComponent(s.rncTerms[int(0, s.rncTerms.length - 1)]!)}` }) },
-    { key: "quotation_pdf", label: "GET /quotations/{id}/pdf", budget: null, make: () => ({ method: "GET", path: `/api/v1/quotations/${s.sampleQuotationIds[int(0, s.sampleQuotationIds.length - 1)]}/pdf` }) },
+    {
+      key: "rnc_search",
+      label: "GET /rnc?search=",
+      budget: null,
+      make: () => ({ method: "GET", path: `/api/v1/rnc?search=${encodeURIComponent(s.rncTerms[int(0, s.rncTerms.length - 1)]!)}` }),
+    },
+    {
+      key: "quotation_pdf",
+      label: "GET /quotations/{id}/pdf",
+      budget: null,
+      make: () => ({ method: "GET", path: `/api/v1/quotations/${s.sampleQuotationIds[int(0, s.sampleQuotationIds.length - 1)]}/pdf` }),
+    },
     { key: "invoice_create_1_line", label: "POST /invoices (1 line)", budget: 4, make: () => invoice(1) },
     { key: "invoice_create_50_lines", label: "POST /invoices (50 lines)", budget: 4, make: () => invoice(50) },
   ];
@@ -218,7 +250,12 @@ type RoundTripResult = RoundTrips & { afterResponseRoundTrips: number; statement
 
 function summarize(text: string): string {
   const t = text.replace(/\s+/g, " ").trim();
-  if (/^BEGIN/.test(t)) return `${t.split(";").slice(0, -1).map((x) => x.trim().split(" ")[0]).join("+")}+context query (token, user, workspace, permissions)`;
+  if (/^BEGIN/.test(t))
+    return `${t
+      .split(";")
+      .slice(0, -1)
+      .map((x) => x.trim().split(" ")[0])
+      .join("+")}+context query (token, user, workspace, permissions)`;
   const first = t.slice(0, 90);
   return first.length < t.length ? `${first}…` : first;
 }
@@ -298,7 +335,6 @@ function send(port: number, host: string, token: string, req: Req): Promise<{ st
 // ---------------------------------------------------------------------------------------------
 // Throughput with autocannon
 
-
 /** One autocannon load in a child process (bench/load.ts), over requests generated beforehand. */
 async function drive(url: string, host: string, token: string, scenario: Scenario, connections: number, seconds: number): Promise<Load> {
   const job = path.join(TMP, `load-${scenario.key}-${connections}.json`);
@@ -362,7 +398,7 @@ async function pgbenchScript(ownerUrl: string, statements: Statement[]): Promise
     text = text.replace(/\s*\n\s*/g, " ").trim();
     lines.push(takesNumber ? `${text} \\gset r_` : `${text};`);
   }
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 interface PgbenchResult {
@@ -376,8 +412,30 @@ async function runPgbench(target: NonNullable<Stack["database"]["pgbench"]>, scr
   const file = path.join(TMP, `pgbench-${Date.now()}.sql`);
   fs.writeFileSync(file, script);
   const once = async (extra: string[]) => {
-    const args = ["-n", "-M", "simple", "-h", target.host, "-p", String(target.port), "-U", target.user, "-c", String(connections), "-j", String(Math.min(connections, 2)), "-T", String(seconds), ...extra, "-f", file, target.db];
-    const { stdout, stderr } = await exec("pgbench", args, { timeout: (seconds + 30) * 1000, maxBuffer: 16 << 20 }).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? "", stderr: e.stderr ?? "" }));
+    const args = [
+      "-n",
+      "-M",
+      "simple",
+      "-h",
+      target.host,
+      "-p",
+      String(target.port),
+      "-U",
+      target.user,
+      "-c",
+      String(connections),
+      "-j",
+      String(Math.min(connections, 2)),
+      "-T",
+      String(seconds),
+      ...extra,
+      "-f",
+      file,
+      target.db,
+    ];
+    const { stdout, stderr } = await exec("pgbench", args, { timeout: (seconds + 30) * 1000, maxBuffer: 16 << 20 }).catch(
+      (e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? "", stderr: e.stderr ?? "" }),
+    );
     const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? NaN);
     const failed = Number(/number of failed transactions: (\d+)/.exec(stdout)?.[1] ?? 0);
     if (!Number.isFinite(tps)) throw new Error(`pgbench failed: ${stderr.slice(0, 800)}`);
@@ -394,7 +452,12 @@ async function runPgbench(target: NonNullable<Stack["database"]["pgbench"]>, scr
 async function bundleSize(): Promise<{ files: number; bytes: number; gzipBytes: number }> {
   const out = path.join(TMP, "bundle");
   fs.rmSync(out, { recursive: true, force: true });
-  await exec(path.join(ROOT, "node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "--outdir", out], { cwd: ROOT, env: toolEnv(), timeout: 180_000, maxBuffer: 16 << 20 });
+  await exec(path.join(ROOT, "node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "--outdir", out], {
+    cwd: ROOT,
+    env: toolEnv(),
+    timeout: 180_000,
+    maxBuffer: 16 << 20,
+  });
   let bytes = 0;
   let gzipBytes = 0;
   let files = 0;
@@ -431,7 +494,8 @@ async function main() {
 
   console.log("database …");
   stack.database = await openDatabase();
-  const databaseKind = stack.database.kind === "embedded" ? "embedded PGlite" : `Postgres ${await serverVersion(stack.database.ownerUrl)} (${stack.database.kind})`;
+  const databaseKind =
+    stack.database.kind === "embedded" ? "embedded PGlite" : `Postgres ${await serverVersion(stack.database.ownerUrl)} (${stack.database.kind})`;
   const jwtSecret = randomBytes(32).toString("hex");
   console.log(`seeding ${SIZES.invoices} invoices …`);
   const seeded = await seed(stack.database.ownerUrl, jwtSecret, SIZES);
@@ -442,7 +506,13 @@ async function main() {
   // in front of production's; not for an external DATABASE_URL (its own business) nor for PGlite.
   stack.pooler =
     stack.database.kind === "local"
-      ? await startPooler({ dir: TMP, target: { host: dbHost, port: dbPort }, users: [APP_ROLE, new URL(stack.database.ownerUrl).username || "postgres"], poolSize: 20, log: console.log })
+      ? await startPooler({
+          dir: TMP,
+          target: { host: dbHost, port: dbPort },
+          users: [APP_ROLE, new URL(stack.database.ownerUrl).username || "postgres"],
+          poolSize: 20,
+          log: console.log,
+        })
       : null;
   if (stack.database.kind === "local" && !stack.pooler) console.log("PgBouncer not available: each request's connection forks a Postgres backend.");
   const backend = stack.pooler ? { host: "127.0.0.1", port: stack.pooler.port } : { host: dbHost, port: dbPort };
@@ -484,7 +554,14 @@ async function main() {
     clearTimeout(watchdog);
     bypassSniffer(true);
     console.log(`holding: curl -H 'host: ${host}' -H 'authorization: Bearer ${seeded.token}' http://127.0.0.1:${port}/api/v1/invoices`);
-    fs.writeFileSync(path.join(TMP, "hold.json"), JSON.stringify({ port, served, host, token: seeded.token, ownerUrl: stack.database.ownerUrl, relay: stack.relay.url, sniffer: stack.sniffer.port, seeded }, null, 2));
+    fs.writeFileSync(
+      path.join(TMP, "hold.json"),
+      JSON.stringify(
+        { port, served, host, token: seeded.token, ownerUrl: stack.database.ownerUrl, relay: stack.relay.url, sniffer: stack.sniffer.port, seeded },
+        null,
+        2,
+      ),
+    );
     await new Promise(() => undefined);
   }
   if (options.only) {
@@ -497,12 +574,22 @@ async function main() {
   const quotation = await send(port, host, seeded.token, { method: "GET", path: `/api/v1/quotations/${seeded.sampleQuotationIds[0]}/pdf` });
   if (quotation.status !== 200) {
     skipped.push(`GET /quotations/{id}/pdf: answered ${quotation.status} ${quotation.body.slice(0, 80)}`);
-    list.splice(list.findIndex((s) => s.key === "quotation_pdf"), 1);
+    list.splice(
+      list.findIndex((s) => s.key === "quotation_pdf"),
+      1,
+    );
   }
 
   // Sanity: the Worker talks to our database through our relays.
   stack.sniffer.reset();
-  const probe = await send(port, host, seeded.token, scenarios(seeded, today).find((s) => s.key === "invoices_list")!.make());
+  const probe = await send(
+    port,
+    host,
+    seeded.token,
+    scenarios(seeded, today)
+      .find((s) => s.key === "invoices_list")!
+      .make(),
+  );
   if (probe.status !== 200 || stack.sniffer.connections().length === 0) {
     throw new Error(`the Worker does not reach the bench database (status ${probe.status}: ${probe.body.slice(0, 300)})`);
   }
@@ -532,7 +619,9 @@ async function main() {
   if (served.direct && listScenario) {
     await drive(served.url, host, seeded.token, listScenario, 16, WARMUP);
     listViaProxy = await drive(served.url, host, seeded.token, listScenario, 16, DURATION);
-    console.log(`  ${listScenario.label} c=16 through wrangler's public port: ${listViaProxy.requestsPerSecond} req/s, p50 ${listViaProxy.p50} ms, p99 ${listViaProxy.p99} ms`);
+    console.log(
+      `  ${listScenario.label} c=16 through wrangler's public port: ${listViaProxy.requestsPerSecond} req/s, p50 ${listViaProxy.p50} ms, p99 ${listViaProxy.p99} ms`,
+    );
   }
 
   console.log(`latency with ${RTT_MS} ms added RTT …`);
@@ -568,7 +657,13 @@ async function main() {
 
   const results: BenchResults = {
     date: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? "unknown", memoryGiB: round(os.totalmem() / 2 ** 30, 1), node: process.version, platform: `${os.platform()} ${os.release()}` },
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? "unknown",
+      memoryGiB: round(os.totalmem() / 2 ** 30, 1),
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+    },
     database: databaseKind,
     pooler: poolerLabel,
     loadTarget: served.direct ? "direct" : "proxy",
@@ -587,7 +682,9 @@ async function main() {
         budget: s.budget,
         roundTrips: (({ statements: _statements, ...counted }) => counted)(rtr),
         loads: ld,
-        rtt: rtt[s.key] ? { rttMs: RTT_MS, p50: rtt[s.key]!.p50, p50AtZero: ld.find((l) => l.connections === 1)?.p50 ?? null, errors: rtt[s.key]!.errors } : null,
+        rtt: rtt[s.key]
+          ? { rttMs: RTT_MS, p50: rtt[s.key]!.p50, p50AtZero: ld.find((l) => l.connections === 1)?.p50 ?? null, errors: rtt[s.key]!.errors }
+          : null,
         pgbench: Array.isArray(pgb)
           ? pgb.map((p) => {
               const api = ld.find((l) => l.connections === p.connections)?.requestsPerSecond ?? 0;
@@ -601,7 +698,7 @@ async function main() {
     seconds: round((Date.now() - started) / 1000, 0),
   };
   const resultsFile = options.only ? PARTIAL_RESULTS : RESULTS;
-  fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2) + "\n");
+  fs.writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   const { table, page } = renderPerformance(results);
   console.log(`\n${table}`);
   if (!options["no-readme"] && !options.only) {

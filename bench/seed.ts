@@ -8,11 +8,11 @@
  */
 import { sql } from "drizzle-orm";
 import pg from "pg";
+import { inOwnerTransaction } from "../scripts/lib/tenants";
 import * as schema from "../src/db/schema";
 import { issueAccessToken } from "../src/modules/auth/service";
 import { foldForSearch } from "../src/modules/rnc/sync/parse";
 import { createTenant } from "../src/modules/tenants/service";
-import { inOwnerTransaction } from "../scripts/lib/tenants";
 import { syntheticId, syntheticRecord } from "./rnc-generator";
 
 export interface SeedSizes {
@@ -44,7 +44,13 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
   const started = performance.now();
   const subdomain = "bench";
   const created = await inOwnerTransaction(ownerUrl, async (db) => {
-    const c = await createTenant(db, { subdomain, name: "Bench SRL", adminEmail: "admin@bench.test", adminPassword: "bench-password", adminName: "Bench Admin" });
+    const c = await createTenant(db, {
+      subdomain,
+      name: "Bench SRL",
+      adminEmail: "admin@bench.test",
+      adminPassword: "bench-password",
+      adminName: "Bench Admin",
+    });
     const { token } = await issueAccessToken(db, jwtSecret, { tenantId: c.tenant.id, userId: c.user.id, name: "bench" });
     const [b02] = await db.select().from(schema.documentSubtypes).where(sql`tenant_id = ${c.tenant.id} AND prefix = 'B02'`);
     const [itbis] = await db.select().from(schema.taxes).where(sql`tenant_id = ${c.tenant.id} AND name = 'ITBIS 18%'`);
@@ -59,15 +65,17 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
     await q("BEGIN");
     await q(`SELECT set_config('app.tenant_id', $1, true)`, [String(T)]);
     const [first] = (await q(`SELECT id FROM workspaces WHERE tenant_id = $1 ORDER BY id`, [T])).rows;
-    const extra = await q(
-      `INSERT INTO workspaces (tenant_id, name, owner_id) SELECT $1, 'Sucursal ' || g, $2 FROM generate_series(2, 4) g RETURNING id`,
-      [T, created.userId],
-    );
+    const extra = await q(`INSERT INTO workspaces (tenant_id, name, owner_id) SELECT $1, 'Sucursal ' || g, $2 FROM generate_series(2, 4) g RETURNING id`, [
+      T,
+      created.userId,
+    ]);
     const workspaceIds = [Number(first.id), ...extra.rows.map((r) => Number(r.id))];
-    await q(
-      `INSERT INTO workspace_members (tenant_id, workspace_id, user_id, role_id) SELECT $1, w, $2, $3 FROM unnest($4::int[]) w`,
-      [T, created.userId, created.adminRoleId, workspaceIds.slice(1)],
-    );
+    await q(`INSERT INTO workspace_members (tenant_id, workspace_id, user_id, role_id) SELECT $1, w, $2, $3 FROM unnest($4::int[]) w`, [
+      T,
+      created.userId,
+      created.adminRoleId,
+      workspaceIds.slice(1),
+    ]);
 
     const products = await q(
       `INSERT INTO products (tenant_id, name, sku, price, cost, default_tax_ids)
@@ -98,7 +106,9 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
       [pMin, sizes.products, sizes.invoices],
     );
     await q(`ALTER TABLE bench_lines ADD COLUMN subtotal numeric(14,2), ADD COLUMN tax numeric(14,2), ADD COLUMN total numeric(14,2)`);
-    await q(`UPDATE bench_lines SET subtotal = quantity * unit_price, tax = round(quantity * unit_price * 0.18, 2), total = quantity * unit_price + round(quantity * unit_price * 0.18, 2)`);
+    await q(
+      `UPDATE bench_lines SET subtotal = quantity * unit_price, tax = round(quantity * unit_price * 0.18, 2), total = quantity * unit_price + round(quantity * unit_price * 0.18, 2)`,
+    );
     // Spread over the 4 workspaces (half in the first), the last 365 days; status by n % 10.
     await q(
       `INSERT INTO invoices (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status,
@@ -121,7 +131,10 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
        ORDER BY l.n, l.position`,
       [T, created.taxId, pMin],
     );
-    await q(`INSERT INTO invoice_item_taxes (tenant_id, invoice_item_id, tax_id) SELECT $1, id, $2 FROM invoice_items WHERE tenant_id = $1`, [T, created.taxId]);
+    await q(`INSERT INTO invoice_item_taxes (tenant_id, invoice_item_id, tax_id) SELECT $1, id, $2 FROM invoice_items WHERE tenant_id = $1`, [
+      T,
+      created.taxId,
+    ]);
     await q(`UPDATE document_subtypes SET next_number = $2 WHERE id = $1`, [created.b02Id, sizes.invoices + 1]);
 
     // Quotations (for GET /quotations/{id}/pdf): the first 1,000 line sets again, COT numbers, in the first workspace.
@@ -167,7 +180,10 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
     );
 
     // RNC registry: one completed run with synthetic DGII-shaped rows (bench/rnc-generator.ts).
-    const run = await q(`INSERT INTO rnc_sync_runs (source, trigger, status, finished_at, records_written) VALUES ('bench', 'bench', 'completed', now(), $1) RETURNING id`, [sizes.rncRecords]);
+    const run = await q(
+      `INSERT INTO rnc_sync_runs (source, trigger, status, finished_at, records_written) VALUES ('bench', 'bench', 'completed', now(), $1) RETURNING id`,
+      [sizes.rncRecords],
+    );
     const records = Array.from({ length: sizes.rncRecords }, (_, i) => {
       const r = syntheticRecord(i);
       const id = syntheticId(i);
@@ -176,7 +192,14 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
     await q(
       `INSERT INTO rnc_records (run_id, identification, name, comercial_name, status, search)
        SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])`,
-      [run.rows[0].id, records.map((r) => r.id), records.map((r) => r.name), records.map((r) => r.comercial), records.map((r) => r.status), records.map((r) => r.search)],
+      [
+        run.rows[0].id,
+        records.map((r) => r.id),
+        records.map((r) => r.name),
+        records.map((r) => r.comercial),
+        records.map((r) => r.status),
+        records.map((r) => r.search),
+      ],
     );
     const words = new Set<string>();
     for (const r of records.slice(0, 200)) for (const w of r.name.split(/\s+/)) if (w.length >= 4) words.add(w.toLowerCase());
@@ -209,4 +232,3 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
     await client.end();
   }
 }
-

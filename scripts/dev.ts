@@ -2,7 +2,7 @@
  * npm run dev: Postgres (DATABASE_URL, else embedded PGlite with data in .dev-data/), the local
  * relays, migrations, the demo tenant, then `wrangler dev`; prints a curl to try. Ctrl-C stops all.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -25,7 +25,14 @@ async function openDatabase(): Promise<DatabaseTarget> {
     const url = process.env.DATABASE_URL;
     const parsed = new URL(url);
     await runMigrations(url);
-    return { kind: "external", ownerUrl: url, appUrl: url, setRole: "sucursal_app", tcpAddress: `${parsed.hostname}:${parsed.port || 5432}`, stop: async () => undefined };
+    return {
+      kind: "external",
+      ownerUrl: url,
+      appUrl: url,
+      setRole: "sucursal_app",
+      tcpAddress: `${parsed.hostname}:${parsed.port || 5432}`,
+      stop: async () => undefined,
+    };
   }
   fs.mkdirSync(DEV_DATA_DIR, { recursive: true });
   const target = await startEmbedded(DEV_DATA_DIR, await freePort());
@@ -83,7 +90,7 @@ async function main() {
 
   fs.writeFileSync(
     path.join(ROOT, ".dev.vars"),
-    devVars({
+    `${devVars({
       DATABASE_URL: database.appUrl,
       DB_SET_ROLE: database.setRole,
       DB_WS_PROXY: wsRelay.url,
@@ -92,7 +99,7 @@ async function main() {
       UPSTASH_REDIS_REST_TOKEN: upstash?.token,
       APP_URL: `http://demo.localhost:${PORT}`,
       APP_ENCRYPTION_KEY: process.env.APP_ENCRYPTION_KEY ?? randomBytes(32).toString("base64"),
-    }) + "\n",
+    })}\n`,
   );
 
   const wrangler = spawn(path.join(ROOT, "node_modules", ".bin", "wrangler"), ["dev", "--port", String(PORT), "--ip", "127.0.0.1"], {

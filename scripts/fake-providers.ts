@@ -76,7 +76,10 @@ export async function startFakeProviders(): Promise<FakeProviders> {
   };
   const templatesOf = (waba: string) => {
     let map = templates.get(waba);
-    if (!map) templates.set(waba, (map = new Map()));
+    if (!map) {
+      map = new Map();
+      templates.set(waba, map);
+    }
     return map;
   };
 
@@ -163,11 +166,17 @@ export async function startFakeProviders(): Promise<FakeProviders> {
         if (token.includes("invalid")) return send(401, { ok: false, error_code: 401, description: "Unauthorized" });
         switch (method) {
           case "getMe":
-            return send(200, { ok: true, result: { id: 7000000000 + (counter++ % 1000000), is_bot: true, first_name: "Sucursal test bot", username: `sucursal_${counter}_bot` } });
+            return send(200, {
+              ok: true,
+              result: { id: 7000000000 + (counter++ % 1000000), is_bot: true, first_name: "Sucursal test bot", username: `sucursal_${counter}_bot` },
+            });
           case "sendMessage":
             if (!body?.chat_id || !body?.text) return send(400, { ok: false, error_code: 400, description: "Bad Request: message text is empty" });
             if (String(body.chat_id) === "missing") return send(400, { ok: false, error_code: 400, description: "Bad Request: chat not found" });
-            return send(200, { ok: true, result: { message_id: counter++, chat: { id: body.chat_id, type: "private" }, date: Math.floor(Date.now() / 1000), text: body.text } });
+            return send(200, {
+              ok: true,
+              result: { message_id: counter++, chat: { id: body.chat_id, type: "private" }, date: Math.floor(Date.now() / 1000), text: body.text },
+            });
           case "setWebhook":
             if (!body?.url) return send(400, { ok: false, error_code: 400, description: "Bad Request: bad webhook: URL must be provided" });
             return send(200, { ok: true, result: true, description: "Webhook was set" });
@@ -185,19 +194,30 @@ export async function startFakeProviders(): Promise<FakeProviders> {
         const edge = graph[2]!;
         const method = `${req.method} ${edge}`;
         record("graph", key, entry(method));
-        const graphError = (status: number, message: string) => ({ error: { message, type: "OAuthException", code: status >= 500 ? 2 : 100, error_user_msg: message, fbtrace_id: "Afake" } });
+        const graphError = (status: number, message: string) => ({
+          error: { message, type: "OAuthException", code: status >= 500 ? 2 : 100, error_user_msg: message, fbtrace_id: "Afake" },
+        });
         const rule = failureFor("graph", key, method);
         if (rule) return failWith(rule, graphError);
         const auth = headers.authorization ?? "";
         if (!auth.startsWith("Bearer ") || auth === "Bearer invalid") {
-          return send(401, { error: { message: "Invalid OAuth access token - Cannot parse access token", type: "OAuthException", code: 190, fbtrace_id: "Afake" } });
+          return send(401, {
+            error: { message: "Invalid OAuth access token - Cannot parse access token", type: "OAuthException", code: 190, fbtrace_id: "Afake" },
+          });
         }
         if (edge === "message_templates" && req.method === "POST") {
           const map = templatesOf(key);
           const name = String(body?.name ?? "");
           const language = String(body?.language ?? "");
           if (map.has(`${name}|${language}`)) return send(400, graphError(400, `Content in this language already exists for ${name}`));
-          const template: Template = { id: String(counter++ * 1000 + 7), name, language, category: body?.category, components: body?.components ?? [], status: "PENDING" };
+          const template: Template = {
+            id: String(counter++ * 1000 + 7),
+            name,
+            language,
+            category: body?.category,
+            components: body?.components ?? [],
+            status: "PENDING",
+          };
           map.set(`${name}|${language}`, template);
           return send(200, { id: template.id, status: template.status, category: template.category });
         }
@@ -206,7 +226,11 @@ export async function startFakeProviders(): Promise<FakeProviders> {
         }
         if (edge === "messages" && req.method === "POST") {
           if (body?.messaging_product !== "whatsapp") return send(400, graphError(400, "The parameter messaging_product is required."));
-          return send(200, { messaging_product: "whatsapp", contacts: [{ input: body.to, wa_id: String(body.to).replace(/\D/g, "") }], messages: [{ id: `wamid.FAKE${counter++}` }] });
+          return send(200, {
+            messaging_product: "whatsapp",
+            contacts: [{ input: body.to, wa_id: String(body.to).replace(/\D/g, "") }],
+            messages: [{ id: `wamid.FAKE${counter++}` }],
+          });
         }
       }
       send(404, { message: "fake providers: no such route" });

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import http from "node:http";
-import path from "node:path";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 
 /**
  * A local HTTP server standing in for DGII's download (tests and the bench):

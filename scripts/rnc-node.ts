@@ -1,6 +1,6 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import { failRun, type RegistryDb, type RegistryStore, type RncBatchMessage, writeBatch } from "../src/modules/rnc/sync/runs";
+import { failRun, type RegistryStore, type RncBatchMessage, writeBatch } from "../src/modules/rnc/sync/runs";
 import type { RncQueue } from "../src/modules/rnc/sync/sync";
 
 /**

@@ -18,7 +18,11 @@ async function main(): Promise<number> {
         FROM rnc_sync_runs r WHERE r.status = 'completed' ORDER BY r.id DESC LIMIT 1`);
       return (result as unknown as { rows: { id: number; finished_at: Date; records: number }[] }).rows;
     });
-    console.log(active ? `Registry: ${active.records} records from run ${active.id} (completed ${new Date(active.finished_at).toISOString()}).` : "Registry: empty (no completed run).");
+    console.log(
+      active
+        ? `Registry: ${active.records} records from run ${active.id} (completed ${new Date(active.finished_at).toISOString()}).`
+        : "Registry: empty (no completed run).",
+    );
     if (!runs.length) {
       console.log("No sync runs yet.");
       return 0;

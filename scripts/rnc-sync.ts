@@ -9,9 +9,9 @@
  */
 import fs from "node:fs";
 import { Readable } from "node:stream";
+import { RegistryFileError } from "../src/modules/rnc/sync/parse";
 import { getRun } from "../src/modules/rnc/sync/runs";
 import { openUrl, runRncSync } from "../src/modules/rnc/sync/sync";
-import { RegistryFileError } from "../src/modules/rnc/sync/parse";
 import { cliOptions } from "./lib/args";
 import { openOperatorDatabase } from "./lib/local-database";
 import { inProcessQueue, nodeStore } from "./rnc-node";
@@ -19,9 +19,10 @@ import { inProcessQueue, nodeStore } from "./rnc-node";
 const DGII_URL = "https://dgii.gov.do/app/WebApps/Consultas/RNC/DGII_RNC.zip";
 
 async function main(): Promise<number> {
-  let options;
+  const spec = { url: { type: "string" }, file: { type: "string" }, concurrency: { type: "string" }, force: { type: "boolean" } } as const;
+  let options: ReturnType<typeof cliOptions<typeof spec>>;
   try {
-    options = cliOptions({ url: { type: "string" }, file: { type: "string" }, concurrency: { type: "string" }, force: { type: "boolean" } });
+    options = cliOptions(spec);
   } catch (error) {
     console.error((error as Error).message);
     console.error("Usage: npm run rnc:sync -- [--url URL | --file PATH] [--concurrency N] [--force]");
@@ -56,8 +57,10 @@ async function main(): Promise<number> {
     await consumer.drained();
     const run = await getRun(store, result.runId);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    if (!run || run.status !== "completed") {
-      console.error(`Run ${result.runId} ${run?.status ?? "missing"}: ${run?.error ?? result.error ?? "not all batches were written"} (${seconds} s). The registry is unchanged.`);
+    if (run?.status !== "completed") {
+      console.error(
+        `Run ${result.runId} ${run?.status ?? "missing"}: ${run?.error ?? result.error ?? "not all batches were written"} (${seconds} s). The registry is unchanged.`,
+      );
       return 1;
     }
     console.log(

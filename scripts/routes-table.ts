@@ -31,9 +31,7 @@ const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\s+/g, " ").t
 
 /** The routes in a stable order (by path, then method), whatever order routers are mounted in. */
 export function sortedRoutes() {
-  return [...routeTable].sort(
-    (a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || METHOD_ORDER.indexOf(a.method) - METHOD_ORDER.indexOf(b.method),
-  );
+  return [...routeTable].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || METHOD_ORDER.indexOf(a.method) - METHOD_ORDER.indexOf(b.method));
 }
 
 export function renderPermissionsBlock(): string {

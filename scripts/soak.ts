@@ -32,8 +32,15 @@ const finished = new Date();
 const records: Record[] = existsSync(RECORDS) ? JSON.parse(readFileSync(RECORDS, "utf8")) : [];
 rmSync(RECORDS, { force: true });
 
-const totals = records.reduce((t, r) => ({ cases: t.cases + r.cases, failures: t.failures + r.failures, invariants: t.invariants + r.invariants }), { cases: 0, failures: 0, invariants: 0 });
-const rows = [...records.map((r) => [r.suite, String(r.cases), String(r.failures), String(r.invariants)]), ["total", String(totals.cases), String(totals.failures), String(totals.invariants)]];
+const totals = records.reduce((t, r) => ({ cases: t.cases + r.cases, failures: t.failures + r.failures, invariants: t.invariants + r.invariants }), {
+  cases: 0,
+  failures: 0,
+  invariants: 0,
+});
+const rows = [
+  ...records.map((r) => [r.suite, String(r.cases), String(r.failures), String(r.invariants)]),
+  ["total", String(totals.cases), String(totals.failures), String(totals.invariants)],
+];
 const header = ["suite", "cases tried", "failures", "invariants checked"];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
 const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");

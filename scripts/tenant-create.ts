@@ -1,23 +1,25 @@
 /**
  * npm run tenant:create -- --subdomain acme --name "Acme SRL" --admin-email a@acme.do --admin-password … [--admin-name …] [--json]
  */
-import { cliOptions } from "./lib/args";
-import { localJwtSecret } from "./lib/secrets";
-import { openOperatorDatabase } from "./lib/local-database";
-import { createTenantWithToken } from "./lib/tenants";
+
 import { TenantInputError } from "../src/modules/tenants/service";
+import { cliOptions } from "./lib/args";
+import { openOperatorDatabase } from "./lib/local-database";
+import { localJwtSecret } from "./lib/secrets";
+import { createTenantWithToken } from "./lib/tenants";
 
 async function main(): Promise<number> {
-  let options;
+  const spec = {
+    subdomain: { type: "string" },
+    name: { type: "string" },
+    "admin-email": { type: "string" },
+    "admin-password": { type: "string" },
+    "admin-name": { type: "string" },
+    json: { type: "boolean" },
+  } as const;
+  let options: ReturnType<typeof cliOptions<typeof spec>>;
   try {
-    options = cliOptions({
-      subdomain: { type: "string" },
-      name: { type: "string" },
-      "admin-email": { type: "string" },
-      "admin-password": { type: "string" },
-      "admin-name": { type: "string" },
-      json: { type: "boolean" },
-    });
+    options = cliOptions(spec);
   } catch (error) {
     console.error((error as Error).message);
     return 1;

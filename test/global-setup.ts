@@ -1,10 +1,10 @@
 import type { TestProject } from "vitest/node";
+import { startFakeProviders } from "../scripts/fake-providers";
 import { createTestDatabase, portAnswers } from "../scripts/lib/database";
+import { startTestControl } from "../scripts/lib/test-control";
 import { startUpstashRelay } from "../scripts/lib/upstash-relay";
 import { startWsRelay } from "../scripts/lib/ws-relay";
 import { startFileServer } from "../scripts/rnc-file-server";
-import { startFakeProviders } from "../scripts/fake-providers";
-import { startTestControl } from "../scripts/lib/test-control";
 
 declare module "vitest" {
   export interface ProvidedContext {

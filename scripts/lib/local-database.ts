@@ -33,7 +33,14 @@ export async function openOperatorDatabase(): Promise<DatabaseTarget> {
   const state = readDevState();
   if (state && (await portAnswers("127.0.0.1", state.embeddedPort))) {
     const url = `postgres://postgres@127.0.0.1:${state.embeddedPort}/postgres`;
-    return { kind: "embedded", ownerUrl: url, appUrl: url, setRole: "sucursal_app", tcpAddress: `127.0.0.1:${state.embeddedPort}`, stop: async () => undefined };
+    return {
+      kind: "embedded",
+      ownerUrl: url,
+      appUrl: url,
+      setRole: "sucursal_app",
+      tcpAddress: `127.0.0.1:${state.embeddedPort}`,
+      stop: async () => undefined,
+    };
   }
   fs.mkdirSync(DEV_DATA_DIR, { recursive: true });
   const target = await startEmbedded(DEV_DATA_DIR);

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import type { AddressInfo } from "node:net";
+import net from "node:net";
 import { startUpstashRelay, type UpstashRelay } from "./upstash-relay";
 import { startWsRelay, type WsRelay } from "./ws-relay";
 

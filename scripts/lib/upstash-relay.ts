@@ -93,7 +93,10 @@ export async function startUpstashRelay(options: { redisUrl?: string; token?: st
         const multi = redis.multi(commands.map((command) => rewrite(command).map(String)) as string[][]);
         const replies = (await multi.exec().catch(() => null)) as [Error | null, Reply][] | null;
         if (!replies) return send(400, { error: "ERR transaction aborted" });
-        return send(200, replies.map(([error, reply]) => (error ? { error: error.message } : { result: encode(reply, base64) })));
+        return send(
+          200,
+          replies.map(([error, reply]) => (error ? { error: error.message } : { result: encode(reply, base64) })),
+        );
       }
       const results = [];
       for (const command of commands) results.push(await run(command, base64));

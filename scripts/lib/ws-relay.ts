@@ -1,5 +1,5 @@
 import net from "node:net";
-import { WebSocketServer, type WebSocket } from "ws";
+import { type WebSocket, WebSocketServer } from "ws";
 
 /**
  * The local stand-in for Neon's WebSocket proxy: `ws://127.0.0.1:PORT/v2?address=host:port` is

@@ -113,12 +113,7 @@ export class RequestTransaction {
  * Runs `work` in one transaction of the tenant, as the application role. Used by tests, jobs and
  * the request middleware alike.
  */
-export async function withTenantTransaction<T>(
-  env: Env,
-  tenantId: number | null,
-  work: (db: Database) => Promise<T>,
-  connectionString?: string,
-): Promise<T> {
+export async function withTenantTransaction<T>(env: Env, tenantId: number | null, work: (db: Database) => Promise<T>, connectionString?: string): Promise<T> {
   const pool = createPool(env, connectionString);
   const client = await pool.connect();
   const tx = new RequestTransaction(client, env);

@@ -74,7 +74,7 @@ export function fieldErrorsFromZod(error: ZodError): FieldErrors {
   const errors: FieldErrors = {};
   for (const issue of error.issues) {
     const key = issue.path.length ? issue.path.map(String).join(".") : "body";
-    (errors[key] ??= []).push(issue.message);
+    errors[key] = [...(errors[key] ?? []), issue.message];
   }
   return errors;
 }

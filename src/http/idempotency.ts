@@ -1,8 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { routePath } from "hono/route";
-import * as schema from "../db/schema";
 import type { Database } from "../db/client";
+import * as schema from "../db/schema";
 import { requireAuth } from "./auth";
 import type { AppEnv } from "./context";
 import { AppError, fieldError } from "./errors";

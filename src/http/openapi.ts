@@ -1,5 +1,4 @@
-import { createRoute, OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
-import { z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { idParam } from "../lib/bounds";
 import { authenticate } from "./auth";
@@ -64,8 +63,7 @@ export const commonErrors = {
   429: errorResponse("Rate limit exceeded"),
 } as const;
 
-export const errorResponses = (...codes: number[]) =>
-  Object.fromEntries(codes.map((code) => [code, errorResponse(`Error ${code}`)]));
+export const errorResponses = (...codes: number[]) => Object.fromEntries(codes.map((code) => [code, errorResponse(`Error ${code}`)]));
 
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({
   body: { content: { "application/json": { schema } }, required: true },

@@ -19,9 +19,10 @@ export function listQuerySchema<F extends string, S extends string>(options: {
   sorts: readonly S[];
   defaultSort: `${"-" | ""}${NoInfer<S>}`;
 }) {
-  const filterShape = Object.fromEntries(
-    Object.entries(options.filters).map(([field, schema]) => [`filter[${field}]`, schema]),
-  ) as Record<string, z.ZodType<string | undefined>>;
+  const filterShape = Object.fromEntries(Object.entries(options.filters).map(([field, schema]) => [`filter[${field}]`, schema])) as Record<
+    string,
+    z.ZodType<string | undefined>
+  >;
   const sortValues = options.sorts.flatMap((s) => [s, `-${s}`]) as [string, ...string[]];
   return z
     .object({
@@ -42,16 +43,13 @@ export function listQuerySchema<F extends string, S extends string>(options: {
     });
 }
 
-export const PaginationMeta = z
-  .object({ current_page: z.number(), last_page: z.number(), per_page: z.number(), total: z.number() })
-  .openapi("PaginationMeta");
+export const PaginationMeta = z.object({ current_page: z.number(), last_page: z.number(), per_page: z.number(), total: z.number() }).openapi("PaginationMeta");
 
 export const PaginationLinks = z
   .object({ first: z.string(), last: z.string(), prev: z.string().nullable(), next: z.string().nullable() })
   .openapi("PaginationLinks");
 
-export const paginated = <T extends z.ZodType>(item: T) =>
-  z.object({ data: z.array(item), meta: PaginationMeta, links: PaginationLinks });
+export const paginated = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: PaginationMeta, links: PaginationLinks });
 
 export function paginate<T>(c: Context<AppEnv>, query: { page: number; perPage: number }, total: number, data: T[]) {
   const lastPage = Math.max(1, Math.ceil(total / query.perPage));
@@ -74,5 +72,4 @@ export function paginate<T>(c: Context<AppEnv>, query: { page: number; perPage: 
 }
 
 /** `filter[…_id]=N`: a positive integer that fits Postgres' integer (larger ids cannot exist). */
-export const idFilter = (message = "Must be an id (a positive integer).") =>
-  z.string().refine(isIdText, message).optional();
+export const idFilter = (message = "Must be an id (a positive integer).") => z.string().refine(isIdText, message).optional();

@@ -49,7 +49,10 @@ export const tenantFromHost = createMiddleware<AppEnv>(async (c, next) => {
   if (!tenant) {
     if (knownMissing(subdomain)) throw new AppError("tenant_not_found", "Unknown tenant.");
     // Inlined: `subdomain` matched SUBDOMAIN ([a-z0-9-] only), so it cannot hold a quote.
-    const rows = await queryWithoutTenant<{ id: number; subdomain: string; name: string }>(c, `SELECT id, subdomain, name FROM tenants WHERE subdomain = '${subdomain}'`);
+    const rows = await queryWithoutTenant<{ id: number; subdomain: string; name: string }>(
+      c,
+      `SELECT id, subdomain, name FROM tenants WHERE subdomain = '${subdomain}'`,
+    );
     if (!rows[0]) {
       rememberMissing(subdomain);
       throw new AppError("tenant_not_found", "Unknown tenant.");

@@ -1,5 +1,5 @@
-import { isIdText } from "../lib/bounds";
 import type { Context } from "hono";
+import { isIdText } from "../lib/bounds";
 import type { AppEnv, WorkspaceContext } from "./context";
 import { AppError, fieldError } from "./errors";
 

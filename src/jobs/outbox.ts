@@ -1,8 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
-import { rowsOf } from "../db/rows";
 import { createMiddleware } from "hono/factory";
 import { Resend } from "resend";
 import { type Database, withTenantTransaction } from "../db/client";
+import { rowsOf } from "../db/rows";
 import * as schema from "../db/schema";
 import type { Env } from "../env";
 import type { AppEnv } from "../http/context";
@@ -130,7 +130,10 @@ export function scrubbedPayload(payload: EmailPayload): EmailPayload {
 }
 
 async function markSkipped(db: Database, id: number, payload: EmailPayload, reason: string): Promise<void> {
-  await db.update(o).set({ status: "skipped", lastError: reason, payload: scrubbedPayload(payload) }).where(eq(o.id, id));
+  await db
+    .update(o)
+    .set({ status: "skipped", lastError: reason, payload: scrubbedPayload(payload) })
+    .where(eq(o.id, id));
 }
 
 /** Delivers one outbox row, inside its tenant's transaction. */
@@ -150,12 +153,20 @@ export async function deliverOutboxMessage(env: Env, ref: OutboxRef, options: De
 
     if (row.kind !== "email") {
       log.error("outbox: unknown message kind", context);
-      await db.update(o).set({ status: "failed", attempts: row.attempts + 1, lastError: `unknown kind ${row.kind}` }).where(eq(o.id, row.id));
+      await db
+        .update(o)
+        .set({ status: "failed", attempts: row.attempts + 1, lastError: `unknown kind ${row.kind}` })
+        .where(eq(o.id, row.id));
       return { outcome: "failed" };
     }
     const payload = row.payload as EmailPayload;
     if (!env.RESEND_API_KEY) {
-      log.info("outbox: email not sent (RESEND_API_KEY is not configured)", { ...context, template: payload.template, to: payload.to, subject: payload.subject });
+      log.info("outbox: email not sent (RESEND_API_KEY is not configured)", {
+        ...context,
+        template: payload.template,
+        to: payload.to,
+        subject: payload.subject,
+      });
       await markSkipped(db, row.id, payload, "RESEND_API_KEY is not configured");
       return { outcome: "skipped" };
     }
@@ -163,12 +174,18 @@ export async function deliverOutboxMessage(env: Env, ref: OutboxRef, options: De
     const result = await sendEmail(env, row.id, ref.tenant_id, payload);
     const attempts = row.attempts + 1;
     if (result.ok) {
-      await db.update(o).set({ status: "sent", attempts, sentAt: now, lastError: null, payload: scrubbedPayload(payload) }).where(eq(o.id, row.id));
+      await db
+        .update(o)
+        .set({ status: "sent", attempts, sentAt: now, lastError: null, payload: scrubbedPayload(payload) })
+        .where(eq(o.id, row.id));
       log.info("outbox: email sent", { ...context, template: payload.template, attempts, providerId: result.providerId });
       return { outcome: "sent" };
     }
     if (result.permanent || attempts >= OUTBOX_MAX_ATTEMPTS) {
-      await db.update(o).set({ status: "failed", attempts, lastError: result.error, payload: scrubbedPayload(payload) }).where(eq(o.id, row.id));
+      await db
+        .update(o)
+        .set({ status: "failed", attempts, lastError: result.error, payload: scrubbedPayload(payload) })
+        .where(eq(o.id, row.id));
       log.error("outbox: email failed for good", { ...context, template: payload.template, attempts, error: result.error });
       return { outcome: "failed" };
     }
@@ -235,7 +252,13 @@ export const outboxDispatch = createMiddleware<AppEnv>(async (c, next) => {
   const ids = takeNotedOutboxMessages(tx.db);
   if (!ids.length || c.error || c.res.status >= 400) return;
   const tenantId = c.get("tenant").id;
-  c.executionCtx.waitUntil(enqueueOutbox(c.env, ids.map((id) => ({ tenant_id: tenantId, outbox_id: id })), c.get("requestId")));
+  c.executionCtx.waitUntil(
+    enqueueOutbox(
+      c.env,
+      ids.map((id) => ({ tenant_id: tenantId, outbox_id: id })),
+      c.get("requestId"),
+    ),
+  );
 });
 
 /**

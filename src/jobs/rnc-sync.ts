@@ -16,10 +16,7 @@ export function workerStore(env: Env): RegistryStore {
  * The cron's sync: streams `url` (default TAX_AUTHORITY_DATA_URL) into the rnc-sync Queue. Tests
  * pass their own URL and a queue that captures messages.
  */
-export async function runWorkerRncSync(
-  env: Env,
-  options: { url?: string; queue?: RncQueue; trigger?: "cron" | "test" } = {},
-): Promise<SyncResult> {
+export async function runWorkerRncSync(env: Env, options: { url?: string; queue?: RncQueue; trigger?: "cron" | "test" } = {}): Promise<SyncResult> {
   const url = options.url ?? env.TAX_AUTHORITY_DATA_URL;
   const queue = options.queue ?? env.RNC_SYNC_QUEUE;
   if (!url) throw new Error("TAX_AUTHORITY_DATA_URL is not set");

@@ -1,5 +1,5 @@
-import type { Env } from "../env";
 import { withTenantTransaction } from "../db/client";
+import type { Env } from "../env";
 import { log } from "../lib/log";
 import { compactInvoiceStatusCounts } from "../modules/invoices/counts";
 import { OUTBOX_SWEEP_CRON, sweepOutbox } from "./outbox";

@@ -50,12 +50,7 @@ export const idParam = (name: string, example = 1) =>
 
 /** An id in the query string (not a list filter): as in the path, optional. */
 export const idQuery = () =>
-  z
-    .string()
-    .refine(isIdText, `Must be an id (an integer from 1 to ${INT4_MAX}).`)
-    .transform(Number)
-    .optional()
-    .openapi({ type: "integer" });
+  z.string().refine(isIdText, `Must be an id (an integer from 1 to ${INT4_MAX}).`).transform(Number).optional().openapi({ type: "integer" });
 
 /** Whether a YYYY-MM-DD string names a real day of the Gregorian calendar (no 2026-02-30). */
 export function isCalendarDate(text: string): boolean {

@@ -3,6 +3,7 @@ import Big from "big.js";
 import { MONEY_MAX } from "./bounds";
 
 Big.RM = Big.roundHalfUp;
+
 export { Big };
 
 const PLAIN_DECIMAL = /^-?\d{1,12}(?:\.\d+)?$/;

@@ -57,7 +57,7 @@ export function normalizeIdentification(type: IdentificationType, raw: string): 
   const n = compactIdentification(raw.trim());
   switch (type) {
     case "rnc":
-      if (!/^\d{9}$/.test(n) && !(RNC_EXCEPTIONS.has(n))) return { ok: false, message: "An RNC has 9 digits." };
+      if (!/^\d{9}$/.test(n) && !RNC_EXCEPTIONS.has(n)) return { ok: false, message: "An RNC has 9 digits." };
       return isValidRnc(n) ? { ok: true, value: n } : { ok: false, message: "This RNC has an invalid check digit." };
     case "cedula":
       if (!/^\d{11}$/.test(n) && !CEDULA_EXCEPTIONS.has(n)) return { ok: false, message: "A cédula has 11 digits." };

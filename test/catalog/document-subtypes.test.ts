@@ -146,10 +146,12 @@ describe("document subtypes", () => {
     const newDefault = await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "B02", is_default: true }));
     expect(newDefault.body.data.is_default).toBe(true);
     const defaults = (await t.api.get("/document-subtypes?filter[is_default]=true")).body.data.map((x: any) => [x.type, x.id]);
-    expect(defaults).toEqual([
-      ["quotation", seeded.find((x: any) => x.prefix === "COT").id],
-      ["invoice", newDefault.body.data.id],
-    ].sort((a, b) => (a[1] as number) - (b[1] as number)));
+    expect(defaults).toEqual(
+      [
+        ["quotation", seeded.find((x: any) => x.prefix === "COT").id],
+        ["invoice", newDefault.body.data.id],
+      ].sort((a, b) => (a[1] as number) - (b[1] as number)),
+    );
     expect((await t.api.get(`/document-subtypes/${b01.id}`)).body.data.is_default).toBe(false);
     expect((await t.api.patch(`/document-subtypes/${b01.id}`, { is_default: true })).body.data.is_default).toBe(true);
     expect((await t.api.get(`/document-subtypes/${newDefault.body.data.id}`)).body.data.is_default).toBe(false);

@@ -44,9 +44,21 @@ describe("products", () => {
     const services = await t.api.get("/products?filter[product_type]=service");
     expect(services.body.data.map((x: any) => x.id)).toEqual([service.body.data.id]);
 
-    const updated = await t.api.patch(`/products/${product.id}`, { price: "99.99", default_tax_ids: [taxes[1]!.id, taxes[1]!.id], is_active: false, description: "Tostado" });
+    const updated = await t.api.patch(`/products/${product.id}`, {
+      price: "99.99",
+      default_tax_ids: [taxes[1]!.id, taxes[1]!.id],
+      is_active: false,
+      description: "Tostado",
+    });
     expect(updated.status).toBe(200);
-    expect(updated.body.data).toMatchObject({ price: "99.99", cost: "200.00", default_tax_ids: [taxes[1]!.id], is_active: false, description: "Tostado", sku: "CAF-001" });
+    expect(updated.body.data).toMatchObject({
+      price: "99.99",
+      cost: "200.00",
+      default_tax_ids: [taxes[1]!.id],
+      is_active: false,
+      description: "Tostado",
+      sku: "CAF-001",
+    });
     const inactive = await t.api.get("/products?filter[is_active]=false");
     expect(inactive.body.data.map((x: any) => x.id)).toEqual([product.id]);
 

@@ -15,7 +15,10 @@ describe("catalog references from documents and stock", () => {
     expect((await t.api.put(`/products/${minimumOnly.id}/stock/minimum`, { workspace_id: t.workspaceId, minimum_quantity: "2" })).status).toBe(200);
     const refused = await t.api.delete(`/products/${stocked.id}`);
     expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ code: "in_use", message: "This product cannot be deleted: it has stock movements. Deactivate it instead (is_active: false)." });
+    expect(refused.body).toMatchObject({
+      code: "in_use",
+      message: "This product cannot be deleted: it has stock movements. Deactivate it instead (is_active: false).",
+    });
     expect((await t.api.get(`/products/${stocked.id}`)).status).toBe(200);
     expect((await t.api.delete(`/products/${minimumOnly.id}`)).status).toBe(200);
   });
@@ -25,7 +28,8 @@ describe("catalog references from documents and stock", () => {
     const tax = (await t.api.post("/taxes", { name: "ISC", type: "isc", rate: 10 })).body.data;
     const product = (await t.api.post("/products", { name: "Ron", default_tax_ids: [] })).body.data;
     const contact = (await t.api.post("/contacts", { name: "Cliente" })).body.data;
-    const subtype = (await t.api.post("/document-subtypes", { name: "Consumo 2", type: "invoice", prefix: "B02", end_number: 100, valid_until: "2099-12-31" })).body.data;
+    const subtype = (await t.api.post("/document-subtypes", { name: "Consumo 2", type: "invoice", prefix: "B02", end_number: 100, valid_until: "2099-12-31" }))
+      .body.data;
     const currency = (await t.api.post("/currencies", { code: "EUR", name: "Euro", symbol: "€", exchange_rate: 64 })).body.data;
     const salesman = (await t.api.post("/salesmen", { full_name: "Vendedor" })).body.data;
     const account = (await t.api.post("/bank-accounts", { name: "Cuenta" })).body.data;
@@ -54,9 +58,14 @@ describe("catalog references from documents and stock", () => {
         .returning();
       await db.insert(schema.invoiceItemTaxes).values({ tenantId: t.tenantId, invoiceItemId: item!.id, taxId: tax.id });
       await db.insert(schema.invoiceSalesmen).values({ tenantId: t.tenantId, invoiceId: invoice!.id, salesmanId: salesman.id });
-      await db
-        .insert(schema.invoicePayments)
-        .values({ tenantId: t.tenantId, invoiceId: invoice!.id, amount: "50.00", paymentDate: "2026-01-16", paymentMethod: "transfer", bankAccountId: account.id });
+      await db.insert(schema.invoicePayments).values({
+        tenantId: t.tenantId,
+        invoiceId: invoice!.id,
+        amount: "50.00",
+        paymentDate: "2026-01-16",
+        paymentMethod: "transfer",
+        bankAccountId: account.id,
+      });
     });
 
     const refusals: [string, string][] = [

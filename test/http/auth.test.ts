@@ -1,9 +1,9 @@
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
+import { issueAccessToken } from "../../src/modules/auth/service";
 import { call, client } from "../support/api";
 import { env } from "../support/env";
 import { asOwner, DEFAULT_PASSWORD, seedTenant } from "../support/seed";
-import { issueAccessToken } from "../../src/modules/auth/service";
 
 describe("tokens and identity", () => {
   it("issues a token for the right email and password and answers /me with it", async () => {
@@ -35,7 +35,10 @@ describe("tokens and identity", () => {
   it("answers a wrong password and an unknown email with the same 401", async () => {
     const tenant = await seedTenant();
     const wrongPassword = await call(tenant.subdomain, "/api/v1/auth/tokens", { method: "POST", body: { email: tenant.admin.email, password: "nope-nope" } });
-    const unknownEmail = await call(tenant.subdomain, "/api/v1/auth/tokens", { method: "POST", body: { email: "ghost@nowhere.do", password: DEFAULT_PASSWORD } });
+    const unknownEmail = await call(tenant.subdomain, "/api/v1/auth/tokens", {
+      method: "POST",
+      body: { email: "ghost@nowhere.do", password: DEFAULT_PASSWORD },
+    });
     expect(wrongPassword.status).toBe(401);
     expect(unknownEmail.status).toBe(401);
     expect(wrongPassword.body).toEqual({ message: "These credentials do not match our records.", code: "invalid_credentials" });

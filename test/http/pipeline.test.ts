@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { call, client } from "../support/api";
-import { asOwner, seedTenant, seedUser, seedWorkspace } from "../support/seed";
 import { issueAccessToken } from "../../src/modules/auth/service";
+import { call, client } from "../support/api";
 import { env } from "../support/env";
+import { asOwner, seedTenant, seedUser, seedWorkspace } from "../support/seed";
 
 describe("request pipeline", () => {
   it("answers /health without a tenant", async () => {

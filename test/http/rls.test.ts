@@ -38,8 +38,10 @@ describe("row-level security", () => {
   it("the application role cannot write another tenant's rows even when it names them", async () => {
     const a = await seedTenant();
     const b = await seedTenant();
-    const updated = await withTenantTransaction(env, a.tenantId, async (db) =>
-      (await db.execute(sql`UPDATE workspaces SET name = 'hijacked' WHERE id = ${b.workspaceId} RETURNING id`)).rows,
+    const updated = await withTenantTransaction(
+      env,
+      a.tenantId,
+      async (db) => (await db.execute(sql`UPDATE workspaces SET name = 'hijacked' WHERE id = ${b.workspaceId} RETURNING id`)).rows,
     );
     expect(updated).toEqual([]);
     const message = await postgresError(

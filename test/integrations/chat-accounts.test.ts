@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import * as schema from "../../src/db/schema";
-import { call, type Client } from "../support/api";
+import { type Client, call } from "../support/api";
 import { asOwner, seedTenant, seedUser, seedWorkspace, uniqueName } from "../support/seed";
 import { failNext, hmacHex, platformId, received, setTemplateStatus } from "./helpers";
 
@@ -32,7 +32,13 @@ const TEMPLATE = {
 };
 
 /** A signed event delivery, as the platform posts it. */
-async function postEvent(subdomain: string, accountId: number, appSecret: string, event: unknown, options: { signature?: string | null; rawBody?: string } = {}) {
+async function postEvent(
+  subdomain: string,
+  accountId: number,
+  appSecret: string,
+  event: unknown,
+  options: { signature?: string | null; rawBody?: string } = {},
+) {
   const raw = options.rawBody ?? JSON.stringify(event);
   const signature = options.signature === undefined ? `sha256=${await hmacHex(appSecret, raw)}` : options.signature;
   return call(subdomain, `/webhooks/chat-accounts/${accountId}`, {
@@ -51,7 +57,13 @@ const statusUpdate = (businessAccountId: string, template: { id: string | null; 
       changes: [
         {
           field: "message_template_status_update",
-          value: { event, message_template_id: template.id === null ? undefined : Number(template.id), message_template_name: template.name, message_template_language: template.language, reason },
+          value: {
+            event,
+            message_template_id: template.id === null ? undefined : Number(template.id),
+            message_template_name: template.name,
+            message_template_language: template.language,
+            reason,
+          },
         },
       ],
     },
@@ -130,7 +142,15 @@ describe("chat-platform accounts", () => {
 
     const created = await tenant.api.post(`${base}/templates`, TEMPLATE);
     expect(created.status, created.text).toBe(201);
-    expect(created.body.data).toMatchObject({ account_id: account.id, name: "factura_emitida", language: "es", category: "UTILITY", status: "PENDING", components: TEMPLATE.components, rejected_reason: null });
+    expect(created.body.data).toMatchObject({
+      account_id: account.id,
+      name: "factura_emitida",
+      language: "es",
+      category: "UTILITY",
+      status: "PENDING",
+      components: TEMPLATE.components,
+      rejected_reason: null,
+    });
     const submitted = (await received("graph", input.business_account_id)).requests;
     expect(submitted.map((r) => r.method)).toEqual(["POST message_templates"]);
     expect(submitted[0]!.body).toEqual(TEMPLATE);
@@ -145,12 +165,19 @@ describe("chat-platform accounts", () => {
     expect((await received("graph", input.phone_number_id)).requests).toEqual([]);
 
     // The platform's approval arrives by webhook, signed over the raw body with the app secret.
-    const approval = statusUpdate(input.business_account_id, { id: created.body.data.platform_template_id, name: "factura_emitida", language: "es" }, "APPROVED");
+    const approval = statusUpdate(
+      input.business_account_id,
+      { id: created.body.data.platform_template_id, name: "factura_emitida", language: "es" },
+      "APPROVED",
+    );
     const raw = JSON.stringify(approval, null, 2);
     const forged = await postEvent(tenant.subdomain, account.id, "not-the-secret", approval, { rawBody: raw });
     const unsigned = await postEvent(tenant.subdomain, account.id, input.app_secret, approval, { rawBody: raw, signature: null });
     // Signed over another serialization of the same JSON: the raw bytes differ, so it is refused.
-    const reserialized = await postEvent(tenant.subdomain, account.id, input.app_secret, approval, { rawBody: raw, signature: `sha256=${await hmacHex(input.app_secret, JSON.stringify(approval))}` });
+    const reserialized = await postEvent(tenant.subdomain, account.id, input.app_secret, approval, {
+      rawBody: raw,
+      signature: `sha256=${await hmacHex(input.app_secret, JSON.stringify(approval))}`,
+    });
     for (const r of [forged, unsigned, reserialized]) {
       expect(r.status).toBe(403);
       expect(r.body.code).toBe("webhook_verification_failed");
@@ -176,7 +203,15 @@ describe("chat-platform accounts", () => {
         template: {
           name: "factura_emitida",
           language: { code: "es" },
-          components: [{ type: "body", parameters: [{ type: "text", text: "B0100000001" }, { type: "text", text: "RD$ 236.00" }] }],
+          components: [
+            {
+              type: "body",
+              parameters: [
+                { type: "text", text: "B0100000001" },
+                { type: "text", text: "RD$ 236.00" },
+              ],
+            },
+          ],
         },
       },
     ]);

@@ -9,7 +9,11 @@ const fakeUrl = () => (env as unknown as { TEST_FAKE_PROVIDERS_URL: string }).TE
 
 type Service = "resend" | "telegram" | "graph";
 
-export async function failNext(service: Service, key: string, options: { times?: number; status?: number; description?: string; method?: string; mode?: "error" | "drop" } = {}) {
+export async function failNext(
+  service: Service,
+  key: string,
+  options: { times?: number; status?: number; description?: string; method?: string; mode?: "error" | "drop" } = {},
+) {
   const res = await fetch(`${fakeUrl()}/_control/fail`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -25,7 +29,10 @@ export interface FakeRequest {
   body: any;
 }
 
-export async function received(service: Service, key: string): Promise<{ requests: FakeRequest[]; deliveries: { id: string; idempotency_key: string | null; body: any }[] }> {
+export async function received(
+  service: Service,
+  key: string,
+): Promise<{ requests: FakeRequest[]; deliveries: { id: string; idempotency_key: string | null; body: any }[] }> {
   const res = await fetch(`${fakeUrl()}/_control/requests?service=${service}&key=${encodeURIComponent(key)}`);
   return (await res.json()) as any;
 }
@@ -51,7 +58,10 @@ export async function outboxRows(tenantId: number) {
 
 export async function outboxRow(tenantId: number, id: number) {
   const [row] = await asOwner((db) =>
-    db.select().from(schema.outboxMessages).where(and(eq(schema.outboxMessages.tenantId, tenantId), eq(schema.outboxMessages.id, id))),
+    db
+      .select()
+      .from(schema.outboxMessages)
+      .where(and(eq(schema.outboxMessages.tenantId, tenantId), eq(schema.outboxMessages.id, id))),
   );
   return row!;
 }

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import * as schema from "../../src/db/schema";
-import { call, type Client } from "../support/api";
+import { type Client, call } from "../support/api";
 import { asOwner, seedTenant, seedUser, seedWorkspace } from "../support/seed";
 import { botToken, failNext, received } from "./helpers";
 
@@ -67,14 +67,20 @@ describe("messaging bots", () => {
     const tenant = await seedTenant();
     const { bot, token } = await createBot(tenant.api);
 
-    const ok = await call(tenant.subdomain, `/messaging-bots/${bot.id}/test`, { token: tenant.admin.token, body: { chat_id: "12345", message: "Hola desde Sucursal" } });
+    const ok = await call(tenant.subdomain, `/messaging-bots/${bot.id}/test`, {
+      token: tenant.admin.token,
+      body: { chat_id: "12345", message: "Hola desde Sucursal" },
+    });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body).toMatchObject({ data: { chat_id: "12345" }, message: "Test message sent." });
     expect(typeof ok.body.data.message_id).toBe("number");
     const sent = (await received("telegram", token)).requests.filter((r) => r.method === "sendMessage");
     expect(sent.map((r) => r.body)).toEqual([{ chat_id: "12345", text: "Hola desde Sucursal" }]);
 
-    const notFound = await call(tenant.subdomain, `/messaging-bots/${bot.id}/test`, { token: tenant.admin.token, body: { chat_id: "missing", message: "Hola" } });
+    const notFound = await call(tenant.subdomain, `/messaging-bots/${bot.id}/test`, {
+      token: tenant.admin.token,
+      body: { chat_id: "missing", message: "Hola" },
+    });
     expect(notFound.status).toBe(502);
     expect(notFound.body.code).toBe("integration_failed");
     expect(notFound.body.message).toBe("The messaging platform could not deliver the test message: Bad Request: chat not found");
@@ -110,7 +116,10 @@ describe("messaging bots", () => {
 
     const wrong = await call(tenant.subdomain, path, { body: update, headers: { "x-telegram-bot-api-secret-token": `${secret.slice(0, -1)}x` } });
     const missing = await call(tenant.subdomain, path, { body: update });
-    const unknownBot = await call(tenant.subdomain, `/webhooks/messaging-bots/999999`, { body: update, headers: { "x-telegram-bot-api-secret-token": secret } });
+    const unknownBot = await call(tenant.subdomain, `/webhooks/messaging-bots/999999`, {
+      body: update,
+      headers: { "x-telegram-bot-api-secret-token": secret },
+    });
     const other = await seedTenant();
     const otherTenant = await call(other.subdomain, path, { body: update, headers: { "x-telegram-bot-api-secret-token": secret } });
     for (const r of [wrong, missing, unknownBot, otherTenant]) {
@@ -160,7 +169,11 @@ describe("messaging bots", () => {
       await tenant.api.get(`/api/messaging-bots/${bot.id}`, elsewhere),
       await tenant.api.patch(`/api/messaging-bots/${bot.id}`, { name: "x" }, elsewhere),
       await tenant.api.delete(`/api/messaging-bots/${bot.id}`, elsewhere),
-      await call(tenant.subdomain, `/messaging-bots/${bot.id}/test`, { token: tenant.admin.token, body: { chat_id: "1", message: "x" }, headers: elsewhere.headers }),
+      await call(tenant.subdomain, `/messaging-bots/${bot.id}/test`, {
+        token: tenant.admin.token,
+        body: { chat_id: "1", message: "x" },
+        headers: elsewhere.headers,
+      }),
     ]) {
       expect(r.status).toBe(404);
       expect(r.body.code).toBe("not_found");

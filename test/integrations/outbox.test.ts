@@ -157,7 +157,11 @@ describe("outbox: email delivery through Resend", () => {
 
     const second = await invoiceWithEmail();
     expect(await deliverOutboxMessage({ ...env, RESEND_API_KEY: undefined }, second.ref)).toEqual({ outcome: "skipped" });
-    expect(await outboxRow(second.tenant.tenantId, second.ref.outbox_id)).toMatchObject({ status: "skipped", attempts: 0, lastError: "RESEND_API_KEY is not configured" });
+    expect(await outboxRow(second.tenant.tenantId, second.ref.outbox_id)).toMatchObject({
+      status: "skipped",
+      attempts: 0,
+      lastError: "RESEND_API_KEY is not configured",
+    });
     expect((await received("resend", second.contact.email!)).requests).toHaveLength(0);
   });
 
@@ -185,7 +189,12 @@ describe("outbox: email delivery through Resend", () => {
     const sent = await invoiceWithEmail();
     await deliverOutboxMessage(env, sent.ref);
     // Make the lost one the oldest due row, so the sweep's limit always reaches it.
-    await asOwner((db) => db.update(schema.outboxMessages).set({ nextAttemptAt: new Date("2000-01-01T00:00:00Z") }).where(eq(schema.outboxMessages.id, lost.ref.outbox_id)));
+    await asOwner((db) =>
+      db
+        .update(schema.outboxMessages)
+        .set({ nextAttemptAt: new Date("2000-01-01T00:00:00Z") })
+        .where(eq(schema.outboxMessages.id, lost.ref.outbox_id)),
+    );
     const captured: unknown[] = [];
     const queue = { sendBatch: async (messages: { body: unknown }[]) => void captured.push(...messages.map((m) => m.body)) };
     const count = await sweepOutbox({ ...env, OUTBOX_QUEUE: queue as unknown as Queue });

@@ -170,13 +170,23 @@ describe("stock by workspace, minimums and low stock", () => {
 
   it("reports movements filtered by product, type and dates", async () => {
     const { tenant, a, b } = await tenantWithProducts();
-    await initialStock(tenant.api, [{ product_id: a.id, quantity: "3" }, { product_id: b.id, quantity: "1" }]);
+    await initialStock(tenant.api, [
+      { product_id: a.id, quantity: "3" },
+      { product_id: b.id, quantity: "1" },
+    ]);
     await tenant.api.post("/inventory-adjustments", { items: [{ product_id: a.id, quantity_adjustment: "-1", reason: "lost" }] });
     const all = await tenant.api.get("/inventory/movements");
     expect(all.body.meta.total).toBe(3);
     const ofA = await tenant.api.get(`/inventory/movements?product_id=${a.id}&type=adjustment`);
     expect(ofA.body.data).toEqual([
-      expect.objectContaining({ product_id: a.id, product_name: a.name, type: "adjustment", quantity: "-1.00", workspace_id: tenant.workspaceId, invoice_id: null }),
+      expect.objectContaining({
+        product_id: a.id,
+        product_name: a.name,
+        type: "adjustment",
+        quantity: "-1.00",
+        workspace_id: tenant.workspaceId,
+        invoice_id: null,
+      }),
     ]);
     const today = new Date().toISOString().slice(0, 10);
     expect((await tenant.api.get(`/inventory/movements?date_from=${today}&date_to=${today}`)).body.meta.total).toBe(3);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { seedTenant, seedUser, seedWorkspace, type SeededTenant } from "../support/seed";
 import { inParallel } from "../support/parallel";
+import { type SeededTenant, seedTenant, seedUser, seedWorkspace } from "../support/seed";
 import { createProduct, expectStockInvariant, initialStock, levelOf } from "../support/stock";
 
 const touched: number[] = [];

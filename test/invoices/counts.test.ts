@@ -2,8 +2,8 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { describe, expect, it } from "vitest";
 import { withTenantTransaction } from "../../src/db/client";
 import { rowsOf } from "../../src/db/rows";
-import { compactInvoiceStatusCounts } from "../../src/modules/invoices/counts";
 import worker from "../../src/index";
+import { compactInvoiceStatusCounts } from "../../src/modules/invoices/counts";
 import { env } from "../support/env";
 import { inParallel } from "../support/parallel";
 import { catalogIds, createContact, expectInvoiceCounts } from "../support/sales";

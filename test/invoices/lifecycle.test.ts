@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { asOwner, seedTenant, seedUser, sql } from "../support/seed";
 import { catalogIds, createContact, expectInvoiceCounts } from "../support/sales";
+import { asOwner, seedTenant, seedUser, sql } from "../support/seed";
 import { createProduct, expectStockInvariant, initialStock, levelOf } from "../support/stock";
 
 const touched: number[] = [];
@@ -32,7 +32,10 @@ describe("invoices: create, stock and numbering", () => {
   it("creates with the next NCF, sells stock, lists and shows it, and writes the email to the outbox", async () => {
     const { tenant, contact, product, invoice } = await setup();
     const first = await tenant.api.post("/invoices", invoice());
-    const second = await tenant.api.post("/invoices", invoice([{ product_id: product.id, quantity: "1", unit_price: "50" }], { due_date: "2026-12-20", payment_term: "30 días" }));
+    const second = await tenant.api.post(
+      "/invoices",
+      invoice([{ product_id: product.id, quantity: "1", unit_price: "50" }], { due_date: "2026-12-20", payment_term: "30 días" }),
+    );
     expect(first.status).toBe(201);
     expect(first.body.message).toBe("Invoice created.");
     expect(first.body.data.document_number).toBe("B0100000001");
@@ -65,8 +68,11 @@ describe("invoices: create, stock and numbering", () => {
       ["-1.00", second.body.data.id, "B0100000002"],
       ["-2.00", first.body.data.id, "B0100000001"],
     ]);
-    const outbox = await asOwner(async (db) =>
-      (await db.execute(sql`SELECT payload FROM outbox_messages WHERE tenant_id = ${tenant.tenantId} ORDER BY id`)) as unknown as { rows: { payload: any }[] },
+    const outbox = await asOwner(
+      async (db) =>
+        (await db.execute(sql`SELECT payload FROM outbox_messages WHERE tenant_id = ${tenant.tenantId} ORDER BY id`)) as unknown as {
+          rows: { payload: any }[];
+        },
     );
     expect(outbox.rows).toHaveLength(2);
     expect(outbox.rows[0]!.payload).toMatchObject({
@@ -122,10 +128,16 @@ describe("invoices: create, stock and numbering", () => {
     );
     expect(bad.status).toBe(422);
     expect(Object.keys(bad.body.errors).sort()).toEqual(["items.0.quantity", "items.1.unit_price", "items.2.quantity", "items.3.discount"]);
-    const exclusive = await tenant.api.post("/invoices", invoice([{ product_id: product.id, quantity: "1", unit_price: "1", tax_ids: [ids.itbis18, ids.exento] }]));
+    const exclusive = await tenant.api.post(
+      "/invoices",
+      invoice([{ product_id: product.id, quantity: "1", unit_price: "1", tax_ids: [ids.itbis18, ids.exento] }]),
+    );
     expect(exclusive.status).toBe(422);
     expect(Object.keys(exclusive.body.errors)).toEqual(["items.0.tax_ids"]);
-    const tooMany = await tenant.api.post("/invoices", invoice(Array.from({ length: 501 }, () => ({ product_id: product.id, quantity: "1", unit_price: "1" }))));
+    const tooMany = await tenant.api.post(
+      "/invoices",
+      invoice(Array.from({ length: 501 }, () => ({ product_id: product.id, quantity: "1", unit_price: "1" }))),
+    );
     expect(tooMany.status).toBe(422);
     expect(Object.keys(tooMany.body.errors)).toEqual(["items"]);
     const missing = await tenant.api.post("/invoices", { items: [] });

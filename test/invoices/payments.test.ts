@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { inParallel } from "../support/parallel";
-import { seedTenant, seedUser } from "../support/seed";
 import { catalogIds, createContact } from "../support/sales";
+import { seedTenant, seedUser } from "../support/seed";
 import { createProduct } from "../support/stock";
 
 async function invoiceOf(total: string) {
@@ -24,7 +24,12 @@ describe("payments", () => {
     const { tenant, id } = await invoiceOf("1000.00");
     const bank = await tenant.api.post("/bank-accounts", { name: "Banreservas", type: "bank", account_number: "960-123" });
     expect(bank.status).toBe(201);
-    const first = await tenant.api.post(`/invoices/${id}/payments`, { amount: "400.50", payment_date: "2026-11-21", payment_method: "bank_transfer", bank_account_id: bank.body.data.id });
+    const first = await tenant.api.post(`/invoices/${id}/payments`, {
+      amount: "400.50",
+      payment_date: "2026-11-21",
+      payment_method: "bank_transfer",
+      bank_account_id: bank.body.data.id,
+    });
     expect(first.status).toBe(201);
     expect(first.body.data.invoice).toMatchObject({ status: "partially_paid", amount_paid: "400.50", amount_due: "599.50" });
     const over = await tenant.api.post(`/invoices/${id}/payments`, { amount: "599.51", payment_date: "2026-11-21", payment_method: "cash" });
@@ -38,7 +43,13 @@ describe("payments", () => {
 
     const got = await tenant.api.get(`/invoices/${id}`);
     expect(got.body.data.payments).toEqual([
-      { id: first.body.data.payment.id, amount: "400.50", payment_date: "2026-11-21", payment_method: "bank_transfer", bank_account: { id: bank.body.data.id, name: "Banreservas" } },
+      {
+        id: first.body.data.payment.id,
+        amount: "400.50",
+        payment_date: "2026-11-21",
+        payment_method: "bank_transfer",
+        bank_account: { id: bank.body.data.id, name: "Banreservas" },
+      },
       { id: rest.body.data.payment.id, amount: "599.50", payment_date: "2026-11-22", payment_method: "cash", bank_account: null },
     ]);
     const removed = await tenant.api.delete(`/invoices/${id}/payments/${first.body.data.payment.id}`);
@@ -54,7 +65,12 @@ describe("payments", () => {
     expect(Object.keys(res.body.errors).sort()).toEqual(["amount", "payment_date", "payment_method"]);
     const other = await seedTenant();
     const account = await other.api.post("/bank-accounts", { name: "Ajeno", type: "cash" });
-    const foreign = await tenant.api.post(`/invoices/${id}/payments`, { amount: "1", payment_date: "2026-11-21", payment_method: "cash", bank_account_id: account.body.data.id });
+    const foreign = await tenant.api.post(`/invoices/${id}/payments`, {
+      amount: "1",
+      payment_date: "2026-11-21",
+      payment_method: "cash",
+      bank_account_id: account.body.data.id,
+    });
     expect(foreign.status).toBe(422);
     expect(Object.keys(foreign.body.errors)).toEqual(["bank_account_id"]);
   });
@@ -63,7 +79,10 @@ describe("payments", () => {
     const { tenant, id } = await invoiceOf("500.00");
     const users = await Promise.all([0, 1].map(() => seedUser(tenant, { role: "admin", workspaceIds: [tenant.workspaceId] })));
     const results = await inParallel(
-      Array.from({ length: 20 }, (_, i) => () => users[i % 2]!.api.post(`/invoices/${id}/payments`, { amount: "50.00", payment_date: "2026-11-21", payment_method: "cash" })),
+      Array.from(
+        { length: 20 },
+        (_, i) => () => users[i % 2]!.api.post(`/invoices/${id}/payments`, { amount: "50.00", payment_date: "2026-11-21", payment_method: "cash" }),
+      ),
       20,
     );
     const statuses = results.map((r) => r.status).sort();

@@ -1,8 +1,8 @@
 import { exports } from "cloudflare:workers";
 import { extractText, getDocumentProxy } from "unpdf";
 import { describe, expect, it } from "vitest";
-import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
 import { catalogIds, createContact } from "../support/sales";
+import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
 import { createProduct, initialStock } from "../support/stock";
 
 async function setup() {
@@ -11,7 +11,13 @@ async function setup() {
   const contact = await createContact(tenant.api, { name: "Comercial Peña & Asociados", identification_type: "rnc", identification: "1-01-00001-5" });
   const product = await createProduct(tenant.api, { name: "Café Santo Domingo 1 lb", default_tax_ids: [ids.itbis18] });
   await initialStock(tenant.api, [{ product_id: product.id, quantity: "50" }]);
-  const body = { contact_id: contact.id, document_subtype_id: ids.b01, issue_date: "2026-11-20", due_date: "2026-12-20", items: [{ product_id: product.id, quantity: "3", unit_price: "250.00", discount: "5" }] };
+  const body = {
+    contact_id: contact.id,
+    document_subtype_id: ids.b01,
+    issue_date: "2026-11-20",
+    due_date: "2026-12-20",
+    items: [{ product_id: product.id, quantity: "3", unit_price: "250.00", discount: "5" }],
+  };
   return { tenant, ids, contact, product, body };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { documentAmounts, lineAmounts } from "../../src/modules/sales/lines";
-import { seedTenant } from "../support/seed";
 import { catalogIds, createContact } from "../support/sales";
+import { seedTenant } from "../support/seed";
 import { createProduct, initialStock } from "../support/stock";
 
 const itbis18 = { id: 1, name: "ITBIS 18%", type: "itbis", rate: "18" };
@@ -79,7 +79,12 @@ describe("invoice totals through the API", () => {
       ],
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body.data).toMatchObject({ status: "pending_payment", document_number: "B0100000001", workspace_id: tenant.workspaceId, total_amount: "1366.18" });
+    expect(res.body.data).toMatchObject({
+      status: "pending_payment",
+      document_number: "B0100000001",
+      workspace_id: tenant.workspaceId,
+      total_amount: "1366.18",
+    });
     const got = await tenant.api.get(`/invoices/${res.body.data.id}`);
     expect(got.body.data).toMatchObject({
       subtotal_amount: "1099.98",

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { PERMISSIONS_DOC_PATH, renderPermissionsBlock, withPermissionsBlock } from "../../scripts/routes-table";
 import { createApp } from "../../src/app";
 import { routeTable } from "../../src/http/openapi";
 import { allPermissions, builtinRoles, permissionCatalog } from "../../src/lib/permissions";
-import { PERMISSIONS_DOC_PATH, renderPermissionsBlock, withPermissionsBlock } from "../../scripts/routes-table";
 
 const app = createApp();
 const document = app.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Sucursal API", version: "1.0.0" } });
@@ -76,7 +76,26 @@ describe("permission catalog and built-in roles", () => {
   it("uses <resource>:<action> identifiers (plus view_all_locations) covering the issue's resources", () => {
     for (const p of allPermissions) expect(p === "view_all_locations" || /^[a-z_]+:[a-z_]+$/.test(p), p).toBe(true);
     const resources = new Set(allPermissions.map((p) => p.split(":")[0]));
-    for (const r of ["workspaces", "members", "roles", "invitations", "products", "contacts", "invoices", "payments", "quotations", "inventory", "document_subtypes", "taxes", "currencies", "salesmen", "bank_accounts", "integrations", "rnc", "view_all_locations"]) {
+    for (const r of [
+      "workspaces",
+      "members",
+      "roles",
+      "invitations",
+      "products",
+      "contacts",
+      "invoices",
+      "payments",
+      "quotations",
+      "inventory",
+      "document_subtypes",
+      "taxes",
+      "currencies",
+      "salesmen",
+      "bank_accounts",
+      "integrations",
+      "rnc",
+      "view_all_locations",
+    ]) {
       expect(resources.has(r), r).toBe(true);
     }
     for (const a of ["inventory:view", "inventory:adjust", "inventory:transfer"]) expect(allPermissions).toContain(a);

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { dominicanToday } from "../../src/modules/document-subtypes/service";
 import { inParallel } from "../support/parallel";
-import { asOwner, seedUser, sql } from "../support/seed";
 import { expectInvoiceCounts } from "../support/sales";
+import { asOwner, seedUser, sql } from "../support/seed";
 import { expectStockInvariant, levelOf } from "../support/stock";
 import { quotationSetup, walk } from "./helpers";
 
@@ -172,19 +172,26 @@ describe("quotations: convert to invoice", () => {
     const users = await Promise.all([0, 1, 2, 3].map(() => seedUser(tenant, { role: "member", workspaceIds: [tenant.workspaceId] })));
     const quotations = [await create(), await create(), await create()];
     for (const q of quotations) await walk(tenant.api, q.id, ["send", "approve"]);
-    const results = await inParallel(quotations.flatMap((q) => Array.from({ length: 8 }, (_, i) => () => users[i % 4]!.api.post(`/quotations/${q.id}/convert-to-invoice`))));
+    const results = await inParallel(
+      quotations.flatMap((q) => Array.from({ length: 8 }, (_, i) => () => users[i % 4]!.api.post(`/quotations/${q.id}/convert-to-invoice`))),
+    );
     for (let k = 0; k < quotations.length; k++) {
       const mine = results.slice(k * 8, k * 8 + 8);
       expect(mine.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
       expect(mine.filter((r) => r.status === 409).every((r) => r.body.code === "quotation_not_convertible")).toBe(true);
     }
     expect(await invoiceCount(tenant.tenantId)).toBe(3);
-    const numbers = results.filter((r) => r.status === 201).map((r) => r.body.data.document_number).sort();
+    const numbers = results
+      .filter((r) => r.status === 201)
+      .map((r) => r.body.data.document_number)
+      .sort();
     expect(numbers).toEqual(["B0100000001", "B0100000002", "B0100000003"]);
     // Each conversion sold 2 units of A once.
     expect(await levelOf(a.id, tenant.workspaceId)).toBe("4.00");
     const linked = await asOwner(async (db) => {
-      const result = await db.execute(sql`SELECT q.id, q.invoice_id, i.quotation_id FROM quotations q JOIN invoices i ON i.id = q.invoice_id WHERE q.tenant_id = ${tenant.tenantId} ORDER BY q.id`);
+      const result = await db.execute(
+        sql`SELECT q.id, q.invoice_id, i.quotation_id FROM quotations q JOIN invoices i ON i.id = q.invoice_id WHERE q.tenant_id = ${tenant.tenantId} ORDER BY q.id`,
+      );
       return (result as unknown as { rows: { id: number; invoice_id: number; quotation_id: number }[] }).rows;
     });
     expect(linked.map((r) => [r.id, r.quotation_id])).toEqual(quotations.map((q) => [q.id, q.id]));

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
 import { createContact, expectInvoiceCounts } from "../support/sales";
+import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
 import { expectStockInvariant, levelOf } from "../support/stock";
 import { quotationSetup, walk } from "./helpers";
 
@@ -51,7 +51,19 @@ describe("quotations: create, read, list", () => {
       contact: { id: contact.id, name: contact.name, email: contact.email },
     });
     expect(Object.keys(got.body.data.contact).sort()).toEqual(["email", "id", "name"]);
-    expect(got.body.data.items.map((i: any) => [i.product_id, i.description, i.quantity, i.unit_price, i.discount, i.subtotal, i.discount_amount, i.tax_amount, i.total])).toEqual([
+    expect(
+      got.body.data.items.map((i: any) => [
+        i.product_id,
+        i.description,
+        i.quantity,
+        i.unit_price,
+        i.discount,
+        i.subtotal,
+        i.discount_amount,
+        i.tax_amount,
+        i.total,
+      ]),
+    ).toEqual([
       [a.id, a.name, "2.00", "49.99", "10.00", "99.98", "10.00", "16.20", "106.18"],
       [b.id, "Instalación", "1.00", "1000.00", "0.00", "1000.00", "0.00", "260.00", "1260.00"],
     ]);
@@ -67,7 +79,11 @@ describe("quotations: create, read, list", () => {
     const other = await createContact(tenant.api);
     const q1 = await create(tenant.api, { issue_date: "2026-11-01" });
     const q2 = await create(tenant.api, { issue_date: "2026-11-03" });
-    const q3 = await create(tenant.api, { issue_date: "2026-11-02", contact_id: other.id, items: [{ product_id: body().items[0]!.product_id, quantity: "1", unit_price: "5" }] });
+    const q3 = await create(tenant.api, {
+      issue_date: "2026-11-02",
+      contact_id: other.id,
+      items: [{ product_id: body().items[0]!.product_id, quantity: "1", unit_price: "5" }],
+    });
     await walk(tenant.api, q2.id, ["send"]);
 
     const all = await tenant.api.get("/quotations");
@@ -105,9 +121,15 @@ describe("quotations: create, read, list", () => {
     const foreign = await tenant.api.post("/quotations", body({ contact_id: foreignContact.id }));
     expect(foreign.status).toBe(422);
     expect(Object.keys(foreign.body.errors)).toEqual(["contact_id"]);
-    const badLine = await tenant.api.post("/quotations", body({ items: [{ product_id: body().items[0]!.product_id, quantity: "0", unit_price: "1", discount: "101" }] }));
+    const badLine = await tenant.api.post(
+      "/quotations",
+      body({ items: [{ product_id: body().items[0]!.product_id, quantity: "0", unit_price: "1", discount: "101" }] }),
+    );
     expect(Object.keys(badLine.body.errors).sort()).toEqual(["items.0.discount", "items.0.quantity"]);
-    const exclusive = await tenant.api.post("/quotations", body({ items: [{ product_id: body().items[0]!.product_id, quantity: "1", unit_price: "1", tax_ids: [ids.itbis18, ids.exento] }] }));
+    const exclusive = await tenant.api.post(
+      "/quotations",
+      body({ items: [{ product_id: body().items[0]!.product_id, quantity: "1", unit_price: "1", tax_ids: [ids.itbis18, ids.exento] }] }),
+    );
     expect(Object.keys(exclusive.body.errors)).toEqual(["items.0.tax_ids"]);
     // Refusals give their number back: the next quotation is still the first.
     const ok = await tenant.api.post("/quotations", body());
@@ -181,11 +203,22 @@ describe("quotations: update and delete", () => {
   it("updates lines and totals in draft and sent, keeps the number, and refuses afterwards", async () => {
     const { tenant, ids, a, create } = await quotationSetup();
     const q = await create();
-    const updated = await tenant.api.patch(`/quotations/${q.id}`, { items: [{ product_id: a.id, quantity: "1.5", unit_price: "10" }], notes: "Nuevo precio", due_date: null });
+    const updated = await tenant.api.patch(`/quotations/${q.id}`, {
+      items: [{ product_id: a.id, quantity: "1.5", unit_price: "10" }],
+      notes: "Nuevo precio",
+      due_date: null,
+    });
     expect(updated.status, JSON.stringify(updated.body)).toBe(200);
     expect(updated.body).toEqual({ data: { id: q.id, total_amount: "17.70", updated_at: expect.any(String) }, message: "Quotation updated." });
     const got = (await tenant.api.get(`/quotations/${q.id}`)).body.data;
-    expect(got).toMatchObject({ document_number: "COT00000001", subtotal_amount: "15.00", tax_amount: "2.70", total_amount: "17.70", notes: "Nuevo precio", due_date: null });
+    expect(got).toMatchObject({
+      document_number: "COT00000001",
+      subtotal_amount: "15.00",
+      tax_amount: "2.70",
+      total_amount: "17.70",
+      notes: "Nuevo precio",
+      due_date: null,
+    });
     expect(got.items.map((i: any) => [i.quantity, i.total])).toEqual([["1.50", "17.70"]]);
 
     await walk(tenant.api, q.id, ["send"]);

@@ -4,8 +4,8 @@ import { extractText, getDocumentProxy } from "unpdf";
 import { describe, expect, it } from "vitest";
 import { TEST_DOMAIN } from "../support/api";
 import { inParallel } from "../support/parallel";
-import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
 import { catalogIds, createContact } from "../support/sales";
+import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
 import { createProduct } from "../support/stock";
 import { quotationSetup } from "./helpers";
 
@@ -14,7 +14,11 @@ async function fetchBytes(subdomain: string, token: string, path: string, init: 
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, "cf-connecting-ip": "10.9.9.9", ...init.headers };
   if (init.body !== undefined) headers["content-type"] = "application/json";
   const response: Response = await (exports as any).default.fetch(
-    new Request(`http://${subdomain}.${TEST_DOMAIN}/api/v1${path}`, { method: init.method ?? "GET", headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }),
+    new Request(`http://${subdomain}.${TEST_DOMAIN}/api/v1${path}`, {
+      method: init.method ?? "GET",
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    }),
   );
   return { status: response.status, headers: response.headers, bytes: new Uint8Array(await response.arrayBuffer()) };
 }
@@ -36,7 +40,16 @@ describe("quotations: PDF", () => {
     expect(res.headers.get("content-disposition")).toBe('attachment; filename="COT00000001.pdf"');
     expect(new TextDecoder().decode(res.bytes.slice(0, 5))).toBe("%PDF-");
     const text = await pdfText(res.bytes);
-    for (const expected of ["Cotización", "No.: COT00000001", contact.name, "RNC: 131246796", "Válida hasta: 2026-12-20", "Instalación", "1366.18", "Válida 30 días"]) {
+    for (const expected of [
+      "Cotización",
+      "No.: COT00000001",
+      contact.name,
+      "RNC: 131246796",
+      "Válida hasta: 2026-12-20",
+      "Instalación",
+      "1366.18",
+      "Válida 30 días",
+    ]) {
       expect(text).toContain(expected);
     }
     expect(text).not.toContain("Pendiente");
@@ -49,7 +62,8 @@ describe("quotations: PDF of a large document", () => {
   it("renders 500 lines of 1,000-character descriptions in well under 5 s, each cut to its column with …", async () => {
     const { tenant, b, body } = await quotationSetup();
     // Measuring the whole remaining string at every cut made this quadratic: seconds per page.
-    const description = (i: number) => `Linea ${String(i).padStart(3, "0")} ${"Mantenimiento preventivo del equipo de refrigeración ".repeat(20)}`.slice(0, 1000);
+    const description = (i: number) =>
+      `Linea ${String(i).padStart(3, "0")} ${"Mantenimiento preventivo del equipo de refrigeración ".repeat(20)}`.slice(0, 1000);
     const items = Array.from({ length: 500 }, (_, i) => ({ product_id: b.id, quantity: "1", unit_price: "1", tax_ids: [], description: description(i) }));
     const created = await tenant.api.post("/quotations", body({ items, notes: "Nota ".repeat(1000).trim() }));
     expect(created.status, JSON.stringify(created.body).slice(0, 300)).toBe(201);
@@ -74,7 +88,10 @@ describe("quotations: bulk PDF", () => {
     const q1 = await create();
     const q2 = await create(tenant.api, { items: [{ product_id: a.id, quantity: "3", unit_price: "10" }] });
     const q3 = await create();
-    const res = await fetchBytes(tenant.subdomain, tenant.admin.token, "/quotations/bulk/pdf", { method: "POST", body: { quotation_ids: [q3.id, q1.id, q2.id, q1.id] } });
+    const res = await fetchBytes(tenant.subdomain, tenant.admin.token, "/quotations/bulk/pdf", {
+      method: "POST",
+      body: { quotation_ids: [q3.id, q1.id, q2.id, q1.id] },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/zip");
     expect(res.headers.get("content-disposition")).toBe('attachment; filename="cotizaciones.zip"');
@@ -123,7 +140,10 @@ describe("quotations: bulk PDF", () => {
     expect(Object.keys(otherWorkspace.body.errors)).toEqual(["quotation_ids.0"]);
 
     // The other tenant cannot fetch ours either, and gets its own alone.
-    const theirs = await fetchBytes(other.subdomain, other.admin.token, "/quotations/bulk/pdf", { method: "POST", body: { quotation_ids: [foreign.body.data.id] } });
+    const theirs = await fetchBytes(other.subdomain, other.admin.token, "/quotations/bulk/pdf", {
+      method: "POST",
+      body: { quotation_ids: [foreign.body.data.id] },
+    });
     expect(theirs.status).toBe(200);
     expect(Object.keys(unzipSync(theirs.bytes))).toEqual(["COT00000001.pdf"]);
     const ours = await other.api.post("/quotations/bulk/pdf", { quotation_ids: [q.id] });
@@ -132,7 +152,8 @@ describe("quotations: bulk PDF", () => {
 
   it("renders up to 5,000 lines in all, repeated ids counted once, and refuses 5,001 with 422 on quotation_ids", async () => {
     const { tenant, b, body, create } = await quotationSetup();
-    const lines = (n: number) => Array.from({ length: n }, (_, i) => ({ product_id: b.id, quantity: "1", unit_price: "1", tax_ids: [], description: `Servicio ${i + 1}` }));
+    const lines = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ product_id: b.id, quantity: "1", unit_price: "1", tax_ids: [], description: `Servicio ${i + 1}` }));
     // 10 quotations of 500 lines (the most one may have): exactly 5,000 lines.
     const ids: number[] = [];
     for (let i = 0; i < 10; i++) {
@@ -150,7 +171,10 @@ describe("quotations: bulk PDF", () => {
     expect(over.body.code).toBe("validation_failed");
     expect(over.body.errors).toEqual({ quotation_ids: ["The selected quotations have 5002 lines in all; at most 5000 lines can be rendered in one request."] });
     // Without one of the big ones the same request is back under the cap.
-    const under = await fetchBytes(tenant.subdomain, tenant.admin.token, "/quotations/bulk/pdf", { method: "POST", body: { quotation_ids: [...ids.slice(1), oneMore.id] } });
+    const under = await fetchBytes(tenant.subdomain, tenant.admin.token, "/quotations/bulk/pdf", {
+      method: "POST",
+      body: { quotation_ids: [...ids.slice(1), oneMore.id] },
+    });
     expect(under.status).toBe(200);
     expect(Object.keys(unzipSync(under.bytes))).toHaveLength(10);
   }, 120_000);
@@ -160,7 +184,10 @@ describe("quotations: bulk PDF", () => {
     // 100 quotations, spread over four members so that no one meets the rate limit.
     const users = await Promise.all([0, 1, 2, 3].map(() => seedUser(tenant, { role: "member", workspaceIds: [tenant.workspaceId] })));
     const created = await inParallel(
-      Array.from({ length: 100 }, (_, i) => () => users[i % 4]!.api.post("/quotations", body({ items: [{ product_id: a.id, quantity: String(i + 1), unit_price: "1" }] }))),
+      Array.from(
+        { length: 100 },
+        (_, i) => () => users[i % 4]!.api.post("/quotations", body({ items: [{ product_id: a.id, quantity: String(i + 1), unit_price: "1" }] })),
+      ),
       8,
     );
     expect(created.map((r) => r.status)).toEqual(Array(100).fill(201));

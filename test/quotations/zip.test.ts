@@ -1,8 +1,8 @@
 import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
+import { pdfZipStream } from "../../src/modules/quotations/zip";
 import type { PdfDocumentData } from "../../src/modules/sales/pdf";
 import { renderDocumentPdf } from "../../src/modules/sales/pdf";
-import { pdfZipStream } from "../../src/modules/quotations/zip";
 
 const data = (n: number): PdfDocumentData => ({
   title: "Cotización",
@@ -28,7 +28,12 @@ describe("bulk PDF ZIP stream", () => {
       rendered.push(pdf.documentNumber);
       return renderDocumentPdf(pdf);
     };
-    const entries = Array.from({ length: 10 }, (_, i) => ({ id: i + 1, documentNumber: data(i + 1).documentNumber, updatedAt: new Date("2026-11-20T12:00:00Z"), pdf: data(i + 1) }));
+    const entries = Array.from({ length: 10 }, (_, i) => ({
+      id: i + 1,
+      documentNumber: data(i + 1).documentNumber,
+      updatedAt: new Date("2026-11-20T12:00:00Z"),
+      pdf: data(i + 1),
+    }));
     const stream = pdfZipStream(entries, { render });
     // Nothing is rendered before anyone reads.
     await Promise.resolve();
@@ -42,7 +47,11 @@ describe("bulk PDF ZIP stream", () => {
     for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
     expect(rendered).toEqual(entries.map((e) => e.documentNumber));
     const zip = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-    chunks.reduce((offset, c) => (zip.set(c, offset), offset + c.length), 0);
+    let offset = 0;
+    for (const c of chunks) {
+      zip.set(c, offset);
+      offset += c.length;
+    }
     const files = unzipSync(zip);
     expect(Object.keys(files)).toEqual(entries.map((e) => `${e.documentNumber}.pdf`));
   });

@@ -1,11 +1,11 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { Zip, ZipDeflate } from "fflate";
-import { dgiiLine, type DgiiRecord, dgiiText, dgiiZip, malformedLine, syntheticRecord } from "../../bench/rnc-generator";
+import { type DgiiRecord, dgiiLine, dgiiText, dgiiZip, malformedLine, syntheticRecord } from "../../bench/rnc-generator";
 import worker from "../../src/index";
 import type { RncBatchMessage } from "../../src/modules/rnc/sync/runs";
 import type { RncQueue } from "../../src/modules/rnc/sync/sync";
-import { asOwner, sql } from "../support/seed";
 import { env } from "../support/env";
+import { asOwner, sql } from "../support/seed";
 
 export const fileServer = () => (env as unknown as { TEST_FILE_SERVER_URL: string }).TEST_FILE_SERVER_URL;
 
@@ -32,7 +32,10 @@ let messageCounter = 0;
 
 /** Delivers messages to the Worker's real queue handler (as miniflare would) and returns the ack/retry state. */
 export async function deliver(bodies: unknown[], attempts = 1) {
-  const batch = createMessageBatch("rnc-sync", bodies.map((body) => ({ id: `msg-${messageCounter++}`, timestamp: new Date(), attempts, body })));
+  const batch = createMessageBatch(
+    "rnc-sync",
+    bodies.map((body) => ({ id: `msg-${messageCounter++}`, timestamp: new Date(), attempts, body })),
+  );
   const ctx = createExecutionContext();
   await (worker as ExportedHandler<typeof env>).queue!(batch as MessageBatch<unknown>, env, ctx);
   return getQueueResult(batch, ctx);
@@ -72,7 +75,12 @@ export async function leftovers(): Promise<{ generations: number; receipts: numb
 
 const norm = (s: string | undefined) => (s ?? "").replace(/\s+/g, " ").trim();
 
-export const expectedRow = (r: DgiiRecord): Row => ({ identification: r.identification, name: norm(r.name), comercial_name: norm(r.comercialName), status: r.status });
+export const expectedRow = (r: DgiiRecord): Row => ({
+  identification: r.identification,
+  name: norm(r.name),
+  comercial_name: norm(r.comercialName),
+  status: r.status,
+});
 
 /** A DGII file: synthetic records `from..to` of `version`, minus `skip`, plus `extra`, with malformed lines sprinkled in. */
 export function buildFile(options: { from: number; to: number; version: number; skip?: (i: number) => boolean; extra: DgiiRecord[] }) {
@@ -105,6 +113,10 @@ export function streamedZip(text: Uint8Array, path = "TMP/DGII_RNC.TXT"): Uint8A
   entry.push(text, true);
   zip.end();
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  parts.reduce((offset, p) => (out.set(p, offset), offset + p.length), 0);
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
   return out;
 }

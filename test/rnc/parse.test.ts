@@ -36,7 +36,9 @@ const EXPECTED: RncTuple[] = [
 describe("DGII file parsing", () => {
   it("decodes Windows-1252, handles CRLF, blank and malformed lines, and counts what it rejects", async () => {
     // The last line has no line end at all, and one line ends with a bare LF.
-    const text = QUIRKY.slice(0, 5).map((l) => `${l}\r\n`).join("") + `${QUIRKY[5]}\n${QUIRKY[6]}`;
+    const text = `${QUIRKY.slice(0, 5)
+      .map((l) => `${l}\r\n`)
+      .join("")}${QUIRKY[5]}\n${QUIRKY[6]}`;
     const { stats, records } = await parse(dgiiZip(encodeWindows1252(text)));
     expect(records).toEqual(EXPECTED);
     expect(stats).toEqual({
@@ -69,7 +71,9 @@ describe("DGII file parsing", () => {
   });
 
   it("refuses a body that is not a ZIP, a corrupt or truncated ZIP, and a ZIP without the TXT", async () => {
-    const good = dgiiZip(dgiiText(Array.from({ length: 2000 }, (_, i) => dgiiLine({ identification: String(300000000 + i), name: `NOMBRE ${i * 7919}`, status: "ACTIVO" }))));
+    const good = dgiiZip(
+      dgiiText(Array.from({ length: 2000 }, (_, i) => dgiiLine({ identification: String(300000000 + i), name: `NOMBRE ${i * 7919}`, status: "ACTIVO" }))),
+    );
     const corrupt = good.slice();
     for (let i = 100; i < 300; i++) corrupt[i] = 0x55;
     const cases: [Uint8Array, RegExp][] = [

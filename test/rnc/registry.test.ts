@@ -1,14 +1,14 @@
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { DgiiRecord } from "../../bench/rnc-generator";
-import worker from "../../src/index";
 import { dgiiLine, dgiiText } from "../../bench/rnc-generator";
+import worker from "../../src/index";
 import { runWorkerRncSync, workerStore } from "../../src/jobs/rnc-sync";
 import { utf8Length } from "../../src/modules/rnc/sync/parse";
 import { openUrl, runRncSync, type SyncOptions } from "../../src/modules/rnc/sync/sync";
 import { env } from "../support/env";
 import { type SeededTenant, seedTenant } from "../support/seed";
-import { buildFile, captureQueue, deliver, type Row, fileServer, leftovers, registry, runRow, serveFile, streamedZip } from "./helpers";
+import { buildFile, captureQueue, deliver, fileServer, leftovers, type Row, registry, runRow, serveFile, streamedZip } from "./helpers";
 
 /*
  * The registry is global, so everything that syncs or reads it lives in this one file and runs in
@@ -31,7 +31,11 @@ const SEARCH_FIXTURES: DgiiRecord[] = [
   { identification: "13100000300", name: "PERSONA DE PRUEBA", status: "ACTIVO" },
   { identification: "40131000003", name: "OTRA PERSONA DE PRUEBA", status: "SUSPENDIDO" },
   { identification: "131000010", name: "HERMANAS ÁLVAREZ", comercialName: "BOUTIQUE ÁLVAREZ", status: "ACTIVO" },
-  ...Array.from({ length: 12 }, (_, i) => ({ identification: String(132000001 + i), name: `BODEGA NÚMERO ${String(i + 1).padStart(2, "0")}`, status: "ACTIVO" })),
+  ...Array.from({ length: 12 }, (_, i) => ({
+    identification: String(132000001 + i),
+    name: `BODEGA NÚMERO ${String(i + 1).padStart(2, "0")}`,
+    status: "ACTIVO",
+  })),
 ];
 
 const SECOND_HAND: DgiiRecord[] = [
@@ -54,7 +58,11 @@ describe("RNC registry sync", () => {
     await serveFile("DGII_RNC.zip", first.zip); // the URL in TAX_AUTHORITY_DATA_URL
     const { queue, messages } = captureQueue();
     const ctx = createExecutionContext();
-    await worker.scheduled!(createScheduledController({ cron: "0 6 * * SUN", scheduledTime: new Date("2026-11-22T06:00:00Z") }), { ...env, RNC_SYNC_QUEUE: queue as unknown as Queue }, ctx);
+    await worker.scheduled!(
+      createScheduledController({ cron: "0 6 * * SUN", scheduledTime: new Date("2026-11-22T06:00:00Z") }),
+      { ...env, RNC_SYNC_QUEUE: queue as unknown as Queue },
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
 
     expect(messages.length).toBeGreaterThanOrEqual(2);
@@ -62,7 +70,15 @@ describe("RNC registry sync", () => {
     expect(messages.map((m) => m.seq)).toEqual(messages.map((_, i) => i));
     const runId = messages[0]!.runId;
     const parsed = await runRow(runId);
-    expect(parsed).toMatchObject({ status: "running", trigger: "cron", source: `${fileServer()}/files/DGII_RNC.zip`, batches_expected: messages.length, batches_done: 0, lines_read: first.expected.length + first.malformed, lines_rejected: first.malformed });
+    expect(parsed).toMatchObject({
+      status: "running",
+      trigger: "cron",
+      source: `${fileServer()}/files/DGII_RNC.zip`,
+      batches_expected: messages.length,
+      batches_done: 0,
+      lines_read: first.expected.length + first.malformed,
+      lines_rejected: first.malformed,
+    });
     expect((parsed.rejections as unknown[]).length).toBe(first.malformed);
 
     // Everything but the last batch: the run is still running and readers still see nothing new.
@@ -77,7 +93,12 @@ describe("RNC registry sync", () => {
     expect(done).toMatchObject({ status: "completed", batches_done: messages.length, records_written: first.expected.length, error: null });
     expect(done.finished_at).not.toBeNull();
     expect(await registry()).toEqual(first.expected);
-    expect(find(await registry(), "101000002")).toEqual({ identification: "101000002", name: "COMERCIAL ÑANDÚ SRL", comercial_name: "FERRETERÍA EL MARTILLO", status: "SUSPENDIDO" });
+    expect(find(await registry(), "101000002")).toEqual({
+      identification: "101000002",
+      name: "COMERCIAL ÑANDÚ SRL",
+      comercial_name: "FERRETERÍA EL MARTILLO",
+      status: "SUSPENDIDO",
+    });
     expect(await leftovers()).toEqual({ generations: 1, receipts: 0 });
 
     // A redelivered message after completion changes nothing.
@@ -122,7 +143,10 @@ describe("RNC registry sync", () => {
       [await serveFile("corrupt.zip", corruptLate), /^corrupt ZIP/],
       [await serveFile("truncated.zip", valid.slice(0, valid.length - 500)), /^corrupt ZIP/],
       [await serveFile("html.zip", new TextEncoder().encode("<html>mantenimiento</html>")), /^the download is not a ZIP file$/],
-      [await serveFile("other.zip", dgiiZip(dgiiText([dgiiLine({ identification: "101000001", name: "X", status: "ACTIVO" })]), "TMP/OTRO.TXT")), /^the ZIP holds no TMP\/DGII_RNC\.TXT$/],
+      [
+        await serveFile("other.zip", dgiiZip(dgiiText([dgiiLine({ identification: "101000001", name: "X", status: "ACTIVO" })]), "TMP/OTRO.TXT")),
+        /^the ZIP holds no TMP\/DGII_RNC\.TXT$/,
+      ],
       [await serveFile("bad-lines.zip", dgiiZip(dgiiText(["a|b", "|||||||||||"]))), /^the file holds no valid records$/],
     ];
     for (const [url, reason] of cases) {
@@ -172,7 +196,10 @@ describe("RNC import limits", () => {
     expect(before).toEqual(second.expected);
     const text = dgiiText(second.lines);
     expect(text.length).toBeGreaterThan(100_000);
-    for (const [name, zip] of [["declared.zip", second.zip], ["streamed.zip", streamedZip(text)]] as const) {
+    for (const [name, zip] of [
+      ["declared.zip", second.zip],
+      ["streamed.zip", streamedZip(text)],
+    ] as const) {
       const { result, run } = await syncWith(await serveFile(name, zip), { maxUncompressedBytes: 100_000 });
       expect(result.status, name).toBe("failed");
       expect(run.error, name).toBe("TMP/DGII_RNC.TXT is larger than 100000 bytes uncompressed");
@@ -254,7 +281,10 @@ describe("RNC lookup and search", () => {
     const passport = await tenant.api.post("/contacts", { name: "Visitante", identification_type: "passport", identification: "PA1234567" });
     expect(passport.body.data.taxpayer).toBeNull();
     const list = await tenant.api.get("/contacts?sort=id");
-    expect(list.body.data.map((c: { taxpayer: unknown }) => c.taxpayer)).toEqual([{ name: "YÁÑEZ & ASOCIADOS SRL", comercial_name: "", status: "ACTIVO" }, null]);
+    expect(list.body.data.map((c: { taxpayer: unknown }) => c.taxpayer)).toEqual([
+      { name: "YÁÑEZ & ASOCIADOS SRL", comercial_name: "", status: "ACTIVO" },
+      null,
+    ]);
     expect((await tenant.api.get(`/contacts/${known.body.data.id}`)).body.data.taxpayer.status).toBe("ACTIVO");
   });
 
@@ -285,7 +315,13 @@ describe("RNC lookup and search", () => {
     const byName = await tenant.api.get("/rnc?search=yanez");
     expect(byName.status).toBe(200);
     expect(byName.body.data).toEqual([
-      { identification: "131000003", name: "GRUPO FERRETERO", comercial_name: "YAÑEZ HERMANOS", status: "INACTIVO", warning: "RNC 131000003 is INACTIVO in the DGII registry, not ACTIVO." },
+      {
+        identification: "131000003",
+        name: "GRUPO FERRETERO",
+        comercial_name: "YAÑEZ HERMANOS",
+        status: "INACTIVO",
+        warning: "RNC 131000003 is INACTIVO in the DGII registry, not ACTIVO.",
+      },
       { identification: "131000002", name: "YÁÑEZ & ASOCIADOS SRL", comercial_name: "", status: "ACTIVO" },
       { identification: "131000004", name: "ALMACENES DEL YANEZ", comercial_name: "", status: "ACTIVO" },
       { identification: "131000001", name: "ZAPATERÍA YÁÑEZ", comercial_name: "", status: "ACTIVO" },
@@ -296,7 +332,10 @@ describe("RNC lookup and search", () => {
     for (const term of ["alvarez", "ÁLVAREZ", "Álvarez", "boutique alvarez", "HERMANAS  álvarez"]) {
       const res = await tenant.api.get(`/rnc?search=${encodeURIComponent(term)}`);
       expect(res.status, term).toBe(200);
-      expect(res.body.data.map((r: Row) => r.identification), term).toEqual(["131000010"]);
+      expect(
+        res.body.data.map((r: Row) => r.identification),
+        term,
+      ).toEqual(["131000010"]);
     }
     const maria = await tenant.api.get("/rnc?search=maria");
     expect(maria.body.data).toHaveLength(10);
@@ -321,7 +360,11 @@ describe("RNC lookup and search", () => {
   it("refuses a term shorter than 3 characters, a missing term and unknown parameters with 422", async () => {
     const short = await tenant.api.get("/rnc?search=%20ab%20");
     expect(short.status).toBe(422);
-    expect(short.body).toEqual({ message: "The given data was invalid.", code: "validation_failed", errors: { search: ["The search term must have at least 3 characters."] } });
+    expect(short.body).toEqual({
+      message: "The given data was invalid.",
+      code: "validation_failed",
+      errors: { search: ["The search term must have at least 3 characters."] },
+    });
     const missing = await tenant.api.get("/rnc");
     expect(missing.status).toBe(422);
     expect(Object.keys(missing.body.errors)).toEqual(["search"]);

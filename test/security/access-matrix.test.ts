@@ -1,12 +1,25 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { allPermissions } from "../../src/lib/permissions";
 import { routeTable } from "../../src/http/openapi";
-import { TEST_DOMAIN, type ApiResponse } from "../support/api";
+import { allPermissions } from "../../src/lib/permissions";
+import { type ApiResponse, TEST_DOMAIN } from "../support/api";
 import { inParallel } from "../support/parallel";
-import { seedTenant, seedUser, uniqueName, type SeededTenant } from "../support/seed";
-import { concreteRoutes, type ConcreteRoute } from "./routes";
-import { appCall, buildWorld, deactivatedUserToken, NO_LIMIT, expectErrorShape, expiredToken, forgedToken, record, revokedToken, TokenPool, unsignedToken, type World } from "./world";
+import { type SeededTenant, seedTenant, seedUser, uniqueName } from "../support/seed";
+import { type ConcreteRoute, concreteRoutes } from "./routes";
+import {
+  appCall,
+  buildWorld,
+  deactivatedUserToken,
+  expectErrorShape,
+  expiredToken,
+  forgedToken,
+  NO_LIMIT,
+  record,
+  revokedToken,
+  TokenPool,
+  unsignedToken,
+  type World,
+} from "./world";
 
 /**
  * Every operation of the route table × hostile identities. The expected answer of each pair is
@@ -128,9 +141,15 @@ describe("access matrix over every operation of the route table", () => {
     expect(role.status, JSON.stringify(role.body)).toBe(201);
     const nonPublic = routes.filter((r) => r.scope !== "public").length;
     crossWs = await TokenPool.of(nonPublic * 2, async () => (await seedUser(world.tenant, { role: roleName, workspaceIds: [world.w2] })).token);
-    viewers = await TokenPool.of(routes.filter((r) => r.isWrite).length, async () => (await seedUser(world.tenant, { role: "viewer", workspaceIds: [world.w1] })).token);
+    viewers = await TokenPool.of(
+      routes.filter((r) => r.isWrite).length,
+      async () => (await seedUser(world.tenant, { role: "viewer", workspaceIds: [world.w1] })).token,
+    );
     revoked = await TokenPool.of(nonPublic, () => revokedToken(world.tenant));
-    otherAdmins = await TokenPool.of(routes.filter((r) => r.namesTenantObject).length, async () => (await seedUser(other, { role: "admin", workspaceIds: [other.workspaceId] })).token);
+    otherAdmins = await TokenPool.of(
+      routes.filter((r) => r.namesTenantObject).length,
+      async () => (await seedUser(other, { role: "admin", workspaceIds: [other.workspaceId] })).token,
+    );
     expired = await expiredToken(world.tenant, world.tenant.admin.id);
     deactivated = await deactivatedUserToken(world.tenant);
     forged = await forgedToken(world.tenant);
@@ -203,10 +222,24 @@ describe("access matrix over every operation of the route table", () => {
       if (route.namesWorkspaceObject) {
         // Objects named in a body (bulk PDF ids) are refused as invalid input: 422.
         const expectation = route.scope === "self" ? anything : route.body && !/\{/.test(route.route.path) ? hiddenOr422 : hidden;
-        checks.push({ identity: "W2 member naming W1's object", route, host: world.tenant.subdomain, token: () => crossWs.next(), expect: expectation, markers: world.markers });
+        checks.push({
+          identity: "W2 member naming W1's object",
+          route,
+          host: world.tenant.subdomain,
+          token: () => crossWs.next(),
+          expect: expectation,
+          markers: world.markers,
+        });
       } else if (route.method === "GET" && route.scope !== "tenant") {
         // Lists of the caller's own workspace and self-service reads: allowed, but nothing of W1.
-        checks.push({ identity: "W2 member listing", route, host: world.tenant.subdomain, token: () => crossWs.next(), expect: anything, markers: world.markers });
+        checks.push({
+          identity: "W2 member listing",
+          route,
+          host: world.tenant.subdomain,
+          token: () => crossWs.next(),
+          expect: anything,
+          markers: world.markers,
+        });
       }
     }
     expect(await run(checks)).toEqual([]);

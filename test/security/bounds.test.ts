@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { databaseErrorResponse, errorLogFields } from "../../src/db/errors";
 import { rowsOf } from "../../src/db/rows";
 import { catalogIds, createContact } from "../support/sales";
-import { asOwner, seedTenant, uniqueName, type SeededTenant } from "../support/seed";
+import { asOwner, type SeededTenant, seedTenant, uniqueName } from "../support/seed";
 import { createProduct } from "../support/stock";
 import { expectErrorShape, unlimited } from "./world";
 
@@ -21,7 +21,9 @@ let productId: number;
 const MAX = "999999999999.99";
 
 async function invoiceCount(): Promise<number> {
-  return asOwner(async (db) => Number(rowsOf<{ n: string }>(await db.execute(sql`SELECT count(*) AS n FROM invoices WHERE tenant_id = ${tenant.tenantId}`))[0]!.n));
+  return asOwner(async (db) =>
+    Number(rowsOf<{ n: string }>(await db.execute(sql`SELECT count(*) AS n FROM invoices WHERE tenant_id = ${tenant.tenantId}`))[0]!.n),
+  );
 }
 
 function expect422(res: { status: number; text: string; body: any }, field: string) {
@@ -40,7 +42,13 @@ beforeAll(async () => {
   productId = (await createProduct(tenant.api, { track_inventory: false })).id;
 });
 
-const invoice = (items: unknown[], extra: Record<string, unknown> = {}) => ({ contact_id: contactId, document_subtype_id: ids.b02, issue_date: "2026-11-20", items, ...extra });
+const invoice = (items: unknown[], extra: Record<string, unknown> = {}) => ({
+  contact_id: contactId,
+  document_subtype_id: ids.b02,
+  issue_date: "2026-11-20",
+  items,
+  ...extra,
+});
 const quotation = (items: unknown[]) => ({ contact_id: contactId, document_subtype_id: ids.cot, issue_date: "2026-11-20", items });
 
 describe("amounts: each accepted line and document fits numeric(14,2)", () => {
@@ -54,7 +62,13 @@ describe("amounts: each accepted line and document fits numeric(14,2)", () => {
 
   it("counts the line's taxes: a subtotal that fits but a total that does not → 422 on the line", async () => {
     // 99,999,999.99 × 10,000 = 999,999,999,900.00 fits; + ITBIS 18% does not.
-    const res = await api.post("/invoices", invoice([{ product_id: productId, quantity: "1", unit_price: "0.01", tax_ids: [] }, { product_id: productId, quantity: "99999999.99", unit_price: "10000", tax_ids: [ids.itbis18] }]));
+    const res = await api.post(
+      "/invoices",
+      invoice([
+        { product_id: productId, quantity: "1", unit_price: "0.01", tax_ids: [] },
+        { product_id: productId, quantity: "99999999.99", unit_price: "10000", tax_ids: [ids.itbis18] },
+      ]),
+    );
     expect422(res, "items.1.quantity");
     expect(res.body.errors["items.1.unit_price"]).toBeDefined();
     expect(res.body.errors["items.0.quantity"]).toBeUndefined();
@@ -118,8 +132,11 @@ describe("stock levels: a sum beyond numeric(14,2) is refused, not a 500", () =>
     expect(res.status, res.text).toBe(422);
     expect(res.body.code).toBe("validation_failed");
     expectErrorShape(res as never);
-    const level = await asOwner(async (db) =>
-      rowsOf<{ quantity: string }>(await db.execute(sql`SELECT quantity::text FROM stock_levels WHERE product_id = ${product.id} AND workspace_id = ${tenant.workspaceId}`))[0]!.quantity,
+    const level = await asOwner(
+      async (db) =>
+        rowsOf<{ quantity: string }>(
+          await db.execute(sql`SELECT quantity::text FROM stock_levels WHERE product_id = ${product.id} AND workspace_id = ${tenant.workspaceId}`),
+        )[0]!.quantity,
     );
     expect(level).toBe(MAX);
   });
@@ -132,7 +149,10 @@ describe("dates: real calendar days from 1900-01-01 to 2199-12-31, in bodies and
       expect422(await api.post("/invoices", invoice([line], { issue_date: date })), "issue_date");
     }
     expect422(await api.post("/invoices", invoice([line], { due_date: "2200-01-01" })), "due_date");
-    expect422(await api.post("/document-subtypes", { name: uniqueName("S "), type: "invoice", prefix: "B16", end_number: 10, valid_until: "0000-01-01" }), "valid_until");
+    expect422(
+      await api.post("/document-subtypes", { name: uniqueName("S "), type: "invoice", prefix: "B16", end_number: 10, valid_until: "0000-01-01" }),
+      "valid_until",
+    );
   });
 
   it("accepts the limits themselves", async () => {
@@ -193,10 +213,14 @@ describe("database errors are mapped by SQLSTATE, never a 500", () => {
     // A trigger stands in for a concurrent delete: it removes the currency the service has just
     // checked, inside the insert, so Postgres itself raises the foreign key violation (23503).
     await asOwner(async (db) => {
-      await db.execute(sql.raw(`CREATE OR REPLACE FUNCTION test_bounds_delete_currency() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN DELETE FROM currencies WHERE id = NEW.currency_id; RETURN NEW; END $$`));
-      await db.execute(sql.raw(`CREATE OR REPLACE TRIGGER test_bounds_delete_currency BEFORE INSERT ON bank_accounts
-        FOR EACH ROW WHEN (NEW.name LIKE 'zz-fk-deleted-%') EXECUTE FUNCTION test_bounds_delete_currency()`));
+      await db.execute(
+        sql.raw(`CREATE OR REPLACE FUNCTION test_bounds_delete_currency() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN DELETE FROM currencies WHERE id = NEW.currency_id; RETURN NEW; END $$`),
+      );
+      await db.execute(
+        sql.raw(`CREATE OR REPLACE TRIGGER test_bounds_delete_currency BEFORE INSERT ON bank_accounts
+        FOR EACH ROW WHEN (NEW.name LIKE 'zz-fk-deleted-%') EXECUTE FUNCTION test_bounds_delete_currency()`),
+      );
     });
     const currency = await api.post("/currencies", { code: "CHF", name: "Franco", symbol: "Fr", exchange_rate: "70" });
     expect(currency.status, currency.text).toBe(201);
@@ -222,12 +246,18 @@ describe("database errors are mapped by SQLSTATE, never a 500", () => {
     expect(fkAnswer.errors).toEqual({ workspace_id: ["No such record (it may have been deleted)."] });
     expect(JSON.stringify(fkAnswer.toBody())).not.toContain("2147483000");
 
-    const dup = await failure(sql`INSERT INTO currencies (tenant_id, code, name, symbol) VALUES (${tenant.tenantId}, 'XTS', 'zz-dup', 'x'), (${tenant.tenantId}, 'XTS', 'zz-dup', 'x')`);
+    const dup = await failure(
+      sql`INSERT INTO currencies (tenant_id, code, name, symbol) VALUES (${tenant.tenantId}, 'XTS', 'zz-dup', 'x'), (${tenant.tenantId}, 'XTS', 'zz-dup', 'x')`,
+    );
     const dupAnswer = databaseErrorResponse(dup)!;
     expect(dupAnswer.toBody()).toEqual({ message: "Another record with the same code already exists.", code: "conflict" });
 
     const overflow = await failure(sql`SELECT ${"1000000000000.00"}::numeric(14,2)`);
-    expect(databaseErrorResponse(overflow)!.toBody()).toEqual({ message: "The given data was invalid.", code: "validation_failed", errors: { body: ["A number is out of the range the database can store."] } });
+    expect(databaseErrorResponse(overflow)!.toBody()).toEqual({
+      message: "The given data was invalid.",
+      code: "validation_failed",
+      errors: { body: ["A number is out of the range the database can store."] },
+    });
     const year0 = await failure(sql`SELECT ${"0000-01-01"}::date`);
     expect(databaseErrorResponse(year0)!.status).toBe(422);
     // The log fields of a database error: class, SQLSTATE, constraint; the parameters cut.
@@ -237,7 +267,9 @@ describe("database errors are mapped by SQLSTATE, never a 500", () => {
     expect(logged).not.toContain("zz-secret-name");
     expect(logged).not.toContain("2147483000");
 
-    const serialization = databaseErrorResponse(Object.assign(new Error("Failed query"), { cause: Object.assign(new Error("could not serialize access"), { code: "40001" }) }))!;
+    const serialization = databaseErrorResponse(
+      Object.assign(new Error("Failed query"), { cause: Object.assign(new Error("could not serialize access"), { code: "40001" }) }),
+    )!;
     expect(serialization.status).toBe(503);
     expect(serialization.headers).toEqual({ "Retry-After": "1" });
     expect(databaseErrorResponse(Object.assign(new Error("x"), { code: "42P01" }))).toBeNull();

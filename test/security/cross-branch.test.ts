@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import * as schema from "../../src/db/schema";
-import { asOwner, seedTenant, seedUser, seedWorkspace, type SeededTenant } from "../support/seed";
 import { catalogIds, createContact } from "../support/sales";
+import { asOwner, type SeededTenant, seedTenant, seedUser, seedWorkspace } from "../support/seed";
 import { createProduct, expectStockInvariant, initialStock, levelOf } from "../support/stock";
 
 /**
@@ -191,7 +191,10 @@ describe("stock of another workspace", () => {
     expect(minimum.body.code).toBe("forbidden");
     expect((await supervisor.api.put(`/products/${shared.id}/stock/minimum`, { workspace_id: w1, minimum_quantity: "3" })).status).toBe(200);
     const levels = await asOwner((db) =>
-      db.select({ workspaceId: schema.stockLevels.workspaceId, minimum: schema.stockLevels.minimumQuantity }).from(schema.stockLevels).where(eq(schema.stockLevels.productId, shared.id)),
+      db
+        .select({ workspaceId: schema.stockLevels.workspaceId, minimum: schema.stockLevels.minimumQuantity })
+        .from(schema.stockLevels)
+        .where(eq(schema.stockLevels.productId, shared.id)),
     );
     expect(levels.sort((a, b) => a.workspaceId - b.workspaceId)).toEqual([
       { workspaceId: w1, minimum: "3.00" },
@@ -235,7 +238,12 @@ describe("shared catalog rows (workspace_id null)", () => {
     const contact = await createContact(tenant.api, { workspace_id: null });
     const quotation = await tenant.api.post(
       "/quotations",
-      { contact_id: contact.id, document_subtype_id: ids.cot, issue_date: "2026-11-20", items: [{ product_id: product.id, quantity: "1", unit_price: "10.00" }] },
+      {
+        contact_id: contact.id,
+        document_subtype_id: ids.cot,
+        issue_date: "2026-11-20",
+        items: [{ product_id: product.id, quantity: "1", unit_price: "10.00" }],
+      },
       inW2,
     );
     expect(quotation.status, JSON.stringify(quotation.body)).toBe(201);
@@ -266,7 +274,12 @@ describe("shared catalog rows (workspace_id null)", () => {
     const product = await createProduct(tenant.api, { track_inventory: false, product_type: "service" });
     const quotation = await tenant.api.post(
       "/quotations",
-      { contact_id: contact.id, document_subtype_id: ids.cot, issue_date: "2026-11-20", items: [{ product_id: product.id, quantity: "1", unit_price: "10.00" }] },
+      {
+        contact_id: contact.id,
+        document_subtype_id: ids.cot,
+        issue_date: "2026-11-20",
+        items: [{ product_id: product.id, quantity: "1", unit_price: "10.00" }],
+      },
       inW2,
     );
     expect(quotation.status, JSON.stringify(quotation.body)).toBe(201);
@@ -317,7 +330,12 @@ describe("idempotency keys are scoped by tenant, user, workspace and endpoint", 
     const ids = await catalogIds(tenant.api);
     const contact = await createContact(tenant.api, { workspace_id: null });
     const product = await createProduct(tenant.api, { allow_negative_stock: true });
-    const body = { contact_id: contact.id, document_subtype_id: ids.b02, issue_date: "2026-11-20", items: [{ product_id: product.id, quantity: "1", unit_price: "100.00" }] };
+    const body = {
+      contact_id: contact.id,
+      document_subtype_id: ids.b02,
+      issue_date: "2026-11-20",
+      items: [{ product_id: product.id, quantity: "1", unit_price: "100.00" }],
+    };
     const key = { "Idempotency-Key": "misma-llave-1" };
 
     const first = await tenant.api.post("/invoices", body, { headers: key });
@@ -342,7 +360,11 @@ describe("idempotency keys are scoped by tenant, user, workspace and endpoint", 
     ]);
 
     // The same key on another endpoint runs there: not a replay, not a reuse error.
-    const payment = await tenant.api.post(`/invoices/${first.body.data.id}/payments`, { amount: "10.00", payment_method: "cash", payment_date: "2026-11-20" }, { headers: key });
+    const payment = await tenant.api.post(
+      `/invoices/${first.body.data.id}/payments`,
+      { amount: "10.00", payment_method: "cash", payment_date: "2026-11-20" },
+      { headers: key },
+    );
     expect(payment.status, JSON.stringify(payment.body)).toBe(201);
     expect(payment.headers.get("idempotent-replayed")).toBeNull();
     expect(payment.body.data.payment.amount).toBe("10.00");

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TEST_DOMAIN } from "../support/api";
 import { asOwner, sql } from "../support/seed";
-import { concreteRoutes, type ConcreteRoute } from "./routes";
+import { type ConcreteRoute, concreteRoutes } from "./routes";
 import { appCall, buildWorld, expectErrorShape, NO_LIMIT, record, SOAK, type World } from "./world";
 
 /**
@@ -89,7 +89,19 @@ const BOUNDARY_AMOUNTS: unknown[] = [
   1e12,
   -1,
 ];
-const BOUNDARY_DATES: unknown[] = ["1899-12-31", "1900-01-01", "2199-12-31", "2200-01-01", "0001-01-01", "0000-01-01", "9999-12-31", "2026-02-29", "2028-02-29", "2026-02-30", "2026-11-20T00:00:00Z"];
+const BOUNDARY_DATES: unknown[] = [
+  "1899-12-31",
+  "1900-01-01",
+  "2199-12-31",
+  "2200-01-01",
+  "0001-01-01",
+  "0000-01-01",
+  "9999-12-31",
+  "2026-02-29",
+  "2028-02-29",
+  "2026-02-30",
+  "2026-11-20T00:00:00Z",
+];
 const BOUNDARY_SEQUENCES: unknown[] = [0, -1, 1, INT4_MAX, INT4_MAX + 1, 9_999_999_999, 10_000_000_000, Number.MAX_SAFE_INTEGER];
 const AMOUNT_KEY = /(^|_)(quantity|quantity_adjustment|price|cost|amount|rate|discount|limit)$/;
 const DATE_KEY = /(_date|^valid_until|^date_from|^date_to)$/;
@@ -99,7 +111,7 @@ let boundaryIds: unknown[] = [0, -1, 1, INT4_MAX, INT4_MAX + 1, 2_147_483_000, 1
 
 function boundaryValues(path: (string | number)[]): unknown[] | null {
   const last = path[path.length - 1];
-  const key = String(typeof last === "number" ? path[path.length - 2] ?? "" : last ?? "");
+  const key = String(typeof last === "number" ? (path[path.length - 2] ?? "") : (last ?? ""));
   if (key === "id" || key.endsWith("_id") || (typeof last === "number" && key.endsWith("_ids"))) return boundaryIds;
   if (DATE_KEY.test(key)) return BOUNDARY_DATES;
   if (AMOUNT_KEY.test(key)) return BOUNDARY_AMOUNTS;
@@ -107,7 +119,25 @@ function boundaryValues(path: (string | number)[]): unknown[] | null {
   return null;
 }
 
-const MASS_ASSIGNMENT = ["id", "tenant_id", "workspace_id", "status", "document_number", "total_amount", "subtotal", "tax_amount", "amount_paid", "amount_due", "created_by", "created_at", "next_number", "owner_id", "is_owner", "password_hash", "role_id"];
+const MASS_ASSIGNMENT = [
+  "id",
+  "tenant_id",
+  "workspace_id",
+  "status",
+  "document_number",
+  "total_amount",
+  "subtotal",
+  "tax_amount",
+  "amount_paid",
+  "amount_due",
+  "created_by",
+  "created_at",
+  "next_number",
+  "owner_id",
+  "is_owner",
+  "password_hash",
+  "role_id",
+];
 
 type Mutation = (body: Record<string, unknown>) => unknown;
 
@@ -139,7 +169,11 @@ const deep = (depth: number) => {
 };
 
 function mutation(): fc.Arbitrary<Mutation> {
-  const value = fc.oneof({ weight: 3, arbitrary: hostile }, { weight: 1, arbitrary: fc.anything({ maxDepth: 3 }) }, { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) });
+  const value = fc.oneof(
+    { weight: 3, arbitrary: hostile },
+    { weight: 1, arbitrary: fc.anything({ maxDepth: 3 }) },
+    { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) },
+  );
   return fc.oneof(
     // one field (or element) replaced
     fc.tuple(fc.nat(), value).map(([n, v]) => (body: Record<string, unknown>) => {
@@ -152,9 +186,9 @@ function mutation(): fc.Arbitrary<Mutation> {
       return paths.length ? setAt(body, paths[n % paths.length]!, undefined, true) : body;
     }),
     // fields the client must not set, and unknown ones
-    fc.tuple(fc.subarray(MASS_ASSIGNMENT, { minLength: 1 }), value, fc.dictionary(fc.string({ maxLength: 12 }), hostile, { maxKeys: 3 })).map(
-      ([keys, v, extra]) => (body: Record<string, unknown>) => ({ ...body, ...extra, ...Object.fromEntries(keys.map((k) => [k, v])) }),
-    ),
+    fc
+      .tuple(fc.subarray(MASS_ASSIGNMENT, { minLength: 1 }), value, fc.dictionary(fc.string({ maxLength: 12 }), hostile, { maxKeys: 3 }))
+      .map(([keys, v, extra]) => (body: Record<string, unknown>) => ({ ...body, ...extra, ...Object.fromEntries(keys.map((k) => [k, v])) })),
     // several fields at once
     fc.array(fc.tuple(fc.nat(), value), { minLength: 2, maxLength: 5 }).map((changes) => (body: Record<string, unknown>) => {
       let out: unknown = body;
@@ -189,7 +223,10 @@ function mutation(): fc.Arbitrary<Mutation> {
 }
 
 function encode(body: unknown): string {
-  return (JSON.stringify(body, (_key, v) => (typeof v === "string" && v.startsWith(RAW) ? `__RAW__${v.slice(RAW.length)}__RAW__` : v)) ?? "null").replace(/"__RAW__(.*?)__RAW__"/g, "$1");
+  return (JSON.stringify(body, (_key, v) => (typeof v === "string" && v.startsWith(RAW) ? `__RAW__${v.slice(RAW.length)}__RAW__` : v)) ?? "null").replace(
+    /"__RAW__(.*?)__RAW__"/g,
+    "$1",
+  );
 }
 
 let world: World;
@@ -199,7 +236,13 @@ const stats = { cases: 0, failures: 0, byStatus: {} as Record<number, number> };
 async function send(route: ConcreteRoute, rawBody: BodyInit | undefined, headers: Record<string, string> = {}, extra: Record<string, string> = {}) {
   const url = `http://${world.tenant.subdomain}.${TEST_DOMAIN}${route.url}`;
   const res = await Promise.race([
-    appCall(world.tenant.subdomain, url, { method: route.method, token: world.tenant.admin.token, rawBody, headers: { "content-type": "application/json", "x-workspace-id": String(world.w1), ...headers }, env: { ...ENV, ...extra } }),
+    appCall(world.tenant.subdomain, url, {
+      method: route.method,
+      token: world.tenant.admin.token,
+      rawBody,
+      headers: { "content-type": "application/json", "x-workspace-id": String(world.w1), ...headers },
+      env: { ...ENV, ...extra },
+    }),
     new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer in 20 s: ${route.key}`)), 20_000)),
   ]);
   stats.cases++;
@@ -222,46 +265,80 @@ describe("fuzzing every JSON body", () => {
     // Ids of another tenant (invisible under RLS): refused as "no such", never a database error.
     const other = await buildWorld();
     const o = other.objects;
-    boundaryIds = [...boundaryIds, other.w1, other.ids.b02, other.ids.itbis18, o.contact.id, o.product.id, o.invoice.id, o.quotation.id, o.currency.id, o.bank.id, o.salesman.id];
+    boundaryIds = [
+      ...boundaryIds,
+      other.w1,
+      other.ids.b02,
+      other.ids.itbis18,
+      o.contact.id,
+      o.product.id,
+      o.invoice.id,
+      o.quotation.id,
+      o.currency.id,
+      o.bank.id,
+      o.salesman.id,
+    ];
   }, 180_000);
 
-  it(`never answers 5xx and always answers errors in the documented shape (${RUNS} seeded cases)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.nat({ max: targets.length - 1 }), mutation(), async (index, mutate) => {
-        const route = targets[index]!;
-        const body = mutate(structuredClone(route.body) as Record<string, unknown>);
-        const res = await send(route, body === undefined ? "" : encode(body));
-        expectSane(res, `${route.key} ${encode(body).slice(0, 200)}`);
-      }),
-      { seed: SEED, numRuns: RUNS, endOnFailure: true },
-    );
-  }, SOAK ? 3_600_000 : 90_000);
+  it(
+    `never answers 5xx and always answers errors in the documented shape (${RUNS} seeded cases)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.nat({ max: targets.length - 1 }), mutation(), async (index, mutate) => {
+          const route = targets[index]!;
+          const body = mutate(structuredClone(route.body) as Record<string, unknown>);
+          const res = await send(route, body === undefined ? "" : encode(body));
+          expectSane(res, `${route.key} ${encode(body).slice(0, 200)}`);
+        }),
+        { seed: SEED, numRuns: RUNS, endOnFailure: true },
+      );
+    },
+    SOAK ? 3_600_000 : 90_000,
+  );
 
-  it(`answers boundary ids, dates and numbers in paths, filters and query parameters without a 5xx (${QUERY_RUNS} seeded cases)`, async () => {
-    const idText = fc.constantFrom<string>("0", "-1", "1", "01", "1e3", "", " 1", String(INT4_MAX), String(INT4_MAX + 1), "99999999999999999999", "2147483000", "abc", ...boundaryIds.filter((v) => typeof v === "number" && v > 0).map(String));
-    const dateText = fc.constantFrom<string>(...(BOUNDARY_DATES as string[]), "", "abc", "2026-1-1");
-    const queries: [string, (id: string, date: string) => string][] = [
-      ["invoice by id", (id) => `/invoices/${id}`],
-      ["invoices by date", (_id, date) => `/invoices?filter[issue_date]=${date}`],
-      ["invoices by contact", (id) => `/invoices?filter[contact_id]=${id}`],
-      ["quotations by contact", (id) => `/quotations?filter[contact_id]=${id}`],
-      ["movements", (id, date) => `/inventory/movements?product_id=${id}&date_from=${date}&date_to=${date}`],
-      ["low stock", (id) => `/inventory/low-stock?workspace_id=${id}`],
-      ["products of a workspace", (id) => `/products?filter[workspace_id]=${id}`],
-      ["product stock", (id) => `/products/${id}/stock`],
-      ["transfers of a product", (id) => `/stock-transfers?filter[product_id]=${id}`],
-      ["bank accounts by currency", (id) => `/bank-accounts?filter[currency_id]=${id}`],
-    ];
-    await fc.assert(
-      fc.asyncProperty(fc.nat({ max: queries.length - 1 }), idText, dateText, async (index, id, date) => {
-        const [name, build] = queries[index]!;
-        const path = build(encodeURIComponent(id), encodeURIComponent(date));
-        const res = await send({ key: `GET ${path}`, method: "GET", url: `/api/v1${path}` } as ConcreteRoute, undefined);
-        expectSane(res, `${name}: GET ${path}`);
-      }),
-      { seed: SEED, numRuns: QUERY_RUNS, endOnFailure: true },
-    );
-  }, SOAK ? 600_000 : 60_000);
+  it(
+    `answers boundary ids, dates and numbers in paths, filters and query parameters without a 5xx (${QUERY_RUNS} seeded cases)`,
+    async () => {
+      const idText = fc.constantFrom<string>(
+        "0",
+        "-1",
+        "1",
+        "01",
+        "1e3",
+        "",
+        " 1",
+        String(INT4_MAX),
+        String(INT4_MAX + 1),
+        "99999999999999999999",
+        "2147483000",
+        "abc",
+        ...boundaryIds.filter((v) => typeof v === "number" && v > 0).map(String),
+      );
+      const dateText = fc.constantFrom<string>(...(BOUNDARY_DATES as string[]), "", "abc", "2026-1-1");
+      const queries: [string, (id: string, date: string) => string][] = [
+        ["invoice by id", (id) => `/invoices/${id}`],
+        ["invoices by date", (_id, date) => `/invoices?filter[issue_date]=${date}`],
+        ["invoices by contact", (id) => `/invoices?filter[contact_id]=${id}`],
+        ["quotations by contact", (id) => `/quotations?filter[contact_id]=${id}`],
+        ["movements", (id, date) => `/inventory/movements?product_id=${id}&date_from=${date}&date_to=${date}`],
+        ["low stock", (id) => `/inventory/low-stock?workspace_id=${id}`],
+        ["products of a workspace", (id) => `/products?filter[workspace_id]=${id}`],
+        ["product stock", (id) => `/products/${id}/stock`],
+        ["transfers of a product", (id) => `/stock-transfers?filter[product_id]=${id}`],
+        ["bank accounts by currency", (id) => `/bank-accounts?filter[currency_id]=${id}`],
+      ];
+      await fc.assert(
+        fc.asyncProperty(fc.nat({ max: queries.length - 1 }), idText, dateText, async (index, id, date) => {
+          const [name, build] = queries[index]!;
+          const path = build(encodeURIComponent(id), encodeURIComponent(date));
+          const res = await send({ key: `GET ${path}`, method: "GET", url: `/api/v1${path}` } as ConcreteRoute, undefined);
+          expectSane(res, `${name}: GET ${path}`);
+        }),
+        { seed: SEED, numRuns: QUERY_RUNS, endOnFailure: true },
+      );
+    },
+    SOAK ? 600_000 : 60_000,
+  );
 
   it("refuses 1e400, -0, NaN strings and huge numbers in money and quantity fields", async () => {
     const invoices = targets.find((r) => r.key === "POST /api/v1/invoices")!;
@@ -311,12 +388,39 @@ describe("fuzzing every JSON body", () => {
 
   it("ignores or refuses fields a client must not set (tenant, workspace, status, number, totals)", async () => {
     const o = world.objects;
-    const hostileFields = { tenant_id: 999_999, workspace_id: world.w2, status: "paid", document_number: "B0299999999", total_amount: "0.01", subtotal: "0.01", amount_paid: "999.00", amount_due: "0.00", id: 1, created_by: 1 };
-    const invoice = await send(concreteRoutes(world).find((r) => r.key === "POST /api/v1/invoices")!, JSON.stringify({ contact_id: o.contact.id, document_subtype_id: world.ids.b02, issue_date: "2026-11-20", items: [{ product_id: o.product.id, quantity: "2", unit_price: "50.00" }], ...hostileFields }));
+    const hostileFields = {
+      tenant_id: 999_999,
+      workspace_id: world.w2,
+      status: "paid",
+      document_number: "B0299999999",
+      total_amount: "0.01",
+      subtotal: "0.01",
+      amount_paid: "999.00",
+      amount_due: "0.00",
+      id: 1,
+      created_by: 1,
+    };
+    const invoice = await send(
+      concreteRoutes(world).find((r) => r.key === "POST /api/v1/invoices")!,
+      JSON.stringify({
+        contact_id: o.contact.id,
+        document_subtype_id: world.ids.b02,
+        issue_date: "2026-11-20",
+        items: [{ product_id: o.product.id, quantity: "2", unit_price: "50.00" }],
+        ...hostileFields,
+      }),
+    );
     expect([201, 422]).toContain(invoice.status);
     if (invoice.status === 201) {
       const id = invoice.body.data.id;
-      const [row] = await asOwner(async (db) => ((await db.execute(sql`SELECT tenant_id, workspace_id, status, document_number, total_amount::text, amount_paid::text FROM invoices WHERE id = ${id}`)) as any).rows);
+      const [row] = await asOwner(
+        async (db) =>
+          (
+            (await db.execute(
+              sql`SELECT tenant_id, workspace_id, status, document_number, total_amount::text, amount_paid::text FROM invoices WHERE id = ${id}`,
+            )) as any
+          ).rows,
+      );
       expect(row.tenant_id).toBe(world.tenant.tenantId);
       expect(row.workspace_id).toBe(world.w1);
       expect(row.status).toBe("pending_payment");
@@ -324,16 +428,32 @@ describe("fuzzing every JSON body", () => {
       expect(Number(row.total_amount)).toBeGreaterThanOrEqual(100); // 2 × 50 plus the product's taxes, never the 0.01 sent
       expect(row.amount_paid).toBe("0.00");
     }
-    const quotation = await send(concreteRoutes(world).find((r) => r.key === "POST /api/v1/quotations")!, JSON.stringify({ contact_id: o.contact.id, document_subtype_id: world.ids.cot, issue_date: "2026-11-20", items: [{ product_id: o.product.id, quantity: "1", unit_price: "10" }], ...hostileFields, status: "converted" }));
+    const quotation = await send(
+      concreteRoutes(world).find((r) => r.key === "POST /api/v1/quotations")!,
+      JSON.stringify({
+        contact_id: o.contact.id,
+        document_subtype_id: world.ids.cot,
+        issue_date: "2026-11-20",
+        items: [{ product_id: o.product.id, quantity: "1", unit_price: "10" }],
+        ...hostileFields,
+        status: "converted",
+      }),
+    );
     expect([201, 422]).toContain(quotation.status);
     if (quotation.status === 201) {
       const id = quotation.body.data.id;
-      const [row] = await asOwner(async (db) => ((await db.execute(sql`SELECT tenant_id, workspace_id, status, document_number, total_amount::text FROM quotations WHERE id = ${id}`)) as any).rows);
+      const [row] = await asOwner(
+        async (db) =>
+          ((await db.execute(sql`SELECT tenant_id, workspace_id, status, document_number, total_amount::text FROM quotations WHERE id = ${id}`)) as any).rows,
+      );
       expect(row).toMatchObject({ tenant_id: world.tenant.tenantId, workspace_id: world.w1, status: "draft" });
       expect(row.document_number).not.toBe("B0299999999");
       expect(row.total_amount).not.toBe("0.01");
     }
-    const product = await send(concreteRoutes(world).find((r) => r.key === "POST /api/v1/products")!, JSON.stringify({ name: "Masivo", price: "5.00", tenant_id: 999_999, id: 1, created_at: "2000-01-01T00:00:00Z" }));
+    const product = await send(
+      concreteRoutes(world).find((r) => r.key === "POST /api/v1/products")!,
+      JSON.stringify({ name: "Masivo", price: "5.00", tenant_id: 999_999, id: 1, created_at: "2000-01-01T00:00:00Z" }),
+    );
     expect([201, 422]).toContain(product.status);
     if (product.status === 201) {
       const [row] = await asOwner(async (db) => ((await db.execute(sql`SELECT tenant_id, id FROM products WHERE id = ${product.body.data.id}`)) as any).rows);
@@ -346,19 +466,36 @@ describe("fuzzing every JSON body", () => {
     const patch = await send(concreteRoutes(world).find((r) => r.key === "PATCH /api/v1/invoices/{id}")!, JSON.stringify({ notes: "otra", ...hostileFields }));
     expect([200, 409, 422]).toContain(patch.status);
     const after = (await appCall(world.tenant.subdomain, `/invoices/${o.invoice.id}`, { token: world.tenant.admin.token, headers: w1, env: ENV })).body.data;
-    expect({ n: after.document_number, t: after.total_amount, s: after.status, w: after.workspace_id, p: after.amount_paid }).toEqual({ n: before.document_number, t: before.total_amount, s: before.status, w: before.workspace_id, p: before.amount_paid });
+    expect({ n: after.document_number, t: after.total_amount, s: after.status, w: after.workspace_id, p: after.amount_paid }).toEqual({
+      n: before.document_number,
+      t: before.total_amount,
+      s: before.status,
+      w: before.workspace_id,
+      p: before.amount_paid,
+    });
   });
 
   it("records the figures", async () => {
     console.log(`fuzz: ${stats.cases} cases, statuses ${JSON.stringify(stats.byStatus)}`);
-    await record({ suite: "fuzz (fast-check, seeded)", cases: stats.cases, failures: stats.failures, invariants: 3, notes: `seed ${SEED}; statuses ${JSON.stringify(stats.byStatus)}` });
+    await record({
+      suite: "fuzz (fast-check, seeded)",
+      cases: stats.cases,
+      failures: stats.failures,
+      invariants: 3,
+      notes: `seed ${SEED}; statuses ${JSON.stringify(stats.byStatus)}`,
+    });
   });
 });
 
 describe("NUL characters", () => {
   it("answers a string holding \\u0000 with 422, not a database error", async () => {
     const w = await buildWorld();
-    const res = await appCall(w.tenant.subdomain, `/currencies/${w.objects.currency.id}`, { method: "PATCH", token: w.tenant.admin.token, body: { name: "a\u0000b" }, env: ENV });
+    const res = await appCall(w.tenant.subdomain, `/currencies/${w.objects.currency.id}`, {
+      method: "PATCH",
+      token: w.tenant.admin.token,
+      body: { name: "a\u0000b" },
+      env: ENV,
+    });
     expect(res.status, res.text).toBe(422);
     expectErrorShape(res);
   });

@@ -1,4 +1,4 @@
-import { routeTable, type RouteAccess } from "../../src/http/openapi";
+import { type RouteAccess, routeTable } from "../../src/http/openapi";
 import { uniqueName } from "../support/seed";
 import { botToken, platformId, TEMPLATE, type World } from "./world";
 
@@ -161,6 +161,16 @@ export function concreteRoutes(world: World): ConcreteRoute[] {
     if (query) namesWorkspaceObject = true;
     if (key === "POST /api/v1/quotations/bulk/pdf") namesWorkspaceObject = true;
     scope ??= COLLECTION_SCOPE.find(([pattern]) => pattern.test(route.path))![1];
-    return { route, key, method: route.method, url: url + query, body: validBody(world, route.method, route.path), namesWorkspaceObject, namesTenantObject, scope, isWrite };
+    return {
+      route,
+      key,
+      method: route.method,
+      url: url + query,
+      body: validBody(world, route.method, route.path),
+      namesWorkspaceObject,
+      namesTenantObject,
+      scope,
+      isWrite,
+    };
   });
 }

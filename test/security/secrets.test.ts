@@ -1,7 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { asOwner, DEFAULT_PASSWORD, sql } from "../support/seed";
-import { appCall, buildWorld, botToken, platformId, record, unlimited } from "./world";
-import { uniqueName } from "../support/seed";
+import { asOwner, DEFAULT_PASSWORD, sql, uniqueName } from "../support/seed";
+import { appCall, botToken, buildWorld, platformId, record, unlimited } from "./world";
 
 /**
  * Secrets never leave: password hashes, JWTs (other than in the response that issues them), bot
@@ -31,8 +30,18 @@ describe("secrets never appear in a response body or a log line", () => {
       const bot = await api.post("/api/messaging-bots", { name: "Secreto", token });
       expect(bot.status).toBe(201);
       bodies.push(bot.text);
-      const chatSecrets = { access_token: `EAAG${uniqueName("access")}`, app_secret: `appsecret-${uniqueName("s")}`, webhook_verify_token: `verify-${uniqueName("v")}` };
-      const chat = await api.post("/api/chat-accounts", { name: "Chat", phone_number: "+1 809-555-0100", phone_number_id: platformId(), business_account_id: platformId(), ...chatSecrets });
+      const chatSecrets = {
+        access_token: `EAAG${uniqueName("access")}`,
+        app_secret: `appsecret-${uniqueName("s")}`,
+        webhook_verify_token: `verify-${uniqueName("v")}`,
+      };
+      const chat = await api.post("/api/chat-accounts", {
+        name: "Chat",
+        phone_number: "+1 809-555-0100",
+        phone_number_id: platformId(),
+        business_account_id: platformId(),
+        ...chatSecrets,
+      });
       expect(chat.status).toBe(201);
       bodies.push(chat.text);
 
@@ -41,7 +50,21 @@ describe("secrets never appear in a response body or a log line", () => {
       const issued = login.body.data.token as string;
 
       const as = unlimited(tenant.subdomain, issued);
-      for (const path of ["/me", "/auth/tokens", "/workspace/members", `/workspaces/${world.w1}`, "/workspaces", "/workspace/invitations", "/api/messaging-bots", `/api/messaging-bots/${bot.body.data.id}`, "/api/chat-accounts", `/api/chat-accounts/${chat.body.data.id}`, `/invoices/${world.objects.invoice.id}`, "/roles", "/api/v1/no-such-route"]) {
+      for (const path of [
+        "/me",
+        "/auth/tokens",
+        "/workspace/members",
+        `/workspaces/${world.w1}`,
+        "/workspaces",
+        "/workspace/invitations",
+        "/api/messaging-bots",
+        `/api/messaging-bots/${bot.body.data.id}`,
+        "/api/chat-accounts",
+        `/api/chat-accounts/${chat.body.data.id}`,
+        `/invoices/${world.objects.invoice.id}`,
+        "/roles",
+        "/api/v1/no-such-route",
+      ]) {
         await keep(as.get(path));
       }
       await keep(as.patch(`/api/messaging-bots/${bot.body.data.id}`, { name: "Otro" }));
@@ -53,29 +76,52 @@ describe("secrets never appear in a response body or a log line", () => {
       await keep(call(tenant.subdomain, "/api/v1/me", { token: issued, headers: { "x-workspace-id": "not-a-number" } }));
       await keep(as.post("/api/messaging-bots", { name: "Inválido", token: `${token}-invalid` }));
       await keep(as.post("/api/chat-accounts", { name: 1, ...chatSecrets }));
-      await keep(call(tenant.subdomain, `/webhooks/messaging-bots/${bot.body.data.id}`, { method: "POST", body: { update_id: 1 }, headers: { "x-telegram-bot-api-secret-token": token } }));
+      await keep(
+        call(tenant.subdomain, `/webhooks/messaging-bots/${bot.body.data.id}`, {
+          method: "POST",
+          body: { update_id: 1 },
+          headers: { "x-telegram-bot-api-secret-token": token },
+        }),
+      );
       await keep(call(tenant.subdomain, `/webhooks/chat-accounts/${chat.body.data.id}?hub.mode=subscribe&hub.verify_token=wrong&hub.challenge=1`));
       // Paths that always log: the database unavailable (503) with the token in the request.
       await keep(call(tenant.subdomain, "/me", { token: issued, env: { DATABASE_URL: "postgres://sucursal_app@127.0.0.1:1/x" } }));
-      await keep(call(tenant.subdomain, "/me", { token: issued, headers: { authorization: `Bearer ${issued}` }, env: { DATABASE_URL: "postgres://sucursal_app@127.0.0.1:1/x" } }));
+      await keep(
+        call(tenant.subdomain, "/me", {
+          token: issued,
+          headers: { authorization: `Bearer ${issued}` },
+          env: { DATABASE_URL: "postgres://sucursal_app@127.0.0.1:1/x" },
+        }),
+      );
       // A database error nothing maps (a trigger raising XX000 on a marked insert): the 500's log
       // line names the error's class, SQLSTATE and constraint, and none of the query's parameters.
       await asOwner(async (db) => {
-        await db.execute(sql.raw(`CREATE OR REPLACE FUNCTION test_secrets_forced_failure() RETURNS trigger LANGUAGE plpgsql AS $$
-          BEGIN RAISE EXCEPTION 'forced failure' USING ERRCODE = 'XX000', CONSTRAINT = 'salesmen_forced_failure', TABLE = 'salesmen'; END $$`));
-        await db.execute(sql.raw(`CREATE OR REPLACE TRIGGER test_secrets_forced_failure BEFORE INSERT ON salesmen
-          FOR EACH ROW WHEN (NEW.full_name LIKE 'zz-forced-failure-%') EXECUTE FUNCTION test_secrets_forced_failure()`));
+        await db.execute(
+          sql.raw(`CREATE OR REPLACE FUNCTION test_secrets_forced_failure() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN RAISE EXCEPTION 'forced failure' USING ERRCODE = 'XX000', CONSTRAINT = 'salesmen_forced_failure', TABLE = 'salesmen'; END $$`),
+        );
+        await db.execute(
+          sql.raw(`CREATE OR REPLACE TRIGGER test_secrets_forced_failure BEFORE INSERT ON salesmen
+          FOR EACH ROW WHEN (NEW.full_name LIKE 'zz-forced-failure-%') EXECUTE FUNCTION test_secrets_forced_failure()`),
+        );
       });
       const parameters = { full_name: uniqueName("zz-forced-failure-"), email: `${uniqueName("param")}@secreto.do`, phone: `809${Date.now() % 10_000_000}` };
       const forced = await keep(as.post("/salesmen", parameters));
       expect(forced.status, forced.text).toBe(500);
       const unhandled = lines.filter((line) => line.includes('"unhandled error"'));
       expect(unhandled.length).toBe(1);
-      expect(JSON.parse(unhandled[0]!)).toMatchObject({ errorClass: "DrizzleQueryError", sqlState: "XX000", constraint: "salesmen_forced_failure", table: "salesmen" });
+      expect(JSON.parse(unhandled[0]!)).toMatchObject({
+        errorClass: "DrizzleQueryError",
+        sqlState: "XX000",
+        constraint: "salesmen_forced_failure",
+        table: "salesmen",
+      });
       await keep(as.delete("/auth/tokens/current"));
       await keep(call(tenant.subdomain, "/api/v1/me", { token: issued })); // revoked now
 
-      const [{ password_hash: hash }] = await asOwner(async (db) => ((await db.execute(sql`SELECT password_hash FROM users WHERE id = ${tenant.admin.id}`)) as unknown as { rows: any[] }).rows);
+      const [{ password_hash: hash }] = await asOwner(
+        async (db) => ((await db.execute(sql`SELECT password_hash FROM users WHERE id = ${tenant.admin.id}`)) as unknown as { rows: any[] }).rows,
+      );
       const secrets: Record<string, string> = {
         "password hash": hash,
         "the admin's JWT": tenant.admin.token,
@@ -93,12 +139,22 @@ describe("secrets never appear in a response body or a log line", () => {
       const leaks: string[] = [];
       for (const [name, secret] of Object.entries(secrets)) {
         expect(secret.length).toBeGreaterThan(8);
-        bodies.forEach((body, i) => body.includes(secret) && leaks.push(`${name} in response body #${i}: ${body.slice(0, 200)}`));
-        lines.forEach((line) => line.includes(secret) && leaks.push(`${name} in log line: ${line.slice(0, 200)}`));
+        bodies.forEach((body, i) => {
+          if (body.includes(secret)) leaks.push(`${name} in response body #${i}: ${body.slice(0, 200)}`);
+        });
+        lines.forEach((line) => {
+          if (line.includes(secret)) leaks.push(`${name} in log line: ${line.slice(0, 200)}`);
+        });
       }
       expect(leaks).toEqual([]);
       expect(lines.length).toBeGreaterThan(0); // the capture saw the Worker's logs
-      await record({ suite: "secrets", cases: bodies.length + lines.length, failures: leaks.length, invariants: Object.keys(secrets).length, notes: `${bodies.length} bodies, ${lines.length} log lines` });
+      await record({
+        suite: "secrets",
+        cases: bodies.length + lines.length,
+        failures: leaks.length,
+        invariants: Object.keys(secrets).length,
+        notes: `${bodies.length} bodies, ${lines.length} log lines`,
+      });
     } finally {
       for (const spy of spies) spy.mockRestore();
     }

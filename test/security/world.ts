@@ -2,10 +2,10 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { expect } from "vitest";
 import { createApp } from "../../src/app";
 import { issueAccessToken } from "../../src/modules/auth/service";
-import { client, readResponse, testRequest, v1, type ApiResponse, type CallOptions, type Client } from "../support/api";
+import { type ApiResponse, type CallOptions, type Client, client, readResponse, testRequest, v1 } from "../support/api";
 import { env } from "../support/env";
 import { catalogIds, createContact } from "../support/sales";
-import { asOwner, seedTenant, seedUser, seedWorkspace, uniqueName, type SeededTenant, type SeededUser } from "../support/seed";
+import { asOwner, type SeededTenant, type SeededUser, seedTenant, seedUser, seedWorkspace, uniqueName } from "../support/seed";
 import { createProduct, initialStock } from "../support/stock";
 
 export const securityEnv = env as typeof env & {
@@ -57,11 +57,7 @@ export function expectErrorShape(res: ApiResponse, context = "") {
  * Calls the app directly with env overrides (createApp().fetch), e.g. a lifted rate limit for
  * suites that are not about rate limits, or a database URL / relay under fault.
  */
-export async function appCall(
-  subdomain: string,
-  path: string,
-  options: CallOptions & { env?: Record<string, unknown> } = {},
-): Promise<ApiResponse> {
+export async function appCall(subdomain: string, path: string, options: CallOptions & { env?: Record<string, unknown> } = {}): Promise<ApiResponse> {
   const ctx = createExecutionContext();
   const response = await createApp().fetch(testRequest(subdomain, v1(path), options), { ...env, ...options.env } as never, ctx);
   const result = await readResponse(response);
@@ -74,9 +70,17 @@ export const NO_LIMIT = { RATE_LIMIT_AUTHENTICATED_PER_MINUTE: "1000000", RATE_L
 
 /** A client over appCall with the limiter lifted. */
 export function unlimited(subdomain: string, token?: string, extraEnv: Record<string, unknown> = {}) {
-  const go = (method: string) => (path: string, body?: unknown, options: CallOptions = {}) =>
-    appCall(subdomain, path, { token, ...options, method, body, env: { ...NO_LIMIT, ...extraEnv } });
-  return { get: (path: string, options: CallOptions = {}) => go("GET")(path, undefined, options), post: go("POST"), put: go("PUT"), patch: go("PATCH"), delete: (path: string, options: CallOptions = {}) => go("DELETE")(path, undefined, options) };
+  const go =
+    (method: string) =>
+    (path: string, body?: unknown, options: CallOptions = {}) =>
+      appCall(subdomain, path, { token, ...options, method, body, env: { ...NO_LIMIT, ...extraEnv } });
+  return {
+    get: (path: string, options: CallOptions = {}) => go("GET")(path, undefined, options),
+    post: go("POST"),
+    put: go("PUT"),
+    patch: go("PATCH"),
+    delete: (path: string, options: CallOptions = {}) => go("DELETE")(path, undefined, options),
+  };
 }
 
 export const TEMPLATE = {
@@ -116,37 +120,80 @@ export async function buildWorld() {
     { product_id: shared.id, quantity: "100", cost: "10" },
   ]);
   const invoiceNotes = mark("Factura");
-  const invoice = (await ok(await api.post("/invoices", { contact_id: contact.id, document_subtype_id: ids.b02, issue_date: "2026-11-20", notes: invoiceNotes, items: [{ product_id: product.id, quantity: "1", unit_price: "500" }] }))).data;
-  const paymentId = (await ok(await api.post(`/invoices/${invoice.id}/payments`, { amount: "100.00", payment_date: "2026-11-21", payment_method: "cash" }))).data.payment.id as number;
+  const invoice = (
+    await ok(
+      await api.post("/invoices", {
+        contact_id: contact.id,
+        document_subtype_id: ids.b02,
+        issue_date: "2026-11-20",
+        notes: invoiceNotes,
+        items: [{ product_id: product.id, quantity: "1", unit_price: "500" }],
+      }),
+    )
+  ).data;
+  const paymentId = (await ok(await api.post(`/invoices/${invoice.id}/payments`, { amount: "100.00", payment_date: "2026-11-21", payment_method: "cash" })))
+    .data.payment.id as number;
   const quotationNotes = mark("Cotizacion");
-  const quotation = (await ok(await api.post("/quotations", { contact_id: contact.id, document_subtype_id: ids.cot, issue_date: "2026-11-20", notes: quotationNotes, items: [{ product_id: product.id, quantity: "1", unit_price: "500" }] }))).data;
+  const quotation = (
+    await ok(
+      await api.post("/quotations", {
+        contact_id: contact.id,
+        document_subtype_id: ids.cot,
+        issue_date: "2026-11-20",
+        notes: quotationNotes,
+        items: [{ product_id: product.id, quantity: "1", unit_price: "500" }],
+      }),
+    )
+  ).data;
   const transferNotes = mark("Traslado");
   const transfer = (await ok(await api.post("/stock-transfers", { product_id: shared.id, to_workspace_id: w3, quantity: "1", notes: transferNotes }))).data;
   const adjustmentNotes = mark("Ajuste");
-  const adjustment = (await ok(await api.post("/inventory-adjustments", { reference: adjustmentNotes, items: [{ product_id: product.id, quantity_adjustment: "-1", reason: "damaged", notes: adjustmentNotes }] }))).data;
+  const adjustment = (
+    await ok(
+      await api.post("/inventory-adjustments", {
+        reference: adjustmentNotes,
+        items: [{ product_id: product.id, quantity_adjustment: "-1", reason: "damaged", notes: adjustmentNotes }],
+      }),
+    )
+  ).data;
   const invitationEmail = `${mark("invitee")}@secreto.do`;
   const invitation = (await ok(await api.post("/workspace/invitations", { email: invitationEmail, role: "viewer" }))).data;
-  const roleName = mark("rol").replace(/[^a-z0-9_]/gi, "_").toLowerCase();
+  const roleName = mark("rol")
+    .replace(/[^a-z0-9_]/gi, "_")
+    .toLowerCase();
   const role = (await ok(await api.post("/roles", { name: roleName, display_name: mark("Rol"), permissions: ["products:view"] }))).data;
   const tax = (await ok(await api.post("/taxes", { name: mark("Impuesto"), type: "other", rate: "5" }))).data;
   const currency = (await ok(await api.post("/currencies", { code: "EUR", name: mark("Euro"), symbol: "€", exchange_rate: "64" }))).data;
-  const subtype = (await ok(await api.post("/document-subtypes", { name: mark("Secuencia"), type: "invoice", prefix: "B15", start_number: 1, end_number: 1000, valid_until: "2030-12-31" }))).data;
+  const subtype = (
+    await ok(
+      await api.post("/document-subtypes", {
+        name: mark("Secuencia"),
+        type: "invoice",
+        prefix: "B15",
+        start_number: 1,
+        end_number: 1000,
+        valid_until: "2030-12-31",
+      }),
+    )
+  ).data;
   const salesman = (await ok(await api.post("/salesmen", { full_name: mark("Vendedor"), email: `${mark("sales")}@secreto.do` }))).data;
   const bank = (await ok(await api.post("/bank-accounts", { name: mark("Banco"), type: "bank", account_number: "000123" }))).data;
   const botName = mark("Bot");
   const bot = (await ok(await api.post("/api/messaging-bots", { name: botName, token: botToken() }))).data;
   const chatName = mark("Chat");
-  const chat = (await ok(
-    await api.post("/api/chat-accounts", {
-      name: chatName,
-      phone_number: "+1 809-555-0100",
-      phone_number_id: platformId(),
-      business_account_id: platformId(),
-      access_token: `EAAG${uniqueName("access")}`,
-      app_secret: `appsecret-${uniqueName("s")}`,
-      webhook_verify_token: `verify-${uniqueName("v")}`,
-    }),
-  )).data;
+  const chat = (
+    await ok(
+      await api.post("/api/chat-accounts", {
+        name: chatName,
+        phone_number: "+1 809-555-0100",
+        phone_number_id: platformId(),
+        business_account_id: platformId(),
+        access_token: `EAAG${uniqueName("access")}`,
+        app_secret: `appsecret-${uniqueName("s")}`,
+        webhook_verify_token: `verify-${uniqueName("v")}`,
+      }),
+    )
+  ).data;
   const w1Viewer = await seedUser(tenant, { role: "viewer", workspaceIds: [w1] });
   const tokens = (await api.get("/auth/tokens")).body.data as { id: string }[];
 
@@ -156,11 +203,60 @@ export async function buildWorld() {
     w2,
     w3,
     ids,
-    objects: { contact, product, shared, invoice, paymentId, quotation, transfer, adjustment, invitation, role, tax, currency, subtype, salesman, bank, bot, chat, w1Viewer, adminTokenId: tokens[0]!.id },
+    objects: {
+      contact,
+      product,
+      shared,
+      invoice,
+      paymentId,
+      quotation,
+      transfer,
+      adjustment,
+      invitation,
+      role,
+      tax,
+      currency,
+      subtype,
+      salesman,
+      bank,
+      bot,
+      chat,
+      w1Viewer,
+      adminTokenId: tokens[0]!.id,
+    },
     /** Strings only W1's objects carry (a member of W2 must never see them). */
-    markers: [contact.name, contact.email!, product.name, product.sku, invoiceNotes, quotationNotes, adjustmentNotes, invitationEmail, botName, chatName, w1Viewer.email],
+    markers: [
+      contact.name,
+      contact.email!,
+      product.name,
+      product.sku,
+      invoiceNotes,
+      quotationNotes,
+      adjustmentNotes,
+      invitationEmail,
+      botName,
+      chatName,
+      w1Viewer.email,
+    ],
     /** Strings only tenant A carries (another tenant must never see them). */
-    tenantMarkers: [contact.name, contact.email!, product.name, invoiceNotes, quotationNotes, invitationEmail, tax.name, currency.name, subtype.name, salesman.full_name, bank.name, botName, chatName, tenant.admin.email, w1Viewer.email, roleName],
+    tenantMarkers: [
+      contact.name,
+      contact.email!,
+      product.name,
+      invoiceNotes,
+      quotationNotes,
+      invitationEmail,
+      tax.name,
+      currency.name,
+      subtype.name,
+      salesman.full_name,
+      bank.name,
+      botName,
+      chatName,
+      tenant.admin.email,
+      w1Viewer.email,
+      roleName,
+    ],
   };
 }
 

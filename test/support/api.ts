@@ -55,9 +55,11 @@ export function client(subdomain: string, token?: string, defaults: Omit<CallOpt
   const withDefaults = (options: CallOptions): CallOptions => ({ token, ...defaults, ...options, headers: { ...defaults.headers, ...options.headers } });
   return {
     get: <T = any>(path: string, options: CallOptions = {}) => call<T>(subdomain, v1(path), withDefaults({ ...options, method: "GET" })),
-    post: <T = any>(path: string, body?: unknown, options: CallOptions = {}) => call<T>(subdomain, v1(path), withDefaults({ ...options, method: "POST", body })),
+    post: <T = any>(path: string, body?: unknown, options: CallOptions = {}) =>
+      call<T>(subdomain, v1(path), withDefaults({ ...options, method: "POST", body })),
     put: <T = any>(path: string, body?: unknown, options: CallOptions = {}) => call<T>(subdomain, v1(path), withDefaults({ ...options, method: "PUT", body })),
-    patch: <T = any>(path: string, body?: unknown, options: CallOptions = {}) => call<T>(subdomain, v1(path), withDefaults({ ...options, method: "PATCH", body })),
+    patch: <T = any>(path: string, body?: unknown, options: CallOptions = {}) =>
+      call<T>(subdomain, v1(path), withDefaults({ ...options, method: "PATCH", body })),
     delete: <T = any>(path: string, options: CallOptions = {}) => call<T>(subdomain, v1(path), withDefaults({ ...options, method: "DELETE" })),
     as: (otherToken: string | undefined, extra: Omit<CallOptions, "method" | "body"> = {}) => client(subdomain, otherToken, { ...defaults, ...extra }),
   };

@@ -10,7 +10,15 @@ export async function catalogIds(api: Client) {
   const subtypes = (await api.get("/document-subtypes?per_page=100")).body.data as { id: number; prefix: string; type: string }[];
   const tax = (name: string) => taxes.find((t) => t.name === name)!.id;
   const subtype = (prefix: string) => subtypes.find((s) => s.prefix === prefix)!.id;
-  return { itbis18: tax("ITBIS 18%"), itbis16: tax("ITBIS 16%"), exento: tax("Exento"), propina: tax("Propina Legal 10%"), b01: subtype("B01"), b02: subtype("B02"), cot: subtype("COT") };
+  return {
+    itbis18: tax("ITBIS 18%"),
+    itbis16: tax("ITBIS 16%"),
+    exento: tax("Exento"),
+    propina: tax("Propina Legal 10%"),
+    b01: subtype("B01"),
+    b02: subtype("B02"),
+    cot: subtype("COT"),
+  };
 }
 
 export async function createContact(api: Client, overrides: Record<string, unknown> = {}) {

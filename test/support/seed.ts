@@ -1,10 +1,10 @@
-import { drizzle } from "drizzle-orm/neon-serverless";
 import { and, eq, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/neon-serverless";
 import { createPool } from "../../src/db/client";
 import * as schema from "../../src/db/schema";
 import { hashPassword } from "../../src/lib/password";
 import { issueAccessToken } from "../../src/modules/auth/service";
-import { createTenant, type AnyDb } from "../../src/modules/tenants/service";
+import { type AnyDb, createTenant } from "../../src/modules/tenants/service";
 import { client } from "./api";
 import { env } from "./env";
 
@@ -47,9 +47,7 @@ export async function seedTenant(): Promise<SeededTenant> {
   const subdomain = uniqueName("t");
   const email = `admin@${subdomain}.do`;
   const created = await asOwner((db) => createTenant(db, { subdomain, name: `Tenant ${subdomain}`, adminEmail: email, adminPassword: DEFAULT_PASSWORD }));
-  const { token } = await asOwner((db) =>
-    issueAccessToken(db, env.JWT_SECRET, { tenantId: created.tenant.id, userId: created.user.id, name: "test" }),
-  );
+  const { token } = await asOwner((db) => issueAccessToken(db, env.JWT_SECRET, { tenantId: created.tenant.id, userId: created.user.id, name: "test" }));
   return {
     subdomain,
     tenantId: created.tenant.id,
@@ -81,7 +79,9 @@ export async function seedUser(tenant: SeededTenant, options: { role: string; wo
       .values({ tenantId: tenant.tenantId, name: email.split("@")[0]!, email, passwordHash, currentWorkspaceId: options.workspaceIds[0] ?? null })
       .returning();
     if (options.workspaceIds.length) {
-      await db.insert(schema.workspaceMembers).values(options.workspaceIds.map((workspaceId) => ({ tenantId: tenant.tenantId, workspaceId, userId: row!.id, roleId: role.id })));
+      await db
+        .insert(schema.workspaceMembers)
+        .values(options.workspaceIds.map((workspaceId) => ({ tenantId: tenant.tenantId, workspaceId, userId: row!.id, roleId: role.id })));
     }
     return row!;
   });
@@ -92,7 +92,10 @@ export async function seedUser(tenant: SeededTenant, options: { role: string; wo
 /** Another workspace of the tenant, owned by its admin (who is an admin member of it). */
 export async function seedWorkspace(tenant: SeededTenant, name = uniqueName("Sucursal ")): Promise<number> {
   return asOwner(async (db) => {
-    const [admin] = await db.select({ id: schema.roles.id }).from(schema.roles).where(and(eq(schema.roles.tenantId, tenant.tenantId), eq(schema.roles.name, "admin")));
+    const [admin] = await db
+      .select({ id: schema.roles.id })
+      .from(schema.roles)
+      .where(and(eq(schema.roles.tenantId, tenant.tenantId), eq(schema.roles.name, "admin")));
     const [workspace] = await db.insert(schema.workspaces).values({ tenantId: tenant.tenantId, name, ownerId: tenant.admin.id }).returning();
     await db.insert(schema.workspaceMembers).values({ tenantId: tenant.tenantId, workspaceId: workspace!.id, userId: tenant.admin.id, roleId: admin!.id });
     return workspace!.id;

@@ -38,7 +38,11 @@ describe("invitations: happy paths", () => {
   it("lets a new user accept with name and password: account, membership with the role, a working token", async () => {
     const tenant = await seedTenant();
     const second = await seedWorkspace(tenant, "Santiago");
-    const invited = await tenant.api.post("/workspace/invitations", { email: "nuevo@example.com", role: "viewer" }, { headers: { "X-Workspace-ID": String(second) } });
+    const invited = await tenant.api.post(
+      "/workspace/invitations",
+      { email: "nuevo@example.com", role: "viewer" },
+      { headers: { "X-Workspace-ID": String(second) } },
+    );
     expect(invited.status).toBe(201);
     const anonymous = client(tenant.subdomain);
     const accepted = await anonymous.post(`/invitations/${invited.body.data.token}/accept`, { name: "Nuevo Usuario", password: "una clave larga" });
@@ -54,7 +58,11 @@ describe("invitations: happy paths", () => {
 
     const me = await client(tenant.subdomain, accepted.body.data.token).get("/me");
     expect(me.status).toBe(200);
-    expect(me.body.data).toMatchObject({ email: "nuevo@example.com", current_workspace_id: second, workspaces: [{ id: second, name: "Santiago", role: "viewer" }] });
+    expect(me.body.data).toMatchObject({
+      email: "nuevo@example.com",
+      current_workspace_id: second,
+      workspaces: [{ id: second, name: "Santiago", role: "viewer" }],
+    });
     // The password works too.
     const login = await anonymous.post("/auth/tokens", { email: "nuevo@example.com", password: "una clave larga" });
     expect(login.status).toBe(201);
@@ -68,7 +76,11 @@ describe("invitations: happy paths", () => {
     const tenant = await seedTenant();
     const second = await seedWorkspace(tenant, "Santiago");
     const user = await seedUser(tenant, { role: "viewer", workspaceIds: [tenant.workspaceId] });
-    const invited = await tenant.api.post("/workspace/invitations", { email: user.email.toUpperCase(), role: "member" }, { headers: { "X-Workspace-ID": String(second) } });
+    const invited = await tenant.api.post(
+      "/workspace/invitations",
+      { email: user.email.toUpperCase(), role: "member" },
+      { headers: { "X-Workspace-ID": String(second) } },
+    );
     expect(invited.status).toBe(201);
 
     const accepted = await user.api.post(`/invitations/${invited.body.data.token}/accept`);

@@ -75,7 +75,11 @@ describe("invitations: security", () => {
     const other = await seedWorkspace(tenant, "Santiago");
     const manager = await seedUser(tenant, { role: "admin", workspaceIds: [tenant.workspaceId] });
     const otherManager = await seedUser(tenant, { role: "member", workspaceIds: [other] });
-    const res = await otherManager.api.post("/workspace/invitations", { email: "z@example.com" }, { headers: { "X-Workspace-ID": String(tenant.workspaceId) } });
+    const res = await otherManager.api.post(
+      "/workspace/invitations",
+      { email: "z@example.com" },
+      { headers: { "X-Workspace-ID": String(tenant.workspaceId) } },
+    );
     expect(res.status).toBe(403);
     expect(res.body.code).toBe("workspace_forbidden");
     const invited = await manager.api.post("/workspace/invitations", { email: "z@example.com" });
@@ -137,7 +141,11 @@ describe("invitations: security", () => {
     expect(inSantiago.body.code).toBe("forbidden");
     expect(inSantiago.body.message).toContain(`workspace ${branch}`);
     // In the inviter's own workspace the same role is fine.
-    const here = await inviter.api.post("/workspace/invitations", { email: "cerca@example.com", role: reader.name }, { headers: { "X-Workspace-ID": String(tenant.workspaceId) } });
+    const here = await inviter.api.post(
+      "/workspace/invitations",
+      { email: "cerca@example.com", role: reader.name },
+      { headers: { "X-Workspace-ID": String(tenant.workspaceId) } },
+    );
     expect(here.status).toBe(201);
     expect(here.body.data.workspace_id).toBe(tenant.workspaceId);
   });
@@ -182,7 +190,9 @@ describe("invitations: security", () => {
     const tenant = await seedTenant();
     const token = newInvitationToken();
     const link = acceptUrl("https://app.sucursal.test", tenant.subdomain, token);
-    const id = await asOwner((db) => enqueueEmail(db, tenant.tenantId, { to: "x@example.com", subject: "Invitación", template: "invitation", text: `Acepta aquí: ${link}\n` }));
+    const id = await asOwner((db) =>
+      enqueueEmail(db, tenant.tenantId, { to: "x@example.com", subject: "Invitación", template: "invitation", text: `Acepta aquí: ${link}\n` }),
+    );
     expect(await deliverOutboxMessage({ ...env, RESEND_API_KEY: undefined }, { tenant_id: tenant.tenantId, outbox_id: id })).toEqual({ outcome: "skipped" });
     const [row] = await outboxEmails(tenant.tenantId);
     expect(row).toMatchObject({ status: "skipped" });

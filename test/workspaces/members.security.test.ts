@@ -55,8 +55,7 @@ describe("members: security", () => {
     const staff = await createRole(tenant, ["members:view", "members:edit", "members:delete"]);
     const manager = await seedUser(tenant, { role: staff.name, workspaceIds: [tenant.workspaceId] });
     const superior = await seedUser(tenant, { role: "admin", workspaceIds: [tenant.workspaceId] });
-    const roleOf = async (userId: number) =>
-      (await tenant.api.get("/workspace/members")).body.data.find((m: { id: number }) => m.id === userId)?.role;
+    const roleOf = async (userId: number) => (await tenant.api.get("/workspace/members")).body.data.find((m: { id: number }) => m.id === userId)?.role;
 
     // The new role (staff) is within what the manager holds; the admin's current one is not.
     const demote = await manager.api.patch(`/workspace/members/${superior.id}`, { role: staff.name });

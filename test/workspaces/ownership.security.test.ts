@@ -123,10 +123,7 @@ describe("workspaces: ownership transfer", () => {
       const id = tenant.workspaceId;
       const heir = await seedUser(tenant, { role: "member", workspaceIds: [id] });
       const otherAdmin = await seedUser(tenant, { role: "admin", workspaceIds: [id] });
-      const [transfer, removal] = await Promise.all([
-        tenant.api.post(path(id), { user_id: heir.id }),
-        otherAdmin.api.delete(`/workspace/members/${heir.id}`),
-      ]);
+      const [transfer, removal] = await Promise.all([tenant.api.post(path(id), { user_id: heir.id }), otherAdmin.api.delete(`/workspace/members/${heir.id}`)]);
       outcomes.add(`${transfer.status}/${removal.status}`);
       // Either the transfer went first (the heir, now owner, cannot be removed) or the removal did
       // (then the heir is no member to hand the workspace to).

@@ -35,10 +35,18 @@ describe("roles: security", () => {
     const invited = await tenant.api.post("/workspace/invitations", { email: user.email, role: "admin" });
     expect((await user.api.post(`/invitations/${invited.body.data.token}/accept`)).status).toBe(200);
 
-    const asViewer = await user.api.post("/roles", { name: "en_santiago", display_name: "S", permissions: [] }, { headers: { "X-Workspace-ID": String(branch) } });
+    const asViewer = await user.api.post(
+      "/roles",
+      { name: "en_santiago", display_name: "S", permissions: [] },
+      { headers: { "X-Workspace-ID": String(branch) } },
+    );
     expect(asViewer.status).toBe(403);
     expect(asViewer.body.code).toBe("forbidden");
-    const asAdmin = await user.api.post("/roles", { name: "en_principal", display_name: "P", permissions: [] }, { headers: { "X-Workspace-ID": String(tenant.workspaceId) } });
+    const asAdmin = await user.api.post(
+      "/roles",
+      { name: "en_principal", display_name: "P", permissions: [] },
+      { headers: { "X-Workspace-ID": String(tenant.workspaceId) } },
+    );
     expect(asAdmin.status).toBe(201);
     // Their stored context (Santiago, as viewer) applies without the header.
     expect((await user.api.post("/roles", { name: "sin_header", display_name: "N", permissions: [] })).status).toBe(403);
@@ -46,13 +54,19 @@ describe("roles: security", () => {
 
   it("refuses to create or extend a role beyond the caller's own permissions", async () => {
     const tenant = await seedTenant();
-    const manager = await tenant.api.post("/roles", { name: "role_manager", display_name: "RM", permissions: ["roles:view", "roles:create", "roles:edit", "invoices:view"] });
+    const manager = await tenant.api.post("/roles", {
+      name: "role_manager",
+      display_name: "RM",
+      permissions: ["roles:view", "roles:create", "roles:edit", "invoices:view"],
+    });
     const user = await seedUser(tenant, { role: "role_manager", workspaceIds: [tenant.workspaceId] });
     const beyond = await user.api.post("/roles", { name: "super", display_name: "S", permissions: ["invoices:view", "view_all_locations"] });
     expect(beyond.status).toBe(403);
     expect(beyond.body.code).toBe("forbidden");
     expect(beyond.body.message).toContain("view_all_locations");
-    const self = await user.api.patch(`/roles/${manager.body.data.id}`, { permissions: ["roles:view", "roles:create", "roles:edit", "invoices:view", "invoices:delete"] });
+    const self = await user.api.patch(`/roles/${manager.body.data.id}`, {
+      permissions: ["roles:view", "roles:create", "roles:edit", "invoices:view", "invoices:delete"],
+    });
     expect(self.status).toBe(403);
     const within = await user.api.post("/roles", { name: "lector", display_name: "L", permissions: ["invoices:view"] });
     expect(within.status).toBe(201);
@@ -143,7 +157,11 @@ describe("roles: security", () => {
 
     // Offered by a pending invitation in B, where the user holds nothing.
     const offered = await createRole(tenant, ["products:view"]);
-    const invited = await tenant.api.post("/workspace/invitations", { email: "b@example.com", role: offered.name }, { headers: { "X-Workspace-ID": String(branchB) } });
+    const invited = await tenant.api.post(
+      "/workspace/invitations",
+      { email: "b@example.com", role: offered.name },
+      { headers: { "X-Workspace-ID": String(branchB) } },
+    );
     expect(invited.status).toBe(201);
     const held = await user.api.delete(`/roles/${offered.id}`);
     expect(held.status).toBe(403);

@@ -5,7 +5,7 @@ import { allPermissions } from "../../src/lib/permissions";
 import { issueAccessToken } from "../../src/modules/auth/service";
 import { call, client } from "../support/api";
 import { env } from "../support/env";
-import { asOwner, DEFAULT_PASSWORD, seedTenant, seedUser, seedWorkspace, type SeededTenant } from "../support/seed";
+import { asOwner, DEFAULT_PASSWORD, type SeededTenant, seedTenant, seedUser, seedWorkspace } from "../support/seed";
 import { createRole, userRow } from "./helpers";
 
 const login = (tenant: SeededTenant, email: string, password: string) =>
@@ -80,7 +80,11 @@ describe("users of the tenant: list", () => {
     // Every permission of the catalog, but not the built-in admin role.
     const almost = await createRole(tenant, allPermissions);
     const nearlyAdmin = await seedUser(tenant, { role: almost.name, workspaceIds: [tenant.workspaceId] });
-    for (const [who, user] of [["member", member], ["viewer", viewer], ["every permission", nearlyAdmin]] as const) {
+    for (const [who, user] of [
+      ["member", member],
+      ["viewer", viewer],
+      ["every permission", nearlyAdmin],
+    ] as const) {
       const res = await user.api.get("/users");
       expect(res.status, who).toBe(403);
       expect(res.body.code, who).toBe("forbidden");
@@ -102,7 +106,12 @@ describe("users of the tenant: deactivation", () => {
     const res = await tenant.api.post(`/users/${user.id}/deactivate`);
     expect(res.status, res.text).toBe(200);
     expect(res.body.message).toBe("User deactivated; their access tokens were revoked.");
-    expect(res.body.data).toMatchObject({ id: user.id, email: user.email, status: "deactivated", workspaces: [{ id: tenant.workspaceId, name: "Principal", role: "member" }] });
+    expect(res.body.data).toMatchObject({
+      id: user.id,
+      email: user.email,
+      status: "deactivated",
+      workspaces: [{ id: tenant.workspaceId, name: "Principal", role: "member" }],
+    });
     expect(res.body.data.deactivated_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
 
     for (const token of [user.token, second.body.data.token]) {
@@ -268,8 +277,17 @@ describe("the caller's password", () => {
     });
 
     expect((await user.api.post("/me/password", { new_password: "a brand new passphrase" })).body.errors).toHaveProperty("current_password");
-    expect((await user.api.post("/me/password", { current_password: DEFAULT_PASSWORD, new_password: "a brand new passphrase", user_id: tenant.admin.id })).status).toBe(422);
-    expect((await call(tenant.subdomain, "/api/v1/me/password", { method: "POST", body: { current_password: DEFAULT_PASSWORD, new_password: "a brand new passphrase" } })).body).toEqual(UNAUTHENTICATED);
+    expect(
+      (await user.api.post("/me/password", { current_password: DEFAULT_PASSWORD, new_password: "a brand new passphrase", user_id: tenant.admin.id })).status,
+    ).toBe(422);
+    expect(
+      (
+        await call(tenant.subdomain, "/api/v1/me/password", {
+          method: "POST",
+          body: { current_password: DEFAULT_PASSWORD, new_password: "a brand new passphrase" },
+        })
+      ).body,
+    ).toEqual(UNAUTHENTICATED);
 
     expect((await userRow(user.id)).passwordHash).toBe(hashBefore);
     expect((await login(tenant, user.email, DEFAULT_PASSWORD)).status).toBe(201);

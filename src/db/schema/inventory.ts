@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, numeric, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { createdAt, tenantId, tenantIsolation } from "./common";
 import { products } from "./catalog";
+import { createdAt, tenantId, tenantIsolation } from "./common";
 import { tenants, users, workspaces } from "./tenancy";
 
 const quantity = (name: string) => numeric(name, { precision: 14, scale: 2 });

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, date, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import { createdAt, tenantId, tenantIsolation, updatedAt } from "./common";
 import { bankAccounts, contacts, currencies, documentSubtypes, products, salesmen, taxes } from "./catalog";
+import { createdAt, tenantId, tenantIsolation, updatedAt } from "./common";
 import { tenants, users, workspaces } from "./tenancy";
 
 const money = (name: string) => numeric(name, { precision: 14, scale: 2 });
@@ -214,5 +214,9 @@ export const idempotencyKeys = pgTable(
     responseBody: jsonb("response_body"),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.userId, t.scope, t.key] }), index("idempotency_keys_created_idx").on(t.createdAt), tenantIsolation("idempotency_keys")],
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.userId, t.scope, t.key] }),
+    index("idempotency_keys_created_idx").on(t.createdAt),
+    tenantIsolation("idempotency_keys"),
+  ],
 );

@@ -1,17 +1,5 @@
 import { sql } from "drizzle-orm";
-import {
-  type AnyPgColumn,
-  boolean,
-  jsonb,
-  index,
-  integer,
-  pgTable,
-  primaryKey,
-  text,
-  timestamp,
-  uniqueIndex,
-  uuid,
-} from "drizzle-orm/pg-core";
+import { type AnyPgColumn, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { createdAt, tenantId, tenantIsolation, updatedAt } from "./common";
 
 /** The root of tenancy: not tenant-scoped itself; the app role may only read it. */
@@ -39,10 +27,7 @@ export const users = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [
-    uniqueIndex("users_tenant_email_key").on(t.tenantId, sql`lower(${t.email})`),
-    tenantIsolation("users"),
-  ],
+  (t) => [uniqueIndex("users_tenant_email_key").on(t.tenantId, sql`lower(${t.email})`), tenantIsolation("users")],
 );
 
 export const workspaces = pgTable(
@@ -57,10 +42,7 @@ export const workspaces = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [
-    uniqueIndex("workspaces_tenant_name_key").on(t.tenantId, sql`lower(${t.name})`),
-    tenantIsolation("workspaces"),
-  ],
+  (t) => [uniqueIndex("workspaces_tenant_name_key").on(t.tenantId, sql`lower(${t.name})`), tenantIsolation("workspaces")],
 );
 
 export const roles = pgTable(
@@ -158,4 +140,3 @@ export const outboxMessages = pgTable(
   },
   (t) => [index("outbox_messages_status_idx").on(t.status, t.nextAttemptAt), tenantIsolation("outbox_messages")],
 );
-

@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { AppError, notFound } from "../../http/errors";
-import { paginate, paginated, listQuerySchema } from "../../http/pagination";
-import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { requireAuth } from "../../http/auth";
 import { tenantDb } from "../../http/database";
+import { AppError, notFound } from "../../http/errors";
+import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { guardLogin } from "../../http/rate-limit";
 import { timestamp } from "../../lib/format";
 import { AccessTokenItem, CreateTokenBody, MeResponse, MessageResponse, TokenResponse } from "./schemas";

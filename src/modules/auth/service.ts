@@ -1,17 +1,13 @@
 import { and, eq, sql } from "drizzle-orm";
 import * as schema from "../../db/schema";
+import { AppError } from "../../http/errors";
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "../../lib/password";
 import { signAccessToken } from "../../lib/tokens";
-import { AppError } from "../../http/errors";
 import type { AnyDb } from "../tenants/service";
 
 export const DEFAULT_TOKEN_TTL_DAYS = 30;
 
-export async function issueAccessToken(
-  db: AnyDb,
-  secret: string,
-  input: { tenantId: number; userId: number; name: string; ttlDays?: number },
-) {
+export async function issueAccessToken(db: AnyDb, secret: string, input: { tenantId: number; userId: number; name: string; ttlDays?: number }) {
   const tokenId = crypto.randomUUID();
   const ttlDays = input.ttlDays ?? DEFAULT_TOKEN_TTL_DAYS;
   const expiresAt = new Date(Date.now() + ttlDays * 86_400_000);
@@ -36,7 +32,10 @@ export async function checkCredentials(db: AnyDb, email: string, password: strin
 }
 
 export async function revokeAccessToken(db: AnyDb, tokenId: string) {
-  await db.update(schema.accessTokens).set({ revokedAt: new Date() }).where(and(eq(schema.accessTokens.id, tokenId)));
+  await db
+    .update(schema.accessTokens)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(schema.accessTokens.id, tokenId)));
 }
 
 export async function describeUser(db: AnyDb, userId: number) {
@@ -51,8 +50,15 @@ export async function describeUser(db: AnyDb, userId: number) {
   return { user: user!, memberships };
 }
 
-export async function listAccessTokens(db: AnyDb, userId: number, page: { page: number; perPage: number }, sort: { field: "created_at" | "last_used_at" | "expires_at"; descending: boolean }) {
-  const column = { created_at: schema.accessTokens.createdAt, last_used_at: schema.accessTokens.lastUsedAt, expires_at: schema.accessTokens.expiresAt }[sort.field];
+export async function listAccessTokens(
+  db: AnyDb,
+  userId: number,
+  page: { page: number; perPage: number },
+  sort: { field: "created_at" | "last_used_at" | "expires_at"; descending: boolean },
+) {
+  const column = { created_at: schema.accessTokens.createdAt, last_used_at: schema.accessTokens.lastUsedAt, expires_at: schema.accessTokens.expiresAt }[
+    sort.field
+  ];
   const rows = await db
     .select({ token: schema.accessTokens, total: sql<number>`count(*) over ()`.mapWith(Number) })
     .from(schema.accessTokens)
@@ -64,7 +70,10 @@ export async function listAccessTokens(db: AnyDb, userId: number, page: { page: 
 }
 
 async function countTokens(db: AnyDb, userId: number) {
-  const [row] = await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(schema.accessTokens).where(eq(schema.accessTokens.userId, userId));
+  const [row] = await db
+    .select({ n: sql<number>`count(*)`.mapWith(Number) })
+    .from(schema.accessTokens)
+    .where(eq(schema.accessTokens.userId, userId));
   return row?.n ?? 0;
 }
 

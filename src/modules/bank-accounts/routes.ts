@@ -20,67 +20,82 @@ const BankAccountListQuery = listQuerySchema({
   defaultSort: "name",
 });
 
-const list = defineRoute({ permission: "bank_accounts:view" }, {
-  method: "get",
-  path: `${V1}/bank-accounts`,
-  tags,
-  summary: "List bank accounts",
-  request: { query: BankAccountListQuery },
-  responses: { 200: jsonResponse("Bank accounts", paginated(BankAccount)), ...commonErrors },
-});
+const list = defineRoute(
+  { permission: "bank_accounts:view" },
+  {
+    method: "get",
+    path: `${V1}/bank-accounts`,
+    tags,
+    summary: "List bank accounts",
+    request: { query: BankAccountListQuery },
+    responses: { 200: jsonResponse("Bank accounts", paginated(BankAccount)), ...commonErrors },
+  },
+);
 bankAccountsRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
   const { rows, total } = await listBankAccounts(await tenantDb(c), c.get("tenant").id, query);
   return c.json(paginate(c, query, total, rows.map(serializeBankAccount)), 200);
 });
 
-const get = defineRoute({ permission: "bank_accounts:view" }, {
-  method: "get",
-  path: `${V1}/bank-accounts/{id}`,
-  tags,
-  summary: "Get a bank account",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse("The bank account", dataOnly(BankAccount)), ...errorResponses(404), ...commonErrors },
-});
+const get = defineRoute(
+  { permission: "bank_accounts:view" },
+  {
+    method: "get",
+    path: `${V1}/bank-accounts/{id}`,
+    tags,
+    summary: "Get a bank account",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("The bank account", dataOnly(BankAccount)), ...errorResponses(404), ...commonErrors },
+  },
+);
 bankAccountsRouter.openapi(get, async (c) => {
   const row = await getBankAccount(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
   return c.json({ data: serializeBankAccount(row) }, 200);
 });
 
-const create = defineRoute({ permission: "bank_accounts:create" }, {
-  method: "post",
-  path: `${V1}/bank-accounts`,
-  tags,
-  summary: "Create a bank account",
-  request: jsonBody(CreateBankAccountBody),
-  responses: { 201: jsonResponse("Created", dataWithMessage(BankAccount)), ...commonErrors },
-});
+const create = defineRoute(
+  { permission: "bank_accounts:create" },
+  {
+    method: "post",
+    path: `${V1}/bank-accounts`,
+    tags,
+    summary: "Create a bank account",
+    request: jsonBody(CreateBankAccountBody),
+    responses: { 201: jsonResponse("Created", dataWithMessage(BankAccount)), ...commonErrors },
+  },
+);
 bankAccountsRouter.openapi(create, async (c) => {
   const row = await createBankAccount(await tenantDb(c), c.get("tenant").id, c.req.valid("json"));
   return c.json({ data: serializeBankAccount(row), message: "Bank account created." }, 201);
 });
 
-const update = defineRoute({ permission: "bank_accounts:edit" }, {
-  method: "patch",
-  path: `${V1}/bank-accounts/{id}`,
-  tags,
-  summary: "Update a bank account (only the fields given)",
-  request: { params: IdParam, ...jsonBody(UpdateBankAccountBody) },
-  responses: { 200: jsonResponse("Updated", dataWithMessage(BankAccount)), ...errorResponses(404), ...commonErrors },
-});
+const update = defineRoute(
+  { permission: "bank_accounts:edit" },
+  {
+    method: "patch",
+    path: `${V1}/bank-accounts/{id}`,
+    tags,
+    summary: "Update a bank account (only the fields given)",
+    request: { params: IdParam, ...jsonBody(UpdateBankAccountBody) },
+    responses: { 200: jsonResponse("Updated", dataWithMessage(BankAccount)), ...errorResponses(404), ...commonErrors },
+  },
+);
 bankAccountsRouter.openapi(update, async (c) => {
   const row = await updateBankAccount(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeBankAccount(row), message: "Bank account updated." }, 200);
 });
 
-const remove = defineRoute({ permission: "bank_accounts:delete" }, {
-  method: "delete",
-  path: `${V1}/bank-accounts/{id}`,
-  tags,
-  summary: "Delete a bank account (409 in_use when payments were recorded to it)",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
-});
+const remove = defineRoute(
+  { permission: "bank_accounts:delete" },
+  {
+    method: "delete",
+    path: `${V1}/bank-accounts/{id}`,
+    tags,
+    summary: "Delete a bank account (409 in_use when payments were recorded to it)",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
+  },
+);
 bankAccountsRouter.openapi(remove, async (c) => {
   await deleteBankAccount(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
   return c.json({ message: "Bank account deleted." }, 200);

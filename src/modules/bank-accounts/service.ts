@@ -63,7 +63,11 @@ export async function getBankAccount(db: AnyDb, tenantId: number, id: number): P
 }
 
 async function lockBankAccount(db: AnyDb, tenantId: number, id: number) {
-  const [row] = await db.select({ id: b.id }).from(b).where(and(eq(b.tenantId, tenantId), eq(b.id, id))).for("update");
+  const [row] = await db
+    .select({ id: b.id })
+    .from(b)
+    .where(and(eq(b.tenantId, tenantId), eq(b.id, id)))
+    .for("update");
   if (!row) throw notFound("Bank account");
 }
 
@@ -81,7 +85,14 @@ export async function createBankAccount(db: AnyDb, tenantId: number, input: Crea
   const currencyId = await resolveCurrency(db, tenantId, input.currency_id);
   const [row] = await db
     .insert(b)
-    .values({ tenantId, name: input.name, type: input.type ?? "bank", accountNumber: input.account_number ?? null, currencyId, isActive: input.is_active ?? true })
+    .values({
+      tenantId,
+      name: input.name,
+      type: input.type ?? "bank",
+      accountNumber: input.account_number ?? null,
+      currencyId,
+      isActive: input.is_active ?? true,
+    })
     .returning({ id: b.id });
   return getBankAccount(db, tenantId, row!.id);
 }
@@ -106,5 +117,8 @@ export async function deleteBankAccount(db: AnyDb, tenantId: number, id: number)
   await lockBankAccount(db, tenantId, id);
   const reason = await bankAccountDocumentReferences(db, tenantId, id);
   if (reason) throw new AppError("in_use", `This bank account cannot be deleted: ${reason}. Deactivate it instead (is_active: false).`);
-  await db.delete(b).where(and(eq(b.tenantId, tenantId), eq(b.id, id))).catch(inUseOnForeignKey("bank account"));
+  await db
+    .delete(b)
+    .where(and(eq(b.tenantId, tenantId), eq(b.id, id)))
+    .catch(inUseOnForeignKey("bank account"));
 }

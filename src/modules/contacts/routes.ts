@@ -1,11 +1,11 @@
+import { z } from "@hono/zod-openapi";
 import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
-import { CONTACT_TYPES, Contact, CreateContactBody, UpdateContactBody } from "./schemas";
 import { IDENTIFICATION_TYPES } from "../../lib/identification";
-import { createContact, deleteContact, getContact, listContacts, serializeContacts, updateContact } from "./service";
 import { catalogScope, dataOnly, dataWithMessage, MessageResponse, WorkspaceFilter } from "../products/shared";
-import { z } from "@hono/zod-openapi";
+import { CONTACT_TYPES, Contact, CreateContactBody, UpdateContactBody } from "./schemas";
+import { createContact, deleteContact, getContact, listContacts, serializeContacts, updateContact } from "./service";
 
 export const contactsRouter = createRouter();
 const tags = ["Contacts"];
@@ -22,14 +22,17 @@ const ContactListQuery = listQuerySchema({
   defaultSort: "name",
 });
 
-const list = defineRoute({ permission: "contacts:view" }, {
-  method: "get",
-  path: `${V1}/contacts`,
-  tags,
-  summary: "List contacts visible in the request's workspace (filter[search] over name, email and identification)",
-  request: { query: ContactListQuery },
-  responses: { 200: jsonResponse("Contacts", paginated(Contact)), ...commonErrors },
-});
+const list = defineRoute(
+  { permission: "contacts:view" },
+  {
+    method: "get",
+    path: `${V1}/contacts`,
+    tags,
+    summary: "List contacts visible in the request's workspace (filter[search] over name, email and identification)",
+    request: { query: ContactListQuery },
+    responses: { 200: jsonResponse("Contacts", paginated(Contact)), ...commonErrors },
+  },
+);
 contactsRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
   const db = await tenantDb(c);
@@ -37,14 +40,17 @@ contactsRouter.openapi(list, async (c) => {
   return c.json(paginate(c, query, total, await serializeContacts(db, rows)), 200);
 });
 
-const get = defineRoute({ permission: "contacts:view" }, {
-  method: "get",
-  path: `${V1}/contacts/{id}`,
-  tags,
-  summary: "Get a contact",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse("The contact", dataOnly(Contact)), ...errorResponses(404), ...commonErrors },
-});
+const get = defineRoute(
+  { permission: "contacts:view" },
+  {
+    method: "get",
+    path: `${V1}/contacts/{id}`,
+    tags,
+    summary: "Get a contact",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("The contact", dataOnly(Contact)), ...errorResponses(404), ...commonErrors },
+  },
+);
 contactsRouter.openapi(get, async (c) => {
   const db = await tenantDb(c);
   const row = await getContact(db, catalogScope(c), c.req.valid("param").id);
@@ -52,14 +58,17 @@ contactsRouter.openapi(get, async (c) => {
   return c.json({ data: data! }, 200);
 });
 
-const create = defineRoute({ permission: "contacts:create" }, {
-  method: "post",
-  path: `${V1}/contacts`,
-  tags,
-  summary: "Create a contact (in the request's workspace unless workspace_id says otherwise; null shares it)",
-  request: jsonBody(CreateContactBody),
-  responses: { 201: jsonResponse("Created", dataWithMessage(Contact)), ...commonErrors },
-});
+const create = defineRoute(
+  { permission: "contacts:create" },
+  {
+    method: "post",
+    path: `${V1}/contacts`,
+    tags,
+    summary: "Create a contact (in the request's workspace unless workspace_id says otherwise; null shares it)",
+    request: jsonBody(CreateContactBody),
+    responses: { 201: jsonResponse("Created", dataWithMessage(Contact)), ...commonErrors },
+  },
+);
 contactsRouter.openapi(create, async (c) => {
   const db = await tenantDb(c);
   const row = await createContact(db, catalogScope(c), c.req.valid("json"));
@@ -67,14 +76,17 @@ contactsRouter.openapi(create, async (c) => {
   return c.json({ data: data!, message: "Contact created." }, 201);
 });
 
-const update = defineRoute({ permission: "contacts:edit" }, {
-  method: "patch",
-  path: `${V1}/contacts/{id}`,
-  tags,
-  summary: "Update a contact (only the fields given)",
-  request: { params: IdParam, ...jsonBody(UpdateContactBody) },
-  responses: { 200: jsonResponse("Updated", dataWithMessage(Contact)), ...errorResponses(404), ...commonErrors },
-});
+const update = defineRoute(
+  { permission: "contacts:edit" },
+  {
+    method: "patch",
+    path: `${V1}/contacts/{id}`,
+    tags,
+    summary: "Update a contact (only the fields given)",
+    request: { params: IdParam, ...jsonBody(UpdateContactBody) },
+    responses: { 200: jsonResponse("Updated", dataWithMessage(Contact)), ...errorResponses(404), ...commonErrors },
+  },
+);
 contactsRouter.openapi(update, async (c) => {
   const db = await tenantDb(c);
   const row = await updateContact(db, catalogScope(c), c.req.valid("param").id, c.req.valid("json"));
@@ -82,14 +94,17 @@ contactsRouter.openapi(update, async (c) => {
   return c.json({ data: data!, message: "Contact updated." }, 200);
 });
 
-const remove = defineRoute({ permission: "contacts:delete" }, {
-  method: "delete",
-  path: `${V1}/contacts/{id}`,
-  tags,
-  summary: "Delete a contact (409 in_use when documents were issued to it)",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
-});
+const remove = defineRoute(
+  { permission: "contacts:delete" },
+  {
+    method: "delete",
+    path: `${V1}/contacts/{id}`,
+    tags,
+    summary: "Delete a contact (409 in_use when documents were issued to it)",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
+  },
+);
 contactsRouter.openapi(remove, async (c) => {
   await deleteContact(await tenantDb(c), catalogScope(c), c.req.valid("param").id);
   return c.json({ message: "Contact deleted." }, 200);

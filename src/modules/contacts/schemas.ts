@@ -21,10 +21,7 @@ const fields = {
   address: nullableText(1000),
   notes: nullableText(5000),
   credit_limit: moneyInput().nullable().optional(),
-  workspace_id: idInput()
-    .nullable()
-    .optional()
-    .openapi({ description: "Default: the request's workspace; null shares the contact with every workspace" }),
+  workspace_id: idInput().nullable().optional().openapi({ description: "Default: the request's workspace; null shares the contact with every workspace" }),
 };
 
 export const CreateContactBody = z.object(fields).openapi("CreateContactRequest");

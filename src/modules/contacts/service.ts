@@ -4,21 +4,21 @@ import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { decimal2, timestamp } from "../../lib/format";
 import { compactIdentification, type IdentificationType, normalizeIdentification } from "../../lib/identification";
+import { assertWritableIn, contactUsers } from "../products/ownership";
 import {
   assertAssignableWorkspace,
+  type CatalogScope,
   countWhere,
   firstReference,
   inUseOnForeignKey,
   likePattern,
-  referencedBy,
   listWorkspaceCondition,
   orderBy,
-  type CatalogScope,
+  referencedBy,
   visibleByIdCondition,
 } from "../products/shared";
-import type { AnyDb } from "../tenants/service";
-import { assertWritableIn, contactUsers } from "../products/ownership";
 import { findRncMany } from "../rnc/service";
+import type { AnyDb } from "../tenants/service";
 import type { CONTACT_TYPES, CreateContactInput, UpdateContactInput } from "./schemas";
 
 const ct = schema.contacts;
@@ -74,9 +74,7 @@ export async function listContacts(db: AnyDb, scope: CatalogScope, query: ListQu
   const where = and(
     eq(ct.tenantId, scope.tenantId),
     listWorkspaceCondition(ct.workspaceId, scope, f.workspace_id),
-    search
-      ? or(ilike(ct.name, search), ilike(ct.email, search), ilike(ct.identification, likePattern(compactIdentification(f.search!))))
-      : undefined,
+    search ? or(ilike(ct.name, search), ilike(ct.email, search), ilike(ct.identification, likePattern(compactIdentification(f.search!)))) : undefined,
     // A contact of type `both` is a customer and a supplier.
     f.contact_type ? (f.contact_type === "both" ? eq(ct.contactType, "both") : inArray(ct.contactType, [f.contact_type, "both"])) : undefined,
     f.identification_type ? eq(ct.identificationType, f.identification_type) : undefined,
@@ -138,7 +136,8 @@ async function assertUniqueIdentification(db: AnyDb, scope: CatalogScope, identi
     .limit(1);
   if (!clash) return;
   const visible = clash.workspaceId === null || clash.workspaceId === scope.workspaceId || scope.viewAll;
-  if (visible) throw fieldError("identification", `Another contact with this identification is visible in this workspace (contact ${clash.id}, ${clash.name}).`);
+  if (visible)
+    throw fieldError("identification", `Another contact with this identification is visible in this workspace (contact ${clash.id}, ${clash.name}).`);
   throw fieldError("identification", "This identification is already used by another contact in this company.");
 }
 
@@ -224,5 +223,8 @@ export async function deleteContact(db: AnyDb, scope: CatalogScope, id: number):
   await assertWritableIn(db, scope, [current.workspaceId], "contacts:delete", "delete this contact");
   const reason = await contactDocumentReferences(db, scope.tenantId, id);
   if (reason) throw new AppError("in_use", `This contact cannot be deleted: ${reason}.`);
-  await db.delete(ct).where(and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id))).catch(inUseOnForeignKey("contact"));
+  await db
+    .delete(ct)
+    .where(and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id)))
+    .catch(inUseOnForeignKey("contact"));
 }

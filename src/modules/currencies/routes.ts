@@ -15,67 +15,82 @@ const CurrencyListQuery = listQuerySchema({
   defaultSort: "code",
 });
 
-const list = defineRoute({ permission: "currencies:view" }, {
-  method: "get",
-  path: `${V1}/currencies`,
-  tags,
-  summary: "List currencies",
-  request: { query: CurrencyListQuery },
-  responses: { 200: jsonResponse("Currencies", paginated(Currency)), ...commonErrors },
-});
+const list = defineRoute(
+  { permission: "currencies:view" },
+  {
+    method: "get",
+    path: `${V1}/currencies`,
+    tags,
+    summary: "List currencies",
+    request: { query: CurrencyListQuery },
+    responses: { 200: jsonResponse("Currencies", paginated(Currency)), ...commonErrors },
+  },
+);
 currenciesRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
   const { rows, total } = await listCurrencies(await tenantDb(c), c.get("tenant").id, query);
   return c.json(paginate(c, query, total, rows.map(serializeCurrency)), 200);
 });
 
-const get = defineRoute({ permission: "currencies:view" }, {
-  method: "get",
-  path: `${V1}/currencies/{id}`,
-  tags,
-  summary: "Get a currency",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse("The currency", dataOnly(Currency)), ...errorResponses(404), ...commonErrors },
-});
+const get = defineRoute(
+  { permission: "currencies:view" },
+  {
+    method: "get",
+    path: `${V1}/currencies/{id}`,
+    tags,
+    summary: "Get a currency",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("The currency", dataOnly(Currency)), ...errorResponses(404), ...commonErrors },
+  },
+);
 currenciesRouter.openapi(get, async (c) => {
   const row = await getCurrency(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
   return c.json({ data: serializeCurrency(row) }, 200);
 });
 
-const create = defineRoute({ permission: "currencies:create" }, {
-  method: "post",
-  path: `${V1}/currencies`,
-  tags,
-  summary: "Create a currency",
-  request: jsonBody(CreateCurrencyBody),
-  responses: { 201: jsonResponse("Created", dataWithMessage(Currency)), ...commonErrors },
-});
+const create = defineRoute(
+  { permission: "currencies:create" },
+  {
+    method: "post",
+    path: `${V1}/currencies`,
+    tags,
+    summary: "Create a currency",
+    request: jsonBody(CreateCurrencyBody),
+    responses: { 201: jsonResponse("Created", dataWithMessage(Currency)), ...commonErrors },
+  },
+);
 currenciesRouter.openapi(create, async (c) => {
   const row = await createCurrency(await tenantDb(c), c.get("tenant").id, c.req.valid("json"));
   return c.json({ data: serializeCurrency(row), message: "Currency created." }, 201);
 });
 
-const update = defineRoute({ permission: "currencies:edit" }, {
-  method: "patch",
-  path: `${V1}/currencies/{id}`,
-  tags,
-  summary: "Update a currency (only the fields given)",
-  request: { params: IdParam, ...jsonBody(UpdateCurrencyBody) },
-  responses: { 200: jsonResponse("Updated", dataWithMessage(Currency)), ...errorResponses(404), ...commonErrors },
-});
+const update = defineRoute(
+  { permission: "currencies:edit" },
+  {
+    method: "patch",
+    path: `${V1}/currencies/{id}`,
+    tags,
+    summary: "Update a currency (only the fields given)",
+    request: { params: IdParam, ...jsonBody(UpdateCurrencyBody) },
+    responses: { 200: jsonResponse("Updated", dataWithMessage(Currency)), ...errorResponses(404), ...commonErrors },
+  },
+);
 currenciesRouter.openapi(update, async (c) => {
   const row = await updateCurrency(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeCurrency(row), message: "Currency updated." }, 200);
 });
 
-const remove = defineRoute({ permission: "currencies:delete" }, {
-  method: "delete",
-  path: `${V1}/currencies/{id}`,
-  tags,
-  summary: "Delete a currency (409 in_use when it is the default or bank accounts or documents use it)",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
-});
+const remove = defineRoute(
+  { permission: "currencies:delete" },
+  {
+    method: "delete",
+    path: `${V1}/currencies/{id}`,
+    tags,
+    summary: "Delete a currency (409 in_use when it is the default or bank accounts or documents use it)",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
+  },
+);
 currenciesRouter.openapi(remove, async (c) => {
   await deleteCurrency(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
   return c.json({ message: "Currency deleted." }, 200);

@@ -39,7 +39,13 @@ const fields = {
 
 export const CreateCurrencyBody = z.object(fields).openapi("CreateCurrencyRequest");
 export const UpdateCurrencyBody = z
-  .object({ code: fields.code.optional(), name: fields.name.optional(), symbol: fields.symbol.optional(), exchange_rate: fields.exchange_rate, is_default: fields.is_default })
+  .object({
+    code: fields.code.optional(),
+    name: fields.name.optional(),
+    symbol: fields.symbol.optional(),
+    exchange_rate: fields.exchange_rate,
+    is_default: fields.is_default,
+  })
   .openapi("UpdateCurrencyRequest");
 export type CreateCurrencyInput = z.output<typeof CreateCurrencyBody>;
 export type UpdateCurrencyInput = z.output<typeof UpdateCurrencyBody>;

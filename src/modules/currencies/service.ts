@@ -53,7 +53,10 @@ export async function listCurrencies(db: AnyDb, tenantId: number, query: ListQue
 }
 
 export async function getCurrency(db: AnyDb, tenantId: number, id: number, lock = false): Promise<CurrencyRow> {
-  const q = db.select().from(cur).where(and(eq(cur.tenantId, tenantId), eq(cur.id, id)));
+  const q = db
+    .select()
+    .from(cur)
+    .where(and(eq(cur.tenantId, tenantId), eq(cur.id, id)));
   const [row] = lock ? await q.for("update") : await q;
   if (!row) throw notFound("Currency");
   return row;
@@ -70,7 +73,10 @@ function checkDefaultRate(rate: string | undefined) {
 }
 
 async function clearDefault(db: AnyDb, tenantId: number) {
-  await db.update(cur).set({ isDefault: false, updatedAt: new Date() }).where(and(eq(cur.tenantId, tenantId), eq(cur.isDefault, true)));
+  await db
+    .update(cur)
+    .set({ isDefault: false, updatedAt: new Date() })
+    .where(and(eq(cur.tenantId, tenantId), eq(cur.isDefault, true)));
 }
 
 export async function createCurrency(db: AnyDb, tenantId: number, input: CreateCurrencyInput): Promise<CurrencyRow> {
@@ -134,5 +140,8 @@ export async function deleteCurrency(db: AnyDb, tenantId: number, id: number): P
     .where(and(eq(schema.bankAccounts.tenantId, tenantId), eq(schema.bankAccounts.currencyId, id)));
   const reason = accounts!.n > 0 ? `${accounts!.n} bank account(s) are in this currency` : await currencyDocumentReferences(db, tenantId, id);
   if (reason) throw new AppError("in_use", `This currency cannot be deleted: ${reason}.`);
-  await db.delete(cur).where(and(eq(cur.tenantId, tenantId), eq(cur.id, id))).catch(inUseOnForeignKey("currency"));
+  await db
+    .delete(cur)
+    .where(and(eq(cur.tenantId, tenantId), eq(cur.id, id)))
+    .catch(inUseOnForeignKey("currency"));
 }

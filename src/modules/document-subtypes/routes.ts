@@ -1,7 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { requireAuth } from "../../http/auth";
 import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
+import { requireWorkspace } from "../../http/workspace";
 import { idParam } from "../../lib/bounds";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../products/shared";
 import {
@@ -25,8 +27,6 @@ import {
   updateSubtype,
   validateNcf,
 } from "./service";
-import { requireAuth } from "../../http/auth";
-import { requireWorkspace } from "../../http/workspace";
 
 export const documentSubtypesRouter = createRouter();
 const tags = ["Document subtypes"];
@@ -43,67 +43,82 @@ const SubtypeListQuery = listQuerySchema({
   defaultSort: "id",
 });
 
-const list = defineRoute({ permission: "document_subtypes:view" }, {
-  method: "get",
-  path: `${V1}/document-subtypes`,
-  tags,
-  summary: "List document subtypes (NCF sequences)",
-  request: { query: SubtypeListQuery },
-  responses: { 200: jsonResponse("Document subtypes", paginated(DocumentSubtype)), ...commonErrors },
-});
+const list = defineRoute(
+  { permission: "document_subtypes:view" },
+  {
+    method: "get",
+    path: `${V1}/document-subtypes`,
+    tags,
+    summary: "List document subtypes (NCF sequences)",
+    request: { query: SubtypeListQuery },
+    responses: { 200: jsonResponse("Document subtypes", paginated(DocumentSubtype)), ...commonErrors },
+  },
+);
 documentSubtypesRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
   const { rows, total } = await listSubtypes(await tenantDb(c), c.get("tenant").id, query);
   return c.json(paginate(c, query, total, rows.map(serializeSubtype)), 200);
 });
 
-const get = defineRoute({ permission: "document_subtypes:view" }, {
-  method: "get",
-  path: `${V1}/document-subtypes/{id}`,
-  tags,
-  summary: "Get a document subtype",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse("The document subtype", dataOnly(DocumentSubtype)), ...errorResponses(404), ...commonErrors },
-});
+const get = defineRoute(
+  { permission: "document_subtypes:view" },
+  {
+    method: "get",
+    path: `${V1}/document-subtypes/{id}`,
+    tags,
+    summary: "Get a document subtype",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("The document subtype", dataOnly(DocumentSubtype)), ...errorResponses(404), ...commonErrors },
+  },
+);
 documentSubtypesRouter.openapi(get, async (c) => {
   const row = await getSubtype(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
   return c.json({ data: serializeSubtype(row) }, 200);
 });
 
-const create = defineRoute({ permission: "document_subtypes:create" }, {
-  method: "post",
-  path: `${V1}/document-subtypes`,
-  tags,
-  summary: "Create a document subtype",
-  request: jsonBody(CreateDocumentSubtypeBody),
-  responses: { 201: jsonResponse("Created", dataWithMessage(DocumentSubtype)), ...commonErrors },
-});
+const create = defineRoute(
+  { permission: "document_subtypes:create" },
+  {
+    method: "post",
+    path: `${V1}/document-subtypes`,
+    tags,
+    summary: "Create a document subtype",
+    request: jsonBody(CreateDocumentSubtypeBody),
+    responses: { 201: jsonResponse("Created", dataWithMessage(DocumentSubtype)), ...commonErrors },
+  },
+);
 documentSubtypesRouter.openapi(create, async (c) => {
   const row = await createSubtype(await tenantDb(c), c.get("tenant").id, c.req.valid("json"));
   return c.json({ data: serializeSubtype(row), message: "Document subtype created." }, 201);
 });
 
-const update = defineRoute({ permission: "document_subtypes:edit" }, {
-  method: "patch",
-  path: `${V1}/document-subtypes/{id}`,
-  tags,
-  summary: "Update a document subtype (only the fields given; next_number is read-only)",
-  request: { params: IdParam, ...jsonBody(UpdateDocumentSubtypeBody) },
-  responses: { 200: jsonResponse("Updated", dataWithMessage(DocumentSubtype)), ...errorResponses(404), ...commonErrors },
-});
+const update = defineRoute(
+  { permission: "document_subtypes:edit" },
+  {
+    method: "patch",
+    path: `${V1}/document-subtypes/{id}`,
+    tags,
+    summary: "Update a document subtype (only the fields given; next_number is read-only)",
+    request: { params: IdParam, ...jsonBody(UpdateDocumentSubtypeBody) },
+    responses: { 200: jsonResponse("Updated", dataWithMessage(DocumentSubtype)), ...errorResponses(404), ...commonErrors },
+  },
+);
 documentSubtypesRouter.openapi(update, async (c) => {
   const row = await updateSubtype(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeSubtype(row), message: "Document subtype updated." }, 200);
 });
 
-const remove = defineRoute({ permission: "document_subtypes:delete" }, {
-  method: "delete",
-  path: `${V1}/document-subtypes/{id}`,
-  tags,
-  summary: "Delete a document subtype (409 in_use when it is a default, a workspace preference, or numbered documents)",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
-});
+const remove = defineRoute(
+  { permission: "document_subtypes:delete" },
+  {
+    method: "delete",
+    path: `${V1}/document-subtypes/{id}`,
+    tags,
+    summary: "Delete a document subtype (409 in_use when it is a default, a workspace preference, or numbered documents)",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
+  },
+);
 documentSubtypesRouter.openapi(remove, async (c) => {
   await deleteSubtype(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
   return c.json({ message: "Document subtype deleted." }, 200);
@@ -113,14 +128,17 @@ const WorkspaceIdParam = z.object({
   id: idParam("id"),
 });
 
-const setPreferred = defineRoute({ permission: "workspaces:edit" }, {
-  method: "put",
-  path: `${V1}/workspaces/{id}/preferred-document-subtype`,
-  tags: ["Workspaces"],
-  summary: "Set (or clear with null) the workspace's preferred document subtype for a document type; workspace owner only",
-  request: { params: WorkspaceIdParam, ...jsonBody(PreferredSubtypeBody) },
-  responses: { 200: jsonResponse("Preference saved", dataWithMessage(PreferredSubtype)), ...errorResponses(404), ...commonErrors },
-});
+const setPreferred = defineRoute(
+  { permission: "workspaces:edit" },
+  {
+    method: "put",
+    path: `${V1}/workspaces/{id}/preferred-document-subtype`,
+    tags: ["Workspaces"],
+    summary: "Set (or clear with null) the workspace's preferred document subtype for a document type; workspace owner only",
+    request: { params: WorkspaceIdParam, ...jsonBody(PreferredSubtypeBody) },
+    responses: { 200: jsonResponse("Preference saved", dataWithMessage(PreferredSubtype)), ...errorResponses(404), ...commonErrors },
+  },
+);
 documentSubtypesRouter.openapi(setPreferred, async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
@@ -139,14 +157,17 @@ documentSubtypesRouter.openapi(setPreferred, async (c) => {
   );
 });
 
-const listPreferred = defineRoute({ permission: "workspaces:view" }, {
-  method: "get",
-  path: `${V1}/workspaces/{id}/preferred-document-subtypes`,
-  tags: ["Workspaces"],
-  summary: "The workspace's preferred document subtypes, one per document type that has one",
-  request: { params: WorkspaceIdParam },
-  responses: { 200: jsonResponse("Preferences", dataOnly(z.array(PreferredSubtype))), ...errorResponses(404), ...commonErrors },
-});
+const listPreferred = defineRoute(
+  { permission: "workspaces:view" },
+  {
+    method: "get",
+    path: `${V1}/workspaces/{id}/preferred-document-subtypes`,
+    tags: ["Workspaces"],
+    summary: "The workspace's preferred document subtypes, one per document type that has one",
+    request: { params: WorkspaceIdParam },
+    responses: { 200: jsonResponse("Preferences", dataOnly(z.array(PreferredSubtype))), ...errorResponses(404), ...commonErrors },
+  },
+);
 documentSubtypesRouter.openapi(listPreferred, async (c) => {
   const { id } = c.req.valid("param");
   const workspace = requireWorkspace(c);
@@ -164,14 +185,17 @@ documentSubtypesRouter.openapi(listPreferred, async (c) => {
   );
 });
 
-const validate = defineRoute({ permission: "invoices:create" }, {
-  method: "post",
-  path: `${V1}/invoices/validate-ncf`,
-  tags: ["Invoices"],
-  summary: "Check an NCF against a document subtype: format, prefix, range, expiry, not already used",
-  request: jsonBody(ValidateNcfBody),
-  responses: { 200: jsonResponse("The verdict (top-level, no data wrapper)", ValidateNcfResponse), ...commonErrors },
-});
+const validate = defineRoute(
+  { permission: "invoices:create" },
+  {
+    method: "post",
+    path: `${V1}/invoices/validate-ncf`,
+    tags: ["Invoices"],
+    summary: "Check an NCF against a document subtype: format, prefix, range, expiry, not already used",
+    request: jsonBody(ValidateNcfBody),
+    responses: { 200: jsonResponse("The verdict (top-level, no data wrapper)", ValidateNcfResponse), ...commonErrors },
+  },
+);
 documentSubtypesRouter.openapi(validate, async (c) => {
   const body = c.req.valid("json");
   const result = await validateNcf(await tenantDb(c), c.get("tenant").id, body.ncf, body.document_subtype_id);

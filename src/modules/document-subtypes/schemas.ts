@@ -17,7 +17,11 @@ export const CreateDocumentSubtypeBody = z
       .min(1)
       .max(10)
       .transform((v) => v.toUpperCase())
-      .openapi({ type: "string", example: "B01", description: "Invoices: B01-B04, B11-B17, E31-E34, E41, E43-E47; credit notes: B04 or E34; quotations: free" }),
+      .openapi({
+        type: "string",
+        example: "B01",
+        description: "Invoices: B01-B04, B11-B17, E31-E34, E41, E43-E47; credit notes: B04 or E34; quotations: free",
+      }),
     start_number: sequence.optional().openapi({ description: "Default 1" }),
     end_number: sequence,
     next_number: sequence.optional().openapi({ description: "Default start_number; read-only after creation" }),

@@ -5,12 +5,12 @@ import type { ListQuery } from "../../http/pagination";
 import { timestamp } from "../../lib/format";
 import {
   describeFormat,
-  formatDocumentNumber,
   FREE_PREFIX,
+  formatDocumentNumber,
   isElectronicPrefix,
   maxSequence,
-  parseDocumentNumber,
   PREFIXES_BY_TYPE,
+  parseDocumentNumber,
   sequenceDigits,
 } from "../../lib/ncf";
 import { countWhere, firstReference, inUseOnForeignKey, likePattern, orderBy, referencedBy } from "../products/shared";
@@ -100,7 +100,10 @@ export async function listSubtypes(db: AnyDb, tenantId: number, query: ListQuery
 }
 
 export async function getSubtype(db: AnyDb, tenantId: number, id: number, lock = false): Promise<SubtypeRow> {
-  const q = db.select().from(ds).where(and(eq(ds.tenantId, tenantId), eq(ds.id, id)));
+  const q = db
+    .select()
+    .from(ds)
+    .where(and(eq(ds.tenantId, tenantId), eq(ds.id, id)));
   const [row] = lock ? await q.for("update") : await q;
   if (!row) throw notFound("Document subtype");
   return row;
@@ -257,7 +260,10 @@ export async function deleteSubtype(db: AnyDb, tenantId: number, id: number): Pr
   else if (preferred.length) reason = `it is the preferred subtype of ${preferred.length} workspace(s)`;
   else reason = await subtypeDocumentReferences(db, tenantId, id);
   if (reason) throw new AppError("in_use", `This document subtype cannot be deleted: ${reason}. Deactivate it instead (is_active: false).`);
-  await db.delete(ds).where(and(eq(ds.tenantId, tenantId), eq(ds.id, id))).catch(inUseOnForeignKey("document subtype"));
+  await db
+    .delete(ds)
+    .where(and(eq(ds.tenantId, tenantId), eq(ds.id, id)))
+    .catch(inUseOnForeignKey("document subtype"));
 }
 
 /**
@@ -299,7 +305,10 @@ export async function isDocumentNumberUsed(db: AnyDb, tenantId: number, document
 
 /** Whether `ncf` may be used with the subtype: format, prefix, range, expiry, not already used. */
 export async function validateNcf(db: AnyDb, tenantId: number, rawNcf: string, subtypeId: number, today = dominicanToday()) {
-  const [subtype] = await db.select().from(ds).where(and(eq(ds.tenantId, tenantId), eq(ds.id, subtypeId)));
+  const [subtype] = await db
+    .select()
+    .from(ds)
+    .where(and(eq(ds.tenantId, tenantId), eq(ds.id, subtypeId)));
   if (!subtype) throw fieldError("document_subtype_id", "No such document subtype.");
   const ncf = rawNcf.trim().toUpperCase();
   const invalid = (message: string) => ({ valid: false, message });
@@ -326,14 +335,7 @@ export async function validateNcf(db: AnyDb, tenantId: number, rawNcf: string, s
 }
 
 /** PUT /workspaces/{id}/preferred-document-subtype: owner only; null clears the preference. */
-export async function setPreferredSubtype(
-  db: AnyDb,
-  tenantId: number,
-  userId: number,
-  workspaceId: number,
-  type: DocumentType,
-  subtypeId: number | null,
-) {
+export async function setPreferredSubtype(db: AnyDb, tenantId: number, userId: number, workspaceId: number, type: DocumentType, subtypeId: number | null) {
   const [workspace] = await db
     .select({ id: schema.workspaces.id, ownerId: schema.workspaces.ownerId })
     .from(schema.workspaces)
@@ -344,9 +346,14 @@ export async function setPreferredSubtype(
     await db.delete(prefs).where(and(eq(prefs.tenantId, tenantId), eq(prefs.workspaceId, workspaceId), eq(prefs.type, type)));
     return null;
   }
-  const [subtype] = await db.select().from(ds).where(and(eq(ds.tenantId, tenantId), eq(ds.id, subtypeId))).for("share");
+  const [subtype] = await db
+    .select()
+    .from(ds)
+    .where(and(eq(ds.tenantId, tenantId), eq(ds.id, subtypeId)))
+    .for("share");
   if (!subtype) throw fieldError("document_subtype_id", "No such document subtype.");
-  if (subtype.type !== type) throw fieldError("document_subtype_id", `This subtype numbers ${subtype.type.replace("_", " ")}s, not ${type.replace("_", " ")}s.`);
+  if (subtype.type !== type)
+    throw fieldError("document_subtype_id", `This subtype numbers ${subtype.type.replace("_", " ")}s, not ${type.replace("_", " ")}s.`);
   if (!subtype.isActive) throw fieldError("document_subtype_id", "This document subtype is inactive.");
   await db
     .insert(prefs)
@@ -364,9 +371,7 @@ export async function listPreferredSubtypes(db: AnyDb, tenantId: number, userId:
       and(
         eq(schema.workspaces.tenantId, tenantId),
         eq(schema.workspaces.id, workspaceId),
-        viewAll
-          ? undefined
-          : sql`EXISTS (SELECT 1 FROM ${schema.workspaceMembers} m WHERE m.workspace_id = ${schema.workspaces.id} AND m.user_id = ${userId})`,
+        viewAll ? undefined : sql`EXISTS (SELECT 1 FROM ${schema.workspaceMembers} m WHERE m.workspace_id = ${schema.workspaces.id} AND m.user_id = ${userId})`,
       ),
     );
   if (!workspace) throw notFound("Workspace");

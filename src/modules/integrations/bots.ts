@@ -8,15 +8,7 @@ import { timestamp } from "../../lib/format";
 import { log } from "../../lib/log";
 import { countWhere, orderBy } from "../products/shared";
 import type { AnyDb } from "../tenants/service";
-import {
-  integrationFailed,
-  PlatformError,
-  telegramDeleteWebhook,
-  telegramGetMe,
-  telegramSendMessage,
-  telegramSetWebhook,
-  type BotIdentity,
-} from "./platforms";
+import { type BotIdentity, integrationFailed, PlatformError, telegramDeleteWebhook, telegramGetMe, telegramSendMessage, telegramSetWebhook } from "./platforms";
 import type { CreateBotInput, UpdateBotInput } from "./schemas";
 
 const b = schema.messagingBots;
@@ -69,7 +61,10 @@ export async function listBots(db: AnyDb, scope: IntegrationScope, query: ListQu
 
 /** A bot of the request's workspace; another workspace's (or tenant's) is 404. */
 export async function getBot(db: AnyDb, scope: Pick<IntegrationScope, "tenantId" | "workspaceId">, id: number, lock = false): Promise<BotRow> {
-  const q = db.select().from(b).where(and(eq(b.tenantId, scope.tenantId), eq(b.workspaceId, scope.workspaceId), eq(b.id, id)));
+  const q = db
+    .select()
+    .from(b)
+    .where(and(eq(b.tenantId, scope.tenantId), eq(b.workspaceId, scope.workspaceId), eq(b.id, id)));
   const [row] = lock ? await q.for("update") : await q;
   if (!row) throw notFound("Messaging bot");
   return row;
@@ -186,7 +181,12 @@ export async function sendTestMessage(db: AnyDb, env: Env, scope: IntegrationSco
  */
 export async function receiveBotUpdate(db: AnyDb, env: Env, tenantId: number, botId: number, secretHeader: string | undefined, rawBody: string) {
   const refused = () => new AppError("webhook_verification_failed", "Webhook verification failed.");
-  const [bot] = Number.isSafeInteger(botId) ? await db.select().from(b).where(and(eq(b.tenantId, tenantId), eq(b.id, botId))) : [];
+  const [bot] = Number.isSafeInteger(botId)
+    ? await db
+        .select()
+        .from(b)
+        .where(and(eq(b.tenantId, tenantId), eq(b.id, botId)))
+    : [];
   const secret = bot ? await decryptSecret(env.APP_ENCRYPTION_KEY, bot.webhookSecretEncrypted) : randomSecret();
   const matches = await secretsEqual(secretHeader ?? "", secret);
   if (!bot || !secretHeader || !matches) throw refused();

@@ -1,9 +1,9 @@
-import { INT4_MAX } from "../../lib/bounds";
 import { and, asc, eq, or, sql } from "drizzle-orm";
 import * as schema from "../../db/schema";
 import type { Env } from "../../env";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
+import { INT4_MAX } from "../../lib/bounds";
 import { decryptSecret, encryptSecret, hmacSha256Hex, last4, randomSecret, secretsEqual } from "../../lib/crypto";
 import { timestamp } from "../../lib/format";
 import { countWhere, isUniqueViolation, orderBy } from "../products/shared";
@@ -73,7 +73,10 @@ export async function listAccounts(db: AnyDb, scope: IntegrationScope, query: Li
 
 /** An account of the request's workspace; another workspace's (or tenant's) is 404. */
 export async function getAccount(db: AnyDb, scope: Pick<IntegrationScope, "tenantId" | "workspaceId">, id: number, lock = false): Promise<AccountRow> {
-  const q = db.select().from(a).where(and(eq(a.tenantId, scope.tenantId), eq(a.workspaceId, scope.workspaceId), eq(a.id, id)));
+  const q = db
+    .select()
+    .from(a)
+    .where(and(eq(a.tenantId, scope.tenantId), eq(a.workspaceId, scope.workspaceId), eq(a.id, id)));
   const [row] = lock ? await q.for("update") : await q;
   if (!row) throw notFound("Chat account");
   return row;
@@ -267,9 +270,7 @@ export async function sendTemplateMessage(db: AnyDb, env: Env, scope: Integratio
       template: {
         name: template.name,
         language: { code: template.language },
-        ...(input.parameters.length
-          ? { components: [{ type: "body", parameters: input.parameters.map((text) => ({ type: "text", text })) }] }
-          : {}),
+        ...(input.parameters.length ? { components: [{ type: "body", parameters: input.parameters.map((text) => ({ type: "text", text })) }] } : {}),
       },
     });
     return { message_id: String(result.messages?.[0]?.id ?? ""), to, template: template.name, language: template.language };
@@ -284,7 +285,10 @@ const refused = () => new AppError("webhook_verification_failed", "Webhook verif
 
 async function accountForWebhook(db: AnyDb, tenantId: number, id: number): Promise<AccountRow | undefined> {
   if (!Number.isSafeInteger(id) || id <= 0 || id > INT4_MAX) return undefined;
-  const [row] = await db.select().from(a).where(and(eq(a.tenantId, tenantId), eq(a.id, id)));
+  const [row] = await db
+    .select()
+    .from(a)
+    .where(and(eq(a.tenantId, tenantId), eq(a.id, id)));
   return row;
 }
 

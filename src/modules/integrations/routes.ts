@@ -8,17 +8,7 @@ import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { requireWorkspace } from "../../http/workspace";
 import { canonicalId } from "../../lib/bounds";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../products/shared";
-import {
-  createBot,
-  deleteBot,
-  getBot,
-  type IntegrationScope,
-  listBots,
-  receiveBotUpdate,
-  sendTestMessage,
-  serializeBot,
-  updateBot,
-} from "./bots";
+import { createBot, deleteBot, getBot, type IntegrationScope, listBots, receiveBotUpdate, sendTestMessage, serializeBot, updateBot } from "./bots";
 import {
   createAccount,
   createTemplate,
@@ -83,7 +73,15 @@ integrationsRouter.openapi(listBotsRoute, async (c) => {
   const query = c.req.valid("query");
   const scope = scopeOf(c);
   const { rows, total } = await listBots(await tenantDb(c), scope, query);
-  return c.json(paginate(c, query, total, rows.map((r) => serializeBot(r, scope.origin))), 200);
+  return c.json(
+    paginate(
+      c,
+      query,
+      total,
+      rows.map((r) => serializeBot(r, scope.origin)),
+    ),
+    200,
+  );
 });
 
 const createBotRoute = defineRoute(MANAGE, {
@@ -199,7 +197,15 @@ integrationsRouter.openapi(listAccountsRoute, async (c) => {
   const query = c.req.valid("query");
   const scope = scopeOf(c);
   const { rows, total } = await listAccounts(await tenantDb(c), scope, query);
-  return c.json(paginate(c, query, total, rows.map((r) => serializeAccount(r, scope.origin))), 200);
+  return c.json(
+    paginate(
+      c,
+      query,
+      total,
+      rows.map((r) => serializeAccount(r, scope.origin)),
+    ),
+    200,
+  );
 });
 
 const createAccountRoute = defineRoute(MANAGE, {

@@ -75,13 +75,20 @@ export const TestMessageResult = z
 
 // ---- Chat accounts
 
-const digits = (max: number) => z.string().trim().regex(new RegExp(`^\\d{1,${max}}$`), "Must be the platform's numeric id.");
+const digits = (max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(new RegExp(`^\\d{1,${max}}$`), "Must be the platform's numeric id.");
 const secret = (min: number) => z.string().min(min).max(1024);
 
 export const CreateAccountBody = z
   .object({
     name,
-    phone_number: z.string().trim().regex(/^\+?[\d\s-]{6,24}$/, "Must be a phone number."),
+    phone_number: z
+      .string()
+      .trim()
+      .regex(/^\+?[\d\s-]{6,24}$/, "Must be a phone number."),
     phone_number_id: digits(30),
     business_account_id: digits(30),
     access_token: secret(10),
@@ -127,8 +134,14 @@ export const TEMPLATE_CATEGORIES = ["MARKETING", "UTILITY", "AUTHENTICATION"] as
 
 export const CreateTemplateBody = z
   .object({
-    name: z.string().trim().regex(/^[a-z0-9_]{1,512}$/, "Lower-case letters, digits and underscores."),
-    language: z.string().trim().regex(/^[a-z]{2,3}(?:_[A-Z]{2})?$/, "A language code such as es, en_US."),
+    name: z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9_]{1,512}$/, "Lower-case letters, digits and underscores."),
+    language: z
+      .string()
+      .trim()
+      .regex(/^[a-z]{2,3}(?:_[A-Z]{2})?$/, "A language code such as es, en_US."),
     category: z.enum(TEMPLATE_CATEGORIES),
     components: z.array(z.record(z.string(), z.unknown())).min(1).max(10),
   })
@@ -154,7 +167,10 @@ export const ChatTemplate = z
 
 export const SendMessageBody = z
   .object({
-    to: z.string().trim().regex(/^\+?\d{6,20}$/, "Must be a phone number in international format (digits)."),
+    to: z
+      .string()
+      .trim()
+      .regex(/^\+?\d{6,20}$/, "Must be a phone number in international format (digits)."),
     template: z.string().trim().min(1).max(512),
     language: z.string().trim().min(2).max(10).optional(),
     parameters: z.array(z.string().max(1024)).max(20).default([]),

@@ -54,14 +54,17 @@ inventoryRouter.openapi(
 );
 
 inventoryRouter.openapi(
-  defineRoute({ permission: "inventory:transfer" }, {
-    method: "post",
-    path: `${V1}/stock-transfers`,
-    tags,
-    summary: "Move stock from the request's workspace to another",
-    request: jsonBody(CreateTransferBody),
-    responses: { 201: jsonResponse("Transfer made", CreatedTransfer), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "inventory:transfer" },
+    {
+      method: "post",
+      path: `${V1}/stock-transfers`,
+      tags,
+      summary: "Move stock from the request's workspace to another",
+      request: jsonBody(CreateTransferBody),
+      responses: { 201: jsonResponse("Transfer made", CreatedTransfer), ...commonErrors },
+    },
+  ),
   async (c) => {
     const data = await inventory.createTransfer(await tenantDb(c), catalogScope(c), c.req.valid("json"));
     return c.json({ data, message: "Stock transferred." }, 201);
@@ -97,14 +100,17 @@ inventoryRouter.openapi(
 );
 
 inventoryRouter.openapi(
-  defineRoute({ permission: "inventory:adjust" }, {
-    method: "post",
-    path: `${V1}/inventory-adjustments`,
-    tags,
-    summary: "Adjust stock in the request's workspace",
-    request: jsonBody(CreateAdjustmentBody),
-    responses: { 201: jsonResponse("Adjustment made", dataWithMessage(AdjustmentItem)), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "inventory:adjust" },
+    {
+      method: "post",
+      path: `${V1}/inventory-adjustments`,
+      tags,
+      summary: "Adjust stock in the request's workspace",
+      request: jsonBody(CreateAdjustmentBody),
+      responses: { 201: jsonResponse("Adjustment made", dataWithMessage(AdjustmentItem)), ...commonErrors },
+    },
+  ),
   async (c) => {
     const data = await inventory.createAdjustment(await tenantDb(c), catalogScope(c), c.req.valid("json"));
     return c.json({ data, message: "Inventory adjusted." }, 201);
@@ -112,21 +118,24 @@ inventoryRouter.openapi(
 );
 
 inventoryRouter.openapi(
-  defineRoute({ permission: "inventory:adjust" }, {
-    method: "post",
-    path: `${V1}/inventory/initial-stock`,
-    tags,
-    summary: "Set the opening stock of products in the request's workspace",
-    request: jsonBody(InitialStockBody),
-    responses: {
-      201: jsonResponse(
-        "Initial stock set",
-        z.object({ message: z.string(), summary: z.object({ total_products: z.number(), total_quantity: z.string(), total_value: z.string() }) }),
-      ),
-      ...errorResponses(409),
-      ...commonErrors,
+  defineRoute(
+    { permission: "inventory:adjust" },
+    {
+      method: "post",
+      path: `${V1}/inventory/initial-stock`,
+      tags,
+      summary: "Set the opening stock of products in the request's workspace",
+      request: jsonBody(InitialStockBody),
+      responses: {
+        201: jsonResponse(
+          "Initial stock set",
+          z.object({ message: z.string(), summary: z.object({ total_products: z.number(), total_quantity: z.string(), total_value: z.string() }) }),
+        ),
+        ...errorResponses(409),
+        ...commonErrors,
+      },
     },
-  }),
+  ),
   async (c) => {
     const summary = await inventory.setInitialStock(await tenantDb(c), catalogScope(c), c.req.valid("json"));
     return c.json({ message: "Initial stock set.", summary }, 201);
@@ -146,14 +155,17 @@ inventoryRouter.openapi(
 );
 
 inventoryRouter.openapi(
-  defineRoute({ permission: "inventory:adjust" }, {
-    method: "put",
-    path: `${V1}/products/{id}/stock/minimum`,
-    tags,
-    summary: "Set the low-stock threshold of a product in a workspace",
-    request: { params: IdParam, ...jsonBody(MinimumBody) },
-    responses: { 200: jsonResponse("Minimum set", MessageResponse), ...errorResponses(404), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "inventory:adjust" },
+    {
+      method: "put",
+      path: `${V1}/products/{id}/stock/minimum`,
+      tags,
+      summary: "Set the low-stock threshold of a product in a workspace",
+      request: { params: IdParam, ...jsonBody(MinimumBody) },
+      responses: { 200: jsonResponse("Minimum set", MessageResponse), ...errorResponses(404), ...commonErrors },
+    },
+  ),
   async (c) => {
     const body = c.req.valid("json");
     await inventory.setMinimum(await tenantDb(c), catalogScope(c), c.req.valid("param").id, body.workspace_id, body.minimum_quantity);

@@ -51,9 +51,7 @@ export const InitialStockBody = z
   })
   .openapi("InitialStock");
 
-export const MinimumBody = z
-  .object({ workspace_id: id(), minimum_quantity: decimalInput({ min: "0", max: MONEY_MAX }) })
-  .openapi("StockMinimum");
+export const MinimumBody = z.object({ workspace_id: id(), minimum_quantity: decimalInput({ min: "0", max: MONEY_MAX }) }).openapi("StockMinimum");
 
 const Ref = z.object({ id: z.number(), name: z.string() });
 
@@ -137,7 +135,6 @@ export const MovementReportItem = z
     created_at: z.string(),
   })
   .openapi("StockMovement");
-
 
 export const TransferListQuery = listQuerySchema({
   filters: { product_id: idFilter(), type: z.enum(["transfer_out", "transfer_in"]).optional() },

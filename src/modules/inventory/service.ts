@@ -1,17 +1,17 @@
-import { and, asc, desc, eq, exists, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
-import { rowsOf } from "../../db/rows";
+import { and, asc, desc, eq, exists, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
+import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
-import type { CatalogScope } from "../products/shared";
-import { assertWritableIn } from "../products/ownership";
 import { memberWorkspacesHolding } from "../members/grants";
+import { assertWritableIn } from "../products/ownership";
+import type { CatalogScope } from "../products/shared";
 import type { AnyDb } from "../tenants/service";
 import type { CreateAdjustmentInput, CreateTransferInput, InitialStockInput } from "./schemas";
-import { applyStockChanges, checkStockResult, stockCtes, stockResultColumns, type StockChange, type StockResult } from "./stock";
+import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "./stock";
 
 const m = schema.stockMovements;
 const fromWs = alias(schema.workspaces, "from_ws");
@@ -19,9 +19,7 @@ const toWs = alias(schema.workspaces, "to_ws");
 
 /** Workspaces the caller may act on or see: memberships, or every workspace with view_all_locations. */
 export function accessibleWorkspaceCondition(scope: CatalogScope): SQL {
-  const member = exists(
-    sqlMembership(scope.userId),
-  );
+  const member = exists(sqlMembership(scope.userId));
   return scope.viewAll ? eq(schema.workspaces.tenantId, scope.tenantId) : and(eq(schema.workspaces.tenantId, scope.tenantId), member)!;
 }
 
@@ -52,7 +50,13 @@ export async function requireAccessibleWorkspace(db: AnyDb, scope: CatalogScope,
 async function stockedProducts(db: AnyDb, scope: CatalogScope, wanted: { id: number; field: string }[], permission: string) {
   const ids = [...new Set(wanted.map((w) => w.id))];
   const rows = await db
-    .select({ id: schema.products.id, name: schema.products.name, cost: schema.products.cost, trackInventory: schema.products.trackInventory, workspaceId: schema.products.workspaceId })
+    .select({
+      id: schema.products.id,
+      name: schema.products.name,
+      cost: schema.products.cost,
+      trackInventory: schema.products.trackInventory,
+      workspaceId: schema.products.workspaceId,
+    })
     .from(schema.products)
     .where(and(eq(schema.products.tenantId, scope.tenantId), inArray(schema.products.id, ids)));
   const byId = new Map(rows.filter((r) => r.workspaceId === null || r.workspaceId === scope.workspaceId || scope.viewAll).map((r) => [r.id, r]));
@@ -61,17 +65,26 @@ async function stockedProducts(db: AnyDb, scope: CatalogScope, wanted: { id: num
     if (!product) throw fieldError(w.field, "No such product.");
     if (!product.trackInventory) throw fieldError(w.field, "This product does not track inventory (a service).");
   }
-  await assertWritableIn(db, scope, [...byId.values()].map((r) => r.workspaceId), permission, "change the stock of a product of another workspace");
+  await assertWritableIn(
+    db,
+    scope,
+    [...byId.values()].map((r) => r.workspaceId),
+    permission,
+    "change the stock of a product of another workspace",
+  );
   return byId;
 }
 
-function serializeMovement(row: {
-  movement: typeof m.$inferSelect;
-  product: { id: number; name: string; sku: string | null };
-  from: { id: number; name: string } | null;
-  to: { id: number; name: string } | null;
-  user: { id: number; name: string; email: string } | null;
-}, withEmail = false) {
+function serializeMovement(
+  row: {
+    movement: typeof m.$inferSelect;
+    product: { id: number; name: string; sku: string | null };
+    from: { id: number; name: string } | null;
+    to: { id: number; name: string } | null;
+    user: { id: number; name: string; email: string } | null;
+  },
+  withEmail = false,
+) {
   const mv = row.movement;
   return {
     id: mv.id,
@@ -187,7 +200,11 @@ export async function createTransfer(db: AnyDb, scope: CatalogScope, input: Crea
        FROM products WHERE tenant_id = ${scope.tenantId} AND id = ${input.product_id}) AS product,
       ${stockResultColumns}`);
   const row = rowsOf<
-    StockResult & { destination_ok: boolean; destination_writable: boolean; product: { track_inventory: boolean; workspace_id: number | null; writable: boolean } | null }
+    StockResult & {
+      destination_ok: boolean;
+      destination_writable: boolean;
+      product: { track_inventory: boolean; workspace_id: number | null; writable: boolean } | null;
+    }
   >(result)[0]!;
   if (!row.destination_ok) throw fieldError("to_workspace_id", "No such workspace that you can reach.");
   const product = row.product;
@@ -195,10 +212,16 @@ export async function createTransfer(db: AnyDb, scope: CatalogScope, input: Crea
     throw fieldError("product_id", "No such product.");
   }
   if (!row.destination_writable) {
-    throw new AppError("forbidden", `You cannot transfer stock to workspace ${input.to_workspace_id}: it needs inventory:transfer there, which you do not hold.`);
+    throw new AppError(
+      "forbidden",
+      `You cannot transfer stock to workspace ${input.to_workspace_id}: it needs inventory:transfer there, which you do not hold.`,
+    );
   }
   if (!product.writable) {
-    throw new AppError("forbidden", `You cannot transfer this product: it belongs to workspace ${product.workspace_id}, where you do not hold inventory:transfer.`);
+    throw new AppError(
+      "forbidden",
+      `You cannot transfer this product: it belongs to workspace ${product.workspace_id}, where you do not hold inventory:transfer.`,
+    );
   }
   if (!product.track_inventory) throw fieldError("product_id", "This product does not track inventory (a service).");
   const [out] = await checkStockResult(db, changes, row);
@@ -215,7 +238,12 @@ export async function createTransfer(db: AnyDb, scope: CatalogScope, input: Crea
 }
 
 export async function createAdjustment(db: AnyDb, scope: CatalogScope, input: CreateAdjustmentInput) {
-  await stockedProducts(db, scope, input.items.map((item, i) => ({ id: item.product_id, field: `items.${i}.product_id` })), "inventory:adjust");
+  await stockedProducts(
+    db,
+    scope,
+    input.items.map((item, i) => ({ id: item.product_id, field: `items.${i}.product_id` })),
+    "inventory:adjust",
+  );
   const [adjustment] = await db
     .insert(schema.inventoryAdjustments)
     .values({ tenantId: scope.tenantId, workspaceId: scope.workspaceId, reference: input.reference ?? null, createdBy: scope.userId })
@@ -239,7 +267,15 @@ export async function createAdjustment(db: AnyDb, scope: CatalogScope, input: Cr
 }
 
 export async function getAdjustment(db: AnyDb, scope: CatalogScope, id: number) {
-  const [list] = (await adjustmentsWhere(db, and(eq(schema.inventoryAdjustments.id, id), scope.viewAll ? undefined : eq(schema.inventoryAdjustments.workspaceId, scope.workspaceId))!, scope, 1, 0)).data;
+  const [list] = (
+    await adjustmentsWhere(
+      db,
+      and(eq(schema.inventoryAdjustments.id, id), scope.viewAll ? undefined : eq(schema.inventoryAdjustments.workspaceId, scope.workspaceId))!,
+      scope,
+      1,
+      0,
+    )
+  ).data;
   if (!list) throw notFound("Inventory adjustment");
   return list;
 }
@@ -256,7 +292,11 @@ async function adjustmentsWhere(db: AnyDb, where: SQL, scope: CatalogScope, limi
     .offset(offset);
   const ids = rows.map((r) => r.adjustment.id);
   const items = ids.length
-    ? await db.select().from(m).where(and(eq(m.tenantId, scope.tenantId), inArray(m.adjustmentId, ids))).orderBy(asc(m.id))
+    ? await db
+        .select()
+        .from(m)
+        .where(and(eq(m.tenantId, scope.tenantId), inArray(m.adjustmentId, ids)))
+        .orderBy(asc(m.id))
     : [];
   return {
     total: rows[0]?.total ?? 0,
@@ -276,14 +316,31 @@ async function adjustmentsWhere(db: AnyDb, where: SQL, scope: CatalogScope, limi
 export async function listAdjustments(db: AnyDb, scope: CatalogScope, query: ListQuery<"product_id", "created_at">) {
   const a = schema.inventoryAdjustments;
   const byProduct = query.filters.product_id
-    ? exists(db.select({ one: sql`1` }).from(m).where(and(eq(m.adjustmentId, a.id), eq(m.productId, Number(query.filters.product_id)))))
+    ? exists(
+        db
+          .select({ one: sql`1` })
+          .from(m)
+          .where(and(eq(m.adjustmentId, a.id), eq(m.productId, Number(query.filters.product_id)))),
+      )
     : undefined;
-  const result = await adjustmentsWhere(db, and(eq(a.workspaceId, scope.workspaceId), byProduct)!, scope, query.perPage, (query.page - 1) * query.perPage, query.sort.descending);
+  const result = await adjustmentsWhere(
+    db,
+    and(eq(a.workspaceId, scope.workspaceId), byProduct)!,
+    scope,
+    query.perPage,
+    (query.page - 1) * query.perPage,
+    query.sort.descending,
+  );
   return result;
 }
 
 export async function setInitialStock(db: AnyDb, scope: CatalogScope, input: InitialStockInput) {
-  const products = await stockedProducts(db, scope, input.items.map((item, i) => ({ id: item.product_id, field: `items.${i}.product_id` })), "inventory:adjust");
+  const products = await stockedProducts(
+    db,
+    scope,
+    input.items.map((item, i) => ({ id: item.product_id, field: `items.${i}.product_id` })),
+    "inventory:adjust",
+  );
   const seen = new Set<number>();
   input.items.forEach((item, i) => {
     if (seen.has(item.product_id)) throw fieldError(`items.${i}.product_id`, "This product is listed twice.");
@@ -384,7 +441,15 @@ export async function lowStock(db: AnyDb, scope: CatalogScope, workspaceId: numb
     .from(l)
     .innerJoin(schema.products, eq(schema.products.id, l.productId))
     .innerJoin(schema.workspaces, eq(schema.workspaces.id, l.workspaceId))
-    .where(and(eq(l.tenantId, scope.tenantId), eq(l.workspaceId, workspaceId), sql`${l.minimumQuantity} > 0`, lte(l.quantity, l.minimumQuantity), eq(schema.products.isActive, true)))
+    .where(
+      and(
+        eq(l.tenantId, scope.tenantId),
+        eq(l.workspaceId, workspaceId),
+        sql`${l.minimumQuantity} > 0`,
+        lte(l.quantity, l.minimumQuantity),
+        eq(schema.products.isActive, true),
+      ),
+    )
     .orderBy(sql`${l.minimumQuantity} - ${l.quantity} DESC`, asc(schema.products.id));
   return rows.map((r) => ({
     product_id: r.productId,
@@ -438,4 +503,3 @@ export async function movementReport(
     })),
   };
 }
-

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError } from "../../http/errors";

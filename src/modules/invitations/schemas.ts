@@ -36,7 +36,11 @@ export const InvitationListQuery = listQuerySchema({
 });
 
 export const TokenParam = z.object({
-  token: z.string().min(1).max(200).openapi({ param: { name: "token", in: "path" }, example: "<INVITATION_TOKEN>" }),
+  token: z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({ param: { name: "token", in: "path" }, example: "<INVITATION_TOKEN>" }),
 });
 
 export const AcceptInvitationBody = z

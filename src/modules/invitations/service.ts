@@ -3,8 +3,8 @@ import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
 import { hashPassword } from "../../lib/password";
-import { enqueueEmail } from "../outbox/service";
 import { assertHeldInEvery, grantsOf } from "../members/grants";
+import { enqueueEmail } from "../outbox/service";
 import { roleByName } from "../roles/service";
 import type { AnyDb } from "../tenants/service";
 

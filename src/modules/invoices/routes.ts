@@ -9,16 +9,7 @@ import { idParam } from "../../lib/bounds";
 import { dominicanToday } from "../document-subtypes/service";
 import { catalogScope, dataOnly, MessageResponse } from "../products/shared";
 import { renderDocumentPdf } from "../sales/pdf";
-import {
-  CreatedInvoice,
-  CreateInvoiceBody,
-  CreatePaymentBody,
-  InvoiceDetail,
-  InvoiceListQuery,
-  InvoiceSummary,
-  Payment,
-  UpdateInvoiceBody,
-} from "./schemas";
+import { CreatedInvoice, CreateInvoiceBody, CreatePaymentBody, InvoiceDetail, InvoiceListQuery, InvoiceSummary, Payment, UpdateInvoiceBody } from "./schemas";
 import * as invoices from "./service";
 
 export const invoicesRouter = createRouter();
@@ -30,18 +21,24 @@ export const invoiceContext = (c: Context<AppEnv>): invoices.InvoiceContext => (
 });
 
 const idempotencyHeader = z.object({
-  "idempotency-key": z.string().optional().openapi({ param: { name: "idempotency-key", in: "header" }, description: "Replays the first response for 24 h" }),
+  "idempotency-key": z
+    .string()
+    .optional()
+    .openapi({ param: { name: "idempotency-key", in: "header" }, description: "Replays the first response for 24 h" }),
 });
 
 invoicesRouter.openapi(
-  defineRoute({ permission: "invoices:view" }, {
-    method: "get",
-    path: `${V1}/invoices`,
-    tags,
-    summary: "Invoices of the request's workspace (without lines and payments)",
-    request: { query: InvoiceListQuery },
-    responses: { 200: jsonResponse("Invoices", paginated(InvoiceSummary)), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "invoices:view" },
+    {
+      method: "get",
+      path: `${V1}/invoices`,
+      tags,
+      summary: "Invoices of the request's workspace (without lines and payments)",
+      request: { query: InvoiceListQuery },
+      responses: { 200: jsonResponse("Invoices", paginated(InvoiceSummary)), ...commonErrors },
+    },
+  ),
   async (c) => {
     const query = c.req.valid("query");
     const { data, total } = await invoices.listInvoices(await tenantDb(c), catalogScope(c), query);
@@ -50,26 +47,32 @@ invoicesRouter.openapi(
 );
 
 invoicesRouter.openapi(
-  defineRoute({ permission: "invoices:view" }, {
-    method: "get",
-    path: `${V1}/invoices/{id}`,
-    tags,
-    summary: "An invoice with its contact, lines, payments and salesmen",
-    request: { params: IdParam },
-    responses: { 200: jsonResponse("Invoice", dataOnly(InvoiceDetail)), ...errorResponses(404), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "invoices:view" },
+    {
+      method: "get",
+      path: `${V1}/invoices/{id}`,
+      tags,
+      summary: "An invoice with its contact, lines, payments and salesmen",
+      request: { params: IdParam },
+      responses: { 200: jsonResponse("Invoice", dataOnly(InvoiceDetail)), ...errorResponses(404), ...commonErrors },
+    },
+  ),
   async (c) => c.json({ data: await invoices.getInvoice(await tenantDb(c), catalogScope(c), c.req.valid("param").id) }, 200) as never,
 );
 
 invoicesRouter.openapi(
-  defineRoute({ permission: "invoices:create" }, {
-    method: "post",
-    path: `${V1}/invoices`,
-    tags,
-    summary: "Issue an invoice: NCF, totals, stock and the customer's email",
-    request: { headers: idempotencyHeader, ...jsonBody(CreateInvoiceBody) },
-    responses: { 201: jsonResponse("Invoice issued", CreatedInvoice), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "invoices:create" },
+    {
+      method: "post",
+      path: `${V1}/invoices`,
+      tags,
+      summary: "Issue an invoice: NCF, totals, stock and the customer's email",
+      request: { headers: idempotencyHeader, ...jsonBody(CreateInvoiceBody) },
+      responses: { 201: jsonResponse("Invoice issued", CreatedInvoice), ...commonErrors },
+    },
+  ),
   async (c) => {
     const db = await tenantDb(c);
     const input = c.req.valid("json");
@@ -78,25 +81,34 @@ invoicesRouter.openapi(
       const { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at } = created;
       return {
         status: 201,
-        body: { data: { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at }, message: "Invoice created." },
+        body: {
+          data: { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at },
+          message: "Invoice created.",
+        },
       };
     }) as never;
   },
 );
 
 invoicesRouter.openapi(
-  defineRoute({ permission: "invoices:edit" }, {
-    method: "patch",
-    path: `${V1}/invoices/{id}`,
-    tags,
-    summary: "Change an invoice pending payment (lines, stock and totals follow)",
-    request: { params: IdParam, ...jsonBody(UpdateInvoiceBody) },
-    responses: {
-      200: jsonResponse("Invoice updated", z.object({ data: z.object({ id: z.number(), document_number: z.string(), total_amount: z.string(), updated_at: z.string() }), message: z.string() })),
-      ...errorResponses(404, 409),
-      ...commonErrors,
+  defineRoute(
+    { permission: "invoices:edit" },
+    {
+      method: "patch",
+      path: `${V1}/invoices/{id}`,
+      tags,
+      summary: "Change an invoice pending payment (lines, stock and totals follow)",
+      request: { params: IdParam, ...jsonBody(UpdateInvoiceBody) },
+      responses: {
+        200: jsonResponse(
+          "Invoice updated",
+          z.object({ data: z.object({ id: z.number(), document_number: z.string(), total_amount: z.string(), updated_at: z.string() }), message: z.string() }),
+        ),
+        ...errorResponses(404, 409),
+        ...commonErrors,
+      },
     },
-  }),
+  ),
   async (c) => {
     const data = await invoices.updateInvoice(await tenantDb(c), catalogScope(c), c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
     return c.json({ data, message: "Invoice updated." }, 200);
@@ -104,14 +116,17 @@ invoicesRouter.openapi(
 );
 
 invoicesRouter.openapi(
-  defineRoute({ permission: "invoices:delete" }, {
-    method: "delete",
-    path: `${V1}/invoices/{id}`,
-    tags,
-    summary: "Delete an invoice pending payment or in draft (stock returns; the NCF stays used)",
-    request: { params: IdParam },
-    responses: { 200: jsonResponse("Invoice deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "invoices:delete" },
+    {
+      method: "delete",
+      path: `${V1}/invoices/{id}`,
+      tags,
+      summary: "Delete an invoice pending payment or in draft (stock returns; the NCF stays used)",
+      request: { params: IdParam },
+      responses: { 200: jsonResponse("Invoice deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
+    },
+  ),
   async (c) => {
     await invoices.deleteInvoice(await tenantDb(c), catalogScope(c), c.req.valid("param").id);
     return c.json({ message: "Invoice deleted." }, 200);
@@ -119,14 +134,21 @@ invoicesRouter.openapi(
 );
 
 invoicesRouter.openapi(
-  defineRoute({ permission: "invoices:edit" }, {
-    method: "post",
-    path: `${V1}/invoices/{id}/cancel`,
-    tags,
-    summary: "Cancel an invoice pending payment (stock returns; the NCF stays used)",
-    request: { params: IdParam },
-    responses: { 200: jsonResponse("Invoice cancelled", z.object({ data: InvoiceSummary, message: z.string() })), ...errorResponses(404, 409), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "invoices:edit" },
+    {
+      method: "post",
+      path: `${V1}/invoices/{id}/cancel`,
+      tags,
+      summary: "Cancel an invoice pending payment (stock returns; the NCF stays used)",
+      request: { params: IdParam },
+      responses: {
+        200: jsonResponse("Invoice cancelled", z.object({ data: InvoiceSummary, message: z.string() })),
+        ...errorResponses(404, 409),
+        ...commonErrors,
+      },
+    },
+  ),
   async (c) => {
     const data = await invoices.cancelInvoice(await tenantDb(c), catalogScope(c), c.req.valid("param").id);
     return c.json({ data, message: "Invoice cancelled." }, 200);
@@ -134,14 +156,21 @@ invoicesRouter.openapi(
 );
 
 invoicesRouter.openapi(
-  defineRoute({ permission: "invoices:view" }, {
-    method: "get",
-    path: `${V1}/invoices/{id}/pdf`,
-    tags,
-    summary: "The invoice as a PDF",
-    request: { params: IdParam },
-    responses: { 200: { description: "PDF", content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } } }, ...errorResponses(404), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "invoices:view" },
+    {
+      method: "get",
+      path: `${V1}/invoices/{id}/pdf`,
+      tags,
+      summary: "The invoice as a PDF",
+      request: { params: IdParam },
+      responses: {
+        200: { description: "PDF", content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } } },
+        ...errorResponses(404),
+        ...commonErrors,
+      },
+    },
+  ),
   async (c) => {
     const { invoice, pdf } = await invoices.invoicePdfData(await tenantDb(c), { ...catalogScope(c) }, c.req.valid("param").id);
     const bytes = await renderDocumentPdf(pdf);
@@ -157,18 +186,27 @@ const PaymentParams = IdParam.extend({
 });
 
 invoicesRouter.openapi(
-  defineRoute({ permission: "payments:create" }, {
-    method: "post",
-    path: `${V1}/invoices/{id}/payments`,
-    tags,
-    summary: "Record a payment (never more than what is due)",
-    request: { params: IdParam, headers: idempotencyHeader, ...jsonBody(CreatePaymentBody) },
-    responses: {
-      201: jsonResponse("Payment recorded", z.object({ data: z.object({ payment: Payment.omit({ bank_account: true }).extend({ bank_account_id: z.number().nullable() }), invoice: InvoiceSummary }), message: z.string() })),
-      ...errorResponses(404, 409),
-      ...commonErrors,
+  defineRoute(
+    { permission: "payments:create" },
+    {
+      method: "post",
+      path: `${V1}/invoices/{id}/payments`,
+      tags,
+      summary: "Record a payment (never more than what is due)",
+      request: { params: IdParam, headers: idempotencyHeader, ...jsonBody(CreatePaymentBody) },
+      responses: {
+        201: jsonResponse(
+          "Payment recorded",
+          z.object({
+            data: z.object({ payment: Payment.omit({ bank_account: true }).extend({ bank_account_id: z.number().nullable() }), invoice: InvoiceSummary }),
+            message: z.string(),
+          }),
+        ),
+        ...errorResponses(404, 409),
+        ...commonErrors,
+      },
     },
-  }),
+  ),
   async (c) => {
     const db = await tenantDb(c);
     const id = c.req.valid("param").id;
@@ -181,14 +219,21 @@ invoicesRouter.openapi(
 );
 
 invoicesRouter.openapi(
-  defineRoute({ permission: "payments:delete" }, {
-    method: "delete",
-    path: `${V1}/invoices/{id}/payments/{payment_id}`,
-    tags,
-    summary: "Remove a payment; the invoice's status follows",
-    request: { params: PaymentParams },
-    responses: { 200: jsonResponse("Payment removed", z.object({ data: InvoiceSummary, message: z.string() })), ...errorResponses(404, 409), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "payments:delete" },
+    {
+      method: "delete",
+      path: `${V1}/invoices/{id}/payments/{payment_id}`,
+      tags,
+      summary: "Remove a payment; the invoice's status follows",
+      request: { params: PaymentParams },
+      responses: {
+        200: jsonResponse("Payment removed", z.object({ data: InvoiceSummary, message: z.string() })),
+        ...errorResponses(404, 409),
+        ...commonErrors,
+      },
+    },
+  ),
   async (c) => {
     const { id, payment_id } = c.req.valid("param");
     const data = await invoices.deletePayment(await tenantDb(c), catalogScope(c), id, payment_id);

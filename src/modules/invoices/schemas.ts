@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
-import { moneyInput } from "../../lib/decimal";
 import { dateInput as dateFilter } from "../../lib/bounds";
+import { moneyInput } from "../../lib/decimal";
 import { dateInput, id, LineItemOutput, LineItems } from "../sales/schemas";
 
 export const INVOICE_STATUSES = ["pending_payment", "partially_paid", "paid", "cancelled", "draft"] as const;

@@ -5,13 +5,13 @@ import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
-import { checkStockResult, stockCtes, stockResultColumns, applyStockChanges, type StockChange, type StockResult } from "../inventory/stock";
+import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import type { CatalogScope } from "../products/shared";
-import { liveInvoiceCount } from "./counts";
-import { documentAmounts, lineAmounts, type LineAmounts } from "../sales/lines";
+import { documentAmounts, type LineAmounts, lineAmounts } from "../sales/lines";
+import { itemsFromStoredLines, numberingRefusal, numberingUnavailable, type ResolvedLine, resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
-import { itemsFromStoredLines, numberingRefusal, numberingUnavailable, resolveDocument, type ResolvedLine } from "../sales/references";
 import type { AnyDb } from "../tenants/service";
+import { liveInvoiceCount } from "./counts";
 import type { CreateInvoiceInput, CreatePaymentInput, UpdateInvoiceInput } from "./schemas";
 
 const inv = schema.invoices;
@@ -23,7 +23,6 @@ export interface InvoiceContext {
   /** Base of links in emails. */
   appUrl: string;
 }
-
 
 export function serializeInvoice(row: InvoiceRow) {
   return {
@@ -75,7 +74,16 @@ function insertLines(tenantId: number, invoiceId: ReturnType<typeof sql>, record
 function saleChanges(lines: ResolvedLine[], workspaceId: number, sign: 1 | -1, reference: string | null): StockChange[] {
   return lines.flatMap((line, i) =>
     line.trackInventory
-      ? [{ productId: line.productId, workspaceId, quantity: new Big(line.quantity).times(-sign).toFixed(2), type: "sale" as const, reference, field: `items.${i}.quantity` }]
+      ? [
+          {
+            productId: line.productId,
+            workspaceId,
+            quantity: new Big(line.quantity).times(-sign).toFixed(2),
+            type: "sale" as const,
+            reference,
+            field: `items.${i}.quantity`,
+          },
+        ]
       : [],
   );
 }
@@ -88,7 +96,13 @@ function saleChanges(lines: ResolvedLine[], workspaceId: number, sign: 1 | -1, r
  * its salesmen, the stock sales and the "invoice created" email. Any refusal rolls everything
  * back, the number included, so numbers stay consecutive.
  */
-export async function createInvoice(db: AnyDb, scope: CatalogScope, input: CreateInvoiceInput, context: InvoiceContext, options: { quotationId?: number } = {}) {
+export async function createInvoice(
+  db: AnyDb,
+  scope: CatalogScope,
+  input: CreateInvoiceInput,
+  context: InvoiceContext,
+  options: { quotationId?: number } = {},
+) {
   const resolved = await resolveDocument(db, scope, input, { documentType: "invoice", takeNumber: false, checkNumbering: true, today: context.today });
   const amounts = resolved.lines.map(lineAmounts);
   const totals = documentAmounts(amounts);
@@ -180,7 +194,11 @@ const invoiceListJson = sql.raw(`json_build_object(
  * total is the sum of the maintained counts (drizzle/0012); a contact or a date narrows the set
  * enough for the indexes to count it. A page past the end still carries the total.
  */
-export async function listInvoices(db: AnyDb, scope: CatalogScope, query: ListQuery<"status" | "contact_id" | "issue_date", "issue_date" | "document_number" | "total_amount" | "created_at">) {
+export async function listInvoices(
+  db: AnyDb,
+  scope: CatalogScope,
+  query: ListQuery<"status" | "contact_id" | "issue_date", "issue_date" | "document_number" | "total_amount" | "created_at">,
+) {
   const f = query.filters;
   // Written as SQL rather than with the select builder: building the statement is per request,
   // and the builder's rendering of 22 columns was a measurable part of the Worker's CPU.
@@ -252,7 +270,11 @@ export async function getInvoice(db: AnyDb, scope: CatalogScope, id: number) {
 
 /** The invoice row, locked for the rest of the transaction (updates, payments, cancel, delete). */
 async function lockInvoice(db: AnyDb, scope: CatalogScope, id: number): Promise<InvoiceRow> {
-  const [row] = await db.select().from(inv).where(and(visible(scope), eq(inv.id, id))).for("update");
+  const [row] = await db
+    .select()
+    .from(inv)
+    .where(and(visible(scope), eq(inv.id, id)))
+    .for("update");
   if (!row) throw notFound("Invoice");
   return row;
 }
@@ -303,7 +325,9 @@ export async function updateInvoice(db: AnyDb, scope: CatalogScope, id: number, 
   if (needsResolve) {
     const currentItems = input.items
       ? input.items
-      : itemsFromStoredLines(await db.select().from(schema.invoiceItems).where(eq(schema.invoiceItems.invoiceId, id)).orderBy(asc(schema.invoiceItems.position)));
+      : itemsFromStoredLines(
+          await db.select().from(schema.invoiceItems).where(eq(schema.invoiceItems.invoiceId, id)).orderBy(asc(schema.invoiceItems.position)),
+        );
     const resolved = await resolveDocument(
       db,
       scope,
@@ -360,7 +384,12 @@ export async function updateInvoice(db: AnyDb, scope: CatalogScope, id: number, 
     }
   }
   const [updated] = await db.update(inv).set(set).where(eq(inv.id, id)).returning();
-  return { id: updated!.id, document_number: updated!.documentNumber, total_amount: decimal2(updated!.totalAmount)!, updated_at: timestamp(updated!.updatedAt)! };
+  return {
+    id: updated!.id,
+    document_number: updated!.documentNumber,
+    total_amount: decimal2(updated!.totalAmount)!,
+    updated_at: timestamp(updated!.updatedAt)!,
+  };
 }
 
 export async function deleteInvoice(db: AnyDb, scope: CatalogScope, id: number) {
@@ -421,7 +450,13 @@ export async function addPayment(db: AnyDb, scope: CatalogScope, id: number, inp
     .where(eq(inv.id, id))
     .returning();
   return {
-    payment: { id: payment!.id, amount: decimal2(payment!.amount)!, payment_date: payment!.paymentDate, payment_method: payment!.paymentMethod, bank_account_id: payment!.bankAccountId },
+    payment: {
+      id: payment!.id,
+      amount: decimal2(payment!.amount)!,
+      payment_date: payment!.paymentDate,
+      payment_method: payment!.paymentMethod,
+      bank_account_id: payment!.bankAccountId,
+    },
     invoice: serializeInvoice(updated!),
   };
 }

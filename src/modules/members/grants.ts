@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import * as schema from "../../db/schema";
 import { AppError } from "../../http/errors";
 import type { AnyDb } from "../tenants/service";

@@ -38,8 +38,7 @@ const update = defineRoute(
     path: `${V1}/workspace/members/{user_id}`,
     tags: ["Members"],
     summary: "Change a member's role in the request's workspace (not the owner's)",
-    description:
-      "The caller must hold (or be admin) in this workspace every permission of the member's current role and of the role they assign.",
+    description: "The caller must hold (or be admin) in this workspace every permission of the member's current role and of the role they assign.",
     request: { params: UserIdParam, ...jsonBody(UpdateMemberBody) },
     responses: { 200: jsonResponse("Role changed", MessageResponse), ...commonErrors, ...errorResponses(404, 409) },
   },

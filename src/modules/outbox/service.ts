@@ -16,10 +16,7 @@ export interface EmailMessage {
  * caused it commits. Returns the outbox row id.
  */
 export async function enqueueEmail(db: AnyDb, tenantId: number, message: EmailMessage): Promise<number> {
-  const [row] = await db
-    .insert(schema.outboxMessages)
-    .values({ tenantId, kind: "email", payload: message })
-    .returning({ id: schema.outboxMessages.id });
+  const [row] = await db.insert(schema.outboxMessages).values({ tenantId, kind: "email", payload: message }).returning({ id: schema.outboxMessages.id });
   noteOutboxMessage(db, row!.id);
   return row!.id;
 }

@@ -18,13 +18,7 @@ import type { CatalogScope } from "./shared";
  * query saved on the common path). A workspace the caller can neither see nor belongs to is not
  * named in the message.
  */
-export async function assertWritableIn(
-  db: AnyDb,
-  scope: CatalogScope,
-  workspaceIds: Iterable<number | null>,
-  permission: string,
-  what: string,
-): Promise<void> {
+export async function assertWritableIn(db: AnyDb, scope: CatalogScope, workspaceIds: Iterable<number | null>, permission: string, what: string): Promise<void> {
   const others = [...new Set(workspaceIds)].filter((id): id is number => id !== null && id !== scope.workspaceId).sort((a, b) => a - b);
   if (!others.length) return;
   const grants = await grantsOf(db, scope.userId);

@@ -1,10 +1,10 @@
+import { z } from "@hono/zod-openapi";
 import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
-import { CreateProductBody, Product, PRODUCT_TYPES, UpdateProductBody } from "./schemas";
+import { CreateProductBody, PRODUCT_TYPES, Product, UpdateProductBody } from "./schemas";
 import { createProduct, deleteProduct, getProduct, listProducts, serializeProduct, updateProduct } from "./service";
 import { BooleanFilter, catalogScope, dataOnly, dataWithMessage, MessageResponse, WorkspaceFilter } from "./shared";
-import { z } from "@hono/zod-openapi";
 
 export const productsRouter = createRouter();
 const tags = ["Products"];
@@ -20,67 +20,82 @@ const ProductListQuery = listQuerySchema({
   defaultSort: "name",
 });
 
-const list = defineRoute({ permission: "products:view" }, {
-  method: "get",
-  path: `${V1}/products`,
-  tags,
-  summary: "List products visible in the request's workspace (filter[search] over name and sku)",
-  request: { query: ProductListQuery },
-  responses: { 200: jsonResponse("Products", paginated(Product)), ...commonErrors },
-});
+const list = defineRoute(
+  { permission: "products:view" },
+  {
+    method: "get",
+    path: `${V1}/products`,
+    tags,
+    summary: "List products visible in the request's workspace (filter[search] over name and sku)",
+    request: { query: ProductListQuery },
+    responses: { 200: jsonResponse("Products", paginated(Product)), ...commonErrors },
+  },
+);
 productsRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
   const { rows, total } = await listProducts(await tenantDb(c), catalogScope(c), query);
   return c.json(paginate(c, query, total, rows.map(serializeProduct)), 200);
 });
 
-const get = defineRoute({ permission: "products:view" }, {
-  method: "get",
-  path: `${V1}/products/{id}`,
-  tags,
-  summary: "Get a product",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse("The product", dataOnly(Product)), ...errorResponses(404), ...commonErrors },
-});
+const get = defineRoute(
+  { permission: "products:view" },
+  {
+    method: "get",
+    path: `${V1}/products/{id}`,
+    tags,
+    summary: "Get a product",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("The product", dataOnly(Product)), ...errorResponses(404), ...commonErrors },
+  },
+);
 productsRouter.openapi(get, async (c) => {
   const row = await getProduct(await tenantDb(c), catalogScope(c), c.req.valid("param").id);
   return c.json({ data: serializeProduct(row) }, 200);
 });
 
-const create = defineRoute({ permission: "products:create" }, {
-  method: "post",
-  path: `${V1}/products`,
-  tags,
-  summary: "Create a product (shared by every workspace unless workspace_id is given)",
-  request: jsonBody(CreateProductBody),
-  responses: { 201: jsonResponse("Created", dataWithMessage(Product)), ...commonErrors },
-});
+const create = defineRoute(
+  { permission: "products:create" },
+  {
+    method: "post",
+    path: `${V1}/products`,
+    tags,
+    summary: "Create a product (shared by every workspace unless workspace_id is given)",
+    request: jsonBody(CreateProductBody),
+    responses: { 201: jsonResponse("Created", dataWithMessage(Product)), ...commonErrors },
+  },
+);
 productsRouter.openapi(create, async (c) => {
   const row = await createProduct(await tenantDb(c), catalogScope(c), c.req.valid("json"));
   return c.json({ data: serializeProduct(row), message: "Product created." }, 201);
 });
 
-const update = defineRoute({ permission: "products:edit" }, {
-  method: "patch",
-  path: `${V1}/products/{id}`,
-  tags,
-  summary: "Update a product (only the fields given)",
-  request: { params: IdParam, ...jsonBody(UpdateProductBody) },
-  responses: { 200: jsonResponse("Updated", dataWithMessage(Product)), ...errorResponses(404), ...commonErrors },
-});
+const update = defineRoute(
+  { permission: "products:edit" },
+  {
+    method: "patch",
+    path: `${V1}/products/{id}`,
+    tags,
+    summary: "Update a product (only the fields given)",
+    request: { params: IdParam, ...jsonBody(UpdateProductBody) },
+    responses: { 200: jsonResponse("Updated", dataWithMessage(Product)), ...errorResponses(404), ...commonErrors },
+  },
+);
 productsRouter.openapi(update, async (c) => {
   const row = await updateProduct(await tenantDb(c), catalogScope(c), c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeProduct(row), message: "Product updated." }, 200);
 });
 
-const remove = defineRoute({ permission: "products:delete" }, {
-  method: "delete",
-  path: `${V1}/products/{id}`,
-  tags,
-  summary: "Delete a product (409 in_use when documents refer to it)",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
-});
+const remove = defineRoute(
+  { permission: "products:delete" },
+  {
+    method: "delete",
+    path: `${V1}/products/{id}`,
+    tags,
+    summary: "Delete a product (409 in_use when documents refer to it)",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
+  },
+);
 productsRouter.openapi(remove, async (c) => {
   await deleteProduct(await tenantDb(c), catalogScope(c), c.req.valid("param").id);
   return c.json({ message: "Product deleted." }, 200);

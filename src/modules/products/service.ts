@@ -1,24 +1,24 @@
-import { and, eq, ilike, inArray, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, ilike, inArray, or, type SQL, sql } from "drizzle-orm";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { decimal2, timestamp } from "../../lib/format";
 import type { AnyDb } from "../tenants/service";
+import { assertWritableIn, productUsers } from "./ownership";
 import type { CreateProductInput, UpdateProductInput } from "./schemas";
 import {
   assertAssignableWorkspace,
+  type CatalogScope,
   countWhere,
   firstReference,
   inUseOnForeignKey,
   isUniqueViolation,
-  referencedBy,
   likePattern,
   listWorkspaceCondition,
   orderBy,
-  type CatalogScope,
+  referencedBy,
   visibleByIdCondition,
 } from "./shared";
-import { assertWritableIn, productUsers } from "./ownership";
 
 const p = schema.products;
 type ProductRow = typeof p.$inferSelect;
@@ -199,7 +199,10 @@ export async function deleteProduct(db: AnyDb, scope: CatalogScope, id: number):
   if (reason) throw new AppError("in_use", `This product cannot be deleted: ${reason}. Deactivate it instead (is_active: false).`);
   // Without movements, stock rows only hold low-stock minimums: they go with the product.
   await db.delete(schema.stockLevels).where(and(eq(schema.stockLevels.tenantId, scope.tenantId), eq(schema.stockLevels.productId, id)));
-  await db.delete(p).where(and(eq(p.tenantId, scope.tenantId), eq(p.id, id))).catch(inUseOnForeignKey("product"));
+  await db
+    .delete(p)
+    .where(and(eq(p.tenantId, scope.tenantId), eq(p.id, id)))
+    .catch(inUseOnForeignKey("product"));
 }
 
 export type { SQL };

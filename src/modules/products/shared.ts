@@ -1,6 +1,5 @@
-import { isIdText } from "../../lib/bounds";
 import { z } from "@hono/zod-openapi";
-import { and, eq, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Context } from "hono";
 import * as schema from "../../db/schema";
@@ -8,6 +7,7 @@ import { requireAuth } from "../../http/auth";
 import type { AppEnv } from "../../http/context";
 import { AppError, fieldError } from "../../http/errors";
 import { requireWorkspace } from "../../http/workspace";
+import { isIdText } from "../../lib/bounds";
 import type { AnyDb } from "../tenants/service";
 import { assertWritableIn } from "./ownership";
 
@@ -96,7 +96,10 @@ export function orderBy(column: PgColumn | SQL, id: PgColumn, descending: boolea
 
 /** The `total` of a page that came back empty (page past the end): one count query. */
 export async function countWhere(db: AnyDb, table: PgTable, where: SQL | undefined): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(table).where(where);
+  const [row] = await db
+    .select({ n: sql<number>`count(*)`.mapWith(Number) })
+    .from(table)
+    .where(where);
   return row?.n ?? 0;
 }
 

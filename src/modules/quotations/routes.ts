@@ -28,25 +28,31 @@ export const quotationsRouter = createRouter();
 const tags = ["Quotations"];
 
 const idempotencyHeader = z.object({
-  "idempotency-key": z.string().optional().openapi({ param: { name: "idempotency-key", in: "header" }, description: "Replays the first response for 24 h" }),
+  "idempotency-key": z
+    .string()
+    .optional()
+    .openapi({ param: { name: "idempotency-key", in: "header" }, description: "Replays the first response for 24 h" }),
 });
 
 const pdfResponse = { description: "PDF", content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } } };
 
 // Registered before the /quotations/{id}/… routes so that "bulk" is never read as an id.
 quotationsRouter.openapi(
-  defineRoute({ permission: "quotations:view" }, {
-    method: "post",
-    path: `${V1}/quotations/bulk/pdf`,
-    tags,
-    summary: "A ZIP of the PDFs of 1 to 100 quotations, streamed as each PDF is rendered",
-    description: "At most 100 ids and 5,000 lines across the chosen quotations (repeated ids counted once); more → 422 naming `quotation_ids`.",
-    request: jsonBody(BulkPdfBody),
-    responses: {
-      200: { description: "ZIP of <document_number>.pdf files", content: { "application/zip": { schema: z.string().openapi({ format: "binary" }) } } },
-      ...commonErrors,
+  defineRoute(
+    { permission: "quotations:view" },
+    {
+      method: "post",
+      path: `${V1}/quotations/bulk/pdf`,
+      tags,
+      summary: "A ZIP of the PDFs of 1 to 100 quotations, streamed as each PDF is rendered",
+      description: "At most 100 ids and 5,000 lines across the chosen quotations (repeated ids counted once); more → 422 naming `quotation_ids`.",
+      request: jsonBody(BulkPdfBody),
+      responses: {
+        200: { description: "ZIP of <document_number>.pdf files", content: { "application/zip": { schema: z.string().openapi({ format: "binary" }) } } },
+        ...commonErrors,
+      },
     },
-  }),
+  ),
   async (c) => {
     // Every database read happens here, inside the request's transaction; the stream below only renders.
     const documents = await quotations.bulkPdfData(await tenantDb(c), catalogScope(c), c.req.valid("json").quotation_ids);
@@ -59,14 +65,17 @@ quotationsRouter.openapi(
 );
 
 quotationsRouter.openapi(
-  defineRoute({ permission: "quotations:view" }, {
-    method: "get",
-    path: `${V1}/quotations`,
-    tags,
-    summary: "Quotations of the request's workspace (without lines)",
-    request: { query: QuotationListQuery },
-    responses: { 200: jsonResponse("Quotations", paginated(QuotationSummary)), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "quotations:view" },
+    {
+      method: "get",
+      path: `${V1}/quotations`,
+      tags,
+      summary: "Quotations of the request's workspace (without lines)",
+      request: { query: QuotationListQuery },
+      responses: { 200: jsonResponse("Quotations", paginated(QuotationSummary)), ...commonErrors },
+    },
+  ),
   async (c) => {
     const query = c.req.valid("query");
     const { data, total } = await quotations.listQuotations(await tenantDb(c), catalogScope(c), query);
@@ -75,26 +84,32 @@ quotationsRouter.openapi(
 );
 
 quotationsRouter.openapi(
-  defineRoute({ permission: "quotations:view" }, {
-    method: "get",
-    path: `${V1}/quotations/{id}`,
-    tags,
-    summary: "A quotation with its contact and lines",
-    request: { params: IdParam },
-    responses: { 200: jsonResponse("Quotation", dataOnly(QuotationDetail)), ...errorResponses(404), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "quotations:view" },
+    {
+      method: "get",
+      path: `${V1}/quotations/{id}`,
+      tags,
+      summary: "A quotation with its contact and lines",
+      request: { params: IdParam },
+      responses: { 200: jsonResponse("Quotation", dataOnly(QuotationDetail)), ...errorResponses(404), ...commonErrors },
+    },
+  ),
   async (c) => c.json({ data: await quotations.getQuotation(await tenantDb(c), catalogScope(c), c.req.valid("param").id) }, 200) as never,
 );
 
 quotationsRouter.openapi(
-  defineRoute({ permission: "quotations:create" }, {
-    method: "post",
-    path: `${V1}/quotations`,
-    tags,
-    summary: "Create a draft quotation numbered from a quotation subtype (no effect on stock)",
-    request: { headers: idempotencyHeader, ...jsonBody(CreateQuotationBody) },
-    responses: { 201: jsonResponse("Quotation created", CreatedQuotation), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "quotations:create" },
+    {
+      method: "post",
+      path: `${V1}/quotations`,
+      tags,
+      summary: "Create a draft quotation numbered from a quotation subtype (no effect on stock)",
+      request: { headers: idempotencyHeader, ...jsonBody(CreateQuotationBody) },
+      responses: { 201: jsonResponse("Quotation created", CreatedQuotation), ...commonErrors },
+    },
+  ),
   async (c) => {
     const db = await tenantDb(c);
     const input = c.req.valid("json");
@@ -103,21 +118,27 @@ quotationsRouter.openapi(
       const { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at } = created;
       return {
         status: 201,
-        body: { data: { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at }, message: "Quotation created." },
+        body: {
+          data: { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at },
+          message: "Quotation created.",
+        },
       };
     }) as never;
   },
 );
 
 quotationsRouter.openapi(
-  defineRoute({ permission: "quotations:edit" }, {
-    method: "patch",
-    path: `${V1}/quotations/{id}`,
-    tags,
-    summary: "Change a quotation in draft or sent (lines and totals follow)",
-    request: { params: IdParam, ...jsonBody(UpdateQuotationBody) },
-    responses: { 200: jsonResponse("Quotation updated", UpdatedQuotation), ...errorResponses(404, 409), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "quotations:edit" },
+    {
+      method: "patch",
+      path: `${V1}/quotations/{id}`,
+      tags,
+      summary: "Change a quotation in draft or sent (lines and totals follow)",
+      request: { params: IdParam, ...jsonBody(UpdateQuotationBody) },
+      responses: { 200: jsonResponse("Quotation updated", UpdatedQuotation), ...errorResponses(404, 409), ...commonErrors },
+    },
+  ),
   async (c) => {
     const data = await quotations.updateQuotation(await tenantDb(c), catalogScope(c), c.req.valid("param").id, c.req.valid("json"), dominicanToday());
     return c.json({ data, message: "Quotation updated." }, 200);
@@ -125,14 +146,17 @@ quotationsRouter.openapi(
 );
 
 quotationsRouter.openapi(
-  defineRoute({ permission: "quotations:delete" }, {
-    method: "delete",
-    path: `${V1}/quotations/{id}`,
-    tags,
-    summary: "Delete a quotation in draft or sent",
-    request: { params: IdParam },
-    responses: { 200: jsonResponse("Quotation deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "quotations:delete" },
+    {
+      method: "delete",
+      path: `${V1}/quotations/{id}`,
+      tags,
+      summary: "Delete a quotation in draft or sent",
+      request: { params: IdParam },
+      responses: { 200: jsonResponse("Quotation deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
+    },
+  ),
   async (c) => {
     await quotations.deleteQuotation(await tenantDb(c), catalogScope(c), c.req.valid("param").id);
     return c.json({ message: "Quotation deleted." }, 200);
@@ -148,14 +172,17 @@ const transitionSummaries: Record<quotations.TransitionAction, string> = {
 
 for (const action of Object.keys(quotations.TRANSITIONS) as quotations.TransitionAction[]) {
   quotationsRouter.openapi(
-    defineRoute({ permission: "quotations:edit" }, {
-      method: "post",
-      path: `${V1}/quotations/{id}/${action}`,
-      tags,
-      summary: transitionSummaries[action],
-      request: { params: IdParam },
-      responses: { 200: jsonResponse("Quotation", z.object({ data: QuotationSummary, message: z.string() })), ...errorResponses(404, 409), ...commonErrors },
-    }),
+    defineRoute(
+      { permission: "quotations:edit" },
+      {
+        method: "post",
+        path: `${V1}/quotations/{id}/${action}`,
+        tags,
+        summary: transitionSummaries[action],
+        request: { params: IdParam },
+        responses: { 200: jsonResponse("Quotation", z.object({ data: QuotationSummary, message: z.string() })), ...errorResponses(404, 409), ...commonErrors },
+      },
+    ),
     async (c) => {
       const data = await quotations.transitionQuotation(await tenantDb(c), catalogScope(c), c.req.valid("param").id, action);
       return c.json({ data, message: `Quotation ${quotations.TRANSITIONS[action].verb}.` }, 200);
@@ -164,15 +191,18 @@ for (const action of Object.keys(quotations.TRANSITIONS) as quotations.Transitio
 }
 
 quotationsRouter.openapi(
-  defineRoute({ permission: "quotations:edit" }, {
-    method: "post",
-    path: `${V1}/quotations/{id}/convert-to-invoice`,
-    tags,
-    summary: "Convert a quotation into an invoice: NCF, stock and email as for any invoice; once only",
-    "x-access-note": "and `invoices:create`",
-    request: { params: IdParam, body: { content: { "application/json": { schema: ConvertQuotationBody } }, required: false } },
-    responses: { 201: jsonResponse("Invoice created from the quotation", ConvertedQuotation), ...errorResponses(404, 409), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "quotations:edit" },
+    {
+      method: "post",
+      path: `${V1}/quotations/{id}/convert-to-invoice`,
+      tags,
+      summary: "Convert a quotation into an invoice: NCF, stock and email as for any invoice; once only",
+      "x-access-note": "and `invoices:create`",
+      request: { params: IdParam, body: { content: { "application/json": { schema: ConvertQuotationBody } }, required: false } },
+      responses: { 201: jsonResponse("Invoice created from the quotation", ConvertedQuotation), ...errorResponses(404, 409), ...commonErrors },
+    },
+  ),
   async (c) => {
     if (!hasPermission(c, "invoices:create")) throw new AppError("forbidden", "This action requires the invoices:create permission.");
     const input = c.req.valid("json") ?? {};
@@ -182,14 +212,17 @@ quotationsRouter.openapi(
 );
 
 quotationsRouter.openapi(
-  defineRoute({ permission: "quotations:view" }, {
-    method: "get",
-    path: `${V1}/quotations/{id}/pdf`,
-    tags,
-    summary: "The quotation as a PDF",
-    request: { params: IdParam },
-    responses: { 200: pdfResponse, ...errorResponses(404), ...commonErrors },
-  }),
+  defineRoute(
+    { permission: "quotations:view" },
+    {
+      method: "get",
+      path: `${V1}/quotations/{id}/pdf`,
+      tags,
+      summary: "The quotation as a PDF",
+      request: { params: IdParam },
+      responses: { 200: pdfResponse, ...errorResponses(404), ...commonErrors },
+    },
+  ),
   async (c) => {
     const [doc] = await quotations.quotationPdfData(await tenantDb(c), catalogScope(c), [c.req.valid("param").id]);
     if (!doc) throw new AppError("not_found", "Quotation not found.");

@@ -1,22 +1,21 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { rowFromJson, rowsOf } from "../../db/rows";
-import { documentFields } from "../sales/serialize";
 import * as schema from "../../db/schema";
-import { AppError, fieldError, notFound, type FieldErrors } from "../../http/errors";
+import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
-import { createInvoice, lineRecords, type InvoiceContext } from "../invoices/service";
+import { createInvoice, type InvoiceContext, lineRecords } from "../invoices/service";
 import type { CatalogScope } from "../products/shared";
 import { documentAmounts, lineAmounts } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { itemsFromStoredLines, resolveDocument } from "../sales/references";
+import { documentFields } from "../sales/serialize";
 import type { AnyDb } from "../tenants/service";
-import { MAX_BULK_PDF_LINES, type ConvertQuotationInput, type CreateQuotationInput, type QuotationStatus, type UpdateQuotationInput } from "./schemas";
+import { type ConvertQuotationInput, type CreateQuotationInput, MAX_BULK_PDF_LINES, type QuotationStatus, type UpdateQuotationInput } from "./schemas";
 
 const q = schema.quotations;
 type QuotationRow = typeof q.$inferSelect;
-
 
 /** Statuses in which a quotation may still be changed or deleted. */
 const EDITABLE: QuotationStatus[] = ["draft", "sent"];
@@ -34,7 +33,6 @@ export type TransitionAction = keyof typeof TRANSITIONS;
 export function serializeQuotation(row: QuotationRow) {
   return { ...documentFields(row), status: row.status as QuotationStatus, invoice_id: row.invoiceId };
 }
-
 
 /** The CTE inserting a quotation's lines (same rows, same math as an invoice's). */
 function insertLines(tenantId: number, quotationId: ReturnType<typeof sql>, records: ReturnType<typeof lineRecords>) {
@@ -76,7 +74,11 @@ export async function createQuotation(db: AnyDb, scope: CatalogScope, input: Cre
   return serializeQuotation(rowFromJson(q, row.quotation));
 }
 
-export async function listQuotations(db: AnyDb, scope: CatalogScope, query: ListQuery<"status" | "contact_id", "issue_date" | "document_number" | "total_amount" | "created_at">) {
+export async function listQuotations(
+  db: AnyDb,
+  scope: CatalogScope,
+  query: ListQuery<"status" | "contact_id", "issue_date" | "document_number" | "total_amount" | "created_at">,
+) {
   const f = query.filters;
   const where = and(visible(scope), f.status ? eq(q.status, f.status) : undefined, f.contact_id ? eq(q.contactId, Number(f.contact_id)) : undefined);
   const column = { issue_date: q.issueDate, document_number: q.documentNumber, total_amount: q.totalAmount, created_at: q.createdAt }[query.sort.field];
@@ -89,7 +91,10 @@ export async function listQuotations(db: AnyDb, scope: CatalogScope, query: List
     .offset((query.page - 1) * query.perPage);
   let total = rows[0]?.total ?? 0;
   if (!rows.length && query.page > 1) {
-    const [count] = await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(q).where(where);
+    const [count] = await db
+      .select({ n: sql<number>`count(*)`.mapWith(Number) })
+      .from(q)
+      .where(where);
     total = count?.n ?? 0;
   }
   return { data: rows.map((r) => serializeQuotation(r.row)), total };
@@ -144,7 +149,11 @@ export async function getQuotation(db: AnyDb, scope: CatalogScope, id: number) {
 
 /** The quotation row, locked for the rest of the transaction. */
 async function lockQuotation(db: AnyDb, scope: CatalogScope, id: number): Promise<QuotationRow> {
-  const [row] = await db.select().from(q).where(and(visible(scope), eq(q.id, id))).for("update");
+  const [row] = await db
+    .select()
+    .from(q)
+    .where(and(visible(scope), eq(q.id, id)))
+    .for("update");
   if (!row) throw notFound("Quotation");
   return row;
 }
@@ -170,7 +179,9 @@ export async function updateQuotation(db: AnyDb, scope: CatalogScope, id: number
   if (input.items !== undefined || input.contact_id !== undefined || input.currency_id !== undefined) {
     const items =
       input.items ??
-      itemsFromStoredLines(await db.select().from(schema.quotationItems).where(eq(schema.quotationItems.quotationId, id)).orderBy(asc(schema.quotationItems.position)));
+      itemsFromStoredLines(
+        await db.select().from(schema.quotationItems).where(eq(schema.quotationItems.quotationId, id)).orderBy(asc(schema.quotationItems.position)),
+      );
     const resolved = await resolveDocument(
       db,
       scope,
@@ -216,12 +227,12 @@ export async function transitionQuotation(db: AnyDb, scope: CatalogScope, id: nu
     .where(and(visible(scope), eq(q.id, id), inArray(q.status, [...rule.from])))
     .returning();
   if (updated) return serializeQuotation(updated);
-  const [current] = await db.select({ status: q.status }).from(q).where(and(visible(scope), eq(q.id, id)));
+  const [current] = await db
+    .select({ status: q.status })
+    .from(q)
+    .where(and(visible(scope), eq(q.id, id)));
   if (!current) throw notFound("Quotation");
-  throw new AppError(
-    "invalid_transition",
-    `A quotation that is ${current.status} cannot be ${rule.verb}; only one that is ${rule.from.join(", ")} can.`,
-  );
+  throw new AppError("invalid_transition", `A quotation that is ${current.status} cannot be ${rule.verb}; only one that is ${rule.from.join(", ")} can.`);
 }
 
 /** Notes of the invoice a quotation becomes: the quotation's number first, then its notes. */

@@ -15,7 +15,10 @@ export interface ZipEntry {
  * first bytes leave before the last PDF exists. The entries must already hold everything the PDFs
  * show: nothing here touches the database (the request's transaction is over by then).
  */
-export function pdfZipStream(entries: ZipEntry[], options: { requestId?: string; render?: (data: PdfDocumentData) => Promise<Uint8Array> } = {}): ReadableStream<Uint8Array> {
+export function pdfZipStream(
+  entries: ZipEntry[],
+  options: { requestId?: string; render?: (data: PdfDocumentData) => Promise<Uint8Array> } = {},
+): ReadableStream<Uint8Array> {
   const render = options.render ?? renderDocumentPdf;
   async function* files() {
     for (const entry of entries) {

@@ -1,6 +1,6 @@
+import { tenantDb } from "../../http/database";
 import { notFound } from "../../http/errors";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonResponse, V1 } from "../../http/openapi";
-import { tenantDb } from "../../http/database";
 import { RncIdentificationParam, RncLookupResponse, RncSearchQuery, RncSearchResponse } from "./schemas";
 import { findRnc, normalizeIdentification, searchRnc, statusWarning } from "./service";
 import type { RegistryDb } from "./sync/runs";
@@ -41,5 +41,13 @@ const search = defineRoute(
 
 rncRouter.openapi(search, async (c) => {
   const records = await searchRnc((await tenantDb(c)) as unknown as RegistryDb, c.req.valid("query").search);
-  return c.json({ data: records.map((record) => { const warning = statusWarning(record); return warning ? { ...record, warning } : record; }) }, 200);
+  return c.json(
+    {
+      data: records.map((record) => {
+        const warning = statusWarning(record);
+        return warning ? { ...record, warning } : record;
+      }),
+    },
+    200,
+  );
 });

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { clean } from "./sync/parse";
 import { normalizeIdentification, SEARCH_MIN_LENGTH } from "./service";
+import { clean } from "./sync/parse";
 
 export const RncRecord = z
   .object({
@@ -11,13 +11,9 @@ export const RncRecord = z
   })
   .openapi("RncRecord");
 
-export const RncLookupResponse = z
-  .object({ data: RncRecord, warning: z.string().optional() })
-  .openapi("RncLookup");
+export const RncLookupResponse = z.object({ data: RncRecord, warning: z.string().optional() }).openapi("RncLookup");
 
-export const RncSearchResponse = z
-  .object({ data: z.array(RncRecord.extend({ warning: z.string().optional() })) })
-  .openapi("RncSearch");
+export const RncSearchResponse = z.object({ data: z.array(RncRecord.extend({ warning: z.string().optional() })) }).openapi("RncSearch");
 
 export const RncIdentificationParam = z.object({
   identification: z
@@ -32,6 +28,10 @@ export const RncSearchQuery = z
       .string({ error: "The search term is required." })
       .refine((value) => clean(value).length >= SEARCH_MIN_LENGTH, `The search term must have at least ${SEARCH_MIN_LENGTH} characters.`)
       .refine((value) => value.length <= 100, "The search term may have at most 100 characters.")
-      .openapi({ param: { name: "search", in: "query" }, example: "maria", description: "At least 3 characters; matched as a substring of identification, name or comercial_name" }),
+      .openapi({
+        param: { name: "search", in: "query" },
+        example: "maria",
+        description: "At least 3 characters; matched as a substring of identification, name or comercial_name",
+      }),
   })
   .strict();

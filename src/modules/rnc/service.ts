@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { rowsOf } from "../../db/rows";
-import type { RegistryDb } from "./sync/runs";
 import { clean, foldForSearch } from "./sync/parse";
+import type { RegistryDb } from "./sync/runs";
 
 export interface RncRecordRow {
   identification: string;
@@ -15,7 +15,6 @@ export const SEARCH_MIN_LENGTH = 3;
 
 /** Readers see only the generation of the latest completed sync run (see sync/runs.ts). */
 const ACTIVE_RUN = sql`(SELECT max(id) FROM rnc_sync_runs WHERE status = 'completed')`;
-
 
 /** `131-23456-7` → `131234567`; null unless 9 or 11 digits (dashes allowed between them). */
 export function normalizeIdentification(value: string): string | null {

@@ -1,6 +1,6 @@
-import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { requireAuth } from "../../http/auth";
 import { tenantDb } from "../../http/database";
+import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { requireWorkspace } from "../../http/workspace";
 import { timestamp } from "../../lib/format";
@@ -116,6 +116,4 @@ const permissions = defineRoute("authenticated", {
   responses: { 200: jsonResponse("Permissions", PermissionListResponse), ...commonErrors },
 });
 
-rolesRouter.openapi(permissions, (c) =>
-  c.json({ data: Object.entries(permissionCatalog).map(([name, description]) => ({ name, description })) }, 200),
-);
+rolesRouter.openapi(permissions, (c) => c.json({ data: Object.entries(permissionCatalog).map(([name, description]) => ({ name, description })) }, 200));

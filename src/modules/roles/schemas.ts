@@ -7,12 +7,7 @@ const permissionList = z.array(z.string().max(100)).max(200);
 
 export const CreateRoleBody = z
   .object({
-    name: z
-      .string()
-      .trim()
-      .min(1)
-      .max(50)
-      .regex(ROLE_NAME_PATTERN, "The name may contain only letters, digits and underscores."),
+    name: z.string().trim().min(1).max(50).regex(ROLE_NAME_PATTERN, "The name may contain only letters, digits and underscores."),
     display_name: z.string().trim().min(1).max(100),
     permissions: permissionList,
   })

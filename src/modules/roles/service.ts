@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, isNotNull, isNull, or, sql } from "drizzle-orm";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
-import { AppError, fieldError, type FieldErrors, notFound } from "../../http/errors";
+import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
 import { isKnownPermission } from "../../lib/permissions";
 import { assertHeldInEvery, grantsOf, workspacesHoldingRole } from "../members/grants";
 import type { AnyDb } from "../tenants/service";
@@ -47,10 +47,7 @@ export function checkPermissions(permissions: readonly string[]): string[] {
 
 const membersCount = sql<number>`(SELECT count(DISTINCT m.user_id) FROM workspace_members m WHERE m.role_id = ${schema.roles.id})`.mapWith(Number);
 
-export async function listRoles(
-  db: AnyDb,
-  query: { page: number; perPage: number; sort: { field: "id" | "name" | "created_at"; descending: boolean } },
-) {
+export async function listRoles(db: AnyDb, query: { page: number; perPage: number; sort: { field: "id" | "name" | "created_at"; descending: boolean } }) {
   const column = { id: schema.roles.id, name: schema.roles.name, created_at: schema.roles.createdAt }[query.sort.field];
   const rows = await db
     .select({ role: schema.roles, membersCount, total: sql<number>`count(*) OVER ()`.mapWith(Number) })
@@ -83,10 +80,7 @@ export async function roleByName(db: AnyDb, name: string, field = "role", option
 }
 
 async function assertNameFree(db: AnyDb, name: string) {
-  const [taken] = await db
-    .select({ id: schema.roles.id })
-    .from(schema.roles)
-    .where(sql`lower(${schema.roles.name}) = ${name.toLowerCase()}`);
+  const [taken] = await db.select({ id: schema.roles.id }).from(schema.roles).where(sql`lower(${schema.roles.name}) = ${name.toLowerCase()}`);
   if (taken) throw fieldError("name", "A role with this name already exists.");
 }
 
@@ -125,12 +119,7 @@ async function assertCanChangeRole(db: AnyDb, caller: Caller, role: RoleRow, req
 
 const immutable = (name: string) => new AppError("builtin_role_immutable", `The built-in role "${name}" cannot be modified or deleted.`);
 
-export async function updateRole(
-  db: AnyDb,
-  caller: Caller,
-  id: number,
-  input: { displayName?: string; permissions?: string[] },
-): Promise<RoleRow> {
+export async function updateRole(db: AnyDb, caller: Caller, id: number, input: { displayName?: string; permissions?: string[] }): Promise<RoleRow> {
   const role = await findRole(db, id, { lock: true });
   if (role.isBuiltin) throw immutable(role.name);
   const permissions = input.permissions === undefined ? undefined : checkPermissions(input.permissions);
@@ -174,14 +163,16 @@ export async function deleteRole(db: AnyDb, caller: Caller, id: number): Promise
     const parts = [];
     if (role.membersCount > 0) parts.push(`${role.membersCount} member${role.membersCount === 1 ? "" : "s"}`);
     if (pendingInvitations > 0) parts.push(`${pendingInvitations} pending invitation${pendingInvitations === 1 ? "" : "s"}`);
-    throw new AppError(
-      "role_in_use",
-      `The role "${role.name}" is assigned to ${parts.join(" and ")}; reassign or revoke them first.`,
-    );
+    throw new AppError("role_in_use", `The role "${role.name}" is assigned to ${parts.join(" and ")}; reassign or revoke them first.`);
   }
   await db
     .delete(schema.invitations)
-    .where(and(eq(schema.invitations.roleId, id), or(isNotNull(schema.invitations.acceptedAt), isNotNull(schema.invitations.revokedAt), sql`${schema.invitations.expiresAt} <= now()`)));
+    .where(
+      and(
+        eq(schema.invitations.roleId, id),
+        or(isNotNull(schema.invitations.acceptedAt), isNotNull(schema.invitations.revokedAt), sql`${schema.invitations.expiresAt} <= now()`),
+      ),
+    );
   await db.delete(schema.roles).where(eq(schema.roles.id, id));
   return role;
 }

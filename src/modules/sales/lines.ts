@@ -1,6 +1,6 @@
+import { AppError, type FieldErrors } from "../../http/errors";
 import { MONEY_MAX } from "../../lib/bounds";
 import { Big } from "../../lib/decimal";
-import { AppError, type FieldErrors } from "../../http/errors";
 
 /** A tax as applied to a line: a snapshot of the tax at the time, and its amount. */
 export interface AppliedTax {

@@ -104,7 +104,7 @@ const ELLIPSIS = "…";
  * (a 20,000-character note took seconds of CPU). `text` comes from drawable(): one UTF-16 unit per
  * character. Kerning is kept exact: the prefix's last glyph kerns with "…", not with its successor.
  */
-function fit(font: PDFFont, text: string, size: number, width: number): string {
+function fitText(font: PDFFont, text: string, size: number, width: number): string {
   const n = text.length;
   if (n <= 1) return text;
   const m = metrics(font);
@@ -151,13 +151,18 @@ class Writer {
     const font = options.bold ? this.bold : this.font;
     const size = options.size ?? 9;
     let clean = drawable(font, value);
-    if (options.width) clean = fit(font, clean, size, options.width);
+    if (options.width) clean = fitText(font, clean, size, options.width);
     const drawX = options.align === "right" && options.width ? x + options.width - font.widthOfTextAtSize(clean, size) : x;
     this.page.drawText(clean, { x: drawX, y: this.y, size, font, color: rgb(0.1, 0.1, 0.1) });
   }
 
   line() {
-    this.page.drawLine({ start: { x: PAGE.margin, y: this.y + 3 }, end: { x: PAGE.width - PAGE.margin, y: this.y + 3 }, thickness: 0.5, color: rgb(0.6, 0.6, 0.6) });
+    this.page.drawLine({
+      start: { x: PAGE.margin, y: this.y + 3 },
+      end: { x: PAGE.width - PAGE.margin, y: this.y + 3 },
+      thickness: 0.5,
+      color: rgb(0.6, 0.6, 0.6),
+    });
   }
 }
 
@@ -202,7 +207,9 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
   for (const line of data.lines) {
     w.ensure(14, header);
     const values = [line.description, line.quantity, line.unitPrice, line.discount, line.taxes, line.total];
-    COLUMNS.forEach((col, i) => w.text(values[i]!, col.x, { width: col.width, align: col.align }));
+    COLUMNS.forEach((col, i) => {
+      w.text(values[i]!, col.x, { width: col.width, align: col.align });
+    });
     w.y -= 12;
   }
   w.line();

@@ -32,7 +32,16 @@ export interface ResolvedDocument {
 
 interface Loaded {
   taken: { prefix: string; number: number } | null;
-  subtype: { id: number; name: string; type: string; prefix: string; is_active: boolean; next_number: number; end_number: number; valid_until: string | null } | null;
+  subtype: {
+    id: number;
+    name: string;
+    type: string;
+    prefix: string;
+    is_active: boolean;
+    next_number: number;
+    end_number: number;
+    valid_until: string | null;
+  } | null;
   contact: { id: number; name: string; email: string | null; workspace_id: number | null } | null;
   products: { id: number; name: string; workspace_id: number | null; is_active: boolean; track_inventory: boolean; default_tax_ids: number[] }[];
   taxes: { id: number; name: string; type: string; rate: string; is_active: boolean }[];

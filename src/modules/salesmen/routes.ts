@@ -15,67 +15,82 @@ const SalesmanListQuery = listQuerySchema({
   defaultSort: "full_name",
 });
 
-const list = defineRoute({ permission: "salesmen:view" }, {
-  method: "get",
-  path: `${V1}/salesmen`,
-  tags,
-  summary: "List salesmen",
-  request: { query: SalesmanListQuery },
-  responses: { 200: jsonResponse("Salesmen", paginated(Salesman)), ...commonErrors },
-});
+const list = defineRoute(
+  { permission: "salesmen:view" },
+  {
+    method: "get",
+    path: `${V1}/salesmen`,
+    tags,
+    summary: "List salesmen",
+    request: { query: SalesmanListQuery },
+    responses: { 200: jsonResponse("Salesmen", paginated(Salesman)), ...commonErrors },
+  },
+);
 salesmenRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
   const { rows, total } = await listSalesmen(await tenantDb(c), c.get("tenant").id, query);
   return c.json(paginate(c, query, total, rows.map(serializeSalesman)), 200);
 });
 
-const get = defineRoute({ permission: "salesmen:view" }, {
-  method: "get",
-  path: `${V1}/salesmen/{id}`,
-  tags,
-  summary: "Get a salesman",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse("The salesman", dataOnly(Salesman)), ...errorResponses(404), ...commonErrors },
-});
+const get = defineRoute(
+  { permission: "salesmen:view" },
+  {
+    method: "get",
+    path: `${V1}/salesmen/{id}`,
+    tags,
+    summary: "Get a salesman",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("The salesman", dataOnly(Salesman)), ...errorResponses(404), ...commonErrors },
+  },
+);
 salesmenRouter.openapi(get, async (c) => {
   const row = await getSalesman(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
   return c.json({ data: serializeSalesman(row) }, 200);
 });
 
-const create = defineRoute({ permission: "salesmen:create" }, {
-  method: "post",
-  path: `${V1}/salesmen`,
-  tags,
-  summary: "Create a salesman",
-  request: jsonBody(CreateSalesmanBody),
-  responses: { 201: jsonResponse("Created", dataWithMessage(Salesman)), ...commonErrors },
-});
+const create = defineRoute(
+  { permission: "salesmen:create" },
+  {
+    method: "post",
+    path: `${V1}/salesmen`,
+    tags,
+    summary: "Create a salesman",
+    request: jsonBody(CreateSalesmanBody),
+    responses: { 201: jsonResponse("Created", dataWithMessage(Salesman)), ...commonErrors },
+  },
+);
 salesmenRouter.openapi(create, async (c) => {
   const row = await createSalesman(await tenantDb(c), c.get("tenant").id, c.req.valid("json"));
   return c.json({ data: serializeSalesman(row), message: "Salesman created." }, 201);
 });
 
-const update = defineRoute({ permission: "salesmen:edit" }, {
-  method: "patch",
-  path: `${V1}/salesmen/{id}`,
-  tags,
-  summary: "Update a salesman (only the fields given)",
-  request: { params: IdParam, ...jsonBody(UpdateSalesmanBody) },
-  responses: { 200: jsonResponse("Updated", dataWithMessage(Salesman)), ...errorResponses(404), ...commonErrors },
-});
+const update = defineRoute(
+  { permission: "salesmen:edit" },
+  {
+    method: "patch",
+    path: `${V1}/salesmen/{id}`,
+    tags,
+    summary: "Update a salesman (only the fields given)",
+    request: { params: IdParam, ...jsonBody(UpdateSalesmanBody) },
+    responses: { 200: jsonResponse("Updated", dataWithMessage(Salesman)), ...errorResponses(404), ...commonErrors },
+  },
+);
 salesmenRouter.openapi(update, async (c) => {
   const row = await updateSalesman(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeSalesman(row), message: "Salesman updated." }, 200);
 });
 
-const remove = defineRoute({ permission: "salesmen:delete" }, {
-  method: "delete",
-  path: `${V1}/salesmen/{id}`,
-  tags,
-  summary: "Delete a salesman (409 in_use when invoices name them)",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
-});
+const remove = defineRoute(
+  { permission: "salesmen:delete" },
+  {
+    method: "delete",
+    path: `${V1}/salesmen/{id}`,
+    tags,
+    summary: "Delete a salesman (409 in_use when invoices name them)",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
+  },
+);
 salesmenRouter.openapi(remove, async (c) => {
   await deleteSalesman(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
   return c.json({ message: "Salesman deleted." }, 200);

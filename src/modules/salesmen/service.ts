@@ -44,7 +44,10 @@ export async function listSalesmen(db: AnyDb, tenantId: number, query: ListQuery
 }
 
 export async function getSalesman(db: AnyDb, tenantId: number, id: number, lock = false): Promise<SalesmanRow> {
-  const q = db.select().from(s).where(and(eq(s.tenantId, tenantId), eq(s.id, id)));
+  const q = db
+    .select()
+    .from(s)
+    .where(and(eq(s.tenantId, tenantId), eq(s.id, id)));
   const [row] = lock ? await q.for("update") : await q;
   if (!row) throw notFound("Salesman");
   return row;
@@ -78,5 +81,8 @@ export async function deleteSalesman(db: AnyDb, tenantId: number, id: number): P
   await getSalesman(db, tenantId, id, true);
   const reason = await salesmanDocumentReferences(db, tenantId, id);
   if (reason) throw new AppError("in_use", `This salesman cannot be deleted: ${reason}. Deactivate them instead (is_active: false).`);
-  await db.delete(s).where(and(eq(s.tenantId, tenantId), eq(s.id, id))).catch(inUseOnForeignKey("salesman"));
+  await db
+    .delete(s)
+    .where(and(eq(s.tenantId, tenantId), eq(s.id, id)))
+    .catch(inUseOnForeignKey("salesman"));
 }

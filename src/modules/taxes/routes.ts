@@ -3,7 +3,7 @@ import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../products/shared";
-import { CreateTaxBody, Tax, TAX_TYPES, UpdateTaxBody } from "./schemas";
+import { CreateTaxBody, TAX_TYPES, Tax, UpdateTaxBody } from "./schemas";
 import { createTax, deleteTax, getTax, listTaxes, serializeTax, updateTax } from "./service";
 
 export const taxesRouter = createRouter();
@@ -15,67 +15,82 @@ const TaxListQuery = listQuerySchema({
   defaultSort: "name",
 });
 
-const list = defineRoute({ permission: "taxes:view" }, {
-  method: "get",
-  path: `${V1}/taxes`,
-  tags,
-  summary: "List taxes",
-  request: { query: TaxListQuery },
-  responses: { 200: jsonResponse("Taxes", paginated(Tax)), ...commonErrors },
-});
+const list = defineRoute(
+  { permission: "taxes:view" },
+  {
+    method: "get",
+    path: `${V1}/taxes`,
+    tags,
+    summary: "List taxes",
+    request: { query: TaxListQuery },
+    responses: { 200: jsonResponse("Taxes", paginated(Tax)), ...commonErrors },
+  },
+);
 taxesRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
   const { rows, total } = await listTaxes(await tenantDb(c), c.get("tenant").id, query);
   return c.json(paginate(c, query, total, rows.map(serializeTax)), 200);
 });
 
-const get = defineRoute({ permission: "taxes:view" }, {
-  method: "get",
-  path: `${V1}/taxes/{id}`,
-  tags,
-  summary: "Get a tax",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse("The tax", dataOnly(Tax)), ...errorResponses(404), ...commonErrors },
-});
+const get = defineRoute(
+  { permission: "taxes:view" },
+  {
+    method: "get",
+    path: `${V1}/taxes/{id}`,
+    tags,
+    summary: "Get a tax",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("The tax", dataOnly(Tax)), ...errorResponses(404), ...commonErrors },
+  },
+);
 taxesRouter.openapi(get, async (c) => {
   const row = await getTax(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
   return c.json({ data: serializeTax(row) }, 200);
 });
 
-const create = defineRoute({ permission: "taxes:create" }, {
-  method: "post",
-  path: `${V1}/taxes`,
-  tags,
-  summary: "Create a tax",
-  request: jsonBody(CreateTaxBody),
-  responses: { 201: jsonResponse("Created", dataWithMessage(Tax)), ...commonErrors },
-});
+const create = defineRoute(
+  { permission: "taxes:create" },
+  {
+    method: "post",
+    path: `${V1}/taxes`,
+    tags,
+    summary: "Create a tax",
+    request: jsonBody(CreateTaxBody),
+    responses: { 201: jsonResponse("Created", dataWithMessage(Tax)), ...commonErrors },
+  },
+);
 taxesRouter.openapi(create, async (c) => {
   const row = await createTax(await tenantDb(c), c.get("tenant").id, c.req.valid("json"));
   return c.json({ data: serializeTax(row), message: "Tax created." }, 201);
 });
 
-const update = defineRoute({ permission: "taxes:edit" }, {
-  method: "patch",
-  path: `${V1}/taxes/{id}`,
-  tags,
-  summary: "Update a tax (only the fields given)",
-  request: { params: IdParam, ...jsonBody(UpdateTaxBody) },
-  responses: { 200: jsonResponse("Updated", dataWithMessage(Tax)), ...errorResponses(404), ...commonErrors },
-});
+const update = defineRoute(
+  { permission: "taxes:edit" },
+  {
+    method: "patch",
+    path: `${V1}/taxes/{id}`,
+    tags,
+    summary: "Update a tax (only the fields given)",
+    request: { params: IdParam, ...jsonBody(UpdateTaxBody) },
+    responses: { 200: jsonResponse("Updated", dataWithMessage(Tax)), ...errorResponses(404), ...commonErrors },
+  },
+);
 taxesRouter.openapi(update, async (c) => {
   const row = await updateTax(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeTax(row), message: "Tax updated." }, 200);
 });
 
-const remove = defineRoute({ permission: "taxes:delete" }, {
-  method: "delete",
-  path: `${V1}/taxes/{id}`,
-  tags,
-  summary: "Delete a tax (409 in_use when products or documents refer to it)",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
-});
+const remove = defineRoute(
+  { permission: "taxes:delete" },
+  {
+    method: "delete",
+    path: `${V1}/taxes/{id}`,
+    tags,
+    summary: "Delete a tax (409 in_use when products or documents refer to it)",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
+  },
+);
 taxesRouter.openapi(remove, async (c) => {
   await deleteTax(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
   return c.json({ message: "Tax deleted." }, 200);

@@ -13,7 +13,13 @@ const fields = {
 
 export const CreateTaxBody = z.object(fields).openapi("CreateTaxRequest");
 export const UpdateTaxBody = z
-  .object({ name: fields.name.optional(), type: fields.type.optional(), rate: fields.rate.optional(), is_default: fields.is_default, is_active: fields.is_active })
+  .object({
+    name: fields.name.optional(),
+    type: fields.type.optional(),
+    rate: fields.rate.optional(),
+    is_default: fields.is_default,
+    is_active: fields.is_active,
+  })
   .openapi("UpdateTaxRequest");
 export type CreateTaxInput = z.output<typeof CreateTaxBody>;
 export type UpdateTaxInput = z.output<typeof UpdateTaxBody>;

@@ -48,7 +48,10 @@ export async function listTaxes(db: AnyDb, tenantId: number, query: ListQuery<Ta
 }
 
 export async function getTax(db: AnyDb, tenantId: number, id: number, lock = false): Promise<TaxRow> {
-  const q = db.select().from(t).where(and(eq(t.tenantId, tenantId), eq(t.id, id)));
+  const q = db
+    .select()
+    .from(t)
+    .where(and(eq(t.tenantId, tenantId), eq(t.id, id)));
   const [row] = lock ? await q.for("update") : await q;
   if (!row) throw notFound("Tax");
   return row;
@@ -113,5 +116,8 @@ export async function deleteTax(db: AnyDb, tenantId: number, id: number): Promis
     .where(and(eq(schema.products.tenantId, tenantId), sql`${id} = ANY(${schema.products.defaultTaxIds})`));
   const reason = product!.n > 0 ? `${product!.n} product(s) use it as a default tax` : await taxDocumentReferences(db, tenantId, id);
   if (reason) throw new AppError("in_use", `This tax cannot be deleted: ${reason}. Deactivate it instead (is_active: false).`);
-  await db.delete(t).where(and(eq(t.tenantId, tenantId), eq(t.id, id))).catch(inUseOnForeignKey("tax"));
+  await db
+    .delete(t)
+    .where(and(eq(t.tenantId, tenantId), eq(t.id, id)))
+    .catch(inUseOnForeignKey("tax"));
 }

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import * as schema from "../../db/schema";
-import { builtinRoles } from "../../lib/permissions";
 import { hashPassword } from "../../lib/password";
+import { builtinRoles } from "../../lib/permissions";
 
 /** Any drizzle Postgres handle over our schema: the Worker's (neon) or a Node script's (node-postgres). */
 export type AnyDb = PgDatabase<PgQueryResultHKT, Record<string, never>>;
@@ -85,7 +85,17 @@ export async function createTenant(db: AnyDb, input: NewTenant) {
     fiscal("Consumo", "B02"),
     fiscal("Regímenes Especiales", "B14"),
     fiscal("Gubernamental", "B15"),
-    { tenantId, name: "Cotización", type: "quotation", prefix: "COT", startNumber: 1, endNumber: 99_999_999, nextNumber: 1, validUntil: null, isDefault: true },
+    {
+      tenantId,
+      name: "Cotización",
+      type: "quotation",
+      prefix: "COT",
+      startNumber: 1,
+      endNumber: 99_999_999,
+      nextNumber: 1,
+      validUntil: null,
+      isDefault: true,
+    },
   ]);
 
   return {

@@ -2,8 +2,8 @@ import { createMiddleware } from "hono/factory";
 import { requireAuth } from "../../http/auth";
 import type { AppEnv } from "../../http/context";
 import { tenantDb } from "../../http/database";
-import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { AppError } from "../../http/errors";
+import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { guardLogin } from "../../http/rate-limit";
 import { requireWorkspace } from "../../http/workspace";
@@ -93,7 +93,8 @@ const password = defineRoute("authenticated", {
   path: `${V1}/me/password`,
   tags,
   summary: "Change the caller's password; their other tokens are revoked, this one keeps working",
-  description: "A wrong `current_password` is 422 on that field and counts as a failed login of the account (10 in 15 minutes → 429 here and on login); `new_password` needs at least 12 characters.",
+  description:
+    "A wrong `current_password` is 422 on that field and counts as a failed login of the account (10 in 15 minutes → 429 here and on login); `new_password` needs at least 12 characters.",
   request: jsonBody(ChangePasswordBody),
   responses: { 200: jsonResponse("Password changed", MessageResponse), ...commonErrors },
 });

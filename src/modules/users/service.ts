@@ -70,7 +70,10 @@ export async function listUsers(db: AnyDb, query: ListQuery<UserFilter, UserSort
     .limit(query.perPage)
     .offset((query.page - 1) * query.perPage);
   const page = rows.map((r) => r.user);
-  const memberships = await membershipsOf(db, page.map((u) => u.id));
+  const memberships = await membershipsOf(
+    db,
+    page.map((u) => u.id),
+  );
   const total = rows[0]?.total ?? (query.page > 1 ? await countWhere(db, users, where) : 0);
   return { data: page.map((u) => serializeUser(u, memberships)), total };
 }
@@ -111,18 +114,17 @@ export async function deactivateUser(db: AnyDb, callerId: number, targetId: numb
     .set({ deactivatedAt: sql`coalesce(${users.deactivatedAt}, now())`, updatedAt: sql`now()` })
     .where(eq(users.id, target.id))
     .returning(userColumns);
-  await db.update(accessTokens).set({ revokedAt: sql`now()` }).where(and(eq(accessTokens.userId, target.id), isNull(accessTokens.revokedAt)));
+  await db
+    .update(accessTokens)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(accessTokens.userId, target.id), isNull(accessTokens.revokedAt)));
   return serializeUser(updated!, memberships);
 }
 
 /** Lets a deactivated user log in again; tokens revoked by the deactivation stay revoked. */
 export async function reactivateUser(db: AnyDb, callerId: number, targetId: number) {
   const { target, memberships } = await lockManageable(db, callerId, targetId, "reactivate");
-  const [updated] = await db
-    .update(users)
-    .set({ deactivatedAt: null, updatedAt: sql`now()` })
-    .where(eq(users.id, target.id))
-    .returning(userColumns);
+  const [updated] = await db.update(users).set({ deactivatedAt: null, updatedAt: sql`now()` }).where(eq(users.id, target.id)).returning(userColumns);
   return serializeUser(updated!, memberships);
 }
 
@@ -136,7 +138,10 @@ export async function changePassword(db: AnyDb, auth: { userId: number; tokenId:
   if (!user || !(await verifyPassword(currentPassword, user.passwordHash))) {
     throw fieldError("current_password", "The current password is incorrect.");
   }
-  await db.update(users).set({ passwordHash: await hashPassword(newPassword), updatedAt: sql`now()` }).where(eq(users.id, auth.userId));
+  await db
+    .update(users)
+    .set({ passwordHash: await hashPassword(newPassword), updatedAt: sql`now()` })
+    .where(eq(users.id, auth.userId));
   const revoked = await db
     .update(accessTokens)
     .set({ revokedAt: sql`now()` })

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import { requireAuth } from "../../http/auth";
 import type { Database } from "../../db/client";
+import { requireAuth } from "../../http/auth";
 import type { AppEnv } from "../../http/context";
 import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
@@ -69,7 +69,15 @@ workspacesRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
   const who = viewer(c);
   const { rows, total } = await listWorkspaces(await tenantDb(c), who, query);
-  return c.json(paginate(c, query, total, rows.map((row) => serializeListItem(row, who.userId))), 200);
+  return c.json(
+    paginate(
+      c,
+      query,
+      total,
+      rows.map((row) => serializeListItem(row, who.userId)),
+    ),
+    200,
+  );
 });
 
 const create = defineRoute(
@@ -139,10 +147,7 @@ workspacesRouter.openapi(update, async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
   const workspace = await updateWorkspace(await tenantDb(c), viewer(c), id, { name: body.name });
-  return c.json(
-    { data: { id: workspace.id, name: workspace.name, updated_at: timestamp(workspace.updatedAt)! }, message: "Workspace updated." },
-    200,
-  );
+  return c.json({ data: { id: workspace.id, name: workspace.name, updated_at: timestamp(workspace.updatedAt)! }, message: "Workspace updated." }, 200);
 });
 
 const transfer = defineRoute("authenticated", {

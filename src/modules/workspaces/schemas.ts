@@ -1,6 +1,6 @@
-import { idInput } from "../../lib/bounds";
 import { z } from "@hono/zod-openapi";
 import { listQuerySchema } from "../../http/pagination";
+import { idInput } from "../../lib/bounds";
 
 const name = z.string().trim().min(1).max(100);
 

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, ne, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, ne, type SQL, sql } from "drizzle-orm";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -28,7 +28,9 @@ function listColumns(viewer: Viewer) {
     ownerId: workspaces.ownerId,
     ownerName: users.name,
     ownerEmail: users.email,
-    role: sql<string | null>`(SELECT r.name FROM workspace_members rm JOIN roles r ON r.id = rm.role_id WHERE rm.workspace_id = ${workspaces.id} AND rm.user_id = ${viewer.userId})`,
+    role: sql<
+      string | null
+    >`(SELECT r.name FROM workspace_members rm JOIN roles r ON r.id = rm.role_id WHERE rm.workspace_id = ${workspaces.id} AND rm.user_id = ${viewer.userId})`,
     createdAt: workspaces.createdAt,
     updatedAt: workspaces.updatedAt,
   };
@@ -168,8 +170,14 @@ export async function transferOwnership(db: AnyDb, viewer: Viewer, id: number, i
   assertHeldInEvery(grants, [id], previous.permissions, `keep the role "${previous.name}"`);
 
   await db.update(workspaces).set({ ownerId: input.userId, updatedAt: sql`now()` }).where(eq(workspaces.id, id));
-  await db.update(workspaceMembers).set({ roleId: admin.id }).where(and(eq(workspaceMembers.workspaceId, id), eq(workspaceMembers.userId, input.userId)));
-  await db.update(workspaceMembers).set({ roleId: previous.id }).where(and(eq(workspaceMembers.workspaceId, id), eq(workspaceMembers.userId, viewer.userId)));
+  await db
+    .update(workspaceMembers)
+    .set({ roleId: admin.id })
+    .where(and(eq(workspaceMembers.workspaceId, id), eq(workspaceMembers.userId, input.userId)));
+  await db
+    .update(workspaceMembers)
+    .set({ roleId: previous.id })
+    .where(and(eq(workspaceMembers.workspaceId, id), eq(workspaceMembers.userId, viewer.userId)));
 }
 
 export async function switchContext(db: AnyDb, viewer: Viewer, id: number) {

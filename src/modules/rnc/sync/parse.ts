@@ -1,4 +1,4 @@
-import { Unzip, UnzipInflate, type UnzipFile } from "fflate";
+import { Unzip, type UnzipFile, UnzipInflate } from "fflate";
 
 /**
  * Streaming reader of the DGII taxpayer file, shared by the Worker (cron) and Node (operator CLI,
@@ -37,7 +37,10 @@ export function clean(value: string): string {
 
 /** Accent- and case-folded text, the form stored in `rnc_records.search` and matched by search terms. */
 export function foldForSearch(value: string): string {
-  return clean(value).normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+  return clean(value)
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase();
 }
 
 /** One line of the file → a record or the reason it is rejected. Columns: DESIGN.md. */

@@ -1,6 +1,5 @@
 import { and, desc, eq, ne, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import type * as schema from "../../../db/schema";
 import { rncSyncBatches, rncSyncRuns } from "../../../db/schema";
 import { foldForSearch, type ParseStats, type RncTuple } from "./parse";
 
@@ -38,7 +37,6 @@ export interface RncBatchMessage {
   records: RncTuple[];
 }
 
-
 /** Serializes run starts across processes (cron and an operator at the same time). */
 const START_LOCK = sql`SELECT pg_advisory_xact_lock(7281905)`;
 
@@ -54,7 +52,10 @@ async function abandon(db: RegistryDb, runId: number, reason: string): Promise<v
 export async function startRun(store: RegistryStore, input: { source: string; trigger: string }): Promise<number> {
   return store.transaction(async (db) => {
     await db.execute(START_LOCK);
-    const [run] = await db.insert(rncSyncRuns).values({ source: input.source.slice(0, 500), trigger: input.trigger }).returning({ id: rncSyncRuns.id });
+    const [run] = await db
+      .insert(rncSyncRuns)
+      .values({ source: input.source.slice(0, 500), trigger: input.trigger })
+      .returning({ id: rncSyncRuns.id });
     const stale = await db
       .select({ id: rncSyncRuns.id })
       .from(rncSyncRuns)
@@ -106,7 +107,7 @@ export async function tryComplete(store: RegistryStore, runId: number): Promise<
       .from(rncSyncRuns)
       .where(eq(rncSyncRuns.id, runId))
       .for("update");
-    if (!run || run.status !== "running" || run.expected === null || run.done < run.expected) return false;
+    if (run?.status !== "running" || run.expected === null || run.done < run.expected) return false;
     await db.execute(sql`DELETE FROM rnc_records WHERE run_id <> ${runId}`);
     await db.delete(rncSyncBatches).where(eq(rncSyncBatches.runId, runId));
     await db.update(rncSyncRuns).set({ status: "completed", finishedAt: sql`now()` }).where(eq(rncSyncRuns.id, runId));
@@ -164,4 +165,3 @@ export async function getRun(store: RegistryStore, runId: number) {
   const rows = await store.transaction((db) => db.select().from(rncSyncRuns).where(eq(rncSyncRuns.id, runId)));
   return rows[0] ?? null;
 }
-
