@@ -59,6 +59,16 @@ export function memberWorkspacesHolding(column: SQL | SQL.Aliased | { getSQL(): 
     WHERE m.user_id = ${userId} AND (${permission} = ANY(r.permissions) OR r.name = ${ADMIN_ROLE}))`;
 }
 
+/** Invitations still usable (not accepted, revoked or expired) that offer the role. */
+export function pendingInvitationsOffering(roleId: number): SQL {
+  return and(
+    eq(schema.invitations.roleId, roleId),
+    isNull(schema.invitations.acceptedAt),
+    isNull(schema.invitations.revokedAt),
+    sql`${schema.invitations.expiresAt} > now()`,
+  )!;
+}
+
 /**
  * The workspaces where a role is held (a member has it) or would be held (a pending invitation
  * offers it): a change to the role's permissions takes effect in each of them.
@@ -68,16 +78,6 @@ export async function workspacesHoldingRole(db: AnyDb, roleId: number): Promise<
     .selectDistinct({ workspaceId: schema.workspaceMembers.workspaceId })
     .from(schema.workspaceMembers)
     .where(eq(schema.workspaceMembers.roleId, roleId));
-  const invited = await db
-    .selectDistinct({ workspaceId: schema.invitations.workspaceId })
-    .from(schema.invitations)
-    .where(
-      and(
-        eq(schema.invitations.roleId, roleId),
-        isNull(schema.invitations.acceptedAt),
-        isNull(schema.invitations.revokedAt),
-        sql`${schema.invitations.expiresAt} > now()`,
-      ),
-    );
+  const invited = await db.selectDistinct({ workspaceId: schema.invitations.workspaceId }).from(schema.invitations).where(pendingInvitationsOffering(roleId));
   return [...new Set([...members, ...invited].map((r) => r.workspaceId))].sort((a, b) => a - b);
 }

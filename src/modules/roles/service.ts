@@ -1,9 +1,9 @@
-import { and, asc, desc, eq, isNotNull, isNull, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNotNull, or, sql } from "drizzle-orm";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
 import { isKnownPermission } from "../../lib/permissions";
-import { assertHeldInEvery, grantsOf, workspacesHoldingRole } from "../members/grants";
+import { assertHeldInEvery, grantsOf, pendingInvitationsOffering, workspacesHoldingRole } from "../members/grants";
 import type { AnyDb } from "../tenants/service";
 
 /** Who is asking: the user and the request's workspace. */
@@ -150,14 +150,7 @@ export async function deleteRole(db: AnyDb, caller: Caller, id: number): Promise
   const [pending] = await db
     .select({ n: sql<number>`count(*)`.mapWith(Number) })
     .from(schema.invitations)
-    .where(
-      and(
-        eq(schema.invitations.roleId, id),
-        isNull(schema.invitations.acceptedAt),
-        isNull(schema.invitations.revokedAt),
-        sql`${schema.invitations.expiresAt} > now()`,
-      ),
-    );
+    .where(pendingInvitationsOffering(id));
   const pendingInvitations = pending?.n ?? 0;
   if (role.membersCount > 0 || pendingInvitations > 0) {
     const parts = [];
