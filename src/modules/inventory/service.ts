@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, exists, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
+import { postgresError } from "../../db/errors";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -191,14 +192,23 @@ export async function createTransfer(db: AnyDb, scope: CatalogScope, input: Crea
   // The stock received is the destination's: inventory:transfer must be held there too, as a
   // member (or admin there); view_all_locations only makes it reachable. A product of a third
   // workspace likewise needs inventory:transfer in its own workspace.
-  const result = await db.execute(sql`
+  // A destination that does not exist (or is another tenant's, invisible under RLS) fails the
+  // statement's own stock write on its foreign key before the checks below are read: the same answer.
+  const noDestination = (error: unknown): never => {
+    const refused = postgresError(error);
+    if (refused?.code === "23503" && refused.constraint?.includes("workspace_id")) throw fieldError("to_workspace_id", "No such workspace that you can reach.");
+    throw error;
+  };
+  const result = await db
+    .execute(sql`
     WITH ${stockCtes(scope, changes)}
     SELECT EXISTS (${destination}) AS destination_ok,
       ${memberWorkspacesHolding(sql`${input.to_workspace_id}::int`, scope.userId, "inventory:transfer")} AS destination_writable,
       (SELECT json_build_object('track_inventory', track_inventory, 'workspace_id', workspace_id,
          'writable', workspace_id IS NULL OR workspace_id = ${scope.workspaceId} OR ${memberWorkspacesHolding(sql`products.workspace_id`, scope.userId, "inventory:transfer")})
        FROM products WHERE tenant_id = ${scope.tenantId} AND id = ${input.product_id}) AS product,
-      ${stockResultColumns}`);
+      ${stockResultColumns}`)
+    .catch(noDestination);
   const row = rowsOf<
     StockResult & {
       destination_ok: boolean;
