@@ -1,7 +1,8 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
+import type { AnyDb } from "../../src/db/client";
 import { issueAccessToken } from "../../src/modules/auth/service";
-import { type AnyDb, createTenant, type NewTenant } from "../../src/modules/tenants/service";
+import { createTenant, type NewTenant } from "../../src/modules/tenants/service";
 
 /** Runs `work` in one owner transaction on `url` (drizzle query builder, as the Worker uses it). */
 export async function inOwnerTransaction<T>(url: string, work: (db: AnyDb) => Promise<T>): Promise<T> {

@@ -1,5 +1,6 @@
 import { neonConfig, Pool, type PoolClient } from "@neondatabase/serverless";
 import { drizzle } from "drizzle-orm/neon-serverless";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type { Env } from "../env";
 import { log } from "../lib/log";
 
@@ -9,6 +10,12 @@ import { log } from "../lib/log";
  * of every table, one of the top items of a request's CPU profile in `npm run bench`.
  */
 export type Database = ReturnType<typeof drizzle<Record<string, never>, PoolClient>>;
+
+/**
+ * Any drizzle Postgres handle over our schema: the Worker's (neon) or a Node script's (node-postgres).
+ * Services take this, so the operator CLI and test seeding run the same rules as the Worker.
+ */
+export type AnyDb = PgDatabase<PgQueryResultHKT, Record<string, never>>;
 
 let localProxyConfigured: string | undefined;
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { dominicanToday } from "../../src/modules/document-subtypes/service";
+import { dominicanToday } from "../../src/lib/dates";
 import { inParallel } from "../support/parallel";
 import { expectInvoiceCounts } from "../support/sales";
 import { asOwner, seedUser, sql } from "../support/seed";

@@ -1,10 +1,11 @@
 import { and, eq, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/neon-serverless";
+import type { AnyDb } from "../../src/db/client";
 import { createPool } from "../../src/db/client";
 import * as schema from "../../src/db/schema";
 import { hashPassword } from "../../src/lib/password";
 import { issueAccessToken } from "../../src/modules/auth/service";
-import { type AnyDb, createTenant } from "../../src/modules/tenants/service";
+import { createTenant } from "../../src/modules/tenants/service";
 import { client } from "./api";
 import { env } from "./env";
 

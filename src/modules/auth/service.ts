@@ -1,9 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { AppError } from "../../http/errors";
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "../../lib/password";
 import { signAccessToken } from "../../lib/tokens";
-import type { AnyDb } from "../tenants/service";
 
 export const DEFAULT_TOKEN_TTL_DAYS = 30;
 

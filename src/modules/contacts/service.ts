@@ -1,4 +1,5 @@
 import { and, eq, ilike, inArray, isNull, ne, or, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -18,7 +19,6 @@ import {
   visibleByIdCondition,
 } from "../products/shared";
 import { findRncMany } from "../rnc/service";
-import type { AnyDb } from "../tenants/service";
 import type { CONTACT_TYPES, CreateContactInput, UpdateContactInput } from "./schemas";
 
 const ct = schema.contacts;

@@ -1,7 +1,9 @@
 import { and, asc, eq, ilike, lte, or, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
+import { addDays, dominicanToday } from "../../lib/dates";
 import { timestamp } from "../../lib/format";
 import {
   describeFormat,
@@ -14,7 +16,6 @@ import {
   sequenceDigits,
 } from "../../lib/ncf";
 import { countWhere, firstReference, inUseOnForeignKey, likePattern, orderBy, referencedBy } from "../products/shared";
-import type { AnyDb } from "../tenants/service";
 import type { CreateDocumentSubtypeInput, DocumentType, UpdateDocumentSubtypeInput } from "./schemas";
 
 const ds = schema.documentSubtypes;
@@ -23,15 +24,6 @@ type SubtypeRow = typeof ds.$inferSelect;
 
 export const EXPIRY_WARNING_DAYS = 30;
 export const LOW_REMAINING_THRESHOLD = 100;
-
-/** Today in the Dominican Republic (UTC−4, no daylight saving), YYYY-MM-DD: DGII dates are local. */
-export function dominicanToday(now = new Date()): string {
-  return new Date(now.getTime() - 4 * 3_600_000).toISOString().slice(0, 10);
-}
-
-function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-}
 
 export function remainingOf(row: Pick<SubtypeRow, "endNumber" | "nextNumber">): number {
   return Math.max(0, row.endNumber - row.nextNumber + 1);

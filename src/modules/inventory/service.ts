@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, exists, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
+import type { AnyDb } from "../../db/client";
 import { postgresError } from "../../db/errors";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
@@ -10,7 +11,6 @@ import { decimal2, timestamp } from "../../lib/format";
 import { memberWorkspacesHolding } from "../members/grants";
 import { assertWritableIn } from "../products/ownership";
 import type { CatalogScope } from "../products/shared";
-import type { AnyDb } from "../tenants/service";
 import type { CreateAdjustmentInput, CreateTransferInput, InitialStockInput } from "./schemas";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "./stock";
 

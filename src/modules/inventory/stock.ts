@@ -1,10 +1,10 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError } from "../../http/errors";
 import { Big } from "../../lib/decimal";
 import { decimal2 } from "../../lib/format";
-import type { AnyDb } from "../tenants/service";
 
 export type MovementType = "sale" | "purchase" | "transfer_out" | "transfer_in" | "adjustment" | "initial_stock";
 

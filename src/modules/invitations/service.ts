@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
@@ -6,7 +7,6 @@ import { hashPassword } from "../../lib/password";
 import { assertHeldInEvery, grantsOf } from "../members/grants";
 import { enqueueEmail } from "../outbox/service";
 import { roleByName } from "../roles/service";
-import type { AnyDb } from "../tenants/service";
 
 const { invitations, roles, users, workspaces, workspaceMembers } = schema;
 

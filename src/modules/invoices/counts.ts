@@ -1,8 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import { invoiceStatusCounts } from "../../db/schema";
 import type { CatalogScope } from "../products/shared";
-import type { AnyDb } from "../tenants/service";
 
 /**
  * The number of live invoices of the scope's workspace (of one status, if given), as a scalar

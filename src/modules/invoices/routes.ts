@@ -1,24 +1,17 @@
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import type { AppEnv } from "../../http/context";
 import { tenantDb } from "../../http/database";
 import { idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { idParam } from "../../lib/bounds";
-import { dominicanToday } from "../document-subtypes/service";
 import { catalogScope, dataOnly, MessageResponse } from "../products/shared";
 import { renderDocumentPdf } from "../sales/pdf";
+import { invoiceContext } from "./context";
 import { CreatedInvoice, CreateInvoiceBody, CreatePaymentBody, InvoiceDetail, InvoiceListQuery, InvoiceSummary, Payment, UpdateInvoiceBody } from "./schemas";
 import * as invoices from "./service";
 
 export const invoicesRouter = createRouter();
 const tags = ["Invoices"];
-
-export const invoiceContext = (c: Context<AppEnv>): invoices.InvoiceContext => ({
-  today: dominicanToday(),
-  appUrl: (c.env.APP_URL ?? "https://app.sucursal.do").replace(/\/$/, ""),
-});
 
 const idempotencyHeader = z.object({
   "idempotency-key": z

@@ -1,4 +1,5 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
 import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -10,7 +11,6 @@ import type { CatalogScope } from "../products/shared";
 import { documentAmounts, type LineAmounts, lineAmounts } from "../sales/lines";
 import { itemsFromStoredLines, numberingRefusal, numberingUnavailable, type ResolvedLine, resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
-import type { AnyDb } from "../tenants/service";
 import { liveInvoiceCount } from "./counts";
 import type { CreateInvoiceInput, CreatePaymentInput, UpdateInvoiceInput } from "./schemas";
 

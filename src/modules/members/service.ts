@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { AppError, notFound } from "../../http/errors";
 import { type Caller, roleByName } from "../roles/service";
-import type { AnyDb } from "../tenants/service";
 import { assertHeldInEvery, grantsOf } from "./grants";
 
 const { workspaceMembers, users, roles, workspaces } = schema;

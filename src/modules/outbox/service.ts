@@ -1,5 +1,5 @@
+import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
-import type { AnyDb } from "../tenants/service";
 
 /** An email as the outbox stores it; delivery (Resend, retries) is the outbox consumer's job. */
 export interface EmailMessage {

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import { AppError } from "../../http/errors";
 import { grantsOf, missingIn } from "../members/grants";
-import type { AnyDb } from "../tenants/service";
 import type { CatalogScope } from "./shared";
 
 /**

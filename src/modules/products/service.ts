@@ -1,9 +1,9 @@
 import { and, eq, ilike, inArray, or, type SQL, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { decimal2, timestamp } from "../../lib/format";
-import type { AnyDb } from "../tenants/service";
 import { assertWritableIn, productUsers } from "./ownership";
 import type { CreateProductInput, UpdateProductInput } from "./schemas";
 import {

@@ -2,13 +2,13 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Context } from "hono";
+import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { requireAuth } from "../../http/auth";
 import type { AppEnv } from "../../http/context";
 import { AppError, fieldError } from "../../http/errors";
 import { requireWorkspace } from "../../http/workspace";
 import { isIdText } from "../../lib/bounds";
-import type { AnyDb } from "../tenants/service";
 import { assertWritableIn } from "./ownership";
 
 /**

@@ -5,8 +5,8 @@ import { idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { hasPermission } from "../../http/permissions";
-import { dominicanToday } from "../document-subtypes/service";
-import { invoiceContext } from "../invoices/routes";
+import { dominicanToday } from "../../lib/dates";
+import { invoiceContext } from "../invoices/context";
 import { catalogScope, dataOnly, MessageResponse } from "../products/shared";
 import { renderDocumentPdf } from "../sales/pdf";
 import {

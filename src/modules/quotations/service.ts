@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
 import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
@@ -11,7 +12,6 @@ import { documentAmounts, lineAmounts } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { itemsFromStoredLines, resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
-import type { AnyDb } from "../tenants/service";
 import { type ConvertQuotationInput, type CreateQuotationInput, MAX_BULK_PDF_LINES, type QuotationStatus, type UpdateQuotationInput } from "./schemas";
 
 const q = schema.quotations;

@@ -1,10 +1,10 @@
 import { and, asc, desc, eq, isNotNull, or, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
 import { isKnownPermission } from "../../lib/permissions";
 import { assertHeldInEvery, grantsOf, pendingInvitationsOffering, workspacesHoldingRole } from "../members/grants";
-import type { AnyDb } from "../tenants/service";
 
 /** Who is asking: the user and the request's workspace. */
 export interface Caller {

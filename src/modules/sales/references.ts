@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import { fieldError } from "../../http/errors";
 import { formatDocumentNumber } from "../../lib/ncf";
 import type { CatalogScope } from "../products/shared";
-import type { AnyDb } from "../tenants/service";
 import { EXCLUSIVE_TAX_TYPES, type LineInput } from "./lines";
 
 /** The parts of an invoice or quotation request that name other records. */

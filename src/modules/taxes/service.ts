@@ -1,11 +1,11 @@
 import { and, eq, ilike, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
 import { countWhere, firstReference, inUseOnForeignKey, likePattern, orderBy, referencedBy } from "../products/shared";
-import type { AnyDb } from "../tenants/service";
 import type { CreateTaxInput, TAX_TYPES, UpdateTaxInput } from "./schemas";
 
 const t = schema.taxes;

@@ -1,11 +1,8 @@
 import { sql } from "drizzle-orm";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { hashPassword } from "../../lib/password";
 import { builtinRoles } from "../../lib/permissions";
-
-/** Any drizzle Postgres handle over our schema: the Worker's (neon) or a Node script's (node-postgres). */
-export type AnyDb = PgDatabase<PgQueryResultHKT, Record<string, never>>;
 
 export const SUBDOMAIN_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 export const RESERVED_SUBDOMAINS = new Set(["www", "api", "app", "admin", "localhost", "mail", "status"]);

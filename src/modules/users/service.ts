@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -7,7 +8,6 @@ import { timestamp } from "../../lib/format";
 import { hashPassword, verifyPassword } from "../../lib/password";
 import { ADMIN_ROLE, grantsOf, isAdminGrant } from "../members/grants";
 import { countWhere, likePattern, orderBy } from "../products/shared";
-import type { AnyDb } from "../tenants/service";
 
 const { users, workspaces, workspaceMembers, roles, accessTokens } = schema;
 
