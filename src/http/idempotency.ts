@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { routePath } from "hono/route";
 import type { Database } from "../db/client";
 import * as schema from "../db/schema";
+import { sha256Hex } from "../lib/crypto";
 import { requireAuth } from "./auth";
 import type { AppEnv } from "./context";
 import { AppError, fieldError } from "./errors";
@@ -10,11 +11,6 @@ import { requireWorkspace } from "./workspace";
 
 const MAX_KEY_LENGTH = 255;
 const LIFETIME_HOURS = 24;
-
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 export interface StoredResponse {
   status: number;
@@ -52,7 +48,7 @@ export async function idempotent(c: Context<AppEnv>, db: Database, run: () => Pr
   const tenantId = c.get("tenant").id;
   const userId = requireAuth(c).userId;
   const scope = idempotencyScope(c);
-  const requestHash = await sha256(await c.req.text());
+  const requestHash = await sha256Hex(await c.req.text());
   const k = schema.idempotencyKeys;
   const where = and(eq(k.tenantId, tenantId), eq(k.userId, userId), eq(k.scope, scope), eq(k.key, key));
   // Expired keys are forgotten, so the key may be used again.

@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { Env } from "../env";
 import { canonicalId } from "../lib/bounds";
+import { sha256Hex } from "../lib/crypto";
 import { log } from "../lib/log";
 import { verifyAccessToken } from "../lib/tokens";
 import type { AppEnv } from "./context";
@@ -238,9 +239,7 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
 
 /** The account a login names, as a limiter key: the tenant and a hash of the lowercased email (no address in Redis). */
 async function loginKey(tenantId: number, email: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(email.trim().toLowerCase()));
-  const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return `${tenantId}:${hex}`;
+  return `${tenantId}:${await sha256Hex(email.trim().toLowerCase())}`;
 }
 
 /**

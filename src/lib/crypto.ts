@@ -64,6 +64,13 @@ async function sha256(text: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
 }
 
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
+/** SHA-256 of a UTF-8 string as lowercase hex: stored token hashes, request hashes, limiter keys. */
+export async function sha256Hex(text: string): Promise<string> {
+  return hex(await sha256(text));
+}
+
 /**
  * Constant-time equality of two strings: both are hashed first, so neither their contents nor
  * their lengths shape the comparison's timing.
@@ -74,6 +81,5 @@ export async function secretsEqual(given: string, expected: string): Promise<boo
 
 export async function hmacSha256Hex(secret: string, body: ArrayBuffer | Uint8Array): Promise<string> {
   const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, body as BufferSource));
-  return Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("");
+  return hex(new Uint8Array(await crypto.subtle.sign("HMAC", key, body as BufferSource)));
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { deliverOutboxMessage, REDACTED } from "../../src/jobs/outbox";
+import { sha256Hex } from "../../src/lib/crypto";
 import { acceptUrl, newInvitationToken } from "../../src/modules/invitations/service";
 import { enqueueEmail } from "../../src/modules/outbox/service";
 import { failNext, received } from "../integrations/helpers";
@@ -14,11 +15,6 @@ async function deliverTheEmail(tenantId: number, status: "sent" | "failed") {
   await deliverOutboxMessage(env, { tenant_id: tenantId, outbox_id: row!.id });
   await vi.waitFor(async () => expect((await outboxEmails(tenantId))[0]!.status).toBe(status), { timeout: 15_000, interval: 100 });
   return (await outboxEmails(tenantId))[0]!;
-}
-
-async function sha256Hex(text: string) {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 describe("invitations: security", () => {

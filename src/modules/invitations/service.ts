@@ -3,6 +3,7 @@ import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
+import { sha256Hex } from "../../lib/crypto";
 import { hashPassword } from "../../lib/password";
 import { assertHeldInEvery, grantsOf } from "../members/grants";
 import { enqueueEmail } from "../outbox/service";
@@ -47,10 +48,8 @@ function toBase64Url(bytes: Uint8Array): string {
 /** 256 random bits, URL-safe. */
 export const newInvitationToken = () => toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
 
-export async function hashInvitationToken(token: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+/** Only this is stored: the token itself is shown once, to the inviter and in the email. */
+export const hashInvitationToken = (token: string): Promise<string> => sha256Hex(token);
 
 export function acceptUrl(appUrl: string | undefined, subdomain: string, token: string): string {
   const base = (appUrl ?? "https://app.sucursal.do").replace(/\/+$/, "");
