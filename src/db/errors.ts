@@ -176,3 +176,26 @@ export function withoutParams(message: string): string {
   const cut = message.search(/\n?\s*params:/);
   return cut === -1 ? message : message.slice(0, cut);
 }
+
+/** Postgres unique_violation (23505), on the named constraint or index when one is given. */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const pg = postgresError(error);
+  if (pg?.code !== "23505") return false;
+  return constraint === undefined || pg.constraint === constraint || String(pg.message ?? "").includes(constraint);
+}
+
+/** Postgres foreign_key_violation (23503). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return postgresError(error)?.code === "23503";
+}
+
+/**
+ * Backstop for deletes: a reference no check knew about (a table added later) still answers 409
+ * in_use instead of a server error.
+ */
+export function inUseOnForeignKey(what: string) {
+  return (error: unknown): never => {
+    if (isForeignKeyViolation(error)) throw new AppError("in_use", `This ${what} cannot be deleted: other records refer to it. Deactivate it instead.`);
+    throw error;
+  };
+}

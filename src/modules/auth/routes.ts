@@ -5,8 +5,9 @@ import { AppError, notFound } from "../../http/errors";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { guardLogin } from "../../http/rate-limit";
+import { MessageResponse } from "../../http/schemas";
 import { timestamp } from "../../lib/format";
-import { AccessTokenItem, CreateTokenBody, MeResponse, MessageResponse, TokenResponse } from "./schemas";
+import { AccessTokenItem, CreateTokenBody, MeResponse, TokenResponse } from "./schemas";
 import { checkCredentials, describeUser, issueAccessToken, listAccessTokens, revokeAccessToken, revokeOwnToken } from "./service";
 
 export const authRouter = createRouter();

@@ -28,8 +28,6 @@ export const MeResponse = z
   })
   .openapi("Me");
 
-export const MessageResponse = z.object({ message: z.string() }).openapi("Message");
-
 export const AccessTokenItem = z
   .object({
     id: z.string(),

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
+import { nullableText } from "../../http/schemas";
 import { idInput } from "../../lib/bounds";
-import { nullableText } from "../products/shared";
 
 export const BANK_ACCOUNT_TYPES = ["bank", "cash", "credit_card", "other"] as const;
 

@@ -1,10 +1,11 @@
 import { and, eq, ilike, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { inUseOnForeignKey } from "../../db/errors";
+import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { timestamp } from "../../lib/format";
-import { countWhere, firstReference, inUseOnForeignKey, likePattern, orderBy, referencedBy } from "../products/shared";
 import type { BANK_ACCOUNT_TYPES, CreateBankAccountInput, UpdateBankAccountInput } from "./schemas";
 
 const b = schema.bankAccounts;

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
+import { nullableText } from "../../http/schemas";
 import { idInput } from "../../lib/bounds";
 import { moneyInput } from "../../lib/decimal";
 import { IDENTIFICATION_TYPES } from "../../lib/identification";
-import { nullableText } from "../products/shared";
 
 export const CONTACT_TYPES = ["customer", "supplier", "both"] as const;
 

@@ -1,23 +1,14 @@
 import { and, eq, ilike, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { inUseOnForeignKey } from "../../db/errors";
+import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
+import { listWorkspaceCondition, type RequestScope, visibleByIdCondition } from "../../http/scope";
 import { decimal2, timestamp } from "../../lib/format";
 import { compactIdentification, type IdentificationType, normalizeIdentification } from "../../lib/identification";
-import { assertWritableIn, contactUsers } from "../products/ownership";
-import {
-  assertAssignableWorkspace,
-  type CatalogScope,
-  countWhere,
-  firstReference,
-  inUseOnForeignKey,
-  likePattern,
-  listWorkspaceCondition,
-  orderBy,
-  referencedBy,
-  visibleByIdCondition,
-} from "../products/shared";
+import { assertAssignableWorkspace, assertWritableIn, contactUsers } from "../products/ownership";
 import { findRncMany } from "../rnc/service";
 import type { CONTACT_TYPES, CreateContactInput, UpdateContactInput } from "./schemas";
 
@@ -68,7 +59,7 @@ export async function serializeContacts(db: AnyDb, rows: ContactRow[]) {
 export type ContactFilter = "search" | "contact_type" | "identification_type" | "identification" | "workspace_id";
 export type ContactSort = "id" | "name" | "created_at";
 
-export async function listContacts(db: AnyDb, scope: CatalogScope, query: ListQuery<ContactFilter, ContactSort>) {
+export async function listContacts(db: AnyDb, scope: RequestScope, query: ListQuery<ContactFilter, ContactSort>) {
   const f = query.filters;
   const search = f.search ? likePattern(f.search) : null;
   const where = and(
@@ -91,7 +82,7 @@ export async function listContacts(db: AnyDb, scope: CatalogScope, query: ListQu
   return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, ct, where) : 0) };
 }
 
-export async function getContact(db: AnyDb, scope: CatalogScope, id: number, lock = false): Promise<ContactRow> {
+export async function getContact(db: AnyDb, scope: RequestScope, id: number, lock = false): Promise<ContactRow> {
   const q = db
     .select()
     .from(ct)
@@ -119,7 +110,7 @@ function identificationOf(type: IdentificationType | null, raw: string | null): 
  * clashing contact is named only when the caller may see it (shared, of the request's workspace,
  * or with view_all_locations): a 422 never reveals another branch's contact.
  */
-async function assertUniqueIdentification(db: AnyDb, scope: CatalogScope, identification: string, workspaceId: number | null, exceptId?: number) {
+async function assertUniqueIdentification(db: AnyDb, scope: RequestScope, identification: string, workspaceId: number | null, exceptId?: number) {
   const tenantId = scope.tenantId;
   await db.execute(sql`SELECT pg_advisory_xact_lock(${tenantId}::integer, hashtext(${`contact-identification:${identification}`}))`);
   const [clash] = await db
@@ -141,7 +132,7 @@ async function assertUniqueIdentification(db: AnyDb, scope: CatalogScope, identi
   throw fieldError("identification", "This identification is already used by another contact in this company.");
 }
 
-export async function createContact(db: AnyDb, scope: CatalogScope, input: CreateContactInput): Promise<ContactRow> {
+export async function createContact(db: AnyDb, scope: RequestScope, input: CreateContactInput): Promise<ContactRow> {
   const workspaceId = input.workspace_id === undefined ? scope.workspaceId : input.workspace_id;
   await assertAssignableWorkspace(db, scope, workspaceId, "contacts:create");
   const identification = identificationOf(input.identification_type ?? null, input.identification ?? null);
@@ -165,7 +156,7 @@ export async function createContact(db: AnyDb, scope: CatalogScope, input: Creat
   return row!;
 }
 
-export async function updateContact(db: AnyDb, scope: CatalogScope, id: number, input: UpdateContactInput): Promise<ContactRow> {
+export async function updateContact(db: AnyDb, scope: RequestScope, id: number, input: UpdateContactInput): Promise<ContactRow> {
   const current = await getContact(db, scope, id, true);
   // A contact of another workspace (visible through view_all_locations) is written only under
   // contacts:edit held there.
@@ -218,7 +209,7 @@ export async function contactDocumentReferences(db: AnyDb, tenantId: number, con
   ]);
 }
 
-export async function deleteContact(db: AnyDb, scope: CatalogScope, id: number): Promise<void> {
+export async function deleteContact(db: AnyDb, scope: RequestScope, id: number): Promise<void> {
   const current = await getContact(db, scope, id, true);
   await assertWritableIn(db, scope, [current.workspaceId], "contacts:delete", "delete this contact");
   const reason = await contactDocumentReferences(db, scope.tenantId, id);

@@ -1,11 +1,12 @@
 import { and, eq, ilike, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { inUseOnForeignKey, isUniqueViolation } from "../../db/errors";
+import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
 import { timestamp } from "../../lib/format";
-import { countWhere, firstReference, inUseOnForeignKey, isUniqueViolation, likePattern, orderBy, referencedBy } from "../products/shared";
 import type { CreateCurrencyInput, UpdateCurrencyInput } from "./schemas";
 
 const cur = schema.currencies;

@@ -3,9 +3,9 @@ import { requireAuth } from "../../http/auth";
 import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
+import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
 import { idParam } from "../../lib/bounds";
-import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../products/shared";
 import {
   CreateDocumentSubtypeBody,
   DOCUMENT_TYPES,

@@ -1,5 +1,7 @@
 import { and, asc, eq, ilike, lte, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { inUseOnForeignKey } from "../../db/errors";
+import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -15,7 +17,6 @@ import {
   parseDocumentNumber,
   sequenceDigits,
 } from "../../lib/ncf";
-import { countWhere, firstReference, inUseOnForeignKey, likePattern, orderBy, referencedBy } from "../products/shared";
 import type { CreateDocumentSubtypeInput, DocumentType, UpdateDocumentSubtypeInput } from "./schemas";
 
 const ds = schema.documentSubtypes;

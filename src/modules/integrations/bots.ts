@@ -1,5 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { countWhere, orderBy } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { Env } from "../../env";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -7,7 +8,6 @@ import type { ListQuery } from "../../http/pagination";
 import { decryptSecret, encryptSecret, last4, randomSecret, secretsEqual } from "../../lib/crypto";
 import { timestamp } from "../../lib/format";
 import { log } from "../../lib/log";
-import { countWhere, orderBy } from "../products/shared";
 import { type BotIdentity, integrationFailed, PlatformError, telegramDeleteWebhook, telegramGetMe, telegramSendMessage, telegramSetWebhook } from "./platforms";
 import type { CreateBotInput, UpdateBotInput } from "./schemas";
 

@@ -1,5 +1,7 @@
 import { and, asc, eq, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { isUniqueViolation } from "../../db/errors";
+import { countWhere, orderBy } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { Env } from "../../env";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -7,7 +9,6 @@ import type { ListQuery } from "../../http/pagination";
 import { INT4_MAX } from "../../lib/bounds";
 import { decryptSecret, encryptSecret, hmacSha256Hex, last4, randomSecret, secretsEqual } from "../../lib/crypto";
 import { timestamp } from "../../lib/format";
-import { countWhere, isUniqueViolation, orderBy } from "../products/shared";
 import type { IntegrationScope } from "./bots";
 import { graph, integrationFailed } from "./platforms";
 import type { CreateAccountInput, CreateTemplateInput, SendMessageInput, UpdateAccountInput } from "./schemas";

@@ -5,9 +5,9 @@ import { tenantDb } from "../../http/database";
 import { AppError } from "../../http/errors";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
+import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
 import { canonicalId } from "../../lib/bounds";
-import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../products/shared";
 import { createBot, deleteBot, getBot, type IntegrationScope, listBots, receiveBotUpdate, sendTestMessage, serializeBot, updateBot } from "./bots";
 import {
   createAccount,

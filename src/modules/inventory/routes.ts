@@ -2,7 +2,8 @@ import { z } from "@hono/zod-openapi";
 import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
-import { catalogScope, dataOnly, dataWithMessage, MessageResponse } from "../products/shared";
+import { dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
+import { requestScope } from "../../http/scope";
 import {
   AdjustmentItem,
   AdjustmentListQuery,
@@ -36,7 +37,7 @@ inventoryRouter.openapi(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const { data, total } = await inventory.listTransfers(await tenantDb(c), catalogScope(c), query);
+    const { data, total } = await inventory.listTransfers(await tenantDb(c), requestScope(c), query);
     return c.json(paginate(c, query, total, data), 200);
   },
 );
@@ -50,7 +51,7 @@ inventoryRouter.openapi(
     request: { params: IdParam },
     responses: { 200: jsonResponse("Transfer", dataOnly(MovementItem)), ...errorResponses(404), ...commonErrors },
   }),
-  async (c) => c.json({ data: await inventory.getTransfer(await tenantDb(c), catalogScope(c), c.req.valid("param").id) }, 200),
+  async (c) => c.json({ data: await inventory.getTransfer(await tenantDb(c), requestScope(c), c.req.valid("param").id) }, 200),
 );
 
 inventoryRouter.openapi(
@@ -66,7 +67,7 @@ inventoryRouter.openapi(
     },
   ),
   async (c) => {
-    const data = await inventory.createTransfer(await tenantDb(c), catalogScope(c), c.req.valid("json"));
+    const data = await inventory.createTransfer(await tenantDb(c), requestScope(c), c.req.valid("json"));
     return c.json({ data, message: "Stock transferred." }, 201);
   },
 );
@@ -82,7 +83,7 @@ inventoryRouter.openapi(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const { data, total } = await inventory.listAdjustments(await tenantDb(c), catalogScope(c), query);
+    const { data, total } = await inventory.listAdjustments(await tenantDb(c), requestScope(c), query);
     return c.json(paginate(c, query, total, data), 200);
   },
 );
@@ -96,7 +97,7 @@ inventoryRouter.openapi(
     request: { params: IdParam },
     responses: { 200: jsonResponse("Adjustment", dataOnly(AdjustmentItem)), ...errorResponses(404), ...commonErrors },
   }),
-  async (c) => c.json({ data: await inventory.getAdjustment(await tenantDb(c), catalogScope(c), c.req.valid("param").id) }, 200),
+  async (c) => c.json({ data: await inventory.getAdjustment(await tenantDb(c), requestScope(c), c.req.valid("param").id) }, 200),
 );
 
 inventoryRouter.openapi(
@@ -112,7 +113,7 @@ inventoryRouter.openapi(
     },
   ),
   async (c) => {
-    const data = await inventory.createAdjustment(await tenantDb(c), catalogScope(c), c.req.valid("json"));
+    const data = await inventory.createAdjustment(await tenantDb(c), requestScope(c), c.req.valid("json"));
     return c.json({ data, message: "Inventory adjusted." }, 201);
   },
 );
@@ -137,7 +138,7 @@ inventoryRouter.openapi(
     },
   ),
   async (c) => {
-    const summary = await inventory.setInitialStock(await tenantDb(c), catalogScope(c), c.req.valid("json"));
+    const summary = await inventory.setInitialStock(await tenantDb(c), requestScope(c), c.req.valid("json"));
     return c.json({ message: "Initial stock set.", summary }, 201);
   },
 );
@@ -151,7 +152,7 @@ inventoryRouter.openapi(
     request: { params: IdParam },
     responses: { 200: jsonResponse("Stock by workspace", dataOnly(ProductStock)), ...errorResponses(404), ...commonErrors },
   }),
-  async (c) => c.json({ data: await inventory.productStock(await tenantDb(c), catalogScope(c), c.req.valid("param").id) }, 200),
+  async (c) => c.json({ data: await inventory.productStock(await tenantDb(c), requestScope(c), c.req.valid("param").id) }, 200),
 );
 
 inventoryRouter.openapi(
@@ -168,7 +169,7 @@ inventoryRouter.openapi(
   ),
   async (c) => {
     const body = c.req.valid("json");
-    await inventory.setMinimum(await tenantDb(c), catalogScope(c), c.req.valid("param").id, body.workspace_id, body.minimum_quantity);
+    await inventory.setMinimum(await tenantDb(c), requestScope(c), c.req.valid("param").id, body.workspace_id, body.minimum_quantity);
     return c.json({ message: "Minimum quantity set." }, 200);
   },
 );
@@ -183,7 +184,7 @@ inventoryRouter.openapi(
     responses: { 200: jsonResponse("Low-stock items", z.object({ data: z.array(LowStockItem) })), ...commonErrors },
   }),
   async (c) => {
-    const scope = catalogScope(c);
+    const scope = requestScope(c);
     const data = await inventory.lowStock(await tenantDb(c), scope, c.req.valid("query").workspace_id ?? scope.workspaceId);
     return c.json({ data }, 200);
   },
@@ -200,7 +201,7 @@ inventoryRouter.openapi(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const { data, total } = await inventory.movementReport(await tenantDb(c), catalogScope(c), query);
+    const { data, total } = await inventory.movementReport(await tenantDb(c), requestScope(c), query);
     return c.json(paginate(c, { page: query.page, perPage: query.per_page }, total, data), 200);
   },
 );

@@ -6,11 +6,11 @@ import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
+import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
 import { memberWorkspacesHolding } from "../members/grants";
 import { assertWritableIn } from "../products/ownership";
-import type { CatalogScope } from "../products/shared";
 import type { CreateAdjustmentInput, CreateTransferInput, InitialStockInput } from "./schemas";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "./stock";
 
@@ -19,7 +19,7 @@ const fromWs = alias(schema.workspaces, "from_ws");
 const toWs = alias(schema.workspaces, "to_ws");
 
 /** Workspaces the caller may act on or see: memberships, or every workspace with view_all_locations. */
-export function accessibleWorkspaceCondition(scope: CatalogScope): SQL {
+export function accessibleWorkspaceCondition(scope: RequestScope): SQL {
   const member = exists(sqlMembership(scope.userId));
   return scope.viewAll ? eq(schema.workspaces.tenantId, scope.tenantId) : and(eq(schema.workspaces.tenantId, scope.tenantId), member)!;
 }
@@ -28,7 +28,7 @@ function sqlMembership(userId: number) {
   return sql`(SELECT 1 FROM ${schema.workspaceMembers} WHERE ${schema.workspaceMembers.workspaceId} = ${schema.workspaces.id} AND ${schema.workspaceMembers.userId} = ${userId})`;
 }
 
-export async function accessibleWorkspaces(db: AnyDb, scope: CatalogScope, ids?: number[]) {
+export async function accessibleWorkspaces(db: AnyDb, scope: RequestScope, ids?: number[]) {
   return db
     .select({ id: schema.workspaces.id, name: schema.workspaces.name })
     .from(schema.workspaces)
@@ -37,7 +37,7 @@ export async function accessibleWorkspaces(db: AnyDb, scope: CatalogScope, ids?:
 }
 
 /** A workspace named by a query parameter: reachable by the caller, else 403 (never revealing it). */
-export async function requireAccessibleWorkspace(db: AnyDb, scope: CatalogScope, workspaceId: number) {
+export async function requireAccessibleWorkspace(db: AnyDb, scope: RequestScope, workspaceId: number) {
   if (workspaceId === scope.workspaceId) return;
   const [row] = await accessibleWorkspaces(db, scope, [workspaceId]);
   if (!row) throw new AppError("workspace_forbidden", "You do not have access to this workspace.");
@@ -48,7 +48,7 @@ export async function requireAccessibleWorkspace(db: AnyDb, scope: CatalogScope,
  * otherwise. A product of another workspace (visible through view_all_locations) needs
  * `permission` held there as well (403 forbidden): stock of W2's product is W2's business.
  */
-async function stockedProducts(db: AnyDb, scope: CatalogScope, wanted: { id: number; field: string }[], permission: string) {
+async function stockedProducts(db: AnyDb, scope: RequestScope, wanted: { id: number; field: string }[], permission: string) {
   const ids = [...new Set(wanted.map((w) => w.id))];
   const rows = await db
     .select({
@@ -121,7 +121,7 @@ function movementSelect(db: AnyDb) {
     .leftJoin(schema.users, eq(schema.users.id, m.createdBy));
 }
 
-export async function listTransfers(db: AnyDb, scope: CatalogScope, query: ListQuery<"product_id" | "type", "created_at" | "quantity">) {
+export async function listTransfers(db: AnyDb, scope: RequestScope, query: ListQuery<"product_id" | "type", "created_at" | "quantity">) {
   const types = query.filters.type ? [query.filters.type] : ["transfer_out", "transfer_in"];
   const column = query.sort.field === "quantity" ? m.quantity : m.createdAt;
   const rows = await movementSelect(db)
@@ -139,7 +139,7 @@ export async function listTransfers(db: AnyDb, scope: CatalogScope, query: ListQ
   return { data: rows.map((r) => serializeMovement(r)), total: rows[0]?.total ?? (query.page > 1 ? await countMovements(db, scope, types) : 0) };
 }
 
-async function countMovements(db: AnyDb, scope: CatalogScope, types: string[]) {
+async function countMovements(db: AnyDb, scope: RequestScope, types: string[]) {
   const [row] = await db
     .select({ n: sql<number>`count(*)`.mapWith(Number) })
     .from(m)
@@ -148,7 +148,7 @@ async function countMovements(db: AnyDb, scope: CatalogScope, types: string[]) {
 }
 
 /** A transfer movement of the request's workspace (or any, with view_all_locations). */
-export async function getTransfer(db: AnyDb, scope: CatalogScope, id: number) {
+export async function getTransfer(db: AnyDb, scope: RequestScope, id: number) {
   const [row] = await movementSelect(db).where(
     and(
       eq(m.tenantId, scope.tenantId),
@@ -171,7 +171,7 @@ export async function getTransfer(db: AnyDb, scope: CatalogScope, id: number) {
  * product are checked; a failed check throws, and the transaction's rollback undoes the move. (One
  * round trip instead of three: the checks cannot change what a valid transfer writes.)
  */
-export async function createTransfer(db: AnyDb, scope: CatalogScope, input: CreateTransferInput) {
+export async function createTransfer(db: AnyDb, scope: RequestScope, input: CreateTransferInput) {
   if (input.to_workspace_id === scope.workspaceId) throw fieldError("to_workspace_id", "The destination must be another workspace.");
   const transferId = crypto.randomUUID();
   const reference = input.reference || `TRF-${transferId.slice(0, 8).toUpperCase()}`;
@@ -247,7 +247,7 @@ export async function createTransfer(db: AnyDb, scope: CatalogScope, input: Crea
   };
 }
 
-export async function createAdjustment(db: AnyDb, scope: CatalogScope, input: CreateAdjustmentInput) {
+export async function createAdjustment(db: AnyDb, scope: RequestScope, input: CreateAdjustmentInput) {
   await stockedProducts(
     db,
     scope,
@@ -276,7 +276,7 @@ export async function createAdjustment(db: AnyDb, scope: CatalogScope, input: Cr
   return getAdjustment(db, scope, adjustment!.id);
 }
 
-export async function getAdjustment(db: AnyDb, scope: CatalogScope, id: number) {
+export async function getAdjustment(db: AnyDb, scope: RequestScope, id: number) {
   const [list] = (
     await adjustmentsWhere(
       db,
@@ -290,7 +290,7 @@ export async function getAdjustment(db: AnyDb, scope: CatalogScope, id: number) 
   return list;
 }
 
-async function adjustmentsWhere(db: AnyDb, where: SQL, scope: CatalogScope, limit: number, offset: number, descending = true) {
+async function adjustmentsWhere(db: AnyDb, where: SQL, scope: RequestScope, limit: number, offset: number, descending = true) {
   const a = schema.inventoryAdjustments;
   const rows = await db
     .select({ adjustment: a, user: { id: schema.users.id, name: schema.users.name }, total: sql<number>`count(*) over ()`.mapWith(Number) })
@@ -323,7 +323,7 @@ async function adjustmentsWhere(db: AnyDb, where: SQL, scope: CatalogScope, limi
   };
 }
 
-export async function listAdjustments(db: AnyDb, scope: CatalogScope, query: ListQuery<"product_id", "created_at">) {
+export async function listAdjustments(db: AnyDb, scope: RequestScope, query: ListQuery<"product_id", "created_at">) {
   const a = schema.inventoryAdjustments;
   const byProduct = query.filters.product_id
     ? exists(
@@ -344,7 +344,7 @@ export async function listAdjustments(db: AnyDb, scope: CatalogScope, query: Lis
   return result;
 }
 
-export async function setInitialStock(db: AnyDb, scope: CatalogScope, input: InitialStockInput) {
+export async function setInitialStock(db: AnyDb, scope: RequestScope, input: InitialStockInput) {
   const products = await stockedProducts(
     db,
     scope,
@@ -385,7 +385,7 @@ export async function setInitialStock(db: AnyDb, scope: CatalogScope, input: Ini
   return { total_products: input.items.length, total_quantity: totalQuantity.toFixed(2), total_value: totalValue.round(2).toFixed(2) };
 }
 
-async function visibleProduct(db: AnyDb, scope: CatalogScope, id: number) {
+async function visibleProduct(db: AnyDb, scope: RequestScope, id: number) {
   const [product] = await db
     .select({ id: schema.products.id, name: schema.products.name, workspaceId: schema.products.workspaceId })
     .from(schema.products)
@@ -394,7 +394,7 @@ async function visibleProduct(db: AnyDb, scope: CatalogScope, id: number) {
   return product;
 }
 
-export async function productStock(db: AnyDb, scope: CatalogScope, productId: number) {
+export async function productStock(db: AnyDb, scope: RequestScope, productId: number) {
   const product = await visibleProduct(db, scope, productId);
   const rows = await db
     .select({
@@ -422,7 +422,7 @@ export async function productStock(db: AnyDb, scope: CatalogScope, productId: nu
   return { product_id: product.id, product_name: product.name, total_stock: total.toFixed(2), workspace_stocks: workspaceStocks };
 }
 
-export async function setMinimum(db: AnyDb, scope: CatalogScope, productId: number, workspaceId: number, minimum: string) {
+export async function setMinimum(db: AnyDb, scope: RequestScope, productId: number, workspaceId: number, minimum: string) {
   const product = await visibleProduct(db, scope, productId);
   const [workspace] = await accessibleWorkspaces(db, scope, [workspaceId]);
   if (!workspace) throw fieldError("workspace_id", "No such workspace that you can reach.");
@@ -435,7 +435,7 @@ export async function setMinimum(db: AnyDb, scope: CatalogScope, productId: numb
     .onConflictDoUpdate({ target: [schema.stockLevels.productId, schema.stockLevels.workspaceId], set: { minimumQuantity: minimum, updatedAt: sql`now()` } });
 }
 
-export async function lowStock(db: AnyDb, scope: CatalogScope, workspaceId: number) {
+export async function lowStock(db: AnyDb, scope: RequestScope, workspaceId: number) {
   await requireAccessibleWorkspace(db, scope, workspaceId);
   const l = schema.stockLevels;
   const rows = await db
@@ -475,7 +475,7 @@ export async function lowStock(db: AnyDb, scope: CatalogScope, workspaceId: numb
 
 export async function movementReport(
   db: AnyDb,
-  scope: CatalogScope,
+  scope: RequestScope,
   query: { page: number; per_page: number; product_id?: number; workspace_id?: number; type?: string; date_from?: string; date_to?: string },
 ) {
   const workspaceId = query.workspace_id ?? scope.workspaceId;

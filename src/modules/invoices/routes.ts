@@ -3,8 +3,9 @@ import { tenantDb } from "../../http/database";
 import { idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
+import { dataOnly, MessageResponse } from "../../http/schemas";
+import { requestScope } from "../../http/scope";
 import { idParam } from "../../lib/bounds";
-import { catalogScope, dataOnly, MessageResponse } from "../products/shared";
 import { renderDocumentPdf } from "../sales/pdf";
 import { invoiceContext } from "./context";
 import { CreatedInvoice, CreateInvoiceBody, CreatePaymentBody, InvoiceDetail, InvoiceListQuery, InvoiceSummary, Payment, UpdateInvoiceBody } from "./schemas";
@@ -34,7 +35,7 @@ invoicesRouter.openapi(
   ),
   async (c) => {
     const query = c.req.valid("query");
-    const { data, total } = await invoices.listInvoices(await tenantDb(c), catalogScope(c), query);
+    const { data, total } = await invoices.listInvoices(await tenantDb(c), requestScope(c), query);
     return c.json(paginate(c, query, total, data), 200);
   },
 );
@@ -51,7 +52,7 @@ invoicesRouter.openapi(
       responses: { 200: jsonResponse("Invoice", dataOnly(InvoiceDetail)), ...errorResponses(404), ...commonErrors },
     },
   ),
-  async (c) => c.json({ data: await invoices.getInvoice(await tenantDb(c), catalogScope(c), c.req.valid("param").id) }, 200) as never,
+  async (c) => c.json({ data: await invoices.getInvoice(await tenantDb(c), requestScope(c), c.req.valid("param").id) }, 200) as never,
 );
 
 invoicesRouter.openapi(
@@ -70,7 +71,7 @@ invoicesRouter.openapi(
     const db = await tenantDb(c);
     const input = c.req.valid("json");
     return idempotent(c, db, async () => {
-      const created = await invoices.createInvoice(db, catalogScope(c), input, invoiceContext(c));
+      const created = await invoices.createInvoice(db, requestScope(c), input, invoiceContext(c));
       const { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at } = created;
       return {
         status: 201,
@@ -103,7 +104,7 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    const data = await invoices.updateInvoice(await tenantDb(c), catalogScope(c), c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
+    const data = await invoices.updateInvoice(await tenantDb(c), requestScope(c), c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
     return c.json({ data, message: "Invoice updated." }, 200);
   },
 );
@@ -121,7 +122,7 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    await invoices.deleteInvoice(await tenantDb(c), catalogScope(c), c.req.valid("param").id);
+    await invoices.deleteInvoice(await tenantDb(c), requestScope(c), c.req.valid("param").id);
     return c.json({ message: "Invoice deleted." }, 200);
   },
 );
@@ -143,7 +144,7 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    const data = await invoices.cancelInvoice(await tenantDb(c), catalogScope(c), c.req.valid("param").id);
+    const data = await invoices.cancelInvoice(await tenantDb(c), requestScope(c), c.req.valid("param").id);
     return c.json({ data, message: "Invoice cancelled." }, 200);
   },
 );
@@ -165,7 +166,7 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    const { invoice, pdf } = await invoices.invoicePdfData(await tenantDb(c), { ...catalogScope(c) }, c.req.valid("param").id);
+    const { invoice, pdf } = await invoices.invoicePdfData(await tenantDb(c), { ...requestScope(c) }, c.req.valid("param").id);
     const bytes = await renderDocumentPdf(pdf);
     return c.body(bytes as never, 200, {
       "Content-Type": "application/pdf",
@@ -206,7 +207,7 @@ invoicesRouter.openapi(
     const input = c.req.valid("json");
     return idempotent(c, db, async () => ({
       status: 201,
-      body: { data: await invoices.addPayment(db, catalogScope(c), id, input), message: "Payment recorded." },
+      body: { data: await invoices.addPayment(db, requestScope(c), id, input), message: "Payment recorded." },
     })) as never;
   },
 );
@@ -229,7 +230,7 @@ invoicesRouter.openapi(
   ),
   async (c) => {
     const { id, payment_id } = c.req.valid("param");
-    const data = await invoices.deletePayment(await tenantDb(c), catalogScope(c), id, payment_id);
+    const data = await invoices.deletePayment(await tenantDb(c), requestScope(c), id, payment_id);
     return c.json({ data, message: "Payment removed." }, 200);
   },
 );

@@ -4,10 +4,10 @@ import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
+import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
-import type { CatalogScope } from "../products/shared";
 import { documentAmounts, type LineAmounts, lineAmounts } from "../sales/lines";
 import { itemsFromStoredLines, numberingRefusal, numberingUnavailable, type ResolvedLine, resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
@@ -98,7 +98,7 @@ function saleChanges(lines: ResolvedLine[], workspaceId: number, sign: 1 | -1, r
  */
 export async function createInvoice(
   db: AnyDb,
-  scope: CatalogScope,
+  scope: RequestScope,
   input: CreateInvoiceInput,
   context: InvoiceContext,
   options: { quotationId?: number } = {},
@@ -158,7 +158,7 @@ export async function createInvoice(
   return serializeInvoice(rowFromJson(inv, row.invoice));
 }
 
-async function subtypeRefusal(db: AnyDb, scope: CatalogScope, subtypeId: number, today: string) {
+async function subtypeRefusal(db: AnyDb, scope: RequestScope, subtypeId: number, today: string) {
   const [subtype] = await db
     .select()
     .from(schema.documentSubtypes)
@@ -170,7 +170,7 @@ async function subtypeRefusal(db: AnyDb, scope: CatalogScope, subtypeId: number,
   );
 }
 
-const visible = (scope: CatalogScope) => and(eq(inv.tenantId, scope.tenantId), eq(inv.workspaceId, scope.workspaceId), isNull(inv.deletedAt));
+const visible = (scope: RequestScope) => and(eq(inv.tenantId, scope.tenantId), eq(inv.workspaceId, scope.workspaceId), isNull(inv.deletedAt));
 
 /**
  * An invoice as the list shows it (serializeInvoice's fields), built by Postgres: the page arrives
@@ -196,7 +196,7 @@ const invoiceListJson = sql.raw(`json_build_object(
  */
 export async function listInvoices(
   db: AnyDb,
-  scope: CatalogScope,
+  scope: RequestScope,
   query: ListQuery<"status" | "contact_id" | "issue_date", "issue_date" | "document_number" | "total_amount" | "created_at">,
 ) {
   const f = query.filters;
@@ -225,7 +225,7 @@ export async function listInvoices(
 const LIST_SORT = { issue_date: "issue_date", document_number: "document_number", total_amount: "total_amount", created_at: "created_at" } as const;
 
 /** The whole invoice in one statement: contact, lines with products, payments, salesmen. */
-export async function getInvoice(db: AnyDb, scope: CatalogScope, id: number) {
+export async function getInvoice(db: AnyDb, scope: RequestScope, id: number) {
   const result = await db.execute(sql`
     SELECT row_to_json(i) AS invoice,
       (SELECT json_build_object('id', c.id, 'name', c.name, 'email', c.email, 'phone', c.phone) FROM contacts c WHERE c.id = i.contact_id) AS contact,
@@ -269,7 +269,7 @@ export async function getInvoice(db: AnyDb, scope: CatalogScope, id: number) {
 }
 
 /** The invoice row, locked for the rest of the transaction (updates, payments, cancel, delete). */
-async function lockInvoice(db: AnyDb, scope: CatalogScope, id: number): Promise<InvoiceRow> {
+async function lockInvoice(db: AnyDb, scope: RequestScope, id: number): Promise<InvoiceRow> {
   const [row] = await db
     .select()
     .from(inv)
@@ -290,7 +290,7 @@ async function soldQuantities(db: AnyDb, invoiceId: number): Promise<Map<number,
 }
 
 /** Gives back to stock everything the invoice still holds sold (cancel, delete). */
-async function returnStock(db: AnyDb, scope: CatalogScope, invoice: InvoiceRow, reason: string) {
+async function returnStock(db: AnyDb, scope: RequestScope, invoice: InvoiceRow, reason: string) {
   const sold = await soldQuantities(db, invoice.id);
   const changes: StockChange[] = [...sold.entries()]
     .filter(([, quantity]) => !quantity.eq(0))
@@ -307,7 +307,7 @@ async function returnStock(db: AnyDb, scope: CatalogScope, invoice: InvoiceRow, 
   await applyStockChanges(db, scope, changes);
 }
 
-export async function updateInvoice(db: AnyDb, scope: CatalogScope, id: number, input: UpdateInvoiceInput, context: InvoiceContext) {
+export async function updateInvoice(db: AnyDb, scope: RequestScope, id: number, input: UpdateInvoiceInput, context: InvoiceContext) {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment") {
     throw new AppError("invoice_not_editable", `Only invoices pending payment can be changed; this one is ${invoice.status}.`);
@@ -392,7 +392,7 @@ export async function updateInvoice(db: AnyDb, scope: CatalogScope, id: number, 
   };
 }
 
-export async function deleteInvoice(db: AnyDb, scope: CatalogScope, id: number) {
+export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number) {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment" && invoice.status !== "draft") {
     throw new AppError("invoice_not_deletable", `Only invoices pending payment or in draft can be deleted; this one is ${invoice.status}.`);
@@ -401,7 +401,7 @@ export async function deleteInvoice(db: AnyDb, scope: CatalogScope, id: number) 
   await db.update(inv).set({ deletedAt: new Date(), updatedAt: new Date() }).where(eq(inv.id, id));
 }
 
-export async function cancelInvoice(db: AnyDb, scope: CatalogScope, id: number) {
+export async function cancelInvoice(db: AnyDb, scope: RequestScope, id: number) {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment") {
     throw new AppError("invoice_not_editable", `Only invoices pending payment can be cancelled; this one is ${invoice.status}.`);
@@ -417,7 +417,7 @@ function statusFor(total: Big, paid: Big): string {
 }
 
 /** Applies a payment under the invoice's row lock, so concurrent payments never exceed the total. */
-export async function addPayment(db: AnyDb, scope: CatalogScope, id: number, input: CreatePaymentInput) {
+export async function addPayment(db: AnyDb, scope: RequestScope, id: number, input: CreatePaymentInput) {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment" && invoice.status !== "partially_paid") {
     throw new AppError("invoice_not_payable", `Payments apply only to invoices pending payment or partially paid; this one is ${invoice.status}.`);
@@ -461,7 +461,7 @@ export async function addPayment(db: AnyDb, scope: CatalogScope, id: number, inp
   };
 }
 
-export async function deletePayment(db: AnyDb, scope: CatalogScope, id: number, paymentId: number) {
+export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, paymentId: number) {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status === "cancelled") throw new AppError("invoice_not_payable", "The invoice is cancelled.");
   const [payment] = await db
@@ -479,7 +479,7 @@ export async function deletePayment(db: AnyDb, scope: CatalogScope, id: number, 
 }
 
 /** What the PDF shows beyond the invoice itself: issuer, branch, sequence name, customer id. */
-export async function invoicePdfData(db: AnyDb, scope: CatalogScope, id: number) {
+export async function invoicePdfData(db: AnyDb, scope: RequestScope, id: number) {
   const invoice = await getInvoice(db, scope, id);
   const result = await db.execute(sql`
     SELECT t.name AS tenant_name, t.rnc AS tenant_rnc, w.name AS workspace_name, s.name AS subtype_name,

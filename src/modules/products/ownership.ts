@@ -1,9 +1,10 @@
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
-import { AppError } from "../../http/errors";
+import * as schema from "../../db/schema";
+import { AppError, fieldError } from "../../http/errors";
+import type { RequestScope } from "../../http/scope";
 import { grantsOf, missingIn } from "../members/grants";
-import type { CatalogScope } from "./shared";
 
 /**
  * Writes are authorized in the workspace that owns what they change, not only in the request's
@@ -18,7 +19,7 @@ import type { CatalogScope } from "./shared";
  * query saved on the common path). A workspace the caller can neither see nor belongs to is not
  * named in the message.
  */
-export async function assertWritableIn(db: AnyDb, scope: CatalogScope, workspaceIds: Iterable<number | null>, permission: string, what: string): Promise<void> {
+export async function assertWritableIn(db: AnyDb, scope: RequestScope, workspaceIds: Iterable<number | null>, permission: string, what: string): Promise<void> {
   const others = [...new Set(workspaceIds)].filter((id): id is number => id !== null && id !== scope.workspaceId).sort((a, b) => a - b);
   if (!others.length) return;
   const grants = await grantsOf(db, scope.userId);
@@ -51,4 +52,21 @@ export async function contactUsers(db: AnyDb, tenantId: number, contactId: numbe
     SELECT workspace_id FROM invoices WHERE tenant_id = ${tenantId} AND contact_id = ${contactId}
     UNION SELECT workspace_id FROM quotations WHERE tenant_id = ${tenantId} AND contact_id = ${contactId}`);
   return rowsOf<{ workspace_id: number }>(result).map((r) => Number(r.workspace_id));
+}
+
+/**
+ * The workspace a row may be assigned to: null (shared), the request's workspace, or — with
+ * view_all_locations — any workspace of the tenant. Anything else → 422 on the field. With
+ * `permission` (the route's), another workspace also needs it held there as a member (or admin
+ * there): view_all_locations shows that workspace, it does not let anyone write in it → 403.
+ */
+export async function assertAssignableWorkspace(db: AnyDb, scope: RequestScope, workspaceId: number | null, permission?: string, field = "workspace_id") {
+  if (workspaceId === null || workspaceId === scope.workspaceId) return;
+  if (!scope.viewAll) throw fieldError(field, "Must be the workspace of the request or null (shared by every workspace).");
+  const [row] = await db
+    .select({ id: schema.workspaces.id })
+    .from(schema.workspaces)
+    .where(and(eq(schema.workspaces.tenantId, scope.tenantId), eq(schema.workspaces.id, workspaceId)));
+  if (!row) throw fieldError(field, "No such workspace.");
+  if (permission) await assertWritableIn(db, scope, [workspaceId], permission, `place a row in workspace ${workspaceId}`);
 }

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { nullableText } from "../../http/schemas";
 import { idInput } from "../../lib/bounds";
 import { moneyInput } from "../../lib/decimal";
-import { nullableText } from "./shared";
 
 export const PRODUCT_TYPES = ["product", "service"] as const;
 

@@ -1,24 +1,14 @@
 import { and, eq, ilike, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { inUseOnForeignKey, isUniqueViolation } from "../../db/errors";
+import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
+import { listWorkspaceCondition, type RequestScope, visibleByIdCondition } from "../../http/scope";
 import { decimal2, timestamp } from "../../lib/format";
-import { assertWritableIn, productUsers } from "./ownership";
+import { assertAssignableWorkspace, assertWritableIn, productUsers } from "./ownership";
 import type { CreateProductInput, UpdateProductInput } from "./schemas";
-import {
-  assertAssignableWorkspace,
-  type CatalogScope,
-  countWhere,
-  firstReference,
-  inUseOnForeignKey,
-  isUniqueViolation,
-  likePattern,
-  listWorkspaceCondition,
-  orderBy,
-  referencedBy,
-  visibleByIdCondition,
-} from "./shared";
 
 const p = schema.products;
 type ProductRow = typeof p.$inferSelect;
@@ -46,7 +36,7 @@ export function serializeProduct(row: ProductRow) {
 export type ProductFilter = "search" | "product_type" | "is_active" | "workspace_id";
 export type ProductSort = "name" | "sku" | "price" | "created_at";
 
-export async function listProducts(db: AnyDb, scope: CatalogScope, query: ListQuery<ProductFilter, ProductSort>) {
+export async function listProducts(db: AnyDb, scope: RequestScope, query: ListQuery<ProductFilter, ProductSort>) {
   const f = query.filters;
   const where = and(
     eq(p.tenantId, scope.tenantId),
@@ -67,7 +57,7 @@ export async function listProducts(db: AnyDb, scope: CatalogScope, query: ListQu
   return { rows: rows.map((r) => r.row), total };
 }
 
-export async function getProduct(db: AnyDb, scope: CatalogScope, id: number, lock = false): Promise<ProductRow> {
+export async function getProduct(db: AnyDb, scope: RequestScope, id: number, lock = false): Promise<ProductRow> {
   const q = db
     .select()
     .from(p)
@@ -109,7 +99,7 @@ function checkInventoryFlags(productType: string, trackInventory: boolean) {
   if (productType === "service" && trackInventory) throw fieldError("track_inventory", "Services do not track inventory.");
 }
 
-export async function createProduct(db: AnyDb, scope: CatalogScope, input: CreateProductInput): Promise<ProductRow> {
+export async function createProduct(db: AnyDb, scope: RequestScope, input: CreateProductInput): Promise<ProductRow> {
   const productType = input.product_type ?? "product";
   const trackInventory = input.track_inventory ?? productType === "product";
   checkInventoryFlags(productType, trackInventory);
@@ -139,7 +129,7 @@ export async function createProduct(db: AnyDb, scope: CatalogScope, input: Creat
   return row!;
 }
 
-export async function updateProduct(db: AnyDb, scope: CatalogScope, id: number, input: UpdateProductInput): Promise<ProductRow> {
+export async function updateProduct(db: AnyDb, scope: RequestScope, id: number, input: UpdateProductInput): Promise<ProductRow> {
   const current = await getProduct(db, scope, id, true);
   // A row of another workspace (visible through view_all_locations) is written only under
   // products:edit held there.
@@ -192,7 +182,7 @@ export async function productDocumentReferences(db: AnyDb, tenantId: number, pro
   ]);
 }
 
-export async function deleteProduct(db: AnyDb, scope: CatalogScope, id: number): Promise<void> {
+export async function deleteProduct(db: AnyDb, scope: RequestScope, id: number): Promise<void> {
   const current = await getProduct(db, scope, id, true);
   await assertWritableIn(db, scope, [current.workspaceId], "products:delete", "delete this product");
   const reason = await productDocumentReferences(db, scope.tenantId, id);

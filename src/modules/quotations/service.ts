@@ -4,10 +4,10 @@ import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
+import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
 import { createInvoice, type InvoiceContext, lineRecords } from "../invoices/service";
-import type { CatalogScope } from "../products/shared";
 import { documentAmounts, lineAmounts } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { itemsFromStoredLines, resolveDocument } from "../sales/references";
@@ -48,14 +48,14 @@ function insertLines(tenantId: number, quotationId: ReturnType<typeof sql>, reco
 }
 
 /** Quotations belong to the request's workspace, like invoices. */
-const visible = (scope: CatalogScope) => and(eq(q.tenantId, scope.tenantId), eq(q.workspaceId, scope.workspaceId));
+const visible = (scope: RequestScope) => and(eq(q.tenantId, scope.tenantId), eq(q.workspaceId, scope.workspaceId));
 
 /**
  * Creates a draft quotation after one read: references resolved and the next number of the
  * quotation subtype taken under its row lock (resolveDocument), totals by the invoices' line
  * math; the quotation and its lines are then written in one statement. Stock is never touched.
  */
-export async function createQuotation(db: AnyDb, scope: CatalogScope, input: CreateQuotationInput, today: string) {
+export async function createQuotation(db: AnyDb, scope: RequestScope, input: CreateQuotationInput, today: string) {
   const resolved = await resolveDocument(db, scope, input, { documentType: "quotation", takeNumber: true, today });
   const amounts = resolved.lines.map(lineAmounts);
   const totals = documentAmounts(amounts);
@@ -76,7 +76,7 @@ export async function createQuotation(db: AnyDb, scope: CatalogScope, input: Cre
 
 export async function listQuotations(
   db: AnyDb,
-  scope: CatalogScope,
+  scope: RequestScope,
   query: ListQuery<"status" | "contact_id", "issue_date" | "document_number" | "total_amount" | "created_at">,
 ) {
   const f = query.filters;
@@ -135,7 +135,7 @@ function serializeItems(items: ItemJson[]) {
 }
 
 /** The whole quotation in one statement: contact and lines with their products. */
-export async function getQuotation(db: AnyDb, scope: CatalogScope, id: number) {
+export async function getQuotation(db: AnyDb, scope: RequestScope, id: number) {
   const result = await db.execute(sql`
     SELECT row_to_json(q) AS quotation,
       (SELECT json_build_object('id', c.id, 'name', c.name, 'email', c.email) FROM contacts c WHERE c.id = q.contact_id) AS contact,
@@ -148,7 +148,7 @@ export async function getQuotation(db: AnyDb, scope: CatalogScope, id: number) {
 }
 
 /** The quotation row, locked for the rest of the transaction. */
-async function lockQuotation(db: AnyDb, scope: CatalogScope, id: number): Promise<QuotationRow> {
+async function lockQuotation(db: AnyDb, scope: RequestScope, id: number): Promise<QuotationRow> {
   const [row] = await db
     .select()
     .from(q)
@@ -165,7 +165,7 @@ function assertEditable(row: QuotationRow, action: string) {
 }
 
 /** Changes a quotation in draft or sent; lines and totals are recomputed when lines change. */
-export async function updateQuotation(db: AnyDb, scope: CatalogScope, id: number, input: UpdateQuotationInput, today: string) {
+export async function updateQuotation(db: AnyDb, scope: RequestScope, id: number, input: UpdateQuotationInput, today: string) {
   const quotation = await lockQuotation(db, scope, id);
   assertEditable(quotation, "changed");
   if (input.document_subtype_id !== undefined && input.document_subtype_id !== quotation.documentSubtypeId) {
@@ -209,7 +209,7 @@ export async function updateQuotation(db: AnyDb, scope: CatalogScope, id: number
 }
 
 /** Deletes a quotation in draft or sent (its lines go with it). */
-export async function deleteQuotation(db: AnyDb, scope: CatalogScope, id: number) {
+export async function deleteQuotation(db: AnyDb, scope: RequestScope, id: number) {
   const quotation = await lockQuotation(db, scope, id);
   assertEditable(quotation, "deleted");
   await db.delete(q).where(eq(q.id, id));
@@ -219,7 +219,7 @@ export async function deleteQuotation(db: AnyDb, scope: CatalogScope, id: number
  * send / approve / reject / cancel in one conditional UPDATE; when it changes nothing, a second
  * read tells a missing quotation (404) from a status the action does not apply to (409).
  */
-export async function transitionQuotation(db: AnyDb, scope: CatalogScope, id: number, action: TransitionAction) {
+export async function transitionQuotation(db: AnyDb, scope: RequestScope, id: number, action: TransitionAction) {
   const rule = TRANSITIONS[action];
   const [updated] = await db
     .update(q)
@@ -246,7 +246,7 @@ export function convertedNotes(documentNumber: string, notes: string | null): st
  * the invoice service (NCF, stock sales, email); if it refuses, its error propagates and the
  * request's rollback leaves the quotation as it was.
  */
-export async function convertQuotation(db: AnyDb, scope: CatalogScope, id: number, input: ConvertQuotationInput, context: InvoiceContext) {
+export async function convertQuotation(db: AnyDb, scope: RequestScope, id: number, input: ConvertQuotationInput, context: InvoiceContext) {
   const t = scope.tenantId;
   const result = await db.execute(sql`
     SELECT row_to_json(q) AS quotation,
@@ -309,7 +309,7 @@ export interface QuotationPdf {
  * none of them when they exceed it (422 on `quotation_ids`): a request naming 100 quotations of 500
  * long lines each is refused before 50,000 lines are read into the Worker's memory.
  */
-export async function quotationPdfData(db: AnyDb, scope: CatalogScope, ids: number[], options: { maxLines?: number } = {}): Promise<QuotationPdf[]> {
+export async function quotationPdfData(db: AnyDb, scope: RequestScope, ids: number[], options: { maxLines?: number } = {}): Promise<QuotationPdf[]> {
   if (!ids.length) return [];
   const visible = sql`q.tenant_id = ${scope.tenantId} AND q.workspace_id = ${scope.workspaceId}
       AND q.id = ANY(${`{${ids.map((id) => Math.trunc(id)).join(",")}}`}::int[])`;
@@ -396,7 +396,7 @@ export async function quotationPdfData(db: AnyDb, scope: CatalogScope, ids: numb
  * the request's workspace; each one that is not is a 422 naming `quotation_ids.N`. More than
  * MAX_BULK_PDF_LINES lines in all (repeated ids counted once) is a 422 naming `quotation_ids`.
  */
-export async function bulkPdfData(db: AnyDb, scope: CatalogScope, ids: number[]): Promise<QuotationPdf[]> {
+export async function bulkPdfData(db: AnyDb, scope: RequestScope, ids: number[]): Promise<QuotationPdf[]> {
   const unique = [...new Set(ids)];
   const byId = new Map((await quotationPdfData(db, scope, unique, { maxLines: MAX_BULK_PDF_LINES })).map((doc) => [doc.id, doc]));
   const errors: FieldErrors = {};

@@ -2,10 +2,10 @@ import { requireAuth } from "../../http/auth";
 import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
+import { MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
 import { timestamp } from "../../lib/format";
 import { permissionCatalog } from "../../lib/permissions";
-import { MessageResponse } from "../auth/schemas";
 import { CreateRoleBody, PermissionListResponse, Role, RoleListQuery, RoleResponse, UpdateRoleBody } from "./schemas";
 import { createRole, deleteRole, listRoles, type RoleRow, updateRole } from "./service";
 

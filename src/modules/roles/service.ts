@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, isNotNull, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { isUniqueViolation } from "../../db/errors";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
@@ -13,14 +14,6 @@ export interface Caller {
 }
 
 export type RoleRow = typeof schema.roles.$inferSelect & { membersCount: number };
-
-/** A Postgres unique violation, whether drizzle wrapped it or not. */
-export function isUniqueViolation(error: unknown): boolean {
-  for (let e: unknown = error; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === "23505") return true;
-  }
-  return false;
-}
 
 /**
  * Nobody hands out more than they hold: creating a role requires the caller to hold each of its

@@ -2,8 +2,8 @@ import { sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import { fieldError } from "../../http/errors";
+import type { RequestScope } from "../../http/scope";
 import { formatDocumentNumber } from "../../lib/ncf";
-import type { CatalogScope } from "../products/shared";
 import { EXCLUSIVE_TAX_TYPES, type LineInput } from "./lines";
 
 /** The parts of an invoice or quotation request that name other records. */
@@ -78,7 +78,7 @@ const intArray = (ids: number[]) => `{${ids.map((id) => Math.trunc(id)).join(","
  */
 export async function resolveDocument(
   db: AnyDb,
-  scope: CatalogScope,
+  scope: RequestScope,
   input: DocumentReferencesInput,
   options: { documentType: "invoice" | "quotation"; takeNumber: boolean; checkNumbering?: boolean; today: string },
 ): Promise<ResolvedDocument> {

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { nullableText } from "../products/shared";
+import { nullableText } from "../../http/schemas";
 
 const fields = {
   full_name: z.string().trim().min(1).max(255),

@@ -1,10 +1,11 @@
 import { and, eq, ilike, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { inUseOnForeignKey } from "../../db/errors";
+import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { timestamp } from "../../lib/format";
-import { countWhere, firstReference, inUseOnForeignKey, likePattern, orderBy, referencedBy } from "../products/shared";
 import type { CreateSalesmanInput, UpdateSalesmanInput } from "./schemas";
 
 const s = schema.salesmen;

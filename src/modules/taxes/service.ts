@@ -1,11 +1,12 @@
 import { and, eq, ilike, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { inUseOnForeignKey } from "../../db/errors";
+import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
-import { countWhere, firstReference, inUseOnForeignKey, likePattern, orderBy, referencedBy } from "../products/shared";
 import type { CreateTaxInput, TAX_TYPES, UpdateTaxInput } from "./schemas";
 
 const t = schema.taxes;

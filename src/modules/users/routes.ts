@@ -6,8 +6,8 @@ import { AppError } from "../../http/errors";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { guardLogin } from "../../http/rate-limit";
+import { MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
-import { MessageResponse } from "../auth/schemas";
 import { ChangePasswordBody, TenantUser, TenantUserResponse, UserListQuery } from "./schemas";
 import { assertAdmin, changePassword, deactivateUser, listUsers, reactivateUser } from "./service";
 

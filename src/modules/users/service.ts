@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { countWhere, likePattern, orderBy } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -7,7 +8,6 @@ import type { ListQuery } from "../../http/pagination";
 import { timestamp } from "../../lib/format";
 import { hashPassword, verifyPassword } from "../../lib/password";
 import { ADMIN_ROLE, grantsOf, isAdminGrant } from "../members/grants";
-import { countWhere, likePattern, orderBy } from "../products/shared";
 
 const { users, workspaces, workspaceMembers, roles, accessTokens } = schema;
 

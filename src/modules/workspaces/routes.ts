@@ -5,9 +5,9 @@ import type { AppEnv } from "../../http/context";
 import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
+import { MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
 import { timestamp } from "../../lib/format";
-import { MessageResponse } from "../auth/schemas";
 import {
   CreateWorkspaceBody,
   TransferOwnershipBody,

@@ -1,10 +1,11 @@
 import { and, asc, desc, eq, ne, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { isUniqueViolation } from "../../db/errors";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import { ADMIN_ROLE, assertHeldInEvery, grantsOf } from "../members/grants";
-import { isUniqueViolation, roleByName } from "../roles/service";
+import { roleByName } from "../roles/service";
 
 /** Who is looking: a member sees their workspaces; `view_all_locations` sees every one of the tenant. */
 export interface Viewer {
