@@ -14,6 +14,23 @@ export function orderBy(column: PgColumn | SQL, id: PgColumn, descending: boolea
   return descending ? sql`${column} DESC NULLS LAST, ${id} DESC` : sql`${column} ASC NULLS FIRST, ${id} ASC`;
 }
 
+/**
+ * The page query's `total` column: `count(*) over ()` counts every row the WHERE matches before
+ * LIMIT/OFFSET, so a page and its total come back in one statement.
+ */
+export const pageTotal = (): SQL<number> => sql<number>`count(*) over ()`.mapWith(Number);
+
+/** OFFSET of a page (pages count from 1). */
+export const pageOffset = (query: { page: number; perPage: number }): number => (query.page - 1) * query.perPage;
+
+/**
+ * The total of a page read with `pageTotal()`: its first row's, or for an empty page past the end
+ * one count query (an empty first page means no rows at all).
+ */
+export async function totalOfPage(db: AnyDb, rows: { total: number }[], page: number, table: PgTable, where: SQL | undefined): Promise<number> {
+  return rows[0]?.total ?? (page > 1 ? await countWhere(db, table, where) : 0);
+}
+
 /** The `total` of a page that came back empty (page past the end): one count query. */
 export async function countWhere(db: AnyDb, table: PgTable, where: SQL | undefined): Promise<number> {
   const [row] = await db

@@ -1,5 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { pageOffset, pageTotal, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError } from "../../http/errors";
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "../../lib/password";
@@ -60,21 +61,13 @@ export async function listAccessTokens(
     sort.field
   ];
   const rows = await db
-    .select({ token: schema.accessTokens, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ token: schema.accessTokens, total: pageTotal() })
     .from(schema.accessTokens)
     .where(eq(schema.accessTokens.userId, userId))
     .orderBy(sort.descending ? sql`${column} DESC NULLS LAST, ${schema.accessTokens.id}` : sql`${column} ASC NULLS FIRST, ${schema.accessTokens.id}`)
     .limit(page.perPage)
-    .offset((page.page - 1) * page.perPage);
-  return { rows: rows.map((r) => r.token), total: rows[0]?.total ?? (page.page > 1 ? await countTokens(db, userId) : 0) };
-}
-
-async function countTokens(db: AnyDb, userId: number) {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)`.mapWith(Number) })
-    .from(schema.accessTokens)
-    .where(eq(schema.accessTokens.userId, userId));
-  return row?.n ?? 0;
+    .offset(pageOffset(page));
+  return { rows: rows.map((r) => r.token), total: await totalOfPage(db, rows, page.page, schema.accessTokens, eq(schema.accessTokens.userId, userId)) };
 }
 
 /** Revokes one of the user's own tokens; false when there is no such token of theirs. */

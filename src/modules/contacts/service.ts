@@ -1,7 +1,7 @@
 import { and, eq, ilike, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
+import { firstReference, likePattern, orderBy, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -73,13 +73,13 @@ export async function listContacts(db: AnyDb, scope: RequestScope, query: ListQu
   );
   const column = { id: ct.id, name: ct.name, created_at: ct.createdAt }[query.sort.field];
   const rows = await db
-    .select({ row: ct, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ row: ct, total: pageTotal() })
     .from(ct)
     .where(where)
     .orderBy(orderBy(column, ct.id, query.sort.descending))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, ct, where) : 0) };
+    .offset(pageOffset(query));
+  return { rows: rows.map((r) => r.row), total: await totalOfPage(db, rows, query.page, ct, where) };
 }
 
 export async function getContact(db: AnyDb, scope: RequestScope, id: number, lock = false): Promise<ContactRow> {

@@ -1,7 +1,7 @@
 import { and, eq, ilike, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey, isUniqueViolation } from "../../db/errors";
-import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
+import { firstReference, likePattern, orderBy, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -44,13 +44,13 @@ export async function listCurrencies(db: AnyDb, tenantId: number, query: ListQue
   );
   const column = { id: cur.id, code: cur.code, name: cur.name, created_at: cur.createdAt }[query.sort.field];
   const rows = await db
-    .select({ row: cur, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ row: cur, total: pageTotal() })
     .from(cur)
     .where(where)
     .orderBy(orderBy(column, cur.id, query.sort.descending))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, cur, where) : 0) };
+    .offset(pageOffset(query));
+  return { rows: rows.map((r) => r.row), total: await totalOfPage(db, rows, query.page, cur, where) };
 }
 
 export async function getCurrency(db: AnyDb, tenantId: number, id: number, lock = false): Promise<CurrencyRow> {

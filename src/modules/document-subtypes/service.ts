@@ -1,7 +1,7 @@
 import { and, asc, eq, ilike, lte, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
+import { firstReference, likePattern, orderBy, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -83,13 +83,13 @@ export async function listSubtypes(db: AnyDb, tenantId: number, query: ListQuery
   );
   const column = { id: ds.id, name: ds.name, prefix: ds.prefix, valid_until: ds.validUntil, created_at: ds.createdAt }[query.sort.field];
   const rows = await db
-    .select({ row: ds, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ row: ds, total: pageTotal() })
     .from(ds)
     .where(where)
     .orderBy(orderBy(column, ds.id, query.sort.descending))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, ds, where) : 0) };
+    .offset(pageOffset(query));
+  return { rows: rows.map((r) => r.row), total: await totalOfPage(db, rows, query.page, ds, where) };
 }
 
 export async function getSubtype(db: AnyDb, tenantId: number, id: number, lock = false): Promise<SubtypeRow> {

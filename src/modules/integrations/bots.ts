@@ -1,6 +1,6 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { countWhere, orderBy } from "../../db/queries";
+import { orderBy, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { Env } from "../../env";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -50,13 +50,13 @@ export async function listBots(db: AnyDb, scope: IntegrationScope, query: ListQu
   );
   const column = { id: b.id, name: b.name, created_at: b.createdAt }[query.sort.field];
   const rows = await db
-    .select({ row: b, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ row: b, total: pageTotal() })
     .from(b)
     .where(where)
     .orderBy(orderBy(column, b.id, query.sort.descending))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, b, where) : 0) };
+    .offset(pageOffset(query));
+  return { rows: rows.map((r) => r.row), total: await totalOfPage(db, rows, query.page, b, where) };
 }
 
 /** A bot of the request's workspace; another workspace's (or tenant's) is 404. */

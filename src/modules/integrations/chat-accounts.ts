@@ -1,7 +1,7 @@
 import { and, asc, eq, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
-import { countWhere, orderBy } from "../../db/queries";
+import { orderBy, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { Env } from "../../env";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -63,13 +63,13 @@ export async function listAccounts(db: AnyDb, scope: IntegrationScope, query: Li
   );
   const column = { id: a.id, name: a.name, created_at: a.createdAt }[query.sort.field];
   const rows = await db
-    .select({ row: a, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ row: a, total: pageTotal() })
     .from(a)
     .where(where)
     .orderBy(orderBy(column, a.id, query.sort.descending))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, a, where) : 0) };
+    .offset(pageOffset(query));
+  return { rows: rows.map((r) => r.row), total: await totalOfPage(db, rows, query.page, a, where) };
 }
 
 /** An account of the request's workspace; another workspace's (or tenant's) is 404. */

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, exists, gte, inArray, lt, lte, type SQL, sql } from
 import { alias } from "drizzle-orm/pg-core";
 import type { AnyDb } from "../../db/client";
 import { postgresError } from "../../db/errors";
+import { pageOffset, pageTotal } from "../../db/queries";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -112,7 +113,7 @@ function movementSelect(db: AnyDb) {
       from: { id: fromWs.id, name: fromWs.name },
       to: { id: toWs.id, name: toWs.name },
       user: { id: schema.users.id, name: schema.users.name, email: schema.users.email },
-      total: sql<number>`count(*) over ()`.mapWith(Number),
+      total: pageTotal(),
     })
     .from(m)
     .innerJoin(schema.products, eq(schema.products.id, m.productId))
@@ -135,7 +136,7 @@ export async function listTransfers(db: AnyDb, scope: RequestScope, query: ListQ
     )
     .orderBy(query.sort.descending ? desc(column) : asc(column), query.sort.descending ? desc(m.id) : asc(m.id))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
+    .offset(pageOffset(query));
   return { data: rows.map((r) => serializeMovement(r)), total: rows[0]?.total ?? (query.page > 1 ? await countMovements(db, scope, types) : 0) };
 }
 
@@ -293,7 +294,7 @@ export async function getAdjustment(db: AnyDb, scope: RequestScope, id: number) 
 async function adjustmentsWhere(db: AnyDb, where: SQL, scope: RequestScope, limit: number, offset: number, descending = true) {
   const a = schema.inventoryAdjustments;
   const rows = await db
-    .select({ adjustment: a, user: { id: schema.users.id, name: schema.users.name }, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ adjustment: a, user: { id: schema.users.id, name: schema.users.name }, total: pageTotal() })
     .from(a)
     .leftJoin(schema.users, eq(schema.users.id, a.createdBy))
     .where(and(eq(a.tenantId, scope.tenantId), where))
@@ -338,7 +339,7 @@ export async function listAdjustments(db: AnyDb, scope: RequestScope, query: Lis
     and(eq(a.workspaceId, scope.workspaceId), byProduct)!,
     scope,
     query.perPage,
-    (query.page - 1) * query.perPage,
+    pageOffset(query),
     query.sort.descending,
   );
   return result;
@@ -481,7 +482,7 @@ export async function movementReport(
   const workspaceId = query.workspace_id ?? scope.workspaceId;
   await requireAccessibleWorkspace(db, scope, workspaceId);
   const rows = await db
-    .select({ movement: m, productName: schema.products.name, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ movement: m, productName: schema.products.name, total: pageTotal() })
     .from(m)
     .innerJoin(schema.products, eq(schema.products.id, m.productId))
     .where(

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { pageOffset, pageTotal, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
@@ -143,14 +144,14 @@ export async function listInvitations(
   const column = { created_at: invitations.createdAt, expires_at: invitations.expiresAt, email: invitations.email }[query.sort.field];
   const where = and(eq(invitations.workspaceId, workspaceId), query.filters.status ? sql`${status} = ${query.filters.status}` : undefined);
   const rows = await db
-    .select({ ...columns, total: sql<number>`count(*) OVER ()`.mapWith(Number) })
+    .select({ ...columns, total: pageTotal() })
     .from(invitations)
     .innerJoin(roles, eq(roles.id, invitations.roleId))
     .where(where)
     .orderBy(query.sort.descending ? desc(column) : asc(column), desc(invitations.id))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  const total = rows[0]?.total ?? (await db.$count(invitations, where));
+    .offset(pageOffset(query));
+  const total = await totalOfPage(db, rows, query.page, invitations, where);
   return { rows: rows as (InvitationRow & { total: number })[], total };
 }
 

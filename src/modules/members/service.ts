@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { pageOffset, pageTotal } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, notFound } from "../../http/errors";
 import { type Caller, roleByName } from "../roles/service";
@@ -21,7 +22,7 @@ export async function listMembers(
       email: users.email,
       role: roles.name,
       addedAt: workspaceMembers.addedAt,
-      total: sql<number>`count(*) OVER ()`.mapWith(Number),
+      total: pageTotal(),
     })
     .from(workspaceMembers)
     .innerJoin(users, eq(users.id, workspaceMembers.userId))
@@ -29,7 +30,7 @@ export async function listMembers(
     .where(where)
     .orderBy(query.sort.descending ? desc(column) : asc(column), asc(users.id))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
+    .offset(pageOffset(query));
   let total = rows[0]?.total;
   if (total === undefined) {
     const [count] = await db

@@ -1,7 +1,7 @@
-import { and, eq, ilike, inArray, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, ilike, inArray, or, type SQL } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey, isUniqueViolation } from "../../db/errors";
-import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
+import { firstReference, likePattern, orderBy, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -47,13 +47,13 @@ export async function listProducts(db: AnyDb, scope: RequestScope, query: ListQu
   );
   const column = { name: p.name, sku: p.sku, price: p.price, created_at: p.createdAt }[query.sort.field];
   const rows = await db
-    .select({ row: p, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ row: p, total: pageTotal() })
     .from(p)
     .where(where)
     .orderBy(orderBy(column, p.id, query.sort.descending))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  const total = rows[0]?.total ?? (query.page > 1 ? await countWhere(db, p, where) : 0);
+    .offset(pageOffset(query));
+  const total = await totalOfPage(db, rows, query.page, p, where);
   return { rows: rows.map((r) => r.row), total };
 }
 

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, isNotNull, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
+import { pageOffset, pageTotal, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
@@ -43,12 +44,12 @@ const membersCount = sql<number>`(SELECT count(DISTINCT m.user_id) FROM workspac
 export async function listRoles(db: AnyDb, query: { page: number; perPage: number; sort: { field: "id" | "name" | "created_at"; descending: boolean } }) {
   const column = { id: schema.roles.id, name: schema.roles.name, created_at: schema.roles.createdAt }[query.sort.field];
   const rows = await db
-    .select({ role: schema.roles, membersCount, total: sql<number>`count(*) OVER ()`.mapWith(Number) })
+    .select({ role: schema.roles, membersCount, total: pageTotal() })
     .from(schema.roles)
     .orderBy(query.sort.descending ? desc(column) : asc(column), asc(schema.roles.id))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  const total = rows[0]?.total ?? (await db.$count(schema.roles));
+    .offset(pageOffset(query));
+  const total = await totalOfPage(db, rows, query.page, schema.roles, undefined);
   return { rows: rows.map((r) => ({ ...r.role, membersCount: r.membersCount })), total };
 }
 

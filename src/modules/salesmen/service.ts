@@ -1,7 +1,7 @@
-import { and, eq, ilike, or, sql } from "drizzle-orm";
+import { and, eq, ilike, or } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
+import { firstReference, likePattern, orderBy, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -35,13 +35,13 @@ export async function listSalesmen(db: AnyDb, tenantId: number, query: ListQuery
   );
   const column = { id: s.id, full_name: s.fullName, created_at: s.createdAt }[query.sort.field];
   const rows = await db
-    .select({ row: s, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ row: s, total: pageTotal() })
     .from(s)
     .where(where)
     .orderBy(orderBy(column, s.id, query.sort.descending))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, s, where) : 0) };
+    .offset(pageOffset(query));
+  return { rows: rows.map((r) => r.row), total: await totalOfPage(db, rows, query.page, s, where) };
 }
 
 export async function getSalesman(db: AnyDb, tenantId: number, id: number, lock = false): Promise<SalesmanRow> {

@@ -1,7 +1,7 @@
 import { and, eq, ilike, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
+import { firstReference, likePattern, orderBy, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -39,13 +39,13 @@ export async function listTaxes(db: AnyDb, tenantId: number, query: ListQuery<Ta
   );
   const column = { id: t.id, name: t.name, rate: t.rate, created_at: t.createdAt }[query.sort.field];
   const rows = await db
-    .select({ row: t, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ row: t, total: pageTotal() })
     .from(t)
     .where(where)
     .orderBy(orderBy(column, t.id, query.sort.descending))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, t, where) : 0) };
+    .offset(pageOffset(query));
+  return { rows: rows.map((r) => r.row), total: await totalOfPage(db, rows, query.page, t, where) };
 }
 
 export async function getTax(db: AnyDb, tenantId: number, id: number, lock = false): Promise<TaxRow> {

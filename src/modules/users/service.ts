@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { countWhere, likePattern, orderBy } from "../../db/queries";
+import { likePattern, orderBy, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -63,18 +63,18 @@ export async function listUsers(db: AnyDb, query: ListQuery<UserFilter, UserSort
   );
   const column = { name: users.name, email: users.email, created_at: users.createdAt }[query.sort.field];
   const rows = await db
-    .select({ user: userColumns, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ user: userColumns, total: pageTotal() })
     .from(users)
     .where(where)
     .orderBy(orderBy(column, users.id, query.sort.descending))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
+    .offset(pageOffset(query));
   const page = rows.map((r) => r.user);
   const memberships = await membershipsOf(
     db,
     page.map((u) => u.id),
   );
-  const total = rows[0]?.total ?? (query.page > 1 ? await countWhere(db, users, where) : 0);
+  const total = await totalOfPage(db, rows, query.page, users, where);
   return { data: page.map((u) => serializeUser(u, memberships)), total };
 }
 

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, ne, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
+import { pageOffset, pageTotal, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -47,14 +48,14 @@ export async function listWorkspaces(
   const column = { id: workspaces.id, name: workspaces.name, created_at: workspaces.createdAt }[query.sort.field];
   const where = and(visibleTo(viewer), query.filters.name ? sql`${workspaces.name} ILIKE ${`%${escapeLike(query.filters.name)}%`}` : undefined);
   const rows = await db
-    .select({ ...listColumns(viewer), total: sql<number>`count(*) OVER ()`.mapWith(Number) })
+    .select({ ...listColumns(viewer), total: pageTotal() })
     .from(workspaces)
     .innerJoin(users, eq(users.id, workspaces.ownerId))
     .where(where)
     .orderBy(query.sort.descending ? desc(column) : asc(column), asc(workspaces.id))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  const total = rows[0]?.total ?? (await db.$count(workspaces, where));
+    .offset(pageOffset(query));
+  const total = await totalOfPage(db, rows, query.page, workspaces, where);
   return { rows, total };
 }
 
