@@ -10,6 +10,7 @@ import { sql } from "drizzle-orm";
 import pg from "pg";
 import { inOwnerTransaction } from "../scripts/lib/tenants";
 import * as schema from "../src/db/schema";
+import { documentNumberSql } from "../src/lib/ncf";
 import { issueAccessToken } from "../src/modules/auth/service";
 import { foldForSearch } from "../src/modules/rnc/sync/parse";
 import { createTenant } from "../src/modules/tenants/service";
@@ -114,7 +115,7 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
       `INSERT INTO invoices (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status,
          subtotal_amount, discount_amount, tax_amount, total_amount, amount_paid, currency_id, created_by, created_at, updated_at)
        SELECT $1, (ARRAY[$2::int, $2::int, $3::int, $4::int, $2::int, $2::int, $3::int, $5::int])[1 + n % 8], $6::int + (n % $7::int), $8,
-         'B02' || lpad(n::text, 8, '0'), current_date - (n % 365), current_date - (n % 365) + 30,
+         ${documentNumberSql("'B02'", "n")}, current_date - (n % 365), current_date - (n % 365) + 30,
          CASE WHEN n % 10 < 6 THEN 'pending_payment' WHEN n % 10 < 8 THEN 'paid' WHEN n % 10 = 8 THEN 'partially_paid' ELSE 'cancelled' END,
          l.subtotal, 0, l.tax, l.total,
          CASE WHEN n % 10 IN (6, 7) THEN l.total WHEN n % 10 = 8 THEN round(l.total / 2, 2) ELSE 0 END,
@@ -127,7 +128,7 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
          discount_amount, subtotal, tax_amount, total, taxes)
        SELECT $1, i.id, l.position, l.product_id, 'Producto ' || (l.product_id - $3::int + 1), l.quantity, l.unit_price, 0, 0, l.subtotal, l.tax, l.total,
          jsonb_build_array(jsonb_build_object('id', $2::int, 'name', 'ITBIS 18%', 'type', 'itbis', 'rate', '18.00', 'amount', l.tax::text))
-       FROM bench_lines l JOIN invoices i ON i.tenant_id = $1 AND i.document_number = 'B02' || lpad(l.n::text, 8, '0')
+       FROM bench_lines l JOIN invoices i ON i.tenant_id = $1 AND i.document_number = ${documentNumberSql("'B02'", "l.n")}
        ORDER BY l.n, l.position`,
       [T, created.taxId, pMin],
     );
@@ -143,7 +144,7 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
     await q(
       `INSERT INTO quotations (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status,
          subtotal_amount, discount_amount, tax_amount, total_amount, currency_id, created_by)
-       SELECT $1, $2, $3::int + (n % $4::int), $5, 'COT' || lpad(n::text, 8, '0'), current_date - (n % 30), current_date - (n % 30) + 15, 'sent',
+       SELECT $1, $2, $3::int + (n % $4::int), $5, ${documentNumberSql("'COT'", "n")}, current_date - (n % 30), current_date - (n % 30) + 15, 'sent',
          sum(subtotal), 0, sum(tax), sum(total), (SELECT id FROM currencies WHERE tenant_id = $1 AND is_default), $6
        FROM bench_lines WHERE n <= $7 GROUP BY n ORDER BY n`,
       [T, workspaceIds[0], cMin, sizes.contacts, cot.id, created.userId, quotationCount],
@@ -153,7 +154,7 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
          discount_amount, subtotal, tax_amount, total, taxes)
        SELECT $1, qt.id, l.position, l.product_id, 'Producto ' || (l.product_id - $3::int + 1), l.quantity, l.unit_price, 0, 0, l.subtotal, l.tax, l.total,
          jsonb_build_array(jsonb_build_object('id', $2::int, 'name', 'ITBIS 18%', 'type', 'itbis', 'rate', '18.00', 'amount', l.tax::text))
-       FROM bench_lines l JOIN quotations qt ON qt.tenant_id = $1 AND qt.document_number = 'COT' || lpad(l.n::text, 8, '0')
+       FROM bench_lines l JOIN quotations qt ON qt.tenant_id = $1 AND qt.document_number = ${documentNumberSql("'COT'", "l.n")}
        WHERE l.n <= $4 ORDER BY l.n, l.position`,
       [T, created.taxId, pMin, quotationCount],
     );
