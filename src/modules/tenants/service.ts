@@ -3,8 +3,8 @@ import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { hashPassword } from "../../lib/password";
 import { builtinRoles } from "../../lib/permissions";
+import { isSubdomainLabel } from "../../lib/subdomain";
 
-export const SUBDOMAIN_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 export const RESERVED_SUBDOMAINS = new Set(["www", "api", "app", "admin", "localhost", "mail", "status"]);
 
 export class TenantInputError extends Error {}
@@ -24,7 +24,7 @@ export interface NewTenant {
  */
 export async function createTenant(db: AnyDb, input: NewTenant) {
   const subdomain = input.subdomain.trim().toLowerCase();
-  if (!SUBDOMAIN_PATTERN.test(subdomain) || /^\d+$/.test(subdomain) || RESERVED_SUBDOMAINS.has(subdomain)) {
+  if (!isSubdomainLabel(subdomain) || RESERVED_SUBDOMAINS.has(subdomain)) {
     throw new TenantInputError(`"${input.subdomain}" is not a valid subdomain (lowercase letters, digits and dashes).`);
   }
   if (input.adminPassword.length < 8) throw new TenantInputError("The admin password must have at least 8 characters.");
