@@ -8,7 +8,16 @@ import type { ListQuery } from "../../http/pagination";
 import { decryptSecret, encryptSecret, last4, randomSecret, secretsEqual } from "../../lib/crypto";
 import { timestamp } from "../../lib/format";
 import { log } from "../../lib/log";
-import { type BotIdentity, integrationFailed, PlatformError, telegramDeleteWebhook, telegramGetMe, telegramSendMessage, telegramSetWebhook } from "./platforms";
+import {
+  type BotIdentity,
+  integrationFailed,
+  jsonObjectBody,
+  PlatformError,
+  telegramDeleteWebhook,
+  telegramGetMe,
+  telegramSendMessage,
+  telegramSetWebhook,
+} from "./platforms";
 import type { CreateBotInput, UpdateBotInput } from "./schemas";
 
 const b = schema.messagingBots;
@@ -22,7 +31,7 @@ export interface IntegrationScope {
   requestId: string;
 }
 
-export const botInboundUrl = (origin: string, id: number) => `${origin}/webhooks/messaging-bots/${id}`;
+const botInboundUrl = (origin: string, id: number) => `${origin}/webhooks/messaging-bots/${id}`;
 
 /** The public shape: never the token nor the webhook secret. */
 export function serializeBot(row: BotRow, origin: string) {
@@ -40,7 +49,7 @@ export function serializeBot(row: BotRow, origin: string) {
   };
 }
 
-export type BotSort = "id" | "name" | "created_at";
+type BotSort = "id" | "name" | "created_at";
 
 export async function listBots(db: AnyDb, scope: IntegrationScope, query: ListQuery<"is_active", BotSort>) {
   const where = and(
@@ -190,13 +199,7 @@ export async function receiveBotUpdate(db: AnyDb, env: Env, tenantId: number, bo
   const secret = bot ? await decryptSecret(env.APP_ENCRYPTION_KEY, bot.webhookSecretEncrypted) : randomSecret();
   const matches = await secretsEqual(secretHeader ?? "", secret);
   if (!bot || !secretHeader || !matches) throw refused();
-  let update: any;
-  try {
-    update = JSON.parse(rawBody);
-  } catch {
-    throw new AppError("malformed_json", "The request body is not valid JSON.");
-  }
-  if (!update || typeof update !== "object" || Array.isArray(update)) throw fieldError("body", "An update must be a JSON object.");
+  const update = jsonObjectBody(rawBody, "An update");
   const updateId = Number.isSafeInteger(update.update_id) ? Number(update.update_id) : null;
   const inserted = await db
     .insert(schema.inboundUpdates)
