@@ -36,7 +36,7 @@ function configureDriver(env: Env): void {
 }
 
 /** A database that accepts the connection and never answers must not hang the request. */
-export const CONNECT_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export function createPool(env: Env, connectionString = env.DATABASE_URL): Pool {
   configureDriver(env);
@@ -47,7 +47,7 @@ export function createPool(env: Env, connectionString = env.DATABASE_URL): Pool 
 }
 
 /** Statements that open a request transaction: one simple-query message, one round trip. */
-export function beginStatements(env: Env, tenantId: number | null): string {
+function beginStatements(env: Env, tenantId: number | null): string {
   const parts = ["BEGIN"];
   if (env.DB_SET_ROLE) parts.push(setLocalRole(env.DB_SET_ROLE));
   if (tenantId !== null) {

@@ -32,7 +32,7 @@ export async function totalOfPage(db: AnyDb, rows: { total: number }[], page: nu
 }
 
 /** The `total` of a page that came back empty (page past the end): one count query. */
-export async function countWhere(db: AnyDb, table: PgTable, where: SQL | undefined): Promise<number> {
+async function countWhere(db: AnyDb, table: PgTable, where: SQL | undefined): Promise<number> {
   const [row] = await db
     .select({ n: sql<number>`count(*)`.mapWith(Number) })
     .from(table)

@@ -12,21 +12,16 @@
  * quotations to number documents: `formatDocumentNumber(subtype.prefix, n)`, or `documentNumberSql`
  * inside a statement.
  */
-export const B_SERIES = ["B01", "B02", "B03", "B04", "B11", "B12", "B13", "B14", "B15", "B16", "B17"] as const;
-export const E_SERIES = ["E31", "E32", "E33", "E34", "E41", "E43", "E44", "E45", "E46", "E47"] as const;
-export const NCF_PREFIXES: readonly string[] = [...B_SERIES, ...E_SERIES];
+const B_SERIES = ["B01", "B02", "B03", "B04", "B11", "B12", "B13", "B14", "B15", "B16", "B17"] as const;
+const E_SERIES = ["E31", "E32", "E33", "E34", "E41", "E43", "E44", "E45", "E46", "E47"] as const;
 
 /** Prefixes usable by a subtype of each document type. */
 export const PREFIXES_BY_TYPE = {
-  invoice: ["B01", "B02", "B03", "B04", "B11", "B12", "B13", "B14", "B15", "B16", "B17", "E31", "E32", "E33", "E34", "E41", "E43", "E44", "E45", "E46", "E47"],
+  invoice: [...B_SERIES, ...E_SERIES],
   credit_note: ["B04", "E34"],
 } as const satisfies Record<string, readonly string[]>;
 
 export const FREE_PREFIX = /^[A-Z0-9-]{1,10}$/;
-
-export function isNcfPrefix(prefix: string): boolean {
-  return NCF_PREFIXES.includes(prefix);
-}
 
 export function isElectronicPrefix(prefix: string): boolean {
   return (E_SERIES as readonly string[]).includes(prefix);
@@ -62,22 +57,6 @@ export function formatDocumentNumber(prefix: string, sequence: number): string {
 export function documentNumberSql(prefix: string, sequence: string): string {
   const electronic = E_SERIES.map((p) => `'${p}'`).join(", ");
   return `${prefix} || lpad((${sequence})::text, CASE WHEN ${prefix} IN (${electronic}) THEN ${ELECTRONIC_DIGITS} ELSE ${SERIES_DIGITS} END, '0')`;
-}
-
-export interface ParsedNcf {
-  prefix: string;
-  sequence: number;
-  electronic: boolean;
-}
-
-/** Parses a fiscal NCF (B or E series, known type); null when it is not one. Case-insensitive, trims. */
-export function parseNcf(raw: string): ParsedNcf | null {
-  const value = raw.trim().toUpperCase();
-  const match = /^([BE]\d{2})(\d+)$/.exec(value);
-  if (!match) return null;
-  const prefix = match[1]!;
-  if (!isNcfPrefix(prefix) || match[2]!.length !== sequenceDigits(prefix)) return null;
-  return { prefix, sequence: Number(match[2]), electronic: isElectronicPrefix(prefix) };
 }
 
 /** Parses a document number of a given prefix (fiscal or free); null when it does not have that form. */

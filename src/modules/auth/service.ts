@@ -6,7 +6,7 @@ import { AppError } from "../../http/errors";
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "../../lib/password";
 import { signAccessToken } from "../../lib/tokens";
 
-export const DEFAULT_TOKEN_TTL_DAYS = 30;
+const DEFAULT_TOKEN_TTL_DAYS = 30;
 
 export async function issueAccessToken(db: AnyDb, secret: string, input: { tenantId: number; userId: number; name: string; ttlDays?: number }) {
   const tokenId = crypto.randomUUID();

@@ -29,8 +29,8 @@ export function serializeBankAccount({ account, currency }: Joined) {
 
 const selection = { account: b, currency: { id: cur.id, code: cur.code, symbol: cur.symbol } };
 
-export type BankAccountFilter = "search" | "type" | "currency_id" | "is_active";
-export type BankAccountSort = "id" | "name" | "created_at";
+type BankAccountFilter = "search" | "type" | "currency_id" | "is_active";
+type BankAccountSort = "id" | "name" | "created_at";
 
 export async function listBankAccounts(db: AnyDb, tenantId: number, query: ListQuery<BankAccountFilter, BankAccountSort>) {
   const f = query.filters;
@@ -109,7 +109,7 @@ export async function updateBankAccount(db: AnyDb, tenantId: number, id: number,
 }
 
 /** Why a bank account cannot be deleted because payments were recorded to it. Returns a reason or null. */
-export async function bankAccountDocumentReferences(db: AnyDb, tenantId: number, bankAccountId: number): Promise<string | null> {
+async function bankAccountDocumentReferences(db: AnyDb, tenantId: number, bankAccountId: number): Promise<string | null> {
   const ip = schema.invoicePayments;
   return firstReference(db, [["payments were recorded to it", referencedBy(ip, ip.tenantId, ip.bankAccountId, tenantId, bankAccountId)]]);
 }

@@ -15,7 +15,7 @@ import type { CONTACT_TYPES, CreateContactInput, UpdateContactInput } from "./sc
 const ct = schema.contacts;
 type ContactRow = typeof ct.$inferSelect;
 
-export interface Taxpayer {
+interface Taxpayer {
   name: string;
   comercial_name: string;
   status: string;
@@ -25,7 +25,7 @@ export interface Taxpayer {
  * A contact as the API shows it. `taxpayer` is what the DGII registry says of its RNC or cédula
  * (null when the registry does not know it, or for passports).
  */
-export function serializeContact(row: ContactRow, taxpayer: Taxpayer | null = null) {
+function serializeContact(row: ContactRow, taxpayer: Taxpayer | null = null) {
   return {
     id: row.id,
     workspace_id: row.workspaceId,
@@ -56,8 +56,8 @@ export async function serializeContacts(db: AnyDb, rows: ContactRow[]) {
   });
 }
 
-export type ContactFilter = "search" | "contact_type" | "identification_type" | "identification" | "workspace_id";
-export type ContactSort = "id" | "name" | "created_at";
+type ContactFilter = "search" | "contact_type" | "identification_type" | "identification" | "workspace_id";
+type ContactSort = "id" | "name" | "created_at";
 
 export async function listContacts(db: AnyDb, scope: RequestScope, query: ListQuery<ContactFilter, ContactSort>) {
   const f = query.filters;
@@ -202,7 +202,7 @@ export async function updateContact(db: AnyDb, scope: RequestScope, id: number, 
  * Why a contact cannot be deleted because documents were issued to them (deleted invoices
  * included: they stay on record). Returns a reason or null.
  */
-export async function contactDocumentReferences(db: AnyDb, tenantId: number, contactId: number): Promise<string | null> {
+async function contactDocumentReferences(db: AnyDb, tenantId: number, contactId: number): Promise<string | null> {
   return firstReference(db, [
     ["invoices were issued to it", referencedBy(schema.invoices, schema.invoices.tenantId, schema.invoices.contactId, tenantId, contactId)],
     ["quotations were issued to it", referencedBy(schema.quotations, schema.quotations.tenantId, schema.quotations.contactId, tenantId, contactId)],

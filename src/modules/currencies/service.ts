@@ -13,7 +13,7 @@ const cur = schema.currencies;
 type CurrencyRow = typeof cur.$inferSelect;
 
 /** An exchange rate with at least 2 decimals and no trailing zeros beyond: "60.00", "58.7525". */
-export function formatRate(value: string): string {
+function formatRate(value: string): string {
   const fixed = new Big(value).toFixed(6);
   return fixed.replace(/(\.\d\d\d*?)0+$/, "$1");
 }
@@ -31,8 +31,8 @@ export function serializeCurrency(row: CurrencyRow) {
   };
 }
 
-export type CurrencyFilter = "search" | "code" | "is_default";
-export type CurrencySort = "id" | "code" | "name" | "created_at";
+type CurrencyFilter = "search" | "code" | "is_default";
+type CurrencySort = "id" | "code" | "name" | "created_at";
 
 export async function listCurrencies(db: AnyDb, tenantId: number, query: ListQuery<CurrencyFilter, CurrencySort>) {
   const f = query.filters;
@@ -125,7 +125,7 @@ export async function updateCurrency(db: AnyDb, tenantId: number, id: number, in
 }
 
 /** Why a currency cannot be deleted because invoices or quotations are in it. Returns a reason or null. */
-export async function currencyDocumentReferences(db: AnyDb, tenantId: number, currencyId: number): Promise<string | null> {
+async function currencyDocumentReferences(db: AnyDb, tenantId: number, currencyId: number): Promise<string | null> {
   return firstReference(db, [
     ["invoices are in this currency", referencedBy(schema.invoices, schema.invoices.tenantId, schema.invoices.currencyId, tenantId, currencyId)],
     ["quotations are in this currency", referencedBy(schema.quotations, schema.quotations.tenantId, schema.quotations.currencyId, tenantId, currencyId)],

@@ -23,16 +23,16 @@ const ds = schema.documentSubtypes;
 const prefs = schema.workspaceDocumentPreferences;
 type SubtypeRow = typeof ds.$inferSelect;
 
-export const EXPIRY_WARNING_DAYS = 30;
-export const LOW_REMAINING_THRESHOLD = 100;
+const EXPIRY_WARNING_DAYS = 30;
+const LOW_REMAINING_THRESHOLD = 100;
 
-export function remainingOf(row: Pick<SubtypeRow, "endNumber" | "nextNumber">): number {
+function remainingOf(row: Pick<SubtypeRow, "endNumber" | "nextNumber">): number {
   return Math.max(0, row.endNumber - row.nextNumber + 1);
 }
 
 type Warning = { code: "expired" | "expiring_soon" | "exhausted" | "running_low"; message: string };
 
-export function warningsOf(row: SubtypeRow, today = dominicanToday()): Warning[] {
+function warningsOf(row: SubtypeRow, today = dominicanToday()): Warning[] {
   const warnings: Warning[] = [];
   if (row.validUntil !== null) {
     if (row.validUntil < today) warnings.push({ code: "expired", message: `The sequence expired on ${row.validUntil}.` });
@@ -68,8 +68,8 @@ export function serializeSubtype(row: SubtypeRow) {
   };
 }
 
-export type SubtypeFilter = "search" | "type" | "prefix" | "is_active" | "is_default";
-export type SubtypeSort = "id" | "name" | "prefix" | "valid_until" | "created_at";
+type SubtypeFilter = "search" | "type" | "prefix" | "is_active" | "is_default";
+type SubtypeSort = "id" | "name" | "prefix" | "valid_until" | "created_at";
 
 export async function listSubtypes(db: AnyDb, tenantId: number, query: ListQuery<SubtypeFilter, SubtypeSort>) {
   const f = query.filters;
@@ -231,7 +231,7 @@ export async function updateSubtype(db: AnyDb, tenantId: number, id: number, inp
  * Whether documents were numbered from this subtype (invoices, deleted ones included, and
  * quotations). Returns a reason or null. Used by delete (409 in_use) and prefix changes (422).
  */
-export async function subtypeDocumentReferences(db: AnyDb, tenantId: number, subtypeId: number): Promise<string | null> {
+async function subtypeDocumentReferences(db: AnyDb, tenantId: number, subtypeId: number): Promise<string | null> {
   return firstReference(db, [
     ["invoices were numbered from it", referencedBy(schema.invoices, schema.invoices.tenantId, schema.invoices.documentSubtypeId, tenantId, subtypeId)],
     ["quotations were numbered from it", referencedBy(schema.quotations, schema.quotations.tenantId, schema.quotations.documentSubtypeId, tenantId, subtypeId)],
@@ -287,7 +287,7 @@ export async function takeDocumentNumber(db: AnyDb, tenantId: number, subtypeId:
 }
 
 /** Whether an invoice of the tenant (deleted ones included: their NCF stays used) carries this number. */
-export async function isDocumentNumberUsed(db: AnyDb, tenantId: number, documentNumber: string): Promise<boolean> {
+async function isDocumentNumberUsed(db: AnyDb, tenantId: number, documentNumber: string): Promise<boolean> {
   const [row] = await db
     .select({ id: schema.invoices.id })
     .from(schema.invoices)

@@ -20,7 +20,7 @@ const fromWs = alias(schema.workspaces, "from_ws");
 const toWs = alias(schema.workspaces, "to_ws");
 
 /** Workspaces the caller may act on or see: memberships, or every workspace with view_all_locations. */
-export function accessibleWorkspaceCondition(scope: RequestScope): SQL {
+function accessibleWorkspaceCondition(scope: RequestScope): SQL {
   const member = exists(sqlMembership(scope.userId));
   return scope.viewAll ? eq(schema.workspaces.tenantId, scope.tenantId) : and(eq(schema.workspaces.tenantId, scope.tenantId), member)!;
 }
@@ -29,7 +29,7 @@ function sqlMembership(userId: number) {
   return sql`(SELECT 1 FROM ${schema.workspaceMembers} WHERE ${schema.workspaceMembers.workspaceId} = ${schema.workspaces.id} AND ${schema.workspaceMembers.userId} = ${userId})`;
 }
 
-export async function accessibleWorkspaces(db: AnyDb, scope: RequestScope, ids?: number[]) {
+async function accessibleWorkspaces(db: AnyDb, scope: RequestScope, ids?: number[]) {
   return db
     .select({ id: schema.workspaces.id, name: schema.workspaces.name })
     .from(schema.workspaces)
@@ -38,7 +38,7 @@ export async function accessibleWorkspaces(db: AnyDb, scope: RequestScope, ids?:
 }
 
 /** A workspace named by a query parameter: reachable by the caller, else 403 (never revealing it). */
-export async function requireAccessibleWorkspace(db: AnyDb, scope: RequestScope, workspaceId: number) {
+async function requireAccessibleWorkspace(db: AnyDb, scope: RequestScope, workspaceId: number) {
   if (workspaceId === scope.workspaceId) return;
   const [row] = await accessibleWorkspaces(db, scope, [workspaceId]);
   if (!row) throw new AppError("workspace_forbidden", "You do not have access to this workspace.");

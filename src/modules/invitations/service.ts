@@ -12,7 +12,7 @@ import { roleByName } from "../roles/service";
 
 const { invitations, roles, users, workspaces, workspaceMembers } = schema;
 
-export const INVITATION_LIFETIME_DAYS = 7;
+const INVITATION_LIFETIME_DAYS = 7;
 
 const status = sql<"pending" | "accepted" | "revoked" | "expired">`CASE
   WHEN ${invitations.acceptedAt} IS NOT NULL THEN 'accepted'
@@ -50,7 +50,7 @@ function toBase64Url(bytes: Uint8Array): string {
 export const newInvitationToken = () => toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
 
 /** Only this is stored: the token itself is shown once, to the inviter and in the email. */
-export const hashInvitationToken = (token: string): Promise<string> => sha256Hex(token);
+const hashInvitationToken = (token: string): Promise<string> => sha256Hex(token);
 
 export function acceptUrl(appUrl: string | undefined, subdomain: string, token: string): string {
   const base = (appUrl ?? "https://app.sucursal.do").replace(/\/+$/, "");
@@ -169,7 +169,7 @@ export async function revokeInvitation(db: AnyDb, workspaceId: number, id: numbe
   await db.update(invitations).set({ revokedAt: sql`now()` }).where(eq(invitations.id, id));
 }
 
-export interface AcceptInput {
+interface AcceptInput {
   token: string;
   tenantId: number;
   /** The caller when a bearer token was sent. */

@@ -31,9 +31,9 @@ export interface InvoiceContext {
 type InvoicePayment = z.output<typeof Payment>;
 
 /** An invoice as GET /invoices/{id} shows it. */
-export type InvoiceDetailData = ReturnType<typeof serializeInvoice> & Omit<z.output<typeof InvoiceDetail>, keyof z.output<typeof InvoiceSummary>>;
+type InvoiceDetailData = ReturnType<typeof serializeInvoice> & Omit<z.output<typeof InvoiceDetail>, keyof z.output<typeof InvoiceSummary>>;
 
-export function serializeInvoice(row: InvoiceRow) {
+function serializeInvoice(row: InvoiceRow) {
   return {
     ...documentFields(row),
     status: row.status as "pending_payment",

@@ -33,8 +33,8 @@ export function serializeProduct(row: ProductRow) {
   };
 }
 
-export type ProductFilter = "search" | "product_type" | "is_active" | "workspace_id";
-export type ProductSort = "name" | "sku" | "price" | "created_at";
+type ProductFilter = "search" | "product_type" | "is_active" | "workspace_id";
+type ProductSort = "name" | "sku" | "price" | "created_at";
 
 export async function listProducts(db: AnyDb, scope: RequestScope, query: ListQuery<ProductFilter, ProductSort>) {
   const f = query.filters;
@@ -174,7 +174,7 @@ export async function updateProduct(db: AnyDb, scope: RequestScope, id: number, 
  * Why a product cannot be deleted: invoice or quotation lines, or stock movements refer to it.
  * Returns a reason, or null when nothing does. New referencing tables add their check here.
  */
-export async function productDocumentReferences(db: AnyDb, tenantId: number, productId: number): Promise<string | null> {
+async function productDocumentReferences(db: AnyDb, tenantId: number, productId: number): Promise<string | null> {
   return firstReference(db, [
     ["invoices list it", referencedBy(schema.invoiceItems, schema.invoiceItems.tenantId, schema.invoiceItems.productId, tenantId, productId)],
     ["quotations list it", referencedBy(schema.quotationItems, schema.quotationItems.tenantId, schema.quotationItems.productId, tenantId, productId)],

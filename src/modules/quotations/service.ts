@@ -31,7 +31,7 @@ export const TRANSITIONS = {
 } as const satisfies Record<string, { from: QuotationStatus[]; to: QuotationStatus; verb: string }>;
 export type TransitionAction = keyof typeof TRANSITIONS;
 
-export function serializeQuotation(row: QuotationRow) {
+function serializeQuotation(row: QuotationRow) {
   return { ...documentFields(row), status: row.status as QuotationStatus, invoice_id: row.invoiceId };
 }
 
@@ -184,7 +184,7 @@ export async function transitionQuotation(db: AnyDb, scope: RequestScope, id: nu
 }
 
 /** Notes of the invoice a quotation becomes: the quotation's number first, then its notes. */
-export function convertedNotes(documentNumber: string, notes: string | null): string {
+function convertedNotes(documentNumber: string, notes: string | null): string {
   return notes ? `Cotización ${documentNumber}. ${notes}` : `Cotización ${documentNumber}`;
 }
 
@@ -243,7 +243,7 @@ export async function convertQuotation(db: AnyDb, scope: RequestScope, id: numbe
   return { invoice_id: invoice.id, document_number: invoice.document_number };
 }
 
-export interface QuotationPdf {
+interface QuotationPdf {
   id: number;
   documentNumber: string;
   updatedAt: Date;

@@ -3,14 +3,14 @@ import { rowsOf } from "../../db/rows";
 import { clean, foldForSearch } from "./sync/parse";
 import type { RegistryDb } from "./sync/runs";
 
-export interface RncRecordRow {
+interface RncRecordRow {
   identification: string;
   name: string;
   comercial_name: string;
   status: string;
 }
 
-export const SEARCH_LIMIT = 10;
+const SEARCH_LIMIT = 10;
 export const SEARCH_MIN_LENGTH = 3;
 
 /** Readers see only the generation of the latest completed sync run (see sync/runs.ts). */
@@ -49,7 +49,7 @@ export async function findRncMany(db: RegistryDb, identifications: string[]): Pr
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** The term as matched: whitespace collapsed, accents and case folded; dashes dropped from an id. */
-export function searchTerm(raw: string): string {
+function searchTerm(raw: string): string {
   const cleaned = clean(raw);
   return /^[\d-]+$/.test(cleaned) ? cleaned.replace(/-/g, "") : foldForSearch(cleaned);
 }

@@ -22,7 +22,7 @@ export type RoleRow = typeof schema.roles.$inferSelect & { membersCount: number 
  * `roles:create` holder could mint an admin-like role. Roles already held somewhere are checked
  * where they are held (assertCanChangeRole); assignments in the target workspace (members, invitations).
  */
-export function assertGrantable(workspace: WorkspaceContext, permissions: readonly string[]): void {
+function assertGrantable(workspace: WorkspaceContext, permissions: readonly string[]): void {
   const missing = permissions.filter((p) => !workspace.permissions.has(p));
   if (missing.length) {
     throw new AppError("forbidden", `You cannot grant permissions you do not hold: ${missing.sort().join(", ")}.`);
@@ -30,7 +30,7 @@ export function assertGrantable(workspace: WorkspaceContext, permissions: readon
 }
 
 /** Known identifiers, each once; unknown ones → 422 under `permissions.N`. */
-export function checkPermissions(permissions: readonly string[]): string[] {
+function checkPermissions(permissions: readonly string[]): string[] {
   const errors: FieldErrors = {};
   permissions.forEach((p, i) => {
     if (!isKnownPermission(p)) errors[`permissions.${i}`] = [`Unknown permission "${p}". See GET /api/v1/permissions.`];
@@ -53,7 +53,7 @@ export async function listRoles(db: AnyDb, query: { page: number; perPage: numbe
   return { rows: rows.map((r) => ({ ...r.role, membersCount: r.membersCount })), total };
 }
 
-export async function findRole(db: AnyDb, id: number, options: { lock?: boolean } = {}): Promise<RoleRow> {
+async function findRole(db: AnyDb, id: number, options: { lock?: boolean } = {}): Promise<RoleRow> {
   const base = db.select({ role: schema.roles, membersCount }).from(schema.roles).where(eq(schema.roles.id, id));
   const [row] = options.lock ? await base.for("update", { of: schema.roles }) : await base;
   if (!row) throw notFound("Role");

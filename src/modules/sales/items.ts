@@ -35,7 +35,7 @@ type LineField = (typeof LINE_FIELDS)[number];
 /** The line columns the API shows (`id` first), by their drizzle keys. */
 const SHOWN_FIELDS = ["id", ...LINE_FIELDS.filter((field) => field !== "position")] as const;
 
-export type DocumentKind = "invoice" | "quotation";
+type DocumentKind = "invoice" | "quotation";
 
 const LINE_TABLES = {
   invoice: { items: schema.invoiceItems, documentId: schema.invoiceItems.invoiceId, itemTaxes: schema.invoiceItemTaxes },
@@ -43,7 +43,7 @@ const LINE_TABLES = {
 } as const;
 
 /** A line as written: amounts computed, the taxes snapshotted. */
-export type LineRecord = Pick<typeof schema.invoiceItems.$inferInsert, Exclude<LineField, "taxes">> & { taxes: AppliedTax[] };
+type LineRecord = Pick<typeof schema.invoiceItems.$inferInsert, Exclude<LineField, "taxes">> & { taxes: AppliedTax[] };
 
 /** A line as the API shows it, with its product. */
 export type ItemJson = z.output<typeof LineItemOutput>;

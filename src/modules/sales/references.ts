@@ -7,7 +7,7 @@ import { formatDocumentNumber } from "../../lib/ncf";
 import { EXCLUSIVE_TAX_TYPES, type LineInput } from "./lines";
 
 /** The parts of an invoice or quotation request that name other records. */
-export interface DocumentReferencesInput {
+interface DocumentReferencesInput {
   contact_id: number;
   document_subtype_id: number;
   currency_id?: number | null;
@@ -21,7 +21,7 @@ export interface ResolvedLine extends LineInput {
   trackInventory: boolean;
 }
 
-export interface ResolvedDocument {
+interface ResolvedDocument {
   contact: { id: number; name: string; email: string | null };
   subtype: { id: number; name: string; prefix: string };
   documentNumber: string | null;

@@ -23,8 +23,8 @@ export function serializeSalesman(row: SalesmanRow) {
   };
 }
 
-export type SalesmanFilter = "search" | "is_active";
-export type SalesmanSort = "id" | "full_name" | "created_at";
+type SalesmanFilter = "search" | "is_active";
+type SalesmanSort = "id" | "full_name" | "created_at";
 
 export async function listSalesmen(db: AnyDb, tenantId: number, query: ListQuery<SalesmanFilter, SalesmanSort>) {
   const f = query.filters;
@@ -73,7 +73,7 @@ export async function updateSalesman(db: AnyDb, tenantId: number, id: number, in
 }
 
 /** Why a salesman cannot be deleted because invoices name them. Returns a reason or null. */
-export async function salesmanDocumentReferences(db: AnyDb, tenantId: number, salesmanId: number): Promise<string | null> {
+async function salesmanDocumentReferences(db: AnyDb, tenantId: number, salesmanId: number): Promise<string | null> {
   const is = schema.invoiceSalesmen;
   return firstReference(db, [["invoices name them", referencedBy(is, is.tenantId, is.salesmanId, tenantId, salesmanId)]]);
 }

@@ -25,8 +25,8 @@ export function serializeTax(row: TaxRow) {
   };
 }
 
-export type TaxFilter = "search" | "type" | "is_active" | "is_default";
-export type TaxSort = "id" | "name" | "rate" | "created_at";
+type TaxFilter = "search" | "type" | "is_active" | "is_default";
+type TaxSort = "id" | "name" | "rate" | "created_at";
 
 export async function listTaxes(db: AnyDb, tenantId: number, query: ListQuery<TaxFilter, TaxSort>) {
   const f = query.filters;
@@ -98,7 +98,7 @@ export async function updateTax(db: AnyDb, tenantId: number, id: number, input: 
  * Why a tax cannot be deleted because document lines applied it: invoice lines (invoice_item_taxes)
  * or quotation lines (their taxes snapshot). Returns a reason or null.
  */
-export async function taxDocumentReferences(db: AnyDb, tenantId: number, taxId: number): Promise<string | null> {
+async function taxDocumentReferences(db: AnyDb, tenantId: number, taxId: number): Promise<string | null> {
   const qi = schema.quotationItems;
   return firstReference(db, [
     ["invoice lines apply it", referencedBy(schema.invoiceItemTaxes, schema.invoiceItemTaxes.tenantId, schema.invoiceItemTaxes.taxId, tenantId, taxId)],

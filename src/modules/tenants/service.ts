@@ -5,7 +5,7 @@ import { hashPassword } from "../../lib/password";
 import { builtinRoles } from "../../lib/permissions";
 import { isSubdomainLabel } from "../../lib/subdomain";
 
-export const RESERVED_SUBDOMAINS = new Set(["www", "api", "app", "admin", "localhost", "mail", "status"]);
+const RESERVED_SUBDOMAINS = new Set(["www", "api", "app", "admin", "localhost", "mail", "status"]);
 
 export class TenantInputError extends Error {}
 

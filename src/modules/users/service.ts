@@ -25,7 +25,7 @@ export function assertAdmin(workspace: WorkspaceContext): void {
   }
 }
 
-export function serializeUser(user: UserRow, memberships: Membership[]) {
+function serializeUser(user: UserRow, memberships: Membership[]) {
   return {
     id: user.id,
     name: user.name,
@@ -51,8 +51,8 @@ async function membershipsOf(db: AnyDb, userIds: number[]): Promise<Membership[]
     .orderBy(asc(workspaces.id));
 }
 
-export type UserFilter = "status" | "search";
-export type UserSort = "name" | "email" | "created_at";
+type UserFilter = "status" | "search";
+type UserSort = "name" | "email" | "created_at";
 
 /** The tenant's users (row-level security keeps them to the tenant), each with their workspaces. */
 export async function listUsers(db: AnyDb, query: ListQuery<UserFilter, UserSort>) {

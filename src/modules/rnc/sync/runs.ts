@@ -115,7 +115,7 @@ export async function tryComplete(store: RegistryStore, runId: number): Promise<
   });
 }
 
-export type BatchOutcome = "written" | "duplicate" | "run_ended";
+type BatchOutcome = "written" | "duplicate" | "run_ended";
 
 /**
  * Writes one Queue message: all its records in one statement, into the run's generation. Safe to
