@@ -1,7 +1,8 @@
-import { and, asc, eq, ilike, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, ilike, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
 import { firstReference, likePattern, orderBy, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
+import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -17,6 +18,7 @@ import {
   parseDocumentNumber,
   sequenceDigits,
 } from "../../lib/ncf";
+import { refusalAfterTaking, takeNumberStatement } from "./numbering";
 import type { CreateDocumentSubtypeInput, DocumentType, UpdateDocumentSubtypeInput } from "./schemas";
 
 const ds = schema.documentSubtypes;
@@ -265,25 +267,19 @@ export async function deleteSubtype(db: AnyDb, tenantId: number, id: number): Pr
  * until the transaction ends (no duplicates under concurrency; a rolled-back document gives the
  * number back). For the invoice, quotation and credit note modules.
  */
-export async function takeDocumentNumber(db: AnyDb, tenantId: number, subtypeId: number, today = dominicanToday()) {
-  const [taken] = await db
-    .update(ds)
-    .set({ nextNumber: sql`${ds.nextNumber} + 1`, updatedAt: new Date() })
-    .where(
-      and(
-        eq(ds.tenantId, tenantId),
-        eq(ds.id, subtypeId),
-        eq(ds.isActive, true),
-        lte(ds.nextNumber, ds.endNumber),
-        or(sql`${ds.validUntil} IS NULL`, sql`${ds.validUntil} >= ${today}`),
-      ),
-    )
-    .returning({ prefix: ds.prefix, number: sql<number>`${ds.nextNumber} - 1`.mapWith(Number) });
-  if (taken) return { number: taken.number, documentNumber: formatDocumentNumber(taken.prefix, taken.number) };
-  const row = await getSubtype(db, tenantId, subtypeId);
-  if (!row.isActive) throw fieldError("document_subtype_id", "This document subtype is inactive.");
-  if (row.nextNumber > row.endNumber) throw fieldError("document_subtype_id", "No numbers are left in this sequence.", "ncf_sequence_exhausted");
-  throw fieldError("document_subtype_id", `This sequence expired on ${row.validUntil}.`, "ncf_sequence_expired");
+export async function takeDocumentNumber(
+  db: AnyDb,
+  tenantId: number,
+  subtypeId: number,
+  today = dominicanToday(),
+): Promise<{ number: number; documentNumber: string }> {
+  const [taken] = rowsOf<{ prefix: string; number: number | string }>(await db.execute(takeNumberStatement(tenantId, subtypeId, today)));
+  if (!taken) {
+    await getSubtype(db, tenantId, subtypeId); // 404 for a subtype that is not there
+    throw await refusalAfterTaking(db, tenantId, subtypeId, today);
+  }
+  const number = Number(taken.number);
+  return { number, documentNumber: formatDocumentNumber(taken.prefix, number) };
 }
 
 /** Whether an invoice of the tenant (deleted ones included: their NCF stays used) carries this number. */

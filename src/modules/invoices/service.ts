@@ -10,10 +10,11 @@ import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
 import { documentNumberSql } from "../../lib/ncf";
+import { refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import { type ItemJson, insertLines, itemsJson, lineRecords, pdfLines, serializeItems } from "../sales/items";
 import { documentAmounts, lineAmounts } from "../sales/lines";
-import { itemsFromStoredLines, numberingRefusal, numberingUnavailable, type ResolvedLine, resolveDocument } from "../sales/references";
+import { itemsFromStoredLines, type ResolvedLine, resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
 import { liveInvoiceCount } from "./counts";
 import type { CreateInvoiceInput, CreatePaymentInput, InvoiceDetail, InvoiceSummary, Payment, UpdateInvoiceInput } from "./schemas";
@@ -98,12 +99,7 @@ export async function createInvoice(
   const invoiceId = sql`(SELECT id FROM inv)`;
   const documentNumber = sql`(SELECT document_number FROM num)`;
   const result = await db.execute(sql`
-    WITH taken AS (
-      UPDATE document_subtypes SET next_number = next_number + 1, updated_at = now()
-      WHERE tenant_id = ${t} AND id = ${resolved.subtype.id} AND type = 'invoice' AND is_active
-        AND next_number <= end_number AND (valid_until IS NULL OR valid_until >= ${context.today}::date)
-      RETURNING prefix, next_number - 1 AS number
-    ), num AS (
+    WITH taken AS (${takeNumberStatement(t, resolved.subtype.id, context.today, "invoice")}    ), num AS (
       SELECT ${sql.raw(documentNumberSql("prefix", "number"))} AS document_number FROM taken
     ), inv AS (
       INSERT INTO invoices (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status,
@@ -125,21 +121,9 @@ export async function createInvoice(
     SELECT (SELECT row_to_json(inv) FROM inv) AS invoice, ${stockResultColumns}`);
   const row = rowsOf<StockResult & { invoice: Record<string, unknown> | null }>(result)[0]!;
   // No number: the sequence ran out or expired since it was read (the stock moved above rolls back).
-  if (!row.invoice) throw (await subtypeRefusal(db, scope, resolved.subtype.id, context.today)) ?? numberingUnavailable();
+  if (!row.invoice) throw await refusalAfterTaking(db, t, resolved.subtype.id, context.today);
   await checkStockResult(db, changes, row);
   return serializeInvoice(rowFromJson(inv, row.invoice));
-}
-
-async function subtypeRefusal(db: AnyDb, scope: RequestScope, subtypeId: number, today: string) {
-  const [subtype] = await db
-    .select()
-    .from(schema.documentSubtypes)
-    .where(and(eq(schema.documentSubtypes.tenantId, scope.tenantId), eq(schema.documentSubtypes.id, subtypeId)));
-  if (!subtype) return null;
-  return numberingRefusal(
-    { is_active: subtype.isActive, next_number: subtype.nextNumber, end_number: subtype.endNumber, valid_until: subtype.validUntil },
-    today,
-  );
 }
 
 const visible = (scope: RequestScope) => and(eq(inv.tenantId, scope.tenantId), eq(inv.workspaceId, scope.workspaceId), isNull(inv.deletedAt));
