@@ -14,6 +14,12 @@ export function orderBy(column: PgColumn | SQL, id: PgColumn, descending: boolea
   return descending ? sql`${column} DESC NULLS LAST, ${id} DESC` : sql`${column} ASC NULLS FIRST, ${id} ASC`;
 }
 
+/** A page of rows and the number of rows of all pages. */
+export interface Page<T> {
+  rows: T[];
+  total: number;
+}
+
 /**
  * The page query's `total` column: `count(*) over ()` counts every row the WHERE matches before
  * LIMIT/OFFSET, so a page and its total come back in one statement.
@@ -29,6 +35,27 @@ export const pageOffset = (query: { page: number; perPage: number }): number => 
  */
 export async function totalOfPage(db: AnyDb, rows: { total: number }[], page: number, table: PgTable, where: SQL | undefined): Promise<number> {
   return rows[0]?.total ?? (page > 1 ? await countWhere(db, table, where) : 0);
+}
+
+/**
+ * A page of a table's rows and their total, in one statement (`pageTotal()`), for the lists that
+ * read one table: `where` filters, `order` sorts (with a tiebreak on id), `query` picks the page.
+ */
+export async function pageOf<T extends PgTable>(
+  db: AnyDb,
+  table: T,
+  where: SQL | undefined,
+  order: SQL | SQL[],
+  query: { page: number; perPage: number },
+): Promise<Page<T["$inferSelect"]>> {
+  const rows = await db
+    .select({ row: table as PgTable, total: pageTotal() })
+    .from(table as PgTable)
+    .where(where)
+    .orderBy(...(Array.isArray(order) ? order : [order]))
+    .limit(query.perPage)
+    .offset(pageOffset(query));
+  return { rows: rows.map((r) => r.row as T["$inferSelect"]), total: await totalOfPage(db, rows, query.page, table, where) };
 }
 
 /** The `total` of a page that came back empty (page past the end): one count query. */

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { pageOffset, pageTotal, totalOfPage } from "../../db/queries";
+import { type Page, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError } from "../../http/errors";
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "../../lib/password";
@@ -8,7 +8,11 @@ import { signAccessToken } from "../../lib/tokens";
 
 const DEFAULT_TOKEN_TTL_DAYS = 30;
 
-export async function issueAccessToken(db: AnyDb, secret: string, input: { tenantId: number; userId: number; name: string; ttlDays?: number }) {
+export async function issueAccessToken(
+  db: AnyDb,
+  secret: string,
+  input: { tenantId: number; userId: number; name: string; ttlDays?: number },
+): Promise<{ token: string; tokenId: string; expiresAt: Date }> {
   const tokenId = crypto.randomUUID();
   const ttlDays = input.ttlDays ?? DEFAULT_TOKEN_TTL_DAYS;
   const expiresAt = new Date(Date.now() + ttlDays * 86_400_000);
@@ -22,7 +26,7 @@ export async function issueAccessToken(db: AnyDb, secret: string, input: { tenan
  * hinted. A deactivated account is refused after the same hash verification as any other, so
  * neither the answer nor the time it takes tells that the account exists.
  */
-export async function checkCredentials(db: AnyDb, email: string, password: string) {
+export async function checkCredentials(db: AnyDb, email: string, password: string): Promise<number> {
   const [user] = await db
     .select({ id: schema.users.id, passwordHash: schema.users.passwordHash, deactivatedAt: schema.users.deactivatedAt })
     .from(schema.users)
@@ -32,14 +36,17 @@ export async function checkCredentials(db: AnyDb, email: string, password: strin
   return user.id;
 }
 
-export async function revokeAccessToken(db: AnyDb, tokenId: string) {
+export async function revokeAccessToken(db: AnyDb, tokenId: string): Promise<void> {
   await db
     .update(schema.accessTokens)
     .set({ revokedAt: new Date() })
     .where(and(eq(schema.accessTokens.id, tokenId)));
 }
 
-export async function describeUser(db: AnyDb, userId: number) {
+export async function describeUser(
+  db: AnyDb,
+  userId: number,
+): Promise<{ user: typeof schema.users.$inferSelect; memberships: { id: number; name: string; role: string }[] }> {
   const [user] = await db.select().from(schema.users).where(eq(schema.users.id, userId));
   const memberships = await db
     .select({ id: schema.workspaces.id, name: schema.workspaces.name, role: schema.roles.name })
@@ -56,7 +63,7 @@ export async function listAccessTokens(
   userId: number,
   page: { page: number; perPage: number },
   sort: { field: "created_at" | "last_used_at" | "expires_at"; descending: boolean },
-) {
+): Promise<Page<typeof schema.accessTokens.$inferSelect>> {
   const column = { created_at: schema.accessTokens.createdAt, last_used_at: schema.accessTokens.lastUsedAt, expires_at: schema.accessTokens.expiresAt }[
     sort.field
   ];
@@ -71,7 +78,7 @@ export async function listAccessTokens(
 }
 
 /** Revokes one of the user's own tokens; false when there is no such token of theirs. */
-export async function revokeOwnToken(db: AnyDb, userId: number, tokenId: string) {
+export async function revokeOwnToken(db: AnyDb, userId: number, tokenId: string): Promise<boolean> {
   const rows = await db
     .update(schema.accessTokens)
     .set({ revokedAt: sql`coalesce(${schema.accessTokens.revokedAt}, now())` })

@@ -1,7 +1,7 @@
 import { and, eq, ilike, or } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { firstReference, likePattern, orderBy, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
+import { firstReference, likePattern, orderBy, type Page, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -32,7 +32,7 @@ const selection = { account: b, currency: { id: cur.id, code: cur.code, symbol: 
 type BankAccountFilter = "search" | "type" | "currency_id" | "is_active";
 type BankAccountSort = "id" | "name" | "created_at";
 
-export async function listBankAccounts(db: AnyDb, tenantId: number, query: ListQuery<BankAccountFilter, BankAccountSort>) {
+export async function listBankAccounts(db: AnyDb, tenantId: number, query: ListQuery<BankAccountFilter, BankAccountSort>): Promise<Page<Joined>> {
   const f = query.filters;
   const where = and(
     eq(b.tenantId, tenantId),

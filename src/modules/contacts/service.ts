@@ -1,7 +1,7 @@
 import { and, eq, ilike, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { firstReference, likePattern, orderBy, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
+import { firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -45,7 +45,7 @@ function serializeContact(row: ContactRow, taxpayer: Taxpayer | null = null) {
 }
 
 /** Serializes contacts with their registry records, looked up in one query. */
-export async function serializeContacts(db: AnyDb, rows: ContactRow[]) {
+export async function serializeContacts(db: AnyDb, rows: ContactRow[]): Promise<ReturnType<typeof serializeContact>[]> {
   const known = await findRncMany(
     db as never,
     rows.filter((r) => r.identificationType === "rnc" || r.identificationType === "cedula").map((r) => r.identification ?? ""),
@@ -59,7 +59,7 @@ export async function serializeContacts(db: AnyDb, rows: ContactRow[]) {
 type ContactFilter = "search" | "contact_type" | "identification_type" | "identification" | "workspace_id";
 type ContactSort = "id" | "name" | "created_at";
 
-export async function listContacts(db: AnyDb, scope: RequestScope, query: ListQuery<ContactFilter, ContactSort>) {
+export async function listContacts(db: AnyDb, scope: RequestScope, query: ListQuery<ContactFilter, ContactSort>): Promise<Page<ContactRow>> {
   const f = query.filters;
   const search = f.search ? likePattern(f.search) : null;
   const where = and(
@@ -72,14 +72,7 @@ export async function listContacts(db: AnyDb, scope: RequestScope, query: ListQu
     f.identification ? eq(ct.identification, compactIdentification(f.identification).toUpperCase()) : undefined,
   );
   const column = { id: ct.id, name: ct.name, created_at: ct.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: ct, total: pageTotal() })
-    .from(ct)
-    .where(where)
-    .orderBy(orderBy(column, ct.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  return { rows: rows.map((r) => r.row), total: await totalOfPage(db, rows, query.page, ct, where) };
+  return pageOf(db, ct, where, orderBy(column, ct.id, query.sort.descending), query);
 }
 
 export async function getContact(db: AnyDb, scope: RequestScope, id: number, lock = false): Promise<ContactRow> {

@@ -1,7 +1,7 @@
 import { and, eq, ilike, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey, isUniqueViolation } from "../../db/errors";
-import { firstReference, likePattern, orderBy, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
+import { firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -34,7 +34,7 @@ export function serializeCurrency(row: CurrencyRow) {
 type CurrencyFilter = "search" | "code" | "is_default";
 type CurrencySort = "id" | "code" | "name" | "created_at";
 
-export async function listCurrencies(db: AnyDb, tenantId: number, query: ListQuery<CurrencyFilter, CurrencySort>) {
+export async function listCurrencies(db: AnyDb, tenantId: number, query: ListQuery<CurrencyFilter, CurrencySort>): Promise<Page<CurrencyRow>> {
   const f = query.filters;
   const where = and(
     eq(cur.tenantId, tenantId),
@@ -43,14 +43,7 @@ export async function listCurrencies(db: AnyDb, tenantId: number, query: ListQue
     f.is_default ? eq(cur.isDefault, f.is_default === "true") : undefined,
   );
   const column = { id: cur.id, code: cur.code, name: cur.name, created_at: cur.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: cur, total: pageTotal() })
-    .from(cur)
-    .where(where)
-    .orderBy(orderBy(column, cur.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  return { rows: rows.map((r) => r.row), total: await totalOfPage(db, rows, query.page, cur, where) };
+  return pageOf(db, cur, where, orderBy(column, cur.id, query.sort.descending), query);
 }
 
 export async function getCurrency(db: AnyDb, tenantId: number, id: number, lock = false): Promise<CurrencyRow> {

@@ -1,7 +1,7 @@
 import { and, asc, eq, ilike, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { firstReference, likePattern, orderBy, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
+import { firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -73,7 +73,7 @@ export function serializeSubtype(row: SubtypeRow) {
 type SubtypeFilter = "search" | "type" | "prefix" | "is_active" | "is_default";
 type SubtypeSort = "id" | "name" | "prefix" | "valid_until" | "created_at";
 
-export async function listSubtypes(db: AnyDb, tenantId: number, query: ListQuery<SubtypeFilter, SubtypeSort>) {
+export async function listSubtypes(db: AnyDb, tenantId: number, query: ListQuery<SubtypeFilter, SubtypeSort>): Promise<Page<SubtypeRow>> {
   const f = query.filters;
   const where = and(
     eq(ds.tenantId, tenantId),
@@ -84,14 +84,7 @@ export async function listSubtypes(db: AnyDb, tenantId: number, query: ListQuery
     f.is_default ? eq(ds.isDefault, f.is_default === "true") : undefined,
   );
   const column = { id: ds.id, name: ds.name, prefix: ds.prefix, valid_until: ds.validUntil, created_at: ds.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: ds, total: pageTotal() })
-    .from(ds)
-    .where(where)
-    .orderBy(orderBy(column, ds.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  return { rows: rows.map((r) => r.row), total: await totalOfPage(db, rows, query.page, ds, where) };
+  return pageOf(db, ds, where, orderBy(column, ds.id, query.sort.descending), query);
 }
 
 export async function getSubtype(db: AnyDb, tenantId: number, id: number, lock = false): Promise<SubtypeRow> {
@@ -293,7 +286,13 @@ async function isDocumentNumberUsed(db: AnyDb, tenantId: number, documentNumber:
 }
 
 /** Whether `ncf` may be used with the subtype: format, prefix, range, expiry, not already used. */
-export async function validateNcf(db: AnyDb, tenantId: number, rawNcf: string, subtypeId: number, today = dominicanToday()) {
+export async function validateNcf(
+  db: AnyDb,
+  tenantId: number,
+  rawNcf: string,
+  subtypeId: number,
+  today = dominicanToday(),
+): Promise<{ valid: boolean; message: string }> {
   const [subtype] = await db
     .select()
     .from(ds)
@@ -324,7 +323,14 @@ export async function validateNcf(db: AnyDb, tenantId: number, rawNcf: string, s
 }
 
 /** PUT /workspaces/{id}/preferred-document-subtype: owner only; null clears the preference. */
-export async function setPreferredSubtype(db: AnyDb, tenantId: number, userId: number, workspaceId: number, type: DocumentType, subtypeId: number | null) {
+export async function setPreferredSubtype(
+  db: AnyDb,
+  tenantId: number,
+  userId: number,
+  workspaceId: number,
+  type: DocumentType,
+  subtypeId: number | null,
+): Promise<SubtypeRow | null> {
   const [workspace] = await db
     .select({ id: schema.workspaces.id, ownerId: schema.workspaces.ownerId })
     .from(schema.workspaces)
@@ -352,7 +358,13 @@ export async function setPreferredSubtype(db: AnyDb, tenantId: number, userId: n
 }
 
 /** The preferences of a workspace the caller may see (member, or view_all_locations). */
-export async function listPreferredSubtypes(db: AnyDb, tenantId: number, userId: number, viewAll: boolean, workspaceId: number) {
+export async function listPreferredSubtypes(
+  db: AnyDb,
+  tenantId: number,
+  userId: number,
+  viewAll: boolean,
+  workspaceId: number,
+): Promise<{ type: string; id: number; name: string; prefix: string }[]> {
   const [workspace] = await db
     .select({ id: schema.workspaces.id })
     .from(schema.workspaces)

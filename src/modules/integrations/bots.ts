@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { orderBy, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
+import { orderBy, type Page, pageOf } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { Env } from "../../env";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -51,21 +51,14 @@ export function serializeBot(row: BotRow, origin: string) {
 
 type BotSort = "id" | "name" | "created_at";
 
-export async function listBots(db: AnyDb, scope: IntegrationScope, query: ListQuery<"is_active", BotSort>) {
+export async function listBots(db: AnyDb, scope: IntegrationScope, query: ListQuery<"is_active", BotSort>): Promise<Page<BotRow>> {
   const where = and(
     eq(b.tenantId, scope.tenantId),
     eq(b.workspaceId, scope.workspaceId),
     query.filters.is_active ? eq(b.isActive, query.filters.is_active === "true") : undefined,
   );
   const column = { id: b.id, name: b.name, created_at: b.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: b, total: pageTotal() })
-    .from(b)
-    .where(where)
-    .orderBy(orderBy(column, b.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  return { rows: rows.map((r) => r.row), total: await totalOfPage(db, rows, query.page, b, where) };
+  return pageOf(db, b, where, orderBy(column, b.id, query.sort.descending), query);
 }
 
 /** A bot of the request's workspace; another workspace's (or tenant's) is 404. */
@@ -172,7 +165,14 @@ export async function deleteBot(db: AnyDb, env: Env, scope: IntegrationScope, id
   await db.delete(b).where(and(eq(b.tenantId, scope.tenantId), eq(b.id, id)));
 }
 
-export async function sendTestMessage(db: AnyDb, env: Env, scope: IntegrationScope, id: number, chatId: string, text: string) {
+export async function sendTestMessage(
+  db: AnyDb,
+  env: Env,
+  scope: IntegrationScope,
+  id: number,
+  chatId: string,
+  text: string,
+): Promise<{ message_id: number; chat_id: string }> {
   const bot = await getBot(db, scope, id);
   const token = await decryptSecret(env.APP_ENCRYPTION_KEY, bot.tokenEncrypted);
   try {
@@ -188,7 +188,14 @@ export async function sendTestMessage(db: AnyDb, env: Env, scope: IntegrationSco
  * secret in `X-Telegram-Bot-Api-Secret-Token` (compared in constant time); anything else is 403,
  * the same for an unknown bot. Accepted updates are stored once per update_id.
  */
-export async function receiveBotUpdate(db: AnyDb, env: Env, tenantId: number, botId: number, secretHeader: string | undefined, rawBody: string) {
+export async function receiveBotUpdate(
+  db: AnyDb,
+  env: Env,
+  tenantId: number,
+  botId: number,
+  secretHeader: string | undefined,
+  rawBody: string,
+): Promise<{ stored: boolean }> {
   const refused = () => new AppError("webhook_verification_failed", "Webhook verification failed.");
   const [bot] = Number.isSafeInteger(botId)
     ? await db

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { and, asc, eq, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
-import { orderBy, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
+import { orderBy, type Page, pageOf } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { Env } from "../../env";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -56,21 +56,14 @@ export function serializeTemplate(row: TemplateRow) {
 
 type AccountSort = "id" | "name" | "created_at";
 
-export async function listAccounts(db: AnyDb, scope: IntegrationScope, query: ListQuery<"is_active", AccountSort>) {
+export async function listAccounts(db: AnyDb, scope: IntegrationScope, query: ListQuery<"is_active", AccountSort>): Promise<Page<AccountRow>> {
   const where = and(
     eq(a.tenantId, scope.tenantId),
     eq(a.workspaceId, scope.workspaceId),
     query.filters.is_active ? eq(a.isActive, query.filters.is_active === "true") : undefined,
   );
   const column = { id: a.id, name: a.name, created_at: a.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: a, total: pageTotal() })
-    .from(a)
-    .where(where)
-    .orderBy(orderBy(column, a.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  return { rows: rows.map((r) => r.row), total: await totalOfPage(db, rows, query.page, a, where) };
+  return pageOf(db, a, where, orderBy(column, a.id, query.sort.descending), query);
 }
 
 /** An account of the request's workspace; another workspace's (or tenant's) is 404. */
@@ -257,7 +250,13 @@ export async function syncTemplates(db: AnyDb, env: Env, scope: IntegrationScope
 }
 
 /** Sends an APPROVED template (422 template_not_approved otherwise). */
-export async function sendTemplateMessage(db: AnyDb, env: Env, scope: IntegrationScope, accountId: number, input: SendMessageInput) {
+export async function sendTemplateMessage(
+  db: AnyDb,
+  env: Env,
+  scope: IntegrationScope,
+  accountId: number,
+  input: SendMessageInput,
+): Promise<{ message_id: string; to: string; template: string; language: string }> {
   const account = await getAccount(db, scope, accountId);
   const candidates = await db
     .select()
@@ -336,7 +335,14 @@ const TemplateStatusChange = z
  * the account's app secret (compared in constant time), else 403. Stored, then template status
  * updates (`message_template_status_update`) of this business account are applied.
  */
-export async function receiveAccountEvent(db: AnyDb, env: Env, tenantId: number, id: number, signature: string | undefined, raw: Uint8Array) {
+export async function receiveAccountEvent(
+  db: AnyDb,
+  env: Env,
+  tenantId: number,
+  id: number,
+  signature: string | undefined,
+  raw: Uint8Array,
+): Promise<{ applied: number }> {
   const account = await accountForWebhook(db, tenantId, id);
   const appSecret = account ? await decryptSecret(env.APP_ENCRYPTION_KEY, account.appSecretEncrypted) : randomSecret();
   const expected = `sha256=${await hmacSha256Hex(appSecret, raw)}`;

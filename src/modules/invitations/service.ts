@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { pageOffset, pageTotal, totalOfPage } from "../../db/queries";
+import { type Page, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
@@ -72,7 +72,7 @@ export async function createInvitation(
     roleName: string;
     appUrl?: string;
   },
-) {
+): Promise<{ invitation: InvitationRow; token: string }> {
   const { workspace } = input;
   const email = input.email.trim().toLowerCase();
   const role = await roleByName(db, input.roleName, "role", { share: true });
@@ -140,7 +140,7 @@ export async function listInvitations(
     filters: { status?: string };
     sort: { field: "created_at" | "expires_at" | "email"; descending: boolean };
   },
-) {
+): Promise<Page<InvitationRow & { total: number }>> {
   const column = { created_at: invitations.createdAt, expires_at: invitations.expiresAt, email: invitations.email }[query.sort.field];
   const where = and(eq(invitations.workspaceId, workspaceId), query.filters.status ? sql`${status} = ${query.filters.status}` : undefined);
   const rows = await db
@@ -158,7 +158,7 @@ export async function listInvitations(
 const notUsable = (why: string) => new AppError("invitation_not_usable", `This invitation is ${why} and can no longer be used.`);
 
 /** Revokes a pending (or expired) invitation of the workspace; an accepted or revoked one → 410. */
-export async function revokeInvitation(db: AnyDb, workspaceId: number, id: number) {
+export async function revokeInvitation(db: AnyDb, workspaceId: number, id: number): Promise<void> {
   const [row] = await db
     .select({ status })
     .from(invitations)

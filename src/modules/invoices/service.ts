@@ -14,6 +14,7 @@ import { refusalAfterTaking, takeNumberStatement } from "../document-subtypes/nu
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import { type ItemJson, insertLines, itemsJson, lineRecords, pdfLines, serializeItems } from "../sales/items";
 import { documentAmounts, lineAmounts } from "../sales/lines";
+import type { PdfDocumentData } from "../sales/pdf";
 import { itemsFromStoredLines, type ResolvedLine, resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
 import { liveInvoiceCount } from "./counts";
@@ -30,6 +31,9 @@ export interface InvoiceContext {
 }
 
 type InvoicePayment = z.output<typeof Payment>;
+
+/** An invoice as lists and writes show it. */
+export type InvoiceData = ReturnType<typeof serializeInvoice>;
 
 /** An invoice as GET /invoices/{id} shows it. */
 type InvoiceDetailData = ReturnType<typeof serializeInvoice> & Omit<z.output<typeof InvoiceDetail>, keyof z.output<typeof InvoiceSummary>>;
@@ -76,7 +80,7 @@ export async function createInvoice(
   input: CreateInvoiceInput,
   context: InvoiceContext,
   options: { quotationId?: number } = {},
-) {
+): Promise<InvoiceData> {
   const resolved = await resolveDocument(db, scope, input, { documentType: "invoice", takeNumber: false, checkNumbering: true, today: context.today });
   const amounts = resolved.lines.map(lineAmounts);
   const totals = documentAmounts(amounts);
@@ -154,7 +158,7 @@ export async function listInvoices(
   db: AnyDb,
   scope: RequestScope,
   query: ListQuery<"status" | "contact_id" | "issue_date", "issue_date" | "document_number" | "total_amount" | "created_at">,
-) {
+): Promise<{ data: InvoiceData[]; total: number }> {
   const f = query.filters;
   // Written as SQL rather than with the select builder: building the statement is per request,
   // and the builder's rendering of 22 columns was a measurable part of the Worker's CPU.
@@ -173,7 +177,7 @@ export async function listInvoices(
   const result = await db.execute(sql`
     SELECT coalesce(json_agg(${invoiceListJson} ORDER BY ${order}), '[]') AS data, ${total}::integer AS total
     FROM (SELECT * FROM invoices WHERE ${where} ORDER BY ${order} LIMIT ${query.perPage} OFFSET ${pageOffset(query)}) AS i`);
-  const row = rowsOf<{ data: ReturnType<typeof serializeInvoice>[]; total: number }>(result)[0]!;
+  const row = rowsOf<{ data: InvoiceData[]; total: number }>(result)[0]!;
   return { data: row.data, total: Number(row.total) };
 }
 
@@ -250,7 +254,13 @@ async function returnStock(db: AnyDb, scope: RequestScope, invoice: InvoiceRow, 
   await applyStockChanges(db, scope, changes);
 }
 
-export async function updateInvoice(db: AnyDb, scope: RequestScope, id: number, input: UpdateInvoiceInput, context: InvoiceContext) {
+export async function updateInvoice(
+  db: AnyDb,
+  scope: RequestScope,
+  id: number,
+  input: UpdateInvoiceInput,
+  context: InvoiceContext,
+): Promise<{ id: number; document_number: string; total_amount: string; updated_at: string }> {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment") {
     throw new AppError("invoice_not_editable", `Only invoices pending payment can be changed; this one is ${invoice.status}.`);
@@ -335,7 +345,7 @@ export async function updateInvoice(db: AnyDb, scope: RequestScope, id: number, 
   };
 }
 
-export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number) {
+export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number): Promise<void> {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment" && invoice.status !== "draft") {
     throw new AppError("invoice_not_deletable", `Only invoices pending payment or in draft can be deleted; this one is ${invoice.status}.`);
@@ -344,7 +354,7 @@ export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number) 
   await db.update(inv).set({ deletedAt: new Date(), updatedAt: new Date() }).where(eq(inv.id, id));
 }
 
-export async function cancelInvoice(db: AnyDb, scope: RequestScope, id: number) {
+export async function cancelInvoice(db: AnyDb, scope: RequestScope, id: number): Promise<InvoiceData> {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment") {
     throw new AppError("invoice_not_editable", `Only invoices pending payment can be cancelled; this one is ${invoice.status}.`);
@@ -360,7 +370,12 @@ function statusFor(total: Big, paid: Big): string {
 }
 
 /** Applies a payment under the invoice's row lock, so concurrent payments never exceed the total. */
-export async function addPayment(db: AnyDb, scope: RequestScope, id: number, input: CreatePaymentInput) {
+export async function addPayment(
+  db: AnyDb,
+  scope: RequestScope,
+  id: number,
+  input: CreatePaymentInput,
+): Promise<{ payment: { id: number; amount: string; payment_date: string; payment_method: string; bank_account_id: number | null }; invoice: InvoiceData }> {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment" && invoice.status !== "partially_paid") {
     throw new AppError("invoice_not_payable", `Payments apply only to invoices pending payment or partially paid; this one is ${invoice.status}.`);
@@ -404,7 +419,7 @@ export async function addPayment(db: AnyDb, scope: RequestScope, id: number, inp
   };
 }
 
-export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, paymentId: number) {
+export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, paymentId: number): Promise<InvoiceData> {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status === "cancelled") throw new AppError("invoice_not_payable", "The invoice is cancelled.");
   const [payment] = await db
@@ -422,7 +437,7 @@ export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, 
 }
 
 /** What the PDF shows beyond the invoice itself: issuer, branch, sequence name, customer id. */
-export async function invoicePdfData(db: AnyDb, scope: RequestScope, id: number) {
+export async function invoicePdfData(db: AnyDb, scope: RequestScope, id: number): Promise<{ invoice: InvoiceDetailData; pdf: PdfDocumentData }> {
   const invoice = await getInvoice(db, scope, id);
   const result = await db.execute(sql`
     SELECT t.name AS tenant_name, t.rnc AS tenant_rnc, w.name AS workspace_name, s.name AS subtype_name,

@@ -1,7 +1,7 @@
 import { and, eq, ilike, inArray, or, type SQL } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey, isUniqueViolation } from "../../db/errors";
-import { firstReference, likePattern, orderBy, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
+import { firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -36,7 +36,7 @@ export function serializeProduct(row: ProductRow) {
 type ProductFilter = "search" | "product_type" | "is_active" | "workspace_id";
 type ProductSort = "name" | "sku" | "price" | "created_at";
 
-export async function listProducts(db: AnyDb, scope: RequestScope, query: ListQuery<ProductFilter, ProductSort>) {
+export async function listProducts(db: AnyDb, scope: RequestScope, query: ListQuery<ProductFilter, ProductSort>): Promise<Page<ProductRow>> {
   const f = query.filters;
   const where = and(
     eq(p.tenantId, scope.tenantId),
@@ -46,15 +46,7 @@ export async function listProducts(db: AnyDb, scope: RequestScope, query: ListQu
     f.is_active ? eq(p.isActive, f.is_active === "true") : undefined,
   );
   const column = { name: p.name, sku: p.sku, price: p.price, created_at: p.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: p, total: pageTotal() })
-    .from(p)
-    .where(where)
-    .orderBy(orderBy(column, p.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  const total = await totalOfPage(db, rows, query.page, p, where);
-  return { rows: rows.map((r) => r.row), total };
+  return pageOf(db, p, where, orderBy(column, p.id, query.sort.descending), query);
 }
 
 export async function getProduct(db: AnyDb, scope: RequestScope, id: number, lock = false): Promise<ProductRow> {

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { pageOffset, pageTotal, totalOfPage } from "../../db/queries";
+import { pageOf } from "../../db/queries";
 import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
@@ -31,6 +31,9 @@ export const TRANSITIONS = {
 } as const satisfies Record<string, { from: QuotationStatus[]; to: QuotationStatus; verb: string }>;
 export type TransitionAction = keyof typeof TRANSITIONS;
 
+/** A quotation as lists and writes show it. */
+type QuotationData = ReturnType<typeof serializeQuotation>;
+
 function serializeQuotation(row: QuotationRow) {
   return { ...documentFields(row), status: row.status as QuotationStatus, invoice_id: row.invoiceId };
 }
@@ -43,7 +46,7 @@ const visible = (scope: RequestScope) => and(eq(q.tenantId, scope.tenantId), eq(
  * quotation subtype taken under its row lock (resolveDocument), totals by the invoices' line
  * math; the quotation and its lines are then written in one statement. Stock is never touched.
  */
-export async function createQuotation(db: AnyDb, scope: RequestScope, input: CreateQuotationInput, today: string) {
+export async function createQuotation(db: AnyDb, scope: RequestScope, input: CreateQuotationInput, today: string): Promise<QuotationData> {
   const resolved = await resolveDocument(db, scope, input, { documentType: "quotation", takeNumber: true, today });
   const amounts = resolved.lines.map(lineAmounts);
   const totals = documentAmounts(amounts);
@@ -66,24 +69,23 @@ export async function listQuotations(
   db: AnyDb,
   scope: RequestScope,
   query: ListQuery<"status" | "contact_id", "issue_date" | "document_number" | "total_amount" | "created_at">,
-) {
+): Promise<{ data: QuotationData[]; total: number }> {
   const f = query.filters;
   const where = and(visible(scope), f.status ? eq(q.status, f.status) : undefined, f.contact_id ? eq(q.contactId, Number(f.contact_id)) : undefined);
   const column = { issue_date: q.issueDate, document_number: q.documentNumber, total_amount: q.totalAmount, created_at: q.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: q, total: pageTotal() })
-    .from(q)
-    .where(where)
-    .orderBy(query.sort.descending ? desc(column) : asc(column), query.sort.descending ? desc(q.id) : asc(q.id))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  return { data: rows.map((r) => serializeQuotation(r.row)), total: await totalOfPage(db, rows, query.page, q, where) };
+  const order = query.sort.descending ? [desc(column), desc(q.id)] : [asc(column), asc(q.id)];
+  const page = await pageOf(db, q, where, order, query);
+  return { data: page.rows.map(serializeQuotation), total: page.total };
 }
 
 const quotationItems = itemsJson("quotation", sql`q.id`);
 
 /** The whole quotation in one statement: contact and lines with their products. */
-export async function getQuotation(db: AnyDb, scope: RequestScope, id: number) {
+export async function getQuotation(
+  db: AnyDb,
+  scope: RequestScope,
+  id: number,
+): Promise<QuotationData & { contact: { id: number; name: string; email: string | null }; items: ItemJson[] }> {
   const result = await db.execute(sql`
     SELECT row_to_json(q) AS quotation,
       (SELECT json_build_object('id', c.id, 'name', c.name, 'email', c.email) FROM contacts c WHERE c.id = q.contact_id) AS contact,
@@ -113,7 +115,13 @@ function assertEditable(row: QuotationRow, action: string) {
 }
 
 /** Changes a quotation in draft or sent; lines and totals are recomputed when lines change. */
-export async function updateQuotation(db: AnyDb, scope: RequestScope, id: number, input: UpdateQuotationInput, today: string) {
+export async function updateQuotation(
+  db: AnyDb,
+  scope: RequestScope,
+  id: number,
+  input: UpdateQuotationInput,
+  today: string,
+): Promise<{ id: number; total_amount: string; updated_at: string }> {
   const quotation = await lockQuotation(db, scope, id);
   assertEditable(quotation, "changed");
   if (input.document_subtype_id !== undefined && input.document_subtype_id !== quotation.documentSubtypeId) {
@@ -157,7 +165,7 @@ export async function updateQuotation(db: AnyDb, scope: RequestScope, id: number
 }
 
 /** Deletes a quotation in draft or sent (its lines go with it). */
-export async function deleteQuotation(db: AnyDb, scope: RequestScope, id: number) {
+export async function deleteQuotation(db: AnyDb, scope: RequestScope, id: number): Promise<void> {
   const quotation = await lockQuotation(db, scope, id);
   assertEditable(quotation, "deleted");
   await db.delete(q).where(eq(q.id, id));
@@ -167,7 +175,7 @@ export async function deleteQuotation(db: AnyDb, scope: RequestScope, id: number
  * send / approve / reject / cancel in one conditional UPDATE; when it changes nothing, a second
  * read tells a missing quotation (404) from a status the action does not apply to (409).
  */
-export async function transitionQuotation(db: AnyDb, scope: RequestScope, id: number, action: TransitionAction) {
+export async function transitionQuotation(db: AnyDb, scope: RequestScope, id: number, action: TransitionAction): Promise<QuotationData> {
   const rule = TRANSITIONS[action];
   const [updated] = await db
     .update(q)
@@ -194,7 +202,13 @@ function convertedNotes(documentNumber: string, notes: string | null): string {
  * the invoice service (NCF, stock sales, email); if it refuses, its error propagates and the
  * request's rollback leaves the quotation as it was.
  */
-export async function convertQuotation(db: AnyDb, scope: RequestScope, id: number, input: ConvertQuotationInput, context: InvoiceContext) {
+export async function convertQuotation(
+  db: AnyDb,
+  scope: RequestScope,
+  id: number,
+  input: ConvertQuotationInput,
+  context: InvoiceContext,
+): Promise<{ invoice_id: number; document_number: string }> {
   const t = scope.tenantId;
   const result = await db.execute(sql`
     SELECT row_to_json(q) AS quotation,

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { rowsOf } from "../../db/rows";
 import { clean, foldForSearch } from "./sync/parse";
 import type { RegistryDb } from "./sync/runs";
@@ -77,7 +77,7 @@ function prefixUpperBound(prefix: string, digits: boolean): string | null {
 }
 
 /** The search statement (exported for the bench). */
-export function searchQuery(raw: string) {
+export function searchQuery(raw: string): SQL {
   const term = searchTerm(raw);
   const digits = /^\d+$/.test(term);
   const contains = `%${escapeLike(term)}%`;

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, isNotNull, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
-import { pageOffset, pageTotal, totalOfPage } from "../../db/queries";
+import { type Page, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
@@ -41,7 +41,10 @@ function checkPermissions(permissions: readonly string[]): string[] {
 
 const membersCount = sql<number>`(SELECT count(DISTINCT m.user_id) FROM workspace_members m WHERE m.role_id = ${schema.roles.id})`.mapWith(Number);
 
-export async function listRoles(db: AnyDb, query: { page: number; perPage: number; sort: { field: "id" | "name" | "created_at"; descending: boolean } }) {
+export async function listRoles(
+  db: AnyDb,
+  query: { page: number; perPage: number; sort: { field: "id" | "name" | "created_at"; descending: boolean } },
+): Promise<Page<RoleRow>> {
   const column = { id: schema.roles.id, name: schema.roles.name, created_at: schema.roles.createdAt }[query.sort.field];
   const rows = await db
     .select({ role: schema.roles, membersCount, total: pageTotal() })
@@ -66,7 +69,7 @@ async function findRole(db: AnyDb, id: number, options: { lock?: boolean } = {})
  * edit of the role's permissions (which locks it for update), so the edit's check of where the
  * role is held sees the assignment, or the assignment's check sees the edited permissions.
  */
-export async function roleByName(db: AnyDb, name: string, field = "role", options: { share?: boolean } = {}) {
+export async function roleByName(db: AnyDb, name: string, field = "role", options: { share?: boolean } = {}): Promise<typeof schema.roles.$inferSelect> {
   const base = db.select().from(schema.roles).where(eq(schema.roles.name, name));
   const [role] = options.share ? await base.for("share") : await base;
   if (!role) throw fieldError(field, `There is no role named "${name}".`);

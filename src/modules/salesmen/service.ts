@@ -1,7 +1,7 @@
 import { and, eq, ilike, or } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { firstReference, likePattern, orderBy, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
+import { firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -26,7 +26,7 @@ export function serializeSalesman(row: SalesmanRow) {
 type SalesmanFilter = "search" | "is_active";
 type SalesmanSort = "id" | "full_name" | "created_at";
 
-export async function listSalesmen(db: AnyDb, tenantId: number, query: ListQuery<SalesmanFilter, SalesmanSort>) {
+export async function listSalesmen(db: AnyDb, tenantId: number, query: ListQuery<SalesmanFilter, SalesmanSort>): Promise<Page<SalesmanRow>> {
   const f = query.filters;
   const where = and(
     eq(s.tenantId, tenantId),
@@ -34,14 +34,7 @@ export async function listSalesmen(db: AnyDb, tenantId: number, query: ListQuery
     f.is_active ? eq(s.isActive, f.is_active === "true") : undefined,
   );
   const column = { id: s.id, full_name: s.fullName, created_at: s.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: s, total: pageTotal() })
-    .from(s)
-    .where(where)
-    .orderBy(orderBy(column, s.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  return { rows: rows.map((r) => r.row), total: await totalOfPage(db, rows, query.page, s, where) };
+  return pageOf(db, s, where, orderBy(column, s.id, query.sort.descending), query);
 }
 
 export async function getSalesman(db: AnyDb, tenantId: number, id: number, lock = false): Promise<SalesmanRow> {

@@ -1,7 +1,7 @@
 import { and, eq, ilike, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { firstReference, likePattern, orderBy, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
+import { firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -28,7 +28,7 @@ export function serializeTax(row: TaxRow) {
 type TaxFilter = "search" | "type" | "is_active" | "is_default";
 type TaxSort = "id" | "name" | "rate" | "created_at";
 
-export async function listTaxes(db: AnyDb, tenantId: number, query: ListQuery<TaxFilter, TaxSort>) {
+export async function listTaxes(db: AnyDb, tenantId: number, query: ListQuery<TaxFilter, TaxSort>): Promise<Page<TaxRow>> {
   const f = query.filters;
   const where = and(
     eq(t.tenantId, tenantId),
@@ -38,14 +38,7 @@ export async function listTaxes(db: AnyDb, tenantId: number, query: ListQuery<Ta
     f.is_default ? eq(t.isDefault, f.is_default === "true") : undefined,
   );
   const column = { id: t.id, name: t.name, rate: t.rate, created_at: t.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: t, total: pageTotal() })
-    .from(t)
-    .where(where)
-    .orderBy(orderBy(column, t.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  return { rows: rows.map((r) => r.row), total: await totalOfPage(db, rows, query.page, t, where) };
+  return pageOf(db, t, where, orderBy(column, t.id, query.sort.descending), query);
 }
 
 export async function getTax(db: AnyDb, tenantId: number, id: number, lock = false): Promise<TaxRow> {

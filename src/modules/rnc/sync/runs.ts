@@ -157,11 +157,13 @@ export async function writeBatch(store: RegistryStore, message: RncBatchMessage)
   return { outcome: result.outcome, completed };
 }
 
-export async function recentRuns(store: RegistryStore, limit = 10) {
+type RunRow = typeof rncSyncRuns.$inferSelect;
+
+export async function recentRuns(store: RegistryStore, limit = 10): Promise<RunRow[]> {
   return store.transaction((db) => db.select().from(rncSyncRuns).orderBy(desc(rncSyncRuns.id)).limit(limit));
 }
 
-export async function getRun(store: RegistryStore, runId: number) {
+export async function getRun(store: RegistryStore, runId: number): Promise<RunRow | null> {
   const rows = await store.transaction((db) => db.select().from(rncSyncRuns).where(eq(rncSyncRuns.id, runId)));
   return rows[0] ?? null;
 }
