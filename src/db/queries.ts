@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import { notFound } from "../http/errors";
 import type { AnyDb } from "./client";
 
 /** Query pieces shared by the modules' services: search patterns, ordering, counts, references. */
@@ -56,6 +57,20 @@ export async function pageOf<T extends PgTable>(
     .limit(query.perPage)
     .offset(pageOffset(query));
   return { rows: rows.map((r) => r.row as T["$inferSelect"]), total: await totalOfPage(db, rows, query.page, table, where) };
+}
+
+/**
+ * The one row of `table` that `where` selects, locked FOR UPDATE for the rest of the transaction
+ * when `lock` (before a change); 404 naming `what` when there is none.
+ */
+export async function findRow<T extends PgTable>(db: AnyDb, table: T, where: SQL | undefined, what: string, lock = false): Promise<T["$inferSelect"]> {
+  const query = db
+    .select()
+    .from(table as PgTable)
+    .where(where);
+  const [row] = lock ? await query.for("update") : await query;
+  if (!row) throw notFound(what);
+  return row as T["$inferSelect"];
 }
 
 /** The `total` of a page that came back empty (page past the end): one count query. */

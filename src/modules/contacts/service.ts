@@ -1,9 +1,9 @@
 import { and, eq, ilike, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
+import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
-import { AppError, fieldError, notFound } from "../../http/errors";
+import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { listWorkspaceCondition, type RequestScope, visibleByIdCondition } from "../../http/scope";
 import { decimal2, timestamp } from "../../lib/format";
@@ -76,13 +76,7 @@ export async function listContacts(db: AnyDb, scope: RequestScope, query: ListQu
 }
 
 export async function getContact(db: AnyDb, scope: RequestScope, id: number, lock = false): Promise<ContactRow> {
-  const q = db
-    .select()
-    .from(ct)
-    .where(and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id), visibleByIdCondition(ct.workspaceId, scope)));
-  const [row] = lock ? await q.for("update") : await q;
-  if (!row) throw notFound("Contact");
-  return row;
+  return findRow(db, ct, and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id), visibleByIdCondition(ct.workspaceId, scope)), "Contact", lock);
 }
 
 /** Type and number together: validated (check digits, exception lists) and stored as digits. */

@@ -1,9 +1,9 @@
 import { and, eq, ilike, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey, isUniqueViolation } from "../../db/errors";
-import { firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
+import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
-import { AppError, fieldError, notFound } from "../../http/errors";
+import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
 import { timestamp } from "../../lib/format";
@@ -47,13 +47,7 @@ export async function listCurrencies(db: AnyDb, tenantId: number, query: ListQue
 }
 
 export async function getCurrency(db: AnyDb, tenantId: number, id: number, lock = false): Promise<CurrencyRow> {
-  const q = db
-    .select()
-    .from(cur)
-    .where(and(eq(cur.tenantId, tenantId), eq(cur.id, id)));
-  const [row] = lock ? await q.for("update") : await q;
-  if (!row) throw notFound("Currency");
-  return row;
+  return findRow(db, cur, and(eq(cur.tenantId, tenantId), eq(cur.id, id)), "Currency", lock);
 }
 
 function codeTaken(error: unknown): never {

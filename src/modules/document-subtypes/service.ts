@@ -1,7 +1,7 @@
 import { and, asc, eq, ilike, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
+import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -88,13 +88,7 @@ export async function listSubtypes(db: AnyDb, tenantId: number, query: ListQuery
 }
 
 export async function getSubtype(db: AnyDb, tenantId: number, id: number, lock = false): Promise<SubtypeRow> {
-  const q = db
-    .select()
-    .from(ds)
-    .where(and(eq(ds.tenantId, tenantId), eq(ds.id, id)));
-  const [row] = lock ? await q.for("update") : await q;
-  if (!row) throw notFound("Document subtype");
-  return row;
+  return findRow(db, ds, and(eq(ds.tenantId, tenantId), eq(ds.id, id)), "Document subtype", lock);
 }
 
 /** Invoice prefixes are DGII NCF types; credit notes B04/E34; quotations any short code but an NCF type. */

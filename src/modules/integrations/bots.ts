@@ -1,9 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { orderBy, type Page, pageOf } from "../../db/queries";
+import { findRow, orderBy, type Page, pageOf } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { Env } from "../../env";
-import { AppError, fieldError, notFound } from "../../http/errors";
+import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { decryptSecret, encryptSecret, last4, randomSecret, secretsEqual } from "../../lib/crypto";
 import { timestamp } from "../../lib/format";
@@ -63,13 +63,7 @@ export async function listBots(db: AnyDb, scope: IntegrationScope, query: ListQu
 
 /** A bot of the request's workspace; another workspace's (or tenant's) is 404. */
 export async function getBot(db: AnyDb, scope: Pick<IntegrationScope, "tenantId" | "workspaceId">, id: number, lock = false): Promise<BotRow> {
-  const q = db
-    .select()
-    .from(b)
-    .where(and(eq(b.tenantId, scope.tenantId), eq(b.workspaceId, scope.workspaceId), eq(b.id, id)));
-  const [row] = lock ? await q.for("update") : await q;
-  if (!row) throw notFound("Messaging bot");
-  return row;
+  return findRow(db, b, and(eq(b.tenantId, scope.tenantId), eq(b.workspaceId, scope.workspaceId), eq(b.id, id)), "Messaging bot", lock);
 }
 
 /** getMe: a refused token is the caller's mistake (422 on `token`); anything else is the platform's (502). */

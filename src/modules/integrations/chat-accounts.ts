@@ -2,10 +2,10 @@ import { z } from "@hono/zod-openapi";
 import { and, asc, eq, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
-import { orderBy, type Page, pageOf } from "../../db/queries";
+import { findRow, orderBy, type Page, pageOf } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { Env } from "../../env";
-import { AppError, fieldError, notFound } from "../../http/errors";
+import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { INT4_MAX } from "../../lib/bounds";
 import { decryptSecret, encryptSecret, hmacSha256Hex, last4, randomSecret, secretsEqual } from "../../lib/crypto";
@@ -68,13 +68,7 @@ export async function listAccounts(db: AnyDb, scope: IntegrationScope, query: Li
 
 /** An account of the request's workspace; another workspace's (or tenant's) is 404. */
 export async function getAccount(db: AnyDb, scope: Pick<IntegrationScope, "tenantId" | "workspaceId">, id: number, lock = false): Promise<AccountRow> {
-  const q = db
-    .select()
-    .from(a)
-    .where(and(eq(a.tenantId, scope.tenantId), eq(a.workspaceId, scope.workspaceId), eq(a.id, id)));
-  const [row] = lock ? await q.for("update") : await q;
-  if (!row) throw notFound("Chat account");
-  return row;
+  return findRow(db, a, and(eq(a.tenantId, scope.tenantId), eq(a.workspaceId, scope.workspaceId), eq(a.id, id)), "Chat account", lock);
 }
 
 const phoneIdTaken = (error: unknown) => {

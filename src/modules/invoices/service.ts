@@ -1,7 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { pageOffset } from "../../db/queries";
+import { findRow, pageOffset } from "../../db/queries";
 import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -217,13 +217,7 @@ export async function getInvoice(db: AnyDb, scope: RequestScope, id: number): Pr
 
 /** The invoice row, locked for the rest of the transaction (updates, payments, cancel, delete). */
 async function lockInvoice(db: AnyDb, scope: RequestScope, id: number): Promise<InvoiceRow> {
-  const [row] = await db
-    .select()
-    .from(inv)
-    .where(and(visible(scope), eq(inv.id, id)))
-    .for("update");
-  if (!row) throw notFound("Invoice");
-  return row;
+  return findRow(db, inv, and(visible(scope), eq(inv.id, id)), "Invoice", true);
 }
 
 /** Net quantity sold per product by an invoice's lines (products that track inventory only). */

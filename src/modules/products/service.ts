@@ -1,9 +1,9 @@
 import { and, eq, ilike, inArray, or, type SQL } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey, isUniqueViolation } from "../../db/errors";
-import { firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
+import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
-import { AppError, fieldError, notFound } from "../../http/errors";
+import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { listWorkspaceCondition, type RequestScope, visibleByIdCondition } from "../../http/scope";
 import { decimal2, timestamp } from "../../lib/format";
@@ -50,13 +50,7 @@ export async function listProducts(db: AnyDb, scope: RequestScope, query: ListQu
 }
 
 export async function getProduct(db: AnyDb, scope: RequestScope, id: number, lock = false): Promise<ProductRow> {
-  const q = db
-    .select()
-    .from(p)
-    .where(and(eq(p.tenantId, scope.tenantId), eq(p.id, id), visibleByIdCondition(p.workspaceId, scope)));
-  const [row] = lock ? await q.for("update") : await q;
-  if (!row) throw notFound("Product");
-  return row;
+  return findRow(db, p, and(eq(p.tenantId, scope.tenantId), eq(p.id, id), visibleByIdCondition(p.workspaceId, scope)), "Product", lock);
 }
 
 /** Every id must be a tax of the tenant; returns them deduplicated, in the given order. */

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { pageOf } from "../../db/queries";
+import { findRow, pageOf } from "../../db/queries";
 import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
@@ -99,13 +99,7 @@ export async function getQuotation(
 
 /** The quotation row, locked for the rest of the transaction. */
 async function lockQuotation(db: AnyDb, scope: RequestScope, id: number): Promise<QuotationRow> {
-  const [row] = await db
-    .select()
-    .from(q)
-    .where(and(visible(scope), eq(q.id, id)))
-    .for("update");
-  if (!row) throw notFound("Quotation");
-  return row;
+  return findRow(db, q, and(visible(scope), eq(q.id, id)), "Quotation", true);
 }
 
 function assertEditable(row: QuotationRow, action: string) {

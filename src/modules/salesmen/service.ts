@@ -1,9 +1,9 @@
 import { and, eq, ilike, or } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
+import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
-import { AppError, notFound } from "../../http/errors";
+import { AppError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { timestamp } from "../../lib/format";
 import type { CreateSalesmanInput, UpdateSalesmanInput } from "./schemas";
@@ -38,13 +38,7 @@ export async function listSalesmen(db: AnyDb, tenantId: number, query: ListQuery
 }
 
 export async function getSalesman(db: AnyDb, tenantId: number, id: number, lock = false): Promise<SalesmanRow> {
-  const q = db
-    .select()
-    .from(s)
-    .where(and(eq(s.tenantId, tenantId), eq(s.id, id)));
-  const [row] = lock ? await q.for("update") : await q;
-  if (!row) throw notFound("Salesman");
-  return row;
+  return findRow(db, s, and(eq(s.tenantId, tenantId), eq(s.id, id)), "Salesman", lock);
 }
 
 export async function createSalesman(db: AnyDb, tenantId: number, input: CreateSalesmanInput): Promise<SalesmanRow> {

@@ -1,9 +1,9 @@
 import { and, eq, ilike, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
+import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
-import { AppError, fieldError, notFound } from "../../http/errors";
+import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
@@ -42,13 +42,7 @@ export async function listTaxes(db: AnyDb, tenantId: number, query: ListQuery<Ta
 }
 
 export async function getTax(db: AnyDb, tenantId: number, id: number, lock = false): Promise<TaxRow> {
-  const q = db
-    .select()
-    .from(t)
-    .where(and(eq(t.tenantId, tenantId), eq(t.id, id)));
-  const [row] = lock ? await q.for("update") : await q;
-  if (!row) throw notFound("Tax");
-  return row;
+  return findRow(db, t, and(eq(t.tenantId, tenantId), eq(t.id, id)), "Tax", lock);
 }
 
 /** Exempt and non-billable taxes have a rate of 0. */
