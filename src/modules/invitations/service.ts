@@ -14,7 +14,9 @@ const { invitations, roles, users, workspaces, workspaceMembers } = schema;
 
 const INVITATION_LIFETIME_DAYS = 7;
 
-const status = sql<"pending" | "accepted" | "revoked" | "expired">`CASE
+type InvitationStatus = "pending" | "accepted" | "revoked" | "expired";
+
+const status = sql<InvitationStatus>`CASE
   WHEN ${invitations.acceptedAt} IS NOT NULL THEN 'accepted'
   WHEN ${invitations.revokedAt} IS NOT NULL THEN 'revoked'
   WHEN ${invitations.expiresAt} <= now() THEN 'expired'
@@ -183,7 +185,15 @@ interface AcceptInput {
  * must be the invitation's; without one the invitee must not have an account yet and sends name
  * and password to create it.
  */
-export async function acceptInvitation(db: AnyDb, input: AcceptInput) {
+/** What accepting an invitation did: the invitation, the user (created or existing) and their role in the workspace. */
+export interface AcceptedInvitation {
+  invitation: { id: number; email: string; status: InvitationStatus; workspaceId: number; workspaceName: string; roleId: number; roleName: string };
+  user: { id: number; name: string; email: string; currentWorkspaceId: number | null };
+  created: boolean;
+  role: string;
+}
+
+export async function acceptInvitation(db: AnyDb, input: AcceptInput): Promise<AcceptedInvitation> {
   const [invitation] = await db
     .select({
       id: invitations.id,
@@ -202,7 +212,7 @@ export async function acceptInvitation(db: AnyDb, input: AcceptInput) {
   if (!invitation) throw notFound("Invitation");
   if (invitation.status !== "pending") throw notUsable(invitation.status);
 
-  let user: { id: number; name: string; email: string; currentWorkspaceId: number | null };
+  let user: AcceptedInvitation["user"];
   let created = false;
   if (input.caller) {
     if (input.caller.email.toLowerCase() !== invitation.email.toLowerCase()) {

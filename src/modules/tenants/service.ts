@@ -22,7 +22,13 @@ export interface NewTenant {
  * workspace "Principal" owned by that admin, taxes, currencies and NCF document subtypes.
  * Runs as the database owner (operator CLI, test seeding), inside the caller's transaction.
  */
-export async function createTenant(db: AnyDb, input: NewTenant) {
+export interface CreatedTenant {
+  tenant: { id: number; subdomain: string; name: string };
+  user: { id: number; name: string; email: string };
+  workspace: { id: number; name: string };
+}
+
+export async function createTenant(db: AnyDb, input: NewTenant): Promise<CreatedTenant> {
   const subdomain = input.subdomain.trim().toLowerCase();
   if (!isSubdomainLabel(subdomain) || RESERVED_SUBDOMAINS.has(subdomain)) {
     throw new TenantInputError(`"${input.subdomain}" is not a valid subdomain (lowercase letters, digits and dashes).`);
