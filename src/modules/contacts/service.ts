@@ -47,7 +47,7 @@ function serializeContact(row: ContactRow, taxpayer: Taxpayer | null = null) {
 /** Serializes contacts with their registry records, looked up in one query. */
 export async function serializeContacts(db: AnyDb, rows: ContactRow[]): Promise<ReturnType<typeof serializeContact>[]> {
   const known = await findRncMany(
-    db as never,
+    db,
     rows.filter((r) => r.identificationType === "rnc" || r.identificationType === "cedula").map((r) => r.identification ?? ""),
   );
   return rows.map((row) => {

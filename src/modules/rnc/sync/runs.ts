@@ -1,5 +1,6 @@
 import { and, desc, eq, ne, sql } from "drizzle-orm";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { AnyDb } from "../../../db/client";
+import { rowsOf } from "../../../db/rows";
 import { rncSyncBatches, rncSyncRuns } from "../../../db/schema";
 import { countActiveRecords, deleteRecordsOfRun, upsertRecords } from "../queries";
 import { foldForSearch, type ParseStats, type RncTuple } from "./parse";
@@ -24,7 +25,8 @@ import { foldForSearch, type ParseStats, type RncTuple } from "./parse";
  * or sees the run ended and is skipped.
  */
 
-export type RegistryDb = PgDatabase<PgQueryResultHKT, Record<string, never>>;
+/** The registry is read and written with the one database handle type (a Worker transaction or a Node pool client). */
+export type RegistryDb = AnyDb;
 
 /** Runs `work` in one transaction as the application role (Worker: neon driver; Node: pg). */
 export interface RegistryStore {
@@ -78,7 +80,7 @@ export async function failRun(store: RegistryStore, runId: number, reason: strin
 /** Records in the registry readers see now (the latest completed generation); 0 before the first sync. */
 export async function currentRegistrySize(store: RegistryStore): Promise<number> {
   const rows = await store.transaction((db) => db.execute(countActiveRecords()));
-  return Number((rows as unknown as { rows: { n: number }[] }).rows[0]?.n ?? 0);
+  return Number(rowsOf<{ n: number }>(rows)[0]?.n ?? 0);
 }
 
 export async function finishParsing(store: RegistryStore, runId: number, stats: ParseStats, batches: number): Promise<boolean> {
