@@ -1,5 +1,5 @@
 import type { z } from "@hono/zod-openapi";
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { findRow, pageOffset } from "../../db/queries";
 import { rowFromJson, rowsOf } from "../../db/rows";
@@ -12,10 +12,10 @@ import { decimal2, timestamp } from "../../lib/format";
 import { documentNumberSql } from "../../lib/ncf";
 import { refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
-import { type ItemJson, insertLines, itemsJson, lineRecords, pdfLines, serializeItems } from "../sales/items";
+import { type ItemJson, insertLines, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
 import { documentAmounts, lineAmounts } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
-import { itemsFromStoredLines, type ResolvedLine, resolveDocument } from "../sales/references";
+import { type ResolvedLine, resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
 import { liveInvoiceCount } from "./counts";
 import type { CreateInvoiceInput, CreatePaymentInput, InvoiceDetail, InvoiceSummary, Payment, UpdateInvoiceInput } from "./schemas";
@@ -270,11 +270,7 @@ export async function updateInvoice(
 
   const needsResolve = input.items !== undefined || input.contact_id !== undefined || input.currency_id !== undefined || input.salesman_ids !== undefined;
   if (needsResolve) {
-    const currentItems = input.items
-      ? input.items
-      : itemsFromStoredLines(
-          await db.select().from(schema.invoiceItems).where(eq(schema.invoiceItems.invoiceId, id)).orderBy(asc(schema.invoiceItems.position)),
-        );
+    const currentItems = input.items ?? (await storedLineItems(db, "invoice", id));
     const resolved = await resolveDocument(
       db,
       scope,
@@ -325,8 +321,7 @@ export async function updateInvoice(
           };
         })
         .filter((change) => !new Big(change.quantity).eq(0));
-      await db.delete(schema.invoiceItems).where(eq(schema.invoiceItems.invoiceId, id));
-      await db.execute(sql`WITH ${insertLines("invoice", scope.tenantId, sql`${id}::int`, lineRecords(resolved.lines, amounts))} SELECT 1`);
+      await db.execute(replaceLines("invoice", scope.tenantId, id, lineRecords(resolved.lines, amounts)));
       await applyStockChanges(db, scope, changes);
     }
   }

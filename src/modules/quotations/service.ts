@@ -8,10 +8,10 @@ import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
 import { decimal2, timestamp } from "../../lib/format";
 import { createInvoice, type InvoiceContext } from "../invoices/service";
-import { type ItemJson, insertLines, itemsJson, lineRecords, pdfLines, serializeItems } from "../sales/items";
+import { type ItemJson, insertLines, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
 import { documentAmounts, lineAmounts } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
-import { itemsFromStoredLines, resolveDocument } from "../sales/references";
+import { resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
 import { type ConvertQuotationInput, type CreateQuotationInput, MAX_BULK_PDF_LINES, type QuotationStatus, type UpdateQuotationInput } from "./schemas";
 
@@ -127,11 +127,7 @@ export async function updateQuotation(
   if (input.notes !== undefined) set.notes = input.notes;
 
   if (input.items !== undefined || input.contact_id !== undefined || input.currency_id !== undefined) {
-    const items =
-      input.items ??
-      itemsFromStoredLines(
-        await db.select().from(schema.quotationItems).where(eq(schema.quotationItems.quotationId, id)).orderBy(asc(schema.quotationItems.position)),
-      );
+    const items = input.items ?? (await storedLineItems(db, "quotation", id));
     const resolved = await resolveDocument(
       db,
       scope,
@@ -148,10 +144,7 @@ export async function updateQuotation(
     if (input.items) {
       const amounts = resolved.lines.map(lineAmounts);
       Object.assign(set, documentAmounts(amounts));
-      await db.execute(sql`
-        WITH gone AS (DELETE FROM quotation_items WHERE quotation_id = ${id}),
-        ${insertLines("quotation", scope.tenantId, sql`${id}::int`, lineRecords(resolved.lines, amounts))}
-        SELECT 1`);
+      await db.execute(replaceLines("quotation", scope.tenantId, id, lineRecords(resolved.lines, amounts)));
     }
   }
   const [updated] = await db.update(q).set(set).where(eq(q.id, id)).returning();

@@ -1,12 +1,13 @@
 import type { z } from "@hono/zod-openapi";
-import { type SQL, sql } from "drizzle-orm";
+import { asc, eq, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
+import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { Big } from "../../lib/decimal";
 import { decimal2 } from "../../lib/format";
 import type { AppliedTax, LineAmounts } from "./lines";
 import type { PdfDocumentData } from "./pdf";
-import type { ResolvedLine } from "./references";
+import { type DocumentReferencesInput, itemsFromStoredLines, type ResolvedLine } from "./references";
 import type { LineItemOutput } from "./schemas";
 
 /**
@@ -109,6 +110,23 @@ export function itemsJson(kind: DocumentKind, documentId: SQL): SQL {
   return sql`(SELECT coalesce(json_agg(json_build_object(${fields},
       'product', json_build_object('id', p.id, 'name', p.name, 'sku', p.sku)) ORDER BY it.position), '[]')
     FROM ${items} it JOIN products p ON p.id = it.product_id WHERE it.${sql.identifier(documentColumn.name)} = ${documentId})`;
+}
+
+/** The stored lines of a document as request items, in their order, to resolve them again unchanged. */
+export async function storedLineItems(db: AnyDb, kind: DocumentKind, documentId: number): Promise<DocumentReferencesInput["items"]> {
+  const lines =
+    kind === "invoice"
+      ? await db.select().from(schema.invoiceItems).where(eq(schema.invoiceItems.invoiceId, documentId)).orderBy(asc(schema.invoiceItems.position))
+      : await db.select().from(schema.quotationItems).where(eq(schema.quotationItems.quotationId, documentId)).orderBy(asc(schema.quotationItems.position));
+  return itemsFromStoredLines(lines);
+}
+
+/** One statement: the document's lines (and for invoices the taxes they use) replaced by `records`. */
+export function replaceLines(kind: DocumentKind, tenantId: number, documentId: number, records: LineRecord[]): SQL {
+  const { items, documentId: documentColumn } = LINE_TABLES[kind];
+  return sql`WITH gone AS (DELETE FROM ${items} WHERE ${documentColumn} = ${documentId}),
+    ${insertLines(kind, tenantId, sql`${documentId}::int`, records)}
+    SELECT 1`;
 }
 
 /** Lines read by itemsJson, with amounts written with two decimals as the API shows them. */

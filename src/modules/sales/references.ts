@@ -8,7 +8,7 @@ import { numberingRefusal, numberingUnavailable, takeNumberStatement } from "../
 import { EXCLUSIVE_TAX_TYPES, type LineInput } from "./lines";
 
 /** The parts of an invoice or quotation request that name other records. */
-interface DocumentReferencesInput {
+export interface DocumentReferencesInput {
   contact_id: number;
   document_subtype_id: number;
   currency_id?: number | null;
