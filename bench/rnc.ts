@@ -25,6 +25,7 @@ import { cliOptions } from "../scripts/lib/args";
 import { ROOT, runMigrations, withDatabase } from "../scripts/lib/database";
 import { startFileServer } from "../scripts/rnc-file-server";
 import { inProcessQueue, nodeStore } from "../scripts/rnc-node";
+import { inTransaction } from "../src/db/transaction";
 import { findRnc, searchQuery, searchRnc } from "../src/modules/rnc/service";
 import { foldForSearch, parseLine } from "../src/modules/rnc/sync/parse";
 import { getRun } from "../src/modules/rnc/sync/runs";
@@ -206,14 +207,12 @@ async function main() {
     const db = drizzle({ client: reader });
     const terms = searchTerms();
     // Each search in its own transaction, as in a request: searchRnc's two statements are timed.
-    const timedSearch = async (term: string) => {
-      await reader.query("BEGIN");
-      const s = performance.now();
-      const rows = await searchRnc(db, term);
-      const ms = performance.now() - s;
-      await reader.query("COMMIT");
-      return { rows, ms };
-    };
+    const timedSearch = (term: string) =>
+      inTransaction(reader, async () => {
+        const s = performance.now();
+        const rows = await searchRnc(db, term);
+        return { rows, ms: performance.now() - s };
+      });
     for (const term of terms.slice(0, 50)) await timedSearch(term); // warm-up
     const latencies: number[] = [];
     let hits = 0;
@@ -225,10 +224,10 @@ async function main() {
     latencies.sort((a, b) => a - b);
     const plans: Record<string, boolean> = {};
     for (const term of ["maria", "pena", "jose nunez", "ferreteria del cibao", "100123", "40200012345", "nez"]) {
-      await reader.query("BEGIN");
-      await db.execute(sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true)`);
-      const result = await db.execute(sql`EXPLAIN ${searchQuery(term)}`);
-      await reader.query("COMMIT");
+      const result = await inTransaction(reader, async () => {
+        await db.execute(sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true)`);
+        return db.execute(sql`EXPLAIN ${searchQuery(term)}`);
+      });
       const text = (result as unknown as { rows: Record<string, string>[] }).rows.map((r) => r["QUERY PLAN"]).join("\n");
       plans[term] = /Seq Scan on rnc_records/.test(text);
       if (process.env.BENCH_PLANS) console.log(`-- ${term}\n${text}`);

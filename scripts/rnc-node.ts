@@ -1,5 +1,6 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
+import { inTransaction, setLocalRole } from "../src/db/transaction";
 import { failRun, type RegistryStore, type RncBatchMessage, writeBatch } from "../src/modules/rnc/sync/runs";
 import type { RncQueue } from "../src/modules/rnc/sync/sync";
 
@@ -8,10 +9,8 @@ import type { RncQueue } from "../src/modules/rnc/sync/sync";
  * Worker, with a pg pool instead of the neon driver and an in-process queue instead of Cloudflare's.
  */
 
-const ROLE_NAME = /^[a-z_][a-z0-9_]*$/;
-
 export function nodeStore(connectionString: string, options: { setRole?: string; max?: number } = {}): RegistryStore & { pool: pg.Pool; end(): Promise<void> } {
-  if (options.setRole && !ROLE_NAME.test(options.setRole)) throw new Error("setRole is not a plain role name");
+  if (options.setRole) setLocalRole(options.setRole); // refuses a role that is not a plain name now, not at the first batch
   const pool = new pg.Pool({ connectionString, max: options.max ?? 8 });
   pool.on("error", () => undefined); // an idle client dropped by the server is simply replaced
   return {
@@ -19,13 +18,7 @@ export function nodeStore(connectionString: string, options: { setRole?: string;
     async transaction(work) {
       const client = await pool.connect();
       try {
-        await client.query(options.setRole ? `BEGIN; SET LOCAL ROLE ${options.setRole}` : "BEGIN");
-        const result = await work(drizzle({ client }));
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
+        return await inTransaction(client, () => work(drizzle({ client })), options);
       } finally {
         client.release();
       }

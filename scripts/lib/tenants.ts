@@ -1,6 +1,7 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import type { AnyDb } from "../../src/db/client";
+import { inTransaction } from "../../src/db/transaction";
 import { issueAccessToken } from "../../src/modules/auth/service";
 import { createTenant, type NewTenant } from "../../src/modules/tenants/service";
 
@@ -9,13 +10,7 @@ export async function inOwnerTransaction<T>(url: string, work: (db: AnyDb) => Pr
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query("BEGIN");
-    const result = await work(drizzle(client));
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
+    return await inTransaction(client, () => work(drizzle(client)));
   } finally {
     await client.end();
   }

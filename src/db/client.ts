@@ -3,6 +3,7 @@ import { drizzle } from "drizzle-orm/neon-serverless";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type { Env } from "../env";
 import { log } from "../lib/log";
+import { setLocalRole } from "./transaction";
 
 /**
  * Built without `schema`: we use the query builder, not drizzle's relational `db.query` API, and
@@ -35,7 +36,7 @@ function configureDriver(env: Env): void {
 }
 
 /** A database that accepts the connection and never answers must not hang the request. */
-export const CONNECT_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export function createPool(env: Env, connectionString = env.DATABASE_URL): Pool {
   configureDriver(env);
@@ -45,15 +46,10 @@ export function createPool(env: Env, connectionString = env.DATABASE_URL): Pool 
   return pool;
 }
 
-const ROLE_NAME = /^[a-z_][a-z0-9_]*$/;
-
 /** Statements that open a request transaction: one simple-query message, one round trip. */
-export function beginStatements(env: Env, tenantId: number | null): string {
+function beginStatements(env: Env, tenantId: number | null): string {
   const parts = ["BEGIN"];
-  if (env.DB_SET_ROLE) {
-    if (!ROLE_NAME.test(env.DB_SET_ROLE)) throw new Error("DB_SET_ROLE is not a plain role name");
-    parts.push(`SET LOCAL ROLE ${env.DB_SET_ROLE}`);
-  }
+  if (env.DB_SET_ROLE) parts.push(setLocalRole(env.DB_SET_ROLE));
   if (tenantId !== null) {
     if (!Number.isSafeInteger(tenantId)) throw new Error("tenant id must be an integer");
     parts.push(`SELECT set_config('app.tenant_id', '${tenantId}', true)`);

@@ -9,7 +9,7 @@ import { AppError } from "../http/errors";
  */
 
 /** The fields of a Postgres error (pg-protocol's DatabaseError) this module reads. */
-export interface PgErrorFields {
+interface PgErrorFields {
   code: string;
   message?: string;
   detail?: string;
@@ -89,7 +89,7 @@ const DATA_EXCEPTIONS: Record<string, string> = {
 };
 
 /** How long a client should wait before retrying a transaction the database aborted (class 40). */
-export const RETRY_AFTER_CONFLICT_SECONDS = "1";
+const RETRY_AFTER_CONFLICT_SECONDS = "1";
 
 /**
  * The API's answer to a database error, or null when it is not input's fault (the 500 path):
@@ -172,7 +172,7 @@ export function errorLogFields(error: unknown): Record<string, unknown> {
 }
 
 /** drizzle's message without the `params:` part. */
-export function withoutParams(message: string): string {
+function withoutParams(message: string): string {
   const cut = message.search(/\n?\s*params:/);
   return cut === -1 ? message : message.slice(0, cut);
 }
@@ -185,7 +185,7 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 }
 
 /** Postgres foreign_key_violation (23503). */
-export function isForeignKeyViolation(error: unknown): boolean {
+function isForeignKeyViolation(error: unknown): boolean {
   return postgresError(error)?.code === "23503";
 }
 

@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import { notFound } from "../http/errors";
 import type { AnyDb } from "./client";
 
 /** Query pieces shared by the modules' services: search patterns, ordering, counts, references. */
@@ -14,8 +15,66 @@ export function orderBy(column: PgColumn | SQL, id: PgColumn, descending: boolea
   return descending ? sql`${column} DESC NULLS LAST, ${id} DESC` : sql`${column} ASC NULLS FIRST, ${id} ASC`;
 }
 
+/** A page of rows and the number of rows of all pages. */
+export interface Page<T> {
+  rows: T[];
+  total: number;
+}
+
+/**
+ * The page query's `total` column: `count(*) over ()` counts every row the WHERE matches before
+ * LIMIT/OFFSET, so a page and its total come back in one statement.
+ */
+export const pageTotal = (): SQL<number> => sql<number>`count(*) over ()`.mapWith(Number);
+
+/** OFFSET of a page (pages count from 1). */
+export const pageOffset = (query: { page: number; perPage: number }): number => (query.page - 1) * query.perPage;
+
+/**
+ * The total of a page read with `pageTotal()`: its first row's, or for an empty page past the end
+ * one count query (an empty first page means no rows at all).
+ */
+export async function totalOfPage(db: AnyDb, rows: { total: number }[], page: number, table: PgTable, where: SQL | undefined): Promise<number> {
+  return rows[0]?.total ?? (page > 1 ? await countWhere(db, table, where) : 0);
+}
+
+/**
+ * A page of a table's rows and their total, in one statement (`pageTotal()`), for the lists that
+ * read one table: `where` filters, `order` sorts (with a tiebreak on id), `query` picks the page.
+ */
+export async function pageOf<T extends PgTable>(
+  db: AnyDb,
+  table: T,
+  where: SQL | undefined,
+  order: SQL | SQL[],
+  query: { page: number; perPage: number },
+): Promise<Page<T["$inferSelect"]>> {
+  const rows = await db
+    .select({ row: table as PgTable, total: pageTotal() })
+    .from(table as PgTable)
+    .where(where)
+    .orderBy(...(Array.isArray(order) ? order : [order]))
+    .limit(query.perPage)
+    .offset(pageOffset(query));
+  return { rows: rows.map((r) => r.row as T["$inferSelect"]), total: await totalOfPage(db, rows, query.page, table, where) };
+}
+
+/**
+ * The one row of `table` that `where` selects, locked FOR UPDATE for the rest of the transaction
+ * when `lock` (before a change); 404 naming `what` when there is none.
+ */
+export async function findRow<T extends PgTable>(db: AnyDb, table: T, where: SQL | undefined, what: string, lock = false): Promise<T["$inferSelect"]> {
+  const query = db
+    .select()
+    .from(table as PgTable)
+    .where(where);
+  const [row] = lock ? await query.for("update") : await query;
+  if (!row) throw notFound(what);
+  return row as T["$inferSelect"];
+}
+
 /** The `total` of a page that came back empty (page past the end): one count query. */
-export async function countWhere(db: AnyDb, table: PgTable, where: SQL | undefined): Promise<number> {
+async function countWhere(db: AnyDb, table: PgTable, where: SQL | undefined): Promise<number> {
   const [row] = await db
     .select({ n: sql<number>`count(*)`.mapWith(Number) })
     .from(table)

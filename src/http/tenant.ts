@@ -1,9 +1,9 @@
 import { createMiddleware } from "hono/factory";
+import { isSubdomainLabel } from "../lib/subdomain";
 import type { AppEnv, Tenant } from "./context";
 import { queryWithoutTenant } from "./database";
 import { AppError } from "./errors";
 
-const SUBDOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const CACHE_TTL_MS = 60_000;
 
 // Subdomain → tenant, per isolate: tenants are created rarely and never renamed, so a minute of
@@ -37,7 +37,7 @@ export function subdomainOf(host: string): string | null {
   const labels = hostname.split(".");
   if (labels.length < 2) return null;
   const first = labels[0]!;
-  return SUBDOMAIN.test(first) && !/^\d+$/.test(first) ? first : null;
+  return isSubdomainLabel(first) ? first : null;
 }
 
 export const tenantFromHost = createMiddleware<AppEnv>(async (c, next) => {
@@ -48,7 +48,7 @@ export const tenantFromHost = createMiddleware<AppEnv>(async (c, next) => {
   let tenant = cached && cached.until > Date.now() ? cached.tenant : undefined;
   if (!tenant) {
     if (knownMissing(subdomain)) throw new AppError("tenant_not_found", "Unknown tenant.");
-    // Inlined: `subdomain` matched SUBDOMAIN ([a-z0-9-] only), so it cannot hold a quote.
+    // Inlined: `subdomain` is a subdomain label ([a-z0-9-] only), so it cannot hold a quote.
     const rows = await queryWithoutTenant<{ id: number; subdomain: string; name: string }>(
       c,
       `SELECT id, subdomain, name FROM tenants WHERE subdomain = '${subdomain}'`,

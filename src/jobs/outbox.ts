@@ -31,10 +31,9 @@ import { takeNotedOutboxMessages } from "../modules/outbox/service";
  *   stays stored. Until then the row must keep it: it is what a retry sends.
  */
 
-export const OUTBOX_QUEUE_NAME = "outbox";
 export const OUTBOX_SWEEP_CRON = "* * * * *";
 export const OUTBOX_MAX_ATTEMPTS = 5;
-export const OUTBOX_BACKOFF_BASE_SECONDS = 30;
+const OUTBOX_BACKOFF_BASE_SECONDS = 30;
 const OUTBOX_BACKOFF_CAP_SECONDS = 3600;
 /** A new row's own queue message normally delivers it within seconds; the sweep waits this long first. */
 const SWEEP_GRACE_SECONDS = 15;
@@ -42,12 +41,12 @@ const SWEEP_LIMIT = 500;
 const PROVIDER_TIMEOUT_MS = 10_000;
 const DEFAULT_FROM = "Sucursal <no-reply@sucursal.do>";
 
-export interface OutboxRef {
+interface OutboxRef {
   tenant_id: number;
   outbox_id: number;
 }
 
-export type DeliveryOutcome =
+type DeliveryOutcome =
   /** Delivered now. */
   | "sent"
   /** No provider configured: logged and marked skipped. */
@@ -63,12 +62,12 @@ export type DeliveryOutcome =
   /** Missing, or locked by a delivery in progress. */
   | "unavailable";
 
-export interface DeliveryResult {
+interface DeliveryResult {
   outcome: DeliveryOutcome;
   retryInSeconds?: number;
 }
 
-export interface DeliveryOptions {
+interface DeliveryOptions {
   /** The clock (tests move it forward to reach a retry). */
   now?: Date;
   requestId?: string;
@@ -78,7 +77,7 @@ export function backoffSeconds(attempts: number): number {
   return Math.min(OUTBOX_BACKOFF_BASE_SECONDS * 2 ** Math.max(0, attempts - 1), OUTBOX_BACKOFF_CAP_SECONDS);
 }
 
-export function isOutboxRef(body: unknown): body is OutboxRef {
+function isOutboxRef(body: unknown): body is OutboxRef {
   const b = body as Partial<OutboxRef> | null;
   return !!b && Number.isSafeInteger(b.tenant_id) && Number.isSafeInteger(b.outbox_id);
 }
@@ -124,7 +123,7 @@ export const REDACTED = "[redacted]";
 const INVITATION_TOKEN = /(\/invitations\/)[^/?#\s"'<>]+(\/accept)/g;
 
 /** The payload as kept once the row is final: secrets the email carried are gone. */
-export function scrubbedPayload(payload: EmailPayload): EmailPayload {
+function scrubbedPayload(payload: EmailPayload): EmailPayload {
   const scrub = <T>(text: T) => (typeof text === "string" ? text.replace(INVITATION_TOKEN, `$1${REDACTED}$2`) : text);
   return { ...payload, text: scrub(payload.text), ...(payload.html ? { html: scrub(payload.html) } : {}) };
 }
@@ -224,7 +223,7 @@ export async function handleOutboxBatch(batch: MessageBatch<unknown>, env: Env, 
 }
 
 /** Sends outbox references to the Queue; false (logged) when the send failed. */
-export async function enqueueOutbox(env: Env, refs: OutboxRef[], requestId?: string): Promise<boolean> {
+async function enqueueOutbox(env: Env, refs: OutboxRef[], requestId?: string): Promise<boolean> {
   if (!refs.length) return true;
   if (!env.OUTBOX_QUEUE) {
     log.warn("outbox: no OUTBOX_QUEUE binding; the sweep will deliver", { requestId, count: refs.length });

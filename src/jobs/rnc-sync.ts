@@ -5,7 +5,7 @@ import { failRun, type RegistryDb, type RegistryStore, type RncBatchMessage, wri
 import { openUrl, type RncQueue, runRncSync, type SyncResult } from "../modules/rnc/sync/sync";
 
 /** Attempts of one rnc-sync message: wrangler.toml says max_retries = 5. */
-export const RNC_MAX_ATTEMPTS = 6;
+const RNC_MAX_ATTEMPTS = 6;
 
 /** The registry is global: transactions run as the app role with no tenant set. */
 export function workerStore(env: Env): RegistryStore {

@@ -17,8 +17,8 @@ export const MONEY_MAX = "999999999999.99";
  * 4713 BC to 5874897 AD, but not year 0 and not every calendar the client might mean; a business
  * date outside 1900-2199 is a typo, so the API keeps to that range.
  */
-export const DATE_MIN = "1900-01-01";
-export const DATE_MAX = "2199-12-31";
+const DATE_MIN = "1900-01-01";
+const DATE_MAX = "2199-12-31";
 
 const ID_TEXT = /^[1-9]\d{0,9}$/;
 const DATE_TEXT = /^\d{4}-\d{2}-\d{2}$/;
@@ -53,7 +53,7 @@ export const idQuery = () =>
   z.string().refine(isIdText, `Must be an id (an integer from 1 to ${INT4_MAX}).`).transform(Number).optional().openapi({ type: "integer" });
 
 /** Whether a YYYY-MM-DD string names a real day of the Gregorian calendar (no 2026-02-30). */
-export function isCalendarDate(text: string): boolean {
+function isCalendarDate(text: string): boolean {
   if (!DATE_TEXT.test(text)) return false;
   const [year, month, day] = text.split("-").map(Number) as [number, number, number];
   if (month < 1 || month > 12 || day < 1) return false;

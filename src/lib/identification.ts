@@ -17,13 +17,13 @@ export function compactIdentification(raw: string): string {
 }
 
 /** The RNC check digit of the first 8 digits: r = Σ wᵢdᵢ mod 11, check = (10 − r) mod 9 + 1. */
-export function rncCheckDigit(first8: string): number {
+function rncCheckDigit(first8: string): number {
   let sum = 0;
   for (let i = 0; i < 8; i++) sum += RNC_WEIGHTS[i]! * Number(first8[i]);
   return ((10 - (sum % 11)) % 9) + 1;
 }
 
-export function luhnValid(digits: string): boolean {
+function luhnValid(digits: string): boolean {
   let sum = 0;
   for (let i = 0; i < digits.length; i++) {
     let d = Number(digits[digits.length - 1 - i]);
@@ -36,21 +36,21 @@ export function luhnValid(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-export function isValidRnc(raw: string): boolean {
+function isValidRnc(raw: string): boolean {
   const n = compactIdentification(raw);
   if (!/^\d+$/.test(n)) return false;
   if (RNC_EXCEPTIONS.has(n)) return true;
   return n.length === 9 && rncCheckDigit(n.slice(0, 8)) === Number(n[8]);
 }
 
-export function isValidCedula(raw: string): boolean {
+function isValidCedula(raw: string): boolean {
   const n = compactIdentification(raw);
   if (!/^\d+$/.test(n)) return false;
   if (CEDULA_EXCEPTIONS.has(n)) return true;
   return n.length === 11 && luhnValid(n);
 }
 
-export type IdentificationResult = { ok: true; value: string } | { ok: false; message: string };
+type IdentificationResult = { ok: true; value: string } | { ok: false; message: string };
 
 /** Validates and normalizes an identification of the given type. */
 export function normalizeIdentification(type: IdentificationType, raw: string): IdentificationResult {

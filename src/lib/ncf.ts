@@ -9,31 +9,30 @@
  *   (`COT00000001`).
  *
  * Used by the document subtypes module (prefix validation, validate-ncf) and by invoices and
- * quotations to number documents: `formatDocumentNumber(subtype.prefix, n)`.
+ * quotations to number documents: `formatDocumentNumber(subtype.prefix, n)`, or `documentNumberSql`
+ * inside a statement.
  */
-export const B_SERIES = ["B01", "B02", "B03", "B04", "B11", "B12", "B13", "B14", "B15", "B16", "B17"] as const;
-export const E_SERIES = ["E31", "E32", "E33", "E34", "E41", "E43", "E44", "E45", "E46", "E47"] as const;
-export const NCF_PREFIXES: readonly string[] = [...B_SERIES, ...E_SERIES];
+const B_SERIES = ["B01", "B02", "B03", "B04", "B11", "B12", "B13", "B14", "B15", "B16", "B17"] as const;
+const E_SERIES = ["E31", "E32", "E33", "E34", "E41", "E43", "E44", "E45", "E46", "E47"] as const;
 
 /** Prefixes usable by a subtype of each document type. */
 export const PREFIXES_BY_TYPE = {
-  invoice: ["B01", "B02", "B03", "B04", "B11", "B12", "B13", "B14", "B15", "B16", "B17", "E31", "E32", "E33", "E34", "E41", "E43", "E44", "E45", "E46", "E47"],
+  invoice: [...B_SERIES, ...E_SERIES],
   credit_note: ["B04", "E34"],
 } as const satisfies Record<string, readonly string[]>;
 
 export const FREE_PREFIX = /^[A-Z0-9-]{1,10}$/;
 
-export function isNcfPrefix(prefix: string): boolean {
-  return NCF_PREFIXES.includes(prefix);
-}
-
 export function isElectronicPrefix(prefix: string): boolean {
   return (E_SERIES as readonly string[]).includes(prefix);
 }
 
+const ELECTRONIC_DIGITS = 10;
+const SERIES_DIGITS = 8;
+
 /** Digits of the sequence part: 10 for e-CF, 8 for B series and free prefixes. */
 export function sequenceDigits(prefix: string): number {
-  return isElectronicPrefix(prefix) ? 10 : 8;
+  return isElectronicPrefix(prefix) ? ELECTRONIC_DIGITS : SERIES_DIGITS;
 }
 
 /** The largest sequence number the prefix can express (99,999,999 or 9,999,999,999). */
@@ -50,20 +49,14 @@ export function formatDocumentNumber(prefix: string, sequence: number): string {
   return `${prefix}${String(sequence).padStart(digits, "0")}`;
 }
 
-export interface ParsedNcf {
-  prefix: string;
-  sequence: number;
-  electronic: boolean;
-}
-
-/** Parses a fiscal NCF (B or E series, known type); null when it is not one. Case-insensitive, trims. */
-export function parseNcf(raw: string): ParsedNcf | null {
-  const value = raw.trim().toUpperCase();
-  const match = /^([BE]\d{2})(\d+)$/.exec(value);
-  if (!match) return null;
-  const prefix = match[1]!;
-  if (!isNcfPrefix(prefix) || match[2]!.length !== sequenceDigits(prefix)) return null;
-  return { prefix, sequence: Number(match[2]), electronic: isElectronicPrefix(prefix) };
+/**
+ * formatDocumentNumber in SQL, for statements that number rows themselves (the invoice insert takes
+ * its number in the same statement). `prefix` and `sequence` are SQL expressions written by the
+ * caller, never request input.
+ */
+export function documentNumberSql(prefix: string, sequence: string): string {
+  const electronic = E_SERIES.map((p) => `'${p}'`).join(", ");
+  return `${prefix} || lpad((${sequence})::text, CASE WHEN ${prefix} IN (${electronic}) THEN ${ELECTRONIC_DIGITS} ELSE ${SERIES_DIGITS} END, '0')`;
 }
 
 /** Parses a document number of a given prefix (fiscal or free); null when it does not have that form. */

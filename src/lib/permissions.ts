@@ -69,5 +69,3 @@ export const builtinRoles = [
 ] as const;
 
 export const isKnownPermission = (permission: string) => Object.hasOwn(permissionCatalog, permission);
-
-export const builtinRoleNames: ReadonlySet<string> = new Set(builtinRoles.map((r) => r.name));

@@ -3,7 +3,7 @@ import { errors, jwtVerify, SignJWT } from "jose";
 const ISSUER = "sucursal";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export interface AccessTokenClaims {
+interface AccessTokenClaims {
   userId: number;
   tenantId: number;
   tokenId: string;

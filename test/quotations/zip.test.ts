@@ -1,5 +1,6 @@
 import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
+import { formatDocumentNumber } from "../../src/lib/ncf";
 import { pdfZipStream } from "../../src/modules/quotations/zip";
 import type { PdfDocumentData } from "../../src/modules/sales/pdf";
 import { renderDocumentPdf } from "../../src/modules/sales/pdf";
@@ -9,7 +10,7 @@ const data = (n: number): PdfDocumentData => ({
   numberLabel: "No.",
   tenant: { name: "Acme SRL", rnc: null },
   workspaceName: "Principal",
-  documentNumber: `COT${String(n).padStart(8, "0")}`,
+  documentNumber: formatDocumentNumber("COT", n),
   subtypeName: "Cotización",
   issueDate: "2026-11-20",
   dueDate: null,

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { INT4_MAX } from "../../src/lib/bounds";
 import { TEST_DOMAIN } from "../support/api";
 import { asOwner, sql } from "../support/seed";
 import { type ConcreteRoute, concreteRoutes } from "./routes";
@@ -68,7 +69,6 @@ const hostile = fc.constantFrom<unknown>(
  * beyond what the database columns hold (src/lib/bounds.ts). Each must be accepted or refused
  * with a 4xx, never a database error.
  */
-const INT4_MAX = 2_147_483_647;
 const BOUNDARY_AMOUNTS: unknown[] = [
   "999999999999.99",
   "999999999999.995",

@@ -3,6 +3,7 @@ import { drizzle } from "drizzle-orm/neon-serverless";
 import type { AnyDb } from "../../src/db/client";
 import { createPool } from "../../src/db/client";
 import * as schema from "../../src/db/schema";
+import { inTransaction } from "../../src/db/transaction";
 import { hashPassword } from "../../src/lib/password";
 import { issueAccessToken } from "../../src/modules/auth/service";
 import { createTenant } from "../../src/modules/tenants/service";
@@ -17,13 +18,7 @@ export async function asOwner<T>(work: (db: AnyDb) => Promise<T>): Promise<T> {
   const pool = createPool({ ...env, DB_SET_ROLE: undefined }, env.TEST_OWNER_DATABASE_URL);
   const connection = await pool.connect();
   try {
-    await connection.query("BEGIN");
-    const result = await work(drizzle({ client: connection }));
-    await connection.query("COMMIT");
-    return result;
-  } catch (error) {
-    await connection.query("ROLLBACK").catch(() => undefined);
-    throw error;
+    return await inTransaction(connection, () => work(drizzle({ client: connection })));
   } finally {
     connection.release();
     await pool.end();

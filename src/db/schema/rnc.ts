@@ -25,8 +25,8 @@ export const rncRecords = pgTable(
   (t) => [primaryKey({ name: "rnc_records_pkey", columns: [t.identification, t.runId] })],
 );
 
-export const RNC_RUN_STATUSES = ["running", "completed", "failed"] as const;
-export type RncRunStatus = (typeof RNC_RUN_STATUSES)[number];
+const RNC_RUN_STATUSES = ["running", "completed", "failed"] as const;
+type RncRunStatus = (typeof RNC_RUN_STATUSES)[number];
 
 /** One row per sync run (cron or operator): what was read, written, rejected, and how it ended. */
 export const rncSyncRuns = pgTable(

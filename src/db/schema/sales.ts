@@ -1,33 +1,41 @@
 import { sql } from "drizzle-orm";
 import { bigint, date, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import { bankAccounts, contacts, currencies, documentSubtypes, products, salesmen, taxes } from "./catalog";
+import { bankAccounts, contacts, currencies, documentSubtypes, money, products, salesmen, taxes } from "./catalog";
 import { createdAt, tenantId, tenantIsolation, updatedAt } from "./common";
 import { tenants, users, workspaces } from "./tenancy";
 
-const money = (name: string) => numeric(name, { precision: 14, scale: 2 });
+/** The columns invoices and quotations share (sales/serialize.ts documentFields shows them): who, which number, when. */
+const documentHeadColumns = () => ({
+  id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+  tenantId: tenantId().references(() => tenants.id),
+  workspaceId: integer("workspace_id")
+    .notNull()
+    .references(() => workspaces.id),
+  contactId: integer("contact_id")
+    .notNull()
+    .references(() => contacts.id),
+  documentSubtypeId: integer("document_subtype_id")
+    .notNull()
+    .references(() => documentSubtypes.id),
+  documentNumber: text("document_number").notNull(),
+  issueDate: date("issue_date", { mode: "string" }).notNull(),
+  dueDate: date("due_date", { mode: "string" }),
+});
+
+/** The document's totals, computed by sales/lines.ts documentAmounts. */
+const documentAmountColumns = () => ({
+  subtotalAmount: money("subtotal_amount").notNull(),
+  discountAmount: money("discount_amount").notNull(),
+  taxAmount: money("tax_amount").notNull(),
+  totalAmount: money("total_amount").notNull(),
+});
 
 export const invoices = pgTable(
   "invoices",
   {
-    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    tenantId: tenantId().references(() => tenants.id),
-    workspaceId: integer("workspace_id")
-      .notNull()
-      .references(() => workspaces.id),
-    contactId: integer("contact_id")
-      .notNull()
-      .references(() => contacts.id),
-    documentSubtypeId: integer("document_subtype_id")
-      .notNull()
-      .references(() => documentSubtypes.id),
-    documentNumber: text("document_number").notNull(),
-    issueDate: date("issue_date", { mode: "string" }).notNull(),
-    dueDate: date("due_date", { mode: "string" }),
+    ...documentHeadColumns(),
     status: text("status").notNull().default("pending_payment"),
-    subtotalAmount: money("subtotal_amount").notNull(),
-    discountAmount: money("discount_amount").notNull(),
-    taxAmount: money("tax_amount").notNull(),
-    totalAmount: money("total_amount").notNull(),
+    ...documentAmountColumns(),
     amountPaid: money("amount_paid").notNull().default("0"),
     currencyId: integer("currency_id").references(() => currencies.id),
     paymentTerm: text("payment_term"),
@@ -151,25 +159,9 @@ export const invoiceSalesmen = pgTable(
 export const quotations = pgTable(
   "quotations",
   {
-    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    tenantId: tenantId().references(() => tenants.id),
-    workspaceId: integer("workspace_id")
-      .notNull()
-      .references(() => workspaces.id),
-    contactId: integer("contact_id")
-      .notNull()
-      .references(() => contacts.id),
-    documentSubtypeId: integer("document_subtype_id")
-      .notNull()
-      .references(() => documentSubtypes.id),
-    documentNumber: text("document_number").notNull(),
-    issueDate: date("issue_date", { mode: "string" }).notNull(),
-    dueDate: date("due_date", { mode: "string" }),
+    ...documentHeadColumns(),
     status: text("status").notNull().default("draft"),
-    subtotalAmount: money("subtotal_amount").notNull(),
-    discountAmount: money("discount_amount").notNull(),
-    taxAmount: money("tax_amount").notNull(),
-    totalAmount: money("total_amount").notNull(),
+    ...documentAmountColumns(),
     currencyId: integer("currency_id").references(() => currencies.id),
     notes: text("notes"),
     invoiceId: integer("invoice_id").references(() => invoices.id),

@@ -1,13 +1,18 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { type Page, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError } from "../../http/errors";
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "../../lib/password";
 import { signAccessToken } from "../../lib/tokens";
 
-export const DEFAULT_TOKEN_TTL_DAYS = 30;
+const DEFAULT_TOKEN_TTL_DAYS = 30;
 
-export async function issueAccessToken(db: AnyDb, secret: string, input: { tenantId: number; userId: number; name: string; ttlDays?: number }) {
+export async function issueAccessToken(
+  db: AnyDb,
+  secret: string,
+  input: { tenantId: number; userId: number; name: string; ttlDays?: number },
+): Promise<{ token: string; tokenId: string; expiresAt: Date }> {
   const tokenId = crypto.randomUUID();
   const ttlDays = input.ttlDays ?? DEFAULT_TOKEN_TTL_DAYS;
   const expiresAt = new Date(Date.now() + ttlDays * 86_400_000);
@@ -21,7 +26,7 @@ export async function issueAccessToken(db: AnyDb, secret: string, input: { tenan
  * hinted. A deactivated account is refused after the same hash verification as any other, so
  * neither the answer nor the time it takes tells that the account exists.
  */
-export async function checkCredentials(db: AnyDb, email: string, password: string) {
+export async function checkCredentials(db: AnyDb, email: string, password: string): Promise<number> {
   const [user] = await db
     .select({ id: schema.users.id, passwordHash: schema.users.passwordHash, deactivatedAt: schema.users.deactivatedAt })
     .from(schema.users)
@@ -31,14 +36,17 @@ export async function checkCredentials(db: AnyDb, email: string, password: strin
   return user.id;
 }
 
-export async function revokeAccessToken(db: AnyDb, tokenId: string) {
+export async function revokeAccessToken(db: AnyDb, tokenId: string): Promise<void> {
   await db
     .update(schema.accessTokens)
     .set({ revokedAt: new Date() })
     .where(and(eq(schema.accessTokens.id, tokenId)));
 }
 
-export async function describeUser(db: AnyDb, userId: number) {
+export async function describeUser(
+  db: AnyDb,
+  userId: number,
+): Promise<{ user: typeof schema.users.$inferSelect; memberships: { id: number; name: string; role: string }[] }> {
   const [user] = await db.select().from(schema.users).where(eq(schema.users.id, userId));
   const memberships = await db
     .select({ id: schema.workspaces.id, name: schema.workspaces.name, role: schema.roles.name })
@@ -55,30 +63,22 @@ export async function listAccessTokens(
   userId: number,
   page: { page: number; perPage: number },
   sort: { field: "created_at" | "last_used_at" | "expires_at"; descending: boolean },
-) {
+): Promise<Page<typeof schema.accessTokens.$inferSelect>> {
   const column = { created_at: schema.accessTokens.createdAt, last_used_at: schema.accessTokens.lastUsedAt, expires_at: schema.accessTokens.expiresAt }[
     sort.field
   ];
   const rows = await db
-    .select({ token: schema.accessTokens, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ token: schema.accessTokens, total: pageTotal() })
     .from(schema.accessTokens)
     .where(eq(schema.accessTokens.userId, userId))
     .orderBy(sort.descending ? sql`${column} DESC NULLS LAST, ${schema.accessTokens.id}` : sql`${column} ASC NULLS FIRST, ${schema.accessTokens.id}`)
     .limit(page.perPage)
-    .offset((page.page - 1) * page.perPage);
-  return { rows: rows.map((r) => r.token), total: rows[0]?.total ?? (page.page > 1 ? await countTokens(db, userId) : 0) };
-}
-
-async function countTokens(db: AnyDb, userId: number) {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)`.mapWith(Number) })
-    .from(schema.accessTokens)
-    .where(eq(schema.accessTokens.userId, userId));
-  return row?.n ?? 0;
+    .offset(pageOffset(page));
+  return { rows: rows.map((r) => r.token), total: await totalOfPage(db, rows, page.page, schema.accessTokens, eq(schema.accessTokens.userId, userId)) };
 }
 
 /** Revokes one of the user's own tokens; false when there is no such token of theirs. */
-export async function revokeOwnToken(db: AnyDb, userId: number, tokenId: string) {
+export async function revokeOwnToken(db: AnyDb, userId: number, tokenId: string): Promise<boolean> {
   const rows = await db
     .update(schema.accessTokens)
     .set({ revokedAt: sql`coalesce(${schema.accessTokens.revokedAt}, now())` })

@@ -1,7 +1,7 @@
-import { and, eq, ilike, or, sql } from "drizzle-orm";
+import { and, eq, ilike, or } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
+import { firstReference, likePattern, orderBy, type Page, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -29,10 +29,10 @@ export function serializeBankAccount({ account, currency }: Joined) {
 
 const selection = { account: b, currency: { id: cur.id, code: cur.code, symbol: cur.symbol } };
 
-export type BankAccountFilter = "search" | "type" | "currency_id" | "is_active";
-export type BankAccountSort = "id" | "name" | "created_at";
+type BankAccountFilter = "search" | "type" | "currency_id" | "is_active";
+type BankAccountSort = "id" | "name" | "created_at";
 
-export async function listBankAccounts(db: AnyDb, tenantId: number, query: ListQuery<BankAccountFilter, BankAccountSort>) {
+export async function listBankAccounts(db: AnyDb, tenantId: number, query: ListQuery<BankAccountFilter, BankAccountSort>): Promise<Page<Joined>> {
   const f = query.filters;
   const where = and(
     eq(b.tenantId, tenantId),
@@ -43,14 +43,14 @@ export async function listBankAccounts(db: AnyDb, tenantId: number, query: ListQ
   );
   const column = { id: b.id, name: b.name, created_at: b.createdAt }[query.sort.field];
   const rows = await db
-    .select({ ...selection, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ ...selection, total: pageTotal() })
     .from(b)
     .leftJoin(cur, eq(cur.id, b.currencyId))
     .where(where)
     .orderBy(orderBy(column, b.id, query.sort.descending))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  return { rows: rows as Joined[], total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, b, where) : 0) };
+    .offset(pageOffset(query));
+  return { rows: rows as Joined[], total: await totalOfPage(db, rows, query.page, b, where) };
 }
 
 export async function getBankAccount(db: AnyDb, tenantId: number, id: number): Promise<Joined> {
@@ -109,7 +109,7 @@ export async function updateBankAccount(db: AnyDb, tenantId: number, id: number,
 }
 
 /** Why a bank account cannot be deleted because payments were recorded to it. Returns a reason or null. */
-export async function bankAccountDocumentReferences(db: AnyDb, tenantId: number, bankAccountId: number): Promise<string | null> {
+async function bankAccountDocumentReferences(db: AnyDb, tenantId: number, bankAccountId: number): Promise<string | null> {
   const ip = schema.invoicePayments;
   return firstReference(db, [["payments were recorded to it", referencedBy(ip, ip.tenantId, ip.bankAccountId, tenantId, bankAccountId)]]);
 }

@@ -1,9 +1,9 @@
 import { and, eq, ilike, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
+import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
-import { AppError, fieldError, notFound } from "../../http/errors";
+import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { listWorkspaceCondition, type RequestScope, visibleByIdCondition } from "../../http/scope";
 import { decimal2, timestamp } from "../../lib/format";
@@ -15,7 +15,7 @@ import type { CONTACT_TYPES, CreateContactInput, UpdateContactInput } from "./sc
 const ct = schema.contacts;
 type ContactRow = typeof ct.$inferSelect;
 
-export interface Taxpayer {
+interface Taxpayer {
   name: string;
   comercial_name: string;
   status: string;
@@ -25,7 +25,7 @@ export interface Taxpayer {
  * A contact as the API shows it. `taxpayer` is what the DGII registry says of its RNC or cédula
  * (null when the registry does not know it, or for passports).
  */
-export function serializeContact(row: ContactRow, taxpayer: Taxpayer | null = null) {
+function serializeContact(row: ContactRow, taxpayer: Taxpayer | null = null) {
   return {
     id: row.id,
     workspace_id: row.workspaceId,
@@ -45,9 +45,9 @@ export function serializeContact(row: ContactRow, taxpayer: Taxpayer | null = nu
 }
 
 /** Serializes contacts with their registry records, looked up in one query. */
-export async function serializeContacts(db: AnyDb, rows: ContactRow[]) {
+export async function serializeContacts(db: AnyDb, rows: ContactRow[]): Promise<ReturnType<typeof serializeContact>[]> {
   const known = await findRncMany(
-    db as never,
+    db,
     rows.filter((r) => r.identificationType === "rnc" || r.identificationType === "cedula").map((r) => r.identification ?? ""),
   );
   return rows.map((row) => {
@@ -56,10 +56,10 @@ export async function serializeContacts(db: AnyDb, rows: ContactRow[]) {
   });
 }
 
-export type ContactFilter = "search" | "contact_type" | "identification_type" | "identification" | "workspace_id";
-export type ContactSort = "id" | "name" | "created_at";
+type ContactFilter = "search" | "contact_type" | "identification_type" | "identification" | "workspace_id";
+type ContactSort = "id" | "name" | "created_at";
 
-export async function listContacts(db: AnyDb, scope: RequestScope, query: ListQuery<ContactFilter, ContactSort>) {
+export async function listContacts(db: AnyDb, scope: RequestScope, query: ListQuery<ContactFilter, ContactSort>): Promise<Page<ContactRow>> {
   const f = query.filters;
   const search = f.search ? likePattern(f.search) : null;
   const where = and(
@@ -72,24 +72,11 @@ export async function listContacts(db: AnyDb, scope: RequestScope, query: ListQu
     f.identification ? eq(ct.identification, compactIdentification(f.identification).toUpperCase()) : undefined,
   );
   const column = { id: ct.id, name: ct.name, created_at: ct.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: ct, total: sql<number>`count(*) over ()`.mapWith(Number) })
-    .from(ct)
-    .where(where)
-    .orderBy(orderBy(column, ct.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, ct, where) : 0) };
+  return pageOf(db, ct, where, orderBy(column, ct.id, query.sort.descending), query);
 }
 
 export async function getContact(db: AnyDb, scope: RequestScope, id: number, lock = false): Promise<ContactRow> {
-  const q = db
-    .select()
-    .from(ct)
-    .where(and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id), visibleByIdCondition(ct.workspaceId, scope)));
-  const [row] = lock ? await q.for("update") : await q;
-  if (!row) throw notFound("Contact");
-  return row;
+  return findRow(db, ct, and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id), visibleByIdCondition(ct.workspaceId, scope)), "Contact", lock);
 }
 
 /** Type and number together: validated (check digits, exception lists) and stored as digits. */
@@ -202,7 +189,7 @@ export async function updateContact(db: AnyDb, scope: RequestScope, id: number, 
  * Why a contact cannot be deleted because documents were issued to them (deleted invoices
  * included: they stay on record). Returns a reason or null.
  */
-export async function contactDocumentReferences(db: AnyDb, tenantId: number, contactId: number): Promise<string | null> {
+async function contactDocumentReferences(db: AnyDb, tenantId: number, contactId: number): Promise<string | null> {
   return firstReference(db, [
     ["invoices were issued to it", referencedBy(schema.invoices, schema.invoices.tenantId, schema.invoices.contactId, tenantId, contactId)],
     ["quotations were issued to it", referencedBy(schema.quotations, schema.quotations.tenantId, schema.quotations.contactId, tenantId, contactId)],

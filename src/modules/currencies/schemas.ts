@@ -15,7 +15,7 @@ function knownCurrencyCodes(): ReadonlySet<string> | null {
   return isoCodes;
 }
 
-export const CurrencyCode = z
+const CurrencyCode = z
   .string()
   .trim()
   .transform((v) => v.toUpperCase())

@@ -1,9 +1,9 @@
 import { and, eq, ilike, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey, isUniqueViolation } from "../../db/errors";
-import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
+import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
-import { AppError, fieldError, notFound } from "../../http/errors";
+import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
 import { timestamp } from "../../lib/format";
@@ -13,7 +13,7 @@ const cur = schema.currencies;
 type CurrencyRow = typeof cur.$inferSelect;
 
 /** An exchange rate with at least 2 decimals and no trailing zeros beyond: "60.00", "58.7525". */
-export function formatRate(value: string): string {
+function formatRate(value: string): string {
   const fixed = new Big(value).toFixed(6);
   return fixed.replace(/(\.\d\d\d*?)0+$/, "$1");
 }
@@ -31,10 +31,10 @@ export function serializeCurrency(row: CurrencyRow) {
   };
 }
 
-export type CurrencyFilter = "search" | "code" | "is_default";
-export type CurrencySort = "id" | "code" | "name" | "created_at";
+type CurrencyFilter = "search" | "code" | "is_default";
+type CurrencySort = "id" | "code" | "name" | "created_at";
 
-export async function listCurrencies(db: AnyDb, tenantId: number, query: ListQuery<CurrencyFilter, CurrencySort>) {
+export async function listCurrencies(db: AnyDb, tenantId: number, query: ListQuery<CurrencyFilter, CurrencySort>): Promise<Page<CurrencyRow>> {
   const f = query.filters;
   const where = and(
     eq(cur.tenantId, tenantId),
@@ -43,24 +43,11 @@ export async function listCurrencies(db: AnyDb, tenantId: number, query: ListQue
     f.is_default ? eq(cur.isDefault, f.is_default === "true") : undefined,
   );
   const column = { id: cur.id, code: cur.code, name: cur.name, created_at: cur.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: cur, total: sql<number>`count(*) over ()`.mapWith(Number) })
-    .from(cur)
-    .where(where)
-    .orderBy(orderBy(column, cur.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, cur, where) : 0) };
+  return pageOf(db, cur, where, orderBy(column, cur.id, query.sort.descending), query);
 }
 
 export async function getCurrency(db: AnyDb, tenantId: number, id: number, lock = false): Promise<CurrencyRow> {
-  const q = db
-    .select()
-    .from(cur)
-    .where(and(eq(cur.tenantId, tenantId), eq(cur.id, id)));
-  const [row] = lock ? await q.for("update") : await q;
-  if (!row) throw notFound("Currency");
-  return row;
+  return findRow(db, cur, and(eq(cur.tenantId, tenantId), eq(cur.id, id)), "Currency", lock);
 }
 
 function codeTaken(error: unknown): never {
@@ -125,7 +112,7 @@ export async function updateCurrency(db: AnyDb, tenantId: number, id: number, in
 }
 
 /** Why a currency cannot be deleted because invoices or quotations are in it. Returns a reason or null. */
-export async function currencyDocumentReferences(db: AnyDb, tenantId: number, currencyId: number): Promise<string | null> {
+async function currencyDocumentReferences(db: AnyDb, tenantId: number, currencyId: number): Promise<string | null> {
   return firstReference(db, [
     ["invoices are in this currency", referencedBy(schema.invoices, schema.invoices.tenantId, schema.invoices.currencyId, tenantId, currencyId)],
     ["quotations are in this currency", referencedBy(schema.quotations, schema.quotations.tenantId, schema.quotations.currencyId, tenantId, currencyId)],

@@ -50,7 +50,7 @@ export const UpdateDocumentSubtypeBody = z
 export type CreateDocumentSubtypeInput = z.output<typeof CreateDocumentSubtypeBody>;
 export type UpdateDocumentSubtypeInput = z.output<typeof UpdateDocumentSubtypeBody>;
 
-export const SubtypeWarning = z.object({
+const SubtypeWarning = z.object({
   code: z.enum(["expired", "expiring_soon", "exhausted", "running_low"]),
   message: z.string(),
 });

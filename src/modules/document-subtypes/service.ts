@@ -1,7 +1,8 @@
-import { and, asc, eq, ilike, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, ilike, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
+import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
+import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -17,22 +18,23 @@ import {
   parseDocumentNumber,
   sequenceDigits,
 } from "../../lib/ncf";
+import { refusalAfterTaking, takeNumberStatement } from "./numbering";
 import type { CreateDocumentSubtypeInput, DocumentType, UpdateDocumentSubtypeInput } from "./schemas";
 
 const ds = schema.documentSubtypes;
 const prefs = schema.workspaceDocumentPreferences;
 type SubtypeRow = typeof ds.$inferSelect;
 
-export const EXPIRY_WARNING_DAYS = 30;
-export const LOW_REMAINING_THRESHOLD = 100;
+const EXPIRY_WARNING_DAYS = 30;
+const LOW_REMAINING_THRESHOLD = 100;
 
-export function remainingOf(row: Pick<SubtypeRow, "endNumber" | "nextNumber">): number {
+function remainingOf(row: Pick<SubtypeRow, "endNumber" | "nextNumber">): number {
   return Math.max(0, row.endNumber - row.nextNumber + 1);
 }
 
 type Warning = { code: "expired" | "expiring_soon" | "exhausted" | "running_low"; message: string };
 
-export function warningsOf(row: SubtypeRow, today = dominicanToday()): Warning[] {
+function warningsOf(row: SubtypeRow, today = dominicanToday()): Warning[] {
   const warnings: Warning[] = [];
   if (row.validUntil !== null) {
     if (row.validUntil < today) warnings.push({ code: "expired", message: `The sequence expired on ${row.validUntil}.` });
@@ -68,10 +70,10 @@ export function serializeSubtype(row: SubtypeRow) {
   };
 }
 
-export type SubtypeFilter = "search" | "type" | "prefix" | "is_active" | "is_default";
-export type SubtypeSort = "id" | "name" | "prefix" | "valid_until" | "created_at";
+type SubtypeFilter = "search" | "type" | "prefix" | "is_active" | "is_default";
+type SubtypeSort = "id" | "name" | "prefix" | "valid_until" | "created_at";
 
-export async function listSubtypes(db: AnyDb, tenantId: number, query: ListQuery<SubtypeFilter, SubtypeSort>) {
+export async function listSubtypes(db: AnyDb, tenantId: number, query: ListQuery<SubtypeFilter, SubtypeSort>): Promise<Page<SubtypeRow>> {
   const f = query.filters;
   const where = and(
     eq(ds.tenantId, tenantId),
@@ -82,24 +84,11 @@ export async function listSubtypes(db: AnyDb, tenantId: number, query: ListQuery
     f.is_default ? eq(ds.isDefault, f.is_default === "true") : undefined,
   );
   const column = { id: ds.id, name: ds.name, prefix: ds.prefix, valid_until: ds.validUntil, created_at: ds.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: ds, total: sql<number>`count(*) over ()`.mapWith(Number) })
-    .from(ds)
-    .where(where)
-    .orderBy(orderBy(column, ds.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, ds, where) : 0) };
+  return pageOf(db, ds, where, orderBy(column, ds.id, query.sort.descending), query);
 }
 
 export async function getSubtype(db: AnyDb, tenantId: number, id: number, lock = false): Promise<SubtypeRow> {
-  const q = db
-    .select()
-    .from(ds)
-    .where(and(eq(ds.tenantId, tenantId), eq(ds.id, id)));
-  const [row] = lock ? await q.for("update") : await q;
-  if (!row) throw notFound("Document subtype");
-  return row;
+  return findRow(db, ds, and(eq(ds.tenantId, tenantId), eq(ds.id, id)), "Document subtype", lock);
 }
 
 /** Invoice prefixes are DGII NCF types; credit notes B04/E34; quotations any short code but an NCF type. */
@@ -231,7 +220,7 @@ export async function updateSubtype(db: AnyDb, tenantId: number, id: number, inp
  * Whether documents were numbered from this subtype (invoices, deleted ones included, and
  * quotations). Returns a reason or null. Used by delete (409 in_use) and prefix changes (422).
  */
-export async function subtypeDocumentReferences(db: AnyDb, tenantId: number, subtypeId: number): Promise<string | null> {
+async function subtypeDocumentReferences(db: AnyDb, tenantId: number, subtypeId: number): Promise<string | null> {
   return firstReference(db, [
     ["invoices were numbered from it", referencedBy(schema.invoices, schema.invoices.tenantId, schema.invoices.documentSubtypeId, tenantId, subtypeId)],
     ["quotations were numbered from it", referencedBy(schema.quotations, schema.quotations.tenantId, schema.quotations.documentSubtypeId, tenantId, subtypeId)],
@@ -265,29 +254,23 @@ export async function deleteSubtype(db: AnyDb, tenantId: number, id: number): Pr
  * until the transaction ends (no duplicates under concurrency; a rolled-back document gives the
  * number back). For the invoice, quotation and credit note modules.
  */
-export async function takeDocumentNumber(db: AnyDb, tenantId: number, subtypeId: number, today = dominicanToday()) {
-  const [taken] = await db
-    .update(ds)
-    .set({ nextNumber: sql`${ds.nextNumber} + 1`, updatedAt: new Date() })
-    .where(
-      and(
-        eq(ds.tenantId, tenantId),
-        eq(ds.id, subtypeId),
-        eq(ds.isActive, true),
-        lte(ds.nextNumber, ds.endNumber),
-        or(sql`${ds.validUntil} IS NULL`, sql`${ds.validUntil} >= ${today}`),
-      ),
-    )
-    .returning({ prefix: ds.prefix, number: sql<number>`${ds.nextNumber} - 1`.mapWith(Number) });
-  if (taken) return { number: taken.number, documentNumber: formatDocumentNumber(taken.prefix, taken.number) };
-  const row = await getSubtype(db, tenantId, subtypeId);
-  if (!row.isActive) throw fieldError("document_subtype_id", "This document subtype is inactive.");
-  if (row.nextNumber > row.endNumber) throw fieldError("document_subtype_id", "No numbers are left in this sequence.", "ncf_sequence_exhausted");
-  throw fieldError("document_subtype_id", `This sequence expired on ${row.validUntil}.`, "ncf_sequence_expired");
+export async function takeDocumentNumber(
+  db: AnyDb,
+  tenantId: number,
+  subtypeId: number,
+  today = dominicanToday(),
+): Promise<{ number: number; documentNumber: string }> {
+  const [taken] = rowsOf<{ prefix: string; number: number | string }>(await db.execute(takeNumberStatement(tenantId, subtypeId, today)));
+  if (!taken) {
+    await getSubtype(db, tenantId, subtypeId); // 404 for a subtype that is not there
+    throw await refusalAfterTaking(db, tenantId, subtypeId, today);
+  }
+  const number = Number(taken.number);
+  return { number, documentNumber: formatDocumentNumber(taken.prefix, number) };
 }
 
 /** Whether an invoice of the tenant (deleted ones included: their NCF stays used) carries this number. */
-export async function isDocumentNumberUsed(db: AnyDb, tenantId: number, documentNumber: string): Promise<boolean> {
+async function isDocumentNumberUsed(db: AnyDb, tenantId: number, documentNumber: string): Promise<boolean> {
   const [row] = await db
     .select({ id: schema.invoices.id })
     .from(schema.invoices)
@@ -297,7 +280,13 @@ export async function isDocumentNumberUsed(db: AnyDb, tenantId: number, document
 }
 
 /** Whether `ncf` may be used with the subtype: format, prefix, range, expiry, not already used. */
-export async function validateNcf(db: AnyDb, tenantId: number, rawNcf: string, subtypeId: number, today = dominicanToday()) {
+export async function validateNcf(
+  db: AnyDb,
+  tenantId: number,
+  rawNcf: string,
+  subtypeId: number,
+  today = dominicanToday(),
+): Promise<{ valid: boolean; message: string }> {
   const [subtype] = await db
     .select()
     .from(ds)
@@ -328,7 +317,14 @@ export async function validateNcf(db: AnyDb, tenantId: number, rawNcf: string, s
 }
 
 /** PUT /workspaces/{id}/preferred-document-subtype: owner only; null clears the preference. */
-export async function setPreferredSubtype(db: AnyDb, tenantId: number, userId: number, workspaceId: number, type: DocumentType, subtypeId: number | null) {
+export async function setPreferredSubtype(
+  db: AnyDb,
+  tenantId: number,
+  userId: number,
+  workspaceId: number,
+  type: DocumentType,
+  subtypeId: number | null,
+): Promise<SubtypeRow | null> {
   const [workspace] = await db
     .select({ id: schema.workspaces.id, ownerId: schema.workspaces.ownerId })
     .from(schema.workspaces)
@@ -356,7 +352,13 @@ export async function setPreferredSubtype(db: AnyDb, tenantId: number, userId: n
 }
 
 /** The preferences of a workspace the caller may see (member, or view_all_locations). */
-export async function listPreferredSubtypes(db: AnyDb, tenantId: number, userId: number, viewAll: boolean, workspaceId: number) {
+export async function listPreferredSubtypes(
+  db: AnyDb,
+  tenantId: number,
+  userId: number,
+  viewAll: boolean,
+  workspaceId: number,
+): Promise<{ type: string; id: number; name: string; prefix: string }[]> {
   const [workspace] = await db
     .select({ id: schema.workspaces.id })
     .from(schema.workspaces)

@@ -1,14 +1,23 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { countWhere, orderBy } from "../../db/queries";
+import { findRow, orderBy, type Page, pageOf } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { Env } from "../../env";
-import { AppError, fieldError, notFound } from "../../http/errors";
+import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { decryptSecret, encryptSecret, last4, randomSecret, secretsEqual } from "../../lib/crypto";
 import { timestamp } from "../../lib/format";
 import { log } from "../../lib/log";
-import { type BotIdentity, integrationFailed, PlatformError, telegramDeleteWebhook, telegramGetMe, telegramSendMessage, telegramSetWebhook } from "./platforms";
+import {
+  type BotIdentity,
+  integrationFailed,
+  jsonObjectBody,
+  PlatformError,
+  telegramDeleteWebhook,
+  telegramGetMe,
+  telegramSendMessage,
+  telegramSetWebhook,
+} from "./platforms";
 import type { CreateBotInput, UpdateBotInput } from "./schemas";
 
 const b = schema.messagingBots;
@@ -22,7 +31,7 @@ export interface IntegrationScope {
   requestId: string;
 }
 
-export const botInboundUrl = (origin: string, id: number) => `${origin}/webhooks/messaging-bots/${id}`;
+const botInboundUrl = (origin: string, id: number) => `${origin}/webhooks/messaging-bots/${id}`;
 
 /** The public shape: never the token nor the webhook secret. */
 export function serializeBot(row: BotRow, origin: string) {
@@ -40,34 +49,21 @@ export function serializeBot(row: BotRow, origin: string) {
   };
 }
 
-export type BotSort = "id" | "name" | "created_at";
+type BotSort = "id" | "name" | "created_at";
 
-export async function listBots(db: AnyDb, scope: IntegrationScope, query: ListQuery<"is_active", BotSort>) {
+export async function listBots(db: AnyDb, scope: IntegrationScope, query: ListQuery<"is_active", BotSort>): Promise<Page<BotRow>> {
   const where = and(
     eq(b.tenantId, scope.tenantId),
     eq(b.workspaceId, scope.workspaceId),
     query.filters.is_active ? eq(b.isActive, query.filters.is_active === "true") : undefined,
   );
   const column = { id: b.id, name: b.name, created_at: b.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: b, total: sql<number>`count(*) over ()`.mapWith(Number) })
-    .from(b)
-    .where(where)
-    .orderBy(orderBy(column, b.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, b, where) : 0) };
+  return pageOf(db, b, where, orderBy(column, b.id, query.sort.descending), query);
 }
 
 /** A bot of the request's workspace; another workspace's (or tenant's) is 404. */
 export async function getBot(db: AnyDb, scope: Pick<IntegrationScope, "tenantId" | "workspaceId">, id: number, lock = false): Promise<BotRow> {
-  const q = db
-    .select()
-    .from(b)
-    .where(and(eq(b.tenantId, scope.tenantId), eq(b.workspaceId, scope.workspaceId), eq(b.id, id)));
-  const [row] = lock ? await q.for("update") : await q;
-  if (!row) throw notFound("Messaging bot");
-  return row;
+  return findRow(db, b, and(eq(b.tenantId, scope.tenantId), eq(b.workspaceId, scope.workspaceId), eq(b.id, id)), "Messaging bot", lock);
 }
 
 /** getMe: a refused token is the caller's mistake (422 on `token`); anything else is the platform's (502). */
@@ -163,7 +159,14 @@ export async function deleteBot(db: AnyDb, env: Env, scope: IntegrationScope, id
   await db.delete(b).where(and(eq(b.tenantId, scope.tenantId), eq(b.id, id)));
 }
 
-export async function sendTestMessage(db: AnyDb, env: Env, scope: IntegrationScope, id: number, chatId: string, text: string) {
+export async function sendTestMessage(
+  db: AnyDb,
+  env: Env,
+  scope: IntegrationScope,
+  id: number,
+  chatId: string,
+  text: string,
+): Promise<{ message_id: number; chat_id: string }> {
   const bot = await getBot(db, scope, id);
   const token = await decryptSecret(env.APP_ENCRYPTION_KEY, bot.tokenEncrypted);
   try {
@@ -179,7 +182,14 @@ export async function sendTestMessage(db: AnyDb, env: Env, scope: IntegrationSco
  * secret in `X-Telegram-Bot-Api-Secret-Token` (compared in constant time); anything else is 403,
  * the same for an unknown bot. Accepted updates are stored once per update_id.
  */
-export async function receiveBotUpdate(db: AnyDb, env: Env, tenantId: number, botId: number, secretHeader: string | undefined, rawBody: string) {
+export async function receiveBotUpdate(
+  db: AnyDb,
+  env: Env,
+  tenantId: number,
+  botId: number,
+  secretHeader: string | undefined,
+  rawBody: string,
+): Promise<{ stored: boolean }> {
   const refused = () => new AppError("webhook_verification_failed", "Webhook verification failed.");
   const [bot] = Number.isSafeInteger(botId)
     ? await db
@@ -190,13 +200,7 @@ export async function receiveBotUpdate(db: AnyDb, env: Env, tenantId: number, bo
   const secret = bot ? await decryptSecret(env.APP_ENCRYPTION_KEY, bot.webhookSecretEncrypted) : randomSecret();
   const matches = await secretsEqual(secretHeader ?? "", secret);
   if (!bot || !secretHeader || !matches) throw refused();
-  let update: any;
-  try {
-    update = JSON.parse(rawBody);
-  } catch {
-    throw new AppError("malformed_json", "The request body is not valid JSON.");
-  }
-  if (!update || typeof update !== "object" || Array.isArray(update)) throw fieldError("body", "An update must be a JSON object.");
+  const update = jsonObjectBody(rawBody, "An update");
   const updateId = Number.isSafeInteger(update.update_id) ? Number(update.update_id) : null;
   const inserted = await db
     .insert(schema.inboundUpdates)

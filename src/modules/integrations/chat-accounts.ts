@@ -1,16 +1,17 @@
+import { z } from "@hono/zod-openapi";
 import { and, asc, eq, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
-import { countWhere, orderBy } from "../../db/queries";
+import { findRow, orderBy, type Page, pageOf } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { Env } from "../../env";
-import { AppError, fieldError, notFound } from "../../http/errors";
+import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { INT4_MAX } from "../../lib/bounds";
 import { decryptSecret, encryptSecret, hmacSha256Hex, last4, randomSecret, secretsEqual } from "../../lib/crypto";
 import { timestamp } from "../../lib/format";
 import type { IntegrationScope } from "./bots";
-import { graph, integrationFailed } from "./platforms";
+import { fieldsOf, graph, integrationFailed, jsonObjectBody } from "./platforms";
 import type { CreateAccountInput, CreateTemplateInput, SendMessageInput, UpdateAccountInput } from "./schemas";
 
 const a = schema.chatAccounts;
@@ -18,7 +19,7 @@ const t = schema.chatTemplates;
 type AccountRow = typeof a.$inferSelect;
 type TemplateRow = typeof t.$inferSelect;
 
-export const accountInboundUrl = (origin: string, id: number) => `${origin}/webhooks/chat-accounts/${id}`;
+const accountInboundUrl = (origin: string, id: number) => `${origin}/webhooks/chat-accounts/${id}`;
 
 /** The public shape: never the access token, the app secret or the verify token. */
 export function serializeAccount(row: AccountRow, origin: string) {
@@ -53,34 +54,21 @@ export function serializeTemplate(row: TemplateRow) {
   };
 }
 
-export type AccountSort = "id" | "name" | "created_at";
+type AccountSort = "id" | "name" | "created_at";
 
-export async function listAccounts(db: AnyDb, scope: IntegrationScope, query: ListQuery<"is_active", AccountSort>) {
+export async function listAccounts(db: AnyDb, scope: IntegrationScope, query: ListQuery<"is_active", AccountSort>): Promise<Page<AccountRow>> {
   const where = and(
     eq(a.tenantId, scope.tenantId),
     eq(a.workspaceId, scope.workspaceId),
     query.filters.is_active ? eq(a.isActive, query.filters.is_active === "true") : undefined,
   );
   const column = { id: a.id, name: a.name, created_at: a.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: a, total: sql<number>`count(*) over ()`.mapWith(Number) })
-    .from(a)
-    .where(where)
-    .orderBy(orderBy(column, a.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, a, where) : 0) };
+  return pageOf(db, a, where, orderBy(column, a.id, query.sort.descending), query);
 }
 
 /** An account of the request's workspace; another workspace's (or tenant's) is 404. */
 export async function getAccount(db: AnyDb, scope: Pick<IntegrationScope, "tenantId" | "workspaceId">, id: number, lock = false): Promise<AccountRow> {
-  const q = db
-    .select()
-    .from(a)
-    .where(and(eq(a.tenantId, scope.tenantId), eq(a.workspaceId, scope.workspaceId), eq(a.id, id)));
-  const [row] = lock ? await q.for("update") : await q;
-  if (!row) throw notFound("Chat account");
-  return row;
+  return findRow(db, a, and(eq(a.tenantId, scope.tenantId), eq(a.workspaceId, scope.workspaceId), eq(a.id, id)), "Chat account", lock);
 }
 
 const phoneIdTaken = (error: unknown) => {
@@ -152,6 +140,9 @@ export async function listTemplates(db: AnyDb, scope: IntegrationScope, accountI
     .orderBy(asc(t.name), asc(t.language));
 }
 
+const CreatedTemplate = z.object({ id: z.unknown(), status: z.unknown() }).partial();
+const SentMessage = z.object({ messages: z.array(z.object({ id: z.unknown() }).partial()) }).partial();
+
 /** Submits a template for approval and stores it with the status the platform gave (PENDING). */
 export async function createTemplate(db: AnyDb, env: Env, scope: IntegrationScope, accountId: number, input: CreateTemplateInput): Promise<TemplateRow> {
   const account = await getAccount(db, scope, accountId, true);
@@ -161,9 +152,9 @@ export async function createTemplate(db: AnyDb, env: Env, scope: IntegrationScop
     .where(and(eq(t.accountId, accountId), eq(t.name, input.name), eq(t.language, input.language)));
   if (existing) throw fieldError("name", "This account already has a template with this name and language.");
   const accessToken = await decryptSecret(env.APP_ENCRYPTION_KEY, account.accessTokenEncrypted);
-  let created: { id?: string | number; status?: string };
+  let created: z.output<typeof CreatedTemplate>;
   try {
-    created = await graph(env, accessToken, "POST", `${account.businessAccountId}/message_templates`, {
+    created = await graph(env, accessToken, "POST", `${account.businessAccountId}/message_templates`, CreatedTemplate, {
       name: input.name,
       language: input.language,
       category: input.category,
@@ -188,15 +179,20 @@ export async function createTemplate(db: AnyDb, env: Env, scope: IntegrationScop
   return row!;
 }
 
-interface PlatformTemplate {
-  id?: string | number;
-  name?: string;
-  language?: string;
-  status?: string;
-  category?: string;
-  components?: unknown[];
-  rejected_reason?: string;
-}
+/** A template as the platform lists it; fields are read as text, whatever type the platform used. */
+const PlatformTemplate = z
+  .object({
+    id: z.unknown(),
+    name: z.unknown(),
+    language: z.unknown(),
+    status: z.unknown(),
+    category: z.unknown(),
+    components: z.array(z.unknown()),
+    rejected_reason: z.unknown(),
+  })
+  .partial();
+type PlatformTemplate = z.output<typeof PlatformTemplate>;
+const TemplatePage = z.object({ data: z.array(PlatformTemplate), paging: z.object({ next: z.string() }).partial() }).partial();
 
 const MAX_SYNC_PAGES = 20;
 
@@ -208,7 +204,7 @@ export async function syncTemplates(db: AnyDb, env: Env, scope: IntegrationScope
   try {
     let next: string | null = `${account.businessAccountId}/message_templates?fields=id,name,language,status,category,components,rejected_reason&limit=100`;
     for (let page = 0; next && page < MAX_SYNC_PAGES; page++) {
-      const result: { data?: PlatformTemplate[]; paging?: { next?: string } } = await graph(env, accessToken, "GET", next);
+      const result: z.output<typeof TemplatePage> = await graph(env, accessToken, "GET", next, TemplatePage);
       remote.push(...(result.data ?? []));
       next = result.paging?.next ?? null;
     }
@@ -226,7 +222,7 @@ export async function syncTemplates(db: AnyDb, env: Env, scope: IntegrationScope
       components: r.components ?? [],
       status: String(r.status ?? "PENDING").toUpperCase(),
       platformTemplateId: r.id === undefined ? null : String(r.id),
-      rejectedReason: r.rejected_reason && r.rejected_reason !== "NONE" ? r.rejected_reason : null,
+      rejectedReason: r.rejected_reason && r.rejected_reason !== "NONE" ? String(r.rejected_reason) : null,
     }));
   if (values.length) {
     await db
@@ -248,7 +244,13 @@ export async function syncTemplates(db: AnyDb, env: Env, scope: IntegrationScope
 }
 
 /** Sends an APPROVED template (422 template_not_approved otherwise). */
-export async function sendTemplateMessage(db: AnyDb, env: Env, scope: IntegrationScope, accountId: number, input: SendMessageInput) {
+export async function sendTemplateMessage(
+  db: AnyDb,
+  env: Env,
+  scope: IntegrationScope,
+  accountId: number,
+  input: SendMessageInput,
+): Promise<{ message_id: string; to: string; template: string; language: string }> {
   const account = await getAccount(db, scope, accountId);
   const candidates = await db
     .select()
@@ -264,7 +266,7 @@ export async function sendTemplateMessage(db: AnyDb, env: Env, scope: Integratio
   const accessToken = await decryptSecret(env.APP_ENCRYPTION_KEY, account.accessTokenEncrypted);
   const to = input.to.replace(/^\+/, "");
   try {
-    const result = await graph<{ messages?: { id: string }[] }>(env, accessToken, "POST", `${account.phoneNumberId}/messages`, {
+    const result = await graph(env, accessToken, "POST", `${account.phoneNumberId}/messages`, SentMessage, {
       messaging_product: "whatsapp",
       to,
       type: "template",
@@ -304,30 +306,52 @@ export async function verifySubscription(db: AnyDb, env: Env, tenantId: number, 
 
 const STATUS_EVENTS: Record<string, string> = { REINSTATED: "APPROVED" };
 
+/** The parts of an event delivery read here (template status updates); the rest is only stored. */
+const EventEntries = z.object({ entry: z.array(z.unknown()).catch([]) }).partial();
+const EventEntry = z.object({ id: z.unknown(), changes: z.array(z.unknown()).catch([]) }).partial();
+const TemplateStatusChange = z
+  .object({
+    field: z.unknown(),
+    value: z
+      .object({
+        event: z.unknown(),
+        message_template_id: z.unknown(),
+        message_template_name: z.unknown(),
+        message_template_language: z.unknown(),
+        reason: z.unknown(),
+      })
+      .partial(),
+  })
+  .partial();
+
 /**
  * An event delivery: `X-Hub-Signature-256` must be `sha256=` + the HMAC-SHA256 of the raw body with
  * the account's app secret (compared in constant time), else 403. Stored, then template status
  * updates (`message_template_status_update`) of this business account are applied.
  */
-export async function receiveAccountEvent(db: AnyDb, env: Env, tenantId: number, id: number, signature: string | undefined, raw: Uint8Array) {
+export async function receiveAccountEvent(
+  db: AnyDb,
+  env: Env,
+  tenantId: number,
+  id: number,
+  signature: string | undefined,
+  raw: Uint8Array,
+): Promise<{ applied: number }> {
   const account = await accountForWebhook(db, tenantId, id);
   const appSecret = account ? await decryptSecret(env.APP_ENCRYPTION_KEY, account.appSecretEncrypted) : randomSecret();
   const expected = `sha256=${await hmacSha256Hex(appSecret, raw)}`;
   const matches = await secretsEqual((signature ?? "").trim().toLowerCase(), expected);
   if (!account || !signature || !matches) throw refused();
-  let event: any;
-  try {
-    event = JSON.parse(new TextDecoder().decode(raw));
-  } catch {
-    throw new AppError("malformed_json", "The request body is not valid JSON.");
-  }
-  if (!event || typeof event !== "object" || Array.isArray(event)) throw fieldError("body", "An event must be a JSON object.");
+  const event = jsonObjectBody(new TextDecoder().decode(raw), "An event");
   await db.insert(schema.inboundUpdates).values({ tenantId, source: "chat_account", accountId: account.id, payload: event });
   let applied = 0;
-  for (const entry of Array.isArray(event.entry) ? event.entry : []) {
-    if (entry?.id !== undefined && String(entry.id) !== account.businessAccountId) continue;
-    for (const change of Array.isArray(entry?.changes) ? entry.changes : []) {
-      if (change?.field !== "message_template_status_update" || !change.value?.event) continue;
+  // Read leniently: entries and changes of other shapes are skipped, not refused (the event is stored).
+  for (const entry of fieldsOf(EventEntries, event).entry ?? []) {
+    const { id: entryId, changes = [] } = fieldsOf(EventEntry, entry);
+    if (entryId !== undefined && String(entryId) !== account.businessAccountId) continue;
+    for (const rawChange of changes) {
+      const change = fieldsOf(TemplateStatusChange, rawChange);
+      if (change.field !== "message_template_status_update" || !change.value?.event) continue;
       const value = change.value;
       const status = STATUS_EVENTS[String(value.event).toUpperCase()] ?? String(value.event).toUpperCase();
       const byId = value.message_template_id !== undefined ? eq(t.platformTemplateId, String(value.message_template_id)) : undefined;

@@ -1,5 +1,6 @@
+import { z } from "@hono/zod-openapi";
 import type { Env } from "../../env";
-import { AppError } from "../../http/errors";
+import { AppError, fieldError } from "../../http/errors";
 import { log } from "../../lib/log";
 
 /**
@@ -21,7 +22,13 @@ export class PlatformError extends Error {
   }
 }
 
-async function call(platform: PlatformError["platform"], url: string, init: RequestInit, describe: (json: any, status: number) => string | null): Promise<any> {
+/** The platform's answer as JSON (null when it is not JSON) and its HTTP status. */
+async function call(
+  platform: PlatformError["platform"],
+  url: string,
+  init: RequestInit,
+  describe: (json: unknown, status: number) => string | null,
+): Promise<{ json: unknown; status: number }> {
   let response: Response;
   try {
     response = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
@@ -29,7 +36,7 @@ async function call(platform: PlatformError["platform"], url: string, init: Requ
     const timedOut = (error as Error).name === "TimeoutError" || (error as Error).name === "AbortError";
     throw new PlatformError(platform, null, timedOut ? "the platform did not answer in time" : "the platform could not be reached");
   }
-  let json: any = null;
+  let json: unknown = null;
   try {
     json = await response.json();
   } catch {
@@ -37,45 +44,72 @@ async function call(platform: PlatformError["platform"], url: string, init: Requ
   }
   const problem = describe(json, response.status);
   if (!response.ok || problem) throw new PlatformError(platform, response.status, problem ?? `HTTP ${response.status}`);
-  return json;
+  return { json, status: response.status };
 }
+
+/** Reads a successful answer with `schema`; one of another shape is the platform's failure (502). */
+function answer<S extends z.ZodType>(platform: PlatformError["platform"], status: number, schema: S, json: unknown): z.output<S> {
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new PlatformError(platform, status, "the platform answered in an unexpected shape");
+  return parsed.data;
+}
+
+/** `schema`'s reading of `json`, or `{}` when it does not fit (an error answer or a webhook body may be anything). */
+export const fieldsOf = <S extends z.ZodType>(schema: S, json: unknown): Partial<z.output<S>> => {
+  const parsed = schema.safeParse(json);
+  return parsed.success ? parsed.data : {};
+};
 
 // ---- Messaging platform (Telegram Bot API shape)
 
 const telegramBase = (env: Env) => (env.TELEGRAM_API_BASE || "https://api.telegram.org").replace(/\/+$/, "");
 
-async function telegram<T>(env: Env, token: string, method: string, body: Record<string, unknown> = {}): Promise<T> {
-  const json = await call(
+/** Every Bot API answer: `{ ok, result }` or `{ ok: false, description }`. */
+const TelegramEnvelope = z.object({ ok: z.unknown(), description: z.unknown(), result: z.unknown() }).partial();
+
+async function telegram<S extends z.ZodType>(env: Env, token: string, method: string, result: S, body: Record<string, unknown> = {}): Promise<z.output<S>> {
+  const { json, status } = await call(
     "messaging",
     `${telegramBase(env)}/bot${token}/${method}`,
     { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
-    (j, status) => (j && j.ok === true ? null : String(j?.description ?? `HTTP ${status}`)),
+    (j, status) => {
+      const envelope = fieldsOf(TelegramEnvelope, j);
+      return envelope.ok === true ? null : String(envelope.description ?? `HTTP ${status}`);
+    },
   );
-  return json.result as T;
+  return answer("messaging", status, result, fieldsOf(TelegramEnvelope, json).result);
 }
 
-export interface BotIdentity {
-  id: number;
-  username?: string;
-  first_name?: string;
-}
+const BotIdentity = z.object({ id: z.number().optional(), username: z.string().optional(), first_name: z.string().optional() });
+export type BotIdentity = z.output<typeof BotIdentity>;
 
-export const telegramGetMe = (env: Env, token: string) => telegram<BotIdentity>(env, token, "getMe");
+export const telegramGetMe = (env: Env, token: string) => telegram(env, token, "getMe", BotIdentity);
 
 export const telegramSetWebhook = (env: Env, token: string, url: string, secretToken: string) =>
-  telegram<boolean>(env, token, "setWebhook", { url, secret_token: secretToken });
+  telegram(env, token, "setWebhook", z.unknown(), { url, secret_token: secretToken });
 
-export const telegramDeleteWebhook = (env: Env, token: string) => telegram<boolean>(env, token, "deleteWebhook");
+export const telegramDeleteWebhook = (env: Env, token: string) => telegram(env, token, "deleteWebhook", z.unknown());
 
 export const telegramSendMessage = (env: Env, token: string, chatId: string, text: string) =>
-  telegram<{ message_id: number; date?: number }>(env, token, "sendMessage", { chat_id: chatId, text });
+  telegram(env, token, "sendMessage", z.object({ message_id: z.number(), date: z.number().optional() }), { chat_id: chatId, text });
 
 // ---- Chat platform (Graph / WhatsApp Cloud API shape)
 
 const graphBase = (env: Env) => (env.GRAPH_API_BASE || "https://graph.facebook.com/v21.0").replace(/\/+$/, "");
 
-export async function graph<T = any>(env: Env, accessToken: string, method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
-  return call(
+/** A Graph error answer: `{ error: { message, error_user_msg, … } }`. */
+const GraphEnvelope = z.object({ error: z.unknown() }).partial();
+const GraphErrorDetail = z.object({ error_user_msg: z.unknown(), message: z.unknown() }).partial();
+
+export async function graph<S extends z.ZodType>(
+  env: Env,
+  accessToken: string,
+  method: "GET" | "POST",
+  path: string,
+  result: S,
+  body?: unknown,
+): Promise<z.output<S>> {
+  const { json, status } = await call(
     "chat",
     path.startsWith("http") ? path : `${graphBase(env)}/${path}`,
     {
@@ -83,8 +117,30 @@ export async function graph<T = any>(env: Env, accessToken: string, method: "GET
       headers: { authorization: `Bearer ${accessToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     },
-    (j, status) => (j?.error ? String(j.error.error_user_msg || j.error.message || `HTTP ${status}`) : null),
+    (j, status) => {
+      const { error } = fieldsOf(GraphEnvelope, j);
+      if (!error) return null;
+      const detail = fieldsOf(GraphErrorDetail, error);
+      return String(detail.error_user_msg || detail.message || `HTTP ${status}`);
+    },
   );
+  return answer("chat", status, result, json);
+}
+
+/**
+ * A webhook's body: a JSON object (`what` names it in the 422), else malformed_json (not JSON) or
+ * 422 on `body` (JSON of another kind).
+ */
+export function jsonObjectBody(text: string, what: string): Record<string, unknown> {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new AppError("malformed_json", "The request body is not valid JSON.");
+  }
+  const object = z.record(z.string(), z.unknown()).safeParse(body);
+  if (!object.success || Array.isArray(body)) throw fieldError("body", `${what} must be a JSON object.`);
+  return object.data;
 }
 
 /** A platform failure as the API answers it: 502 integration_failed, logged with the request id. */

@@ -130,7 +130,7 @@ export const ChatAccount = z
   })
   .openapi("ChatAccount");
 
-export const TEMPLATE_CATEGORIES = ["MARKETING", "UTILITY", "AUTHENTICATION"] as const;
+const TEMPLATE_CATEGORIES = ["MARKETING", "UTILITY", "AUTHENTICATION"] as const;
 
 export const CreateTemplateBody = z
   .object({

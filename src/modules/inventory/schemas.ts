@@ -17,7 +17,7 @@ export const CreateTransferBody = z
   })
   .openapi("CreateStockTransfer");
 
-export const AdjustmentReason = z.enum(["damaged", "lost", "found", "recount", "other"]);
+const AdjustmentReason = z.enum(["damaged", "lost", "found", "recount", "other"]);
 
 export const CreateAdjustmentBody = z
   .object({

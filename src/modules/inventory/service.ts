@@ -1,7 +1,9 @@
+import type { z } from "@hono/zod-openapi";
 import { and, asc, desc, eq, exists, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { AnyDb } from "../../db/client";
 import { postgresError } from "../../db/errors";
+import { pageOffset, pageTotal } from "../../db/queries";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -11,15 +13,28 @@ import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
 import { memberWorkspacesHolding } from "../members/grants";
 import { assertWritableIn } from "../products/ownership";
-import type { CreateAdjustmentInput, CreateTransferInput, InitialStockInput } from "./schemas";
+import type {
+  AdjustmentItem,
+  CreateAdjustmentInput,
+  CreatedTransfer,
+  CreateTransferInput,
+  InitialStockInput,
+  LowStockItem,
+  MovementItem,
+  MovementReportItem,
+  ProductStock,
+} from "./schemas";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "./stock";
+
+type Transfer = z.output<typeof MovementItem>;
+type Adjustment = z.output<typeof AdjustmentItem>;
 
 const m = schema.stockMovements;
 const fromWs = alias(schema.workspaces, "from_ws");
 const toWs = alias(schema.workspaces, "to_ws");
 
 /** Workspaces the caller may act on or see: memberships, or every workspace with view_all_locations. */
-export function accessibleWorkspaceCondition(scope: RequestScope): SQL {
+function accessibleWorkspaceCondition(scope: RequestScope): SQL {
   const member = exists(sqlMembership(scope.userId));
   return scope.viewAll ? eq(schema.workspaces.tenantId, scope.tenantId) : and(eq(schema.workspaces.tenantId, scope.tenantId), member)!;
 }
@@ -28,7 +43,7 @@ function sqlMembership(userId: number) {
   return sql`(SELECT 1 FROM ${schema.workspaceMembers} WHERE ${schema.workspaceMembers.workspaceId} = ${schema.workspaces.id} AND ${schema.workspaceMembers.userId} = ${userId})`;
 }
 
-export async function accessibleWorkspaces(db: AnyDb, scope: RequestScope, ids?: number[]) {
+async function accessibleWorkspaces(db: AnyDb, scope: RequestScope, ids?: number[]) {
   return db
     .select({ id: schema.workspaces.id, name: schema.workspaces.name })
     .from(schema.workspaces)
@@ -37,7 +52,7 @@ export async function accessibleWorkspaces(db: AnyDb, scope: RequestScope, ids?:
 }
 
 /** A workspace named by a query parameter: reachable by the caller, else 403 (never revealing it). */
-export async function requireAccessibleWorkspace(db: AnyDb, scope: RequestScope, workspaceId: number) {
+async function requireAccessibleWorkspace(db: AnyDb, scope: RequestScope, workspaceId: number) {
   if (workspaceId === scope.workspaceId) return;
   const [row] = await accessibleWorkspaces(db, scope, [workspaceId]);
   if (!row) throw new AppError("workspace_forbidden", "You do not have access to this workspace.");
@@ -112,7 +127,7 @@ function movementSelect(db: AnyDb) {
       from: { id: fromWs.id, name: fromWs.name },
       to: { id: toWs.id, name: toWs.name },
       user: { id: schema.users.id, name: schema.users.name, email: schema.users.email },
-      total: sql<number>`count(*) over ()`.mapWith(Number),
+      total: pageTotal(),
     })
     .from(m)
     .innerJoin(schema.products, eq(schema.products.id, m.productId))
@@ -121,7 +136,11 @@ function movementSelect(db: AnyDb) {
     .leftJoin(schema.users, eq(schema.users.id, m.createdBy));
 }
 
-export async function listTransfers(db: AnyDb, scope: RequestScope, query: ListQuery<"product_id" | "type", "created_at" | "quantity">) {
+export async function listTransfers(
+  db: AnyDb,
+  scope: RequestScope,
+  query: ListQuery<"product_id" | "type", "created_at" | "quantity">,
+): Promise<{ data: Transfer[]; total: number }> {
   const types = query.filters.type ? [query.filters.type] : ["transfer_out", "transfer_in"];
   const column = query.sort.field === "quantity" ? m.quantity : m.createdAt;
   const rows = await movementSelect(db)
@@ -135,7 +154,7 @@ export async function listTransfers(db: AnyDb, scope: RequestScope, query: ListQ
     )
     .orderBy(query.sort.descending ? desc(column) : asc(column), query.sort.descending ? desc(m.id) : asc(m.id))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
+    .offset(pageOffset(query));
   return { data: rows.map((r) => serializeMovement(r)), total: rows[0]?.total ?? (query.page > 1 ? await countMovements(db, scope, types) : 0) };
 }
 
@@ -148,7 +167,7 @@ async function countMovements(db: AnyDb, scope: RequestScope, types: string[]) {
 }
 
 /** A transfer movement of the request's workspace (or any, with view_all_locations). */
-export async function getTransfer(db: AnyDb, scope: RequestScope, id: number) {
+export async function getTransfer(db: AnyDb, scope: RequestScope, id: number): Promise<Transfer> {
   const [row] = await movementSelect(db).where(
     and(
       eq(m.tenantId, scope.tenantId),
@@ -171,7 +190,7 @@ export async function getTransfer(db: AnyDb, scope: RequestScope, id: number) {
  * product are checked; a failed check throws, and the transaction's rollback undoes the move. (One
  * round trip instead of three: the checks cannot change what a valid transfer writes.)
  */
-export async function createTransfer(db: AnyDb, scope: RequestScope, input: CreateTransferInput) {
+export async function createTransfer(db: AnyDb, scope: RequestScope, input: CreateTransferInput): Promise<z.output<typeof CreatedTransfer>["data"]> {
   if (input.to_workspace_id === scope.workspaceId) throw fieldError("to_workspace_id", "The destination must be another workspace.");
   const transferId = crypto.randomUUID();
   const reference = input.reference || `TRF-${transferId.slice(0, 8).toUpperCase()}`;
@@ -247,7 +266,7 @@ export async function createTransfer(db: AnyDb, scope: RequestScope, input: Crea
   };
 }
 
-export async function createAdjustment(db: AnyDb, scope: RequestScope, input: CreateAdjustmentInput) {
+export async function createAdjustment(db: AnyDb, scope: RequestScope, input: CreateAdjustmentInput): Promise<Adjustment> {
   await stockedProducts(
     db,
     scope,
@@ -276,7 +295,7 @@ export async function createAdjustment(db: AnyDb, scope: RequestScope, input: Cr
   return getAdjustment(db, scope, adjustment!.id);
 }
 
-export async function getAdjustment(db: AnyDb, scope: RequestScope, id: number) {
+export async function getAdjustment(db: AnyDb, scope: RequestScope, id: number): Promise<Adjustment> {
   const [list] = (
     await adjustmentsWhere(
       db,
@@ -293,7 +312,7 @@ export async function getAdjustment(db: AnyDb, scope: RequestScope, id: number) 
 async function adjustmentsWhere(db: AnyDb, where: SQL, scope: RequestScope, limit: number, offset: number, descending = true) {
   const a = schema.inventoryAdjustments;
   const rows = await db
-    .select({ adjustment: a, user: { id: schema.users.id, name: schema.users.name }, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ adjustment: a, user: { id: schema.users.id, name: schema.users.name }, total: pageTotal() })
     .from(a)
     .leftJoin(schema.users, eq(schema.users.id, a.createdBy))
     .where(and(eq(a.tenantId, scope.tenantId), where))
@@ -323,7 +342,11 @@ async function adjustmentsWhere(db: AnyDb, where: SQL, scope: RequestScope, limi
   };
 }
 
-export async function listAdjustments(db: AnyDb, scope: RequestScope, query: ListQuery<"product_id", "created_at">) {
+export async function listAdjustments(
+  db: AnyDb,
+  scope: RequestScope,
+  query: ListQuery<"product_id", "created_at">,
+): Promise<{ data: Adjustment[]; total: number }> {
   const a = schema.inventoryAdjustments;
   const byProduct = query.filters.product_id
     ? exists(
@@ -338,13 +361,17 @@ export async function listAdjustments(db: AnyDb, scope: RequestScope, query: Lis
     and(eq(a.workspaceId, scope.workspaceId), byProduct)!,
     scope,
     query.perPage,
-    (query.page - 1) * query.perPage,
+    pageOffset(query),
     query.sort.descending,
   );
   return result;
 }
 
-export async function setInitialStock(db: AnyDb, scope: RequestScope, input: InitialStockInput) {
+export async function setInitialStock(
+  db: AnyDb,
+  scope: RequestScope,
+  input: InitialStockInput,
+): Promise<{ total_products: number; total_quantity: string; total_value: string }> {
   const products = await stockedProducts(
     db,
     scope,
@@ -394,7 +421,7 @@ async function visibleProduct(db: AnyDb, scope: RequestScope, id: number) {
   return product;
 }
 
-export async function productStock(db: AnyDb, scope: RequestScope, productId: number) {
+export async function productStock(db: AnyDb, scope: RequestScope, productId: number): Promise<z.output<typeof ProductStock>> {
   const product = await visibleProduct(db, scope, productId);
   const rows = await db
     .select({
@@ -422,7 +449,7 @@ export async function productStock(db: AnyDb, scope: RequestScope, productId: nu
   return { product_id: product.id, product_name: product.name, total_stock: total.toFixed(2), workspace_stocks: workspaceStocks };
 }
 
-export async function setMinimum(db: AnyDb, scope: RequestScope, productId: number, workspaceId: number, minimum: string) {
+export async function setMinimum(db: AnyDb, scope: RequestScope, productId: number, workspaceId: number, minimum: string): Promise<void> {
   const product = await visibleProduct(db, scope, productId);
   const [workspace] = await accessibleWorkspaces(db, scope, [workspaceId]);
   if (!workspace) throw fieldError("workspace_id", "No such workspace that you can reach.");
@@ -435,7 +462,7 @@ export async function setMinimum(db: AnyDb, scope: RequestScope, productId: numb
     .onConflictDoUpdate({ target: [schema.stockLevels.productId, schema.stockLevels.workspaceId], set: { minimumQuantity: minimum, updatedAt: sql`now()` } });
 }
 
-export async function lowStock(db: AnyDb, scope: RequestScope, workspaceId: number) {
+export async function lowStock(db: AnyDb, scope: RequestScope, workspaceId: number): Promise<z.output<typeof LowStockItem>[]> {
   await requireAccessibleWorkspace(db, scope, workspaceId);
   const l = schema.stockLevels;
   const rows = await db
@@ -477,11 +504,11 @@ export async function movementReport(
   db: AnyDb,
   scope: RequestScope,
   query: { page: number; per_page: number; product_id?: number; workspace_id?: number; type?: string; date_from?: string; date_to?: string },
-) {
+): Promise<{ data: z.output<typeof MovementReportItem>[]; total: number }> {
   const workspaceId = query.workspace_id ?? scope.workspaceId;
   await requireAccessibleWorkspace(db, scope, workspaceId);
   const rows = await db
-    .select({ movement: m, productName: schema.products.name, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ movement: m, productName: schema.products.name, total: pageTotal() })
     .from(m)
     .innerJoin(schema.products, eq(schema.products.id, m.productId))
     .where(

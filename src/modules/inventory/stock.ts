@@ -1,4 +1,4 @@
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
@@ -6,7 +6,7 @@ import { AppError } from "../../http/errors";
 import { Big } from "../../lib/decimal";
 import { decimal2 } from "../../lib/format";
 
-export type MovementType = "sale" | "purchase" | "transfer_out" | "transfer_in" | "adjustment" | "initial_stock";
+type MovementType = "sale" | "purchase" | "transfer_out" | "transfer_in" | "adjustment" | "initial_stock";
 
 /** One movement to record; `quantity` is signed (negative leaves the workspace). */
 export interface StockChange {
@@ -27,7 +27,7 @@ export interface StockChange {
   invoiceId?: number | null;
 }
 
-export interface MovementRow {
+interface MovementRow {
   id: number;
   product_id: number;
   workspace_id: number;
@@ -135,14 +135,4 @@ async function refuseInsufficient(db: AnyDb, changes: StockChange[], applied: { 
   const available = decimal2(level?.quantity ?? "0")!;
   const message = `Insufficient stock of ${product?.name ?? `product ${failed.productId}`}: ${available} available.`;
   throw new AppError("insufficient_stock", message, { [failed.field]: [message] });
-}
-
-/** Current levels of products in workspaces (absent rows are 0). */
-export async function stockOf(db: AnyDb, productIds: number[], workspaceIds: number[]) {
-  if (!productIds.length || !workspaceIds.length) return new Map<string, string>();
-  const rows = await db
-    .select({ productId: schema.stockLevels.productId, workspaceId: schema.stockLevels.workspaceId, quantity: schema.stockLevels.quantity })
-    .from(schema.stockLevels)
-    .where(and(inArray(schema.stockLevels.productId, productIds), inArray(schema.stockLevels.workspaceId, workspaceIds)));
-  return new Map(rows.map((r) => [`${r.productId}:${r.workspaceId}`, r.quantity]));
 }

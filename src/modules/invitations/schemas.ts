@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { listQuerySchema } from "../../http/pagination";
 
-export const INVITATION_STATUSES = ["pending", "accepted", "revoked", "expired"] as const;
+const INVITATION_STATUSES = ["pending", "accepted", "revoked", "expired"] as const;
 
 export const CreateInvitationBody = z
   .object({
@@ -23,7 +23,7 @@ export const Invitation = z
   })
   .openapi("Invitation");
 
-export const CreatedInvitation = Invitation.extend({
+const CreatedInvitation = Invitation.extend({
   token: z.string().openapi({ description: "Shown only in this response; the database keeps its SHA-256." }),
 }).openapi("CreatedInvitation");
 

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { type Page, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
@@ -11,9 +12,11 @@ import { roleByName } from "../roles/service";
 
 const { invitations, roles, users, workspaces, workspaceMembers } = schema;
 
-export const INVITATION_LIFETIME_DAYS = 7;
+const INVITATION_LIFETIME_DAYS = 7;
 
-const status = sql<"pending" | "accepted" | "revoked" | "expired">`CASE
+type InvitationStatus = "pending" | "accepted" | "revoked" | "expired";
+
+const status = sql<InvitationStatus>`CASE
   WHEN ${invitations.acceptedAt} IS NOT NULL THEN 'accepted'
   WHEN ${invitations.revokedAt} IS NOT NULL THEN 'revoked'
   WHEN ${invitations.expiresAt} <= now() THEN 'expired'
@@ -49,7 +52,7 @@ function toBase64Url(bytes: Uint8Array): string {
 export const newInvitationToken = () => toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
 
 /** Only this is stored: the token itself is shown once, to the inviter and in the email. */
-export const hashInvitationToken = (token: string): Promise<string> => sha256Hex(token);
+const hashInvitationToken = (token: string): Promise<string> => sha256Hex(token);
 
 export function acceptUrl(appUrl: string | undefined, subdomain: string, token: string): string {
   const base = (appUrl ?? "https://app.sucursal.do").replace(/\/+$/, "");
@@ -71,7 +74,7 @@ export async function createInvitation(
     roleName: string;
     appUrl?: string;
   },
-) {
+): Promise<{ invitation: InvitationRow; token: string }> {
   const { workspace } = input;
   const email = input.email.trim().toLowerCase();
   const role = await roleByName(db, input.roleName, "role", { share: true });
@@ -139,25 +142,25 @@ export async function listInvitations(
     filters: { status?: string };
     sort: { field: "created_at" | "expires_at" | "email"; descending: boolean };
   },
-) {
+): Promise<Page<InvitationRow & { total: number }>> {
   const column = { created_at: invitations.createdAt, expires_at: invitations.expiresAt, email: invitations.email }[query.sort.field];
   const where = and(eq(invitations.workspaceId, workspaceId), query.filters.status ? sql`${status} = ${query.filters.status}` : undefined);
   const rows = await db
-    .select({ ...columns, total: sql<number>`count(*) OVER ()`.mapWith(Number) })
+    .select({ ...columns, total: pageTotal() })
     .from(invitations)
     .innerJoin(roles, eq(roles.id, invitations.roleId))
     .where(where)
     .orderBy(query.sort.descending ? desc(column) : asc(column), desc(invitations.id))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  const total = rows[0]?.total ?? (await db.$count(invitations, where));
+    .offset(pageOffset(query));
+  const total = await totalOfPage(db, rows, query.page, invitations, where);
   return { rows: rows as (InvitationRow & { total: number })[], total };
 }
 
 const notUsable = (why: string) => new AppError("invitation_not_usable", `This invitation is ${why} and can no longer be used.`);
 
 /** Revokes a pending (or expired) invitation of the workspace; an accepted or revoked one → 410. */
-export async function revokeInvitation(db: AnyDb, workspaceId: number, id: number) {
+export async function revokeInvitation(db: AnyDb, workspaceId: number, id: number): Promise<void> {
   const [row] = await db
     .select({ status })
     .from(invitations)
@@ -168,7 +171,7 @@ export async function revokeInvitation(db: AnyDb, workspaceId: number, id: numbe
   await db.update(invitations).set({ revokedAt: sql`now()` }).where(eq(invitations.id, id));
 }
 
-export interface AcceptInput {
+interface AcceptInput {
   token: string;
   tenantId: number;
   /** The caller when a bearer token was sent. */
@@ -182,7 +185,15 @@ export interface AcceptInput {
  * must be the invitation's; without one the invitee must not have an account yet and sends name
  * and password to create it.
  */
-export async function acceptInvitation(db: AnyDb, input: AcceptInput) {
+/** What accepting an invitation did: the invitation, the user (created or existing) and their role in the workspace. */
+export interface AcceptedInvitation {
+  invitation: { id: number; email: string; status: InvitationStatus; workspaceId: number; workspaceName: string; roleId: number; roleName: string };
+  user: { id: number; name: string; email: string; currentWorkspaceId: number | null };
+  created: boolean;
+  role: string;
+}
+
+export async function acceptInvitation(db: AnyDb, input: AcceptInput): Promise<AcceptedInvitation> {
   const [invitation] = await db
     .select({
       id: invitations.id,
@@ -201,7 +212,7 @@ export async function acceptInvitation(db: AnyDb, input: AcceptInput) {
   if (!invitation) throw notFound("Invitation");
   if (invitation.status !== "pending") throw notUsable(invitation.status);
 
-  let user: { id: number; name: string; email: string; currentWorkspaceId: number | null };
+  let user: AcceptedInvitation["user"];
   let created = false;
   if (input.caller) {
     if (input.caller.email.toLowerCase() !== invitation.email.toLowerCase()) {

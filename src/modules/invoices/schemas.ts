@@ -4,8 +4,8 @@ import { dateInput as dateFilter } from "../../lib/bounds";
 import { moneyInput } from "../../lib/decimal";
 import { dateInput, id, LineItemOutput, LineItems } from "../sales/schemas";
 
-export const INVOICE_STATUSES = ["pending_payment", "partially_paid", "paid", "cancelled", "draft"] as const;
-export const PAYMENT_METHODS = ["cash", "bank_transfer", "credit_card", "debit_card", "check", "other"] as const;
+const INVOICE_STATUSES = ["pending_payment", "partially_paid", "paid", "cancelled", "draft"] as const;
+const PAYMENT_METHODS = ["cash", "bank_transfer", "credit_card", "debit_card", "check", "other"] as const;
 
 const base = {
   contact_id: id(),

@@ -1,5 +1,7 @@
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import type { z } from "@hono/zod-openapi";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { findRow, pageOffset } from "../../db/queries";
 import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -7,12 +9,16 @@ import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
+import { documentNumberSql } from "../../lib/ncf";
+import { refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
-import { documentAmounts, type LineAmounts, lineAmounts } from "../sales/lines";
-import { itemsFromStoredLines, numberingRefusal, numberingUnavailable, type ResolvedLine, resolveDocument } from "../sales/references";
+import { type ItemJson, insertLines, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
+import { documentAmounts, lineAmounts } from "../sales/lines";
+import type { PdfDocumentData } from "../sales/pdf";
+import { type ResolvedLine, resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
 import { liveInvoiceCount } from "./counts";
-import type { CreateInvoiceInput, CreatePaymentInput, UpdateInvoiceInput } from "./schemas";
+import type { CreateInvoiceInput, CreatePaymentInput, InvoiceDetail, InvoiceSummary, Payment, UpdateInvoiceInput } from "./schemas";
 
 const inv = schema.invoices;
 type InvoiceRow = typeof inv.$inferSelect;
@@ -24,7 +30,15 @@ export interface InvoiceContext {
   appUrl: string;
 }
 
-export function serializeInvoice(row: InvoiceRow) {
+type InvoicePayment = z.output<typeof Payment>;
+
+/** An invoice as lists and writes show it. */
+export type InvoiceData = ReturnType<typeof serializeInvoice>;
+
+/** An invoice as GET /invoices/{id} shows it. */
+type InvoiceDetailData = ReturnType<typeof serializeInvoice> & Omit<z.output<typeof InvoiceDetail>, keyof z.output<typeof InvoiceSummary>>;
+
+function serializeInvoice(row: InvoiceRow) {
   return {
     ...documentFields(row),
     status: row.status as "pending_payment",
@@ -32,42 +46,6 @@ export function serializeInvoice(row: InvoiceRow) {
     amount_paid: decimal2(row.amountPaid)!,
     payment_term: row.paymentTerm,
   };
-}
-
-/** Line rows for the insert statement: amounts computed, taxes snapshotted. */
-export function lineRecords(lines: ResolvedLine[], amounts: LineAmounts[]) {
-  return lines.map((line, position) => ({
-    position,
-    product_id: line.productId,
-    description: line.description,
-    quantity: line.quantity,
-    unit_price: line.unitPrice,
-    discount: line.discount,
-    discount_amount: amounts[position]!.discountAmount,
-    subtotal: amounts[position]!.subtotal,
-    tax_amount: amounts[position]!.taxAmount,
-    total: amounts[position]!.total,
-    taxes: amounts[position]!.taxes,
-  }));
-}
-
-/** The CTE inserting a document's lines (and the taxes they use) for the invoice `invoiceId`. */
-function insertLines(tenantId: number, invoiceId: ReturnType<typeof sql>, records: ReturnType<typeof lineRecords>) {
-  const itemTaxes = records.flatMap((r) => r.taxes.map((t) => ({ position: r.position, tax_id: t.id })));
-  return sql`items AS (
-      INSERT INTO invoice_items (tenant_id, invoice_id, position, product_id, description, quantity, unit_price, discount,
-        discount_amount, subtotal, tax_amount, total, taxes)
-      SELECT ${tenantId}, ${invoiceId}, x.position, x.product_id, x.description, x.quantity, x.unit_price, x.discount,
-        x.discount_amount, x.subtotal, x.tax_amount, x.total, x.taxes
-      FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(position int, product_id int, description text, quantity numeric,
-        unit_price numeric, discount numeric, discount_amount numeric, subtotal numeric, tax_amount numeric, total numeric, taxes jsonb)
-      WHERE ${invoiceId} IS NOT NULL
-      RETURNING id, position
-    ), item_taxes AS (
-      INSERT INTO invoice_item_taxes (tenant_id, invoice_item_id, tax_id)
-      SELECT ${tenantId}, items.id, t.tax_id
-      FROM items JOIN jsonb_to_recordset(${JSON.stringify(itemTaxes)}::jsonb) AS t(position int, tax_id int) ON t.position = items.position
-    )`;
 }
 
 /** Sale movements for the lines of products that track inventory: outgoing (negative) quantities. */
@@ -102,7 +80,7 @@ export async function createInvoice(
   input: CreateInvoiceInput,
   context: InvoiceContext,
   options: { quotationId?: number } = {},
-) {
+): Promise<InvoiceData> {
   const resolved = await resolveDocument(db, scope, input, { documentType: "invoice", takeNumber: false, checkNumbering: true, today: context.today });
   const amounts = resolved.lines.map(lineAmounts);
   const totals = documentAmounts(amounts);
@@ -125,14 +103,8 @@ export async function createInvoice(
   const invoiceId = sql`(SELECT id FROM inv)`;
   const documentNumber = sql`(SELECT document_number FROM num)`;
   const result = await db.execute(sql`
-    WITH taken AS (
-      UPDATE document_subtypes SET next_number = next_number + 1, updated_at = now()
-      WHERE tenant_id = ${t} AND id = ${resolved.subtype.id} AND type = 'invoice' AND is_active
-        AND next_number <= end_number AND (valid_until IS NULL OR valid_until >= ${context.today}::date)
-      RETURNING prefix, next_number - 1 AS number
-    ), num AS (
-      -- The NCF: prefix + the number zero-padded to 10 digits for e-CF (E…), 8 for the B series.
-      SELECT prefix || lpad(number::text, CASE WHEN prefix LIKE 'E%' THEN 10 ELSE 8 END, '0') AS document_number FROM taken
+    WITH taken AS (${takeNumberStatement(t, resolved.subtype.id, context.today, "invoice")}    ), num AS (
+      SELECT ${sql.raw(documentNumberSql("prefix", "number"))} AS document_number FROM taken
     ), inv AS (
       INSERT INTO invoices (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status,
         subtotal_amount, discount_amount, tax_amount, total_amount, amount_paid, currency_id, payment_term, notes, quotation_id, created_by)
@@ -142,7 +114,7 @@ export async function createInvoice(
         ${options.quotationId ?? null}, ${scope.userId}
       FROM num
       RETURNING *
-    ), ${insertLines(t, invoiceId, records)}, sellers AS (
+    ), ${insertLines("invoice", t, invoiceId, records)}, sellers AS (
       INSERT INTO invoice_salesmen (tenant_id, invoice_id, salesman_id)
       SELECT ${t}, ${invoiceId}, s FROM unnest(${`{${resolved.salesmanIds.join(",")}}`}::int[]) AS s WHERE ${invoiceId} IS NOT NULL
     ), mail AS (
@@ -153,21 +125,9 @@ export async function createInvoice(
     SELECT (SELECT row_to_json(inv) FROM inv) AS invoice, ${stockResultColumns}`);
   const row = rowsOf<StockResult & { invoice: Record<string, unknown> | null }>(result)[0]!;
   // No number: the sequence ran out or expired since it was read (the stock moved above rolls back).
-  if (!row.invoice) throw (await subtypeRefusal(db, scope, resolved.subtype.id, context.today)) ?? numberingUnavailable();
+  if (!row.invoice) throw await refusalAfterTaking(db, t, resolved.subtype.id, context.today);
   await checkStockResult(db, changes, row);
   return serializeInvoice(rowFromJson(inv, row.invoice));
-}
-
-async function subtypeRefusal(db: AnyDb, scope: RequestScope, subtypeId: number, today: string) {
-  const [subtype] = await db
-    .select()
-    .from(schema.documentSubtypes)
-    .where(and(eq(schema.documentSubtypes.tenantId, scope.tenantId), eq(schema.documentSubtypes.id, subtypeId)));
-  if (!subtype) return null;
-  return numberingRefusal(
-    { is_active: subtype.isActive, next_number: subtype.nextNumber, end_number: subtype.endNumber, valid_until: subtype.validUntil },
-    today,
-  );
 }
 
 const visible = (scope: RequestScope) => and(eq(inv.tenantId, scope.tenantId), eq(inv.workspaceId, scope.workspaceId), isNull(inv.deletedAt));
@@ -198,7 +158,7 @@ export async function listInvoices(
   db: AnyDb,
   scope: RequestScope,
   query: ListQuery<"status" | "contact_id" | "issue_date", "issue_date" | "document_number" | "total_amount" | "created_at">,
-) {
+): Promise<{ data: InvoiceData[]; total: number }> {
   const f = query.filters;
   // Written as SQL rather than with the select builder: building the statement is per request,
   // and the builder's rendering of 22 columns was a measurable part of the Worker's CPU.
@@ -216,8 +176,8 @@ export async function listInvoices(
   const order = sql.raw(`${LIST_SORT[query.sort.field]} ${direction}, id ${direction}`);
   const result = await db.execute(sql`
     SELECT coalesce(json_agg(${invoiceListJson} ORDER BY ${order}), '[]') AS data, ${total}::integer AS total
-    FROM (SELECT * FROM invoices WHERE ${where} ORDER BY ${order} LIMIT ${query.perPage} OFFSET ${(query.page - 1) * query.perPage}) AS i`);
-  const row = rowsOf<{ data: ReturnType<typeof serializeInvoice>[]; total: number }>(result)[0]!;
+    FROM (SELECT * FROM invoices WHERE ${where} ORDER BY ${order} LIMIT ${query.perPage} OFFSET ${pageOffset(query)}) AS i`);
+  const row = rowsOf<{ data: InvoiceData[]; total: number }>(result)[0]!;
   return { data: row.data, total: Number(row.total) };
 }
 
@@ -225,15 +185,11 @@ export async function listInvoices(
 const LIST_SORT = { issue_date: "issue_date", document_number: "document_number", total_amount: "total_amount", created_at: "created_at" } as const;
 
 /** The whole invoice in one statement: contact, lines with products, payments, salesmen. */
-export async function getInvoice(db: AnyDb, scope: RequestScope, id: number) {
+export async function getInvoice(db: AnyDb, scope: RequestScope, id: number): Promise<InvoiceDetailData> {
   const result = await db.execute(sql`
     SELECT row_to_json(i) AS invoice,
       (SELECT json_build_object('id', c.id, 'name', c.name, 'email', c.email, 'phone', c.phone) FROM contacts c WHERE c.id = i.contact_id) AS contact,
-      (SELECT coalesce(json_agg(json_build_object('id', it.id, 'product_id', it.product_id, 'description', it.description,
-          'quantity', it.quantity, 'unit_price', it.unit_price, 'discount', it.discount, 'discount_amount', it.discount_amount,
-          'subtotal', it.subtotal, 'tax_amount', it.tax_amount, 'total', it.total, 'taxes', it.taxes,
-          'product', json_build_object('id', p.id, 'name', p.name, 'sku', p.sku)) ORDER BY it.position), '[]')
-       FROM invoice_items it JOIN products p ON p.id = it.product_id WHERE it.invoice_id = i.id) AS items,
+      ${itemsJson("invoice", sql`i.id`)} AS items,
       (SELECT coalesce(json_agg(json_build_object('id', pm.id, 'amount', pm.amount, 'payment_date', pm.payment_date,
           'payment_method', pm.payment_method, 'bank_account', CASE WHEN b.id IS NULL THEN NULL ELSE json_build_object('id', b.id, 'name', b.name) END)
           ORDER BY pm.id), '[]')
@@ -245,38 +201,23 @@ export async function getInvoice(db: AnyDb, scope: RequestScope, id: number) {
   const row = rowsOf<{
     invoice: Record<string, unknown>;
     contact: { id: number; name: string; email: string | null; phone: string | null };
-    items: Record<string, any>[];
-    payments: Record<string, any>[];
+    items: ItemJson[];
+    payments: InvoicePayment[];
     salesmen: { id: number; full_name: string }[];
   }>(result)[0];
   if (!row) throw notFound("Invoice");
   return {
     ...serializeInvoice(rowFromJson(inv, row.invoice)),
     contact: row.contact,
-    items: row.items.map((it) => ({
-      ...it,
-      quantity: decimal2(it.quantity)!,
-      unit_price: decimal2(it.unit_price)!,
-      discount: decimal2(it.discount)!,
-      discount_amount: decimal2(it.discount_amount)!,
-      subtotal: decimal2(it.subtotal)!,
-      tax_amount: decimal2(it.tax_amount)!,
-      total: decimal2(it.total)!,
-    })),
+    items: serializeItems(row.items),
     payments: row.payments.map((p) => ({ ...p, amount: decimal2(p.amount)! })),
     salesmen: row.salesmen,
-  } as ReturnType<typeof serializeInvoice> & Record<string, any>;
+  };
 }
 
 /** The invoice row, locked for the rest of the transaction (updates, payments, cancel, delete). */
 async function lockInvoice(db: AnyDb, scope: RequestScope, id: number): Promise<InvoiceRow> {
-  const [row] = await db
-    .select()
-    .from(inv)
-    .where(and(visible(scope), eq(inv.id, id)))
-    .for("update");
-  if (!row) throw notFound("Invoice");
-  return row;
+  return findRow(db, inv, and(visible(scope), eq(inv.id, id)), "Invoice", true);
 }
 
 /** Net quantity sold per product by an invoice's lines (products that track inventory only). */
@@ -307,7 +248,13 @@ async function returnStock(db: AnyDb, scope: RequestScope, invoice: InvoiceRow, 
   await applyStockChanges(db, scope, changes);
 }
 
-export async function updateInvoice(db: AnyDb, scope: RequestScope, id: number, input: UpdateInvoiceInput, context: InvoiceContext) {
+export async function updateInvoice(
+  db: AnyDb,
+  scope: RequestScope,
+  id: number,
+  input: UpdateInvoiceInput,
+  context: InvoiceContext,
+): Promise<{ id: number; document_number: string; total_amount: string; updated_at: string }> {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment") {
     throw new AppError("invoice_not_editable", `Only invoices pending payment can be changed; this one is ${invoice.status}.`);
@@ -323,11 +270,7 @@ export async function updateInvoice(db: AnyDb, scope: RequestScope, id: number, 
 
   const needsResolve = input.items !== undefined || input.contact_id !== undefined || input.currency_id !== undefined || input.salesman_ids !== undefined;
   if (needsResolve) {
-    const currentItems = input.items
-      ? input.items
-      : itemsFromStoredLines(
-          await db.select().from(schema.invoiceItems).where(eq(schema.invoiceItems.invoiceId, id)).orderBy(asc(schema.invoiceItems.position)),
-        );
+    const currentItems = input.items ?? (await storedLineItems(db, "invoice", id));
     const resolved = await resolveDocument(
       db,
       scope,
@@ -378,8 +321,7 @@ export async function updateInvoice(db: AnyDb, scope: RequestScope, id: number, 
           };
         })
         .filter((change) => !new Big(change.quantity).eq(0));
-      await db.delete(schema.invoiceItems).where(eq(schema.invoiceItems.invoiceId, id));
-      await db.execute(sql`WITH ${insertLines(scope.tenantId, sql`${id}::int`, lineRecords(resolved.lines, amounts))} SELECT 1`);
+      await db.execute(replaceLines("invoice", scope.tenantId, id, lineRecords(resolved.lines, amounts)));
       await applyStockChanges(db, scope, changes);
     }
   }
@@ -392,7 +334,7 @@ export async function updateInvoice(db: AnyDb, scope: RequestScope, id: number, 
   };
 }
 
-export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number) {
+export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number): Promise<void> {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment" && invoice.status !== "draft") {
     throw new AppError("invoice_not_deletable", `Only invoices pending payment or in draft can be deleted; this one is ${invoice.status}.`);
@@ -401,7 +343,7 @@ export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number) 
   await db.update(inv).set({ deletedAt: new Date(), updatedAt: new Date() }).where(eq(inv.id, id));
 }
 
-export async function cancelInvoice(db: AnyDb, scope: RequestScope, id: number) {
+export async function cancelInvoice(db: AnyDb, scope: RequestScope, id: number): Promise<InvoiceData> {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment") {
     throw new AppError("invoice_not_editable", `Only invoices pending payment can be cancelled; this one is ${invoice.status}.`);
@@ -417,7 +359,12 @@ function statusFor(total: Big, paid: Big): string {
 }
 
 /** Applies a payment under the invoice's row lock, so concurrent payments never exceed the total. */
-export async function addPayment(db: AnyDb, scope: RequestScope, id: number, input: CreatePaymentInput) {
+export async function addPayment(
+  db: AnyDb,
+  scope: RequestScope,
+  id: number,
+  input: CreatePaymentInput,
+): Promise<{ payment: { id: number; amount: string; payment_date: string; payment_method: string; bank_account_id: number | null }; invoice: InvoiceData }> {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment" && invoice.status !== "partially_paid") {
     throw new AppError("invoice_not_payable", `Payments apply only to invoices pending payment or partially paid; this one is ${invoice.status}.`);
@@ -461,7 +408,7 @@ export async function addPayment(db: AnyDb, scope: RequestScope, id: number, inp
   };
 }
 
-export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, paymentId: number) {
+export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, paymentId: number): Promise<InvoiceData> {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status === "cancelled") throw new AppError("invoice_not_payable", "The invoice is cancelled.");
   const [payment] = await db
@@ -479,7 +426,7 @@ export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, 
 }
 
 /** What the PDF shows beyond the invoice itself: issuer, branch, sequence name, customer id. */
-export async function invoicePdfData(db: AnyDb, scope: RequestScope, id: number) {
+export async function invoicePdfData(db: AnyDb, scope: RequestScope, id: number): Promise<{ invoice: InvoiceDetailData; pdf: PdfDocumentData }> {
   const invoice = await getInvoice(db, scope, id);
   const result = await db.execute(sql`
     SELECT t.name AS tenant_name, t.rnc AS tenant_rnc, w.name AS workspace_name, s.name AS subtype_name,
@@ -487,14 +434,6 @@ export async function invoicePdfData(db: AnyDb, scope: RequestScope, id: number)
     FROM tenants t, workspaces w, document_subtypes s, contacts c
     WHERE t.id = ${scope.tenantId} AND w.id = ${invoice.workspace_id} AND s.id = ${invoice.document_subtype_id} AND c.id = ${invoice.contact_id}`);
   const extra = rowsOf<Record<string, string | null>>(result)[0]!;
-  const breakdown = new Map<string, { name: string; rate: string; amount: Big }>();
-  for (const item of invoice.items as { taxes: { id: number; name: string; rate: string; amount: string }[] }[]) {
-    for (const tax of item.taxes) {
-      const entry = breakdown.get(String(tax.id)) ?? { name: tax.name, rate: decimal2(tax.rate)!, amount: new Big(0) };
-      entry.amount = entry.amount.plus(tax.amount);
-      breakdown.set(String(tax.id), entry);
-    }
-  }
   return {
     invoice,
     pdf: {
@@ -507,15 +446,7 @@ export async function invoicePdfData(db: AnyDb, scope: RequestScope, id: number)
       dueDate: invoice.due_date,
       dueDateLabel: "Vence",
       customer: { name: invoice.contact.name, identification: extra.identification ?? null, identificationType: extra.identification_type ?? null },
-      lines: (invoice.items as Record<string, any>[]).map((item) => ({
-        description: item.description,
-        quantity: item.quantity,
-        unitPrice: item.unit_price,
-        discount: item.discount,
-        taxes: (item.taxes as { name: string }[]).map((t) => t.name).join(", "),
-        total: item.total,
-      })),
-      taxBreakdown: [...breakdown.values()].map((b) => ({ name: b.name, rate: b.rate, amount: b.amount.toFixed(2) })),
+      ...pdfLines(invoice.items),
       totals: [
         { label: "Subtotal", value: invoice.subtotal_amount },
         { label: "Descuento", value: invoice.discount_amount },

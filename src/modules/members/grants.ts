@@ -8,7 +8,7 @@ import { AppError } from "../../http/errors";
  * per workspace, so a rule about "the caller's permissions" must say in which workspace: the
  * request's one only decides which routes the caller may reach.
  */
-export interface Grant {
+interface Grant {
   workspaceId: number;
   roleName: string;
   permissions: ReadonlySet<string>;

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { type Page, pageOffset, pageTotal } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, notFound } from "../../http/errors";
 import { type Caller, roleByName } from "../roles/service";
@@ -11,7 +12,7 @@ export async function listMembers(
   db: AnyDb,
   workspaceId: number,
   query: { page: number; perPage: number; filters: { role?: string }; sort: { field: "name" | "email" | "added_at"; descending: boolean } },
-) {
+): Promise<Page<{ id: number; name: string; email: string; role: string; addedAt: Date; total: number }>> {
   const column = { name: users.name, email: users.email, added_at: workspaceMembers.addedAt }[query.sort.field];
   const where = and(eq(workspaceMembers.workspaceId, workspaceId), query.filters.role ? eq(roles.name, query.filters.role) : undefined);
   const rows = await db
@@ -21,7 +22,7 @@ export async function listMembers(
       email: users.email,
       role: roles.name,
       addedAt: workspaceMembers.addedAt,
-      total: sql<number>`count(*) OVER ()`.mapWith(Number),
+      total: pageTotal(),
     })
     .from(workspaceMembers)
     .innerJoin(users, eq(users.id, workspaceMembers.userId))
@@ -29,7 +30,7 @@ export async function listMembers(
     .where(where)
     .orderBy(query.sort.descending ? desc(column) : asc(column), asc(users.id))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
+    .offset(pageOffset(query));
   let total = rows[0]?.total;
   if (total === undefined) {
     const [count] = await db
@@ -72,7 +73,7 @@ function assertAbove(grants: Awaited<ReturnType<typeof grantsOf>>, workspaceId: 
  * Assigning a role requires holding each of its permissions in this workspace (where it will be
  * held), or being admin here; membership only: view_all_locations grants visibility, not grants.
  */
-export async function changeMemberRole(db: AnyDb, caller: Caller, userId: number, roleName: string) {
+export async function changeMemberRole(db: AnyDb, caller: Caller, userId: number, roleName: string): Promise<typeof roles.$inferSelect> {
   const workspace = caller.workspace;
   const member = await membership(db, workspace.id, userId);
   if (member.isOwner) throw new AppError("owner_role_immutable", "The owner's role in their workspace cannot be changed.");
@@ -91,7 +92,7 @@ export async function changeMemberRole(db: AnyDb, caller: Caller, userId: number
  * Removes the membership. The user keeps their account and tokens but loses this workspace at
  * once; if it was their current workspace, their context falls back to their first workspace.
  */
-export async function removeMember(db: AnyDb, caller: Caller, userId: number) {
+export async function removeMember(db: AnyDb, caller: Caller, userId: number): Promise<void> {
   const workspaceId = caller.workspace.id;
   const member = await membership(db, workspaceId, userId);
   if (member.isOwner) throw new AppError("owner_cannot_be_removed", "The owner cannot be removed from the workspace; transfer ownership first.");

@@ -2,7 +2,7 @@ import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 
 /** An email as the outbox stores it; delivery (Resend, retries) is the outbox consumer's job. */
-export interface EmailMessage {
+interface EmailMessage {
   to: string;
   subject: string;
   text: string;
@@ -27,7 +27,7 @@ export async function enqueueEmail(db: AnyDb, tenantId: number, message: EmailMe
 // send failed) are picked up by the cron sweep.
 const noted = new WeakMap<object, number[]>();
 
-export function noteOutboxMessage(db: object, id: number): void {
+function noteOutboxMessage(db: object, id: number): void {
   const ids = noted.get(db) ?? [];
   ids.push(id);
   noted.set(db, ids);

@@ -60,7 +60,13 @@ export async function contactUsers(db: AnyDb, tenantId: number, contactId: numbe
  * `permission` (the route's), another workspace also needs it held there as a member (or admin
  * there): view_all_locations shows that workspace, it does not let anyone write in it → 403.
  */
-export async function assertAssignableWorkspace(db: AnyDb, scope: RequestScope, workspaceId: number | null, permission?: string, field = "workspace_id") {
+export async function assertAssignableWorkspace(
+  db: AnyDb,
+  scope: RequestScope,
+  workspaceId: number | null,
+  permission?: string,
+  field = "workspace_id",
+): Promise<void> {
   if (workspaceId === null || workspaceId === scope.workspaceId) return;
   if (!scope.viewAll) throw fieldError(field, "Must be the workspace of the request or null (shared by every workspace).");
   const [row] = await db

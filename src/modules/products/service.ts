@@ -1,9 +1,9 @@
-import { and, eq, ilike, inArray, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, ilike, inArray, or, type SQL } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey, isUniqueViolation } from "../../db/errors";
-import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
+import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
-import { AppError, fieldError, notFound } from "../../http/errors";
+import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { listWorkspaceCondition, type RequestScope, visibleByIdCondition } from "../../http/scope";
 import { decimal2, timestamp } from "../../lib/format";
@@ -33,10 +33,10 @@ export function serializeProduct(row: ProductRow) {
   };
 }
 
-export type ProductFilter = "search" | "product_type" | "is_active" | "workspace_id";
-export type ProductSort = "name" | "sku" | "price" | "created_at";
+type ProductFilter = "search" | "product_type" | "is_active" | "workspace_id";
+type ProductSort = "name" | "sku" | "price" | "created_at";
 
-export async function listProducts(db: AnyDb, scope: RequestScope, query: ListQuery<ProductFilter, ProductSort>) {
+export async function listProducts(db: AnyDb, scope: RequestScope, query: ListQuery<ProductFilter, ProductSort>): Promise<Page<ProductRow>> {
   const f = query.filters;
   const where = and(
     eq(p.tenantId, scope.tenantId),
@@ -46,25 +46,11 @@ export async function listProducts(db: AnyDb, scope: RequestScope, query: ListQu
     f.is_active ? eq(p.isActive, f.is_active === "true") : undefined,
   );
   const column = { name: p.name, sku: p.sku, price: p.price, created_at: p.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: p, total: sql<number>`count(*) over ()`.mapWith(Number) })
-    .from(p)
-    .where(where)
-    .orderBy(orderBy(column, p.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  const total = rows[0]?.total ?? (query.page > 1 ? await countWhere(db, p, where) : 0);
-  return { rows: rows.map((r) => r.row), total };
+  return pageOf(db, p, where, orderBy(column, p.id, query.sort.descending), query);
 }
 
 export async function getProduct(db: AnyDb, scope: RequestScope, id: number, lock = false): Promise<ProductRow> {
-  const q = db
-    .select()
-    .from(p)
-    .where(and(eq(p.tenantId, scope.tenantId), eq(p.id, id), visibleByIdCondition(p.workspaceId, scope)));
-  const [row] = lock ? await q.for("update") : await q;
-  if (!row) throw notFound("Product");
-  return row;
+  return findRow(db, p, and(eq(p.tenantId, scope.tenantId), eq(p.id, id), visibleByIdCondition(p.workspaceId, scope)), "Product", lock);
 }
 
 /** Every id must be a tax of the tenant; returns them deduplicated, in the given order. */
@@ -174,7 +160,7 @@ export async function updateProduct(db: AnyDb, scope: RequestScope, id: number, 
  * Why a product cannot be deleted: invoice or quotation lines, or stock movements refer to it.
  * Returns a reason, or null when nothing does. New referencing tables add their check here.
  */
-export async function productDocumentReferences(db: AnyDb, tenantId: number, productId: number): Promise<string | null> {
+async function productDocumentReferences(db: AnyDb, tenantId: number, productId: number): Promise<string | null> {
   return firstReference(db, [
     ["invoices list it", referencedBy(schema.invoiceItems, schema.invoiceItems.tenantId, schema.invoiceItems.productId, tenantId, productId)],
     ["quotations list it", referencedBy(schema.quotationItems, schema.quotationItems.tenantId, schema.quotationItems.productId, tenantId, productId)],

@@ -2,11 +2,11 @@ import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
 import { dateInput, id, LineItemOutput, LineItems } from "../sales/schemas";
 
-export const QUOTATION_STATUSES = ["draft", "sent", "approved", "rejected", "converted", "cancelled"] as const;
+const QUOTATION_STATUSES = ["draft", "sent", "approved", "rejected", "converted", "cancelled"] as const;
 export type QuotationStatus = (typeof QUOTATION_STATUSES)[number];
 
 /** The most quotations one bulk PDF request may name. */
-export const MAX_BULK_PDF = 100;
+const MAX_BULK_PDF = 100;
 /** The most lines, across all its quotations, one bulk PDF request may render (each PDF costs CPU per line). */
 export const MAX_BULK_PDF_LINES = 5000;
 

@@ -1,16 +1,17 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { findRow, pageOf } from "../../db/queries";
 import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
-import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
-import { createInvoice, type InvoiceContext, lineRecords } from "../invoices/service";
+import { createInvoice, type InvoiceContext } from "../invoices/service";
+import { type ItemJson, insertLines, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
 import { documentAmounts, lineAmounts } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
-import { itemsFromStoredLines, resolveDocument } from "../sales/references";
+import { resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
 import { type ConvertQuotationInput, type CreateQuotationInput, MAX_BULK_PDF_LINES, type QuotationStatus, type UpdateQuotationInput } from "./schemas";
 
@@ -30,21 +31,11 @@ export const TRANSITIONS = {
 } as const satisfies Record<string, { from: QuotationStatus[]; to: QuotationStatus; verb: string }>;
 export type TransitionAction = keyof typeof TRANSITIONS;
 
-export function serializeQuotation(row: QuotationRow) {
-  return { ...documentFields(row), status: row.status as QuotationStatus, invoice_id: row.invoiceId };
-}
+/** A quotation as lists and writes show it. */
+type QuotationData = ReturnType<typeof serializeQuotation>;
 
-/** The CTE inserting a quotation's lines (same rows, same math as an invoice's). */
-function insertLines(tenantId: number, quotationId: ReturnType<typeof sql>, records: ReturnType<typeof lineRecords>) {
-  return sql`items AS (
-      INSERT INTO quotation_items (tenant_id, quotation_id, position, product_id, description, quantity, unit_price, discount,
-        discount_amount, subtotal, tax_amount, total, taxes)
-      SELECT ${tenantId}, ${quotationId}, x.position, x.product_id, x.description, x.quantity, x.unit_price, x.discount,
-        x.discount_amount, x.subtotal, x.tax_amount, x.total, x.taxes
-      FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(position int, product_id int, description text, quantity numeric,
-        unit_price numeric, discount numeric, discount_amount numeric, subtotal numeric, tax_amount numeric, total numeric, taxes jsonb)
-      RETURNING id
-    )`;
+function serializeQuotation(row: QuotationRow) {
+  return { ...documentFields(row), status: row.status as QuotationStatus, invoice_id: row.invoiceId };
 }
 
 /** Quotations belong to the request's workspace, like invoices. */
@@ -55,7 +46,7 @@ const visible = (scope: RequestScope) => and(eq(q.tenantId, scope.tenantId), eq(
  * quotation subtype taken under its row lock (resolveDocument), totals by the invoices' line
  * math; the quotation and its lines are then written in one statement. Stock is never touched.
  */
-export async function createQuotation(db: AnyDb, scope: RequestScope, input: CreateQuotationInput, today: string) {
+export async function createQuotation(db: AnyDb, scope: RequestScope, input: CreateQuotationInput, today: string): Promise<QuotationData> {
   const resolved = await resolveDocument(db, scope, input, { documentType: "quotation", takeNumber: true, today });
   const amounts = resolved.lines.map(lineAmounts);
   const totals = documentAmounts(amounts);
@@ -68,7 +59,7 @@ export async function createQuotation(db: AnyDb, scope: RequestScope, input: Cre
         ${input.due_date ?? null}, 'draft', ${totals.subtotalAmount}, ${totals.discountAmount}, ${totals.taxAmount}, ${totals.totalAmount},
         ${resolved.currencyId}, ${input.notes ?? null}, ${scope.userId})
       RETURNING *
-    ), ${insertLines(t, sql`(SELECT id FROM quo)`, lineRecords(resolved.lines, amounts))}
+    ), ${insertLines("quotation", t, sql`(SELECT id FROM quo)`, lineRecords(resolved.lines, amounts))}
     SELECT row_to_json(quo) AS quotation, (SELECT count(*) FROM items) AS lines FROM quo`);
   const row = rowsOf<{ quotation: Record<string, unknown> }>(result)[0]!;
   return serializeQuotation(rowFromJson(q, row.quotation));
@@ -78,68 +69,27 @@ export async function listQuotations(
   db: AnyDb,
   scope: RequestScope,
   query: ListQuery<"status" | "contact_id", "issue_date" | "document_number" | "total_amount" | "created_at">,
-) {
+): Promise<{ data: QuotationData[]; total: number }> {
   const f = query.filters;
   const where = and(visible(scope), f.status ? eq(q.status, f.status) : undefined, f.contact_id ? eq(q.contactId, Number(f.contact_id)) : undefined);
   const column = { issue_date: q.issueDate, document_number: q.documentNumber, total_amount: q.totalAmount, created_at: q.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: q, total: sql<number>`count(*) over ()`.mapWith(Number) })
-    .from(q)
-    .where(where)
-    .orderBy(query.sort.descending ? desc(column) : asc(column), query.sort.descending ? desc(q.id) : asc(q.id))
-    .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  let total = rows[0]?.total ?? 0;
-  if (!rows.length && query.page > 1) {
-    const [count] = await db
-      .select({ n: sql<number>`count(*)`.mapWith(Number) })
-      .from(q)
-      .where(where);
-    total = count?.n ?? 0;
-  }
-  return { data: rows.map((r) => serializeQuotation(r.row)), total };
+  const order = query.sort.descending ? [desc(column), desc(q.id)] : [asc(column), asc(q.id)];
+  const page = await pageOf(db, q, where, order, query);
+  return { data: page.rows.map(serializeQuotation), total: page.total };
 }
 
-interface ItemJson {
-  id: number;
-  product_id: number;
-  description: string;
-  quantity: string;
-  unit_price: string;
-  discount: string;
-  discount_amount: string;
-  subtotal: string;
-  tax_amount: string;
-  total: string;
-  taxes: { id: number; name: string; type: string; rate: string; amount: string }[];
-  product: { id: number; name: string; sku: string | null };
-}
-
-const itemsJson = sql`(SELECT coalesce(json_agg(json_build_object('id', it.id, 'product_id', it.product_id, 'description', it.description,
-    'quantity', it.quantity, 'unit_price', it.unit_price, 'discount', it.discount, 'discount_amount', it.discount_amount,
-    'subtotal', it.subtotal, 'tax_amount', it.tax_amount, 'total', it.total, 'taxes', it.taxes,
-    'product', json_build_object('id', p.id, 'name', p.name, 'sku', p.sku)) ORDER BY it.position), '[]')
-  FROM quotation_items it JOIN products p ON p.id = it.product_id WHERE it.quotation_id = q.id)`;
-
-function serializeItems(items: ItemJson[]) {
-  return items.map((it) => ({
-    ...it,
-    quantity: decimal2(it.quantity)!,
-    unit_price: decimal2(it.unit_price)!,
-    discount: decimal2(it.discount)!,
-    discount_amount: decimal2(it.discount_amount)!,
-    subtotal: decimal2(it.subtotal)!,
-    tax_amount: decimal2(it.tax_amount)!,
-    total: decimal2(it.total)!,
-  }));
-}
+const quotationItems = itemsJson("quotation", sql`q.id`);
 
 /** The whole quotation in one statement: contact and lines with their products. */
-export async function getQuotation(db: AnyDb, scope: RequestScope, id: number) {
+export async function getQuotation(
+  db: AnyDb,
+  scope: RequestScope,
+  id: number,
+): Promise<QuotationData & { contact: { id: number; name: string; email: string | null }; items: ItemJson[] }> {
   const result = await db.execute(sql`
     SELECT row_to_json(q) AS quotation,
       (SELECT json_build_object('id', c.id, 'name', c.name, 'email', c.email) FROM contacts c WHERE c.id = q.contact_id) AS contact,
-      ${itemsJson} AS items
+      ${quotationItems} AS items
     FROM quotations q
     WHERE q.tenant_id = ${scope.tenantId} AND q.workspace_id = ${scope.workspaceId} AND q.id = ${id}`);
   const row = rowsOf<{ quotation: Record<string, unknown>; contact: { id: number; name: string; email: string | null }; items: ItemJson[] }>(result)[0];
@@ -149,13 +99,7 @@ export async function getQuotation(db: AnyDb, scope: RequestScope, id: number) {
 
 /** The quotation row, locked for the rest of the transaction. */
 async function lockQuotation(db: AnyDb, scope: RequestScope, id: number): Promise<QuotationRow> {
-  const [row] = await db
-    .select()
-    .from(q)
-    .where(and(visible(scope), eq(q.id, id)))
-    .for("update");
-  if (!row) throw notFound("Quotation");
-  return row;
+  return findRow(db, q, and(visible(scope), eq(q.id, id)), "Quotation", true);
 }
 
 function assertEditable(row: QuotationRow, action: string) {
@@ -165,7 +109,13 @@ function assertEditable(row: QuotationRow, action: string) {
 }
 
 /** Changes a quotation in draft or sent; lines and totals are recomputed when lines change. */
-export async function updateQuotation(db: AnyDb, scope: RequestScope, id: number, input: UpdateQuotationInput, today: string) {
+export async function updateQuotation(
+  db: AnyDb,
+  scope: RequestScope,
+  id: number,
+  input: UpdateQuotationInput,
+  today: string,
+): Promise<{ id: number; total_amount: string; updated_at: string }> {
   const quotation = await lockQuotation(db, scope, id);
   assertEditable(quotation, "changed");
   if (input.document_subtype_id !== undefined && input.document_subtype_id !== quotation.documentSubtypeId) {
@@ -177,11 +127,7 @@ export async function updateQuotation(db: AnyDb, scope: RequestScope, id: number
   if (input.notes !== undefined) set.notes = input.notes;
 
   if (input.items !== undefined || input.contact_id !== undefined || input.currency_id !== undefined) {
-    const items =
-      input.items ??
-      itemsFromStoredLines(
-        await db.select().from(schema.quotationItems).where(eq(schema.quotationItems.quotationId, id)).orderBy(asc(schema.quotationItems.position)),
-      );
+    const items = input.items ?? (await storedLineItems(db, "quotation", id));
     const resolved = await resolveDocument(
       db,
       scope,
@@ -198,10 +144,7 @@ export async function updateQuotation(db: AnyDb, scope: RequestScope, id: number
     if (input.items) {
       const amounts = resolved.lines.map(lineAmounts);
       Object.assign(set, documentAmounts(amounts));
-      await db.execute(sql`
-        WITH gone AS (DELETE FROM quotation_items WHERE quotation_id = ${id}),
-        ${insertLines(scope.tenantId, sql`${id}::int`, lineRecords(resolved.lines, amounts))}
-        SELECT 1`);
+      await db.execute(replaceLines("quotation", scope.tenantId, id, lineRecords(resolved.lines, amounts)));
     }
   }
   const [updated] = await db.update(q).set(set).where(eq(q.id, id)).returning();
@@ -209,7 +152,7 @@ export async function updateQuotation(db: AnyDb, scope: RequestScope, id: number
 }
 
 /** Deletes a quotation in draft or sent (its lines go with it). */
-export async function deleteQuotation(db: AnyDb, scope: RequestScope, id: number) {
+export async function deleteQuotation(db: AnyDb, scope: RequestScope, id: number): Promise<void> {
   const quotation = await lockQuotation(db, scope, id);
   assertEditable(quotation, "deleted");
   await db.delete(q).where(eq(q.id, id));
@@ -219,7 +162,7 @@ export async function deleteQuotation(db: AnyDb, scope: RequestScope, id: number
  * send / approve / reject / cancel in one conditional UPDATE; when it changes nothing, a second
  * read tells a missing quotation (404) from a status the action does not apply to (409).
  */
-export async function transitionQuotation(db: AnyDb, scope: RequestScope, id: number, action: TransitionAction) {
+export async function transitionQuotation(db: AnyDb, scope: RequestScope, id: number, action: TransitionAction): Promise<QuotationData> {
   const rule = TRANSITIONS[action];
   const [updated] = await db
     .update(q)
@@ -236,7 +179,7 @@ export async function transitionQuotation(db: AnyDb, scope: RequestScope, id: nu
 }
 
 /** Notes of the invoice a quotation becomes: the quotation's number first, then its notes. */
-export function convertedNotes(documentNumber: string, notes: string | null): string {
+function convertedNotes(documentNumber: string, notes: string | null): string {
   return notes ? `Cotización ${documentNumber}. ${notes}` : `Cotización ${documentNumber}`;
 }
 
@@ -246,7 +189,13 @@ export function convertedNotes(documentNumber: string, notes: string | null): st
  * the invoice service (NCF, stock sales, email); if it refuses, its error propagates and the
  * request's rollback leaves the quotation as it was.
  */
-export async function convertQuotation(db: AnyDb, scope: RequestScope, id: number, input: ConvertQuotationInput, context: InvoiceContext) {
+export async function convertQuotation(
+  db: AnyDb,
+  scope: RequestScope,
+  id: number,
+  input: ConvertQuotationInput,
+  context: InvoiceContext,
+): Promise<{ invoice_id: number; document_number: string }> {
   const t = scope.tenantId;
   const result = await db.execute(sql`
     SELECT row_to_json(q) AS quotation,
@@ -295,7 +244,7 @@ export async function convertQuotation(db: AnyDb, scope: RequestScope, id: numbe
   return { invoice_id: invoice.id, document_number: invoice.document_number };
 }
 
-export interface QuotationPdf {
+interface QuotationPdf {
   id: number;
   documentNumber: string;
   updatedAt: Date;
@@ -318,7 +267,7 @@ export async function quotationPdfData(db: AnyDb, scope: RequestScope, ids: numb
   const result = await db.execute(sql`
     ${max === undefined ? sql`` : sql`WITH total AS (SELECT count(*)::int AS lines FROM quotation_items it WHERE it.quotation_id IN (SELECT q.id FROM quotations q WHERE ${visible}))`}
     SELECT row_to_json(q) AS quotation,
-      ${max === undefined ? sql`${itemsJson} AS items, NULL::int AS total_lines` : sql`CASE WHEN total.lines <= ${max}::int THEN ${itemsJson} END AS items, total.lines AS total_lines`},
+      ${max === undefined ? sql`${quotationItems} AS items, NULL::int AS total_lines` : sql`CASE WHEN total.lines <= ${max}::int THEN ${quotationItems} END AS items, total.lines AS total_lines`},
       c.name AS customer_name, c.identification, c.identification_type,
       s.name AS subtype_name, w.name AS workspace_name, t.name AS tenant_name, t.rnc AS tenant_rnc
     FROM quotations q
@@ -347,14 +296,6 @@ export async function quotationPdfData(db: AnyDb, scope: RequestScope, ids: numb
   return rows.map((row) => {
     const quotation = serializeQuotation(rowFromJson(q, row.quotation));
     const items = serializeItems(row.items);
-    const breakdown = new Map<number, { name: string; rate: string; amount: Big }>();
-    for (const item of items) {
-      for (const tax of item.taxes) {
-        const entry = breakdown.get(tax.id) ?? { name: tax.name, rate: decimal2(tax.rate)!, amount: new Big(0) };
-        entry.amount = entry.amount.plus(tax.amount);
-        breakdown.set(tax.id, entry);
-      }
-    }
     return {
       id: quotation.id,
       documentNumber: quotation.document_number,
@@ -370,15 +311,7 @@ export async function quotationPdfData(db: AnyDb, scope: RequestScope, ids: numb
         dueDate: quotation.due_date,
         dueDateLabel: "Válida hasta",
         customer: { name: row.customer_name, identification: row.identification, identificationType: row.identification_type },
-        lines: items.map((item) => ({
-          description: item.description,
-          quantity: item.quantity,
-          unitPrice: item.unit_price,
-          discount: item.discount,
-          taxes: item.taxes.map((tax) => tax.name).join(", "),
-          total: item.total,
-        })),
-        taxBreakdown: [...breakdown.values()].map((b) => ({ name: b.name, rate: b.rate, amount: b.amount.toFixed(2) })),
+        ...pdfLines(items),
         totals: [
           { label: "Subtotal", value: quotation.subtotal_amount },
           { label: "Descuento", value: quotation.discount_amount },

@@ -2,7 +2,7 @@ import { downloadZip } from "client-zip";
 import { log } from "../../lib/log";
 import { type PdfDocumentData, renderDocumentPdf } from "../sales/pdf";
 
-export interface ZipEntry {
+interface ZipEntry {
   id: number;
   documentNumber: string;
   updatedAt: Date;

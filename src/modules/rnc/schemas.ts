@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { normalizeIdentification, SEARCH_MIN_LENGTH } from "./service";
 import { clean } from "./sync/parse";
 
-export const RncRecord = z
+const RncRecord = z
   .object({
     identification: z.string().openapi({ example: "131234567" }),
     name: z.string(),

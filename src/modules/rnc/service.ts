@@ -1,20 +1,19 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
+import { likePattern } from "../../db/queries";
 import { rowsOf } from "../../db/rows";
+import { activeRecords, RECORD_COLUMNS } from "./queries";
 import { clean, foldForSearch } from "./sync/parse";
 import type { RegistryDb } from "./sync/runs";
 
-export interface RncRecordRow {
+interface RncRecordRow {
   identification: string;
   name: string;
   comercial_name: string;
   status: string;
 }
 
-export const SEARCH_LIMIT = 10;
+const SEARCH_LIMIT = 10;
 export const SEARCH_MIN_LENGTH = 3;
-
-/** Readers see only the generation of the latest completed sync run (see sync/runs.ts). */
-const ACTIVE_RUN = sql`(SELECT max(id) FROM rnc_sync_runs WHERE status = 'completed')`;
 
 /** `131-23456-7` → `131234567`; null unless 9 or 11 digits (dashes allowed between them). */
 export function normalizeIdentification(value: string): string | null {
@@ -30,9 +29,7 @@ export function statusWarning(record: { identification: string; status: string }
 }
 
 export async function findRnc(db: RegistryDb, identification: string): Promise<RncRecordRow | null> {
-  const result = await db.execute(sql`
-    SELECT identification, name, comercial_name, status FROM rnc_records
-    WHERE run_id = ${ACTIVE_RUN} AND identification = ${identification}`);
+  const result = await db.execute(activeRecords(sql`identification = ${identification}`));
   return rowsOf<RncRecordRow>(result)[0] ?? null;
 }
 
@@ -40,16 +37,12 @@ export async function findRnc(db: RegistryDb, identification: string): Promise<R
 export async function findRncMany(db: RegistryDb, identifications: string[]): Promise<Map<string, RncRecordRow>> {
   const wanted = [...new Set(identifications.filter((id) => /^\d{9}(\d{2})?$/.test(id)))];
   if (!wanted.length) return new Map();
-  const result = await db.execute(sql`
-    SELECT identification, name, comercial_name, status FROM rnc_records
-    WHERE run_id = ${ACTIVE_RUN} AND identification = ANY(${`{${wanted.join(",")}}`}::text[])`);
+  const result = await db.execute(activeRecords(sql`identification = ANY(${`{${wanted.join(",")}}`}::text[])`));
   return new Map(rowsOf<RncRecordRow>(result).map((r) => [r.identification, r]));
 }
 
-const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /** The term as matched: whitespace collapsed, accents and case folded; dashes dropped from an id. */
-export function searchTerm(raw: string): string {
+function searchTerm(raw: string): string {
   const cleaned = clean(raw);
   return /^[\d-]+$/.test(cleaned) ? cleaned.replace(/-/g, "") : foldForSearch(cleaned);
 }
@@ -77,11 +70,11 @@ function prefixUpperBound(prefix: string, digits: boolean): string | null {
 }
 
 /** The search statement (exported for the bench). */
-export function searchQuery(raw: string) {
+export function searchQuery(raw: string): SQL {
   const term = searchTerm(raw);
   const digits = /^\d+$/.test(term);
-  const contains = `%${escapeLike(term)}%`;
-  return sql`SELECT identification, name, comercial_name, status
+  const contains = likePattern(term);
+  return sql`SELECT ${RECORD_COLUMNS}
     FROM rnc_search(${term}, ${prefixUpperBound(term, digits)}, ${contains}, ${digits}, ${SEARCH_LIMIT})
     ORDER BY rank, name, identification`;
 }

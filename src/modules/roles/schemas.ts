@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { listQuerySchema } from "../../http/pagination";
 
-export const ROLE_NAME_PATTERN = /^[A-Za-z0-9_]+$/;
+const ROLE_NAME_PATTERN = /^[A-Za-z0-9_]+$/;
 
 const permissionList = z.array(z.string().max(100)).max(200);
 

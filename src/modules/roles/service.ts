@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, isNotNull, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
+import { type Page, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
@@ -21,7 +22,7 @@ export type RoleRow = typeof schema.roles.$inferSelect & { membersCount: number 
  * `roles:create` holder could mint an admin-like role. Roles already held somewhere are checked
  * where they are held (assertCanChangeRole); assignments in the target workspace (members, invitations).
  */
-export function assertGrantable(workspace: WorkspaceContext, permissions: readonly string[]): void {
+function assertGrantable(workspace: WorkspaceContext, permissions: readonly string[]): void {
   const missing = permissions.filter((p) => !workspace.permissions.has(p));
   if (missing.length) {
     throw new AppError("forbidden", `You cannot grant permissions you do not hold: ${missing.sort().join(", ")}.`);
@@ -29,7 +30,7 @@ export function assertGrantable(workspace: WorkspaceContext, permissions: readon
 }
 
 /** Known identifiers, each once; unknown ones → 422 under `permissions.N`. */
-export function checkPermissions(permissions: readonly string[]): string[] {
+function checkPermissions(permissions: readonly string[]): string[] {
   const errors: FieldErrors = {};
   permissions.forEach((p, i) => {
     if (!isKnownPermission(p)) errors[`permissions.${i}`] = [`Unknown permission "${p}". See GET /api/v1/permissions.`];
@@ -40,19 +41,22 @@ export function checkPermissions(permissions: readonly string[]): string[] {
 
 const membersCount = sql<number>`(SELECT count(DISTINCT m.user_id) FROM workspace_members m WHERE m.role_id = ${schema.roles.id})`.mapWith(Number);
 
-export async function listRoles(db: AnyDb, query: { page: number; perPage: number; sort: { field: "id" | "name" | "created_at"; descending: boolean } }) {
+export async function listRoles(
+  db: AnyDb,
+  query: { page: number; perPage: number; sort: { field: "id" | "name" | "created_at"; descending: boolean } },
+): Promise<Page<RoleRow>> {
   const column = { id: schema.roles.id, name: schema.roles.name, created_at: schema.roles.createdAt }[query.sort.field];
   const rows = await db
-    .select({ role: schema.roles, membersCount, total: sql<number>`count(*) OVER ()`.mapWith(Number) })
+    .select({ role: schema.roles, membersCount, total: pageTotal() })
     .from(schema.roles)
     .orderBy(query.sort.descending ? desc(column) : asc(column), asc(schema.roles.id))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  const total = rows[0]?.total ?? (await db.$count(schema.roles));
+    .offset(pageOffset(query));
+  const total = await totalOfPage(db, rows, query.page, schema.roles, undefined);
   return { rows: rows.map((r) => ({ ...r.role, membersCount: r.membersCount })), total };
 }
 
-export async function findRole(db: AnyDb, id: number, options: { lock?: boolean } = {}): Promise<RoleRow> {
+async function findRole(db: AnyDb, id: number, options: { lock?: boolean } = {}): Promise<RoleRow> {
   const base = db.select({ role: schema.roles, membersCount }).from(schema.roles).where(eq(schema.roles.id, id));
   const [row] = options.lock ? await base.for("update", { of: schema.roles }) : await base;
   if (!row) throw notFound("Role");
@@ -65,7 +69,7 @@ export async function findRole(db: AnyDb, id: number, options: { lock?: boolean 
  * edit of the role's permissions (which locks it for update), so the edit's check of where the
  * role is held sees the assignment, or the assignment's check sees the edited permissions.
  */
-export async function roleByName(db: AnyDb, name: string, field = "role", options: { share?: boolean } = {}) {
+export async function roleByName(db: AnyDb, name: string, field = "role", options: { share?: boolean } = {}): Promise<typeof schema.roles.$inferSelect> {
   const base = db.select().from(schema.roles).where(eq(schema.roles.name, name));
   const [role] = options.share ? await base.for("share") : await base;
   if (!role) throw fieldError(field, `There is no role named "${name}".`);

@@ -27,7 +27,7 @@ export interface LineAmounts {
   taxes: AppliedTax[];
 }
 
-export interface DocumentAmounts {
+interface DocumentAmounts {
   subtotalAmount: string;
   discountAmount: string;
   taxAmount: string;

@@ -1,6 +1,6 @@
 import { PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from "pdf-lib";
 
-export interface PdfLine {
+interface PdfLine {
   description: string;
   quantity: string;
   unitPrice: string;

@@ -4,6 +4,7 @@ import { rowsOf } from "../../db/rows";
 import { fieldError } from "../../http/errors";
 import type { RequestScope } from "../../http/scope";
 import { formatDocumentNumber } from "../../lib/ncf";
+import { numberingRefusal, numberingUnavailable, takeNumberStatement } from "../document-subtypes/numbering";
 import { EXCLUSIVE_TAX_TYPES, type LineInput } from "./lines";
 
 /** The parts of an invoice or quotation request that name other records. */
@@ -21,7 +22,7 @@ export interface ResolvedLine extends LineInput {
   trackInventory: boolean;
 }
 
-export interface ResolvedDocument {
+interface ResolvedDocument {
   contact: { id: number; name: string; email: string | null };
   subtype: { id: number; name: string; prefix: string };
   documentNumber: string | null;
@@ -49,23 +50,13 @@ interface Loaded {
   currency_id: number | null;
 }
 
-/** Why a subtype cannot give a number today (422 on document_subtype_id), or null when it can. */
-export function numberingRefusal(
-  subtype: { is_active: boolean; next_number: number | string; end_number: number | string; valid_until: string | null },
-  today: string,
-) {
-  if (!subtype.is_active) return fieldError("document_subtype_id", "This document subtype is inactive.");
-  if (Number(subtype.next_number) > Number(subtype.end_number)) {
-    return fieldError("document_subtype_id", "No numbers are left in this sequence.", "ncf_sequence_exhausted");
-  }
-  if (subtype.valid_until !== null && subtype.valid_until < today) {
-    return fieldError("document_subtype_id", `This sequence expired on ${subtype.valid_until}.`, "ncf_sequence_expired");
-  }
-  return null;
-}
-
-/** The sequence changed under us between reading it and taking its number (a concurrent change). */
-export const numberingUnavailable = () => fieldError("document_subtype_id", "This sequence cannot give a number right now; try again.");
+/** The subtype as read in JSON (column names) → the fields numberingRefusal reads. */
+const subtypeFields = (subtype: NonNullable<Loaded["subtype"]>) => ({
+  isActive: subtype.is_active,
+  nextNumber: subtype.next_number,
+  endNumber: subtype.end_number,
+  validUntil: subtype.valid_until,
+});
 
 const intArray = (ids: number[]) => `{${ids.map((id) => Math.trunc(id)).join(",")}}`;
 
@@ -87,10 +78,7 @@ export async function resolveDocument(
   const salesmanIds = [...new Set(input.salesman_ids ?? [])];
   const t = scope.tenantId;
   const takeNumber = options.takeNumber
-    ? sql`UPDATE document_subtypes SET next_number = next_number + 1, updated_at = now()
-        WHERE tenant_id = ${t} AND id = ${input.document_subtype_id} AND type = ${options.documentType} AND is_active
-          AND next_number <= end_number AND (valid_until IS NULL OR valid_until >= ${options.today}::date)
-        RETURNING prefix, next_number - 1 AS number`
+    ? takeNumberStatement(t, input.document_subtype_id, options.today, options.documentType)
     : sql`SELECT NULL::text AS prefix, NULL::bigint AS number WHERE false`;
   const result = await db.execute(sql`
     WITH taken AS (${takeNumber})
@@ -120,11 +108,11 @@ export async function resolveDocument(
   }
   let documentNumber: string | null = null;
   if (options.takeNumber) {
-    if (!loaded.taken) throw numberingRefusal(subtype, options.today) ?? numberingUnavailable();
+    if (!loaded.taken) throw numberingRefusal(subtypeFields(subtype), options.today) ?? numberingUnavailable();
     documentNumber = formatDocumentNumber(loaded.taken.prefix, Number(loaded.taken.number));
   } else if (options.checkNumbering) {
     // The number itself is taken later, in the write statement; refuse early what cannot number.
-    const refusal = numberingRefusal(subtype, options.today);
+    const refusal = numberingRefusal(subtypeFields(subtype), options.today);
     if (refusal) throw refusal;
   }
   if (input.currency_id != null && loaded.currency_id === null) throw fieldError("currency_id", "No such currency.");

@@ -2,11 +2,11 @@ import { z } from "@hono/zod-openapi";
 import { dateInput, idInput } from "../../lib/bounds";
 import { decimalInput, moneyInput } from "../../lib/decimal";
 
-export const MAX_LINES = 500;
+const MAX_LINES = 500;
 const id = () => idInput();
 
 /** A line of an invoice or quotation request. `discount` is a percentage of the line subtotal. */
-export const LineItemInput = z.object({
+const LineItemInput = z.object({
   product_id: id(),
   description: z.string().trim().max(1000).nullable().optional(),
   quantity: decimalInput({ positive: true, max: "99999999.99" }),

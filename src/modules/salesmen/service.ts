@@ -1,9 +1,9 @@
-import { and, eq, ilike, or, sql } from "drizzle-orm";
+import { and, eq, ilike, or } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
+import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
-import { AppError, notFound } from "../../http/errors";
+import { AppError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { timestamp } from "../../lib/format";
 import type { CreateSalesmanInput, UpdateSalesmanInput } from "./schemas";
@@ -23,10 +23,10 @@ export function serializeSalesman(row: SalesmanRow) {
   };
 }
 
-export type SalesmanFilter = "search" | "is_active";
-export type SalesmanSort = "id" | "full_name" | "created_at";
+type SalesmanFilter = "search" | "is_active";
+type SalesmanSort = "id" | "full_name" | "created_at";
 
-export async function listSalesmen(db: AnyDb, tenantId: number, query: ListQuery<SalesmanFilter, SalesmanSort>) {
+export async function listSalesmen(db: AnyDb, tenantId: number, query: ListQuery<SalesmanFilter, SalesmanSort>): Promise<Page<SalesmanRow>> {
   const f = query.filters;
   const where = and(
     eq(s.tenantId, tenantId),
@@ -34,24 +34,11 @@ export async function listSalesmen(db: AnyDb, tenantId: number, query: ListQuery
     f.is_active ? eq(s.isActive, f.is_active === "true") : undefined,
   );
   const column = { id: s.id, full_name: s.fullName, created_at: s.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: s, total: sql<number>`count(*) over ()`.mapWith(Number) })
-    .from(s)
-    .where(where)
-    .orderBy(orderBy(column, s.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, s, where) : 0) };
+  return pageOf(db, s, where, orderBy(column, s.id, query.sort.descending), query);
 }
 
 export async function getSalesman(db: AnyDb, tenantId: number, id: number, lock = false): Promise<SalesmanRow> {
-  const q = db
-    .select()
-    .from(s)
-    .where(and(eq(s.tenantId, tenantId), eq(s.id, id)));
-  const [row] = lock ? await q.for("update") : await q;
-  if (!row) throw notFound("Salesman");
-  return row;
+  return findRow(db, s, and(eq(s.tenantId, tenantId), eq(s.id, id)), "Salesman", lock);
 }
 
 export async function createSalesman(db: AnyDb, tenantId: number, input: CreateSalesmanInput): Promise<SalesmanRow> {
@@ -73,7 +60,7 @@ export async function updateSalesman(db: AnyDb, tenantId: number, id: number, in
 }
 
 /** Why a salesman cannot be deleted because invoices name them. Returns a reason or null. */
-export async function salesmanDocumentReferences(db: AnyDb, tenantId: number, salesmanId: number): Promise<string | null> {
+async function salesmanDocumentReferences(db: AnyDb, tenantId: number, salesmanId: number): Promise<string | null> {
   const is = schema.invoiceSalesmen;
   return firstReference(db, [["invoices name them", referencedBy(is, is.tenantId, is.salesmanId, tenantId, salesmanId)]]);
 }

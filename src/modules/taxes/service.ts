@@ -1,9 +1,9 @@
 import { and, eq, ilike, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { countWhere, firstReference, likePattern, orderBy, referencedBy } from "../../db/queries";
+import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
-import { AppError, fieldError, notFound } from "../../http/errors";
+import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
@@ -25,10 +25,10 @@ export function serializeTax(row: TaxRow) {
   };
 }
 
-export type TaxFilter = "search" | "type" | "is_active" | "is_default";
-export type TaxSort = "id" | "name" | "rate" | "created_at";
+type TaxFilter = "search" | "type" | "is_active" | "is_default";
+type TaxSort = "id" | "name" | "rate" | "created_at";
 
-export async function listTaxes(db: AnyDb, tenantId: number, query: ListQuery<TaxFilter, TaxSort>) {
+export async function listTaxes(db: AnyDb, tenantId: number, query: ListQuery<TaxFilter, TaxSort>): Promise<Page<TaxRow>> {
   const f = query.filters;
   const where = and(
     eq(t.tenantId, tenantId),
@@ -38,24 +38,11 @@ export async function listTaxes(db: AnyDb, tenantId: number, query: ListQuery<Ta
     f.is_default ? eq(t.isDefault, f.is_default === "true") : undefined,
   );
   const column = { id: t.id, name: t.name, rate: t.rate, created_at: t.createdAt }[query.sort.field];
-  const rows = await db
-    .select({ row: t, total: sql<number>`count(*) over ()`.mapWith(Number) })
-    .from(t)
-    .where(where)
-    .orderBy(orderBy(column, t.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  return { rows: rows.map((r) => r.row), total: rows[0]?.total ?? (query.page > 1 ? await countWhere(db, t, where) : 0) };
+  return pageOf(db, t, where, orderBy(column, t.id, query.sort.descending), query);
 }
 
 export async function getTax(db: AnyDb, tenantId: number, id: number, lock = false): Promise<TaxRow> {
-  const q = db
-    .select()
-    .from(t)
-    .where(and(eq(t.tenantId, tenantId), eq(t.id, id)));
-  const [row] = lock ? await q.for("update") : await q;
-  if (!row) throw notFound("Tax");
-  return row;
+  return findRow(db, t, and(eq(t.tenantId, tenantId), eq(t.id, id)), "Tax", lock);
 }
 
 /** Exempt and non-billable taxes have a rate of 0. */
@@ -98,7 +85,7 @@ export async function updateTax(db: AnyDb, tenantId: number, id: number, input: 
  * Why a tax cannot be deleted because document lines applied it: invoice lines (invoice_item_taxes)
  * or quotation lines (their taxes snapshot). Returns a reason or null.
  */
-export async function taxDocumentReferences(db: AnyDb, tenantId: number, taxId: number): Promise<string | null> {
+async function taxDocumentReferences(db: AnyDb, tenantId: number, taxId: number): Promise<string | null> {
   const qi = schema.quotationItems;
   return firstReference(db, [
     ["invoice lines apply it", referencedBy(schema.invoiceItemTaxes, schema.invoiceItemTaxes.tenantId, schema.invoiceItemTaxes.taxId, tenantId, taxId)],

@@ -3,9 +3,9 @@ import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { hashPassword } from "../../lib/password";
 import { builtinRoles } from "../../lib/permissions";
+import { isSubdomainLabel } from "../../lib/subdomain";
 
-export const SUBDOMAIN_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-export const RESERVED_SUBDOMAINS = new Set(["www", "api", "app", "admin", "localhost", "mail", "status"]);
+const RESERVED_SUBDOMAINS = new Set(["www", "api", "app", "admin", "localhost", "mail", "status"]);
 
 export class TenantInputError extends Error {}
 
@@ -22,9 +22,15 @@ export interface NewTenant {
  * workspace "Principal" owned by that admin, taxes, currencies and NCF document subtypes.
  * Runs as the database owner (operator CLI, test seeding), inside the caller's transaction.
  */
-export async function createTenant(db: AnyDb, input: NewTenant) {
+export interface CreatedTenant {
+  tenant: { id: number; subdomain: string; name: string };
+  user: { id: number; name: string; email: string };
+  workspace: { id: number; name: string };
+}
+
+export async function createTenant(db: AnyDb, input: NewTenant): Promise<CreatedTenant> {
   const subdomain = input.subdomain.trim().toLowerCase();
-  if (!SUBDOMAIN_PATTERN.test(subdomain) || /^\d+$/.test(subdomain) || RESERVED_SUBDOMAINS.has(subdomain)) {
+  if (!isSubdomainLabel(subdomain) || RESERVED_SUBDOMAINS.has(subdomain)) {
     throw new TenantInputError(`"${input.subdomain}" is not a valid subdomain (lowercase letters, digits and dashes).`);
   }
   if (input.adminPassword.length < 8) throw new TenantInputError("The admin password must have at least 8 characters.");

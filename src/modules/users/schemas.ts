@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { listQuerySchema } from "../../http/pagination";
 
-export const USER_STATUSES = ["active", "deactivated"] as const;
+const USER_STATUSES = ["active", "deactivated"] as const;
 
 export const UserListQuery = listQuerySchema({
   filters: {
@@ -30,7 +30,7 @@ export const TenantUserResponse = z.object({ data: TenantUser, message: z.string
  * The password rules of a new password: at least 12 characters (length is what resists guessing);
  * at most 1024, as at login, so that hashing cost stays bounded.
  */
-export const NEW_PASSWORD_MIN_LENGTH = 12;
+const NEW_PASSWORD_MIN_LENGTH = 12;
 
 export const ChangePasswordBody = z
   .object({

@@ -1,6 +1,6 @@
-import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql } from "drizzle-orm";
+import { and, asc, eq, ilike, inArray, isNotNull, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { countWhere, likePattern, orderBy } from "../../db/queries";
+import { likePattern, orderBy, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -25,7 +25,10 @@ export function assertAdmin(workspace: WorkspaceContext): void {
   }
 }
 
-export function serializeUser(user: UserRow, memberships: Membership[]) {
+/** A user as the API shows it. */
+type UserData = ReturnType<typeof serializeUser>;
+
+function serializeUser(user: UserRow, memberships: Membership[]) {
   return {
     id: user.id,
     name: user.name,
@@ -51,30 +54,30 @@ async function membershipsOf(db: AnyDb, userIds: number[]): Promise<Membership[]
     .orderBy(asc(workspaces.id));
 }
 
-export type UserFilter = "status" | "search";
-export type UserSort = "name" | "email" | "created_at";
+type UserFilter = "status" | "search";
+type UserSort = "name" | "email" | "created_at";
 
 /** The tenant's users (row-level security keeps them to the tenant), each with their workspaces. */
-export async function listUsers(db: AnyDb, query: ListQuery<UserFilter, UserSort>) {
+export async function listUsers(db: AnyDb, query: ListQuery<UserFilter, UserSort>): Promise<{ data: UserData[]; total: number }> {
   const f = query.filters;
   const where = and(
     f.status === "active" ? isNull(users.deactivatedAt) : f.status === "deactivated" ? isNotNull(users.deactivatedAt) : undefined,
-    f.search ? or(sql`${users.name} ILIKE ${likePattern(f.search)}`, sql`${users.email} ILIKE ${likePattern(f.search)}`) : undefined,
+    f.search ? or(ilike(users.name, likePattern(f.search)), ilike(users.email, likePattern(f.search))) : undefined,
   );
   const column = { name: users.name, email: users.email, created_at: users.createdAt }[query.sort.field];
   const rows = await db
-    .select({ user: userColumns, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .select({ user: userColumns, total: pageTotal() })
     .from(users)
     .where(where)
     .orderBy(orderBy(column, users.id, query.sort.descending))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
+    .offset(pageOffset(query));
   const page = rows.map((r) => r.user);
   const memberships = await membershipsOf(
     db,
     page.map((u) => u.id),
   );
-  const total = rows[0]?.total ?? (query.page > 1 ? await countWhere(db, users, where) : 0);
+  const total = await totalOfPage(db, rows, query.page, users, where);
   return { data: page.map((u) => serializeUser(u, memberships)), total };
 }
 
@@ -102,7 +105,7 @@ async function lockManageable(db: AnyDb, callerId: number, targetId: number, ver
  * nobody deactivates themselves (that would leave no one to undo it from this account). Deactivating
  * a deactivated user changes nothing (their first deactivated_at stays).
  */
-export async function deactivateUser(db: AnyDb, callerId: number, targetId: number) {
+export async function deactivateUser(db: AnyDb, callerId: number, targetId: number): Promise<UserData> {
   if (targetId === callerId) throw new AppError("conflict", "You cannot deactivate your own account.");
   const { target, memberships } = await lockManageable(db, callerId, targetId, "deactivate");
   const [owned] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.ownerId, targetId)).limit(1);
@@ -122,7 +125,7 @@ export async function deactivateUser(db: AnyDb, callerId: number, targetId: numb
 }
 
 /** Lets a deactivated user log in again; tokens revoked by the deactivation stay revoked. */
-export async function reactivateUser(db: AnyDb, callerId: number, targetId: number) {
+export async function reactivateUser(db: AnyDb, callerId: number, targetId: number): Promise<UserData> {
   const { target, memberships } = await lockManageable(db, callerId, targetId, "reactivate");
   const [updated] = await db.update(users).set({ deactivatedAt: null, updatedAt: sql`now()` }).where(eq(users.id, target.id)).returning(userColumns);
   return serializeUser(updated!, memberships);

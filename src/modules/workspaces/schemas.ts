@@ -7,7 +7,7 @@ const name = z.string().trim().min(1).max(100);
 export const CreateWorkspaceBody = z.object({ name }).strict().openapi("CreateWorkspaceRequest");
 export const UpdateWorkspaceBody = z.object({ name: name.optional() }).strict().openapi("UpdateWorkspaceRequest");
 
-export const Person = z.object({ id: z.number(), name: z.string(), email: z.string() }).openapi("Person");
+const Person = z.object({ id: z.number(), name: z.string(), email: z.string() }).openapi("Person");
 
 export const WorkspaceMember = z
   .object({ id: z.number(), name: z.string(), email: z.string(), role: z.string(), added_at: z.string() })
@@ -26,7 +26,7 @@ export const WorkspaceListItem = z
   })
   .openapi("WorkspaceListItem");
 
-export const WorkspaceDetail = WorkspaceListItem.extend({ members: z.array(WorkspaceMember) }).openapi("Workspace");
+const WorkspaceDetail = WorkspaceListItem.extend({ members: z.array(WorkspaceMember) }).openapi("Workspace");
 
 export const WorkspaceDetailResponse = z.object({ data: WorkspaceDetail }).openapi("WorkspaceResponse");
 

@@ -1,6 +1,8 @@
-import { and, asc, desc, eq, ne, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, ilike, ne, type SQL, sql } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
+import { likePattern, type Page, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -20,9 +22,7 @@ function visibleTo(viewer: Viewer): SQL | undefined {
   return sql`EXISTS (SELECT 1 FROM workspace_members vm WHERE vm.workspace_id = ${workspaces.id} AND vm.user_id = ${viewer.userId})`;
 }
 
-const escapeLike = (value: string) => value.replace(/[\\%_]/g, (ch) => `\\${ch}`);
-
-function listColumns(viewer: Viewer) {
+function listColumns(viewer: Viewer): { [K in keyof WorkspaceListRow]: SQL<WorkspaceListRow[K]> | PgColumn } {
   return {
     id: workspaces.id,
     name: workspaces.name,
@@ -37,29 +37,39 @@ function listColumns(viewer: Viewer) {
   };
 }
 
-export type WorkspaceListRow = Awaited<ReturnType<typeof listWorkspaces>>["rows"][number];
+/** A workspace as lists read it (listColumns), with its owner and the viewer's role. */
+export interface WorkspaceListRow {
+  id: number;
+  name: string;
+  ownerId: number;
+  ownerName: string;
+  ownerEmail: string;
+  role: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
 
 export async function listWorkspaces(
   db: AnyDb,
   viewer: Viewer,
   query: { page: number; perPage: number; filters: { name?: string }; sort: { field: "id" | "name" | "created_at"; descending: boolean } },
-) {
+): Promise<Page<WorkspaceListRow & { total: number }>> {
   const column = { id: workspaces.id, name: workspaces.name, created_at: workspaces.createdAt }[query.sort.field];
-  const where = and(visibleTo(viewer), query.filters.name ? sql`${workspaces.name} ILIKE ${`%${escapeLike(query.filters.name)}%`}` : undefined);
+  const where = and(visibleTo(viewer), query.filters.name ? ilike(workspaces.name, likePattern(query.filters.name)) : undefined);
   const rows = await db
-    .select({ ...listColumns(viewer), total: sql<number>`count(*) OVER ()`.mapWith(Number) })
+    .select({ ...listColumns(viewer), total: pageTotal() })
     .from(workspaces)
     .innerJoin(users, eq(users.id, workspaces.ownerId))
     .where(where)
     .orderBy(query.sort.descending ? desc(column) : asc(column), asc(workspaces.id))
     .limit(query.perPage)
-    .offset((query.page - 1) * query.perPage);
-  const total = rows[0]?.total ?? (await db.$count(workspaces, where));
+    .offset(pageOffset(query));
+  const total = await totalOfPage(db, rows, query.page, workspaces, where);
   return { rows, total };
 }
 
 /** A workspace the viewer can see, else 404 (whether it is missing, another tenant's or out of reach). */
-export async function findVisibleWorkspace(db: AnyDb, viewer: Viewer, id: number) {
+export async function findVisibleWorkspace(db: AnyDb, viewer: Viewer, id: number): Promise<WorkspaceListRow> {
   const [row] = await db
     .select(listColumns(viewer))
     .from(workspaces)
@@ -69,7 +79,7 @@ export async function findVisibleWorkspace(db: AnyDb, viewer: Viewer, id: number
   return row;
 }
 
-export async function listMembersOf(db: AnyDb, workspaceId: number) {
+export async function listMembersOf(db: AnyDb, workspaceId: number): Promise<{ id: number; name: string; email: string; role: string; addedAt: Date }[]> {
   return db
     .select({ id: users.id, name: users.name, email: users.email, role: roles.name, addedAt: workspaceMembers.addedAt })
     .from(workspaceMembers)
@@ -93,7 +103,12 @@ const duplicateName = () => fieldError("name", "A workspace with this name alrea
  * The creator becomes the owner and an `admin` member, and the new workspace becomes their current
  * one: all in the request's transaction.
  */
-export async function createWorkspace(db: AnyDb, tenantId: number, caller: { userId: number; workspace: WorkspaceContext }, name: string) {
+export async function createWorkspace(
+  db: AnyDb,
+  tenantId: number,
+  caller: { userId: number; workspace: WorkspaceContext },
+  name: string,
+): Promise<typeof workspaces.$inferSelect> {
   const userId = caller.userId;
   const [adminRole] = await db
     .select({ id: roles.id, permissions: roles.permissions })
@@ -123,7 +138,7 @@ export async function createWorkspace(db: AnyDb, tenantId: number, caller: { use
 }
 
 /** Only the owner may change a workspace (404 when the caller cannot see it at all). */
-export async function updateWorkspace(db: AnyDb, viewer: Viewer, id: number, input: { name?: string }) {
+export async function updateWorkspace(db: AnyDb, viewer: Viewer, id: number, input: { name?: string }): Promise<typeof workspaces.$inferSelect> {
   const current = await findVisibleWorkspace(db, viewer, id);
   if (current.ownerId !== viewer.userId) throw new AppError("forbidden", "Only the owner of the workspace can update it.");
   if (input.name !== undefined) await assertNameFree(db, input.name, id);
@@ -147,7 +162,7 @@ export async function updateWorkspace(db: AnyDb, viewer: Viewer, id: number, inp
  * be changed or removed like any member. Both roles are assignments in this workspace, so the
  * caller must hold each one's permissions here (or be admin here), as for PATCH member.
  */
-export async function transferOwnership(db: AnyDb, viewer: Viewer, id: number, input: { userId: number; previousOwnerRole?: string }) {
+export async function transferOwnership(db: AnyDb, viewer: Viewer, id: number, input: { userId: number; previousOwnerRole?: string }): Promise<void> {
   await findVisibleWorkspace(db, viewer, id);
   // Locked: two transfers (or a transfer and a member change) of the same workspace serialize.
   const [current] = await db.select({ ownerId: workspaces.ownerId }).from(workspaces).where(eq(workspaces.id, id)).for("update");
@@ -181,7 +196,7 @@ export async function transferOwnership(db: AnyDb, viewer: Viewer, id: number, i
     .where(and(eq(workspaceMembers.workspaceId, id), eq(workspaceMembers.userId, viewer.userId)));
 }
 
-export async function switchContext(db: AnyDb, viewer: Viewer, id: number) {
+export async function switchContext(db: AnyDb, viewer: Viewer, id: number): Promise<WorkspaceListRow> {
   const workspace = await findVisibleWorkspace(db, viewer, id);
   await db.update(users).set({ currentWorkspaceId: id, updatedAt: sql`now()` }).where(eq(users.id, viewer.userId));
   return workspace;

@@ -9,7 +9,7 @@ import { Unzip, type UnzipFile, UnzipInflate } from "fflate";
 /** `[identification, name, comercial_name, status]`: the shape records travel in through the Queue. */
 export type RncTuple = [identification: string, name: string, comercialName: string, status: string];
 
-export interface Rejection {
+interface Rejection {
   line: number;
   reason: string;
 }
@@ -69,7 +69,7 @@ export function utf8Length(value: string): number {
  * limited to 128 KB). An identification repeated inside one batch keeps its last occurrence, so
  * that one upsert statement never touches a row twice.
  */
-export class Batcher {
+class Batcher {
   private current = new Map<string, RncTuple>();
   private bytes = 0;
   readonly ready: RncTuple[][] = [];
@@ -109,7 +109,7 @@ const CRC_TABLE = (() => {
 })();
 
 /** CRC-32 (ZIP's), continued from `crc` (start with 0). fflate's streaming Unzip does not check it. */
-export function crc32(data: Uint8Array, crc = 0): number {
+function crc32(data: Uint8Array, crc = 0): number {
   let c = ~crc;
   for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
   return ~c >>> 0;
@@ -136,7 +136,7 @@ function centralEntry(tail: Uint8Array, matches: (name: string) => boolean): { c
   return null;
 }
 
-export interface StreamOptions {
+interface StreamOptions {
   /** Called with each full batch, in order; awaited before more of the body is read. */
   onBatch: (records: RncTuple[]) => Promise<void>;
   maxBatchBytes?: number;
@@ -150,8 +150,8 @@ export interface StreamOptions {
 }
 
 /** Default batch budget: JSON of the records ≤ 100 KB, leaving room for the envelope under 128 KB. */
-export const MAX_BATCH_BYTES = 100_000;
-export const MAX_BATCH_RECORDS = 2_000;
+const MAX_BATCH_BYTES = 100_000;
+const MAX_BATCH_RECORDS = 2_000;
 /**
  * A line longer than this (without its line break) is rejected like a malformed one, and nothing of
  * it is kept past this length: DGII's lines are ~150 characters, and a file without line breaks

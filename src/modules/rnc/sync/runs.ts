@@ -1,6 +1,8 @@
 import { and, desc, eq, ne, sql } from "drizzle-orm";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { AnyDb } from "../../../db/client";
+import { rowsOf } from "../../../db/rows";
 import { rncSyncBatches, rncSyncRuns } from "../../../db/schema";
+import { countActiveRecords, deleteRecordsOfRun, upsertRecords } from "../queries";
 import { foldForSearch, type ParseStats, type RncTuple } from "./parse";
 
 /**
@@ -23,7 +25,8 @@ import { foldForSearch, type ParseStats, type RncTuple } from "./parse";
  * or sees the run ended and is skipped.
  */
 
-export type RegistryDb = PgDatabase<PgQueryResultHKT, Record<string, never>>;
+/** The registry is read and written with the one database handle type (a Worker transaction or a Node pool client). */
+export type RegistryDb = AnyDb;
 
 /** Runs `work` in one transaction as the application role (Worker: neon driver; Node: pg). */
 export interface RegistryStore {
@@ -41,7 +44,7 @@ export interface RncBatchMessage {
 const START_LOCK = sql`SELECT pg_advisory_xact_lock(7281905)`;
 
 async function abandon(db: RegistryDb, runId: number, reason: string): Promise<void> {
-  await db.execute(sql`DELETE FROM rnc_records WHERE run_id = ${runId}`);
+  await db.execute(deleteRecordsOfRun(runId, "only"));
   await db.delete(rncSyncBatches).where(eq(rncSyncBatches.runId, runId));
   await db
     .update(rncSyncRuns)
@@ -76,10 +79,8 @@ export async function failRun(store: RegistryStore, runId: number, reason: strin
 
 /** Records in the registry readers see now (the latest completed generation); 0 before the first sync. */
 export async function currentRegistrySize(store: RegistryStore): Promise<number> {
-  const rows = await store.transaction((db) =>
-    db.execute(sql`SELECT count(*)::int AS n FROM rnc_records WHERE run_id = (SELECT max(id) FROM rnc_sync_runs WHERE status = 'completed')`),
-  );
-  return Number((rows as unknown as { rows: { n: number }[] }).rows[0]?.n ?? 0);
+  const rows = await store.transaction((db) => db.execute(countActiveRecords()));
+  return Number(rowsOf<{ n: number }>(rows)[0]?.n ?? 0);
 }
 
 export async function finishParsing(store: RegistryStore, runId: number, stats: ParseStats, batches: number): Promise<boolean> {
@@ -108,14 +109,14 @@ export async function tryComplete(store: RegistryStore, runId: number): Promise<
       .where(eq(rncSyncRuns.id, runId))
       .for("update");
     if (run?.status !== "running" || run.expected === null || run.done < run.expected) return false;
-    await db.execute(sql`DELETE FROM rnc_records WHERE run_id <> ${runId}`);
+    await db.execute(deleteRecordsOfRun(runId, "except"));
     await db.delete(rncSyncBatches).where(eq(rncSyncBatches.runId, runId));
     await db.update(rncSyncRuns).set({ status: "completed", finishedAt: sql`now()` }).where(eq(rncSyncRuns.id, runId));
     return true;
   });
 }
 
-export type BatchOutcome = "written" | "duplicate" | "run_ended";
+type BatchOutcome = "written" | "duplicate" | "run_ended";
 
 /**
  * Writes one Queue message: all its records in one statement, into the run's generation. Safe to
@@ -140,11 +141,7 @@ export async function writeBatch(store: RegistryStore, message: RncBatchMessage)
       .onConflictDoNothing()
       .returning({ seq: rncSyncBatches.seq });
     if (!receipt.length) return { outcome: "duplicate" as const, progress: null };
-    await db.execute(sql`
-      INSERT INTO rnc_records (run_id, identification, name, comercial_name, status, search)
-      SELECT ${message.runId}::integer, r->>0, r->>1, r->>2, r->>3, r->>4 FROM json_array_elements(${rows}::json) AS r
-      ON CONFLICT (run_id, identification) DO UPDATE
-        SET name = excluded.name, comercial_name = excluded.comercial_name, status = excluded.status, search = excluded.search`);
+    await db.execute(upsertRecords(message.runId, rows));
     const [progress] = await db
       .update(rncSyncRuns)
       .set({ batchesDone: sql`${rncSyncRuns.batchesDone} + 1`, recordsWritten: sql`${rncSyncRuns.recordsWritten} + ${message.records.length}` })
@@ -157,11 +154,13 @@ export async function writeBatch(store: RegistryStore, message: RncBatchMessage)
   return { outcome: result.outcome, completed };
 }
 
-export async function recentRuns(store: RegistryStore, limit = 10) {
+type RunRow = typeof rncSyncRuns.$inferSelect;
+
+export async function recentRuns(store: RegistryStore, limit = 10): Promise<RunRow[]> {
   return store.transaction((db) => db.select().from(rncSyncRuns).orderBy(desc(rncSyncRuns.id)).limit(limit));
 }
 
-export async function getRun(store: RegistryStore, runId: number) {
+export async function getRun(store: RegistryStore, runId: number): Promise<RunRow | null> {
   const rows = await store.transaction((db) => db.select().from(rncSyncRuns).where(eq(rncSyncRuns.id, runId)));
   return rows[0] ?? null;
 }

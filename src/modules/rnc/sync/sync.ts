@@ -36,7 +36,7 @@ export interface SyncResult {
  * A file with fewer valid records than this share of the current registry does not replace it
  * unless forced: a truncated or half-empty download from DGII must not wipe most of the registry.
  */
-export const MIN_SHARE_OF_CURRENT = 0.5;
+const MIN_SHARE_OF_CURRENT = 0.5;
 
 /** Queues limit one sendBatch call to 100 messages and 256 KB. */
 const SEND_MAX_MESSAGES = 100;

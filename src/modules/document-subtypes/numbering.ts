@@ -1,0 +1,56 @@
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
+import * as schema from "../../db/schema";
+import { type AppError, fieldError } from "../../http/errors";
+
+/**
+ * Taking a document number from a subtype's sequence: the one home of the statement that advances
+ * `document_subtypes.next_number`, used inside the invoice insert and the document read (one round
+ * trip each) and by takeDocumentNumber.
+ */
+
+const ds = schema.documentSubtypes;
+
+/**
+ * UPDATE … RETURNING prefix, number: advances next_number only while the subtype is active,
+ * unexpired and not exhausted (and of `type`, when given), and holds the row lock until the
+ * transaction ends, so numbers are never given twice and a rolled-back document gives its number
+ * back: DGII's comprobantes fiscales regulation (Decreto 254-06) wants NCFs issued in sequence, never twice.
+ * No row: the subtype cannot number now (numberingRefusal says why).
+ */
+export function takeNumberStatement(tenantId: number, subtypeId: number, today: string, type?: string): SQL {
+  return sql`UPDATE ${ds} SET ${sql.identifier(ds.nextNumber.name)} = ${ds.nextNumber} + 1, ${sql.identifier(ds.updatedAt.name)} = now()
+    WHERE ${ds.tenantId} = ${tenantId} AND ${ds.id} = ${subtypeId}${type === undefined ? sql`` : sql` AND ${ds.type} = ${type}`} AND ${ds.isActive}
+      AND ${ds.nextNumber} <= ${ds.endNumber} AND (${ds.validUntil} IS NULL OR ${ds.validUntil} >= ${today}::date)
+    RETURNING ${ds.prefix} AS prefix, ${ds.nextNumber} - 1 AS number`;
+}
+
+/** Why a subtype cannot give a number today (422 on document_subtype_id), or null when it can. */
+export function numberingRefusal(
+  subtype: { isActive: boolean; nextNumber: number | string; endNumber: number | string; validUntil: string | null },
+  today: string,
+): AppError | null {
+  if (!subtype.isActive) return fieldError("document_subtype_id", "This document subtype is inactive.");
+  if (Number(subtype.nextNumber) > Number(subtype.endNumber)) {
+    return fieldError("document_subtype_id", "No numbers are left in this sequence.", "ncf_sequence_exhausted");
+  }
+  if (subtype.validUntil !== null && subtype.validUntil < today) {
+    return fieldError("document_subtype_id", `This sequence expired on ${subtype.validUntil}.`, "ncf_sequence_expired");
+  }
+  return null;
+}
+
+/** The sequence changed under us between reading it and taking its number (a concurrent change). */
+export const numberingUnavailable = (): AppError => fieldError("document_subtype_id", "This sequence cannot give a number right now; try again.");
+
+/**
+ * Why takeNumberStatement gave no number, read after the fact: the subtype's refusal, or
+ * numberingUnavailable when it could number (it changed meanwhile) or is gone.
+ */
+export async function refusalAfterTaking(db: AnyDb, tenantId: number, subtypeId: number, today: string): Promise<AppError> {
+  const [subtype] = await db
+    .select()
+    .from(ds)
+    .where(and(eq(ds.tenantId, tenantId), eq(ds.id, subtypeId)));
+  return (subtype && numberingRefusal(subtype, today)) ?? numberingUnavailable();
+}

@@ -1,0 +1,167 @@
+import type { z } from "@hono/zod-openapi";
+import { asc, eq, type SQL, sql } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
+import type { AnyDb } from "../../db/client";
+import * as schema from "../../db/schema";
+import { Big } from "../../lib/decimal";
+import { decimal2 } from "../../lib/format";
+import type { AppliedTax, LineAmounts } from "./lines";
+import type { PdfDocumentData } from "./pdf";
+import { type DocumentReferencesInput, itemsFromStoredLines, type ResolvedLine } from "./references";
+import type { LineItemOutput } from "./schemas";
+
+/**
+ * The lines of invoices and quotations in SQL: the one home of `invoice_items`,
+ * `invoice_item_taxes` and `quotation_items` statements. Both tables have the same line columns
+ * (db/schema/sales.ts `lineColumns`), so one set of statements serves both, with the column names
+ * and types taken from the drizzle tables.
+ */
+
+/** The line columns a line record fills, by their drizzle keys. */
+const LINE_FIELDS = [
+  "position",
+  "productId",
+  "description",
+  "quantity",
+  "unitPrice",
+  "discount",
+  "discountAmount",
+  "subtotal",
+  "taxAmount",
+  "total",
+  "taxes",
+] as const;
+type LineField = (typeof LINE_FIELDS)[number];
+
+/** The line columns the API shows (`id` first), by their drizzle keys. */
+const SHOWN_FIELDS = ["id", ...LINE_FIELDS.filter((field) => field !== "position")] as const;
+
+type DocumentKind = "invoice" | "quotation";
+
+const LINE_TABLES = {
+  invoice: { items: schema.invoiceItems, documentId: schema.invoiceItems.invoiceId, itemTaxes: schema.invoiceItemTaxes },
+  quotation: { items: schema.quotationItems, documentId: schema.quotationItems.quotationId, itemTaxes: null },
+} as const;
+
+/** A line as written: amounts computed, the taxes snapshotted. */
+type LineRecord = Pick<typeof schema.invoiceItems.$inferInsert, Exclude<LineField, "taxes">> & { taxes: AppliedTax[] };
+
+/** A line as the API shows it, with its product. */
+export type ItemJson = z.output<typeof LineItemOutput>;
+
+/** Line records for the insert statement: amounts computed, taxes snapshotted. */
+export function lineRecords(lines: ResolvedLine[], amounts: LineAmounts[]): LineRecord[] {
+  return lines.map((line, position) => ({
+    position,
+    productId: line.productId,
+    description: line.description,
+    quantity: line.quantity,
+    unitPrice: line.unitPrice,
+    discount: line.discount,
+    discountAmount: amounts[position]!.discountAmount,
+    subtotal: amounts[position]!.subtotal,
+    taxAmount: amounts[position]!.taxAmount,
+    total: amounts[position]!.total,
+    taxes: amounts[position]!.taxes,
+  }));
+}
+
+const columnList = (columns: PgColumn[], alias?: string): SQL =>
+  sql.join(
+    columns.map((column) => (alias ? sql`${sql.raw(alias)}.${sql.identifier(column.name)}` : sql.identifier(column.name))),
+    sql`, `,
+  );
+
+/**
+ * The CTE `items` inserting a document's lines for the document `documentId` (an expression: the
+ * id of a row inserted earlier in the same statement, or a parameter), and for invoices the taxes
+ * the lines use (`invoice_item_taxes`). The lines travel as one JSON parameter, read with
+ * jsonb_to_recordset: one statement whatever the number of lines. Nothing is written when
+ * `documentId` is NULL (the statement could not create the document).
+ */
+export function insertLines(kind: DocumentKind, tenantId: number, documentId: SQL, records: LineRecord[]): SQL {
+  const { items, documentId: documentColumn, itemTaxes } = LINE_TABLES[kind];
+  const columns = LINE_FIELDS.map((field) => items[field]);
+  const json = records.map((record) => Object.fromEntries(LINE_FIELDS.map((field) => [items[field].name, record[field]])));
+  const definition = sql.raw(columns.map((column) => `${column.name} ${column.getSQLType()}`).join(", "));
+  const insert = sql`items AS (
+      INSERT INTO ${items} (${columnList([items.tenantId, documentColumn, ...columns])})
+      SELECT ${tenantId}, ${documentId}, ${columnList(columns, "x")}
+      FROM jsonb_to_recordset(${JSON.stringify(json)}::jsonb) AS x(${definition})
+      WHERE ${documentId} IS NOT NULL
+      RETURNING ${columnList([items.id, items.position])}
+    )`;
+  if (!itemTaxes) return insert;
+  const used = records.flatMap((record) => record.taxes.map((tax) => ({ position: record.position, tax_id: tax.id })));
+  return sql`${insert}, item_taxes AS (
+      INSERT INTO ${itemTaxes} (${columnList([itemTaxes.tenantId, itemTaxes.invoiceItemId, itemTaxes.taxId])})
+      SELECT ${tenantId}, items.id, t.tax_id
+      FROM items JOIN jsonb_to_recordset(${JSON.stringify(used)}::jsonb) AS t(position int, tax_id int) ON t.position = items.position
+    )`;
+}
+
+/**
+ * A subquery: the lines of the document whose id is `documentId` as a JSON array in their order,
+ * each with its product (ItemJson before serializeItems formats the amounts).
+ */
+export function itemsJson(kind: DocumentKind, documentId: SQL): SQL {
+  const { items, documentId: documentColumn } = LINE_TABLES[kind];
+  const fields = sql.raw(SHOWN_FIELDS.map((field) => `'${items[field].name}', it.${items[field].name}`).join(", "));
+  return sql`(SELECT coalesce(json_agg(json_build_object(${fields},
+      'product', json_build_object('id', p.id, 'name', p.name, 'sku', p.sku)) ORDER BY it.position), '[]')
+    FROM ${items} it JOIN products p ON p.id = it.product_id WHERE it.${sql.identifier(documentColumn.name)} = ${documentId})`;
+}
+
+/** The stored lines of a document as request items, in their order, to resolve them again unchanged. */
+export async function storedLineItems(db: AnyDb, kind: DocumentKind, documentId: number): Promise<DocumentReferencesInput["items"]> {
+  const lines =
+    kind === "invoice"
+      ? await db.select().from(schema.invoiceItems).where(eq(schema.invoiceItems.invoiceId, documentId)).orderBy(asc(schema.invoiceItems.position))
+      : await db.select().from(schema.quotationItems).where(eq(schema.quotationItems.quotationId, documentId)).orderBy(asc(schema.quotationItems.position));
+  return itemsFromStoredLines(lines);
+}
+
+/** One statement: the document's lines (and for invoices the taxes they use) replaced by `records`. */
+export function replaceLines(kind: DocumentKind, tenantId: number, documentId: number, records: LineRecord[]): SQL {
+  const { items, documentId: documentColumn } = LINE_TABLES[kind];
+  return sql`WITH gone AS (DELETE FROM ${items} WHERE ${documentColumn} = ${documentId}),
+    ${insertLines(kind, tenantId, sql`${documentId}::int`, records)}
+    SELECT 1`;
+}
+
+/** Lines read by itemsJson, with amounts written with two decimals as the API shows them. */
+export function serializeItems(items: ItemJson[]): ItemJson[] {
+  return items.map((it) => ({
+    ...it,
+    quantity: decimal2(it.quantity)!,
+    unit_price: decimal2(it.unit_price)!,
+    discount: decimal2(it.discount)!,
+    discount_amount: decimal2(it.discount_amount)!,
+    subtotal: decimal2(it.subtotal)!,
+    tax_amount: decimal2(it.tax_amount)!,
+    total: decimal2(it.total)!,
+  }));
+}
+
+/** The lines and the per-tax totals a document's PDF shows. */
+export function pdfLines(items: ItemJson[]): Pick<PdfDocumentData, "lines" | "taxBreakdown"> {
+  const breakdown = new Map<number, { name: string; rate: string; amount: Big }>();
+  for (const item of items) {
+    for (const tax of item.taxes) {
+      const entry = breakdown.get(tax.id) ?? { name: tax.name, rate: decimal2(tax.rate)!, amount: new Big(0) };
+      entry.amount = entry.amount.plus(tax.amount);
+      breakdown.set(tax.id, entry);
+    }
+  }
+  return {
+    lines: items.map((item) => ({
+      description: item.description,
+      quantity: item.quantity,
+      unitPrice: item.unit_price,
+      discount: item.discount,
+      taxes: item.taxes.map((tax) => tax.name).join(", "),
+      total: item.total,
+    })),
+    taxBreakdown: [...breakdown.values()].map((b) => ({ name: b.name, rate: b.rate, amount: b.amount.toFixed(2) })),
+  };
+}
