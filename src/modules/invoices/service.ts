@@ -7,6 +7,9 @@ import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
+import { isNcfPrefix } from "../../lib/ncf";
+import { assertFiscalProfileComplete } from "../company/service";
+import { assertSalesInvoicePrefix } from "../document-subtypes/service";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import { documentAmounts, type LineAmounts, lineAmounts } from "../sales/lines";
 import { itemsFromStoredLines, numberingRefusal, numberingUnavailable, type ResolvedLine, resolveDocument } from "../sales/references";
@@ -103,7 +106,13 @@ export async function createInvoice(
   context: InvoiceContext,
   options: { quotationId?: number } = {},
 ) {
-  const resolved = await resolveDocument(db, scope, input, { documentType: "invoice", takeNumber: false, checkNumbering: true, today: context.today });
+  // A sequence's expiry is checked against the document's date, not the server's (Norma 06-2018).
+  const resolved = await resolveDocument(db, scope, input, { documentType: "invoice", takeNumber: false, checkNumbering: true, today: input.issue_date });
+  // A fiscal NCF needs a sales prefix and a complete issuer (docs/fiscal.md).
+  if (isNcfPrefix(resolved.subtype.prefix)) {
+    assertSalesInvoicePrefix(resolved.subtype.prefix);
+    await assertFiscalProfileComplete(db, scope.tenantId);
+  }
   const amounts = resolved.lines.map(lineAmounts);
   const totals = documentAmounts(amounts);
   const records = lineRecords(resolved.lines, amounts);
@@ -128,7 +137,7 @@ export async function createInvoice(
     WITH taken AS (
       UPDATE document_subtypes SET next_number = next_number + 1, updated_at = now()
       WHERE tenant_id = ${t} AND id = ${resolved.subtype.id} AND type = 'invoice' AND is_active
-        AND next_number <= end_number AND (valid_until IS NULL OR valid_until >= ${context.today}::date)
+        AND next_number <= end_number AND (valid_until IS NULL OR valid_until >= ${input.issue_date}::date)
       RETURNING prefix, next_number - 1 AS number
     ), num AS (
       -- The NCF: prefix + the number zero-padded to 10 digits for e-CF (E…), 8 for the B series.
@@ -153,7 +162,7 @@ export async function createInvoice(
     SELECT (SELECT row_to_json(inv) FROM inv) AS invoice, ${stockResultColumns}`);
   const row = rowsOf<StockResult & { invoice: Record<string, unknown> | null }>(result)[0]!;
   // No number: the sequence ran out or expired since it was read (the stock moved above rolls back).
-  if (!row.invoice) throw (await subtypeRefusal(db, scope, resolved.subtype.id, context.today)) ?? numberingUnavailable();
+  if (!row.invoice) throw (await subtypeRefusal(db, scope, resolved.subtype.id, input.issue_date)) ?? numberingUnavailable();
   await checkStockResult(db, changes, row);
   return serializeInvoice(rowFromJson(inv, row.invoice));
 }

@@ -29,6 +29,8 @@ function listColumns(viewer: Viewer) {
     ownerId: workspaces.ownerId,
     ownerName: users.name,
     ownerEmail: users.email,
+    address: workspaces.address,
+    phone: workspaces.phone,
     role: sql<
       string | null
     >`(SELECT r.name FROM workspace_members rm JOIN roles r ON r.id = rm.role_id WHERE rm.workspace_id = ${workspaces.id} AND rm.user_id = ${viewer.userId})`,
@@ -93,7 +95,13 @@ const duplicateName = () => fieldError("name", "A workspace with this name alrea
  * The creator becomes the owner and an `admin` member, and the new workspace becomes their current
  * one: all in the request's transaction.
  */
-export async function createWorkspace(db: AnyDb, tenantId: number, caller: { userId: number; workspace: WorkspaceContext }, name: string) {
+export async function createWorkspace(
+  db: AnyDb,
+  tenantId: number,
+  caller: { userId: number; workspace: WorkspaceContext },
+  name: string,
+  branch: BranchFields = {},
+) {
   const userId = caller.userId;
   const [adminRole] = await db
     .select({ id: roles.id, permissions: roles.permissions })
@@ -112,7 +120,10 @@ export async function createWorkspace(db: AnyDb, tenantId: number, caller: { use
   await assertNameFree(db, name);
   let workspace: typeof workspaces.$inferSelect;
   try {
-    [workspace] = (await db.insert(workspaces).values({ tenantId, name, ownerId: userId }).returning()) as [typeof workspaces.$inferSelect];
+    [workspace] = (await db
+      .insert(workspaces)
+      .values({ tenantId, name, ownerId: userId, address: branch.address ?? null, phone: branch.phone ?? null })
+      .returning()) as [typeof workspaces.$inferSelect];
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicateName();
     throw error;
@@ -123,14 +134,22 @@ export async function createWorkspace(db: AnyDb, tenantId: number, caller: { use
 }
 
 /** Only the owner may change a workspace (404 when the caller cannot see it at all). */
-export async function updateWorkspace(db: AnyDb, viewer: Viewer, id: number, input: { name?: string }) {
+/** The branch's address and phone: undefined leaves a field as it is, null clears it. */
+export type BranchFields = { address?: string | null; phone?: string | null };
+
+export async function updateWorkspace(db: AnyDb, viewer: Viewer, id: number, input: { name?: string } & BranchFields) {
   const current = await findVisibleWorkspace(db, viewer, id);
   if (current.ownerId !== viewer.userId) throw new AppError("forbidden", "Only the owner of the workspace can update it.");
   if (input.name !== undefined) await assertNameFree(db, input.name, id);
   try {
     const [updated] = await db
       .update(workspaces)
-      .set({ ...(input.name === undefined ? {} : { name: input.name }), updatedAt: sql`now()` })
+      .set({
+        ...(input.name === undefined ? {} : { name: input.name }),
+        ...(input.address === undefined ? {} : { address: input.address }),
+        ...(input.phone === undefined ? {} : { phone: input.phone }),
+        updatedAt: sql`now()`,
+      })
       .where(eq(workspaces.id, id))
       .returning();
     return updated!;
