@@ -46,7 +46,7 @@ export interface SeededTenant {
 }
 
 /** A new tenant with its admin (token included) and its first workspace "Principal". */
-export async function seedTenant(): Promise<SeededTenant> {
+export async function seedTenant(options: { demoSequences?: boolean } = {}): Promise<SeededTenant> {
   const subdomain = uniqueName("t");
   const email = `admin@${subdomain}.do`;
   const created = await asOwner((db) =>
@@ -59,7 +59,7 @@ export async function seedTenant(): Promise<SeededTenant> {
       rnc: TEST_RNC,
       legalName: `Tenant ${subdomain} SRL`,
       address: "Calle El Conde 1, Santo Domingo",
-      demoSequences: true,
+      demoSequences: options.demoSequences ?? true,
     }),
   );
   const { token } = await asOwner((db) => issueAccessToken(db, env.JWT_SECRET, { tenantId: created.tenant.id, userId: created.user.id, name: "test" }));

@@ -89,7 +89,7 @@ export async function createTenant(db: AnyDb, input: NewTenant) {
   const nextYearEnd = `${new Date().getUTCFullYear() + 1}-12-31`;
   const fiscal = (name: string, prefix: string, isDefault = false) => ({
     tenantId,
-    name: `${name} (demo)`,
+    name,
     type: "invoice",
     prefix,
     startNumber: 1,
