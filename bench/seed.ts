@@ -52,6 +52,10 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
       adminEmail: "admin@bench.test",
       adminPassword: "bench-password",
       adminName: "Bench Admin",
+      rnc: "131246796",
+      legalName: "Bench SRL",
+      address: "Calle El Conde 1, Santo Domingo",
+      demoSequences: true,
     });
     const { token } = await issueAccessToken(db, jwtSecret, { tenantId: c.tenant.id, userId: c.user.id, name: "bench" });
     const [b02] = await db.select().from(schema.documentSubtypes).where(sql`tenant_id = ${c.tenant.id} AND prefix = 'B02'`);
@@ -137,7 +141,8 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
         T,
         created.taxId,
       ]);
-      await q(`UPDATE document_subtypes SET next_number = $2 WHERE id = $1`, [created.b02Id, sizes.invoices + 1]);
+      // The bench outgrows a demo range (5,000 numbers): its B02 is widened to the whole prefix.
+      await q(`UPDATE document_subtypes SET next_number = $2, end_number = 99999999 WHERE id = $1`, [created.b02Id, sizes.invoices + 1]);
 
       // Quotations (for GET /quotations/{id}/pdf): the first 1,000 line sets again, COT numbers, in the first workspace.
       const quotationCount = Math.min(1000, sizes.invoices);

@@ -18,7 +18,18 @@ import { startUpstashRelay, type UpstashRelay } from "./lib/upstash-relay";
 import { startWsRelay, type WsRelay } from "./lib/ws-relay";
 
 const PORT = Number(process.env.PORT ?? 8787);
-const DEMO = { subdomain: "demo", name: "Demo SRL", adminEmail: "admin@demo.do", adminPassword: "demo-password", adminName: "Demo Admin" };
+const DEMO = {
+  subdomain: "demo",
+  name: "Demo SRL",
+  adminEmail: "admin@demo.do",
+  adminPassword: "demo-password",
+  adminName: "Demo Admin",
+  // A complete fiscal profile (made up; the RNC only has a valid check digit) and demo NCF ranges.
+  rnc: "131246796",
+  legalName: "Demo SRL",
+  address: "Av. Winston Churchill 1099, Santo Domingo",
+  demoSequences: true,
+};
 
 async function openDatabase(): Promise<DatabaseTarget> {
   if (process.env.DATABASE_URL) {

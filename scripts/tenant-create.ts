@@ -1,5 +1,9 @@
 /**
- * npm run tenant:create -- --subdomain acme --name "Acme SRL" --admin-email a@acme.do --admin-password … [--admin-name …] [--json]
+ * npm run tenant:create -- --subdomain acme --name "Acme SRL" --admin-email a@acme.do --admin-password … [--admin-name …]
+ *   [--rnc 131246796] [--legal-name "Acme SRL"] [--address "…"] [--demo-sequences] [--json]
+ *
+ * Without --demo-sequences the tenant has no NCF sequence: its admin types in the ranges DGII
+ * authorized (POST /document-subtypes). --demo-sequences seeds small made-up ranges for trying it.
  */
 
 import { TenantInputError } from "../src/modules/tenants/service";
@@ -15,6 +19,10 @@ async function main(): Promise<number> {
     "admin-email": { type: "string" },
     "admin-password": { type: "string" },
     "admin-name": { type: "string" },
+    rnc: { type: "string" },
+    "legal-name": { type: "string" },
+    address: { type: "string" },
+    "demo-sequences": { type: "boolean" },
     json: { type: "boolean" },
   } as const;
   let options: ReturnType<typeof cliOptions<typeof spec>>;
@@ -38,6 +46,10 @@ async function main(): Promise<number> {
       adminEmail: options["admin-email"]!,
       adminPassword: options["admin-password"]!,
       adminName: options["admin-name"],
+      rnc: options.rnc,
+      legalName: options["legal-name"],
+      address: options.address,
+      demoSequences: options["demo-sequences"] ?? false,
     });
     if (options.json) {
       console.log(JSON.stringify({ tenant: created.tenant, user: created.user, workspace: created.workspace, token: created.token }));

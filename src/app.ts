@@ -15,6 +15,7 @@ import { outboxDispatch } from "./jobs/outbox";
 import { log } from "./lib/log";
 import { authRouter } from "./modules/auth/routes";
 import { bankAccountsRouter } from "./modules/bank-accounts/routes";
+import { companyRouter } from "./modules/company/routes";
 import { contactsRouter } from "./modules/contacts/routes";
 import { currenciesRouter } from "./modules/currencies/routes";
 import { documentSubtypesRouter } from "./modules/document-subtypes/routes";
@@ -124,6 +125,7 @@ export function createApp() {
   api.route("/", rncRouter);
   api.route("/", integrationsRouter);
   api.route("/", usersRouter);
+  api.route("/", companyRouter);
   app.route("/", api);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });

@@ -69,9 +69,11 @@ export async function startEmbedded(dataDir?: string, requestedPort?: number): P
   const port = requestedPort ?? (await freePort());
   const { PGlite } = await import("@electric-sql/pglite");
   const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
-  // Extensions the migrations create must be loaded into PGlite at creation (RNC search: pg_trgm).
+  // Extensions the migrations create must be loaded into PGlite at creation (RNC search: pg_trgm;
+  // the NCF range exclusion constraint: btree_gist).
   const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
-  const db = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { pg_trgm } });
+  const { btree_gist } = await import("@electric-sql/pglite/contrib/btree_gist");
+  const db = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { pg_trgm, btree_gist } });
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port, maxConnections: 1000 });
   await server.start();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;

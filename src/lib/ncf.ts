@@ -15,11 +15,26 @@
 const B_SERIES = ["B01", "B02", "B03", "B04", "B11", "B12", "B13", "B14", "B15", "B16", "B17"] as const;
 const E_SERIES = ["E31", "E32", "E33", "E34", "E41", "E43", "E44", "E45", "E46", "E47"] as const;
 
+/** Every fiscal prefix (B and E series): a subtype with one of them numbers NCFs. */
+export function isNcfPrefix(prefix: string): boolean {
+  return (B_SERIES as readonly string[]).includes(prefix) || (E_SERIES as readonly string[]).includes(prefix);
+}
+
 /** Prefixes usable by a subtype of each document type. */
 export const PREFIXES_BY_TYPE = {
   invoice: [...B_SERIES, ...E_SERIES],
   credit_note: ["B04", "E34"],
 } as const satisfies Record<string, readonly string[]>;
+
+/**
+ * NCF types a sales invoice may carry (Norma General 06-2018, art. 4; Formato e-CF v1.0, "Tipo de
+ * e-CF"): crédito fiscal, consumo, regímenes especiales, gubernamental, exportaciones. 03/04 and
+ * 33/34 are debit and credit notes (their own endpoints); 11/13/17 and 41/43/47 are issued by the
+ * buyer (compras, gastos menores, pagos al exterior), never on a sale. 12 (registro único de
+ * ingresos) is not a document given to a buyer.
+ */
+export const SALES_INVOICE_PREFIXES: readonly string[] = ["B01", "B02", "B14", "B15", "B16", "E31", "E32", "E44", "E45", "E46"];
+export const NOTE_PREFIXES: readonly string[] = ["B03", "B04", "E33", "E34"];
 
 export const FREE_PREFIX = /^[A-Z0-9-]{1,10}$/;
 

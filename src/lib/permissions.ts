@@ -39,6 +39,7 @@ export const permissionCatalog: Record<string, string> = {
   "integrations:view": "View messaging bots and chat accounts",
   "integrations:manage": "Create, change and use messaging bots and chat accounts",
   "rnc:view": "Look up and search the DGII taxpayer registry",
+  "company:edit": "Edit the company's fiscal profile (RNC, legal name, address)",
   view_all_locations: "See every workspace of the tenant",
 };
 

@@ -9,7 +9,8 @@ const NEXT_YEAR_END = `${new Date().getUTCFullYear() + 1}-12-31`;
 const invoiceSubtype = (overrides: Record<string, unknown> = {}) => ({
   name: "Crédito Fiscal 2",
   type: "invoice",
-  prefix: "B01",
+  // B16: a prefix the demo sequences (B01, B02, B14, B15: 1-5,000) leave free; ranges of one prefix never overlap.
+  prefix: "B16",
   start_number: 1,
   end_number: 1000,
   valid_until: NEXT_YEAR_END,
@@ -22,14 +23,14 @@ describe("document subtypes", () => {
     const res = await t.api.get("/document-subtypes");
     expect(res.status).toBe(200);
     expect(res.body.data.map((x: any) => [x.prefix, x.name, x.type, x.is_default, x.next_document_number, x.remaining, x.valid_until])).toEqual([
-      ["B01", "Crédito Fiscal", "invoice", true, "B0100000001", 9_999_999, NEXT_YEAR_END],
-      ["B02", "Consumo", "invoice", false, "B0200000001", 9_999_999, NEXT_YEAR_END],
-      ["B14", "Regímenes Especiales", "invoice", false, "B1400000001", 9_999_999, NEXT_YEAR_END],
-      ["B15", "Gubernamental", "invoice", false, "B1500000001", 9_999_999, NEXT_YEAR_END],
+      ["B01", "Crédito Fiscal", "invoice", true, "B0100000001", 5_000, NEXT_YEAR_END],
+      ["B02", "Consumo", "invoice", false, "B0200000001", 5_000, NEXT_YEAR_END],
+      ["B14", "Regímenes Especiales", "invoice", false, "B1400000001", 5_000, NEXT_YEAR_END],
+      ["B15", "Gubernamental", "invoice", false, "B1500000001", 5_000, NEXT_YEAR_END],
       ["COT", "Cotización", "quotation", true, "COT00000001", 99_999_999, null],
     ]);
     const b01 = res.body.data[0];
-    expect(b01).toMatchObject({ start_number: 1, end_number: 9_999_999, next_number: 1, is_active: true, is_electronic: false, warnings: [] });
+    expect(b01).toMatchObject({ start_number: 1, end_number: 5_000, next_number: 1, is_active: true, is_electronic: false, is_demo: true, warnings: [] });
     expect((await t.api.get(`/document-subtypes/${b01.id}`)).body.data).toEqual(b01);
     expect((await t.api.get("/document-subtypes?filter[type]=quotation")).body.data.map((x: any) => x.prefix)).toEqual(["COT"]);
   });
@@ -37,7 +38,7 @@ describe("document subtypes", () => {
   it("accepts only DGII NCF prefixes for invoices and credit notes, free prefixes for quotations", async () => {
     const t = await seedTenant();
     const ok = [
-      invoiceSubtype({ prefix: "b02", name: "Consumo 2" }),
+      invoiceSubtype({ prefix: "b02", name: "Consumo 2", start_number: 5001, end_number: 6000 }),
       invoiceSubtype({ prefix: "B17" }),
       invoiceSubtype({ prefix: "E31", end_number: 9_999_999_999 }),
       invoiceSubtype({ prefix: "E47" }),
@@ -52,7 +53,7 @@ describe("document subtypes", () => {
       created.push(res.body.data);
     }
     expect(created.map((x) => [x.prefix, x.is_electronic, x.next_document_number])).toEqual([
-      ["B02", false, "B0200000001"],
+      ["B02", false, "B0200005001"],
       ["B17", false, "B1700000001"],
       ["E31", true, "E310000000001"],
       ["E47", true, "E470000000001"],
@@ -93,16 +94,16 @@ describe("document subtypes", () => {
   it("reports remaining numbers and warnings; next_number and type are read-only", async () => {
     const t = await seedTenant();
     const low = (await t.api.post("/document-subtypes", invoiceSubtype({ end_number: 150, next_number: 60 }))).body.data;
-    expect(low).toMatchObject({ next_number: 60, remaining: 91, next_document_number: "B0100000060" });
+    expect(low).toMatchObject({ next_number: 60, remaining: 91, next_document_number: "B1600000060" });
     expect(low.warnings).toEqual([{ code: "running_low", message: "Only 91 numbers are left in the sequence." }]);
     const soon = dominicanDate(10);
-    const expiring = (await t.api.post("/document-subtypes", invoiceSubtype({ valid_until: soon }))).body.data;
+    const expiring = (await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "B11", valid_until: soon }))).body.data;
     expect(expiring.warnings).toEqual([{ code: "expiring_soon", message: `The sequence expires on ${soon}, within 30 days.` }]);
     const yesterday = dominicanDate(-1);
-    const done = (await t.api.post("/document-subtypes", invoiceSubtype({ end_number: 10, next_number: 11, valid_until: yesterday }))).body.data;
+    const done = (await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "B12", end_number: 10, next_number: 11, valid_until: yesterday }))).body.data;
     expect(done).toMatchObject({ remaining: 0, next_document_number: null });
     expect(done.warnings.map((w: any) => w.code)).toEqual(["expired", "exhausted"]);
-    const far = (await t.api.post("/document-subtypes", invoiceSubtype({ valid_until: dominicanDate(31) }))).body.data;
+    const far = (await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "B13", valid_until: dominicanDate(31) }))).body.data;
     expect(far.warnings).toEqual([]);
 
     const readOnly = await t.api.patch(`/document-subtypes/${low.id}`, { next_number: 1 });
@@ -123,13 +124,13 @@ describe("document subtypes", () => {
 
   it("numbers documents atomically through takeDocumentNumber and refuses exhausted or expired sequences", async () => {
     const t = await seedTenant();
-    const small = (await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "B02", end_number: 2 }))).body.data;
-    const expired = (await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "B15", valid_until: dominicanDate(-1) }))).body.data;
+    const small = (await t.api.post("/document-subtypes", invoiceSubtype({ end_number: 2 }))).body.data;
+    const expired = (await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "B11", valid_until: dominicanDate(-1) }))).body.data;
     const first = await asOwner((db) => takeDocumentNumber(db, t.tenantId, small.id));
     const second = await asOwner((db) => takeDocumentNumber(db, t.tenantId, small.id));
     expect([first, second]).toEqual([
-      { number: 1, documentNumber: "B0200000001" },
-      { number: 2, documentNumber: "B0200000002" },
+      { number: 1, documentNumber: "B1600000001" },
+      { number: 2, documentNumber: "B1600000002" },
     ]);
     await expect(asOwner((db) => takeDocumentNumber(db, t.tenantId, small.id))).rejects.toMatchObject({ code: "ncf_sequence_exhausted" });
     await expect(asOwner((db) => takeDocumentNumber(db, t.tenantId, expired.id))).rejects.toMatchObject({ code: "ncf_sequence_expired" });
@@ -143,7 +144,7 @@ describe("document subtypes", () => {
     const seeded = (await t.api.get("/document-subtypes")).body.data;
     const b01 = seeded.find((x: any) => x.prefix === "B01");
     const b14 = seeded.find((x: any) => x.prefix === "B14");
-    const newDefault = await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "B02", is_default: true }));
+    const newDefault = await t.api.post("/document-subtypes", invoiceSubtype({ is_default: true }));
     expect(newDefault.body.data.is_default).toBe(true);
     const defaults = (await t.api.get("/document-subtypes?filter[is_default]=true")).body.data.map((x: any) => [x.type, x.id]);
     expect(defaults).toEqual(
@@ -248,8 +249,9 @@ describe("preferred document subtype of a workspace", () => {
 
 describe("POST /invoices/validate-ncf", () => {
   it("answers top-level {valid, message} for each reason", async () => {
-    const t = await seedTenant();
-    const ranged = (await t.api.post("/document-subtypes", invoiceSubtype({ start_number: 100, end_number: 200 }))).body.data;
+    // Without the demo sequences: this test's B01, B14 and B15 ranges would overlap them.
+    const t = await seedTenant({ demoSequences: false });
+    const ranged = (await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "B01", start_number: 100, end_number: 200 }))).body.data;
     const electronic = (await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "E31", end_number: 5000 }))).body.data;
     const expired = (await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "B15", valid_until: dominicanDate(-1) }))).body.data;
     const inactive = (await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "B14", is_active: false }))).body.data;

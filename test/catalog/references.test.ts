@@ -28,8 +28,9 @@ describe("catalog references from documents and stock", () => {
     const tax = (await t.api.post("/taxes", { name: "ISC", type: "isc", rate: 10 })).body.data;
     const product = (await t.api.post("/products", { name: "Ron", default_tax_ids: [] })).body.data;
     const contact = (await t.api.post("/contacts", { name: "Cliente" })).body.data;
-    const subtype = (await t.api.post("/document-subtypes", { name: "Consumo 2", type: "invoice", prefix: "B02", end_number: 100, valid_until: "2099-12-31" }))
-      .body.data;
+    const subtype = (
+      await t.api.post("/document-subtypes", { name: "Exportaciones", type: "invoice", prefix: "B16", end_number: 100, valid_until: "2099-12-31" })
+    ).body.data;
     const currency = (await t.api.post("/currencies", { code: "EUR", name: "Euro", symbol: "€", exchange_rate: 64 })).body.data;
     const salesman = (await t.api.post("/salesmen", { full_name: "Vendedor" })).body.data;
     const account = (await t.api.post("/bank-accounts", { name: "Cuenta" })).body.data;
@@ -42,7 +43,7 @@ describe("catalog references from documents and stock", () => {
           workspaceId: t.workspaceId,
           contactId: contact.id,
           documentSubtypeId: subtype.id,
-          documentNumber: "B0200000007",
+          documentNumber: "B1600000007",
           issueDate: "2026-01-15",
           subtotalAmount: "100.00",
           discountAmount: "0.00",
@@ -83,13 +84,14 @@ describe("catalog references from documents and stock", () => {
       expect(res.body.code, path).toBe("in_use");
       expect(res.body.message, path).toContain(message);
     }
-    // Numbers were issued: the prefix is fixed now.
+    // Numbers were issued: the prefix is fixed now (409 ncf_range_in_use, docs/fiscal.md).
     const reprefix = await t.api.patch(`/document-subtypes/${subtype.id}`, { prefix: "B01" });
-    expect(reprefix.status).toBe(422);
+    expect(reprefix.status).toBe(409);
+    expect(reprefix.body.code).toBe("ncf_range_in_use");
     expect(Object.keys(reprefix.body.errors)).toEqual(["prefix"]);
-    const used = await t.api.post("/invoices/validate-ncf", { ncf: "B0200000007", document_subtype_id: subtype.id });
-    expect(used.body).toEqual({ valid: false, message: "The NCF B0200000007 is already used by an invoice." });
-    expect((await t.api.post("/invoices/validate-ncf", { ncf: "B0200000008", document_subtype_id: subtype.id })).body.valid).toBe(true);
+    const used = await t.api.post("/invoices/validate-ncf", { ncf: "B1600000007", document_subtype_id: subtype.id });
+    expect(used.body).toEqual({ valid: false, message: "The NCF B1600000007 is already used by an invoice." });
+    expect((await t.api.post("/invoices/validate-ncf", { ncf: "B1600000008", document_subtype_id: subtype.id })).body.valid).toBe(true);
     // Deactivating stays possible.
     expect((await t.api.patch(`/products/${product.id}`, { is_active: false })).body.data.is_active).toBe(false);
   });

@@ -161,6 +161,8 @@ describe("dates: real calendar days from 1900-01-01 to 2199-12-31, in bodies and
     expect(first.status, first.text).toBe(201);
     expect(first.body.data.issue_date).toBe("1900-01-01");
     expect(first.body.data.due_date).toBe("2199-12-31");
+    // A sequence's expiry is checked against the issue date: the demo B02 (to the end of next year) is extended past 2028.
+    expect((await api.patch(`/document-subtypes/${ids.b02}`, { valid_until: "2199-12-31" })).status).toBe(200);
     const leap = await api.post("/invoices", invoice([line], { issue_date: "2028-02-29" }));
     expect(leap.status, leap.text).toBe(201);
     const payment = await api.post(`/invoices/${first.body.data.id}/payments`, { amount: "0.50", payment_date: "2200-01-01", payment_method: "cash" });

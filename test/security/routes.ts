@@ -105,6 +105,7 @@ export function validBody(world: World, method: string, path: string): unknown {
     "PATCH /api/v1/document-subtypes/{id}": { name: uniqueName("S ") },
     "PUT /api/v1/workspaces/{id}/preferred-document-subtype": { type: "invoice", document_subtype_id: null },
     "POST /api/v1/invoices/validate-ncf": { ncf: "B0200000001", document_subtype_id: ids.b02 },
+    "PATCH /api/v1/company": { trade_name: uniqueName("Comercial ") },
     "POST /api/v1/salesmen": { full_name: uniqueName("V ") },
     "PATCH /api/v1/salesmen/{id}": { full_name: uniqueName("V ") },
     "POST /api/v1/bank-accounts": { name: uniqueName("B ") },

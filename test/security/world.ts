@@ -170,8 +170,9 @@ export async function buildWorld() {
         name: mark("Secuencia"),
         type: "invoice",
         prefix: "B15",
-        start_number: 1,
-        end_number: 1000,
+        // Past the demo range (1-5,000): ranges of one prefix never overlap.
+        start_number: 5001,
+        end_number: 6000,
         valid_until: "2030-12-31",
       }),
     )

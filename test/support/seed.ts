@@ -29,6 +29,8 @@ let counter = 0;
 export const uniqueName = (prefix: string) => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 
 export const DEFAULT_PASSWORD = "correct horse battery";
+/** An RNC with a valid check digit (made up). */
+export const TEST_RNC = "131246796";
 
 export interface SeededTenant {
   subdomain: string;
@@ -39,10 +41,22 @@ export interface SeededTenant {
 }
 
 /** A new tenant with its admin (token included) and its first workspace "Principal". */
-export async function seedTenant(): Promise<SeededTenant> {
+export async function seedTenant(options: { demoSequences?: boolean } = {}): Promise<SeededTenant> {
   const subdomain = uniqueName("t");
   const email = `admin@${subdomain}.do`;
-  const created = await asOwner((db) => createTenant(db, { subdomain, name: `Tenant ${subdomain}`, adminEmail: email, adminPassword: DEFAULT_PASSWORD }));
+  const created = await asOwner((db) =>
+    createTenant(db, {
+      subdomain,
+      name: `Tenant ${subdomain}`,
+      adminEmail: email,
+      adminPassword: DEFAULT_PASSWORD,
+      // Tests issue invoices: a complete fiscal profile and the demo NCF ranges (1-5,000).
+      rnc: TEST_RNC,
+      legalName: `Tenant ${subdomain} SRL`,
+      address: "Calle El Conde 1, Santo Domingo",
+      demoSequences: options.demoSequences ?? true,
+    }),
+  );
   const { token } = await asOwner((db) => issueAccessToken(db, env.JWT_SECRET, { tenantId: created.tenant.id, userId: created.user.id, name: "test" }));
   return {
     subdomain,

@@ -55,6 +55,11 @@ export const documentSubtypes = pgTable(
     endNumber: bigint("end_number", { mode: "number" }).notNull(),
     nextNumber: bigint("next_number", { mode: "number" }).notNull(),
     validUntil: date("valid_until", { mode: "string" }),
+    /** DGII's authorization of the range (Oficina Virtual: "Solicitud de autorización de NCF"). */
+    authorizationNumber: text("authorization_number"),
+    authorizedAt: date("authorized_at", { mode: "string" }),
+    /** Seeded by `tenant:create --demo-sequences`: a made-up range for trying the API, never DGII's. */
+    isDemo: boolean("is_demo").notNull().default(false),
     isDefault: boolean("is_default").notNull().default(false),
     isActive: boolean("is_active").notNull().default(true),
     isElectronic: boolean("is_electronic").notNull().default(false),

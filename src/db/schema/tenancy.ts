@@ -11,6 +11,32 @@ export const tenants = pgTable("tenants", {
   createdAt: createdAt(),
 });
 
+/**
+ * The company's fiscal identity (issuer of its documents): one row per tenant, written by
+ * PATCH /company. Kept out of `tenants`, which the app role may only read.
+ */
+export const companyProfiles = pgTable(
+  "company_profiles",
+  {
+    tenantId: tenantId()
+      .primaryKey()
+      .references(() => tenants.id),
+    rnc: text("rnc"),
+    legalName: text("legal_name"),
+    tradeName: text("trade_name"),
+    address: text("address"),
+    municipalityCode: text("municipality_code"),
+    provinceCode: text("province_code"),
+    phone: text("phone"),
+    email: text("email"),
+    website: text("website"),
+    economicActivity: text("economic_activity"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  () => [tenantIsolation("company_profiles")],
+);
+
 export const users = pgTable(
   "users",
   {
@@ -36,6 +62,9 @@ export const workspaces = pgTable(
     id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
     tenantId: tenantId().references(() => tenants.id),
     name: text("name").notNull(),
+    /** The branch's address and phone print on its documents (Norma 06-2018). */
+    address: text("address"),
+    phone: text("phone"),
     ownerId: integer("owner_id")
       .notNull()
       .references(() => users.id),

@@ -6,6 +6,14 @@ export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
 const sequence = z.number().int().min(1).max(9_999_999_999);
 const isoDate = dateInput().openapi({ type: "string", format: "date", example: "2027-12-31" });
+const authorizationNumber = z
+  .string()
+  .trim()
+  .min(1)
+  .max(50)
+  .nullable()
+  .optional()
+  .openapi({ type: "string", description: "DGII's authorization number of the range (Oficina Virtual)" });
 
 export const CreateDocumentSubtypeBody = z
   .object({
@@ -26,6 +34,8 @@ export const CreateDocumentSubtypeBody = z
     end_number: sequence,
     next_number: sequence.optional().openapi({ description: "Default start_number; read-only after creation" }),
     valid_until: isoDate.nullable().optional().openapi({ description: "Required for invoices and credit notes" }),
+    authorization_number: authorizationNumber,
+    authorized_at: isoDate.nullable().optional().openapi({ description: "Date of DGII's authorization of the range" }),
     is_default: z.boolean().optional(),
     is_active: z.boolean().optional(),
     is_electronic: z.boolean().optional().openapi({ description: "Follows the prefix: true exactly for E-series (e-CF)" }),
@@ -37,10 +47,12 @@ export const UpdateDocumentSubtypeBody = z
     name: z.string().trim().min(1).max(100).optional(),
     type: z.enum(DOCUMENT_TYPES).optional().openapi({ description: "Cannot change" }),
     prefix: CreateDocumentSubtypeBody.shape.prefix.optional().openapi({ type: "string", description: "Only while no number was issued" }),
-    start_number: sequence.optional(),
-    end_number: sequence.optional(),
+    start_number: sequence.optional().openapi({ description: "Fixed once a number was issued (409 ncf_range_in_use)" }),
+    end_number: sequence.optional().openapi({ description: "Fixed once a number was issued (409 ncf_range_in_use)" }),
     next_number: z.number().optional().openapi({ description: "Read-only: only the current value is accepted" }),
     valid_until: isoDate.nullable().optional(),
+    authorization_number: authorizationNumber,
+    authorized_at: isoDate.nullable().optional(),
     is_default: z.boolean().optional(),
     is_active: z.boolean().optional(),
     is_electronic: z.boolean().optional(),
@@ -67,6 +79,9 @@ export const DocumentSubtype = z
     next_document_number: z.string().nullable().openapi({ example: "B0100000001", description: "null when the range is exhausted" }),
     remaining: z.number().openapi({ description: "Numbers left in the range" }),
     valid_until: z.string().nullable(),
+    authorization_number: z.string().nullable(),
+    authorized_at: z.string().nullable(),
+    is_demo: z.boolean().openapi({ description: "A made-up range seeded for trying the API (tenant:create --demo-sequences), not DGII's" }),
     is_default: z.boolean(),
     is_active: z.boolean(),
     is_electronic: z.boolean(),

@@ -1,6 +1,6 @@
 import { and, asc, eq, ilike, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { inUseOnForeignKey } from "../../db/errors";
+import { inUseOnForeignKey, postgresError } from "../../db/errors";
 import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
@@ -14,8 +14,10 @@ import {
   formatDocumentNumber,
   isElectronicPrefix,
   maxSequence,
+  NOTE_PREFIXES,
   PREFIXES_BY_TYPE,
   parseDocumentNumber,
+  SALES_INVOICE_PREFIXES,
   sequenceDigits,
 } from "../../lib/ncf";
 import { refusalAfterTaking, takeNumberStatement } from "./numbering";
@@ -61,6 +63,9 @@ export function serializeSubtype(row: SubtypeRow) {
     next_document_number: remaining > 0 ? formatDocumentNumber(row.prefix, row.nextNumber) : null,
     remaining,
     valid_until: row.validUntil,
+    authorization_number: row.authorizationNumber,
+    authorized_at: row.authorizedAt,
+    is_demo: row.isDemo,
     is_default: row.isDefault,
     is_active: row.isActive,
     is_electronic: row.isElectronic,
@@ -130,6 +135,37 @@ function checkNumbering(n: Numbering) {
   if (n.isDefault && !n.isActive) throw fieldError("is_default", "An inactive subtype cannot be the default.");
 }
 
+/**
+ * The exclusion constraint of drizzle/0015 (ranges of one NCF prefix never overlap in a tenant)
+ * → 409 ncf_range_overlap; the constraint, not a prior read, decides under concurrent writes.
+ */
+function rangeOverlap(error: unknown): never {
+  if (postgresError(error)?.code === "23P01") {
+    throw new AppError(
+      "ncf_range_overlap",
+      "This range overlaps another sequence of the same prefix: DGII authorizes each NCF once, so ranges of one prefix never overlap.",
+      { start_number: ["Overlaps another sequence of this prefix."] },
+    );
+  }
+  throw error;
+}
+
+/**
+ * Refuses, on a sales invoice, a subtype whose NCF type is not a sale's (Norma 06-2018, art. 4):
+ * notes have their own endpoints, 11/13/17 and 41/43/47 belong to purchases. An e-CF (E…) cannot
+ * be issued until the e-CF transmission exists: handing out an e-NCF without sending the e-CF to
+ * DGII is an infraction (Ley 32-23 on electronic invoicing).
+ */
+export function assertSalesInvoicePrefix(prefix: string) {
+  if (!SALES_INVOICE_PREFIXES.includes(prefix)) {
+    const why = NOTE_PREFIXES.includes(prefix) ? "is for debit and credit notes" : "belongs to purchases, not to sales";
+    throw fieldError("document_subtype_id", `The NCF type ${prefix} ${why}; a sales invoice uses ${SALES_INVOICE_PREFIXES.join(", ")}.`);
+  }
+  if (isElectronicPrefix(prefix)) {
+    throw fieldError("document_subtype_id", "Electronic invoicing (e-CF) is not configured: E-series NCF cannot be issued yet.", "ecf_not_configured");
+  }
+}
+
 async function clearDefault(db: AnyDb, tenantId: number, type: string, exceptId?: number) {
   await db
     .update(ds)
@@ -166,11 +202,14 @@ export async function createSubtype(db: AnyDb, tenantId: number, input: CreateDo
       endNumber: n.end,
       nextNumber: n.next,
       validUntil: n.validUntil,
+      authorizationNumber: input.authorization_number ?? null,
+      authorizedAt: input.authorized_at ?? null,
       isDefault: n.isDefault,
       isActive: n.isActive,
       isElectronic: n.isElectronic,
     })
-    .returning();
+    .returning()
+    .catch(rangeOverlap);
   return row!;
 }
 
@@ -181,8 +220,17 @@ export async function updateSubtype(db: AnyDb, tenantId: number, id: number, inp
   }
   if (input.type !== undefined && input.type !== current.type) throw fieldError("type", "The type of a subtype cannot change; create another subtype.");
   const prefix = input.prefix ?? current.prefix;
-  if (prefix !== current.prefix && (await subtypeIssuedNumbers(db, tenantId, current))) {
-    throw fieldError("prefix", "The prefix cannot change once numbers were issued from this sequence.");
+  // An issued NCF stays inside its authorized range: once a number was used the range is fixed.
+  const moved = (
+    [
+      ["prefix", prefix !== current.prefix],
+      ["start_number", input.start_number !== undefined && input.start_number !== current.startNumber],
+      ["end_number", input.end_number !== undefined && input.end_number !== current.endNumber],
+    ] as const
+  ).filter(([, changed]) => changed);
+  if (moved.length && (await subtypeIssuedNumbers(db, tenantId, current))) {
+    const message = "The prefix and range cannot change once numbers were issued from this sequence; create another subtype for a new authorization.";
+    throw new AppError("ncf_range_in_use", message, Object.fromEntries(moved.map(([field]) => [field, [message]])));
   }
   const n: Numbering = {
     type: current.type as DocumentType,
@@ -206,13 +254,16 @@ export async function updateSubtype(db: AnyDb, tenantId: number, id: number, inp
       startNumber: n.start,
       endNumber: n.end,
       validUntil: n.validUntil,
+      authorizationNumber: input.authorization_number,
+      authorizedAt: input.authorized_at,
       isDefault: n.isDefault,
       isActive: n.isActive,
       isElectronic: n.isElectronic,
       updatedAt: new Date(),
     })
     .where(and(eq(ds.tenantId, tenantId), eq(ds.id, id)))
-    .returning();
+    .returning()
+    .catch(rangeOverlap);
   return row!;
 }
 

@@ -9,8 +9,10 @@ import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
-import { documentNumberSql } from "../../lib/ncf";
+import { documentNumberSql, isNcfPrefix } from "../../lib/ncf";
+import { assertFiscalProfileComplete } from "../company/service";
 import { refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
+import { assertSalesInvoicePrefix } from "../document-subtypes/service";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import { type ItemJson, insertLines, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
 import { documentAmounts, lineAmounts } from "../sales/lines";
@@ -81,7 +83,13 @@ export async function createInvoice(
   context: InvoiceContext,
   options: { quotationId?: number } = {},
 ): Promise<InvoiceData> {
-  const resolved = await resolveDocument(db, scope, input, { documentType: "invoice", takeNumber: false, checkNumbering: true, today: context.today });
+  // A sequence's expiry is checked against the document's date, not the server's (Norma 06-2018).
+  const resolved = await resolveDocument(db, scope, input, { documentType: "invoice", takeNumber: false, checkNumbering: true, today: input.issue_date });
+  // A fiscal NCF needs a sales prefix and a complete issuer (docs/fiscal.md).
+  if (isNcfPrefix(resolved.subtype.prefix)) {
+    assertSalesInvoicePrefix(resolved.subtype.prefix);
+    await assertFiscalProfileComplete(db, scope.tenantId);
+  }
   const amounts = resolved.lines.map(lineAmounts);
   const totals = documentAmounts(amounts);
   const records = lineRecords(resolved.lines, amounts);
@@ -103,7 +111,7 @@ export async function createInvoice(
   const invoiceId = sql`(SELECT id FROM inv)`;
   const documentNumber = sql`(SELECT document_number FROM num)`;
   const result = await db.execute(sql`
-    WITH taken AS (${takeNumberStatement(t, resolved.subtype.id, context.today, "invoice")}    ), num AS (
+    WITH taken AS (${takeNumberStatement(t, resolved.subtype.id, input.issue_date, "invoice")}    ), num AS (
       SELECT ${sql.raw(documentNumberSql("prefix", "number"))} AS document_number FROM taken
     ), inv AS (
       INSERT INTO invoices (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status,
@@ -125,7 +133,7 @@ export async function createInvoice(
     SELECT (SELECT row_to_json(inv) FROM inv) AS invoice, ${stockResultColumns}`);
   const row = rowsOf<StockResult & { invoice: Record<string, unknown> | null }>(result)[0]!;
   // No number: the sequence ran out or expired since it was read (the stock moved above rolls back).
-  if (!row.invoice) throw await refusalAfterTaking(db, t, resolved.subtype.id, context.today);
+  if (!row.invoice) throw await refusalAfterTaking(db, t, resolved.subtype.id, input.issue_date);
   await checkStockResult(db, changes, row);
   return serializeInvoice(rowFromJson(inv, row.invoice));
 }

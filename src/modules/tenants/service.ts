@@ -4,6 +4,7 @@ import * as schema from "../../db/schema";
 import { hashPassword } from "../../lib/password";
 import { builtinRoles } from "../../lib/permissions";
 import { isSubdomainLabel } from "../../lib/subdomain";
+import { profileValues } from "../company/service";
 
 const RESERVED_SUBDOMAINS = new Set(["www", "api", "app", "admin", "localhost", "mail", "status"]);
 
@@ -15,7 +16,19 @@ export interface NewTenant {
   adminEmail: string;
   adminPassword: string;
   adminName?: string;
+  /** The fiscal profile's first fields (optional: the admin completes it through PATCH /company). */
+  rnc?: string;
+  legalName?: string;
+  address?: string;
+  /**
+   * Seed small made-up NCF ranges (`is_demo`) for trying the API. Never for a real company: its
+   * ranges are the ones DGII authorized, typed in through POST /document-subtypes.
+   */
+  demoSequences?: boolean;
 }
+
+/** Size of each demo range: small, so it never covers a whole prefix. */
+export const DEMO_RANGE_END = 5_000;
 
 /**
  * Creates a tenant with what every new tenant gets: built-in roles, an admin user, a first
@@ -34,6 +47,13 @@ export async function createTenant(db: AnyDb, input: NewTenant): Promise<Created
     throw new TenantInputError(`"${input.subdomain}" is not a valid subdomain (lowercase letters, digits and dashes).`);
   }
   if (input.adminPassword.length < 8) throw new TenantInputError("The admin password must have at least 8 characters.");
+  // Checked before anything is written: a bad RNC refuses the tenant, as the API would.
+  let profile: ReturnType<typeof profileValues>;
+  try {
+    profile = profileValues({ rnc: input.rnc, legal_name: input.legalName?.trim() || undefined, address: input.address?.trim() || undefined });
+  } catch (error) {
+    throw new TenantInputError(`--rnc: ${(error as Error).message}`);
+  }
   const taken = await db.select({ id: schema.tenants.id }).from(schema.tenants).where(sql`subdomain = ${subdomain}`);
   if (taken.length) throw new TenantInputError(`The subdomain "${subdomain}" is already taken.`);
 
@@ -71,6 +91,7 @@ export async function createTenant(db: AnyDb, input: NewTenant): Promise<Created
     { tenantId, code: "DOP", name: "Peso dominicano", symbol: "RD$", exchangeRate: "1", isDefault: true },
     { tenantId, code: "USD", name: "Dólar estadounidense", symbol: "US$", exchangeRate: "60" },
   ]);
+  await db.insert(schema.companyProfiles).values({ tenantId, ...profile });
   const nextYearEnd = `${new Date().getUTCFullYear() + 1}-12-31`;
   const fiscal = (name: string, prefix: string, isDefault = false) => ({
     tenantId,
@@ -78,16 +99,17 @@ export async function createTenant(db: AnyDb, input: NewTenant): Promise<Created
     type: "invoice",
     prefix,
     startNumber: 1,
-    endNumber: 10_000_000 - 1,
+    endNumber: DEMO_RANGE_END,
     nextNumber: 1,
     validUntil: nextYearEnd,
+    isDemo: true,
     isDefault,
   });
+  const demo = input.demoSequences
+    ? [fiscal("Crédito Fiscal", "B01", true), fiscal("Consumo", "B02"), fiscal("Regímenes Especiales", "B14"), fiscal("Gubernamental", "B15")]
+    : [];
   await db.insert(schema.documentSubtypes).values([
-    fiscal("Crédito Fiscal", "B01", true),
-    fiscal("Consumo", "B02"),
-    fiscal("Regímenes Especiales", "B14"),
-    fiscal("Gubernamental", "B15"),
+    ...demo,
     {
       tenantId,
       name: "Cotización",

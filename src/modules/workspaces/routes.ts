@@ -95,8 +95,9 @@ const create = defineRoute(
 );
 
 workspacesRouter.openapi(create, async (c) => {
-  const { name } = c.req.valid("json");
-  const workspace = await createWorkspace(await tenantDb(c), c.get("tenant").id, { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, name);
+  const { name, address, phone } = c.req.valid("json");
+  const caller = { userId: requireAuth(c).userId, workspace: requireWorkspace(c) };
+  const workspace = await createWorkspace(await tenantDb(c), c.get("tenant").id, caller, name, { address, phone });
   return c.json(
     {
       data: { id: workspace.id, name: workspace.name, owner_id: workspace.ownerId, created_at: timestamp(workspace.createdAt)! },
@@ -124,6 +125,8 @@ async function detail(db: Database, who: Viewer, id: number) {
   const members = await listMembersOf(db, id);
   return {
     ...serializeListItem(row, who.userId),
+    address: row.address,
+    phone: row.phone,
     members: members.map((m) => ({ id: m.id, name: m.name, email: m.email, role: m.role, added_at: timestamp(m.addedAt)! })),
   };
 }
@@ -146,7 +149,7 @@ const update = defineRoute("authenticated", {
 workspacesRouter.openapi(update, async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
-  const workspace = await updateWorkspace(await tenantDb(c), viewer(c), id, { name: body.name });
+  const workspace = await updateWorkspace(await tenantDb(c), viewer(c), id, { name: body.name, address: body.address, phone: body.phone });
   return c.json({ data: { id: workspace.id, name: workspace.name, updated_at: timestamp(workspace.updatedAt)! }, message: "Workspace updated." }, 200);
 });
 

@@ -1,11 +1,24 @@
 import { z } from "@hono/zod-openapi";
 import { listQuerySchema } from "../../http/pagination";
+import { nullableText } from "../../http/schemas";
 import { idInput } from "../../lib/bounds";
 
 const name = z.string().trim().min(1).max(100);
 
-export const CreateWorkspaceBody = z.object({ name }).strict().openapi("CreateWorkspaceRequest");
-export const UpdateWorkspaceBody = z.object({ name: name.optional() }).strict().openapi("UpdateWorkspaceRequest");
+// The branch's address and phone print on its fiscal documents (Norma 06-2018).
+const branch = {
+  address: nullableText(250).openapi({ type: "string", description: "The branch's address (printed on its documents)" }),
+  phone: nullableText(30).openapi({ type: "string" }),
+};
+
+export const CreateWorkspaceBody = z
+  .object({ name, ...branch })
+  .strict()
+  .openapi("CreateWorkspaceRequest");
+export const UpdateWorkspaceBody = z
+  .object({ name: name.optional(), ...branch })
+  .strict()
+  .openapi("UpdateWorkspaceRequest");
 
 const Person = z.object({ id: z.number(), name: z.string(), email: z.string() }).openapi("Person");
 
@@ -26,7 +39,11 @@ export const WorkspaceListItem = z
   })
   .openapi("WorkspaceListItem");
 
-const WorkspaceDetail = WorkspaceListItem.extend({ members: z.array(WorkspaceMember) }).openapi("Workspace");
+export const WorkspaceDetail = WorkspaceListItem.extend({
+  address: z.string().nullable(),
+  phone: z.string().nullable(),
+  members: z.array(WorkspaceMember),
+}).openapi("Workspace");
 
 export const WorkspaceDetailResponse = z.object({ data: WorkspaceDetail }).openapi("WorkspaceResponse");
 

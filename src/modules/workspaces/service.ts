@@ -29,6 +29,8 @@ function listColumns(viewer: Viewer): { [K in keyof WorkspaceListRow]: SQL<Works
     ownerId: workspaces.ownerId,
     ownerName: users.name,
     ownerEmail: users.email,
+    address: workspaces.address,
+    phone: workspaces.phone,
     role: sql<
       string | null
     >`(SELECT r.name FROM workspace_members rm JOIN roles r ON r.id = rm.role_id WHERE rm.workspace_id = ${workspaces.id} AND rm.user_id = ${viewer.userId})`,
@@ -44,6 +46,8 @@ export interface WorkspaceListRow {
   ownerId: number;
   ownerName: string;
   ownerEmail: string;
+  address: string | null;
+  phone: string | null;
   role: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -108,6 +112,7 @@ export async function createWorkspace(
   tenantId: number,
   caller: { userId: number; workspace: WorkspaceContext },
   name: string,
+  branch: BranchFields = {},
 ): Promise<typeof workspaces.$inferSelect> {
   const userId = caller.userId;
   const [adminRole] = await db
@@ -127,7 +132,10 @@ export async function createWorkspace(
   await assertNameFree(db, name);
   let workspace: typeof workspaces.$inferSelect;
   try {
-    [workspace] = (await db.insert(workspaces).values({ tenantId, name, ownerId: userId }).returning()) as [typeof workspaces.$inferSelect];
+    [workspace] = (await db
+      .insert(workspaces)
+      .values({ tenantId, name, ownerId: userId, address: branch.address ?? null, phone: branch.phone ?? null })
+      .returning()) as [typeof workspaces.$inferSelect];
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicateName();
     throw error;
@@ -138,14 +146,22 @@ export async function createWorkspace(
 }
 
 /** Only the owner may change a workspace (404 when the caller cannot see it at all). */
-export async function updateWorkspace(db: AnyDb, viewer: Viewer, id: number, input: { name?: string }): Promise<typeof workspaces.$inferSelect> {
+/** The branch's address and phone: undefined leaves a field as it is, null clears it. */
+export type BranchFields = { address?: string | null; phone?: string | null };
+
+export async function updateWorkspace(db: AnyDb, viewer: Viewer, id: number, input: { name?: string } & BranchFields): Promise<typeof workspaces.$inferSelect> {
   const current = await findVisibleWorkspace(db, viewer, id);
   if (current.ownerId !== viewer.userId) throw new AppError("forbidden", "Only the owner of the workspace can update it.");
   if (input.name !== undefined) await assertNameFree(db, input.name, id);
   try {
     const [updated] = await db
       .update(workspaces)
-      .set({ ...(input.name === undefined ? {} : { name: input.name }), updatedAt: sql`now()` })
+      .set({
+        ...(input.name === undefined ? {} : { name: input.name }),
+        ...(input.address === undefined ? {} : { address: input.address }),
+        ...(input.phone === undefined ? {} : { phone: input.phone }),
+        updatedAt: sql`now()`,
+      })
       .where(eq(workspaces.id, id))
       .returning();
     return updated!;

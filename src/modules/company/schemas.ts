@@ -1,0 +1,53 @@
+import { z } from "@hono/zod-openapi";
+import { nullableText } from "../../http/schemas";
+
+const code = (example: string, description: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d{6}$/, "A DGII territorial code has 6 digits.")
+    .nullable()
+    .optional()
+    .openapi({ type: "string", example, description });
+
+export const UpdateCompanyBody = z
+  .object({
+    rnc: z
+      .string()
+      .trim()
+      .max(20)
+      .nullable()
+      .optional()
+      .openapi({ type: "string", example: "131246796", description: "The company's RNC (check digit validated)" }),
+    legal_name: nullableText(250).openapi({ type: "string", description: "Razón social, as registered with DGII" }),
+    trade_name: nullableText(250).openapi({ type: "string", description: "Nombre comercial" }),
+    address: nullableText(250).openapi({ type: "string", description: "Address of the head office (Norma 06-2018)" }),
+    municipality_code: code("010101", "DGII's Tabla III code of the municipality or municipal district (PPMMDD)"),
+    province_code: code("010000", "DGII's Tabla III code of the province (PP0000)"),
+    phone: nullableText(30),
+    email: z.string().trim().max(254).email().nullable().optional().openapi({ type: "string", format: "email" }),
+    website: nullableText(250),
+    economic_activity: nullableText(250).openapi({ type: "string", description: "Actividad económica" }),
+  })
+  .strict()
+  .openapi("UpdateCompanyRequest");
+
+export type UpdateCompanyInput = z.output<typeof UpdateCompanyBody>;
+
+export const Company = z
+  .object({
+    rnc: z.string().nullable(),
+    legal_name: z.string().nullable(),
+    trade_name: z.string().nullable(),
+    address: z.string().nullable(),
+    municipality_code: z.string().nullable(),
+    province_code: z.string().nullable(),
+    phone: z.string().nullable(),
+    email: z.string().nullable(),
+    website: z.string().nullable(),
+    economic_activity: z.string().nullable(),
+    is_complete: z.boolean().openapi({ description: "rnc, legal_name and address are set: fiscal documents may be issued" }),
+    missing_fields: z.array(z.string()).openapi({ description: "What is missing to issue fiscal documents" }),
+    updated_at: z.string().nullable(),
+  })
+  .openapi("Company");
