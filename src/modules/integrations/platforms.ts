@@ -1,4 +1,4 @@
-import type { Env } from "../../env";
+import { config, type Env } from "../../env";
 import { AppError } from "../../http/errors";
 import { log } from "../../lib/log";
 
@@ -42,7 +42,7 @@ async function call(platform: PlatformError["platform"], url: string, init: Requ
 
 // ---- Messaging platform (Telegram Bot API shape)
 
-const telegramBase = (env: Env) => (env.TELEGRAM_API_BASE || "https://api.telegram.org").replace(/\/+$/, "");
+const telegramBase = (env: Env) => config(env).TELEGRAM_API_BASE;
 
 async function telegram<T>(env: Env, token: string, method: string, body: Record<string, unknown> = {}): Promise<T> {
   const json = await call(
@@ -72,7 +72,7 @@ export const telegramSendMessage = (env: Env, token: string, chatId: string, tex
 
 // ---- Chat platform (Graph / WhatsApp Cloud API shape)
 
-const graphBase = (env: Env) => (env.GRAPH_API_BASE || "https://graph.facebook.com/v21.0").replace(/\/+$/, "");
+const graphBase = (env: Env) => config(env).GRAPH_API_BASE;
 
 export async function graph<T = any>(env: Env, accessToken: string, method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
   return call(
