@@ -3,22 +3,10 @@ import { describe, expect, it } from "vitest";
 import * as schema from "../../src/db/schema";
 import { type Client, call } from "../support/api";
 import { asOwner, seedTenant, seedUser, seedWorkspace, uniqueName } from "../support/seed";
-import { failNext, hmacHex, platformId, received, setTemplateStatus } from "./helpers";
-
-function accountInput() {
-  return {
-    name: "WhatsApp ventas",
-    phone_number: "+1 809-555-0100",
-    phone_number_id: platformId(),
-    business_account_id: platformId(),
-    access_token: `EAAG${uniqueName("access")}`,
-    app_secret: `appsecret-${uniqueName("s")}`,
-    webhook_verify_token: `verify-${uniqueName("v")}`,
-  };
-}
+import { chatAccountInput, failNext, hmacHex, received, setTemplateStatus } from "./helpers";
 
 async function createAccount(api: Client) {
-  const input = accountInput();
+  const input = chatAccountInput();
   const res = await api.post("/api/chat-accounts", input);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return { account: res.body.data, input, res };
@@ -104,7 +92,7 @@ describe("chat-platform accounts", () => {
       expect(stored).not.toContain(input.app_secret);
     }
 
-    const duplicate = await tenant.api.post("/api/chat-accounts", { ...accountInput(), phone_number_id: input.phone_number_id });
+    const duplicate = await tenant.api.post("/api/chat-accounts", { ...chatAccountInput(), phone_number_id: input.phone_number_id });
     expect(duplicate.status).toBe(422);
     expect(Object.keys(duplicate.body.errors)).toEqual(["phone_number_id"]);
 
@@ -276,7 +264,7 @@ describe("chat-platform accounts", () => {
     const viewer = await seedUser(tenant, { role: "viewer", workspaceIds: [tenant.workspaceId] });
     expect((await viewer.api.get(`/api/chat-accounts/${account.id}/templates`)).status).toBe(200);
     for (const r of [
-      await viewer.api.post("/api/chat-accounts", accountInput()),
+      await viewer.api.post("/api/chat-accounts", chatAccountInput()),
       await viewer.api.post(`/api/chat-accounts/${account.id}/templates`, TEMPLATE),
       await viewer.api.post(`/api/chat-accounts/${account.id}/templates/sync`),
       await viewer.api.post(`/api/chat-accounts/${account.id}/messages`, { to: "18095550123", template: "x" }),

@@ -52,6 +52,19 @@ export const botToken = (invalid = false) => `${Math.floor(Math.random() * 1e9)}
 /** A numeric platform id, unique per call. */
 export const platformId = () => `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
 
+/** A valid chat-account body (POST /api/chat-accounts) with fresh platform ids and secrets. */
+export function chatAccountInput(overrides: { name?: string } = {}) {
+  return {
+    name: overrides.name ?? "WhatsApp ventas",
+    phone_number: "+1 809-555-0100",
+    phone_number_id: platformId(),
+    business_account_id: platformId(),
+    access_token: `EAAG${uniqueName("access")}`,
+    app_secret: `appsecret-${uniqueName("s")}`,
+    webhook_verify_token: `verify-${uniqueName("v")}`,
+  };
+}
+
 export async function outboxRows(tenantId: number) {
   return asOwner((db) => db.select().from(schema.outboxMessages).where(eq(schema.outboxMessages.tenantId, tenantId)).orderBy(schema.outboxMessages.id));
 }
