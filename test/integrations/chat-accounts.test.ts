@@ -1,6 +1,8 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import * as schema from "../../src/db/schema";
+import type { ChatTemplate } from "../../src/modules/integrations/schemas";
+import type { Data, DataWithMessage } from "../support/api";
 import { type Client, call } from "../support/api";
 import { asOwner, seedTenant, seedUser, seedWorkspace, uniqueName } from "../support/seed";
 import { chatAccountInput, failNext, hmacHex, received, setTemplateStatus } from "./helpers";
@@ -175,8 +177,8 @@ describe("chat-platform accounts", () => {
     const accepted = await postEvent(tenant.subdomain, account.id, input.app_secret, approval, { rawBody: raw });
     expect(accepted.status, accepted.text).toBe(200);
     expect(accepted.body).toEqual({ ok: true });
-    const list = await tenant.api.get(`${base}/templates`);
-    expect(list.body.data.map((t: any) => [t.name, t.language, t.status])).toEqual([["factura_emitida", "es", "APPROVED"]]);
+    const list = await tenant.api.get<Data<ChatTemplate[]>>(`${base}/templates`);
+    expect(list.body.data.map((t) => [t.name, t.language, t.status])).toEqual([["factura_emitida", "es", "APPROVED"]]);
 
     const sent = await tenant.api.post(`${base}/messages`, message);
     expect(sent.status, sent.text).toBe(200);
@@ -224,10 +226,10 @@ describe("chat-platform accounts", () => {
     expect(promo.status).toBe(201);
 
     await setTemplateStatus(input.business_account_id, "factura_emitida", "es", "APPROVED");
-    const synced = await tenant.api.post(`${base}/templates/sync`);
+    const synced = await tenant.api.post<DataWithMessage<ChatTemplate[]>>(`${base}/templates/sync`);
     expect(synced.status, synced.text).toBe(200);
     expect(synced.body.message).toBe("2 templates synchronized.");
-    expect(synced.body.data.map((t: any) => [t.name, t.status])).toEqual([
+    expect(synced.body.data.map((t) => [t.name, t.status])).toEqual([
       ["factura_emitida", "APPROVED"],
       ["promo_mensual", "PENDING"],
     ]);

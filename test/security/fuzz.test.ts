@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TEST_DOMAIN } from "../support/api";
-import { asOwner, sql } from "../support/seed";
+import { ownerRow, sql } from "../support/seed";
 import { type ConcreteRoute, concreteRoutes } from "./routes";
 import { appCall, buildWorld, expectErrorShape, NO_LIMIT, record, SOAK, type World } from "./world";
 
@@ -413,13 +413,8 @@ describe("fuzzing every JSON body", () => {
     expect([201, 422]).toContain(invoice.status);
     if (invoice.status === 201) {
       const id = invoice.body.data.id;
-      const [row] = await asOwner(
-        async (db) =>
-          (
-            (await db.execute(
-              sql`SELECT tenant_id, workspace_id, status, document_number, total_amount::text, amount_paid::text FROM invoices WHERE id = ${id}`,
-            )) as any
-          ).rows,
+      const row = await ownerRow(
+        sql`SELECT tenant_id, workspace_id, status, document_number, total_amount::text, amount_paid::text FROM invoices WHERE id = ${id}`,
       );
       expect(row.tenant_id).toBe(world.tenant.tenantId);
       expect(row.workspace_id).toBe(world.w1);
@@ -442,10 +437,7 @@ describe("fuzzing every JSON body", () => {
     expect([201, 422]).toContain(quotation.status);
     if (quotation.status === 201) {
       const id = quotation.body.data.id;
-      const [row] = await asOwner(
-        async (db) =>
-          ((await db.execute(sql`SELECT tenant_id, workspace_id, status, document_number, total_amount::text FROM quotations WHERE id = ${id}`)) as any).rows,
-      );
+      const row = await ownerRow(sql`SELECT tenant_id, workspace_id, status, document_number, total_amount::text FROM quotations WHERE id = ${id}`);
       expect(row).toMatchObject({ tenant_id: world.tenant.tenantId, workspace_id: world.w1, status: "draft" });
       expect(row.document_number).not.toBe("B0299999999");
       expect(row.total_amount).not.toBe("0.01");
@@ -456,7 +448,7 @@ describe("fuzzing every JSON body", () => {
     );
     expect([201, 422]).toContain(product.status);
     if (product.status === 201) {
-      const [row] = await asOwner(async (db) => ((await db.execute(sql`SELECT tenant_id, id FROM products WHERE id = ${product.body.data.id}`)) as any).rows);
+      const row = await ownerRow(sql`SELECT tenant_id, id FROM products WHERE id = ${product.body.data.id}`);
       expect(row.tenant_id).toBe(world.tenant.tenantId);
       expect(row.id).not.toBe(1);
     }

@@ -1,4 +1,6 @@
 import { exports } from "cloudflare:workers";
+import type { z } from "zod";
+import type { PaginationLinks, PaginationMeta } from "../../src/http/pagination";
 
 export const TEST_DOMAIN = "sucursal.test";
 
@@ -42,9 +44,13 @@ export async function readResponse<T = any>(response: Response): Promise<ApiResp
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
 
+/** The Worker's real fetch handler (its default export, as `wrangler deploy` runs it). */
+export const workerFetch = (request: Request): Promise<Response> =>
+  (exports as unknown as { default: { fetch(request: Request): Promise<Response> } }).default.fetch(request);
+
 /** A request to the Worker's real fetch handler, on the tenant's host. */
 export async function call<T = any>(subdomain: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
-  return readResponse<T>(await (exports as any).default.fetch(testRequest(subdomain, path, options)));
+  return readResponse<T>(await workerFetch(testRequest(subdomain, path, options)));
 }
 
 /** A path as clients write it: `/invoices` means `/api/v1/invoices`; /api/…, /webhooks/… and URLs stay. */
@@ -66,3 +72,20 @@ export function client(subdomain: string, token?: string, defaults: Omit<CallOpt
 }
 
 export type Client = ReturnType<typeof client>;
+
+/** A list response (`paginated(item)`, src/http/pagination.ts): `api.get<Page<Product>>("/products")`. */
+export interface Page<T> {
+  data: T[];
+  meta: z.output<typeof PaginationMeta>;
+  links: z.output<typeof PaginationLinks>;
+}
+
+/** A one-item response (`dataOnly(item)`, src/http/schemas.ts): `api.get<Data<Product>>("/products/1")`. */
+export interface Data<T> {
+  data: T;
+}
+
+/** A write's response (`dataWithMessage(item)`, src/http/schemas.ts). */
+export interface DataWithMessage<T> extends Data<T> {
+  message: string;
+}
