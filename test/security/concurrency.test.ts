@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { quotationSetup, walk } from "../quotations/helpers";
 import { call } from "../support/api";
 import { inParallel } from "../support/parallel";
-import { catalogIds, createContact, expectInvoiceCounts } from "../support/sales";
+import { catalogIds, createContact, expectInvoiceCounts, serviceInvoice } from "../support/sales";
 import { ownerRow, ownerRows, seedTenant, seedUser, seedWorkspace, sql } from "../support/seed";
 import { createProduct, expectStockInvariant, initialStock } from "../support/stock";
 import { NO_LIMIT, record, SOAK, unlimited } from "./world";
@@ -122,25 +122,15 @@ describe("concurrency invariants", () => {
   );
 
   it("never lets parallel payments exceed an invoice's total", async () => {
-    const tenant = await seedTenant();
-    const ids = await catalogIds(tenant.api);
-    const contact = await createContact(tenant.api);
-    const product = await createProduct(tenant.api, { product_type: "service", track_inventory: false });
-    const invoice = await tenant.api.post("/invoices", {
-      contact_id: contact.id,
-      document_subtype_id: ids.b02,
-      issue_date: "2026-11-20",
-      items: [{ product_id: product.id, quantity: "1", unit_price: "1000", tax_ids: [] }],
-    });
-    expect(invoice.status, invoice.text).toBe(201);
-    const total = Number(invoice.body.data.total_amount);
+    const invoice = await serviceInvoice("1000");
+    const { tenant } = invoice;
+    const total = Number(invoice.total);
     const api = unlimited(tenant.subdomain, tenant.admin.token, ENV);
     const attempts = SOAK ? 100 : 24;
     const results = await inParallel(
       Array.from(
         { length: attempts },
-        () => () =>
-          api.post(`/invoices/${invoice.body.data.id}/payments`, { amount: (total / 5).toFixed(2), payment_date: "2026-11-21", payment_method: "cash" }),
+        () => () => api.post(`/invoices/${invoice.id}/payments`, { amount: (total / 5).toFixed(2), payment_date: "2026-11-21", payment_method: "cash" }),
       ),
       IN_FLIGHT,
     );
@@ -148,7 +138,7 @@ describe("concurrency invariants", () => {
     expect(results.filter((r) => r.status === 201)).toHaveLength(5);
     for (const r of results.filter((r) => r.status !== 201)) expect([409, 422]).toContain(r.status);
     const row = await ownerRow(
-      sql`SELECT amount_paid::text AS paid, total_amount::text AS total, status, (SELECT sum(amount)::text FROM invoice_payments WHERE invoice_id = ${invoice.body.data.id}) AS payments FROM invoices WHERE id = ${invoice.body.data.id}`,
+      sql`SELECT amount_paid::text AS paid, total_amount::text AS total, status, (SELECT sum(amount)::text FROM invoice_payments WHERE invoice_id = ${invoice.id}) AS payments FROM invoices WHERE id = ${invoice.id}`,
     );
     expect(row).toEqual({ paid: row.total, total: row.total, status: "paid", payments: row.total });
     invariants += 2;
