@@ -1,7 +1,8 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import type { Env } from "../../src/env";
+import worker from "../../src/index";
 import { readResponse, testRequest } from "../support/api";
 import { env } from "../support/env";
 
@@ -69,5 +70,23 @@ describe("configuration parsed once (src/env.ts)", () => {
   it("a blank var takes its default: the anonymous limit stays 10 a minute", async () => {
     const response = await fetchWith({ ...env, RATE_LIMIT_ANONYMOUS_PER_MINUTE: "", RATE_LIMIT_NAMESPACE: `config-${crypto.randomUUID()}` });
     expect(response.headers.get("x-ratelimit-limit")).toBe("10");
+  });
+
+  it("with a missing DATABASE_URL a cron does nothing and a queue batch is retried whole, logged once", async () => {
+    const lines = captureErrors();
+    const broken = { ...env, DATABASE_URL: undefined } as unknown as Env;
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ cron: "* * * * *", scheduledTime: new Date() }), broken, ctx);
+    await waitOnExecutionContext(ctx);
+    const batch = createMessageBatch("outbox", [{ id: "m-1", timestamp: new Date(), attempts: 1, body: { tenant_id: 1, outbox_id: 1 } }]);
+    const queueCtx = createExecutionContext();
+    await (worker as ExportedHandler<Env>).queue!(batch as MessageBatch<unknown>, broken, queueCtx);
+    const result = await getQueueResult(batch, queueCtx);
+    expect(result.retryBatch.retry).toBe(true);
+    expect(result.explicitAcks).toEqual([]);
+    const startup = startupLines(lines);
+    expect(startup).toHaveLength(1);
+    expect(JSON.parse(startup[0]!).problems).toEqual(["DATABASE_URL must be a postgres:// connection string"]);
+    expect(lines).toHaveLength(1); // nothing else failed: no connection was attempted
   });
 });
