@@ -26,15 +26,17 @@ export interface FakeRequest {
   method: string;
   path: string;
   headers: Record<string, string>;
+  /** The JSON a provider was sent, as the fake recorded it: each provider's own shape. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read each provider's fields (Resend's subject, Telegram's chat_id, Graph's template).
   body: any;
 }
 
 export async function received(
   service: Service,
   key: string,
-): Promise<{ requests: FakeRequest[]; deliveries: { id: string; idempotency_key: string | null; body: any }[] }> {
+): Promise<{ requests: FakeRequest[]; deliveries: { id: string; idempotency_key: string | null; body: FakeRequest["body"] }[] }> {
   const res = await fetch(`${fakeUrl()}/_control/requests?service=${service}&key=${encodeURIComponent(key)}`);
-  return (await res.json()) as any;
+  return (await res.json()) as { requests: FakeRequest[]; deliveries: { id: string; idempotency_key: string | null; body: FakeRequest["body"] }[] };
 }
 
 export async function setTemplateStatus(businessAccountId: string, name: string, language: string, status: string) {

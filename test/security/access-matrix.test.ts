@@ -273,6 +273,6 @@ function viewerMayRead(route: ConcreteRoute): boolean {
 
 /** The OpenAPI document says the operation takes a JSON body. */
 function needsBody(route: ConcreteRoute): boolean {
-  const doc = createApp().getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Sucursal", version: "1" } }) as any;
-  return Boolean(doc.paths[route.route.path]?.[route.method.toLowerCase()]?.requestBody);
+  const doc = createApp().getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Sucursal", version: "1" } });
+  return Boolean(doc.paths?.[route.route.path]?.[route.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete"]?.requestBody);
 }

@@ -149,11 +149,12 @@ function fieldPaths(value: unknown, prefix: (string | number)[] = []): (string |
 
 function setAt(root: unknown, path: (string | number)[], value: unknown, remove = false): unknown {
   if (!path.length) return value;
-  const copy: any = Array.isArray(root) ? [...root] : { ...(root as object) };
+  // An array indexes by number and an object by key: both read as a record here.
+  const copy = (Array.isArray(root) ? [...root] : { ...(root as object) }) as Record<string | number, unknown>;
   const [head, ...rest] = path;
   if (rest.length === 0) {
     if (remove) {
-      if (Array.isArray(copy)) copy.splice(Number(head), 1);
+      if (Array.isArray(copy)) (copy as unknown[]).splice(Number(head), 1);
       else delete copy[head!];
     } else copy[head!] = value;
     return copy;
@@ -342,7 +343,7 @@ describe("fuzzing every JSON body", () => {
 
   it("refuses 1e400, -0, NaN strings and huge numbers in money and quantity fields", async () => {
     const invoices = targets.find((r) => r.key === "POST /api/v1/invoices")!;
-    const base = invoices.body as any;
+    const base = invoices.body as { items: unknown[] };
     for (const value of ["1e400", "-0", '"NaN"', '"Infinity"', "1e21", "123456789012345678901234567890", '"1e5"', '"-0"']) {
       const text = encode(base).replace('"unit_price":"1.00"', `"unit_price":${value}`);
       const res = await send(invoices, text);
@@ -354,7 +355,7 @@ describe("fuzzing every JSON body", () => {
 
   it("answers 10,000-line documents, deep nesting, invalid UTF-8, 2 MiB bodies and wrong content types without a 5xx", async () => {
     const invoices = targets.find((r) => r.key === "POST /api/v1/invoices")!;
-    const base = invoices.body as any;
+    const base = invoices.body as { items: unknown[] };
     const line = base.items[0];
     const many = await send(invoices, JSON.stringify({ ...base, items: Array.from({ length: 10_000 }, () => line) }));
     expectSane(many, "10,000 lines");

@@ -31,7 +31,8 @@ export async function record(entry: { suite: string; cases: number; failures: nu
   }).catch(() => undefined);
 }
 
-export async function control(path: string, method = "POST"): Promise<any> {
+/** The control server's answer: `configured` on GET /redis, nothing the suites read otherwise. */
+export async function control(path: string, method = "POST"): Promise<{ configured?: boolean }> {
   const res = await fetch(`${securityEnv.TEST_CONTROL_URL}${path}`, { method });
   expect(res.status, path).toBe(200);
   return res.json();
