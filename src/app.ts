@@ -4,6 +4,7 @@ import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { databaseErrorResponse, errorLogFields } from "./db/errors";
+import { config } from "./env";
 import type { AppEnv } from "./http/context";
 import { databaseSession } from "./http/database";
 import { AppError } from "./http/errors";
@@ -88,6 +89,11 @@ function errorResponse(c: ErrorContext, error: Error): Response {
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", requestId);
+  // An invalid configuration is a 500 internal_error with the request's reference (logged once by config()).
+  app.use("*", async (c, next) => {
+    config(c.env);
+    await next();
+  });
   app.get("/health", (c) => c.json({ status: "ok" }));
 
   app.use(

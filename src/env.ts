@@ -1,4 +1,7 @@
-/** Bindings of the Worker: vars and secrets from wrangler.toml / `wrangler secret`, and Queues. */
+import { z } from "zod";
+import { log } from "./lib/log";
+
+/** Bindings of the Worker: vars and secrets from wrangler.toml / `wrangler secret`, and Queues. Read through `config(env)`. */
 export interface Env {
   /** Postgres connection string of the application role (no BYPASSRLS). Secret. */
   DATABASE_URL: string;
@@ -27,4 +30,89 @@ export interface Env {
   TAX_AUTHORITY_DATA_URL?: string;
   OUTBOX_QUEUE?: Queue;
   RNC_SYNC_QUEUE?: Queue;
+}
+
+// Vars arrive as strings; an empty one (a blank line in .dev.vars, a test binding left "") means unset.
+const blankIsUnset = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
+const optionalText = z.preprocess(blankIsUnset, z.string().optional());
+const count = (fallback: number) => z.preprocess(blankIsUnset, z.coerce.number().int().positive().default(fallback));
+/** A base URL without its trailing slashes, so callers append `/path`. */
+const baseUrl = (fallback: string) => z.preprocess(blankIsUnset, z.url().default(fallback)).transform((url) => url.replace(/\/+$/, ""));
+const optionalUrl = z.preprocess(blankIsUnset, z.url().optional());
+
+/** `SET LOCAL ROLE` cannot take a bind parameter: the name goes into the statement, so only a plain identifier. */
+const ROLE_NAME = /^[a-z_][a-z0-9_]*$/;
+
+const schema = z.object({
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// connection string" }),
+  DB_SET_ROLE: z.preprocess(blankIsUnset, z.string().regex(ROLE_NAME, "must be a plain role name").optional()),
+  DB_WS_PROXY: optionalText,
+  JWT_SECRET: z.string({ error: "is required" }).min(32, "must be at least 32 characters"),
+  ACCESS_TOKEN_TTL_DAYS: count(30),
+  UPSTASH_REDIS_REST_URL: optionalUrl,
+  UPSTASH_REDIS_REST_TOKEN: optionalText,
+  RATE_LIMIT_AUTHENTICATED_PER_MINUTE: count(60),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: count(10),
+  RATE_LIMIT_WEBHOOK_PER_MINUTE: count(600),
+  RATE_LIMIT_NAMESPACE: z.preprocess(blankIsUnset, z.string().default("sucursal")),
+  RESEND_API_KEY: optionalText,
+  RESEND_BASE_URL: baseUrl("https://api.resend.com"),
+  EMAIL_FROM: z.preprocess(blankIsUnset, z.string().default("Sucursal <no-reply@sucursal.do>")),
+  APP_URL: baseUrl("https://app.sucursal.do"),
+  // Optional at start: only the integrations need it, and they refuse without it (lib/crypto.ts).
+  // When given it must be what AES-256-GCM takes: 32 bytes, base64.
+  APP_ENCRYPTION_KEY: z.preprocess(
+    blankIsUnset,
+    z
+      .base64("must be base64")
+      .refine((key) => atob(key).length === 32, "must be 32 bytes (base64)")
+      .optional(),
+  ),
+  TELEGRAM_API_BASE: baseUrl("https://api.telegram.org"),
+  GRAPH_API_BASE: baseUrl("https://graph.facebook.com/v21.0"),
+  TAX_AUTHORITY_DATA_URL: z.preprocess(blankIsUnset, z.url().default("https://dgii.gov.do/app/WebApps/Consultas/RNC/DGII_RNC.zip")),
+});
+
+/** The Worker's configuration, parsed: numbers are numbers, defaults applied, base URLs without a trailing slash. */
+export type Config = z.output<typeof schema> & { OUTBOX_QUEUE?: Queue; RNC_SYNC_QUEUE?: Queue };
+
+/** A missing or malformed secret or var. Its message names the settings and the problem, never a value. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+// Keyed on the env object: one per isolate in production, and tests build several (overrides).
+const parsed = new WeakMap<Env, Config | ConfigError>();
+
+/**
+ * The configuration of `env`, parsed once per env object. An invalid one is logged once, as the
+ * Worker's startup error, and throws `ConfigError` on every read: a request then answers 500
+ * `internal_error` with its reference (the app's error handler), a cron or queue batch does nothing.
+ */
+export function config(env: Env): Config {
+  const known = parsed.get(env);
+  if (known instanceof ConfigError) throw known;
+  if (known) return known;
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
+    const error = new ConfigError(`invalid configuration: ${problems.join("; ")}`);
+    log.error("startup: invalid configuration", { problems });
+    parsed.set(env, error);
+    throw error;
+  }
+  const value: Config = { ...result.data, OUTBOX_QUEUE: env.OUTBOX_QUEUE, RNC_SYNC_QUEUE: env.RNC_SYNC_QUEUE };
+  parsed.set(env, value);
+  return value;
+}
+
+/** For the cron and queue handlers: false (already logged) when the configuration is invalid. */
+export function configured(env: Env): boolean {
+  try {
+    config(env);
+    return true;
+  } catch (error) {
+    if (error instanceof ConfigError) return false;
+    throw error;
+  }
 }

@@ -1,7 +1,7 @@
 import { neonConfig, Pool, type PoolClient } from "@neondatabase/serverless";
 import { drizzle } from "drizzle-orm/neon-serverless";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import type { Env } from "../env";
+import { config, type Env } from "../env";
 import { log } from "../lib/log";
 import { setLocalRole } from "./transaction";
 
@@ -25,7 +25,7 @@ let localProxyConfigured: string | undefined;
  * neonConfig at Neon's defaults (TLS, pipelined connect).
  */
 function configureDriver(env: Env): void {
-  const proxy = env.DB_WS_PROXY;
+  const proxy = config(env).DB_WS_PROXY;
   if (!proxy || localProxyConfigured === proxy) return;
   neonConfig.wsProxy = (host, port) => `${proxy}/v2?address=${host}:${port}`;
   neonConfig.useSecureWebSocket = false;
@@ -38,7 +38,7 @@ function configureDriver(env: Env): void {
 /** A database that accepts the connection and never answers must not hang the request. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
-export function createPool(env: Env, connectionString = env.DATABASE_URL): Pool {
+export function createPool(env: Env, connectionString = config(env).DATABASE_URL): Pool {
   configureDriver(env);
   const pool = new Pool({ connectionString, max: 4, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // A connection lost while idle in the pool is emitted here; unheard, it is an uncaught exception.
@@ -49,7 +49,8 @@ export function createPool(env: Env, connectionString = env.DATABASE_URL): Pool 
 /** Statements that open a request transaction: one simple-query message, one round trip. */
 function beginStatements(env: Env, tenantId: number | null): string {
   const parts = ["BEGIN"];
-  if (env.DB_SET_ROLE) parts.push(setLocalRole(env.DB_SET_ROLE));
+  const role = config(env).DB_SET_ROLE;
+  if (role) parts.push(setLocalRole(role));
   if (tenantId !== null) {
     if (!Number.isSafeInteger(tenantId)) throw new Error("tenant id must be an integer");
     parts.push(`SELECT set_config('app.tenant_id', '${tenantId}', true)`);

@@ -2,7 +2,7 @@ import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis/cloudflare";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { Env } from "../env";
+import { config, type Env } from "../env";
 import { canonicalId } from "../lib/bounds";
 import { sha256Hex } from "../lib/crypto";
 import { log } from "../lib/log";
@@ -99,15 +99,14 @@ let warnedNoRedis = false;
 let lastRedisWarning = 0;
 
 function limiterFor(env: Env, kind: "user" | "ip" | "webhook" | "login", max: number, window: Window = MINUTE): Limiter {
-  const url = env.UPSTASH_REDIS_REST_URL;
-  const namespace = env.RATE_LIMIT_NAMESPACE || "sucursal";
+  const { UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token, RATE_LIMIT_NAMESPACE: namespace } = config(env);
   const cacheKey = `${namespace}:${kind}:${max}:${window.ms}:${url ?? "memory"}`;
   let limiter = limiters.get(cacheKey);
   if (limiter) return limiter;
-  if (url && env.UPSTASH_REDIS_REST_TOKEN) {
+  if (url && token) {
     const redis = new Redis({
       url,
-      token: env.UPSTASH_REDIS_REST_TOKEN,
+      token,
       enableTelemetry: false,
       retry: false,
       // Aborts the subrequest itself when Redis hangs (withTimeout answers the caller either way).
@@ -177,8 +176,8 @@ function anonymousBucket(c: Context<AppEnv>): { kind: "ip" | "webhook"; key: str
   const host = hostKey(c);
   const webhook = WEBHOOK_PATH.exec(c.req.path);
   const id = webhook ? canonicalId(webhook[2]!) : null;
-  if (webhook && id !== null) return { kind: "webhook", key: `${host}:${webhook[1]}:${id}`, max: Number(c.env.RATE_LIMIT_WEBHOOK_PER_MINUTE ?? 600) };
-  return { kind: "ip", key: `${clientIp(c)}:${host}`, max: Number(c.env.RATE_LIMIT_ANONYMOUS_PER_MINUTE ?? 10) };
+  if (webhook && id !== null) return { kind: "webhook", key: `${host}:${webhook[1]}:${id}`, max: config(c.env).RATE_LIMIT_WEBHOOK_PER_MINUTE };
+  return { kind: "ip", key: `${clientIp(c)}:${host}`, max: config(c.env).RATE_LIMIT_ANONYMOUS_PER_MINUTE };
 }
 
 async function applyLimit(c: Context<AppEnv>, kind: "user" | "ip" | "webhook", max: number, key: string, next: () => Promise<void>) {
@@ -210,7 +209,7 @@ async function applyLimit(c: Context<AppEnv>, kind: "user" | "ip" | "webhook", m
  */
 export const anonymousRateLimit = createMiddleware<AppEnv>(async (c, next) => {
   const token = bearerToken(c);
-  const claims = token ? await verifyAccessToken(c.env.JWT_SECRET, token) : null;
+  const claims = token ? await verifyAccessToken(config(c.env).JWT_SECRET, token) : null;
   if (claims) {
     c.set("tokenClaims", claims);
     return next();
@@ -230,7 +229,7 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   if (!claims) return next(); // anonymous: already limited by anonymousRateLimit
   const tenant = c.get("tenant");
   if (claims.tenantId === tenant.id) {
-    await applyLimit(c, "user", Number(c.env.RATE_LIMIT_AUTHENTICATED_PER_MINUTE ?? 60), `${tenant.id}:${claims.userId}`, next);
+    await applyLimit(c, "user", config(c.env).RATE_LIMIT_AUTHENTICATED_PER_MINUTE, `${tenant.id}:${claims.userId}`, next);
     return;
   }
   const bucket = anonymousBucket(c);

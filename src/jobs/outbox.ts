@@ -4,7 +4,7 @@ import { Resend } from "resend";
 import { type Database, withTenantTransaction } from "../db/client";
 import { rowsOf } from "../db/rows";
 import * as schema from "../db/schema";
-import type { Env } from "../env";
+import { config, type Env } from "../env";
 import type { AppEnv } from "../http/context";
 import { log } from "../lib/log";
 import { takeNotedOutboxMessages } from "../modules/outbox/service";
@@ -39,7 +39,6 @@ const OUTBOX_BACKOFF_CAP_SECONDS = 3600;
 const SWEEP_GRACE_SECONDS = 15;
 const SWEEP_LIMIT = 500;
 const PROVIDER_TIMEOUT_MS = 10_000;
-const DEFAULT_FROM = "Sucursal <no-reply@sucursal.do>";
 
 interface OutboxRef {
   tenant_id: number;
@@ -93,11 +92,12 @@ interface EmailPayload {
 type SendResult = { ok: true; providerId: string | null } | { ok: false; permanent: boolean; error: string };
 
 async function sendEmail(env: Env, outboxId: number, tenantId: number, payload: EmailPayload): Promise<SendResult> {
-  const resend = new Resend(env.RESEND_API_KEY, env.RESEND_BASE_URL ? { baseUrl: env.RESEND_BASE_URL.replace(/\/+$/, "") } : undefined);
+  const { RESEND_API_KEY, RESEND_BASE_URL, EMAIL_FROM } = config(env);
+  const resend = new Resend(RESEND_API_KEY, { baseUrl: RESEND_BASE_URL });
   try {
     const { data, error } = await resend.emails.send(
       {
-        from: env.EMAIL_FROM || DEFAULT_FROM,
+        from: EMAIL_FROM,
         to: payload.to,
         subject: payload.subject,
         text: payload.text,
@@ -159,7 +159,7 @@ export async function deliverOutboxMessage(env: Env, ref: OutboxRef, options: De
       return { outcome: "failed" };
     }
     const payload = row.payload as EmailPayload;
-    if (!env.RESEND_API_KEY) {
+    if (!config(env).RESEND_API_KEY) {
       log.info("outbox: email not sent (RESEND_API_KEY is not configured)", {
         ...context,
         template: payload.template,
@@ -225,13 +225,14 @@ export async function handleOutboxBatch(batch: MessageBatch<unknown>, env: Env, 
 /** Sends outbox references to the Queue; false (logged) when the send failed. */
 async function enqueueOutbox(env: Env, refs: OutboxRef[], requestId?: string): Promise<boolean> {
   if (!refs.length) return true;
-  if (!env.OUTBOX_QUEUE) {
+  const queue = config(env).OUTBOX_QUEUE;
+  if (!queue) {
     log.warn("outbox: no OUTBOX_QUEUE binding; the sweep will deliver", { requestId, count: refs.length });
     return false;
   }
   try {
     for (let i = 0; i < refs.length; i += 100) {
-      await env.OUTBOX_QUEUE.sendBatch(refs.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })));
+      await queue.sendBatch(refs.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })));
     }
     return true;
   } catch (error) {

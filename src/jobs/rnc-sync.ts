@@ -1,5 +1,5 @@
 import { withTenantTransaction } from "../db/client";
-import type { Env } from "../env";
+import { config, type Env } from "../env";
 import { log } from "../lib/log";
 import { failRun, type RegistryDb, type RegistryStore, type RncBatchMessage, writeBatch } from "../modules/rnc/sync/runs";
 import { openUrl, type RncQueue, runRncSync, type SyncResult } from "../modules/rnc/sync/sync";
@@ -17,9 +17,8 @@ export function workerStore(env: Env): RegistryStore {
  * pass their own URL and a queue that captures messages.
  */
 export async function runWorkerRncSync(env: Env, options: { url?: string; queue?: RncQueue; trigger?: "cron" | "test" } = {}): Promise<SyncResult> {
-  const url = options.url ?? env.TAX_AUTHORITY_DATA_URL;
-  const queue = options.queue ?? env.RNC_SYNC_QUEUE;
-  if (!url) throw new Error("TAX_AUTHORITY_DATA_URL is not set");
+  const url = options.url ?? config(env).TAX_AUTHORITY_DATA_URL;
+  const queue = options.queue ?? config(env).RNC_SYNC_QUEUE;
   if (!queue) throw new Error("the RNC_SYNC_QUEUE binding is missing");
   return runRncSync({ store: workerStore(env), queue: queue as RncQueue, source: url, trigger: options.trigger ?? "cron", open: openUrl(url) });
 }

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { Contact } from "../../src/modules/contacts/schemas";
+import type { ApiResponse, Page } from "../support/api";
 import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
 
 describe("contacts", () => {
@@ -34,13 +36,13 @@ describe("contacts", () => {
     const both = (await t.api.post("/contacts", { name: "Beta SRL", contact_type: "both" })).body.data;
     expect(both).toMatchObject({ identification_type: null, identification: null });
 
-    const ids = (res: any) => res.body.data.map((x: any) => x.id);
-    expect(ids(await t.api.get("/contacts?sort=name"))).toEqual([customer.id, both.id, contact.id]);
-    expect(ids(await t.api.get("/contacts?filter[contact_type]=supplier&sort=id"))).toEqual([contact.id, both.id]);
-    expect(ids(await t.api.get("/contacts?filter[contact_type]=customer&sort=id"))).toEqual([customer.id, both.id]);
-    expect(ids(await t.api.get("/contacts?filter[search]=131-24679"))).toEqual([contact.id]);
-    expect(ids(await t.api.get("/contacts?filter[search]=ochoa"))).toEqual([contact.id]);
-    expect(ids(await t.api.get("/contacts?filter[identification]=001-1391820-5"))).toEqual([customer.id]);
+    const ids = (res: ApiResponse<Page<Contact>>) => res.body.data.map((x) => x.id);
+    expect(ids(await t.api.get<Page<Contact>>("/contacts?sort=name"))).toEqual([customer.id, both.id, contact.id]);
+    expect(ids(await t.api.get<Page<Contact>>("/contacts?filter[contact_type]=supplier&sort=id"))).toEqual([contact.id, both.id]);
+    expect(ids(await t.api.get<Page<Contact>>("/contacts?filter[contact_type]=customer&sort=id"))).toEqual([customer.id, both.id]);
+    expect(ids(await t.api.get<Page<Contact>>("/contacts?filter[search]=131-24679"))).toEqual([contact.id]);
+    expect(ids(await t.api.get<Page<Contact>>("/contacts?filter[search]=ochoa"))).toEqual([contact.id]);
+    expect(ids(await t.api.get<Page<Contact>>("/contacts?filter[identification]=001-1391820-5"))).toEqual([customer.id]);
 
     const updated = await t.api.patch(`/contacts/${contact.id}`, { notes: "Paga a 30 días", credit_limit: null, email: null });
     expect(updated.status).toBe(200);
@@ -116,24 +118,24 @@ describe("contacts", () => {
     const shared = (await member.api.post("/contacts", { name: "Shared", workspace_id: null })).body.data;
     expect(shared.workspace_id).toBeNull();
 
-    const names = (res: any) => res.body.data.map((x: any) => x.name).sort();
-    expect(names(await member.api.get("/contacts"))).toEqual(["Mine", "Shared"]);
-    expect(names(await secondMember.api.get("/contacts"))).toEqual(["Shared", "Theirs"]);
+    const names = (res: ApiResponse<Page<Contact>>) => res.body.data.map((x) => x.name).sort();
+    expect(names(await member.api.get<Page<Contact>>("/contacts"))).toEqual(["Mine", "Shared"]);
+    expect(names(await secondMember.api.get<Page<Contact>>("/contacts"))).toEqual(["Shared", "Theirs"]);
     expect((await member.api.get(`/contacts/${theirs.id}`)).status).toBe(404);
     expect((await member.api.patch(`/contacts/${theirs.id}`, { name: "Hacked" })).status).toBe(404);
     expect((await secondMember.api.get(`/contacts/${shared.id}`)).status).toBe(200);
-    expect((await member.api.get("/contacts?filter[workspace_id]=all")).status).toBe(403);
+    expect((await member.api.get<Page<Contact>>("/contacts?filter[workspace_id]=all")).status).toBe(403);
     expect((await member.api.post("/contacts", { name: "X", workspace_id: second })).status).toBe(422);
     // A workspace the member does not belong to cannot be named in the header either.
-    expect((await member.api.get("/contacts", { headers: { "X-Workspace-ID": String(second) } })).status).toBe(403);
+    expect((await member.api.get<Page<Contact>>("/contacts", { headers: { "X-Workspace-ID": String(second) } })).status).toBe(403);
 
-    expect(names(await t.api.get("/contacts?filter[workspace_id]=all"))).toEqual(["Mine", "Shared", "Theirs"]);
-    expect(names(await t.api.get(`/contacts?filter[workspace_id]=${second}`))).toEqual(["Theirs"]);
+    expect(names(await t.api.get<Page<Contact>>("/contacts?filter[workspace_id]=all"))).toEqual(["Mine", "Shared", "Theirs"]);
+    expect(names(await t.api.get<Page<Contact>>(`/contacts?filter[workspace_id]=${second}`))).toEqual(["Theirs"]);
     expect((await t.api.get(`/contacts/${theirs.id}`)).status).toBe(200);
     // With view_all_locations a contact can be placed in any workspace of the tenant.
     const placed = await t.api.post("/contacts", { name: "Placed", workspace_id: second });
     expect(placed.status).toBe(201);
-    expect(names(await secondMember.api.get("/contacts"))).toEqual(["Placed", "Shared", "Theirs"]);
+    expect(names(await secondMember.api.get<Page<Contact>>("/contacts"))).toEqual(["Placed", "Shared", "Theirs"]);
   });
 
   it("hides contacts from other tenants and enforces permissions", async () => {
@@ -147,7 +149,7 @@ describe("contacts", () => {
     expect((await other.api.get(`/contacts/${contact.id}`)).status).toBe(404);
     expect((await other.api.patch(`/contacts/${contact.id}`, { name: "x" })).status).toBe(404);
     expect((await other.api.delete(`/contacts/${contact.id}`)).status).toBe(404);
-    expect((await other.api.get("/contacts?filter[workspace_id]=all")).body.data).toEqual([]);
+    expect((await other.api.get<Page<Contact>>("/contacts?filter[workspace_id]=all")).body.data).toEqual([]);
     // The same RNC in another tenant is no duplicate.
     expect((await other.api.post("/contacts", { name: "Cliente", identification_type: "rnc", identification: "131246796" })).status).toBe(201);
   });

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
+import type { Currency } from "../../src/modules/currencies/schemas";
+import type { Page } from "../support/api";
 import { seedTenant, seedUser } from "../support/seed";
 
 describe("currencies", () => {
   it("seeds DOP (default, RD$) and USD", async () => {
     const t = await seedTenant();
-    const res = await t.api.get("/currencies");
+    const res = await t.api.get<Page<Currency>>("/currencies");
     expect(res.status).toBe(200);
-    expect(res.body.data.map((x: any) => [x.code, x.symbol, x.exchange_rate, x.is_default])).toEqual([
+    expect(res.body.data.map((x) => [x.code, x.symbol, x.exchange_rate, x.is_default])).toEqual([
       ["DOP", "RD$", "1.00", true],
       ["USD", "US$", "60.00", false],
     ]);
@@ -42,9 +44,9 @@ describe("currencies", () => {
 
   it("keeps exactly one default, with a rate of 1", async () => {
     const t = await seedTenant();
-    const list = (await t.api.get("/currencies")).body.data;
-    const dop = list.find((x: any) => x.code === "DOP");
-    const usd = list.find((x: any) => x.code === "USD");
+    const list = (await t.api.get<Page<Currency>>("/currencies")).body.data;
+    const dop = list.find((x) => x.code === "DOP")!;
+    const usd = list.find((x) => x.code === "USD")!;
     const unset = await t.api.patch(`/currencies/${dop.id}`, { is_default: false });
     expect(unset.status).toBe(422);
     expect(Object.keys(unset.body.errors)).toEqual(["is_default"]);
@@ -53,10 +55,10 @@ describe("currencies", () => {
     const switched = await t.api.patch(`/currencies/${usd.id}`, { is_default: true });
     expect(switched.status).toBe(200);
     expect(switched.body.data).toMatchObject({ code: "USD", is_default: true, exchange_rate: "1.00" });
-    expect((await t.api.get("/currencies?filter[is_default]=true")).body.data.map((x: any) => x.code)).toEqual(["USD"]);
+    expect((await t.api.get<Page<Currency>>("/currencies?filter[is_default]=true")).body.data.map((x) => x.code)).toEqual(["USD"]);
     const created = await t.api.post("/currencies", { code: "EUR", name: "Euro", symbol: "€", is_default: true });
     expect(created.body.data).toMatchObject({ is_default: true, exchange_rate: "1.00" });
-    expect((await t.api.get("/currencies?filter[is_default]=true")).body.data.map((x: any) => x.code)).toEqual(["EUR"]);
+    expect((await t.api.get<Page<Currency>>("/currencies?filter[is_default]=true")).body.data.map((x) => x.code)).toEqual(["EUR"]);
     const refused = await t.api.delete(`/currencies/${created.body.data.id}`);
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe("in_use");

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { DocumentSubtype, PreferredSubtype } from "../../src/modules/document-subtypes/schemas";
 import { takeDocumentNumber } from "../../src/modules/document-subtypes/service";
+import type { Data, Page } from "../support/api";
 import { asOwner, seedTenant, seedUser, seedWorkspace } from "../support/seed";
 
 /** A date relative to today in the Dominican Republic (UTC−4), as the service computes it. */
@@ -20,19 +22,19 @@ const invoiceSubtype = (overrides: Record<string, unknown> = {}) => ({
 describe("document subtypes", () => {
   it("seeds B01 (default), B02, B14, B15 and COT (default quotation) with their numbering", async () => {
     const t = await seedTenant();
-    const res = await t.api.get("/document-subtypes");
+    const res = await t.api.get<Page<DocumentSubtype>>("/document-subtypes");
     expect(res.status).toBe(200);
-    expect(res.body.data.map((x: any) => [x.prefix, x.name, x.type, x.is_default, x.next_document_number, x.remaining, x.valid_until])).toEqual([
+    expect(res.body.data.map((x) => [x.prefix, x.name, x.type, x.is_default, x.next_document_number, x.remaining, x.valid_until])).toEqual([
       ["B01", "Crédito Fiscal", "invoice", true, "B0100000001", 5_000, NEXT_YEAR_END],
       ["B02", "Consumo", "invoice", false, "B0200000001", 5_000, NEXT_YEAR_END],
       ["B14", "Regímenes Especiales", "invoice", false, "B1400000001", 5_000, NEXT_YEAR_END],
       ["B15", "Gubernamental", "invoice", false, "B1500000001", 5_000, NEXT_YEAR_END],
       ["COT", "Cotización", "quotation", true, "COT00000001", 99_999_999, null],
     ]);
-    const b01 = res.body.data[0];
+    const b01 = res.body.data[0]!;
     expect(b01).toMatchObject({ start_number: 1, end_number: 5_000, next_number: 1, is_active: true, is_electronic: false, is_demo: true, warnings: [] });
     expect((await t.api.get(`/document-subtypes/${b01.id}`)).body.data).toEqual(b01);
-    expect((await t.api.get("/document-subtypes?filter[type]=quotation")).body.data.map((x: any) => x.prefix)).toEqual(["COT"]);
+    expect((await t.api.get<Page<DocumentSubtype>>("/document-subtypes?filter[type]=quotation")).body.data.map((x) => x.prefix)).toEqual(["COT"]);
   });
 
   it("accepts only DGII NCF prefixes for invoices and credit notes, free prefixes for quotations", async () => {
@@ -100,9 +102,11 @@ describe("document subtypes", () => {
     const expiring = (await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "B11", valid_until: soon }))).body.data;
     expect(expiring.warnings).toEqual([{ code: "expiring_soon", message: `The sequence expires on ${soon}, within 30 days.` }]);
     const yesterday = dominicanDate(-1);
-    const done = (await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "B12", end_number: 10, next_number: 11, valid_until: yesterday }))).body.data;
+    const done = (
+      await t.api.post<Data<DocumentSubtype>>("/document-subtypes", invoiceSubtype({ prefix: "B12", end_number: 10, next_number: 11, valid_until: yesterday }))
+    ).body.data;
     expect(done).toMatchObject({ remaining: 0, next_document_number: null });
-    expect(done.warnings.map((w: any) => w.code)).toEqual(["expired", "exhausted"]);
+    expect(done.warnings.map((w) => w.code)).toEqual(["expired", "exhausted"]);
     const far = (await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "B13", valid_until: dominicanDate(31) }))).body.data;
     expect(far.warnings).toEqual([]);
 
@@ -134,22 +138,22 @@ describe("document subtypes", () => {
     ]);
     await expect(asOwner((db) => takeDocumentNumber(db, t.tenantId, small.id))).rejects.toMatchObject({ code: "ncf_sequence_exhausted" });
     await expect(asOwner((db) => takeDocumentNumber(db, t.tenantId, expired.id))).rejects.toMatchObject({ code: "ncf_sequence_expired" });
-    const after = (await t.api.get(`/document-subtypes/${small.id}`)).body.data;
+    const after = (await t.api.get<Data<DocumentSubtype>>(`/document-subtypes/${small.id}`)).body.data;
     expect(after).toMatchObject({ next_number: 3, remaining: 0, next_document_number: null });
-    expect(after.warnings.map((w: any) => w.code)).toEqual(["exhausted"]);
+    expect(after.warnings.map((w) => w.code)).toEqual(["exhausted"]);
   });
 
   it("keeps one default per type and refuses deleting defaults or preferred subtypes (409 in_use)", async () => {
     const t = await seedTenant();
-    const seeded = (await t.api.get("/document-subtypes")).body.data;
-    const b01 = seeded.find((x: any) => x.prefix === "B01");
-    const b14 = seeded.find((x: any) => x.prefix === "B14");
+    const seeded = (await t.api.get<Page<DocumentSubtype>>("/document-subtypes")).body.data;
+    const b01 = seeded.find((x) => x.prefix === "B01")!;
+    const b14 = seeded.find((x) => x.prefix === "B14")!;
     const newDefault = await t.api.post("/document-subtypes", invoiceSubtype({ is_default: true }));
     expect(newDefault.body.data.is_default).toBe(true);
-    const defaults = (await t.api.get("/document-subtypes?filter[is_default]=true")).body.data.map((x: any) => [x.type, x.id]);
+    const defaults = (await t.api.get<Page<DocumentSubtype>>("/document-subtypes?filter[is_default]=true")).body.data.map((x) => [x.type, x.id]);
     expect(defaults).toEqual(
       [
-        ["quotation", seeded.find((x: any) => x.prefix === "COT").id],
+        ["quotation", seeded.find((x) => x.prefix === "COT")!.id],
         ["invoice", newDefault.body.data.id],
       ].sort((a, b) => (a[1] as number) - (b[1] as number)),
     );
@@ -181,7 +185,7 @@ describe("document subtypes", () => {
     expect((await other.api.get(`/document-subtypes/${subtype.id}`)).status).toBe(404);
     expect((await other.api.patch(`/document-subtypes/${subtype.id}`, { name: "x" })).status).toBe(404);
     expect((await other.api.delete(`/document-subtypes/${subtype.id}`)).status).toBe(404);
-    expect((await other.api.get("/document-subtypes")).body.data.map((x: any) => x.id)).not.toContain(subtype.id);
+    expect((await other.api.get<Page<DocumentSubtype>>("/document-subtypes")).body.data.map((x) => x.id)).not.toContain(subtype.id);
     const res = await other.api.post("/invoices/validate-ncf", { ncf: "B0100000001", document_subtype_id: subtype.id });
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual({ document_subtype_id: ["No such document subtype."] });
@@ -191,9 +195,9 @@ describe("document subtypes", () => {
 describe("preferred document subtype of a workspace", () => {
   it("lets the owner set, read and clear it; checks type, existence and activity", async () => {
     const t = await seedTenant();
-    const seeded = (await t.api.get("/document-subtypes")).body.data;
-    const b02 = seeded.find((x: any) => x.prefix === "B02");
-    const cot = seeded.find((x: any) => x.prefix === "COT");
+    const seeded = (await t.api.get<Page<DocumentSubtype>>("/document-subtypes")).body.data;
+    const b02 = seeded.find((x) => x.prefix === "B02")!;
+    const cot = seeded.find((x) => x.prefix === "COT")!;
     const path = `/workspaces/${t.workspaceId}/preferred-document-subtype`;
     const set = await t.api.put(path, { type: "invoice", document_subtype_id: b02.id });
     expect(set.status).toBe(200);
@@ -202,8 +206,8 @@ describe("preferred document subtype of a workspace", () => {
       message: "Preferred document subtype updated.",
     });
     expect((await t.api.put(path, { type: "quotation", document_subtype_id: cot.id })).status).toBe(200);
-    const read = await t.api.get(`/workspaces/${t.workspaceId}/preferred-document-subtypes`);
-    expect(read.body.data.map((x: any) => [x.type, x.document_subtype_id])).toEqual([
+    const read = await t.api.get<Data<PreferredSubtype[]>>(`/workspaces/${t.workspaceId}/preferred-document-subtypes`);
+    expect(read.body.data.map((x) => [x.type, x.document_subtype_id])).toEqual([
       ["invoice", b02.id],
       ["quotation", cot.id],
     ]);
@@ -219,13 +223,15 @@ describe("preferred document subtype of a workspace", () => {
     const cleared = await t.api.put(path, { type: "invoice", document_subtype_id: null });
     expect(cleared.status).toBe(200);
     expect(cleared.body.data.document_subtype_id).toBeNull();
-    expect((await t.api.get(`/workspaces/${t.workspaceId}/preferred-document-subtypes`)).body.data.map((x: any) => x.type)).toEqual(["quotation"]);
+    expect((await t.api.get<Data<PreferredSubtype[]>>(`/workspaces/${t.workspaceId}/preferred-document-subtypes`)).body.data.map((x) => x.type)).toEqual([
+      "quotation",
+    ]);
   });
 
   it("is limited to the workspace owner; other tenants' workspaces are not found", async () => {
     const t = await seedTenant();
     const second = await seedWorkspace(t);
-    const b02 = (await t.api.get("/document-subtypes?filter[prefix]=B02")).body.data[0];
+    const b02 = (await t.api.get<Page<DocumentSubtype>>("/document-subtypes?filter[prefix]=B02")).body.data[0]!;
     const admin = await seedUser(t, { role: "admin", workspaceIds: [t.workspaceId, second] });
     const member = await seedUser(t, { role: "member", workspaceIds: [t.workspaceId] });
     const body = { type: "invoice", document_subtype_id: b02.id };
@@ -240,7 +246,7 @@ describe("preferred document subtype of a workspace", () => {
     expect((await member.api.get(`/workspaces/${second}/preferred-document-subtypes`)).status).toBe(404);
 
     const other = await seedTenant();
-    const otherB02 = (await other.api.get("/document-subtypes?filter[prefix]=B02")).body.data[0];
+    const otherB02 = (await other.api.get<Page<DocumentSubtype>>("/document-subtypes?filter[prefix]=B02")).body.data[0]!;
     expect((await other.api.put(`/workspaces/${second}/preferred-document-subtype`, { type: "invoice", document_subtype_id: otherB02.id })).status).toBe(404);
     expect((await other.api.put(`/workspaces/${other.workspaceId}/preferred-document-subtype`, body)).status).toBe(422);
     expect((await other.api.get(`/workspaces/${second}/preferred-document-subtypes`)).status).toBe(404);
@@ -255,7 +261,7 @@ describe("POST /invoices/validate-ncf", () => {
     const electronic = (await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "E31", end_number: 5000 }))).body.data;
     const expired = (await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "B15", valid_until: dominicanDate(-1) }))).body.data;
     const inactive = (await t.api.post("/document-subtypes", invoiceSubtype({ prefix: "B14", is_active: false }))).body.data;
-    const cot = (await t.api.get("/document-subtypes?filter[prefix]=COT")).body.data[0];
+    const cot = (await t.api.get<Page<DocumentSubtype>>("/document-subtypes?filter[prefix]=COT")).body.data[0]!;
     const check = (ncf: string, id: number) => t.api.post("/invoices/validate-ncf", { ncf, document_subtype_id: id });
 
     const ok = await check("B0100000150", ranged.id);
@@ -293,7 +299,7 @@ describe("POST /invoices/validate-ncf", () => {
     const t = await seedTenant();
     const viewer = await seedUser(t, { role: "viewer", workspaceIds: [t.workspaceId] });
     const member = await seedUser(t, { role: "member", workspaceIds: [t.workspaceId] });
-    const b01 = (await t.api.get("/document-subtypes?filter[prefix]=B01")).body.data[0];
+    const b01 = (await t.api.get<Page<DocumentSubtype>>("/document-subtypes?filter[prefix]=B01")).body.data[0]!;
     expect((await viewer.api.post("/invoices/validate-ncf", { ncf: "B0100000001", document_subtype_id: b01.id })).status).toBe(403);
     expect((await member.api.post("/invoices/validate-ncf", { ncf: "B0100000001", document_subtype_id: b01.id })).body).toEqual({
       valid: true,

@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
+import type { Product } from "../../src/modules/products/schemas";
+import type { Tax } from "../../src/modules/taxes/schemas";
+import type { ApiResponse, Page } from "../support/api";
 import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
 
 describe("products", () => {
   it("creates, gets, lists, updates and deletes a product with exact decimals and defaults", async () => {
     const t = await seedTenant();
-    const taxes = (await t.api.get("/taxes?sort=id")).body.data as { id: number; name: string }[];
+    const taxes = (await t.api.get<Page<Tax>>("/taxes?sort=id")).body.data as { id: number; name: string }[];
     const created = await t.api.post("/products", { name: "Café molido 1lb", sku: "CAF-001", price: "350.5", cost: 200, unit: "lb" });
     expect(created.status).toBe(201);
     expect(created.body.message).toEqual(expect.any(String));
@@ -34,15 +37,15 @@ describe("products", () => {
     expect(service.status).toBe(201);
     expect(service.body.data).toMatchObject({ track_inventory: false, price: "1000.00", cost: null, default_tax_ids: [] });
 
-    const list = await t.api.get("/products?sort=-price");
+    const list = await t.api.get<Page<Product>>("/products?sort=-price");
     expect(list.status).toBe(200);
     expect(list.body.meta).toEqual({ current_page: 1, last_page: 1, per_page: 15, total: 2 });
-    expect(list.body.data.map((x: any) => x.name)).toEqual(["Instalación", "Café molido 1lb"]);
+    expect(list.body.data.map((x) => x.name)).toEqual(["Instalación", "Café molido 1lb"]);
 
-    const search = await t.api.get("/products?filter[search]=caf-0");
-    expect(search.body.data.map((x: any) => x.id)).toEqual([product.id]);
-    const services = await t.api.get("/products?filter[product_type]=service");
-    expect(services.body.data.map((x: any) => x.id)).toEqual([service.body.data.id]);
+    const search = await t.api.get<Page<Product>>("/products?filter[search]=caf-0");
+    expect(search.body.data.map((x) => x.id)).toEqual([product.id]);
+    const services = await t.api.get<Page<Product>>("/products?filter[product_type]=service");
+    expect(services.body.data.map((x) => x.id)).toEqual([service.body.data.id]);
 
     const updated = await t.api.patch(`/products/${product.id}`, {
       price: "99.99",
@@ -59,8 +62,8 @@ describe("products", () => {
       description: "Tostado",
       sku: "CAF-001",
     });
-    const inactive = await t.api.get("/products?filter[is_active]=false");
-    expect(inactive.body.data.map((x: any) => x.id)).toEqual([product.id]);
+    const inactive = await t.api.get<Page<Product>>("/products?filter[is_active]=false");
+    expect(inactive.body.data.map((x) => x.id)).toEqual([product.id]);
 
     const deleted = await t.api.delete(`/products/${product.id}`);
     expect(deleted.status).toBe(200);
@@ -111,25 +114,25 @@ describe("products", () => {
     expect(inSecond.status).toBe(201);
     expect(inFirst.body.data.workspace_id).toBe(t.workspaceId);
 
-    const names = (res: any) => res.body.data.map((x: any) => x.name).sort();
-    expect(names(await member.api.get("/products"))).toEqual(["First", "Shared"]);
+    const names = (res: ApiResponse<Page<Product>>) => res.body.data.map((x) => x.name).sort();
+    expect(names(await member.api.get<Page<Product>>("/products"))).toEqual(["First", "Shared"]);
     expect((await member.api.get(`/products/${inSecond.body.data.id}`)).status).toBe(404);
     expect((await member.api.patch(`/products/${inSecond.body.data.id}`, { name: "x" })).status).toBe(404);
     expect((await member.api.get(`/products/${shared.body.data.id}`)).status).toBe(200);
     // Members may not list or assign other workspaces.
-    expect((await member.api.get("/products?filter[workspace_id]=all")).status).toBe(403);
-    expect((await member.api.get(`/products?filter[workspace_id]=${second}`)).status).toBe(403);
+    expect((await member.api.get<Page<Product>>("/products?filter[workspace_id]=all")).status).toBe(403);
+    expect((await member.api.get<Page<Product>>(`/products?filter[workspace_id]=${second}`)).status).toBe(403);
     const assign = await member.api.post("/products", { name: "Elsewhere", workspace_id: second });
     expect(assign.status).toBe(422);
     expect(Object.keys(assign.body.errors)).toEqual(["workspace_id"]);
-    expect(names(await member.api.get("/products?filter[workspace_id]=shared"))).toEqual(["Shared"]);
+    expect(names(await member.api.get<Page<Product>>("/products?filter[workspace_id]=shared"))).toEqual(["Shared"]);
 
     // The admin role holds view_all_locations: by default the request's workspace, on demand all.
-    expect(names(await t.api.get("/products"))).toEqual(["First", "Shared"]);
-    expect(names(await t.api.get("/products?filter[workspace_id]=all"))).toEqual(["First", "Second", "Shared"]);
-    expect(names(await t.api.get(`/products?filter[workspace_id]=${second}`))).toEqual(["Second"]);
+    expect(names(await t.api.get<Page<Product>>("/products"))).toEqual(["First", "Shared"]);
+    expect(names(await t.api.get<Page<Product>>("/products?filter[workspace_id]=all"))).toEqual(["First", "Second", "Shared"]);
+    expect(names(await t.api.get<Page<Product>>(`/products?filter[workspace_id]=${second}`))).toEqual(["Second"]);
     expect((await t.api.get(`/products/${inSecond.body.data.id}`)).status).toBe(200);
-    expect(names(await t.api.get("/products", { headers: { "X-Workspace-ID": String(second) } }))).toEqual(["Second", "Shared"]);
+    expect(names(await t.api.get<Page<Product>>("/products", { headers: { "X-Workspace-ID": String(second) } }))).toEqual(["Second", "Shared"]);
   });
 
   it("enforces permissions and hides products from other tenants", async () => {
@@ -149,7 +152,7 @@ describe("products", () => {
     expect((await other.api.get(`/products/${product.id}`)).status).toBe(404);
     expect((await other.api.patch(`/products/${product.id}`, { name: "Z" })).status).toBe(404);
     expect((await other.api.delete(`/products/${product.id}`)).status).toBe(404);
-    expect((await other.api.get("/products?filter[workspace_id]=all")).body.data).toEqual([]);
+    expect((await other.api.get<Page<Product>>("/products?filter[workspace_id]=all")).body.data).toEqual([]);
     // The SKU is unique per tenant, not globally.
     expect((await other.api.post("/products", { name: "P", sku: "P-1" })).status).toBe(201);
   });

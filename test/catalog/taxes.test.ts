@@ -1,19 +1,21 @@
 import { describe, expect, it } from "vitest";
+import type { Tax } from "../../src/modules/taxes/schemas";
+import type { Page } from "../support/api";
 import { seedTenant, seedUser } from "../support/seed";
 
 describe("taxes", () => {
   it("seeds new tenants with ITBIS 18% (default), ITBIS 16%, Exento and Propina Legal 10%", async () => {
     const t = await seedTenant();
-    const res = await t.api.get("/taxes?sort=id");
+    const res = await t.api.get<Page<Tax>>("/taxes?sort=id");
     expect(res.status).toBe(200);
-    expect(res.body.data.map((x: any) => [x.name, x.type, x.rate, x.is_default, x.is_active])).toEqual([
+    expect(res.body.data.map((x) => [x.name, x.type, x.rate, x.is_default, x.is_active])).toEqual([
       ["ITBIS 18%", "itbis", "18.00", true, true],
       ["ITBIS 16%", "itbis", "16.00", false, true],
       ["Exento", "exento", "0.00", false, true],
       ["Propina Legal 10%", "propina_legal", "10.00", false, true],
     ]);
-    expect((await t.api.get("/taxes?filter[is_default]=true")).body.data.map((x: any) => x.name)).toEqual(["ITBIS 18%"]);
-    expect((await t.api.get("/taxes?filter[type]=itbis&sort=-rate")).body.data.map((x: any) => x.rate)).toEqual(["18.00", "16.00"]);
+    expect((await t.api.get<Page<Tax>>("/taxes?filter[is_default]=true")).body.data.map((x) => x.name)).toEqual(["ITBIS 18%"]);
+    expect((await t.api.get<Page<Tax>>("/taxes?filter[type]=itbis&sort=-rate")).body.data.map((x) => x.rate)).toEqual(["18.00", "16.00"]);
   });
 
   it("creates, updates and deletes a tax; validates rate and type", async () => {
@@ -74,7 +76,7 @@ describe("taxes", () => {
     expect((await other.api.get(`/taxes/${tax.id}`)).status).toBe(404);
     expect((await other.api.patch(`/taxes/${tax.id}`, { rate: 2 })).status).toBe(404);
     expect((await other.api.delete(`/taxes/${tax.id}`)).status).toBe(404);
-    expect((await other.api.get("/taxes")).body.data.map((x: any) => x.id)).not.toContain(tax.id);
+    expect((await other.api.get<Page<Tax>>("/taxes")).body.data.map((x) => x.id)).not.toContain(tax.id);
     // A product cannot point at another tenant's tax.
     const res = await other.api.post("/products", { name: "P", default_tax_ids: [tax.id] });
     expect(res.status).toBe(422);

@@ -1,24 +1,14 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import * as schema from "../../src/db/schema";
+import type { ChatTemplate } from "../../src/modules/integrations/schemas";
+import type { Data, DataWithMessage } from "../support/api";
 import { type Client, call } from "../support/api";
 import { asOwner, seedTenant, seedUser, seedWorkspace, uniqueName } from "../support/seed";
-import { failNext, hmacHex, platformId, received, setTemplateStatus } from "./helpers";
-
-function accountInput() {
-  return {
-    name: "WhatsApp ventas",
-    phone_number: "+1 809-555-0100",
-    phone_number_id: platformId(),
-    business_account_id: platformId(),
-    access_token: `EAAG${uniqueName("access")}`,
-    app_secret: `appsecret-${uniqueName("s")}`,
-    webhook_verify_token: `verify-${uniqueName("v")}`,
-  };
-}
+import { chatAccountInput, failNext, hmacHex, received, setTemplateStatus } from "./helpers";
 
 async function createAccount(api: Client) {
-  const input = accountInput();
+  const input = chatAccountInput();
   const res = await api.post("/api/chat-accounts", input);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return { account: res.body.data, input, res };
@@ -104,7 +94,7 @@ describe("chat-platform accounts", () => {
       expect(stored).not.toContain(input.app_secret);
     }
 
-    const duplicate = await tenant.api.post("/api/chat-accounts", { ...accountInput(), phone_number_id: input.phone_number_id });
+    const duplicate = await tenant.api.post("/api/chat-accounts", { ...chatAccountInput(), phone_number_id: input.phone_number_id });
     expect(duplicate.status).toBe(422);
     expect(Object.keys(duplicate.body.errors)).toEqual(["phone_number_id"]);
 
@@ -187,8 +177,8 @@ describe("chat-platform accounts", () => {
     const accepted = await postEvent(tenant.subdomain, account.id, input.app_secret, approval, { rawBody: raw });
     expect(accepted.status, accepted.text).toBe(200);
     expect(accepted.body).toEqual({ ok: true });
-    const list = await tenant.api.get(`${base}/templates`);
-    expect(list.body.data.map((t: any) => [t.name, t.language, t.status])).toEqual([["factura_emitida", "es", "APPROVED"]]);
+    const list = await tenant.api.get<Data<ChatTemplate[]>>(`${base}/templates`);
+    expect(list.body.data.map((t) => [t.name, t.language, t.status])).toEqual([["factura_emitida", "es", "APPROVED"]]);
 
     const sent = await tenant.api.post(`${base}/messages`, message);
     expect(sent.status, sent.text).toBe(200);
@@ -236,10 +226,10 @@ describe("chat-platform accounts", () => {
     expect(promo.status).toBe(201);
 
     await setTemplateStatus(input.business_account_id, "factura_emitida", "es", "APPROVED");
-    const synced = await tenant.api.post(`${base}/templates/sync`);
+    const synced = await tenant.api.post<DataWithMessage<ChatTemplate[]>>(`${base}/templates/sync`);
     expect(synced.status, synced.text).toBe(200);
     expect(synced.body.message).toBe("2 templates synchronized.");
-    expect(synced.body.data.map((t: any) => [t.name, t.status])).toEqual([
+    expect(synced.body.data.map((t) => [t.name, t.status])).toEqual([
       ["factura_emitida", "APPROVED"],
       ["promo_mensual", "PENDING"],
     ]);
@@ -276,7 +266,7 @@ describe("chat-platform accounts", () => {
     const viewer = await seedUser(tenant, { role: "viewer", workspaceIds: [tenant.workspaceId] });
     expect((await viewer.api.get(`/api/chat-accounts/${account.id}/templates`)).status).toBe(200);
     for (const r of [
-      await viewer.api.post("/api/chat-accounts", accountInput()),
+      await viewer.api.post("/api/chat-accounts", chatAccountInput()),
       await viewer.api.post(`/api/chat-accounts/${account.id}/templates`, TEMPLATE),
       await viewer.api.post(`/api/chat-accounts/${account.id}/templates/sync`),
       await viewer.api.post(`/api/chat-accounts/${account.id}/messages`, { to: "18095550123", template: "x" }),

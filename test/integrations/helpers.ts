@@ -26,15 +26,17 @@ export interface FakeRequest {
   method: string;
   path: string;
   headers: Record<string, string>;
+  /** The JSON a provider was sent, as the fake recorded it: each provider's own shape. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read each provider's fields (Resend's subject, Telegram's chat_id, Graph's template).
   body: any;
 }
 
 export async function received(
   service: Service,
   key: string,
-): Promise<{ requests: FakeRequest[]; deliveries: { id: string; idempotency_key: string | null; body: any }[] }> {
+): Promise<{ requests: FakeRequest[]; deliveries: { id: string; idempotency_key: string | null; body: FakeRequest["body"] }[] }> {
   const res = await fetch(`${fakeUrl()}/_control/requests?service=${service}&key=${encodeURIComponent(key)}`);
-  return (await res.json()) as any;
+  return (await res.json()) as { requests: FakeRequest[]; deliveries: { id: string; idempotency_key: string | null; body: FakeRequest["body"] }[] };
 }
 
 export async function setTemplateStatus(businessAccountId: string, name: string, language: string, status: string) {
@@ -51,6 +53,19 @@ export const botToken = (invalid = false) => `${Math.floor(Math.random() * 1e9)}
 
 /** A numeric platform id, unique per call. */
 export const platformId = () => `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+
+/** A valid chat-account body (POST /api/chat-accounts) with fresh platform ids and secrets. */
+export function chatAccountInput(overrides: { name?: string } = {}) {
+  return {
+    name: overrides.name ?? "WhatsApp ventas",
+    phone_number: "+1 809-555-0100",
+    phone_number_id: platformId(),
+    business_account_id: platformId(),
+    access_token: `EAAG${uniqueName("access")}`,
+    app_secret: `appsecret-${uniqueName("s")}`,
+    webhook_verify_token: `verify-${uniqueName("v")}`,
+  };
+}
 
 export async function outboxRows(tenantId: number) {
   return asOwner((db) => db.select().from(schema.outboxMessages).where(eq(schema.outboxMessages.tenantId, tenantId)).orderBy(schema.outboxMessages.id));

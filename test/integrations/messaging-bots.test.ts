@@ -1,6 +1,8 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import * as schema from "../../src/db/schema";
+import type { MessagingBot } from "../../src/modules/integrations/schemas";
+import type { Page } from "../support/api";
 import { type Client, call } from "../support/api";
 import { asOwner, seedTenant, seedUser, seedWorkspace } from "../support/seed";
 import { botToken, failNext, received } from "./helpers";
@@ -182,7 +184,7 @@ describe("messaging bots", () => {
     expect((await otherTenant.api.get(`/api/messaging-bots/${bot.id}`)).status).toBe(404);
 
     const viewer = await seedUser(tenant, { role: "viewer", workspaceIds: [tenant.workspaceId] });
-    expect((await viewer.api.get("/api/messaging-bots")).body.data.map((b: any) => b.id)).toEqual([bot.id]);
+    expect((await viewer.api.get<Page<MessagingBot>>("/api/messaging-bots")).body.data.map((b) => b.id)).toEqual([bot.id]);
     const forbidden = [
       await viewer.api.post("/api/messaging-bots", { name: "x", token: botToken() }),
       await viewer.api.patch(`/api/messaging-bots/${bot.id}`, { name: "x" }),

@@ -4,6 +4,8 @@ import { withTenantTransaction } from "../../src/db/client";
 import { rowsOf } from "../../src/db/rows";
 import worker from "../../src/index";
 import { compactInvoiceStatusCounts } from "../../src/modules/invoices/counts";
+import type { InvoiceSummary } from "../../src/modules/invoices/schemas";
+import type { Page } from "../support/api";
 import { env } from "../support/env";
 import { inParallel } from "../support/parallel";
 import { catalogIds, createContact, expectInvoiceCounts } from "../support/sales";
@@ -74,18 +76,18 @@ describe("invoice list totals from maintained counts", () => {
     await expectInvoiceCounts(tenant.tenantId);
 
     // The list's rows (built as JSON by Postgres) show each invoice as its own page does.
-    const list = await tenant.api.get("/invoices?sort=created_at&per_page=100");
+    const list = await tenant.api.get<Page<InvoiceSummary>>("/invoices?sort=created_at&per_page=100");
     expect(list.body.data).toHaveLength(3);
     for (const item of list.body.data) {
       const { contact: _c, items: _i, payments: _p, salesmen: _s, ...fields } = (await tenant.api.get(`/invoices/${item.id}`)).body.data;
       expect(item).toEqual(fields);
     }
-    expect(list.body.data.map((i: any) => [i.status, i.amount_paid, i.amount_due])).toEqual([
+    expect(list.body.data.map((i) => [i.status, i.amount_paid, i.amount_due])).toEqual([
       ["paid", a.total_amount, "0.00"],
       ["pending_payment", "0.00", b.total_amount],
       ["cancelled", "0.00", c.total_amount],
     ]);
-    expect(list.body.data[0].created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    expect(list.body.data[0]!.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
 
     // Folding leaves one row per (workspace, status) with a non-zero count, and the same totals.
     expect(await countRows(tenant.tenantId)).toBeGreaterThan(4);
@@ -132,6 +134,6 @@ describe("invoice list totals from maintained counts", () => {
       rowsOf<{ n: number }>(await db.execute(sql`SELECT count(*)::int AS n FROM invoice_status_counts WHERE tenant_id = ${tenant.tenantId}`)),
     );
     expect(seen).toEqual([{ n: 0 }]);
-    expect((await other.api.get("/invoices")).body.meta.total).toBe(0);
+    expect((await other.api.get<Page<InvoiceSummary>>("/invoices")).body.meta.total).toBe(0);
   });
 });

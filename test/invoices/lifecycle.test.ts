@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { MovementReportItem } from "../../src/modules/inventory/schemas";
+import type { InvoiceSummary } from "../../src/modules/invoices/schemas";
+import type { Page } from "../support/api";
 import { catalogIds, createContact, expectInvoiceCounts } from "../support/sales";
-import { asOwner, seedTenant, seedUser, sql } from "../support/seed";
+import { asOwner, ownerRows, seedTenant, seedUser, sql } from "../support/seed";
 import { createProduct, expectStockInvariant, initialStock, levelOf } from "../support/stock";
 
 const touched: number[] = [];
@@ -42,15 +45,15 @@ describe("invoices: create, stock and numbering", () => {
     expect(second.body.data.document_number).toBe("B0100000002");
     expect(await levelOf(product.id, tenant.workspaceId)).toBe("7.00");
 
-    const list = await tenant.api.get("/invoices?sort=document_number");
+    const list = await tenant.api.get<Page<InvoiceSummary>>("/invoices?sort=document_number");
     expect(list.body.meta.total).toBe(2);
-    expect(list.body.data.map((i: any) => i.document_number)).toEqual(["B0100000001", "B0100000002"]);
+    expect(list.body.data.map((i) => i.document_number)).toEqual(["B0100000001", "B0100000002"]);
     expect(list.body.data[0]).not.toHaveProperty("items");
-    const pastTheEnd = await tenant.api.get("/invoices?page=5");
+    const pastTheEnd = await tenant.api.get<Page<InvoiceSummary>>("/invoices?page=5");
     expect(pastTheEnd.body.data).toEqual([]);
     expect(pastTheEnd.body.meta).toEqual({ current_page: 5, last_page: 1, per_page: 15, total: 2 });
-    const byTotal = await tenant.api.get("/invoices?sort=-total_amount&filter[status]=pending_payment");
-    expect(byTotal.body.data.map((i: any) => i.total_amount)).toEqual(["236.00", "59.00"]);
+    const byTotal = await tenant.api.get<Page<InvoiceSummary>>("/invoices?sort=-total_amount&filter[status]=pending_payment");
+    expect(byTotal.body.data.map((i) => i.total_amount)).toEqual(["236.00", "59.00"]);
 
     const got = await tenant.api.get(`/invoices/${second.body.data.id}`);
     expect(got.body.data).toMatchObject({
@@ -63,27 +66,24 @@ describe("invoices: create, stock and numbering", () => {
     });
     expect(got.body.data.items[0].product).toEqual({ id: product.id, name: product.name, sku: product.sku });
 
-    const movements = await tenant.api.get(`/inventory/movements?product_id=${product.id}&type=sale`);
-    expect(movements.body.data.map((m: any) => [m.quantity, m.invoice_id, m.reference])).toEqual([
+    const movements = await tenant.api.get<Page<MovementReportItem>>(`/inventory/movements?product_id=${product.id}&type=sale`);
+    expect(movements.body.data.map((m) => [m.quantity, m.invoice_id, m.reference])).toEqual([
       ["-1.00", second.body.data.id, "B0100000002"],
       ["-2.00", first.body.data.id, "B0100000001"],
     ]);
-    const outbox = await asOwner(
-      async (db) =>
-        (await db.execute(sql`SELECT payload FROM outbox_messages WHERE tenant_id = ${tenant.tenantId} ORDER BY id`)) as unknown as {
-          rows: { payload: any }[];
-        },
+    const outbox = await ownerRows<{ payload: { subject: string; text: string } }>(
+      sql`SELECT payload FROM outbox_messages WHERE tenant_id = ${tenant.tenantId} ORDER BY id`,
     );
-    expect(outbox.rows).toHaveLength(2);
-    expect(outbox.rows[0]!.payload).toMatchObject({
+    expect(outbox).toHaveLength(2);
+    expect(outbox[0]!.payload).toMatchObject({
       template: "invoice_created",
       to: contact.email,
       document_number: "B0100000001",
       total_amount: "236.00",
       link: `https://app.sucursal.test/invoices/${first.body.data.id}`,
     });
-    expect(outbox.rows[0]!.payload.subject).toContain("B0100000001");
-    expect(outbox.rows[0]!.payload.text).toContain(`https://app.sucursal.test/invoices/${first.body.data.id}`);
+    expect(outbox[0]!.payload.subject).toContain("B0100000001");
+    expect(outbox[0]!.payload.text).toContain(`https://app.sucursal.test/invoices/${first.body.data.id}`);
   });
 
   it("refuses insufficient stock on the line's quantity and consumes no number", async () => {
@@ -92,7 +92,7 @@ describe("invoices: create, stock and numbering", () => {
     expect(res.status).toBe(422);
     expect(res.body.code).toBe("insufficient_stock");
     expect(res.body.errors["items.0.quantity"][0]).toContain("10.00 available");
-    expect((await tenant.api.get("/invoices")).body.meta.total).toBe(0);
+    expect((await tenant.api.get<Page<InvoiceSummary>>("/invoices")).body.meta.total).toBe(0);
     const ok = await tenant.api.post("/invoices", invoice());
     expect(ok.body.data.document_number).toBe("B0100000001");
   });
@@ -213,7 +213,7 @@ describe("invoices: update, cancel, delete", () => {
     expect(deleted.status).toBe(200);
     expect(await levelOf(product.id, tenant.workspaceId)).toBe("10.00");
     expect((await tenant.api.get(`/invoices/${b.body.data.id}`)).status).toBe(404);
-    expect((await tenant.api.get("/invoices")).body.meta.total).toBe(1);
+    expect((await tenant.api.get<Page<InvoiceSummary>>("/invoices")).body.meta.total).toBe(1);
     const next = await tenant.api.post("/invoices", invoice());
     expect(next.body.data.document_number).toBe("B0100000003");
     const reused = await tenant.api.post("/invoices/validate-ncf", { ncf: "B0100000002", document_subtype_id: ids.b01 });

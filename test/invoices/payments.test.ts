@@ -1,27 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { inParallel } from "../support/parallel";
-import { catalogIds, createContact } from "../support/sales";
+import { serviceInvoice } from "../support/sales";
 import { seedTenant, seedUser } from "../support/seed";
-import { createProduct } from "../support/stock";
-
-async function invoiceOf(total: string) {
-  const tenant = await seedTenant();
-  const ids = await catalogIds(tenant.api);
-  const contact = await createContact(tenant.api);
-  const service = await createProduct(tenant.api, { product_type: "service", track_inventory: false });
-  const res = await tenant.api.post("/invoices", {
-    contact_id: contact.id,
-    document_subtype_id: ids.b02,
-    issue_date: "2026-11-20",
-    items: [{ product_id: service.id, quantity: "1", unit_price: total, tax_ids: [] }],
-  });
-  expect(res.status).toBe(201);
-  return { tenant, id: res.body.data.id as number, number: res.body.data.document_number as string };
-}
 
 describe("payments", () => {
   it("moves the status through partially_paid to paid and back when a payment is removed", async () => {
-    const { tenant, id } = await invoiceOf("1000.00");
+    const { tenant, id } = await serviceInvoice("1000.00");
     const bank = await tenant.api.post("/bank-accounts", { name: "Banreservas", type: "bank", account_number: "960-123" });
     expect(bank.status).toBe(201);
     const first = await tenant.api.post(`/invoices/${id}/payments`, {
@@ -59,7 +43,7 @@ describe("payments", () => {
   });
 
   it("validates payments: positive amounts with 2 decimals, a date, a known method", async () => {
-    const { tenant, id } = await invoiceOf("10.00");
+    const { tenant, id } = await serviceInvoice("10.00");
     const res = await tenant.api.post(`/invoices/${id}/payments`, { amount: "0", payment_date: "ayer", payment_method: "gold" });
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.errors).sort()).toEqual(["amount", "payment_date", "payment_method"]);
@@ -76,7 +60,7 @@ describe("payments", () => {
   });
 
   it("20 parallel payments of 10% each: exactly 10 succeed and the invoice ends paid", async () => {
-    const { tenant, id } = await invoiceOf("500.00");
+    const { tenant, id } = await serviceInvoice("500.00");
     const users = await Promise.all([0, 1].map(() => seedUser(tenant, { role: "admin", workspaceIds: [tenant.workspaceId] })));
     const results = await inParallel(
       Array.from(
@@ -94,7 +78,7 @@ describe("payments", () => {
   });
 
   it("replays an idempotent payment and refuses the key with another body", async () => {
-    const { tenant, id } = await invoiceOf("100.00");
+    const { tenant, id } = await serviceInvoice("100.00");
     const headers = { "idempotency-key": "pay-2026-11-21-001" };
     const body = { amount: "30.00", payment_date: "2026-11-21", payment_method: "cash" };
     const first = await tenant.api.post(`/invoices/${id}/payments`, body, { headers });

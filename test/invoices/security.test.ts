@@ -1,6 +1,6 @@
-import { exports } from "cloudflare:workers";
 import { extractText, getDocumentProxy } from "unpdf";
 import { describe, expect, it } from "vitest";
+import { workerFetch } from "../support/api";
 import { catalogIds, createContact } from "../support/sales";
 import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
 import { createProduct, initialStock } from "../support/stock";
@@ -103,9 +103,9 @@ describe("invoices: idempotency, PDF, isolation", () => {
 });
 
 async function fetchPdf(tenant: { subdomain: string; admin: { token: string } }, id: number) {
-  return (exports as any).default.fetch(
+  return workerFetch(
     new Request(`http://${tenant.subdomain}.sucursal.test/api/v1/invoices/${id}/pdf`, {
       headers: { authorization: `Bearer ${tenant.admin.token}`, "cf-connecting-ip": "10.9.9.9" },
     }),
-  ) as Promise<Response>;
+  );
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { InvoiceDetail } from "../../src/modules/invoices/schemas";
 import { documentAmounts, lineAmounts } from "../../src/modules/sales/lines";
+import type { Data } from "../support/api";
 import { catalogIds, createContact } from "../support/sales";
 import { seedTenant } from "../support/seed";
 import { createProduct, initialStock } from "../support/stock";
@@ -85,7 +87,7 @@ describe("invoice totals through the API", () => {
       workspace_id: tenant.workspaceId,
       total_amount: "1366.18",
     });
-    const got = await tenant.api.get(`/invoices/${res.body.data.id}`);
+    const got = await tenant.api.get<Data<InvoiceDetail>>(`/invoices/${res.body.data.id}`);
     expect(got.body.data).toMatchObject({
       subtotal_amount: "1099.98",
       discount_amount: "10.00",
@@ -94,11 +96,11 @@ describe("invoice totals through the API", () => {
       amount_paid: "0.00",
       amount_due: "1366.18",
     });
-    expect(got.body.data.items.map((i: any) => [i.description, i.subtotal, i.discount_amount, i.tax_amount, i.total])).toEqual([
+    expect(got.body.data.items.map((i) => [i.description, i.subtotal, i.discount_amount, i.tax_amount, i.total])).toEqual([
       [a.name, "99.98", "10.00", "16.20", "106.18"],
       ["Instalación", "1000.00", "0.00", "260.00", "1260.00"],
     ]);
-    expect(got.body.data.items[1].taxes.map((t: any) => [t.name, t.rate, t.amount])).toEqual([
+    expect(got.body.data.items[1]!.taxes.map((t) => [t.name, t.rate, t.amount])).toEqual([
       ["ITBIS 16%", "16.00", "160.00"],
       ["Propina Legal 10%", "10.00", "100.00"],
     ]);

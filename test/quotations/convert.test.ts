@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { dominicanToday } from "../../src/lib/dates";
+import type { MovementReportItem } from "../../src/modules/inventory/schemas";
+import type { LineItemOutput } from "../../src/modules/sales/schemas";
+import type { Page } from "../support/api";
 import { inParallel } from "../support/parallel";
 import { expectInvoiceCounts } from "../support/sales";
 import { asOwner, seedUser, sql } from "../support/seed";
@@ -14,7 +17,18 @@ afterEach(async () => {
   }
 });
 
-const lineView = (i: any) => [i.product_id, i.description, i.quantity, i.unit_price, i.discount, i.subtotal, i.discount_amount, i.tax_amount, i.total, i.taxes];
+const lineView = (i: LineItemOutput) => [
+  i.product_id,
+  i.description,
+  i.quantity,
+  i.unit_price,
+  i.discount,
+  i.subtotal,
+  i.discount_amount,
+  i.tax_amount,
+  i.total,
+  i.taxes,
+];
 
 async function invoiceCount(tenantId: number): Promise<number> {
   return asOwner(async (db) => {
@@ -60,8 +74,8 @@ describe("quotations: convert to invoice", () => {
     for (const field of ["subtotal_amount", "discount_amount", "tax_amount", "total_amount"]) expect(invoice[field]).toBe(quotation[field]);
     expect(invoice.items.map(lineView)).toEqual(quotation.items.map(lineView));
     expect(await levelOf(a.id, tenant.workspaceId)).toBe("8.00");
-    const movements = await tenant.api.get(`/inventory/movements?product_id=${a.id}&type=sale`);
-    expect(movements.body.data.map((m: any) => [m.quantity, m.invoice_id, m.reference])).toEqual([["-2.00", invoiceId, "B0100000001"]]);
+    const movements = await tenant.api.get<Page<MovementReportItem>>(`/inventory/movements?product_id=${a.id}&type=sale`);
+    expect(movements.body.data.map((m) => [m.quantity, m.invoice_id, m.reference])).toEqual([["-2.00", invoiceId, "B0100000001"]]);
 
     const after = (await tenant.api.get(`/quotations/${q.id}`)).body.data;
     expect(after).toMatchObject({ status: "converted", invoice_id: invoiceId });

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { QuotationDetail, QuotationSummary } from "../../src/modules/quotations/schemas";
+import type { Data, Page } from "../support/api";
 import { createContact, expectInvoiceCounts } from "../support/sales";
 import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
 import { expectStockInvariant, levelOf } from "../support/stock";
@@ -37,7 +39,7 @@ describe("quotations: create, read, list", () => {
     expect(second.body.data.total_amount).toBe("236.00");
     expect(await levelOf(a.id, tenant.workspaceId)).toBe("10.00");
 
-    const got = await tenant.api.get(`/quotations/${first.body.data.id}`);
+    const got = await tenant.api.get<Data<QuotationDetail>>(`/quotations/${first.body.data.id}`);
     expect(got.status).toBe(200);
     expect(got.body.data).toMatchObject({
       document_number: "COT00000001",
@@ -52,23 +54,13 @@ describe("quotations: create, read, list", () => {
     });
     expect(Object.keys(got.body.data.contact).sort()).toEqual(["email", "id", "name"]);
     expect(
-      got.body.data.items.map((i: any) => [
-        i.product_id,
-        i.description,
-        i.quantity,
-        i.unit_price,
-        i.discount,
-        i.subtotal,
-        i.discount_amount,
-        i.tax_amount,
-        i.total,
-      ]),
+      got.body.data.items.map((i) => [i.product_id, i.description, i.quantity, i.unit_price, i.discount, i.subtotal, i.discount_amount, i.tax_amount, i.total]),
     ).toEqual([
       [a.id, a.name, "2.00", "49.99", "10.00", "99.98", "10.00", "16.20", "106.18"],
       [b.id, "Instalación", "1.00", "1000.00", "0.00", "1000.00", "0.00", "260.00", "1260.00"],
     ]);
-    expect(got.body.data.items[0].product).toEqual({ id: a.id, name: a.name, sku: a.sku });
-    expect(got.body.data.items[1].taxes.map((t: any) => [t.id, t.name, t.rate, t.amount])).toEqual([
+    expect(got.body.data.items[0]!.product).toEqual({ id: a.id, name: a.name, sku: a.sku });
+    expect(got.body.data.items[1]!.taxes.map((t) => [t.id, t.name, t.rate, t.amount])).toEqual([
       [ids.itbis16, "ITBIS 16%", "16.00", "160.00"],
       [ids.propina, "Propina Legal 10%", "10.00", "100.00"],
     ]);
@@ -86,26 +78,26 @@ describe("quotations: create, read, list", () => {
     });
     await walk(tenant.api, q2.id, ["send"]);
 
-    const all = await tenant.api.get("/quotations");
+    const all = await tenant.api.get<Page<QuotationSummary>>("/quotations");
     expect(all.status).toBe(200);
-    expect(all.body.data.map((q: any) => q.document_number)).toEqual([q2.document_number, q3.document_number, q1.document_number]);
+    expect(all.body.data.map((q) => q.document_number)).toEqual([q2.document_number, q3.document_number, q1.document_number]);
     expect(all.body.data[0]).not.toHaveProperty("items");
     expect(all.body.meta).toEqual({ current_page: 1, last_page: 1, per_page: 15, total: 3 });
 
-    const sent = await tenant.api.get("/quotations?filter[status]=sent");
-    expect(sent.body.data.map((q: any) => q.id)).toEqual([q2.id]);
-    const byContact = await tenant.api.get(`/quotations?filter[contact_id]=${other.id}`);
-    expect(byContact.body.data.map((q: any) => [q.id, q.total_amount])).toEqual([[q3.id, "5.90"]]);
-    const byTotal = await tenant.api.get("/quotations?sort=total_amount&per_page=2&page=1");
-    expect(byTotal.body.data.map((q: any) => q.total_amount)).toEqual(["5.90", "1366.18"]);
+    const sent = await tenant.api.get<Page<QuotationSummary>>("/quotations?filter[status]=sent");
+    expect(sent.body.data.map((q) => q.id)).toEqual([q2.id]);
+    const byContact = await tenant.api.get<Page<QuotationSummary>>(`/quotations?filter[contact_id]=${other.id}`);
+    expect(byContact.body.data.map((q) => [q.id, q.total_amount])).toEqual([[q3.id, "5.90"]]);
+    const byTotal = await tenant.api.get<Page<QuotationSummary>>("/quotations?sort=total_amount&per_page=2&page=1");
+    expect(byTotal.body.data.map((q) => q.total_amount)).toEqual(["5.90", "1366.18"]);
     expect(byTotal.body.meta).toEqual({ current_page: 1, last_page: 2, per_page: 2, total: 3 });
     expect(byTotal.body.links.next).toContain("page=2");
 
-    expect((await tenant.api.get("/quotations?filter[status]=open")).status).toBe(422);
-    expect((await tenant.api.get("/quotations?filter[contact_id]=99999999999")).status).toBe(422);
-    expect((await tenant.api.get("/quotations?filter[contact_id]=9999999999")).status).toBe(422);
-    expect((await tenant.api.get("/quotations?sort=notes")).status).toBe(422);
-    expect((await tenant.api.get("/quotations?status=draft")).status).toBe(422);
+    expect((await tenant.api.get<Page<QuotationSummary>>("/quotations?filter[status]=open")).status).toBe(422);
+    expect((await tenant.api.get<Page<QuotationSummary>>("/quotations?filter[contact_id]=99999999999")).status).toBe(422);
+    expect((await tenant.api.get<Page<QuotationSummary>>("/quotations?filter[contact_id]=9999999999")).status).toBe(422);
+    expect((await tenant.api.get<Page<QuotationSummary>>("/quotations?sort=notes")).status).toBe(422);
+    expect((await tenant.api.get<Page<QuotationSummary>>("/quotations?status=draft")).status).toBe(422);
   });
 
   it("validates the request: required fields, lines, subtype type, other tenants' records", async () => {
@@ -193,8 +185,8 @@ describe("quotations: transitions", () => {
       expect(res.body.code).toBe("invalid_transition");
       expect(res.body.message).toContain(`is ${status}`);
     }
-    const states = await tenant.api.get("/quotations?sort=document_number&per_page=100");
-    expect(states.body.data.map((q: any) => q.status)).toEqual(["draft", "sent", "approved", "rejected", "cancelled"]);
+    const states = await tenant.api.get<Page<QuotationSummary>>("/quotations?sort=document_number&per_page=100");
+    expect(states.body.data.map((q) => q.status)).toEqual(["draft", "sent", "approved", "rejected", "cancelled"]);
     expect((await tenant.api.post("/quotations/999999/send")).status).toBe(404);
   });
 });
@@ -210,7 +202,7 @@ describe("quotations: update and delete", () => {
     });
     expect(updated.status, JSON.stringify(updated.body)).toBe(200);
     expect(updated.body).toEqual({ data: { id: q.id, total_amount: "17.70", updated_at: expect.any(String) }, message: "Quotation updated." });
-    const got = (await tenant.api.get(`/quotations/${q.id}`)).body.data;
+    const got = (await tenant.api.get<Data<QuotationDetail>>(`/quotations/${q.id}`)).body.data;
     expect(got).toMatchObject({
       document_number: "COT00000001",
       subtotal_amount: "15.00",
@@ -219,7 +211,7 @@ describe("quotations: update and delete", () => {
       notes: "Nuevo precio",
       due_date: null,
     });
-    expect(got.items.map((i: any) => [i.quantity, i.total])).toEqual([["1.50", "17.70"]]);
+    expect(got.items.map((i) => [i.quantity, i.total])).toEqual([["1.50", "17.70"]]);
 
     await walk(tenant.api, q.id, ["send"]);
     const inSent = await tenant.api.patch(`/quotations/${q.id}`, { issue_date: "2026-11-25" });
@@ -254,7 +246,7 @@ describe("quotations: update and delete", () => {
     expect(refused.status).toBe(409);
     expect(refused.body.message).toContain("cancelled");
     expect((await tenant.api.delete(`/quotations/${draft.id}`)).status).toBe(404);
-    expect((await tenant.api.get("/quotations")).body.data.map((q: any) => q.id)).toEqual([cancelled.id]);
+    expect((await tenant.api.get<Page<QuotationSummary>>("/quotations")).body.data.map((q) => q.id)).toEqual([cancelled.id]);
   });
 });
 
@@ -272,13 +264,13 @@ describe("quotations: security", () => {
     ]) {
       expect(res.status).toBe(404);
     }
-    expect((await other.api.get("/quotations")).body.meta.total).toBe(0);
+    expect((await other.api.get<Page<QuotationSummary>>("/quotations")).body.meta.total).toBe(0);
 
     const branch = await seedWorkspace(tenant);
     const inBranch = tenant.api.as(tenant.admin.token, { headers: { "X-Workspace-ID": String(branch) } });
     expect((await inBranch.get(`/quotations/${q.id}`)).status).toBe(404);
     expect((await inBranch.post(`/quotations/${q.id}/send`)).status).toBe(404);
-    expect((await inBranch.get("/quotations")).body.meta.total).toBe(0);
+    expect((await inBranch.get<Page<QuotationSummary>>("/quotations")).body.meta.total).toBe(0);
 
     const viewer = await seedUser(tenant, { role: "viewer", workspaceIds: [tenant.workspaceId] });
     expect((await viewer.api.get(`/quotations/${q.id}`)).status).toBe(200);
@@ -298,6 +290,6 @@ describe("quotations: security", () => {
     expect((await member.api.post(`/quotations/${q.id}/send`)).status).toBe(200);
     expect((await member.api.delete(`/quotations/${q.id}`)).status).toBe(403);
     expect((await tenant.api.get(`/quotations/${q.id}`)).body.data.status).toBe("sent");
-    expect((await tenant.api.as(undefined).get("/quotations")).status).toBe(401);
+    expect((await tenant.api.as(undefined).get<Page<QuotationSummary>>("/quotations")).status).toBe(401);
   });
 });

@@ -1,8 +1,7 @@
-import { exports } from "cloudflare:workers";
 import { unzipSync } from "fflate";
 import { extractText, getDocumentProxy } from "unpdf";
 import { describe, expect, it } from "vitest";
-import { TEST_DOMAIN } from "../support/api";
+import { TEST_DOMAIN, workerFetch } from "../support/api";
 import { inParallel } from "../support/parallel";
 import { catalogIds, createContact } from "../support/sales";
 import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
@@ -13,7 +12,7 @@ import { quotationSetup } from "./helpers";
 async function fetchBytes(subdomain: string, token: string, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, "cf-connecting-ip": "10.9.9.9", ...init.headers };
   if (init.body !== undefined) headers["content-type"] = "application/json";
-  const response: Response = await (exports as any).default.fetch(
+  const response = await workerFetch(
     new Request(`http://${subdomain}.${TEST_DOMAIN}/api/v1${path}`, {
       method: init.method ?? "GET",
       headers,

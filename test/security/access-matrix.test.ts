@@ -61,9 +61,9 @@ const HANG_MS = 15_000;
 const slowest = { ms: 0, what: "" };
 const IN_FLIGHT = 8; // each request holds a Postgres connection; other files run alongside
 
-const status401 = (res: ApiResponse) => (res.status === 401 && (res.body as any)?.code === "unauthenticated" ? null : `expected 401 unauthenticated`);
+const status401 = (res: ApiResponse) => (res.status === 401 && res.body?.code === "unauthenticated" ? null : `expected 401 unauthenticated`);
 const status4xx = (res: ApiResponse) => (res.status >= 400 && res.status < 500 && res.status !== 429 ? null : "expected a 4xx refusal");
-const forbidden = (code: string) => (res: ApiResponse) => (res.status === 403 && (res.body as any)?.code === code ? null : `expected 403 ${code}`);
+const forbidden = (code: string) => (res: ApiResponse) => (res.status === 403 && res.body?.code === code ? null : `expected 403 ${code}`);
 const hidden = (res: ApiResponse) => (res.status === 403 || res.status === 404 ? null : "expected 403 or 404");
 const hiddenOr422 = (res: ApiResponse) => (res.status === 403 || res.status === 404 || res.status === 422 ? null : "expected 403, 404 or 422");
 const anything = () => null;
@@ -273,6 +273,6 @@ function viewerMayRead(route: ConcreteRoute): boolean {
 
 /** The OpenAPI document says the operation takes a JSON body. */
 function needsBody(route: ConcreteRoute): boolean {
-  const doc = createApp().getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Sucursal", version: "1" } }) as any;
-  return Boolean(doc.paths[route.route.path]?.[route.method.toLowerCase()]?.requestBody);
+  const doc = createApp().getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Sucursal", version: "1" } });
+  return Boolean(doc.paths?.[route.route.path]?.[route.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete"]?.requestBody);
 }

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { databaseErrorResponse, errorLogFields } from "../../src/db/errors";
 import { rowsOf } from "../../src/db/rows";
+import type { ApiResponse } from "../support/api";
 import { catalogIds, createContact } from "../support/sales";
 import { asOwner, type SeededTenant, seedTenant, uniqueName } from "../support/seed";
 import { createProduct } from "../support/stock";
@@ -26,7 +27,7 @@ async function invoiceCount(): Promise<number> {
   );
 }
 
-function expect422(res: { status: number; text: string; body: any }, field: string) {
+function expect422(res: ApiResponse<{ code: string; errors?: Record<string, string[]> }>, field: string) {
   expect(res.status, res.text).toBe(422);
   expect(res.body.code).toBe("validation_failed");
   expect(Object.keys(res.body.errors ?? {}), res.text).toContain(field);

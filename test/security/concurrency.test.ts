@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { quotationSetup, walk } from "../quotations/helpers";
 import { call } from "../support/api";
 import { inParallel } from "../support/parallel";
-import { catalogIds, createContact, expectInvoiceCounts } from "../support/sales";
-import { asOwner, seedTenant, seedUser, seedWorkspace, sql } from "../support/seed";
+import { catalogIds, createContact, expectInvoiceCounts, serviceInvoice } from "../support/sales";
+import { ownerRow, ownerRows, seedTenant, seedUser, seedWorkspace, sql } from "../support/seed";
 import { createProduct, expectStockInvariant, initialStock } from "../support/stock";
 import { NO_LIMIT, record, SOAK, unlimited } from "./world";
 
@@ -15,7 +15,6 @@ import { NO_LIMIT, record, SOAK, unlimited } from "./world";
  */
 const IN_FLIGHT = 16;
 const ENV = { ...NO_LIMIT, UPSTASH_REDIS_REST_URL: "" };
-const rows = async (query: ReturnType<typeof sql>) => asOwner(async (db) => ((await db.execute(query)) as unknown as { rows: any[] }).rows);
 let invariants = 0;
 let cases = 0;
 
@@ -51,9 +50,9 @@ describe("concurrency invariants", () => {
       expect(new Set(numbers).size).toBe(count);
       const sequence = numbers.map((n) => Number(n.slice(3)));
       expect(sequence[sequence.length - 1]! - sequence[0]! + 1).toBe(count); // no gaps, no repeats
-      const [subtype] = await rows(sql`SELECT next_number FROM document_subtypes WHERE id = ${ids.b02}`);
+      const subtype = await ownerRow(sql`SELECT next_number FROM document_subtypes WHERE id = ${ids.b02}`);
       expect(Number(subtype.next_number)).toBe(sequence[sequence.length - 1]! + 1);
-      const [level] = await rows(sql`SELECT quantity::text AS q FROM stock_levels WHERE product_id = ${product.id} AND workspace_id = ${tenant.workspaceId}`);
+      const level = await ownerRow(sql`SELECT quantity::text AS q FROM stock_levels WHERE product_id = ${product.id} AND workspace_id = ${tenant.workspaceId}`);
       expect(level.q).toBe(`${count}.00`);
       await expectStockInvariant(tenant.tenantId);
       await expectInvoiceCounts(tenant.tenantId);
@@ -108,7 +107,7 @@ describe("concurrency invariants", () => {
       const unexpected = results.filter((r) => r.status !== 201 && !(r.status === 422 && r.body.code === "insufficient_stock"));
       expect(unexpected.map((r) => `${r.status} ${r.text}`)).toEqual([]);
       expect(results.filter((r) => r.status === 201).length).toBeGreaterThan(count / 4);
-      const levels = await rows(
+      const levels = await ownerRows(
         sql`SELECT product_id, sum(quantity)::text AS total, min(quantity)::text AS lowest FROM stock_levels WHERE tenant_id = ${tenant.tenantId} GROUP BY product_id`,
       );
       for (const level of levels) {
@@ -123,33 +122,23 @@ describe("concurrency invariants", () => {
   );
 
   it("never lets parallel payments exceed an invoice's total", async () => {
-    const tenant = await seedTenant();
-    const ids = await catalogIds(tenant.api);
-    const contact = await createContact(tenant.api);
-    const product = await createProduct(tenant.api, { product_type: "service", track_inventory: false });
-    const invoice = await tenant.api.post("/invoices", {
-      contact_id: contact.id,
-      document_subtype_id: ids.b02,
-      issue_date: "2026-11-20",
-      items: [{ product_id: product.id, quantity: "1", unit_price: "1000", tax_ids: [] }],
-    });
-    expect(invoice.status, invoice.text).toBe(201);
-    const total = Number(invoice.body.data.total_amount);
+    const invoice = await serviceInvoice("1000");
+    const { tenant } = invoice;
+    const total = Number(invoice.total);
     const api = unlimited(tenant.subdomain, tenant.admin.token, ENV);
     const attempts = SOAK ? 100 : 24;
     const results = await inParallel(
       Array.from(
         { length: attempts },
-        () => () =>
-          api.post(`/invoices/${invoice.body.data.id}/payments`, { amount: (total / 5).toFixed(2), payment_date: "2026-11-21", payment_method: "cash" }),
+        () => () => api.post(`/invoices/${invoice.id}/payments`, { amount: (total / 5).toFixed(2), payment_date: "2026-11-21", payment_method: "cash" }),
       ),
       IN_FLIGHT,
     );
     cases += attempts;
     expect(results.filter((r) => r.status === 201)).toHaveLength(5);
     for (const r of results.filter((r) => r.status !== 201)) expect([409, 422]).toContain(r.status);
-    const [row] = await rows(
-      sql`SELECT amount_paid::text AS paid, total_amount::text AS total, status, (SELECT sum(amount)::text FROM invoice_payments WHERE invoice_id = ${invoice.body.data.id}) AS payments FROM invoices WHERE id = ${invoice.body.data.id}`,
+    const row = await ownerRow(
+      sql`SELECT amount_paid::text AS paid, total_amount::text AS total, status, (SELECT sum(amount)::text FROM invoice_payments WHERE invoice_id = ${invoice.id}) AS payments FROM invoices WHERE id = ${invoice.id}`,
     );
     expect(row).toEqual({ paid: row.total, total: row.total, status: "paid", payments: row.total });
     invariants += 2;
@@ -169,7 +158,7 @@ describe("concurrency invariants", () => {
       const results = await Promise.all([0, 1].map(() => api.post(`/quotations/${quotation.id}/convert-to-invoice`, {})));
       cases += 2;
       expect(results.map((r) => r.status).sort(), results.map((r) => r.text).join("\n")).toEqual([201, 409].sort());
-      const [count] = await rows(sql`SELECT count(*)::int AS n FROM invoices WHERE quotation_id = ${quotation.id}`);
+      const count = await ownerRow(sql`SELECT count(*)::int AS n FROM invoices WHERE quotation_id = ${quotation.id}`);
       expect(count.n).toBe(1);
     }
     await expectStockInvariant(tenant.tenantId);

@@ -44,6 +44,22 @@ async function invoicesOf(tenant: SeededTenant) {
   );
 }
 
+/** A quotation issued in W2 to `contact` with one line of `product`: from then on W2 uses both. */
+async function quoteInW2(tenant: SeededTenant, inW2: { headers: Record<string, string> }, contact: { id: number }, product: { id: number }) {
+  const ids = await catalogIds(tenant.api);
+  const quotation = await tenant.api.post(
+    "/quotations",
+    {
+      contact_id: contact.id,
+      document_subtype_id: ids.cot,
+      issue_date: "2026-11-20",
+      items: [{ product_id: product.id, quantity: "1", unit_price: "10.00" }],
+    },
+    inW2,
+  );
+  expect(quotation.status, JSON.stringify(quotation.body)).toBe(201);
+}
+
 describe("view_all_locations grants visibility, never writes", () => {
   it("in a workspace reached only through view_all_locations, reads work and writes are 403 forbidden", async () => {
     const { tenant, w2, supervisor, inW2 } = await world();
@@ -232,21 +248,9 @@ describe("shared catalog rows (workspace_id null)", () => {
 
   it("changing allow_negative_stock or track_inventory needs products:edit in every using workspace", async () => {
     const { tenant, w2, supervisor, clerk, inW2 } = await world();
-    const ids = await catalogIds(tenant.api);
     const product = await createProduct(tenant.api);
     // W2 uses it through a quotation line only.
-    const contact = await createContact(tenant.api, { workspace_id: null });
-    const quotation = await tenant.api.post(
-      "/quotations",
-      {
-        contact_id: contact.id,
-        document_subtype_id: ids.cot,
-        issue_date: "2026-11-20",
-        items: [{ product_id: product.id, quantity: "1", unit_price: "10.00" }],
-      },
-      inW2,
-    );
-    expect(quotation.status, JSON.stringify(quotation.body)).toBe(201);
+    await quoteInW2(tenant, inW2, await createContact(tenant.api, { workspace_id: null }), product);
 
     for (const change of [{ allow_negative_stock: true }, { track_inventory: false }, { product_type: "service" }]) {
       const res = await supervisor.api.patch(`/products/${product.id}`, change);
@@ -269,20 +273,8 @@ describe("shared catalog rows (workspace_id null)", () => {
 
   it("moving a shared contact into a workspace needs contacts:edit where documents were issued to it", async () => {
     const { tenant, w1, w2, supervisor, inW2 } = await world();
-    const ids = await catalogIds(tenant.api);
     const contact = await createContact(tenant.api, { workspace_id: null });
-    const product = await createProduct(tenant.api, { track_inventory: false, product_type: "service" });
-    const quotation = await tenant.api.post(
-      "/quotations",
-      {
-        contact_id: contact.id,
-        document_subtype_id: ids.cot,
-        issue_date: "2026-11-20",
-        items: [{ product_id: product.id, quantity: "1", unit_price: "10.00" }],
-      },
-      inW2,
-    );
-    expect(quotation.status, JSON.stringify(quotation.body)).toBe(201);
+    await quoteInW2(tenant, inW2, contact, await createProduct(tenant.api, { track_inventory: false, product_type: "service" }));
     const move = await supervisor.api.patch(`/contacts/${contact.id}`, { workspace_id: w1 });
     expect(move.status).toBe(403);
     expect(move.body.code).toBe("forbidden");

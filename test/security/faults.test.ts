@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { inParallel } from "../support/parallel";
 import { catalogIds, createContact, expectInvoiceCounts } from "../support/sales";
-import { asOwner, seedTenant, sql } from "../support/seed";
+import { ownerRow, ownerRows, seedTenant, sql } from "../support/seed";
 import { createProduct, expectStockInvariant, initialStock } from "../support/stock";
 import { appCall, control, NO_LIMIT, record, SOAK, securityEnv } from "./world";
 
@@ -12,7 +12,6 @@ import { appCall, control, NO_LIMIT, record, SOAK, securityEnv } from "./world";
  * Resend down and DGII unreachable / a truncated ZIP are covered by test/integrations/outbox.test.ts
  * and test/rnc/registry.test.ts.
  */
-const rows = async (query: ReturnType<typeof sql>) => asOwner(async (db) => ((await db.execute(query)) as unknown as { rows: any[] }).rows);
 const within = <T>(ms: number, promise: Promise<T>, what: string) =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms))]);
 let cases = 0;
@@ -151,7 +150,7 @@ describe("faults", () => {
       const contact = await createContact(tenant.api);
       const product = await createProduct(tenant.api, { workspace_id: null });
       await initialStock(tenant.api, [{ product_id: product.id, quantity: "1000" }]);
-      const [{ next_number: startNumber }] = await rows(sql`SELECT next_number FROM document_subtypes WHERE id = ${ids.b02}`);
+      const { next_number: startNumber } = await ownerRow(sql`SELECT next_number FROM document_subtypes WHERE id = ${ids.b02}`);
       const env = { ...NO_LIMIT, UPSTASH_REDIS_REST_URL: "", DB_WS_PROXY: securityEnv.TEST_FAULT_WS_PROXY };
       const create = () =>
         appCall(tenant.subdomain, "/invoices", {
@@ -188,7 +187,7 @@ describe("faults", () => {
       await control("/db/delay?ms=0");
       cases += statuses.length;
       // Every invoice that exists is whole, numbers are consecutive, and stock matches them.
-      const invoices = await rows(
+      const invoices = await ownerRows(
         sql`SELECT i.id, i.document_number, i.total_amount::text AS total, (SELECT count(*)::int FROM invoice_items it WHERE it.invoice_id = i.id) AS lines FROM invoices i WHERE i.tenant_id = ${tenant.tenantId} ORDER BY i.document_number`,
       );
       for (const invoice of invoices) {
@@ -200,9 +199,9 @@ describe("faults", () => {
       expect(invoices.length).toBeGreaterThanOrEqual(created);
       const numbers = invoices.map((i) => Number(String(i.document_number).slice(3)));
       expect(numbers).toEqual(Array.from({ length: invoices.length }, (_, k) => Number(startNumber) + k));
-      const [{ next_number: nextNumber }] = await rows(sql`SELECT next_number FROM document_subtypes WHERE id = ${ids.b02}`);
+      const { next_number: nextNumber } = await ownerRow(sql`SELECT next_number FROM document_subtypes WHERE id = ${ids.b02}`);
       expect(Number(nextNumber)).toBe(Number(startNumber) + invoices.length);
-      const [{ q }] = await rows(sql`SELECT quantity::text AS q FROM stock_levels WHERE product_id = ${product.id} AND workspace_id = ${tenant.workspaceId}`);
+      const { q } = await ownerRow(sql`SELECT quantity::text AS q FROM stock_levels WHERE product_id = ${product.id} AND workspace_id = ${tenant.workspaceId}`);
       expect(Number(q)).toBe(1000 - invoices.length);
       await expectStockInvariant(tenant.tenantId);
       await expectInvoiceCounts(tenant.tenantId);

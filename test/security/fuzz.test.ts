@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { INT4_MAX } from "../../src/lib/bounds";
 import { TEST_DOMAIN } from "../support/api";
-import { asOwner, sql } from "../support/seed";
+import { ownerRow, sql } from "../support/seed";
 import { type ConcreteRoute, concreteRoutes } from "./routes";
 import { appCall, buildWorld, expectErrorShape, NO_LIMIT, record, SOAK, type World } from "./world";
 
@@ -149,11 +149,12 @@ function fieldPaths(value: unknown, prefix: (string | number)[] = []): (string |
 
 function setAt(root: unknown, path: (string | number)[], value: unknown, remove = false): unknown {
   if (!path.length) return value;
-  const copy: any = Array.isArray(root) ? [...root] : { ...(root as object) };
+  // An array indexes by number and an object by key: both read as a record here.
+  const copy = (Array.isArray(root) ? [...root] : { ...(root as object) }) as Record<string | number, unknown>;
   const [head, ...rest] = path;
   if (rest.length === 0) {
     if (remove) {
-      if (Array.isArray(copy)) copy.splice(Number(head), 1);
+      if (Array.isArray(copy)) (copy as unknown[]).splice(Number(head), 1);
       else delete copy[head!];
     } else copy[head!] = value;
     return copy;
@@ -342,7 +343,7 @@ describe("fuzzing every JSON body", () => {
 
   it("refuses 1e400, -0, NaN strings and huge numbers in money and quantity fields", async () => {
     const invoices = targets.find((r) => r.key === "POST /api/v1/invoices")!;
-    const base = invoices.body as any;
+    const base = invoices.body as { items: unknown[] };
     for (const value of ["1e400", "-0", '"NaN"', '"Infinity"', "1e21", "123456789012345678901234567890", '"1e5"', '"-0"']) {
       const text = encode(base).replace('"unit_price":"1.00"', `"unit_price":${value}`);
       const res = await send(invoices, text);
@@ -354,7 +355,7 @@ describe("fuzzing every JSON body", () => {
 
   it("answers 10,000-line documents, deep nesting, invalid UTF-8, 2 MiB bodies and wrong content types without a 5xx", async () => {
     const invoices = targets.find((r) => r.key === "POST /api/v1/invoices")!;
-    const base = invoices.body as any;
+    const base = invoices.body as { items: unknown[] };
     const line = base.items[0];
     const many = await send(invoices, JSON.stringify({ ...base, items: Array.from({ length: 10_000 }, () => line) }));
     expectSane(many, "10,000 lines");
@@ -413,13 +414,8 @@ describe("fuzzing every JSON body", () => {
     expect([201, 422]).toContain(invoice.status);
     if (invoice.status === 201) {
       const id = invoice.body.data.id;
-      const [row] = await asOwner(
-        async (db) =>
-          (
-            (await db.execute(
-              sql`SELECT tenant_id, workspace_id, status, document_number, total_amount::text, amount_paid::text FROM invoices WHERE id = ${id}`,
-            )) as any
-          ).rows,
+      const row = await ownerRow(
+        sql`SELECT tenant_id, workspace_id, status, document_number, total_amount::text, amount_paid::text FROM invoices WHERE id = ${id}`,
       );
       expect(row.tenant_id).toBe(world.tenant.tenantId);
       expect(row.workspace_id).toBe(world.w1);
@@ -442,10 +438,7 @@ describe("fuzzing every JSON body", () => {
     expect([201, 422]).toContain(quotation.status);
     if (quotation.status === 201) {
       const id = quotation.body.data.id;
-      const [row] = await asOwner(
-        async (db) =>
-          ((await db.execute(sql`SELECT tenant_id, workspace_id, status, document_number, total_amount::text FROM quotations WHERE id = ${id}`)) as any).rows,
-      );
+      const row = await ownerRow(sql`SELECT tenant_id, workspace_id, status, document_number, total_amount::text FROM quotations WHERE id = ${id}`);
       expect(row).toMatchObject({ tenant_id: world.tenant.tenantId, workspace_id: world.w1, status: "draft" });
       expect(row.document_number).not.toBe("B0299999999");
       expect(row.total_amount).not.toBe("0.01");
@@ -456,7 +449,7 @@ describe("fuzzing every JSON body", () => {
     );
     expect([201, 422]).toContain(product.status);
     if (product.status === 201) {
-      const [row] = await asOwner(async (db) => ((await db.execute(sql`SELECT tenant_id, id FROM products WHERE id = ${product.body.data.id}`)) as any).rows);
+      const row = await ownerRow(sql`SELECT tenant_id, id FROM products WHERE id = ${product.body.data.id}`);
       expect(row.tenant_id).toBe(world.tenant.tenantId);
       expect(row.id).not.toBe(1);
     }

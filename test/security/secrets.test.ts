@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { asOwner, DEFAULT_PASSWORD, sql, uniqueName } from "../support/seed";
+import { asOwner, DEFAULT_PASSWORD, ownerRow, sql, uniqueName } from "../support/seed";
 import { appCall, botToken, buildWorld, platformId, record, unlimited } from "./world";
 
 /**
@@ -119,9 +119,7 @@ describe("secrets never appear in a response body or a log line", () => {
       await keep(as.delete("/auth/tokens/current"));
       await keep(call(tenant.subdomain, "/api/v1/me", { token: issued })); // revoked now
 
-      const [{ password_hash: hash }] = await asOwner(
-        async (db) => ((await db.execute(sql`SELECT password_hash FROM users WHERE id = ${tenant.admin.id}`)) as unknown as { rows: any[] }).rows,
-      );
+      const { password_hash: hash } = await ownerRow<{ password_hash: string }>(sql`SELECT password_hash FROM users WHERE id = ${tenant.admin.id}`);
       const secrets: Record<string, string> = {
         "password hash": hash,
         "the admin's JWT": tenant.admin.token,

@@ -2,6 +2,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { expect } from "vitest";
 import { createApp } from "../../src/app";
 import { issueAccessToken } from "../../src/modules/auth/service";
+import { botToken, chatAccountInput, platformId } from "../integrations/helpers";
 import { type ApiResponse, type CallOptions, type Client, client, readResponse, testRequest, v1 } from "../support/api";
 import { env } from "../support/env";
 import { catalogIds, createContact } from "../support/sales";
@@ -30,7 +31,8 @@ export async function record(entry: { suite: string; cases: number; failures: nu
   }).catch(() => undefined);
 }
 
-export async function control(path: string, method = "POST"): Promise<any> {
+/** The control server's answer: `configured` on GET /redis, nothing the suites read otherwise. */
+export async function control(path: string, method = "POST"): Promise<{ configured?: boolean }> {
   const res = await fetch(`${securityEnv.TEST_CONTROL_URL}${path}`, { method });
   expect(res.status, path).toBe(200);
   return res.json();
@@ -90,8 +92,8 @@ export const TEMPLATE = {
   components: [{ type: "BODY", text: "Su factura {{1}} está lista.", example: { body_text: [["B0100000001"]] } }],
 };
 
-export const platformId = () => `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
-export const botToken = () => `${Math.floor(Math.random() * 1e9)}:AAH${uniqueName("tok")}`;
+// The same ids and tokens as the integration tests use: one definition, in integrations/helpers.ts.
+export { botToken, platformId };
 
 async function ok(res: ApiResponse, status = 201) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
@@ -182,19 +184,7 @@ export async function buildWorld() {
   const botName = mark("Bot");
   const bot = (await ok(await api.post("/api/messaging-bots", { name: botName, token: botToken() }))).data;
   const chatName = mark("Chat");
-  const chat = (
-    await ok(
-      await api.post("/api/chat-accounts", {
-        name: chatName,
-        phone_number: "+1 809-555-0100",
-        phone_number_id: platformId(),
-        business_account_id: platformId(),
-        access_token: `EAAG${uniqueName("access")}`,
-        app_secret: `appsecret-${uniqueName("s")}`,
-        webhook_verify_token: `verify-${uniqueName("v")}`,
-      }),
-    )
-  ).data;
+  const chat = (await ok(await api.post("/api/chat-accounts", chatAccountInput({ name: chatName })))).data;
   const w1Viewer = await seedUser(tenant, { role: "viewer", workspaceIds: [w1] });
   const tokens = (await api.get("/auth/tokens")).body.data as { id: string }[];
 

@@ -1,4 +1,6 @@
 import { exports } from "cloudflare:workers";
+import type { z } from "zod";
+import type { PaginationLinks, PaginationMeta } from "../../src/http/pagination";
 
 export const TEST_DOMAIN = "sucursal.test";
 
@@ -12,7 +14,14 @@ export interface CallOptions {
   ip?: string;
 }
 
-export interface ApiResponse<T = any> {
+/**
+ * The body of a call that names no type: untyped JSON, as most tests written before the response
+ * types read it. New tests pass the route's type: `api.get<Page<Product>>("/products")`.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the one untyped default of the test helpers.
+export type Untyped = any;
+
+export interface ApiResponse<T = Untyped> {
   status: number;
   headers: Headers;
   body: T;
@@ -35,16 +44,20 @@ export function testRequest(subdomain: string, path: string, options: CallOption
 }
 
 /** Status, headers, text and (for JSON) the parsed body of a response. */
-export async function readResponse<T = any>(response: Response): Promise<ApiResponse<T>> {
+export async function readResponse<T = Untyped>(response: Response): Promise<ApiResponse<T>> {
   const text = await response.text();
   let parsed: unknown = text;
   if ((response.headers.get("content-type") ?? "").includes("json")) parsed = text ? JSON.parse(text) : null;
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
 
+/** The Worker's real fetch handler (its default export, as `wrangler deploy` runs it). */
+export const workerFetch = (request: Request): Promise<Response> =>
+  (exports as unknown as { default: { fetch(request: Request): Promise<Response> } }).default.fetch(request);
+
 /** A request to the Worker's real fetch handler, on the tenant's host. */
-export async function call<T = any>(subdomain: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
-  return readResponse<T>(await (exports as any).default.fetch(testRequest(subdomain, path, options)));
+export async function call<T = Untyped>(subdomain: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+  return readResponse<T>(await workerFetch(testRequest(subdomain, path, options)));
 }
 
 /** A path as clients write it: `/invoices` means `/api/v1/invoices`; /api/…, /webhooks/… and URLs stay. */
@@ -54,15 +67,33 @@ export const v1 = (path: string) => (path.startsWith("/api/") || path.startsWith
 export function client(subdomain: string, token?: string, defaults: Omit<CallOptions, "method" | "body"> = {}) {
   const withDefaults = (options: CallOptions): CallOptions => ({ token, ...defaults, ...options, headers: { ...defaults.headers, ...options.headers } });
   return {
-    get: <T = any>(path: string, options: CallOptions = {}) => call<T>(subdomain, v1(path), withDefaults({ ...options, method: "GET" })),
-    post: <T = any>(path: string, body?: unknown, options: CallOptions = {}) =>
+    get: <T = Untyped>(path: string, options: CallOptions = {}) => call<T>(subdomain, v1(path), withDefaults({ ...options, method: "GET" })),
+    post: <T = Untyped>(path: string, body?: unknown, options: CallOptions = {}) =>
       call<T>(subdomain, v1(path), withDefaults({ ...options, method: "POST", body })),
-    put: <T = any>(path: string, body?: unknown, options: CallOptions = {}) => call<T>(subdomain, v1(path), withDefaults({ ...options, method: "PUT", body })),
-    patch: <T = any>(path: string, body?: unknown, options: CallOptions = {}) =>
+    put: <T = Untyped>(path: string, body?: unknown, options: CallOptions = {}) =>
+      call<T>(subdomain, v1(path), withDefaults({ ...options, method: "PUT", body })),
+    patch: <T = Untyped>(path: string, body?: unknown, options: CallOptions = {}) =>
       call<T>(subdomain, v1(path), withDefaults({ ...options, method: "PATCH", body })),
-    delete: <T = any>(path: string, options: CallOptions = {}) => call<T>(subdomain, v1(path), withDefaults({ ...options, method: "DELETE" })),
+    delete: <T = Untyped>(path: string, options: CallOptions = {}) => call<T>(subdomain, v1(path), withDefaults({ ...options, method: "DELETE" })),
     as: (otherToken: string | undefined, extra: Omit<CallOptions, "method" | "body"> = {}) => client(subdomain, otherToken, { ...defaults, ...extra }),
   };
 }
 
 export type Client = ReturnType<typeof client>;
+
+/** A list response (`paginated(item)`, src/http/pagination.ts): `api.get<Page<Product>>("/products")`. */
+export interface Page<T> {
+  data: T[];
+  meta: z.output<typeof PaginationMeta>;
+  links: z.output<typeof PaginationLinks>;
+}
+
+/** A one-item response (`dataOnly(item)`, src/http/schemas.ts): `api.get<Data<Product>>("/products/1")`. */
+export interface Data<T> {
+  data: T;
+}
+
+/** A write's response (`dataWithMessage(item)`, src/http/schemas.ts). */
+export interface DataWithMessage<T> extends Data<T> {
+  message: string;
+}

@@ -1,8 +1,10 @@
 import { sql } from "drizzle-orm";
 import { expect } from "vitest";
 import { rowsOf } from "../../src/db/rows";
-import type { Client } from "./api";
-import { asOwner, uniqueName } from "./seed";
+import type { InvoiceDetail } from "../../src/modules/invoices/schemas";
+import type { Client, Data } from "./api";
+import { asOwner, seedTenant, uniqueName } from "./seed";
+import { createProduct } from "./stock";
 
 /** The ids of what a new tenant gets: default taxes and subtypes, by name. */
 export async function catalogIds(api: Client) {
@@ -43,4 +45,20 @@ export async function expectInvoiceCounts(tenantId: number) {
     return rowsOf(result);
   });
   expect(broken).toEqual([]);
+}
+
+/** A fresh tenant with one B02 invoice of a single untaxed service line worth `total`: what payment tests start from. */
+export async function serviceInvoice(total: string) {
+  const tenant = await seedTenant();
+  const ids = await catalogIds(tenant.api);
+  const contact = await createContact(tenant.api);
+  const service = await createProduct(tenant.api, { product_type: "service", track_inventory: false });
+  const res = await tenant.api.post<Data<InvoiceDetail>>("/invoices", {
+    contact_id: contact.id,
+    document_subtype_id: ids.b02,
+    issue_date: "2026-11-20",
+    items: [{ product_id: service.id, quantity: "1", unit_price: total, tax_ids: [] }],
+  });
+  expect(res.status, res.text).toBe(201);
+  return { tenant, id: res.body.data.id, number: res.body.data.document_number, total: res.body.data.total_amount };
 }

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/neon-serverless";
 import type { AnyDb } from "../../src/db/client";
 import { createPool } from "../../src/db/client";
@@ -7,7 +7,7 @@ import { inTransaction } from "../../src/db/transaction";
 import { hashPassword } from "../../src/lib/password";
 import { issueAccessToken } from "../../src/modules/auth/service";
 import { createTenant } from "../../src/modules/tenants/service";
-import { client } from "./api";
+import { client, type Untyped } from "./api";
 import { env } from "./env";
 
 /**
@@ -23,6 +23,22 @@ export async function asOwner<T>(work: (db: AnyDb) => Promise<T>): Promise<T> {
     connection.release();
     await pool.end();
   }
+}
+
+/**
+ * The rows of one raw SQL statement, run as the owner (outside row-level security): for checks of
+ * what the API does not show. Raw SQL has no column types: `Record<string, Untyped>` unless the caller
+ * passes `T`.
+ */
+export async function ownerRows<T = Record<string, Untyped>>(query: SQL): Promise<T[]> {
+  return asOwner(async (db) => ((await db.execute(query)) as unknown as { rows: T[] }).rows);
+}
+
+/** The one row of `query`, run as the owner; a test that expected a row fails here when there is none. */
+export async function ownerRow<T = Record<string, Untyped>>(query: SQL): Promise<T> {
+  const [row] = await ownerRows<T>(query);
+  if (row === undefined) throw new Error("expected a row, the query returned none");
+  return row;
 }
 
 let counter = 0;

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { config } from "../../env";
 import { requireAuth } from "../../http/auth";
 import { tenantDb } from "../../http/database";
 import { AppError, notFound } from "../../http/errors";
@@ -30,8 +31,8 @@ authRouter.openapi(createToken, async (c) => {
     if (error instanceof AppError && error.status === 401) await recordFailure();
     throw error;
   });
-  const ttlDays = Number(c.env.ACCESS_TOKEN_TTL_DAYS ?? 30);
-  const issued = await issueAccessToken(db, c.env.JWT_SECRET, { tenantId: c.get("tenant").id, userId, name: body.name ?? "api", ttlDays });
+  const { JWT_SECRET, ACCESS_TOKEN_TTL_DAYS } = config(c.env);
+  const issued = await issueAccessToken(db, JWT_SECRET, { tenantId: c.get("tenant").id, userId, name: body.name ?? "api", ttlDays: ACCESS_TOKEN_TTL_DAYS });
   return c.json({ data: { token: issued.token, token_type: "Bearer" as const, expires_at: timestamp(issued.expiresAt)! } }, 201);
 });
 

@@ -30,3 +30,4 @@ export const BankAccount = z
     updated_at: z.string(),
   })
   .openapi("BankAccount");
+export type BankAccount = z.output<typeof BankAccount>;

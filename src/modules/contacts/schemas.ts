@@ -50,3 +50,4 @@ export const Contact = z
       .openapi({ description: "The DGII registry's record of this RNC or cédula; null when unknown" }),
   })
   .openapi("Contact");
+export type Contact = z.output<typeof Contact>;

@@ -62,3 +62,4 @@ export const Currency = z
     updated_at: z.string(),
   })
   .openapi("Currency");
+export type Currency = z.output<typeof Currency>;

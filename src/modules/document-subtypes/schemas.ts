@@ -115,3 +115,6 @@ export const ValidateNcfBody = z
   .openapi("ValidateNcfRequest");
 
 export const ValidateNcfResponse = z.object({ valid: z.boolean(), message: z.string() }).openapi("ValidateNcfResult");
+export type DocumentSubtype = z.output<typeof DocumentSubtype>;
+export type SubtypeWarning = z.output<typeof SubtypeWarning>;
+export type PreferredSubtype = z.output<typeof PreferredSubtype>;

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { findRow, orderBy, type Page, pageOf } from "../../db/queries";
 import * as schema from "../../db/schema";
-import type { Env } from "../../env";
+import { config, type Env } from "../../env";
 import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { decryptSecret, encryptSecret, last4, randomSecret, secretsEqual } from "../../lib/crypto";
@@ -95,9 +95,9 @@ export async function createBot(db: AnyDb, env: Env, scope: IntegrationScope, in
       tenantId: scope.tenantId,
       workspaceId: scope.workspaceId,
       name: input.name,
-      tokenEncrypted: await encryptSecret(env.APP_ENCRYPTION_KEY, input.token),
+      tokenEncrypted: await encryptSecret(config(env).APP_ENCRYPTION_KEY, input.token),
       tokenLast4: last4(input.token),
-      webhookSecretEncrypted: await encryptSecret(env.APP_ENCRYPTION_KEY, secret),
+      webhookSecretEncrypted: await encryptSecret(config(env).APP_ENCRYPTION_KEY, secret),
       webhookUrl: input.webhook_url ?? null,
       platformBotId: identity.id ?? null,
       platformUsername: identity.username ?? null,
@@ -111,11 +111,11 @@ export async function createBot(db: AnyDb, env: Env, scope: IntegrationScope, in
 export async function updateBot(db: AnyDb, env: Env, scope: IntegrationScope, id: number, input: UpdateBotInput): Promise<BotRow> {
   const current = await getBot(db, scope, id, true);
   const tokenChanged = input.token !== undefined;
-  const token = input.token ?? (await decryptSecret(env.APP_ENCRYPTION_KEY, current.tokenEncrypted));
+  const token = input.token ?? (await decryptSecret(config(env).APP_ENCRYPTION_KEY, current.tokenEncrypted));
   const identity = tokenChanged ? await identify(env, token, scope) : null;
   const webhookUrl = input.webhook_url === undefined ? current.webhookUrl : input.webhook_url;
   if (webhookUrl && (tokenChanged || webhookUrl !== current.webhookUrl)) {
-    const secret = await decryptSecret(env.APP_ENCRYPTION_KEY, current.webhookSecretEncrypted);
+    const secret = await decryptSecret(config(env).APP_ENCRYPTION_KEY, current.webhookSecretEncrypted);
     await registerWebhook(env, token, webhookUrl, secret, scope, id);
   } else if (!webhookUrl && current.webhookUrl) {
     try {
@@ -130,7 +130,7 @@ export async function updateBot(db: AnyDb, env: Env, scope: IntegrationScope, id
       name: input.name,
       ...(tokenChanged
         ? {
-            tokenEncrypted: await encryptSecret(env.APP_ENCRYPTION_KEY, token),
+            tokenEncrypted: await encryptSecret(config(env).APP_ENCRYPTION_KEY, token),
             tokenLast4: last4(token),
             platformBotId: identity?.id ?? null,
             platformUsername: identity?.username ?? null,
@@ -150,7 +150,7 @@ export async function deleteBot(db: AnyDb, env: Env, scope: IntegrationScope, id
   const current = await getBot(db, scope, id, true);
   if (current.webhookUrl) {
     try {
-      await telegramDeleteWebhook(env, await decryptSecret(env.APP_ENCRYPTION_KEY, current.tokenEncrypted));
+      await telegramDeleteWebhook(env, await decryptSecret(config(env).APP_ENCRYPTION_KEY, current.tokenEncrypted));
     } catch (error) {
       if (!(error instanceof PlatformError)) throw error;
       log.warn("messaging bot deleted; its webhook could not be removed", { requestId: scope.requestId, botId: id, description: error.description });
@@ -168,7 +168,7 @@ export async function sendTestMessage(
   text: string,
 ): Promise<{ message_id: number; chat_id: string }> {
   const bot = await getBot(db, scope, id);
-  const token = await decryptSecret(env.APP_ENCRYPTION_KEY, bot.tokenEncrypted);
+  const token = await decryptSecret(config(env).APP_ENCRYPTION_KEY, bot.tokenEncrypted);
   try {
     const result = await telegramSendMessage(env, token, chatId, text);
     return { message_id: result.message_id, chat_id: chatId };
@@ -197,7 +197,7 @@ export async function receiveBotUpdate(
         .from(b)
         .where(and(eq(b.tenantId, tenantId), eq(b.id, botId)))
     : [];
-  const secret = bot ? await decryptSecret(env.APP_ENCRYPTION_KEY, bot.webhookSecretEncrypted) : randomSecret();
+  const secret = bot ? await decryptSecret(config(env).APP_ENCRYPTION_KEY, bot.webhookSecretEncrypted) : randomSecret();
   const matches = await secretsEqual(secretHeader ?? "", secret);
   if (!bot || !secretHeader || !matches) throw refused();
   const update = jsonObjectBody(rawBody, "An update");

@@ -4,7 +4,7 @@ import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
 import { findRow, orderBy, type Page, pageOf } from "../../db/queries";
 import * as schema from "../../db/schema";
-import type { Env } from "../../env";
+import { config, type Env } from "../../env";
 import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { INT4_MAX } from "../../lib/bounds";
@@ -79,7 +79,7 @@ const phoneIdTaken = (error: unknown) => {
 };
 
 export async function createAccount(db: AnyDb, env: Env, scope: IntegrationScope, input: CreateAccountInput): Promise<AccountRow> {
-  const key = env.APP_ENCRYPTION_KEY;
+  const key = config(env).APP_ENCRYPTION_KEY;
   const [row] = await db
     .insert(a)
     .values({
@@ -102,7 +102,7 @@ export async function createAccount(db: AnyDb, env: Env, scope: IntegrationScope
 
 export async function updateAccount(db: AnyDb, env: Env, scope: IntegrationScope, id: number, input: UpdateAccountInput): Promise<AccountRow> {
   await getAccount(db, scope, id, true);
-  const key = env.APP_ENCRYPTION_KEY;
+  const key = config(env).APP_ENCRYPTION_KEY;
   const [row] = await db
     .update(a)
     .set({
@@ -151,7 +151,7 @@ export async function createTemplate(db: AnyDb, env: Env, scope: IntegrationScop
     .from(t)
     .where(and(eq(t.accountId, accountId), eq(t.name, input.name), eq(t.language, input.language)));
   if (existing) throw fieldError("name", "This account already has a template with this name and language.");
-  const accessToken = await decryptSecret(env.APP_ENCRYPTION_KEY, account.accessTokenEncrypted);
+  const accessToken = await decryptSecret(config(env).APP_ENCRYPTION_KEY, account.accessTokenEncrypted);
   let created: z.output<typeof CreatedTemplate>;
   try {
     created = await graph(env, accessToken, "POST", `${account.businessAccountId}/message_templates`, CreatedTemplate, {
@@ -199,7 +199,7 @@ const MAX_SYNC_PAGES = 20;
 /** Refreshes statuses (and adds templates created elsewhere) from the platform's list. */
 export async function syncTemplates(db: AnyDb, env: Env, scope: IntegrationScope, accountId: number): Promise<TemplateRow[]> {
   const account = await getAccount(db, scope, accountId, true);
-  const accessToken = await decryptSecret(env.APP_ENCRYPTION_KEY, account.accessTokenEncrypted);
+  const accessToken = await decryptSecret(config(env).APP_ENCRYPTION_KEY, account.accessTokenEncrypted);
   const remote: PlatformTemplate[] = [];
   try {
     let next: string | null = `${account.businessAccountId}/message_templates?fields=id,name,language,status,category,components,rejected_reason&limit=100`;
@@ -263,7 +263,7 @@ export async function sendTemplateMessage(
     const message = `The template "${template.name}" (${template.language}) is ${template.status}: only templates the platform approved can be sent.`;
     throw new AppError("template_not_approved", message, { template: [message] });
   }
-  const accessToken = await decryptSecret(env.APP_ENCRYPTION_KEY, account.accessTokenEncrypted);
+  const accessToken = await decryptSecret(config(env).APP_ENCRYPTION_KEY, account.accessTokenEncrypted);
   const to = input.to.replace(/^\+/, "");
   try {
     const result = await graph(env, accessToken, "POST", `${account.phoneNumberId}/messages`, SentMessage, {
@@ -298,7 +298,7 @@ async function accountForWebhook(db: AnyDb, tenantId: number, id: number): Promi
 /** The platform's subscription check: the challenge when mode and verify token match, else 403. */
 export async function verifySubscription(db: AnyDb, env: Env, tenantId: number, id: number, query: Record<string, string | undefined>): Promise<string> {
   const account = await accountForWebhook(db, tenantId, id);
-  const expected = account ? await decryptSecret(env.APP_ENCRYPTION_KEY, account.webhookVerifyTokenEncrypted) : randomSecret();
+  const expected = account ? await decryptSecret(config(env).APP_ENCRYPTION_KEY, account.webhookVerifyTokenEncrypted) : randomSecret();
   const matches = await secretsEqual(query["hub.verify_token"] ?? "", expected);
   if (!account || query["hub.mode"] !== "subscribe" || !query["hub.verify_token"] || !matches || !query["hub.challenge"]) throw refused();
   return query["hub.challenge"];
@@ -338,7 +338,7 @@ export async function receiveAccountEvent(
   raw: Uint8Array,
 ): Promise<{ applied: number }> {
   const account = await accountForWebhook(db, tenantId, id);
-  const appSecret = account ? await decryptSecret(env.APP_ENCRYPTION_KEY, account.appSecretEncrypted) : randomSecret();
+  const appSecret = account ? await decryptSecret(config(env).APP_ENCRYPTION_KEY, account.appSecretEncrypted) : randomSecret();
   const expected = `sha256=${await hmacSha256Hex(appSecret, raw)}`;
   const matches = await secretsEqual((signature ?? "").trim().toLowerCase(), expected);
   if (!account || !signature || !matches) throw refused();

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { Env } from "../../env";
+import { config, type Env } from "../../env";
 import { AppError, fieldError } from "../../http/errors";
 import { log } from "../../lib/log";
 
@@ -62,7 +62,7 @@ export const fieldsOf = <S extends z.ZodType>(schema: S, json: unknown): Partial
 
 // ---- Messaging platform (Telegram Bot API shape)
 
-const telegramBase = (env: Env) => (env.TELEGRAM_API_BASE || "https://api.telegram.org").replace(/\/+$/, "");
+const telegramBase = (env: Env) => config(env).TELEGRAM_API_BASE;
 
 /** Every Bot API answer: `{ ok, result }` or `{ ok: false, description }`. */
 const TelegramEnvelope = z.object({ ok: z.unknown(), description: z.unknown(), result: z.unknown() }).partial();
@@ -95,7 +95,7 @@ export const telegramSendMessage = (env: Env, token: string, chatId: string, tex
 
 // ---- Chat platform (Graph / WhatsApp Cloud API shape)
 
-const graphBase = (env: Env) => (env.GRAPH_API_BASE || "https://graph.facebook.com/v21.0").replace(/\/+$/, "");
+const graphBase = (env: Env) => config(env).GRAPH_API_BASE;
 
 /** A Graph error answer: `{ error: { message, error_user_msg, … } }`. */
 const GraphEnvelope = z.object({ error: z.unknown() }).partial();

@@ -185,3 +185,5 @@ export const SendMessageResult = z
     message: z.string(),
   })
   .openapi("ChatSendMessageResponse");
+export type MessagingBot = z.output<typeof MessagingBot>;
+export type ChatTemplate = z.output<typeof ChatTemplate>;

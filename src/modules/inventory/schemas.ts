@@ -167,3 +167,4 @@ export const LowStockQuery = z.object({ workspace_id: idQuery() }).strict();
 export type CreateTransferInput = z.output<typeof CreateTransferBody>;
 export type CreateAdjustmentInput = z.output<typeof CreateAdjustmentBody>;
 export type InitialStockInput = z.output<typeof InitialStockBody>;
+export type MovementReportItem = z.output<typeof MovementReportItem>;

@@ -1,4 +1,5 @@
 import { createMiddleware } from "hono/factory";
+import { config } from "../../env";
 import { authenticate, requireAuth } from "../../http/auth";
 import type { AppEnv } from "../../http/context";
 import { tenantDb } from "../../http/database";
@@ -55,7 +56,7 @@ invitationsRouter.openapi(create, async (c) => {
     inviter: { id: auth.userId, name: auth.name },
     email: body.email,
     roleName: body.role,
-    appUrl: c.env.APP_URL,
+    appUrl: config(c.env).APP_URL,
   });
   return c.json({ data: { ...serializeInvitation(invitation), token }, message: `Invitation sent to ${invitation.email}.` }, 201);
 });
@@ -135,11 +136,11 @@ invitationsRouter.openapi(accept, async (c) => {
     password: body.password,
   });
   const issued = result.created
-    ? await issueAccessToken(db, c.env.JWT_SECRET, {
+    ? await issueAccessToken(db, config(c.env).JWT_SECRET, {
         tenantId: tenant.id,
         userId: result.user.id,
         name: "invitation",
-        ttlDays: Number(c.env.ACCESS_TOKEN_TTL_DAYS ?? 30),
+        ttlDays: config(c.env).ACCESS_TOKEN_TTL_DAYS,
       })
     : null;
   const data = {

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { config } from "../../env";
 import type { AppEnv } from "../../http/context";
 import { dominicanToday } from "../../lib/dates";
 import type { InvoiceContext } from "./service";
@@ -6,5 +7,5 @@ import type { InvoiceContext } from "./service";
 /** What issuing an invoice needs from the request (today's Dominican date, the app's URL for links). */
 export const invoiceContext = (c: Context<AppEnv>): InvoiceContext => ({
   today: dominicanToday(),
-  appUrl: (c.env.APP_URL ?? "https://app.sucursal.do").replace(/\/$/, ""),
+  appUrl: config(c.env).APP_URL,
 });

@@ -114,3 +114,5 @@ export const InvoiceListQuery = listQuerySchema({
   sorts: ["issue_date", "document_number", "total_amount", "created_at"] as const,
   defaultSort: "-issue_date",
 });
+export type InvoiceSummary = z.output<typeof InvoiceSummary>;
+export type InvoiceDetail = z.output<typeof InvoiceDetail>;

@@ -44,3 +44,4 @@ export const Product = z
     updated_at: z.string(),
   })
   .openapi("Product");
+export type Product = z.output<typeof Product>;

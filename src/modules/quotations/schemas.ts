@@ -116,3 +116,5 @@ export const QuotationListQuery = listQuerySchema({
   sorts: ["issue_date", "document_number", "total_amount", "created_at"] as const,
   defaultSort: "-issue_date",
 });
+export type QuotationSummary = z.output<typeof QuotationSummary>;
+export type QuotationDetail = z.output<typeof QuotationDetail>;

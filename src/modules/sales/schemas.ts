@@ -35,3 +35,4 @@ export const LineItemOutput = z
   .openapi("LineItem");
 
 export { dateInput, id };
+export type LineItemOutput = z.output<typeof LineItemOutput>;

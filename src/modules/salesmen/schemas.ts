@@ -24,3 +24,4 @@ export const Salesman = z
     updated_at: z.string(),
   })
   .openapi("Salesman");
+export type Salesman = z.output<typeof Salesman>;

@@ -36,3 +36,4 @@ export const Tax = z
     updated_at: z.string(),
   })
   .openapi("Tax");
+export type Tax = z.output<typeof Tax>;
