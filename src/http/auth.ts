@@ -1,11 +1,35 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { config } from "../env";
+import { verifyAccessToken } from "../lib/tokens";
 import type { AppEnv } from "./context";
-import { beginTenantTransaction } from "./database";
+import { beginTenantTransaction, tenantDb } from "./database";
 import { AppError } from "./errors";
-import { requestedWorkspaceId, resolveWorkspace, type WorkspaceRow } from "./workspace";
+import type { RequestScope } from "./scope";
+import { requestedWorkspaceId, resolveWorkspace, type WorkspaceRow, workspaceForbidden } from "./workspace";
 
 const unauthenticated = () => new AppError("unauthenticated", "Unauthenticated.");
+
+/** A scope for a request that has none: reading any of its fields throws `refusal()`. */
+function scopeRefusing(refusal: () => AppError): RequestScope {
+  const refuse = (): never => {
+    throw refusal();
+  };
+  return {
+    get tenantId() {
+      return refuse();
+    },
+    get userId() {
+      return refuse();
+    },
+    get workspaceId() {
+      return refuse();
+    },
+    get viewAll() {
+      return refuse();
+    },
+  };
+}
 
 /**
  * Everything a request needs to know about its caller, in one statement sent with BEGIN: the token
@@ -19,7 +43,29 @@ function contextQuery(userId: number, tokenId: string, workspaceId: number | nul
   return `SELECT * FROM request_context('${tokenId}'::uuid, ${userId}, ${header})`;
 }
 
-/** Bearer auth: a verified token of this tenant, still valid in the database. */
+/**
+ * `Authorization: Bearer …` parsed and its signature and expiry verified, once per request, before
+ * any database work: the rate limiters count a verified token per user and anything else per IP;
+ * `authenticate` then checks the token against the database.
+ */
+export const bearerToken = createMiddleware<AppEnv>(async (c, next) => {
+  const match = c.req.header("authorization")?.match(/^Bearer\s+(\S+)$/i);
+  const claims = match ? await verifyAccessToken(config(c.env).JWT_SECRET, match[1]!) : null;
+  if (claims) c.set("tokenClaims", claims);
+  await next();
+});
+
+/** A public route (no token): the tenant transaction opened and its handle on `c.var.db`. */
+export const publicSession = createMiddleware<AppEnv>(async (c, next) => {
+  c.set("db", await tenantDb(c));
+  c.set("scope", scopeRefusing(unauthenticated));
+  await next();
+});
+
+/**
+ * Bearer auth: a verified token of this tenant, still valid in the database. Sets `c.var.db`,
+ * `c.var.auth` and, when the request has a workspace, `c.var.workspace`.
+ */
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const claims = c.get("tokenClaims");
   if (!claims || claims.tenantId !== c.get("tenant").id) throw unauthenticated();
@@ -34,8 +80,12 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
     email: String(row.email),
     currentWorkspaceId: row.current_workspace_id === null ? null : Number(row.current_workspace_id),
   });
+  c.set("db", c.get("tx")!.db);
   const workspace = resolveWorkspace(row as unknown as WorkspaceRow, workspaceId);
-  if (workspace) c.set("workspace", workspace);
+  if (workspace) {
+    c.set("workspace", workspace);
+    c.set("scope", { tenantId: claims.tenantId, userId: claims.userId, workspaceId: workspace.id, viewAll: workspace.viewAllLocations });
+  } else c.set("scope", scopeRefusing(workspaceForbidden));
   await next();
 });
 

@@ -1,6 +1,7 @@
 import type { Pool } from "@neondatabase/serverless";
 import type { Database, RequestTransaction } from "../db/client";
 import type { Env } from "../env";
+import type { RequestScope } from "./scope";
 
 export interface Tenant {
   id: number;
@@ -36,10 +37,23 @@ export interface AppVariables {
   tenant: Tenant;
   pool?: Pool;
   tx?: RequestTransaction;
+  /** A bearer token that verified (signature, expiry), set by `bearerToken`; the database still decides. */
   tokenClaims?: TokenClaims;
   auth?: AuthContext;
   workspace?: WorkspaceContext;
+  /**
+   * The tenant transaction's drizzle handle. Set for every route declared with `defineRoute`
+   * (publicSession or authenticate), so handlers read it without a check.
+   */
+  db: Database;
+  /**
+   * The request's scope as services take it. Set by authenticate: for a request without a workspace
+   * (or a public route) it is a scope whose every field refuses with 403 workspace_forbidden (401
+   * unauthenticated), so a handler that needs a workspace cannot run without one.
+   */
+  scope: RequestScope;
+  /** Outbox rows the request wrote: pushed onto the Queue once it has committed (`outboxDispatch`). */
+  outbox: number[];
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };
-export type { Database };

@@ -7,7 +7,8 @@ import { AppError } from "./errors";
 
 const RETRY_AFTER_SECONDS = "5";
 
-function unavailable(cause: unknown, requestId: string): AppError {
+/** The database cannot serve the request: 503 with Retry-After (logged). */
+export function unavailable(cause: unknown, requestId: string): AppError {
   log.error("database unavailable", { requestId, cause: String(cause) });
   return new AppError("service_unavailable", "The database is unavailable; try again shortly.", undefined, {
     "Retry-After": RETRY_AFTER_SECONDS,
@@ -28,13 +29,6 @@ export const databaseSession = createMiddleware<AppEnv>(async (c, next) => {
   try {
     await next();
     const tx = c.get("tx");
-    // A statement that failed because the connection was lost is the database being unavailable,
-    // not a bug: 503 with Retry-After, as when it cannot be reached at all (the work rolled back).
-    if (c.error && !(c.error instanceof AppError) && tx?.connectionLost) {
-      const lost = unavailable(c.error, c.get("requestId"));
-      c.res = undefined;
-      c.res = c.json(lost.toBody(), 503, lost.headers);
-    }
     if (tx?.isOpen) {
       // A rollback that fails means the connection is gone, and Postgres aborts the transaction
       // itself: the answer already given (an error) stands.

@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { idParam } from "../lib/bounds";
-import { authenticate } from "./auth";
+import { authenticate, publicSession } from "./auth";
 import type { AppEnv } from "./context";
 import { validationError } from "./errors";
 import { requirePermission } from "./permissions";
@@ -26,8 +26,9 @@ export const routeTable: RouteAccess[] = [];
 /** Declares an endpoint once: zod schemas validate, type the handler and document it. */
 export function defineRoute<const R extends RouteConfig>(access: Access, config: R): R {
   routeTable.push({ method: config.method.toUpperCase(), path: config.path, access });
-  const guards: MiddlewareHandler<AppEnv>[] = [];
-  if (access !== "public") guards.push(authenticate);
+  // Before validation: the tenant transaction (c.var.db) and, with a token, the caller (c.var.auth,
+  // c.var.workspace, c.var.scope); then the route's permission in the request's workspace.
+  const guards: MiddlewareHandler<AppEnv>[] = [access === "public" ? publicSession : authenticate];
   if (typeof access === "object") guards.push(requirePermission(access.permission));
   const own = config.middleware ? (Array.isArray(config.middleware) ? config.middleware : [config.middleware]) : [];
   return createRoute({

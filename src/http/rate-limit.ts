@@ -6,7 +6,6 @@ import { config, type Env } from "../env";
 import { canonicalId } from "../lib/bounds";
 import { sha256Hex } from "../lib/crypto";
 import { log } from "../lib/log";
-import { verifyAccessToken } from "../lib/tokens";
 import type { AppEnv } from "./context";
 import { AppError } from "./errors";
 import { subdomainOf } from "./tenant";
@@ -148,12 +147,6 @@ function redisUnavailable(c: Context<AppEnv>, error: unknown): null {
   return null;
 }
 
-function bearerToken(c: Context<AppEnv>): string | null {
-  const header = c.req.header("authorization");
-  const match = header?.match(/^Bearer\s+(\S+)$/i);
-  return match ? match[1]! : null;
-}
-
 function clientIp(c: Context<AppEnv>): string {
   // Cloudflare sets CF-Connecting-IP itself and overwrites any value a client sends.
   return c.req.header("cf-connecting-ip") ?? "unknown";
@@ -202,18 +195,13 @@ async function applyLimit(c: Context<AppEnv>, kind: "user" | "ip" | "webhook", m
 }
 
 /**
- * Before the tenant is resolved (no database work yet): a request without a token that verifies is
+ * Before the tenant is resolved (no database work yet): a request without a token that verified (`bearerToken`) is
  * limited per IP and host at RATE_LIMIT_ANONYMOUS_PER_MINUTE (or per webhook endpoint), so anonymous
  * floods — unknown tenants, a database that is down — are refused before they cost a connection.
  * A verified token is limited per user by `rateLimit`, once its tenant is known.
  */
 export const anonymousRateLimit = createMiddleware<AppEnv>(async (c, next) => {
-  const token = bearerToken(c);
-  const claims = token ? await verifyAccessToken(config(c.env).JWT_SECRET, token) : null;
-  if (claims) {
-    c.set("tokenClaims", claims);
-    return next();
-  }
+  if (c.get("tokenClaims")) return next(); // limited per user by rateLimit, once the tenant is known
   const bucket = anonymousBucket(c);
   await applyLimit(c, bucket.kind, bucket.max, bucket.key, next);
 });

@@ -1,14 +1,10 @@
 import { eq, isNull, or, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import type { Context } from "hono";
-import { requireAuth } from "./auth";
-import type { AppEnv } from "./context";
-import { AppError } from "./errors";
-import { requireWorkspace } from "./workspace";
+import { workspaceForbidden } from "./workspace";
 
 /**
- * The request's scope as services see it — tenant, caller and workspace — and the workspace
- * visibility rules of workspace-scoped rows (products, contacts).
+ * The request's scope as services see it — tenant, caller and workspace; `c.var.scope`, set by
+ * authenticate — and the workspace visibility rules of workspace-scoped rows (products, contacts).
  */
 export interface RequestScope {
   tenantId: number;
@@ -18,13 +14,6 @@ export interface RequestScope {
   /** The caller holds view_all_locations. */
   viewAll: boolean;
 }
-
-export function requestScope(c: Context<AppEnv>): RequestScope {
-  const workspace = requireWorkspace(c);
-  return { tenantId: c.get("tenant").id, userId: requireAuth(c).userId, workspaceId: workspace.id, viewAll: workspace.viewAllLocations };
-}
-
-const workspaceForbidden = () => new AppError("workspace_forbidden", "You do not have access to this workspace.");
 
 /**
  * Workspace visibility of a workspace-scoped row (products, contacts) read or changed by id:

@@ -11,7 +11,7 @@ export interface WorkspaceRow {
   all_locations_permissions: string[] | null;
 }
 
-const forbidden = () => new AppError("workspace_forbidden", "You do not have access to this workspace.");
+export const workspaceForbidden = () => new AppError("workspace_forbidden", "You do not have access to this workspace.");
 
 /** `X-Workspace-ID`: absent → null; anything but a positive integer → 422. */
 export function requestedWorkspaceId(c: Context<AppEnv>): number | null {
@@ -41,12 +41,12 @@ export function visibilityOnly(permissions: readonly string[]): string[] {
 export function resolveWorkspace(row: WorkspaceRow, requested: number | null): WorkspaceContext | null {
   const allLocations = row.all_locations_permissions;
   if (row.workspace_id === null) {
-    if (requested !== null) throw forbidden();
+    if (requested !== null) throw workspaceForbidden();
     return null;
   }
   const permissions = row.member_permissions ?? (allLocations && visibilityOnly(allLocations));
   if (!permissions) {
-    if (requested !== null) throw forbidden();
+    if (requested !== null) throw workspaceForbidden();
     return null;
   }
   return {
@@ -60,6 +60,6 @@ export function resolveWorkspace(row: WorkspaceRow, requested: number | null): W
 
 export function requireWorkspace(c: Context<AppEnv>): WorkspaceContext {
   const workspace = c.get("workspace");
-  if (!workspace) throw forbidden();
+  if (!workspace) throw workspaceForbidden();
   return workspace;
 }

@@ -7,12 +7,11 @@ import * as schema from "../db/schema";
 import { config, type Env } from "../env";
 import type { AppEnv } from "../http/context";
 import { log } from "../lib/log";
-import { takeNotedOutboxMessages } from "../modules/outbox/service";
 
 /**
  * Delivery of the transactional outbox (`outbox_messages`).
  *
- * - A request that writes outbox rows notes their ids (enqueueEmail); after the request commits,
+ * - A request that writes outbox rows pushes their ids onto `c.var.outbox`; after the request commits,
  *   `outboxDispatch` sends `{tenant_id, outbox_id}` messages to the `outbox` Queue.
  * - The cron sweep (`* * * * *`) re-enqueues every pending row that is due and was not delivered,
  *   whatever the reason: a queue send that failed, a writer that does not note its ids, a retry
@@ -246,10 +245,9 @@ async function enqueueOutbox(env: Env, refs: OutboxRef[], requestId?: string): P
  * outside `databaseSession`, so when `next()` returns the commit (or rollback) has happened.
  */
 export const outboxDispatch = createMiddleware<AppEnv>(async (c, next) => {
+  const ids: number[] = [];
+  c.set("outbox", ids);
   await next();
-  const tx = c.get("tx");
-  if (!tx) return;
-  const ids = takeNotedOutboxMessages(tx.db);
   if (!ids.length || c.error || c.res.status >= 400) return;
   const tenantId = c.get("tenant").id;
   c.executionCtx.waitUntil(

@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { config } from "../../env";
 import { requireAuth } from "../../http/auth";
-import { tenantDb } from "../../http/database";
 import { AppError, notFound } from "../../http/errors";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
@@ -26,7 +25,7 @@ authRouter.openapi(createToken, async (c) => {
   const body = c.req.valid("json");
   // Before any database work: 429 once this account (tenant + email) has had 10 failures in 15 minutes.
   const recordFailure = await guardLogin(c, body.email);
-  const db = await tenantDb(c);
+  const db = c.var.db;
   const userId = await checkCredentials(db, body.email, body.password).catch(async (error: unknown) => {
     if (error instanceof AppError && error.status === 401) await recordFailure();
     throw error;
@@ -45,7 +44,7 @@ const revokeCurrent = defineRoute("authenticated", {
 });
 
 authRouter.openapi(revokeCurrent, async (c) => {
-  await revokeAccessToken(await tenantDb(c), requireAuth(c).tokenId);
+  await revokeAccessToken(c.var.db, requireAuth(c).tokenId);
   return c.json({ message: "Token revoked." }, 200);
 });
 
@@ -58,7 +57,7 @@ const me = defineRoute("authenticated", {
 });
 
 authRouter.openapi(me, async (c) => {
-  const { user, memberships } = await describeUser(await tenantDb(c), requireAuth(c).userId);
+  const { user, memberships } = await describeUser(c.var.db, requireAuth(c).userId);
   const workspace = c.get("workspace");
   return c.json(
     {
@@ -90,7 +89,7 @@ const listTokens = defineRoute("authenticated", {
 authRouter.openapi(listTokens, async (c) => {
   const query = c.req.valid("query");
   const auth = requireAuth(c);
-  const { rows, total } = await listAccessTokens(await tenantDb(c), auth.userId, query, query.sort);
+  const { rows, total } = await listAccessTokens(c.var.db, auth.userId, query, query.sort);
   const data = rows.map((t) => ({
     id: t.id,
     name: t.name,
@@ -114,6 +113,6 @@ const revokeToken = defineRoute("authenticated", {
 
 authRouter.openapi(revokeToken, async (c) => {
   const { token_id } = c.req.valid("param");
-  if (!(await revokeOwnToken(await tenantDb(c), requireAuth(c).userId, token_id))) throw notFound("Token");
+  if (!(await revokeOwnToken(c.var.db, requireAuth(c).userId, token_id))) throw notFound("Token");
   return c.json({ message: "Token revoked." }, 200);
 });

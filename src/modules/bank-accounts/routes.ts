@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { idFilter, listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
@@ -33,7 +32,7 @@ const list = defineRoute(
 );
 bankAccountsRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
-  const { rows, total } = await listBankAccounts(await tenantDb(c), c.get("tenant").id, query);
+  const { rows, total } = await listBankAccounts(c.var.db, c.get("tenant").id, query);
   return c.json(paginate(c, query, total, rows.map(serializeBankAccount)), 200);
 });
 
@@ -49,7 +48,7 @@ const get = defineRoute(
   },
 );
 bankAccountsRouter.openapi(get, async (c) => {
-  const row = await getBankAccount(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
+  const row = await getBankAccount(c.var.db, c.get("tenant").id, c.req.valid("param").id);
   return c.json({ data: serializeBankAccount(row) }, 200);
 });
 
@@ -65,7 +64,7 @@ const create = defineRoute(
   },
 );
 bankAccountsRouter.openapi(create, async (c) => {
-  const row = await createBankAccount(await tenantDb(c), c.get("tenant").id, c.req.valid("json"));
+  const row = await createBankAccount(c.var.db, c.get("tenant").id, c.req.valid("json"));
   return c.json({ data: serializeBankAccount(row), message: "Bank account created." }, 201);
 });
 
@@ -81,7 +80,7 @@ const update = defineRoute(
   },
 );
 bankAccountsRouter.openapi(update, async (c) => {
-  const row = await updateBankAccount(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
+  const row = await updateBankAccount(c.var.db, c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeBankAccount(row), message: "Bank account updated." }, 200);
 });
 
@@ -97,6 +96,6 @@ const remove = defineRoute(
   },
 );
 bankAccountsRouter.openapi(remove, async (c) => {
-  await deleteBankAccount(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
+  await deleteBankAccount(c.var.db, c.get("tenant").id, c.req.valid("param").id);
   return c.json({ message: "Bank account deleted." }, 200);
 });

@@ -1,4 +1,3 @@
-import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { dataOnly, dataWithMessage } from "../../http/schemas";
 import { Company, UpdateCompanyBody } from "./schemas";
@@ -16,7 +15,7 @@ const get = defineRoute("authenticated", {
   responses: { 200: jsonResponse("The profile", dataOnly(Company)), ...commonErrors },
 });
 companyRouter.openapi(get, async (c) => {
-  const row = await getProfile(await tenantDb(c), c.get("tenant").id);
+  const row = await getProfile(c.var.db, c.get("tenant").id);
   return c.json({ data: serializeCompany(row) }, 200);
 });
 
@@ -32,6 +31,6 @@ const update = defineRoute(
   },
 );
 companyRouter.openapi(update, async (c) => {
-  const row = await updateProfile(await tenantDb(c), c.get("tenant").id, c.req.valid("json"));
+  const row = await updateProfile(c.var.db, c.get("tenant").id, c.req.valid("json"));
   return c.json({ data: serializeCompany(row), message: "Company profile updated." }, 200);
 });

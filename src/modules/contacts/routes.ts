@@ -1,9 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage, MessageResponse, WorkspaceFilter } from "../../http/schemas";
-import { requestScope } from "../../http/scope";
 import { IDENTIFICATION_TYPES } from "../../lib/identification";
 import { CONTACT_TYPES, Contact, CreateContactBody, UpdateContactBody } from "./schemas";
 import { createContact, deleteContact, getContact, listContacts, serializeContacts, updateContact } from "./service";
@@ -36,8 +34,8 @@ const list = defineRoute(
 );
 contactsRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
-  const db = await tenantDb(c);
-  const { rows, total } = await listContacts(db, requestScope(c), query);
+  const db = c.var.db;
+  const { rows, total } = await listContacts(db, c.var.scope, query);
   return c.json(paginate(c, query, total, await serializeContacts(db, rows)), 200);
 });
 
@@ -53,8 +51,8 @@ const get = defineRoute(
   },
 );
 contactsRouter.openapi(get, async (c) => {
-  const db = await tenantDb(c);
-  const row = await getContact(db, requestScope(c), c.req.valid("param").id);
+  const db = c.var.db;
+  const row = await getContact(db, c.var.scope, c.req.valid("param").id);
   const [data] = await serializeContacts(db, [row]);
   return c.json({ data: data! }, 200);
 });
@@ -71,8 +69,8 @@ const create = defineRoute(
   },
 );
 contactsRouter.openapi(create, async (c) => {
-  const db = await tenantDb(c);
-  const row = await createContact(db, requestScope(c), c.req.valid("json"));
+  const db = c.var.db;
+  const row = await createContact(db, c.var.scope, c.req.valid("json"));
   const [data] = await serializeContacts(db, [row]);
   return c.json({ data: data!, message: "Contact created." }, 201);
 });
@@ -89,8 +87,8 @@ const update = defineRoute(
   },
 );
 contactsRouter.openapi(update, async (c) => {
-  const db = await tenantDb(c);
-  const row = await updateContact(db, requestScope(c), c.req.valid("param").id, c.req.valid("json"));
+  const db = c.var.db;
+  const row = await updateContact(db, c.var.scope, c.req.valid("param").id, c.req.valid("json"));
   const [data] = await serializeContacts(db, [row]);
   return c.json({ data: data!, message: "Contact updated." }, 200);
 });
@@ -107,6 +105,6 @@ const remove = defineRoute(
   },
 );
 contactsRouter.openapi(remove, async (c) => {
-  await deleteContact(await tenantDb(c), requestScope(c), c.req.valid("param").id);
+  await deleteContact(c.var.db, c.var.scope, c.req.valid("param").id);
   return c.json({ message: "Contact deleted." }, 200);
 });

@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
@@ -28,7 +27,7 @@ const list = defineRoute(
 );
 currenciesRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
-  const { rows, total } = await listCurrencies(await tenantDb(c), c.get("tenant").id, query);
+  const { rows, total } = await listCurrencies(c.var.db, c.get("tenant").id, query);
   return c.json(paginate(c, query, total, rows.map(serializeCurrency)), 200);
 });
 
@@ -44,7 +43,7 @@ const get = defineRoute(
   },
 );
 currenciesRouter.openapi(get, async (c) => {
-  const row = await getCurrency(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
+  const row = await getCurrency(c.var.db, c.get("tenant").id, c.req.valid("param").id);
   return c.json({ data: serializeCurrency(row) }, 200);
 });
 
@@ -60,7 +59,7 @@ const create = defineRoute(
   },
 );
 currenciesRouter.openapi(create, async (c) => {
-  const row = await createCurrency(await tenantDb(c), c.get("tenant").id, c.req.valid("json"));
+  const row = await createCurrency(c.var.db, c.get("tenant").id, c.req.valid("json"));
   return c.json({ data: serializeCurrency(row), message: "Currency created." }, 201);
 });
 
@@ -76,7 +75,7 @@ const update = defineRoute(
   },
 );
 currenciesRouter.openapi(update, async (c) => {
-  const row = await updateCurrency(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
+  const row = await updateCurrency(c.var.db, c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeCurrency(row), message: "Currency updated." }, 200);
 });
 
@@ -92,6 +91,6 @@ const remove = defineRoute(
   },
 );
 currenciesRouter.openapi(remove, async (c) => {
-  await deleteCurrency(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
+  await deleteCurrency(c.var.db, c.get("tenant").id, c.req.valid("param").id);
   return c.json({ message: "Currency deleted." }, 200);
 });

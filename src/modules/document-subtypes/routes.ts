@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
 import { requireAuth } from "../../http/auth";
-import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
@@ -56,7 +55,7 @@ const list = defineRoute(
 );
 documentSubtypesRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
-  const { rows, total } = await listSubtypes(await tenantDb(c), c.get("tenant").id, query);
+  const { rows, total } = await listSubtypes(c.var.db, c.get("tenant").id, query);
   return c.json(paginate(c, query, total, rows.map(serializeSubtype)), 200);
 });
 
@@ -72,7 +71,7 @@ const get = defineRoute(
   },
 );
 documentSubtypesRouter.openapi(get, async (c) => {
-  const row = await getSubtype(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
+  const row = await getSubtype(c.var.db, c.get("tenant").id, c.req.valid("param").id);
   return c.json({ data: serializeSubtype(row) }, 200);
 });
 
@@ -88,7 +87,7 @@ const create = defineRoute(
   },
 );
 documentSubtypesRouter.openapi(create, async (c) => {
-  const row = await createSubtype(await tenantDb(c), c.get("tenant").id, c.req.valid("json"));
+  const row = await createSubtype(c.var.db, c.get("tenant").id, c.req.valid("json"));
   return c.json({ data: serializeSubtype(row), message: "Document subtype created." }, 201);
 });
 
@@ -104,7 +103,7 @@ const update = defineRoute(
   },
 );
 documentSubtypesRouter.openapi(update, async (c) => {
-  const row = await updateSubtype(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
+  const row = await updateSubtype(c.var.db, c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeSubtype(row), message: "Document subtype updated." }, 200);
 });
 
@@ -120,7 +119,7 @@ const remove = defineRoute(
   },
 );
 documentSubtypesRouter.openapi(remove, async (c) => {
-  await deleteSubtype(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
+  await deleteSubtype(c.var.db, c.get("tenant").id, c.req.valid("param").id);
   return c.json({ message: "Document subtype deleted." }, 200);
 });
 
@@ -142,7 +141,7 @@ const setPreferred = defineRoute(
 documentSubtypesRouter.openapi(setPreferred, async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
-  const subtype = await setPreferredSubtype(await tenantDb(c), c.get("tenant").id, requireAuth(c).userId, id, body.type, body.document_subtype_id);
+  const subtype = await setPreferredSubtype(c.var.db, c.get("tenant").id, requireAuth(c).userId, id, body.type, body.document_subtype_id);
   return c.json(
     {
       data: {
@@ -171,7 +170,7 @@ const listPreferred = defineRoute(
 documentSubtypesRouter.openapi(listPreferred, async (c) => {
   const { id } = c.req.valid("param");
   const workspace = requireWorkspace(c);
-  const rows = await listPreferredSubtypes(await tenantDb(c), c.get("tenant").id, requireAuth(c).userId, workspace.viewAllLocations, id);
+  const rows = await listPreferredSubtypes(c.var.db, c.get("tenant").id, requireAuth(c).userId, workspace.viewAllLocations, id);
   return c.json(
     {
       data: rows.map((r) => ({
@@ -198,6 +197,6 @@ const validate = defineRoute(
 );
 documentSubtypesRouter.openapi(validate, async (c) => {
   const body = c.req.valid("json");
-  const result = await validateNcf(await tenantDb(c), c.get("tenant").id, body.ncf, body.document_subtype_id);
+  const result = await validateNcf(c.var.db, c.get("tenant").id, body.ncf, body.document_subtype_id);
   return c.json(result, 200);
 });

@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context";
-import { tenantDb } from "../../http/database";
 import { AppError } from "../../http/errors";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
@@ -72,7 +71,7 @@ const listBotsRoute = defineRoute(VIEW, {
 integrationsRouter.openapi(listBotsRoute, async (c) => {
   const query = c.req.valid("query");
   const scope = scopeOf(c);
-  const { rows, total } = await listBots(await tenantDb(c), scope, query);
+  const { rows, total } = await listBots(c.var.db, scope, query);
   return c.json(
     paginate(
       c,
@@ -94,7 +93,7 @@ const createBotRoute = defineRoute(MANAGE, {
 });
 integrationsRouter.openapi(createBotRoute, async (c) => {
   const scope = scopeOf(c);
-  const row = await createBot(await tenantDb(c), c.env, scope, c.req.valid("json"));
+  const row = await createBot(c.var.db, c.env, scope, c.req.valid("json"));
   return c.json({ data: serializeBot(row, scope.origin), message: "Messaging bot created." }, 201);
 });
 
@@ -108,7 +107,7 @@ const getBotRoute = defineRoute(VIEW, {
 });
 integrationsRouter.openapi(getBotRoute, async (c) => {
   const scope = scopeOf(c);
-  const row = await getBot(await tenantDb(c), scope, c.req.valid("param").bot);
+  const row = await getBot(c.var.db, scope, c.req.valid("param").bot);
   return c.json({ data: serializeBot(row, scope.origin) }, 200);
 });
 
@@ -122,7 +121,7 @@ const updateBotRoute = defineRoute(MANAGE, {
 });
 integrationsRouter.openapi(updateBotRoute, async (c) => {
   const scope = scopeOf(c);
-  const row = await updateBot(await tenantDb(c), c.env, scope, c.req.valid("param").bot, c.req.valid("json"));
+  const row = await updateBot(c.var.db, c.env, scope, c.req.valid("param").bot, c.req.valid("json"));
   return c.json({ data: serializeBot(row, scope.origin), message: "Messaging bot updated." }, 200);
 });
 
@@ -135,7 +134,7 @@ const deleteBotRoute = defineRoute(MANAGE, {
   responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404), ...commonErrors },
 });
 integrationsRouter.openapi(deleteBotRoute, async (c) => {
-  await deleteBot(await tenantDb(c), c.env, scopeOf(c), c.req.valid("param").bot);
+  await deleteBot(c.var.db, c.env, scopeOf(c), c.req.valid("param").bot);
   return c.json({ message: "Messaging bot deleted." }, 200);
 });
 
@@ -149,7 +148,7 @@ const testBotRoute = defineRoute(MANAGE, {
 });
 integrationsRouter.openapi(testBotRoute, async (c) => {
   const body = c.req.valid("json");
-  const data = await sendTestMessage(await tenantDb(c), c.env, scopeOf(c), c.req.valid("param").bot, body.chat_id, body.message);
+  const data = await sendTestMessage(c.var.db, c.env, scopeOf(c), c.req.valid("param").bot, body.chat_id, body.message);
   return c.json({ data, message: "Test message sent." }, 200);
 });
 
@@ -179,7 +178,7 @@ integrationsRouter.openapi(botWebhookRoute, async (c) => {
   const bot = webhookId(c.req.valid("param").bot);
   // The raw body first: nothing parses it before the secret is checked.
   const raw = await c.req.text();
-  await receiveBotUpdate(await tenantDb(c), c.env, c.get("tenant").id, bot, c.req.header("x-telegram-bot-api-secret-token"), raw);
+  await receiveBotUpdate(c.var.db, c.env, c.get("tenant").id, bot, c.req.header("x-telegram-bot-api-secret-token"), raw);
   return c.json({ ok: true }, 200);
 });
 
@@ -196,7 +195,7 @@ const listAccountsRoute = defineRoute(VIEW, {
 integrationsRouter.openapi(listAccountsRoute, async (c) => {
   const query = c.req.valid("query");
   const scope = scopeOf(c);
-  const { rows, total } = await listAccounts(await tenantDb(c), scope, query);
+  const { rows, total } = await listAccounts(c.var.db, scope, query);
   return c.json(
     paginate(
       c,
@@ -218,7 +217,7 @@ const createAccountRoute = defineRoute(MANAGE, {
 });
 integrationsRouter.openapi(createAccountRoute, async (c) => {
   const scope = scopeOf(c);
-  const row = await createAccount(await tenantDb(c), c.env, scope, c.req.valid("json"));
+  const row = await createAccount(c.var.db, c.env, scope, c.req.valid("json"));
   return c.json({ data: serializeAccount(row, scope.origin), message: "Chat account created." }, 201);
 });
 
@@ -232,7 +231,7 @@ const getAccountRoute = defineRoute(VIEW, {
 });
 integrationsRouter.openapi(getAccountRoute, async (c) => {
   const scope = scopeOf(c);
-  const row = await getAccount(await tenantDb(c), scope, c.req.valid("param").account);
+  const row = await getAccount(c.var.db, scope, c.req.valid("param").account);
   return c.json({ data: serializeAccount(row, scope.origin) }, 200);
 });
 
@@ -246,7 +245,7 @@ const updateAccountRoute = defineRoute(MANAGE, {
 });
 integrationsRouter.openapi(updateAccountRoute, async (c) => {
   const scope = scopeOf(c);
-  const row = await updateAccount(await tenantDb(c), c.env, scope, c.req.valid("param").account, c.req.valid("json"));
+  const row = await updateAccount(c.var.db, c.env, scope, c.req.valid("param").account, c.req.valid("json"));
   return c.json({ data: serializeAccount(row, scope.origin), message: "Chat account updated." }, 200);
 });
 
@@ -259,7 +258,7 @@ const deleteAccountRoute = defineRoute(MANAGE, {
   responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404), ...commonErrors },
 });
 integrationsRouter.openapi(deleteAccountRoute, async (c) => {
-  await deleteAccount(await tenantDb(c), scopeOf(c), c.req.valid("param").account);
+  await deleteAccount(c.var.db, scopeOf(c), c.req.valid("param").account);
   return c.json({ message: "Chat account deleted." }, 200);
 });
 
@@ -272,7 +271,7 @@ const listTemplatesRoute = defineRoute(VIEW, {
   responses: { 200: jsonResponse("Templates", dataOnly(z.array(ChatTemplate))), ...errorResponses(404), ...commonErrors },
 });
 integrationsRouter.openapi(listTemplatesRoute, async (c) => {
-  const rows = await listTemplates(await tenantDb(c), scopeOf(c), c.req.valid("param").account);
+  const rows = await listTemplates(c.var.db, scopeOf(c), c.req.valid("param").account);
   return c.json({ data: rows.map(serializeTemplate) }, 200);
 });
 
@@ -285,7 +284,7 @@ const createTemplateRoute = defineRoute(MANAGE, {
   responses: { 201: jsonResponse("Submitted", dataWithMessage(ChatTemplate)), ...errorResponses(404), ...platformError, ...commonErrors },
 });
 integrationsRouter.openapi(createTemplateRoute, async (c) => {
-  const row = await createTemplate(await tenantDb(c), c.env, scopeOf(c), c.req.valid("param").account, c.req.valid("json"));
+  const row = await createTemplate(c.var.db, c.env, scopeOf(c), c.req.valid("param").account, c.req.valid("json"));
   return c.json({ data: serializeTemplate(row), message: "Template submitted for approval." }, 201);
 });
 
@@ -298,7 +297,7 @@ const syncTemplatesRoute = defineRoute(MANAGE, {
   responses: { 200: jsonResponse("Synchronized", dataWithMessage(z.array(ChatTemplate))), ...errorResponses(404), ...platformError, ...commonErrors },
 });
 integrationsRouter.openapi(syncTemplatesRoute, async (c) => {
-  const rows = await syncTemplates(await tenantDb(c), c.env, scopeOf(c), c.req.valid("param").account);
+  const rows = await syncTemplates(c.var.db, c.env, scopeOf(c), c.req.valid("param").account);
   return c.json({ data: rows.map(serializeTemplate), message: `${rows.length} templates synchronized.` }, 200);
 });
 
@@ -311,7 +310,7 @@ const sendMessageRoute = defineRoute(MANAGE, {
   responses: { 200: jsonResponse("Sent", SendMessageResult), ...errorResponses(404), ...platformError, ...commonErrors },
 });
 integrationsRouter.openapi(sendMessageRoute, async (c) => {
-  const data = await sendTemplateMessage(await tenantDb(c), c.env, scopeOf(c), c.req.valid("param").account, c.req.valid("json"));
+  const data = await sendTemplateMessage(c.var.db, c.env, scopeOf(c), c.req.valid("param").account, c.req.valid("json"));
   return c.json({ data, message: "Message sent." }, 200);
 });
 
@@ -332,7 +331,7 @@ const verifyAccountWebhookRoute = defineRoute("public", {
 });
 integrationsRouter.openapi(verifyAccountWebhookRoute, async (c) => {
   const account = webhookId(c.req.valid("param").account);
-  const challenge = await verifySubscription(await tenantDb(c), c.env, c.get("tenant").id, account, c.req.valid("query"));
+  const challenge = await verifySubscription(c.var.db, c.env, c.get("tenant").id, account, c.req.valid("query"));
   return c.text(challenge, 200);
 });
 
@@ -348,6 +347,6 @@ integrationsRouter.openapi(accountWebhookRoute, async (c) => {
   const account = webhookId(c.req.valid("param").account);
   // The signature covers the exact bytes received: read them before anything parses the body.
   const raw = new Uint8Array(await c.req.arrayBuffer());
-  await receiveAccountEvent(await tenantDb(c), c.env, c.get("tenant").id, account, c.req.header("x-hub-signature-256"), raw);
+  await receiveAccountEvent(c.var.db, c.env, c.get("tenant").id, account, c.req.header("x-hub-signature-256"), raw);
   return c.json({ ok: true }, 200);
 });

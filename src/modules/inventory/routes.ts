@@ -1,9 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
-import { requestScope } from "../../http/scope";
 import {
   AdjustmentItem,
   AdjustmentListQuery,
@@ -37,7 +35,7 @@ inventoryRouter.openapi(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const { data, total } = await inventory.listTransfers(await tenantDb(c), requestScope(c), query);
+    const { data, total } = await inventory.listTransfers(c.var.db, c.var.scope, query);
     return c.json(paginate(c, query, total, data), 200);
   },
 );
@@ -51,7 +49,7 @@ inventoryRouter.openapi(
     request: { params: IdParam },
     responses: { 200: jsonResponse("Transfer", dataOnly(MovementItem)), ...errorResponses(404), ...commonErrors },
   }),
-  async (c) => c.json({ data: await inventory.getTransfer(await tenantDb(c), requestScope(c), c.req.valid("param").id) }, 200),
+  async (c) => c.json({ data: await inventory.getTransfer(c.var.db, c.var.scope, c.req.valid("param").id) }, 200),
 );
 
 inventoryRouter.openapi(
@@ -67,7 +65,7 @@ inventoryRouter.openapi(
     },
   ),
   async (c) => {
-    const data = await inventory.createTransfer(await tenantDb(c), requestScope(c), c.req.valid("json"));
+    const data = await inventory.createTransfer(c.var.db, c.var.scope, c.req.valid("json"));
     return c.json({ data, message: "Stock transferred." }, 201);
   },
 );
@@ -83,7 +81,7 @@ inventoryRouter.openapi(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const { data, total } = await inventory.listAdjustments(await tenantDb(c), requestScope(c), query);
+    const { data, total } = await inventory.listAdjustments(c.var.db, c.var.scope, query);
     return c.json(paginate(c, query, total, data), 200);
   },
 );
@@ -97,7 +95,7 @@ inventoryRouter.openapi(
     request: { params: IdParam },
     responses: { 200: jsonResponse("Adjustment", dataOnly(AdjustmentItem)), ...errorResponses(404), ...commonErrors },
   }),
-  async (c) => c.json({ data: await inventory.getAdjustment(await tenantDb(c), requestScope(c), c.req.valid("param").id) }, 200),
+  async (c) => c.json({ data: await inventory.getAdjustment(c.var.db, c.var.scope, c.req.valid("param").id) }, 200),
 );
 
 inventoryRouter.openapi(
@@ -113,7 +111,7 @@ inventoryRouter.openapi(
     },
   ),
   async (c) => {
-    const data = await inventory.createAdjustment(await tenantDb(c), requestScope(c), c.req.valid("json"));
+    const data = await inventory.createAdjustment(c.var.db, c.var.scope, c.req.valid("json"));
     return c.json({ data, message: "Inventory adjusted." }, 201);
   },
 );
@@ -138,7 +136,7 @@ inventoryRouter.openapi(
     },
   ),
   async (c) => {
-    const summary = await inventory.setInitialStock(await tenantDb(c), requestScope(c), c.req.valid("json"));
+    const summary = await inventory.setInitialStock(c.var.db, c.var.scope, c.req.valid("json"));
     return c.json({ message: "Initial stock set.", summary }, 201);
   },
 );
@@ -152,7 +150,7 @@ inventoryRouter.openapi(
     request: { params: IdParam },
     responses: { 200: jsonResponse("Stock by workspace", dataOnly(ProductStock)), ...errorResponses(404), ...commonErrors },
   }),
-  async (c) => c.json({ data: await inventory.productStock(await tenantDb(c), requestScope(c), c.req.valid("param").id) }, 200),
+  async (c) => c.json({ data: await inventory.productStock(c.var.db, c.var.scope, c.req.valid("param").id) }, 200),
 );
 
 inventoryRouter.openapi(
@@ -169,7 +167,7 @@ inventoryRouter.openapi(
   ),
   async (c) => {
     const body = c.req.valid("json");
-    await inventory.setMinimum(await tenantDb(c), requestScope(c), c.req.valid("param").id, body.workspace_id, body.minimum_quantity);
+    await inventory.setMinimum(c.var.db, c.var.scope, c.req.valid("param").id, body.workspace_id, body.minimum_quantity);
     return c.json({ message: "Minimum quantity set." }, 200);
   },
 );
@@ -184,8 +182,8 @@ inventoryRouter.openapi(
     responses: { 200: jsonResponse("Low-stock items", z.object({ data: z.array(LowStockItem) })), ...commonErrors },
   }),
   async (c) => {
-    const scope = requestScope(c);
-    const data = await inventory.lowStock(await tenantDb(c), scope, c.req.valid("query").workspace_id ?? scope.workspaceId);
+    const scope = c.var.scope;
+    const data = await inventory.lowStock(c.var.db, scope, c.req.valid("query").workspace_id ?? scope.workspaceId);
     return c.json({ data }, 200);
   },
 );
@@ -201,7 +199,7 @@ inventoryRouter.openapi(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const { data, total } = await inventory.movementReport(await tenantDb(c), requestScope(c), query);
+    const { data, total } = await inventory.movementReport(c.var.db, c.var.scope, query);
     return c.json(paginate(c, { page: query.page, perPage: query.per_page }, total, data), 200);
   },
 );

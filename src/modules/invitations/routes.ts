@@ -2,7 +2,6 @@ import { createMiddleware } from "hono/factory";
 import { config } from "../../env";
 import { authenticate, requireAuth } from "../../http/auth";
 import type { AppEnv } from "../../http/context";
-import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { MessageResponse } from "../../http/schemas";
@@ -50,7 +49,7 @@ const create = defineRoute(
 invitationsRouter.openapi(create, async (c) => {
   const body = c.req.valid("json");
   const auth = requireAuth(c);
-  const { invitation, token } = await createInvitation(await tenantDb(c), {
+  const { invitation, token, outboxId } = await createInvitation(c.var.db, {
     tenant: c.get("tenant"),
     workspace: requireWorkspace(c),
     inviter: { id: auth.userId, name: auth.name },
@@ -58,6 +57,7 @@ invitationsRouter.openapi(create, async (c) => {
     roleName: body.role,
     appUrl: config(c.env).APP_URL,
   });
+  c.var.outbox.push(outboxId);
   return c.json({ data: { ...serializeInvitation(invitation), token }, message: `Invitation sent to ${invitation.email}.` }, 201);
 });
 
@@ -75,7 +75,7 @@ const list = defineRoute(
 
 invitationsRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
-  const { rows, total } = await listInvitations(await tenantDb(c), requireWorkspace(c).id, query);
+  const { rows, total } = await listInvitations(c.var.db, requireWorkspace(c).id, query);
   return c.json(paginate(c, query, total, rows.map(serializeInvitation)), 200);
 });
 
@@ -93,7 +93,7 @@ const revoke = defineRoute(
 
 invitationsRouter.openapi(revoke, async (c) => {
   const { id } = c.req.valid("param");
-  await revokeInvitation(await tenantDb(c), requireWorkspace(c).id, id);
+  await revokeInvitation(c.var.db, requireWorkspace(c).id, id);
   return c.json({ message: "Invitation revoked." }, 200);
 });
 
@@ -127,7 +127,7 @@ invitationsRouter.openapi(accept, async (c) => {
   const body = c.req.valid("json");
   const auth = c.get("auth");
   const tenant = c.get("tenant");
-  const db = await tenantDb(c);
+  const db = c.var.db;
   const result = await acceptInvitation(db, {
     token,
     tenantId: tenant.id,

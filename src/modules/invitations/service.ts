@@ -74,7 +74,7 @@ export async function createInvitation(
     roleName: string;
     appUrl?: string;
   },
-): Promise<{ invitation: InvitationRow; token: string }> {
+): Promise<{ invitation: InvitationRow; token: string; outboxId: number }> {
   const { workspace } = input;
   const email = input.email.trim().toLowerCase();
   const role = await roleByName(db, input.roleName, "role", { share: true });
@@ -108,7 +108,7 @@ export async function createInvitation(
 
   const link = acceptUrl(input.appUrl, input.tenant.subdomain, token);
   const subject = `Invitación a ${workspace.name} (${input.tenant.name})`;
-  await enqueueEmail(db, input.tenant.id, {
+  const outboxId = await enqueueEmail(db, input.tenant.id, {
     to: email,
     subject,
     template: "invitation",
@@ -130,7 +130,7 @@ export async function createInvitation(
     expiresAt: row!.expiresAt,
     createdAt: row!.createdAt,
   };
-  return { invitation, token };
+  return { invitation, token, outboxId };
 }
 
 export async function listInvitations(

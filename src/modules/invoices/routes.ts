@@ -1,10 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { tenantDb } from "../../http/database";
 import { idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, MessageResponse } from "../../http/schemas";
-import { requestScope } from "../../http/scope";
 import { idParam } from "../../lib/bounds";
 import { renderDocumentPdf } from "../sales/pdf";
 import { invoiceContext } from "./context";
@@ -35,7 +33,7 @@ invoicesRouter.openapi(
   ),
   async (c) => {
     const query = c.req.valid("query");
-    const { data, total } = await invoices.listInvoices(await tenantDb(c), requestScope(c), query);
+    const { data, total } = await invoices.listInvoices(c.var.db, c.var.scope, query);
     return c.json(paginate(c, query, total, data), 200);
   },
 );
@@ -52,7 +50,7 @@ invoicesRouter.openapi(
       responses: { 200: jsonResponse("Invoice", dataOnly(InvoiceDetail)), ...errorResponses(404), ...commonErrors },
     },
   ),
-  async (c) => c.json({ data: await invoices.getInvoice(await tenantDb(c), requestScope(c), c.req.valid("param").id) }, 200) as never,
+  async (c) => c.json({ data: await invoices.getInvoice(c.var.db, c.var.scope, c.req.valid("param").id) }, 200) as never,
 );
 
 invoicesRouter.openapi(
@@ -68,10 +66,10 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    const db = await tenantDb(c);
+    const db = c.var.db;
     const input = c.req.valid("json");
     return idempotent(c, db, async () => {
-      const created = await invoices.createInvoice(db, requestScope(c), input, invoiceContext(c));
+      const created = await invoices.createInvoice(db, c.var.scope, input, invoiceContext(c));
       const { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at } = created;
       return {
         status: 201,
@@ -104,7 +102,7 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    const data = await invoices.updateInvoice(await tenantDb(c), requestScope(c), c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
+    const data = await invoices.updateInvoice(c.var.db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
     return c.json({ data, message: "Invoice updated." }, 200);
   },
 );
@@ -122,7 +120,7 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    await invoices.deleteInvoice(await tenantDb(c), requestScope(c), c.req.valid("param").id);
+    await invoices.deleteInvoice(c.var.db, c.var.scope, c.req.valid("param").id);
     return c.json({ message: "Invoice deleted." }, 200);
   },
 );
@@ -144,7 +142,7 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    const data = await invoices.cancelInvoice(await tenantDb(c), requestScope(c), c.req.valid("param").id);
+    const data = await invoices.cancelInvoice(c.var.db, c.var.scope, c.req.valid("param").id);
     return c.json({ data, message: "Invoice cancelled." }, 200);
   },
 );
@@ -166,7 +164,7 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    const { invoice, pdf } = await invoices.invoicePdfData(await tenantDb(c), { ...requestScope(c) }, c.req.valid("param").id);
+    const { invoice, pdf } = await invoices.invoicePdfData(c.var.db, { ...c.var.scope }, c.req.valid("param").id);
     const bytes = await renderDocumentPdf(pdf);
     return c.body(bytes as never, 200, {
       "Content-Type": "application/pdf",
@@ -202,12 +200,12 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    const db = await tenantDb(c);
+    const db = c.var.db;
     const id = c.req.valid("param").id;
     const input = c.req.valid("json");
     return idempotent(c, db, async () => ({
       status: 201,
-      body: { data: await invoices.addPayment(db, requestScope(c), id, input), message: "Payment recorded." },
+      body: { data: await invoices.addPayment(db, c.var.scope, id, input), message: "Payment recorded." },
     })) as never;
   },
 );
@@ -230,7 +228,7 @@ invoicesRouter.openapi(
   ),
   async (c) => {
     const { id, payment_id } = c.req.valid("param");
-    const data = await invoices.deletePayment(await tenantDb(c), requestScope(c), id, payment_id);
+    const data = await invoices.deletePayment(c.var.db, c.var.scope, id, payment_id);
     return c.json({ data, message: "Payment removed." }, 200);
   },
 );

@@ -1,5 +1,4 @@
 import { requireAuth } from "../../http/auth";
-import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { MessageResponse } from "../../http/schemas";
@@ -26,7 +25,7 @@ const list = defineRoute(
 
 membersRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
-  const { rows, total } = await listMembers(await tenantDb(c), requireWorkspace(c).id, query);
+  const { rows, total } = await listMembers(c.var.db, requireWorkspace(c).id, query);
   const data = rows.map((m) => ({ id: m.id, name: m.name, email: m.email, role: m.role, added_at: timestamp(m.addedAt)! }));
   return c.json(paginate(c, query, total, data), 200);
 });
@@ -47,7 +46,7 @@ const update = defineRoute(
 membersRouter.openapi(update, async (c) => {
   const { user_id } = c.req.valid("param");
   const { role } = c.req.valid("json");
-  const assigned = await changeMemberRole(await tenantDb(c), { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, user_id, role);
+  const assigned = await changeMemberRole(c.var.db, { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, user_id, role);
   return c.json({ message: `Role changed to "${assigned.name}".` }, 200);
 });
 
@@ -66,6 +65,6 @@ const remove = defineRoute(
 
 membersRouter.openapi(remove, async (c) => {
   const { user_id } = c.req.valid("param");
-  await removeMember(await tenantDb(c), { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, user_id);
+  await removeMember(c.var.db, { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, user_id);
   return c.json({ message: "Member removed from the workspace." }, 200);
 });

@@ -13,29 +13,11 @@ interface EmailMessage {
 
 /**
  * Writes the message in the caller's transaction, so it exists exactly when the change that
- * caused it commits. Returns the outbox row id.
+ * caused it commits. Returns the outbox row id: a route handler pushes it onto `c.var.outbox`, and
+ * outboxDispatch (src/jobs/outbox.ts) puts it on the Queue once the request has committed. Rows
+ * nobody pushes (or whose queue send failed) are picked up by the cron sweep.
  */
 export async function enqueueEmail(db: AnyDb, tenantId: number, message: EmailMessage): Promise<number> {
   const [row] = await db.insert(schema.outboxMessages).values({ tenantId, kind: "email", payload: message }).returning({ id: schema.outboxMessages.id });
-  noteOutboxMessage(db, row!.id);
   return row!.id;
-}
-
-// Ids written in a transaction, keyed by its drizzle handle: after the request commits, the
-// outboxDispatch middleware (src/jobs/outbox.ts) pushes them onto the OUTBOX_QUEUE at once. A
-// writer that inserts outbox rows by hand may note them too; rows nobody notes (or whose queue
-// send failed) are picked up by the cron sweep.
-const noted = new WeakMap<object, number[]>();
-
-function noteOutboxMessage(db: object, id: number): void {
-  const ids = noted.get(db) ?? [];
-  ids.push(id);
-  noted.set(db, ids);
-}
-
-/** The ids noted on `db`, forgotten once taken. */
-export function takeNotedOutboxMessages(db: object): number[] {
-  const ids = noted.get(db) ?? [];
-  noted.delete(db);
-  return ids;
 }

@@ -1,9 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse, WorkspaceFilter } from "../../http/schemas";
-import { requestScope } from "../../http/scope";
 import { CreateProductBody, PRODUCT_TYPES, Product, UpdateProductBody } from "./schemas";
 import { createProduct, deleteProduct, getProduct, listProducts, serializeProduct, updateProduct } from "./service";
 
@@ -34,7 +32,7 @@ const list = defineRoute(
 );
 productsRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
-  const { rows, total } = await listProducts(await tenantDb(c), requestScope(c), query);
+  const { rows, total } = await listProducts(c.var.db, c.var.scope, query);
   return c.json(paginate(c, query, total, rows.map(serializeProduct)), 200);
 });
 
@@ -50,7 +48,7 @@ const get = defineRoute(
   },
 );
 productsRouter.openapi(get, async (c) => {
-  const row = await getProduct(await tenantDb(c), requestScope(c), c.req.valid("param").id);
+  const row = await getProduct(c.var.db, c.var.scope, c.req.valid("param").id);
   return c.json({ data: serializeProduct(row) }, 200);
 });
 
@@ -66,7 +64,7 @@ const create = defineRoute(
   },
 );
 productsRouter.openapi(create, async (c) => {
-  const row = await createProduct(await tenantDb(c), requestScope(c), c.req.valid("json"));
+  const row = await createProduct(c.var.db, c.var.scope, c.req.valid("json"));
   return c.json({ data: serializeProduct(row), message: "Product created." }, 201);
 });
 
@@ -82,7 +80,7 @@ const update = defineRoute(
   },
 );
 productsRouter.openapi(update, async (c) => {
-  const row = await updateProduct(await tenantDb(c), requestScope(c), c.req.valid("param").id, c.req.valid("json"));
+  const row = await updateProduct(c.var.db, c.var.scope, c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeProduct(row), message: "Product updated." }, 200);
 });
 
@@ -98,6 +96,6 @@ const remove = defineRoute(
   },
 );
 productsRouter.openapi(remove, async (c) => {
-  await deleteProduct(await tenantDb(c), requestScope(c), c.req.valid("param").id);
+  await deleteProduct(c.var.db, c.var.scope, c.req.valid("param").id);
   return c.json({ message: "Product deleted." }, 200);
 });

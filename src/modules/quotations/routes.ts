@@ -1,12 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { tenantDb } from "../../http/database";
 import { AppError } from "../../http/errors";
 import { idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { hasPermission } from "../../http/permissions";
 import { dataOnly, MessageResponse } from "../../http/schemas";
-import { requestScope } from "../../http/scope";
 import { dominicanToday } from "../../lib/dates";
 import { invoiceContext } from "../invoices/context";
 import { renderDocumentPdf } from "../sales/pdf";
@@ -56,7 +54,7 @@ quotationsRouter.openapi(
   ),
   async (c) => {
     // Every database read happens here, inside the request's transaction; the stream below only renders.
-    const documents = await quotations.bulkPdfData(await tenantDb(c), requestScope(c), c.req.valid("json").quotation_ids);
+    const documents = await quotations.bulkPdfData(c.var.db, c.var.scope, c.req.valid("json").quotation_ids);
     const zip = pdfZipStream(documents, { requestId: c.get("requestId") });
     return c.body(zip as never, 200, {
       "Content-Type": "application/zip",
@@ -79,7 +77,7 @@ quotationsRouter.openapi(
   ),
   async (c) => {
     const query = c.req.valid("query");
-    const { data, total } = await quotations.listQuotations(await tenantDb(c), requestScope(c), query);
+    const { data, total } = await quotations.listQuotations(c.var.db, c.var.scope, query);
     return c.json(paginate(c, query, total, data), 200);
   },
 );
@@ -96,7 +94,7 @@ quotationsRouter.openapi(
       responses: { 200: jsonResponse("Quotation", dataOnly(QuotationDetail)), ...errorResponses(404), ...commonErrors },
     },
   ),
-  async (c) => c.json({ data: await quotations.getQuotation(await tenantDb(c), requestScope(c), c.req.valid("param").id) }, 200) as never,
+  async (c) => c.json({ data: await quotations.getQuotation(c.var.db, c.var.scope, c.req.valid("param").id) }, 200) as never,
 );
 
 quotationsRouter.openapi(
@@ -112,10 +110,10 @@ quotationsRouter.openapi(
     },
   ),
   async (c) => {
-    const db = await tenantDb(c);
+    const db = c.var.db;
     const input = c.req.valid("json");
     return idempotent(c, db, async () => {
-      const created = await quotations.createQuotation(db, requestScope(c), input, dominicanToday());
+      const created = await quotations.createQuotation(db, c.var.scope, input, dominicanToday());
       const { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at } = created;
       return {
         status: 201,
@@ -141,7 +139,7 @@ quotationsRouter.openapi(
     },
   ),
   async (c) => {
-    const data = await quotations.updateQuotation(await tenantDb(c), requestScope(c), c.req.valid("param").id, c.req.valid("json"), dominicanToday());
+    const data = await quotations.updateQuotation(c.var.db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), dominicanToday());
     return c.json({ data, message: "Quotation updated." }, 200);
   },
 );
@@ -159,7 +157,7 @@ quotationsRouter.openapi(
     },
   ),
   async (c) => {
-    await quotations.deleteQuotation(await tenantDb(c), requestScope(c), c.req.valid("param").id);
+    await quotations.deleteQuotation(c.var.db, c.var.scope, c.req.valid("param").id);
     return c.json({ message: "Quotation deleted." }, 200);
   },
 );
@@ -185,7 +183,7 @@ for (const action of Object.keys(quotations.TRANSITIONS) as quotations.Transitio
       },
     ),
     async (c) => {
-      const data = await quotations.transitionQuotation(await tenantDb(c), requestScope(c), c.req.valid("param").id, action);
+      const data = await quotations.transitionQuotation(c.var.db, c.var.scope, c.req.valid("param").id, action);
       return c.json({ data, message: `Quotation ${quotations.TRANSITIONS[action].verb}.` }, 200);
     },
   );
@@ -207,7 +205,7 @@ quotationsRouter.openapi(
   async (c) => {
     if (!hasPermission(c, "invoices:create")) throw new AppError("forbidden", "This action requires the invoices:create permission.");
     const input = c.req.valid("json") ?? {};
-    const data = await quotations.convertQuotation(await tenantDb(c), requestScope(c), c.req.valid("param").id, input, invoiceContext(c));
+    const data = await quotations.convertQuotation(c.var.db, c.var.scope, c.req.valid("param").id, input, invoiceContext(c));
     return c.json({ message: `Quotation converted into invoice ${data.document_number}.`, redirect_url: `/invoices/${data.invoice_id}`, data }, 201);
   },
 );
@@ -225,7 +223,7 @@ quotationsRouter.openapi(
     },
   ),
   async (c) => {
-    const [doc] = await quotations.quotationPdfData(await tenantDb(c), requestScope(c), [c.req.valid("param").id]);
+    const [doc] = await quotations.quotationPdfData(c.var.db, c.var.scope, [c.req.valid("param").id]);
     if (!doc) throw new AppError("not_found", "Quotation not found.");
     const bytes = await renderDocumentPdf(doc.pdf);
     return c.body(bytes as never, 200, {

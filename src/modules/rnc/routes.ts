@@ -1,4 +1,3 @@
-import { tenantDb } from "../../http/database";
 import { notFound } from "../../http/errors";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonResponse, V1 } from "../../http/openapi";
 import { RncIdentificationParam, RncLookupResponse, RncSearchQuery, RncSearchResponse } from "./schemas";
@@ -21,7 +20,7 @@ const lookup = defineRoute(
 
 rncRouter.openapi(lookup, async (c) => {
   const identification = normalizeIdentification(c.req.valid("param").identification)!;
-  const record = await findRnc((await tenantDb(c)) as unknown as RegistryDb, identification);
+  const record = await findRnc(c.var.db as unknown as RegistryDb, identification);
   if (!record) throw notFound("RNC");
   const warning = statusWarning(record);
   return c.json(warning ? { data: record, warning } : { data: record }, 200);
@@ -40,7 +39,7 @@ const search = defineRoute(
 );
 
 rncRouter.openapi(search, async (c) => {
-  const records = await searchRnc((await tenantDb(c)) as unknown as RegistryDb, c.req.valid("query").search);
+  const records = await searchRnc(c.var.db as unknown as RegistryDb, c.req.valid("query").search);
   return c.json(
     {
       data: records.map((record) => {

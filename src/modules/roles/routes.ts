@@ -1,5 +1,4 @@
 import { requireAuth } from "../../http/auth";
-import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { MessageResponse } from "../../http/schemas";
@@ -38,7 +37,7 @@ const list = defineRoute(
 
 rolesRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
-  const { rows, total } = await listRoles(await tenantDb(c), query);
+  const { rows, total } = await listRoles(c.var.db, query);
   return c.json(paginate(c, query, total, rows.map(serializeRole)), 200);
 });
 
@@ -57,7 +56,7 @@ const create = defineRoute(
 
 rolesRouter.openapi(create, async (c) => {
   const body = c.req.valid("json");
-  const role = await createRole(await tenantDb(c), c.get("tenant").id, requireWorkspace(c), {
+  const role = await createRole(c.var.db, c.get("tenant").id, requireWorkspace(c), {
     name: body.name,
     displayName: body.display_name,
     permissions: body.permissions,
@@ -82,7 +81,7 @@ const update = defineRoute(
 rolesRouter.openapi(update, async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
-  const role = await updateRole(await tenantDb(c), { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, id, {
+  const role = await updateRole(c.var.db, { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, id, {
     displayName: body.display_name,
     permissions: body.permissions,
   });
@@ -104,7 +103,7 @@ const remove = defineRoute(
 
 rolesRouter.openapi(remove, async (c) => {
   const { id } = c.req.valid("param");
-  const role = await deleteRole(await tenantDb(c), { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, id);
+  const role = await deleteRole(c.var.db, { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, id);
   return c.json({ message: `Role "${role.name}" deleted.` }, 200);
 });
 

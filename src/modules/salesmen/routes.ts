@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
@@ -28,7 +27,7 @@ const list = defineRoute(
 );
 salesmenRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
-  const { rows, total } = await listSalesmen(await tenantDb(c), c.get("tenant").id, query);
+  const { rows, total } = await listSalesmen(c.var.db, c.get("tenant").id, query);
   return c.json(paginate(c, query, total, rows.map(serializeSalesman)), 200);
 });
 
@@ -44,7 +43,7 @@ const get = defineRoute(
   },
 );
 salesmenRouter.openapi(get, async (c) => {
-  const row = await getSalesman(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
+  const row = await getSalesman(c.var.db, c.get("tenant").id, c.req.valid("param").id);
   return c.json({ data: serializeSalesman(row) }, 200);
 });
 
@@ -60,7 +59,7 @@ const create = defineRoute(
   },
 );
 salesmenRouter.openapi(create, async (c) => {
-  const row = await createSalesman(await tenantDb(c), c.get("tenant").id, c.req.valid("json"));
+  const row = await createSalesman(c.var.db, c.get("tenant").id, c.req.valid("json"));
   return c.json({ data: serializeSalesman(row), message: "Salesman created." }, 201);
 });
 
@@ -76,7 +75,7 @@ const update = defineRoute(
   },
 );
 salesmenRouter.openapi(update, async (c) => {
-  const row = await updateSalesman(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
+  const row = await updateSalesman(c.var.db, c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeSalesman(row), message: "Salesman updated." }, 200);
 });
 
@@ -92,6 +91,6 @@ const remove = defineRoute(
   },
 );
 salesmenRouter.openapi(remove, async (c) => {
-  await deleteSalesman(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
+  await deleteSalesman(c.var.db, c.get("tenant").id, c.req.valid("param").id);
   return c.json({ message: "Salesman deleted." }, 200);
 });

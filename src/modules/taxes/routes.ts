@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
@@ -28,7 +27,7 @@ const list = defineRoute(
 );
 taxesRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
-  const { rows, total } = await listTaxes(await tenantDb(c), c.get("tenant").id, query);
+  const { rows, total } = await listTaxes(c.var.db, c.get("tenant").id, query);
   return c.json(paginate(c, query, total, rows.map(serializeTax)), 200);
 });
 
@@ -44,7 +43,7 @@ const get = defineRoute(
   },
 );
 taxesRouter.openapi(get, async (c) => {
-  const row = await getTax(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
+  const row = await getTax(c.var.db, c.get("tenant").id, c.req.valid("param").id);
   return c.json({ data: serializeTax(row) }, 200);
 });
 
@@ -60,7 +59,7 @@ const create = defineRoute(
   },
 );
 taxesRouter.openapi(create, async (c) => {
-  const row = await createTax(await tenantDb(c), c.get("tenant").id, c.req.valid("json"));
+  const row = await createTax(c.var.db, c.get("tenant").id, c.req.valid("json"));
   return c.json({ data: serializeTax(row), message: "Tax created." }, 201);
 });
 
@@ -76,7 +75,7 @@ const update = defineRoute(
   },
 );
 taxesRouter.openapi(update, async (c) => {
-  const row = await updateTax(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
+  const row = await updateTax(c.var.db, c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeTax(row), message: "Tax updated." }, 200);
 });
 
@@ -92,6 +91,6 @@ const remove = defineRoute(
   },
 );
 taxesRouter.openapi(remove, async (c) => {
-  await deleteTax(await tenantDb(c), c.get("tenant").id, c.req.valid("param").id);
+  await deleteTax(c.var.db, c.get("tenant").id, c.req.valid("param").id);
   return c.json({ message: "Tax deleted." }, 200);
 });

@@ -1,7 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import { requireAuth } from "../../http/auth";
 import type { AppEnv } from "../../http/context";
-import { tenantDb } from "../../http/database";
 import { AppError } from "../../http/errors";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
@@ -40,7 +39,7 @@ const list = defineRoute(
 
 usersRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
-  const { data, total } = await listUsers(await tenantDb(c), query);
+  const { data, total } = await listUsers(c.var.db, query);
   return c.json(paginate(c, query, total, data), 200);
 });
 
@@ -63,7 +62,7 @@ const deactivate = defineRoute(
 
 usersRouter.openapi(deactivate, async (c) => {
   const { id } = c.req.valid("param");
-  const user = await deactivateUser(await tenantDb(c), requireAuth(c).userId, id);
+  const user = await deactivateUser(c.var.db, requireAuth(c).userId, id);
   return c.json({ data: user, message: "User deactivated; their access tokens were revoked." }, 200);
 });
 
@@ -84,7 +83,7 @@ const reactivate = defineRoute(
 
 usersRouter.openapi(reactivate, async (c) => {
   const { id } = c.req.valid("param");
-  const user = await reactivateUser(await tenantDb(c), requireAuth(c).userId, id);
+  const user = await reactivateUser(c.var.db, requireAuth(c).userId, id);
   return c.json({ data: user, message: "User reactivated; they must log in again." }, 200);
 });
 
@@ -105,7 +104,7 @@ usersRouter.openapi(password, async (c) => {
   // A stolen token must not become a way to guess the password: wrong current passwords count as
   // failed logins of the account (and its login limit refuses password changes too).
   const recordFailure = await guardLogin(c, auth.email);
-  const revoked = await changePassword(await tenantDb(c), auth, body.current_password, body.new_password).catch(async (error: unknown) => {
+  const revoked = await changePassword(c.var.db, auth, body.current_password, body.new_password).catch(async (error: unknown) => {
     if (error instanceof AppError && error.errors?.current_password) await recordFailure();
     throw error;
   });

@@ -2,7 +2,6 @@ import type { Context } from "hono";
 import type { Database } from "../../db/client";
 import { requireAuth } from "../../http/auth";
 import type { AppEnv } from "../../http/context";
-import { tenantDb } from "../../http/database";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { MessageResponse } from "../../http/schemas";
@@ -68,7 +67,7 @@ const list = defineRoute(
 workspacesRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
   const who = viewer(c);
-  const { rows, total } = await listWorkspaces(await tenantDb(c), who, query);
+  const { rows, total } = await listWorkspaces(c.var.db, who, query);
   return c.json(
     paginate(
       c,
@@ -97,7 +96,7 @@ const create = defineRoute(
 workspacesRouter.openapi(create, async (c) => {
   const { name, address, phone } = c.req.valid("json");
   const caller = { userId: requireAuth(c).userId, workspace: requireWorkspace(c) };
-  const workspace = await createWorkspace(await tenantDb(c), c.get("tenant").id, caller, name, { address, phone });
+  const workspace = await createWorkspace(c.var.db, c.get("tenant").id, caller, name, { address, phone });
   return c.json(
     {
       data: { id: workspace.id, name: workspace.name, owner_id: workspace.ownerId, created_at: timestamp(workspace.createdAt)! },
@@ -133,7 +132,7 @@ async function detail(db: Database, who: Viewer, id: number) {
 
 workspacesRouter.openapi(show, async (c) => {
   const { id } = c.req.valid("param");
-  return c.json({ data: await detail(await tenantDb(c), viewer(c), id) }, 200);
+  return c.json({ data: await detail(c.var.db, viewer(c), id) }, 200);
 });
 
 const update = defineRoute("authenticated", {
@@ -149,7 +148,7 @@ const update = defineRoute("authenticated", {
 workspacesRouter.openapi(update, async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
-  const workspace = await updateWorkspace(await tenantDb(c), viewer(c), id, { name: body.name, address: body.address, phone: body.phone });
+  const workspace = await updateWorkspace(c.var.db, viewer(c), id, { name: body.name, address: body.address, phone: body.phone });
   return c.json({ data: { id: workspace.id, name: workspace.name, updated_at: timestamp(workspace.updatedAt)! }, message: "Workspace updated." }, 200);
 });
 
@@ -169,7 +168,7 @@ workspacesRouter.openapi(transfer, async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
   const who = viewer(c);
-  const db = await tenantDb(c);
+  const db = c.var.db;
   await transferOwnership(db, who, id, { userId: body.user_id, previousOwnerRole: body.previous_owner_role });
   const data = await detail(db, who, id);
   return c.json({ data, message: `Ownership transferred to ${data.owner.name}.` }, 200);
@@ -187,7 +186,7 @@ const switchTo = defineRoute("authenticated", {
 
 workspacesRouter.openapi(switchTo, async (c) => {
   const { id } = c.req.valid("param");
-  const workspace = await switchContext(await tenantDb(c), viewer(c), id);
+  const workspace = await switchContext(c.var.db, viewer(c), id);
   return c.json(
     {
       data: { current_workspace_id: workspace.id, workspace: { id: workspace.id, name: workspace.name } },
@@ -208,7 +207,7 @@ const clear = defineRoute("authenticated", {
 
 workspacesRouter.openapi(clear, async (c) => {
   const { id } = c.req.valid("param");
-  const cleared = await clearContext(await tenantDb(c), viewer(c), id);
+  const cleared = await clearContext(c.var.db, viewer(c), id);
   return c.json(
     {
       message: cleared

@@ -1,0 +1,53 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { databaseErrorResponse, errorLogFields } from "../db/errors";
+import { log } from "../lib/log";
+import type { AppEnv } from "./context";
+import { unavailable } from "./database";
+import { AppError } from "./errors";
+
+/**
+ * The one error path (app.onError): every error a request raises becomes its answer here.
+ * - AppError: its status, code, field errors and headers.
+ * - Hono's HTTP errors: malformed JSON (400) and the validator's media-type gate (415).
+ * - A statement that failed because the connection was lost: the database is unavailable, 503
+ *   with Retry-After, as when it cannot be reached at all (the work rolled back).
+ * - Database refusals by SQLSTATE (db/errors.ts): a 422/409 for input the database refused, 503
+ *   for a transaction it aborted (class 40).
+ * - Anything else: 500 internal_error with the request id as reference, logged without the
+ *   query's parameters.
+ */
+export function errorResponse(error: Error, c: Context<AppEnv>): Response {
+  if (error instanceof AppError) return appErrorResponse(c, error);
+  if (error instanceof HTTPException && error.status === 400) {
+    return c.json({ message: "The request body is not valid JSON.", code: "malformed_json" }, 400);
+  }
+  // The OpenAPI validator's own media-type gate (a body that reached it without a Content-Length
+  // or Transfer-Encoding header, as over HTTP/2): the same answer as jsonOnly's.
+  if (error instanceof HTTPException && error.status === 415) {
+    return c.json({ message: "Request bodies must be JSON (Content-Type: application/json).", code: "unsupported_media_type" }, 415);
+  }
+  if (c.get("tx")?.connectionLost) return appErrorResponse(c, unavailable(error, c.get("requestId")));
+  // What the database refused because of the input (a foreign key, a check, a number or date out
+  // of range, NUL in text, …) is a 422/409, and a transaction it aborted (class 40) a 503 to retry.
+  const refused = databaseErrorResponse(error);
+  if (refused) {
+    // Logged (without parameters): a refusal that reaches here is a bound or check the request
+    // schemas or services missed, or contention; the client's answer is the same either way.
+    const what = refused.status === 503 ? "transaction aborted by the database" : "input refused by the database";
+    const { stack: _stack, errorMessage, ...fields } = errorLogFields(error);
+    log.warn(what, { requestId: c.get("requestId"), status: refused.status, ...fields, statement: String(errorMessage).slice(0, 300) });
+    return appErrorResponse(c, refused);
+  }
+  const requestIdValue = c.get("requestId");
+  // The error's class, SQLSTATE and constraint; never the query's parameters (request data).
+  log.error("unhandled error", { requestId: requestIdValue, ...errorLogFields(error) });
+  return c.json({ message: `Server error. Reference: ${requestIdValue}`, code: "internal_error" }, 500);
+}
+
+function appErrorResponse(c: Context<AppEnv>, error: AppError): Response {
+  const response = c.json(error.toBody(), error.status as ContentfulStatusCode);
+  for (const [name, value] of Object.entries(error.headers ?? {})) response.headers.set(name, value);
+  return response;
+}
