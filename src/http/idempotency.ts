@@ -1,6 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { Context } from "hono";
+import type { Context, TypedResponse } from "hono";
 import { routePath } from "hono/route";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { JSONParsed } from "hono/utils/types";
 import type { Database } from "../db/client";
 import * as schema from "../db/schema";
 import { sha256Hex } from "../lib/crypto";
@@ -12,10 +14,13 @@ import { requireWorkspace } from "./workspace";
 const MAX_KEY_LENGTH = 255;
 const LIFETIME_HOURS = 24;
 
-export interface StoredResponse {
-  status: number;
-  body: unknown;
+export interface StoredResponse<T extends object, S extends ContentfulStatusCode> {
+  status: S;
+  body: T;
 }
+
+/** What `c.json(body, status)` returns: a Response typed with the route's body and status. */
+type JsonResponse<T, S extends ContentfulStatusCode> = Response & TypedResponse<JSONParsed<T>, S, "json">;
 
 /**
  * What a key is scoped by, besides tenant and user (columns of the key): the request's workspace
@@ -38,11 +43,15 @@ export function idempotencyScope(c: Context<AppEnv>): string {
  * request racing the first waits on the key's row lock and then replays. Only successful
  * responses are kept: a refused request rolls back with its key, so it can be retried.
  */
-export async function idempotent(c: Context<AppEnv>, db: Database, run: () => Promise<StoredResponse>): Promise<Response> {
+export async function idempotent<T extends object, S extends ContentfulStatusCode>(
+  c: Context<AppEnv>,
+  db: Database,
+  run: () => Promise<StoredResponse<T, S>>,
+): Promise<JsonResponse<T, S>> {
   const key = c.req.header("idempotency-key");
   if (key === undefined) {
     const response = await run();
-    return c.json(response.body as object, response.status as 200);
+    return c.json(response.body, response.status);
   }
   if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw fieldError("Idempotency-Key", `Must be 1 to ${MAX_KEY_LENGTH} characters.`);
   const tenantId = c.get("tenant").id;
@@ -61,11 +70,12 @@ export async function idempotent(c: Context<AppEnv>, db: Database, run: () => Pr
         "Idempotency-Key": ["Already used with a different request body."],
       });
     }
-    const replay = c.json(stored.responseBody as object, (stored.responseStatus ?? 200) as 200);
+    // What this endpoint stored under its own scope (method, route, params): a response of its own type.
+    const replay = c.json(stored.responseBody as T, (stored.responseStatus ?? 200) as S);
     replay.headers.set("Idempotent-Replayed", "true");
     return replay;
   }
   const response = await run();
   await db.update(k).set({ responseStatus: response.status, responseBody: response.body }).where(where);
-  return c.json(response.body as object, response.status as 200);
+  return c.json(response.body, response.status);
 }

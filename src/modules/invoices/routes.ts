@@ -50,7 +50,7 @@ invoicesRouter.openapi(
       responses: { 200: jsonResponse("Invoice", dataOnly(InvoiceDetail)), ...errorResponses(404), ...commonErrors },
     },
   ),
-  async (c) => c.json({ data: await invoices.getInvoice(c.var.db, c.var.scope, c.req.valid("param").id) }, 200) as never,
+  async (c) => c.json({ data: await invoices.getInvoice(c.var.db, c.var.scope, c.req.valid("param").id) }, 200),
 );
 
 invoicesRouter.openapi(
@@ -78,7 +78,7 @@ invoicesRouter.openapi(
           message: "Invoice created.",
         },
       };
-    }) as never;
+    });
   },
 );
 
@@ -166,10 +166,10 @@ invoicesRouter.openapi(
   async (c) => {
     const { invoice, pdf } = await invoices.invoicePdfData(c.var.db, { ...c.var.scope }, c.req.valid("param").id);
     const bytes = await renderDocumentPdf(pdf);
-    return c.body(bytes as never, 200, {
+    return c.body(bytes, 200, {
       "Content-Type": "application/pdf",
       "Content-Disposition": `attachment; filename="${invoice.document_number}.pdf"`,
-    }) as never;
+    });
   },
 );
 
@@ -206,7 +206,7 @@ invoicesRouter.openapi(
     return idempotent(c, db, async () => ({
       status: 201,
       body: { data: await invoices.addPayment(db, c.var.scope, id, input), message: "Payment recorded." },
-    })) as never;
+    }));
   },
 );
 

@@ -56,10 +56,10 @@ quotationsRouter.openapi(
     // Every database read happens here, inside the request's transaction; the stream below only renders.
     const documents = await quotations.bulkPdfData(c.var.db, c.var.scope, c.req.valid("json").quotation_ids);
     const zip = pdfZipStream(documents, { requestId: c.get("requestId") });
-    return c.body(zip as never, 200, {
+    return c.body(zip, 200, {
       "Content-Type": "application/zip",
       "Content-Disposition": `attachment; filename="cotizaciones.zip"`,
-    }) as never;
+    });
   },
 );
 
@@ -94,7 +94,7 @@ quotationsRouter.openapi(
       responses: { 200: jsonResponse("Quotation", dataOnly(QuotationDetail)), ...errorResponses(404), ...commonErrors },
     },
   ),
-  async (c) => c.json({ data: await quotations.getQuotation(c.var.db, c.var.scope, c.req.valid("param").id) }, 200) as never,
+  async (c) => c.json({ data: await quotations.getQuotation(c.var.db, c.var.scope, c.req.valid("param").id) }, 200),
 );
 
 quotationsRouter.openapi(
@@ -122,7 +122,7 @@ quotationsRouter.openapi(
           message: "Quotation created.",
         },
       };
-    }) as never;
+    });
   },
 );
 
@@ -226,9 +226,9 @@ quotationsRouter.openapi(
     const [doc] = await quotations.quotationPdfData(c.var.db, c.var.scope, [c.req.valid("param").id]);
     if (!doc) throw new AppError("not_found", "Quotation not found.");
     const bytes = await renderDocumentPdf(doc.pdf);
-    return c.body(bytes as never, 200, {
+    return c.body(bytes, 200, {
       "Content-Type": "application/pdf",
       "Content-Disposition": `attachment; filename="${doc.documentNumber}.pdf"`,
-    }) as never;
+    });
   },
 );
