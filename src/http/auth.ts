@@ -55,10 +55,15 @@ export const bearerToken = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-/** A public route (no token): the tenant transaction opened and its handle on `c.var.db`. */
+/**
+ * A public route: the tenant transaction opened and its handle on `c.var.db` — unless the route's
+ * own middleware authenticated an optional token, which did both already.
+ */
 export const publicSession = createMiddleware<AppEnv>(async (c, next) => {
-  c.set("db", await tenantDb(c));
-  c.set("scope", scopeRefusing(unauthenticated));
+  if (!c.get("auth")) {
+    c.set("db", await tenantDb(c));
+    c.set("scope", scopeRefusing(unauthenticated));
+  }
   await next();
 });
 

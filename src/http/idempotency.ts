@@ -1,7 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { Context } from "hono";
+import type { Context, TypedResponse } from "hono";
 import { routePath } from "hono/route";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { JSONParsed } from "hono/utils/types";
 import type { Database } from "../db/client";
 import * as schema from "../db/schema";
 import { sha256Hex } from "../lib/crypto";
@@ -12,6 +13,14 @@ import { requireWorkspace } from "./workspace";
 
 const MAX_KEY_LENGTH = 255;
 const LIFETIME_HOURS = 24;
+
+export interface StoredResponse<T extends object, S extends ContentfulStatusCode> {
+  status: S;
+  body: T;
+}
+
+/** What `c.json(body, status)` returns: a Response typed with the route's body and status. */
+type JsonResponse<T, S extends ContentfulStatusCode> = Response & TypedResponse<JSONParsed<T>, S, "json">;
 
 /**
  * What a key is scoped by, besides tenant and user (columns of the key): the request's workspace
@@ -34,13 +43,11 @@ export function idempotencyScope(c: Context<AppEnv>): string {
  * request racing the first waits on the key's row lock and then replays. Only successful
  * responses are kept: a refused request rolls back with its key, so it can be retried.
  */
-// The return type is left to inference: it is `c.json`'s typed response for T and S, which hono
-// does not export by name, and it is what lets the route check the body against its schema.
 export async function idempotent<T extends object, S extends ContentfulStatusCode>(
   c: Context<AppEnv>,
   db: Database,
-  run: () => Promise<{ status: S; body: T }>,
-) {
+  run: () => Promise<StoredResponse<T, S>>,
+): Promise<JsonResponse<T, S>> {
   const key = c.req.header("idempotency-key");
   if (key === undefined) {
     const response = await run();
@@ -63,8 +70,7 @@ export async function idempotent<T extends object, S extends ContentfulStatusCod
         "Idempotency-Key": ["Already used with a different request body."],
       });
     }
-    // The stored row is what `run` returned for this very endpoint and body (the scope and the
-    // request hash match), so it has the route's type; jsonb just forgets it.
+    // What this endpoint stored under its own scope (method, route, params): a response of its own type.
     const replay = c.json(stored.responseBody as T, (stored.responseStatus ?? 200) as S);
     replay.headers.set("Idempotent-Replayed", "true");
     return replay;

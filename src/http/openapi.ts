@@ -28,12 +28,14 @@ export function defineRoute<const R extends RouteConfig>(access: Access, config:
   routeTable.push({ method: config.method.toUpperCase(), path: config.path, access });
   // Before validation: the tenant transaction (c.var.db) and, with a token, the caller (c.var.auth,
   // c.var.workspace, c.var.scope); then the route's permission in the request's workspace.
-  const guards: MiddlewareHandler<AppEnv>[] = [access === "public" ? publicSession : authenticate];
-  if (typeof access === "object") guards.push(requirePermission(access.permission));
+  // A public route's own middleware runs first: it may authenticate an optional token (invitation
+  // acceptance), which opens the transaction itself; publicSession then only opens it if not.
   const own = config.middleware ? (Array.isArray(config.middleware) ? config.middleware : [config.middleware]) : [];
+  const guards: MiddlewareHandler<AppEnv>[] = access === "public" ? [...own, publicSession] : [authenticate];
+  if (typeof access === "object") guards.push(requirePermission(access.permission));
   return createRoute({
     ...config,
-    middleware: [...guards, ...own] as R["middleware"],
+    middleware: (access === "public" ? guards : [...guards, ...own]) as R["middleware"],
     security: access === "public" ? [] : [{ bearerAuth: [] }],
   });
 }

@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import { pdfAttachment } from "../../http/binary";
 import { idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
@@ -167,7 +166,10 @@ invoicesRouter.openapi(
   async (c) => {
     const { invoice, pdf } = await invoices.invoicePdfData(c.var.db, { ...c.var.scope }, c.req.valid("param").id);
     const bytes = await renderDocumentPdf(pdf);
-    return pdfAttachment(c, bytes, `${invoice.document_number}.pdf`);
+    return c.body(bytes, 200, {
+      "Content-Type": "application/pdf",
+      "Content-Disposition": `attachment; filename="${invoice.document_number}.pdf"`,
+    });
   },
 );
 

@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import { pdfAttachment } from "../../http/binary";
 import { AppError } from "../../http/errors";
 import { idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
@@ -227,6 +226,9 @@ quotationsRouter.openapi(
     const [doc] = await quotations.quotationPdfData(c.var.db, c.var.scope, [c.req.valid("param").id]);
     if (!doc) throw new AppError("not_found", "Quotation not found.");
     const bytes = await renderDocumentPdf(doc.pdf);
-    return pdfAttachment(c, bytes, `${doc.documentNumber}.pdf`);
+    return c.body(bytes, 200, {
+      "Content-Type": "application/pdf",
+      "Content-Disposition": `attachment; filename="${doc.documentNumber}.pdf"`,
+    });
   },
 );

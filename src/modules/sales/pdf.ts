@@ -167,7 +167,7 @@ class Writer {
 }
 
 /** An invoice or quotation as a PDF with Spanish labels. */
-export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Array> {
+export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Array<ArrayBuffer>> {
   const pdf = await PDFDocument.create();
   pdf.setTitle(`${data.title} ${data.documentNumber}`);
   pdf.setProducer("Sucursal");
@@ -238,5 +238,6 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
     w.y -= 12;
     w.text(data.notes, PAGE.margin, { width: PAGE.width - 2 * PAGE.margin });
   }
-  return pdf.save();
+  // pdf-lib writes into an ArrayBuffer of its own (never a SharedArrayBuffer): a Response body.
+  return (await pdf.save()) as Uint8Array<ArrayBuffer>;
 }
