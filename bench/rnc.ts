@@ -21,7 +21,7 @@ import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { Zip, ZipDeflate } from "fflate";
 import pg from "pg";
-import { cliOptions } from "../scripts/lib/args";
+import { cliOptions, runMain } from "../scripts/lib/args";
 import { ROOT, runMigrations, withDatabase } from "../scripts/lib/database";
 import { startFileServer } from "../scripts/rnc-file-server";
 import { inProcessQueue, nodeStore } from "../scripts/rnc-node";
@@ -319,10 +319,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { listenOnLoopback } from "./lib/local-server";
 
 /**
  * A local HTTP server standing in for DGII's download (tests and the bench):
@@ -50,14 +50,5 @@ export async function startFileServer(options: { dir?: string } = {}): Promise<F
     }
     res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listenOnLoopback(server);
 }

@@ -1,7 +1,7 @@
 /** npm run rnc:status [-- --limit N]: the last RNC sync runs and the size of the registry. */
 import { sql } from "drizzle-orm";
 import { recentRuns } from "../src/modules/rnc/sync/runs";
-import { cliOptions } from "./lib/args";
+import { cliOptions, runMain } from "./lib/args";
 import { openOperatorDatabase } from "./lib/local-database";
 import { nodeStore } from "./rnc-node";
 
@@ -49,10 +49,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -12,7 +12,7 @@ import { Readable } from "node:stream";
 import { RegistryFileError } from "../src/modules/rnc/sync/parse";
 import { getRun } from "../src/modules/rnc/sync/runs";
 import { openUrl, runRncSync } from "../src/modules/rnc/sync/sync";
-import { cliOptions } from "./lib/args";
+import { cliOptions, runMain } from "./lib/args";
 import { openOperatorDatabase } from "./lib/local-database";
 import { inProcessQueue, nodeStore } from "./rnc-node";
 
@@ -74,10 +74,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -7,7 +7,7 @@
  */
 
 import { TenantInputError } from "../src/modules/tenants/service";
-import { cliOptions } from "./lib/args";
+import { cliOptions, runMain } from "./lib/args";
 import { openOperatorDatabase } from "./lib/local-database";
 import { localJwtSecret } from "./lib/secrets";
 import { createTenantWithToken } from "./lib/tenants";
@@ -70,10 +70,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);

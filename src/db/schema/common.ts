@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { integer, pgPolicy, timestamp } from "drizzle-orm/pg-core";
 
 /**
- * Row-level security: every tenant-owned table carries this policy. When `app.tenant_id` was never
+ * Row-level security: every tenant-owned table carries this policy. When `app.tenant_id` has not been
  * set in the session `current_setting` raises, and when it was set in an earlier transaction it is
  * '' which fails the integer cast: either way a query without a tenant errors instead of returning rows.
  */

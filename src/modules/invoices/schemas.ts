@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
 import { dateInput as dateFilter } from "../../lib/bounds";
 import { moneyInput } from "../../lib/decimal";
-import { dateInput, id, LineItemOutput, LineItems } from "../sales/schemas";
+import { CREATED_DOCUMENT_FIELDS, dateInput, id, LineItemOutput, LineItems } from "../sales/schemas";
 
 const INVOICE_STATUSES = ["pending_payment", "partially_paid", "paid", "cancelled", "draft"] as const;
 const PAYMENT_METHODS = ["cash", "bank_transfer", "credit_card", "debit_card", "check", "other"] as const;
@@ -90,18 +90,7 @@ export const InvoiceDetail = InvoiceSummary.extend({
 }).openapi("Invoice");
 
 export const CreatedInvoice = z.object({
-  data: InvoiceSummary.pick({
-    id: true,
-    workspace_id: true,
-    contact_id: true,
-    document_subtype_id: true,
-    document_number: true,
-    issue_date: true,
-    due_date: true,
-    status: true,
-    total_amount: true,
-    created_at: true,
-  }),
+  data: InvoiceSummary.pick(CREATED_DOCUMENT_FIELDS),
   message: z.string(),
 });
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
-import { dateInput, id, LineItemOutput, LineItems } from "../sales/schemas";
+import { CREATED_DOCUMENT_FIELDS, dateInput, id, LineItemOutput, LineItems } from "../sales/schemas";
 
 const QUOTATION_STATUSES = ["draft", "sent", "approved", "rejected", "converted", "cancelled"] as const;
 export type QuotationStatus = (typeof QUOTATION_STATUSES)[number];
@@ -80,18 +80,7 @@ export const QuotationDetail = QuotationSummary.extend({
 }).openapi("Quotation");
 
 export const CreatedQuotation = z.object({
-  data: QuotationSummary.pick({
-    id: true,
-    workspace_id: true,
-    contact_id: true,
-    document_subtype_id: true,
-    document_number: true,
-    issue_date: true,
-    due_date: true,
-    status: true,
-    total_amount: true,
-    created_at: true,
-  }),
+  data: QuotationSummary.pick(CREATED_DOCUMENT_FIELDS),
   message: z.string(),
 });
 

@@ -36,3 +36,17 @@ export const LineItemOutput = z
 
 export { dateInput, id };
 export type LineItemOutput = z.output<typeof LineItemOutput>;
+
+/** The fields of a created invoice or quotation that the create response shows (spec: Create). */
+export const CREATED_DOCUMENT_FIELDS = {
+  id: true,
+  workspace_id: true,
+  contact_id: true,
+  document_subtype_id: true,
+  document_number: true,
+  issue_date: true,
+  due_date: true,
+  status: true,
+  total_amount: true,
+  created_at: true,
+} as const;

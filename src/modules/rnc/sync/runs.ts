@@ -18,7 +18,7 @@ import { foldForSearch, type ParseStats, type RncTuple } from "./parse";
  *   every other generation. Readers read only the latest completed generation, so they see the old
  *   registry until that commit and the new one after it, never a mix and never an empty table.
  * - `failRun` marks the run `failed` and deletes whatever it had written: the previous generation
- *   was never touched.
+ *   stays untouched.
  *
  * Row locks order these: writers take FOR KEY SHARE on the run row, completion and failure take
  * FOR UPDATE, so a batch is either written before the run ends (and deleted with it if it failed)
