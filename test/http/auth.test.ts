@@ -1,8 +1,8 @@
-import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { issueAccessToken } from "../../src/modules/auth/service";
 import { call, client } from "../support/api";
 import { env } from "../support/env";
+import { forgedToken } from "../support/forged";
 import { asOwner, DEFAULT_PASSWORD, seedTenant } from "../support/seed";
 
 describe("tokens and identity", () => {
@@ -55,13 +55,7 @@ describe("tokens and identity", () => {
   it("refuses forged, malformed, expired, revoked and other-tenant tokens", async () => {
     const tenant = await seedTenant();
     const other = await seedTenant();
-    const forged = await new SignJWT({ tid: tenant.tenantId })
-      .setProtectedHeader({ alg: "HS256" })
-      .setIssuer("sucursal")
-      .setSubject(String(tenant.admin.id))
-      .setJti(crypto.randomUUID())
-      .setExpirationTime("1h")
-      .sign(new TextEncoder().encode("not-the-real-secret-but-long-enough-to-sign"));
+    const forged = await forgedToken(tenant.tenantId, tenant.admin.id);
     const expired = await asOwner((db) =>
       issueAccessToken(db, env.JWT_SECRET, { tenantId: tenant.tenantId, userId: tenant.admin.id, name: "old", ttlDays: -1 }),
     );

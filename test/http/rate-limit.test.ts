@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { appCall, NO_LIMIT } from "../security/world";
 import { call } from "../support/api";
 import { env } from "../support/env";
+import { forgedToken } from "../support/forged";
 import { DEFAULT_PASSWORD, seedTenant, seedUser, uniqueName } from "../support/seed";
 
 /** A Postgres URL whose port refuses connections: any database work answers 503. */
@@ -58,6 +59,28 @@ describe(`rate limits (${env.UPSTASH_REDIS_REST_URL ? "Redis through the Upstash
     // Another IP is not affected.
     const elsewhere = await call(tenant.subdomain, "/api/v1/auth/tokens", { method: "POST", body: body(11) });
     expect(elsewhere.status).toBe(401);
+  });
+
+  it("counts a request with a forged token in the anonymous per-IP bucket: 10 × 401, then 429", async () => {
+    // The token is verified once (bearerToken); one that fails verification is no caller, so its
+    // requests share the IP's anonymous bucket instead of a per-user one.
+    const tenant = await seedTenant();
+    const ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+    const forged = await forgedToken(tenant.tenantId, tenant.admin.id);
+    for (let i = 0; i < 10; i++) {
+      const res = await call(tenant.subdomain, "/api/v1/me", { token: forged, ip });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ message: "Unauthenticated.", code: "unauthenticated" });
+      expect(res.headers.get("x-ratelimit-limit")).toBe("10");
+      expect(res.headers.get("x-ratelimit-remaining")).toBe(String(9 - i));
+    }
+    const limited = await call(tenant.subdomain, "/api/v1/me", { token: forged, ip });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ message: "Too many requests.", code: "rate_limited" });
+    // The real token of the same user, from the same IP, has its own per-user bucket.
+    const real = await call(tenant.subdomain, "/api/v1/me", { token: tenant.admin.token, ip });
+    expect(real.status).toBe(200);
+    expect(real.headers.get("x-ratelimit-limit")).toBe("60");
   });
 });
 
