@@ -28,6 +28,8 @@ export interface PdfDocumentData {
 }
 
 const PAGE = { width: 612, height: 792, margin: 40 };
+/** Between the lines of wrapped text at 9 pt. */
+const LINE_HEIGHT = 11;
 const COLUMNS = [
   { label: "Descripción", x: 40, width: 200, align: "left" as const },
   { label: "Cant.", x: 245, width: 50, align: "right" as const },
@@ -124,6 +126,61 @@ function fitText(font: PDFFont, text: string, size: number, width: number): stri
   return text.slice(0, best) + ELLIPSIS;
 }
 
+/**
+ * `text` broken into lines that each fit in `width` (Norma 06-2018 wants the whole description on
+ * the printed document, so nothing is cut): greedy, at spaces, a word longer than the width broken
+ * between characters. One pass over the text, measuring each character once (kerning included
+ * within a line), so a 20,000-character note costs linear time. `text` comes from drawable().
+ */
+function wrapText(font: PDFFont, text: string, size: number, width: number): string[] {
+  const m = metrics(font);
+  const limit = width / (size / 1000);
+  const lines: string[] = [];
+  let line = "";
+  let units = 0;
+  const append = (piece: string) => {
+    for (const ch of piece) {
+      const step = m.width(ch) + (line ? m.kern(line[line.length - 1]!, ch) : 0);
+      if (line && units + step > limit) {
+        lines.push(line);
+        line = ch;
+        units = m.width(ch);
+      } else {
+        line += ch;
+        units += step;
+      }
+    }
+  };
+  const widthOf = (piece: string, after: string) => {
+    let total = 0;
+    let previous = after;
+    for (const ch of piece) {
+      total += m.width(ch) + (previous ? m.kern(previous, ch) : 0);
+      previous = ch;
+    }
+    return total;
+  };
+  for (const word of text.split(" ")) {
+    if (!line) {
+      append(word);
+      continue;
+    }
+    const spaced = ` ${word}`;
+    const added = widthOf(spaced, line[line.length - 1]!);
+    if (units + added <= limit) {
+      line += spaced;
+      units += added;
+      continue;
+    }
+    lines.push(line);
+    line = "";
+    units = 0;
+    append(word);
+  }
+  if (line || !lines.length) lines.push(line);
+  return lines;
+}
+
 class Writer {
   page!: PDFPage;
   y = 0;
@@ -154,6 +211,32 @@ class Writer {
     if (options.width) clean = fitText(font, clean, size, options.width);
     const drawX = options.align === "right" && options.width ? x + options.width - font.widthOfTextAtSize(clean, size) : x;
     this.page.drawText(clean, { x: drawX, y: this.y, size, font, color: rgb(0.1, 0.1, 0.1) });
+  }
+
+  /**
+   * Lines of text one under the other at `x`, continuing on new pages (after `onBreak`) when they
+   * do not fit: each page's share drawn in one call (one text object, not one per line).
+   */
+  block(rows: string[], x: number, onBreak?: () => void) {
+    let next = 0;
+    while (next < rows.length) {
+      let room = Math.floor((this.y - PAGE.margin) / LINE_HEIGHT);
+      if (room < 1) {
+        this.newPage();
+        onBreak?.();
+        room = Math.floor((this.y - PAGE.margin) / LINE_HEIGHT);
+      }
+      const chunk = rows.slice(next, next + room);
+      this.page.drawText(chunk.join("\n"), { x, y: this.y, size: 9, font: this.font, lineHeight: LINE_HEIGHT, color: rgb(0.1, 0.1, 0.1) });
+      this.y -= chunk.length * LINE_HEIGHT;
+      next += chunk.length;
+    }
+  }
+
+  /** `value` wrapped to `width`: its lines, to draw with block(). */
+  wrapped(value: string, width: number, options: { size?: number; bold?: boolean } = {}): string[] {
+    const font = options.bold ? this.bold : this.font;
+    return wrapText(font, drawable(font, value), options.size ?? 9, width);
   }
 
   line() {
@@ -204,13 +287,17 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
     w.y -= 12;
   };
   header();
+  const description = COLUMNS[0]!;
   for (const line of data.lines) {
-    w.ensure(14, header);
-    const values = [line.description, line.quantity, line.unitPrice, line.discount, line.taxes, line.total];
-    COLUMNS.forEach((col, i) => {
+    // The description wraps in its column; a row taller than what is left of the page moves on
+    // to the next one, continuing there line by line when it is longer than a page.
+    const rows = w.wrapped(line.description, description.width);
+    w.ensure(Math.min(rows.length, 4) * LINE_HEIGHT + 2, header);
+    const values = [line.quantity, line.unitPrice, line.discount, line.taxes, line.total];
+    COLUMNS.slice(1).forEach((col, i) => {
       w.text(values[i]!, col.x, { width: col.width, align: col.align });
     });
-    w.y -= 12;
+    w.block(rows, description.x, header);
   }
   w.line();
   w.y -= 14;
@@ -236,7 +323,7 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
     w.ensure(24);
     w.text("Notas", PAGE.margin, { bold: true });
     w.y -= 12;
-    w.text(data.notes, PAGE.margin, { width: PAGE.width - 2 * PAGE.margin });
+    w.block(w.wrapped(data.notes, PAGE.width - 2 * PAGE.margin), PAGE.margin);
   }
   // pdf-lib writes into an ArrayBuffer of its own (never a SharedArrayBuffer): a Response body.
   return (await pdf.save()) as Uint8Array<ArrayBuffer>;
