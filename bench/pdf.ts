@@ -51,8 +51,14 @@ function documentData(): PdfDocumentData {
   return {
     title: "Cotización",
     numberLabel: "No.",
-    tenant: { name: "Comercial Bench SRL", rnc: "131246796" },
-    workspaceName: "Principal",
+    issuer: {
+      legalName: "Comercial Bench SRL",
+      tradeName: null,
+      rnc: "131246796",
+      address: "Calle El Conde 1, Santo Domingo",
+      branchName: "Principal",
+      branchAddress: null,
+    },
     documentNumber: "COT00000001",
     subtypeName: "Cotización",
     issueDate: "2026-11-22",

@@ -20,6 +20,39 @@ export function isNcfPrefix(prefix: string): boolean {
   return (B_SERIES as readonly string[]).includes(prefix) || (E_SERIES as readonly string[]).includes(prefix);
 }
 
+/**
+ * The name of each NCF type as printed on the document: the e-CF types as DGII's Formato e-CF
+ * v1.0 lists them ("Tipo de e-CF"), the B series as Norma General 06-2018 names them.
+ */
+const TYPE_NAMES: Record<string, string> = {
+  "01": "Factura de Crédito Fiscal",
+  "02": "Factura de Consumo",
+  "03": "Nota de Débito",
+  "04": "Nota de Crédito",
+  "11": "Comprobante de Compras",
+  "12": "Registro Único de Ingresos",
+  "13": "Comprobante para Gastos Menores",
+  "14": "Comprobante para Regímenes Especiales",
+  "15": "Comprobante Gubernamental",
+  "16": "Comprobante para Exportaciones",
+  "17": "Comprobante para Pagos al Exterior",
+  "31": "Factura de Crédito Fiscal Electrónica",
+  "32": "Factura de Consumo Electrónica",
+  "33": "Nota de Débito Electrónica",
+  "34": "Nota de Crédito Electrónica",
+  "41": "Compras Electrónico",
+  "43": "Gastos Menores Electrónico",
+  "44": "Regímenes Especiales Electrónico",
+  "45": "Gubernamental Electrónico",
+  "46": "Comprobante de Exportaciones Electrónico",
+  "47": "Comprobante para Pagos al Exterior Electrónico",
+};
+
+/** The printed name of a fiscal prefix's document type ("B01" → "Factura de Crédito Fiscal"); null for other prefixes. */
+export function documentTypeName(prefix: string): string | null {
+  return isNcfPrefix(prefix) ? (TYPE_NAMES[prefix.slice(1)] ?? null) : null;
+}
+
 /** Prefixes usable by a subtype of each document type. */
 export const PREFIXES_BY_TYPE = {
   invoice: [...B_SERIES, ...E_SERIES],

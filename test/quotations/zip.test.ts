@@ -8,8 +8,7 @@ import { renderDocumentPdf } from "../../src/modules/sales/pdf";
 const data = (n: number): PdfDocumentData => ({
   title: "Cotización",
   numberLabel: "No.",
-  tenant: { name: "Acme SRL", rnc: null },
-  workspaceName: "Principal",
+  issuer: { legalName: "Acme SRL", tradeName: null, rnc: null, address: null, branchName: "Principal", branchAddress: null },
   documentNumber: formatDocumentNumber("COT", n),
   subtypeName: "Cotización",
   issueDate: "2026-11-20",

@@ -9,7 +9,7 @@ import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
-import { documentNumberSql, isNcfPrefix } from "../../lib/ncf";
+import { documentNumberSql, documentTypeName, isNcfPrefix } from "../../lib/ncf";
 import { assertFiscalProfileComplete } from "../company/service";
 import { refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
 import { assertSalesInvoicePrefix } from "../document-subtypes/service";
@@ -437,19 +437,26 @@ export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, 
 export async function invoicePdfData(db: AnyDb, scope: RequestScope, id: number): Promise<{ invoice: InvoiceDetailData; pdf: PdfDocumentData }> {
   const invoice = await getInvoice(db, scope, id);
   const result = await db.execute(sql`
-    SELECT t.name AS tenant_name, t.rnc AS tenant_rnc, w.name AS workspace_name, s.name AS subtype_name,
-           c.identification, c.identification_type
-    FROM tenants t, workspaces w, document_subtypes s, contacts c
+    SELECT t.name AS tenant_name, cp.legal_name, cp.trade_name, cp.rnc, cp.address, w.name AS workspace_name, w.address AS workspace_address,
+           s.name AS subtype_name, s.prefix, s.valid_until::text AS valid_until, c.identification, c.identification_type
+    FROM tenants t LEFT JOIN company_profiles cp ON cp.tenant_id = t.id, workspaces w, document_subtypes s, contacts c
     WHERE t.id = ${scope.tenantId} AND w.id = ${invoice.workspace_id} AND s.id = ${invoice.document_subtype_id} AND c.id = ${invoice.contact_id}`);
   const extra = rowsOf<Record<string, string | null>>(result)[0]!;
   return {
     invoice,
     pdf: {
-      title: "Factura",
-      tenant: { name: extra.tenant_name!, rnc: extra.tenant_rnc ?? null },
-      workspaceName: extra.workspace_name!,
+      title: documentTypeName(extra.prefix!) ?? "Factura",
+      issuer: {
+        legalName: extra.legal_name ?? extra.tenant_name!,
+        tradeName: extra.trade_name ?? null,
+        rnc: extra.rnc ?? null,
+        address: extra.address ?? null,
+        branchName: extra.workspace_name!,
+        branchAddress: extra.workspace_address ?? null,
+      },
       documentNumber: invoice.document_number,
       subtypeName: extra.subtype_name!,
+      validUntil: extra.valid_until ?? null,
       issueDate: invoice.issue_date,
       dueDate: invoice.due_date,
       dueDateLabel: "Vence",

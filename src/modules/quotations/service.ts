@@ -269,12 +269,14 @@ export async function quotationPdfData(db: AnyDb, scope: RequestScope, ids: numb
     SELECT row_to_json(q) AS quotation,
       ${max === undefined ? sql`${quotationItems} AS items, NULL::int AS total_lines` : sql`CASE WHEN total.lines <= ${max}::int THEN ${quotationItems} END AS items, total.lines AS total_lines`},
       c.name AS customer_name, c.identification, c.identification_type,
-      s.name AS subtype_name, w.name AS workspace_name, t.name AS tenant_name, t.rnc AS tenant_rnc
+      s.name AS subtype_name, w.name AS workspace_name, w.address AS workspace_address, t.name AS tenant_name,
+      cp.legal_name, cp.trade_name, cp.rnc AS issuer_rnc, cp.address AS issuer_address
     FROM quotations q
       JOIN contacts c ON c.id = q.contact_id
       JOIN document_subtypes s ON s.id = q.document_subtype_id
       JOIN workspaces w ON w.id = q.workspace_id
       JOIN tenants t ON t.id = q.tenant_id
+      LEFT JOIN company_profiles cp ON cp.tenant_id = q.tenant_id
       ${max === undefined ? sql`` : sql`CROSS JOIN total`}
     WHERE ${visible}`);
   const rows = rowsOf<{
@@ -286,8 +288,12 @@ export async function quotationPdfData(db: AnyDb, scope: RequestScope, ids: numb
     identification_type: string | null;
     subtype_name: string;
     workspace_name: string;
+    workspace_address: string | null;
     tenant_name: string;
-    tenant_rnc: string | null;
+    legal_name: string | null;
+    trade_name: string | null;
+    issuer_rnc: string | null;
+    issuer_address: string | null;
   }>(result);
   const totalLines = Number(rows[0]?.total_lines ?? 0);
   if (max !== undefined && totalLines > max) {
@@ -303,8 +309,14 @@ export async function quotationPdfData(db: AnyDb, scope: RequestScope, ids: numb
       pdf: {
         title: "Cotización",
         numberLabel: "No.",
-        tenant: { name: row.tenant_name, rnc: row.tenant_rnc },
-        workspaceName: row.workspace_name,
+        issuer: {
+          legalName: row.legal_name ?? row.tenant_name,
+          tradeName: row.trade_name,
+          rnc: row.issuer_rnc,
+          address: row.issuer_address,
+          branchName: row.workspace_name,
+          branchAddress: row.workspace_address,
+        },
         documentNumber: quotation.document_number,
         subtypeName: row.subtype_name,
         issueDate: quotation.issue_date,

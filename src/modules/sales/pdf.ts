@@ -11,12 +11,14 @@ interface PdfLine {
 
 export interface PdfDocumentData {
   title: string;
-  tenant: { name: string; rnc: string | null };
-  workspaceName: string;
+  /** The issuer as printed (Norma General 06-2018): legal and trade name, RNC, address, the branch. */
+  issuer: { legalName: string; tradeName: string | null; rnc: string | null; address: string | null; branchName: string; branchAddress: string | null };
   documentNumber: string;
   /** Label before the number; default "NCF" (quotation numbers are not NCFs). */
   numberLabel?: string;
   subtypeName: string;
+  /** The NCF sequence's expiry, printed as "Válida hasta" where the sequence expires. */
+  validUntil?: string | null;
   issueDate: string;
   dueDate: string | null;
   dueDateLabel: string;
@@ -256,19 +258,37 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
   pdf.setProducer("Sucursal");
   const w = new Writer(pdf, await pdf.embedFont(StandardFonts.Helvetica), await pdf.embedFont(StandardFonts.HelveticaBold));
 
-  w.text(data.tenant.name, PAGE.margin, { size: 16, bold: true, width: 330 });
-  w.text(data.title, 380, { size: 16, bold: true, width: 192, align: "right" });
-  w.y -= 18;
-  if (data.tenant.rnc) w.text(`RNC: ${data.tenant.rnc}`, PAGE.margin);
-  w.text(`${data.numberLabel ?? "NCF"}: ${data.documentNumber}`, 380, { bold: true, width: 192, align: "right" });
-  w.y -= 12;
-  w.text(`Sucursal: ${data.workspaceName}`, PAGE.margin, { width: 330 });
-  w.text(data.subtypeName, 380, { width: 192, align: "right" });
-  w.y -= 12;
-  w.text(`Fecha: ${data.issueDate}`, 380, { width: 192, align: "right" });
-  w.y -= 12;
-  if (data.dueDate) w.text(`${data.dueDateLabel}: ${data.dueDate}`, 380, { width: 192, align: "right" });
-  w.y -= 20;
+  // Left: the issuer; right: the document (type, number, dates). Each side advances on its own.
+  const top = w.y;
+  w.text(data.issuer.legalName, PAGE.margin, { size: 14, bold: true, width: 330 });
+  w.y -= 16;
+  const issuerLines = [
+    data.issuer.tradeName && data.issuer.tradeName !== data.issuer.legalName ? data.issuer.tradeName : null,
+    data.issuer.rnc ? `RNC: ${data.issuer.rnc}` : null,
+    data.issuer.address,
+    `Sucursal: ${data.issuer.branchName}${data.issuer.branchAddress ? ` — ${data.issuer.branchAddress}` : ""}`,
+  ];
+  for (const line of issuerLines) {
+    if (!line) continue;
+    w.text(line, PAGE.margin, { width: 330 });
+    w.y -= 12;
+  }
+  const left = w.y;
+  w.y = top;
+  w.text(data.title, 380, { size: 14, bold: true, width: 192, align: "right" });
+  w.y -= 16;
+  const documentLines: [string, boolean][] = [
+    [`${data.numberLabel ?? "NCF"}: ${data.documentNumber}`, true],
+    [data.subtypeName, false],
+    ...(data.validUntil ? ([[`Válida hasta: ${data.validUntil}`, false]] as [string, boolean][]) : []),
+    [`Fecha: ${data.issueDate}`, false],
+    ...(data.dueDate ? ([[`${data.dueDateLabel}: ${data.dueDate}`, false]] as [string, boolean][]) : []),
+  ];
+  for (const [line, bold] of documentLines) {
+    w.text(line, 380, { bold, width: 192, align: "right" });
+    w.y -= 12;
+  }
+  w.y = Math.min(left, w.y) - 8;
   w.text("Cliente", PAGE.margin, { bold: true });
   w.y -= 12;
   w.text(data.customer.name, PAGE.margin, { width: 330 });

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { fetchBytes, pdfText } from "../support/pdf";
+import { catalogIds, createContact } from "../support/sales";
+import { seedTenant, TEST_RNC, uniqueName } from "../support/seed";
+
+/**
+ * What Norma General 06-2018 wants printed on a fiscal document (FISCAL.md, "The printed
+ * document"): the issuer's legal name, trade name, RNC and address, the branch; the document type's
+ * name; the NCF and, where the sequence expires, "Válida hasta"; the buyer's name and RNC/cédula;
+ * the lines, ITBIS apart, the totals.
+ */
+describe("the printed invoice", () => {
+  it("carries the issuer, the branch, the document type, the NCF with its expiry and the buyer's RNC", async () => {
+    const tenant = await seedTenant();
+    const profile = await tenant.api.patch("/company", { trade_name: "Ferretería La Esquina", address: "Av. Duarte 45, Santiago" });
+    expect(profile.status).toBe(200);
+    const branch = await tenant.api.patch(`/workspaces/${tenant.workspaceId}`, { address: "Calle del Sol 12, Santiago" });
+    expect(branch.status).toBe(200);
+    const ids = await catalogIds(tenant.api);
+    const b01 = (await tenant.api.get(`/document-subtypes/${ids.b01}`)).body.data as { valid_until: string };
+    const contact = await createContact(tenant.api, { name: "Constructora Norte SRL", identification_type: "rnc", identification: "101010632" });
+    const product = (await tenant.api.post("/products", { name: uniqueName("Cemento "), product_type: "service", price: "500", track_inventory: false })).body
+      .data;
+    const created = await tenant.api.post("/invoices", {
+      contact_id: contact.id,
+      document_subtype_id: ids.b01,
+      issue_date: "2026-11-20",
+      items: [{ product_id: product.id, quantity: "2", unit_price: "500", tax_ids: [ids.itbis18] }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.data.document_number).toBe("B0100000001");
+
+    const res = await fetchBytes(tenant.subdomain, tenant.admin.token, `/invoices/${created.body.data.id}/pdf`);
+    expect(res.status).toBe(200);
+    const text = (await pdfText(res.bytes)).replace(/\s+/g, " ");
+    for (const element of [
+      `Tenant ${tenant.subdomain} SRL`, // legal name (razón social)
+      "Ferretería La Esquina", // trade name
+      `RNC: ${TEST_RNC}`,
+      "Av. Duarte 45, Santiago",
+      "Sucursal: Principal — Calle del Sol 12, Santiago",
+      "Factura de Crédito Fiscal",
+      "NCF: B0100000001",
+      `Válida hasta: ${b01.valid_until}`,
+      "Fecha: 2026-11-20",
+      "Constructora Norte SRL",
+      "RNC: 101010632",
+      "ITBIS 18% (18.00%) 180.00", // the ITBIS, apart
+      "Subtotal 1000.00",
+      "Total 1180.00",
+    ]) {
+      expect(text, element).toContain(element);
+    }
+  });
+});
