@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, date, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, check, date, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { bankAccounts, contacts, currencies, documentSubtypes, money, products, salesmen, taxes } from "./catalog";
 import { createdAt, tenantId, tenantIsolation, updatedAt } from "./common";
 import { tenants, users, workspaces } from "./tenancy";
@@ -154,6 +154,40 @@ export const invoiceSalesmen = pgTable(
       .references(() => salesmen.id),
   },
   (t) => [primaryKey({ columns: [t.invoiceId, t.salesmanId] }), index("invoice_salesmen_salesman_idx").on(t.salesmanId), tenantIsolation("invoice_salesmen")],
+);
+
+/**
+ * NCFs annulled before they reached anyone (Formato 608 of DGII: the NCF, the date and one of
+ * DGII's reason codes 01-10, src/lib/annulments.ts): written when an issued invoice is deleted or
+ * cancelled. The number stays used (never reissued); the monthly 608 report reads this table.
+ */
+export const ncfAnnulments = pgTable(
+  "ncf_annulments",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id),
+    invoiceId: integer("invoice_id")
+      .notNull()
+      .references(() => invoices.id),
+    ncf: text("ncf").notNull(),
+    annulledOn: date("annulled_on").notNull(),
+    reasonCode: text("reason_code").notNull(),
+    /** What annulled it: `deleted` (DELETE /invoices/{id}) or `cancelled` (POST …/cancel). */
+    action: text("action").notNull(),
+    createdBy: integer("created_by")
+      .notNull()
+      .references(() => users.id),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("ncf_annulments_tenant_ncf_key").on(t.tenantId, t.ncf),
+    index("ncf_annulments_tenant_date_idx").on(t.tenantId, t.annulledOn),
+    check("ncf_annulments_reason_code", sql`${t.reasonCode} ~ '^(0[1-9]|10)$'`),
+    tenantIsolation("ncf_annulments"),
+  ],
 );
 
 export const quotations = pgTable(

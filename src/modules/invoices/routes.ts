@@ -6,7 +6,17 @@ import { dataOnly, MessageResponse } from "../../http/schemas";
 import { idParam } from "../../lib/bounds";
 import { renderDocumentPdf } from "../sales/pdf";
 import { invoiceContext } from "./context";
-import { CreatedInvoice, CreateInvoiceBody, CreatePaymentBody, InvoiceDetail, InvoiceListQuery, InvoiceSummary, Payment, UpdateInvoiceBody } from "./schemas";
+import {
+  AnnulInvoiceBody,
+  CreatedInvoice,
+  CreateInvoiceBody,
+  CreatePaymentBody,
+  InvoiceDetail,
+  InvoiceListQuery,
+  InvoiceSummary,
+  Payment,
+  UpdateInvoiceBody,
+} from "./schemas";
 import * as invoices from "./service";
 
 export const invoicesRouter = createRouter();
@@ -114,13 +124,13 @@ invoicesRouter.openapi(
       method: "delete",
       path: `${V1}/invoices/{id}`,
       tags,
-      summary: "Delete an invoice pending payment or in draft (stock returns; the NCF stays used)",
-      request: { params: IdParam },
+      summary: "Delete an invoice pending payment or in draft (stock returns; the NCF stays used and is recorded as annulled)",
+      request: { params: IdParam, body: { content: { "application/json": { schema: AnnulInvoiceBody } }, required: false } },
       responses: { 200: jsonResponse("Invoice deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
     },
   ),
   async (c) => {
-    await invoices.deleteInvoice(c.var.db, c.var.scope, c.req.valid("param").id);
+    await invoices.deleteInvoice(c.var.db, c.var.scope, c.req.valid("param").id, c.req.valid("json").annulment_reason);
     return c.json({ message: "Invoice deleted." }, 200);
   },
 );
@@ -132,8 +142,8 @@ invoicesRouter.openapi(
       method: "post",
       path: `${V1}/invoices/{id}/cancel`,
       tags,
-      summary: "Cancel an invoice pending payment (stock returns; the NCF stays used)",
-      request: { params: IdParam },
+      summary: "Cancel an invoice pending payment (stock returns; the NCF stays used and is recorded as annulled)",
+      request: { params: IdParam, body: { content: { "application/json": { schema: AnnulInvoiceBody } }, required: false } },
       responses: {
         200: jsonResponse("Invoice cancelled", z.object({ data: InvoiceSummary, message: z.string() })),
         ...errorResponses(404, 409),
@@ -142,7 +152,7 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    const data = await invoices.cancelInvoice(c.var.db, c.var.scope, c.req.valid("param").id);
+    const data = await invoices.cancelInvoice(c.var.db, c.var.scope, c.req.valid("param").id, c.req.valid("json").annulment_reason);
     return c.json({ data, message: "Invoice cancelled." }, 200);
   },
 );

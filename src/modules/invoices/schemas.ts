@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
+import { ANNULMENT_REASON_CODES, DEFAULT_ANNULMENT_REASON } from "../../lib/annulments";
 import { dateInput as dateFilter } from "../../lib/bounds";
 import { moneyInput } from "../../lib/decimal";
 import { CREATED_DOCUMENT_FIELDS, dateInput, id, LineItemOutput, LineItems } from "../sales/schemas";
@@ -105,3 +106,14 @@ export const InvoiceListQuery = listQuerySchema({
 });
 export type InvoiceSummary = z.output<typeof InvoiceSummary>;
 export type InvoiceDetail = z.output<typeof InvoiceDetail>;
+
+/** The optional body of DELETE /invoices/{id} and POST /invoices/{id}/cancel. */
+export const AnnulInvoiceBody = z
+  .object({
+    annulment_reason: z
+      .enum(ANNULMENT_REASON_CODES)
+      .optional()
+      .openapi({ description: `DGII's 608 reason code (01-10); default ${DEFAULT_ANNULMENT_REASON}, "corrección de la información"` }),
+  })
+  .strict();
+export type AnnulInvoiceInput = z.infer<typeof AnnulInvoiceBody>;

@@ -7,6 +7,8 @@ import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
+import { type AnnulmentReason, DEFAULT_ANNULMENT_REASON } from "../../lib/annulments";
+import { dominicanToday } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
 import { documentNumberSql, documentTypeName, isNcfPrefix } from "../../lib/ncf";
@@ -342,21 +344,42 @@ export async function updateInvoice(
   };
 }
 
-export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number): Promise<void> {
+/**
+ * An issued invoice that is deleted or cancelled keeps its NCF, used and never reissued, recorded
+ * as annulled with DGII's 608 reason (Formato 608; src/lib/annulments.ts). A draft has no number:
+ * nothing to record.
+ */
+async function recordAnnulment(db: AnyDb, scope: RequestScope, invoice: InvoiceRow, reason: AnnulmentReason, action: "deleted" | "cancelled") {
+  if (invoice.status === "draft") return;
+  await db.insert(schema.ncfAnnulments).values({
+    tenantId: scope.tenantId,
+    workspaceId: invoice.workspaceId,
+    invoiceId: invoice.id,
+    ncf: invoice.documentNumber,
+    annulledOn: dominicanToday(),
+    reasonCode: reason,
+    action,
+    createdBy: scope.userId,
+  });
+}
+
+export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number, reason: AnnulmentReason = DEFAULT_ANNULMENT_REASON): Promise<void> {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment" && invoice.status !== "draft") {
     throw new AppError("invoice_not_deletable", `Only invoices pending payment or in draft can be deleted; this one is ${invoice.status}.`);
   }
   await returnStock(db, scope, invoice, "invoice deleted");
   await db.update(inv).set({ deletedAt: new Date(), updatedAt: new Date() }).where(eq(inv.id, id));
+  await recordAnnulment(db, scope, invoice, reason, "deleted");
 }
 
-export async function cancelInvoice(db: AnyDb, scope: RequestScope, id: number): Promise<InvoiceData> {
+export async function cancelInvoice(db: AnyDb, scope: RequestScope, id: number, reason: AnnulmentReason = DEFAULT_ANNULMENT_REASON): Promise<InvoiceData> {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment") {
     throw new AppError("invoice_not_editable", `Only invoices pending payment can be cancelled; this one is ${invoice.status}.`);
   }
   await returnStock(db, scope, invoice, "invoice cancelled");
+  await recordAnnulment(db, scope, invoice, reason, "cancelled");
   const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, id)).returning();
   return serializeInvoice(updated!);
 }
