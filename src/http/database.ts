@@ -111,7 +111,10 @@ export async function beginTenantTransaction(c: Context<AppEnv>, alsoRun?: strin
   }
 }
 
-/** The drizzle handle of the request's tenant transaction, opening it when a public route needs it. */
+/**
+ * The drizzle handle of the request's tenant transaction, opening it when a public route needs it.
+ * Its one caller is `publicSession` (http/auth.ts): handlers read `c.var.db`, set by the route guards.
+ */
 export async function tenantDb(c: Context<AppEnv>): Promise<Database> {
   const tx = c.get("tx");
   if (tx?.isOpen) return tx.db;
