@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { createPool, type Database, RequestTransaction } from "../db/client";
+import { errorLogFields } from "../db/errors";
 import { log } from "../lib/log";
 import type { AppEnv } from "./context";
 import { AppError } from "./errors";
@@ -9,7 +10,9 @@ const RETRY_AFTER_SECONDS = "5";
 
 /** The database cannot serve the request: 503 with Retry-After (logged). */
 export function unavailable(cause: unknown, requestId: string): AppError {
-  log.error("database unavailable", { requestId, cause: String(cause) });
+  // The cause's class, SQLSTATE and message without the statement's parameters (request data).
+  const { stack: _stack, ...fields } = errorLogFields(cause);
+  log.error("database unavailable", { requestId, ...fields });
   return new AppError("service_unavailable", "The database is unavailable; try again shortly.", undefined, {
     "Retry-After": RETRY_AFTER_SECONDS,
   });

@@ -164,6 +164,7 @@ describe("faults", () => {
             items: [{ product_id: product.id, quantity: "1", unit_price: "10" }],
           },
         });
+      const errors = vi.spyOn(console, "error");
       // 15 ms each way: a request spans ~10 round trips, so cuts land between its statements.
       await control("/db/delay?ms=15");
       const statuses: number[] = [];
@@ -186,6 +187,14 @@ describe("faults", () => {
       }
       await control("/db/delay?ms=0");
       cases += statuses.length;
+      // The 503s' log lines name the failure, never the statement's parameters (request data).
+      const unavailable = errors.mock.calls.map((args) => String(args[0])).filter((line) => line.includes("database unavailable"));
+      errors.mockRestore();
+      expect(unavailable.length).toBeGreaterThan(0);
+      for (const line of unavailable) {
+        expect(line).not.toContain("params:");
+        expect(line).not.toContain(String(contact.email));
+      }
       // Every invoice that exists is whole, numbers are consecutive, and stock matches them.
       const invoices = await ownerRows(
         sql`SELECT i.id, i.document_number, i.total_amount::text AS total, (SELECT count(*)::int FROM invoice_items it WHERE it.invoice_id = i.id) AS lines FROM invoices i WHERE i.tenant_id = ${tenant.tenantId} ORDER BY i.document_number`,
