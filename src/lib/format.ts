@@ -8,6 +8,15 @@ export function decimal2(value: string | number | Big | null | undefined): strin
   return new Big(value).toFixed(2);
 }
 
+/**
+ * A unit price: two decimals, or up to four when it has them ("10.00", "10.125", "10.1234"). DGII's
+ * e-CF carries unit prices with up to 4 decimals (Formato e-CF v1.0, PrecioUnitarioItem).
+ */
+export function unitPriceText(value: string | number | Big): string {
+  const fixed = new Big(value).toFixed(4);
+  return fixed.replace(/(\.\d\d\d?)0+$/, "$1").replace(/(\.\d\d)0$/, "$1");
+}
+
 /** ISO 8601 UTC ending in Z. */
 export function timestamp(value: Date | string | null | undefined): string | null {
   if (value === null || value === undefined) return null;

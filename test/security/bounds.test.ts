@@ -106,7 +106,7 @@ describe("amounts: each accepted line and document fits numeric(14,2)", () => {
   it("refuses more decimals than the column keeps, exponents and negative amounts on the field", async () => {
     for (const [field, value] of [
       ["unit_price", "999999999999.995"],
-      ["unit_price", "0.001"],
+      ["unit_price", "0.00001"], // unit prices keep 4 decimals (issue 17, PrecioUnitarioItem)
       ["unit_price", "1e3"],
       ["unit_price", "-0.01"],
       ["quantity", "100000000"],

@@ -69,7 +69,8 @@ const lineColumns = () => ({
     .references(() => products.id),
   description: text("description").notNull(),
   quantity: money("quantity").notNull(),
-  unitPrice: money("unit_price").notNull(),
+  /** Up to 4 decimals (Formato e-CF v1.0, PrecioUnitarioItem); line amounts are cents. */
+  unitPrice: numeric("unit_price", { precision: 14, scale: 4 }).notNull(),
   discount: numeric("discount", { precision: 5, scale: 2 }).notNull().default("0"),
   discountAmount: money("discount_amount").notNull(),
   subtotal: money("subtotal").notNull(),

@@ -4,7 +4,7 @@ import type { PgColumn } from "drizzle-orm/pg-core";
 import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { Big } from "../../lib/decimal";
-import { decimal2 } from "../../lib/format";
+import { decimal2, unitPriceText } from "../../lib/format";
 import type { AppliedTax, LineAmounts } from "./lines";
 import type { PdfDocumentData } from "./pdf";
 import { type DocumentReferencesInput, itemsFromStoredLines, type ResolvedLine } from "./references";
@@ -134,7 +134,7 @@ export function serializeItems(items: ItemJson[]): ItemJson[] {
   return items.map((it) => ({
     ...it,
     quantity: decimal2(it.quantity)!,
-    unit_price: decimal2(it.unit_price)!,
+    unit_price: unitPriceText(it.unit_price),
     discount: decimal2(it.discount)!,
     discount_amount: decimal2(it.discount_amount)!,
     subtotal: decimal2(it.subtotal)!,
