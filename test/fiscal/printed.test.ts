@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fetchBytes, pdfText } from "../support/pdf";
-import { catalogIds, createContact } from "../support/sales";
-import { seedTenant, TEST_RNC, uniqueName } from "../support/seed";
+import { salesSetup } from "../support/sales";
+import { TEST_RNC } from "../support/seed";
 
 /**
  * What Norma General 06-2018 wants printed on a fiscal document (FISCAL.md, "The printed
@@ -11,16 +11,17 @@ import { seedTenant, TEST_RNC, uniqueName } from "../support/seed";
  */
 describe("the printed invoice", () => {
   it("carries the issuer, the branch, the document type, the NCF with its expiry and the buyer's RNC", async () => {
-    const tenant = await seedTenant();
+    const {
+      tenant,
+      ids,
+      contact,
+      service: product,
+    } = await salesSetup({ name: "Constructora Norte SRL", identification_type: "rnc", identification: "101010632" });
     const profile = await tenant.api.patch("/company", { trade_name: "Ferretería La Esquina", address: "Av. Duarte 45, Santiago" });
     expect(profile.status).toBe(200);
     const branch = await tenant.api.patch(`/workspaces/${tenant.workspaceId}`, { address: "Calle del Sol 12, Santiago" });
     expect(branch.status).toBe(200);
-    const ids = await catalogIds(tenant.api);
     const b01 = (await tenant.api.get(`/document-subtypes/${ids.b01}`)).body.data as { valid_until: string };
-    const contact = await createContact(tenant.api, { name: "Constructora Norte SRL", identification_type: "rnc", identification: "101010632" });
-    const product = (await tenant.api.post("/products", { name: uniqueName("Cemento "), product_type: "service", price: "500", track_inventory: false })).body
-      .data;
     const created = await tenant.api.post("/invoices", {
       contact_id: contact.id,
       document_subtype_id: ids.b01,

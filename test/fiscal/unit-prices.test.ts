@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { catalogIds, createContact } from "../support/sales";
-import { seedTenant, uniqueName } from "../support/seed";
+import { salesSetup } from "../support/sales";
 
 /**
  * Unit prices carry up to 4 decimals (Formato e-CF v1.0, PrecioUnitarioItem); each line's
@@ -8,11 +7,7 @@ import { seedTenant, uniqueName } from "../support/seed";
  */
 describe("unit prices with up to 4 decimals", () => {
   it("are kept as given, the line amounts rounded half-up to the cent, on invoices and on quotations converted to invoices", async () => {
-    const tenant = await seedTenant();
-    const ids = await catalogIds(tenant.api);
-    const contact = await createContact(tenant.api);
-    const product = (await tenant.api.post("/products", { name: uniqueName("Servicio "), product_type: "service", price: "1", track_inventory: false })).body
-      .data;
+    const { tenant, ids, contact, service: product } = await salesSetup();
     const items = [
       // 3 × 10.1235 = 30.3705 → 30.37; ITBIS 18 % of 30.37 = 5.4666 → 5.47; total 35.84.
       { product_id: product.id, quantity: "3", unit_price: "10.1235", tax_ids: [ids.itbis18] },
@@ -51,11 +46,7 @@ describe("unit prices with up to 4 decimals", () => {
   });
 
   it("refuses a fifth decimal with 422 on the line's unit_price", async () => {
-    const tenant = await seedTenant();
-    const ids = await catalogIds(tenant.api);
-    const contact = await createContact(tenant.api);
-    const product = (await tenant.api.post("/products", { name: uniqueName("Servicio "), product_type: "service", price: "1", track_inventory: false })).body
-      .data;
+    const { tenant, ids, contact, service: product } = await salesSetup();
     const res = await tenant.api.post("/invoices", {
       contact_id: contact.id,
       document_subtype_id: ids.b02,

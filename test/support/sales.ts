@@ -47,12 +47,18 @@ export async function expectInvoiceCounts(tenantId: number) {
   expect(broken).toEqual([]);
 }
 
-/** A fresh tenant with one B02 invoice of a single untaxed service line worth `total`: what payment tests start from. */
-export async function serviceInvoice(total: string) {
+/** A fresh tenant with its catalog ids, a customer and a service (no stock): what sales tests start from. */
+export async function salesSetup(contactOverrides: Record<string, unknown> = {}) {
   const tenant = await seedTenant();
   const ids = await catalogIds(tenant.api);
-  const contact = await createContact(tenant.api);
+  const contact = await createContact(tenant.api, contactOverrides);
   const service = await createProduct(tenant.api, { product_type: "service", track_inventory: false });
+  return { tenant, ids, contact, service };
+}
+
+/** A fresh tenant with one B02 invoice of a single untaxed service line worth `total`: what payment tests start from. */
+export async function serviceInvoice(total: string) {
+  const { tenant, ids, contact, service } = await salesSetup();
   const res = await tenant.api.post<Data<InvoiceDetail>>("/invoices", {
     contact_id: contact.id,
     document_subtype_id: ids.b02,
