@@ -22,6 +22,7 @@ import type { PdfDocumentData } from "../sales/pdf";
 import { type ResolvedLine, resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
 import { liveInvoiceCount } from "./counts";
+import { invoiceHistory, recordInvoiceChange } from "./history";
 import type { CreateInvoiceInput, CreatePaymentInput, InvoiceDetail, InvoiceSummary, Payment, UpdateInvoiceInput } from "./schemas";
 
 const inv = schema.invoices;
@@ -225,6 +226,12 @@ export async function getInvoice(db: AnyDb, scope: RequestScope, id: number): Pr
   };
 }
 
+/** The history of a visible invoice (404 for another workspace's or a deleted one, as GET). */
+export async function getInvoiceHistory(db: AnyDb, scope: RequestScope, id: number) {
+  await findRow(db, inv, and(visible(scope), eq(inv.id, id)), "Invoice");
+  return invoiceHistory(db, id);
+}
+
 /** The invoice row, locked for the rest of the transaction (updates, payments, cancel, delete). */
 async function lockInvoice(db: AnyDb, scope: RequestScope, id: number): Promise<InvoiceRow> {
   return findRow(db, inv, and(visible(scope), eq(inv.id, id)), "Invoice", true);
@@ -271,6 +278,11 @@ export async function updateInvoice(
   }
   if (input.document_subtype_id !== undefined && input.document_subtype_id !== invoice.documentSubtypeId) {
     throw fieldError("document_subtype_id", "The document subtype (and so the NCF) of an issued invoice cannot change.");
+  }
+  // The currency is part of the issued document's amounts as printed and reported (issue 17:
+  // issued documents are records); a different currency is a new document.
+  if (input.currency_id !== undefined && input.currency_id !== invoice.currencyId) {
+    throw fieldError("currency_id", "The currency of an issued invoice cannot change.");
   }
   const set: Partial<typeof inv.$inferInsert> = { updatedAt: new Date() };
   if (input.issue_date !== undefined) set.issueDate = input.issue_date;
@@ -336,6 +348,7 @@ export async function updateInvoice(
     }
   }
   const [updated] = await db.update(inv).set(set).where(eq(inv.id, id)).returning();
+  await recordInvoiceChange(db, scope, "updated", invoice, updated!);
   return {
     id: updated!.id,
     document_number: updated!.documentNumber,
@@ -369,8 +382,9 @@ export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number, 
     throw new AppError("invoice_not_deletable", `Only invoices pending payment or in draft can be deleted; this one is ${invoice.status}.`);
   }
   await returnStock(db, scope, invoice, "invoice deleted");
-  await db.update(inv).set({ deletedAt: new Date(), updatedAt: new Date() }).where(eq(inv.id, id));
+  const [deleted] = await db.update(inv).set({ deletedAt: new Date(), updatedAt: new Date() }).where(eq(inv.id, id)).returning();
   await recordAnnulment(db, scope, invoice, reason, "deleted");
+  await recordInvoiceChange(db, scope, "deleted", invoice, deleted!);
 }
 
 export async function cancelInvoice(db: AnyDb, scope: RequestScope, id: number, reason: AnnulmentReason = DEFAULT_ANNULMENT_REASON): Promise<InvoiceData> {
@@ -381,6 +395,7 @@ export async function cancelInvoice(db: AnyDb, scope: RequestScope, id: number, 
   await returnStock(db, scope, invoice, "invoice cancelled");
   await recordAnnulment(db, scope, invoice, reason, "cancelled");
   const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, id)).returning();
+  await recordInvoiceChange(db, scope, "cancelled", invoice, updated!);
   return serializeInvoice(updated!);
 }
 
