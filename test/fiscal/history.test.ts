@@ -20,7 +20,7 @@ async function issued(tenant: SeededTenant) {
     items: [line],
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return { invoice: res.body.data as { id: number; document_number: string }, product, ids };
+  return { invoice: res.body.data as { id: number; document_number: string }, product, ids, contact };
 }
 
 type Entry = { action: string; user: { id: number; name: string }; before: Record<string, unknown>; after: Record<string, unknown>; created_at: string };
@@ -75,9 +75,9 @@ describe("invoice history", () => {
     expect(kept).toEqual([{ action: "deleted", before: { deleted_at: null }, user_id: tenant.admin.id }]);
   });
 
-  it("refuses to change the currency or the subtype of an issued invoice, naming the field", async () => {
+  it("refuses to change the currency, the subtype or the buyer's id type of an issued invoice, naming the field", async () => {
     const tenant = await seedTenant();
-    const { invoice, ids } = await issued(tenant);
+    const { invoice, ids, contact } = await issued(tenant);
     const eur = await tenant.api.post("/currencies", { code: "eur", name: "Euro", symbol: "€", exchange_rate: "64.123456" });
     expect(eur.status).toBe(201);
     const currency = await tenant.api.patch(`/invoices/${invoice.id}`, { currency_id: eur.body.data.id });
@@ -86,6 +86,16 @@ describe("invoice history", () => {
     const subtype = await tenant.api.patch(`/invoices/${invoice.id}`, { document_subtype_id: ids.b01 });
     expect(subtype.status).toBe(422);
     expect(JSON.stringify(subtype.body)).toContain("document_subtype_id");
+    // The invoice's buyer has no id; one with an RNC is another kind of buyer.
+    const withRnc = await createContact(tenant.api, { identification_type: "rnc", identification: "101010632" });
+    const buyer = await tenant.api.patch(`/invoices/${invoice.id}`, { contact_id: withRnc.id });
+    expect(buyer.status).toBe(422);
+    expect(JSON.stringify(buyer.body)).toContain("contact_id");
     expect((await tenant.api.get(`/invoices/${invoice.id}/history`)).body.data).toEqual([]);
+    // Another buyer of the same kind is accepted, and recorded.
+    const sameKind = await createContact(tenant.api);
+    expect((await tenant.api.patch(`/invoices/${invoice.id}`, { contact_id: sameKind.id })).status).toBe(200);
+    const entries = (await tenant.api.get(`/invoices/${invoice.id}/history`)).body.data as Entry[];
+    expect(entries.map((e) => [e.before, e.after])).toEqual([[{ contact_id: contact.id }, { contact_id: sameKind.id }]]);
   });
 });

@@ -1,5 +1,5 @@
 import type { z } from "@hono/zod-openapi";
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { findRow, pageOffset } from "../../db/queries";
 import { rowFromJson, rowsOf } from "../../db/rows";
@@ -265,6 +265,23 @@ async function returnStock(db: AnyDb, scope: RequestScope, invoice: InvoiceRow, 
   await applyStockChanges(db, scope, changes);
 }
 
+/**
+ * The buyer's id type (RNC, cédula, …) decides what the issued NCF may be (Norma General 06-2018:
+ * crédito fiscal needs an RNC or cédula), so an issued invoice may move to another contact only of
+ * the same id type; a different one is a new document (issue 17).
+ */
+async function assertSameIdentificationType(db: AnyDb, currentId: number, nextId: number) {
+  const rows = await db
+    .select({ id: schema.contacts.id, type: schema.contacts.identificationType })
+    .from(schema.contacts)
+    .where(inArray(schema.contacts.id, [currentId, nextId]));
+  const typeOf = (id: number) => rows.find((row) => row.id === id)?.type ?? null;
+  // An unknown contact is left to resolveDocument's 422 on contact_id.
+  if (rows.some((row) => row.id === nextId) && typeOf(currentId) !== typeOf(nextId)) {
+    throw fieldError("contact_id", "The buyer's identification type of an issued invoice cannot change.");
+  }
+}
+
 export async function updateInvoice(
   db: AnyDb,
   scope: RequestScope,
@@ -283,6 +300,9 @@ export async function updateInvoice(
   // issued documents are records); a different currency is a new document.
   if (input.currency_id !== undefined && input.currency_id !== invoice.currencyId) {
     throw fieldError("currency_id", "The currency of an issued invoice cannot change.");
+  }
+  if (input.contact_id !== undefined && input.contact_id !== invoice.contactId) {
+    await assertSameIdentificationType(db, invoice.contactId, input.contact_id);
   }
   const set: Partial<typeof inv.$inferInsert> = { updatedAt: new Date() };
   if (input.issue_date !== undefined) set.issueDate = input.issue_date;
