@@ -191,6 +191,31 @@ export const ncfAnnulments = pgTable(
   ],
 );
 
+/**
+ * What changed on an issued invoice (issue 17: issued documents are records): one row per PATCH,
+ * cancel or delete of an invoice that has an NCF — who, when, and the changed fields only, before
+ * and after. Drafts are not records: their edits are not kept. Rows are never updated or deleted.
+ */
+export const invoiceHistory = pgTable(
+  "invoice_history",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    invoiceId: integer("invoice_id")
+      .notNull()
+      .references(() => invoices.id),
+    /** `updated`, `cancelled` or `deleted`. */
+    action: text("action").notNull(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id),
+    before: jsonb("before").notNull(),
+    after: jsonb("after").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("invoice_history_invoice_idx").on(t.tenantId, t.invoiceId, t.id), tenantIsolation("invoice_history")],
+);
+
 export const quotations = pgTable(
   "quotations",
   {

@@ -12,6 +12,7 @@ import {
   CreateInvoiceBody,
   CreatePaymentBody,
   InvoiceDetail,
+  InvoiceHistoryEntry,
   InvoiceListQuery,
   InvoiceSummary,
   Payment,
@@ -180,6 +181,24 @@ invoicesRouter.openapi(
       "Content-Type": "application/pdf",
       "Content-Disposition": `attachment; filename="${invoice.document_number}.pdf"`,
     });
+  },
+);
+
+invoicesRouter.openapi(
+  defineRoute(
+    { permission: "invoices:view" },
+    {
+      method: "get",
+      path: `${V1}/invoices/{id}/history`,
+      tags,
+      summary: "Changes of an issued invoice (update, cancel), oldest first: who, when, changed fields before and after",
+      request: { params: IdParam },
+      responses: { 200: jsonResponse("History", z.object({ data: z.array(InvoiceHistoryEntry) })), ...errorResponses(404), ...commonErrors },
+    },
+  ),
+  async (c) => {
+    const data = await invoices.getInvoiceHistory(c.var.db, c.var.scope, c.req.valid("param").id);
+    return c.json({ data }, 200);
   },
 );
 

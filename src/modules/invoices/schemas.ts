@@ -117,3 +117,17 @@ export const AnnulInvoiceBody = z
   })
   .strict();
 export type AnnulInvoiceInput = z.infer<typeof AnnulInvoiceBody>;
+
+const HistoryValues = z.record(z.string(), z.union([z.string(), z.number(), z.null()]));
+
+/** One change of an issued invoice: who, when, and the changed fields before and after. */
+export const InvoiceHistoryEntry = z
+  .object({
+    id: z.number(),
+    action: z.enum(["updated", "cancelled", "deleted"]),
+    user: z.object({ id: z.number(), name: z.string() }),
+    before: HistoryValues,
+    after: HistoryValues,
+    created_at: z.string(),
+  })
+  .openapi("InvoiceHistoryEntry");

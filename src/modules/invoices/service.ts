@@ -1,5 +1,5 @@
 import type { z } from "@hono/zod-openapi";
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { findRow, pageOffset } from "../../db/queries";
 import { rowFromJson, rowsOf } from "../../db/rows";
@@ -22,6 +22,7 @@ import type { PdfDocumentData } from "../sales/pdf";
 import { type ResolvedLine, resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
 import { liveInvoiceCount } from "./counts";
+import { invoiceHistory, recordInvoiceChange } from "./history";
 import type { CreateInvoiceInput, CreatePaymentInput, InvoiceDetail, InvoiceSummary, Payment, UpdateInvoiceInput } from "./schemas";
 
 const inv = schema.invoices;
@@ -225,6 +226,12 @@ export async function getInvoice(db: AnyDb, scope: RequestScope, id: number): Pr
   };
 }
 
+/** The history of a visible invoice (404 for another workspace's or a deleted one, as GET). */
+export async function getInvoiceHistory(db: AnyDb, scope: RequestScope, id: number) {
+  await findRow(db, inv, and(visible(scope), eq(inv.id, id)), "Invoice");
+  return invoiceHistory(db, id);
+}
+
 /** The invoice row, locked for the rest of the transaction (updates, payments, cancel, delete). */
 async function lockInvoice(db: AnyDb, scope: RequestScope, id: number): Promise<InvoiceRow> {
   return findRow(db, inv, and(visible(scope), eq(inv.id, id)), "Invoice", true);
@@ -258,6 +265,23 @@ async function returnStock(db: AnyDb, scope: RequestScope, invoice: InvoiceRow, 
   await applyStockChanges(db, scope, changes);
 }
 
+/**
+ * The buyer's id type (RNC, cédula, …) decides what the issued NCF may be (Norma General 06-2018:
+ * crédito fiscal needs an RNC or cédula), so an issued invoice may move to another contact only of
+ * the same id type; a different one is a new document (issue 17).
+ */
+async function assertSameIdentificationType(db: AnyDb, currentId: number, nextId: number) {
+  const rows = await db
+    .select({ id: schema.contacts.id, type: schema.contacts.identificationType })
+    .from(schema.contacts)
+    .where(inArray(schema.contacts.id, [currentId, nextId]));
+  const typeOf = (id: number) => rows.find((row) => row.id === id)?.type ?? null;
+  // An unknown contact is left to resolveDocument's 422 on contact_id.
+  if (rows.some((row) => row.id === nextId) && typeOf(currentId) !== typeOf(nextId)) {
+    throw fieldError("contact_id", "The buyer's identification type of an issued invoice cannot change.");
+  }
+}
+
 export async function updateInvoice(
   db: AnyDb,
   scope: RequestScope,
@@ -271,6 +295,14 @@ export async function updateInvoice(
   }
   if (input.document_subtype_id !== undefined && input.document_subtype_id !== invoice.documentSubtypeId) {
     throw fieldError("document_subtype_id", "The document subtype (and so the NCF) of an issued invoice cannot change.");
+  }
+  // The currency is part of the issued document's amounts as printed and reported (issue 17:
+  // issued documents are records); a different currency is a new document.
+  if (input.currency_id !== undefined && input.currency_id !== invoice.currencyId) {
+    throw fieldError("currency_id", "The currency of an issued invoice cannot change.");
+  }
+  if (input.contact_id !== undefined && input.contact_id !== invoice.contactId) {
+    await assertSameIdentificationType(db, invoice.contactId, input.contact_id);
   }
   const set: Partial<typeof inv.$inferInsert> = { updatedAt: new Date() };
   if (input.issue_date !== undefined) set.issueDate = input.issue_date;
@@ -336,6 +368,7 @@ export async function updateInvoice(
     }
   }
   const [updated] = await db.update(inv).set(set).where(eq(inv.id, id)).returning();
+  await recordInvoiceChange(db, scope, "updated", invoice, updated!);
   return {
     id: updated!.id,
     document_number: updated!.documentNumber,
@@ -369,8 +402,9 @@ export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number, 
     throw new AppError("invoice_not_deletable", `Only invoices pending payment or in draft can be deleted; this one is ${invoice.status}.`);
   }
   await returnStock(db, scope, invoice, "invoice deleted");
-  await db.update(inv).set({ deletedAt: new Date(), updatedAt: new Date() }).where(eq(inv.id, id));
+  const [deleted] = await db.update(inv).set({ deletedAt: new Date(), updatedAt: new Date() }).where(eq(inv.id, id)).returning();
   await recordAnnulment(db, scope, invoice, reason, "deleted");
+  await recordInvoiceChange(db, scope, "deleted", invoice, deleted!);
 }
 
 export async function cancelInvoice(db: AnyDb, scope: RequestScope, id: number, reason: AnnulmentReason = DEFAULT_ANNULMENT_REASON): Promise<InvoiceData> {
@@ -381,6 +415,7 @@ export async function cancelInvoice(db: AnyDb, scope: RequestScope, id: number, 
   await returnStock(db, scope, invoice, "invoice cancelled");
   await recordAnnulment(db, scope, invoice, reason, "cancelled");
   const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, id)).returning();
+  await recordInvoiceChange(db, scope, "cancelled", invoice, updated!);
   return serializeInvoice(updated!);
 }
 

@@ -1,0 +1,77 @@
+import { and, asc, eq } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
+import * as schema from "../../db/schema";
+import type { RequestScope } from "../../http/scope";
+import { decimal2, timestamp } from "../../lib/format";
+
+type InvoiceRow = typeof schema.invoices.$inferSelect;
+type HistoryValue = string | number | null;
+
+/**
+ * The fields of an issued invoice that its history follows, by API name. Money is shown as the
+ * API shows it (two decimals, strings), never as a float.
+ */
+function trackedFields(row: InvoiceRow): Record<string, HistoryValue> {
+  return {
+    status: row.status,
+    contact_id: row.contactId,
+    currency_id: row.currencyId,
+    issue_date: row.issueDate,
+    due_date: row.dueDate,
+    payment_term: row.paymentTerm,
+    notes: row.notes,
+    subtotal_amount: decimal2(row.subtotalAmount),
+    discount_amount: decimal2(row.discountAmount),
+    tax_amount: decimal2(row.taxAmount),
+    total_amount: decimal2(row.totalAmount),
+    deleted_at: timestamp(row.deletedAt),
+  };
+}
+
+/** Only what changed: `before` and `after` carry the same keys. */
+function changedFields(before: InvoiceRow, after: InvoiceRow) {
+  const old = trackedFields(before);
+  const now = trackedFields(after);
+  const keys = Object.keys(now).filter((key) => old[key] !== now[key]);
+  return {
+    before: Object.fromEntries(keys.map((key) => [key, old[key]])),
+    after: Object.fromEntries(keys.map((key) => [key, now[key]])),
+  };
+}
+
+/**
+ * Records a change of an issued invoice (issue 17: an issued document is a record, its changes are
+ * kept with who and when). A draft has no NCF yet and is not a record: nothing is written. A
+ * change that touches no tracked field (e.g. a PATCH resending the same values) writes nothing.
+ */
+export async function recordInvoiceChange(
+  db: AnyDb,
+  scope: RequestScope,
+  action: "updated" | "cancelled" | "deleted",
+  before: InvoiceRow,
+  after: InvoiceRow,
+): Promise<void> {
+  if (before.status === "draft") return;
+  const change = changedFields(before, after);
+  if (action === "updated" && Object.keys(change.after).length === 0) return;
+  await db.insert(schema.invoiceHistory).values({ tenantId: scope.tenantId, invoiceId: before.id, action, userId: scope.userId, ...change });
+}
+
+/** The invoice's history, oldest first, with the user's current name. */
+export async function invoiceHistory(db: AnyDb, invoiceId: number) {
+  const h = schema.invoiceHistory;
+  const rows = await db
+    .select({ id: h.id, action: h.action, userId: h.userId, userName: schema.users.name, before: h.before, after: h.after, createdAt: h.createdAt })
+    .from(h)
+    .innerJoin(schema.users, eq(schema.users.id, h.userId))
+    .where(and(eq(h.invoiceId, invoiceId)))
+    .orderBy(asc(h.id));
+  return rows.map((row) => ({
+    id: row.id,
+    action: row.action as "updated" | "cancelled" | "deleted",
+    user: { id: row.userId, name: row.userName },
+    before: row.before as Record<string, HistoryValue>,
+    after: row.after as Record<string, HistoryValue>,
+    created_at: timestamp(row.createdAt)!,
+  }));
+}
