@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { catalogIds, createContact } from "../support/sales";
+import { ANONYMOUS_BUYER, catalogIds, createContact } from "../support/sales";
 import { ownerRows, type SeededTenant, seedTenant, sql } from "../support/seed";
 import { createProduct } from "../support/stock";
 
@@ -9,7 +9,7 @@ import { createProduct } from "../support/stock";
  */
 async function issued(tenant: SeededTenant) {
   const ids = await catalogIds(tenant.api);
-  const contact = await createContact(tenant.api);
+  const contact = await createContact(tenant.api, ANONYMOUS_BUYER);
   const product = await createProduct(tenant.api, { product_type: "service", track_inventory: false });
   const line = { product_id: product.id, quantity: "1", unit_price: "100", tax_ids: [ids.itbis18] };
   const res = await tenant.api.post("/invoices", {
@@ -93,7 +93,7 @@ describe("invoice history", () => {
     expect(JSON.stringify(buyer.body)).toContain("contact_id");
     expect((await tenant.api.get(`/invoices/${invoice.id}/history`)).body.data).toEqual([]);
     // Another buyer of the same kind is accepted, and recorded.
-    const sameKind = await createContact(tenant.api);
+    const sameKind = await createContact(tenant.api, ANONYMOUS_BUYER);
     expect((await tenant.api.patch(`/invoices/${invoice.id}`, { contact_id: sameKind.id })).status).toBe(200);
     const entries = (await tenant.api.get(`/invoices/${invoice.id}/history`)).body.data as Entry[];
     expect(entries.map((e) => [e.before, e.after])).toEqual([[{ contact_id: contact.id }, { contact_id: sameKind.id }]]);

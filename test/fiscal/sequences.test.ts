@@ -13,7 +13,8 @@ async function setup() {
     contact_id: contact.id,
     document_subtype_id: subtypeId,
     issue_date: issueDate,
-    items: [{ product_id: product.id, quantity: "1", unit_price: "100" }],
+    // Exempt: B14 and B16 refuse ITBIS lines (docs/fiscal.md, buyer and tax rules per NCF type).
+    items: [{ product_id: product.id, quantity: "1", unit_price: "100", tax_ids: [ids.exento] }],
   });
   const subtype = async (body: Record<string, unknown>) => {
     const res = await tenant.api.post("/document-subtypes", { name: uniqueName("S "), type: "invoice", valid_until: "2099-12-31", ...body });

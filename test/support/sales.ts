@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { expect } from "vitest";
 import { rowsOf } from "../../src/db/rows";
+import { normalizeIdentification } from "../../src/lib/identification";
 import type { InvoiceDetail } from "../../src/modules/invoices/schemas";
 import type { Client, Data } from "./api";
 import { asOwner, seedTenant, uniqueName } from "./seed";
@@ -23,8 +24,32 @@ export async function catalogIds(api: Client) {
   };
 }
 
+/** A buyer without identification (consumo under RD$250,000, regímenes especiales, …). */
+export const ANONYMOUS_BUYER = { identification_type: null, identification: null };
+
+/** A random RNC with a valid check digit (a workspace refuses two contacts with one identification). */
+export function freshRnc(): string {
+  for (;;) {
+    const body = `1${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`;
+    for (let digit = 0; digit < 10; digit++) {
+      if (normalizeIdentification("rnc", `${body}${digit}`).ok) return `${body}${digit}`;
+    }
+  }
+}
+
+/**
+ * A buyer with a valid RNC by default: a B01 (crédito fiscal) invoice needs one (Norma 06-2018,
+ * src/modules/invoices/buyer-rules.ts). Pass `identification_type: null` for an anonymous buyer.
+ */
 export async function createContact(api: Client, overrides: Record<string, unknown> = {}) {
-  const res = await api.post("/contacts", { name: uniqueName("Cliente "), email: `${uniqueName("c")}@cliente.do`, phone: "809-555-0101", ...overrides });
+  const res = await api.post("/contacts", {
+    name: uniqueName("Cliente "),
+    email: `${uniqueName("c")}@cliente.do`,
+    phone: "809-555-0101",
+    identification_type: "rnc",
+    identification: freshRnc(),
+    ...overrides,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data as { id: number; name: string; email: string | null };
 }

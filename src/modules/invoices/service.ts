@@ -21,6 +21,7 @@ import { documentAmounts, lineAmounts } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { type ResolvedLine, resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
+import { assertBuyerRules } from "./buyer-rules";
 import { liveInvoiceCount } from "./counts";
 import { invoiceHistory, recordInvoiceChange } from "./history";
 import type { CreateInvoiceInput, CreatePaymentInput, InvoiceDetail, InvoiceSummary, Payment, UpdateInvoiceInput } from "./schemas";
@@ -95,6 +96,9 @@ export async function createInvoice(
   }
   const amounts = resolved.lines.map(lineAmounts);
   const totals = documentAmounts(amounts);
+  if (isNcfPrefix(resolved.subtype.prefix)) {
+    assertBuyerRules(resolved.subtype.prefix, resolved.contact, amounts, totals.totalAmount, resolved.currencyRate);
+  }
   const records = lineRecords(resolved.lines, amounts);
   const changes = saleChanges(resolved.lines, scope.workspaceId, 1, null);
   const t = scope.tenantId;

@@ -23,10 +23,12 @@ export interface ResolvedLine extends LineInput {
 }
 
 interface ResolvedDocument {
-  contact: { id: number; name: string; email: string | null };
+  contact: { id: number; name: string; email: string | null; identificationType: string | null; identification: string | null };
   subtype: { id: number; name: string; prefix: string };
   documentNumber: string | null;
   currencyId: number | null;
+  /** The currency's rate to the default currency (DOP) now: "1" for the default currency. */
+  currencyRate: string;
   salesmanIds: number[];
   lines: ResolvedLine[];
 }
@@ -43,11 +45,18 @@ interface Loaded {
     end_number: number;
     valid_until: string | null;
   } | null;
-  contact: { id: number; name: string; email: string | null; workspace_id: number | null } | null;
+  contact: {
+    id: number;
+    name: string;
+    email: string | null;
+    workspace_id: number | null;
+    identification_type: string | null;
+    identification: string | null;
+  } | null;
   products: { id: number; name: string; workspace_id: number | null; is_active: boolean; track_inventory: boolean; default_tax_ids: number[] }[];
   taxes: { id: number; name: string; type: string; rate: string; is_active: boolean }[];
   salesmen: number[];
-  currency_id: number | null;
+  currency: { id: number; exchange_rate: string } | null;
 }
 
 /** The subtype as read in JSON (column names) → the fields numberingRefusal reads. */
@@ -87,7 +96,8 @@ export async function resolveDocument(
       (SELECT json_build_object('id', id, 'name', name, 'type', type, 'prefix', prefix, 'is_active', is_active,
          'next_number', next_number, 'end_number', end_number, 'valid_until', valid_until)
        FROM document_subtypes WHERE tenant_id = ${t} AND id = ${input.document_subtype_id}) AS subtype,
-      (SELECT json_build_object('id', id, 'name', name, 'email', email, 'workspace_id', workspace_id)
+      (SELECT json_build_object('id', id, 'name', name, 'email', email, 'workspace_id', workspace_id,
+         'identification_type', identification_type, 'identification', identification)
        FROM contacts WHERE tenant_id = ${t} AND id = ${input.contact_id}) AS contact,
       (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'workspace_id', workspace_id, 'is_active', is_active,
          'track_inventory', track_inventory, 'default_tax_ids', default_tax_ids)), '[]')
@@ -96,8 +106,8 @@ export async function resolveDocument(
        FROM taxes WHERE tenant_id = ${t} AND (id = ANY(${intArray(taxIds)}::int[])
          OR id IN (SELECT unnest(default_tax_ids) FROM products WHERE tenant_id = ${t} AND id = ANY(${intArray(productIds)}::int[])))) AS taxes,
       (SELECT coalesce(json_agg(id), '[]') FROM salesmen WHERE tenant_id = ${t} AND is_active AND id = ANY(${intArray(salesmanIds)}::int[])) AS salesmen,
-      (SELECT id FROM currencies WHERE tenant_id = ${t} AND
-         ${input.currency_id == null ? sql`is_default` : sql`id = ${input.currency_id}`} LIMIT 1) AS currency_id`);
+      (SELECT json_build_object('id', id, 'exchange_rate', exchange_rate::text) FROM currencies WHERE tenant_id = ${t} AND
+         ${input.currency_id == null ? sql`is_default` : sql`id = ${input.currency_id}`} LIMIT 1) AS currency`);
   const loaded = rowsOf<Loaded>(result)[0]!;
   const inWorkspace = (workspaceId: number | null) => workspaceId === null || workspaceId === scope.workspaceId;
 
@@ -115,7 +125,7 @@ export async function resolveDocument(
     const refusal = numberingRefusal(subtypeFields(subtype), options.today);
     if (refusal) throw refusal;
   }
-  if (input.currency_id != null && loaded.currency_id === null) throw fieldError("currency_id", "No such currency.");
+  if (input.currency_id != null && loaded.currency === null) throw fieldError("currency_id", "No such currency.");
   salesmanIds.forEach((id) => {
     if (!loaded.salesmen.includes(id)) throw fieldError(`salesman_ids.${(input.salesman_ids ?? []).indexOf(id)}`, "No such active salesman.");
   });
@@ -149,10 +159,17 @@ export async function resolveDocument(
   });
 
   return {
-    contact: { id: loaded.contact.id, name: loaded.contact.name, email: loaded.contact.email },
+    contact: {
+      id: loaded.contact.id,
+      name: loaded.contact.name,
+      email: loaded.contact.email,
+      identificationType: loaded.contact.identification_type,
+      identification: loaded.contact.identification,
+    },
     subtype: { id: subtype.id, name: subtype.name, prefix: subtype.prefix },
     documentNumber,
-    currencyId: loaded.currency_id,
+    currencyId: loaded.currency?.id ?? null,
+    currencyRate: loaded.currency?.exchange_rate ?? "1",
     salesmanIds,
     lines,
   };
