@@ -20,7 +20,10 @@ const REQUIRED = [
   ["address", "address"],
 ] as const;
 
-export function missingFiscalFields(row: ProfileRow | undefined): string[] {
+/** The fields of the profile a fiscal document needs (see REQUIRED). */
+export type IssuerFields = Pick<ProfileRow, "rnc" | "legalName" | "address">;
+
+export function missingFiscalFields(row: IssuerFields | null | undefined): string[] {
   return REQUIRED.filter(([, column]) => !row?.[column]).map(([field]) => field);
 }
 
@@ -102,11 +105,11 @@ export async function updateProfile(db: AnyDb, tenantId: number, input: UpdateCo
 
 /**
  * Refuses a fiscal document while the issuer lacks what it must print (Norma 06-2018): 422
- * `fiscal_profile_incomplete` naming each missing field. Returns the profile, the issuer's snapshot.
+ * `fiscal_profile_incomplete` naming each missing field. The invoice reads the fields in its one
+ * resolving statement (sales/references.ts) and checks them here without another query.
  */
-export async function assertFiscalProfileComplete(db: AnyDb, tenantId: number): Promise<ProfileRow> {
-  const row = await getProfile(db, tenantId);
-  const missing = missingFiscalFields(row);
+export function assertFiscalProfile(issuer: IssuerFields | null | undefined): void {
+  const missing = missingFiscalFields(issuer);
   if (missing.length) {
     const message = "Complete the company's fiscal profile (PATCH /api/v1/company) before issuing fiscal documents.";
     throw new AppError(
@@ -115,5 +118,4 @@ export async function assertFiscalProfileComplete(db: AnyDb, tenantId: number): 
       Object.fromEntries(missing.map((field) => [field, ["Required to issue fiscal documents."]])),
     );
   }
-  return row!;
 }

@@ -12,7 +12,7 @@ import { dominicanToday } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
 import { documentNumberSql, documentTypeName, isNcfPrefix } from "../../lib/ncf";
-import { assertFiscalProfileComplete } from "../company/service";
+import { assertFiscalProfile } from "../company/service";
 import { refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
 import { assertSalesInvoicePrefix } from "../document-subtypes/service";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
@@ -92,7 +92,7 @@ export async function createInvoice(
   // A fiscal NCF needs a sales prefix and a complete issuer (docs/fiscal.md).
   if (isNcfPrefix(resolved.subtype.prefix)) {
     assertSalesInvoicePrefix(resolved.subtype.prefix);
-    await assertFiscalProfileComplete(db, scope.tenantId);
+    assertFiscalProfile(resolved.issuer);
   }
   const amounts = resolved.lines.map(lineAmounts);
   const totals = documentAmounts(amounts);

@@ -4,6 +4,7 @@ import { rowsOf } from "../../db/rows";
 import { fieldError } from "../../http/errors";
 import type { RequestScope } from "../../http/scope";
 import { formatDocumentNumber } from "../../lib/ncf";
+import type { IssuerFields } from "../company/service";
 import { numberingRefusal, numberingUnavailable, takeNumberStatement } from "../document-subtypes/numbering";
 import { EXCLUSIVE_TAX_TYPES, type LineInput } from "./lines";
 
@@ -29,6 +30,8 @@ interface ResolvedDocument {
   currencyId: number | null;
   /** The currency's rate to the default currency (DOP) now: "1" for the default currency. */
   currencyRate: string;
+  /** What the company's fiscal profile holds of what a fiscal document must print. */
+  issuer: IssuerFields | null;
   salesmanIds: number[];
   lines: ResolvedLine[];
 }
@@ -57,6 +60,7 @@ interface Loaded {
   taxes: { id: number; name: string; type: string; rate: string; is_active: boolean }[];
   salesmen: number[];
   currency: { id: number; exchange_rate: string } | null;
+  issuer: IssuerFields | null;
 }
 
 /** The subtype as read in JSON (column names) → the fields numberingRefusal reads. */
@@ -99,6 +103,8 @@ export async function resolveDocument(
       (SELECT json_build_object('id', id, 'name', name, 'email', email, 'workspace_id', workspace_id,
          'identification_type', identification_type, 'identification', identification)
        FROM contacts WHERE tenant_id = ${t} AND id = ${input.contact_id}) AS contact,
+      (SELECT json_build_object('rnc', rnc, 'legalName', legal_name, 'address', address)
+       FROM company_profiles WHERE tenant_id = ${t}) AS issuer,
       (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'workspace_id', workspace_id, 'is_active', is_active,
          'track_inventory', track_inventory, 'default_tax_ids', default_tax_ids)), '[]')
        FROM products WHERE tenant_id = ${t} AND id = ANY(${intArray(productIds)}::int[])) AS products,
@@ -170,6 +176,7 @@ export async function resolveDocument(
     documentNumber,
     currencyId: loaded.currency?.id ?? null,
     currencyRate: loaded.currency?.exchange_rate ?? "1",
+    issuer: loaded.issuer,
     salesmanIds,
     lines,
   };
