@@ -21,6 +21,7 @@ export const errorStatus = {
   invoice_not_editable: 409,
   invoice_not_deletable: 409,
   invoice_not_payable: 409,
+  invoice_not_draft: 409,
   invalid_transition: 409,
   quotation_not_convertible: 409,
   stock_already_initialized: 409,

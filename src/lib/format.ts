@@ -17,6 +17,15 @@ export function unitPriceText(value: string | number | Big): string {
   return fixed.replace(/(\.\d\d\d?)0+$/, "$1").replace(/(\.\d\d)0$/, "$1");
 }
 
+/** An exchange rate: at least 2 decimals, up to 6 ("1.00", "58.75", "58.123456"), as currencies show it. */
+export function exchangeRateText(value: string | number | Big): string {
+  return new Big(value).toFixed(6).replace(/(\.\d\d\d*?)0+$/, "$1");
+}
+
+/** exchangeRateText in SQL, for documents built as JSON by Postgres. */
+export const exchangeRateSql = (column: string) =>
+  `CASE WHEN ${column} IS NULL THEN NULL WHEN scale(trim_scale(${column})) < 2 THEN round(${column}, 2)::text ELSE trim_scale(${column})::text END`;
+
 /** ISO 8601 UTC ending in Z. */
 export function timestamp(value: Date | string | null | undefined): string | null {
   if (value === null || value === undefined) return null;

@@ -4,7 +4,7 @@ import { ownerRows, type SeededTenant, seedTenant, sql } from "../support/seed";
 import { createProduct } from "../support/stock";
 
 /**
- * An issued invoice is a record (issue 17): each PATCH, cancel or delete is kept in
+ * An issued invoice is a record (issue 17): its issue, each PATCH, payment, cancel or delete is kept in
  * invoice_history with who, when and the changed fields before and after; GET …/history lists them.
  */
 async function issued(tenant: SeededTenant) {
@@ -53,6 +53,37 @@ describe("invoice history", () => {
     // 2.5 × 100.20 = 250.50; ITBIS 18 %: 45.09; 295.59 in all.
     expect(entry!.after).toEqual({ notes: "corregida", subtotal_amount: "250.50", tax_amount: "45.09", total_amount: "295.59" });
     expect(Number.isNaN(Date.parse(entry!.created_at))).toBe(false);
+  });
+
+  it("records a draft's issue and each payment added or removed, with the amount paid and status before and after", async () => {
+    const tenant = await seedTenant();
+    const ids = await catalogIds(tenant.api);
+    const contact = await createContact(tenant.api, ANONYMOUS_BUYER);
+    const product = await createProduct(tenant.api, { product_type: "service", track_inventory: false });
+    const draft = await tenant.api.post("/invoices", {
+      draft: true,
+      contact_id: contact.id,
+      document_subtype_id: ids.b02,
+      issue_date: "2026-11-20",
+      items: [{ product_id: product.id, quantity: "1", unit_price: "100", tax_ids: [] }],
+    });
+    const id = draft.body.data.id as number;
+    expect((await tenant.api.patch(`/invoices/${id}`, { notes: "borrador" })).status).toBe(200);
+    expect((await tenant.api.post(`/invoices/${id}/issue`, { issue_date: "2026-11-21" })).status).toBe(200);
+    const payment = await tenant.api.post(`/invoices/${id}/payments`, { amount: "40.00", payment_date: "2026-11-21", payment_method: "cash" });
+    expect(payment.status).toBe(201);
+    expect((await tenant.api.delete(`/invoices/${id}/payments/${payment.body.data.payment.id}`)).status).toBe(200);
+
+    const entries = (await tenant.api.get(`/invoices/${id}/history`)).body.data as Entry[];
+    expect(entries.map((e) => [e.action, e.before, e.after])).toEqual([
+      [
+        "issued",
+        { status: "draft", document_number: null, issue_date: "2026-11-20" },
+        { status: "pending_payment", document_number: "B0200000001", issue_date: "2026-11-21" },
+      ],
+      ["payment_added", { status: "pending_payment", amount_paid: "0.00" }, { status: "partially_paid", amount_paid: "40.00" }],
+      ["payment_removed", { status: "partially_paid", amount_paid: "40.00" }, { status: "pending_payment", amount_paid: "0.00" }],
+    ]);
   });
 
   it("records a cancel; another tenant's or a deleted invoice's history is 404", async () => {

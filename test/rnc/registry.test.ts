@@ -7,7 +7,9 @@ import { runWorkerRncSync, workerStore } from "../../src/jobs/rnc-sync";
 import { utf8Length } from "../../src/modules/rnc/sync/parse";
 import { openUrl, runRncSync, type SyncOptions } from "../../src/modules/rnc/sync/sync";
 import { env } from "../support/env";
+import { catalogIds, createContact } from "../support/sales";
 import { type SeededTenant, seedTenant } from "../support/seed";
+import { createProduct } from "../support/stock";
 import { buildFile, captureQueue, deliver, fileServer, leftovers, type Row, registry, runRow, serveFile, streamedZip } from "./helpers";
 
 /*
@@ -43,6 +45,9 @@ const SECOND_HAND: DgiiRecord[] = [
   { ...FIRST_HAND[1]!, status: "ACTIVO" },
   { identification: "101000004", name: "NOMBRE NUEVO SRL", status: "DADO DE BAJA" },
   ...SEARCH_FIXTURES,
+  // Buyers of invoices (valid check digits, as contacts need): one suspended, one active.
+  { identification: "133000008", name: "COMPRADOR SUSPENDIDO SRL", status: "SUSPENDIDO" },
+  { identification: "133000016", name: "COMPRADOR AL DIA SRL", status: "ACTIVO" },
 ];
 
 // 3,000 synthetic records (several Queue messages) plus the hand-written ones; the second file
@@ -286,6 +291,33 @@ describe("RNC lookup and search", () => {
       null,
     ]);
     expect((await tenant.api.get(`/contacts/${known.body.data.id}`)).body.data.taxpayer.status).toBe("ACTIVO");
+  });
+
+  it("a fiscal invoice to a buyer the registry lists other than ACTIVO, or an RNC it does not list, carries a warning, not a refusal", async () => {
+    const ids = await catalogIds(tenant.api);
+    const service = await createProduct(tenant.api, { product_type: "service", track_inventory: false });
+    const issue = async (identification: string) => {
+      const contact = await createContact(tenant.api, { identification });
+      return tenant.api.post("/invoices", {
+        contact_id: contact.id,
+        document_subtype_id: ids.b01,
+        issue_date: "2026-11-20",
+        items: [{ product_id: service.id, quantity: "1", unit_price: "100.00", tax_ids: [] }],
+      });
+    };
+    const suspended = await issue("133000008");
+    expect(suspended.status, suspended.text).toBe(201);
+    expect(suspended.body.warnings).toEqual([
+      { code: "buyer_not_active", field: "contact_id", message: "The buyer's status in DGII's RNC registry is SUSPENDIDO, not ACTIVO." },
+    ]);
+    const active = await issue("133000016");
+    expect(active.status).toBe(201);
+    expect(active.body.warnings).toEqual([]);
+    const unknown = await issue("133000024");
+    expect(unknown.status).toBe(201);
+    expect(unknown.body.warnings).toEqual([
+      { code: "buyer_not_in_registry", field: "contact_id", message: "The buyer's RNC 133000024 is not in DGII's RNC registry." },
+    ]);
   });
 
   it("answers 404 for an unknown or removed RNC and 422 for a malformed one", async () => {

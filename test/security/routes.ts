@@ -83,6 +83,7 @@ export function validBody(world: World, method: string, path: string): unknown {
     "POST /api/v1/invoices/{id}/payments": { amount: "1.00", payment_date: "2026-11-21", payment_method: "cash" },
     "DELETE /api/v1/invoices/{id}": { annulment_reason: "04" },
     "POST /api/v1/invoices/{id}/cancel": { annulment_reason: "04" },
+    "POST /api/v1/invoices/{id}/issue": { issue_date: "2026-11-21" },
     "POST /api/v1/quotations/bulk/pdf": { quotation_ids: [o.quotation.id] },
     "POST /api/v1/quotations": { contact_id: o.contact.id, document_subtype_id: ids.cot, issue_date: "2026-11-20", items: [line] },
     "PATCH /api/v1/quotations/{id}": { notes: "cambiada" },

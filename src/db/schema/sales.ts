@@ -34,10 +34,24 @@ export const invoices = pgTable(
   "invoices",
   {
     ...documentHeadColumns(),
+    /** NULL only for a draft: the NCF is taken when the draft is issued (POST /invoices/{id}/issue). */
+    documentNumber: text("document_number"),
     status: text("status").notNull().default("pending_payment"),
     ...documentAmountColumns(),
     amountPaid: money("amount_paid").notNull().default("0"),
     currencyId: integer("currency_id").references(() => currencies.id),
+    /**
+     * The fiscal data frozen at issue (sales/snapshots.ts DocumentSnapshot: issuer and branch, buyer,
+     * sequence expiry, currency): the PDF and the e-CF read these, never the live rows (FISCAL.md,
+     * Norma 06-2018). NULL for drafts and for invoices issued before migration 0020.
+     */
+    snapshot: jsonb("snapshot"),
+    /** DOP per unit of the invoice's currency on its issue date ("1" in DOP); the DOP amounts below use it. */
+    exchangeRate: numeric("exchange_rate", { precision: 18, scale: 6 }),
+    subtotalAmountDop: money("subtotal_amount_dop"),
+    discountAmountDop: money("discount_amount_dop"),
+    taxAmountDop: money("tax_amount_dop"),
+    totalAmountDop: money("total_amount_dop"),
     paymentTerm: text("payment_term"),
     notes: text("notes"),
     quotationId: integer("quotation_id"),
@@ -50,6 +64,7 @@ export const invoices = pgTable(
   (t) => [
     // An NCF is issued once per tenant, whatever happens to the invoice afterwards.
     uniqueIndex("invoices_tenant_document_number_key").on(t.tenantId, t.documentNumber),
+    check("invoices_number_unless_draft", sql`status = 'draft' OR document_number IS NOT NULL`),
     // Lists read live invoices of one workspace in (issue_date, id) order: partial indexes ending
     // in id, so a page is the first rows of an index scan, without sorting a day's invoices.
     index("invoices_live_workspace_issue_date_id_idx").on(t.workspaceId, t.issueDate, t.id).where(sql`deleted_at IS NULL`),

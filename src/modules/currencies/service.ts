@@ -6,25 +6,20 @@ import * as schema from "../../db/schema";
 import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
-import { timestamp } from "../../lib/format";
+import { exchangeRateText, timestamp } from "../../lib/format";
 import type { CreateCurrencyInput, UpdateCurrencyInput } from "./schemas";
 
 const cur = schema.currencies;
 type CurrencyRow = typeof cur.$inferSelect;
 
 /** An exchange rate with at least 2 decimals and no trailing zeros beyond: "60.00", "58.7525". */
-function formatRate(value: string): string {
-  const fixed = new Big(value).toFixed(6);
-  return fixed.replace(/(\.\d\d\d*?)0+$/, "$1");
-}
-
 export function serializeCurrency(row: CurrencyRow) {
   return {
     id: row.id,
     code: row.code,
     name: row.name,
     symbol: row.symbol,
-    exchange_rate: formatRate(row.exchangeRate),
+    exchange_rate: exchangeRateText(row.exchangeRate),
     is_default: row.isDefault,
     created_at: timestamp(row.createdAt)!,
     updated_at: timestamp(row.updatedAt)!,

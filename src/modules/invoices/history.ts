@@ -5,6 +5,10 @@ import type { RequestScope } from "../../http/scope";
 import { decimal2, timestamp } from "../../lib/format";
 
 type InvoiceRow = typeof schema.invoices.$inferSelect;
+
+/** What happened to an issued invoice: issued from a draft, changed, paid or a payment removed, cancelled, deleted. */
+export const HISTORY_ACTIONS = ["issued", "updated", "payment_added", "payment_removed", "cancelled", "deleted"] as const;
+type HistoryAction = (typeof HISTORY_ACTIONS)[number];
 type HistoryValue = string | number | null;
 
 /**
@@ -14,6 +18,7 @@ type HistoryValue = string | number | null;
 function trackedFields(row: InvoiceRow): Record<string, HistoryValue> {
   return {
     status: row.status,
+    document_number: row.documentNumber,
     contact_id: row.contactId,
     currency_id: row.currencyId,
     issue_date: row.issueDate,
@@ -24,6 +29,7 @@ function trackedFields(row: InvoiceRow): Record<string, HistoryValue> {
     discount_amount: decimal2(row.discountAmount),
     tax_amount: decimal2(row.taxAmount),
     total_amount: decimal2(row.totalAmount),
+    amount_paid: decimal2(row.amountPaid),
     deleted_at: timestamp(row.deletedAt),
   };
 }
@@ -41,17 +47,12 @@ function changedFields(before: InvoiceRow, after: InvoiceRow) {
 
 /**
  * Records a change of an issued invoice (issue 17: an issued document is a record, its changes are
- * kept with who and when). A draft has no NCF yet and is not a record: nothing is written. A
- * change that touches no tracked field (e.g. a PATCH resending the same values) writes nothing.
+ * kept with who and when), from its issue on: a draft has no NCF yet and is not a record, so its
+ * edits write nothing. A change that touches no tracked field (e.g. a PATCH resending the same
+ * values) writes nothing.
  */
-export async function recordInvoiceChange(
-  db: AnyDb,
-  scope: RequestScope,
-  action: "updated" | "cancelled" | "deleted",
-  before: InvoiceRow,
-  after: InvoiceRow,
-): Promise<void> {
-  if (before.status === "draft") return;
+export async function recordInvoiceChange(db: AnyDb, scope: RequestScope, action: HistoryAction, before: InvoiceRow, after: InvoiceRow): Promise<void> {
+  if (before.status === "draft" && action !== "issued") return;
   const change = changedFields(before, after);
   if (action === "updated" && Object.keys(change.after).length === 0) return;
   await db.insert(schema.invoiceHistory).values({ tenantId: scope.tenantId, invoiceId: before.id, action, userId: scope.userId, ...change });
@@ -68,7 +69,7 @@ export async function invoiceHistory(db: AnyDb, invoiceId: number) {
     .orderBy(asc(h.id));
   return rows.map((row) => ({
     id: row.id,
-    action: row.action as "updated" | "cancelled" | "deleted",
+    action: row.action as HistoryAction,
     user: { id: row.userId, name: row.userName },
     before: row.before as Record<string, HistoryValue>,
     after: row.after as Record<string, HistoryValue>,

@@ -15,6 +15,7 @@ import {
   InvoiceHistoryEntry,
   InvoiceListQuery,
   InvoiceSummary,
+  IssueInvoiceBody,
   Payment,
   UpdateInvoiceBody,
 } from "./schemas";
@@ -71,25 +72,46 @@ invoicesRouter.openapi(
       method: "post",
       path: `${V1}/invoices`,
       tags,
-      summary: "Issue an invoice: NCF, totals, stock and the customer's email",
+      summary: "Issue an invoice (NCF, totals, stock and the customer's email), or with draft: true create a draft",
       request: { headers: idempotencyHeader, ...jsonBody(CreateInvoiceBody) },
-      responses: { 201: jsonResponse("Invoice issued", CreatedInvoice), ...commonErrors },
+      responses: { 201: jsonResponse("Invoice issued or draft created", CreatedInvoice), ...commonErrors },
     },
   ),
   async (c) => {
     const db = c.var.db;
     const input = c.req.valid("json");
-    return idempotent(c, db, async () => {
-      const created = await invoices.createInvoice(db, c.var.scope, input, invoiceContext(c));
-      const { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at } = created;
-      return {
-        status: 201,
-        body: {
-          data: { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at },
-          message: "Invoice created.",
-        },
-      };
-    });
+    return idempotent(c, db, async () => ({
+      status: 201,
+      body: createdBody(await invoices.createInvoice(db, c.var.scope, input, invoiceContext(c)), input.draft ? "Draft created." : "Invoice created."),
+    }));
+  },
+);
+
+/** The create and issue responses: the created fields, a message, and the remarks that did not refuse it. */
+function createdBody(written: invoices.WrittenInvoice, message: string) {
+  const { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at } = written;
+  return {
+    data: { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at },
+    message,
+    warnings: written.warnings,
+  };
+}
+
+invoicesRouter.openapi(
+  defineRoute(
+    { permission: "invoices:create" },
+    {
+      method: "post",
+      path: `${V1}/invoices/{id}/issue`,
+      tags,
+      summary: "Issue a draft: its NCF, stock and email are taken now, with the checks of POST /invoices",
+      request: { params: IdParam, body: { content: { "application/json": { schema: IssueInvoiceBody } }, required: false } },
+      responses: { 200: jsonResponse("Invoice issued", CreatedInvoice), ...errorResponses(404, 409), ...commonErrors },
+    },
+  ),
+  async (c) => {
+    const written = await invoices.issueDraft(c.var.db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
+    return c.json(createdBody(written, "Invoice issued."), 200);
   },
 );
 
@@ -105,7 +127,10 @@ invoicesRouter.openapi(
       responses: {
         200: jsonResponse(
           "Invoice updated",
-          z.object({ data: z.object({ id: z.number(), document_number: z.string(), total_amount: z.string(), updated_at: z.string() }), message: z.string() }),
+          z.object({
+            data: z.object({ id: z.number(), document_number: z.string().nullable(), total_amount: z.string(), updated_at: z.string() }),
+            message: z.string(),
+          }),
         ),
         ...errorResponses(404, 409),
         ...commonErrors,
@@ -191,7 +216,7 @@ invoicesRouter.openapi(
       method: "get",
       path: `${V1}/invoices/{id}/history`,
       tags,
-      summary: "Changes of an issued invoice (update, cancel), oldest first: who, when, changed fields before and after",
+      summary: "An issued invoice's record (issue, updates, payments, cancel), oldest first: who, when, changed fields before and after",
       request: { params: IdParam },
       responses: { 200: jsonResponse("History", z.object({ data: z.array(InvoiceHistoryEntry) })), ...errorResponses(404), ...commonErrors },
     },

@@ -2,8 +2,9 @@ import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
 import { ANNULMENT_REASON_CODES, DEFAULT_ANNULMENT_REASON } from "../../lib/annulments";
 import { dateInput as dateFilter } from "../../lib/bounds";
-import { moneyInput } from "../../lib/decimal";
-import { CREATED_DOCUMENT_FIELDS, dateInput, id, LineItemOutput, LineItems } from "../sales/schemas";
+import { decimalInput, moneyInput } from "../../lib/decimal";
+import { CREATED_DOCUMENT_FIELDS, DocumentSnapshot, dateInput, id, LineItemOutput, LineItems } from "../sales/schemas";
+import { HISTORY_ACTIONS } from "./history";
 
 const INVOICE_STATUSES = ["pending_payment", "partially_paid", "paid", "cancelled", "draft"] as const;
 const PAYMENT_METHODS = ["cash", "bank_transfer", "credit_card", "debit_card", "check", "other"] as const;
@@ -20,8 +21,28 @@ const base = {
   salesman_ids: z.array(id()).max(20).optional(),
 };
 
+/** A rate given for the document (DOP per unit of its currency); default: the currency's rate now. */
+const exchangeRate = decimalInput({ min: "0.000001", max: "999999999999.999999", scale: 6 }).openapi({
+  type: "string",
+  example: "58.75",
+  description: "DOP per unit of the invoice's currency on its issue date; default: the currency's current rate (1 in DOP)",
+});
+
 // Totals, status, number and workspace are the server's: unknown fields are ignored, never applied.
-export const CreateInvoiceBody = z.object(base).openapi("CreateInvoiceRequest");
+export const CreateInvoiceBody = z
+  .object({
+    ...base,
+    draft: z.boolean().optional().openapi({ description: "true: a draft (no number, stock or email until POST /invoices/{id}/issue)" }),
+    exchange_rate: exchangeRate.nullable().optional(),
+  })
+  .openapi("CreateInvoiceRequest");
+
+/** POST /invoices/{id}/issue: the date it is issued (default today in the Dominican Republic) and the rate. */
+export const IssueInvoiceBody = z
+  .object({ issue_date: dateInput().optional(), exchange_rate: exchangeRate.nullable().optional() })
+  .strict()
+  .openapi("IssueInvoiceRequest");
+export type IssueInvoiceInput = z.output<typeof IssueInvoiceBody>;
 export const UpdateInvoiceBody = z
   .object({
     contact_id: base.contact_id.optional(),
@@ -55,7 +76,7 @@ export const InvoiceSummary = z
     workspace_id: z.number(),
     contact_id: z.number(),
     document_subtype_id: z.number(),
-    document_number: z.string(),
+    document_number: z.string().nullable().openapi({ description: "The NCF; null only for a draft" }),
     issue_date: z.string(),
     due_date: z.string().nullable(),
     status: z.enum(INVOICE_STATUSES),
@@ -68,6 +89,11 @@ export const InvoiceSummary = z
     currency_id: z.number().nullable(),
     payment_term: z.string().nullable(),
     notes: z.string().nullable(),
+    exchange_rate: z.string().nullable().openapi({ description: "DOP per unit of the currency, fixed at issue; null for a draft", example: "1.00" }),
+    subtotal_amount_dop: z.string().nullable(),
+    discount_amount_dop: z.string().nullable(),
+    tax_amount_dop: z.string().nullable(),
+    total_amount_dop: z.string().nullable().openapi({ description: "The total in DOP at exchange_rate; null for a draft" }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -88,11 +114,16 @@ export const InvoiceDetail = InvoiceSummary.extend({
   items: z.array(LineItemOutput),
   payments: z.array(Payment),
   salesmen: z.array(z.object({ id: z.number(), full_name: z.string() })),
+  snapshot: DocumentSnapshot.nullable().openapi({ description: "Frozen at issue; null for a draft or an invoice issued before snapshots existed" }),
 }).openapi("Invoice");
+
+/** A remark that does not refuse the write (e.g. the buyer is not ACTIVO in DGII's registry). */
+export const DocumentWarning = z.object({ code: z.string(), field: z.string(), message: z.string() }).openapi("DocumentWarning");
 
 export const CreatedInvoice = z.object({
   data: InvoiceSummary.pick(CREATED_DOCUMENT_FIELDS),
   message: z.string(),
+  warnings: z.array(DocumentWarning),
 });
 
 export const InvoiceListQuery = listQuerySchema({
@@ -124,7 +155,7 @@ const HistoryValues = z.record(z.string(), z.union([z.string(), z.number(), z.nu
 export const InvoiceHistoryEntry = z
   .object({
     id: z.number(),
-    action: z.enum(["updated", "cancelled", "deleted"]),
+    action: z.enum(HISTORY_ACTIONS),
     user: z.object({ id: z.number(), name: z.string() }),
     before: HistoryValues,
     after: HistoryValues,

@@ -1,5 +1,5 @@
 import type { z } from "@hono/zod-openapi";
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { findRow, pageOffset } from "../../db/queries";
 import { rowFromJson, rowsOf } from "../../db/rows";
@@ -10,7 +10,7 @@ import type { RequestScope } from "../../http/scope";
 import { type AnnulmentReason, DEFAULT_ANNULMENT_REASON } from "../../lib/annulments";
 import { dominicanToday } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
-import { decimal2, timestamp } from "../../lib/format";
+import { decimal2, exchangeRateSql, exchangeRateText, timestamp } from "../../lib/format";
 import { documentNumberSql, documentTypeName, isNcfPrefix } from "../../lib/ncf";
 import { assertFiscalProfile } from "../company/service";
 import { refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
@@ -19,12 +19,13 @@ import { applyStockChanges, checkStockResult, type StockChange, type StockResult
 import { type ItemJson, insertLines, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
 import { documentAmounts, lineAmounts } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
-import { type ResolvedLine, resolveDocument } from "../sales/references";
+import { type ResolvedDocument, type ResolvedLine, resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
+import { buyerSnapshot, type DocumentSnapshot, type DocumentWarning, documentSnapshot, dopAmounts, registryWarnings } from "../sales/snapshots";
 import { assertBuyerRules } from "./buyer-rules";
 import { liveInvoiceCount } from "./counts";
 import { invoiceHistory, recordInvoiceChange } from "./history";
-import type { CreateInvoiceInput, CreatePaymentInput, InvoiceDetail, InvoiceSummary, Payment, UpdateInvoiceInput } from "./schemas";
+import type { CreateInvoiceInput, CreatePaymentInput, InvoiceDetail, InvoiceSummary, IssueInvoiceInput, Payment, UpdateInvoiceInput } from "./schemas";
 
 const inv = schema.invoices;
 type InvoiceRow = typeof inv.$inferSelect;
@@ -47,10 +48,15 @@ type InvoiceDetailData = ReturnType<typeof serializeInvoice> & Omit<z.output<typ
 function serializeInvoice(row: InvoiceRow) {
   return {
     ...documentFields(row),
-    status: row.status as "pending_payment",
+    status: row.status as InvoiceSummary["status"],
     amount_due: new Big(row.totalAmount).minus(row.amountPaid).toFixed(2),
     amount_paid: decimal2(row.amountPaid)!,
     payment_term: row.paymentTerm,
+    exchange_rate: row.exchangeRate === null ? null : exchangeRateText(row.exchangeRate),
+    subtotal_amount_dop: decimal2(row.subtotalAmountDop),
+    discount_amount_dop: decimal2(row.discountAmountDop),
+    tax_amount_dop: decimal2(row.taxAmountDop),
+    total_amount_dop: decimal2(row.totalAmountDop),
   };
 }
 
@@ -72,36 +78,42 @@ function saleChanges(lines: ResolvedLine[], workspaceId: number, sign: 1 | -1, r
   );
 }
 
+/** What issuing a document fixes, computed before its one write statement. */
+interface Issue {
+  resolved: ResolvedDocument;
+  issueDate: string;
+  totals: ReturnType<typeof documentAmounts>;
+  records: ReturnType<typeof lineRecords>;
+  changes: StockChange[];
+  email: string | null;
+  /** The issued columns, in SQL: number, status, amounts, snapshot, rate and DOP amounts. */
+  columns: [string, SQL][];
+  warnings: DocumentWarning[];
+}
+
 /**
- * Creates an invoice in one read and one write statement. The read resolves the references and
- * refuses a sequence that cannot number (resolveDocument); the totals are computed in exact
- * decimals; then ONE statement takes the NCF (an UPDATE … RETURNING of the subtype, whose row lock
- * is held until COMMIT — one round trip, not two) and writes the invoice, its lines, their taxes,
- * its salesmen, the stock sales and the "invoice created" email. Any refusal rolls everything
- * back, the number included, so numbers stay consecutive.
+ * The checks and values of issuing (create or a draft's issue): a fiscal NCF needs a sales prefix
+ * and a complete issuer (docs/fiscal.md), the type's buyer and tax rules (Norma General 06-2018),
+ * then the totals, the DOP amounts at the rate of the day (or the one given), the snapshot, the
+ * stock sales and the "invoice created" email. Nothing here touches the database.
  */
-export async function createInvoice(
-  db: AnyDb,
+function prepareIssue(
   scope: RequestScope,
-  input: CreateInvoiceInput,
+  resolved: ResolvedDocument,
+  issueDate: string,
+  givenRate: string | null | undefined,
   context: InvoiceContext,
-  options: { quotationId?: number } = {},
-): Promise<InvoiceData> {
-  // A sequence's expiry is checked against the document's date, not the server's (Norma 06-2018).
-  const resolved = await resolveDocument(db, scope, input, { documentType: "invoice", takeNumber: false, checkNumbering: true, today: input.issue_date });
-  // A fiscal NCF needs a sales prefix and a complete issuer (docs/fiscal.md).
-  if (isNcfPrefix(resolved.subtype.prefix)) {
+): Issue {
+  const fiscal = isNcfPrefix(resolved.subtype.prefix);
+  if (fiscal) {
     assertSalesInvoicePrefix(resolved.subtype.prefix);
     assertFiscalProfile(resolved.issuer);
   }
   const amounts = resolved.lines.map(lineAmounts);
   const totals = documentAmounts(amounts);
-  if (isNcfPrefix(resolved.subtype.prefix)) {
-    assertBuyerRules(resolved.subtype.prefix, resolved.contact, amounts, totals.totalAmount, resolved.currencyRate);
-  }
-  const records = lineRecords(resolved.lines, amounts);
-  const changes = saleChanges(resolved.lines, scope.workspaceId, 1, null);
-  const t = scope.tenantId;
+  const exchangeRate = exchangeRateText(exchangeRateFor(resolved, givenRate));
+  if (fiscal) assertBuyerRules(resolved.subtype.prefix, resolved.contact, amounts, totals.totalAmount, exchangeRate);
+  const dop = dopAmounts(totals, exchangeRate);
   // {{invoice_id}} and {{document_number}} are filled in by the statement that creates them.
   const email = resolved.contact.email
     ? JSON.stringify({
@@ -115,34 +127,182 @@ export async function createInvoice(
         link: `${context.appUrl}/invoices/{{invoice_id}}`,
       })
     : null;
+  return {
+    resolved,
+    issueDate,
+    totals,
+    records: lineRecords(resolved.lines, amounts),
+    changes: saleChanges(resolved.lines, scope.workspaceId, 1, null),
+    email,
+    columns: [
+      ["document_number", sql`num.document_number`],
+      ["status", sql`'pending_payment'`],
+      ["issue_date", sql`${issueDate}::date`],
+      ["subtotal_amount", sql`${totals.subtotalAmount}::numeric`],
+      ["discount_amount", sql`${totals.discountAmount}::numeric`],
+      ["tax_amount", sql`${totals.taxAmount}::numeric`],
+      ["total_amount", sql`${totals.totalAmount}::numeric`],
+      ["snapshot", sql`${JSON.stringify(documentSnapshot(resolved, exchangeRate))}::jsonb`],
+      ["exchange_rate", sql`${exchangeRate}::numeric`],
+      ["subtotal_amount_dop", sql`${dop.subtotalAmount}::numeric`],
+      ["discount_amount_dop", sql`${dop.discountAmount}::numeric`],
+      ["tax_amount_dop", sql`${dop.taxAmount}::numeric`],
+      ["total_amount_dop", sql`${dop.totalAmount}::numeric`],
+    ],
+    warnings: fiscal ? registryWarnings(resolved.contact) : [],
+  };
+}
+
+/**
+ * The rate of a document's currency (FISCAL.md, "Amounts": the rate of its issue date): the one
+ * given, else the currency's current rate; always 1 in the default currency (DOP), where another
+ * given rate is a 422.
+ */
+function exchangeRateFor(resolved: ResolvedDocument, given: string | null | undefined): string {
+  if (resolved.currencyIsDefault) {
+    if (given != null && !new Big(given).eq(1)) throw fieldError("exchange_rate", "An invoice in the default currency (DOP) has an exchange rate of 1.");
+    return "1";
+  }
+  return given ?? resolved.currencyRate;
+}
+
+/**
+ * ONE statement issues: it takes the NCF (an UPDATE … RETURNING of the subtype, whose row lock is
+ * held until COMMIT), writes the invoice (`invoice`: an INSERT for POST /invoices, an UPDATE of the
+ * draft for POST /invoices/{id}/issue) with its lines, their taxes, the stock sales and the
+ * "invoice created" email. Any refusal rolls everything back, the number included, so numbers
+ * stay consecutive. Returns the invoice row (null when the sequence could not number).
+ */
+async function runIssue(db: AnyDb, scope: RequestScope, issue: Issue, invoice: (num: SQL) => SQL, extra: (invoiceId: SQL) => SQL) {
+  const t = scope.tenantId;
   const invoiceId = sql`(SELECT id FROM inv)`;
   const documentNumber = sql`(SELECT document_number FROM num)`;
   const result = await db.execute(sql`
-    WITH taken AS (${takeNumberStatement(t, resolved.subtype.id, input.issue_date, "invoice")}    ), num AS (
+    WITH taken AS (${takeNumberStatement(t, issue.resolved.subtype.id, issue.issueDate, "invoice")}    ), num AS (
       SELECT ${sql.raw(documentNumberSql("prefix", "number"))} AS document_number FROM taken
-    ), inv AS (
-      INSERT INTO invoices (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status,
-        subtotal_amount, discount_amount, tax_amount, total_amount, amount_paid, currency_id, payment_term, notes, quotation_id, created_by)
-      SELECT ${t}, ${scope.workspaceId}, ${resolved.contact.id}, ${resolved.subtype.id}, num.document_number, ${input.issue_date},
-        ${input.due_date ?? null}, 'pending_payment', ${totals.subtotalAmount}, ${totals.discountAmount}, ${totals.taxAmount},
-        ${totals.totalAmount}, 0, ${resolved.currencyId}, ${input.payment_term ?? null}, ${input.notes ?? null},
-        ${options.quotationId ?? null}, ${scope.userId}
-      FROM num
-      RETURNING *
-    ), ${insertLines("invoice", t, invoiceId, records)}, sellers AS (
-      INSERT INTO invoice_salesmen (tenant_id, invoice_id, salesman_id)
-      SELECT ${t}, ${invoiceId}, s FROM unnest(${`{${resolved.salesmanIds.join(",")}}`}::int[]) AS s WHERE ${invoiceId} IS NOT NULL
-    ), mail AS (
+    ), inv AS (${invoice(sql`num`)}
+    ), ${extra(invoiceId)}${insertLines("invoice", t, invoiceId, issue.records)}, mail AS (
       INSERT INTO outbox_messages (tenant_id, kind, payload)
-      SELECT ${t}, 'email', replace(replace(${email ?? "{}"}, '{{invoice_id}}', ${invoiceId}::text), '{{document_number}}', ${documentNumber})::jsonb
-      WHERE ${email !== null} AND ${invoiceId} IS NOT NULL
-    ), ${stockCtes(scope, changes, invoiceId, documentNumber)}
+      SELECT ${t}, 'email', replace(replace(${issue.email ?? "{}"}, '{{invoice_id}}', ${invoiceId}::text), '{{document_number}}', ${documentNumber})::jsonb
+      WHERE ${issue.email !== null} AND ${invoiceId} IS NOT NULL
+    ), ${stockCtes(scope, issue.changes, invoiceId, documentNumber)}
     SELECT (SELECT row_to_json(inv) FROM inv) AS invoice, ${stockResultColumns}`);
   const row = rowsOf<StockResult & { invoice: Record<string, unknown> | null }>(result)[0]!;
   // No number: the sequence ran out or expired since it was read (the stock moved above rolls back).
-  if (!row.invoice) throw await refusalAfterTaking(db, t, resolved.subtype.id, input.issue_date);
-  await checkStockResult(db, changes, row);
-  return serializeInvoice(rowFromJson(inv, row.invoice));
+  if (!row.invoice) throw await refusalAfterTaking(db, t, issue.resolved.subtype.id, issue.issueDate);
+  await checkStockResult(db, issue.changes, row);
+  return rowFromJson(inv, row.invoice);
+}
+
+/** An invoice written by create or issue, with the response's non-refusing remarks. */
+export type WrittenInvoice = InvoiceData & { warnings: DocumentWarning[] };
+
+/**
+ * Creates an invoice: issued at once (the spec's behaviour), or with `draft: true` a draft with no
+ * number, no stock movement and no email. One read statement (resolveDocument: references, the
+ * sequence, the fiscal profile, the buyer's registry status) and one write statement.
+ */
+export async function createInvoice(
+  db: AnyDb,
+  scope: RequestScope,
+  input: CreateInvoiceInput,
+  context: InvoiceContext,
+  options: { quotationId?: number } = {},
+): Promise<WrittenInvoice> {
+  // A sequence's expiry is checked against the document's date, not the server's (Norma 06-2018).
+  const resolved = await resolveDocument(db, scope, input, {
+    documentType: "invoice",
+    takeNumber: false,
+    checkNumbering: !input.draft,
+    today: input.issue_date,
+  });
+  if (input.draft) return { ...(await createDraft(db, scope, input, resolved)), warnings: [] };
+  const issue = prepareIssue(scope, resolved, input.issue_date, input.exchange_rate, context);
+  const t = scope.tenantId;
+  const names = sql.raw(issue.columns.map(([name]) => name).join(", "));
+  const values = sql.join(
+    issue.columns.map(([, value]) => value),
+    sql`, `,
+  );
+  const row = await runIssue(
+    db,
+    scope,
+    issue,
+    (num) => sql`
+      INSERT INTO invoices (tenant_id, workspace_id, contact_id, document_subtype_id, due_date, amount_paid, currency_id, payment_term, notes,
+        quotation_id, created_by, ${names})
+      SELECT ${t}, ${scope.workspaceId}, ${resolved.contact.id}, ${resolved.subtype.id}, ${input.due_date ?? null}, 0, ${resolved.currencyId},
+        ${input.payment_term ?? null}, ${input.notes ?? null}, ${options.quotationId ?? null}, ${scope.userId}, ${values}
+      FROM ${num}
+      RETURNING *`,
+    (invoiceId) => sql`sellers AS (
+      INSERT INTO invoice_salesmen (tenant_id, invoice_id, salesman_id)
+      SELECT ${t}, ${invoiceId}, s FROM unnest(${`{${resolved.salesmanIds.join(",")}}`}::int[]) AS s WHERE ${invoiceId} IS NOT NULL
+    ), `,
+  );
+  return { ...serializeInvoice(row), warnings: issue.warnings };
+}
+
+/** A draft in one statement: the invoice (no number, no snapshot), its lines and salesmen. */
+async function createDraft(db: AnyDb, scope: RequestScope, input: CreateInvoiceInput, resolved: ResolvedDocument): Promise<InvoiceData> {
+  const amounts = resolved.lines.map(lineAmounts);
+  const totals = documentAmounts(amounts);
+  const t = scope.tenantId;
+  const invoiceId = sql`(SELECT id FROM inv)`;
+  const result = await db.execute(sql`
+    WITH inv AS (
+      INSERT INTO invoices (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status,
+        subtotal_amount, discount_amount, tax_amount, total_amount, amount_paid, currency_id, payment_term, notes, created_by)
+      VALUES (${t}, ${scope.workspaceId}, ${resolved.contact.id}, ${resolved.subtype.id}, NULL, ${input.issue_date}, ${input.due_date ?? null}, 'draft',
+        ${totals.subtotalAmount}, ${totals.discountAmount}, ${totals.taxAmount}, ${totals.totalAmount}, 0, ${resolved.currencyId},
+        ${input.payment_term ?? null}, ${input.notes ?? null}, ${scope.userId})
+      RETURNING *
+    ), ${insertLines("invoice", t, invoiceId, lineRecords(resolved.lines, amounts))}, sellers AS (
+      INSERT INTO invoice_salesmen (tenant_id, invoice_id, salesman_id)
+      SELECT ${t}, ${invoiceId}, s FROM unnest(${`{${resolved.salesmanIds.join(",")}}`}::int[]) AS s
+    )
+    SELECT row_to_json(inv) AS invoice FROM inv`);
+  return serializeInvoice(rowFromJson(inv, rowsOf<{ invoice: Record<string, unknown> }>(result)[0]!.invoice));
+}
+
+/**
+ * Issues a draft (POST /invoices/{id}/issue): the number, the stock and the email are taken now,
+ * with the same checks and errors as POST /invoices, on the issue date given (default: today in
+ * the Dominican Republic — an NCF bears the date it is issued, Norma 06-2018). The draft's lines
+ * are resolved again, so a tax or product deactivated since is refused as on create. The draft's
+ * row lock makes a second concurrent issue wait, then find it issued (409 invoice_not_draft).
+ */
+export async function issueDraft(db: AnyDb, scope: RequestScope, id: number, input: IssueInvoiceInput, context: InvoiceContext): Promise<WrittenInvoice> {
+  const draft = await lockInvoice(db, scope, id);
+  if (draft.status !== "draft") throw new AppError("invoice_not_draft", `Only a draft can be issued; this invoice is ${draft.status}.`);
+  const issueDate = input.issue_date ?? context.today;
+  const resolved = await resolveDocument(
+    db,
+    scope,
+    {
+      contact_id: draft.contactId,
+      document_subtype_id: draft.documentSubtypeId,
+      currency_id: draft.currencyId,
+      items: await storedLineItems(db, "invoice", id),
+    },
+    { documentType: "invoice", takeNumber: false, checkNumbering: true, today: issueDate },
+  );
+  const issue = prepareIssue(scope, resolved, issueDate, input.exchange_rate, context);
+  const set = sql.join(
+    issue.columns.map(([name, value]) => sql`${sql.raw(name)} = ${value}`),
+    sql`, `,
+  );
+  const row = await runIssue(
+    db,
+    scope,
+    issue,
+    (num) => sql`
+      UPDATE invoices SET ${set}, updated_at = now() FROM ${num} WHERE invoices.id = ${id} AND invoices.status = 'draft'
+      RETURNING invoices.*`,
+    (invoiceId) => sql`gone AS (DELETE FROM invoice_items WHERE invoice_id = ${id} AND ${invoiceId} IS NOT NULL), `,
+  );
+  await recordInvoiceChange(db, scope, "issued", draft, row);
+  return { ...serializeInvoice(row), warnings: issue.warnings };
 }
 
 const visible = (scope: RequestScope) => and(eq(inv.tenantId, scope.tenantId), eq(inv.workspaceId, scope.workspaceId), isNull(inv.deletedAt));
@@ -162,7 +322,9 @@ const invoiceListJson = sql.raw(`json_build_object(
   'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
   'updated_at', to_char(i.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
   'status', i.status, 'amount_due', (i.total_amount - i.amount_paid)::numeric(14, 2)::text,
-  'amount_paid', i.amount_paid::text, 'payment_term', i.payment_term)`);
+  'amount_paid', i.amount_paid::text, 'payment_term', i.payment_term,
+  'exchange_rate', ${exchangeRateSql("i.exchange_rate")}, 'subtotal_amount_dop', i.subtotal_amount_dop::text,
+  'discount_amount_dop', i.discount_amount_dop::text, 'tax_amount_dop', i.tax_amount_dop::text, 'total_amount_dop', i.total_amount_dop::text)`);
 
 /**
  * One statement: the page as JSON and the total. Filtered by status alone (or not at all), the
@@ -227,6 +389,7 @@ export async function getInvoice(db: AnyDb, scope: RequestScope, id: number): Pr
     items: serializeItems(row.items),
     payments: row.payments.map((p) => ({ ...p, amount: decimal2(p.amount)! })),
     salesmen: row.salesmen,
+    snapshot: (row.invoice.snapshot as DocumentSnapshot | null) ?? null,
   };
 }
 
@@ -286,35 +449,52 @@ async function assertSameIdentificationType(db: AnyDb, currentId: number, nextId
   }
 }
 
+/**
+ * PATCH /invoices/{id}. A draft changes freely (it is not a fiscal document yet: no number, no
+ * stock, no checks of the type's rules until it is issued). An issued invoice pending payment
+ * changes as the spec allows, recorded in its history, within the rules of an issued document:
+ * the subtype (its NCF), the currency and the buyer's id type stay; the type's buyer and tax rules
+ * still hold (Norma General 06-2018); a new buyer replaces the buyer in the snapshot and new lines
+ * recompute the DOP amounts at the invoice's fixed rate.
+ */
 export async function updateInvoice(
   db: AnyDb,
   scope: RequestScope,
   id: number,
   input: UpdateInvoiceInput,
   context: InvoiceContext,
-): Promise<{ id: number; document_number: string; total_amount: string; updated_at: string }> {
+): Promise<{ id: number; document_number: string | null; total_amount: string; updated_at: string }> {
   const invoice = await lockInvoice(db, scope, id);
-  if (invoice.status !== "pending_payment") {
-    throw new AppError("invoice_not_editable", `Only invoices pending payment can be changed; this one is ${invoice.status}.`);
+  const draft = invoice.status === "draft";
+  if (!draft && invoice.status !== "pending_payment") {
+    throw new AppError("invoice_not_editable", `Only invoices pending payment or in draft can be changed; this one is ${invoice.status}.`);
   }
-  if (input.document_subtype_id !== undefined && input.document_subtype_id !== invoice.documentSubtypeId) {
-    throw fieldError("document_subtype_id", "The document subtype (and so the NCF) of an issued invoice cannot change.");
-  }
-  // The currency is part of the issued document's amounts as printed and reported (issue 17:
-  // issued documents are records); a different currency is a new document.
-  if (input.currency_id !== undefined && input.currency_id !== invoice.currencyId) {
-    throw fieldError("currency_id", "The currency of an issued invoice cannot change.");
-  }
-  if (input.contact_id !== undefined && input.contact_id !== invoice.contactId) {
-    await assertSameIdentificationType(db, invoice.contactId, input.contact_id);
+  if (!draft) {
+    if (input.document_subtype_id !== undefined && input.document_subtype_id !== invoice.documentSubtypeId) {
+      throw fieldError("document_subtype_id", "The document subtype (and so the NCF) of an issued invoice cannot change.");
+    }
+    // The currency is part of the issued document's amounts as printed and reported (issue 17:
+    // issued documents are records); a different currency is a new document.
+    if (input.currency_id !== undefined && input.currency_id !== invoice.currencyId) {
+      throw fieldError("currency_id", "The currency of an issued invoice cannot change.");
+    }
+    if (input.contact_id !== undefined && input.contact_id !== invoice.contactId) {
+      await assertSameIdentificationType(db, invoice.contactId, input.contact_id);
+    }
   }
   const set: Partial<typeof inv.$inferInsert> = { updatedAt: new Date() };
   if (input.issue_date !== undefined) set.issueDate = input.issue_date;
   if (input.due_date !== undefined) set.dueDate = input.due_date;
   if (input.payment_term !== undefined) set.paymentTerm = input.payment_term;
   if (input.notes !== undefined) set.notes = input.notes;
+  if (draft && input.document_subtype_id !== undefined) set.documentSubtypeId = input.document_subtype_id;
 
-  const needsResolve = input.items !== undefined || input.contact_id !== undefined || input.currency_id !== undefined || input.salesman_ids !== undefined;
+  const needsResolve =
+    input.items !== undefined ||
+    input.contact_id !== undefined ||
+    input.currency_id !== undefined ||
+    input.salesman_ids !== undefined ||
+    set.documentSubtypeId !== undefined;
   if (needsResolve) {
     const currentItems = input.items ?? (await storedLineItems(db, "invoice", id));
     const resolved = await resolveDocument(
@@ -322,7 +502,7 @@ export async function updateInvoice(
       scope,
       {
         contact_id: input.contact_id ?? invoice.contactId,
-        document_subtype_id: invoice.documentSubtypeId,
+        document_subtype_id: set.documentSubtypeId ?? invoice.documentSubtypeId,
         currency_id: input.currency_id === undefined ? invoice.currencyId : input.currency_id,
         salesman_ids: input.salesman_ids,
         items: currentItems,
@@ -331,6 +511,14 @@ export async function updateInvoice(
     );
     set.contactId = resolved.contact.id;
     set.currencyId = resolved.currencyId;
+    const amounts = resolved.lines.map(lineAmounts);
+    const totals = documentAmounts(amounts);
+    if (!draft && isNcfPrefix(resolved.subtype.prefix)) {
+      assertBuyerRules(resolved.subtype.prefix, resolved.contact, amounts, totals.totalAmount, invoice.exchangeRate ?? resolved.currencyRate);
+    }
+    if (!draft && invoice.snapshot && set.contactId !== invoice.contactId) {
+      set.snapshot = { ...(invoice.snapshot as DocumentSnapshot), buyer: buyerSnapshot(resolved.contact) };
+    }
     if (input.salesman_ids !== undefined) {
       await db.delete(schema.invoiceSalesmen).where(eq(schema.invoiceSalesmen.invoiceId, id));
       if (resolved.salesmanIds.length) {
@@ -338,41 +526,23 @@ export async function updateInvoice(
       }
     }
     if (input.items) {
-      const amounts = resolved.lines.map(lineAmounts);
-      const totals = documentAmounts(amounts);
       Object.assign(set, totals);
-      // Stock follows the difference between what the invoice held sold and what it now sells.
-      const sold = await soldQuantities(db, id);
-      const wanted = new Map<number, { quantity: Big; field: string }>();
-      resolved.lines.forEach((line, i) => {
-        if (!line.trackInventory) return;
-        const entry = wanted.get(line.productId) ?? { quantity: new Big(0), field: `items.${i}.quantity` };
-        entry.quantity = entry.quantity.plus(line.quantity);
-        wanted.set(line.productId, entry);
-      });
-      const productIds = new Set([...sold.keys(), ...wanted.keys()]);
-      const changes: StockChange[] = [...productIds]
-        .sort((a, b) => a - b)
-        .map((productId) => {
-          const delta = (sold.get(productId) ?? new Big(0)).minus(wanted.get(productId)?.quantity ?? new Big(0));
-          return {
-            productId,
-            workspaceId: invoice.workspaceId,
-            quantity: delta.toFixed(2),
-            type: "sale" as const,
-            reference: invoice.documentNumber,
-            notes: "invoice updated",
-            invoiceId: id,
-            field: wanted.get(productId)?.field ?? "items",
-          };
-        })
-        .filter((change) => !new Big(change.quantity).eq(0));
+      if (!draft && invoice.exchangeRate !== null) {
+        const dop = dopAmounts(totals, invoice.exchangeRate);
+        Object.assign(set, {
+          subtotalAmountDop: dop.subtotalAmount,
+          discountAmountDop: dop.discountAmount,
+          taxAmountDop: dop.taxAmount,
+          totalAmountDop: dop.totalAmount,
+        });
+      }
       await db.execute(replaceLines("invoice", scope.tenantId, id, lineRecords(resolved.lines, amounts)));
-      await applyStockChanges(db, scope, changes);
+      // A draft holds no stock; an issued invoice's stock follows its new lines.
+      if (!draft) await applyStockChanges(db, scope, stockDifference(await soldQuantities(db, id), resolved.lines, invoice));
     }
   }
   const [updated] = await db.update(inv).set(set).where(eq(inv.id, id)).returning();
-  await recordInvoiceChange(db, scope, "updated", invoice, updated!);
+  if (!draft) await recordInvoiceChange(db, scope, "updated", invoice, updated!);
   return {
     id: updated!.id,
     document_number: updated!.documentNumber,
@@ -381,13 +551,41 @@ export async function updateInvoice(
   };
 }
 
+/** Stock follows the difference between what the invoice held sold and what its new lines sell. */
+function stockDifference(sold: Map<number, Big>, lines: ResolvedLine[], invoice: InvoiceRow): StockChange[] {
+  const wanted = new Map<number, { quantity: Big; field: string }>();
+  lines.forEach((line, i) => {
+    if (!line.trackInventory) return;
+    const entry = wanted.get(line.productId) ?? { quantity: new Big(0), field: `items.${i}.quantity` };
+    entry.quantity = entry.quantity.plus(line.quantity);
+    wanted.set(line.productId, entry);
+  });
+  const productIds = new Set([...sold.keys(), ...wanted.keys()]);
+  return [...productIds]
+    .sort((a, b) => a - b)
+    .map((productId) => {
+      const delta = (sold.get(productId) ?? new Big(0)).minus(wanted.get(productId)?.quantity ?? new Big(0));
+      return {
+        productId,
+        workspaceId: invoice.workspaceId,
+        quantity: delta.toFixed(2),
+        type: "sale" as const,
+        reference: invoice.documentNumber,
+        notes: "invoice updated",
+        invoiceId: invoice.id,
+        field: wanted.get(productId)?.field ?? "items",
+      };
+    })
+    .filter((change) => !new Big(change.quantity).eq(0));
+}
+
 /**
  * An issued invoice that is deleted or cancelled keeps its NCF, used and never reissued, recorded
  * as annulled with DGII's 608 reason (Formato 608; src/lib/annulments.ts). A draft has no number:
  * nothing to record.
  */
 async function recordAnnulment(db: AnyDb, scope: RequestScope, invoice: InvoiceRow, reason: AnnulmentReason, action: "deleted" | "cancelled") {
-  if (invoice.status === "draft") return;
+  if (invoice.documentNumber === null) return;
   await db.insert(schema.ncfAnnulments).values({
     tenantId: scope.tenantId,
     workspaceId: invoice.workspaceId,
@@ -404,6 +602,11 @@ export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number, 
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment" && invoice.status !== "draft") {
     throw new AppError("invoice_not_deletable", `Only invoices pending payment or in draft can be deleted; this one is ${invoice.status}.`);
+  }
+  // A draft is not a fiscal document: nothing numbered, sold or recorded; it is simply removed.
+  if (invoice.status === "draft") {
+    await db.delete(inv).where(eq(inv.id, id));
+    return;
   }
   await returnStock(db, scope, invoice, "invoice deleted");
   const [deleted] = await db.update(inv).set({ deletedAt: new Date(), updatedAt: new Date() }).where(eq(inv.id, id)).returning();
@@ -466,6 +669,7 @@ export async function addPayment(
     .set({ amountPaid: paid.toFixed(2), status: statusFor(new Big(invoice.totalAmount), paid), updatedAt: new Date() })
     .where(eq(inv.id, id))
     .returning();
+  await recordInvoiceChange(db, scope, "payment_added", invoice, updated!);
   return {
     payment: {
       id: payment!.id,
@@ -492,47 +696,71 @@ export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, 
     .set({ amountPaid: paid.toFixed(2), status: statusFor(new Big(invoice.totalAmount), paid), updatedAt: new Date() })
     .where(eq(inv.id, id))
     .returning();
+  await recordInvoiceChange(db, scope, "payment_removed", invoice, updated!);
   return serializeInvoice(updated!);
 }
 
-/** What the PDF shows beyond the invoice itself: issuer, branch, sequence name, customer id. */
+/**
+ * What the PDF prints beyond the invoice itself: issuer, branch, sequence, buyer, currency. An
+ * issued invoice prints its snapshot (what was true when it was issued); a draft, or an invoice
+ * issued before snapshots existed, prints the current records, and a draft says it is one.
+ */
 export async function invoicePdfData(db: AnyDb, scope: RequestScope, id: number): Promise<{ invoice: InvoiceDetailData; pdf: PdfDocumentData }> {
   const invoice = await getInvoice(db, scope, id);
-  const result = await db.execute(sql`
-    SELECT t.name AS tenant_name, cp.legal_name, cp.trade_name, cp.rnc, cp.address, w.name AS workspace_name, w.address AS workspace_address,
-           s.name AS subtype_name, s.prefix, s.valid_until::text AS valid_until, c.identification, c.identification_type
-    FROM tenants t LEFT JOIN company_profiles cp ON cp.tenant_id = t.id, workspaces w, document_subtypes s, contacts c
-    WHERE t.id = ${scope.tenantId} AND w.id = ${invoice.workspace_id} AND s.id = ${invoice.document_subtype_id} AND c.id = ${invoice.contact_id}`);
-  const extra = rowsOf<Record<string, string | null>>(result)[0]!;
+  const snapshot = invoice.snapshot ?? (await liveSnapshot(db, scope, invoice));
+  const { issuer, buyer, sequence, currency } = snapshot;
+  const draft = invoice.status === "draft";
+  const foreign = currency.code !== null && invoice.exchange_rate !== null && invoice.exchange_rate !== "1.00";
+  const totals = [
+    { label: "Subtotal", value: invoice.subtotal_amount },
+    { label: "Descuento", value: invoice.discount_amount },
+    { label: "Impuestos", value: invoice.tax_amount },
+    { label: "Total", value: invoice.total_amount, bold: true },
+    ...(foreign && invoice.total_amount_dop ? [{ label: "Total en DOP", value: invoice.total_amount_dop }] : []),
+    { label: "Pagado", value: invoice.amount_paid },
+    { label: "Pendiente", value: invoice.amount_due, bold: true },
+  ];
   return {
     invoice,
     pdf: {
-      title: documentTypeName(extra.prefix!) ?? "Factura",
+      title: draft ? "Borrador de factura" : (documentTypeName(sequence.prefix) ?? "Factura"),
       issuer: {
-        legalName: extra.legal_name ?? extra.tenant_name!,
-        tradeName: extra.trade_name ?? null,
-        rnc: extra.rnc ?? null,
-        address: extra.address ?? null,
-        branchName: extra.workspace_name!,
-        branchAddress: extra.workspace_address ?? null,
+        legalName: issuer.legal_name ?? issuer.trade_name ?? "",
+        tradeName: issuer.trade_name,
+        rnc: issuer.rnc,
+        address: issuer.address,
+        branchName: issuer.branch.name,
+        branchAddress: issuer.branch.address,
       },
-      documentNumber: invoice.document_number,
-      subtypeName: extra.subtype_name!,
-      validUntil: extra.valid_until ?? null,
+      documentNumber: invoice.document_number ?? "(sin número hasta su emisión)",
+      subtypeName: sequence.name,
+      validUntil: draft ? null : sequence.valid_until,
       issueDate: invoice.issue_date,
       dueDate: invoice.due_date,
       dueDateLabel: "Vence",
-      customer: { name: invoice.contact.name, identification: extra.identification ?? null, identificationType: extra.identification_type ?? null },
+      currency: foreign ? { code: currency.code!, exchangeRate: invoice.exchange_rate! } : null,
+      customer: { name: buyer.name, identification: buyer.identification, identificationType: buyer.identification_type },
       ...pdfLines(invoice.items),
-      totals: [
-        { label: "Subtotal", value: invoice.subtotal_amount },
-        { label: "Descuento", value: invoice.discount_amount },
-        { label: "Impuestos", value: invoice.tax_amount },
-        { label: "Total", value: invoice.total_amount, bold: true },
-        { label: "Pagado", value: invoice.amount_paid },
-        { label: "Pendiente", value: invoice.amount_due, bold: true },
-      ],
+      totals,
       notes: invoice.notes,
     },
   };
+}
+
+/** The current records in the snapshot's shape, for what has no snapshot (drafts, invoices issued before migration 0019). */
+async function liveSnapshot(db: AnyDb, scope: RequestScope, invoice: InvoiceDetailData): Promise<DocumentSnapshot> {
+  const result = await db.execute(sql`
+    SELECT json_build_object(
+      'issuer', json_build_object('rnc', cp.rnc, 'legal_name', coalesce(cp.legal_name, t.name), 'trade_name', cp.trade_name, 'address', cp.address,
+        'municipality_code', cp.municipality_code, 'province_code', cp.province_code, 'phone', cp.phone, 'email', cp.email,
+        'branch', json_build_object('id', w.id, 'name', w.name, 'address', w.address, 'phone', w.phone)),
+      'buyer', json_build_object('contact_id', c.id, 'name', c.name, 'identification_type', c.identification_type, 'identification', c.identification,
+        'address', c.address, 'email', c.email),
+      'sequence', json_build_object('prefix', s.prefix, 'name', s.name, 'valid_until', s.valid_until, 'authorization_number', s.authorization_number),
+      'currency', json_build_object('id', cur.id, 'code', cur.code, 'exchange_rate', coalesce(${invoice.exchange_rate}::text, '1'))) AS snapshot
+    FROM tenants t LEFT JOIN company_profiles cp ON cp.tenant_id = t.id
+      JOIN workspaces w ON w.id = ${invoice.workspace_id} JOIN document_subtypes s ON s.id = ${invoice.document_subtype_id}
+      JOIN contacts c ON c.id = ${invoice.contact_id} LEFT JOIN currencies cur ON cur.id = ${invoice.currency_id}
+    WHERE t.id = ${scope.tenantId}`);
+  return rowsOf<{ snapshot: DocumentSnapshot }>(result)[0]!.snapshot;
 }

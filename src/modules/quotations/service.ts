@@ -241,7 +241,8 @@ export async function convertQuotation(
     { quotationId: quotation.id },
   );
   await db.update(q).set({ status: "converted", invoiceId: invoice.id, updatedAt: new Date() }).where(eq(q.id, id));
-  return { invoice_id: invoice.id, document_number: invoice.document_number };
+  // Converting issues at once (never a draft): the invoice has its number.
+  return { invoice_id: invoice.id, document_number: invoice.document_number! };
 }
 
 interface QuotationPdf {

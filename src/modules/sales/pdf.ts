@@ -22,6 +22,8 @@ export interface PdfDocumentData {
   issueDate: string;
   dueDate: string | null;
   dueDateLabel: string;
+  /** A document in a foreign currency prints its currency and the rate it was issued at (FISCAL.md, "Amounts"). */
+  currency?: { code: string; exchangeRate: string } | null;
   customer: { name: string; identification: string | null; identificationType: string | null };
   lines: PdfLine[];
   taxBreakdown: { name: string; rate: string; amount: string }[];
@@ -283,6 +285,7 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
     ...(data.validUntil ? ([[`Válida hasta: ${data.validUntil}`, false]] as [string, boolean][]) : []),
     [`Fecha: ${data.issueDate}`, false],
     ...(data.dueDate ? ([[`${data.dueDateLabel}: ${data.dueDate}`, false]] as [string, boolean][]) : []),
+    ...(data.currency ? ([[`Moneda: ${data.currency.code} — Tasa: ${data.currency.exchangeRate}`, false]] as [string, boolean][]) : []),
   ];
   for (const [line, bold] of documentLines) {
     w.text(line, 380, { bold, width: 192, align: "right" });

@@ -4,9 +4,10 @@ import { rowsOf } from "../../db/rows";
 import { fieldError } from "../../http/errors";
 import type { RequestScope } from "../../http/scope";
 import { formatDocumentNumber } from "../../lib/ncf";
-import type { IssuerFields } from "../company/service";
 import { numberingRefusal, numberingUnavailable, takeNumberStatement } from "../document-subtypes/numbering";
+import { activeRecords } from "../rnc/queries";
 import { EXCLUSIVE_TAX_TYPES, type LineInput } from "./lines";
+import type { LoadedBranch, LoadedIssuer } from "./snapshots";
 
 /** The parts of an invoice or quotation request that name other records. */
 export interface DocumentReferencesInput {
@@ -23,15 +24,32 @@ export interface ResolvedLine extends LineInput {
   trackInventory: boolean;
 }
 
-interface ResolvedDocument {
-  contact: { id: number; name: string; email: string | null; identificationType: string | null; identification: string | null };
-  subtype: { id: number; name: string; prefix: string };
+export interface ResolvedDocument {
+  contact: {
+    id: number;
+    name: string;
+    email: string | null;
+    identificationType: string | null;
+    identification: string | null;
+    address: string | null;
+    /** The buyer's status in the RNC registry's current generation; null when not found or no registry was loaded. */
+    registryStatus: string | null;
+    /** Whether the registry was looked up (a completed sync exists and the buyer has an RNC or cédula). */
+    registryChecked: boolean;
+  };
+  subtype: { id: number; name: string; prefix: string; validUntil: string | null; authorizationNumber: string | null };
   documentNumber: string | null;
   currencyId: number | null;
+  /** The currency's ISO code (null only when the tenant has no currency at all). */
+  currencyCode: string | null;
   /** The currency's rate to the default currency (DOP) now: "1" for the default currency. */
   currencyRate: string;
-  /** What the company's fiscal profile holds of what a fiscal document must print. */
-  issuer: IssuerFields | null;
+  /** The default currency (DOP), or no currency at all. */
+  currencyIsDefault: boolean;
+  /** The company's fiscal profile as it is now (what a fiscal document prints). */
+  issuer: LoadedIssuer | null;
+  /** The request's workspace: the branch a document is issued from. */
+  branch: LoadedBranch;
   salesmanIds: number[];
   lines: ResolvedLine[];
 }
@@ -47,6 +65,7 @@ interface Loaded {
     next_number: number;
     end_number: number;
     valid_until: string | null;
+    authorization_number: string | null;
   } | null;
   contact: {
     id: number;
@@ -55,12 +74,16 @@ interface Loaded {
     workspace_id: number | null;
     identification_type: string | null;
     identification: string | null;
+    address: string | null;
+    registry_status: string | null;
+    registry_checked: boolean;
   } | null;
   products: { id: number; name: string; workspace_id: number | null; is_active: boolean; track_inventory: boolean; default_tax_ids: number[] }[];
   taxes: { id: number; name: string; type: string; rate: string; is_active: boolean }[];
   salesmen: number[];
-  currency: { id: number; exchange_rate: string } | null;
-  issuer: IssuerFields | null;
+  currency: { id: number; code: string; exchange_rate: string; is_default: boolean } | null;
+  issuer: LoadedIssuer | null;
+  branch: LoadedBranch;
 }
 
 /** The subtype as read in JSON (column names) → the fields numberingRefusal reads. */
@@ -98,13 +121,19 @@ export async function resolveDocument(
     SELECT
       (SELECT row_to_json(taken) FROM taken) AS taken,
       (SELECT json_build_object('id', id, 'name', name, 'type', type, 'prefix', prefix, 'is_active', is_active,
-         'next_number', next_number, 'end_number', end_number, 'valid_until', valid_until)
+         'next_number', next_number, 'end_number', end_number, 'valid_until', valid_until, 'authorization_number', authorization_number)
        FROM document_subtypes WHERE tenant_id = ${t} AND id = ${input.document_subtype_id}) AS subtype,
-      (SELECT json_build_object('id', id, 'name', name, 'email', email, 'workspace_id', workspace_id,
-         'identification_type', identification_type, 'identification', identification)
-       FROM contacts WHERE tenant_id = ${t} AND id = ${input.contact_id}) AS contact,
-      (SELECT json_build_object('rnc', rnc, 'legalName', legal_name, 'address', address)
+      (SELECT json_build_object('id', c.id, 'name', c.name, 'email', c.email, 'workspace_id', c.workspace_id,
+         'identification_type', c.identification_type, 'identification', c.identification, 'address', c.address,
+         'registry_checked', c.identification_type IN ('rnc', 'cedula') AND EXISTS (SELECT 1 FROM rnc_sync_runs WHERE status = 'completed'),
+         'registry_status', CASE WHEN c.identification_type IN ('rnc', 'cedula')
+           THEN (SELECT r.status FROM (${activeRecords(sql`identification = c.identification`)}) r) END)
+       FROM contacts c WHERE c.tenant_id = ${t} AND c.id = ${input.contact_id}) AS contact,
+      (SELECT json_build_object('rnc', rnc, 'legalName', legal_name, 'tradeName', trade_name, 'address', address,
+         'municipalityCode', municipality_code, 'provinceCode', province_code, 'phone', phone, 'email', email)
        FROM company_profiles WHERE tenant_id = ${t}) AS issuer,
+      (SELECT json_build_object('id', id, 'name', name, 'address', address, 'phone', phone)
+       FROM workspaces WHERE tenant_id = ${t} AND id = ${scope.workspaceId}) AS branch,
       (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'workspace_id', workspace_id, 'is_active', is_active,
          'track_inventory', track_inventory, 'default_tax_ids', default_tax_ids)), '[]')
        FROM products WHERE tenant_id = ${t} AND id = ANY(${intArray(productIds)}::int[])) AS products,
@@ -112,7 +141,8 @@ export async function resolveDocument(
        FROM taxes WHERE tenant_id = ${t} AND (id = ANY(${intArray(taxIds)}::int[])
          OR id IN (SELECT unnest(default_tax_ids) FROM products WHERE tenant_id = ${t} AND id = ANY(${intArray(productIds)}::int[])))) AS taxes,
       (SELECT coalesce(json_agg(id), '[]') FROM salesmen WHERE tenant_id = ${t} AND is_active AND id = ANY(${intArray(salesmanIds)}::int[])) AS salesmen,
-      (SELECT json_build_object('id', id, 'exchange_rate', exchange_rate::text) FROM currencies WHERE tenant_id = ${t} AND
+      (SELECT json_build_object('id', id, 'code', code, 'is_default', is_default, 'exchange_rate', CASE WHEN is_default THEN '1' ELSE exchange_rate::text END)
+       FROM currencies WHERE tenant_id = ${t} AND
          ${input.currency_id == null ? sql`is_default` : sql`id = ${input.currency_id}`} LIMIT 1) AS currency`);
   const loaded = rowsOf<Loaded>(result)[0]!;
   const inWorkspace = (workspaceId: number | null) => workspaceId === null || workspaceId === scope.workspaceId;
@@ -171,12 +201,18 @@ export async function resolveDocument(
       email: loaded.contact.email,
       identificationType: loaded.contact.identification_type,
       identification: loaded.contact.identification,
+      address: loaded.contact.address,
+      registryStatus: loaded.contact.registry_status,
+      registryChecked: loaded.contact.registry_checked,
     },
-    subtype: { id: subtype.id, name: subtype.name, prefix: subtype.prefix },
+    subtype: { id: subtype.id, name: subtype.name, prefix: subtype.prefix, validUntil: subtype.valid_until, authorizationNumber: subtype.authorization_number },
     documentNumber,
     currencyId: loaded.currency?.id ?? null,
+    currencyCode: loaded.currency?.code ?? null,
     currencyRate: loaded.currency?.exchange_rate ?? "1",
+    currencyIsDefault: loaded.currency?.is_default ?? true,
     issuer: loaded.issuer,
+    branch: loaded.branch,
     salesmanIds,
     lines,
   };

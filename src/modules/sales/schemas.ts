@@ -36,6 +36,36 @@ export const LineItemOutput = z
   })
   .openapi("LineItem");
 
+const text = () => z.string().nullable();
+
+/** What an issued document froze of its issuer, buyer, sequence and currency (sales/snapshots.ts). */
+export const DocumentSnapshot = z
+  .object({
+    issuer: z.object({
+      rnc: text(),
+      legal_name: text(),
+      trade_name: text(),
+      address: text(),
+      municipality_code: text(),
+      province_code: text(),
+      phone: text(),
+      email: text(),
+      branch: z.object({ id: z.number(), name: z.string(), address: text(), phone: text() }),
+    }),
+    buyer: z.object({
+      contact_id: z.number(),
+      name: z.string(),
+      identification_type: text(),
+      identification: text(),
+      address: text(),
+      email: text(),
+    }),
+    sequence: z.object({ prefix: z.string(), name: z.string(), valid_until: text(), authorization_number: text() }),
+    currency: z.object({ id: z.number().nullable(), code: text(), exchange_rate: z.string() }),
+  })
+  .openapi("DocumentSnapshot", { description: "The fiscal data frozen when the document was issued; the PDF and the e-CF read it" });
+export type DocumentSnapshot = z.output<typeof DocumentSnapshot>;
+
 export { dateInput, id };
 export type LineItemOutput = z.output<typeof LineItemOutput>;
 

@@ -1,12 +1,13 @@
 import { decimal2, timestamp } from "../../lib/format";
 
 /** The columns invoices and quotations share, as the API shows them. */
-interface DocumentRow {
+/** `N`: a quotation always has its number; an invoice has none while it is a draft. */
+interface DocumentRow<N extends string | null> {
   id: number;
   workspaceId: number;
   contactId: number;
   documentSubtypeId: number;
-  documentNumber: string;
+  documentNumber: N;
   issueDate: string;
   dueDate: string | null;
   subtotalAmount: string;
@@ -19,7 +20,7 @@ interface DocumentRow {
   updatedAt: Date;
 }
 
-export function documentFields(row: DocumentRow) {
+export function documentFields<N extends string | null>(row: DocumentRow<N>) {
   return {
     id: row.id,
     workspace_id: row.workspaceId,

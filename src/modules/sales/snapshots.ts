@@ -1,0 +1,107 @@
+import { Big } from "../../lib/decimal";
+import type { ResolvedDocument } from "./references";
+import type { DocumentSnapshot } from "./schemas";
+
+/*
+ * What an issued fiscal document freezes of the records it names (FISCAL.md: "the issuer's and the
+ * buyer's fiscal data are frozen on the document when it is issued"; Norma General 06-2018,
+ * what a printed NCF carries; Formato e-CF v1.0, Emisor, Comprador, IdDoc.FechaVencimientoSecuencia
+ * and OtraMoneda). A later change of the company, the branch, the contact, the sequence or the
+ * currency's rate never changes an issued document, its PDF or its XML: they read this.
+ */
+export type { DocumentSnapshot };
+
+/** The company profile as resolveDocument loads it. */
+export interface LoadedIssuer {
+  rnc: string | null;
+  legalName: string | null;
+  tradeName: string | null;
+  address: string | null;
+  municipalityCode: string | null;
+  provinceCode: string | null;
+  phone: string | null;
+  email: string | null;
+}
+
+/** The request's workspace as resolveDocument loads it. */
+export interface LoadedBranch {
+  id: number;
+  name: string;
+  address: string | null;
+  phone: string | null;
+}
+
+/** The snapshot of a document being issued now from what resolveDocument loaded in its one statement. */
+export function documentSnapshot(resolved: ResolvedDocument, exchangeRate: string): DocumentSnapshot {
+  const issuer = resolved.issuer;
+  return {
+    issuer: {
+      rnc: issuer?.rnc ?? null,
+      legal_name: issuer?.legalName ?? null,
+      trade_name: issuer?.tradeName ?? null,
+      address: issuer?.address ?? null,
+      municipality_code: issuer?.municipalityCode ?? null,
+      province_code: issuer?.provinceCode ?? null,
+      phone: issuer?.phone ?? null,
+      email: issuer?.email ?? null,
+      branch: { ...resolved.branch },
+    },
+    buyer: buyerSnapshot(resolved.contact),
+    sequence: {
+      prefix: resolved.subtype.prefix,
+      name: resolved.subtype.name,
+      valid_until: resolved.subtype.validUntil,
+      authorization_number: resolved.subtype.authorizationNumber,
+    },
+    currency: { id: resolved.currencyId, code: resolved.currencyCode, exchange_rate: exchangeRate },
+  };
+}
+
+export function buyerSnapshot(contact: ResolvedDocument["contact"]): DocumentSnapshot["buyer"] {
+  return {
+    contact_id: contact.id,
+    name: contact.name,
+    identification_type: contact.identificationType,
+    identification: contact.identification,
+    address: contact.address,
+    email: contact.email,
+  };
+}
+
+/** A document's amounts and the same amounts in DOP at its rate, each half-up to the cent (Formato e-CF, OtraMoneda). */
+export function dopAmounts<T extends { [K in keyof T]: string }>(amounts: T, exchangeRate: string): { [K in keyof T]: string } {
+  return Object.fromEntries(
+    (Object.entries(amounts) as [string, string][]).map(([key, value]) => [key, new Big(value).times(exchangeRate).round(2, Big.roundHalfUp).toFixed(2)]),
+  ) as {
+    [K in keyof T]: string;
+  };
+}
+
+/** A non-refusing remark on a write (the response's `warnings`). */
+export interface DocumentWarning {
+  code: string;
+  field: string;
+  message: string;
+}
+
+/**
+ * DGII's registry says whether the buyer may receive fiscal credit: a status other than ACTIVO
+ * (SUSPENDIDO, DADO DE BAJA…) or an RNC the registry does not list is worth a warning, not a
+ * refusal (FISCAL.md, "Buyers"; the registry may lag a day behind DGII). Nothing is said when no
+ * registry was ever loaded or the buyer has no RNC or cédula.
+ */
+export function registryWarnings(contact: ResolvedDocument["contact"]): DocumentWarning[] {
+  if (!contact.registryChecked) return [];
+  if (contact.registryStatus === null) {
+    if (contact.identificationType !== "rnc") return [];
+    return [{ code: "buyer_not_in_registry", field: "contact_id", message: `The buyer's RNC ${contact.identification} is not in DGII's RNC registry.` }];
+  }
+  if (contact.registryStatus.toUpperCase() === "ACTIVO") return [];
+  return [
+    {
+      code: "buyer_not_active",
+      field: "contact_id",
+      message: `The buyer's status in DGII's RNC registry is ${contact.registryStatus}, not ACTIVO.`,
+    },
+  ];
+}
