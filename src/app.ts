@@ -21,6 +21,7 @@ import { inventoryRouter } from "./modules/inventory/routes";
 import { invitationsRouter } from "./modules/invitations/routes";
 import { invoicesRouter } from "./modules/invoices/routes";
 import { membersRouter } from "./modules/members/routes";
+import { notesRouter } from "./modules/notes/routes";
 import { productsRouter } from "./modules/products/routes";
 import { quotationsRouter } from "./modules/quotations/routes";
 import { rncRouter } from "./modules/rnc/routes";
@@ -53,6 +54,7 @@ export function createApp() {
   api.route("/", authRouter);
   api.route("/", inventoryRouter);
   api.route("/", invoicesRouter);
+  api.route("/", notesRouter);
   api.route("/", quotationsRouter);
   api.route("/", workspacesRouter);
   api.route("/", membersRouter);

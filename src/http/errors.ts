@@ -22,6 +22,8 @@ export const errorStatus = {
   invoice_not_deletable: 409,
   invoice_not_payable: 409,
   invoice_not_draft: 409,
+  invoice_not_modifiable: 409,
+  invoice_has_notes: 409,
   invalid_transition: 409,
   quotation_not_convertible: 409,
   stock_already_initialized: 409,

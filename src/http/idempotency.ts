@@ -1,3 +1,4 @@
+import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import type { Context, TypedResponse } from "hono";
 import { routePath } from "hono/route";
@@ -79,3 +80,11 @@ export async function idempotent<T extends object, S extends ContentfulStatusCod
   await db.update(k).set({ responseStatus: response.status, responseBody: response.body }).where(where);
   return c.json(response.body, response.status);
 }
+
+/** The request header of the writes that take an Idempotency-Key, as their routes declare it. */
+export const idempotencyHeader = z.object({
+  "idempotency-key": z
+    .string()
+    .optional()
+    .openapi({ param: { name: "idempotency-key", in: "header" }, description: "Replays the first response for 24 h" }),
+});

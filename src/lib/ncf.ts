@@ -57,6 +57,7 @@ export function documentTypeName(prefix: string): string | null {
 export const PREFIXES_BY_TYPE = {
   invoice: [...B_SERIES, ...E_SERIES],
   credit_note: ["B04", "E34"],
+  debit_note: ["B03", "E33"],
 } as const satisfies Record<string, readonly string[]>;
 
 /**

@@ -20,7 +20,7 @@ const invoiceSubtype = (overrides: Record<string, unknown> = {}) => ({
 });
 
 describe("document subtypes", () => {
-  it("seeds B01 (default), B02, B14, B15 and COT (default quotation) with their numbering", async () => {
+  it("seeds B01 (default), B02, B14, B15, B04 and B03 (default notes) and COT (default quotation) with their numbering", async () => {
     const t = await seedTenant();
     const res = await t.api.get<Page<DocumentSubtype>>("/document-subtypes");
     expect(res.status).toBe(200);
@@ -29,6 +29,8 @@ describe("document subtypes", () => {
       ["B02", "Consumo", "invoice", false, "B0200000001", 5_000, NEXT_YEAR_END],
       ["B14", "Regímenes Especiales", "invoice", false, "B1400000001", 5_000, NEXT_YEAR_END],
       ["B15", "Gubernamental", "invoice", false, "B1500000001", 5_000, NEXT_YEAR_END],
+      ["B04", "Nota de Crédito", "credit_note", true, "B0400000001", 5_000, NEXT_YEAR_END],
+      ["B03", "Nota de Débito", "debit_note", true, "B0300000001", 5_000, NEXT_YEAR_END],
       ["COT", "Cotización", "quotation", true, "COT00000001", 99_999_999, null],
     ]);
     const b01 = res.body.data[0]!;
@@ -37,15 +39,16 @@ describe("document subtypes", () => {
     expect((await t.api.get<Page<DocumentSubtype>>("/document-subtypes?filter[type]=quotation")).body.data.map((x) => x.prefix)).toEqual(["COT"]);
   });
 
-  it("accepts only DGII NCF prefixes for invoices and credit notes, free prefixes for quotations", async () => {
+  it("accepts only DGII NCF prefixes for invoices and notes, free prefixes for quotations", async () => {
     const t = await seedTenant();
     const ok = [
       invoiceSubtype({ prefix: "b02", name: "Consumo 2", start_number: 5001, end_number: 6000 }),
       invoiceSubtype({ prefix: "B17" }),
       invoiceSubtype({ prefix: "E31", end_number: 9_999_999_999 }),
       invoiceSubtype({ prefix: "E47" }),
-      invoiceSubtype({ type: "credit_note", prefix: "B04" }),
+      invoiceSubtype({ type: "credit_note", prefix: "B04", start_number: 5001, end_number: 6000 }),
       invoiceSubtype({ type: "credit_note", prefix: "E34" }),
+      invoiceSubtype({ type: "debit_note", prefix: "E33" }),
       { name: "Proforma", type: "quotation", prefix: "PRO-", end_number: 500 },
     ];
     const created = [];
@@ -59,12 +62,13 @@ describe("document subtypes", () => {
       ["B17", false, "B1700000001"],
       ["E31", true, "E310000000001"],
       ["E47", true, "E470000000001"],
-      ["B04", false, "B0400000001"],
+      ["B04", false, "B0400005001"],
       ["E34", true, "E340000000001"],
+      ["E33", true, "E330000000001"],
       ["PRO-", false, "PRO-00000001"],
     ]);
     expect(created[2]).toMatchObject({ end_number: 9_999_999_999, remaining: 9_999_999_999 });
-    expect(created[6]).toMatchObject({ valid_until: null, remaining: 500 });
+    expect(created[7]).toMatchObject({ valid_until: null, remaining: 500 });
 
     const bad: [unknown, string][] = [
       [invoiceSubtype({ prefix: "B05" }), "prefix"],
@@ -73,6 +77,7 @@ describe("document subtypes", () => {
       [invoiceSubtype({ prefix: "E30" }), "prefix"],
       [invoiceSubtype({ prefix: "COT" }), "prefix"],
       [invoiceSubtype({ type: "credit_note", prefix: "B01" }), "prefix"],
+      [invoiceSubtype({ type: "debit_note", prefix: "B04" }), "prefix"],
       [{ name: "Q", type: "quotation", prefix: "B01", end_number: 10 }, "prefix"],
       [{ name: "Q", type: "quotation", prefix: "CO T", end_number: 10 }, "prefix"],
       [invoiceSubtype({ end_number: 100_000_000 }), "end_number"],
@@ -154,6 +159,8 @@ describe("document subtypes", () => {
     expect(defaults).toEqual(
       [
         ["quotation", seeded.find((x) => x.prefix === "COT")!.id],
+        ["credit_note", seeded.find((x) => x.prefix === "B04")!.id],
+        ["debit_note", seeded.find((x) => x.prefix === "B03")!.id],
         ["invoice", newDefault.body.data.id],
       ].sort((a, b) => (a[1] as number) - (b[1] as number)),
     );

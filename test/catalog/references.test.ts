@@ -90,7 +90,7 @@ describe("catalog references from documents and stock", () => {
     expect(reprefix.body.code).toBe("ncf_range_in_use");
     expect(Object.keys(reprefix.body.errors)).toEqual(["prefix"]);
     const used = await t.api.post("/invoices/validate-ncf", { ncf: "B1600000007", document_subtype_id: subtype.id });
-    expect(used.body).toEqual({ valid: false, message: "The NCF B1600000007 is already used by an invoice." });
+    expect(used.body).toEqual({ valid: false, message: "The NCF B1600000007 is already used by a document." });
     expect((await t.api.post("/invoices/validate-ncf", { ncf: "B1600000008", document_subtype_id: subtype.id })).body.valid).toBe(true);
     // Deactivating stays possible.
     expect((await t.api.patch(`/products/${product.id}`, { is_active: false })).body.data.is_active).toBe(false);

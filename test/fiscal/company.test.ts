@@ -134,6 +134,8 @@ describe("tenant creation (tenant:create's options)", () => {
     expect(rowsOf(subtypes)).toEqual([
       { prefix: "B01", start_number: 1, end_number: DEMO_RANGE_END, is_demo: true },
       { prefix: "B02", start_number: 1, end_number: DEMO_RANGE_END, is_demo: true },
+      { prefix: "B03", start_number: 1, end_number: DEMO_RANGE_END, is_demo: true },
+      { prefix: "B04", start_number: 1, end_number: DEMO_RANGE_END, is_demo: true },
       { prefix: "B14", start_number: 1, end_number: DEMO_RANGE_END, is_demo: true },
       { prefix: "B15", start_number: 1, end_number: DEMO_RANGE_END, is_demo: true },
       { prefix: "COT", start_number: 1, end_number: 99_999_999, is_demo: false },

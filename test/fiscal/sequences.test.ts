@@ -131,14 +131,15 @@ describe("NCF sequences: DGII authorization, ranges and prefixes", () => {
       ["B13", "belongs to purchases, not to sales"],
       ["B17", "belongs to purchases, not to sales"],
     ]) {
-      const s = await subtype({ prefix, end_number: 10 });
+      // Past the demo B03/B04 ranges (1-5,000): ranges of one prefix never overlap.
+      const s = await subtype({ prefix, start_number: 5001, end_number: 5010 });
       const res = await tenant.api.post("/invoices", invoice(s.id));
       expect(res.status, prefix).toBe(422);
       expect(res.body.code, prefix).toBe("validation_failed");
       expect(res.body.errors.document_subtype_id, prefix).toEqual([
         `The NCF type ${prefix} ${why}; a sales invoice uses B01, B02, B14, B15, B16, E31, E32, E44, E45, E46.`,
       ]);
-      expect((await tenant.api.get(`/document-subtypes/${s.id}`)).body.data.next_number, prefix).toBe(1);
+      expect((await tenant.api.get(`/document-subtypes/${s.id}`)).body.data.next_number, prefix).toBe(5001);
     }
     for (const prefix of ["E33", "E34", "E41", "E43", "E47"]) {
       const s = await subtype({ prefix, end_number: 10 });

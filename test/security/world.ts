@@ -135,6 +135,26 @@ export async function buildWorld() {
   ).data;
   const paymentId = (await ok(await api.post(`/invoices/${invoice.id}/payments`, { amount: "100.00", payment_date: "2026-11-21", payment_method: "cash" })))
     .data.payment.id as number;
+  const creditReason = mark("Credito");
+  const creditNote = (
+    await ok(
+      await api.post(`/invoices/${invoice.id}/credit-notes`, {
+        modification_code: 3,
+        reason: creditReason,
+        items: [{ description: creditReason, amount: "10.00" }],
+      }),
+    )
+  ).data;
+  const debitReason = mark("Debito");
+  const debitNote = (
+    await ok(
+      await api.post(`/invoices/${invoice.id}/debit-notes`, {
+        modification_code: 3,
+        reason: debitReason,
+        items: [{ description: debitReason, amount: "10.00" }],
+      }),
+    )
+  ).data;
   const quotationNotes = mark("Cotizacion");
   const quotation = (
     await ok(
@@ -200,6 +220,8 @@ export async function buildWorld() {
       shared,
       invoice,
       paymentId,
+      creditNote,
+      debitNote,
       quotation,
       transfer,
       adjustment,
@@ -222,6 +244,8 @@ export async function buildWorld() {
       product.name,
       product.sku,
       invoiceNotes,
+      creditReason,
+      debitReason,
       quotationNotes,
       adjustmentNotes,
       invitationEmail,
@@ -235,6 +259,8 @@ export async function buildWorld() {
       contact.email!,
       product.name,
       invoiceNotes,
+      creditReason,
+      debitReason,
       quotationNotes,
       invitationEmail,
       tax.name,

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, date, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, date, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { bankAccounts, contacts, currencies, documentSubtypes, money, products, salesmen, taxes } from "./catalog";
 import { createdAt, tenantId, tenantIsolation, updatedAt } from "./common";
 import { tenants, users, workspaces } from "./tenancy";
@@ -52,6 +52,9 @@ export const invoices = pgTable(
     discountAmountDop: money("discount_amount_dop"),
     taxAmountDop: money("tax_amount_dop"),
     totalAmountDop: money("total_amount_dop"),
+    /** Sums of the invoice's credit and debit notes (notes/service.ts): amount_due = total + debited − credited − paid. */
+    creditedAmount: money("credited_amount").notNull().default("0"),
+    debitedAmount: money("debited_amount").notNull().default("0"),
     paymentTerm: text("payment_term"),
     notes: text("notes"),
     quotationId: integer("quotation_id"),
@@ -74,7 +77,7 @@ export const invoices = pgTable(
   ],
 );
 
-/** Line items of invoices and quotations share one shape; `discount` is a percentage. */
+/** Line items of invoices, quotations and notes share one shape; `discount` is a percentage. */
 const lineColumns = () => ({
   id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
   tenantId: tenantId().references(() => tenants.id),
@@ -229,6 +232,87 @@ export const invoiceHistory = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index("invoice_history_invoice_idx").on(t.tenantId, t.invoiceId, t.id), tenantIsolation("invoice_history")],
+);
+
+/**
+ * Credit and debit notes (NCF types 04/34 and 03/33): fiscal documents of their own that modify an
+ * issued invoice (Norma General 06-2018; Formato e-CF v1.0, InformacionReferencia). Numbered from
+ * their own sequence, with the snapshot and amounts of a document; never edited once issued.
+ */
+export const invoiceNotes = pgTable(
+  "invoice_notes",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    /** The invoice's workspace: a note belongs to the branch that sold. */
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id),
+    invoiceId: integer("invoice_id")
+      .notNull()
+      .references(() => invoices.id),
+    contactId: integer("contact_id")
+      .notNull()
+      .references(() => contacts.id),
+    /** `credit` or `debit`. */
+    kind: text("kind").notNull(),
+    documentSubtypeId: integer("document_subtype_id")
+      .notNull()
+      .references(() => documentSubtypes.id),
+    documentNumber: text("document_number").notNull(),
+    issueDate: date("issue_date", { mode: "string" }).notNull(),
+    status: text("status").notNull().default("issued"),
+    /** The modified invoice's NCF and date, as the note prints and the e-CF's InformacionReferencia carries them. */
+    modifiedNcf: text("modified_ncf").notNull(),
+    modifiedIssueDate: date("modified_issue_date", { mode: "string" }).notNull(),
+    /** Formato e-CF v1.0 CodigoModificacion: 1 annuls, 2 corrects text, 3 corrects amounts, 4 replaces a contingency NCF. */
+    modificationCode: integer("modification_code").notNull(),
+    reason: text("reason").notNull(),
+    /** IndicadorNotaCredito: 1 when issued more than 30 days after the invoice (no ITBIS back); null for debit notes. */
+    creditNoteIndicator: integer("credit_note_indicator"),
+    restock: boolean("restock").notNull().default(false),
+    ...documentAmountColumns(),
+    currencyId: integer("currency_id").references(() => currencies.id),
+    exchangeRate: numeric("exchange_rate", { precision: 18, scale: 6 }).notNull(),
+    subtotalAmountDop: money("subtotal_amount_dop").notNull(),
+    discountAmountDop: money("discount_amount_dop").notNull(),
+    taxAmountDop: money("tax_amount_dop").notNull(),
+    totalAmountDop: money("total_amount_dop").notNull(),
+    snapshot: jsonb("snapshot").notNull(),
+    createdBy: integer("created_by").references(() => users.id),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("invoice_notes_tenant_document_number_key").on(t.tenantId, t.documentNumber),
+    index("invoice_notes_invoice_idx").on(t.tenantId, t.invoiceId, t.id),
+    index("invoice_notes_list_idx").on(t.tenantId, t.workspaceId, t.kind, t.issueDate, t.id),
+    check("invoice_notes_kind", sql`${t.kind} IN ('credit', 'debit')`),
+    check("invoice_notes_modification_code", sql`${t.modificationCode} BETWEEN 1 AND 4`),
+    tenantIsolation("invoice_notes"),
+  ],
+);
+
+/**
+ * A note's lines: a quantity of one of the invoice's lines (`invoice_item_id`, at its price,
+ * discount and taxes) or a free amount (no line, no product).
+ */
+export const invoiceNoteItems = pgTable(
+  "invoice_note_items",
+  {
+    noteId: integer("note_id")
+      .notNull()
+      .references(() => invoiceNotes.id),
+    ...lineColumns(),
+    invoiceItemId: integer("invoice_item_id").references(() => invoiceItems.id),
+    /** NULL on an amount line (not a line of the invoice). */
+    productId: integer("product_id").references(() => products.id),
+  },
+  (t) => [
+    index("invoice_note_items_note_idx").on(t.noteId),
+    index("invoice_note_items_invoice_item_idx").on(t.invoiceItemId),
+    tenantIsolation("invoice_note_items"),
+  ],
 );
 
 export const quotations = pgTable(

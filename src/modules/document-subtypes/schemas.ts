@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { dateInput, idInput } from "../../lib/bounds";
 
-export const DOCUMENT_TYPES = ["invoice", "quotation", "credit_note"] as const;
+export const DOCUMENT_TYPES = ["invoice", "quotation", "credit_note", "debit_note"] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
 const sequence = z.number().int().min(1).max(9_999_999_999);
@@ -28,12 +28,12 @@ export const CreateDocumentSubtypeBody = z
       .openapi({
         type: "string",
         example: "B01",
-        description: "Invoices: B01-B04, B11-B17, E31-E34, E41, E43-E47; credit notes: B04 or E34; quotations: free",
+        description: "Invoices: B01-B04, B11-B17, E31-E34, E41, E43-E47; credit notes: B04 or E34; debit notes: B03 or E33; quotations: free",
       }),
     start_number: sequence.optional().openapi({ description: "Default 1" }),
     end_number: sequence,
     next_number: sequence.optional().openapi({ description: "Default start_number; read-only after creation" }),
-    valid_until: isoDate.nullable().optional().openapi({ description: "Required for invoices and credit notes" }),
+    valid_until: isoDate.nullable().optional().openapi({ description: "Required for invoices and notes" }),
     authorization_number: authorizationNumber,
     authorized_at: isoDate.nullable().optional().openapi({ description: "Date of DGII's authorization of the range" }),
     is_default: z.boolean().optional(),

@@ -96,7 +96,9 @@ export async function getSubtype(db: AnyDb, tenantId: number, id: number, lock =
   return findRow(db, ds, and(eq(ds.tenantId, tenantId), eq(ds.id, id)), "Document subtype", lock);
 }
 
-/** Invoice prefixes are DGII NCF types; credit notes B04/E34; quotations any short code but an NCF type. */
+/** Invoice prefixes are DGII NCF types; credit notes B04/E34, debit notes B03/E33; quotations any short code but an NCF type. */
+const TYPE_LABELS = { invoice: "invoices", credit_note: "credit notes", debit_note: "debit notes" } as const;
+
 function checkPrefix(type: DocumentType, prefix: string) {
   if (type === "quotation") {
     if (!FREE_PREFIX.test(prefix)) throw fieldError("prefix", "A quotation prefix has 1 to 10 letters, digits or dashes.");
@@ -105,7 +107,7 @@ function checkPrefix(type: DocumentType, prefix: string) {
   }
   const allowed: readonly string[] = PREFIXES_BY_TYPE[type];
   if (!allowed.includes(prefix)) {
-    throw fieldError("prefix", `Not a DGII NCF type for ${type === "invoice" ? "invoices" : "credit notes"}: use one of ${allowed.join(", ")}.`);
+    throw fieldError("prefix", `Not a DGII NCF type for ${TYPE_LABELS[type]}: use one of ${allowed.join(", ")}.`);
   }
 }
 
@@ -161,6 +163,11 @@ export function assertSalesInvoicePrefix(prefix: string) {
     const why = NOTE_PREFIXES.includes(prefix) ? "is for debit and credit notes" : "belongs to purchases, not to sales";
     throw fieldError("document_subtype_id", `The NCF type ${prefix} ${why}; a sales invoice uses ${SALES_INVOICE_PREFIXES.join(", ")}.`);
   }
+  assertNotElectronic(prefix);
+}
+
+/** An e-NCF handed out without its e-CF sent to DGII is an infraction (Ley 32-23): refused until e-CF exists. */
+export function assertNotElectronic(prefix: string) {
   if (isElectronicPrefix(prefix)) {
     throw fieldError("document_subtype_id", "Electronic invoicing (e-CF) is not configured: E-series NCF cannot be issued yet.", "ecf_not_configured");
   }
@@ -275,6 +282,10 @@ async function subtypeDocumentReferences(db: AnyDb, tenantId: number, subtypeId:
   return firstReference(db, [
     ["invoices were numbered from it", referencedBy(schema.invoices, schema.invoices.tenantId, schema.invoices.documentSubtypeId, tenantId, subtypeId)],
     ["quotations were numbered from it", referencedBy(schema.quotations, schema.quotations.tenantId, schema.quotations.documentSubtypeId, tenantId, subtypeId)],
+    [
+      "notes were numbered from it",
+      referencedBy(schema.invoiceNotes, schema.invoiceNotes.tenantId, schema.invoiceNotes.documentSubtypeId, tenantId, subtypeId),
+    ],
   ]);
 }
 
@@ -320,14 +331,12 @@ export async function takeDocumentNumber(
   return { number, documentNumber: formatDocumentNumber(taken.prefix, number) };
 }
 
-/** Whether an invoice of the tenant (deleted ones included: their NCF stays used) carries this number. */
+/** Whether an invoice (deleted ones included: their NCF stays used) or a note of the tenant carries this number. */
 async function isDocumentNumberUsed(db: AnyDb, tenantId: number, documentNumber: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: schema.invoices.id })
-    .from(schema.invoices)
-    .where(and(eq(schema.invoices.tenantId, tenantId), eq(schema.invoices.documentNumber, documentNumber)))
-    .limit(1);
-  return row !== undefined;
+  const used = (table: typeof schema.invoices | typeof schema.invoiceNotes) =>
+    sql`EXISTS (SELECT 1 FROM ${table} WHERE ${table.tenantId} = ${tenantId} AND ${table.documentNumber} = ${documentNumber})`;
+  const result = await db.execute(sql`SELECT ${used(schema.invoices)} OR ${used(schema.invoiceNotes)} AS used`);
+  return rowsOf<{ used: boolean }>(result)[0]!.used;
 }
 
 /** Whether `ncf` may be used with the subtype: format, prefix, range, expiry, not already used. */
@@ -363,7 +372,7 @@ export async function validateNcf(
     return invalid(`The number ${number} is outside the authorized range ${subtype.startNumber}-${subtype.endNumber}.`);
   }
   if (subtype.validUntil !== null && subtype.validUntil < today) return invalid(`The sequence expired on ${subtype.validUntil}.`);
-  if (await isDocumentNumberUsed(db, tenantId, ncf)) return invalid(`The NCF ${ncf} is already used by an invoice.`);
+  if (await isDocumentNumberUsed(db, tenantId, ncf)) return invalid(`The NCF ${ncf} is already used by a document.`);
   return { valid: true, message: `The NCF ${ncf} is valid for ${subtype.name}.` };
 }
 

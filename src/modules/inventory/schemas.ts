@@ -156,7 +156,7 @@ export const MovementReportQuery = z
     per_page: z.coerce.number().int().min(1).max(100).default(15),
     product_id: idQuery(),
     workspace_id: idQuery(),
-    type: z.enum(["sale", "purchase", "transfer_out", "transfer_in", "adjustment", "initial_stock"]).optional(),
+    type: z.enum(["sale", "return", "purchase", "transfer_out", "transfer_in", "adjustment", "initial_stock"]).optional(),
     date_from: isoDate.optional(),
     date_to: isoDate.optional(),
   })

@@ -6,7 +6,8 @@ import { AppError } from "../../http/errors";
 import { Big } from "../../lib/decimal";
 import { decimal2 } from "../../lib/format";
 
-type MovementType = "sale" | "purchase" | "transfer_out" | "transfer_in" | "adjustment" | "initial_stock";
+/** `return`: goods a credit note takes back into the workspace that sold them (notes/service.ts). */
+type MovementType = "sale" | "return" | "purchase" | "transfer_out" | "transfer_in" | "adjustment" | "initial_stock";
 
 /** One movement to record; `quantity` is signed (negative leaves the workspace). */
 export interface StockChange {

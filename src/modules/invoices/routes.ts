@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { idempotent } from "../../http/idempotency";
+import { idempotencyHeader, idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, MessageResponse } from "../../http/schemas";
@@ -23,13 +23,6 @@ import * as invoices from "./service";
 
 export const invoicesRouter = createRouter();
 const tags = ["Invoices"];
-
-const idempotencyHeader = z.object({
-  "idempotency-key": z
-    .string()
-    .optional()
-    .openapi({ param: { name: "idempotency-key", in: "header" }, description: "Replays the first response for 24 h" }),
-});
 
 invoicesRouter.openapi(
   defineRoute(

@@ -84,8 +84,11 @@ export const InvoiceSummary = z
     tax_amount: z.string(),
     discount_amount: z.string(),
     total_amount: z.string(),
-    amount_due: z.string(),
+    amount_due: z.string().openapi({ description: "total + debited − credited − paid, never below 0" }),
+    refund_due: z.string().openapi({ description: "What credit notes took back beyond what was left to pay: owed to the buyer" }),
     amount_paid: z.string(),
+    credited_amount: z.string().openapi({ description: "Sum of the invoice's credit notes" }),
+    debited_amount: z.string().openapi({ description: "Sum of the invoice's debit notes" }),
     currency_id: z.number().nullable(),
     payment_term: z.string().nullable(),
     notes: z.string().nullable(),
@@ -109,11 +112,23 @@ export const Payment = z
   })
   .openapi("Payment");
 
+/** A note as its invoice's GET embeds it. */
+export const EmbeddedNote = z.object({
+  id: z.number(),
+  document_number: z.string(),
+  issue_date: z.string(),
+  modification_code: z.number(),
+  reason: z.string(),
+  total_amount: z.string(),
+});
+
 export const InvoiceDetail = InvoiceSummary.extend({
   contact: z.object({ id: z.number(), name: z.string(), email: z.string().nullable(), phone: z.string().nullable() }),
   items: z.array(LineItemOutput),
   payments: z.array(Payment),
   salesmen: z.array(z.object({ id: z.number(), full_name: z.string() })),
+  credit_notes: z.array(EmbeddedNote),
+  debit_notes: z.array(EmbeddedNote),
   snapshot: DocumentSnapshot.nullable().openapi({ description: "Frozen at issue; null for a draft or an invoice issued before snapshots existed" }),
 }).openapi("Invoice");
 

@@ -16,16 +16,27 @@ import { assertFiscalProfile } from "../company/service";
 import { refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
 import { assertSalesInvoicePrefix } from "../document-subtypes/service";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
+import { invoiceNotesJson } from "../notes/service";
 import { type ItemJson, insertLines, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
 import { documentAmounts, lineAmounts } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { type ResolvedDocument, type ResolvedLine, resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
-import { buyerSnapshot, type DocumentSnapshot, type DocumentWarning, documentSnapshot, dopAmounts, registryWarnings } from "../sales/snapshots";
+import { buyerSnapshot, type DocumentSnapshot, type DocumentWarning, documentSnapshot, dopAmounts, pdfIssuer, registryWarnings } from "../sales/snapshots";
 import { assertBuyerRules } from "./buyer-rules";
 import { liveInvoiceCount } from "./counts";
 import { invoiceHistory, recordInvoiceChange } from "./history";
-import type { CreateInvoiceInput, CreatePaymentInput, InvoiceDetail, InvoiceSummary, IssueInvoiceInput, Payment, UpdateInvoiceInput } from "./schemas";
+import type {
+  CreateInvoiceInput,
+  CreatePaymentInput,
+  EmbeddedNote as EmbeddedNoteSchema,
+  InvoiceDetail,
+  InvoiceSummary,
+  IssueInvoiceInput,
+  Payment,
+  UpdateInvoiceInput,
+} from "./schemas";
+import { balanceOf, DUE_SQL, dueAmounts, invoiceStatus } from "./status";
 
 const inv = schema.invoices;
 type InvoiceRow = typeof inv.$inferSelect;
@@ -38,6 +49,7 @@ export interface InvoiceContext {
 }
 
 type InvoicePayment = z.output<typeof Payment>;
+type EmbeddedNote = z.output<typeof EmbeddedNoteSchema>;
 
 /** An invoice as lists and writes show it. */
 export type InvoiceData = ReturnType<typeof serializeInvoice>;
@@ -49,8 +61,10 @@ function serializeInvoice(row: InvoiceRow) {
   return {
     ...documentFields(row),
     status: row.status as InvoiceSummary["status"],
-    amount_due: new Big(row.totalAmount).minus(row.amountPaid).toFixed(2),
+    ...dueAmounts(row),
     amount_paid: decimal2(row.amountPaid)!,
+    credited_amount: decimal2(row.creditedAmount)!,
+    debited_amount: decimal2(row.debitedAmount)!,
     payment_term: row.paymentTerm,
     exchange_rate: row.exchangeRate === null ? null : exchangeRateText(row.exchangeRate),
     subtotal_amount_dop: decimal2(row.subtotalAmountDop),
@@ -321,8 +335,8 @@ const invoiceListJson = sql.raw(`json_build_object(
   'total_amount', i.total_amount::text, 'currency_id', i.currency_id, 'notes', i.notes,
   'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
   'updated_at', to_char(i.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-  'status', i.status, 'amount_due', (i.total_amount - i.amount_paid)::numeric(14, 2)::text,
-  'amount_paid', i.amount_paid::text, 'payment_term', i.payment_term,
+  'status', i.status, 'amount_due', ${DUE_SQL.amount_due}, 'refund_due', ${DUE_SQL.refund_due},
+  'amount_paid', i.amount_paid::text, 'credited_amount', i.credited_amount::text, 'debited_amount', i.debited_amount::text, 'payment_term', i.payment_term,
   'exchange_rate', ${exchangeRateSql("i.exchange_rate")}, 'subtotal_amount_dop', i.subtotal_amount_dop::text,
   'discount_amount_dop', i.discount_amount_dop::text, 'tax_amount_dop', i.tax_amount_dop::text, 'total_amount_dop', i.total_amount_dop::text)`);
 
@@ -372,7 +386,8 @@ export async function getInvoice(db: AnyDb, scope: RequestScope, id: number): Pr
           ORDER BY pm.id), '[]')
        FROM invoice_payments pm LEFT JOIN bank_accounts b ON b.id = pm.bank_account_id WHERE pm.invoice_id = i.id) AS payments,
       (SELECT coalesce(json_agg(json_build_object('id', s.id, 'full_name', s.full_name) ORDER BY s.id), '[]')
-       FROM invoice_salesmen x JOIN salesmen s ON s.id = x.salesman_id WHERE x.invoice_id = i.id) AS salesmen
+       FROM invoice_salesmen x JOIN salesmen s ON s.id = x.salesman_id WHERE x.invoice_id = i.id) AS salesmen,
+      ${invoiceNotesJson(sql`i.id`, "credit")} AS credit_notes, ${invoiceNotesJson(sql`i.id`, "debit")} AS debit_notes
     FROM invoices i
     WHERE i.tenant_id = ${scope.tenantId} AND i.workspace_id = ${scope.workspaceId} AND i.id = ${id} AND i.deleted_at IS NULL`);
   const row = rowsOf<{
@@ -381,6 +396,8 @@ export async function getInvoice(db: AnyDb, scope: RequestScope, id: number): Pr
     items: ItemJson[];
     payments: InvoicePayment[];
     salesmen: { id: number; full_name: string }[];
+    credit_notes: EmbeddedNote[];
+    debit_notes: EmbeddedNote[];
   }>(result)[0];
   if (!row) throw notFound("Invoice");
   return {
@@ -390,6 +407,8 @@ export async function getInvoice(db: AnyDb, scope: RequestScope, id: number): Pr
     payments: row.payments.map((p) => ({ ...p, amount: decimal2(p.amount)! })),
     salesmen: row.salesmen,
     snapshot: (row.invoice.snapshot as DocumentSnapshot | null) ?? null,
+    credit_notes: row.credit_notes,
+    debit_notes: row.debit_notes,
   };
 }
 
@@ -404,12 +423,12 @@ async function lockInvoice(db: AnyDb, scope: RequestScope, id: number): Promise<
   return findRow(db, inv, and(visible(scope), eq(inv.id, id)), "Invoice", true);
 }
 
-/** Net quantity sold per product by an invoice's lines (products that track inventory only). */
+/** Net quantity sold per product by an invoice's lines, less what its credit notes returned (products that track inventory only). */
 async function soldQuantities(db: AnyDb, invoiceId: number): Promise<Map<number, Big>> {
   const rows = await db
     .select({ productId: schema.stockMovements.productId, quantity: sql<string>`sum(${schema.stockMovements.quantity})` })
     .from(schema.stockMovements)
-    .where(and(eq(schema.stockMovements.invoiceId, invoiceId), eq(schema.stockMovements.type, "sale")))
+    .where(and(eq(schema.stockMovements.invoiceId, invoiceId), inArray(schema.stockMovements.type, ["sale", "return"])))
     .groupBy(schema.stockMovements.productId);
   return new Map(rows.map((r) => [r.productId, new Big(r.quantity).neg()]));
 }
@@ -482,6 +501,7 @@ export async function updateInvoice(
       await assertSameIdentificationType(db, invoice.contactId, input.contact_id);
     }
   }
+  if (input.items !== undefined) assertNoNotes(invoice, "Its lines");
   const set: Partial<typeof inv.$inferInsert> = { updatedAt: new Date() };
   if (input.issue_date !== undefined) set.issueDate = input.issue_date;
   if (input.due_date !== undefined) set.dueDate = input.due_date;
@@ -580,6 +600,17 @@ function stockDifference(sold: Map<number, Big>, lines: ResolvedLine[], invoice:
 }
 
 /**
+ * Notes name the invoice's lines and amounts (their modified NCF, InformacionReferencia): an
+ * invoice with notes keeps its lines, and is corrected or annulled by further notes, not by
+ * changing or annulling it (Norma General 06-2018: a note is how an issued NCF is modified).
+ */
+function assertNoNotes(invoice: InvoiceRow, what: string) {
+  if (new Big(invoice.creditedAmount).gt(0) || new Big(invoice.debitedAmount).gt(0)) {
+    throw new AppError("invoice_has_notes", `This invoice has credit or debit notes. ${what} cannot change: issue another note instead.`);
+  }
+}
+
+/**
  * An issued invoice that is deleted or cancelled keeps its NCF, used and never reissued, recorded
  * as annulled with DGII's 608 reason (Formato 608; src/lib/annulments.ts). A draft has no number:
  * nothing to record.
@@ -603,6 +634,7 @@ export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number, 
   if (invoice.status !== "pending_payment" && invoice.status !== "draft") {
     throw new AppError("invoice_not_deletable", `Only invoices pending payment or in draft can be deleted; this one is ${invoice.status}.`);
   }
+  assertNoNotes(invoice, "It");
   // A draft is not a fiscal document: nothing numbered, sold or recorded; it is simply removed.
   if (invoice.status === "draft") {
     await db.delete(inv).where(eq(inv.id, id));
@@ -619,16 +651,12 @@ export async function cancelInvoice(db: AnyDb, scope: RequestScope, id: number, 
   if (invoice.status !== "pending_payment") {
     throw new AppError("invoice_not_editable", `Only invoices pending payment can be cancelled; this one is ${invoice.status}.`);
   }
+  assertNoNotes(invoice, "It");
   await returnStock(db, scope, invoice, "invoice cancelled");
   await recordAnnulment(db, scope, invoice, reason, "cancelled");
   const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, id)).returning();
   await recordInvoiceChange(db, scope, "cancelled", invoice, updated!);
   return serializeInvoice(updated!);
-}
-
-function statusFor(total: Big, paid: Big): string {
-  if (paid.lte(0)) return "pending_payment";
-  return paid.gte(total) ? "paid" : "partially_paid";
 }
 
 /** Applies a payment under the invoice's row lock, so concurrent payments never exceed the total. */
@@ -642,7 +670,7 @@ export async function addPayment(
   if (invoice.status !== "pending_payment" && invoice.status !== "partially_paid") {
     throw new AppError("invoice_not_payable", `Payments apply only to invoices pending payment or partially paid; this one is ${invoice.status}.`);
   }
-  const due = new Big(invoice.totalAmount).minus(invoice.amountPaid);
+  const due = balanceOf(invoice);
   if (new Big(input.amount).gt(due)) throw fieldError("amount", `The amount exceeds what is due (${due.toFixed(2)}).`);
   if (input.bank_account_id != null) {
     const [account] = await db
@@ -666,7 +694,7 @@ export async function addPayment(
     .returning();
   const [updated] = await db
     .update(inv)
-    .set({ amountPaid: paid.toFixed(2), status: statusFor(new Big(invoice.totalAmount), paid), updatedAt: new Date() })
+    .set({ amountPaid: paid.toFixed(2), status: invoiceStatus({ ...invoice, amountPaid: paid.toFixed(2) }), updatedAt: new Date() })
     .where(eq(inv.id, id))
     .returning();
   await recordInvoiceChange(db, scope, "payment_added", invoice, updated!);
@@ -693,7 +721,7 @@ export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, 
   const paid = new Big(invoice.amountPaid).minus(payment.amount);
   const [updated] = await db
     .update(inv)
-    .set({ amountPaid: paid.toFixed(2), status: statusFor(new Big(invoice.totalAmount), paid), updatedAt: new Date() })
+    .set({ amountPaid: paid.toFixed(2), status: invoiceStatus({ ...invoice, amountPaid: paid.toFixed(2) }), updatedAt: new Date() })
     .where(eq(inv.id, id))
     .returning();
   await recordInvoiceChange(db, scope, "payment_removed", invoice, updated!);
@@ -724,14 +752,7 @@ export async function invoicePdfData(db: AnyDb, scope: RequestScope, id: number)
     invoice,
     pdf: {
       title: draft ? "Borrador de factura" : (documentTypeName(sequence.prefix) ?? "Factura"),
-      issuer: {
-        legalName: issuer.legal_name ?? issuer.trade_name ?? "",
-        tradeName: issuer.trade_name,
-        rnc: issuer.rnc,
-        address: issuer.address,
-        branchName: issuer.branch.name,
-        branchAddress: issuer.branch.address,
-      },
+      issuer: pdfIssuer(issuer),
       documentNumber: invoice.document_number ?? "(sin número hasta su emisión)",
       subtypeName: sequence.name,
       validUntil: draft ? null : sequence.valid_until,

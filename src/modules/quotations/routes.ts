@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { AppError } from "../../http/errors";
-import { idempotent } from "../../http/idempotency";
+import { idempotencyHeader, idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { hasPermission } from "../../http/permissions";
@@ -25,13 +25,6 @@ import { pdfZipStream } from "./zip";
 
 export const quotationsRouter = createRouter();
 const tags = ["Quotations"];
-
-const idempotencyHeader = z.object({
-  "idempotency-key": z
-    .string()
-    .optional()
-    .openapi({ param: { name: "idempotency-key", in: "header" }, description: "Replays the first response for 24 h" }),
-});
 
 const pdfResponse = { description: "PDF", content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } } };
 

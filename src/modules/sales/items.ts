@@ -144,7 +144,9 @@ export function serializeItems(items: ItemJson[]): ItemJson[] {
 }
 
 /** The lines and the per-tax totals a document's PDF shows. */
-export function pdfLines(items: ItemJson[]): Pick<PdfDocumentData, "lines" | "taxBreakdown"> {
+export function pdfLines(
+  items: Pick<ItemJson, "description" | "quantity" | "unit_price" | "discount" | "taxes" | "total">[],
+): Pick<PdfDocumentData, "lines" | "taxBreakdown"> {
   const breakdown = new Map<number, { name: string; rate: string; amount: Big }>();
   for (const item of items) {
     for (const tax of item.taxes) {

@@ -22,6 +22,8 @@ export interface PdfDocumentData {
   issueDate: string;
   dueDate: string | null;
   dueDateLabel: string;
+  /** A note prints the NCF it modifies, that NCF's date and the reason (Norma General 06-2018; Formato e-CF, InformacionReferencia). */
+  reference?: { ncf: string; date: string; reason: string } | null;
   /** A document in a foreign currency prints its currency and the rate it was issued at (FISCAL.md, "Amounts"). */
   currency?: { code: string; exchangeRate: string } | null;
   customer: { name: string; identification: string | null; identificationType: string | null };
@@ -286,6 +288,12 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
     [`Fecha: ${data.issueDate}`, false],
     ...(data.dueDate ? ([[`${data.dueDateLabel}: ${data.dueDate}`, false]] as [string, boolean][]) : []),
     ...(data.currency ? ([[`Moneda: ${data.currency.code} — Tasa: ${data.currency.exchangeRate}`, false]] as [string, boolean][]) : []),
+    ...(data.reference
+      ? ([
+          [`NCF modificado: ${data.reference.ncf}`, true],
+          [`Fecha NCF modificado: ${data.reference.date}`, false],
+        ] as [string, boolean][])
+      : []),
   ];
   for (const [line, bold] of documentLines) {
     w.text(line, 380, { bold, width: 192, align: "right" });
@@ -340,6 +348,13 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
     w.text(total.label, 380, { bold: total.bold, width: 110 });
     w.text(total.value, 490, { bold: total.bold, width: 82, align: "right" });
     w.y -= 13;
+  }
+  if (data.reference) {
+    w.y -= 10;
+    w.ensure(24);
+    w.text("Razón de la modificación", PAGE.margin, { bold: true });
+    w.y -= 12;
+    w.block(w.wrapped(data.reference.reason, PAGE.width - 2 * PAGE.margin), PAGE.margin);
   }
   if (data.notes) {
     w.y -= 10;

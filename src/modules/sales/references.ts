@@ -107,7 +107,7 @@ export async function resolveDocument(
   db: AnyDb,
   scope: RequestScope,
   input: DocumentReferencesInput,
-  options: { documentType: "invoice" | "quotation"; takeNumber: boolean; checkNumbering?: boolean; today: string },
+  options: { documentType: "invoice" | "quotation" | "credit_note" | "debit_note"; takeNumber: boolean; checkNumbering?: boolean; today: string },
 ): Promise<ResolvedDocument> {
   const productIds = [...new Set(input.items.map((i) => i.product_id))];
   const taxIds = [...new Set(input.items.flatMap((i) => i.tax_ids ?? []))];
@@ -150,7 +150,7 @@ export async function resolveDocument(
   if (!loaded.contact || !inWorkspace(loaded.contact.workspace_id)) throw fieldError("contact_id", "No such contact in this workspace.");
   const subtype = loaded.subtype;
   if (!subtype || subtype.type !== options.documentType) {
-    throw fieldError("document_subtype_id", `No such ${options.documentType} document subtype.`);
+    throw fieldError("document_subtype_id", `No such ${options.documentType.replace("_", " ")} document subtype.`);
   }
   let documentNumber: string | null = null;
   if (options.takeNumber) {

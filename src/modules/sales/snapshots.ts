@@ -1,4 +1,5 @@
 import { Big } from "../../lib/decimal";
+import type { PdfDocumentData } from "./pdf";
 import type { ResolvedDocument } from "./references";
 import type { DocumentSnapshot } from "./schemas";
 
@@ -104,4 +105,16 @@ export function registryWarnings(contact: ResolvedDocument["contact"]): Document
       message: `The buyer's status in DGII's RNC registry is ${contact.registryStatus}, not ACTIVO.`,
     },
   ];
+}
+
+/** The issuer block a PDF prints, from a document's snapshot (Norma General 06-2018: legal name, trade name, RNC, address, branch). */
+export function pdfIssuer(issuer: DocumentSnapshot["issuer"]): PdfDocumentData["issuer"] {
+  return {
+    legalName: issuer.legal_name ?? issuer.trade_name ?? "",
+    tradeName: issuer.trade_name,
+    rnc: issuer.rnc,
+    address: issuer.address,
+    branchName: issuer.branch.name,
+    branchAddress: issuer.branch.address,
+  };
 }

@@ -93,10 +93,10 @@ export async function createTenant(db: AnyDb, input: NewTenant): Promise<Created
   ]);
   await db.insert(schema.companyProfiles).values({ tenantId, ...profile });
   const nextYearEnd = `${new Date().getUTCFullYear() + 1}-12-31`;
-  const fiscal = (name: string, prefix: string, isDefault = false) => ({
+  const fiscal = (name: string, prefix: string, isDefault = false, type = "invoice") => ({
     tenantId,
     name,
-    type: "invoice",
+    type,
     prefix,
     startNumber: 1,
     endNumber: DEMO_RANGE_END,
@@ -106,7 +106,14 @@ export async function createTenant(db: AnyDb, input: NewTenant): Promise<Created
     isDefault,
   });
   const demo = input.demoSequences
-    ? [fiscal("Crédito Fiscal", "B01", true), fiscal("Consumo", "B02"), fiscal("Regímenes Especiales", "B14"), fiscal("Gubernamental", "B15")]
+    ? [
+        fiscal("Crédito Fiscal", "B01", true),
+        fiscal("Consumo", "B02"),
+        fiscal("Regímenes Especiales", "B14"),
+        fiscal("Gubernamental", "B15"),
+        fiscal("Nota de Crédito", "B04", true, "credit_note"),
+        fiscal("Nota de Débito", "B03", true, "debit_note"),
+      ]
     : [];
   await db.insert(schema.documentSubtypes).values([
     ...demo,

@@ -1,0 +1,107 @@
+import { z } from "@hono/zod-openapi";
+import { idempotencyHeader, idempotent } from "../../http/idempotency";
+import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { paginate, paginated } from "../../http/pagination";
+import { dataOnly } from "../../http/schemas";
+import { dominicanToday } from "../../lib/dates";
+import { renderDocumentPdf } from "../sales/pdf";
+import { CreateNoteBody, NoteDetail, type NoteKind, NoteListQuery, NoteSummary } from "./schemas";
+import * as notes from "./service";
+
+export const notesRouter = createRouter();
+
+/** The same five endpoints for each kind: create on an invoice, list, show, PDF. */
+for (const kind of ["credit", "debit"] as const satisfies readonly NoteKind[]) {
+  const collection = `${kind}-notes`;
+  const name = kind === "credit" ? "Credit note" : "Debit note";
+  const tags = [kind === "credit" ? "Credit notes" : "Debit notes"];
+
+  notesRouter.openapi(
+    defineRoute(
+      { permission: "invoices:create" },
+      {
+        method: "post",
+        path: `${V1}/invoices/{id}/${collection}`,
+        tags,
+        summary:
+          kind === "credit"
+            ? "Issue a credit note (B04) on an issued invoice: lines or full, stock returned, never more than the invoice"
+            : "Issue a debit note (B03) on an issued invoice: amounts added to what the buyer owes",
+        request: { params: IdParam, headers: idempotencyHeader, ...jsonBody(CreateNoteBody) },
+        responses: {
+          201: jsonResponse(`${name} issued`, z.object({ data: NoteSummary, message: z.string() })),
+          ...errorResponses(404, 409),
+          ...commonErrors,
+        },
+      },
+    ),
+    async (c) => {
+      const db = c.var.db;
+      const id = c.req.valid("param").id;
+      const input = c.req.valid("json");
+      return idempotent(c, db, async () => ({
+        status: 201,
+        body: { data: await notes.createNote(db, c.var.scope, id, kind, input, dominicanToday()), message: `${name} issued.` },
+      }));
+    },
+  );
+
+  notesRouter.openapi(
+    defineRoute(
+      { permission: "invoices:view" },
+      {
+        method: "get",
+        path: `${V1}/${collection}`,
+        tags,
+        summary: `${name}s of the request's workspace`,
+        request: { query: NoteListQuery },
+        responses: { 200: jsonResponse(`${name}s`, paginated(NoteSummary)), ...commonErrors },
+      },
+    ),
+    async (c) => {
+      const query = c.req.valid("query");
+      const { data, total } = await notes.listNotes(c.var.db, c.var.scope, kind, query);
+      return c.json(paginate(c, query, total, data), 200);
+    },
+  );
+
+  notesRouter.openapi(
+    defineRoute(
+      { permission: "invoices:view" },
+      {
+        method: "get",
+        path: `${V1}/${collection}/{id}`,
+        tags,
+        summary: `A ${name.toLowerCase()} with its lines and snapshot`,
+        request: { params: IdParam },
+        responses: { 200: jsonResponse(name, dataOnly(NoteDetail)), ...errorResponses(404), ...commonErrors },
+      },
+    ),
+    async (c) => c.json({ data: await notes.getNote(c.var.db, c.var.scope, kind, c.req.valid("param").id) }, 200),
+  );
+
+  notesRouter.openapi(
+    defineRoute(
+      { permission: "invoices:view" },
+      {
+        method: "get",
+        path: `${V1}/${collection}/{id}/pdf`,
+        tags,
+        summary: `The ${name.toLowerCase()} as a PDF`,
+        request: { params: IdParam },
+        responses: {
+          200: { description: "PDF", content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } } },
+          ...errorResponses(404),
+          ...commonErrors,
+        },
+      },
+    ),
+    async (c) => {
+      const { note, pdf } = await notes.notePdfData(c.var.db, c.var.scope, kind, c.req.valid("param").id);
+      return c.body(await renderDocumentPdf(pdf), 200, {
+        "Content-Type": "application/pdf",
+        "Content-Disposition": `attachment; filename="${note.document_number}.pdf"`,
+      });
+    },
+  );
+}

@@ -1,0 +1,113 @@
+import { z } from "@hono/zod-openapi";
+import { idFilter, listQuerySchema } from "../../http/pagination";
+import { dateInput as dateFilter } from "../../lib/bounds";
+import { decimalInput } from "../../lib/decimal";
+import { DocumentSnapshot, dateInput, id, LineItemOutput } from "../sales/schemas";
+
+export const NOTE_KINDS = ["credit", "debit"] as const;
+export type NoteKind = (typeof NOTE_KINDS)[number];
+
+/**
+ * Formato e-CF v1.0, InformacionReferencia, CodigoModificacion: 1 anula el NCF modificado, 2 corrige
+ * texto, 3 corrige montos, 4 reemplazo de un NCF emitido en contingencia. 5 (referencia a una factura
+ * de consumo electrónica) applies only to a Factura de Crédito Fiscal (the format's note 81), so a
+ * note refuses it.
+ */
+export const MODIFICATION_CODES = [1, 2, 3, 4] as const;
+
+/** A quantity of one of the invoice's lines, at that line's price, discount and taxes. */
+const InvoiceLineItem = z
+  .object({
+    invoice_item_id: id(),
+    quantity: decimalInput({ positive: true, max: "99999999.99" }),
+  })
+  .strict();
+
+/** An amount not tied to a line (a discount granted afterwards, a charge), with its own taxes. */
+const AmountItem = z
+  .object({
+    description: z.string().trim().min(1).max(1000),
+    amount: decimalInput({ positive: true, max: "9999999999.99" }).openapi({ description: "The amount before taxes" }),
+    tax_ids: z.array(id()).max(10).optional().openapi({ description: "Taxes on the amount; default none" }),
+  })
+  .strict();
+
+export const NoteItem = z.union([InvoiceLineItem, AmountItem]).openapi("NoteItem");
+
+export const CreateNoteBody = z
+  .object({
+    document_subtype_id: id().optional().openapi({ description: "A credit_note (B04/E34) or debit_note (B03/E33) subtype; default: the tenant's default one" }),
+    issue_date: dateInput().optional().openapi({ description: "Default: today in the Dominican Republic" }),
+    modification_code: z
+      .number()
+      .int()
+      .refine((code) => (MODIFICATION_CODES as readonly number[]).includes(code), {
+        message: "One of 1 (anula), 2 (corrige texto), 3 (corrige montos), 4 (reemplazo de NCF en contingencia).",
+      })
+      .openapi({ description: "DGII's CodigoModificacion: 1 anula, 2 corrige texto, 3 corrige montos, 4 reemplazo de NCF de contingencia" }),
+    reason: z.string().trim().min(1).max(90).openapi({ description: "RazonModificacion, e.g. 'error en precio'" }),
+    items: z.array(NoteItem).min(1).max(500).optional(),
+    full: z.boolean().optional().openapi({ description: "Credit notes: everything the invoice still has uncredited" }),
+    restock: z.boolean().optional().openapi({ description: "Credit notes: return the credited products to the invoice's workspace (default true)" }),
+  })
+  .strict()
+  .openapi("CreateNoteRequest");
+export type CreateNoteInput = z.output<typeof CreateNoteBody>;
+
+export const NoteLine = LineItemOutput.omit({ product_id: true, product: true })
+  .extend({
+    invoice_item_id: z.number().nullable(),
+    product: z.object({ id: z.number(), name: z.string(), sku: z.string().nullable() }).nullable(),
+  })
+  .openapi("NoteLine");
+
+export const NoteSummary = z
+  .object({
+    id: z.number(),
+    kind: z.enum(NOTE_KINDS),
+    invoice_id: z.number(),
+    workspace_id: z.number(),
+    contact_id: z.number(),
+    document_subtype_id: z.number(),
+    document_number: z.string(),
+    issue_date: z.string(),
+    status: z.literal("issued"),
+    modified_ncf: z.string(),
+    modified_issue_date: z.string(),
+    modification_code: z.number(),
+    reason: z.string(),
+    credit_note_indicator: z
+      .number()
+      .nullable()
+      .openapi({ description: "IndicadorNotaCredito: 1 when issued more than 30 days after the invoice; null on debit notes" }),
+    restock: z.boolean(),
+    subtotal_amount: z.string(),
+    discount_amount: z.string(),
+    tax_amount: z.string(),
+    total_amount: z.string(),
+    currency_id: z.number().nullable(),
+    exchange_rate: z.string(),
+    total_amount_dop: z.string(),
+    created_at: z.string(),
+  })
+  .openapi("Note");
+
+export const NoteDetail = NoteSummary.extend({
+  items: z.array(NoteLine),
+  snapshot: DocumentSnapshot,
+}).openapi("NoteDetail");
+
+export type NoteSummary = z.output<typeof NoteSummary>;
+export type NoteDetail = z.output<typeof NoteDetail>;
+
+export const NoteListQuery = listQuerySchema({
+  filters: {
+    invoice_id: idFilter("Must be an invoice id."),
+    contact_id: idFilter("Must be a contact id."),
+    issue_date_from: dateFilter().optional(),
+    issue_date_to: dateFilter().optional(),
+    status: z.enum(["issued"]).optional(),
+  },
+  sorts: ["issue_date", "document_number", "total_amount", "created_at"] as const,
+  defaultSort: "-issue_date",
+});
