@@ -73,7 +73,7 @@ function documentData(): PdfDocumentData {
       taxes: "ITBIS 18%",
       total: `${100 + i}.00`,
     })),
-    taxBreakdown: [{ name: "ITBIS", rate: "18", amount: "1.00" }],
+    taxBreakdown: [{ label: "ITBIS 18% (base 100.00)", amount: "18.00" }],
     totals: [{ label: "Total", value: "1.00", bold: true }],
     notes: description(random, 20_000),
   };

@@ -25,7 +25,7 @@ describe("catalog references from documents and stock", () => {
 
   it("refuses to delete the product, tax, contact, subtype, currency, salesman and bank account of an invoice; validate-ncf sees the NCF used", async () => {
     const t = await seedTenant();
-    const tax = (await t.api.post("/taxes", { name: "ISC", type: "isc", rate: 10 })).body.data;
+    const tax = (await t.api.post("/taxes", { name: "ISC", type: "isc", rate: 10, dgii_code: "023" })).body.data;
     const product = (await t.api.post("/products", { name: "Ron", default_tax_ids: [] })).body.data;
     const contact = (await t.api.post("/contacts", { name: "Cliente" })).body.data;
     const subtype = (

@@ -20,9 +20,17 @@ describe("taxes", () => {
 
   it("creates, updates and deletes a tax; validates rate and type", async () => {
     const t = await seedTenant();
-    const created = await t.api.post("/taxes", { name: "ISC Alcohol", type: "isc", rate: 7.5 });
+    const created = await t.api.post("/taxes", { name: "ISC Alcohol", type: "isc", rate: 7.5, dgii_code: "035" });
     expect(created.status).toBe(201);
-    expect(created.body.data).toMatchObject({ name: "ISC Alcohol", type: "isc", rate: "7.50", is_default: false, is_active: true });
+    expect(created.body.data).toMatchObject({
+      name: "ISC Alcohol",
+      type: "isc",
+      rate: "7.50",
+      dgii_code: "035",
+      amount_per_unit: null,
+      is_default: false,
+      is_active: true,
+    });
     const id = created.body.data.id;
     expect((await t.api.get(`/taxes/${id}`)).body.data).toEqual(created.body.data);
     const updated = await t.api.patch(`/taxes/${id}`, { rate: "10", is_default: true });
@@ -37,14 +45,14 @@ describe("taxes", () => {
       [{ name: "X", type: "itbis" }, "rate"],
       [{ name: "X", type: "vat", rate: 1 }, "type"],
       [{ name: "X", type: "exento", rate: 5 }, "rate"],
-      [{ name: "X", type: "other", rate: 5, is_default: true, is_active: false }, "is_default"],
+      [{ name: "X", type: "other", rate: 5, dgii_code: "002", is_default: true, is_active: false }, "is_default"],
     ];
     for (const [body, field] of cases) {
       const res = await t.api.post("/taxes", body);
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(Object.keys(res.body.errors), JSON.stringify(body)).toEqual([field]);
     }
-    expect((await t.api.post("/taxes", { name: "Cien", type: "other", rate: "100" })).body.data.rate).toBe("100.00");
+    expect((await t.api.post("/taxes", { name: "Cien", type: "other", rate: "100", dgii_code: "005" })).body.data.rate).toBe("100.00");
 
     expect((await t.api.delete(`/taxes/${id}`)).status).toBe(200);
     expect((await t.api.get(`/taxes/${id}`)).status).toBe(404);
@@ -52,7 +60,7 @@ describe("taxes", () => {
 
   it("refuses to delete a tax a product uses by default (409 in_use); deactivating works", async () => {
     const t = await seedTenant();
-    const tax = (await t.api.post("/taxes", { name: "Selectivo", type: "isc", rate: 10 })).body.data;
+    const tax = (await t.api.post("/taxes", { name: "Selectivo", type: "isc", rate: 10, dgii_code: "031" })).body.data;
     const product = (await t.api.post("/products", { name: "Ron", default_tax_ids: [tax.id] })).body.data;
     const refused = await t.api.delete(`/taxes/${tax.id}`);
     expect(refused.status).toBe(409);
@@ -67,9 +75,9 @@ describe("taxes", () => {
   it("enforces permissions and tenant isolation", async () => {
     const t = await seedTenant();
     const member = await seedUser(t, { role: "member", workspaceIds: [t.workspaceId] });
-    const tax = (await t.api.post("/taxes", { name: "T", type: "other", rate: 1 })).body.data;
+    const tax = (await t.api.post("/taxes", { name: "T", type: "other", rate: 1, dgii_code: "002" })).body.data;
     expect((await member.api.get(`/taxes/${tax.id}`)).status).toBe(200);
-    expect((await member.api.post("/taxes", { name: "T", type: "other", rate: 1 })).status).toBe(403);
+    expect((await member.api.post("/taxes", { name: "T", type: "other", rate: 1, dgii_code: "002" })).status).toBe(403);
     expect((await member.api.patch(`/taxes/${tax.id}`, { rate: 2 })).status).toBe(403);
     expect((await member.api.delete(`/taxes/${tax.id}`)).status).toBe(403);
     const other = await seedTenant();

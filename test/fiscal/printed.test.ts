@@ -46,7 +46,7 @@ describe("the printed invoice", () => {
       "Fecha: 2026-11-20",
       "Constructora Norte SRL",
       "RNC: 101010632",
-      "ITBIS 18% (18.00%) 180.00", // the ITBIS, apart
+      "ITBIS 18% (base 1000.00) 180.00", // the ITBIS per rate, apart, with its base
       "Subtotal 1000.00",
       "Total 1180.00",
     ]) {

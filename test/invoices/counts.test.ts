@@ -87,6 +87,7 @@ describe("invoice list totals from maintained counts", () => {
         snapshot: _n,
         credit_notes: _cn,
         debit_notes: _dn,
+        tax_breakdown: _tb,
         ...fields
       } = (await tenant.api.get(`/invoices/${item.id}`)).body.data;
       expect(item).toEqual(fields);

@@ -117,7 +117,7 @@ describe("amounts: each accepted line and document fits numeric(14,2)", () => {
     }
     expect422(await api.post("/products", { name: uniqueName("P "), price: "1000000000000.00" }), "price");
     expect((await api.post("/products", { name: uniqueName("P "), price: MAX })).status).toBe(201);
-    expect422(await api.post("/taxes", { name: uniqueName("T "), type: "other", rate: "100.01" }), "rate");
+    expect422(await api.post("/taxes", { name: uniqueName("T "), type: "other", rate: "100.01", dgii_code: "002" }), "rate");
     expect422(await api.post("/currencies", { code: "CAD", name: "Dólar", symbol: "C$", exchange_rate: "1000000000000" }), "exchange_rate");
   });
 });

@@ -104,7 +104,7 @@ export function validBody(world: World, method: string, path: string): unknown {
     "PATCH /api/v1/products/{id}": { name: uniqueName("P ") },
     "POST /api/v1/contacts": { name: uniqueName("C ") },
     "PATCH /api/v1/contacts/{id}": { name: uniqueName("C ") },
-    "POST /api/v1/taxes": { name: uniqueName("T "), type: "other", rate: "1" },
+    "POST /api/v1/taxes": { name: uniqueName("T "), type: "other", rate: "1", dgii_code: "002" },
     "PATCH /api/v1/taxes/{id}": { name: uniqueName("T ") },
     "POST /api/v1/currencies": { code: "CAD", name: uniqueName("Dólar "), symbol: "C$" },
     "PATCH /api/v1/currencies/{id}": { name: uniqueName("Euro ") },

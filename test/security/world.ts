@@ -184,7 +184,7 @@ export async function buildWorld() {
     .replace(/[^a-z0-9_]/gi, "_")
     .toLowerCase();
   const role = (await ok(await api.post("/roles", { name: roleName, display_name: mark("Rol"), permissions: ["products:view"] }))).data;
-  const tax = (await ok(await api.post("/taxes", { name: mark("Impuesto"), type: "other", rate: "5" }))).data;
+  const tax = (await ok(await api.post("/taxes", { name: mark("Impuesto"), type: "other", rate: "5", dgii_code: "002" }))).data;
   const currency = (await ok(await api.post("/currencies", { code: "EUR", name: mark("Euro"), symbol: "€", exchange_rate: "64" }))).data;
   const subtype = (
     await ok(

@@ -14,6 +14,14 @@ export const taxes = pgTable(
     name: text("name").notNull(),
     type: text("type").notNull(),
     rate: numeric("rate", { precision: 5, scale: 2 }).notNull(),
+    /**
+     * The code of Formato e-CF v1.0's Tabla I (Codificación Tipos de Impuestos Adicionales): 001
+     * propina legal, 002-005 other additional taxes, 006-022 ISC específico, 023-039 ISC ad valorem.
+     * NULL for ITBIS, exento and no facturable (and taxes created before migration 0021).
+     */
+    dgiiCode: text("dgii_code"),
+    /** ISC específico (codes 006-022): the amount per unit sold, instead of a rate. */
+    amountPerUnit: numeric("amount_per_unit", { precision: 14, scale: 2 }),
     isDefault: boolean("is_default").notNull().default(false),
     isActive: boolean("is_active").notNull().default(true),
     createdAt: createdAt(),

@@ -22,12 +22,14 @@ const documentHeadColumns = () => ({
   dueDate: date("due_date", { mode: "string" }),
 });
 
-/** The document's totals, computed by sales/lines.ts documentAmounts. */
+/** The document's totals, computed by sales/lines.ts documentAmounts, and its taxes by kind (taxBreakdown). */
 const documentAmountColumns = () => ({
   subtotalAmount: money("subtotal_amount").notNull(),
   discountAmount: money("discount_amount").notNull(),
   taxAmount: money("tax_amount").notNull(),
   totalAmount: money("total_amount").notNull(),
+  /** ITBIS per rate with its base, exempt base, ISC and other additional taxes by Tabla I code, propina (sales/lines.ts TaxBreakdown). NULL before migration 0021. */
+  taxBreakdown: jsonb("tax_breakdown"),
 });
 
 export const invoices = pgTable(

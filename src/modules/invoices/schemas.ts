@@ -3,7 +3,7 @@ import { idFilter, listQuerySchema } from "../../http/pagination";
 import { ANNULMENT_REASON_CODES, DEFAULT_ANNULMENT_REASON } from "../../lib/annulments";
 import { dateInput as dateFilter } from "../../lib/bounds";
 import { decimalInput, moneyInput } from "../../lib/decimal";
-import { CREATED_DOCUMENT_FIELDS, DocumentSnapshot, dateInput, id, LineItemOutput, LineItems } from "../sales/schemas";
+import { CREATED_DOCUMENT_FIELDS, DocumentSnapshot, dateInput, id, LineItemOutput, LineItems, TaxBreakdown } from "../sales/schemas";
 import { HISTORY_ACTIONS } from "./history";
 
 const INVOICE_STATUSES = ["pending_payment", "partially_paid", "paid", "cancelled", "draft"] as const;
@@ -127,6 +127,7 @@ export const InvoiceDetail = InvoiceSummary.extend({
   items: z.array(LineItemOutput),
   payments: z.array(Payment),
   salesmen: z.array(z.object({ id: z.number(), full_name: z.string() })),
+  tax_breakdown: TaxBreakdown,
   credit_notes: z.array(EmbeddedNote),
   debit_notes: z.array(EmbeddedNote),
   snapshot: DocumentSnapshot.nullable().openapi({ description: "Frozen at issue; null for a draft or an invoice issued before snapshots existed" }),

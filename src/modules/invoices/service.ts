@@ -17,8 +17,8 @@ import { refusalAfterTaking, takeNumberStatement } from "../document-subtypes/nu
 import { assertSalesInvoicePrefix } from "../document-subtypes/service";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import { invoiceNotesJson } from "../notes/service";
-import { type ItemJson, insertLines, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
-import { documentAmounts, lineAmounts } from "../sales/lines";
+import { type ItemJson, insertLines, itemsBreakdown, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
+import { documentAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { type ResolvedDocument, type ResolvedLine, resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
@@ -156,6 +156,7 @@ function prepareIssue(
       ["discount_amount", sql`${totals.discountAmount}::numeric`],
       ["tax_amount", sql`${totals.taxAmount}::numeric`],
       ["total_amount", sql`${totals.totalAmount}::numeric`],
+      ["tax_breakdown", sql`${JSON.stringify(taxBreakdown(amounts))}::jsonb`],
       ["snapshot", sql`${JSON.stringify(documentSnapshot(resolved, exchangeRate))}::jsonb`],
       ["exchange_rate", sql`${exchangeRate}::numeric`],
       ["subtotal_amount_dop", sql`${dop.subtotalAmount}::numeric`],
@@ -266,9 +267,10 @@ async function createDraft(db: AnyDb, scope: RequestScope, input: CreateInvoiceI
   const result = await db.execute(sql`
     WITH inv AS (
       INSERT INTO invoices (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status,
-        subtotal_amount, discount_amount, tax_amount, total_amount, amount_paid, currency_id, payment_term, notes, created_by)
+        subtotal_amount, discount_amount, tax_amount, total_amount, tax_breakdown, amount_paid, currency_id, payment_term, notes, created_by)
       VALUES (${t}, ${scope.workspaceId}, ${resolved.contact.id}, ${resolved.subtype.id}, NULL, ${input.issue_date}, ${input.due_date ?? null}, 'draft',
-        ${totals.subtotalAmount}, ${totals.discountAmount}, ${totals.taxAmount}, ${totals.totalAmount}, 0, ${resolved.currencyId},
+        ${totals.subtotalAmount}, ${totals.discountAmount}, ${totals.taxAmount}, ${totals.totalAmount}, ${JSON.stringify(taxBreakdown(amounts))}::jsonb,
+        0, ${resolved.currencyId},
         ${input.payment_term ?? null}, ${input.notes ?? null}, ${scope.userId})
       RETURNING *
     ), ${insertLines("invoice", t, invoiceId, lineRecords(resolved.lines, amounts))}, sellers AS (
@@ -407,6 +409,7 @@ export async function getInvoice(db: AnyDb, scope: RequestScope, id: number): Pr
     payments: row.payments.map((p) => ({ ...p, amount: decimal2(p.amount)! })),
     salesmen: row.salesmen,
     snapshot: (row.invoice.snapshot as DocumentSnapshot | null) ?? null,
+    tax_breakdown: (row.invoice.tax_breakdown as TaxBreakdown | null) ?? itemsBreakdown(row.items),
     credit_notes: row.credit_notes,
     debit_notes: row.debit_notes,
   };
@@ -546,7 +549,7 @@ export async function updateInvoice(
       }
     }
     if (input.items) {
-      Object.assign(set, totals);
+      Object.assign(set, totals, { taxBreakdown: taxBreakdown(amounts) });
       if (!draft && invoice.exchangeRate !== null) {
         const dop = dopAmounts(totals, invoice.exchangeRate);
         Object.assign(set, {

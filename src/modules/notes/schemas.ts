@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
 import { dateInput as dateFilter } from "../../lib/bounds";
 import { decimalInput } from "../../lib/decimal";
-import { DocumentSnapshot, dateInput, id, LineItemOutput } from "../sales/schemas";
+import { DocumentSnapshot, dateInput, id, LineItemOutput, TaxBreakdown } from "../sales/schemas";
 
 export const NOTE_KINDS = ["credit", "debit"] as const;
 export type NoteKind = (typeof NOTE_KINDS)[number];
@@ -95,6 +95,7 @@ export const NoteSummary = z
 export const NoteDetail = NoteSummary.extend({
   items: z.array(NoteLine),
   snapshot: DocumentSnapshot,
+  tax_breakdown: TaxBreakdown,
 }).openapi("NoteDetail");
 
 export type NoteSummary = z.output<typeof NoteSummary>;

@@ -17,7 +17,7 @@ import { checkStockResult, type StockChange, type StockResult, stockCtes, stockR
 import { recordInvoiceChange } from "../invoices/history";
 import { invoiceStatus } from "../invoices/status";
 import { pdfLines } from "../sales/items";
-import { type AppliedTax, documentAmounts, EXCLUSIVE_TAX_TYPES, type LineAmounts, lineAmounts } from "../sales/lines";
+import { type AppliedTax, documentAmounts, EXCLUSIVE_TAX_TYPES, type LineAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { resolveDocument } from "../sales/references";
 import { type DocumentSnapshot, documentSnapshot, dopAmounts, pdfIssuer } from "../sales/snapshots";
@@ -113,9 +113,13 @@ async function loadLines(db: AnyDb, scope: RequestScope, invoiceId: number, taxI
             FROM invoice_note_items ni JOIN invoice_notes n ON n.id = ni.note_id AND n.kind = 'credit' WHERE ni.invoice_item_id = it.id))
           ORDER BY it.position), '[]')
        FROM invoice_items it JOIN products p ON p.id = it.product_id WHERE it.invoice_id = ${invoiceId}) AS lines,
-      (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'type', type, 'rate', rate::text, 'is_active', is_active)), '[]')
+      (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'type', type, 'rate', rate::text, 'is_active', is_active,
+          'dgii_code', dgii_code, 'amount_per_unit', amount_per_unit::text)), '[]')
        FROM taxes WHERE tenant_id = ${scope.tenantId} AND id = ANY(${`{${taxIds.join(",")}}`}::int[])) AS taxes`);
-  return rowsOf<{ lines: InvoiceLine[]; taxes: { id: number; name: string; type: string; rate: string; is_active: boolean }[] }>(result)[0]!;
+  return rowsOf<{
+    lines: InvoiceLine[];
+    taxes: { id: number; name: string; type: string; rate: string; is_active: boolean; dgii_code: string | null; amount_per_unit: string | null }[];
+  }>(result)[0]!;
 }
 
 const minus = (a: string | number, b: string | number) => new Big(a).minus(b).toFixed(2);
@@ -210,7 +214,7 @@ function noteLines(
     });
     if (new Set(ids).size !== ids.length) errors[`items.${i}.tax_ids`] = ["A tax is listed twice."];
     if (lineTaxes.filter((tax) => EXCLUSIVE_TAX_TYPES.has(tax.type)).length > 1) {
-      errors[`items.${i}.tax_ids`] = ["A line holds at most one of ITBIS, ISC, exento and no facturable."];
+      errors[`items.${i}.tax_ids`] = ["A line holds at most one of ITBIS, exento and no facturable (ISC and other additional taxes come on top)."];
     }
     const amounts = lineAmounts({ quantity: "1", unitPrice: item.amount, discount: "0", taxes: lineTaxes });
     records.push({
@@ -298,9 +302,8 @@ export async function createNote(
 
   const taxIds = (input.items ?? []).flatMap((item) => ("tax_ids" in item ? (item.tax_ids ?? []) : []));
   const { records, returns } = noteLines(kind, input, await loadLines(db, scope, invoiceId, [...new Set(taxIds)]));
-  const totals = documentAmounts(
-    records.map((r) => ({ subtotal: r.subtotal, discountAmount: r.discount_amount, taxAmount: r.tax_amount, total: r.total, taxes: r.taxes })),
-  );
+  const amounts = records.map((r) => ({ subtotal: r.subtotal, discountAmount: r.discount_amount, taxAmount: r.tax_amount, total: r.total, taxes: r.taxes }));
+  const totals = documentAmounts(amounts);
   if (new Big(totals.totalAmount).lte(0)) throw fieldError("items", "A note's total is more than 0.00.");
   if (kind === "credit") {
     const creditable = new Big(invoice.totalAmount).plus(invoice.debitedAmount).minus(invoice.creditedAmount);
@@ -338,11 +341,12 @@ export async function createNote(
     ), note AS (
       INSERT INTO invoice_notes (tenant_id, workspace_id, invoice_id, contact_id, kind, document_subtype_id, document_number, issue_date,
         modified_ncf, modified_issue_date, modification_code, reason, credit_note_indicator, restock, subtotal_amount, discount_amount,
-        tax_amount, total_amount, currency_id, exchange_rate, subtotal_amount_dop, discount_amount_dop, tax_amount_dop, total_amount_dop,
+        tax_amount, total_amount, tax_breakdown, currency_id, exchange_rate, subtotal_amount_dop, discount_amount_dop, tax_amount_dop, total_amount_dop,
         snapshot, created_by)
       SELECT ${t}, ${invoice.workspaceId}, ${invoice.id}, ${invoice.contactId}, ${kind}, ${subtypeId}, num.document_number, ${issueDate},
         ${invoice.documentNumber}, ${invoice.issueDate}, ${input.modification_code}, ${input.reason}, ${indicator}, ${restock},
-        ${totals.subtotalAmount}, ${totals.discountAmount}, ${totals.taxAmount}, ${totals.totalAmount}, ${invoice.currencyId}, ${rate},
+        ${totals.subtotalAmount}, ${totals.discountAmount}, ${totals.taxAmount}, ${totals.totalAmount}, ${JSON.stringify(taxBreakdown(amounts))}::jsonb,
+        ${invoice.currencyId}, ${rate},
         ${dop.subtotalAmount}, ${dop.discountAmount}, ${dop.taxAmount}, ${dop.totalAmount}, ${JSON.stringify(snapshot)}::jsonb, ${scope.userId}
       FROM num
       RETURNING *
@@ -425,6 +429,7 @@ export async function getNote(db: AnyDb, scope: RequestScope, kind: NoteKind, id
       product: product?.id ? product : null,
     })),
     snapshot: row.snapshot as DocumentSnapshot,
+    tax_breakdown: row.taxBreakdown as TaxBreakdown,
   };
 }
 

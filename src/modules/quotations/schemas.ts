@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
-import { CREATED_DOCUMENT_FIELDS, dateInput, id, LineItemOutput, LineItems } from "../sales/schemas";
+import { CREATED_DOCUMENT_FIELDS, dateInput, id, LineItemOutput, LineItems, TaxBreakdown } from "../sales/schemas";
 
 const QUOTATION_STATUSES = ["draft", "sent", "approved", "rejected", "converted", "cancelled"] as const;
 export type QuotationStatus = (typeof QUOTATION_STATUSES)[number];
@@ -77,6 +77,7 @@ export const QuotationSummary = z
 export const QuotationDetail = QuotationSummary.extend({
   contact: z.object({ id: z.number(), name: z.string(), email: z.string().nullable() }),
   items: z.array(LineItemOutput),
+  tax_breakdown: TaxBreakdown,
 }).openapi("Quotation");
 
 export const CreatedQuotation = z.object({

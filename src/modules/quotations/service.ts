@@ -8,8 +8,8 @@ import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
 import { decimal2, timestamp } from "../../lib/format";
 import { createInvoice, type InvoiceContext } from "../invoices/service";
-import { type ItemJson, insertLines, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
-import { documentAmounts, lineAmounts } from "../sales/lines";
+import { type ItemJson, insertLines, itemsBreakdown, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
+import { documentAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
@@ -54,10 +54,10 @@ export async function createQuotation(db: AnyDb, scope: RequestScope, input: Cre
   const result = await db.execute(sql`
     WITH quo AS (
       INSERT INTO quotations (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status,
-        subtotal_amount, discount_amount, tax_amount, total_amount, currency_id, notes, created_by)
+        subtotal_amount, discount_amount, tax_amount, total_amount, tax_breakdown, currency_id, notes, created_by)
       VALUES (${t}, ${scope.workspaceId}, ${resolved.contact.id}, ${resolved.subtype.id}, ${resolved.documentNumber}, ${input.issue_date},
         ${input.due_date ?? null}, 'draft', ${totals.subtotalAmount}, ${totals.discountAmount}, ${totals.taxAmount}, ${totals.totalAmount},
-        ${resolved.currencyId}, ${input.notes ?? null}, ${scope.userId})
+        ${JSON.stringify(taxBreakdown(amounts))}::jsonb, ${resolved.currencyId}, ${input.notes ?? null}, ${scope.userId})
       RETURNING *
     ), ${insertLines("quotation", t, sql`(SELECT id FROM quo)`, lineRecords(resolved.lines, amounts))}
     SELECT row_to_json(quo) AS quotation, (SELECT count(*) FROM items) AS lines FROM quo`);
@@ -85,7 +85,7 @@ export async function getQuotation(
   db: AnyDb,
   scope: RequestScope,
   id: number,
-): Promise<QuotationData & { contact: { id: number; name: string; email: string | null }; items: ItemJson[] }> {
+): Promise<QuotationData & { contact: { id: number; name: string; email: string | null }; items: ItemJson[]; tax_breakdown: TaxBreakdown }> {
   const result = await db.execute(sql`
     SELECT row_to_json(q) AS quotation,
       (SELECT json_build_object('id', c.id, 'name', c.name, 'email', c.email) FROM contacts c WHERE c.id = q.contact_id) AS contact,
@@ -94,7 +94,12 @@ export async function getQuotation(
     WHERE q.tenant_id = ${scope.tenantId} AND q.workspace_id = ${scope.workspaceId} AND q.id = ${id}`);
   const row = rowsOf<{ quotation: Record<string, unknown>; contact: { id: number; name: string; email: string | null }; items: ItemJson[] }>(result)[0];
   if (!row) throw notFound("Quotation");
-  return { ...serializeQuotation(rowFromJson(q, row.quotation)), contact: row.contact, items: serializeItems(row.items) };
+  return {
+    ...serializeQuotation(rowFromJson(q, row.quotation)),
+    contact: row.contact,
+    items: serializeItems(row.items),
+    tax_breakdown: (row.quotation.tax_breakdown as TaxBreakdown | null) ?? itemsBreakdown(row.items),
+  };
 }
 
 /** The quotation row, locked for the rest of the transaction. */
@@ -143,7 +148,7 @@ export async function updateQuotation(
     set.currencyId = resolved.currencyId;
     if (input.items) {
       const amounts = resolved.lines.map(lineAmounts);
-      Object.assign(set, documentAmounts(amounts));
+      Object.assign(set, documentAmounts(amounts), { taxBreakdown: taxBreakdown(amounts) });
       await db.execute(replaceLines("quotation", scope.tenantId, id, lineRecords(resolved.lines, amounts)));
     }
   }

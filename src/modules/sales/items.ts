@@ -5,7 +5,7 @@ import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { Big } from "../../lib/decimal";
 import { decimal2, unitPriceText } from "../../lib/format";
-import type { AppliedTax, LineAmounts } from "./lines";
+import { type AppliedTax, type LineAmounts, type TaxBreakdown, taxBreakdown } from "./lines";
 import type { PdfDocumentData } from "./pdf";
 import { type DocumentReferencesInput, itemsFromStoredLines, type ResolvedLine } from "./references";
 import type { LineItemOutput } from "./schemas";
@@ -143,18 +143,38 @@ export function serializeItems(items: ItemJson[]): ItemJson[] {
   }));
 }
 
-/** The lines and the per-tax totals a document's PDF shows. */
-export function pdfLines(
-  items: Pick<ItemJson, "description" | "quantity" | "unit_price" | "discount" | "taxes" | "total">[],
-): Pick<PdfDocumentData, "lines" | "taxBreakdown"> {
-  const breakdown = new Map<number, { name: string; rate: string; amount: Big }>();
-  for (const item of items) {
-    for (const tax of item.taxes) {
-      const entry = breakdown.get(tax.id) ?? { name: tax.name, rate: decimal2(tax.rate)!, amount: new Big(0) };
-      entry.amount = entry.amount.plus(tax.amount);
-      breakdown.set(tax.id, entry);
-    }
-  }
+type PrintedItem = Pick<ItemJson, "description" | "quantity" | "unit_price" | "discount" | "subtotal" | "discount_amount" | "tax_amount" | "total"> & {
+  taxes: AppliedTax[];
+};
+
+/** The taxes by kind of a document's stored lines (what documents before migration 0021 did not store). */
+export function itemsBreakdown(items: PrintedItem[]): TaxBreakdown {
+  return taxBreakdown(
+    items.map((item) => ({ subtotal: item.subtotal, discountAmount: item.discount_amount, taxAmount: item.tax_amount, total: item.total, taxes: item.taxes })),
+  );
+}
+
+/** How the PDF names each kind of tax (Norma General 06-2018: ITBIS per rate and the other taxes apart). */
+function taxLabels(breakdown: TaxBreakdown): PdfDocumentData["taxBreakdown"] {
+  const rate = (value: string) => `${new Big(value).toFixed()}%`;
+  return [
+    ...breakdown.itbis.map((entry) => ({ label: `ITBIS ${rate(entry.rate)} (base ${entry.base})`, amount: entry.amount })),
+    ...(new Big(breakdown.exempt_base).gt(0) ? [{ label: "Monto exento", amount: breakdown.exempt_base }] : []),
+    ...breakdown.additional.map((entry) => {
+      const code = entry.code ? ` (código ${entry.code})` : "";
+      const label = {
+        isc_specific: `ISC específico${code}`,
+        isc_ad_valorem: `ISC ad valorem ${rate(entry.rate)}${code}`,
+        propina: `Propina legal ${rate(entry.rate)}`,
+        other: `${entry.name} ${rate(entry.rate)}${code}`,
+      }[entry.kind];
+      return { label, amount: entry.amount };
+    }),
+  ];
+}
+
+/** The lines and the taxes by kind a document's PDF shows. */
+export function pdfLines(items: PrintedItem[]): Pick<PdfDocumentData, "lines" | "taxBreakdown"> {
   return {
     lines: items.map((item) => ({
       description: item.description,
@@ -164,6 +184,6 @@ export function pdfLines(
       taxes: item.taxes.map((tax) => tax.name).join(", "),
       total: item.total,
     })),
-    taxBreakdown: [...breakdown.values()].map((b) => ({ name: b.name, rate: b.rate, amount: b.amount.toFixed(2) })),
+    taxBreakdown: taxLabels(itemsBreakdown(items)),
   };
 }

@@ -28,7 +28,8 @@ export interface PdfDocumentData {
   currency?: { code: string; exchangeRate: string } | null;
   customer: { name: string; identification: string | null; identificationType: string | null };
   lines: PdfLine[];
-  taxBreakdown: { name: string; rate: string; amount: string }[];
+  /** ITBIS per rate, the exempt base, ISC, propina and other taxes apart, as labels and amounts. */
+  taxBreakdown: { label: string; amount: string }[];
   totals: { label: string; value: string; bold?: boolean }[];
   notes: string | null;
 }
@@ -338,7 +339,7 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
     w.text("Desglose de impuestos", PAGE.margin, { bold: true });
     w.y -= 12;
     for (const tax of data.taxBreakdown) {
-      w.text(`${tax.name} (${tax.rate}%)`, PAGE.margin, { width: 200 });
+      w.text(tax.label, PAGE.margin, { width: 200 });
       w.text(tax.amount, 245, { width: 100, align: "right" });
       w.y -= 12;
     }

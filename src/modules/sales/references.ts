@@ -79,7 +79,7 @@ interface Loaded {
     registry_checked: boolean;
   } | null;
   products: { id: number; name: string; workspace_id: number | null; is_active: boolean; track_inventory: boolean; default_tax_ids: number[] }[];
-  taxes: { id: number; name: string; type: string; rate: string; is_active: boolean }[];
+  taxes: { id: number; name: string; type: string; rate: string; is_active: boolean; dgii_code: string | null; amount_per_unit: string | null }[];
   salesmen: number[];
   currency: { id: number; code: string; exchange_rate: string; is_default: boolean } | null;
   issuer: LoadedIssuer | null;
@@ -137,7 +137,8 @@ export async function resolveDocument(
       (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'workspace_id', workspace_id, 'is_active', is_active,
          'track_inventory', track_inventory, 'default_tax_ids', default_tax_ids)), '[]')
        FROM products WHERE tenant_id = ${t} AND id = ANY(${intArray(productIds)}::int[])) AS products,
-      (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'type', type, 'rate', rate, 'is_active', is_active)), '[]')
+      (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'type', type, 'rate', rate, 'is_active', is_active,
+         'dgii_code', dgii_code, 'amount_per_unit', amount_per_unit::text)), '[]')
        FROM taxes WHERE tenant_id = ${t} AND (id = ANY(${intArray(taxIds)}::int[])
          OR id IN (SELECT unnest(default_tax_ids) FROM products WHERE tenant_id = ${t} AND id = ANY(${intArray(productIds)}::int[])))) AS taxes,
       (SELECT coalesce(json_agg(id), '[]') FROM salesmen WHERE tenant_id = ${t} AND is_active AND id = ANY(${intArray(salesmanIds)}::int[])) AS salesmen,
@@ -177,11 +178,11 @@ export async function resolveDocument(
     const lineTaxes = ids.map((id, k) => {
       const tax = taxes.get(id);
       if (!tax || (item.tax_ids && !tax.is_active)) throw fieldError(`items.${i}.tax_ids.${k}`, "No such active tax.");
-      return { id: tax.id, name: tax.name, type: tax.type, rate: String(tax.rate) };
+      return { id: tax.id, name: tax.name, type: tax.type, rate: String(tax.rate), dgii_code: tax.dgii_code, amount_per_unit: tax.amount_per_unit };
     });
     if (new Set(ids).size !== ids.length) throw fieldError(`items.${i}.tax_ids`, "A tax is listed twice.");
     if (lineTaxes.filter((tax) => EXCLUSIVE_TAX_TYPES.has(tax.type)).length > 1) {
-      throw fieldError(`items.${i}.tax_ids`, "A line holds at most one of ITBIS, ISC, exento and no facturable.");
+      throw fieldError(`items.${i}.tax_ids`, "A line holds at most one of ITBIS, exento and no facturable (ISC and other additional taxes come on top).");
     }
     return {
       productId: product.id,

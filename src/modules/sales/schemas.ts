@@ -32,7 +32,18 @@ export const LineItemOutput = z
     tax_amount: z.string(),
     total: z.string(),
     product: z.object({ id: z.number(), name: z.string(), sku: z.string().nullable() }),
-    taxes: z.array(z.object({ id: z.number(), name: z.string(), type: z.string(), rate: z.string(), amount: z.string() })),
+    taxes: z.array(
+      z.object({
+        id: z.number(),
+        name: z.string(),
+        type: z.string(),
+        rate: z.string(),
+        dgii_code: z.string().optional().openapi({ description: "Formato e-CF Tabla I code" }),
+        amount_per_unit: z.string().optional().openapi({ description: "ISC específico: per unit" }),
+        base: z.string().optional().openapi({ description: "What the rate applied to (ITBIS: includes the ISC of codes 006-039)" }),
+        amount: z.string(),
+      }),
+    ),
   })
   .openapi("LineItem");
 
@@ -65,6 +76,28 @@ export const DocumentSnapshot = z
   })
   .openapi("DocumentSnapshot", { description: "The fiscal data frozen when the document was issued; the PDF and the e-CF read it" });
 export type DocumentSnapshot = z.output<typeof DocumentSnapshot>;
+
+/** A document's taxes by kind (sales/lines.ts taxBreakdown). */
+export const TaxBreakdown = z
+  .object({
+    itbis: z.array(z.object({ rate: z.string(), base: z.string(), amount: z.string() })),
+    exempt_base: z.string(),
+    non_billable: z.string(),
+    additional: z.array(
+      z.object({
+        code: z.string().nullable(),
+        kind: z.enum(["isc_specific", "isc_ad_valorem", "propina", "other"]),
+        name: z.string(),
+        rate: z.string().openapi({ description: "Percent, or the amount per unit of an ISC específico" }),
+        amount: z.string(),
+      }),
+    ),
+    isc_specific: z.string(),
+    isc_ad_valorem: z.string(),
+    propina: z.string(),
+    other_additional: z.string(),
+  })
+  .openapi("TaxBreakdown", { description: "ITBIS per rate with its taxed base, exempt base, ISC and other additional taxes by DGII code, propina" });
 
 export { dateInput, id };
 export type LineItemOutput = z.output<typeof LineItemOutput>;

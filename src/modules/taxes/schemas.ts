@@ -7,6 +7,16 @@ const fields = {
   name: z.string().trim().min(1).max(100),
   type: z.enum(TAX_TYPES),
   rate: decimalInput({ min: "0", max: "100", scale: 2 }).openapi({ description: "Percent, 0 to 100, at most 2 decimals", example: "18.00", type: "string" }),
+  dgii_code: z
+    .string()
+    .regex(/^0(0[1-9]|[12]\d|3[0-9])$/, "A code of Formato e-CF's Tabla I: 001 to 039.")
+    .nullable()
+    .optional()
+    .openapi({ description: "Tabla I code: 001 propina legal, 002-005 other additional taxes, 006-022 ISC específico, 023-039 ISC ad valorem" }),
+  amount_per_unit: decimalInput({ positive: true, max: "999999999999.99", scale: 2 })
+    .nullable()
+    .optional()
+    .openapi({ type: "string", description: "ISC específico (006-022): the tax per unit sold", example: "632.58" }),
   is_default: z.boolean().optional(),
   is_active: z.boolean().optional(),
 };
@@ -17,6 +27,8 @@ export const UpdateTaxBody = z
     name: fields.name.optional(),
     type: fields.type.optional(),
     rate: fields.rate.optional(),
+    dgii_code: fields.dgii_code,
+    amount_per_unit: fields.amount_per_unit,
     is_default: fields.is_default,
     is_active: fields.is_active,
   })
@@ -30,6 +42,8 @@ export const Tax = z
     name: z.string(),
     type: z.enum(TAX_TYPES),
     rate: z.string().openapi({ example: "18.00" }),
+    dgii_code: z.string().nullable(),
+    amount_per_unit: z.string().nullable(),
     is_default: z.boolean(),
     is_active: z.boolean(),
     created_at: z.string(),

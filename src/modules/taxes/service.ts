@@ -18,6 +18,8 @@ export function serializeTax(row: TaxRow) {
     name: row.name,
     type: row.type as (typeof TAX_TYPES)[number],
     rate: decimal2(row.rate)!,
+    dgii_code: row.dgiiCode,
+    amount_per_unit: decimal2(row.amountPerUnit),
     is_default: row.isDefault,
     is_active: row.isActive,
     created_at: timestamp(row.createdAt)!,
@@ -45,10 +47,65 @@ export async function getTax(db: AnyDb, tenantId: number, id: number, lock = fal
   return findRow(db, t, and(eq(t.tenantId, tenantId), eq(t.id, id)), "Tax", lock);
 }
 
-/** Exempt and non-billable taxes have a rate of 0. */
-function checkRate(type: string, rate: string) {
-  if ((type === "exento" || type === "no_facturable") && !new Big(rate).eq(0)) {
-    throw fieldError("rate", `A tax of type ${type} has a rate of 0.`);
+/** What a tax of each DGII kind may be (Formato e-CF v1.0: ITBIS tasas 1-3, Tabla I codes). */
+interface TaxKind {
+  type: string;
+  rate: string;
+  dgiiCode: string | null;
+  amountPerUnit: string | null;
+}
+
+const ITBIS_RATES = ["18", "16", "0"];
+const inRange = (code: string | null, from: string, to: string) => code !== null && code >= from && code <= to;
+
+/**
+ * The kind's rules, each a 422 naming the field (docs/fiscal.md "Taxes"): ITBIS at 18, 16 or 0 %
+ * (tasas 1, 2, 3); exento and no facturable at 0; propina legal is code 001 at 10 %; ISC carries a
+ * Tabla I code 006-039 — 006-022 (específico) an amount per unit and no rate, 023-039 (ad valorem)
+ * a rate; other additional taxes a code 002-005. Returns the values to store (a missing code of
+ * propina legal is 001).
+ */
+function checkKind(kind: TaxKind): TaxKind {
+  const rate = new Big(kind.rate);
+  const noCode = () => {
+    if (kind.dgiiCode !== null) throw fieldError("dgii_code", `A tax of type ${kind.type} has no Tabla I code.`);
+  };
+  const noAmount = () => {
+    if (kind.amountPerUnit !== null) throw fieldError("amount_per_unit", "Only an ISC específico (codes 006-022) has an amount per unit.");
+  };
+  switch (kind.type) {
+    case "itbis":
+      noCode();
+      noAmount();
+      if (!ITBIS_RATES.some((r) => rate.eq(r))) throw fieldError("rate", "ITBIS is 18 %, 16 % or 0 % (Ley 253-12; Formato e-CF v1.0, ITBIS tasas 1-3).");
+      return kind;
+    case "exento":
+    case "no_facturable":
+      noCode();
+      noAmount();
+      if (!rate.eq(0)) throw fieldError("rate", `A tax of type ${kind.type} has a rate of 0.`);
+      return kind;
+    case "propina_legal":
+      noAmount();
+      if (kind.dgiiCode !== null && kind.dgiiCode !== "001") throw fieldError("dgii_code", "Propina legal is Tabla I's code 001.");
+      if (!rate.eq(10)) throw fieldError("rate", "Propina legal is 10 % (Ley 16-92, art. 228; Tabla I code 001).");
+      return { ...kind, dgiiCode: "001" };
+    case "isc":
+      if (inRange(kind.dgiiCode, "006", "022")) {
+        if (kind.amountPerUnit === null) throw fieldError("amount_per_unit", "An ISC específico (codes 006-022) has an amount per unit.");
+        if (!rate.eq(0)) throw fieldError("rate", "An ISC específico is an amount per unit: its rate is 0.");
+        return kind;
+      }
+      if (inRange(kind.dgiiCode, "023", "039")) {
+        noAmount();
+        if (rate.lte(0)) throw fieldError("rate", "An ISC ad valorem (codes 023-039) has a rate.");
+        return kind;
+      }
+      throw fieldError("dgii_code", "An ISC has a Tabla I code: 006-022 (específico) or 023-039 (ad valorem).");
+    default:
+      noAmount();
+      if (!inRange(kind.dgiiCode, "002", "005")) throw fieldError("dgii_code", "Another additional tax has a Tabla I code from 002 to 005.");
+      return kind;
   }
 }
 
@@ -58,24 +115,49 @@ function checkDefault(isDefault: boolean, isActive: boolean) {
 }
 
 export async function createTax(db: AnyDb, tenantId: number, input: CreateTaxInput): Promise<TaxRow> {
-  checkRate(input.type, input.rate);
+  const kind = checkKind({ type: input.type, rate: input.rate, dgiiCode: input.dgii_code ?? null, amountPerUnit: input.amount_per_unit ?? null });
   checkDefault(input.is_default ?? false, input.is_active ?? true);
   const [row] = await db
     .insert(t)
-    .values({ tenantId, name: input.name, type: input.type, rate: input.rate, isDefault: input.is_default ?? false, isActive: input.is_active ?? true })
+    .values({
+      tenantId,
+      name: input.name,
+      type: input.type,
+      rate: input.rate,
+      dgiiCode: kind.dgiiCode,
+      amountPerUnit: kind.amountPerUnit,
+      isDefault: input.is_default ?? false,
+      isActive: input.is_active ?? true,
+    })
     .returning();
   return row!;
 }
 
 export async function updateTax(db: AnyDb, tenantId: number, id: number, input: UpdateTaxInput): Promise<TaxRow> {
   const current = await getTax(db, tenantId, id, true);
-  const type = input.type ?? current.type;
-  const rate = input.rate ?? current.rate;
-  checkRate(type, rate);
+  // A tax made before its kind had rules (migration 0021) keeps working: renaming or deactivating
+  // it checks nothing; changing what it computes checks the kind.
+  const changesKind = [input.type, input.rate, input.dgii_code, input.amount_per_unit].some((value) => value !== undefined);
+  const check = changesKind ? checkKind : (kind: TaxKind) => kind;
+  const kind = check({
+    type: input.type ?? current.type,
+    rate: input.rate ?? current.rate,
+    dgiiCode: input.dgii_code === undefined ? current.dgiiCode : input.dgii_code,
+    amountPerUnit: input.amount_per_unit === undefined ? current.amountPerUnit : input.amount_per_unit,
+  });
   checkDefault(input.is_default ?? current.isDefault, input.is_active ?? current.isActive);
   const [row] = await db
     .update(t)
-    .set({ name: input.name, type, rate, isDefault: input.is_default, isActive: input.is_active, updatedAt: new Date() })
+    .set({
+      name: input.name,
+      type: kind.type,
+      rate: kind.rate,
+      dgiiCode: kind.dgiiCode,
+      amountPerUnit: kind.amountPerUnit,
+      isDefault: input.is_default,
+      isActive: input.is_active,
+      updatedAt: new Date(),
+    })
     .where(and(eq(t.tenantId, tenantId), eq(t.id, id)))
     .returning();
   return row!;

@@ -85,7 +85,7 @@ export async function createTenant(db: AnyDb, input: NewTenant): Promise<Created
     { tenantId, name: "ITBIS 18%", type: "itbis", rate: "18.00", isDefault: true },
     { tenantId, name: "ITBIS 16%", type: "itbis", rate: "16.00" },
     { tenantId, name: "Exento", type: "exento", rate: "0.00" },
-    { tenantId, name: "Propina Legal 10%", type: "propina_legal", rate: "10.00" },
+    { tenantId, name: "Propina Legal 10%", type: "propina_legal", rate: "10.00", dgiiCode: "001" },
   ]);
   await db.insert(schema.currencies).values([
     { tenantId, code: "DOP", name: "Peso dominicano", symbol: "RD$", exchangeRate: "1", isDefault: true },
