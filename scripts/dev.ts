@@ -92,6 +92,18 @@ async function waitForHealth(child: ChildProcess): Promise<void> {
   throw new Error("wrangler dev did not answer /health within 150 s");
 }
 
+/** Settings `npm run dev` hands to the Worker from its own environment (README, "Configuration"). */
+const PASSED_THROUGH = [
+  "DGII_ECF_BASE_URL",
+  "DGII_FC_BASE_URL",
+  "TAX_AUTHORITY_DATA_URL",
+  "RESEND_API_KEY",
+  "RESEND_BASE_URL",
+  "EMAIL_FROM",
+  "TELEGRAM_API_BASE",
+  "GRAPH_API_BASE",
+] as const;
+
 async function main() {
   const database = await openDatabase();
   const wsRelay: WsRelay = await startWsRelay();
@@ -110,6 +122,8 @@ async function main() {
       UPSTASH_REDIS_REST_TOKEN: upstash?.token,
       APP_URL: `http://demo.localhost:${PORT}`,
       APP_ENCRYPTION_KEY: process.env.APP_ENCRYPTION_KEY ?? randomBytes(32).toString("base64"),
+      // The README's outside-service settings, when this shell sets them, reach the Worker as given.
+      ...Object.fromEntries(PASSED_THROUGH.map((name) => [name, process.env[name]])),
     })}\n`,
   );
 

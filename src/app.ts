@@ -16,6 +16,7 @@ import { companyRouter } from "./modules/company/routes";
 import { contactsRouter } from "./modules/contacts/routes";
 import { currenciesRouter } from "./modules/currencies/routes";
 import { documentSubtypesRouter } from "./modules/document-subtypes/routes";
+import { ecfRouter } from "./modules/ecf/routes";
 import { integrationsRouter } from "./modules/integrations/routes";
 import { inventoryRouter } from "./modules/inventory/routes";
 import { invitationsRouter } from "./modules/invitations/routes";
@@ -55,6 +56,7 @@ export function createApp() {
   api.route("/", inventoryRouter);
   api.route("/", invoicesRouter);
   api.route("/", notesRouter);
+  api.route("/", ecfRouter);
   api.route("/", quotationsRouter);
   api.route("/", workspacesRouter);
   api.route("/", membersRouter);

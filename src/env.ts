@@ -28,6 +28,8 @@ export interface Env {
   TELEGRAM_API_BASE?: string;
   GRAPH_API_BASE?: string;
   TAX_AUTHORITY_DATA_URL?: string;
+  DGII_ECF_BASE_URL?: string;
+  DGII_FC_BASE_URL?: string;
   OUTBOX_QUEUE?: Queue;
   RNC_SYNC_QUEUE?: Queue;
 }
@@ -71,6 +73,10 @@ const schema = z.object({
   TELEGRAM_API_BASE: baseUrl("https://api.telegram.org"),
   GRAPH_API_BASE: baseUrl("https://graph.facebook.com/v21.0"),
   TAX_AUTHORITY_DATA_URL: z.preprocess(blankIsUnset, z.url().default("https://dgii.gov.do/app/WebApps/Consultas/RNC/DGII_RNC.zip")),
+  // DGII's e-CF services and consumer-invoice (RFCE) services; the environment (testecf, certecf,
+  // ecf) is appended per tenant (ecf/service.ts dgiiUrls).
+  DGII_ECF_BASE_URL: baseUrl("https://ecf.dgii.gov.do"),
+  DGII_FC_BASE_URL: baseUrl("https://fc.dgii.gov.do"),
 });
 
 /** The Worker's configuration, parsed: numbers are numbers, defaults applied, base URLs without a trailing slash. */

@@ -40,6 +40,7 @@ export const permissionCatalog: Record<string, string> = {
   "integrations:manage": "Create, change and use messaging bots and chat accounts",
   "rnc:view": "Look up and search the DGII taxpayer registry",
   "company:edit": "Edit the company's fiscal profile (RNC, legal name, address)",
+  "ecf:manage": "Set up electronic invoicing (e-CF): the signing certificate and DGII's environment",
   view_all_locations: "See every workspace of the tenant",
 };
 

@@ -64,6 +64,7 @@ const COLLECTION_SCOPE: [RegExp, Scope][] = [
   [/^\/api\/v1\/(auth|me|permissions)\b/, "self"],
   [/^\/api\/v1\/(taxes|currencies|document-subtypes|salesmen|bank-accounts|roles|rnc)\b/, "tenant"],
   [/^\/api\/v1\/invoices\/validate-ncf$/, "tenant"],
+  [/^\/api\/v1\/ecf\//, "tenant"],
   [/^\/api\/v1\/workspaces$/, "tenant"],
   [/./, "workspace"],
 ];
@@ -86,6 +87,8 @@ export function validBody(world: World, method: string, path: string): unknown {
     "DELETE /api/v1/invoices/{id}": { annulment_reason: "04" },
     "POST /api/v1/invoices/{id}/cancel": { annulment_reason: "04" },
     "POST /api/v1/invoices/{id}/issue": { issue_date: "2026-11-21" },
+    "PUT /api/v1/ecf/certificate": { p12_base64: o.certificate.p12Base64, password: o.certificate.password },
+    "PUT /api/v1/ecf/settings": { environment: "testecf" },
     "POST /api/v1/invoices/{id}/credit-notes": { modification_code: 3, reason: "Descuento", items: [{ description: "Descuento", amount: "0.01" }] },
     "POST /api/v1/invoices/{id}/debit-notes": { modification_code: 3, reason: "Cargo", items: [{ description: "Cargo", amount: "0.01" }] },
     "POST /api/v1/quotations/bulk/pdf": { quotation_ids: [o.quotation.id] },

@@ -4,6 +4,7 @@ import { createApp } from "../../src/app";
 import { issueAccessToken } from "../../src/modules/auth/service";
 import { botToken, chatAccountInput, platformId } from "../integrations/helpers";
 import { type ApiResponse, type CallOptions, type Client, client, readResponse, testRequest, v1 } from "../support/api";
+import { makeCertificate } from "../support/certificates";
 import { env } from "../support/env";
 import { catalogIds, createContact } from "../support/sales";
 import { asOwner, type SeededTenant, type SeededUser, seedTenant, seedUser, seedWorkspace, uniqueName } from "../support/seed";
@@ -206,6 +207,7 @@ export async function buildWorld() {
   const chatName = mark("Chat");
   const chat = (await ok(await api.post("/api/chat-accounts", chatAccountInput({ name: chatName })))).data;
   const w1Viewer = await seedUser(tenant, { role: "viewer", workspaceIds: [w1] });
+  const certificate = await makeCertificate();
   const tokens = (await api.get("/auth/tokens")).body.data as { id: string }[];
 
   return {
@@ -235,6 +237,7 @@ export async function buildWorld() {
       bot,
       chat,
       w1Viewer,
+      certificate,
       adminTokenId: tokens[0]!.id,
     },
     /** Strings only W1's objects carry (a member of W2 must never see them). */

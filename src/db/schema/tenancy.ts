@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { type AnyPgColumn, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { createdAt, tenantId, tenantIsolation, updatedAt } from "./common";
 
 /** The root of tenancy: not tenant-scoped itself; the app role may only read it. */
@@ -35,6 +35,32 @@ export const companyProfiles = pgTable(
     updatedAt: updatedAt(),
   },
   () => [tenantIsolation("company_profiles")],
+);
+
+/**
+ * A tenant's e-CF setup (issue 18): which DGII environment it sends to, whether e-CF is on, and its
+ * signing certificate — the PKCS#12 and its password stored only encrypted with APP_ENCRYPTION_KEY
+ * (lib/crypto.ts), with what GET /ecf/certificate shows read once at upload.
+ */
+export const ecfSettings = pgTable(
+  "ecf_settings",
+  {
+    tenantId: tenantId()
+      .primaryKey()
+      .references(() => tenants.id),
+    environment: text("environment").notNull().default("testecf"),
+    enabled: boolean("enabled").notNull().default(false),
+    certificateEncrypted: text("certificate_encrypted"),
+    certificateSubject: text("certificate_subject"),
+    certificateSerialNumber: text("certificate_serial_number"),
+    certificateIssuer: text("certificate_issuer"),
+    certificateNotBefore: timestamp("certificate_not_before", { withTimezone: true }),
+    certificateNotAfter: timestamp("certificate_not_after", { withTimezone: true }),
+    certificateFingerprint: text("certificate_fingerprint"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [check("ecf_settings_environment", sql`${t.environment} IN ('testecf', 'certecf', 'ecf')`), tenantIsolation("ecf_settings")],
 );
 
 export const users = pgTable(

@@ -1,0 +1,141 @@
+import { and, eq, isNotNull } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
+import * as schema from "../../db/schema";
+import type { Config } from "../../env";
+import { AppError, fieldError, notFound } from "../../http/errors";
+import { decryptSecret, encryptSecret } from "../../lib/crypto";
+import { timestamp } from "../../lib/format";
+import { inspectCertificate, type SigningMaterial, signingMaterial } from "./certificate";
+import type { EcfEnvironment, PutCertificateInput, PutSettingsInput } from "./schemas";
+
+const settings = schema.ecfSettings;
+type SettingsRow = typeof settings.$inferSelect;
+
+/** A certificate this close to its end is flagged in GET (DGII refuses documents signed with an expired one). */
+const EXPIRY_WARNING_DAYS = 30;
+
+async function settingsRow(db: AnyDb, tenantId: number): Promise<SettingsRow | undefined> {
+  const [row] = await db.select().from(settings).where(eq(settings.tenantId, tenantId));
+  return row;
+}
+
+/** DGII's hosts for an environment: `{base}/{environment}` (DGII, Descripción técnica: testecf, certecf, ecf). */
+export function dgiiUrls(config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">, environment: EcfEnvironment) {
+  return { ecf: `${config.DGII_ECF_BASE_URL}/${environment}`, fc: `${config.DGII_FC_BASE_URL}/${environment}` };
+}
+
+export function serializeSettings(row: SettingsRow | undefined, config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">) {
+  const environment = (row?.environment ?? "testecf") as EcfEnvironment;
+  const urls = dgiiUrls(config, environment);
+  return {
+    environment,
+    enabled: row?.enabled ?? false,
+    has_certificate: Boolean(row?.certificateEncrypted),
+    ecf_base_url: urls.ecf,
+    fc_base_url: urls.fc,
+    updated_at: timestamp(row?.updatedAt ?? null),
+  };
+}
+
+export async function getSettings(db: AnyDb, tenantId: number) {
+  return settingsRow(db, tenantId);
+}
+
+/** PUT /ecf/settings. Turning e-CF on needs a certificate (422 on `enabled`): nothing could be signed. */
+export async function putSettings(db: AnyDb, tenantId: number, input: PutSettingsInput): Promise<SettingsRow> {
+  const current = await settingsRow(db, tenantId);
+  if (input.enabled && !current?.certificateEncrypted)
+    throw fieldError("enabled", "Upload the signing certificate (PUT /api/v1/ecf/certificate) before enabling e-CF.");
+  const values = {
+    environment: input.environment ?? current?.environment ?? "testecf",
+    enabled: input.enabled ?? current?.enabled ?? false,
+    updatedAt: new Date(),
+  };
+  const [row] = await db
+    .insert(settings)
+    .values({ tenantId, ...values })
+    .onConflictDoUpdate({ target: settings.tenantId, set: values })
+    .returning();
+  return row!;
+}
+
+export function serializeCertificate(row: SettingsRow | undefined, now: Date) {
+  if (!row?.certificateEncrypted) throw notFound("Certificate");
+  const notAfter = row.certificateNotAfter!;
+  const daysLeft = Math.floor((notAfter.getTime() - now.getTime()) / 86_400_000);
+  return {
+    subject: row.certificateSubject!,
+    serial_number: row.certificateSerialNumber,
+    issuer: row.certificateIssuer!,
+    not_before: timestamp(row.certificateNotBefore)!,
+    not_after: timestamp(notAfter)!,
+    fingerprint_sha256: row.certificateFingerprint!,
+    warnings:
+      daysLeft < 0
+        ? [{ code: "certificate_expired", message: `The certificate expired on ${timestamp(notAfter)}: e-CF cannot be signed until a new one is uploaded.` }]
+        : daysLeft <= EXPIRY_WARNING_DAYS
+          ? [{ code: "certificate_expiring", message: `The certificate expires in ${daysLeft} day(s), on ${timestamp(notAfter)}.` }]
+          : [],
+  };
+}
+
+/**
+ * PUT /ecf/certificate: the PKCS#12 must open with its password, hold an RSA key and its
+ * certificate, valid now (422 on the field otherwise). It is stored encrypted with the app key
+ * (AES-256-GCM, lib/crypto.ts) together with its password; what GET shows is read now, once.
+ */
+export async function putCertificate(
+  db: AnyDb,
+  tenantId: number,
+  input: PutCertificateInput,
+  encryptionKey: string | undefined,
+  now: Date,
+): Promise<SettingsRow> {
+  const info = inspectCertificate(input.p12_base64, input.password, now);
+  if (!encryptionKey) throw new AppError("ecf_not_configured", "The server has no APP_ENCRYPTION_KEY: certificates cannot be stored.");
+  const sealed = await encryptSecret(encryptionKey, JSON.stringify({ p12_base64: input.p12_base64.replace(/\s+/g, ""), password: input.password }));
+  const values = {
+    certificateEncrypted: sealed,
+    certificateSubject: info.subject,
+    certificateSerialNumber: info.serialNumber,
+    certificateIssuer: info.issuer,
+    certificateNotBefore: info.notBefore,
+    certificateNotAfter: info.notAfter,
+    certificateFingerprint: info.fingerprint,
+    updatedAt: new Date(),
+  };
+  const [row] = await db
+    .insert(settings)
+    .values({ tenantId, ...values })
+    .onConflictDoUpdate({ target: settings.tenantId, set: values })
+    .returning();
+  return row!;
+}
+
+/** DELETE /ecf/certificate: the certificate goes, and e-CF is turned off (nothing could be signed). */
+export async function deleteCertificate(db: AnyDb, tenantId: number): Promise<void> {
+  const [row] = await db
+    .update(settings)
+    .set({
+      certificateEncrypted: null,
+      certificateSubject: null,
+      certificateSerialNumber: null,
+      certificateIssuer: null,
+      certificateNotBefore: null,
+      certificateNotAfter: null,
+      certificateFingerprint: null,
+      enabled: false,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(settings.tenantId, tenantId), isNotNull(settings.certificateEncrypted)))
+    .returning();
+  if (!row) throw notFound("Certificate");
+}
+
+/** The stored key and certificate, decrypted, for signing. */
+export async function tenantSigningMaterial(db: AnyDb, tenantId: number, encryptionKey: string | undefined): Promise<SigningMaterial> {
+  const row = await settingsRow(db, tenantId);
+  if (!row?.certificateEncrypted) throw new AppError("ecf_not_configured", "No e-CF signing certificate: PUT /api/v1/ecf/certificate.");
+  const { p12_base64, password } = JSON.parse(await decryptSecret(encryptionKey, row.certificateEncrypted)) as { p12_base64: string; password: string };
+  return signingMaterial(p12_base64, password);
+}
