@@ -123,20 +123,10 @@ async function createDocuments(api: Api, workspaceId: number): Promise<Record<st
     identification_type: "rnc",
     identification: buyerRnc(),
   });
-  const cement = await expectData(api, "POST", "/products", {
-    name: "Cemento gris Portland tipo I, funda de 42.5 kg",
-    sku: "CEM-425",
-    price: "545.00",
-    cost: "430.00",
-    default_tax_ids: [tax("ITBIS 18%")],
-  });
-  const rods = await expectData(api, "POST", "/products", {
-    name: "Varilla corrugada 3/8 × 20 pies",
-    sku: "VAR-038",
-    price: "310.00",
-    cost: "240.00",
-    default_tax_ids: [tax("ITBIS 18%")],
-  });
+  const goods = (name: string, sku: string, price: string, cost: string) =>
+    expectData(api, "POST", "/products", { name, sku, price, cost, default_tax_ids: [tax("ITBIS 18%")] });
+  const cement = await goods("Cemento gris Portland tipo I, funda de 42.5 kg", "CEM-425", "545.00", "430.00");
+  const rods = await goods("Varilla corrugada 3/8 × 20 pies", "VAR-038", "310.00", "240.00");
   const service = await expectData(api, "POST", "/products", {
     name: "Instalación",
     sku: "SRV-INST",
