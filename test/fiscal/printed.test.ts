@@ -17,9 +17,14 @@ describe("the printed invoice", () => {
       contact,
       service: product,
     } = await salesSetup({ name: "Constructora Norte SRL", identification_type: "rnc", identification: "101010632" });
-    const profile = await tenant.api.patch("/company", { trade_name: "Ferretería La Esquina", address: "Av. Duarte 45, Santiago" });
+    const profile = await tenant.api.patch("/company", {
+      trade_name: "Ferretería La Esquina",
+      address: "Av. Duarte 45, Santiago",
+      phone: "809-555-0100",
+      email: "ventas@esquina.do",
+    });
     expect(profile.status).toBe(200);
-    const branch = await tenant.api.patch(`/workspaces/${tenant.workspaceId}`, { address: "Calle del Sol 12, Santiago" });
+    const branch = await tenant.api.patch(`/workspaces/${tenant.workspaceId}`, { address: "Calle del Sol 12, Santiago", phone: "809-555-0199" });
     expect(branch.status).toBe(200);
     const b01 = (await tenant.api.get(`/document-subtypes/${ids.b01}`)).body.data as { valid_until: string };
     const created = await tenant.api.post("/invoices", {
@@ -39,7 +44,8 @@ describe("the printed invoice", () => {
       "Ferretería La Esquina", // trade name
       `RNC: ${TEST_RNC}`,
       "Av. Duarte 45, Santiago",
-      "Sucursal: Principal — Calle del Sol 12, Santiago",
+      "Tel.: 809-555-0100 · ventas@esquina.do",
+      "Sucursal: Principal — Calle del Sol 12, Santiago — Tel.: 809-555-0199",
       "Factura de Crédito Fiscal",
       "NCF: B0100000001",
       `Válida hasta: ${b01.valid_until}`,

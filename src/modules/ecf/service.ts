@@ -44,13 +44,19 @@ export async function getSettings(db: AnyDb, tenantId: number) {
 /** PUT /ecf/settings. Turning e-CF on needs a certificate (422 on `enabled`): nothing could be signed. */
 export async function putSettings(db: AnyDb, tenantId: number, input: PutSettingsInput): Promise<SettingsRow> {
   const current = await settingsRow(db, tenantId);
-  if (input.enabled && !current?.certificateEncrypted)
+  if (input.enabled && !current?.certificateEncrypted) {
     throw fieldError("enabled", "Upload the signing certificate (PUT /api/v1/ecf/certificate) before enabling e-CF.");
+  }
   const values = {
     environment: input.environment ?? current?.environment ?? "testecf",
     enabled: input.enabled ?? current?.enabled ?? false,
     updatedAt: new Date(),
   };
+  return upsertSettings(db, tenantId, values);
+}
+
+/** The tenant's one settings row, created on its first write. */
+async function upsertSettings(db: AnyDb, tenantId: number, values: Partial<typeof settings.$inferInsert>): Promise<SettingsRow> {
   const [row] = await db
     .insert(settings)
     .values({ tenantId, ...values })
@@ -104,12 +110,7 @@ export async function putCertificate(
     certificateFingerprint: info.fingerprint,
     updatedAt: new Date(),
   };
-  const [row] = await db
-    .insert(settings)
-    .values({ tenantId, ...values })
-    .onConflictDoUpdate({ target: settings.tenantId, set: values })
-    .returning();
-  return row!;
+  return upsertSettings(db, tenantId, values);
 }
 
 /** DELETE /ecf/certificate: the certificate goes, and e-CF is turned off (nothing could be signed). */

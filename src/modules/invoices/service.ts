@@ -748,8 +748,12 @@ export async function invoicePdfData(db: AnyDb, scope: RequestScope, id: number)
     { label: "Impuestos", value: invoice.tax_amount },
     { label: "Total", value: invoice.total_amount, bold: true },
     ...(foreign && invoice.total_amount_dop ? [{ label: "Total en DOP", value: invoice.total_amount_dop }] : []),
+    // Notes move what is owed: shown, so the page's amounts add up (total + debits − credits − paid).
+    ...(invoice.debited_amount !== "0.00" ? [{ label: "Notas de débito", value: invoice.debited_amount }] : []),
+    ...(invoice.credited_amount !== "0.00" ? [{ label: "Notas de crédito", value: `-${invoice.credited_amount}` }] : []),
     { label: "Pagado", value: invoice.amount_paid },
     { label: "Pendiente", value: invoice.amount_due, bold: true },
+    ...(invoice.refund_due !== "0.00" ? [{ label: "Reembolso al cliente", value: invoice.refund_due, bold: true }] : []),
   ];
   return {
     invoice,

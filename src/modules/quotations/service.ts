@@ -275,8 +275,8 @@ export async function quotationPdfData(db: AnyDb, scope: RequestScope, ids: numb
     SELECT row_to_json(q) AS quotation,
       ${max === undefined ? sql`${quotationItems} AS items, NULL::int AS total_lines` : sql`CASE WHEN total.lines <= ${max}::int THEN ${quotationItems} END AS items, total.lines AS total_lines`},
       c.name AS customer_name, c.identification, c.identification_type,
-      s.name AS subtype_name, w.name AS workspace_name, w.address AS workspace_address, t.name AS tenant_name,
-      cp.legal_name, cp.trade_name, cp.rnc AS issuer_rnc, cp.address AS issuer_address
+      s.name AS subtype_name, w.name AS workspace_name, w.address AS workspace_address, w.phone AS workspace_phone, t.name AS tenant_name,
+      cp.legal_name, cp.trade_name, cp.rnc AS issuer_rnc, cp.address AS issuer_address, cp.phone AS issuer_phone, cp.email AS issuer_email
     FROM quotations q
       JOIN contacts c ON c.id = q.contact_id
       JOIN document_subtypes s ON s.id = q.document_subtype_id
@@ -295,11 +295,14 @@ export async function quotationPdfData(db: AnyDb, scope: RequestScope, ids: numb
     subtype_name: string;
     workspace_name: string;
     workspace_address: string | null;
+    workspace_phone: string | null;
     tenant_name: string;
     legal_name: string | null;
     trade_name: string | null;
     issuer_rnc: string | null;
     issuer_address: string | null;
+    issuer_phone: string | null;
+    issuer_email: string | null;
   }>(result);
   const totalLines = Number(rows[0]?.total_lines ?? 0);
   if (max !== undefined && totalLines > max) {
@@ -320,8 +323,11 @@ export async function quotationPdfData(db: AnyDb, scope: RequestScope, ids: numb
           tradeName: row.trade_name,
           rnc: row.issuer_rnc,
           address: row.issuer_address,
+          phone: row.issuer_phone,
+          email: row.issuer_email,
           branchName: row.workspace_name,
           branchAddress: row.workspace_address,
+          branchPhone: row.workspace_phone,
         },
         documentNumber: quotation.document_number,
         subtypeName: row.subtype_name,

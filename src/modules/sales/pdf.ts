@@ -12,7 +12,17 @@ interface PdfLine {
 export interface PdfDocumentData {
   title: string;
   /** The issuer as printed (Norma General 06-2018): legal and trade name, RNC, address, the branch. */
-  issuer: { legalName: string; tradeName: string | null; rnc: string | null; address: string | null; branchName: string; branchAddress: string | null };
+  issuer: {
+    legalName: string;
+    tradeName: string | null;
+    rnc: string | null;
+    address: string | null;
+    phone?: string | null;
+    email?: string | null;
+    branchName: string;
+    branchAddress: string | null;
+    branchPhone?: string | null;
+  };
   documentNumber: string;
   /** Label before the number; default "NCF" (quotation numbers are not NCFs). */
   numberLabel?: string;
@@ -271,12 +281,16 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
     data.issuer.tradeName && data.issuer.tradeName !== data.issuer.legalName ? data.issuer.tradeName : null,
     data.issuer.rnc ? `RNC: ${data.issuer.rnc}` : null,
     data.issuer.address,
-    `Sucursal: ${data.issuer.branchName}${data.issuer.branchAddress ? ` — ${data.issuer.branchAddress}` : ""}`,
+    [data.issuer.phone ? `Tel.: ${data.issuer.phone}` : null, data.issuer.email].filter(Boolean).join(" · ") || null,
+    `Sucursal: ${[data.issuer.branchName, data.issuer.branchAddress, data.issuer.branchPhone ? `Tel.: ${data.issuer.branchPhone}` : null].filter(Boolean).join(" — ")}`,
   ];
+  // Issuer lines wrap in their column (a long address or branch line is never cut).
   for (const line of issuerLines) {
     if (!line) continue;
-    w.text(line, PAGE.margin, { width: 330 });
-    w.y -= 12;
+    for (const row of w.wrapped(line, 330)) {
+      w.text(row, PAGE.margin, { width: 330 });
+      w.y -= 12;
+    }
   }
   const left = w.y;
   w.y = top;
@@ -284,7 +298,8 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
   w.y -= 16;
   const documentLines: [string, boolean][] = [
     [`${data.numberLabel ?? "NCF"}: ${data.documentNumber}`, true],
-    [data.subtypeName, false],
+    // The subtype's own name, unless it only repeats the title ("Cotización" under "Cotización").
+    ...(data.subtypeName !== data.title ? ([[data.subtypeName, false]] as [string, boolean][]) : []),
     ...(data.validUntil ? ([[`Válida hasta: ${data.validUntil}`, false]] as [string, boolean][]) : []),
     [`Fecha: ${data.issueDate}`, false],
     ...(data.dueDate ? ([[`${data.dueDateLabel}: ${data.dueDate}`, false]] as [string, boolean][]) : []),
@@ -339,8 +354,9 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
     w.text("Desglose de impuestos", PAGE.margin, { bold: true });
     w.y -= 12;
     for (const tax of data.taxBreakdown) {
-      w.text(tax.label, PAGE.margin, { width: 200 });
-      w.text(tax.amount, 245, { width: 100, align: "right" });
+      w.text(tax.label, PAGE.margin, { width: 330 });
+      // Amounts in the totals' column, so every amount of the page lines up.
+      w.text(tax.amount, 490, { width: 82, align: "right" });
       w.y -= 12;
     }
     w.y -= 6;

@@ -114,7 +114,10 @@ export function pdfIssuer(issuer: DocumentSnapshot["issuer"]): PdfDocumentData["
     tradeName: issuer.trade_name,
     rnc: issuer.rnc,
     address: issuer.address,
+    phone: issuer.phone,
+    email: issuer.email,
     branchName: issuer.branch.name,
     branchAddress: issuer.branch.address,
+    branchPhone: issuer.branch.phone,
   };
 }
