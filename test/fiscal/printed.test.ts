@@ -60,3 +60,30 @@ describe("the printed invoice", () => {
     }
   });
 });
+
+describe("the printed quotation", () => {
+  it("prints its foreign currency with the currency's rate, and the issuer as invoices do", async () => {
+    const { tenant, ids, contact, service } = await salesSetup();
+    const currencies = (await tenant.api.get("/currencies?per_page=100")).body.data as { id: number; code: string }[];
+    const created = await tenant.api.post("/quotations", {
+      contact_id: contact.id,
+      document_subtype_id: ids.cot,
+      issue_date: "2026-11-20",
+      currency_id: currencies.find((c) => c.code === "USD")!.id,
+      items: [{ product_id: service.id, quantity: "1", unit_price: "100.00", tax_ids: [ids.itbis18] }],
+    });
+    expect(created.status, created.text).toBe(201);
+    const res = await fetchBytes(tenant.subdomain, tenant.admin.token, `/quotations/${created.body.data.id}/pdf`);
+    const text = (await pdfText(res.bytes)).replace(/\s+/g, " ");
+    for (const element of [
+      "Cotización",
+      `Tenant ${tenant.subdomain} SRL`,
+      `RNC: ${TEST_RNC}`,
+      "Moneda: USD — Tasa: 60.00",
+      "ITBIS 18% (base 100.00) 18.00",
+      "Total 118.00",
+    ]) {
+      expect(text, element).toContain(element);
+    }
+  });
+});

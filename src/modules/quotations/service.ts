@@ -6,7 +6,7 @@ import * as schema from "../../db/schema";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
-import { decimal2, timestamp } from "../../lib/format";
+import { decimal2, exchangeRateText, timestamp } from "../../lib/format";
 import { createInvoice, type InvoiceContext } from "../invoices/service";
 import { type ItemJson, insertLines, itemsBreakdown, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
 import { documentAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
@@ -276,13 +276,15 @@ export async function quotationPdfData(db: AnyDb, scope: RequestScope, ids: numb
       ${max === undefined ? sql`${quotationItems} AS items, NULL::int AS total_lines` : sql`CASE WHEN total.lines <= ${max}::int THEN ${quotationItems} END AS items, total.lines AS total_lines`},
       c.name AS customer_name, c.identification, c.identification_type,
       s.name AS subtype_name, w.name AS workspace_name, w.address AS workspace_address, w.phone AS workspace_phone, t.name AS tenant_name,
-      cp.legal_name, cp.trade_name, cp.rnc AS issuer_rnc, cp.address AS issuer_address, cp.phone AS issuer_phone, cp.email AS issuer_email
+      cp.legal_name, cp.trade_name, cp.rnc AS issuer_rnc, cp.address AS issuer_address, cp.phone AS issuer_phone, cp.email AS issuer_email,
+      CASE WHEN NOT cur.is_default THEN cur.code END AS currency_code, CASE WHEN NOT cur.is_default THEN cur.exchange_rate::text END AS exchange_rate
     FROM quotations q
       JOIN contacts c ON c.id = q.contact_id
       JOIN document_subtypes s ON s.id = q.document_subtype_id
       JOIN workspaces w ON w.id = q.workspace_id
       JOIN tenants t ON t.id = q.tenant_id
       LEFT JOIN company_profiles cp ON cp.tenant_id = q.tenant_id
+      LEFT JOIN currencies cur ON cur.id = q.currency_id
       ${max === undefined ? sql`` : sql`CROSS JOIN total`}
     WHERE ${visible}`);
   const rows = rowsOf<{
@@ -303,6 +305,8 @@ export async function quotationPdfData(db: AnyDb, scope: RequestScope, ids: numb
     issuer_address: string | null;
     issuer_phone: string | null;
     issuer_email: string | null;
+    currency_code: string | null;
+    exchange_rate: string | null;
   }>(result);
   const totalLines = Number(rows[0]?.total_lines ?? 0);
   if (max !== undefined && totalLines > max) {
@@ -334,6 +338,8 @@ export async function quotationPdfData(db: AnyDb, scope: RequestScope, ids: numb
         issueDate: quotation.issue_date,
         dueDate: quotation.due_date,
         dueDateLabel: "Válida hasta",
+        // A quotation in a foreign currency prints it with the currency's rate today (a quotation fixes no rate).
+        currency: row.currency_code && row.exchange_rate ? { code: row.currency_code, exchangeRate: exchangeRateText(row.exchange_rate) } : null,
         customer: { name: row.customer_name, identification: row.identification, identificationType: row.identification_type },
         ...pdfLines(items),
         totals: [
