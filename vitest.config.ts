@@ -35,6 +35,9 @@ export default defineConfig({
                 TELEGRAM_API_BASE: `${inject("fakeProvidersUrl")}/telegram`,
                 GRAPH_API_BASE: `${inject("fakeProvidersUrl")}/graph/v21.0`,
                 RESEND_API_KEY: "re_test_key",
+                DGII_ECF_BASE_URL: inject("fakeDgiiUrl"),
+                DGII_FC_BASE_URL: inject("fakeDgiiUrl"),
+                TEST_FAKE_DGII_URL: inject("fakeDgiiUrl"),
                 APP_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
                 // Reliability suites (test/security): fault injection, and `npm run soak` sizes.
                 TEST_CONTROL_URL: inject("testControlUrl"),

@@ -1,4 +1,5 @@
 import type { TestProject } from "vitest/node";
+import { startFakeDgii } from "../scripts/fake-dgii";
 import { startFakeProviders } from "../scripts/fake-providers";
 import { createTestDatabase, portAnswers } from "../scripts/lib/database";
 import { startTestControl } from "../scripts/lib/test-control";
@@ -19,6 +20,8 @@ declare module "vitest" {
     fileServerUrl: string;
     /** Local stand-in for Resend, the Telegram Bot API and Graph (scripts/fake-providers.ts). */
     fakeProvidersUrl: string;
+    /** Local stand-in for DGII's e-CF services (scripts/fake-dgii.ts): the base of DGII_ECF_BASE_URL. */
+    fakeDgiiUrl: string;
     /** Fault injection and soak records for test/security (scripts/lib/test-control.ts). */
     testControlUrl: string;
     /** A second WebSocket relay to the same Postgres, whose connections the control server cuts. */
@@ -40,6 +43,7 @@ export default async function setup(project: TestProject) {
   const relay = await startWsRelay();
   const fileServer = await startFileServer();
   const fakeProviders = await startFakeProviders();
+  const fakeDgii = await startFakeDgii();
   // SUCURSAL_TEST_REDIS=off checks the path of a machine without Redis (in-memory limiter).
   const redisUp = process.env.SUCURSAL_TEST_REDIS !== "off" && (await portAnswers("127.0.0.1", 6379));
   const upstash = redisUp ? await startUpstashRelay() : null;
@@ -56,6 +60,7 @@ export default async function setup(project: TestProject) {
   project.provide("databaseKind", database.kind);
   project.provide("fileServerUrl", fileServer.url);
   project.provide("fakeProvidersUrl", fakeProviders.url);
+  project.provide("fakeDgiiUrl", fakeDgii.url);
   project.provide("testControlUrl", control.url);
   project.provide("faultWsProxy", control.faultWsProxy);
   project.provide("blackholeDatabaseUrl", control.blackholeUrl);
@@ -67,6 +72,7 @@ export default async function setup(project: TestProject) {
     await relay.close();
     await fileServer.close();
     await fakeProviders.close();
+    await fakeDgii.close();
     await database.stop();
   };
 }
