@@ -2,6 +2,7 @@
  * npm run dev: Postgres (DATABASE_URL, else embedded PGlite with data in .dev-data/), the local
  * relays, migrations, the demo tenant, then `wrangler dev`; prints a curl to try. Ctrl-C stops all.
  */
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -10,6 +11,7 @@ import { eq } from "drizzle-orm";
 import * as schema from "../src/db/schema";
 import { issueAccessToken } from "../src/modules/auth/service";
 import { createTenant } from "../src/modules/tenants/service";
+import { startFakeDgii } from "./fake-dgii";
 import { type DatabaseTarget, freePort, portAnswers, ROOT, runMigrations, startEmbedded } from "./lib/database";
 import { DEV_DATA_DIR, DEV_STATE_FILE } from "./lib/local-database";
 import { localJwtSecret } from "./lib/secrets";
@@ -108,6 +110,8 @@ async function main() {
   const database = await openDatabase();
   const wsRelay: WsRelay = await startWsRelay();
   const upstash: UpstashRelay | null = (await portAnswers("127.0.0.1", 6379)) ? await startUpstashRelay() : null;
+  // DGII's e-CF services: the local stand-in unless this shell points at real ones.
+  const fakeDgii = process.env.DGII_ECF_BASE_URL ? null : await startFakeDgii();
   const jwtSecret = localJwtSecret();
   const token = await demoToken(database.ownerUrl, jwtSecret);
 
@@ -124,6 +128,7 @@ async function main() {
       APP_ENCRYPTION_KEY: process.env.APP_ENCRYPTION_KEY ?? randomBytes(32).toString("base64"),
       // The README's outside-service settings, when this shell sets them, reach the Worker as given.
       ...Object.fromEntries(PASSED_THROUGH.map((name) => [name, process.env[name]])),
+      ...(fakeDgii ? { DGII_ECF_BASE_URL: fakeDgii.url, DGII_FC_BASE_URL: process.env.DGII_FC_BASE_URL ?? fakeDgii.url } : {}),
     })}\n`,
   );
 
@@ -146,6 +151,7 @@ async function main() {
     wrangler.kill("SIGTERM");
     await upstash?.close().catch(() => undefined);
     await wsRelay.close().catch(() => undefined);
+    await fakeDgii?.close().catch(() => undefined);
     await database.stop().catch(() => undefined);
     fs.rmSync(DEV_STATE_FILE, { force: true });
     process.exit(code);
@@ -156,7 +162,7 @@ async function main() {
 
   await waitForHealth(wrangler);
   console.log(`
-Sucursal is running on http://127.0.0.1:${PORT} (database: ${database.kind}; rate limits: ${upstash ? "Redis" : "in memory"}).
+Sucursal is running on http://127.0.0.1:${PORT} (database: ${database.kind}; rate limits: ${upstash ? "Redis" : "in memory"}; DGII: ${fakeDgii ? `local stand-in at ${fakeDgii.url}` : process.env.DGII_ECF_BASE_URL}).
 Try:
 
   curl -s -H 'Host: demo.localhost:${PORT}' -H 'Authorization: Bearer ${token}' http://127.0.0.1:${PORT}/api/v1/me
