@@ -32,6 +32,7 @@ export interface Env {
   DGII_FC_BASE_URL?: string;
   OUTBOX_QUEUE?: Queue;
   RNC_SYNC_QUEUE?: Queue;
+  ECF_QUEUE?: Queue;
 }
 
 // Vars arrive as strings; an empty one (a blank line in .dev.vars, a test binding left "") means unset.
@@ -80,7 +81,7 @@ const schema = z.object({
 });
 
 /** The Worker's configuration, parsed: numbers are numbers, defaults applied, base URLs without a trailing slash. */
-export type Config = z.output<typeof schema> & { OUTBOX_QUEUE?: Queue; RNC_SYNC_QUEUE?: Queue };
+export type Config = z.output<typeof schema> & { OUTBOX_QUEUE?: Queue; RNC_SYNC_QUEUE?: Queue; ECF_QUEUE?: Queue };
 
 /** A missing or malformed secret or var. Its message names the settings and the problem, never a value. */
 export class ConfigError extends Error {
@@ -107,7 +108,7 @@ export function config(env: Env): Config {
     parsed.set(env, error);
     throw error;
   }
-  const value: Config = { ...result.data, OUTBOX_QUEUE: env.OUTBOX_QUEUE, RNC_SYNC_QUEUE: env.RNC_SYNC_QUEUE };
+  const value: Config = { ...result.data, OUTBOX_QUEUE: env.OUTBOX_QUEUE, RNC_SYNC_QUEUE: env.RNC_SYNC_QUEUE, ECF_QUEUE: env.ECF_QUEUE };
   parsed.set(env, value);
   return value;
 }

@@ -54,6 +54,8 @@ export interface AppVariables {
   scope: RequestScope;
   /** Outbox rows the request wrote: pushed onto the Queue once it has committed (`outboxDispatch`). */
   outbox: number[];
+  /** e-CF documents the request signed: sent through ECF_QUEUE once it has committed (`ecfDispatch`, jobs/ecf.ts). */
+  ecf: number[];
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

@@ -29,6 +29,8 @@ export const errorStatus = {
   stock_already_initialized: 409,
   ncf_range_overlap: 409,
   ncf_range_in_use: 409,
+  ecf_already_sent: 409,
+  ecf_not_retryable: 409,
   invitation_not_usable: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -7,6 +7,7 @@ import * as schema from "../db/schema";
 import { config, type Env } from "../env";
 import type { AppEnv } from "../http/context";
 import { log } from "../lib/log";
+import { sendToQueue } from "./enqueue";
 
 /**
  * Delivery of the transactional outbox (`outbox_messages`).
@@ -222,23 +223,7 @@ export async function handleOutboxBatch(batch: MessageBatch<unknown>, env: Env, 
 }
 
 /** Sends outbox references to the Queue; false (logged) when the send failed. */
-async function enqueueOutbox(env: Env, refs: OutboxRef[], requestId?: string): Promise<boolean> {
-  if (!refs.length) return true;
-  const queue = config(env).OUTBOX_QUEUE;
-  if (!queue) {
-    log.warn("outbox: no OUTBOX_QUEUE binding; the sweep will deliver", { requestId, count: refs.length });
-    return false;
-  }
-  try {
-    for (let i = 0; i < refs.length; i += 100) {
-      await queue.sendBatch(refs.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })));
-    }
-    return true;
-  } catch (error) {
-    log.warn("outbox: queue send failed; the sweep will deliver", { requestId, count: refs.length, error: (error as Error).message });
-    return false;
-  }
-}
+const enqueueOutbox = (env: Env, refs: OutboxRef[], requestId?: string) => sendToQueue(config(env).OUTBOX_QUEUE, refs, "outbox", { requestId });
 
 /**
  * Pushes the outbox rows a request wrote onto the Queue once the request has committed. Mounted

@@ -150,14 +150,16 @@ describe("NCF sequences: DGII authorization, ranges and prefixes", () => {
     }
   });
 
-  it("refuses E-series sales types with 422 ecf_not_configured until e-CF exists", async () => {
+  it("refuses E-series sales types with 422 ecf_not_configured while the tenant has not enabled e-CF", async () => {
     const { tenant, invoice, subtype } = await setup();
     for (const prefix of ["E31", "E32", "E44", "E45", "E46"]) {
       const s = await subtype({ prefix, end_number: 10 });
       const res = await tenant.api.post("/invoices", invoice(s.id));
       expect(res.status, prefix).toBe(422);
       expect(res.body.code, prefix).toBe("ecf_not_configured");
-      expect(res.body.errors.document_subtype_id, prefix).toEqual(["Electronic invoicing (e-CF) is not configured: E-series NCF cannot be issued yet."]);
+      expect(res.body.errors.document_subtype_id, prefix).toEqual([
+        "Electronic invoicing (e-CF) is not enabled for this company: upload the certificate (PUT /api/v1/ecf/certificate) and enable it (PUT /api/v1/ecf/settings) before issuing E-series documents.",
+      ]);
       expect((await tenant.api.get(`/document-subtypes/${s.id}`)).body.data.next_number, prefix).toBe(1);
     }
   });

@@ -64,6 +64,7 @@ const COLLECTION_SCOPE: [RegExp, Scope][] = [
   [/^\/api\/v1\/(auth|me|permissions)\b/, "self"],
   [/^\/api\/v1\/(taxes|currencies|document-subtypes|salesmen|bank-accounts|roles|rnc)\b/, "tenant"],
   [/^\/api\/v1\/invoices\/validate-ncf$/, "tenant"],
+  [/^\/api\/v1\/ecf\/submissions$/, "workspace"],
   [/^\/api\/v1\/ecf\//, "tenant"],
   [/^\/api\/v1\/workspaces$/, "tenant"],
   [/./, "workspace"],

@@ -1,4 +1,5 @@
 export * from "./catalog";
+export * from "./ecf";
 export * from "./integrations";
 export * from "./inventory";
 export * from "./rnc";

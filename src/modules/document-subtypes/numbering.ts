@@ -16,11 +16,15 @@ const ds = schema.documentSubtypes;
  * unexpired and not exhausted (and of `type`, when given), and holds the row lock until the
  * transaction ends, so numbers are never given twice and a rolled-back document gives its number
  * back: DGII's comprobantes fiscales regulation (Decreto 254-06) wants NCFs issued in sequence, never twice.
- * No row: the subtype cannot number now (numberingRefusal says why).
+ * No row: the subtype cannot number now (numberingRefusal says why). `electronicOnly` takes a number
+ * only from an e-CF (E…) sequence: an e-CF is signed before its write statement, so its number must
+ * be known first (docs/ecf.md, "Issuing").
  */
-export function takeNumberStatement(tenantId: number, subtypeId: number, today: string, type?: string): SQL {
+export function takeNumberStatement(tenantId: number, subtypeId: number, today: string, type?: string, options: { electronicOnly?: boolean } = {}): SQL {
   return sql`UPDATE ${ds} SET ${sql.identifier(ds.nextNumber.name)} = ${ds.nextNumber} + 1, ${sql.identifier(ds.updatedAt.name)} = now()
-    WHERE ${ds.tenantId} = ${tenantId} AND ${ds.id} = ${subtypeId}${type === undefined ? sql`` : sql` AND ${ds.type} = ${type}`} AND ${ds.isActive}
+    WHERE ${ds.tenantId} = ${tenantId} AND ${ds.id} = ${subtypeId}${type === undefined ? sql`` : sql` AND ${ds.type} = ${type}`} AND ${ds.isActive}${
+      options.electronicOnly ? sql` AND ${ds.prefix} LIKE 'E%'` : sql``
+    }
       AND ${ds.nextNumber} <= ${ds.endNumber} AND (${ds.validUntil} IS NULL OR ${ds.validUntil} >= ${today}::date)
     RETURNING ${ds.prefix} AS prefix, ${ds.nextNumber} - 1 AS number`;
 }

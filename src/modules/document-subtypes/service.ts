@@ -154,16 +154,14 @@ function rangeOverlap(error: unknown): never {
 
 /**
  * Refuses, on a sales invoice, a subtype whose NCF type is not a sale's (Norma 06-2018, art. 4):
- * notes have their own endpoints, 11/13/17 and 41/43/47 belong to purchases. An e-CF (E…) cannot
- * be issued until the e-CF transmission exists: handing out an e-NCF without sending the e-CF to
- * DGII is an infraction (Ley 32-23 on electronic invoicing).
+ * notes have their own endpoints, 11/13/17 and 41/43/47 belong to purchases. Whether an e-CF (E…)
+ * can be issued is the e-CF setup's question (ecf/issue.ts assertEcfReady).
  */
 export function assertSalesInvoicePrefix(prefix: string) {
   if (!SALES_INVOICE_PREFIXES.includes(prefix)) {
     const why = NOTE_PREFIXES.includes(prefix) ? "is for debit and credit notes" : "belongs to purchases, not to sales";
     throw fieldError("document_subtype_id", `The NCF type ${prefix} ${why}; a sales invoice uses ${SALES_INVOICE_PREFIXES.join(", ")}.`);
   }
-  assertNotElectronic(prefix);
 }
 
 /** An e-NCF handed out without its e-CF sent to DGII is an infraction (Ley 32-23): refused until e-CF exists. */

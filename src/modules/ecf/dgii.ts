@@ -26,6 +26,19 @@ export class DgiiUnavailable extends AppError {
   }
 }
 
+/** DGII refused the token (401): it expired or was revoked; the caller asks for a new one, once. */
+export class DgiiUnauthorized extends DgiiUnavailable {}
+
+/** DGII refused what was sent (a 4xx other than 401/408/429): sending it again would not help. */
+export class DgiiRefused extends DgiiUnavailable {
+  constructor(
+    message: string,
+    readonly body: string,
+  ) {
+    super(message);
+  }
+}
+
 async function call(url: string, init: RequestInit): Promise<Response> {
   let response: Response;
   try {
@@ -34,10 +47,20 @@ async function call(url: string, init: RequestInit): Promise<Response> {
     throw new DgiiUnavailable(`DGII could not be reached (${url}): ${error instanceof Error ? error.name : "error"}.`);
   }
   if (!response.ok) {
-    const body = (await response.text()).slice(0, 500);
-    throw new DgiiUnavailable(`DGII answered ${response.status} at ${url}: ${body}`);
+    const body = (await response.text()).slice(0, 2000);
+    const message = `DGII answered ${response.status} at ${url}: ${body.slice(0, 500)}`;
+    if (response.status === 401) throw new DgiiUnauthorized(message);
+    if (response.status >= 400 && response.status < 500 && ![408, 429].includes(response.status)) throw new DgiiRefused(message, body);
+    throw new DgiiUnavailable(message);
   }
   return response;
+}
+
+/** A multipart body with the file in field `xml`, as every DGII reception service takes it. */
+function xmlForm(xml: string, fileName: string): FormData {
+  const form = new FormData();
+  form.append("xml", new Blob([xml], { type: "text/xml" }), fileName);
+  return form;
 }
 
 /** A fresh token: seed → signed seed → token (autenticacion/api/autenticacion/{semilla,validarsemilla}). */
@@ -45,9 +68,9 @@ export async function requestToken(ecfBaseUrl: string, material: SigningMaterial
   const base = `${ecfBaseUrl}/autenticacion/api/autenticacion`;
   const seed = await (await call(`${base}/semilla`, { headers: { accept: "application/xml" } })).text();
   const signed = signXml(seed, material);
-  const form = new FormData();
-  form.append("xml", new Blob([signed.xml], { type: "text/xml" }), "semilla.xml");
-  const answer = (await (await call(`${base}/validarsemilla`, { method: "POST", body: form, headers: { accept: "application/json" } })).json()) as {
+  const answer = (await (
+    await call(`${base}/validarsemilla`, { method: "POST", body: xmlForm(signed.xml, "semilla.xml"), headers: { accept: "application/json" } })
+  ).json()) as {
     token?: string;
     expira?: string;
   };
@@ -74,4 +97,77 @@ export async function dgiiToken(
 /** After DGII answers 401 to a token: forget it, so the next call asks for a new one (once). */
 export function forgetToken(tenantId: number, environment: EcfEnvironment, ecfBaseUrl: string): void {
   tokens.delete(`${tenantId}:${environment}:${ecfBaseUrl}`);
+}
+
+/** A message of DGII's answers: `{codigo, valor}`. */
+export interface DgiiMessage {
+  codigo: string;
+  valor: string;
+}
+
+/** What DGII says of a document: its state (Descripción técnica, "Consulta resultado": 0 no encontrado, 1 aceptado, 2 rechazado, 3 en proceso, 4 aceptado condicional). */
+export interface DgiiResult {
+  code: number;
+  messages: DgiiMessage[];
+  /** secuenciaUtilizada: on a rejection, false when the number may be sent again. */
+  sequenceUsed: boolean | null;
+}
+
+const bearer = (token: string) => ({ accept: "application/json", authorization: `Bearer ${token}` });
+
+function messagesOf(value: unknown): DgiiMessage[] {
+  if (!Array.isArray(value)) return typeof value === "string" && value ? [{ codigo: "", valor: value }] : [];
+  return value.map((entry) =>
+    typeof entry === "string"
+      ? { codigo: "", valor: entry }
+      : { codigo: String((entry as { codigo?: unknown }).codigo ?? ""), valor: String((entry as { valor?: unknown }).valor ?? "") },
+  );
+}
+
+function resultOf(answer: { codigo?: unknown; mensajes?: unknown; secuenciaUtilizada?: unknown }): DgiiResult {
+  return {
+    code: Number(answer.codigo ?? 0),
+    messages: messagesOf(answer.mensajes),
+    sequenceUsed: typeof answer.secuenciaUtilizada === "boolean" ? answer.secuenciaUtilizada : null,
+  };
+}
+
+/**
+ * Recepción de e-CF: POST {ecf}/recepcion/api/facturaselectronicas, the signed XML as multipart
+ * field `xml` named RNCEmisor + e-NCF + ".xml" (Descripción técnica, "Formato de Nombre de
+ * Archivo") → the trackId to query the result with.
+ */
+export async function sendEcf(ecfBaseUrl: string, token: string, xml: string, fileName: string): Promise<string> {
+  const response = await call(`${ecfBaseUrl}/recepcion/api/facturaselectronicas`, { method: "POST", body: xmlForm(xml, fileName), headers: bearer(token) });
+  const answer = (await response.json()) as { trackId?: string | null; error?: string; mensaje?: string };
+  if (!answer.trackId) throw new DgiiRefused(`DGII gave no trackId: ${answer.error ?? ""} ${answer.mensaje ?? ""}`.trim(), JSON.stringify(answer));
+  return answer.trackId;
+}
+
+/** Consulta de resultado: GET {ecf}/consultaresultado/api/consultas/estado?trackid=… */
+export async function queryResult(ecfBaseUrl: string, token: string, trackId: string): Promise<DgiiResult> {
+  const response = await call(`${ecfBaseUrl}/consultaresultado/api/consultas/estado?trackid=${encodeURIComponent(trackId)}`, { headers: bearer(token) });
+  return resultOf((await response.json()) as Record<string, unknown>);
+}
+
+/**
+ * Recepción de resumen factura de consumo: POST {fc}/recepcionfc/api/recepcion/ecf, the signed
+ * RFCE of an E32 under RD$250,000; the answer is final at once (no trackId).
+ */
+export async function sendConsumerSummary(fcBaseUrl: string, token: string, xml: string, fileName: string): Promise<DgiiResult> {
+  const response = await call(`${fcBaseUrl}/recepcionfc/api/recepcion/ecf`, { method: "POST", body: xmlForm(xml, fileName), headers: bearer(token) });
+  return resultOf((await response.json()) as Record<string, unknown>);
+}
+
+/** Parses a refusal's body for DGII's messages (its JSON `mensaje`/`mensajes`/`error`), else the text itself. */
+export function refusalMessages(body: string): DgiiMessage[] {
+  try {
+    const parsed = JSON.parse(body) as { mensajes?: unknown; mensaje?: unknown; error?: unknown };
+    const messages = messagesOf(parsed.mensajes ?? parsed.mensaje);
+    if (messages.length) return messages;
+    if (typeof parsed.error === "string") return [{ codigo: "", valor: parsed.error }];
+  } catch {
+    // Not JSON: the text is the message.
+  }
+  return [{ codigo: "", valor: body.slice(0, 500) }];
 }

@@ -1,7 +1,10 @@
+import { z } from "@hono/zod-openapi";
 import { config } from "../../env";
-import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
-import { EcfCertificate, EcfSettings, PutCertificateBody, PutSettingsBody } from "./schemas";
+import * as documents from "./documents";
+import { EcfCertificate, EcfSettings, EcfStatus, EcfSubmission, PutCertificateBody, PutSettingsBody, SubmissionListQuery } from "./schemas";
 import * as ecf from "./service";
 
 export const ecfRouter = createRouter();
@@ -86,5 +89,93 @@ ecfRouter.openapi(
   async (c) => {
     const row = await ecf.putSettings(c.var.db, c.get("tenant").id, c.req.valid("json"));
     return c.json({ data: ecf.serializeSettings(row, config(c.env)), message: "e-CF settings updated." }, 200);
+  },
+);
+
+/** The e-CF of each kind of document, under the document's own path. */
+const OWNERS: { owner: documents.EcfOwner; path: string; name: string; tag: string }[] = [
+  { owner: "invoice", path: "invoices", name: "invoice", tag: "Invoices" },
+  { owner: "credit_note", path: "credit-notes", name: "credit note", tag: "Credit notes" },
+  { owner: "debit_note", path: "debit-notes", name: "debit note", tag: "Debit notes" },
+];
+
+for (const { owner, path, name, tag } of OWNERS) {
+  ecfRouter.openapi(
+    defineRoute(
+      { permission: "invoices:view" },
+      {
+        method: "get",
+        path: `${V1}/${path}/{id}/ecf`,
+        tags: [tag, ...tags],
+        summary: `The ${name}'s e-CF: e-NCF, DGII's state and messages, trackId, security code, signature time, QR URL, attempts`,
+        request: { params: IdParam },
+        responses: { 200: jsonResponse("e-CF", dataOnly(EcfStatus)), ...errorResponses(404), ...commonErrors },
+      },
+    ),
+    async (c) =>
+      c.json({ data: documents.serializeEcf(await documents.getDocumentEcf(c.var.db, c.var.scope, owner, c.req.valid("param").id), config(c.env)) }, 200),
+  );
+
+  ecfRouter.openapi(
+    defineRoute(
+      { permission: "invoices:view" },
+      {
+        method: "get",
+        path: `${V1}/${path}/{id}/ecf.xml`,
+        tags: [tag, ...tags],
+        summary: `The ${name}'s signed e-CF, byte for byte as it was signed and sent`,
+        request: { params: IdParam },
+        responses: {
+          200: { description: "The signed XML", content: { "application/xml": { schema: z.string() } } },
+          ...errorResponses(404),
+          ...commonErrors,
+        },
+      },
+    ),
+    async (c) => {
+      const row = await documents.getDocumentEcf(c.var.db, c.var.scope, owner, c.req.valid("param").id);
+      return c.body(row.xml, 200, {
+        "Content-Type": "application/xml; charset=utf-8",
+        "Content-Disposition": `attachment; filename="${row.issuerRnc}${row.encf}.xml"`,
+      });
+    },
+  );
+
+  ecfRouter.openapi(
+    defineRoute(
+      { permission: "invoices:create" },
+      {
+        method: "post",
+        path: `${V1}/${path}/{id}/ecf/retry`,
+        tags: [tag, ...tags],
+        summary: `Send the ${name}'s e-CF again: a failed one, or a rejected one whose e-NCF DGII says was not used`,
+        request: { params: IdParam },
+        responses: { 200: jsonResponse("Queued again", dataWithMessage(EcfStatus)), ...errorResponses(404, 409), ...commonErrors },
+      },
+    ),
+    async (c) => {
+      const row = await documents.retryDocumentEcf(c.var.db, c.var.scope, owner, c.req.valid("param").id, new Date());
+      c.var.ecf.push(row.id);
+      return c.json({ data: documents.serializeEcf(row, config(c.env)), message: "The e-CF will be sent to DGII again." }, 200);
+    },
+  );
+}
+
+ecfRouter.openapi(
+  defineRoute(
+    { permission: "invoices:view" },
+    {
+      method: "get",
+      path: `${V1}/ecf/submissions`,
+      tags,
+      summary: "The e-CF of the request's workspace and DGII's state of each (filters: status, type, issue date)",
+      request: { query: SubmissionListQuery },
+      responses: { 200: jsonResponse("Submissions", paginated(EcfSubmission)), ...commonErrors },
+    },
+  ),
+  async (c) => {
+    const query = c.req.valid("query");
+    const { data, total } = await documents.listSubmissions(c.var.db, c.var.scope, query, config(c.env));
+    return c.json(paginate(c, query, total, data), 200);
   },
 );

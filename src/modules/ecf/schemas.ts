@@ -1,4 +1,6 @@
 import { z } from "@hono/zod-openapi";
+import { listQuerySchema } from "../../http/pagination";
+import { dateInput as dateFilter } from "../../lib/bounds";
 
 export const ECF_ENVIRONMENTS = ["testecf", "certecf", "ecf"] as const;
 export type EcfEnvironment = (typeof ECF_ENVIRONMENTS)[number];
@@ -47,3 +49,52 @@ export const PutSettingsBody = z
   .strict()
   .openapi("PutEcfSettingsRequest");
 export type PutSettingsInput = z.output<typeof PutSettingsBody>;
+
+export const ECF_STATUS_VALUES = ["pending", "in_process", "accepted", "accepted_conditional", "rejected", "failed"] as const;
+
+export const EcfStatus = z
+  .object({
+    encf: z.string().openapi({ example: "E310000000001" }),
+    type: z.string().openapi({ description: "TipoeCF: 31, 32, 33, 34, 44, 45, 46" }),
+    environment: z.enum(ECF_ENVIRONMENTS),
+    status: z.enum(ECF_STATUS_VALUES).openapi({
+      description:
+        "pending: signed, not yet received by DGII (also while DGII is unreachable); in_process: received (trackId), being validated; accepted, accepted_conditional, rejected: DGII's final answer; failed: DGII unreachable for 24 hours (POST …/ecf/retry)",
+    }),
+    track_id: z.string().nullable(),
+    security_code: z.string().openapi({ description: "The first 6 characters of the SignatureValue (código de seguridad)" }),
+    signed_at: z.string(),
+    qr_url: z.string().nullable().openapi({ description: "What the printed representation's QR code carries (DGII's timbre URL)" }),
+    dgii_messages: z.array(z.object({ codigo: z.string(), valor: z.string() })),
+    sequence_used: z
+      .boolean()
+      .nullable()
+      .openapi({ description: "On a rejection, DGII's secuenciaUtilizada: false means the e-NCF may be sent again (retry)" }),
+    consumer_summary: z.boolean().openapi({ description: "An E32 under RD$250,000: its signed summary (RFCE) is what DGII receives" }),
+    attempts: z.number().int(),
+    last_attempt_at: z.string().nullable(),
+    next_attempt_at: z.string().nullable().openapi({ description: "When the next send or result query is due (pending and in_process)" }),
+    last_error: z.string().nullable(),
+    total_amount: z.string().openapi({ description: "MontoTotal as signed" }),
+  })
+  .openapi("EcfStatus");
+
+export const EcfSubmission = EcfStatus.extend({
+  id: z.number().int(),
+  document_kind: z.enum(["invoice", "credit_note", "debit_note"]),
+  document_id: z.number().int(),
+  issue_date: z.string(),
+}).openapi("EcfSubmission");
+
+export const SubmissionListQuery = listQuerySchema({
+  filters: {
+    status: z.enum(ECF_STATUS_VALUES).optional(),
+    type: z.enum(["31", "32", "33", "34", "44", "45", "46"]).optional(),
+    issue_date_from: dateFilter().optional(),
+    issue_date_to: dateFilter().optional(),
+  },
+  sorts: ["issue_date", "encf", "created_at"] as const,
+  defaultSort: "-issue_date",
+});
+export type SubmissionFilter = "status" | "type" | "issue_date_from" | "issue_date_to";
+export type SubmissionSort = "issue_date" | "encf" | "created_at";

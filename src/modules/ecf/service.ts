@@ -133,10 +133,28 @@ export async function deleteCertificate(db: AnyDb, tenantId: number): Promise<vo
   if (!row) throw notFound("Certificate");
 }
 
+/**
+ * Per isolate, the opened certificate of each tenant: opening a PKCS#12 (key derivation, decryption)
+ * costs far more than signing, and an isolate serves many issues. Keyed by the stored ciphertext,
+ * which a new upload changes (a fresh IV each time), so a replaced certificate is never used.
+ */
+const materials = new Map<string, SigningMaterial>();
+const MATERIALS_KEPT = 64;
+
+export async function openedCertificate(tenantId: number, sealed: string, encryptionKey: string | undefined): Promise<SigningMaterial> {
+  const key = `${tenantId}:${sealed.slice(-32)}`;
+  const cached = materials.get(key);
+  if (cached) return cached;
+  const { p12_base64, password } = JSON.parse(await decryptSecret(encryptionKey, sealed)) as { p12_base64: string; password: string };
+  const opened = signingMaterial(p12_base64, password);
+  if (materials.size >= MATERIALS_KEPT) materials.clear();
+  materials.set(key, opened);
+  return opened;
+}
+
 /** The stored key and certificate, decrypted, for signing. */
 export async function tenantSigningMaterial(db: AnyDb, tenantId: number, encryptionKey: string | undefined): Promise<SigningMaterial> {
   const row = await settingsRow(db, tenantId);
   if (!row?.certificateEncrypted) throw new AppError("ecf_not_configured", "No e-CF signing certificate: PUT /api/v1/ecf/certificate.");
-  const { p12_base64, password } = JSON.parse(await decryptSecret(encryptionKey, row.certificateEncrypted)) as { p12_base64: string; password: string };
-  return signingMaterial(p12_base64, password);
+  return openedCertificate(tenantId, row.certificateEncrypted, encryptionKey);
 }

@@ -8,4 +8,6 @@ import type { InvoiceContext } from "./service";
 export const invoiceContext = (c: Context<AppEnv>): InvoiceContext => ({
   today: dominicanToday(),
   appUrl: config(c.env).APP_URL,
+  encryptionKey: config(c.env).APP_ENCRYPTION_KEY,
+  ecfIds: c.var.ecf,
 });

@@ -11,14 +11,16 @@ import { type AnnulmentReason, DEFAULT_ANNULMENT_REASON } from "../../lib/annulm
 import { dominicanToday } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
 import { decimal2, exchangeRateSql, exchangeRateText, timestamp } from "../../lib/format";
-import { documentNumberSql, documentTypeName, isNcfPrefix } from "../../lib/ncf";
+import { documentNumberSql, documentTypeName, isElectronicPrefix, isNcfPrefix } from "../../lib/ncf";
 import { assertFiscalProfile } from "../company/service";
 import { refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
 import { assertSalesInvoicePrefix } from "../document-subtypes/service";
+import { assertNoEcf } from "../ecf/documents";
+import { assertEcfReady, insertEcfStatement, type SignedEcf, signEcf } from "../ecf/issue";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import { invoiceNotesJson } from "../notes/service";
 import { type ItemJson, insertLines, itemsBreakdown, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
-import { documentAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
+import { documentAmounts, type LineAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { type ResolvedDocument, type ResolvedLine, resolveDocument } from "../sales/references";
 import { documentFields } from "../sales/serialize";
@@ -46,6 +48,10 @@ export interface InvoiceContext {
   today: string;
   /** Base of links in emails. */
   appUrl: string;
+  /** The app key that opens the tenant's e-CF certificate. */
+  encryptionKey: string | undefined;
+  /** e-CF rows written by the request: sent through ECF_QUEUE once it has committed (jobs/ecf.ts). */
+  ecfIds: number[];
 }
 
 type InvoicePayment = z.output<typeof Payment>;
@@ -103,6 +109,11 @@ interface Issue {
   /** The issued columns, in SQL: number, status, amounts, snapshot, rate and DOP amounts. */
   columns: [string, SQL][];
   warnings: DocumentWarning[];
+  snapshot: DocumentSnapshot;
+  amounts: LineAmounts[];
+  breakdown: TaxBreakdown;
+  /** An E-series document: its signed e-CF (signIssue), written by the same statement. */
+  ecf: SignedEcf | null;
 }
 
 /**
@@ -121,6 +132,7 @@ function prepareIssue(
   const fiscal = isNcfPrefix(resolved.subtype.prefix);
   if (fiscal) {
     assertSalesInvoicePrefix(resolved.subtype.prefix);
+    if (isElectronicPrefix(resolved.subtype.prefix)) assertEcfReady(resolved.subtype.prefix, resolved.ecf);
     assertFiscalProfile(resolved.issuer);
   }
   const amounts = resolved.lines.map(lineAmounts);
@@ -128,6 +140,8 @@ function prepareIssue(
   const exchangeRate = exchangeRateText(exchangeRateFor(resolved, givenRate));
   if (fiscal) assertBuyerRules(resolved.subtype.prefix, resolved.contact, amounts, totals.totalAmount, exchangeRate);
   const dop = dopAmounts(totals, exchangeRate);
+  const snapshot = documentSnapshot(resolved, exchangeRate);
+  const breakdown = taxBreakdown(amounts);
   // {{invoice_id}} and {{document_number}} are filled in by the statement that creates them.
   const email = resolved.contact.email
     ? JSON.stringify({
@@ -156,8 +170,8 @@ function prepareIssue(
       ["discount_amount", sql`${totals.discountAmount}::numeric`],
       ["tax_amount", sql`${totals.taxAmount}::numeric`],
       ["total_amount", sql`${totals.totalAmount}::numeric`],
-      ["tax_breakdown", sql`${JSON.stringify(taxBreakdown(amounts))}::jsonb`],
-      ["snapshot", sql`${JSON.stringify(documentSnapshot(resolved, exchangeRate))}::jsonb`],
+      ["tax_breakdown", sql`${JSON.stringify(breakdown)}::jsonb`],
+      ["snapshot", sql`${JSON.stringify(snapshot)}::jsonb`],
       ["exchange_rate", sql`${exchangeRate}::numeric`],
       ["subtotal_amount_dop", sql`${dop.subtotalAmount}::numeric`],
       ["discount_amount_dop", sql`${dop.discountAmount}::numeric`],
@@ -165,7 +179,33 @@ function prepareIssue(
       ["total_amount_dop", sql`${dop.totalAmount}::numeric`],
     ],
     warnings: fiscal ? registryWarnings(resolved.contact) : [],
+    snapshot,
+    amounts,
+    breakdown,
+    ecf: null,
   };
+}
+
+/**
+ * An E-series invoice is signed now, between the read that took its number and the write that
+ * stores it (docs/ecf.md, "Issuing"). TipoPago: credit when the invoice is due after its date.
+ */
+async function signIssue(scope: RequestScope, issue: Issue, dueDate: string | null | undefined, context: InvoiceContext): Promise<void> {
+  const { resolved } = issue;
+  if (!resolved.documentNumber || !isElectronicPrefix(resolved.subtype.prefix)) return;
+  assertEcfReady(resolved.subtype.prefix, resolved.ecf);
+  issue.ecf = await signEcf(resolved.ecf, context.encryptionKey, {
+    tenantId: scope.tenantId,
+    encf: resolved.documentNumber,
+    issueDate: issue.issueDate,
+    sequenceExpiry: resolved.subtype.validUntil,
+    paymentType: dueDate && dueDate > issue.issueDate ? 2 : 1,
+    snapshot: issue.snapshot,
+    lines: resolved.lines,
+    amounts: issue.amounts,
+    breakdown: issue.breakdown,
+    total: issue.totals.totalAmount,
+  });
 }
 
 /**
@@ -188,24 +228,29 @@ function exchangeRateFor(resolved: ResolvedDocument, given: string | null | unde
  * "invoice created" email. Any refusal rolls everything back, the number included, so numbers
  * stay consecutive. Returns the invoice row (null when the sequence could not number).
  */
-async function runIssue(db: AnyDb, scope: RequestScope, issue: Issue, invoice: (num: SQL) => SQL, extra: (invoiceId: SQL) => SQL) {
+async function runIssue(db: AnyDb, scope: RequestScope, issue: Issue, invoice: (num: SQL) => SQL, extra: (invoiceId: SQL) => SQL, context: InvoiceContext) {
   const t = scope.tenantId;
   const invoiceId = sql`(SELECT id FROM inv)`;
   const documentNumber = sql`(SELECT document_number FROM num)`;
+  // An e-CF's number was taken by the read (resolveDocument) and is signed in its XML already.
+  const numbering = issue.resolved.documentNumber
+    ? sql`num AS (SELECT ${issue.resolved.documentNumber}::text AS document_number)`
+    : sql`taken AS (${takeNumberStatement(t, issue.resolved.subtype.id, issue.issueDate, "invoice")}    ), num AS (
+      SELECT ${sql.raw(documentNumberSql("prefix", "number"))} AS document_number FROM taken)`;
+  const ecf = issue.ecf ? sql`, ecf AS (${insertEcfStatement(t, scope.workspaceId, "invoice", invoiceId, issue.ecf)})` : sql``;
   const result = await db.execute(sql`
-    WITH taken AS (${takeNumberStatement(t, issue.resolved.subtype.id, issue.issueDate, "invoice")}    ), num AS (
-      SELECT ${sql.raw(documentNumberSql("prefix", "number"))} AS document_number FROM taken
-    ), inv AS (${invoice(sql`num`)}
+    WITH ${numbering}, inv AS (${invoice(sql`num`)}
     ), ${extra(invoiceId)}${insertLines("invoice", t, invoiceId, issue.records)}, mail AS (
       INSERT INTO outbox_messages (tenant_id, kind, payload)
       SELECT ${t}, 'email', replace(replace(${issue.email ?? "{}"}, '{{invoice_id}}', ${invoiceId}::text), '{{document_number}}', ${documentNumber})::jsonb
       WHERE ${issue.email !== null} AND ${invoiceId} IS NOT NULL
-    ), ${stockCtes(scope, issue.changes, invoiceId, documentNumber)}
-    SELECT (SELECT row_to_json(inv) FROM inv) AS invoice, ${stockResultColumns}`);
-  const row = rowsOf<StockResult & { invoice: Record<string, unknown> | null }>(result)[0]!;
+    )${ecf}, ${stockCtes(scope, issue.changes, invoiceId, documentNumber)}
+    SELECT (SELECT row_to_json(inv) FROM inv) AS invoice, ${issue.ecf ? sql`(SELECT id FROM ecf)` : sql`NULL::int`} AS ecf_id, ${stockResultColumns}`);
+  const row = rowsOf<StockResult & { invoice: Record<string, unknown> | null; ecf_id: number | null }>(result)[0]!;
   // No number: the sequence ran out or expired since it was read (the stock moved above rolls back).
   if (!row.invoice) throw await refusalAfterTaking(db, t, issue.resolved.subtype.id, issue.issueDate);
   await checkStockResult(db, issue.changes, row);
+  if (row.ecf_id !== null) context.ecfIds.push(Number(row.ecf_id));
   return rowFromJson(inv, row.invoice);
 }
 
@@ -228,11 +273,13 @@ export async function createInvoice(
   const resolved = await resolveDocument(db, scope, input, {
     documentType: "invoice",
     takeNumber: false,
+    takeElectronicNumber: !input.draft,
     checkNumbering: !input.draft,
     today: input.issue_date,
   });
   if (input.draft) return { ...(await createDraft(db, scope, input, resolved)), warnings: [] };
   const issue = prepareIssue(scope, resolved, input.issue_date, input.exchange_rate, context);
+  await signIssue(scope, issue, input.due_date, context);
   const t = scope.tenantId;
   const names = sql.raw(issue.columns.map(([name]) => name).join(", "));
   const values = sql.join(
@@ -254,6 +301,7 @@ export async function createInvoice(
       INSERT INTO invoice_salesmen (tenant_id, invoice_id, salesman_id)
       SELECT ${t}, ${invoiceId}, s FROM unnest(${`{${resolved.salesmanIds.join(",")}}`}::int[]) AS s WHERE ${invoiceId} IS NOT NULL
     ), `,
+    context,
   );
   return { ...serializeInvoice(row), warnings: issue.warnings };
 }
@@ -301,9 +349,10 @@ export async function issueDraft(db: AnyDb, scope: RequestScope, id: number, inp
       currency_id: draft.currencyId,
       items: await storedLineItems(db, "invoice", id),
     },
-    { documentType: "invoice", takeNumber: false, checkNumbering: true, today: issueDate },
+    { documentType: "invoice", takeNumber: false, takeElectronicNumber: true, checkNumbering: true, today: issueDate },
   );
   const issue = prepareIssue(scope, resolved, issueDate, input.exchange_rate, context);
+  await signIssue(scope, issue, draft.dueDate, context);
   const set = sql.join(
     issue.columns.map(([name, value]) => sql`${sql.raw(name)} = ${value}`),
     sql`, `,
@@ -316,6 +365,7 @@ export async function issueDraft(db: AnyDb, scope: RequestScope, id: number, inp
       UPDATE invoices SET ${set}, updated_at = now() FROM ${num} WHERE invoices.id = ${id} AND invoices.status = 'draft'
       RETURNING invoices.*`,
     (invoiceId) => sql`gone AS (DELETE FROM invoice_items WHERE invoice_id = ${id} AND ${invoiceId} IS NOT NULL), `,
+    context,
   );
   await recordInvoiceChange(db, scope, "issued", draft, row);
   return { ...serializeInvoice(row), warnings: issue.warnings };
@@ -492,6 +542,7 @@ export async function updateInvoice(
     throw new AppError("invoice_not_editable", `Only invoices pending payment or in draft can be changed; this one is ${invoice.status}.`);
   }
   if (!draft) {
+    if (isElectronicNumber(invoice)) await assertNoEcf(db, invoice.id, "changed", "invoice_not_editable");
     if (input.document_subtype_id !== undefined && input.document_subtype_id !== invoice.documentSubtypeId) {
       throw fieldError("document_subtype_id", "The document subtype (and so the NCF) of an issued invoice cannot change.");
     }
@@ -602,6 +653,9 @@ function stockDifference(sold: Map<number, Big>, lines: ResolvedLine[], invoice:
     .filter((change) => !new Big(change.quantity).eq(0));
 }
 
+/** An e-NCF: the invoice has a signed e-CF (only these pay the extra read of assertNoEcf). */
+const isElectronicNumber = (invoice: InvoiceRow) => invoice.documentNumber !== null && isElectronicPrefix(invoice.documentNumber.slice(0, 3));
+
 /**
  * Notes name the invoice's lines and amounts (their modified NCF, InformacionReferencia): an
  * invoice with notes keeps its lines, and is corrected or annulled by further notes, not by
@@ -638,6 +692,7 @@ export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number, 
     throw new AppError("invoice_not_deletable", `Only invoices pending payment or in draft can be deleted; this one is ${invoice.status}.`);
   }
   assertNoNotes(invoice, "It");
+  if (isElectronicNumber(invoice)) await assertNoEcf(db, invoice.id, "deleted", "invoice_not_deletable");
   // A draft is not a fiscal document: nothing numbered, sold or recorded; it is simply removed.
   if (invoice.status === "draft") {
     await db.delete(inv).where(eq(inv.id, id));
@@ -655,6 +710,7 @@ export async function cancelInvoice(db: AnyDb, scope: RequestScope, id: number, 
     throw new AppError("invoice_not_editable", `Only invoices pending payment can be cancelled; this one is ${invoice.status}.`);
   }
   assertNoNotes(invoice, "It");
+  if (isElectronicNumber(invoice)) await assertNoEcf(db, invoice.id, "cancelled", "invoice_not_editable");
   await returnStock(db, scope, invoice, "invoice cancelled");
   await recordAnnulment(db, scope, invoice, reason, "cancelled");
   const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, id)).returning();

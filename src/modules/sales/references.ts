@@ -3,7 +3,7 @@ import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import { fieldError } from "../../http/errors";
 import type { RequestScope } from "../../http/scope";
-import { formatDocumentNumber } from "../../lib/ncf";
+import { formatDocumentNumber, isElectronicPrefix } from "../../lib/ncf";
 import { numberingRefusal, numberingUnavailable, takeNumberStatement } from "../document-subtypes/numbering";
 import { activeRecords } from "../rnc/queries";
 import { EXCLUSIVE_TAX_TYPES, type LineInput } from "./lines";
@@ -22,6 +22,15 @@ export interface ResolvedLine extends LineInput {
   productId: number;
   description: string;
   trackInventory: boolean;
+  /** A service rather than goods (the e-CF's IndicadorBienoServicio). */
+  isService: boolean;
+}
+
+/** The tenant's e-CF setup as issuing reads it (the encrypted certificate only when an e-CF number was taken). */
+export interface LoadedEcfSettings {
+  enabled: boolean;
+  environment: "testecf" | "certecf" | "ecf";
+  certificate_encrypted: string | null;
 }
 
 export interface ResolvedDocument {
@@ -52,6 +61,8 @@ export interface ResolvedDocument {
   branch: LoadedBranch;
   salesmanIds: number[];
   lines: ResolvedLine[];
+  /** With `takeElectronicNumber` and an E-series subtype: the tenant's e-CF setup (null when it has none). */
+  ecf: LoadedEcfSettings | null;
 }
 
 interface Loaded {
@@ -78,12 +89,21 @@ interface Loaded {
     registry_status: string | null;
     registry_checked: boolean;
   } | null;
-  products: { id: number; name: string; workspace_id: number | null; is_active: boolean; track_inventory: boolean; default_tax_ids: number[] }[];
+  products: {
+    id: number;
+    name: string;
+    workspace_id: number | null;
+    is_active: boolean;
+    track_inventory: boolean;
+    product_type: string;
+    default_tax_ids: number[];
+  }[];
   taxes: { id: number; name: string; type: string; rate: string; is_active: boolean; dgii_code: string | null; amount_per_unit: string | null }[];
   salesmen: number[];
   currency: { id: number; code: string; exchange_rate: string; is_default: boolean } | null;
   issuer: LoadedIssuer | null;
   branch: LoadedBranch;
+  ecf: LoadedEcfSettings | null;
 }
 
 /** The subtype as read in JSON (column names) → the fields numberingRefusal reads. */
@@ -101,21 +121,31 @@ const intArray = (ids: number[]) => `{${ids.map((id) => Math.trunc(id)).join(","
  * (given or the products' defaults), salesmen and currency, all visible in the request's
  * workspace; with `takeNumber`, it also takes the subtype's next number under its row lock (the
  * lock is held, and the number given back by rollback, if anything later refuses the document).
- * Anything missing or unusable → 422 naming the field.
+ * With `takeElectronicNumber`, it takes the number only when the subtype is an e-CF (E…) one, and
+ * then also reads the tenant's e-CF setup: an e-CF is signed, number included, before the write
+ * statement, inside the same transaction (docs/ecf.md, "Issuing"); other numbers are taken by the
+ * write statement itself. Anything missing or unusable → 422 naming the field.
  */
 export async function resolveDocument(
   db: AnyDb,
   scope: RequestScope,
   input: DocumentReferencesInput,
-  options: { documentType: "invoice" | "quotation" | "credit_note" | "debit_note"; takeNumber: boolean; checkNumbering?: boolean; today: string },
+  options: {
+    documentType: "invoice" | "quotation" | "credit_note" | "debit_note";
+    takeNumber: boolean;
+    takeElectronicNumber?: boolean;
+    checkNumbering?: boolean;
+    today: string;
+  },
 ): Promise<ResolvedDocument> {
   const productIds = [...new Set(input.items.map((i) => i.product_id))];
   const taxIds = [...new Set(input.items.flatMap((i) => i.tax_ids ?? []))];
   const salesmanIds = [...new Set(input.salesman_ids ?? [])];
   const t = scope.tenantId;
-  const takeNumber = options.takeNumber
-    ? takeNumberStatement(t, input.document_subtype_id, options.today, options.documentType)
-    : sql`SELECT NULL::text AS prefix, NULL::bigint AS number WHERE false`;
+  const takeNumber =
+    options.takeNumber || options.takeElectronicNumber
+      ? takeNumberStatement(t, input.document_subtype_id, options.today, options.documentType, { electronicOnly: !options.takeNumber })
+      : sql`SELECT NULL::text AS prefix, NULL::bigint AS number WHERE false`;
   const result = await db.execute(sql`
     WITH taken AS (${takeNumber})
     SELECT
@@ -135,7 +165,7 @@ export async function resolveDocument(
       (SELECT json_build_object('id', id, 'name', name, 'address', address, 'phone', phone)
        FROM workspaces WHERE tenant_id = ${t} AND id = ${scope.workspaceId}) AS branch,
       (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'workspace_id', workspace_id, 'is_active', is_active,
-         'track_inventory', track_inventory, 'default_tax_ids', default_tax_ids)), '[]')
+         'track_inventory', track_inventory, 'product_type', product_type, 'default_tax_ids', default_tax_ids)), '[]')
        FROM products WHERE tenant_id = ${t} AND id = ANY(${intArray(productIds)}::int[])) AS products,
       (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'type', type, 'rate', rate, 'is_active', is_active,
          'dgii_code', dgii_code, 'amount_per_unit', amount_per_unit::text)), '[]')
@@ -144,7 +174,9 @@ export async function resolveDocument(
       (SELECT coalesce(json_agg(id), '[]') FROM salesmen WHERE tenant_id = ${t} AND is_active AND id = ANY(${intArray(salesmanIds)}::int[])) AS salesmen,
       (SELECT json_build_object('id', id, 'code', code, 'is_default', is_default, 'exchange_rate', CASE WHEN is_default THEN '1' ELSE exchange_rate::text END)
        FROM currencies WHERE tenant_id = ${t} AND
-         ${input.currency_id == null ? sql`is_default` : sql`id = ${input.currency_id}`} LIMIT 1) AS currency`);
+         ${input.currency_id == null ? sql`is_default` : sql`id = ${input.currency_id}`} LIMIT 1) AS currency,
+      (SELECT json_build_object('enabled', enabled, 'environment', environment, 'certificate_encrypted', certificate_encrypted)
+       FROM ecf_settings WHERE tenant_id = ${t} AND ${options.takeElectronicNumber === true} AND EXISTS (SELECT 1 FROM taken)) AS ecf`);
   const loaded = rowsOf<Loaded>(result)[0]!;
   const inWorkspace = (workspaceId: number | null) => workspaceId === null || workspaceId === scope.workspaceId;
 
@@ -154,7 +186,10 @@ export async function resolveDocument(
     throw fieldError("document_subtype_id", `No such ${options.documentType.replace("_", " ")} document subtype.`);
   }
   let documentNumber: string | null = null;
-  if (options.takeNumber) {
+  if (options.takeElectronicNumber && !options.takeNumber && isElectronicPrefix(subtype.prefix)) {
+    if (!loaded.taken) throw numberingRefusal(subtypeFields(subtype), options.today) ?? numberingUnavailable();
+    documentNumber = formatDocumentNumber(loaded.taken.prefix, Number(loaded.taken.number));
+  } else if (options.takeNumber) {
     if (!loaded.taken) throw numberingRefusal(subtypeFields(subtype), options.today) ?? numberingUnavailable();
     documentNumber = formatDocumentNumber(loaded.taken.prefix, Number(loaded.taken.number));
   } else if (options.checkNumbering) {
@@ -188,6 +223,7 @@ export async function resolveDocument(
       productId: product.id,
       description: item.description?.trim() || product.name,
       trackInventory: product.track_inventory,
+      isService: product.product_type === "service",
       quantity: item.quantity,
       unitPrice: item.unit_price,
       discount: item.discount,
@@ -216,6 +252,7 @@ export async function resolveDocument(
     branch: loaded.branch,
     salesmanIds,
     lines,
+    ecf: loaded.ecf,
   };
 }
 

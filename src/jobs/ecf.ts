@@ -1,0 +1,242 @@
+import { and, eq, sql } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
+import { type Database, withTenantTransaction } from "../db/client";
+import { rowsOf } from "../db/rows";
+import * as schema from "../db/schema";
+import { config, type Env } from "../env";
+import type { AppEnv } from "../http/context";
+import { log } from "../lib/log";
+import {
+  DgiiRefused,
+  type DgiiResult,
+  DgiiUnauthorized,
+  DgiiUnavailable,
+  dgiiToken,
+  forgetToken,
+  queryResult,
+  refusalMessages,
+  sendConsumerSummary,
+  sendEcf,
+} from "../modules/ecf/dgii";
+import type { EcfEnvironment } from "../modules/ecf/schemas";
+import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
+import { sendToQueue } from "./enqueue";
+
+/**
+ * Transmission of signed e-CF to DGII (issue 18; docs/ecf.md, "Sending and states"). Each
+ * `ecf_documents` row is its own outbox entry:
+ *
+ * - The issuing request pushes the row's id onto `c.var.ecf`; once it has committed, `ecfDispatch`
+ *   puts `{tenant_id, ecf_id}` on ECF_QUEUE. The minute sweep re-enqueues every row that is due and
+ *   still `pending` or `in_process`, so nothing depends on a queue message surviving: a document is
+ *   never lost between commit and send.
+ * - One message = one step, inside the tenant's transaction holding the row's lock (FOR UPDATE SKIP
+ *   LOCKED) across the DGII call, so two steps of the same document never overlap and a document is
+ *   never sent twice concurrently. A step: no trackId yet → send (token first: seed → signed seed →
+ *   token, cached; a 401 refreshes it once) → trackId, `in_process`; with a trackId → query the
+ *   result: accepted (1), rejected (2, with DGII's messages and secuenciaUtilizada), in process (3)
+ *   or conditionally accepted (4). An E32 under RD$250,000 sends its signed summary (RFCE) to the
+ *   consumer-invoice host instead, whose answer is final at once.
+ * - Result queries back off from seconds to minutes (2 s doubling, capped at 10 min): DGII says a
+ *   validation takes ~200 ms on average, but `in_process` may last.
+ * - DGII unreachable (network, 5xx, 408, 429): the step is retried with backoff (30 s doubling,
+ *   capped at 15 min) for 24 hours from the first failure of the outage, then `failed` (retry:
+ *   POST …/ecf/retry). DGII refusing a reception outright (4xx): `rejected`, sequence not used.
+ */
+
+export const ECF_MAX_OUTAGE_MS = 24 * 3_600_000;
+const SWEEP_GRACE_SECONDS = 15;
+const SWEEP_LIMIT = 500;
+
+export function pollDelaySeconds(polls: number): number {
+  return Math.min(2 * 2 ** Math.max(0, polls - 1), 600);
+}
+
+export function outageDelaySeconds(failures: number): number {
+  return Math.min(30 * 2 ** Math.max(0, failures - 1), 900);
+}
+
+export interface EcfRef {
+  tenant_id: number;
+  ecf_id: number;
+}
+
+type StepOutcome =
+  /** Sent or queried; DGII's answer is final (accepted, accepted_conditional, rejected). */
+  | "final"
+  /** Sent or queried, not final: query again after `retryInSeconds`. */
+  | "in_process"
+  /** DGII could not be reached: retried after `retryInSeconds`. */
+  | "retry"
+  /** Unreachable for 24 h: failed. */
+  | "failed"
+  | "not_due"
+  /** Already final. */
+  | "done"
+  /** Missing, or locked by a step in progress. */
+  | "unavailable";
+
+export interface StepResult {
+  outcome: StepOutcome;
+  status?: string;
+  retryInSeconds?: number;
+}
+
+const e = schema.ecfDocuments;
+type EcfRow = typeof e.$inferSelect;
+
+const FINAL_BY_CODE: Record<number, "accepted" | "rejected" | "accepted_conditional"> = { 1: "accepted", 2: "rejected", 4: "accepted_conditional" };
+
+function isEcfRef(body: unknown): body is EcfRef {
+  const b = body as Partial<EcfRef> | null;
+  return !!b && Number.isSafeInteger(b.tenant_id) && Number.isSafeInteger(b.ecf_id);
+}
+
+/** Calls DGII with the tenant's token; a 401 forgets it and tries once more with a new one. */
+async function withToken<T>(env: Env, db: Database, row: EcfRow, call: (token: string, urls: { ecf: string; fc: string }) => Promise<T>): Promise<T> {
+  const environment = row.environment as EcfEnvironment;
+  const urls = dgiiUrls(config(env), environment);
+  const material = await tenantSigningMaterial(db, row.tenantId, config(env).APP_ENCRYPTION_KEY);
+  try {
+    return await call((await dgiiToken(row.tenantId, environment, urls.ecf, material)).token, urls);
+  } catch (error) {
+    if (!(error instanceof DgiiUnauthorized)) throw error;
+    forgetToken(row.tenantId, environment, urls.ecf);
+    return call((await dgiiToken(row.tenantId, environment, urls.ecf, material)).token, urls);
+  }
+}
+
+/** One step of one document (see above), inside its tenant's transaction. */
+export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Date } = {}): Promise<StepResult> {
+  const now = options.now ?? new Date();
+  return withTenantTransaction(env, ref.tenant_id, async (db) => {
+    const [row] = await db
+      .select()
+      .from(e)
+      .where(and(eq(e.tenantId, ref.tenant_id), eq(e.id, ref.ecf_id)))
+      .for("update", { skipLocked: true });
+    if (!row) return { outcome: "unavailable" };
+    if (row.status !== "pending" && row.status !== "in_process") return { outcome: "done", status: row.status };
+    const dueIn = Math.ceil((row.nextAttemptAt.getTime() - now.getTime()) / 1000);
+    if (dueIn > 0) return { outcome: "not_due", retryInSeconds: dueIn };
+    const attempts = row.attempts + 1;
+    const context = { tenantId: row.tenantId, ecfId: row.id, encf: row.encf, attempts };
+    const save = (values: Partial<EcfRow>) =>
+      db
+        .update(e)
+        .set({ attempts, lastAttemptAt: now, updatedAt: now, ...values })
+        .where(eq(e.id, row.id));
+    const fileName = `${row.issuerRnc}${row.encf}.xml`;
+    try {
+      let result: DgiiResult | null = null;
+      if (row.summaryXml) {
+        result = await withToken(env, db, row, (token, urls) => sendConsumerSummary(urls.fc, token, row.summaryXml!, fileName));
+      } else if (!row.trackId) {
+        const trackId = await withToken(env, db, row, (token, urls) => sendEcf(urls.ecf, token, row.xml, fileName));
+        const delay = pollDelaySeconds(1);
+        await save({ status: "in_process", trackId, lastError: null, unreachableSince: null, nextAttemptAt: new Date(now.getTime() + delay * 1000) });
+        log.info("ecf: sent", { ...context, trackId });
+        return { outcome: "in_process", status: "in_process", retryInSeconds: delay };
+      } else {
+        result = await withToken(env, db, row, (token, urls) => queryResult(urls.ecf, token, row.trackId!));
+      }
+      const final = FINAL_BY_CODE[result.code];
+      if (!final) {
+        // 3 en proceso (or 0, not found yet): ask again later, backing off.
+        const polls = row.trackId ? attempts - 1 : attempts;
+        const delay = pollDelaySeconds(polls);
+        await save({
+          status: "in_process",
+          dgiiMessages: result.messages,
+          lastError: null,
+          unreachableSince: null,
+          nextAttemptAt: new Date(now.getTime() + delay * 1000),
+        });
+        return { outcome: "in_process", status: "in_process", retryInSeconds: delay };
+      }
+      await save({
+        status: final,
+        dgiiMessages: result.messages,
+        sequenceUsed: final === "rejected" ? result.sequenceUsed : null,
+        lastError: null,
+        unreachableSince: null,
+      });
+      log.info("ecf: final", { ...context, status: final });
+      return { outcome: "final", status: final };
+    } catch (error) {
+      if (error instanceof DgiiRefused) {
+        // DGII refused the file itself: nothing was received, so the number was not used.
+        await save({ status: "rejected", dgiiMessages: refusalMessages(error.body), sequenceUsed: false, lastError: error.message });
+        log.warn("ecf: refused by DGII", { ...context, error: error.message });
+        return { outcome: "final", status: "rejected" };
+      }
+      if (!(error instanceof DgiiUnavailable)) throw error;
+      const since = row.unreachableSince ?? now;
+      if (now.getTime() - since.getTime() >= ECF_MAX_OUTAGE_MS) {
+        await save({ status: "failed", lastError: error.message, unreachableSince: since });
+        log.error("ecf: DGII unreachable for 24 hours; failed", { ...context, error: error.message });
+        return { outcome: "failed", status: "failed" };
+      }
+      const failures = row.unreachableSince ? attempts : 1;
+      const delay = outageDelaySeconds(failures);
+      await save({ lastError: error.message, unreachableSince: since, nextAttemptAt: new Date(now.getTime() + delay * 1000) });
+      log.warn("ecf: DGII unreachable; will retry", { ...context, retryInSeconds: delay, error: error.message });
+      return { outcome: "retry", status: row.status, retryInSeconds: delay };
+    }
+  });
+}
+
+/** Sends e-CF references to ECF_QUEUE (delayed by `delaySeconds`); false (logged) when the send failed. */
+const enqueueEcf = (env: Env, refs: EcfRef[], delaySeconds = 0) => sendToQueue(config(env).ECF_QUEUE, refs, "ecf", { delaySeconds });
+
+/** Consumer of ECF_QUEUE: one step per message; a step that leaves the document open enqueues the next one, delayed. */
+export async function handleEcfBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  for (const message of batch.messages) {
+    if (!isEcfRef(message.body)) {
+      log.warn("ecf: unknown message dropped", { id: message.id });
+      message.ack();
+      continue;
+    }
+    try {
+      const result = await stepEcfDocument(env, message.body);
+      // A delay past the queue's 12-hour limit is left to the sweep.
+      if ((result.outcome === "in_process" || result.outcome === "retry") && result.retryInSeconds) {
+        await enqueueEcf(env, [message.body], Math.min(result.retryInSeconds, 43_200));
+      }
+      message.ack();
+    } catch (error) {
+      // The database was unreachable, say: the row is untouched; the queue retries, and the sweep would find it anyway.
+      log.error("ecf: step errored", { ...message.body, error: (error as Error).message });
+      message.retry();
+    }
+  }
+}
+
+/** Puts the e-CF the request signed on ECF_QUEUE once it has committed (mounted outside `databaseSession`, like outboxDispatch). */
+export const ecfDispatch = createMiddleware<AppEnv>(async (c, next) => {
+  const ids: number[] = [];
+  c.set("ecf", ids);
+  await next();
+  if (!ids.length || c.error || c.res.status >= 400) return;
+  const tenantId = c.get("tenant").id;
+  c.executionCtx.waitUntil(
+    enqueueEcf(
+      c.env,
+      ids.map((id) => ({ tenant_id: tenantId, ecf_id: id })),
+    ),
+  );
+});
+
+/** The minute sweep: every open document due for SWEEP_GRACE_SECONDS, across tenants (drizzle/0023 ecf_due_documents), back on the queue. */
+export async function sweepEcf(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {
+  const now = options.now ?? new Date();
+  const dueBefore = new Date(now.getTime() - SWEEP_GRACE_SECONDS * 1000).toISOString();
+  const rows = await withTenantTransaction(env, null, async (db) =>
+    rowsOf<{ tenant_id: number; id: number }>(
+      await db.execute(sql`SELECT tenant_id, id FROM ecf_due_documents(${options.limit ?? SWEEP_LIMIT}, ${dueBefore}::timestamptz)`),
+    ),
+  );
+  const refs = rows.map((r) => ({ tenant_id: Number(r.tenant_id), ecf_id: Number(r.id) }));
+  if (refs.length) log.info("ecf sweep", { due: refs.length, enqueued: await enqueueEcf(env, refs) });
+  return refs.length;
+}

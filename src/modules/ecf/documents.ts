@@ -1,0 +1,155 @@
+import { and, eq, gte, isNull, lte } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
+import { orderBy, pageOf } from "../../db/queries";
+import * as schema from "../../db/schema";
+import type { Config } from "../../env";
+import { AppError, notFound } from "../../http/errors";
+import type { ListQuery } from "../../http/pagination";
+import type { RequestScope } from "../../http/scope";
+import { decimal2, timestamp } from "../../lib/format";
+import type { EcfEnvironment, SubmissionFilter, SubmissionSort } from "./schemas";
+import { dgiiUrls } from "./service";
+
+/** The documents an e-CF can be: its route prefix decides which table holds the document. */
+export type EcfOwner = "invoice" | "credit_note" | "debit_note";
+
+const e = schema.ecfDocuments;
+const inv = schema.invoices;
+const notes = schema.invoiceNotes;
+export type EcfRow = typeof e.$inferSelect;
+
+/** The e-CF of a document visible in the request's workspace (404 for another branch's, a deleted one, or one without e-CF). */
+async function findEcf(db: AnyDb, scope: RequestScope, owner: EcfOwner, id: number, lock = false): Promise<EcfRow> {
+  const query =
+    owner === "invoice"
+      ? db
+          .select({ ecf: e })
+          .from(e)
+          .innerJoin(inv, eq(inv.id, e.invoiceId))
+          .where(and(eq(e.tenantId, scope.tenantId), eq(inv.id, id), eq(inv.workspaceId, scope.workspaceId), isNull(inv.deletedAt)))
+      : db
+          .select({ ecf: e })
+          .from(e)
+          .innerJoin(notes, eq(notes.id, e.noteId))
+          .where(
+            and(
+              eq(e.tenantId, scope.tenantId),
+              eq(notes.id, id),
+              eq(notes.workspaceId, scope.workspaceId),
+              eq(notes.kind, owner === "credit_note" ? "credit" : "debit"),
+            ),
+          );
+  const [row] = lock ? await query.for("update", { of: e }) : await query;
+  if (!row) throw notFound("e-CF");
+  return row.ecf;
+}
+
+/**
+ * The timbre URL of the printed representation (DGII, Descripción técnica, "Consulta timbre (QR)"
+ * and "Consulta timbre FC"), from what the e-CF stored.
+ */
+export type TimbreUrl = (row: EcfRow, urls: { ecf: string; fc: string }) => string | null;
+
+let timbreUrl: TimbreUrl = () => null;
+export function useTimbreUrl(build: TimbreUrl) {
+  timbreUrl = build;
+}
+
+export function serializeEcf(row: EcfRow, config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">) {
+  const open = row.status === "pending" || row.status === "in_process";
+  return {
+    encf: row.encf,
+    type: row.ecfType,
+    environment: row.environment as EcfEnvironment,
+    status: row.status as "pending" | "in_process" | "accepted" | "accepted_conditional" | "rejected" | "failed",
+    track_id: row.trackId,
+    security_code: row.securityCode,
+    signed_at: timestamp(row.signedAt)!,
+    qr_url: timbreUrl(row, dgiiUrls(config, row.environment as EcfEnvironment)),
+    dgii_messages: row.dgiiMessages as { codigo: string; valor: string }[],
+    sequence_used: row.sequenceUsed,
+    consumer_summary: row.summaryXml !== null,
+    attempts: row.attempts,
+    last_attempt_at: timestamp(row.lastAttemptAt),
+    next_attempt_at: open ? timestamp(row.nextAttemptAt) : null,
+    last_error: row.lastError,
+    total_amount: decimal2(row.totalAmount)!,
+  };
+}
+
+export async function getDocumentEcf(db: AnyDb, scope: RequestScope, owner: EcfOwner, id: number): Promise<EcfRow> {
+  return findEcf(db, scope, owner, id);
+}
+
+/**
+ * POST …/ecf/retry: a `failed` e-CF (DGII unreachable for 24 h) is sent again; so is a `rejected`
+ * one whose e-NCF DGII says was not used (secuenciaUtilizada false: a refused signature or
+ * structure, an unauthorized signer), once its cause is fixed. The stored signed XML is what is
+ * sent: it is never rebuilt. Anything else → 409 ecf_not_retryable.
+ */
+export async function retryDocumentEcf(db: AnyDb, scope: RequestScope, owner: EcfOwner, id: number, now: Date): Promise<EcfRow> {
+  const row = await findEcf(db, scope, owner, id, true);
+  const retryable = row.status === "failed" || (row.status === "rejected" && row.sequenceUsed === false);
+  if (!retryable) {
+    throw new AppError(
+      "ecf_not_retryable",
+      row.status === "rejected"
+        ? "DGII rejected this e-CF and says its e-NCF was used: correct it with a credit or debit note instead."
+        : `Only a failed e-CF, or a rejected one whose e-NCF DGII says was not used, can be sent again; this one is ${row.status}.`,
+    );
+  }
+  const [updated] = await db
+    .update(e)
+    .set({ status: "pending", trackId: null, sequenceUsed: null, unreachableSince: null, lastError: null, nextAttemptAt: now, updatedAt: now })
+    .where(eq(e.id, row.id))
+    .returning();
+  return updated!;
+}
+
+/**
+ * A document whose e-CF was signed is never changed nor deleted (its signed XML is the fiscal
+ * record): once DGII may have it (sent at least once) → 409 ecf_already_sent, corrections go by
+ * credit or debit note; signed but not yet sent → 409 `unsentCode` (an unsent e-NCF is annulled
+ * through POST /ecf/annulments instead).
+ */
+export async function assertNoEcf(db: AnyDb, invoiceId: number, what: string, unsentCode: "invoice_not_editable" | "invoice_not_deletable"): Promise<void> {
+  const [row] = await db.select({ status: e.status, attempts: e.attempts }).from(e).where(eq(e.invoiceId, invoiceId));
+  if (!row) return;
+  if (row.attempts > 0 || row.status !== "pending") {
+    throw new AppError("ecf_already_sent", `This invoice's e-CF was sent to DGII: it cannot be ${what}; correct it with a credit or debit note.`);
+  }
+  throw new AppError(unsentCode, `This invoice's e-CF is signed: it cannot be ${what}; correct it with a credit or debit note.`);
+}
+
+/**
+ * GET /ecf/submissions: the e-CF of the request's workspace, newest first, with DGII's state — the
+ * operator's view of what was sent, what is still open and what needs a hand (rejected, failed).
+ */
+export async function listSubmissions(
+  db: AnyDb,
+  scope: RequestScope,
+  query: ListQuery<SubmissionFilter, SubmissionSort>,
+  config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">,
+) {
+  const f = query.filters;
+  const where = and(
+    eq(e.tenantId, scope.tenantId),
+    eq(e.workspaceId, scope.workspaceId),
+    f.status ? eq(e.status, f.status) : undefined,
+    f.type ? eq(e.ecfType, f.type) : undefined,
+    f.issue_date_from ? gte(e.issueDate, f.issue_date_from) : undefined,
+    f.issue_date_to ? lte(e.issueDate, f.issue_date_to) : undefined,
+  );
+  const column = { issue_date: e.issueDate, encf: e.encf, created_at: e.createdAt }[query.sort.field];
+  const page = await pageOf(db, e, where, orderBy(column, e.id, query.sort.descending), query);
+  return {
+    data: page.rows.map((row) => ({
+      id: row.id,
+      document_kind: row.invoiceId !== null ? ("invoice" as const) : row.ecfType === "33" ? ("debit_note" as const) : ("credit_note" as const),
+      document_id: (row.invoiceId ?? row.noteId)!,
+      issue_date: row.issueDate,
+      ...serializeEcf(row, config),
+    })),
+    total: page.total,
+  };
+}

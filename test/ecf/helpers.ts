@@ -1,0 +1,129 @@
+import { expect, vi } from "vitest";
+import type { Data } from "../support/api";
+import { makeCertificate } from "../support/certificates";
+import { env } from "../support/env";
+import { catalogIds, createContact, freshRnc } from "../support/sales";
+import { ownerRow, type SeededTenant, seedTenant, sql, uniqueName } from "../support/seed";
+import { createProduct } from "../support/stock";
+
+/** The fake DGII (scripts/fake-dgii.ts), started by the test setup. */
+export const fakeDgii = (env as unknown as { TEST_FAKE_DGII_URL: string }).TEST_FAKE_DGII_URL;
+
+/** What the fake DGII received from a signer (its certificate's CN). */
+export interface Received {
+  kind: "ecf" | "rfce";
+  encf: string;
+  rnc: string;
+  trackId: string | null;
+  fileName: string;
+  errors: string[];
+  xml: string;
+}
+
+export async function received(signer: string): Promise<Received[]> {
+  return (await (await fetch(`${fakeDgii}/_control/received?signer=${encodeURIComponent(signer)}`)).json()) as Received[];
+}
+
+/** Scripts the fake DGII for one signer: the next `down` calls answer 503; the next result queries answer `results`. */
+export async function script(signer: string, body: { down?: number; results?: string[] }): Promise<void> {
+  const res = await fetch(`${fakeDgii}/_control/script`, { method: "POST", body: JSON.stringify({ signer, ...body }) });
+  expect(res.status).toBe(200);
+}
+
+export interface EcfTenant {
+  tenant: SeededTenant;
+  /** The CN of the tenant's certificate: how the fake DGII tells tenants apart. */
+  signer: string;
+  /** The company's RNC (a fresh one per tenant, as DGII knows each issuer by its RNC). */
+  rnc: string;
+  ids: Awaited<ReturnType<typeof catalogIds>>;
+  contact: { id: number; name: string };
+  service: { id: number };
+  /** An E-series subtype of the tenant, created on first use. */
+  subtype(prefix: string, body?: Record<string, unknown>): Promise<number>;
+}
+
+/** A tenant with e-CF on (its own certificate, environment testecf), a buyer with an RNC and a service. */
+export async function ecfTenant(): Promise<EcfTenant> {
+  const tenant = await seedTenant();
+  const rnc = freshRnc();
+  expect((await tenant.api.patch("/company", { rnc })).status).toBe(200);
+  const signer = uniqueName("EMISOR ");
+  const cert = await makeCertificate({ commonName: signer, holderId: rnc });
+  expect((await tenant.api.put("/ecf/certificate", { p12_base64: cert.p12Base64, password: cert.password })).status).toBe(200);
+  expect((await tenant.api.put("/ecf/settings", { environment: "testecf", enabled: true })).status).toBe(200);
+  const ids = await catalogIds(tenant.api);
+  const contact = await createContact(tenant.api);
+  const service = await createProduct(tenant.api, { product_type: "service", track_inventory: false });
+  const subtypes = new Map<string, number>();
+  return {
+    tenant,
+    signer,
+    rnc,
+    ids,
+    contact,
+    service,
+    async subtype(prefix, body = {}) {
+      const known = subtypes.get(prefix);
+      if (known) return known;
+      const res = await tenant.api.post("/document-subtypes", {
+        name: uniqueName(`${prefix} `),
+        type: prefix === "E33" ? "debit_note" : prefix === "E34" ? "credit_note" : "invoice",
+        prefix,
+        start_number: 1,
+        end_number: 1000,
+        valid_until: "2027-12-31",
+        authorization_number: "AUT-ECF-0001",
+        authorized_at: "2026-05-01",
+        ...body,
+      });
+      expect(res.status, res.text).toBe(201);
+      subtypes.set(prefix, res.body.data.id);
+      return res.body.data.id as number;
+    },
+  };
+}
+
+export interface EcfView {
+  encf: string;
+  type: string;
+  status: string;
+  track_id: string | null;
+  security_code: string;
+  signed_at: string;
+  qr_url: string | null;
+  dgii_messages: { codigo: string; valor: string }[];
+  sequence_used: boolean | null;
+  consumer_summary: boolean;
+  attempts: number;
+  last_attempt_at: string | null;
+  next_attempt_at: string | null;
+  last_error: string | null;
+  total_amount: string;
+}
+
+export async function ecfOf(t: EcfTenant, path: string): Promise<EcfView> {
+  const res = await t.tenant.api.get<Data<EcfView>>(`${path}/ecf`);
+  expect(res.status, res.text).toBe(200);
+  return res.body.data;
+}
+
+/**
+ * Waits until the document's e-CF reaches `status` (the queue consumer sends and queries in the
+ * background), watching the row as the owner (polling the API would meet its rate limit), then
+ * answers the API's view of it.
+ */
+export async function waitForStatus(t: EcfTenant, path: string, status: string, timeout = 20_000): Promise<EcfView> {
+  const [, kind, id] = /^\/(invoices|credit-notes|debit-notes)\/(\d+)$/.exec(path)!;
+  const column = kind === "invoices" ? sql`invoice_id` : sql`note_id`;
+  await vi.waitFor(
+    async () => {
+      const row = await ownerRow<{ status: string; messages: unknown }>(
+        sql`SELECT status, dgii_messages AS messages FROM ecf_documents WHERE tenant_id = ${t.tenant.tenantId} AND ${column} = ${Number(id)}`,
+      );
+      expect(row.status, JSON.stringify(row.messages)).toBe(status);
+    },
+    { timeout, interval: 100 },
+  );
+  return ecfOf(t, path);
+}
