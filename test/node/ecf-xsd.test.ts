@@ -364,6 +364,10 @@ describe("e-CF of every type the project issues, RFCE and ANECF, against DGII's 
     expect(values(xml, "TotalITBIS1")).toEqual(["270.00"]);
     expect(values(xml, "MontoTotal")).toEqual(["1770.00"]);
     await expectValid(xml, "e-CF-33.xsd", "InformacionReferencia");
+    // On notes the área Comprador is conditional: a buyer without an id leaves it out.
+    const anonymous = buildEcf({ ...doc, snapshot: { ...doc.snapshot, buyer: buyers.consumer } });
+    expect(anonymous).not.toContain("<Comprador>");
+    await expectValid(anonymous, "e-CF-33.xsd", "FechaNCFModificado");
     expect(() => buildEcf({ ...doc, reference: undefined })).toThrow(/InformacionReferencia is mandatory/);
   });
 

@@ -43,6 +43,7 @@ export function buildAnecf(input: AnecfInput): string {
     group.count = group.count.plus(count);
     byType.set(range.type, group);
   }
+  if ([...byType.values()].some((group) => group.ranges.length > 10_000)) throw new EcfBuildError("An Anulacion holds at most 10,000 ranges.");
   if (byType.size > 10) throw new EcfBuildError("An ANECF holds at most 10 Anulacion (one per e-CF type).");
   const total = [...byType.values()].reduce((acc, group) => acc.plus(group.count), new Big(0));
   const body = children({
