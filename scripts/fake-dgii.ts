@@ -28,7 +28,10 @@ import { type LocalServer, listenOnLoopback } from "./lib/local-server";
  *   4 Aceptado Condicional): Rechazado with DGII-like messages when the checks failed, else what
  *   the test scripted for the signer, else Aceptado;
  * - POST /{env}/recepcionfc/api/recepcion/ecf (an RFCE: RFCE-32.xsd, signature) → the final
- *   `{codigo, estado, mensajes, encf, secuenciaUtilizada}` at once.
+ *   `{codigo, estado, mensajes, encf, secuenciaUtilizada}` at once;
+ * - POST /{env}/anulacionrangos/api/operaciones/anularrango (an ANECF: ANECF.xsd, signature,
+ *   signer, no range holding an e-NCF it received) → `{rnc, codigo, nombre, mensajes}`, 400 when
+ *   refused.
  *
  * A token, a document and a script belong to a signer: the certificate's subject CN (tests give
  * each tenant a certificate of its own). Control, for tests: `GET /_control/tokens`,
@@ -37,7 +40,8 @@ import { type LocalServer, listenOnLoopback } from "./lib/local-server";
  * "rejected_unused"]}` (the next n calls from that signer answer 503; the next result queries of
  * its documents, and its summaries, answer these states in order; a final state is then that
  * trackId's for good), `POST /_control/expire-tokens?signer=` (its tokens stop
- * working: 401), `GET /_control/received?signer=` (what it sent: kind, eNCF, trackId, errors, xml).
+ * working: 401), `GET /_control/received?signer=` (what it sent: kind, eNCF, trackId, errors, xml),
+ * `GET /_control/annulments?signer=` (its ANECF and the fake's verdicts).
  */
 xmldsig.Application.setEngine("WebCrypto", webcrypto as unknown as Crypto);
 
@@ -138,6 +142,7 @@ export async function startFakeDgii(): Promise<FakeDgii> {
   let ttlSeconds = 3600;
   const scripts = new Map<string, { down: number; results: ScriptedState[] }>();
   const received: Received[] = [];
+  const annulments: { signer: string; environment: string; rnc: string; xml: string; errors: string[] }[] = [];
   const script = (signer: string) => {
     const entry = scripts.get(signer) ?? { down: 0, results: [] };
     scripts.set(signer, entry);
@@ -209,6 +214,13 @@ export async function startFakeDgii(): Promise<FakeDgii> {
         }
         return send(200, { expired });
       }
+      if (url.pathname === "/_control/annulments") {
+        const signer = url.searchParams.get("signer");
+        return send(
+          200,
+          annulments.filter((r) => r.signer === signer),
+        );
+      }
       if (url.pathname === "/_control/received") {
         const signer = url.searchParams.get("signer");
         return send(
@@ -217,7 +229,7 @@ export async function startFakeDgii(): Promise<FakeDgii> {
         );
       }
       const service =
-        /^\/(testecf|certecf|ecf)\/(recepcion\/api\/facturaselectronicas|consultaresultado\/api\/consultas\/estado|recepcionfc\/api\/recepcion\/ecf)$/i.exec(
+        /^\/(testecf|certecf|ecf)\/(recepcion\/api\/facturaselectronicas|consultaresultado\/api\/consultas\/estado|recepcionfc\/api\/recepcion\/ecf|anulacionrangos\/api\/operaciones\/anularrango)$/i.exec(
           url.pathname,
         );
       if (service) {
@@ -264,6 +276,22 @@ export async function startFakeDgii(): Promise<FakeDgii> {
         const xml = multipartXml(body, contentType);
         if (!xml) return send(400, { trackId: null, error: "Tipo de archivo no valido, favor proveer un XML", mensaje: "No se recibió el archivo xml." });
         const fileName = /filename="([^"]*)"/.exec(body.toString("utf8"))?.[1] ?? "";
+        if (path === "anulacionrangos/api/operaciones/anularrango") {
+          const rnc = field(xml, "RncEmisor");
+          const errors = (await schemaErrors(xml, "ANECF.xsd")).map((message) => `Estructura del archivo no es válida: ${message.trim()}`);
+          if (!(await verifySignature(xml))) errors.push("La firma del documento no es válida.");
+          if (signerOf(xml) !== token.signer) errors.push(`El RNC del certificado no está delegado para realizar transacciones para el RNC ${rnc}.`);
+          // Used numbers cannot be annulled: any e-CF DGII holds for this RNC within a range.
+          for (const [, from, to] of xml.matchAll(/<SecuenciaeNCFDesde>([^<]+)<\/SecuenciaeNCFDesde><SecuenciaeNCFHasta>([^<]+)<\/SecuenciaeNCFHasta>/g)) {
+            const used = received.filter(
+              (r) => r.rnc === rnc && r.environment === environment && r.encf.slice(0, 3) === from!.slice(0, 3) && r.encf >= from! && r.encf <= to!,
+            );
+            if (used.length) errors.push(`Las secuencias que está intentando anular han sido utilizadas: ${used.map((r) => r.encf).join(", ")}.`);
+          }
+          annulments.push({ signer: token.signer, environment, rnc, xml, errors });
+          if (errors.length) return send(400, { rnc, codigo: "2", nombre: "No fue posible anular las siguientes secuencias", mensajes: errors });
+          return send(200, { rnc, codigo: "1", nombre: "Anulación recibida", mensajes: ["Las secuencias fueron anuladas correctamente."] });
+        }
         if (path === "recepcion/api/facturaselectronicas") {
           const type = field(xml, "TipoeCF");
           if (!/^(31|32|33|34|41|43|44|45|46|47)$/.test(type)) return send(400, { trackId: null, error: "El tipo de comprobante no es válido", mensaje: type });

@@ -6,18 +6,7 @@ import * as schema from "../db/schema";
 import { config, type Env } from "../env";
 import type { AppEnv } from "../http/context";
 import { log } from "../lib/log";
-import {
-  DgiiRefused,
-  type DgiiResult,
-  DgiiUnauthorized,
-  DgiiUnavailable,
-  dgiiToken,
-  forgetToken,
-  queryResult,
-  refusalMessages,
-  sendConsumerSummary,
-  sendEcf,
-} from "../modules/ecf/dgii";
+import { DgiiRefused, type DgiiResult, DgiiUnavailable, queryResult, refusalMessages, sendConsumerSummary, sendEcf, withDgiiToken } from "../modules/ecf/dgii";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
 import { sendToQueue } from "./enqueue";
@@ -92,18 +81,12 @@ function isEcfRef(body: unknown): body is EcfRef {
   return !!b && Number.isSafeInteger(b.tenant_id) && Number.isSafeInteger(b.ecf_id);
 }
 
-/** Calls DGII with the tenant's token; a 401 forgets it and tries once more with a new one. */
+/** Calls DGII for a document with its tenant's token (refreshed once on a 401). */
 async function withToken<T>(env: Env, db: Database, row: EcfRow, call: (token: string, urls: { ecf: string; fc: string }) => Promise<T>): Promise<T> {
   const environment = row.environment as EcfEnvironment;
   const urls = dgiiUrls(config(env), environment);
   const material = await tenantSigningMaterial(db, row.tenantId, config(env).APP_ENCRYPTION_KEY);
-  try {
-    return await call((await dgiiToken(row.tenantId, environment, urls.ecf, material)).token, urls);
-  } catch (error) {
-    if (!(error instanceof DgiiUnauthorized)) throw error;
-    forgetToken(row.tenantId, environment, urls.ecf);
-    return call((await dgiiToken(row.tenantId, environment, urls.ecf, material)).token, urls);
-  }
+  return withDgiiToken(row.tenantId, environment, urls.ecf, material, (token) => call(token, urls));
 }
 
 /** One step of one document (see above), inside its tenant's transaction. */

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, date, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import { money } from "./catalog";
+import { documentSubtypes, money } from "./catalog";
 import { createdAt, tenantId, tenantIsolation, updatedAt } from "./common";
 import { invoiceNotes, invoices } from "./sales";
 import { tenants, workspaces } from "./tenancy";
@@ -67,4 +67,30 @@ export const ecfDocuments = pgTable(
     check("ecf_documents_status", sql`${t.status} IN ('pending', 'in_process', 'accepted', 'accepted_conditional', 'rejected', 'failed')`),
     tenantIsolation("ecf_documents"),
   ],
+);
+
+/**
+ * An annulment of unused e-NCF sent to DGII (ANECF, Formato Anulación de e-NCF v1.0): the signed
+ * XML as sent and DGII's answer. Recorded only once DGII accepted it; the sequence then skips
+ * those numbers.
+ */
+export const ecfAnnulments = pgTable(
+  "ecf_annulments",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    documentSubtypeId: integer("document_subtype_id")
+      .notNull()
+      .references(() => documentSubtypes.id),
+    ecfType: text("ecf_type").notNull(),
+    fromEncf: text("from_encf").notNull(),
+    toEncf: text("to_encf").notNull(),
+    count: integer("count").notNull(),
+    environment: text("environment").notNull(),
+    xml: text("xml").notNull(),
+    dgiiMessages: jsonb("dgii_messages").notNull().default([]),
+    createdBy: integer("created_by"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("ecf_annulments_subtype_idx").on(t.tenantId, t.documentSubtypeId, t.id), tenantIsolation("ecf_annulments")],
 );

@@ -94,6 +94,23 @@ export async function dgiiToken(
   return fresh;
 }
 
+/** Calls DGII with the tenant's token; a 401 (expired or revoked) forgets it and tries once more with a new one. */
+export async function withDgiiToken<T>(
+  tenantId: number,
+  environment: EcfEnvironment,
+  ecfBaseUrl: string,
+  material: SigningMaterial,
+  call: (token: string) => Promise<T>,
+): Promise<T> {
+  try {
+    return await call((await dgiiToken(tenantId, environment, ecfBaseUrl, material)).token);
+  } catch (error) {
+    if (!(error instanceof DgiiUnauthorized)) throw error;
+    forgetToken(tenantId, environment, ecfBaseUrl);
+    return call((await dgiiToken(tenantId, environment, ecfBaseUrl, material)).token);
+  }
+}
+
 /** After DGII answers 401 to a token: forget it, so the next call asks for a new one (once). */
 export function forgetToken(tenantId: number, environment: EcfEnvironment, ecfBaseUrl: string): void {
   tokens.delete(`${tenantId}:${environment}:${ecfBaseUrl}`);
@@ -170,4 +187,20 @@ export function refusalMessages(body: string): DgiiMessage[] {
     // Not JSON: the text is the message.
   }
   return [{ codigo: "", valor: body.slice(0, 500) }];
+}
+
+/**
+ * Anulación de e-NCF: POST {ecf}/anulacionrangos/api/operaciones/anularrango, the signed ANECF as
+ * multipart `xml` → `{rnc, codigo, nombre, mensajes}`. DGII refusing (used numbers, a bad
+ * signature) answers an error status: DgiiRefused, with its messages.
+ */
+export async function sendAnnulment(ecfBaseUrl: string, token: string, xml: string, fileName: string): Promise<DgiiMessage[]> {
+  const response = await call(`${ecfBaseUrl}/anulacionrangos/api/operaciones/anularrango`, {
+    method: "POST",
+    body: xmlForm(xml, fileName),
+    headers: bearer(token),
+  });
+  const answer = (await response.json()) as { mensajes?: unknown; nombre?: string };
+  const messages = messagesOf(answer.mensajes);
+  return messages.length ? messages : answer.nombre ? [{ codigo: "", valor: answer.nombre }] : [];
 }

@@ -2,11 +2,12 @@ import { type SQL, sql } from "drizzle-orm";
 import { fieldError } from "../../http/errors";
 import { Big } from "../../lib/decimal";
 import type { LineAmounts, TaxBreakdown } from "../sales/lines";
-import type { LoadedEcfSettings, ResolvedLine } from "../sales/references";
+import type { LoadedEcfSettings } from "../sales/references";
 import type { DocumentSnapshot } from "../sales/schemas";
+import { buildRfce } from "./rfce";
 import { openedCertificate } from "./service";
 import { signXml } from "./signature";
-import { buildEcf, type EcfDocument, type EcfLine } from "./xml";
+import { buildEcf, CONSUMER_THRESHOLD_DOP, EcfBuildError, type EcfDocument, type EcfLine, ecfAmounts } from "./xml";
 
 /**
  * Issuing an e-CF (docs/ecf.md, "Issuing"): inside the issuing transaction, after the number was
@@ -17,8 +18,8 @@ import { buildEcf, type EcfDocument, type EcfLine } from "./xml";
  * trip: it is CPU between two statements the issue makes anyway.
  */
 
-/** The e-CF types whose XML this build writes (Formato e-CF v1.0); others are refused as not configured. */
-const BUILT_TYPES = new Set<EcfDocument["type"]>(["31"]);
+/** The e-CF types issued through sales invoices and notes (purchases' 41, 43, 47 come with purchases). */
+const BUILT_TYPES = new Set<EcfDocument["type"]>(["31", "32", "33", "34", "44", "45", "46"]);
 
 /** The tenant's e-CF setup must be complete before an e-NCF is handed out (Ley 32-23: an e-NCF without its e-CF is an infraction). */
 export function assertEcfReady(prefix: string, settings: LoadedEcfSettings | null): asserts settings is LoadedEcfSettings & { certificate_encrypted: string } {
@@ -43,19 +44,32 @@ function billingIndicator(amounts: LineAmounts): EcfLine["billingIndicator"] {
   return rate.eq(18) ? 1 : rate.eq(16) ? 2 : 3;
 }
 
+/** A document line as the e-CF needs it (invoice lines and note lines both fit). */
+export interface EcfSourceLine {
+  description: string;
+  isService: boolean;
+  quantity: string;
+  unitPrice: string;
+}
+
 export interface EcfSource {
   tenantId: number;
   encf: string;
   issueDate: string;
   /** The sequence's expiry (FechaVencimientoSecuencia). */
   sequenceExpiry: string | null;
-  /** 1 contado, 2 crédito (TipoPago). */
-  paymentType: 1 | 2;
+  /** The due date: a later one makes the sale on credit (TipoPago 2, FechaLimitePago). */
+  dueDate: string | null;
   snapshot: DocumentSnapshot;
-  lines: ResolvedLine[];
+  lines: EcfSourceLine[];
   amounts: LineAmounts[];
   breakdown: TaxBreakdown;
   total: string;
+  /** A document in a currency other than the default (DOP): OtraMoneda. */
+  currency?: { code: string; exchangeRate: string };
+  /** A note: the e-CF or NCF it modifies (InformacionReferencia) and, for E34, IndicadorNotaCredito. */
+  reference?: EcfDocument["reference"];
+  creditNoteIndicator?: 0 | 1;
 }
 
 /** An e-CF signed, as ecf_documents stores it. */
@@ -64,6 +78,8 @@ export interface SignedEcf {
   encf: string;
   environment: string;
   xml: string;
+  /** An E32 under RD$250,000: its signed summary (RFCE), what DGII receives. */
+  summaryXml: string | null;
   securityCode: string;
   signedAt: Date;
   issuerRnc: string;
@@ -72,7 +88,20 @@ export interface SignedEcf {
   totalAmount: string;
 }
 
-/** Builds and signs the e-CF of a document being issued. */
+/** Tabla I codes of a line's additional taxes (ISC, propina, others), as its TablaImpuestoAdicional lists them. */
+function additionalCodes(amounts: LineAmounts): string[] | undefined {
+  const codes = amounts.taxes.flatMap((tax) =>
+    tax.type !== "itbis" && tax.type !== "exento" && tax.type !== "no_facturable" && tax.dgii_code ? [tax.dgii_code] : [],
+  );
+  return codes.length ? codes : undefined;
+}
+
+/**
+ * Builds and signs the e-CF of a document being issued; an E32 under RD$250,000 also gets its
+ * signed RFCE (Formato RFCE v1.0: DGII receives the summary, the buyer the whole e-CF). What the
+ * type cannot carry (the XML builder's EcfBuildError) is a 422 on the document, never a 500: the
+ * caller's transaction rolls back, the number with it.
+ */
 export async function signEcf(
   settings: LoadedEcfSettings & { certificate_encrypted: string },
   encryptionKey: string | undefined,
@@ -81,17 +110,20 @@ export async function signEcf(
   const signer = await openedCertificate(source.tenantId, settings.certificate_encrypted, encryptionKey);
   const signedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
   const type = source.encf.slice(1, 3) as EcfDocument["type"];
-  const xml = buildEcf({
+  const credit = source.dueDate !== null && source.dueDate > source.issueDate;
+  const doc: EcfDocument = {
     type,
     encf: source.encf,
-    // The sequence's expiry is mandatory in the e-CF; a sequence without one is taken to run to the end of the following year.
+    // The sequence's expiry is mandatory in most types; a sequence without one is taken to run to the end of the following year.
     sequenceExpiry: source.sequenceExpiry ?? `${Number(source.issueDate.slice(0, 4)) + 1}-12-31`,
     issueDate: source.issueDate,
-    paymentType: source.paymentType,
+    paymentType: credit ? 2 : 1,
+    ...(credit ? { dueDate: source.dueDate! } : {}),
     incomeType: "01",
     snapshot: source.snapshot,
     lines: source.lines.map((line, i) => {
       const amounts = source.amounts[i]!;
+      const codes = additionalCodes(amounts);
       return {
         name: line.description,
         goodsOrService: line.isService ? 2 : 1,
@@ -100,23 +132,36 @@ export async function signEcf(
         discountAmount: amounts.discountAmount,
         amount: new Big(amounts.subtotal).minus(amounts.discountAmount).toFixed(2),
         billingIndicator: billingIndicator(amounts),
+        ...(codes ? { additionalTaxCodes: codes } : {}),
       };
     }),
     breakdown: source.breakdown,
     total: source.total,
     signedAt,
-  });
-  const signed = signXml(xml, signer);
+    ...(source.currency ? { currency: source.currency } : {}),
+    ...(source.reference ? { reference: source.reference } : {}),
+    ...(source.creditNoteIndicator !== undefined ? { creditNoteIndicator: source.creditNoteIndicator } : {}),
+  };
+  let signed: ReturnType<typeof signXml>;
+  let summaryXml: string | null = null;
+  try {
+    signed = signXml(buildEcf(doc), signer);
+    if (type === "32" && ecfAmounts(doc).dop.total.lt(CONSUMER_THRESHOLD_DOP)) summaryXml = signXml(buildRfce(doc, signed.securityCode), signer).xml;
+  } catch (error) {
+    if (error instanceof EcfBuildError) throw fieldError("items", `This document cannot be an e-CF of type ${type}: ${error.message}`);
+    throw error;
+  }
   const buyer = source.snapshot.buyer;
   return {
     ecfType: type,
     encf: source.encf,
     environment: settings.environment,
     xml: signed.xml,
+    summaryXml,
     securityCode: signed.securityCode,
     signedAt,
     issuerRnc: source.snapshot.issuer.rnc ?? "",
-    buyerRnc: buyer.identification_type === "rnc" || buyer.identification_type === "cedula" ? buyer.identification : null,
+    buyerRnc: buyer.identification_type === "rnc" || buyer.identification_type === "cedula" ? (buyer.identification?.replace(/\D/g, "") ?? null) : null,
     issueDate: source.issueDate,
     totalAmount: source.total,
   };
@@ -124,10 +169,10 @@ export async function signEcf(
 
 /** The INSERT of a signed e-CF for the issuing statement's WITH list (`documentId`: the invoice's or the note's id, in SQL). */
 export function insertEcfStatement(tenantId: number, workspaceId: number, kind: "invoice" | "note", documentId: SQL, ecf: SignedEcf): SQL {
-  return sql`INSERT INTO ecf_documents (tenant_id, workspace_id, invoice_id, note_id, ecf_type, encf, environment, xml, security_code, signed_at,
+  return sql`INSERT INTO ecf_documents (tenant_id, workspace_id, invoice_id, note_id, ecf_type, encf, environment, xml, summary_xml, security_code, signed_at,
       issuer_rnc, buyer_rnc, issue_date, total_amount)
     SELECT ${tenantId}, ${workspaceId}, ${kind === "invoice" ? documentId : null}, ${kind === "note" ? documentId : null}, ${ecf.ecfType}, ${ecf.encf},
-      ${ecf.environment}, ${ecf.xml}, ${ecf.securityCode}, ${ecf.signedAt.toISOString()}::timestamptz, ${ecf.issuerRnc}, ${ecf.buyerRnc},
+      ${ecf.environment}, ${ecf.xml}, ${ecf.summaryXml}, ${ecf.securityCode}, ${ecf.signedAt.toISOString()}::timestamptz, ${ecf.issuerRnc}, ${ecf.buyerRnc},
       ${ecf.issueDate}::date, ${ecf.totalAmount}::numeric
     WHERE ${documentId} IS NOT NULL
     RETURNING id`;

@@ -3,8 +3,19 @@ import { config } from "../../env";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
+import { annulRange, serializeAnnulment } from "./annulments";
 import * as documents from "./documents";
-import { EcfCertificate, EcfSettings, EcfStatus, EcfSubmission, PutCertificateBody, PutSettingsBody, SubmissionListQuery } from "./schemas";
+import {
+  CreateAnnulmentBody,
+  EcfAnnulment,
+  EcfCertificate,
+  EcfSettings,
+  EcfStatus,
+  EcfSubmission,
+  PutCertificateBody,
+  PutSettingsBody,
+  SubmissionListQuery,
+} from "./schemas";
 import * as ecf from "./service";
 
 export const ecfRouter = createRouter();
@@ -177,5 +188,23 @@ ecfRouter.openapi(
     const query = c.req.valid("query");
     const { data, total } = await documents.listSubmissions(c.var.db, c.var.scope, query, config(c.env));
     return c.json(paginate(c, query, total, data), 200);
+  },
+);
+
+ecfRouter.openapi(
+  defineRoute(
+    { permission: "ecf:manage" },
+    {
+      method: "post",
+      path: `${V1}/ecf/annulments`,
+      tags,
+      summary: "Annul unused e-NCF of an E sequence with DGII (ANECF): from the sequence's next number; the sequence skips them",
+      request: jsonBody(CreateAnnulmentBody),
+      responses: { 201: jsonResponse("Annulled", dataWithMessage(EcfAnnulment)), ...errorResponses(503), ...commonErrors },
+    },
+  ),
+  async (c) => {
+    const row = await annulRange(c.var.db, { tenantId: c.get("tenant").id, userId: c.var.auth!.userId }, c.req.valid("json"), config(c.env), new Date());
+    return c.json({ data: serializeAnnulment(row), message: `${row.count} e-NCF annulled with DGII.` }, 201);
   },
 );

@@ -98,3 +98,27 @@ export const SubmissionListQuery = listQuerySchema({
 });
 export type SubmissionFilter = "status" | "type" | "issue_date_from" | "issue_date_to";
 export type SubmissionSort = "issue_date" | "encf" | "created_at";
+
+export const CreateAnnulmentBody = z
+  .object({
+    document_subtype_id: z.number().int().positive().max(2147483647),
+    from: z.number().int().positive().max(9_999_999_999).openapi({ description: "The first number to annul: the sequence's next number" }),
+    to: z.number().int().positive().max(9_999_999_999).openapi({ description: "The last number to annul, within the authorized range" }),
+  })
+  .strict()
+  .openapi("CreateEcfAnnulmentRequest");
+export type CreateAnnulmentInput = z.output<typeof CreateAnnulmentBody>;
+
+export const EcfAnnulment = z
+  .object({
+    id: z.number().int(),
+    document_subtype_id: z.number().int(),
+    type: z.string(),
+    from: z.string().openapi({ example: "E310000000011" }),
+    to: z.string().openapi({ example: "E310000000020" }),
+    count: z.number().int(),
+    environment: z.enum(ECF_ENVIRONMENTS),
+    dgii_messages: z.array(z.object({ codigo: z.string(), valor: z.string() })),
+    created_at: z.string(),
+  })
+  .openapi("EcfAnnulment");

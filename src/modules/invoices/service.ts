@@ -188,7 +188,7 @@ function prepareIssue(
 
 /**
  * An E-series invoice is signed now, between the read that took its number and the write that
- * stores it (docs/ecf.md, "Issuing"). TipoPago: credit when the invoice is due after its date.
+ * stores it (docs/ecf.md, "Issuing").
  */
 async function signIssue(scope: RequestScope, issue: Issue, dueDate: string | null | undefined, context: InvoiceContext): Promise<void> {
   const { resolved } = issue;
@@ -199,12 +199,15 @@ async function signIssue(scope: RequestScope, issue: Issue, dueDate: string | nu
     encf: resolved.documentNumber,
     issueDate: issue.issueDate,
     sequenceExpiry: resolved.subtype.validUntil,
-    paymentType: dueDate && dueDate > issue.issueDate ? 2 : 1,
+    dueDate: dueDate ?? null,
     snapshot: issue.snapshot,
     lines: resolved.lines,
     amounts: issue.amounts,
     breakdown: issue.breakdown,
     total: issue.totals.totalAmount,
+    ...(resolved.currencyIsDefault || !resolved.currencyCode
+      ? {}
+      : { currency: { code: resolved.currencyCode, exchangeRate: issue.snapshot.currency.exchange_rate } }),
   });
 }
 

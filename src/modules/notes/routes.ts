@@ -3,7 +3,7 @@ import { idempotencyHeader, idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly } from "../../http/schemas";
-import { dominicanToday } from "../../lib/dates";
+import { invoiceContext } from "../invoices/context";
 import { renderDocumentPdf } from "../sales/pdf";
 import { CreateNoteBody, NoteDetail, type NoteKind, NoteListQuery, NoteSummary } from "./schemas";
 import * as notes from "./service";
@@ -25,8 +25,8 @@ for (const kind of ["credit", "debit"] as const satisfies readonly NoteKind[]) {
         tags,
         summary:
           kind === "credit"
-            ? "Issue a credit note (B04) on an issued invoice: lines or full, stock returned, never more than the invoice"
-            : "Issue a debit note (B03) on an issued invoice: amounts added to what the buyer owes",
+            ? "Issue a credit note (B04, or E34 as an e-CF) on an issued invoice: lines or full, stock returned, never more than the invoice"
+            : "Issue a debit note (B03, or E33 as an e-CF) on an issued invoice: amounts added to what the buyer owes",
         request: { params: IdParam, headers: idempotencyHeader, ...jsonBody(CreateNoteBody) },
         responses: {
           201: jsonResponse(`${name} issued`, z.object({ data: NoteSummary, message: z.string() })),
@@ -41,7 +41,7 @@ for (const kind of ["credit", "debit"] as const satisfies readonly NoteKind[]) {
       const input = c.req.valid("json");
       return idempotent(c, db, async () => ({
         status: 201,
-        body: { data: await notes.createNote(db, c.var.scope, id, kind, input, dominicanToday()), message: `${name} issued.` },
+        body: { data: await notes.createNote(db, c.var.scope, id, kind, input, invoiceContext(c)), message: `${name} issued.` },
       }));
     },
   );

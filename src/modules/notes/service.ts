@@ -9,17 +9,18 @@ import type { RequestScope } from "../../http/scope";
 import { addDays } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
 import { decimal2, exchangeRateText, timestamp, unitPriceText } from "../../lib/format";
-import { documentNumberSql, documentTypeName } from "../../lib/ncf";
+import { documentNumberSql, documentTypeName, isElectronicPrefix } from "../../lib/ncf";
 import { assertFiscalProfile } from "../company/service";
 import { refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
-import { assertNotElectronic } from "../document-subtypes/service";
+import { assertEcfReady, type EcfSource, insertEcfStatement, type SignedEcf, signEcf } from "../ecf/issue";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import { recordInvoiceChange } from "../invoices/history";
+import type { InvoiceContext } from "../invoices/service";
 import { invoiceStatus } from "../invoices/status";
 import { pdfLines } from "../sales/items";
 import { type AppliedTax, documentAmounts, EXCLUSIVE_TAX_TYPES, type LineAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
-import { resolveDocument } from "../sales/references";
+import { type ResolvedDocument, resolveDocument } from "../sales/references";
 import { type DocumentSnapshot, documentSnapshot, dopAmounts, pdfIssuer } from "../sales/snapshots";
 import type { CreateNoteInput, NoteDetail, NoteKind, NoteSummary } from "./schemas";
 
@@ -66,6 +67,7 @@ interface InvoiceLine {
   id: number;
   product_id: number;
   track_inventory: boolean;
+  is_service: boolean;
   description: string;
   quantity: string;
   unit_price: string;
@@ -102,6 +104,7 @@ async function loadLines(db: AnyDb, scope: RequestScope, invoiceId: number, taxI
   const result = await db.execute(sql`
     SELECT
       (SELECT coalesce(json_agg(json_build_object('id', it.id, 'product_id', it.product_id, 'track_inventory', p.track_inventory,
+          'is_service', p.product_type = 'service',
           'description', it.description, 'quantity', it.quantity, 'unit_price', it.unit_price, 'discount', it.discount,
           'subtotal', it.subtotal, 'discount_amount', it.discount_amount, 'tax_amount', it.tax_amount, 'total', it.total, 'taxes', it.taxes,
           'credited', (SELECT json_build_object('quantity', coalesce(sum(ni.quantity), 0), 'subtotal', coalesce(sum(ni.subtotal), 0),
@@ -262,6 +265,47 @@ async function noteSubtypeId(db: AnyDb, scope: RequestScope, kind: NoteKind, giv
   return row.id;
 }
 
+/** Builds and signs a note's e-CF (E33/E34): its lines (goods or services as the invoice's were; amount lines are services) and the invoice it modifies. */
+async function signNote(
+  scope: RequestScope,
+  resolved: ResolvedDocument,
+  context: InvoiceContext,
+  note: {
+    issueDate: string;
+    snapshot: DocumentSnapshot;
+    records: NoteLineRecord[];
+    amounts: LineAmounts[];
+    breakdown: TaxBreakdown;
+    total: string;
+    services: Map<number, boolean>;
+    reference: NonNullable<EcfSource["reference"]>;
+    creditNoteIndicator: 0 | 1 | undefined;
+    currency: EcfSource["currency"];
+  },
+): Promise<SignedEcf> {
+  assertEcfReady(resolved.subtype.prefix, resolved.ecf);
+  return signEcf(resolved.ecf, context.encryptionKey, {
+    tenantId: scope.tenantId,
+    encf: resolved.documentNumber!,
+    issueDate: note.issueDate,
+    sequenceExpiry: resolved.subtype.validUntil,
+    dueDate: null,
+    snapshot: note.snapshot,
+    lines: note.records.map((record) => ({
+      description: record.description,
+      isService: record.invoice_item_id === null ? true : (note.services.get(record.invoice_item_id) ?? false),
+      quantity: record.quantity,
+      unitPrice: record.unit_price,
+    })),
+    amounts: note.amounts,
+    breakdown: note.breakdown,
+    total: note.total,
+    reference: note.reference,
+    ...(note.creditNoteIndicator === undefined ? {} : { creditNoteIndicator: note.creditNoteIndicator }),
+    ...(note.currency ? { currency: note.currency } : {}),
+  });
+}
+
 /**
  * POST /invoices/{id}/credit-notes and /debit-notes. Under the invoice's row lock (so concurrent
  * notes on one invoice take turns and never credit more than it has), one read of the sequence and
@@ -275,8 +319,9 @@ export async function createNote(
   invoiceId: number,
   kind: NoteKind,
   input: CreateNoteInput,
-  today: string,
+  context: InvoiceContext,
 ): Promise<NoteSummary> {
+  const { today } = context;
   assertNoteRequest(kind, input);
   const invoice = await findRow(
     db,
@@ -295,13 +340,14 @@ export async function createNote(
     db,
     scope,
     { contact_id: invoice.contactId, document_subtype_id: subtypeId, currency_id: invoice.currencyId, items: [] },
-    { documentType: SUBTYPE_TYPE[kind], takeNumber: false, checkNumbering: true, today: issueDate },
+    { documentType: SUBTYPE_TYPE[kind], takeNumber: false, takeElectronicNumber: true, checkNumbering: true, today: issueDate },
   );
-  assertNotElectronic(resolved.subtype.prefix);
+  if (isElectronicPrefix(resolved.subtype.prefix)) assertEcfReady(resolved.subtype.prefix, resolved.ecf);
   assertFiscalProfile(resolved.issuer);
 
   const taxIds = (input.items ?? []).flatMap((item) => ("tax_ids" in item ? (item.tax_ids ?? []) : []));
-  const { records, returns } = noteLines(kind, input, await loadLines(db, scope, invoiceId, [...new Set(taxIds)]));
+  const loaded = await loadLines(db, scope, invoiceId, [...new Set(taxIds)]);
+  const { records, returns } = noteLines(kind, input, loaded);
   const amounts = records.map((r) => ({ subtotal: r.subtotal, discountAmount: r.discount_amount, taxAmount: r.tax_amount, total: r.total, taxes: r.taxes }));
   const totals = documentAmounts(amounts);
   if (new Big(totals.totalAmount).lte(0)) throw fieldError("items", "A note's total is more than 0.00.");
@@ -332,20 +378,45 @@ export async function createNote(
       }))
     : [];
 
+  const breakdown = taxBreakdown(amounts);
+  // An E33/E34 is signed now, its number taken by the read above (docs/ecf.md, "Issuing").
+  const ecf =
+    resolved.documentNumber && isElectronicPrefix(resolved.subtype.prefix)
+      ? await signNote(scope, resolved, context, {
+          issueDate,
+          snapshot,
+          records,
+          amounts,
+          breakdown,
+          total: totals.totalAmount,
+          services: new Map(loaded.lines.map((line) => [line.id, line.is_service])),
+          reference: {
+            ncf: invoice.documentNumber,
+            date: invoice.issueDate,
+            modificationCode: input.modification_code as 1 | 2 | 3 | 4 | 5,
+            reason: input.reason,
+          },
+          creditNoteIndicator: indicator === null ? undefined : (indicator as 0 | 1),
+          currency: resolved.currencyIsDefault || !resolved.currencyCode ? undefined : { code: resolved.currencyCode, exchangeRate: exchangeRateText(rate) },
+        })
+      : null;
+
   const t = scope.tenantId;
   const noteId = sql`(SELECT id FROM note)`;
   const documentNumber = sql`(SELECT document_number FROM num)`;
+  const numbering = ecf
+    ? sql`num AS (SELECT ${ecf.encf}::text AS document_number)`
+    : sql`taken AS (${takeNumberStatement(t, subtypeId, issueDate, SUBTYPE_TYPE[kind])}    ), num AS (
+      SELECT ${sql.raw(documentNumberSql("prefix", "number"))} AS document_number FROM taken)`;
   const result = await db.execute(sql`
-    WITH taken AS (${takeNumberStatement(t, subtypeId, issueDate, SUBTYPE_TYPE[kind])}    ), num AS (
-      SELECT ${sql.raw(documentNumberSql("prefix", "number"))} AS document_number FROM taken
-    ), note AS (
+    WITH ${numbering}, note AS (
       INSERT INTO invoice_notes (tenant_id, workspace_id, invoice_id, contact_id, kind, document_subtype_id, document_number, issue_date,
         modified_ncf, modified_issue_date, modification_code, reason, credit_note_indicator, restock, subtotal_amount, discount_amount,
         tax_amount, total_amount, tax_breakdown, currency_id, exchange_rate, subtotal_amount_dop, discount_amount_dop, tax_amount_dop, total_amount_dop,
         snapshot, created_by)
       SELECT ${t}, ${invoice.workspaceId}, ${invoice.id}, ${invoice.contactId}, ${kind}, ${subtypeId}, num.document_number, ${issueDate},
         ${invoice.documentNumber}, ${invoice.issueDate}, ${input.modification_code}, ${input.reason}, ${indicator}, ${restock},
-        ${totals.subtotalAmount}, ${totals.discountAmount}, ${totals.taxAmount}, ${totals.totalAmount}, ${JSON.stringify(taxBreakdown(amounts))}::jsonb,
+        ${totals.subtotalAmount}, ${totals.discountAmount}, ${totals.taxAmount}, ${totals.totalAmount}, ${JSON.stringify(breakdown)}::jsonb,
         ${invoice.currencyId}, ${rate},
         ${dop.subtotalAmount}, ${dop.discountAmount}, ${dop.taxAmount}, ${dop.totalAmount}, ${JSON.stringify(snapshot)}::jsonb, ${scope.userId}
       FROM num
@@ -358,11 +429,12 @@ export async function createNote(
       FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(position int, invoice_item_id int, product_id int, description text,
         quantity numeric, unit_price numeric, discount numeric, discount_amount numeric, subtotal numeric, tax_amount numeric, total numeric, taxes jsonb)
       WHERE ${noteId} IS NOT NULL
-    ), ${stockCtes(scope, changes, sql`${invoice.id}::int`, documentNumber)}
-    SELECT (SELECT row_to_json(note) FROM note) AS note, ${stockResultColumns}`);
-  const row = rowsOf<StockResult & { note: Record<string, unknown> | null }>(result)[0]!;
+    )${ecf ? sql`, ecf AS (${insertEcfStatement(t, invoice.workspaceId, "note", noteId, ecf)})` : sql``}, ${stockCtes(scope, changes, sql`${invoice.id}::int`, documentNumber)}
+    SELECT (SELECT row_to_json(note) FROM note) AS note, ${ecf ? sql`(SELECT id FROM ecf)` : sql`NULL::int`} AS ecf_id, ${stockResultColumns}`);
+  const row = rowsOf<StockResult & { note: Record<string, unknown> | null; ecf_id: number | null }>(result)[0]!;
   if (!row.note) throw await refusalAfterTaking(db, t, subtypeId, issueDate);
   await checkStockResult(db, changes, row);
+  if (row.ecf_id !== null) context.ecfIds.push(Number(row.ecf_id));
 
   const credited = new Big(invoice.creditedAmount).plus(kind === "credit" ? totals.totalAmount : 0);
   const debited = new Big(invoice.debitedAmount).plus(kind === "debit" ? totals.totalAmount : 0);

@@ -1,0 +1,162 @@
+import { describe, expect, it } from "vitest";
+import type { Data } from "../support/api";
+import { ownerRow, sql } from "../support/seed";
+import { type EcfTenant, ecfTenant, received, waitForStatus } from "./helpers";
+
+/**
+ * A golden case per e-CF type the project issues (issue 18, "Tests"), built through HTTP. The fake
+ * DGII validates each document against its xsd-strict schema (xmllint-wasm) and verifies its
+ * signature (xmldsigjs): `accepted` with no errors means both held. The XML's totals are the
+ * document's, to the cent.
+ */
+interface Doc {
+  id: number;
+  document_number: string;
+  total_amount: string;
+  tax_amount: string;
+}
+
+const tag = (xml: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1] ?? null;
+
+async function issue(t: EcfTenant, prefix: string, body: Record<string, unknown>): Promise<Doc> {
+  const res = await t.tenant.api.post<Data<Doc>>("/invoices", {
+    contact_id: t.contact.id,
+    document_subtype_id: await t.subtype(prefix),
+    issue_date: "2026-11-23",
+    ...body,
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data;
+}
+
+async function storedXml(t: EcfTenant, path: string) {
+  const res = await t.tenant.api.get(`${path}/ecf.xml`);
+  expect(res.status).toBe(200);
+  return res.text;
+}
+
+/** Accepted by the fake (schema and signature held), received once as `kind`, and the XML's totals are the document's. */
+async function expectAccepted(t: EcfTenant, path: string, doc: Doc, kind: "ecf" | "rfce" = "ecf") {
+  const view = await waitForStatus(t, path, "accepted");
+  const xml = await storedXml(t, path);
+  expect(tag(xml, "eNCF")).toBe(doc.document_number);
+  expect(tag(xml, "MontoTotal")).toBe(doc.total_amount);
+  expect(view.security_code).toBe(tag(xml, "SignatureValue")!.slice(0, 6));
+  const got = (await received(t.signer)).filter((r) => r.encf === doc.document_number);
+  expect(got.map((r) => [r.kind, r.errors])).toEqual([[kind, []]]);
+  return { view, xml, received: got[0]! };
+}
+
+describe("e-CF types through HTTP: golden cases", () => {
+  it("E32 under RD$250,000: the full E32 is kept, its signed RFCE is what DGII receives, final at once", async () => {
+    const t = await ecfTenant();
+    const anonymous = (await t.tenant.api.post("/contacts", { name: "Consumidor final" })).body.data;
+    const doc = await issue(t, "E32", {
+      contact_id: anonymous.id,
+      items: [{ product_id: t.service.id, description: "Almuerzo ejecutivo", quantity: "4", unit_price: "450", tax_ids: [t.ids.itbis18, t.ids.propina] }],
+    });
+    // 1,800.00 + ITBIS 324.00 + propina 180.00.
+    expect(doc.total_amount).toBe("2304.00");
+    const { view, xml, received: summary } = await expectAccepted(t, `/invoices/${doc.id}`, doc, "rfce");
+    expect(view).toMatchObject({ type: "32", consumer_summary: true, attempts: 1, track_id: null });
+    expect(tag(xml, "TipoeCF")).toBe("32");
+    expect(summary.xml).toContain("<RFCE>");
+    expect(tag(summary.xml, "CodigoSeguridadeCF")).toBe(view.security_code);
+    expect(tag(summary.xml, "MontoTotal")).toBe("2304.00");
+    expect(summary.fileName).toBe(`${t.rnc}${doc.document_number}.xml`);
+  });
+
+  it("E32 from RD$250,000: sent whole with the buyer's id, through reception and result query", async () => {
+    const t = await ecfTenant();
+    const doc = await issue(t, "E32", {
+      items: [{ product_id: t.service.id, description: "Equipo de refrigeración", quantity: "1", unit_price: "250000", tax_ids: [t.ids.itbis18] }],
+    });
+    expect(doc.total_amount).toBe("295000.00");
+    const { view, xml } = await expectAccepted(t, `/invoices/${doc.id}`, doc);
+    expect(view).toMatchObject({ consumer_summary: false, attempts: 2 });
+    expect(view.track_id).not.toBeNull();
+    expect(tag(xml, "RNCComprador")).not.toBeNull();
+    expect(tag(xml, "TotalITBIS")).toBe("45000.00");
+  });
+
+  it("E44 (regímenes especiales), E45 (gubernamental), E46 (exportaciones)", async () => {
+    const t = await ecfTenant();
+    const e44 = await issue(t, "E44", { items: [{ product_id: t.service.id, quantity: "2", unit_price: "1500", tax_ids: [t.ids.exento] }] });
+    const r44 = await expectAccepted(t, `/invoices/${e44.id}`, e44);
+    expect(tag(r44.xml, "MontoExento")).toBe("3000.00");
+    expect(tag(r44.xml, "TotalITBIS")).toBeNull();
+
+    const e45 = await issue(t, "E45", {
+      due_date: "2026-12-23",
+      items: [{ product_id: t.service.id, quantity: "10", unit_price: "99.99", tax_ids: [t.ids.itbis18] }],
+    });
+    expect(e45.total_amount).toBe("1179.88");
+    const r45 = await expectAccepted(t, `/invoices/${e45.id}`, e45);
+    expect(tag(r45.xml, "TipoPago")).toBe("2");
+    expect(tag(r45.xml, "FechaLimitePago")).toBe("23-12-2026");
+    expect(tag(r45.xml, "TotalITBIS1")).toBe("179.98");
+
+    const zero = (await t.tenant.api.post("/taxes", { name: "ITBIS 0%", type: "itbis", rate: "0" })).body.data;
+    const e46 = await issue(t, "E46", { items: [{ product_id: t.service.id, quantity: "100", unit_price: "12.5", tax_ids: [zero.id] }] });
+    const r46 = await expectAccepted(t, `/invoices/${e46.id}`, e46);
+    expect(tag(r46.xml, "MontoGravadoI3")).toBe("1250.00");
+    expect(tag(r46.xml, "ITBIS3")).toBe("0");
+  });
+
+  it("an E31 in US dollars carries OtraMoneda; the peso amounts are at the invoice's rate", async () => {
+    const t = await ecfTenant();
+    const currencies = (await t.tenant.api.get("/currencies")).body.data as { id: number; code: string }[];
+    const usd = currencies.find((c) => c.code === "USD")!;
+    const doc = await issue(t, "E31", {
+      currency_id: usd.id,
+      exchange_rate: "60.5",
+      items: [{ product_id: t.service.id, quantity: "2", unit_price: "100", tax_ids: [t.ids.itbis18] }],
+    });
+    expect(doc.total_amount).toBe("236.00");
+    const view = await waitForStatus(t, `/invoices/${doc.id}`, "accepted");
+    const xml = await storedXml(t, `/invoices/${doc.id}`);
+    expect(tag(xml, "TipoMoneda")).toBe("USD");
+    expect(tag(xml, "TipoCambio")).toBe("60.50");
+    expect(tag(xml, "MontoTotalOtraMoneda")).toBe("236.00");
+    // 200 × 60.5 = 12,100.00 + 2,178.00 ITBIS.
+    expect(tag(xml, "MontoTotal")).toBe("14278.00");
+    expect(view.total_amount).toBe("236.00");
+  });
+
+  it("a credit note E34 and a debit note E33 reference the E31 they modify", async () => {
+    const t = await ecfTenant();
+    const invoice = await issue(t, "E31", {
+      items: [{ product_id: t.service.id, description: "Mantenimiento", quantity: "5", unit_price: "200", tax_ids: [t.ids.itbis18] }],
+    });
+    await waitForStatus(t, `/invoices/${invoice.id}`, "accepted");
+    const credit = await t.tenant.api.post(`/invoices/${invoice.id}/credit-notes`, {
+      document_subtype_id: await t.subtype("E34"),
+      issue_date: "2026-11-24",
+      modification_code: 3,
+      reason: "Descuento por pronto pago",
+      items: [{ description: "Descuento", amount: "100", tax_ids: [t.ids.itbis18] }],
+    });
+    expect(credit.status, credit.text).toBe(201);
+    expect(credit.body.data).toMatchObject({ document_number: "E340000000001", total_amount: "118.00", modified_ncf: invoice.document_number });
+    const note = { ...credit.body.data, id: credit.body.data.id } as Doc;
+    const r34 = await expectAccepted(t, `/credit-notes/${note.id}`, note);
+    expect(tag(r34.xml, "NCFModificado")).toBe("E310000000001");
+    expect(tag(r34.xml, "FechaNCFModificado")).toBe("23-11-2026");
+    expect(tag(r34.xml, "CodigoModificacion")).toBe("3");
+    expect(tag(r34.xml, "IndicadorNotaCredito")).toBe("0");
+
+    const debit = await t.tenant.api.post(`/invoices/${invoice.id}/debit-notes`, {
+      document_subtype_id: await t.subtype("E33"),
+      issue_date: "2026-11-24",
+      modification_code: 3,
+      reason: "Cargo por flete",
+      items: [{ description: "Flete", amount: "50", tax_ids: [t.ids.itbis18] }],
+    });
+    expect(debit.status, debit.text).toBe(201);
+    const r33 = await expectAccepted(t, `/debit-notes/${debit.body.data.id}`, debit.body.data as Doc);
+    expect(tag(r33.xml, "TipoeCF")).toBe("33");
+    expect(tag(r33.xml, "NCFModificado")).toBe("E310000000001");
+    const row = await ownerRow<{ n: number }>(sql`SELECT count(*)::int AS n FROM ecf_documents WHERE tenant_id = ${t.tenant.tenantId} AND note_id IS NOT NULL`);
+    expect(row.n).toBe(2);
+  });
+});
