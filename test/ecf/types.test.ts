@@ -160,3 +160,25 @@ describe("e-CF types through HTTP: golden cases", () => {
     expect(row.n).toBe(2);
   });
 });
+
+describe("cancelling an e-CF", () => {
+  it("issues an E34 with modification code 1 for all of it, or 409 naming the missing E34 sequence", async () => {
+    const t = await ecfTenant();
+    const invoice = await issue(t, "E31", { items: [{ product_id: t.service.id, quantity: "3", unit_price: "100", tax_ids: [t.ids.itbis18] }] });
+    await waitForStatus(t, `/invoices/${invoice.id}`, "accepted");
+    const missing = await t.tenant.api.post(`/invoices/${invoice.id}/cancel`, {});
+    expect(missing.status).toBe(409);
+    expect(missing.body.message).toContain("the company has no active E34 sequence");
+    await t.subtype("E34");
+    const cancelled = await t.tenant.api.post(`/invoices/${invoice.id}/cancel`, { annulment_reason: "05" });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body.message).toBe("Invoice cancelled by credit note E340000000001.");
+    expect(cancelled.body.data).toMatchObject({ status: "cancelled", credited_amount: "354.00" });
+    const notes = (await t.tenant.api.get(`/credit-notes?filter[invoice_id]=${invoice.id}`)).body.data;
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatchObject({ document_number: "E340000000001", modification_code: 1, reason: "Cambio de productos", total_amount: "354.00" });
+    const r34 = await expectAccepted(t, `/credit-notes/${notes[0].id}`, notes[0] as Doc);
+    expect(tag(r34.xml, "CodigoModificacion")).toBe("1");
+    expect(tag(r34.xml, "NCFModificado")).toBe(invoice.document_number);
+  });
+});

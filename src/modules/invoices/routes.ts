@@ -161,7 +161,7 @@ invoicesRouter.openapi(
       method: "post",
       path: `${V1}/invoices/{id}/cancel`,
       tags,
-      summary: "Cancel an invoice pending payment (stock returns; the NCF stays used and is recorded as annulled)",
+      summary: "Cancel an invoice pending payment (stock returns; the NCF stays used and is recorded as annulled; an e-CF is cancelled by an E34 credit note)",
       request: { params: IdParam, body: { content: { "application/json": { schema: AnnulInvoiceBody } }, required: false } },
       responses: {
         200: jsonResponse("Invoice cancelled", z.object({ data: InvoiceSummary, message: z.string() })),
@@ -171,8 +171,14 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    const data = await invoices.cancelInvoice(c.var.db, c.var.scope, c.req.valid("param").id, c.req.valid("json").annulment_reason);
-    return c.json({ data, message: "Invoice cancelled." }, 200);
+    const { invoice, creditNote } = await invoices.cancelInvoice(
+      c.var.db,
+      c.var.scope,
+      c.req.valid("param").id,
+      c.req.valid("json").annulment_reason,
+      invoiceContext(c),
+    );
+    return c.json({ data: invoice, message: creditNote ? `Invoice cancelled by credit note ${creditNote}.` : "Invoice cancelled." }, 200);
   },
 );
 

@@ -7,7 +7,7 @@ import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
-import { type AnnulmentReason, DEFAULT_ANNULMENT_REASON } from "../../lib/annulments";
+import { ANNULMENT_REASONS, type AnnulmentReason, DEFAULT_ANNULMENT_REASON } from "../../lib/annulments";
 import { dominicanToday } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
 import { decimal2, exchangeRateSql, exchangeRateText, timestamp } from "../../lib/format";
@@ -18,7 +18,7 @@ import { assertSalesInvoicePrefix } from "../document-subtypes/service";
 import { assertNoEcf } from "../ecf/documents";
 import { assertEcfReady, insertEcfStatement, type SignedEcf, signEcf } from "../ecf/issue";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
-import { invoiceNotesJson } from "../notes/service";
+import { createNote, invoiceNotesJson } from "../notes/service";
 import { type ItemJson, insertLines, itemsBreakdown, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
 import { documentAmounts, type LineAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
@@ -707,18 +707,65 @@ export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number, 
   await recordInvoiceChange(db, scope, "deleted", invoice, deleted!);
 }
 
-export async function cancelInvoice(db: AnyDb, scope: RequestScope, id: number, reason: AnnulmentReason = DEFAULT_ANNULMENT_REASON): Promise<InvoiceData> {
+export async function cancelInvoice(
+  db: AnyDb,
+  scope: RequestScope,
+  id: number,
+  reason: AnnulmentReason = DEFAULT_ANNULMENT_REASON,
+  context: InvoiceContext,
+): Promise<{ invoice: InvoiceData; creditNote: string | null }> {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment") {
     throw new AppError("invoice_not_editable", `Only invoices pending payment can be cancelled; this one is ${invoice.status}.`);
   }
   assertNoNotes(invoice, "It");
-  if (isElectronicNumber(invoice)) await assertNoEcf(db, invoice.id, "cancelled", "invoice_not_editable");
+  if (isElectronicNumber(invoice)) return cancelElectronic(db, scope, invoice, reason, context);
   await returnStock(db, scope, invoice, "invoice cancelled");
   await recordAnnulment(db, scope, invoice, reason, "cancelled");
   const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, id)).returning();
   await recordInvoiceChange(db, scope, "cancelled", invoice, updated!);
-  return serializeInvoice(updated!);
+  return { invoice: serializeInvoice(updated!), creditNote: null };
+}
+
+/**
+ * An e-CF is never voided in place: DGII has it (or will), so cancelling it issues an E34 credit
+ * note for all of it with modification code 1, "anula el NCF modificado" (Formato e-CF v1.0,
+ * CodigoModificacion; Formato Anulación de e-NCF, section 1), which returns the stock as any full
+ * credit note does; the invoice is then marked cancelled. Without an active E34 sequence → 409
+ * naming it.
+ */
+async function cancelElectronic(db: AnyDb, scope: RequestScope, invoice: InvoiceRow, reason: AnnulmentReason, context: InvoiceContext) {
+  const ds = schema.documentSubtypes;
+  const [subtype] = await db
+    .select({ id: ds.id })
+    .from(ds)
+    .where(and(eq(ds.tenantId, scope.tenantId), eq(ds.type, "credit_note"), eq(ds.prefix, "E34"), eq(ds.isActive, true)))
+    .orderBy(sql`${ds.isDefault} DESC`, ds.id)
+    .limit(1);
+  if (!subtype) {
+    throw new AppError(
+      "conflict",
+      "Cancelling an e-CF issues an E34 credit note (modification code 1), and the company has no active E34 sequence: create one (POST /api/v1/document-subtypes, type credit_note, prefix E34).",
+    );
+  }
+  const note = await createNote(
+    db,
+    scope,
+    invoice.id,
+    "credit",
+    {
+      document_subtype_id: subtype.id,
+      issue_date: context.today > invoice.issueDate ? context.today : invoice.issueDate,
+      modification_code: 1,
+      reason: ANNULMENT_REASONS[reason],
+      full: true,
+    },
+    context,
+  );
+  const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, invoice.id)).returning();
+  // Before: the invoice as the note left it (fully credited).
+  await recordInvoiceChange(db, scope, "cancelled", { ...updated!, status: invoiceStatus(updated!) }, updated!);
+  return { invoice: serializeInvoice(updated!), creditNote: note.document_number };
 }
 
 /** Applies a payment under the invoice's row lock, so concurrent payments never exceed the total. */
