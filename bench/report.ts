@@ -54,6 +54,8 @@ export interface BenchResults {
   bundle: { files: number; bytes: number; gzipBytes: number };
   skipped: string[];
   scenarios: ScenarioResult[];
+  /** CPU of building and signing an e-CF (bench/ecf.ts). */
+  ecfSigning?: { lines: number; coldCpuMs: number; runs: number[]; worstCpuMs: number; budgetCpuMs: number; withinBudget: boolean; xmlBytes: number }[];
   seconds: number;
 }
 
@@ -112,6 +114,10 @@ export function renderPerformance(r: BenchResults) {
     list16
       ? `- p99 of GET /invoices at 16 connections: ${list16.p99} ms ${r.loadTarget === "direct" ? "at the Worker's own socket" : "through wrangler's public port"} (budget 50 ms) ${verdict(list16.p99 <= 50)}${r.listViaProxy ? `; through wrangler dev's proxy worker (a dev-only hop): ${r.listViaProxy.p99} ms at ${r.listViaProxy.requestsPerSecond} req/s` : ""}`
       : "",
+    ...(r.ecfSigning ?? []).map(
+      (e) =>
+        `- e-CF of ${e.lines} lines, built and signed (bench/ecf.ts, in Node): worst ${e.worstCpuMs} ms CPU of ${e.runs.length} warm runs (budget ${e.budgetCpuMs} ms) ${verdict(e.withinBudget)}; the first in the process ${e.coldCpuMs} ms; ${(e.xmlBytes / 1024).toFixed(0)} KiB of XML`,
+    ),
     `- Worker bundle: ${(r.bundle.gzipBytes / 1024).toFixed(0)} KiB gzip, ${(r.bundle.bytes / 1024).toFixed(0)} KiB raw (budget 1 MiB gzip) ${verdict(r.bundle.gzipBytes <= MIB)}`,
   ].filter(Boolean);
   const breakdown = r.scenarios

@@ -21,6 +21,7 @@
  * Output: a table on stdout, bench/results/latest.json, and the generated block of docs/performance.md
  * (between the bench markers; `--no-readme` leaves it alone — the flag names predate the docs/ split).
  */
+
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -33,6 +34,7 @@ import pg from "pg";
 import { cliOptions } from "../scripts/lib/args";
 import { APP_ROLE, createTestDatabase, type DatabaseTarget, freePort, ROOT } from "../scripts/lib/database";
 import { startWsRelay, type WsRelay } from "../scripts/lib/ws-relay";
+import { describeEcfSigning, measureEcfSigning } from "./ecf";
 import { type ConnectionRecord, type Sniffer, type Statement, startSniffer } from "./pg-sniffer";
 import { type Pooler, startPooler } from "./pooler";
 import { type BenchResults, type Load, type RoundTrips, renderPerformance, type ScenarioResult } from "./report";
@@ -491,6 +493,9 @@ async function main() {
 
   console.log("bundle: wrangler deploy --dry-run …");
   const bundle = await bundleSize();
+  console.log("e-CF build and sign (bench/ecf.ts) …");
+  const ecfSigning = await measureEcfSigning();
+  for (const line of describeEcfSigning(ecfSigning)) console.log(`  ${line}`);
 
   console.log("database …");
   stack.database = await openDatabase();
@@ -672,6 +677,7 @@ async function main() {
     seedSeconds: round(seeded.seconds, 1),
     bundle,
     skipped,
+    ecfSigning,
     scenarios: list.map((s): ScenarioResult => {
       const rtr = roundTrips[s.key]!;
       const pgb = pgbench[s.key];
