@@ -1,4 +1,5 @@
 import { PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from "pdf-lib";
+import { type QrMatrix, timbreQr } from "../ecf/qr";
 
 interface PdfLine {
   description: string;
@@ -42,6 +43,12 @@ export interface PdfDocumentData {
   taxBreakdown: { label: string; amount: string }[];
   totals: { label: string; value: string; bold?: boolean }[];
   notes: string | null;
+  /**
+   * An e-CF's printed representation (DGII, Descripción técnica, "Consulta timbre (QR)"): the QR of
+   * DGII's timbre URL (`timbreUrl()` in ecf/qr.ts), the security code and the signature time,
+   * already formatted dd-MM-yyyy HH:mm:ss.
+   */
+  ecf?: { qrUrl: string; securityCode: string; signedAt: string };
 }
 
 const PAGE = { width: 612, height: 792, margin: 40 };
@@ -266,6 +273,58 @@ class Writer {
   }
 }
 
+/** The QR symbol's side, 28 mm: modules of about 0.5 mm (version 10), 4 dots each on an 8-dot/mm thermal printer. */
+const QR_SIDE = (28 / 25.4) * 72;
+/** ISO/IEC 18004's quiet zone: 4 modules of nothing around the symbol. */
+const QR_QUIET_MODULES = 4;
+
+/** The timbre under the lines, left of the totals, as DGII's printed models place it (representacion-impresa.pdf, 1.1, 2.2). */
+class Timbre {
+  readonly qr: QrMatrix;
+  readonly module: number;
+  readonly quiet: number;
+  constructor(readonly ecf: NonNullable<PdfDocumentData["ecf"]>) {
+    this.qr = timbreQr(ecf.qrUrl);
+    this.module = QR_SIDE / this.qr.size;
+    this.quiet = QR_QUIET_MODULES * this.module;
+  }
+
+  /** From the baseline of the first totals row down to that of the last line under the QR. */
+  get depth(): number {
+    return QR_SIDE - 7 + this.quiet + 11 + 12;
+  }
+
+  /**
+   * The symbol's top at the first totals row's cap height (`top` + 7), its quiet zone starting at
+   * the left margin; the dark modules as one path of rectangles (a run of dark modules in a row is
+   * one rectangle), black on the white page. Below it, the security code and the signature time.
+   * Returns the baseline of the last text line.
+   */
+  draw(w: Writer, top: number): number {
+    const x = PAGE.margin + this.quiet;
+    const path: string[] = [];
+    this.qr.modules.forEach((row, y) => {
+      for (let start = 0; start < row.length; start++) {
+        if (!row[start]) continue;
+        let end = start;
+        while (end + 1 < row.length && row[end + 1]) end++;
+        path.push(`M${start} ${y}h${end - start + 1}v1h-${end - start + 1}z`);
+        start = end;
+      }
+    });
+    w.page.drawSvgPath(path.join(""), { x, y: top + 7, scale: this.module, color: rgb(0, 0, 0) });
+    const saved = w.y;
+    // The first line's ascent (Helvetica's, about 0.93 em) clear of the quiet zone.
+    w.y = top + 7 - QR_SIDE - this.quiet - 11;
+    w.text(`Código de seguridad: ${this.ecf.securityCode}`, x);
+    w.y -= 12;
+    w.text(`Fecha de firma: ${this.ecf.signedAt}`, x);
+    const last = w.y;
+    w.y = saved;
+    return last;
+  }
+}
+
 /** An invoice or quotation as a PDF with Spanish labels. */
 export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Array<ArrayBuffer>> {
   const pdf = await PDFDocument.create();
@@ -349,7 +408,10 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
   w.line();
   w.y -= 14;
 
-  w.ensure(16 * (data.taxBreakdown.length + data.totals.length) + 40);
+  const timbre = data.ecf ? new Timbre(data.ecf) : null;
+  // With a timbre, the breakdown, the totals and the QR beside them go onto one page together.
+  const breakdownHeight = data.taxBreakdown.length ? 12 * (data.taxBreakdown.length + 1) + 6 : 0;
+  w.ensure(Math.max(16 * (data.taxBreakdown.length + data.totals.length) + 40, timbre ? breakdownHeight + timbre.depth + 4 : 0));
   if (data.taxBreakdown.length) {
     w.text("Desglose de impuestos", PAGE.margin, { bold: true });
     w.y -= 12;
@@ -361,11 +423,13 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
     }
     w.y -= 6;
   }
+  const totalsTop = w.y;
   for (const total of data.totals) {
     w.text(total.label, 380, { bold: total.bold, width: 110 });
     w.text(total.value, 490, { bold: total.bold, width: 82, align: "right" });
     w.y -= 13;
   }
+  if (timbre) w.y = Math.min(w.y, timbre.draw(w, totalsTop) - 13);
   if (data.reference) {
     w.y -= 10;
     w.ensure(24);
