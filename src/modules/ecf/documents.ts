@@ -7,8 +7,11 @@ import { AppError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
 import { decimal2, timestamp } from "../../lib/format";
+import type { PdfDocumentData } from "../sales/pdf";
+import { TimbreError, timbreUrl } from "./qr";
 import type { EcfEnvironment, SubmissionFilter, SubmissionSort } from "./schemas";
 import { dgiiUrls } from "./service";
+import { type EcfType, ecfDateTime } from "./xml";
 
 /** The documents an e-CF can be: its route prefix decides which table holds the document. */
 export type EcfOwner = "invoice" | "credit_note" | "debit_note";
@@ -46,13 +49,43 @@ async function findEcf(db: AnyDb, scope: RequestScope, owner: EcfOwner, id: numb
 
 /**
  * The timbre URL of the printed representation (DGII, Descripción técnica, "Consulta timbre (QR)"
- * and "Consulta timbre FC"), from what the e-CF stored.
+ * and "Consulta timbre FC"), from what the e-CF stored: the consumer URL for an E32 whose summary
+ * is what DGII received. Null only for a row the URL cannot be made of (an issuer without an RNC).
  */
-export type TimbreUrl = (row: EcfRow, urls: { ecf: string; fc: string }) => string | null;
+function qrUrlOf(row: EcfRow, urls: { ecf: string; fc: string }): string | null {
+  try {
+    return timbreUrl({
+      ecfBaseUrl: urls.ecf,
+      fcBaseUrl: urls.fc,
+      type: row.ecfType as EcfType,
+      issuerRnc: row.issuerRnc,
+      buyerRnc: row.buyerRnc,
+      encf: row.encf,
+      issueDate: row.issueDate,
+      total: row.totalAmount,
+      signedAt: row.signedAt,
+      securityCode: row.securityCode,
+      consumerSummary: row.summaryXml !== null,
+    });
+  } catch (error) {
+    if (error instanceof TimbreError) return null;
+    throw error;
+  }
+}
 
-let timbreUrl: TimbreUrl = () => null;
-export function useTimbreUrl(build: TimbreUrl) {
-  timbreUrl = build;
+/** What an e-CF's PDF prints besides the document (issue 18, "Printed representation"), or null for a document without e-CF. */
+export async function printedEcf(
+  db: AnyDb,
+  document: { invoiceId: number } | { noteId: number },
+  config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">,
+): Promise<PdfDocumentData["ecf"] | null> {
+  const [row] = await db
+    .select()
+    .from(e)
+    .where("invoiceId" in document ? eq(e.invoiceId, document.invoiceId) : eq(e.noteId, document.noteId));
+  if (!row) return null;
+  const qrUrl = qrUrlOf(row, dgiiUrls(config, row.environment as EcfEnvironment));
+  return qrUrl ? { qrUrl, securityCode: row.securityCode, signedAt: ecfDateTime(row.signedAt) } : null;
 }
 
 export function serializeEcf(row: EcfRow, config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">) {
@@ -65,7 +98,7 @@ export function serializeEcf(row: EcfRow, config: Pick<Config, "DGII_ECF_BASE_UR
     track_id: row.trackId,
     security_code: row.securityCode,
     signed_at: timestamp(row.signedAt)!,
-    qr_url: timbreUrl(row, dgiiUrls(config, row.environment as EcfEnvironment)),
+    qr_url: qrUrlOf(row, dgiiUrls(config, row.environment as EcfEnvironment)),
     dgii_messages: row.dgiiMessages as { codigo: string; valor: string }[],
     sequence_used: row.sequenceUsed,
     consumer_summary: row.summaryXml !== null,

@@ -163,7 +163,8 @@ export async function signEcf(
     issuerRnc: source.snapshot.issuer.rnc ?? "",
     buyerRnc: buyer.identification_type === "rnc" || buyer.identification_type === "cedula" ? (buyer.identification?.replace(/\D/g, "") ?? null) : null,
     issueDate: source.issueDate,
-    totalAmount: source.total,
+    // MontoTotal as signed: in pesos (the document's total at its rate), what the QR repeats.
+    totalAmount: ecfAmounts(doc).dop.total.toFixed(2),
   };
 }
 

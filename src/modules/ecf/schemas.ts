@@ -75,7 +75,7 @@ export const EcfStatus = z
     last_attempt_at: z.string().nullable(),
     next_attempt_at: z.string().nullable().openapi({ description: "When the next send or result query is due (pending and in_process)" }),
     last_error: z.string().nullable(),
-    total_amount: z.string().openapi({ description: "MontoTotal as signed" }),
+    total_amount: z.string().openapi({ description: "MontoTotal as signed, in pesos (a foreign-currency document's total at its rate)" }),
   })
   .openapi("EcfStatus");
 

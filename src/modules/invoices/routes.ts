@@ -1,9 +1,12 @@
 import { z } from "@hono/zod-openapi";
+import { config } from "../../env";
 import { idempotencyHeader, idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, MessageResponse } from "../../http/schemas";
 import { idParam } from "../../lib/bounds";
+import { isElectronicPrefix } from "../../lib/ncf";
+import { printedEcf } from "../ecf/documents";
 import { renderDocumentPdf } from "../sales/pdf";
 import { invoiceContext } from "./context";
 import {
@@ -200,6 +203,10 @@ invoicesRouter.openapi(
   ),
   async (c) => {
     const { invoice, pdf } = await invoices.invoicePdfData(c.var.db, { ...c.var.scope }, c.req.valid("param").id);
+    // An e-CF prints its QR, security code and signature time (one more read, for e-CF only).
+    if (invoice.document_number && isElectronicPrefix(invoice.document_number.slice(0, 3))) {
+      pdf.ecf = (await printedEcf(c.var.db, { invoiceId: invoice.id }, config(c.env))) ?? undefined;
+    }
     const bytes = await renderDocumentPdf(pdf);
     return c.body(bytes, 200, {
       "Content-Type": "application/pdf",
