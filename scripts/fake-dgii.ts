@@ -31,7 +31,11 @@ import { type LocalServer, listenOnLoopback } from "./lib/local-server";
  *   `{codigo, estado, mensajes, encf, secuenciaUtilizada}` at once;
  * - POST /{env}/anulacionrangos/api/operaciones/anularrango (an ANECF: ANECF.xsd, signature,
  *   signer, no range holding an e-NCF it received) → `{rnc, codigo, nombre, mensajes}`, 400 when
- *   refused.
+ *   refused;
+ * - GET /{env}/consultaestado/api/consultas/estado?rncemisor&ncfelectronico[&rnccomprador&codigoseguridad]
+ *   → the state and amounts of a received e-CF or RFCE (0 No encontrado when the code differs);
+ * - GET /{env}/consultadirectorio/api/consultas/listado and …/obtenerdirectorioporrnc?RNC= → the
+ *   electronic taxpayers it knows (the RNCs it received from) with receiver URLs on itself.
  *
  * A token, a document and a script belong to a signer: the certificate's subject CN (tests give
  * each tenant a certificate of its own). Control, for tests: `GET /_control/tokens`,
@@ -229,7 +233,7 @@ export async function startFakeDgii(): Promise<FakeDgii> {
         );
       }
       const service =
-        /^\/(testecf|certecf|ecf)\/(recepcion\/api\/facturaselectronicas|consultaresultado\/api\/consultas\/estado|recepcionfc\/api\/recepcion\/ecf|anulacionrangos\/api\/operaciones\/anularrango)$/i.exec(
+        /^\/(testecf|certecf|ecf)\/(recepcion\/api\/facturaselectronicas|consultaresultado\/api\/consultas\/estado|recepcionfc\/api\/recepcion\/ecf|anulacionrangos\/api\/operaciones\/anularrango|consultaestado\/api\/consultas\/estado|consultadirectorio\/api\/consultas\/(?:listado|obtenerdirectorioporrnc))$/i.exec(
           url.pathname,
         );
       if (service) {
@@ -239,6 +243,55 @@ export async function startFakeDgii(): Promise<FakeDgii> {
         if (token === null) return send(401, { mensaje: "Token no válido." });
         if (token === "expired") return send(401, { mensaje: "El token ha expirado." });
         if (isDown(token.signer)) return send(503, { mensaje: "Servicio no disponible temporalmente." });
+        if (path === "consultaestado/api/consultas/estado" && req.method === "GET") {
+          // Consulta de estado e-CF: by RNC emisor and e-NCF (e-CF received whole or as an RFCE);
+          // a security code that is not the document's finds nothing.
+          const rnc = url.searchParams.get("rncemisor") ?? "";
+          const encf = url.searchParams.get("ncfelectronico") ?? "";
+          const code = url.searchParams.get("codigoseguridad");
+          const document = [...received].reverse().find((r) => r.rnc === rnc && r.encf === encf && r.environment === environment && !r.errors.length);
+          const security = document ? field(document.xml, "CodigoSeguridadeCF") || field(document.xml, "SignatureValue").slice(0, 6) : "";
+          if (!document || (code !== null && code !== security)) return send(200, { codigo: 0, estado: "No encontrado", rncEmisor: rnc, ncfElectronico: encf });
+          const final = document.final ?? "in_process";
+          const state =
+            final === "rejected" || final === "rejected_unused"
+              ? STATES.rejected
+              : final === "in_process"
+                ? { codigo: 0, estado: "En Proceso" }
+                : STATES[final];
+          const total = Number(field(document.xml, "MontoTotal"));
+          const itbis = Number(field(document.xml, "TotalITBIS") || 0);
+          return send(200, {
+            ...state,
+            rncEmisor: rnc,
+            ncfElectronico: encf,
+            montoTotal: total,
+            totalITBIS: itbis,
+            fechaEmision: field(document.xml, "FechaEmision"),
+            fechaFirma: field(document.xml, "FechaHoraFirma"),
+            rncComprador: field(document.xml, "RNCComprador") || null,
+            codigoSeguridad: security,
+            idExtranjero: field(document.xml, "IdentificadorExtranjero") || null,
+          });
+        }
+        if (path.startsWith("consultadirectorio/") && req.method === "GET") {
+          // Consulta directorio: the electronic taxpayers it knows (every RNC it received from), with
+          // receiver URLs on this fake (pre-certification answers DGII's own test receivers).
+          const base = `http://${req.headers.host}/${environment}/receptor`;
+          const entries = [...new Map(received.map((r) => [r.rnc, field(r.xml, "RazonSocialEmisor")])).entries()].map(([rnc, name]) => ({
+            nombre: name,
+            rnc,
+            urlRecepcion: `${base}/${rnc}`,
+            urlAceptacion: `${base}/${rnc}`,
+            urlOpcional: `${base}/${rnc}`,
+          }));
+          if (path.endsWith("listado")) return send(200, entries);
+          const wanted = url.searchParams.get("RNC") ?? url.searchParams.get("rnc") ?? "";
+          return send(
+            200,
+            entries.filter((entry) => entry.rnc === wanted),
+          );
+        }
         if (path === "consultaresultado/api/consultas/estado" && req.method === "GET") {
           const trackId = url.searchParams.get("trackid") ?? "";
           const document = received.find((r) => r.trackId === trackId && r.signer === token.signer);

@@ -1,6 +1,6 @@
 import { expect, vi } from "vitest";
 import type { Data } from "../support/api";
-import { makeCertificate } from "../support/certificates";
+import { makeCertificate, type TestCertificate } from "../support/certificates";
 import { env } from "../support/env";
 import { catalogIds, createContact, freshRnc } from "../support/sales";
 import { ownerRow, type SeededTenant, seedTenant, sql, uniqueName } from "../support/seed";
@@ -36,6 +36,8 @@ export interface EcfTenant {
   signer: string;
   /** The company's RNC (a fresh one per tenant, as DGII knows each issuer by its RNC). */
   rnc: string;
+  /** Its certificate (to call the fake DGII as the tenant would). */
+  cert: TestCertificate;
   ids: Awaited<ReturnType<typeof catalogIds>>;
   contact: { id: number; name: string };
   service: { id: number };
@@ -60,6 +62,7 @@ export async function ecfTenant(): Promise<EcfTenant> {
     tenant,
     signer,
     rnc,
+    cert,
     ids,
     contact,
     service,
