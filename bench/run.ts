@@ -31,9 +31,12 @@ import path from "node:path";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import pg from "pg";
+import { type FakeDgii, startFakeDgii } from "../scripts/fake-dgii";
 import { cliOptions } from "../scripts/lib/args";
 import { APP_ROLE, createTestDatabase, type DatabaseTarget, freePort, ROOT } from "../scripts/lib/database";
 import { startWsRelay, type WsRelay } from "../scripts/lib/ws-relay";
+import { normalizeIdentification } from "../src/lib/identification";
+import { makeCertificate } from "../test/support/certificates";
 import { describeEcfSigning, measureEcfSigning } from "./ecf";
 import { type ConnectionRecord, type Sniffer, type Statement, startSniffer } from "./pg-sniffer";
 import { type Pooler, startPooler } from "./pooler";
@@ -82,6 +85,8 @@ interface Stack {
   pooler: Pooler | null;
   wrangler: ChildProcess | null;
   port: number;
+  /** DGII's stand-in: the e-CF the e-CF scenario issues are sent there by the Worker's queue. */
+  fakeDgii: FakeDgii;
 }
 const stack: Partial<Stack> = {};
 
@@ -157,6 +162,7 @@ async function stopAll(): Promise<void> {
   }
   stack.wrangler = null;
   await stack.relay?.close().catch(() => undefined);
+  await stack.fakeDgii?.close().catch(() => undefined);
   await stack.sniffer?.close().catch(() => undefined);
   await stack.pooler?.stop().catch(() => undefined);
   stack.pooler = undefined;
@@ -170,7 +176,7 @@ async function stopAll(): Promise<void> {
 // Scenarios
 
 interface Req {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT";
   path: string;
   body?: string;
 }
@@ -180,7 +186,15 @@ interface Scenario {
   label: string;
   budget: number | null;
   make: () => Req;
+  /**
+   * Count only the request's own connection (the first opened): an e-CF is sent after the
+   * response by the queue consumer, whose connection would otherwise be counted with it.
+   */
+  requestConnectionOnly?: boolean;
 }
+
+/** The e-CF fixture (setUpEcf): an E31 subtype and a buyer with a valid RNC. */
+const ecfFixture = { subtypeId: 0, contactId: 0 };
 
 function scenarios(s: Seeded, today: string): Scenario[] {
   const r = prng(42);
@@ -239,6 +253,18 @@ function scenarios(s: Seeded, today: string): Scenario[] {
     },
     { key: "invoice_create_1_line", label: "POST /invoices (1 line)", budget: 4, make: () => invoice(1) },
     { key: "invoice_create_50_lines", label: "POST /invoices (50 lines)", budget: 4, make: () => invoice(50) },
+    {
+      // Last: the e-CF it issues are sent to the fake DGII after each response.
+      key: "invoice_create_ecf",
+      label: "POST /invoices (3 lines, E31: built and signed in the transaction)",
+      budget: 4,
+      requestConnectionOnly: true,
+      make: () => {
+        const req = invoice(3);
+        const body = { ...JSON.parse(req.body!), contact_id: ecfFixture.contactId, document_subtype_id: ecfFixture.subtypeId };
+        return { ...req, body: JSON.stringify(body) };
+      },
+    },
   ];
 }
 
@@ -277,7 +303,8 @@ async function measureRoundTrips(port: number, host: string, token: string, scen
     statuses[res.status] = (statuses[res.status] ?? 0) + 1;
     // The pool is ended after the response (waitUntil): wait for its connection to close.
     for (let k = 0; k < 100 && sniffer.connections().some((c) => !c.closed); k++) await sleep(20);
-    if (i >= 2) perRequest.push({ conns: [...sniffer.connections()], relay: relay.stats().roundTrips, method });
+    const conns = sniffer.connections();
+    if (i >= 2) perRequest.push({ conns: scenario.requestConnectionOnly ? conns.slice(0, 1) : [...conns], relay: relay.stats().roundTrips, method });
   }
   const n = perRequest.length;
   const median = (f: (p: (typeof perRequest)[number]) => number) => {
@@ -312,6 +339,44 @@ async function measureRoundTrips(port: number, host: string, token: string, scen
     worstBreakdown: worst ? describe(worst.conns.flatMap((c) => c.statements)) : [],
     statements,
   };
+}
+
+/**
+ * e-CF for the bench tenant, through the API: a certificate made now (as the tests make theirs), e-CF
+ * on in testecf (the fake DGII), an E31 sequence, and a buyer with a valid RNC.
+ */
+async function setUpEcf(port: number, host: string, token: string): Promise<void> {
+  const ok = async (req: Req, what: string) => {
+    const res = await send(port, host, token, req);
+    if (res.status >= 300) throw new Error(`e-CF setup: ${what} answered ${res.status} ${res.body.slice(0, 200)}`);
+    return JSON.parse(res.body) as { data: { id: number } };
+  };
+  const cert = await makeCertificate({ holderId: "131246796" });
+  await ok({ method: "PUT", path: "/api/v1/ecf/certificate", body: JSON.stringify({ p12_base64: cert.p12Base64, password: cert.password }) }, "certificate");
+  await ok({ method: "PUT", path: "/api/v1/ecf/settings", body: JSON.stringify({ environment: "testecf", enabled: true }) }, "settings");
+  const subtype = await ok(
+    {
+      method: "POST",
+      path: "/api/v1/document-subtypes",
+      body: JSON.stringify({
+        name: "Crédito fiscal electrónico",
+        type: "invoice",
+        prefix: "E31",
+        start_number: 1,
+        end_number: 1_000_000,
+        valid_until: "2099-12-31",
+      }),
+    },
+    "E31 subtype",
+  );
+  let rnc = "";
+  for (let digit = 0; digit < 10 && !rnc; digit++) if (normalizeIdentification("rnc", `10100012${digit}`).ok) rnc = `10100012${digit}`;
+  const contact = await ok(
+    { method: "POST", path: "/api/v1/contacts", body: JSON.stringify({ name: "Comprador e-CF", identification_type: "rnc", identification: rnc }) },
+    "buyer",
+  );
+  ecfFixture.subtypeId = subtype.data.id;
+  ecfFixture.contactId = contact.data.id;
 }
 
 /** One request with node:http (fetch would not send our Host header). */
@@ -531,6 +596,7 @@ async function main() {
   app.hostname = "127.0.0.1";
   app.port = String(stack.sniffer.port);
   const port = await freePort();
+  stack.fakeDgii = await startFakeDgii();
   const envPath = path.join(TMP, "bench.env");
   fs.writeFileSync(
     envPath,
@@ -545,6 +611,8 @@ async function main() {
       RATE_LIMIT_NAMESPACE: "bench",
       APP_URL: `http://${seeded.subdomain}.localhost:${port}`,
       APP_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+      DGII_ECF_BASE_URL: stack.fakeDgii.url,
+      DGII_FC_BASE_URL: stack.fakeDgii.url,
     }),
   );
   console.log("wrangler dev …");
@@ -598,6 +666,8 @@ async function main() {
   if (probe.status !== 200 || stack.sniffer.connections().length === 0) {
     throw new Error(`the Worker does not reach the bench database (status ${probe.status}: ${probe.body.slice(0, 300)})`);
   }
+
+  await setUpEcf(port, host, seeded.token);
 
   console.log("round trips (one request at a time) …");
   const roundTrips: Record<string, RoundTripResult> = {};

@@ -6,7 +6,7 @@ import { invoiceNotes, invoices } from "./sales";
 import { tenants, workspaces } from "./tenancy";
 
 /** What DGII has said of an e-CF (docs/ecf.md, "States"). */
-export const ECF_STATUSES = ["pending", "in_process", "accepted", "accepted_conditional", "rejected", "failed"] as const;
+export const ECF_STATUSES = ["pending", "in_process", "accepted", "accepted_conditional", "rejected", "failed", "annulled"] as const;
 
 /**
  * One electronic fiscal document (e-CF, issue 18) as it was signed and as DGII treats it: the
@@ -64,7 +64,7 @@ export const ecfDocuments = pgTable(
     index("ecf_documents_due_idx").on(t.nextAttemptAt).where(sql`${t.status} IN ('pending', 'in_process')`),
     index("ecf_documents_list_idx").on(t.tenantId, t.issueDate, t.id),
     check("ecf_documents_one_document", sql`(${t.invoiceId} IS NULL) <> (${t.noteId} IS NULL)`),
-    check("ecf_documents_status", sql`${t.status} IN ('pending', 'in_process', 'accepted', 'accepted_conditional', 'rejected', 'failed')`),
+    check("ecf_documents_status", sql`${t.status} IN ('pending', 'in_process', 'accepted', 'accepted_conditional', 'rejected', 'failed', 'annulled')`),
     tenantIsolation("ecf_documents"),
   ],
 );

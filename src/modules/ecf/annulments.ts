@@ -1,10 +1,12 @@
-import { and, eq, like } from "drizzle-orm";
+import { and, eq, inArray, like } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import type { Config } from "../../env";
 import { AppError, fieldError } from "../../http/errors";
+import type { RequestScope } from "../../http/scope";
 import { timestamp } from "../../lib/format";
 import { formatDocumentNumber } from "../../lib/ncf";
+import { cancelForAnnulledEcf } from "../invoices/service";
 import { buildAnecf } from "./anecf";
 import { DgiiRefused, refusalMessages, sendAnnulment, withDgiiToken } from "./dgii";
 import type { CreateAnnulmentInput, EcfEnvironment } from "./schemas";
@@ -12,6 +14,7 @@ import { dgiiUrls, openedCertificate } from "./service";
 import { signXml } from "./signature";
 
 const ds = schema.documentSubtypes;
+const e = schema.ecfDocuments;
 const a = schema.ecfAnnulments;
 type AnnulmentRow = typeof a.$inferSelect;
 
@@ -29,18 +32,26 @@ export function serializeAnnulment(row: AnnulmentRow) {
   };
 }
 
+/** Numbers already taken that one annulment may cover (each is looked up and cancelled one by one). */
+const MAX_TAKEN = 500;
+
 /**
- * POST /ecf/annulments: annuls unused e-NCF of an E sequence with DGII (ANECF; Formato Anulación
- * de e-NCF v1.0, section 1: numbers never sent to DGII nor to a buyer — a sent e-CF is annulled by a
- * credit note instead). The range starts at the sequence's next number (what was issued before it
- * was handed out with its e-CF) and ends within the authorized range. Under the sequence's row
- * lock: the ANECF is built, signed and sent; only when DGII accepts it does the sequence move past
- * the range and the annulment get recorded — DGII refusing is a 422 with its messages, DGII
- * unreachable a 503, and nothing changes either way.
+ * POST /ecf/annulments: annuls e-NCF of an E sequence with DGII (ANECF; Formato Anulación de
+ * e-NCF v1.0, section 1: numbers "si la factura emitida no ha sido enviada a la DGII ni al
+ * receptor o si la secuencia no ha sido utilizada" — a received e-CF is annulled by a credit note
+ * instead). The range may cover:
+ * - unused numbers, from the sequence's next one up to the end of the authorized range: the
+ *   sequence then moves past them;
+ * - numbers already taken by invoices whose e-CF DGII never received (pending or failed, no
+ *   trackId; at most 500): those e-CF become `annulled` and their invoices are cancelled (stock
+ *   back); each must be an invoice of the request's branch still pending payment.
+ * Under the sequence's and the e-CF rows' locks (a send in progress is waited for, then its result
+ * seen): the ANECF is built, signed and sent; only when DGII accepts it does anything change —
+ * DGII refusing is a 422 with its messages, DGII unreachable a 503.
  */
 export async function annulRange(
   db: AnyDb,
-  scope: { tenantId: number; userId: number },
+  scope: RequestScope,
   input: CreateAnnulmentInput,
   config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL" | "APP_ENCRYPTION_KEY">,
   now: Date,
@@ -52,17 +63,42 @@ export async function annulRange(
     .for("update");
   if (!subtype) throw fieldError("document_subtype_id", "No such e-CF (E-series) document subtype.");
   const next = Number(subtype.nextNumber);
+  const start = Number(subtype.startNumber);
   const end = Number(subtype.endNumber);
-  if (input.from !== next) {
+  if (input.to < input.from) throw fieldError("to", "The range ends at or after where it starts.");
+  if (input.from < start) throw fieldError("from", `The authorized range of this sequence starts at ${start}.`);
+  if (input.to > end) throw fieldError("to", `The authorized range of this sequence ends at ${end}.`);
+
+  // Unused numbers are annulled from the next one, so the sequence never leaves a gap behind it.
+  if (input.from > next) {
     throw fieldError(
       "from",
-      next > end
-        ? "This sequence has no unused numbers left."
-        : `The unused numbers of this sequence start at ${next} (${formatDocumentNumber(subtype.prefix, next)}): numbers before it were issued, and an e-CF that was sent is annulled by a credit note.`,
+      `The unused numbers of this sequence start at ${next} (${formatDocumentNumber(subtype.prefix, Math.min(next, end))}): annul from there, so that no number is skipped without being annulled.`,
     );
   }
-  if (input.to < input.from) throw fieldError("to", "The range ends at or after where it starts.");
-  if (input.to > end) throw fieldError("to", `The authorized range of this sequence ends at ${end}.`);
+  // The numbers already handed out: each must be an e-CF DGII never received.
+  const takenTo = Math.min(input.to, next - 1);
+  const taken = input.from <= takenTo ? Array.from({ length: takenTo - input.from + 1 }, (_, i) => formatDocumentNumber(subtype.prefix, input.from + i)) : [];
+  if (taken.length > MAX_TAKEN) throw fieldError("to", `At most ${MAX_TAKEN} numbers already issued are annulled at once.`);
+  const unsent = taken.length
+    ? await db
+        .select()
+        .from(e)
+        .where(and(eq(e.tenantId, scope.tenantId), inArray(e.encf, taken)))
+        .for("update")
+    : [];
+  const byEncf = new Map(unsent.map((row) => [row.encf, row]));
+  for (const encf of taken) {
+    const row = byEncf.get(encf);
+    if (!row) throw fieldError("from", `${encf} was issued without an e-CF of this company: it cannot be annulled here.`);
+    if (row.invoiceId === null) throw fieldError("from", `${encf} is a note's e-NCF: correct it with another note once it is sent.`);
+    if (row.trackId !== null || (row.status !== "pending" && row.status !== "failed")) {
+      throw new AppError(
+        "ecf_already_sent",
+        `${encf} was sent to DGII (${row.status}): it is annulled by a credit note (modification code 1), not by an annulment of numbers.`,
+      );
+    }
+  }
 
   const [settings] = await db.select().from(schema.ecfSettings).where(eq(schema.ecfSettings.tenantId, scope.tenantId));
   const [profile] = await db
@@ -92,10 +128,17 @@ export async function annulRange(
     }
     throw error;
   }
-  await db
-    .update(ds)
-    .set({ nextNumber: input.to + 1, updatedAt: now })
-    .where(eq(ds.id, subtype.id));
+  for (const encf of taken) {
+    const row = byEncf.get(encf)!;
+    await cancelForAnnulledEcf(db, scope, row.invoiceId!, encf);
+    await db.update(e).set({ status: "annulled", lastError: null, updatedAt: now }).where(eq(e.id, row.id));
+  }
+  if (input.to >= next) {
+    await db
+      .update(ds)
+      .set({ nextNumber: input.to + 1, updatedAt: now })
+      .where(eq(ds.id, subtype.id));
+  }
   const [row] = await db
     .insert(a)
     .values({

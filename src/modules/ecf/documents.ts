@@ -9,7 +9,7 @@ import type { RequestScope } from "../../http/scope";
 import { decimal2, timestamp } from "../../lib/format";
 import type { PdfDocumentData } from "../sales/pdf";
 import { TimbreError, timbreUrl } from "./qr";
-import type { EcfEnvironment, SubmissionFilter, SubmissionSort } from "./schemas";
+import type { ECF_STATUS_VALUES, EcfEnvironment, SubmissionFilter, SubmissionSort } from "./schemas";
 import { dgiiUrls } from "./service";
 import { type EcfType, ecfDateTime } from "./xml";
 
@@ -94,7 +94,7 @@ export function serializeEcf(row: EcfRow, config: Pick<Config, "DGII_ECF_BASE_UR
     encf: row.encf,
     type: row.ecfType,
     environment: row.environment as EcfEnvironment,
-    status: row.status as "pending" | "in_process" | "accepted" | "accepted_conditional" | "rejected" | "failed",
+    status: row.status as (typeof ECF_STATUS_VALUES)[number],
     track_id: row.trackId,
     security_code: row.securityCode,
     signed_at: timestamp(row.signedAt)!,

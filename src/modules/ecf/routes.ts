@@ -198,13 +198,13 @@ ecfRouter.openapi(
       method: "post",
       path: `${V1}/ecf/annulments`,
       tags,
-      summary: "Annul unused e-NCF of an E sequence with DGII (ANECF): from the sequence's next number; the sequence skips them",
+      summary: "Annul e-NCF with DGII (ANECF): unused numbers (the sequence skips them) and invoices' e-CF DGII never received (cancelled)",
       request: jsonBody(CreateAnnulmentBody),
       responses: { 201: jsonResponse("Annulled", dataWithMessage(EcfAnnulment)), ...errorResponses(503), ...commonErrors },
     },
   ),
   async (c) => {
-    const row = await annulRange(c.var.db, { tenantId: c.get("tenant").id, userId: c.var.auth!.userId }, c.req.valid("json"), config(c.env), new Date());
+    const row = await annulRange(c.var.db, c.var.scope, c.req.valid("json"), config(c.env), new Date());
     return c.json({ data: serializeAnnulment(row), message: `${row.count} e-NCF annulled with DGII.` }, 201);
   },
 );

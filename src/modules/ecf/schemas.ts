@@ -50,7 +50,7 @@ export const PutSettingsBody = z
   .openapi("PutEcfSettingsRequest");
 export type PutSettingsInput = z.output<typeof PutSettingsBody>;
 
-export const ECF_STATUS_VALUES = ["pending", "in_process", "accepted", "accepted_conditional", "rejected", "failed"] as const;
+export const ECF_STATUS_VALUES = ["pending", "in_process", "accepted", "accepted_conditional", "rejected", "failed", "annulled"] as const;
 
 export const EcfStatus = z
   .object({
@@ -59,7 +59,7 @@ export const EcfStatus = z
     environment: z.enum(ECF_ENVIRONMENTS),
     status: z.enum(ECF_STATUS_VALUES).openapi({
       description:
-        "pending: signed, not yet received by DGII (also while DGII is unreachable); in_process: received (trackId), being validated; accepted, accepted_conditional, rejected: DGII's final answer; failed: DGII unreachable for 24 hours (POST …/ecf/retry)",
+        "pending: signed, not yet received by DGII (also while DGII is unreachable); in_process: received (trackId), being validated; accepted, accepted_conditional, rejected: DGII's final answer; failed: DGII unreachable for 24 hours (POST …/ecf/retry); annulled: never received by DGII, its e-NCF annulled (POST /ecf/annulments) and the document cancelled",
     }),
     track_id: z.string().nullable(),
     security_code: z.string().openapi({ description: "The first 6 characters of the SignatureValue (código de seguridad)" }),

@@ -728,6 +728,28 @@ export async function cancelInvoice(
 }
 
 /**
+ * An invoice whose e-CF DGII never received and whose e-NCF was annulled with DGII (ANECF,
+ * ecf/annulments.ts): it is cancelled, its stock returns, and its history says so. Only an
+ * invoice still pending payment of the request's branch (409 otherwise: a paid sale is corrected
+ * by a credit note once its e-CF is sent).
+ */
+export async function cancelForAnnulledEcf(db: AnyDb, scope: RequestScope, invoiceId: number, encf: string): Promise<void> {
+  const invoice = await lockInvoice(db, scope, invoiceId).catch((error: unknown) => {
+    if (error instanceof AppError && error.code === "not_found") {
+      throw new AppError("conflict", `The invoice of ${encf} belongs to another branch: annul it from there.`);
+    }
+    throw error;
+  });
+  if (invoice.status !== "pending_payment") {
+    throw new AppError("conflict", `The invoice of ${encf} is ${invoice.status}: only an invoice pending payment is cancelled by annulling its e-NCF.`);
+  }
+  assertNoNotes(invoice, "It");
+  await returnStock(db, scope, invoice, "e-NCF annulled");
+  const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, invoice.id)).returning();
+  await recordInvoiceChange(db, scope, "cancelled", invoice, updated!);
+}
+
+/**
  * An e-CF is never voided in place: DGII has it (or will), so cancelling it issues an E34 credit
  * note for all of it with modification code 1, "anula el NCF modificado" (Formato e-CF v1.0,
  * CodigoModificacion; Formato Anulación de e-NCF, section 1), which returns the stock as any full

@@ -1,0 +1,2 @@
+ALTER TABLE "ecf_documents" DROP CONSTRAINT "ecf_documents_status";--> statement-breakpoint
+ALTER TABLE "ecf_documents" ADD CONSTRAINT "ecf_documents_status" CHECK ("ecf_documents"."status" IN ('pending', 'in_process', 'accepted', 'accepted_conditional', 'rejected', 'failed', 'annulled'));
