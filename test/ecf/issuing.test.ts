@@ -82,6 +82,14 @@ describe("e-CF issuing: an E31 through HTTP", () => {
     expect([first.body.data.document_number, second.body.data.document_number]).toEqual(["E310000000001", "E310000000002"]);
     const count = await ownerRow<{ n: number }>(sql`SELECT count(*)::int AS n FROM ecf_documents WHERE tenant_id = ${t.tenant.tenantId}`);
     expect(count.n).toBe(2);
+    // More lines than DGII's 1,000 (the API's own limit is 500): 422 on items, no number taken.
+    const long = await t.tenant.api.post("/invoices", {
+      ...body(t.contact.id),
+      items: Array.from({ length: 1001 }, () => ({ product_id: t.service.id, quantity: "1", unit_price: "1", tax_ids: [t.ids.itbis18] })),
+    });
+    expect(long.status).toBe(422);
+    expect(Object.keys(long.body.errors)).toEqual(["items"]);
+    expect((await t.tenant.api.get(`/document-subtypes/${subtype}`)).body.data.next_number).toBe(3);
   });
 
   it("an issued e-CF cannot be changed or deleted (409), and a B-series invoice has no e-CF (404)", async () => {
