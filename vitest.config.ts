@@ -61,7 +61,8 @@ export default defineConfig({
       },
       {
         // Static checks that need Node (a JSON-schema compiler; reading docs/permissions.md).
-        test: { name: "node", environment: "node", include: ["test/node/**/*.test.ts"] },
+        // testTimeout as the workers project's: some render and rasterize a dozen PDFs (ecf-qr), slow on a busy 2-CPU machine.
+        test: { name: "node", environment: "node", include: ["test/node/**/*.test.ts"], testTimeout: 30_000 },
       },
     ],
   },

@@ -90,6 +90,7 @@ export function validBody(world: World, method: string, path: string): unknown {
     "POST /api/v1/invoices/{id}/issue": { issue_date: "2026-11-21" },
     "PUT /api/v1/ecf/certificate": { p12_base64: o.certificate.p12Base64, password: o.certificate.password },
     "PUT /api/v1/ecf/settings": { environment: "testecf" },
+    "POST /api/v1/ecf/annulments": { document_subtype_id: o.subtype.id, from: 1, to: 1 },
     "POST /api/v1/invoices/{id}/credit-notes": { modification_code: 3, reason: "Descuento", items: [{ description: "Descuento", amount: "0.01" }] },
     "POST /api/v1/invoices/{id}/debit-notes": { modification_code: 3, reason: "Cargo", items: [{ description: "Cargo", amount: "0.01" }] },
     "POST /api/v1/quotations/bulk/pdf": { quotation_ids: [o.quotation.id] },
