@@ -12,7 +12,7 @@ export const fileServer = () => (env as unknown as { TEST_FILE_SERVER_URL: strin
 /** Stores `bytes` on the local file server; returns its URL. */
 export async function serveFile(name: string, bytes: Uint8Array): Promise<string> {
   const url = `${fileServer()}/files/${name}`;
-  const response = await fetch(url, { method: "PUT", body: bytes });
+  const response = await fetch(url, { method: "PUT", body: new Uint8Array(bytes) });
   if (response.status !== 201) throw new Error(`file server answered ${response.status}`);
   return url;
 }
