@@ -187,8 +187,8 @@ interface Scenario {
   budget: number | null;
   make: () => Req;
   /**
-   * Count only the request's own connection (the first opened): an e-CF is sent after the
-   * response by the queue consumer, whose connection would otherwise be counted with it.
+   * Count only the request's own connection: an e-CF is sent after the response by the queue
+   * consumer, whose connection (for this or a previous request) would otherwise be counted with it.
    */
   requestConnectionOnly?: boolean;
 }
@@ -304,7 +304,10 @@ async function measureRoundTrips(port: number, host: string, token: string, scen
     // The pool is ended after the response (waitUntil): wait for its connection to close.
     for (let k = 0; k < 100 && sniffer.connections().some((c) => !c.closed); k++) await sleep(20);
     const conns = sniffer.connections();
-    if (i >= 2) perRequest.push({ conns: scenario.requestConnectionOnly ? conns.slice(0, 1) : [...conns], relay: relay.stats().roundTrips, method });
+    // The request's own connection is the one that read the request context (auth); the e-CF
+    // consumer's (a previous request's send, after its response) never does.
+    const own = scenario.requestConnectionOnly ? conns.filter((c) => c.statements.some((st) => /request_context\(/.test(st.text))) : [...conns];
+    if (i >= 2) perRequest.push({ conns: own, relay: relay.stats().roundTrips, method });
   }
   const n = perRequest.length;
   const median = (f: (p: (typeof perRequest)[number]) => number) => {

@@ -22,6 +22,10 @@ if (!envFile || !port || !persist || !hostHeader) throw new Error("usage: worker
 
 const worker = await unstable_startWorker({
   config: "wrangler.toml",
+  // unstable_startWorker (wrangler 4.86) does not derive the Node.js compatibility of the bundle
+  // from wrangler.toml's nodejs_compat flag as `wrangler dev` does (workers-sdk PR 14617, fixed
+  // later): without this, the e-CF signer's node:crypto and xml-crypto's requires fail to bundle.
+  build: { nodejsCompatMode: "v2" },
   envFiles: [envFile],
   dev: { server: { hostname: "127.0.0.1", port: Number(port) }, inspector: false, watch: false, liveReload: false, logLevel: "warn", persist },
 });
