@@ -183,3 +183,27 @@ describe("cancelling an e-CF", () => {
     expect(tag(r34.xml, "NCFModificado")).toBe(invoice.document_number);
   });
 });
+
+describe("what an e-CF cannot carry yet", () => {
+  it("refuses ISC on alcohol and tobacco (DGII computes it from data the products lack) with 422 on the line, the number given back", async () => {
+    const t = await ecfTenant();
+    const isc = (await t.tenant.api.post("/taxes", { name: "ISC ron", type: "isc", rate: "0", dgii_code: "013", amount_per_unit: "632.58" })).body.data;
+    const refused = await t.tenant.api.post("/invoices", {
+      contact_id: t.contact.id,
+      document_subtype_id: await t.subtype("E31"),
+      issue_date: "2026-11-23",
+      items: [
+        { product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] },
+        { product_id: t.service.id, quantity: "2", unit_price: "900", tax_ids: [t.ids.itbis18, isc.id] },
+      ],
+    });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body.errors).toEqual({
+      "items.1.tax_ids": [
+        "ISC 013 (alcohol and tobacco) cannot go on an e-CF yet: DGII computes it from reference quantities, degrees and prices the products do not record.",
+      ],
+    });
+    const next = await issue(t, "E31", { items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }] });
+    expect(next.document_number).toBe("E310000000001");
+  });
+});

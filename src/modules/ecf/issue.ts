@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { fieldError } from "../../http/errors";
+import { AppError, fieldError } from "../../http/errors";
 import { Big } from "../../lib/decimal";
 import type { LineAmounts, TaxBreakdown } from "../sales/lines";
 import type { LoadedEcfSettings } from "../sales/references";
@@ -102,11 +102,32 @@ function additionalCodes(amounts: LineAmounts): string[] | undefined {
  * type cannot carry (the XML builder's EcfBuildError) is a 422 on the document, never a 500: the
  * caller's transaction rolls back, the number with it.
  */
+/**
+ * ISC on alcohol and tobacco (Tabla I 006-039) is computed by DGII from each line's reference
+ * quantity, sub-quantity, alcohol degrees or reference retail price and its own quarterly rates
+ * (Formato e-CF v1.0, fields 107-108); the product model does not hold those yet, so an e-CF
+ * carrying it would be refused by DGII with its number spent. Refused here, before anything is
+ * signed (docs/ecf.md, "The XML").
+ */
+function assertNoDgiiComputedIsc(amounts: LineAmounts[]) {
+  const errors: Record<string, string[]> = {};
+  amounts.forEach((line, i) => {
+    const isc = line.taxes.find((tax) => tax.type === "isc" && tax.dgii_code !== undefined && tax.dgii_code >= "006" && tax.dgii_code <= "039");
+    if (isc) {
+      errors[`items.${i}.tax_ids`] = [
+        `ISC ${isc.dgii_code} (alcohol and tobacco) cannot go on an e-CF yet: DGII computes it from reference quantities, degrees and prices the products do not record.`,
+      ];
+    }
+  });
+  if (Object.keys(errors).length) throw new AppError("validation_failed", "This document cannot be an e-CF yet.", errors);
+}
+
 export async function signEcf(
   settings: LoadedEcfSettings & { certificate_encrypted: string },
   encryptionKey: string | undefined,
   source: EcfSource,
 ): Promise<SignedEcf> {
+  assertNoDgiiComputedIsc(source.amounts);
   const signer = await openedCertificate(source.tenantId, settings.certificate_encrypted, encryptionKey);
   const signedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
   const type = source.encf.slice(1, 3) as EcfDocument["type"];
