@@ -1,3 +1,4 @@
+import type { EcfSigningResult } from "./ecf";
 /** The bench's stdout table and the generated block of docs/performance.md, both from latest.json. */
 
 /** One autocannon load. */
@@ -55,7 +56,7 @@ export interface BenchResults {
   skipped: string[];
   scenarios: ScenarioResult[];
   /** CPU of building and signing an e-CF (bench/ecf.ts). */
-  ecfSigning?: { lines: number; coldCpuMs: number; runs: number[]; worstCpuMs: number; budgetCpuMs: number; withinBudget: boolean; xmlBytes: number }[];
+  ecfSigning?: EcfSigningResult[];
   seconds: number;
 }
 

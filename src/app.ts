@@ -9,8 +9,7 @@ import { anonymousRateLimit, rateLimit } from "./http/rate-limit";
 import { bodySizeLimit, jsonOnly, validConfiguration } from "./http/request-checks";
 import { requestId } from "./http/request-id";
 import { tenantFromHost } from "./http/tenant";
-import { ecfDispatch } from "./jobs/ecf";
-import { outboxDispatch } from "./jobs/outbox";
+import { afterCommitDispatch } from "./jobs/dispatch";
 import { authRouter } from "./modules/auth/routes";
 import { bankAccountsRouter } from "./modules/bank-accounts/routes";
 import { companyRouter } from "./modules/company/routes";
@@ -45,8 +44,7 @@ export function createApp() {
   app.get("/health", (c) => c.json({ status: "ok" })); // no database, no tenant
   app.use("*", bodySizeLimit); // 413 beyond 1 MiB
   app.use("*", jsonOnly); // 415 for a body that is not JSON
-  app.use("*", outboxDispatch); // c.var.outbox; after the commit, its ids go on the Queue
-  app.use("*", ecfDispatch); // c.var.ecf; after the commit, the signed e-CF go on ECF_QUEUE
+  app.use("*", afterCommitDispatch); // c.var.outbox and c.var.ecf: after the commit, their ids go on their Queues
   app.use("*", databaseSession); // one connection; commit on success, rollback otherwise
   app.use("*", bearerToken); // Authorization: Bearer verified once (c.var.tokenClaims)
   app.use("*", anonymousRateLimit); // no verified token: per IP and host, before any database work

@@ -52,9 +52,9 @@ export interface AppVariables {
    * unauthenticated), so a handler that needs a workspace cannot run without one.
    */
   scope: RequestScope;
-  /** Outbox rows the request wrote: pushed onto the Queue once it has committed (`outboxDispatch`). */
+  /** Outbox rows the request wrote: pushed onto the Queue once it has committed (`afterCommitDispatch`, jobs/dispatch.ts). */
   outbox: number[];
-  /** e-CF documents the request signed: sent through ECF_QUEUE once it has committed (`ecfDispatch`, jobs/ecf.ts). */
+  /** e-CF documents the request signed: sent through ECF_QUEUE once it has committed (`afterCommitDispatch`, jobs/dispatch.ts). */
   ecf: number[];
 }
 

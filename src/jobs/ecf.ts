@@ -1,10 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
-import { createMiddleware } from "hono/factory";
 import { type Database, withTenantTransaction } from "../db/client";
 import { rowsOf } from "../db/rows";
 import * as schema from "../db/schema";
 import { config, type Env } from "../env";
-import type { AppEnv } from "../http/context";
 import { log } from "../lib/log";
 import { DgiiRefused, type DgiiResult, DgiiUnavailable, queryResult, refusalMessages, sendConsumerSummary, sendEcf, withDgiiToken } from "../modules/ecf/dgii";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
@@ -15,7 +13,7 @@ import { sendToQueue } from "./enqueue";
  * Transmission of signed e-CF to DGII (issue 18; docs/ecf.md, "Sending and states"). Each
  * `ecf_documents` row is its own outbox entry:
  *
- * - The issuing request pushes the row's id onto `c.var.ecf`; once it has committed, `ecfDispatch`
+ * - The issuing request pushes the row's id onto `c.var.ecf`; once it has committed, `afterCommitDispatch`
  *   puts `{tenant_id, ecf_id}` on ECF_QUEUE. The minute sweep re-enqueues every row that is due and
  *   still `pending` or `in_process`, so nothing depends on a queue message surviving: a document is
  *   never lost between commit and send.
@@ -170,7 +168,7 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
 }
 
 /** Sends e-CF references to ECF_QUEUE (delayed by `delaySeconds`); false (logged) when the send failed. */
-const enqueueEcf = (env: Env, refs: EcfRef[], delaySeconds = 0) => sendToQueue(config(env).ECF_QUEUE, refs, "ecf", { delaySeconds });
+export const enqueueEcf = (env: Env, refs: EcfRef[], delaySeconds = 0) => sendToQueue(config(env).ECF_QUEUE, refs, "ecf", { delaySeconds });
 
 /** Consumer of ECF_QUEUE: one step per message; a step that leaves the document open enqueues the next one, delayed. */
 export async function handleEcfBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
@@ -194,21 +192,6 @@ export async function handleEcfBatch(batch: MessageBatch<unknown>, env: Env): Pr
     }
   }
 }
-
-/** Puts the e-CF the request signed on ECF_QUEUE once it has committed (mounted outside `databaseSession`, like outboxDispatch). */
-export const ecfDispatch = createMiddleware<AppEnv>(async (c, next) => {
-  const ids: number[] = [];
-  c.set("ecf", ids);
-  await next();
-  if (!ids.length || c.error || c.res.status >= 400) return;
-  const tenantId = c.get("tenant").id;
-  c.executionCtx.waitUntil(
-    enqueueEcf(
-      c.env,
-      ids.map((id) => ({ tenant_id: tenantId, ecf_id: id })),
-    ),
-  );
-});
 
 /** The minute sweep: every open document due for SWEEP_GRACE_SECONDS, across tenants (drizzle/0023 ecf_due_documents), back on the queue. */
 export async function sweepEcf(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {

@@ -1,11 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
-import { createMiddleware } from "hono/factory";
 import { Resend } from "resend";
 import { type Database, withTenantTransaction } from "../db/client";
 import { rowsOf } from "../db/rows";
 import * as schema from "../db/schema";
 import { config, type Env } from "../env";
-import type { AppEnv } from "../http/context";
 import { log } from "../lib/log";
 import { sendToQueue } from "./enqueue";
 
@@ -13,7 +11,7 @@ import { sendToQueue } from "./enqueue";
  * Delivery of the transactional outbox (`outbox_messages`).
  *
  * - A request that writes outbox rows pushes their ids onto `c.var.outbox`; after the request commits,
- *   `outboxDispatch` sends `{tenant_id, outbox_id}` messages to the `outbox` Queue.
+ *   `afterCommitDispatch` (jobs/dispatch.ts) sends `{tenant_id, outbox_id}` messages to the `outbox` Queue.
  * - The cron sweep (`* * * * *`) re-enqueues every pending row that is due and was not delivered,
  *   whatever the reason: a queue send that failed, a writer that does not note its ids, a retry
  *   whose queue message was lost. Nothing depends on a queue message surviving.
@@ -223,26 +221,7 @@ export async function handleOutboxBatch(batch: MessageBatch<unknown>, env: Env, 
 }
 
 /** Sends outbox references to the Queue; false (logged) when the send failed. */
-const enqueueOutbox = (env: Env, refs: OutboxRef[], requestId?: string) => sendToQueue(config(env).OUTBOX_QUEUE, refs, "outbox", { requestId });
-
-/**
- * Pushes the outbox rows a request wrote onto the Queue once the request has committed. Mounted
- * outside `databaseSession`, so when `next()` returns the commit (or rollback) has happened.
- */
-export const outboxDispatch = createMiddleware<AppEnv>(async (c, next) => {
-  const ids: number[] = [];
-  c.set("outbox", ids);
-  await next();
-  if (!ids.length || c.error || c.res.status >= 400) return;
-  const tenantId = c.get("tenant").id;
-  c.executionCtx.waitUntil(
-    enqueueOutbox(
-      c.env,
-      ids.map((id) => ({ tenant_id: tenantId, outbox_id: id })),
-      c.get("requestId"),
-    ),
-  );
-});
+export const enqueueOutbox = (env: Env, refs: OutboxRef[], requestId?: string) => sendToQueue(config(env).OUTBOX_QUEUE, refs, "outbox", { requestId });
 
 /**
  * The cron sweep: every pending row due for at least SWEEP_GRACE_SECONDS, across tenants (through

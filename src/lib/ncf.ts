@@ -80,6 +80,11 @@ const ELECTRONIC_DIGITS = 10;
 const SERIES_DIGITS = 8;
 
 /** Digits of the sequence part: 10 for e-CF, 8 for B series and free prefixes. */
+/** A document number that is an e-NCF (E…): its document has a signed e-CF. */
+export function isElectronicNumber(documentNumber: string | null): boolean {
+  return documentNumber !== null && isElectronicPrefix(documentNumber.slice(0, 3));
+}
+
 export function sequenceDigits(prefix: string): number {
   return isElectronicPrefix(prefix) ? ELECTRONIC_DIGITS : SERIES_DIGITS;
 }

@@ -2,17 +2,7 @@ import { describe, expect, it } from "vitest";
 import { stepEcfDocument } from "../../src/jobs/ecf";
 import { env } from "../support/env";
 import { ownerRow, sql, uniqueName } from "../support/seed";
-import { ecfTenant, fakeDgii, received, script, waitForStatus } from "./helpers";
-
-/** Waits for the queue consumer's first attempt at an invoice's e-CF. */
-async function waitForAttempt(tenantId: number, invoiceId: number) {
-  for (let i = 0; i < 200; i++) {
-    const row = await ownerRow<{ attempts: number }>(sql`SELECT attempts FROM ecf_documents WHERE tenant_id = ${tenantId} AND invoice_id = ${invoiceId}`);
-    if (row.attempts >= 1) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("the queue never tried to send the e-CF");
-}
+import { afterFirstAttempt, ecfTenant, fakeDgii, received, script, waitForStatus } from "./helpers";
 
 /**
  * Annulment of unused e-NCF (ANECF; issue 18): signed, sent to DGII (the fake validates ANECF.xsd
@@ -110,8 +100,8 @@ describe("e-CF annulment of unused ranges (ANECF)", () => {
     };
     const first = await issue();
     const second = await issue();
-    await waitForAttempt(t.tenant.tenantId, first.id);
-    await waitForAttempt(t.tenant.tenantId, second.id);
+    await afterFirstAttempt(first.id);
+    await afterFirstAttempt(second.id);
 
     // DGII unreachable for the annulment too: 503, and nothing changes.
     const unreachable = await t.tenant.api.post("/ecf/annulments", { document_subtype_id: subtype, from: 1, to: 4 });

@@ -130,3 +130,30 @@ export async function waitForStatus(t: EcfTenant, path: string, status: string, 
   );
   return ecfOf(t, path);
 }
+
+/** An invoice's e-CF row as the transmission tests follow it, read as the owner. */
+export async function ecfRow(invoiceId: number) {
+  const row = await ownerRow<{
+    id: number;
+    status: string;
+    attempts: number;
+    next_attempt_at: string;
+    unreachable_since: string | null;
+    last_error: string | null;
+  }>(sql`SELECT id, status, attempts, next_attempt_at, unreachable_since, last_error FROM ecf_documents WHERE invoice_id = ${invoiceId}`);
+  return {
+    ...row,
+    next_attempt_at: new Date(row.next_attempt_at),
+    unreachable_since: row.unreachable_since === null ? null : new Date(row.unreachable_since),
+  };
+}
+
+/** Waits for the queue consumer's first step, so that what follows is driven by the test alone. */
+export async function afterFirstAttempt(invoiceId: number) {
+  for (let i = 0; i < 200; i++) {
+    const row = await ecfRow(invoiceId);
+    if (row.attempts >= 1) return row;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error("the queue never sent the e-CF");
+}

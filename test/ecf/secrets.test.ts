@@ -5,7 +5,7 @@ import { makeCertificate } from "../support/certificates";
 import { env } from "../support/env";
 import { catalogIds, createContact, freshRnc } from "../support/sales";
 import { ownerRow, seedTenant, seedUser, seedWorkspace, sql, uniqueName } from "../support/seed";
-import { fakeDgii, script } from "./helpers";
+import { ecfTenant, fakeDgii, script } from "./helpers";
 
 /**
  * e-CF secrets (issue 18): the PKCS#12, its password, its private key and DGII's tokens appear in
@@ -95,23 +95,14 @@ describe("e-CF secrets and access", () => {
   });
 
   it("a viewer reads an e-CF but cannot retry it; another branch and another tenant get 404", async () => {
-    const tenant = await seedTenant();
-    const rnc = freshRnc();
-    const cert = await makeCertificate({ commonName: uniqueName("ACCESO "), holderId: rnc });
-    expect((await tenant.api.patch("/company", { rnc })).status).toBe(200);
-    expect((await tenant.api.put("/ecf/certificate", { p12_base64: cert.p12Base64, password: cert.password })).status).toBe(200);
-    expect((await tenant.api.put("/ecf/settings", { enabled: true })).status).toBe(200);
-    const ids = await catalogIds(tenant.api);
-    const contact = await createContact(tenant.api);
-    const product = (await tenant.api.post("/products", { name: uniqueName("Servicio "), product_type: "service", price: "100", track_inventory: false })).body
-      .data;
-    const subtype = (await tenant.api.post("/document-subtypes", { name: "e-CF", type: "invoice", prefix: "E31", end_number: 10, valid_until: "2027-12-31" }))
-      .body.data;
+    const t = await ecfTenant();
+    const { tenant } = t;
+    const subtype = { id: await t.subtype("E31") };
     const invoice = await tenant.api.post("/invoices", {
-      contact_id: contact.id,
+      contact_id: t.contact.id,
       document_subtype_id: subtype.id,
       issue_date: "2026-11-23",
-      items: [{ product_id: product.id, quantity: "1", unit_price: "100", tax_ids: [ids.itbis18] }],
+      items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
     });
     expect(invoice.status, invoice.text).toBe(201);
     const id = invoice.body.data.id;

@@ -3,7 +3,7 @@ import { stepEcfDocument } from "../../src/jobs/ecf";
 import { env } from "../support/env";
 import { inParallel } from "../support/parallel";
 import { ownerRow, ownerRows, seedUser, sql } from "../support/seed";
-import { type EcfTenant, ecfOf, ecfTenant, fakeDgii, received, script, waitForStatus } from "./helpers";
+import { afterFirstAttempt, type EcfTenant, ecfOf, ecfTenant, fakeDgii, received, script, waitForStatus } from "./helpers";
 
 /**
  * The transmission of signed e-CF to DGII (issue 18, "Issuing" 1-2): every state DGII can answer,
@@ -20,32 +20,6 @@ async function issueE31(t: EcfTenant, api = t.tenant.api, unitPrice = "100") {
   });
   expect(res.status, res.text).toBe(201);
   return res.body.data as { id: number; document_number: string; total_amount: string };
-}
-
-async function ecfRow(invoiceId: number) {
-  const row = await ownerRow<{
-    id: number;
-    status: string;
-    attempts: number;
-    next_attempt_at: string;
-    unreachable_since: string | null;
-    last_error: string | null;
-  }>(sql`SELECT id, status, attempts, next_attempt_at, unreachable_since, last_error FROM ecf_documents WHERE invoice_id = ${invoiceId}`);
-  return {
-    ...row,
-    next_attempt_at: new Date(row.next_attempt_at),
-    unreachable_since: row.unreachable_since === null ? null : new Date(row.unreachable_since),
-  };
-}
-
-/** Waits for the queue consumer's first step, so that what follows is driven by the test alone. */
-async function afterFirstAttempt(invoiceId: number) {
-  for (let i = 0; i < 200; i++) {
-    const row = await ecfRow(invoiceId);
-    if (row.attempts >= 1) return row;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("the queue never sent the e-CF");
 }
 
 const later = (from: Date, seconds: number) => new Date(from.getTime() + seconds * 1000);

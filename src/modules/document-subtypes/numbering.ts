@@ -2,6 +2,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { type AppError, fieldError } from "../../http/errors";
+import { documentNumberSql } from "../../lib/ncf";
 
 /**
  * Taking a document number from a subtype's sequence: the one home of the statement that advances
@@ -27,6 +28,18 @@ export function takeNumberStatement(tenantId: number, subtypeId: number, today: 
     }
       AND ${ds.nextNumber} <= ${ds.endNumber} AND (${ds.validUntil} IS NULL OR ${ds.validUntil} >= ${today}::date)
     RETURNING ${ds.prefix} AS prefix, ${ds.nextNumber} - 1 AS number`;
+}
+
+/**
+ * The WITH entries that give a write statement its document number as `num(document_number)`:
+ * taken now from the sequence (takeNumberStatement, in the same statement), or the number a read
+ * took already under the row lock — an e-CF's, signed in its XML before the write (docs/ecf.md,
+ * "Issuing"). No `num` row: the sequence could not number (refusalAfterTaking says why).
+ */
+export function numberCtes(tenantId: number, subtypeId: number, today: string, type: string, taken: string | null): SQL {
+  if (taken !== null) return sql`num AS (SELECT ${taken}::text AS document_number)`;
+  return sql`taken AS (${takeNumberStatement(tenantId, subtypeId, today, type)}    ), num AS (
+      SELECT ${sql.raw(documentNumberSql("prefix", "number"))} AS document_number FROM taken)`;
 }
 
 /** Why a subtype cannot give a number today (422 on document_subtype_id), or null when it can. */

@@ -22,7 +22,10 @@ import { buildEcf, CONSUMER_THRESHOLD_DOP, EcfBuildError, type EcfDocument, type
 const BUILT_TYPES = new Set<EcfDocument["type"]>(["31", "32", "33", "34", "44", "45", "46"]);
 
 /** The tenant's e-CF setup must be complete before an e-NCF is handed out (Ley 32-23: an e-NCF without its e-CF is an infraction). */
-export function assertEcfReady(prefix: string, settings: LoadedEcfSettings | null): asserts settings is LoadedEcfSettings & { certificate_encrypted: string } {
+/** e-CF settings that assertEcfReady accepted: on, with a certificate. */
+export type ReadyEcfSettings = LoadedEcfSettings & { certificate_encrypted: string };
+
+export function assertEcfReady(prefix: string, settings: LoadedEcfSettings | null): asserts settings is ReadyEcfSettings {
   if (!settings?.enabled || !settings.certificate_encrypted) {
     throw fieldError(
       "document_subtype_id",
@@ -122,11 +125,7 @@ function assertNoDgiiComputedIsc(amounts: LineAmounts[]) {
   if (Object.keys(errors).length) throw new AppError("validation_failed", "This document cannot be an e-CF yet.", errors);
 }
 
-export async function signEcf(
-  settings: LoadedEcfSettings & { certificate_encrypted: string },
-  encryptionKey: string | undefined,
-  source: EcfSource,
-): Promise<SignedEcf> {
+export async function signEcf(settings: ReadyEcfSettings, encryptionKey: string | undefined, source: EcfSource): Promise<SignedEcf> {
   assertNoDgiiComputedIsc(source.amounts);
   const signer = await openedCertificate(source.tenantId, settings.certificate_encrypted, encryptionKey);
   const signedAt = new Date(Math.floor(Date.now() / 1000) * 1000);

@@ -5,7 +5,7 @@ import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonB
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, MessageResponse } from "../../http/schemas";
 import { idParam } from "../../lib/bounds";
-import { isElectronicPrefix } from "../../lib/ncf";
+import { isElectronicNumber } from "../../lib/ncf";
 import { printedEcf } from "../ecf/documents";
 import { renderDocumentPdf } from "../sales/pdf";
 import { invoiceContext } from "./context";
@@ -204,7 +204,7 @@ invoicesRouter.openapi(
   async (c) => {
     const { invoice, pdf } = await invoices.invoicePdfData(c.var.db, { ...c.var.scope }, c.req.valid("param").id);
     // An e-CF prints its QR, security code and signature time (one more read, for e-CF only).
-    if (invoice.document_number && isElectronicPrefix(invoice.document_number.slice(0, 3))) {
+    if (isElectronicNumber(invoice.document_number)) {
       pdf.ecf = (await printedEcf(c.var.db, { invoiceId: invoice.id }, config(c.env))) ?? undefined;
     }
     const bytes = await renderDocumentPdf(pdf);

@@ -11,12 +11,12 @@ import { ANNULMENT_REASONS, type AnnulmentReason, DEFAULT_ANNULMENT_REASON } fro
 import { dominicanToday } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
 import { decimal2, exchangeRateSql, exchangeRateText, timestamp } from "../../lib/format";
-import { documentNumberSql, documentTypeName, isElectronicPrefix, isNcfPrefix } from "../../lib/ncf";
+import { documentTypeName, isElectronicNumber, isElectronicPrefix, isNcfPrefix } from "../../lib/ncf";
 import { assertFiscalProfile } from "../company/service";
-import { refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
+import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
 import { assertSalesInvoicePrefix } from "../document-subtypes/service";
 import { assertNoEcf } from "../ecf/documents";
-import { assertEcfReady, insertEcfStatement, type SignedEcf, signEcf } from "../ecf/issue";
+import { assertEcfReady, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import { createNote, invoiceNotesJson } from "../notes/service";
 import { type ItemJson, insertLines, itemsBreakdown, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
@@ -193,8 +193,8 @@ function prepareIssue(
 async function signIssue(scope: RequestScope, issue: Issue, dueDate: string | null | undefined, context: InvoiceContext): Promise<void> {
   const { resolved } = issue;
   if (!resolved.documentNumber || !isElectronicPrefix(resolved.subtype.prefix)) return;
-  assertEcfReady(resolved.subtype.prefix, resolved.ecf);
-  issue.ecf = await signEcf(resolved.ecf, context.encryptionKey, {
+  // prepareIssue asserted the settings (assertEcfReady) before anything else was computed.
+  issue.ecf = await signEcf(resolved.ecf as ReadyEcfSettings, context.encryptionKey, {
     tenantId: scope.tenantId,
     encf: resolved.documentNumber,
     issueDate: issue.issueDate,
@@ -236,10 +236,7 @@ async function runIssue(db: AnyDb, scope: RequestScope, issue: Issue, invoice: (
   const invoiceId = sql`(SELECT id FROM inv)`;
   const documentNumber = sql`(SELECT document_number FROM num)`;
   // An e-CF's number was taken by the read (resolveDocument) and is signed in its XML already.
-  const numbering = issue.resolved.documentNumber
-    ? sql`num AS (SELECT ${issue.resolved.documentNumber}::text AS document_number)`
-    : sql`taken AS (${takeNumberStatement(t, issue.resolved.subtype.id, issue.issueDate, "invoice")}    ), num AS (
-      SELECT ${sql.raw(documentNumberSql("prefix", "number"))} AS document_number FROM taken)`;
+  const numbering = numberCtes(t, issue.resolved.subtype.id, issue.issueDate, "invoice", issue.resolved.documentNumber);
   const ecf = issue.ecf ? sql`, ecf AS (${insertEcfStatement(t, scope.workspaceId, "invoice", invoiceId, issue.ecf)})` : sql``;
   const result = await db.execute(sql`
     WITH ${numbering}, inv AS (${invoice(sql`num`)}
@@ -545,7 +542,7 @@ export async function updateInvoice(
     throw new AppError("invoice_not_editable", `Only invoices pending payment or in draft can be changed; this one is ${invoice.status}.`);
   }
   if (!draft) {
-    if (isElectronicNumber(invoice)) await assertNoEcf(db, invoice.id, "changed", "invoice_not_editable");
+    if (isElectronicNumber(invoice.documentNumber)) await assertNoEcf(db, invoice.id, "changed", "invoice_not_editable");
     if (input.document_subtype_id !== undefined && input.document_subtype_id !== invoice.documentSubtypeId) {
       throw fieldError("document_subtype_id", "The document subtype (and so the NCF) of an issued invoice cannot change.");
     }
@@ -656,9 +653,6 @@ function stockDifference(sold: Map<number, Big>, lines: ResolvedLine[], invoice:
     .filter((change) => !new Big(change.quantity).eq(0));
 }
 
-/** An e-NCF: the invoice has a signed e-CF (only these pay the extra read of assertNoEcf). */
-const isElectronicNumber = (invoice: InvoiceRow) => invoice.documentNumber !== null && isElectronicPrefix(invoice.documentNumber.slice(0, 3));
-
 /**
  * Notes name the invoice's lines and amounts (their modified NCF, InformacionReferencia): an
  * invoice with notes keeps its lines, and is corrected or annulled by further notes, not by
@@ -695,7 +689,7 @@ export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number, 
     throw new AppError("invoice_not_deletable", `Only invoices pending payment or in draft can be deleted; this one is ${invoice.status}.`);
   }
   assertNoNotes(invoice, "It");
-  if (isElectronicNumber(invoice)) await assertNoEcf(db, invoice.id, "deleted", "invoice_not_deletable");
+  if (isElectronicNumber(invoice.documentNumber)) await assertNoEcf(db, invoice.id, "deleted", "invoice_not_deletable");
   // A draft is not a fiscal document: nothing numbered, sold or recorded; it is simply removed.
   if (invoice.status === "draft") {
     await db.delete(inv).where(eq(inv.id, id));
@@ -719,7 +713,7 @@ export async function cancelInvoice(
     throw new AppError("invoice_not_editable", `Only invoices pending payment can be cancelled; this one is ${invoice.status}.`);
   }
   assertNoNotes(invoice, "It");
-  if (isElectronicNumber(invoice)) return cancelElectronic(db, scope, invoice, reason, context);
+  if (isElectronicNumber(invoice.documentNumber)) return cancelElectronic(db, scope, invoice, reason, context);
   await returnStock(db, scope, invoice, "invoice cancelled");
   await recordAnnulment(db, scope, invoice, reason, "cancelled");
   const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, id)).returning();

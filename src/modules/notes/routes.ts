@@ -4,7 +4,7 @@ import { idempotencyHeader, idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly } from "../../http/schemas";
-import { isElectronicPrefix } from "../../lib/ncf";
+import { isElectronicNumber } from "../../lib/ncf";
 import { printedEcf } from "../ecf/documents";
 import { invoiceContext } from "../invoices/context";
 import { renderDocumentPdf } from "../sales/pdf";
@@ -101,7 +101,7 @@ for (const kind of ["credit", "debit"] as const satisfies readonly NoteKind[]) {
     ),
     async (c) => {
       const { note, pdf } = await notes.notePdfData(c.var.db, c.var.scope, kind, c.req.valid("param").id);
-      if (isElectronicPrefix(note.document_number.slice(0, 3))) {
+      if (isElectronicNumber(note.document_number)) {
         pdf.ecf = (await printedEcf(c.var.db, { noteId: note.id }, config(c.env))) ?? undefined;
       }
       return c.body(await renderDocumentPdf(pdf), 200, {

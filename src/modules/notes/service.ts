@@ -9,10 +9,10 @@ import type { RequestScope } from "../../http/scope";
 import { addDays } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
 import { decimal2, exchangeRateText, timestamp, unitPriceText } from "../../lib/format";
-import { documentNumberSql, documentTypeName, isElectronicPrefix } from "../../lib/ncf";
+import { documentTypeName, isElectronicPrefix } from "../../lib/ncf";
 import { assertFiscalProfile } from "../company/service";
-import { refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
-import { assertEcfReady, type EcfSource, insertEcfStatement, type SignedEcf, signEcf } from "../ecf/issue";
+import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
+import { assertEcfReady, type EcfSource, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import { recordInvoiceChange } from "../invoices/history";
 import type { InvoiceContext } from "../invoices/service";
@@ -283,8 +283,8 @@ async function signNote(
     currency: EcfSource["currency"];
   },
 ): Promise<SignedEcf> {
-  assertEcfReady(resolved.subtype.prefix, resolved.ecf);
-  return signEcf(resolved.ecf, context.encryptionKey, {
+  // createNote asserted the settings (assertEcfReady) right after the read.
+  return signEcf(resolved.ecf as ReadyEcfSettings, context.encryptionKey, {
     tenantId: scope.tenantId,
     encf: resolved.documentNumber!,
     issueDate: note.issueDate,
@@ -404,10 +404,7 @@ export async function createNote(
   const t = scope.tenantId;
   const noteId = sql`(SELECT id FROM note)`;
   const documentNumber = sql`(SELECT document_number FROM num)`;
-  const numbering = ecf
-    ? sql`num AS (SELECT ${ecf.encf}::text AS document_number)`
-    : sql`taken AS (${takeNumberStatement(t, subtypeId, issueDate, SUBTYPE_TYPE[kind])}    ), num AS (
-      SELECT ${sql.raw(documentNumberSql("prefix", "number"))} AS document_number FROM taken)`;
+  const numbering = numberCtes(t, subtypeId, issueDate, SUBTYPE_TYPE[kind], ecf?.encf ?? null);
   const result = await db.execute(sql`
     WITH ${numbering}, note AS (
       INSERT INTO invoice_notes (tenant_id, workspace_id, invoice_id, contact_id, kind, document_subtype_id, document_number, issue_date,

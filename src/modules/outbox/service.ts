@@ -14,7 +14,7 @@ interface EmailMessage {
 /**
  * Writes the message in the caller's transaction, so it exists exactly when the change that
  * caused it commits. Returns the outbox row id: a route handler pushes it onto `c.var.outbox`, and
- * outboxDispatch (src/jobs/outbox.ts) puts it on the Queue once the request has committed. Rows
+ * afterCommitDispatch (src/jobs/dispatch.ts) puts it on the Queue once the request has committed. Rows
  * nobody pushes (or whose queue send failed) are picked up by the cron sweep.
  */
 export async function enqueueEmail(db: AnyDb, tenantId: number, message: EmailMessage): Promise<number> {

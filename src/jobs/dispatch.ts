@@ -1,0 +1,36 @@
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../http/context";
+import { enqueueEcf } from "./ecf";
+import { enqueueOutbox } from "./outbox";
+
+/**
+ * What a request wrote for the background goes on its Queue once the request has committed:
+ * outbox rows (`c.var.outbox`: emails, bot messages) and signed e-CF (`c.var.ecf`). Mounted outside
+ * `databaseSession`, so when `next()` returns the commit (or rollback) has happened; a failed
+ * request sends nothing. A send that fails is logged and left to the minute sweeps.
+ */
+export const afterCommitDispatch = createMiddleware<AppEnv>(async (c, next) => {
+  const outbox: number[] = [];
+  const ecf: number[] = [];
+  c.set("outbox", outbox);
+  c.set("ecf", ecf);
+  await next();
+  if ((!outbox.length && !ecf.length) || c.error || c.res.status >= 400) return;
+  const tenantId = c.get("tenant").id;
+  if (outbox.length) {
+    c.executionCtx.waitUntil(
+      enqueueOutbox(
+        c.env,
+        outbox.map((id) => ({ tenant_id: tenantId, outbox_id: id })),
+        c.get("requestId"),
+      ),
+    );
+  }
+  if (ecf.length)
+    c.executionCtx.waitUntil(
+      enqueueEcf(
+        c.env,
+        ecf.map((id) => ({ tenant_id: tenantId, ecf_id: id })),
+      ),
+    );
+});
