@@ -7,7 +7,7 @@ import { OUTBOX_SWEEP_CRON, sweepOutbox } from "./outbox";
 import { runWorkerRncSync } from "./rnc-sync";
 
 /**
- * Crons (wrangler.toml): every minute the outbox sweep and the folding of invoice count deltas;
+ * Crons (wrangler.toml): every minute the outbox and e-CF sweeps and the folding of invoice count deltas;
  * weekly (`0 6 * * SUN`) the RNC sync.
  */
 export async function handleScheduled(controller: ScheduledController, env: Env): Promise<void> {

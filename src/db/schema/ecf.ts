@@ -5,9 +5,6 @@ import { createdAt, tenantId, tenantIsolation, updatedAt } from "./common";
 import { invoiceNotes, invoices } from "./sales";
 import { tenants, workspaces } from "./tenancy";
 
-/** What DGII has said of an e-CF (docs/ecf.md, "States"). */
-export const ECF_STATUSES = ["pending", "in_process", "accepted", "accepted_conditional", "rejected", "failed", "annulled"] as const;
-
 /**
  * One electronic fiscal document (e-CF, issue 18) as it was signed and as DGII treats it: the
  * signed XML stored byte for byte at issue (inside the issuing transaction; never rebuilt), and
