@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Big } from "../../src/lib/decimal";
 import { buildAnecf } from "../../src/modules/ecf/anecf";
 import { signingMaterial } from "../../src/modules/ecf/certificate";
+import { EcfReadError, readEcfHeader } from "../../src/modules/ecf/receipts";
 import { buildRfce } from "../../src/modules/ecf/rfce";
 import { signXml } from "../../src/modules/ecf/signature";
 import { buildEcf, EcfBuildError, type EcfDocument, type EcfLine, type EcfType } from "../../src/modules/ecf/xml";
@@ -483,7 +484,7 @@ describe("e-CF of every type the project issues, RFCE and ANECF, against DGII's 
  * The e-CF the tenant issues as the buyer of its own purchases, where it is the Emisor (Formato
  * e-CF v1.0, columns 41, 43 and 47): E41 compras to an informal seller identified by cédula, with
  * the ITBIS and ISR withheld; E43 gastos menores, without Comprador; E47 pagos al exterior to a
- * foreign beneficiary, with the ISR withheld.
+ * foreign beneficiary, with the ISR withheld. Then the header reader on what buildEcf writes.
  */
 describe("the buyer's e-CF (41, 43, 47) against DGII's schemas", () => {
   const purchase: LineSpec[] = [
@@ -605,5 +606,41 @@ describe("the buyer's e-CF (41, 43, 47) against DGII's schemas", () => {
     expect(() => buildEcf(ecfDocument("47", "E470000000004", buyers.tourist, [{ ...specs[0]!, withholding: undefined }]))).toThrow(/MontoISRRetenido/);
     expect(() => buildEcf(ecfDocument("47", "E470000000004", buyers.tourist, [{ ...specs[0]!, withholding: { isr: "0", itbis: "0" } }]))).toThrow(/no ITBIS/);
     expect(() => buildEcf(ecfDocument("47", "E470000000004", buyers.tourist, [{ ...specs[0]!, taxes: [TAX.itbis18] }]))).toThrow(EcfBuildError);
+  });
+
+  it("readEcfHeader reads a signed E31 and E43 built by buildEcf; an unsigned or foreign document is refused", async () => {
+    const e31 = await sign(
+      buildEcf(
+        ecfDocument("31", "E310000000088", buyers.company, [
+          { name: "Varilla 3/8", goodsOrService: 1, quantity: "10", unitPrice: "300", taxes: [TAX.itbis18] },
+        ]),
+      ),
+    );
+    expect(readEcfHeader(e31.xml)).toEqual({
+      type: "31",
+      encf: "E310000000088",
+      issuerRnc: "131246796",
+      issuerName: "Demo SRL",
+      buyerRnc: "101000122",
+      issueDate: "2026-11-23",
+      totalAmount: "3540.00",
+      itbisTotal: "540.00",
+      securityCode: e31.securityCode,
+    });
+    const e43 = await sign(
+      buildEcf(
+        ecfDocument("43", "E430000000020", buyers.consumer, [{ name: "Peaje", goodsOrService: 2, quantity: "1", unitPrice: "100", taxes: [TAX.exento] }]),
+      ),
+    );
+    expect(readEcfHeader(e43.xml)).toMatchObject({ type: "43", buyerRnc: null, totalAmount: "100.00", itbisTotal: null, securityCode: e43.securityCode });
+    expect(() =>
+      readEcfHeader(
+        buildEcf(
+          ecfDocument("43", "E430000000021", buyers.consumer, [{ name: "Peaje", goodsOrService: 2, quantity: "1", unitPrice: "100", taxes: [TAX.exento] }]),
+        ),
+      ),
+    ).toThrow(EcfReadError);
+    expect(() => readEcfHeader("<ARECF/>")).toThrow(/Expected an ECF/);
+    expect(() => readEcfHeader("<ECF><Encabezado>")).toThrow(EcfReadError);
   });
 });
