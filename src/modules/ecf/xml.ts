@@ -335,17 +335,17 @@ function checkWithholding(line: EcfLine, rules: TypeRules, fail: (message: strin
   }
 }
 
+interface Withheld {
+  itbis: Big | null;
+  isr: Big | null;
+}
+
 /**
  * The line's Retencion in pesos: IndicadorAgenteRetencionoPercepcion is always 1 (R), percepción
  * not being in force (footnote 52); an exempt line withheld as R states MontoITBISRetenido 0
  * (footnote 53). Null where the area is absent: its type has none, or it is conditional (E31, E33,
  * E34) and the line withholds nothing.
  */
-interface Withheld {
-  itbis: Big | null;
-  isr: Big | null;
-}
-
 function withheld(line: EcfLine, rules: TypeRules, toDop: (value: string) => Big): Withheld | null {
   const held = line.withholding;
   if (rules.retention === 0 || (rules.retention === 2 && !held)) return null;
