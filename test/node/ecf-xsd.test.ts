@@ -1,30 +1,21 @@
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
+import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { validateXML } from "xmllint-wasm";
 import { Big } from "../../src/lib/decimal";
 import { buildAnecf } from "../../src/modules/ecf/anecf";
 import { signingMaterial } from "../../src/modules/ecf/certificate";
+import { EcfReadError, readEcfHeader } from "../../src/modules/ecf/receipts";
 import { buildRfce } from "../../src/modules/ecf/rfce";
 import { signXml } from "../../src/modules/ecf/signature";
 import { buildEcf, EcfBuildError, type EcfDocument, type EcfLine, type EcfType } from "../../src/modules/ecf/xml";
 import { EXCLUSIVE_TAX_TYPES, type LineTax, lineAmounts, taxBreakdown } from "../../src/modules/sales/lines";
 import type { DocumentSnapshot } from "../../src/modules/sales/schemas";
 import { makeCertificate } from "../support/certificates";
+import { DGII_XSD as DGII, sign, validate } from "../support/dgii-xsd";
 
 /**
- * DGII's schemas, read from ../shared/dgii/xsd-strict/ (never copied into the project: see its
- * README), validated with libxml2 compiled to WebAssembly (xmllint-wasm) — the validator the fake
- * DGII will use. Here: the seed of DGII's authentication, signed by our signer, is still a valid
- * SemillaModel (the signature fills the schema's final xs:any).
+ * DGII's schemas (test/support/dgii-xsd.ts). Here: the seed of DGII's authentication, signed by our
+ * signer, is still a valid SemillaModel (the signature fills the schema's final xs:any).
  */
-const DGII = path.resolve(__dirname, "../../../shared/dgii/xsd-strict");
-const schema = (name: string) => ({ fileName: name, contents: readFileSync(path.join(DGII, name), "utf8") });
-
-async function validate(xml: string, xsd: string) {
-  const result = await validateXML({ xml: [{ fileName: "document.xml", contents: xml }], schema: [schema(xsd)] });
-  return { valid: result.valid, errors: result.errors.map((error) => error.message) };
-}
 
 describe("DGII schemas", () => {
   it("every schema of xsd-strict compiles in libxml2: a foreign root is refused for its root, not for the schema", async () => {
@@ -200,12 +191,6 @@ function ecfDocument(
     breakdown: taxBreakdown(amounts),
     total: amounts.reduce((acc, a) => acc.plus(a.total), new Big(0)).toFixed(2),
   };
-}
-
-let certificate: Awaited<ReturnType<typeof makeCertificate>> | undefined;
-async function sign(xml: string) {
-  certificate ??= await makeCertificate();
-  return signXml(xml, signingMaterial(certificate.p12Base64, certificate.password));
 }
 
 /** Signs, validates, and shows the schema refusing the same document without one mandatory element. */
@@ -492,5 +477,170 @@ describe("e-CF of every type the project issues, RFCE and ANECF, against DGII's 
     await expectValid(xml, "ANECF.xsd", "RncEmisor");
     expect(() => buildAnecf({ rnc: "131246796", at: new Date(), ranges: [{ type: "31", from: "E310000000009", to: "E310000000002" }] })).toThrow(EcfBuildError);
     expect(() => buildAnecf({ rnc: "131246796", at: new Date(), ranges: [{ type: "32", from: "E310000000001", to: "E310000000002" }] })).toThrow(/type 32/);
+  });
+});
+
+/**
+ * The e-CF the tenant issues as the buyer of its own purchases, where it is the Emisor (Formato
+ * e-CF v1.0, columns 41, 43 and 47): E41 compras to an informal seller identified by cédula, with
+ * the ITBIS and ISR withheld; E43 gastos menores, without Comprador; E47 pagos al exterior to a
+ * foreign beneficiary, with the ISR withheld. Then the header reader on what buildEcf writes.
+ */
+describe("the buyer's e-CF (41, 43, 47) against DGII's schemas", () => {
+  const purchase: LineSpec[] = [
+    {
+      name: "Reparación de tubería y cambio de llaves",
+      goodsOrService: 2,
+      quantity: "1",
+      unitPrice: "10000",
+      taxes: [TAX.itbis18],
+      // ITBIS withheld whole (1,800.00) and ISR at 10 % of the service (1,000.00).
+      withholding: { itbis: "1800.00", isr: "1000.00" },
+    },
+    { name: "Aguacates, unidad", goodsOrService: 1, quantity: "50", unitPrice: "40", taxes: [TAX.exento] },
+  ];
+
+  it("E41 (compras) to an informal seller: the cédula in Comprador, Retencion on every line, the ITBIS and ISR withheld in Totales", async () => {
+    const doc = ecfDocument("41", "E410000000005", buyers.person, purchase);
+    expect(doc.total).toBe("13800.00");
+    const xml = buildEcf(doc);
+    // No TipoIngresos on E41 (Formato e-CF, field 8: 0).
+    expect(section(xml, "IdDoc")).toBe(
+      "<IdDoc><TipoeCF>41</TipoeCF><eNCF>E410000000005</eNCF><FechaVencimientoSecuencia>31-12-2027</FechaVencimientoSecuencia><IndicadorMontoGravado>0</IndicadorMontoGravado><TipoPago>1</TipoPago></IdDoc>",
+    );
+    expect(section(xml, "Comprador")).toBe(
+      "<Comprador><RNCComprador>00113918205</RNCComprador><RazonSocialComprador>María Fernández Rosario</RazonSocialComprador></Comprador>",
+    );
+    expect(section(xml, "Totales")).toBe(
+      "<Totales><MontoGravadoTotal>10000.00</MontoGravadoTotal><MontoGravadoI1>10000.00</MontoGravadoI1><MontoExento>2000.00</MontoExento><ITBIS1>18</ITBIS1>" +
+        "<TotalITBIS>1800.00</TotalITBIS><TotalITBIS1>1800.00</TotalITBIS1><MontoTotal>13800.00</MontoTotal>" +
+        "<TotalITBISRetenido>1800.00</TotalITBISRetenido><TotalISRRetencion>1000.00</TotalISRRetencion></Totales>",
+    );
+    // The exempt line is withheld as R too (the area is 1 on E41) with MontoITBISRetenido 0 (footnote 53).
+    expect(values(xml, "IndicadorAgenteRetencionoPercepcion")).toEqual(["1", "1"]);
+    expect(xml).toContain(
+      "<IndicadorFacturacion>1</IndicadorFacturacion><Retencion><IndicadorAgenteRetencionoPercepcion>1</IndicadorAgenteRetencionoPercepcion><MontoITBISRetenido>1800.00</MontoITBISRetenido><MontoISRRetenido>1000.00</MontoISRRetenido></Retencion><NombreItem>",
+    );
+    expect(xml).toContain(
+      "<IndicadorFacturacion>4</IndicadorFacturacion><Retencion><IndicadorAgenteRetencionoPercepcion>1</IndicadorAgenteRetencionoPercepcion><MontoITBISRetenido>0.00</MontoITBISRetenido></Retencion><NombreItem>",
+    );
+    await expectValid(xml, "e-CF-41.xsd", "Retencion");
+    // The seller is identified by RNC or cédula; ISR is withheld on services only; E41 has no additional taxes.
+    expect(() => buildEcf({ ...doc, snapshot: { ...doc.snapshot, buyer: buyers.tourist } })).toThrow(/RNC or cédula/);
+    expect(() => buildEcf({ ...doc, snapshot: { ...doc.snapshot, buyer: buyers.consumer } })).toThrow(/RNC or cédula is mandatory/);
+    expect(() => buildEcf(ecfDocument("41", "E410000000006", buyers.person, [{ ...purchase[1]!, withholding: { isr: "200.00" } }]))).toThrow(/services only/);
+    expect(() => buildEcf(ecfDocument("41", "E410000000006", buyers.person, [{ ...purchase[1]!, withholding: { itbis: "10.00" } }]))).toThrow(/footnote 53/);
+    expect(() => buildEcf(ecfDocument("41", "E410000000006", buyers.person, [{ ...purchase[0]!, taxes: [TAX.itbis18, TAX.propina] }]))).toThrow(EcfBuildError);
+  });
+
+  it("E31 whose buyer withholds: Retencion only on the line that has it, its totals after MontoTotal; other output unchanged", async () => {
+    const specs: LineSpec[] = [
+      { ...purchase[0]!, name: "Auditoría de estados financieros 2025", unitPrice: "5000", withholding: { itbis: "270.00", isr: "500.00" } },
+      { name: "Carpetas y encuadernación", goodsOrService: 1, quantity: "4", unitPrice: "125", taxes: [TAX.itbis18] },
+    ];
+    const xml = buildEcf(ecfDocument("31", "E310000000077", buyers.company, specs));
+    expect(values(xml, "MontoITBISRetenido")).toEqual(["270.00"]);
+    expect(values(xml, "MontoISRRetenido")).toEqual(["500.00"]);
+    expect(section(xml, "Totales")).toContain(
+      "<MontoTotal>6490.00</MontoTotal><TotalITBISRetenido>270.00</TotalITBISRetenido><TotalISRRetencion>500.00</TotalISRRetencion></Totales>",
+    );
+    await expectValid(xml, "e-CF-31.xsd", "MontoTotal");
+    // A type without the Retencion area refuses a withholding (Formato e-CF, Ítem field 5: 0 on E32).
+    expect(() => buildEcf(ecfDocument("32", "E320000000077", buyers.consumer, specs))).toThrow(/no withholding/);
+  });
+
+  it("E43 (gastos menores): exempt lines, no Comprador, MontoExento and MontoTotal; ITBIS, discounts and withholdings are refused", async () => {
+    const specs: LineSpec[] = [
+      { name: "Peaje Autopista Duarte, ida y vuelta", goodsOrService: 2, quantity: "2", unitPrice: "100", taxes: [TAX.exento] },
+      { name: "Parqueo Zona Colonial", goodsOrService: 2, quantity: "1", unitPrice: "150", taxes: [TAX.exento] },
+    ];
+    const doc = ecfDocument("43", "E430000000012", buyers.consumer, specs);
+    const xml = buildEcf(doc);
+    expect(xml).not.toContain("<Comprador>");
+    expect(xml).not.toContain("<TipoIngresos>");
+    expect(xml).not.toContain("<Retencion>");
+    expect(section(xml, "Totales")).toBe("<Totales><MontoExento>350.00</MontoExento><MontoTotal>350.00</MontoTotal></Totales>");
+    expect(values(xml, "IndicadorFacturacion")).toEqual(["4", "4"]);
+    await expectValid(xml, "e-CF-43.xsd", "FechaVencimientoSecuencia");
+    // A named buyer is left out: E43 has no Comprador at all.
+    expect(buildEcf({ ...doc, snapshot: { ...doc.snapshot, buyer: buyers.person } })).toBe(xml);
+    expect(() => buildEcf(ecfDocument("43", "E430000000013", buyers.consumer, [{ ...specs[0]!, taxes: [TAX.itbis18] }]))).toThrow(/IndicadorFacturacion 1/);
+    expect(() => buildEcf(ecfDocument("43", "E430000000013", buyers.consumer, [{ ...specs[0]!, discount: "10" }]))).toThrow(/no line discounts/);
+    expect(() => buildEcf(ecfDocument("43", "E430000000013", buyers.consumer, [{ ...specs[0]!, withholding: { isr: "5.00" } }]))).toThrow(/no withholding/);
+    expect(() => buildEcf({ ...doc, paymentType: 2, dueDate: "2026-12-23" })).toThrow(/FechaLimitePago/);
+  });
+
+  it("E47 (pagos al exterior) in USD to a foreign beneficiary: IdentificadorExtranjero, the ISR withheld per line and in pesos, DOP and USD totals", async () => {
+    const specs: LineSpec[] = [
+      {
+        name: "Licencia anual de software de diseño",
+        goodsOrService: 2,
+        quantity: "1",
+        unitPrice: "1200.00",
+        taxes: [TAX.exento],
+        withholding: { isr: "324.00" },
+      },
+      { name: "Soporte técnico remoto, horas", goodsOrService: 2, quantity: "10", unitPrice: "85.50", taxes: [TAX.exento], withholding: { isr: "230.85" } },
+    ];
+    const doc = ecfDocument("47", "E470000000003", buyers.tourist, specs, { currency: { code: "USD", exchangeRate: "58.9512" } });
+    const xml = buildEcf(doc);
+    expect(section(xml, "Comprador")).toBe(
+      "<Comprador><IdentificadorExtranjero>X1234567</IdentificadorExtranjero><RazonSocialComprador>John Smith</RazonSocialComprador></Comprador>",
+    );
+    // 2,055.00 × 58.9512 = 121,144.72; ISR 324 × 58.9512 = 19,100.19 and 230.85 × 58.9512 = 13,608.88.
+    expect(section(xml, "Totales")).toBe(
+      "<Totales><MontoExento>121144.72</MontoExento><MontoTotal>121144.72</MontoTotal><TotalISRRetencion>32709.07</TotalISRRetencion></Totales>",
+    );
+    expect(section(xml, "OtraMoneda")).toBe(
+      "<OtraMoneda><TipoMoneda>USD</TipoMoneda><TipoCambio>58.9512</TipoCambio><MontoExentoOtraMoneda>2055.00</MontoExentoOtraMoneda><MontoTotalOtraMoneda>2055.00</MontoTotalOtraMoneda></OtraMoneda>",
+    );
+    expect(values(xml, "MontoISRRetenido")).toEqual(["19100.19", "13608.88"]);
+    expect(values(xml, "MontoItem")).toEqual(["70741.44", "50403.28"]);
+    expect(xml).not.toContain("MontoITBISRetenido");
+    await expectValid(xml, "e-CF-47.xsd", "MontoISRRetenido");
+    // A company abroad without an id: its name only.
+    expect(section(buildEcf({ ...doc, snapshot: { ...doc.snapshot, buyer: buyers.abroad } }), "Comprador")).toBe(
+      "<Comprador><RazonSocialComprador>Chocolatiers Réunis SA</RazonSocialComprador></Comprador>",
+    );
+    expect(() => buildEcf({ ...doc, snapshot: { ...doc.snapshot, buyer: buyers.company } })).toThrow(/foreign id/);
+    expect(() => buildEcf(ecfDocument("47", "E470000000004", buyers.tourist, [{ ...specs[0]!, withholding: undefined }]))).toThrow(/MontoISRRetenido/);
+    expect(() => buildEcf(ecfDocument("47", "E470000000004", buyers.tourist, [{ ...specs[0]!, withholding: { isr: "0", itbis: "0" } }]))).toThrow(/no ITBIS/);
+    expect(() => buildEcf(ecfDocument("47", "E470000000004", buyers.tourist, [{ ...specs[0]!, taxes: [TAX.itbis18] }]))).toThrow(EcfBuildError);
+  });
+
+  it("readEcfHeader reads a signed E31 and E43 built by buildEcf; an unsigned or foreign document is refused", async () => {
+    const e31 = await sign(
+      buildEcf(
+        ecfDocument("31", "E310000000088", buyers.company, [
+          { name: "Varilla 3/8", goodsOrService: 1, quantity: "10", unitPrice: "300", taxes: [TAX.itbis18] },
+        ]),
+      ),
+    );
+    expect(readEcfHeader(e31.xml)).toEqual({
+      type: "31",
+      encf: "E310000000088",
+      issuerRnc: "131246796",
+      issuerName: "Demo SRL",
+      buyerRnc: "101000122",
+      issueDate: "2026-11-23",
+      totalAmount: "3540.00",
+      itbisTotal: "540.00",
+      securityCode: e31.securityCode,
+    });
+    const e43 = await sign(
+      buildEcf(
+        ecfDocument("43", "E430000000020", buyers.consumer, [{ name: "Peaje", goodsOrService: 2, quantity: "1", unitPrice: "100", taxes: [TAX.exento] }]),
+      ),
+    );
+    expect(readEcfHeader(e43.xml)).toMatchObject({ type: "43", buyerRnc: null, totalAmount: "100.00", itbisTotal: null, securityCode: e43.securityCode });
+    expect(() =>
+      readEcfHeader(
+        buildEcf(
+          ecfDocument("43", "E430000000021", buyers.consumer, [{ name: "Peaje", goodsOrService: 2, quantity: "1", unitPrice: "100", taxes: [TAX.exento] }]),
+        ),
+      ),
+    ).toThrow(EcfReadError);
+    expect(() => readEcfHeader("<ARECF/>")).toThrow(/Expected an ECF/);
+    expect(() => readEcfHeader("<ECF><Encabezado>")).toThrow(EcfReadError);
   });
 });

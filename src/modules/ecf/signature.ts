@@ -20,7 +20,7 @@ import type { SigningMaterial } from "./certificate";
  * lines (`npm run bench:ecf`). An independent implementation (xmldsigjs) verifies what this signs,
  * in test/ecf/signature.test.ts and in the fake DGII.
  */
-const DSIG = "http://www.w3.org/2000/09/xmldsig#";
+export const DSIG = "http://www.w3.org/2000/09/xmldsig#";
 const C14N = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315";
 const RSA_SHA256 = "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256";
 const SHA256 = "http://www.w3.org/2001/04/xmlenc#sha256";
@@ -40,16 +40,16 @@ const canonicalizer = new C14nCanonicalization();
  * @xmldom/xmldom 0.8, the line xml-crypto itself depends on: 0.9 builds a RegExp for every end tag,
  * which made parsing an e-CF of 1,000 lines ~2.7× slower (`npm run bench:ecf`).
  */
-function parse(xml: string) {
+export function parseXml(xml: string) {
   const errors: string[] = [];
   const collect = (message: string) => void errors.push(message);
   const document = new DOMParser({ errorHandler: { warning: () => undefined, error: collect, fatalError: collect } }).parseFromString(xml, "text/xml");
-  if (errors.length || !document.documentElement) throw new Error(`Not well-formed XML to sign: ${errors.join("; ")}`);
+  if (errors.length || !document.documentElement) throw new Error(`Not well-formed XML: ${errors.join("; ")}`);
   return document;
 }
 
 export function signXml(xml: string, material: Pick<SigningMaterial, "privateKeyPem" | "privateKey" | "certificatePem">): SignedDocument {
-  const root = parse(xml).documentElement!;
+  const root = parseXml(xml).documentElement!;
   if (root.getElementsByTagNameNS(DSIG, "Signature").length) throw new Error("The document is signed already.");
   const digest = createHash("sha256")
     .update(canonicalizer.process(root as never, {}), "utf8")
@@ -61,7 +61,7 @@ export function signXml(xml: string, material: Pick<SigningMaterial, "privateKey
   // SignedInfo is canonicalized where it will stand: inside Signature (whose default namespace it
   // inherits, rendered by C14N) inside the root, whose prefixed namespace declarations inclusive
   // C14N also renders on it (a seed's xmlns:xsi and xmlns:xsd, say).
-  const signedInfoNode = parse(`<Signature xmlns="${DSIG}">${signedInfo}</Signature>`).documentElement!.firstChild!;
+  const signedInfoNode = parseXml(`<Signature xmlns="${DSIG}">${signedInfo}</Signature>`).documentElement!.firstChild!;
   const inherited = Array.from(root.attributes as ArrayLike<{ name: string; value: string }>)
     .filter((attribute) => attribute.name.startsWith("xmlns:"))
     .map((attribute) => ({ prefix: attribute.name.slice(6), namespaceURI: attribute.value }));

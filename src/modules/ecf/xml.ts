@@ -11,7 +11,10 @@ import type { DocumentSnapshot } from "../sales/schemas";
  * appended by signature.ts after FechaHoraFirma, where the schema's final xs:any expects it.
  *
  * Types built: 31 crédito fiscal, 32 consumo, 33 nota de débito, 34 nota de crédito, 44 regímenes
- * especiales, 45 gubernamental, 46 exportaciones. A document that its type cannot carry (an E44
+ * especiales, 45 gubernamental, 46 exportaciones; and those the tenant issues as the buyer about its
+ * own purchases, where it is the Emisor: 41 compras (the Comprador section names the informal
+ * seller, by cédula), 43 gastos menores (no Comprador) and 47 pagos al exterior (the Comprador is
+ * the foreign beneficiary). A document that its type cannot carry (an E44
  * with ITBIS, an E31 without the buyer's RNC, a note without the e-CF it modifies) is a programming
  * error of the caller and throws `EcfBuildError`: issuing must refuse it before taking an e-NCF.
  *
@@ -22,7 +25,7 @@ import type { DocumentSnapshot } from "../sales/schemas";
  * the rate, rounded to the cent, and the foreign amounts are the document's own.
  */
 
-export type EcfType = "31" | "32" | "33" | "34" | "44" | "45" | "46";
+export type EcfType = "31" | "32" | "33" | "34" | "41" | "43" | "44" | "45" | "46" | "47";
 
 /** A line as the e-CF's DetallesItems carries it, in the document's currency. */
 export interface EcfLine {
@@ -52,6 +55,13 @@ export interface EcfLine {
     alcoholDegrees?: string;
     referenceUnitPrice?: string;
   };
+  /**
+   * What the buyer withholds of this line, in the document's currency: the Retencion area (Formato
+   * e-CF, Ítem fields 5-7), MontoITBISRetenido and MontoISRRetenido. Mandatory on every line of an
+   * E41 and an E47 (area 1; an E47 withholds ISR only), conditional on E31, E33 and E34, absent
+   * elsewhere.
+   */
+  withholding?: { itbis?: string; isr?: string };
 }
 
 /** The e-CF a note or replacement refers to (InformacionReferencia). */
@@ -78,7 +88,7 @@ export interface EcfDocument {
   paymentType: 1 | 2 | 3;
   /** FechaLimitePago, YYYY-MM-DD: conditional to a credit sale (TipoPago 2). */
   dueDate?: string;
-  /** TipoIngresos (Formato e-CF, Tabla de tipos de ingresos): 01 ingresos por operaciones. */
+  /** TipoIngresos (Formato e-CF, Tabla de tipos de ingresos): 01 ingresos por operaciones. Not carried by E41, E43 and E47 (field 8: 0). */
   incomeType: "01" | "02" | "03" | "04" | "05" | "06";
   snapshot: DocumentSnapshot;
   lines: EcfLine[];
@@ -136,7 +146,7 @@ const price = (value: string | Big) => {
   return fixed.replace(/(\.\d\d)(\d*?)0+$/, "$1$2");
 };
 
-/** What each type may and must carry (Formato e-CF v1.0 columns 31-46, and each type's XSD). */
+/** What each type may and must carry (Formato e-CF v1.0 columns 31-47, and each type's XSD). */
 interface TypeRules {
   sequenceExpiry: boolean;
   /** IdentificadorExtranjero exists in the type's schema. */
@@ -150,17 +160,41 @@ interface TypeRules {
   indicators: number[];
   /** The line's ISC detail (CantidadReferencia … PrecioUnitarioReferencia) exists in the schema. */
   iscDetail: boolean;
+  /** TipoIngresos (field 8): 0 on the buyer's types 41, 43 and 47. */
+  incomeType: boolean;
+  /** FechaLimitePago (field 10): 0 on E43. */
+  dueDate: boolean;
+  /** DescuentoMonto and TablaSubDescuento (Ítem fields 26-29): 0 on E43 and E47. */
+  discounts: boolean;
+  /**
+   * The line's Retencion area (Ítem fields 5-7): 0 absent, 1 on every line (E41, E47), 2 on the
+   * lines that have a withholding; and whether it may carry MontoITBISRetenido (field 6: 0 on E47).
+   */
+  retention: 0 | 1 | 2;
+  itbisRetention: boolean;
 }
 
 const ALL = [0, 1, 2, 3, 4];
+const SELLER = { incomeType: true, dueDate: true, discounts: true, retention: 0, itbisRetention: true } as const;
+/** Every ITBIS rate, exempt and additional taxes: E31-E34 and E45. */
+const TAXED = { ...SELLER, itbis: "all", exempt: true, additional: "all", indicators: ALL, iscDetail: true } as const;
+/**
+ * The buyer's types: no TipoIngresos, no additional taxes (Totales fields 104-109: 0) and no
+ * MontoNoFacturable (field 111: 0, hence no line of indicator 0). E43 and E47 lines are exempt
+ * (IndicadorFacturacion 4, footnote 50) and have no discounts.
+ */
+const BUYER = { sequenceExpiry: true, exempt: true, additional: "none", iscDetail: false, incomeType: false } as const;
 const RULES: Record<EcfType, TypeRules> = {
-  "31": { sequenceExpiry: true, foreignBuyerId: false, itbis: "all", exempt: true, additional: "all", indicators: ALL, iscDetail: true },
-  "32": { sequenceExpiry: false, foreignBuyerId: true, itbis: "all", exempt: true, additional: "all", indicators: ALL, iscDetail: true },
-  "33": { sequenceExpiry: true, foreignBuyerId: true, itbis: "all", exempt: true, additional: "all", indicators: ALL, iscDetail: true },
-  "34": { sequenceExpiry: false, foreignBuyerId: true, itbis: "all", exempt: true, additional: "all", indicators: ALL, iscDetail: true },
-  "44": { sequenceExpiry: true, foreignBuyerId: true, itbis: "none", exempt: true, additional: "other", indicators: [0, 4], iscDetail: false },
-  "45": { sequenceExpiry: true, foreignBuyerId: false, itbis: "all", exempt: true, additional: "all", indicators: ALL, iscDetail: true },
-  "46": { sequenceExpiry: true, foreignBuyerId: true, itbis: "zero", exempt: false, additional: "none", indicators: [0, 3], iscDetail: false },
+  "31": { ...TAXED, sequenceExpiry: true, foreignBuyerId: false, retention: 2 },
+  "32": { ...TAXED, sequenceExpiry: false, foreignBuyerId: true },
+  "33": { ...TAXED, sequenceExpiry: true, foreignBuyerId: true, retention: 2 },
+  "34": { ...TAXED, sequenceExpiry: false, foreignBuyerId: true, retention: 2 },
+  "44": { ...SELLER, sequenceExpiry: true, foreignBuyerId: true, itbis: "none", exempt: true, additional: "other", indicators: [0, 4], iscDetail: false },
+  "45": { ...TAXED, sequenceExpiry: true, foreignBuyerId: false },
+  "46": { ...SELLER, sequenceExpiry: true, foreignBuyerId: true, itbis: "zero", exempt: false, additional: "none", indicators: [0, 3], iscDetail: false },
+  "41": { ...BUYER, foreignBuyerId: false, itbis: "all", indicators: [1, 2, 3, 4], dueDate: true, discounts: true, retention: 1, itbisRetention: true },
+  "43": { ...BUYER, foreignBuyerId: false, itbis: "none", indicators: [4], dueDate: false, discounts: false, retention: 0, itbisRetention: false },
+  "47": { ...BUYER, foreignBuyerId: true, itbis: "none", indicators: [4], dueDate: true, discounts: false, retention: 1, itbisRetention: false },
 };
 
 const cents = (value: Big) => value.round(2, Big.roundHalfUp);
@@ -255,7 +289,11 @@ function check(doc: EcfDocument, rules: TypeRules) {
       fail(`a line with IndicadorFacturacion ${line.billingIndicator}: this type allows only ${rules.indicators.join(", ")} (Formato e-CF, footnotes 50-51).`);
     }
     if ((line.additionalTaxCodes?.length ?? 0) > 2) fail("a line carries at most 2 additional taxes (TablaImpuestoAdicional).");
+    if (!rules.discounts && new Big(line.discountAmount).gt(0)) fail("this type has no line discounts (Formato e-CF, Ítem fields 26-29: 0).");
+    checkWithholding(line, rules, fail);
   }
+  if (!rules.dueDate && doc.dueDate) fail("this type has no FechaLimitePago (Formato e-CF, field 10: 0).");
+  if (!rules.indicators.includes(0) && !new Big(doc.breakdown.non_billable).eq(0)) fail("this type has no MontoNoFacturable (Formato e-CF, field 111: 0).");
   const { breakdown } = doc;
   const taxedRates = breakdown.itbis.map((item) => new Big(item.rate));
   if (rules.itbis === "none" && taxedRates.length) fail("this type carries no ITBIS (Formato e-CF, Totales: ITBIS fields 0).");
@@ -276,7 +314,60 @@ function check(doc: EcfDocument, rules: TypeRules) {
   }
 }
 
+/** Retencion (Formato e-CF, Ítem fields 5-7): what a line may withhold on its type. */
+function checkWithholding(line: EcfLine, rules: TypeRules, fail: (message: string) => never) {
+  const held = line.withholding;
+  if (!held) {
+    // MontoISRRetenido is 1 on E47 (field 7): a payment abroad states the ISR withheld, 0 if none.
+    if (rules.retention === 1 && !rules.itbisRetention) fail("each line states the ISR withheld (MontoISRRetenido, Ítem field 7: 1).");
+    return;
+  }
+  if (rules.retention === 0) fail("this type carries no withholding (Formato e-CF, Retencion area: 0).");
+  if (held.itbis !== undefined && !rules.itbisRetention) fail("this type withholds no ITBIS (MontoITBISRetenido, Ítem field 6: 0).");
+  if (held.isr === undefined && rules.retention === 1 && !rules.itbisRetention) fail("each line states the ISR withheld (MontoISRRetenido, Ítem field 7: 1).");
+  for (const amount of [held.itbis, held.isr]) if (amount !== undefined && new Big(amount).lt(0)) fail("a withheld amount is ≥ 0 (Ítem fields 6-7).");
+  // An exempt line has no ITBIS to withhold: its MontoITBISRetenido is 0 (footnote 53).
+  if (line.billingIndicator === 4 && held.itbis !== undefined && !new Big(held.itbis).eq(0))
+    fail("an exempt line withholds no ITBIS (Formato e-CF, footnote 53).");
+  // On an E41 the ISR withheld is conditional to a service (Ítem field 7, validation b).
+  if (rules.retention === 1 && rules.itbisRetention && held.isr !== undefined && line.goodsOrService !== 2) {
+    fail("ISR is withheld on services only (MontoISRRetenido, Ítem field 7: IndicadorBienoServicio 2).");
+  }
+}
+
+interface Withheld {
+  itbis: Big | null;
+  isr: Big | null;
+}
+
+/**
+ * The line's Retencion in pesos: IndicadorAgenteRetencionoPercepcion is always 1 (R), percepción
+ * not being in force (footnote 52); an exempt line withheld as R states MontoITBISRetenido 0
+ * (footnote 53). Null where the area is absent: its type has none, or it is conditional (E31, E33,
+ * E34) and the line withholds nothing.
+ */
+function withheld(line: EcfLine, rules: TypeRules, toDop: (value: string) => Big): Withheld | null {
+  const held = line.withholding;
+  if (rules.retention === 0 || (rules.retention === 2 && !held)) return null;
+  const itbis = held?.itbis ?? (line.billingIndicator === 4 ? "0" : undefined);
+  return {
+    itbis: rules.itbisRetention && itbis !== undefined ? toDop(itbis) : null,
+    isr: held?.isr !== undefined ? toDop(held.isr) : null,
+  };
+}
+
+const retention = (held: Withheld | null | undefined): Node =>
+  held
+    ? {
+        IndicadorAgenteRetencionoPercepcion: "1",
+        MontoITBISRetenido: held.itbis ? money(held.itbis) : null,
+        MontoISRRetenido: held.isr ? money(held.isr) : null,
+      }
+    : null;
+
 function buyer(doc: EcfDocument, rules: TypeRules, totalDop: Big): Node {
+  // Gastos menores have no Comprador (Formato e-CF, área Comprador: 0 on E43).
+  if (doc.type === "43") return null;
   const ids = buyerIds(doc.snapshot);
   const name = doc.snapshot.buyer.name;
   const known = Boolean(ids.rnc || ids.foreign);
@@ -285,8 +376,10 @@ function buyer(doc: EcfDocument, rules: TypeRules, totalDop: Big): Node {
   const fields = { RNCComprador: ids.rnc, IdentificadorExtranjero: rules.foreignBuyerId ? ids.foreign : undefined, RazonSocialComprador: name };
   switch (doc.type) {
     case "31":
+    case "41":
     case "45":
-      // RNC Comprador and Razón Social Comprador: 1 (Formato e-CF, fields 38 and 40).
+      // RNC Comprador and Razón Social Comprador: 1 (Formato e-CF, fields 38 and 40). On an E41 the
+      // Comprador is the informal seller the tenant bought from, identified by cédula.
       if (!ids.rnc) throw new EcfBuildError(`E${doc.type}: the buyer's RNC or cédula is mandatory.`);
       return fields;
     case "32":
@@ -298,6 +391,11 @@ function buyer(doc: EcfDocument, rules: TypeRules, totalDop: Big): Node {
     case "34":
       // Comprador is conditional on notes (bitácora 19-11-2021): when the buyer is known.
       return known ? fields : null;
+    case "47":
+      // The beneficiary abroad: Comprador, IdentificadorExtranjero and Razón Social are optional (3)
+      // and RNC Comprador is absent (0) (Formato e-CF, fields 38-40).
+      if (ids.rnc) throw new EcfBuildError("E47: the beneficiary abroad is identified by a foreign id (IdentificadorExtranjero), not an RNC or cédula.");
+      return fields;
     default:
       // E44 and E46: Razón Social 1; RNC or foreign id when the buyer has one.
       return fields;
@@ -313,6 +411,12 @@ export function buildEcf(doc: EcfDocument): string {
   const foreign = doc.currency !== undefined && doc.currency.code !== "DOP";
   const toDop = (value: string) => cents(new Big(value).times(rate));
   const ref = doc.reference;
+  const withholdings = doc.lines.map((line) => withheld(line, rules, toDop));
+  // TotalITBISRetenido and TotalISRRetencion: the sums of the lines' (Totales fields 116-117), where a line has them.
+  const withheldTotal = (pick: (held: Withheld) => Big | null) => {
+    const amounts = withholdings.map((held) => (held ? pick(held) : null)).filter((amount) => amount !== null);
+    return amounts.length ? money(sum(amounts)) : null;
+  };
   const creditNoteIndicator = doc.type === "34" ? String(doc.creditNoteIndicator ?? (ref && days(ref.date, doc.issueDate) > 30 ? 1 : 0)) : null;
   const body = children({
     Encabezado: {
@@ -325,7 +429,7 @@ export function buildEcf(doc: EcfDocument): string {
         IndicadorNotaCredito: creditNoteIndicator,
         // 0: line amounts are without ITBIS; conditional to taxed lines and absent on E44 and E46 (field 7).
         IndicadorMontoGravado: rules.itbis === "all" && own.taxedTotal ? "0" : null,
-        TipoIngresos: doc.incomeType,
+        TipoIngresos: rules.incomeType ? doc.incomeType : null,
         TipoPago: String(doc.paymentType),
         FechaLimitePago: doc.paymentType === 2 && doc.dueDate ? ecfDate(doc.dueDate) : null,
       },
@@ -337,7 +441,11 @@ export function buildEcf(doc: EcfDocument): string {
         FechaEmision: ecfDate(doc.issueDate),
       },
       Comprador: buyer(doc, rules, dop.total),
-      Totales: totals(dop, rules, ""),
+      Totales: {
+        ...totals(dop, rules, ""),
+        TotalITBISRetenido: withheldTotal((held) => held.itbis),
+        TotalISRRetencion: withheldTotal((held) => held.isr),
+      },
       OtraMoneda: foreign
         ? {
             TipoMoneda: doc.currency!.code,
@@ -350,6 +458,7 @@ export function buildEcf(doc: EcfDocument): string {
       element("Item", {
         NumeroLinea: String(i + 1),
         IndicadorFacturacion: String(line.billingIndicator),
+        Retencion: retention(withholdings[i]),
         // NombreItem holds 80 characters; a longer description goes whole in DescripcionItem.
         NombreItem: line.name.slice(0, 80),
         IndicadorBienoServicio: String(line.goodsOrService),
@@ -447,6 +556,6 @@ function totals(amounts: EcfAmounts, rules: TypeRules, suffix: "" | "OtraMoneda"
         : null,
     [`MontoTotal${suffix}`]: money(amounts.total),
     // Not facturable amounts are in pesos only (field 111; OtraMoneda has no such field).
-    ...(suffix ? {} : { MontoNoFacturable: at(amounts.nonBillable) }),
+    ...(suffix || !rules.indicators.includes(0) ? {} : { MontoNoFacturable: at(amounts.nonBillable) }),
   };
 }
