@@ -5,7 +5,7 @@ import { signXml } from "../../src/modules/ecf/signature";
 import { makeCertificate } from "../support/certificates";
 import { freshRnc } from "../support/sales";
 import { uniqueName } from "../support/seed";
-import { ecfTenant, fakeDgii, received, script, waitForStatus } from "./helpers";
+import { ecfTenant, fakeDgii, issueE31, received, script, waitForStatus } from "./helpers";
 
 /**
  * The fake DGII's status query and directory (issue 18, "A fake DGII"), which the API does not
@@ -14,14 +14,8 @@ import { ecfTenant, fakeDgii, received, script, waitForStatus } from "./helpers"
 describe("fake DGII: status query and directory", () => {
   it("answers the state and amounts of an accepted e-CF by RNC and e-NCF, nothing for a wrong security code; lists the issuer in its directory", async () => {
     const t = await ecfTenant();
-    const res = await t.tenant.api.post("/invoices", {
-      contact_id: t.contact.id,
-      document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
-      items: [{ product_id: t.service.id, quantity: "4", unit_price: "250", tax_ids: [t.ids.itbis18] }],
-    });
-    expect(res.status, res.text).toBe(201);
-    const view = await waitForStatus(t, `/invoices/${res.body.data.id}`, "accepted");
+    const invoice = await issueE31(t, t.tenant.api, "1000");
+    const view = await waitForStatus(t, `/invoices/${invoice.id}`, "accepted");
     const { token } = await requestToken(`${fakeDgii}/testecf`, signingMaterial(t.cert.p12Base64, t.cert.password));
     const ask = async (path: string) => {
       const answer = await fetch(`${fakeDgii}/testecf/${path}`, { headers: { authorization: `Bearer ${token}`, accept: "application/json" } });
@@ -237,14 +231,7 @@ describe("fake DGII: the other taxpayer (issue 19)", () => {
 
   it("a receiver answers an e-CF addressed to it with an ARECF signed by the supplier: received, then a duplicate", async () => {
     const t = await ecfTenant();
-    const res = await t.tenant.api.post("/invoices", {
-      contact_id: t.contact.id,
-      document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
-      items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
-    });
-    expect(res.status, res.text).toBe(201);
-    await waitForStatus(t, `/invoices/${res.body.data.id}`, "accepted");
+    await waitForStatus(t, `/invoices/${(await issueE31(t)).id}`, "accepted");
     const [ecf] = await received(t.signer);
     const buyerRnc = /<RNCComprador>(\d+)<\/RNCComprador>/.exec(ecf!.xml)![1]!;
     expect((await control("directory", { rnc: buyerRnc, name: t.contact.name })).status).toBe(200);
