@@ -1,9 +1,12 @@
-import { randomUUID, webcrypto, X509Certificate } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { generateKeyPair, randomUUID, webcrypto, X509Certificate } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
 import http from "node:http";
+import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { DOMParser } from "@xmldom/xmldom";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { DOMImplementation, DOMParser, XMLSerializer } from "@xmldom/xmldom";
+import forge from "node-forge";
 import * as xmldsig from "xmldsigjs";
 import { validateXML } from "xmllint-wasm";
 import { type LocalServer, listenOnLoopback } from "./lib/local-server";
@@ -34,8 +37,27 @@ import { type LocalServer, listenOnLoopback } from "./lib/local-server";
  *   refused;
  * - GET /{env}/consultaestado/api/consultas/estado?rncemisor&ncfelectronico[&rnccomprador&codigoseguridad]
  *   → the state and amounts of a received e-CF or RFCE (0 No encontrado when the code differs);
+ * - POST /{env}/aprobacioncomercial/api/aprobacioncomercial (an ACECF; "Recepción de aprobación
+ *   comercial": ACECF.xsd, signature, the token's signer signed it) → `{mensaje, estado, codigo}`:
+ *   200 with codigo "1", else 400 with codigo "2" and DGII's messages;
  * - GET /{env}/consultadirectorio/api/consultas/listado and …/obtenerdirectorioporrnc?RNC= → the
- *   electronic taxpayers it knows (the RNCs it received from) with receiver URLs on itself.
+ *   electronic taxpayers it knows (the RNCs it received from, and those tests register) with
+ *   receiver URLs on itself.
+ *
+ * It also plays another taxpayer (issue 19): a supplier whose RSA key and self-signed certificate
+ * (CN "Proveedor Fake SRL") are made at start and sign with xmldsigjs — as "Firmado de e-CF" asks:
+ * enveloped, C14N 1.0, RSA-SHA256, SHA-256 digest, Reference URI="", the certificate in KeyInfo,
+ * the Signature as the root's last child; with the `ds:` prefix xmldsigjs writes, which a verifier
+ * must accept as it accepts DGII's unprefixed example. Every taxpayer of the directory has a
+ * receiver ("Estándar de comunicación Emisor - Receptor") under `/{env}/receptor/{rnc}/fe/`, paths
+ * case-insensitive as that section requires:
+ *
+ * - GET …/autenticacion/api/semilla and POST …/autenticacion/api/validacioncertificado (checked as
+ *   validarsemilla; tokens of that receiver only);
+ * - POST …/aprobacioncomercial/api/ecf (bearer; an ACECF about an e-CF that RNC issued: ACECF.xsd,
+ *   signature, the token's signer) → 200, else 400 `{mensaje}`;
+ * - POST …/recepcion/api/ecf (bearer) → recorded, answered with an ARECF signed as the supplier:
+ *   Estado 0, or 1 with CodigoMotivoNoRecibido 1 (schema), 2 (signature), 4 (RNCComprador not it).
  *
  * A token, a document and a script belong to a signer: the certificate's subject CN (tests give
  * each tenant a certificate of its own). Control, for tests: `GET /_control/tokens`,
@@ -45,7 +67,14 @@ import { type LocalServer, listenOnLoopback } from "./lib/local-server";
  * its documents, and its summaries, answer these states in order; a final state is then that
  * trackId's for good), `POST /_control/expire-tokens?signer=` (its tokens stop
  * working: 401), `GET /_control/received?signer=` (what it sent: kind, eNCF, trackId, errors, xml),
- * `GET /_control/annulments?signer=` (its ANECF and the fake's verdicts).
+ * `GET /_control/annulments?signer=` (its ANECF and the fake's verdicts), `GET
+ * /_control/approvals?signer=` (its ACECF and the verdicts), `POST /_control/directory` with JSON
+ * `{rnc, name}` (an electronic taxpayer in the directory). The other taxpayer: `GET
+ * /_control/supplier` (`{name, certificatePem}`), `POST /_control/supplier/sign` with JSON `{xml}`
+ * → `{xml}` signed as it, `POST /_control/verify` with JSON `{xml, xsd?}` → `{signature, signer,
+ * schemaErrors}` (xmldsigjs; libxml2 with `xsd` of xsd-strict), `POST /_control/receiver-down` with
+ * JSON `{rnc, calls}` (that receiver's next calls answer 503), `GET /_control/receiver-approvals?rnc=`
+ * and `GET /_control/receiver-received?rnc=` (what its receiver took, with the verdicts).
  */
 xmldsig.Application.setEngine("WebCrypto", webcrypto as unknown as Crypto);
 
@@ -94,7 +123,7 @@ async function verifySignature(xml: string): Promise<boolean> {
 
 /** The subject CN of the certificate in a signed document's KeyInfo (node's X509Certificate: not what signs). */
 function signerOf(xml: string): string | null {
-  const base64 = /<X509Certificate>([^<]+)<\/X509Certificate>/.exec(xml)?.[1];
+  const base64 = /<(?:[\w.-]+:)?X509Certificate>([^<]+)<\/(?:[\w.-]+:)?X509Certificate>/.exec(xml)?.[1];
   if (!base64) return null;
   try {
     const subject = new X509Certificate(Buffer.from(base64.replace(/\s+/g, ""), "base64")).subject;
@@ -102,6 +131,69 @@ function signerOf(xml: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** The name of the other taxpayer this fake plays (the supplier's certificate CN). */
+export const SUPPLIER_NAME = "Proveedor Fake SRL";
+
+/**
+ * xmldsigjs builds the Signature through its own copy of xml-core, which in Node needs a DOM
+ * registered with it, and xmldsigjs 2.8 does not re-export that registration: the copy xmldsigjs
+ * itself resolves is imported (its ESM entry, the one xmldsigjs loads) and given @xmldom/xmldom.
+ */
+async function registerXmlDom(): Promise<void> {
+  const fromXmldsig = createRequire(createRequire(import.meta.url).resolve("xmldsigjs/package.json"));
+  const manifest = fromXmldsig.resolve("xml-core/package.json");
+  const entry = (JSON.parse(readFileSync(manifest, "utf8")) as { exports: { ".": { import: string } } }).exports["."].import;
+  const xmlCore = (await import(pathToFileURL(path.join(path.dirname(manifest), entry)).href)) as {
+    setNodeDependencies(deps: Record<string, unknown>): void;
+  };
+  xmlCore.setNodeDependencies({ DOMParser, XMLSerializer, DOMImplementation });
+}
+
+/** The supplier: an RSA 2048 key (node:crypto) and a self-signed certificate for it (node-forge). */
+async function supplierIdentity() {
+  await registerXmlDom();
+  const { privateKey, publicKey } = await promisify(generateKeyPair)("rsa", { modulusLength: 2048 });
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: "spki", format: "pem" }).toString());
+  cert.serialNumber = "0a";
+  cert.validity.notBefore = new Date(Date.now() - 86_400_000);
+  cert.validity.notAfter = new Date(Date.now() + 365 * 86_400_000);
+  const name = [
+    { shortName: "CN", value: SUPPLIER_NAME },
+    { shortName: "C", value: "DO" },
+  ];
+  cert.setSubject(name);
+  cert.setIssuer(name);
+  cert.sign(forge.pki.privateKeyFromPem(privateKey.export({ type: "pkcs8", format: "pem" }).toString()), forge.md.sha256.create());
+  const certificateBase64 = forge.util.encode64(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes());
+  const key = await webcrypto.subtle.importKey(
+    "pkcs8",
+    privateKey.export({ type: "pkcs8", format: "der" }),
+    { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  return {
+    certificatePem: forge.pki.certificateToPem(cert),
+    /** The document signed as the supplier, its Signature appended as the root's last child. */
+    async sign(xml: string): Promise<string> {
+      const errors: string[] = [];
+      // Warnings too: xmldom repairs an unclosed element with a warning, and a broken document is the caller's error.
+      const collect = (message: string) => void errors.push(message);
+      const document = new DOMParser({ errorHandler: { warning: collect, error: collect, fatalError: collect } }).parseFromString(xml, "application/xml");
+      if (errors.length || !document.documentElement) throw new Error(`Not well-formed XML: ${errors.join("; ")}`);
+      const signed = new xmldsig.SignedXml(document as unknown as ConstructorParameters<typeof xmldsig.SignedXml>[0]);
+      signed.XmlSignature.SignedInfo.CanonicalizationMethod.Algorithm = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315";
+      await signed.Sign({ name: "RSASSA-PKCS1-v1_5" }, key as unknown as CryptoKey, document as unknown as Parameters<typeof signed.Sign>[2], {
+        x509: [certificateBase64],
+        references: [{ uri: "", hash: "SHA-256", transforms: ["enveloped"] }],
+      });
+      document.documentElement.appendChild(signed.GetXml() as unknown as Node);
+      return new XMLSerializer().serializeToString(document);
+    },
+  };
 }
 
 const field = (xml: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1] ?? "";
@@ -140,7 +232,76 @@ const readBody = (req: http.IncomingMessage) =>
     req.on("error", reject);
   });
 
+const readJson = async <T>(req: http.IncomingMessage) => JSON.parse((await readBody(req)).toString("utf8")) as T;
+
+/** A SemillaModel with a fresh value, remembered in `seeds` until it is used. */
+function newSeed(seeds: Set<string>): string {
+  const value = Buffer.from(randomUUID()).toString("base64");
+  seeds.add(value);
+  return `<?xml version="1.0" encoding="utf-8"?><SemillaModel xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><valor>${value}</valor><fecha>${new Date().toISOString()}</fecha></SemillaModel>`;
+}
+
+/** A signed seed's signer when it is a seed of `seeds` not used yet, valid and signed; else the messages. */
+async function seedSigner(xml: string | null, seeds: Set<string>): Promise<{ signer: string } | { errors: string[] }> {
+  if (!xml) return { errors: ["No se recibió el archivo xml."] };
+  const errors = await schemaErrors(xml, "Semilla.xsd");
+  if (errors.length) return { errors };
+  if (!seeds.delete(field(xml, "valor"))) return { errors: ["Semilla inválida o ya utilizada."] };
+  if (!(await verifySignature(xml))) return { errors: ["La firma del archivo no es válida."] };
+  return { signer: signerOf(xml) ?? "" };
+}
+
+/**
+ * An ACECF's checks, as "Recepción de aprobación comercial" lists them (Descripción técnica,
+ * VALIDACIONES): structure against ACECF.xsd, the signature, and that the certificate is the
+ * token's — the approver's, the e-CF's buyer (RNCComprador).
+ */
+async function approvalErrors(xml: string | null, signer: string): Promise<string[]> {
+  if (!xml) return ["Tipo de archivo no válido, favor proveer un XML"];
+  const errors = (await schemaErrors(xml, "ACECF.xsd")).map(
+    (message) =>
+      `La estructura del archivo XML no es válido, favor proveer un XML con una estructura válida, verificar el XSD correspondiente. ${message.trim()}`,
+  );
+  if (!(await verifySignature(xml))) errors.push("La firma del XML no es válida");
+  if (signerOf(xml) !== signer) errors.push(`El RNC del certificado no está delegado para realizar transacciones para el RNC: ${field(xml, "RNCComprador")}.`);
+  return errors;
+}
+
+/** What was received as a commercial approval (by DGII or by a receiver) or as an e-CF (by a receiver). */
+interface Exchange {
+  kind: "acecf" | "ecf";
+  signer: string;
+  environment: string;
+  /** The receiver's RNC (for DGII's reception, the approver's: RNCComprador). */
+  rnc: string;
+  rncEmisor: string;
+  encf: string;
+  xml: string;
+  errors: string[];
+  at: string;
+}
+
+const exchange = (kind: Exchange["kind"], token: Token, rnc: string, xml: string | null, errors: string[]): Exchange => ({
+  kind,
+  signer: token.signer,
+  environment: token.environment,
+  rnc,
+  rncEmisor: field(xml ?? "", "RNCEmisor"),
+  encf: field(xml ?? "", "eNCF"),
+  xml: xml ?? "",
+  errors,
+  at: new Date().toISOString(),
+});
+
+/** dd-MM-yyyy HH:mm:ss in Dominican time (UTC-4, no daylight saving), as DGII's DateAndTime types take it. */
+function dominicanDateTime(at: Date): string {
+  const [date, time] = new Date(at.getTime() - 4 * 3_600_000).toISOString().slice(0, 19).split("T");
+  const [year, month, day] = date!.split("-");
+  return `${day}-${month}-${year} ${time}`;
+}
+
 export async function startFakeDgii(): Promise<FakeDgii> {
+  const supplier = await supplierIdentity();
   const seeds = new Set<string>();
   const tokens = new Map<string, Token>();
   let ttlSeconds = 3600;
@@ -159,9 +320,29 @@ export async function startFakeDgii(): Promise<FakeDgii> {
     entry.down -= 1;
     return true;
   };
-  const tokenOf = (req: http.IncomingMessage, environment: string): Token | "expired" | null => {
+  const approvals: Exchange[] = [];
+  /** Electronic taxpayers registered by tests: RNC → name. */
+  const directory = new Map<string, string>();
+  /** The receivers of the directory's taxpayers, by RNC: their seeds, tokens, outages and what they took. */
+  const receivers = new Map<string, { seeds: Set<string>; tokens: Map<string, Token>; down: number; log: Exchange[] }>();
+  const receiverOf = (rnc: string) => {
+    const entry = receivers.get(rnc) ?? { seeds: new Set<string>(), tokens: new Map<string, Token>(), down: 0, log: [] };
+    receivers.set(rnc, entry);
+    return entry;
+  };
+  /** The directory: every RNC it received from (named as its e-CF names it), then those registered. */
+  const taxpayers = () => new Map([...received.map((r) => [r.rnc, field(r.xml, "RazonSocialEmisor")] as const), ...directory.entries()]);
+  const issueToken = (store: Map<string, Token>, environment: string, signer: string) => {
+    const token = Buffer.from(randomUUID()).toString("base64url");
+    const issued = new Date();
+    const expires = new Date(issued.getTime() + ttlSeconds * 1000);
+    store.set(token, { environment, expires, signer });
+    const stamp = (at: Date) => `${at.toISOString().slice(0, 19)}Z`;
+    return { token, expira: stamp(expires), expedido: stamp(issued) };
+  };
+  const tokenOf = (req: http.IncomingMessage, environment: string, store = tokens): Token | "expired" | null => {
     const value = /^bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1]?.trim();
-    const token = value ? tokens.get(value) : undefined;
+    const token = value ? store.get(value) : undefined;
     if (!token || token.environment !== environment) return null;
     if (token.revoked || token.expires.getTime() < Date.now()) return "expired";
     return token;
@@ -182,6 +363,60 @@ export async function startFakeDgii(): Promise<FakeDgii> {
       errors.push(`El e-NCF ${encf} ya fue recibido.`);
     }
     return errors;
+  }
+
+  type Send = (status: number, body: unknown, type?: string) => void;
+  /**
+   * The receiver of another taxpayer (Descripción técnica, "Estándar de comunicación Emisor -
+   * Receptor"): authentication as DGII's, then its commercial approvals and e-CF reception.
+   */
+  async function receive(req: http.IncomingMessage, send: Send, environment: string, rnc: string, resource: string) {
+    if (!taxpayers().has(rnc)) return send(404, { mensaje: "Recurso no encontrado" });
+    const receiver = receiverOf(rnc);
+    if (receiver.down > 0) {
+      receiver.down -= 1;
+      return send(503, { mensaje: "Servicio no disponible temporalmente." });
+    }
+    if (resource === "autenticacion/api/semilla" && req.method === "GET") return send(200, newSeed(receiver.seeds), "application/xml");
+    if (req.method !== "POST") return send(405, { mensaje: "Método no permitido" });
+    const xml = multipartXml(await readBody(req), req.headers["content-type"] ?? "");
+    if (resource === "autenticacion/api/validacioncertificado") {
+      const seed = await seedSigner(xml, receiver.seeds);
+      if ("errors" in seed) return send(400, { mensaje: seed.errors });
+      return send(200, issueToken(receiver.tokens, environment, seed.signer));
+    }
+    const token = tokenOf(req, environment, receiver.tokens);
+    if (token === null) return send(401, { mensaje: "Token no válido." });
+    if (token === "expired") return send(401, { mensaje: "El token ha expirado." });
+    if (resource === "aprobacioncomercial/api/ecf") {
+      const errors = await approvalErrors(xml, token.signer);
+      // A taxpayer is sent the approvals of the e-CF it issued.
+      if (xml && field(xml, "RNCEmisor") !== rnc) errors.push(`El RNCEmisor ${field(xml, "RNCEmisor")} no es el de este receptor (${rnc}).`);
+      receiver.log.push(exchange("acecf", token, rnc, xml, errors));
+      return errors.length ? send(400, { mensaje: errors }) : send(200, { mensaje: [] });
+    }
+    // Recepción: an ARECF (formato-arecf-v1.0), signed as the supplier: Estado 0 received, or 1
+    // with CodigoMotivoNoRecibido 1 specification, 2 signature, 3 duplicate, 4 not its buyer.
+    const type = field(xml ?? "", "TipoeCF");
+    const duplicate = (e: Exchange) =>
+      e.kind === "ecf" && !e.errors.length && e.rncEmisor === field(xml ?? "", "RNCEmisor") && e.encf === field(xml ?? "", "eNCF");
+    const reason =
+      !xml || !/^(31|32|33|34|41|43|44|45|46|47)$/.test(type) || (await schemaErrors(xml, `e-CF-${type}.xsd`)).length
+        ? 1
+        : !(await verifySignature(xml))
+          ? 2
+          : receiver.log.some(duplicate)
+            ? 3
+            : field(xml, "RNCComprador") !== rnc
+              ? 4
+              : 0;
+    receiver.log.push(exchange("ecf", token, rnc, xml, reason ? [`CodigoMotivoNoRecibido ${reason}`] : []));
+    const detail =
+      `<Version>1.0</Version><RNCEmisor>${field(xml ?? "", "RNCEmisor")}</RNCEmisor><RNCComprador>${rnc}</RNCComprador>` +
+      `<eNCF>${field(xml ?? "", "eNCF")}</eNCF><Estado>${reason ? 1 : 0}</Estado>${reason ? `<CodigoMotivoNoRecibido>${reason}</CodigoMotivoNoRecibido>` : ""}` +
+      `<FechaHoraAcuseRecibo>${dominicanDateTime(new Date())}</FechaHoraAcuseRecibo>`;
+    const arecf = `<?xml version="1.0" encoding="utf-8"?><ARECF xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><DetalleAcusedeRecibo>${detail}</DetalleAcusedeRecibo></ARECF>`;
+    return send(200, await supplier.sign(arecf), "application/xml");
   }
 
   const server = http.createServer(async (req, res) => {
@@ -225,6 +460,51 @@ export async function startFakeDgii(): Promise<FakeDgii> {
           annulments.filter((r) => r.signer === signer),
         );
       }
+      if (url.pathname === "/_control/approvals") {
+        const signer = url.searchParams.get("signer");
+        return send(
+          200,
+          approvals.filter((r) => r.signer === signer),
+        );
+      }
+      if (url.pathname === "/_control/directory" && req.method === "POST") {
+        const body = await readJson<{ rnc: string; name: string }>(req);
+        if (!/^(\d{9}|\d{11})$/.test(body.rnc ?? "") || !body.name) return send(400, { mensaje: "rnc (9 or 11 digits) and name are required." });
+        directory.set(body.rnc, body.name);
+        return send(200, { rnc: body.rnc, nombre: body.name });
+      }
+      if (url.pathname === "/_control/supplier") return send(200, { name: SUPPLIER_NAME, certificatePem: supplier.certificatePem });
+      if (url.pathname === "/_control/supplier/sign" && req.method === "POST") {
+        const { xml } = await readJson<{ xml: string }>(req);
+        try {
+          return send(200, { xml: await supplier.sign(xml) });
+        } catch (error) {
+          return send(400, { mensaje: String(error) });
+        }
+      }
+      if (url.pathname === "/_control/verify" && req.method === "POST") {
+        const { xml, xsd } = await readJson<{ xml: string; xsd?: string }>(req);
+        if (xsd !== undefined && !(/^[\w.-]+\.xsd$/.test(xsd) && existsSync(path.join(XSD_DIR, xsd)))) return send(400, { mensaje: `No such schema: ${xsd}` });
+        return send(200, { signature: await verifySignature(xml), signer: signerOf(xml), schemaErrors: xsd ? await schemaErrors(xml, xsd) : [] });
+      }
+      if (url.pathname === "/_control/receiver-down" && req.method === "POST") {
+        const body = await readJson<{ rnc: string; calls: number }>(req);
+        receiverOf(body.rnc).down = body.calls;
+        return send(200, { rnc: body.rnc, down: body.calls });
+      }
+      const log = /^\/_control\/receiver-(approvals|received)$/.exec(url.pathname);
+      if (log) {
+        const kind = log[1] === "approvals" ? "acecf" : "ecf";
+        return send(
+          200,
+          receiverOf(url.searchParams.get("rnc") ?? "").log.filter((r) => r.kind === kind),
+        );
+      }
+      const atReceiver =
+        /^\/(testecf|certecf|ecf)\/receptor\/(\d{9}|\d{11})\/fe\/(autenticacion\/api\/semilla|autenticacion\/api\/validacioncertificado|aprobacioncomercial\/api\/ecf|recepcion\/api\/ecf)$/i.exec(
+          url.pathname,
+        );
+      if (atReceiver) return await receive(req, send, atReceiver[1]!.toLowerCase(), atReceiver[2]!, atReceiver[3]!.toLowerCase());
       if (url.pathname === "/_control/received") {
         const signer = url.searchParams.get("signer");
         return send(
@@ -233,7 +513,7 @@ export async function startFakeDgii(): Promise<FakeDgii> {
         );
       }
       const service =
-        /^\/(testecf|certecf|ecf)\/(recepcion\/api\/facturaselectronicas|consultaresultado\/api\/consultas\/estado|recepcionfc\/api\/recepcion\/ecf|anulacionrangos\/api\/operaciones\/anularrango|consultaestado\/api\/consultas\/estado|consultadirectorio\/api\/consultas\/(?:listado|obtenerdirectorioporrnc))$/i.exec(
+        /^\/(testecf|certecf|ecf)\/(recepcion\/api\/facturaselectronicas|consultaresultado\/api\/consultas\/estado|recepcionfc\/api\/recepcion\/ecf|anulacionrangos\/api\/operaciones\/anularrango|consultaestado\/api\/consultas\/estado|consultadirectorio\/api\/consultas\/(?:listado|obtenerdirectorioporrnc)|aprobacioncomercial\/api\/aprobacioncomercial)$/i.exec(
           url.pathname,
         );
       if (service) {
@@ -275,10 +555,11 @@ export async function startFakeDgii(): Promise<FakeDgii> {
           });
         }
         if (path.startsWith("consultadirectorio/") && req.method === "GET") {
-          // Consulta directorio: the electronic taxpayers it knows (every RNC it received from), with
-          // receiver URLs on this fake (pre-certification answers DGII's own test receivers).
+          // Consulta directorio: the electronic taxpayers it knows (every RNC it received from, and
+          // those tests registered), with receiver URLs on this fake (pre-certification answers
+          // DGII's own test receivers).
           const base = `http://${req.headers.host}/${environment}/receptor`;
-          const entries = [...new Map(received.map((r) => [r.rnc, field(r.xml, "RazonSocialEmisor")])).entries()].map(([rnc, name]) => ({
+          const entries = [...taxpayers().entries()].map(([rnc, name]) => ({
             nombre: name,
             rnc,
             urlRecepcion: `${base}/${rnc}`,
@@ -327,6 +608,13 @@ export async function startFakeDgii(): Promise<FakeDgii> {
         const body = await readBody(req);
         const contentType = req.headers["content-type"] ?? "";
         const xml = multipartXml(body, contentType);
+        if (path === "aprobacioncomercial/api/aprobacioncomercial") {
+          // Recepción de aprobación comercial: estado 1 "aprobada" (validated), 2 "rechazada".
+          const errors = await approvalErrors(xml, token.signer);
+          approvals.push(exchange("acecf", token, field(xml ?? "", "RNCComprador"), xml, errors));
+          if (errors.length) return send(400, { mensaje: errors, estado: "Aprobación comercial rechazada", codigo: "2" });
+          return send(200, { mensaje: [], estado: "Aprobación comercial aprobada", codigo: "1" });
+        }
         if (!xml) return send(400, { trackId: null, error: "Tipo de archivo no valido, favor proveer un XML", mensaje: "No se recibió el archivo xml." });
         const fileName = /filename="([^"]*)"/.exec(body.toString("utf8"))?.[1] ?? "";
         if (path === "anulacionrangos/api/operaciones/anularrango") {
@@ -392,28 +680,12 @@ export async function startFakeDgii(): Promise<FakeDgii> {
       const match = /^\/(testecf|certecf|ecf)\/autenticacion\/api\/autenticacion\/(semilla|validarsemilla)$/.exec(url.pathname);
       if (!match) return send(404, { mensaje: "Recurso no encontrado" });
       const [, environment, action] = match;
-      if (action === "semilla" && req.method === "GET") {
-        const value = Buffer.from(randomUUID()).toString("base64");
-        seeds.add(value);
-        const xml = `<?xml version="1.0" encoding="utf-8"?><SemillaModel xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><valor>${value}</valor><fecha>${new Date().toISOString()}</fecha></SemillaModel>`;
-        return send(200, xml, "application/xml");
-      }
+      if (action === "semilla" && req.method === "GET") return send(200, newSeed(seeds), "application/xml");
       if (action === "validarsemilla" && req.method === "POST") {
-        const xml = multipartXml(await readBody(req), req.headers["content-type"] ?? "");
-        if (!xml) return send(400, { mensaje: ["No se recibió el archivo xml."] });
-        const errors = await schemaErrors(xml, "Semilla.xsd");
-        if (errors.length) return send(400, { mensaje: errors });
-        const value = /<valor>([^<]*)<\/valor>/.exec(xml)?.[1] ?? "";
-        if (!seeds.delete(value)) return send(400, { mensaje: ["Semilla inválida o ya utilizada."] });
-        if (!(await verifySignature(xml))) return send(400, { mensaje: ["La firma del archivo no es válida."] });
-        const signer = signerOf(xml) ?? "";
-        if (isDown(signer)) return send(503, { mensaje: "Servicio no disponible temporalmente." });
-        const token = Buffer.from(randomUUID()).toString("base64url");
-        const issued = new Date();
-        const expires = new Date(issued.getTime() + ttlSeconds * 1000);
-        tokens.set(token, { environment: environment!, expires, signer });
-        const stamp = (at: Date) => `${at.toISOString().slice(0, 19)}Z`;
-        return send(200, { token, expira: stamp(expires), expedido: stamp(issued) });
+        const seed = await seedSigner(multipartXml(await readBody(req), req.headers["content-type"] ?? ""), seeds);
+        if ("errors" in seed) return send(400, { mensaje: seed.errors });
+        if (isDown(seed.signer)) return send(503, { mensaje: "Servicio no disponible temporalmente." });
+        return send(200, issueToken(tokens, environment!, seed.signer));
       }
       return send(405, { mensaje: "Método no permitido" });
     } catch (error) {

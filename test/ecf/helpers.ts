@@ -87,6 +87,18 @@ export async function ecfTenant(): Promise<EcfTenant> {
   };
 }
 
+/** An E31 invoice of one service line at `unitPrice` with ITBIS 18%, to the tenant's buyer. */
+export async function issueE31(t: EcfTenant, api = t.tenant.api, unitPrice = "100") {
+  const res = await api.post("/invoices", {
+    contact_id: t.contact.id,
+    document_subtype_id: await t.subtype("E31"),
+    issue_date: "2026-11-23",
+    items: [{ product_id: t.service.id, quantity: "1", unit_price: unitPrice, tax_ids: [t.ids.itbis18] }],
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data as { id: number; document_number: string; total_amount: string };
+}
+
 export interface EcfView {
   encf: string;
   type: string;

@@ -3,7 +3,7 @@ import { stepEcfDocument } from "../../src/jobs/ecf";
 import { env } from "../support/env";
 import { inParallel } from "../support/parallel";
 import { ownerRow, ownerRows, seedUser, sql } from "../support/seed";
-import { afterFirstAttempt, type EcfTenant, ecfOf, ecfTenant, fakeDgii, received, script, waitForStatus } from "./helpers";
+import { afterFirstAttempt, ecfOf, ecfTenant, fakeDgii, issueE31, received, script, waitForStatus } from "./helpers";
 
 /**
  * The transmission of signed e-CF to DGII (issue 18, "Issuing" 1-2): every state DGII can answer,
@@ -11,17 +11,6 @@ import { afterFirstAttempt, type EcfTenant, ecfOf, ecfTenant, fakeDgii, received
  * a token that expires mid-run, and 50 concurrent issues. The fake DGII answers what each test
  * scripts for its tenant's certificate.
  */
-async function issueE31(t: EcfTenant, api = t.tenant.api, unitPrice = "100") {
-  const res = await api.post("/invoices", {
-    contact_id: t.contact.id,
-    document_subtype_id: await t.subtype("E31"),
-    issue_date: "2026-11-23",
-    items: [{ product_id: t.service.id, quantity: "1", unit_price: unitPrice, tax_ids: [t.ids.itbis18] }],
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data as { id: number; document_number: string; total_amount: string };
-}
-
 const later = (from: Date, seconds: number) => new Date(from.getTime() + seconds * 1000);
 
 describe("e-CF transmission and DGII's states", () => {
