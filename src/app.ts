@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { getPath } from "hono/utils/url";
 import { bearerToken } from "./http/auth";
 import type { AppEnv } from "./http/context";
 import { databaseSession } from "./http/database";
@@ -25,6 +26,7 @@ import { membersRouter } from "./modules/members/routes";
 import { notesRouter } from "./modules/notes/routes";
 import { productsRouter } from "./modules/products/routes";
 import { quotationsRouter } from "./modules/quotations/routes";
+import { receptionRouter } from "./modules/reception/routes";
 import { rncRouter } from "./modules/rnc/routes";
 import { rolesRouter } from "./modules/roles/routes";
 import { salesmenRouter } from "./modules/salesmen/routes";
@@ -34,8 +36,19 @@ import { workspacesRouter } from "./modules/workspaces/routes";
 
 export { MAX_BODY_BYTES } from "./http/request-checks";
 
+/**
+ * DGII requires a taxpayer's receiver services to be case-insensitive ("Servicios no sensitivos a
+ * mayúsculas y minúsculas", Descripción técnica, Estándar de comunicación Emisor-Receptor), and its
+ * own text writes "/fe/recepción": paths under /fe are routed lowercased, the accent folded.
+ */
+function receiverServicePath(request: Request): string {
+  const path = getPath(request);
+  if (!/^\/fe\//i.test(path)) return path;
+  return path.toLowerCase().replace(/recepci(?:%c3%b3|ó)n/g, "recepcion");
+}
+
 export function createApp() {
-  const app = new OpenAPIHono<AppEnv>();
+  const app = new OpenAPIHono<AppEnv>({ getPath: receiverServicePath });
   // The request pipeline, in order. Each route then adds its guards (http/openapi.ts defineRoute):
   // publicSession, or authenticate (token in the database, caller, workspace, c.var.db and
   // c.var.scope) and requirePermission; then zod validation; then the handler.
@@ -57,6 +70,7 @@ export function createApp() {
   api.route("/", invoicesRouter);
   api.route("/", notesRouter);
   api.route("/", ecfRouter);
+  api.route("/", receptionRouter);
   api.route("/", quotationsRouter);
   api.route("/", workspacesRouter);
   api.route("/", membersRouter);

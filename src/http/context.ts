@@ -56,6 +56,8 @@ export interface AppVariables {
   outbox: number[];
   /** e-CF documents the request signed: sent through ECF_QUEUE once it has committed (`afterCommitDispatch`, jobs/dispatch.ts). */
   ecf: number[];
+  /** Commercial approvals (ACECF) the request signed: delivered through ECF_QUEUE once it has committed. */
+  approvals: number[];
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

@@ -30,6 +30,7 @@ export const errorStatus = {
   ncf_range_overlap: 409,
   ncf_range_in_use: 409,
   ecf_already_sent: 409,
+  approval_already_sent: 409,
   ecf_not_retryable: 409,
   invitation_not_usable: 410,
   payload_too_large: 413,

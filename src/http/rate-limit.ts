@@ -8,6 +8,7 @@ import { sha256Hex } from "../lib/crypto";
 import { log } from "../lib/log";
 import type { AppEnv } from "./context";
 import { AppError } from "./errors";
+import { isReceiverService } from "./request-checks";
 import { subdomainOf } from "./tenant";
 
 interface Decision {
@@ -161,7 +162,7 @@ function hostKey(c: Context<AppEnv>): string {
 const WEBHOOK_PATH = /^\/webhooks\/(messaging-bots|chat-accounts)\/([^/]+)$/;
 
 /**
- * Platform webhooks come from a few shared IPs and are verified by signature: they get a bucket per
+ * Platform webhooks (and DGII's receiver services, /fe/…) come from a few shared IPs and are verified by signature: they get a bucket per
  * endpoint — the host and the parsed id, so `/1`, `/01` and `/0x1` can never be three buckets — instead of
  * the anonymous per-IP one. A path whose id is not canonical (the route answers 404) stays in the per-IP bucket.
  */
@@ -170,6 +171,8 @@ function anonymousBucket(c: Context<AppEnv>): { kind: "ip" | "webhook"; key: str
   const webhook = WEBHOOK_PATH.exec(c.req.path);
   const id = webhook ? canonicalId(webhook[2]!) : null;
   if (webhook && id !== null) return { kind: "webhook", key: `${host}:${webhook[1]}:${id}`, max: config(c.env).RATE_LIMIT_WEBHOOK_PER_MINUTE };
+  // DGII's receiver services are called by other taxpayers' systems, as webhooks are by platforms: one bucket per tenant's receiver.
+  if (isReceiverService(c.req.path)) return { kind: "webhook", key: `${host}:fe`, max: config(c.env).RATE_LIMIT_WEBHOOK_PER_MINUTE };
   return { kind: "ip", key: `${clientIp(c)}:${host}`, max: config(c.env).RATE_LIMIT_ANONYMOUS_PER_MINUTE };
 }
 

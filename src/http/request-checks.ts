@@ -23,9 +23,12 @@ export const bodySizeLimit = bodyLimit({
 
 const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 
-/** A request that carries a body must say it is JSON. */
+/** DGII's receiver services (/fe/…) take XML files as multipart/form-data, as DGII's protocol sends them. */
+export const isReceiverService = (path: string) => /^\/fe\//i.test(path);
+
+/** A request that carries a body must say it is JSON (the receiver services excepted). */
 export const jsonOnly = createMiddleware<AppEnv>(async (c, next) => {
-  if (WITH_BODY.has(c.req.method)) {
+  if (WITH_BODY.has(c.req.method) && !isReceiverService(c.req.path)) {
     const length = c.req.header("content-length");
     const hasBody = (length !== undefined && length !== "0") || c.req.header("transfer-encoding") !== undefined;
     const type = c.req.header("content-type") ?? "";

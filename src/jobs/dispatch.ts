@@ -1,21 +1,25 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../http/context";
+import { enqueueApprovals } from "./approvals";
 import { enqueueEcf } from "./ecf";
 import { enqueueOutbox } from "./outbox";
 
 /**
  * What a request wrote for the background goes on its Queue once the request has committed:
- * outbox rows (`c.var.outbox`: emails, bot messages) and signed e-CF (`c.var.ecf`). Mounted outside
+ * outbox rows (`c.var.outbox`: emails, bot messages), signed e-CF (`c.var.ecf`) and commercial
+ * approvals (`c.var.approvals`). Mounted outside
  * `databaseSession`, so when `next()` returns the commit (or rollback) has happened; a failed
  * request sends nothing. A send that fails is logged and left to the minute sweeps.
  */
 export const afterCommitDispatch = createMiddleware<AppEnv>(async (c, next) => {
   const outbox: number[] = [];
   const ecf: number[] = [];
+  const approvals: number[] = [];
   c.set("outbox", outbox);
   c.set("ecf", ecf);
+  c.set("approvals", approvals);
   await next();
-  if ((!outbox.length && !ecf.length) || c.error || c.res.status >= 400) return;
+  if ((!outbox.length && !ecf.length && !approvals.length) || c.error || c.res.status >= 400) return;
   const tenantId = c.get("tenant").id;
   if (outbox.length) {
     c.executionCtx.waitUntil(
@@ -31,6 +35,13 @@ export const afterCommitDispatch = createMiddleware<AppEnv>(async (c, next) => {
       enqueueEcf(
         c.env,
         ecf.map((id) => ({ tenant_id: tenantId, ecf_id: id })),
+      ),
+    );
+  if (approvals.length)
+    c.executionCtx.waitUntil(
+      enqueueApprovals(
+        c.env,
+        approvals.map((id) => ({ tenant_id: tenantId, approval_id: id })),
       ),
     );
 });

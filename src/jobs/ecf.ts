@@ -7,6 +7,7 @@ import { log } from "../lib/log";
 import { DgiiRefused, type DgiiResult, DgiiUnavailable, queryResult, refusalMessages, sendConsumerSummary, sendEcf, withDgiiToken } from "../modules/ecf/dgii";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
+import { type ApprovalRef, handleApprovalMessage, isApprovalRef } from "./approvals";
 import { sendToQueue } from "./enqueue";
 
 /**
@@ -173,6 +174,10 @@ export const enqueueEcf = (env: Env, refs: EcfRef[], delaySeconds = 0) => sendTo
 /** Consumer of ECF_QUEUE: one step per message; a step that leaves the document open enqueues the next one, delayed. */
 export async function handleEcfBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   for (const message of batch.messages) {
+    if (isApprovalRef(message.body)) {
+      await handleApprovalMessage(message as Message<ApprovalRef>, env);
+      continue;
+    }
     if (!isEcfRef(message.body)) {
       log.warn("ecf: unknown message dropped", { id: message.id });
       message.ack();

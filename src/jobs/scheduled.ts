@@ -2,6 +2,7 @@ import { withTenantTransaction } from "../db/client";
 import type { Env } from "../env";
 import { log } from "../lib/log";
 import { compactInvoiceStatusCounts } from "../modules/invoices/counts";
+import { sweepApprovals } from "./approvals";
 import { sweepEcf } from "./ecf";
 import { OUTBOX_SWEEP_CRON, sweepOutbox } from "./outbox";
 import { runWorkerRncSync } from "./rnc-sync";
@@ -12,9 +13,14 @@ import { runWorkerRncSync } from "./rnc-sync";
  */
 export async function handleScheduled(controller: ScheduledController, env: Env): Promise<void> {
   log.info("scheduled run", { cron: controller.cron, scheduledTime: controller.scheduledTime });
-  // Every minute: the outbox and e-CF sweeps re-enqueue due messages and documents (src/jobs/outbox.ts, ecf.ts).
+  // Every minute: the outbox, e-CF and approval sweeps re-enqueue due messages, documents and approvals (src/jobs/outbox.ts, ecf.ts, approvals.ts).
   if (controller.cron === OUTBOX_SWEEP_CRON) {
-    const [, , folded] = await Promise.all([sweepOutbox(env), sweepEcf(env), withTenantTransaction(env, null, compactInvoiceStatusCounts)]);
+    const [, , , folded] = await Promise.all([
+      sweepOutbox(env),
+      sweepEcf(env),
+      sweepApprovals(env),
+      withTenantTransaction(env, null, compactInvoiceStatusCounts),
+    ]);
     if (folded) log.info("invoice counts folded", { rows: folded });
     return;
   }

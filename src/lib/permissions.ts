@@ -41,6 +41,8 @@ export const permissionCatalog: Record<string, string> = {
   "rnc:view": "Look up and search the DGII taxpayer registry",
   "company:edit": "Edit the company's fiscal profile (RNC, legal name, address)",
   "ecf:manage": "Set up electronic invoicing (e-CF): the signing certificate and DGII's environment",
+  "received_ecf:view": "View the e-CF suppliers sent (received through the receiver services)",
+  "received_ecf:approve": "Approve or reject received e-CF (commercial approval, sent to DGII and the supplier)",
   view_all_locations: "See every workspace of the tenant",
 };
 

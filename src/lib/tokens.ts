@@ -24,6 +24,23 @@ function key(secret: string): Promise<CryptoKey> {
   return imported;
 }
 
+const derived = new Map<string, Promise<CryptoKey>>();
+/**
+ * An HMAC key for another purpose (`label`), derived from the secret by HMAC-SHA256(secret, label):
+ * what one purpose signs never verifies under another, nor as an access token.
+ */
+export function hmacKey(secret: string, label: string): Promise<CryptoKey> {
+  const cacheKey = `${label}\u0000${secret}`;
+  let imported = derived.get(cacheKey);
+  if (!imported) {
+    imported = key(secret)
+      .then((root) => crypto.subtle.sign("HMAC", root, new TextEncoder().encode(label)))
+      .then((bytes) => crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]));
+    derived.set(cacheKey, imported);
+  }
+  return imported;
+}
+
 export async function signAccessToken(secret: string, claims: AccessTokenClaims, expiresAt: Date): Promise<string> {
   return new SignJWT({ tid: claims.tenantId })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })

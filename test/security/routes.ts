@@ -53,6 +53,7 @@ function resolver(world: World): Record<string, { id: string | number; scope: Sc
     "document-subtypes": { id: o.subtype.id, scope: "tenant" },
     salesmen: { id: o.salesman.id, scope: "tenant" },
     "bank-accounts": { id: o.bank.id, scope: "tenant" },
+    "received-ecf": { id: o.receivedEcf.id, scope: "tenant" },
     // Public: a bogus token, so that the anonymous check never accepts the real invitation.
     invitations: { id: "bogus-invitation-token-0000000000", scope: "public" },
     rnc: { id: "131246796", scope: "tenant" },
@@ -66,6 +67,7 @@ const COLLECTION_SCOPE: [RegExp, Scope][] = [
   [/^\/api\/v1\/invoices\/validate-ncf$/, "tenant"],
   [/^\/api\/v1\/ecf\/submissions$/, "workspace"],
   [/^\/api\/v1\/ecf\//, "tenant"],
+  [/^\/api\/v1\/received-ecf\b/, "tenant"],
   [/^\/api\/v1\/workspaces$/, "tenant"],
   [/./, "workspace"],
 ];
@@ -91,6 +93,7 @@ export function validBody(world: World, method: string, path: string): unknown {
     "PUT /api/v1/ecf/certificate": { p12_base64: o.certificate.p12Base64, password: o.certificate.password },
     "PUT /api/v1/ecf/settings": { environment: "testecf" },
     "POST /api/v1/ecf/annulments": { document_subtype_id: o.subtype.id, from: 1, to: 1 },
+    "POST /api/v1/received-ecf/{id}/approval": { approved: true },
     "POST /api/v1/invoices/{id}/credit-notes": { modification_code: 3, reason: "Descuento", items: [{ description: "Descuento", amount: "0.01" }] },
     "POST /api/v1/invoices/{id}/debit-notes": { modification_code: 3, reason: "Cargo", items: [{ description: "Cargo", amount: "0.01" }] },
     "POST /api/v1/quotations/bulk/pdf": { quotation_ids: [o.quotation.id] },

@@ -1,6 +1,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { expect } from "vitest";
 import { createApp } from "../../src/app";
+import * as schema from "../../src/db/schema";
 import { issueAccessToken } from "../../src/modules/auth/service";
 import { botToken, chatAccountInput, platformId } from "../integrations/helpers";
 import { type ApiResponse, type CallOptions, type Client, client, readResponse, testRequest, v1 } from "../support/api";
@@ -208,6 +209,29 @@ export async function buildWorld() {
   const chat = (await ok(await api.post("/api/chat-accounts", chatAccountInput({ name: chatName })))).data;
   const w1Viewer = await seedUser(tenant, { role: "viewer", workspaceIds: [w1] });
   const certificate = await makeCertificate();
+  // An e-CF a supplier sent tenant A (tenant-wide: received by the company's RNC, not a branch).
+  const receivedIssuer = mark("Proveedor Electrónico");
+  const [receivedEcf] = await asOwner((db) =>
+    db
+      .insert(schema.receivedEcf)
+      .values({
+        tenantId: tenant.tenantId,
+        ecfType: "31",
+        encf: "E310000000777",
+        issuerRnc: "101000122",
+        issuerName: receivedIssuer,
+        buyerRnc: "131246796",
+        issueDate: "2026-11-20",
+        totalAmount: "1180.00",
+        itbisAmount: "180.00",
+        securityCode: "AbC123",
+        signer: receivedIssuer,
+        xml: `<ECF><RazonSocialEmisor>${receivedIssuer}</RazonSocialEmisor></ECF>`,
+        xmlSha256: "0".repeat(64),
+        receiptXml: "<ARECF/>",
+      })
+      .returning({ id: schema.receivedEcf.id }),
+  );
   const tokens = (await api.get("/auth/tokens")).body.data as { id: string }[];
 
   return {
@@ -238,6 +262,7 @@ export async function buildWorld() {
       chat,
       w1Viewer,
       certificate,
+      receivedEcf: receivedEcf!,
       adminTokenId: tokens[0]!.id,
     },
     /** Strings only W1's objects carry (a member of W2 must never see them). */
@@ -258,6 +283,7 @@ export async function buildWorld() {
     ],
     /** Strings only tenant A carries (another tenant must never see them). */
     tenantMarkers: [
+      receivedIssuer,
       contact.name,
       contact.email!,
       product.name,

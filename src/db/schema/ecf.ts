@@ -51,6 +51,15 @@ export const ecfDocuments = pgTable(
     /** When DGII first could not be reached in the current outage; `failed` after 24 h of it. */
     unreachableSince: timestamp("unreachable_since", { withTimezone: true }),
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * The buyer's commercial approval (ACECF) received at /fe/aprobacioncomercial/api/ecf:
+     * `approved` or `rejected`; null while none came.
+     */
+    commercialStatus: text("commercial_status"),
+    commercialReason: text("commercial_reason"),
+    /** The ACECF as received, byte for byte. */
+    commercialXml: text("commercial_xml"),
+    commercialAt: timestamp("commercial_at", { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -62,6 +71,7 @@ export const ecfDocuments = pgTable(
     index("ecf_documents_list_idx").on(t.tenantId, t.issueDate, t.id),
     check("ecf_documents_one_document", sql`(${t.invoiceId} IS NULL) <> (${t.noteId} IS NULL)`),
     check("ecf_documents_status", sql`${t.status} IN ('pending', 'in_process', 'accepted', 'accepted_conditional', 'rejected', 'failed', 'annulled')`),
+    check("ecf_documents_commercial_status", sql`${t.commercialStatus} IN ('approved', 'rejected')`),
     tenantIsolation("ecf_documents"),
   ],
 );
@@ -90,4 +100,89 @@ export const ecfAnnulments = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index("ecf_annulments_subtype_idx").on(t.tenantId, t.documentSubtypeId, t.id), tenantIsolation("ecf_annulments")],
+);
+
+/**
+ * An e-CF a supplier sent to the tenant's receiver service (POST /fe/recepcion/api/ecf) and that
+ * was acknowledged as received (ARECF Estado 0): the XML byte for byte as it came, and the header
+ * fields read from it. Refused documents (ARECF Estado 1) are answered, not stored.
+ */
+export const receivedEcf = pgTable(
+  "received_ecf",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    /** TipoeCF: 31, 33, 34, 44, 45, 46… as the supplier issued it. */
+    ecfType: text("ecf_type").notNull(),
+    encf: text("encf").notNull(),
+    issuerRnc: text("issuer_rnc").notNull(),
+    issuerName: text("issuer_name").notNull(),
+    buyerRnc: text("buyer_rnc").notNull(),
+    issueDate: date("issue_date").notNull(),
+    totalAmount: money("total_amount").notNull(),
+    itbisAmount: money("itbis_amount"),
+    securityCode: text("security_code").notNull(),
+    /** The subject of the certificate that signed it (its KeyInfo). */
+    signer: text("signer").notNull(),
+    /** The e-CF as received (UTF-8, byte for byte); its SHA-256 in hex. */
+    xml: text("xml").notNull(),
+    xmlSha256: text("xml_sha256").notNull(),
+    /** The signed ARECF we answered with. */
+    receiptXml: text("receipt_xml").notNull(),
+    /** `received`, or `purchased` once turned into a purchase. */
+    status: text("status").notNull().default("received"),
+    purchaseId: integer("purchase_id"),
+    /** Our commercial decision: `pending` until an approval is sent, then `approved` or `rejected`. */
+    commercialStatus: text("commercial_status").notNull().default("pending"),
+    receivedAt: timestamp("received_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("received_ecf_encf_idx").on(t.tenantId, t.issuerRnc, t.encf),
+    index("received_ecf_list_idx").on(t.tenantId, t.receivedAt, t.id),
+    check("received_ecf_status", sql`${t.status} IN ('received', 'purchased')`),
+    check("received_ecf_commercial_status", sql`${t.commercialStatus} IN ('pending', 'approved', 'rejected')`),
+    tenantIsolation("received_ecf"),
+  ],
+);
+
+/**
+ * Our commercial approval (ACECF, Formato Aprobación Comercial v1.0) of a received e-CF: signed once,
+ * then delivered twice — to DGII's aprobacioncomercial service and to the issuer's receiver found
+ * through DGII's directory —, each delivery retried through ECF_QUEUE until it is answered.
+ * This row is its own outbox entry, as `ecf_documents` is.
+ */
+export const ecfApprovals = pgTable(
+  "ecf_approvals",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    receivedEcfId: integer("received_ecf_id")
+      .notNull()
+      .references(() => receivedEcf.id),
+    approved: boolean("approved").notNull(),
+    reason: text("reason"),
+    environment: text("environment").notNull(),
+    xml: text("xml").notNull(),
+    /** Each delivery: `pending`, `delivered`, `refused` (a 4xx: not retried) or `failed` (unreachable for 24 h). */
+    dgiiStatus: text("dgii_status").notNull().default("pending"),
+    issuerStatus: text("issuer_status").notNull().default("pending"),
+    /** The issuer's receiver URL from DGII's directory, once found. */
+    issuerUrl: text("issuer_url"),
+    dgiiMessages: jsonb("dgii_messages").notNull().default([]),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+    unreachableSince: timestamp("unreachable_since", { withTimezone: true }),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
+    createdBy: integer("created_by"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("ecf_approvals_received_idx").on(t.receivedEcfId),
+    index("ecf_approvals_due_idx").on(t.nextAttemptAt).where(sql`${t.dgiiStatus} = 'pending' OR ${t.issuerStatus} = 'pending'`),
+    check("ecf_approvals_dgii_status", sql`${t.dgiiStatus} IN ('pending', 'delivered', 'refused', 'failed')`),
+    check("ecf_approvals_issuer_status", sql`${t.issuerStatus} IN ('pending', 'delivered', 'refused', 'failed')`),
+    tenantIsolation("ecf_approvals"),
+  ],
 );

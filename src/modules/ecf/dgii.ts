@@ -34,6 +34,7 @@ export class DgiiRefused extends DgiiUnavailable {
   constructor(
     message: string,
     readonly body: string,
+    readonly status = 400,
   ) {
     super(message);
   }
@@ -50,7 +51,7 @@ async function call(url: string, init: RequestInit): Promise<Response> {
     const body = (await response.text()).slice(0, 2000);
     const message = `DGII answered ${response.status} at ${url}: ${body.slice(0, 500)}`;
     if (response.status === 401) throw new DgiiUnauthorized(message);
-    if (response.status >= 400 && response.status < 500 && ![408, 429].includes(response.status)) throw new DgiiRefused(message, body);
+    if (response.status >= 400 && response.status < 500 && ![408, 429].includes(response.status)) throw new DgiiRefused(message, body, response.status);
     throw new DgiiUnavailable(message);
   }
   return response;
@@ -66,10 +67,15 @@ function xmlForm(xml: string, fileName: string): FormData {
 /** A fresh token: seed → signed seed → token (autenticacion/api/autenticacion/{semilla,validarsemilla}). */
 export async function requestToken(ecfBaseUrl: string, material: SigningMaterial): Promise<DgiiToken> {
   const base = `${ecfBaseUrl}/autenticacion/api/autenticacion`;
-  const seed = await (await call(`${base}/semilla`, { headers: { accept: "application/xml" } })).text();
+  return exchangeSeed(`${base}/semilla`, `${base}/validarsemilla`, material);
+}
+
+/** Seed → signed seed → token: DGII's authentication, which a taxpayer's receiver services repeat under /fe/autenticacion. */
+async function exchangeSeed(seedUrl: string, validateUrl: string, material: SigningMaterial): Promise<DgiiToken> {
+  const seed = await (await call(seedUrl, { headers: { accept: "application/xml" } })).text();
   const signed = signXml(seed, material);
   const answer = (await (
-    await call(`${base}/validarsemilla`, { method: "POST", body: xmlForm(signed.xml, "semilla.xml"), headers: { accept: "application/json" } })
+    await call(validateUrl, { method: "POST", body: xmlForm(signed.xml, "semilla.xml"), headers: { accept: "application/json" } })
   ).json()) as {
     token?: string;
     expira?: string;
@@ -203,4 +209,48 @@ export async function sendAnnulment(ecfBaseUrl: string, token: string, xml: stri
   const answer = (await response.json()) as { mensajes?: unknown; nombre?: string };
   const messages = messagesOf(answer.mensajes);
   return messages.length ? messages : answer.nombre ? [{ codigo: "", valor: answer.nombre }] : [];
+}
+
+/**
+ * Recepción de aprobación comercial: POST {ecf}/aprobacioncomercial/api/aprobacioncomercial, the
+ * signed ACECF as multipart `xml` (Descripción técnica, "Recepción de aprobación comercial") →
+ * `{mensaje, estado, codigo}`; a refusal is a 4xx with its messages (DgiiRefused).
+ */
+export async function sendCommercialApproval(ecfBaseUrl: string, token: string, xml: string, fileName: string): Promise<DgiiMessage[]> {
+  const response = await call(`${ecfBaseUrl}/aprobacioncomercial/api/aprobacioncomercial`, {
+    method: "POST",
+    body: xmlForm(xml, fileName),
+    headers: bearer(token),
+  });
+  const answer = (await response.json().catch(() => ({}))) as { mensaje?: unknown };
+  return messagesOf(answer.mensaje);
+}
+
+/**
+ * Consulta directorio: GET {ecf}/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=… →
+ * the electronic taxpayer's receiver URLs; null when DGII lists no receiver for the RNC.
+ */
+export async function directoryReceiver(ecfBaseUrl: string, token: string, rnc: string): Promise<{ approvalUrl: string } | null> {
+  const response = await call(`${ecfBaseUrl}/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=${encodeURIComponent(rnc)}`, {
+    headers: bearer(token),
+  });
+  const entries = (await response.json().catch(() => [])) as { rnc?: string; urlAceptacion?: string }[];
+  const entry = Array.isArray(entries) ? entries.find((candidate) => candidate.rnc === rnc && candidate.urlAceptacion) : undefined;
+  return entry?.urlAceptacion ? { approvalUrl: entry.urlAceptacion.replace(/\/+$/, "") } : null;
+}
+
+/**
+ * Sends an ACECF to another taxpayer's receiver (Estándar de comunicación Emisor-Receptor):
+ * authenticate at {url}/fe/autenticacion/api/{semilla,validacioncertificado} — optional for a
+ * receiver, so a 404 there sends without a token —, then POST {url}/fe/aprobacioncomercial/api/ecf.
+ */
+export async function sendApprovalToReceiver(receiverUrl: string, material: SigningMaterial, xml: string, fileName: string): Promise<void> {
+  let headers: Record<string, string> = { accept: "application/json" };
+  try {
+    const { token } = await exchangeSeed(`${receiverUrl}/fe/autenticacion/api/semilla`, `${receiverUrl}/fe/autenticacion/api/validacioncertificado`, material);
+    headers = bearer(token);
+  } catch (error) {
+    if (!(error instanceof DgiiRefused && error.status === 404)) throw error;
+  }
+  await call(`${receiverUrl}/fe/aprobacioncomercial/api/ecf`, { method: "POST", body: xmlForm(xml, fileName), headers });
 }

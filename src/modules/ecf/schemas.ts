@@ -76,6 +76,12 @@ export const EcfStatus = z
     next_attempt_at: z.string().nullable().openapi({ description: "When the next send or result query is due (pending and in_process)" }),
     last_error: z.string().nullable(),
     total_amount: z.string().openapi({ description: "MontoTotal as signed, in pesos (a foreign-currency document's total at its rate)" }),
+    commercial_status: z
+      .enum(["approved", "rejected"])
+      .nullable()
+      .openapi({ description: "The buyer's commercial approval (ACECF) received at /fe/aprobacioncomercial/api/ecf; null while none came" }),
+    commercial_reason: z.string().nullable().openapi({ description: "DetalleMotivoRechazo of a rejection" }),
+    commercial_at: z.string().nullable(),
   })
   .openapi("EcfStatus");
 

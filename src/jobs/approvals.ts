@@ -1,0 +1,175 @@
+import { and, eq, sql } from "drizzle-orm";
+import { withTenantTransaction } from "../db/client";
+import { rowsOf } from "../db/rows";
+import * as schema from "../db/schema";
+import { config, type Env } from "../env";
+import { log } from "../lib/log";
+import {
+  DgiiRefused,
+  DgiiUnavailable,
+  directoryReceiver,
+  refusalMessages,
+  sendApprovalToReceiver,
+  sendCommercialApproval,
+  withDgiiToken,
+} from "../modules/ecf/dgii";
+import type { EcfEnvironment } from "../modules/ecf/schemas";
+import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
+import { ECF_MAX_OUTAGE_MS, outageDelaySeconds } from "./ecf";
+import { sendToQueue } from "./enqueue";
+
+/**
+ * Delivery of our commercial approvals (ACECF) of received e-CF: to DGII's aprobacioncomercial
+ * service and to the issuer's receiver, whose URL DGII's directory gives (Descripción técnica,
+ * "Recepción de aprobación comercial" and "Estándar de comunicación Emisor-Receptor"). As for e-CF
+ * (jobs/ecf.ts): each `ecf_approvals` row is its own outbox entry, one queue message is one step
+ * under the row's lock, the minute sweep re-enqueues what is due (drizzle/0026
+ * ecf_due_approvals). A step attempts each delivery still pending: `delivered` on a 2xx,
+ * `refused` on a 4xx (sending the same ACECF again would not help; the messages are kept), and
+ * otherwise retried with the e-CF backoff (30 s doubling to 15 min) for 24 hours, then `failed`.
+ */
+
+const SWEEP_GRACE_SECONDS = 15;
+const a = schema.ecfApprovals;
+type ApprovalRow = typeof a.$inferSelect;
+
+export interface ApprovalRef {
+  tenant_id: number;
+  approval_id: number;
+}
+
+export function isApprovalRef(body: unknown): body is ApprovalRef {
+  const b = body as Partial<ApprovalRef> | null;
+  return !!b && Number.isSafeInteger(b.tenant_id) && Number.isSafeInteger(b.approval_id);
+}
+
+export interface ApprovalStep {
+  outcome: "done" | "retry" | "unavailable" | "not_due";
+  dgii?: string;
+  issuer?: string;
+  retryInSeconds?: number;
+}
+
+type Delivery = "delivered" | "refused" | "retry";
+
+export async function stepApproval(env: Env, ref: ApprovalRef, options: { now?: Date } = {}): Promise<ApprovalStep> {
+  const now = options.now ?? new Date();
+  return withTenantTransaction(env, ref.tenant_id, async (db) => {
+    const [found] = await db
+      .select({ approval: a, received: schema.receivedEcf })
+      .from(a)
+      .innerJoin(schema.receivedEcf, eq(schema.receivedEcf.id, a.receivedEcfId))
+      .where(and(eq(a.tenantId, ref.tenant_id), eq(a.id, ref.approval_id)))
+      .for("update", { of: a, skipLocked: true });
+    if (!found) return { outcome: "unavailable" };
+    const { approval: row, received } = found;
+    if (row.dgiiStatus !== "pending" && row.issuerStatus !== "pending") return { outcome: "done", dgii: row.dgiiStatus, issuer: row.issuerStatus };
+    const dueIn = Math.ceil((row.nextAttemptAt.getTime() - now.getTime()) / 1000);
+    if (dueIn > 0) return { outcome: "not_due", retryInSeconds: dueIn };
+
+    const settings = config(env);
+    const environment = row.environment as EcfEnvironment;
+    const urls = dgiiUrls(settings, environment);
+    const material = await tenantSigningMaterial(db, row.tenantId, settings.APP_ENCRYPTION_KEY);
+    const fileName = `${received.buyerRnc}${received.encf}.xml`;
+    const context = { tenantId: row.tenantId, approvalId: row.id, encf: received.encf };
+    const errors: string[] = [];
+    let dgiiMessages = row.dgiiMessages;
+    let issuerUrl = row.issuerUrl;
+
+    const attempt = async (what: string, send: () => Promise<void>): Promise<Delivery> => {
+      try {
+        await send();
+        return "delivered";
+      } catch (error) {
+        if (error instanceof DgiiRefused) {
+          errors.push(`${what}: ${error.message}`);
+          return "refused";
+        }
+        if (error instanceof DgiiUnavailable) {
+          errors.push(`${what}: ${error.message}`);
+          return "retry";
+        }
+        throw error;
+      }
+    };
+
+    let dgii: Delivery | "delivered" | "refused" | "failed" = row.dgiiStatus as Delivery;
+    if (row.dgiiStatus === "pending") {
+      dgii = await attempt("DGII", async () => {
+        try {
+          dgiiMessages = await withDgiiToken(row.tenantId, environment, urls.ecf, material, (token) =>
+            sendCommercialApproval(urls.ecf, token, row.xml, fileName),
+          );
+        } catch (error) {
+          if (error instanceof DgiiRefused) dgiiMessages = refusalMessages(error.body);
+          throw error;
+        }
+      });
+    }
+    let issuer: Delivery | "delivered" | "refused" | "failed" = row.issuerStatus as Delivery;
+    if (row.issuerStatus === "pending") {
+      issuer = await attempt("issuer's receiver", async () => {
+        if (!issuerUrl) {
+          const found = await withDgiiToken(row.tenantId, environment, urls.ecf, material, (token) => directoryReceiver(urls.ecf, token, received.issuerRnc));
+          if (!found) throw new DgiiRefused(`DGII's directory lists no receiver for RNC ${received.issuerRnc}.`, "");
+          issuerUrl = found.approvalUrl;
+        }
+        await sendApprovalToReceiver(issuerUrl, material, row.xml, fileName);
+      });
+    }
+
+    const pending = dgii === "retry" || issuer === "retry";
+    const since = row.unreachableSince ?? now;
+    const expired = pending && now.getTime() - since.getTime() >= ECF_MAX_OUTAGE_MS;
+    const settle = (delivery: Delivery | "failed" | "delivered" | "refused") => (delivery === "retry" ? (expired ? "failed" : "pending") : delivery);
+    const failures = row.unreachableSince ? row.attempts + 1 : 1;
+    const delay = outageDelaySeconds(failures);
+    const values: Partial<ApprovalRow> = {
+      dgiiStatus: settle(dgii),
+      issuerStatus: settle(issuer),
+      issuerUrl,
+      dgiiMessages,
+      attempts: row.attempts + 1,
+      lastError: errors.length ? errors.join(" | ").slice(0, 2000) : null,
+      unreachableSince: pending && !expired ? since : null,
+      nextAttemptAt: pending && !expired ? new Date(now.getTime() + delay * 1000) : row.nextAttemptAt,
+      updatedAt: now,
+    };
+    await db.update(a).set(values).where(eq(a.id, row.id));
+    if (pending && !expired) {
+      log.warn("approval: delivery will be retried", { ...context, retryInSeconds: delay, error: values.lastError });
+      return { outcome: "retry", dgii: values.dgiiStatus, issuer: values.issuerStatus, retryInSeconds: delay };
+    }
+    log.info("approval: delivered", { ...context, dgii: values.dgiiStatus, issuer: values.issuerStatus });
+    return { outcome: "done", dgii: values.dgiiStatus, issuer: values.issuerStatus };
+  });
+}
+
+export const enqueueApprovals = (env: Env, refs: ApprovalRef[], delaySeconds = 0) => sendToQueue(config(env).ECF_QUEUE, refs, "approvals", { delaySeconds });
+
+/** One approval message of ECF_QUEUE (which carries e-CF steps and approval steps). */
+export async function handleApprovalMessage(message: Message<ApprovalRef>, env: Env): Promise<void> {
+  try {
+    const result = await stepApproval(env, message.body);
+    if (result.outcome === "retry" && result.retryInSeconds) await enqueueApprovals(env, [message.body], Math.min(result.retryInSeconds, 43_200));
+    message.ack();
+  } catch (error) {
+    log.error("approval: step errored", { ...message.body, error: (error as Error).message });
+    message.retry();
+  }
+}
+
+/** The minute sweep: approvals with a delivery pending and due, across tenants, back on the queue. */
+export async function sweepApprovals(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {
+  const now = options.now ?? new Date();
+  const dueBefore = new Date(now.getTime() - SWEEP_GRACE_SECONDS * 1000).toISOString();
+  const rows = await withTenantTransaction(env, null, async (db) =>
+    rowsOf<{ tenant_id: number; id: number }>(
+      await db.execute(sql`SELECT tenant_id, id FROM ecf_due_approvals(${options.limit ?? 500}, ${dueBefore}::timestamptz)`),
+    ),
+  );
+  const refs = rows.map((r) => ({ tenant_id: Number(r.tenant_id), approval_id: Number(r.id) }));
+  if (refs.length) log.info("approval sweep", { due: refs.length, enqueued: await enqueueApprovals(env, refs) });
+  return refs.length;
+}

@@ -1,0 +1,88 @@
+import { errors, jwtVerify, SignJWT } from "jose";
+import { hmacKey } from "../../lib/tokens";
+
+/**
+ * Authentication of the receiver services (DGII, Descripción técnica, "Estándar de comunicación
+ * Emisor-Receptor", Autenticación: semilla → the seed signed by the sender → a bearer token).
+ * DGII makes it optional; we declare it, so reception and commercial approval take the token.
+ *
+ * Nothing is stored: the seed's value carries its tenant, expiry and an HMAC of both under a key
+ * derived from JWT_SECRET, so only seeds we issued, for this tenant and unexpired, are exchanged;
+ * the token is a JWT under another derived key (never valid as an API token, whose key is
+ * JWT_SECRET itself), naming the tenant and the certificate that signed the seed.
+ */
+export const SEED_TTL_SECONDS = 300;
+export const RECEIVER_TOKEN_TTL_SECONDS = 3600;
+const ISSUER = "sucursal-fe";
+
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+
+async function mac(secret: string, text: string): Promise<string> {
+  const key = await hmacKey(secret, "fe-seed");
+  return base64url(new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(text))));
+}
+
+/** `{random}.{tenant}.{expiry}.{mac}` */
+export async function newSeedValue(secret: string, tenantId: number, now = new Date()): Promise<string> {
+  const random = base64url(crypto.getRandomValues(new Uint8Array(24)));
+  const expires = Math.floor(now.getTime() / 1000) + SEED_TTL_SECONDS;
+  const body = `${random}.${tenantId}.${expires}`;
+  return `${body}.${await mac(secret, body)}`;
+}
+
+export async function seedIsOurs(secret: string, tenantId: number, value: string, now = new Date()): Promise<boolean> {
+  const parts = value.split(".");
+  if (parts.length !== 4) return false;
+  const [random, tenant, expires, tag] = parts as [string, string, string, string];
+  if (tenant !== String(tenantId) || !/^\d+$/.test(expires) || Number(expires) * 1000 < now.getTime()) return false;
+  const expected = await mac(secret, `${random}.${tenant}.${expires}`);
+  // Lengths are public (a fixed-size MAC); compared without an early exit.
+  if (expected.length !== tag.length) return false;
+  let difference = 0;
+  for (let i = 0; i < expected.length; i++) difference |= expected.charCodeAt(i) ^ tag.charCodeAt(i);
+  return difference === 0;
+}
+
+/** The SemillaModel DGII's example shows, with the value and the time of issue. */
+export function seedXml(value: string, now = new Date()): string {
+  return (
+    '<?xml version="1.0" encoding="utf-8"?><SemillaModel xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">' +
+    `<valor>${value}</valor><fecha>${now.toISOString()}</fecha></SemillaModel>`
+  );
+}
+
+export interface ReceiverToken {
+  token: string;
+  expires: Date;
+  issued: Date;
+}
+
+export async function issueReceiverToken(secret: string, tenantId: number, signer: string, now = new Date()): Promise<ReceiverToken> {
+  const issued = new Date(Math.floor(now.getTime() / 1000) * 1000);
+  const expires = new Date(issued.getTime() + RECEIVER_TOKEN_TTL_SECONDS * 1000);
+  const token = await new SignJWT({ tid: tenantId })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setIssuer(ISSUER)
+    .setSubject(signer)
+    .setIssuedAt(issued)
+    .setExpirationTime(expires)
+    .sign(await hmacKey(secret, "fe-token"));
+  return { token, expires, issued };
+}
+
+/** The signer a bearer token of this tenant was issued to; null for anything else. */
+export async function receiverTokenSigner(secret: string, tenantId: number, authorization: string | undefined): Promise<string | null> {
+  const token = /^bearer\s+(\S+)$/i.exec(authorization?.trim() ?? "")?.[1];
+  if (!token) return null;
+  try {
+    const { payload } = await jwtVerify(token, await hmacKey(secret, "fe-token"), { issuer: ISSUER, algorithms: ["HS256"] });
+    return payload.tid === tenantId && typeof payload.sub === "string" ? payload.sub : null;
+  } catch (error) {
+    if (error instanceof errors.JOSEError) return null;
+    throw error;
+  }
+}

@@ -1,0 +1,269 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { config } from "../../env";
+import type { AppEnv } from "../../http/context";
+import { commonErrors, createRouter, defineRoute, ErrorBody, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { paginate, paginated } from "../../http/pagination";
+import { dataOnly, dataWithMessage } from "../../http/schemas";
+import { issueReceiverToken, newSeedValue, receiverTokenSigner, seedIsOurs, seedXml } from "./receiver-auth";
+import { ApprovalBody, ReceivedEcf, ReceivedEcfListQuery } from "./schemas";
+import * as reception from "./service";
+import { tryParseXml, verifySignedXml } from "./verify";
+
+export const receptionRouter = createRouter();
+
+// ---- The receiver services (DGII, Descripción técnica, "Estándar de comunicación Emisor-Receptor")
+// Under the tenant's host, outside /api/v1, at the paths DGII fixes. Their answers are the
+// protocol's: XML or JSON as DGII describes, 400 with DGII's messages for what cannot be read.
+
+const feTags = ["e-CF reception (DGII receiver services)"];
+const xmlResponse = (description: string) => ({ description, content: { "application/xml": { schema: z.string() } } });
+const textResponse = (description: string) => ({ description, content: { "text/plain": { schema: z.string() } } });
+const XML_TYPE = { "content-type": "application/xml; charset=utf-8" };
+
+/**
+ * The uploaded XML: the multipart field `xml` DGII's examples send (`-F 'xml=@file.xml;type=text/xml'`),
+ * or a body sent as text/xml or application/xml. UTF-8 only, decoded strictly and keeping a BOM, so
+ * the text stored re-encodes to the bytes received. Null when there is none.
+ */
+async function uploadedXml(c: Context<AppEnv>): Promise<string | null> {
+  const type = c.req.header("content-type") ?? "";
+  let bytes: ArrayBuffer | null = null;
+  if (/^multipart\/form-data/i.test(type)) {
+    let form: FormData;
+    try {
+      form = await c.req.formData();
+    } catch {
+      return null;
+    }
+    const part = form.get("xml");
+    if (typeof part === "string") return part;
+    if (part) bytes = await part.arrayBuffer();
+  } else if (/^(application|text)\/xml\b/i.test(type)) {
+    bytes = await c.req.arrayBuffer();
+  }
+  if (!bytes?.byteLength) return null;
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+const NOT_A_FILE = "Tipo de archivo no válido, favor proveer un XML";
+
+/** RFC 6750: a missing or invalid bearer token of the receiver services (DGII defines no body: ours is the API's error shape). */
+function unauthorized(c: Context<AppEnv>) {
+  return c.json(
+    {
+      message: "Token no válido o expirado: autentíquese en /fe/autenticacion/api/semilla y /fe/autenticacion/api/validacioncertificado.",
+      code: "unauthenticated",
+    },
+    401,
+    { "www-authenticate": 'Bearer error="invalid_token"' },
+  );
+}
+
+/**
+ * Reception and commercial approval: a receiver token of this tenant (else null: 401), then the
+ * tenant as a receiver (404 if it is none) and the uploaded XML (null when there is none).
+ */
+async function tokenAndUpload(c: Context<AppEnv>): Promise<{ receiver: reception.Receiver; xml: string | null } | null> {
+  const tenantId = c.get("tenant").id;
+  const settings = config(c.env);
+  if (!(await receiverTokenSigner(settings.JWT_SECRET, tenantId, c.req.header("authorization")))) return null;
+  const receiver = await reception.receiverOf(c.var.db, tenantId, settings.APP_ENCRYPTION_KEY);
+  return { receiver, xml: await uploadedXml(c) };
+}
+
+receptionRouter.openapi(
+  defineRoute("public", {
+    method: "get",
+    path: "/fe/autenticacion/api/semilla",
+    tags: feTags,
+    summary: "Receiver authentication, step 1: a seed (SemillaModel) to sign with the sender's certificate; valid 5 minutes",
+    responses: { 200: xmlResponse("The seed"), ...errorResponses(404, 429) },
+  }),
+  async (c) => {
+    const tenantId = c.get("tenant").id;
+    await reception.receiverOf(c.var.db, tenantId, config(c.env).APP_ENCRYPTION_KEY);
+    const now = new Date();
+    return c.body(seedXml(await newSeedValue(config(c.env).JWT_SECRET, tenantId, now), now), 200, XML_TYPE);
+  },
+);
+
+receptionRouter.openapi(
+  defineRoute("public", {
+    method: "post",
+    path: "/fe/autenticacion/api/validacioncertificado",
+    tags: feTags,
+    summary:
+      "Receiver authentication, step 2: the signed seed (multipart field `xml`) → a bearer token for an hour, as JSON {token, expira, expedido} or XML (RespuestaAutenticacion) per Accept",
+    responses: {
+      200: {
+        description: "The token",
+        content: {
+          "application/json": { schema: z.object({ token: z.string(), expira: z.string(), expedido: z.string() }) },
+          "application/xml": { schema: z.string() },
+        },
+      },
+      400: textResponse("Refused"),
+      ...errorResponses(404, 429),
+    },
+  }),
+  async (c) => {
+    const tenantId = c.get("tenant").id;
+    const settings = config(c.env);
+    await reception.receiverOf(c.var.db, tenantId, settings.APP_ENCRYPTION_KEY);
+    const xml = await uploadedXml(c);
+    if (xml === null) return c.text(NOT_A_FILE, 400);
+    const seed = tryParseXml(xml)?.documentElement;
+    const value = seed?.nodeName === "SemillaModel" ? seed.getElementsByTagName("valor")[0]?.textContent : null;
+    if (!value || !(await seedIsOurs(settings.JWT_SECRET, tenantId, value))) return c.text("Semilla inválida o expirada.", 400);
+    const signature = verifySignedXml(xml);
+    if (!signature.valid) return c.text("La firma del archivo no es válida.", 400);
+    const token = await issueReceiverToken(settings.JWT_SECRET, tenantId, signature.signer);
+    // DGII: yyyy-MM-ddTHH:mm:ssZ (.NET's universal sortable pattern).
+    const stamp = (at: Date) => `${at.toISOString().slice(0, 19)}Z`;
+    const answer = { token: token.token, expira: stamp(token.expires), expedido: stamp(token.issued) };
+    const accept = c.req.header("accept") ?? "";
+    if (/xml/i.test(accept) && !/json/i.test(accept)) {
+      return c.body(
+        `<?xml version="1.0" encoding="UTF-8"?><RespuestaAutenticacion><token>${answer.token}</token><expira>${answer.expira}</expira><expedido>${answer.expedido}</expedido></RespuestaAutenticacion>`,
+        200,
+        XML_TYPE,
+      );
+    }
+    return c.json(answer, 200);
+  },
+);
+
+receptionRouter.openapi(
+  defineRoute("public", {
+    method: "post",
+    path: "/fe/recepcion/api/ecf",
+    tags: feTags,
+    summary:
+      "Reception of an e-CF addressed to this company (multipart field `xml`, bearer token of /fe/autenticacion) → a signed ARECF: Estado 0 received, or 1 not received with CodigoMotivoNoRecibido 1 specification (schema), 2 signature, 3 duplicate, 4 not addressed to this RNC",
+    responses: {
+      200: xmlResponse("The signed ARECF"),
+      400: textResponse("No XML, or one whose RNCEmisor and eNCF cannot be read"),
+      401: jsonResponse("No valid token", ErrorBody),
+      ...errorResponses(404, 413, 429),
+    },
+  }),
+  async (c) => {
+    const upload = await tokenAndUpload(c);
+    if (!upload) return unauthorized(c);
+    const { receiver, xml } = upload;
+    if (xml === null) return c.text(NOT_A_FILE, 400);
+    try {
+      const result = await reception.receiveEcf(c.var.db, receiver, xml);
+      return c.body(result.receiptXml, 200, XML_TYPE);
+    } catch (error) {
+      if (error instanceof reception.ReceptionRefused) return c.text(error.message, 400);
+      throw error;
+    }
+  },
+);
+
+receptionRouter.openapi(
+  defineRoute("public", {
+    method: "post",
+    path: "/fe/aprobacioncomercial/api/ecf",
+    tags: feTags,
+    summary: "A buyer's commercial approval (ACECF, multipart field `xml`, bearer token) of an e-CF this company issued → 200, or 400 with DGII's message",
+    responses: {
+      200: jsonResponse("Recorded", z.object({ mensaje: z.array(z.string()), estado: z.string(), codigo: z.string() })),
+      400: jsonResponse("Refused", z.object({ mensaje: z.array(z.string()), estado: z.string(), codigo: z.string() })),
+      401: jsonResponse("No valid token", ErrorBody),
+      ...errorResponses(404, 413, 429),
+    },
+  }),
+  async (c) => {
+    const upload = await tokenAndUpload(c);
+    if (!upload) return unauthorized(c);
+    const { receiver, xml } = upload;
+    if (xml === null) return c.json({ mensaje: [NOT_A_FILE], estado: "Rechazado", codigo: "2" }, 400);
+    try {
+      const approval = await reception.receiveApproval(c.var.db, receiver, xml);
+      return c.json({ mensaje: [`Aprobación comercial de ${approval.encf} recibida.`], estado: "Recibido", codigo: "1" }, 200);
+    } catch (error) {
+      if (error instanceof reception.ApprovalRefused) return c.json({ mensaje: [error.message], estado: "Rechazado", codigo: "2" }, 400);
+      throw error;
+    }
+  },
+);
+
+// ---- The API: what suppliers sent us
+
+const tags = ["Received e-CF"];
+const VIEW = { permission: "received_ecf:view" } as const;
+
+receptionRouter.openapi(
+  defineRoute(VIEW, {
+    method: "get",
+    path: `${V1}/received-ecf`,
+    tags,
+    summary: "e-CF received from suppliers (filters: status, commercial_status, issuer_rnc, received_from)",
+    request: { query: ReceivedEcfListQuery },
+    responses: { 200: jsonResponse("Received e-CF", paginated(ReceivedEcf)), ...commonErrors },
+  }),
+  async (c) => {
+    const query = c.req.valid("query");
+    const { data, total } = await reception.listReceived(c.var.db, c.var.scope.tenantId, query);
+    return c.json(paginate(c, query, total, data), 200);
+  },
+);
+
+receptionRouter.openapi(
+  defineRoute(VIEW, {
+    method: "get",
+    path: `${V1}/received-ecf/{id}`,
+    tags,
+    summary: "A received e-CF, with our commercial approval and its delivery",
+    request: { params: IdParam },
+    responses: { 200: jsonResponse("Received e-CF", dataOnly(ReceivedEcf)), ...errorResponses(404), ...commonErrors },
+  }),
+  async (c) => {
+    const { row, approval } = await reception.findReceived(c.var.db, c.var.scope.tenantId, c.req.valid("param").id);
+    return c.json({ data: reception.serializeReceived(row, approval) }, 200);
+  },
+);
+
+receptionRouter.openapi(
+  defineRoute(VIEW, {
+    method: "get",
+    path: `${V1}/received-ecf/{id}/xml`,
+    tags,
+    summary: "The received e-CF's XML, byte for byte as the supplier sent it",
+    request: { params: IdParam },
+    responses: { 200: xmlResponse("The e-CF"), ...errorResponses(404), ...commonErrors },
+  }),
+  async (c) => {
+    const { row } = await reception.findReceived(c.var.db, c.var.scope.tenantId, c.req.valid("param").id);
+    return c.body(row.xml, 200, { ...XML_TYPE, "content-disposition": `attachment; filename="${row.issuerRnc}${row.encf}.xml"` });
+  },
+);
+
+receptionRouter.openapi(
+  defineRoute(
+    { permission: "received_ecf:approve" },
+    {
+      method: "post",
+      path: `${V1}/received-ecf/{id}/approval`,
+      tags,
+      summary:
+        "Approve or reject a received e-CF: a signed ACECF sent to DGII and to the issuer's receiver (found in DGII's directory), retried until delivered; once only (409 approval_already_sent)",
+      request: { params: IdParam, ...jsonBody(ApprovalBody) },
+      responses: { 200: jsonResponse("Approval recorded", dataWithMessage(ReceivedEcf)), ...errorResponses(404, 409), ...commonErrors },
+    },
+  ),
+  async (c) => {
+    const receiver = await reception.receiverOf(c.var.db, c.var.scope.tenantId, config(c.env).APP_ENCRYPTION_KEY);
+    const body = c.req.valid("json");
+    const { row, approval } = await reception.approveReceived(c.var.db, receiver, c.req.valid("param").id, body, c.var.scope.userId);
+    c.var.approvals.push(approval.id);
+    return c.json({ data: reception.serializeReceived(row, approval), message: body.approved ? "Approval sent." : "Rejection sent." }, 200);
+  },
+);

@@ -1,0 +1,239 @@
+import { describe, expect, it, vi } from "vitest";
+import { stepApproval } from "../../src/jobs/approvals";
+import { buildAcecf } from "../../src/modules/ecf/receipts";
+import type { ReceivedEcf } from "../../src/modules/reception/schemas";
+import { type EcfTenant, ecfTenant, waitForStatus } from "../ecf/helpers";
+import type { Data, Page } from "../support/api";
+import { env } from "../support/env";
+import { freshRnc } from "../support/sales";
+import { ownerRow, sql } from "../support/seed";
+import {
+  dgiiApprovals,
+  fe,
+  inDirectory,
+  independentCheck,
+  receiverApprovals,
+  receiverDown,
+  receiverToken,
+  signAsSupplier,
+  supplierCertificate,
+} from "./helpers";
+import { SUPPLIER_TOTAL, supplierEcf } from "./supplier";
+
+/**
+ * Commercial approval (ACECF, Formato Aprobación Comercial v1.0) in both directions: ours of an
+ * e-CF a supplier sent (POST /api/v1/received-ecf/{id}/approval → DGII's aprobacioncomercial
+ * service and the supplier's receiver, found in DGII's directory, retried through the queue), and a
+ * buyer's of an e-CF we issued (POST /fe/aprobacioncomercial/api/ecf → its commercial_status).
+ */
+let sequence = 0;
+const nextEncf = () => `E31${String(Date.now() % 1e7).padStart(7, "0")}${String(++sequence % 1000).padStart(3, "0")}`;
+
+async function receivedFromSupplier(t: EcfTenant, supplierRnc: string): Promise<ReceivedEcf> {
+  const token = await receiverToken(t.tenant.subdomain, await supplierCertificate());
+  const encf = nextEncf();
+  const res = await fe(t.tenant.subdomain, "/fe/recepcion/api/ecf", {
+    xml: await signAsSupplier(supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf })),
+    token,
+  });
+  expect(res.text).toContain("<Estado>0</Estado>");
+  const list = await t.tenant.api.get<Page<ReceivedEcf>>("/received-ecf");
+  return list.body.data.find((r) => r.encf === encf)!;
+}
+
+const approvalRow = (id: number) =>
+  ownerRow<{ id: number; dgii_status: string; issuer_status: string; attempts: number; next_attempt_at: string; last_error: string | null }>(
+    sql`SELECT id, dgii_status, issuer_status, attempts, next_attempt_at, last_error FROM ecf_approvals WHERE received_ecf_id = ${id}`,
+  );
+
+const field = (xml: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1] ?? null;
+
+describe("our commercial approval of a received e-CF", () => {
+  it("approving signs an ACECF and delivers it to DGII and to the supplier's receiver; once only", async () => {
+    const t = await ecfTenant();
+    const supplierRnc = freshRnc();
+    await inDirectory(supplierRnc);
+    const doc = await receivedFromSupplier(t, supplierRnc);
+    const res = await t.tenant.api.post<Data<ReceivedEcf>>(`/received-ecf/${doc.id}/approval`, { approved: true });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toMatchObject({ commercial_status: "approved", approval: { approved: true, reason: null } });
+
+    await vi.waitFor(
+      async () => {
+        const row = await approvalRow(doc.id);
+        expect([row.dgii_status, row.issuer_status], row.last_error ?? "").toEqual(["delivered", "delivered"]);
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+    const atDgii = await dgiiApprovals(t.signer);
+    expect(atDgii).toHaveLength(1);
+    expect(atDgii[0]!.errors).toEqual([]);
+    const atSupplier = await receiverApprovals(supplierRnc);
+    expect(atSupplier).toHaveLength(1);
+    expect(atSupplier[0]!.errors).toEqual([]);
+    const acecf = atSupplier[0]!.xml;
+    expect(atDgii[0]!.xml).toBe(acecf);
+    expect({
+      RNCEmisor: field(acecf, "RNCEmisor"),
+      eNCF: field(acecf, "eNCF"),
+      MontoTotal: field(acecf, "MontoTotal"),
+      RNCComprador: field(acecf, "RNCComprador"),
+      Estado: field(acecf, "Estado"),
+      DetalleMotivoRechazo: field(acecf, "DetalleMotivoRechazo"),
+    }).toEqual({ RNCEmisor: supplierRnc, eNCF: doc.encf, MontoTotal: SUPPLIER_TOTAL, RNCComprador: t.rnc, Estado: "1", DetalleMotivoRechazo: null });
+    expect(await independentCheck(acecf, "ACECF.xsd")).toEqual({ signature: true, signer: t.signer, schemaErrors: [] });
+
+    const shown = await t.tenant.api.get<Data<ReceivedEcf>>(`/received-ecf/${doc.id}`);
+    expect(shown.body.data.approval).toMatchObject({ dgii_status: "delivered", issuer_status: "delivered", next_attempt_at: null });
+    const again = await t.tenant.api.post(`/received-ecf/${doc.id}/approval`, { approved: false, reason: "Mercancía dañada" });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe("approval_already_sent");
+  });
+
+  it("a rejection needs its reason (422), which the ACECF carries as DetalleMotivoRechazo with Estado 2", async () => {
+    const t = await ecfTenant();
+    const supplierRnc = freshRnc();
+    await inDirectory(supplierRnc);
+    const doc = await receivedFromSupplier(t, supplierRnc);
+    const missing = await t.tenant.api.post(`/received-ecf/${doc.id}/approval`, { approved: false });
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors).toEqual({ reason: ["is required when rejecting"] });
+    const res = await t.tenant.api.post<Data<ReceivedEcf>>(`/received-ecf/${doc.id}/approval`, {
+      approved: false,
+      reason: "Mercancía llegó dañada & incompleta",
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.commercial_status).toBe("rejected");
+    const row = await ownerRow<{ xml: string }>(sql`SELECT xml FROM ecf_approvals WHERE received_ecf_id = ${doc.id}`);
+    expect(field(row.xml, "Estado")).toBe("2");
+    expect(field(row.xml, "DetalleMotivoRechazo")).toBe("Mercancía llegó dañada &amp; incompleta");
+    expect((await t.tenant.api.post("/received-ecf/999999999/approval", { approved: true })).status).toBe(404);
+  });
+
+  it("the supplier's receiver down: retried with backoff until it answers, DGII's delivery not repeated", async () => {
+    const t = await ecfTenant();
+    const supplierRnc = freshRnc();
+    await inDirectory(supplierRnc);
+    const doc = await receivedFromSupplier(t, supplierRnc);
+    // Down for the queue's first step and the test's first: each step calls the receiver's seed once.
+    await receiverDown(supplierRnc, 2);
+    expect((await t.tenant.api.post(`/received-ecf/${doc.id}/approval`, { approved: true })).status).toBe(200);
+    let row = await approvalRow(doc.id);
+    await vi.waitFor(
+      async () => {
+        row = await approvalRow(doc.id);
+        expect(row.attempts).toBeGreaterThanOrEqual(1);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect([row.dgii_status, row.issuer_status]).toEqual(["delivered", "pending"]);
+    expect(row.last_error).toContain("503");
+    const ref = { tenant_id: t.tenant.tenantId, approval_id: row.id };
+    const due = new Date(row.next_attempt_at);
+    expect(await stepApproval(env, ref, { now: new Date(due.getTime() - 5_000) })).toMatchObject({ outcome: "not_due" });
+    expect(await stepApproval(env, ref, { now: due })).toEqual({ outcome: "retry", dgii: "delivered", issuer: "pending", retryInSeconds: 60 });
+    const next = new Date((await approvalRow(doc.id)).next_attempt_at);
+    expect(await stepApproval(env, ref, { now: next })).toEqual({ outcome: "done", dgii: "delivered", issuer: "delivered" });
+    expect(await dgiiApprovals(t.signer)).toHaveLength(1);
+    expect(await receiverApprovals(supplierRnc)).toHaveLength(1);
+  });
+
+  it("a supplier DGII's directory does not list: the issuer delivery is refused with the reason, DGII's is delivered", async () => {
+    const t = await ecfTenant();
+    const supplierRnc = freshRnc();
+    const doc = await receivedFromSupplier(t, supplierRnc);
+    expect((await t.tenant.api.post(`/received-ecf/${doc.id}/approval`, { approved: true })).status).toBe(200);
+    await vi.waitFor(
+      async () => {
+        const row = await approvalRow(doc.id);
+        expect([row.dgii_status, row.issuer_status]).toEqual(["delivered", "refused"]);
+        expect(row.last_error).toContain(`DGII's directory lists no receiver for RNC ${supplierRnc}`);
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+  });
+});
+
+describe("a buyer's commercial approval of an e-CF we issued", () => {
+  async function issuedE31(t: EcfTenant) {
+    const buyerRnc = freshRnc();
+    const contact = await t.tenant.api.post("/contacts", { name: "Comprador Electrónico SRL", identification_type: "rnc", identification: buyerRnc });
+    expect(contact.status).toBe(201);
+    const res = await t.tenant.api.post("/invoices", {
+      contact_id: contact.body.data.id,
+      document_subtype_id: await t.subtype("E31"),
+      issue_date: "2026-11-23",
+      items: [{ product_id: t.service.id, description: "Asesoría", quantity: "2", unit_price: "1000", tax_ids: [t.ids.itbis18] }],
+    });
+    expect(res.status, res.text).toBe(201);
+    await waitForStatus(t, `/invoices/${res.body.data.id}`, "accepted");
+    return { invoice: res.body.data as { id: number; document_number: string }, buyerRnc };
+  }
+
+  const acecf = (t: EcfTenant, encf: string, buyerRnc: string, approved: boolean, reason?: string) =>
+    buildAcecf({ issuerRnc: t.rnc, encf, issueDate: "2026-11-23", totalAmount: "2360.00", buyerRnc, approved, reason, at: new Date() });
+
+  it("an ACECF signed by the buyer records the e-CF's commercial status; a later one replaces it", async () => {
+    const t = await ecfTenant();
+    const { invoice, buyerRnc } = await issuedE31(t);
+    const token = await receiverToken(t.tenant.subdomain, await supplierCertificate());
+    const accepted = await fe(t.tenant.subdomain, "/fe/aprobacioncomercial/api/ecf", {
+      xml: await signAsSupplier(acecf(t, invoice.document_number, buyerRnc, true)),
+      token,
+    });
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(accepted.body).toEqual({ mensaje: [`Aprobación comercial de ${invoice.document_number} recibida.`], estado: "Recibido", codigo: "1" });
+    let ecf = await t.tenant.api.get(`/invoices/${invoice.id}/ecf`);
+    expect(ecf.body.data).toMatchObject({ commercial_status: "approved", commercial_reason: null });
+    const rejected = await fe(t.tenant.subdomain, "/fe/aprobacioncomercial/api/ecf", {
+      xml: await signAsSupplier(acecf(t, invoice.document_number, buyerRnc, false, "Precio distinto al pactado")),
+      token,
+    });
+    expect(rejected.status, rejected.text).toBe(200);
+    ecf = await t.tenant.api.get(`/invoices/${invoice.id}/ecf`);
+    expect(ecf.body.data).toMatchObject({ commercial_status: "rejected", commercial_reason: "Precio distinto al pactado" });
+  });
+
+  it("refuses with 400 and DGII's message: unsigned, another issuer, an e-NCF we did not issue to that buyer", async () => {
+    const t = await ecfTenant();
+    const { invoice, buyerRnc } = await issuedE31(t);
+    const token = await receiverToken(t.tenant.subdomain, await supplierCertificate());
+    const send = (xml: string) => fe(t.tenant.subdomain, "/fe/aprobacioncomercial/api/ecf", { xml, token });
+    const cases: [string, string, string][] = [
+      ["unsigned", acecf(t, invoice.document_number, buyerRnc, true), "La firma del XML no es válida"],
+      [
+        "another issuer",
+        await signAsSupplier(
+          buildAcecf({
+            issuerRnc: freshRnc(),
+            encf: invoice.document_number,
+            issueDate: "2026-11-23",
+            totalAmount: "2360.00",
+            buyerRnc,
+            approved: true,
+            at: new Date(),
+          }),
+        ),
+        "Factura no encontrada para esta Aprobación comercial.",
+      ],
+      [
+        "another buyer",
+        await signAsSupplier(acecf(t, invoice.document_number, freshRnc(), true)),
+        "No se encuentra un e-CF válido para esta aprobación comercial",
+      ],
+      ["unknown e-NCF", await signAsSupplier(acecf(t, "E310000009999", buyerRnc, true)), "No se encuentra un e-CF válido para esta aprobación comercial"],
+      [
+        "not an ACECF",
+        await signAsSupplier("<Nada><x>1</x></Nada>"),
+        "La estructura del archivo XML no es válido, favor proveer un XML con una estructura válida, verificar el XSD correspondiente",
+      ],
+    ];
+    for (const [what, xml, message] of cases) {
+      const res = await send(xml);
+      expect(res.status, what).toBe(400);
+      expect(res.body, what).toEqual({ mensaje: [message], estado: "Rechazado", codigo: "2" });
+    }
+    const ecf = await t.tenant.api.get(`/invoices/${invoice.id}/ecf`);
+    expect(ecf.body.data.commercial_status).toBeNull();
+  });
+});

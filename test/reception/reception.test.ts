@@ -1,0 +1,155 @@
+import { describe, expect, it } from "vitest";
+import type { ReceivedEcf } from "../../src/modules/reception/schemas";
+import { ecfTenant } from "../ecf/helpers";
+import type { Data, Page } from "../support/api";
+import { freshRnc } from "../support/sales";
+import { ownerRows, sql } from "../support/seed";
+import { arecfFields, fe, independentCheck, receiverToken, signAs, signAsSupplier, supplierCertificate } from "./helpers";
+import { SUPPLIER_ITBIS, SUPPLIER_TOTAL, supplierEcf } from "./supplier";
+
+type Received = ReceivedEcf;
+
+/**
+ * POST /fe/recepcion/api/ecf (DGII, Descripción técnica, "Estándar de comunicación
+ * Emisor-Receptor", Recepción): a supplier — the fake DGII playing another taxpayer, signing with
+ * its own library — sends an e-CF; the answer is a signed ARECF (Formato Acuse de Recibo v1.0),
+ * checked here by an implementation independent of ours (xmldsigjs, libxml2 with ARECF.xsd).
+ */
+async function receiverAndSupplier() {
+  const t = await ecfTenant();
+  const token = await receiverToken(t.tenant.subdomain, await supplierCertificate());
+  return { t, token, supplierRnc: freshRnc() };
+}
+
+let sequence = 0;
+const nextEncf = () => `E31${String(Date.now() % 1e7).padStart(7, "0")}${String(++sequence % 1000).padStart(3, "0")}`;
+
+describe("e-CF reception", () => {
+  it("a supplier's E31 addressed to us: ARECF Estado 0, signed and valid for an independent verifier; stored byte for byte and listed", async () => {
+    const { t, token, supplierRnc } = await receiverAndSupplier();
+    const encf = nextEncf();
+    const xml = await signAsSupplier(supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf, issuerName: "Ferretería Peña & Asociados, S.R.L." }));
+    const res = await fe(t.tenant.subdomain, "/fe/recepcion/api/ecf", { xml, token });
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get("content-type")).toContain("application/xml");
+    const receipt = arecfFields(res.text);
+    expect(receipt).toEqual({
+      rncEmisor: supplierRnc,
+      rncComprador: t.rnc,
+      encf,
+      estado: "0",
+      codigo: null,
+      fecha: expect.stringMatching(/^\d\d-\d\d-\d{4} \d\d:\d\d:\d\d$/),
+    });
+    const check = await independentCheck(res.text, "ARECF.xsd");
+    expect(check).toEqual({ signature: true, signer: t.signer, schemaErrors: [] });
+
+    const list = await t.tenant.api.get<Page<Received>>("/received-ecf");
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.data).toHaveLength(1);
+    const item = list.body.data[0]!;
+    expect(item).toMatchObject({
+      ecf_type: "31",
+      encf,
+      issuer_rnc: supplierRnc,
+      issuer_name: "Ferretería Peña & Asociados, S.R.L.",
+      buyer_rnc: t.rnc,
+      issue_date: "2026-11-20",
+      total_amount: SUPPLIER_TOTAL,
+      itbis_amount: SUPPLIER_ITBIS,
+      status: "received",
+      commercial_status: "pending",
+      purchase_id: null,
+      approval: null,
+    });
+    expect(item.security_code).toBe(/<(?:ds:)?SignatureValue>([^<]{6})/.exec(xml)![1]);
+    const original = await t.tenant.api.get(`/received-ecf/${item.id}/xml`);
+    expect(original.status).toBe(200);
+    expect(original.text).toBe(xml);
+    const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(xml)))]
+      .map((b) => b.toString(16).padStart(2, "0"))
+      .join("");
+    expect(item.xml_sha256).toBe(digest);
+    const [row] = await ownerRows<{ receipt_xml: string }>(sql`SELECT receipt_xml FROM received_ecf WHERE id = ${item.id}`);
+    expect(row!.receipt_xml).toBe(res.text);
+  });
+
+  it("each refusal answers ARECF Estado 1 with DGII's code and stores nothing: signature 2, schema 1, another buyer 4, duplicate 3", async () => {
+    const { t, token, supplierRnc } = await receiverAndSupplier();
+    const send = (xml: string) => fe(t.tenant.subdomain, "/fe/recepcion/api/ecf", { xml, token });
+    const cases: [string, string, string][] = [];
+
+    const altered = await signAsSupplier(supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf: nextEncf() }));
+    cases.push(["altered after signing", altered.replace(`<MontoTotal>${SUPPLIER_TOTAL}</MontoTotal>`, "<MontoTotal>1820.00</MontoTotal>"), "2"]);
+    cases.push(["unsigned", supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf: nextEncf() }), "2"]);
+    // A schema error the signature covers: an element DGII's e-CF-31.xsd does not have, signed after it was added.
+    const unknownElement = supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf: nextEncf() }).replace(
+      "<TipoPago>",
+      "<Nota>sin esquema</Nota><TipoPago>",
+    );
+    cases.push(["schema error", await signAsSupplier(unknownElement), "1"]);
+    cases.push(["addressed to another buyer", await signAsSupplier(supplierEcf({ issuerRnc: supplierRnc, buyerRnc: freshRnc(), encf: nextEncf() })), "4"]);
+    for (const [what, xml, code] of cases) {
+      const res = await send(xml);
+      expect(res.status, `${what}: ${res.text}`).toBe(200);
+      const receipt = arecfFields(res.text);
+      expect(receipt.estado, what).toBe("1");
+      expect(receipt.codigo, what).toBe(code);
+      expect(receipt.rncComprador, what).toBe(t.rnc);
+      expect(receipt.rncEmisor, what).toBe(supplierRnc);
+      expect((await independentCheck(res.text, "ARECF.xsd")).schemaErrors, what).toEqual([]);
+    }
+    expect((await t.tenant.api.get<Page<Received>>("/received-ecf")).body.data).toEqual([]);
+
+    const encf = nextEncf();
+    const first = await signAsSupplier(supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf }));
+    expect(arecfFields((await send(first)).text).estado).toBe("0");
+    const again = await send(first);
+    expect(arecfFields(again.text)).toMatchObject({ estado: "1", codigo: "3", encf });
+    const list = await t.tenant.api.get<Page<Received>>("/received-ecf");
+    expect(list.body.data.map((r) => r.encf)).toEqual([encf]);
+  });
+
+  it("what cannot be read as an e-CF is a 400 with DGII's message; a body over 1 MiB is 413", async () => {
+    const { t, token } = await receiverAndSupplier();
+    const sub = t.tenant.subdomain;
+    const notXml = await fe(sub, "/fe/recepcion/api/ecf", { xml: "no soy xml", token });
+    expect(notXml.status).toBe(400);
+    expect(notXml.text).toBe("La estructura del archivo XML no es válida: no se pudo leer RNCEmisor y eNCF.");
+    const noFile = await fe(sub, "/fe/recepcion/api/ecf", { raw: '{"xml":1}', contentType: "application/json", token });
+    expect(noFile.status).toBe(400);
+    expect(noFile.text).toBe("Tipo de archivo no válido, favor proveer un XML");
+    const notUtf8 = await fe(sub, "/fe/recepcion/api/ecf", { xml: new Uint8Array([0x3c, 0x45, 0xff, 0x3e]), token });
+    expect(notUtf8.status).toBe(400);
+    const huge = await fe(sub, "/fe/recepcion/api/ecf", { xml: `<ECF>${"x".repeat(1024 * 1024)}</ECF>`, token });
+    expect(huge.status).toBe(413);
+  });
+
+  it("a raw text/xml body is received too, and the route ignores case; another tenant never sees what was received", async () => {
+    const { t, token, supplierRnc } = await receiverAndSupplier();
+    const other = await ecfTenant();
+    const encf = nextEncf();
+    const xml = await signAsSupplier(supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf }));
+    const res = await fe(t.tenant.subdomain, "/FE/Recepcion/Api/ECF", { raw: xml, contentType: "text/xml; charset=utf-8", token });
+    expect(arecfFields(res.text).estado, res.text).toBe("0");
+    const mine = await t.tenant.api.get<Page<Received>>("/received-ecf");
+    const id = mine.body.data[0]!.id;
+    expect((await other.tenant.api.get<Page<Received>>("/received-ecf")).body.data).toEqual([]);
+    expect((await other.tenant.api.get(`/received-ecf/${id}`)).status).toBe(404);
+    expect((await other.tenant.api.get(`/received-ecf/${id}/xml`)).status).toBe(404);
+    const one = await t.tenant.api.get<Data<Received>>(`/received-ecf/${id}`);
+    expect(one.body.data.encf).toBe(encf);
+  });
+
+  it("a signer's own signature (our library) is as good as the supplier's: the receiver checks signatures, not who made them", async () => {
+    const { t, token, supplierRnc } = await receiverAndSupplier();
+    const cert = await supplierCertificate();
+    const res = await fe(t.tenant.subdomain, "/fe/recepcion/api/ecf", {
+      xml: signAs(cert, supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf: nextEncf() })),
+      token,
+    });
+    expect(arecfFields(res.text).estado).toBe("0");
+    const list = await t.tenant.api.get<Page<Received>>("/received-ecf");
+    expect(list.body.data[0]!.signer).toBe(cert.signer);
+  });
+});
