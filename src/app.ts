@@ -24,6 +24,7 @@ import { invoicesRouter } from "./modules/invoices/routes";
 import { membersRouter } from "./modules/members/routes";
 import { notesRouter } from "./modules/notes/routes";
 import { productsRouter } from "./modules/products/routes";
+import { purchasesRouter } from "./modules/purchases/routes";
 import { quotationsRouter } from "./modules/quotations/routes";
 import { rncRouter } from "./modules/rnc/routes";
 import { rolesRouter } from "./modules/roles/routes";
@@ -56,6 +57,7 @@ export function createApp() {
   api.route("/", inventoryRouter);
   api.route("/", invoicesRouter);
   api.route("/", notesRouter);
+  api.route("/", purchasesRouter);
   api.route("/", ecfRouter);
   api.route("/", quotationsRouter);
   api.route("/", workspacesRouter);
