@@ -29,6 +29,7 @@ export const errorStatus = {
   purchase_not_payable: 409,
   purchase_not_voidable: 409,
   purchase_has_payments: 409,
+  purchase_not_printable: 409,
   invalid_transition: 409,
   quotation_not_convertible: 409,
   stock_already_initialized: 409,

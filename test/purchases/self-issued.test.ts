@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { fetchBytes, pdfText } from "../support/pdf";
 import type { SeededTenant } from "../support/seed";
 import { createPurchase, createSupplier, purchaseBody, purchaseSetup } from "./helpers";
 
@@ -41,6 +42,19 @@ describe("purchases: documents the buyer issues (B11, B13, B17)", () => {
     expect(withRnc.body.errors.supplier_id[0]).toContain("cédula");
     // A refused purchase gives its number back: the next one is still consecutive.
     expect((await createPurchase(tenant, body)).ncf).toBe("B1100000004");
+    // Its receipt prints the company as issuer, the type's name, the number and the informal supplier.
+    const pdf = await fetchBytes(tenant.subdomain, tenant.admin.token, `/purchases/${first.id}/pdf`);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get("content-disposition")).toBe('attachment; filename="B1100000001.pdf"');
+    const text = await pdfText(pdf.bytes);
+    for (const printed of ["Comprobante de Compras", "B1100000001", "Proveedor", "Juan Pérez (chivero)", "00113918205", "177.00", "Válida hasta"]) {
+      expect(text).toContain(printed);
+    }
+    // A supplier's own bill is the supplier's document: not ours to print.
+    const bill = await createPurchase(tenant, purchaseBody(setup, "1", "1.00"));
+    const notOurs = await tenant.api.get(`/purchases/${bill.id}/pdf`);
+    expect(notOurs.status).toBe(409);
+    expect(notOurs.body.code).toBe("purchase_not_printable");
     // A sales sequence is not one the buyer issues.
     const b01 = await tenant.api.post("/purchases", { ...body, self_issued_subtype_id: setup.ids.b01 });
     expect(b01.status).toBe(422);

@@ -6,6 +6,7 @@ import { dataOnly, MessageResponse } from "../../http/schemas";
 import { idParam } from "../../lib/bounds";
 import { dominicanToday } from "../../lib/dates";
 import { CreatePaymentBody } from "../invoices/schemas";
+import { renderDocumentPdf } from "../sales/pdf";
 import {
   CreatePurchaseBody,
   PurchaseDetail,
@@ -179,5 +180,30 @@ purchasesRouter.openapi(
   async (c) => {
     const { id, payment_id } = c.req.valid("param");
     return c.json({ data: await purchases.deletePurchasePayment(c.var.db, c.var.scope, id, payment_id), message: "Payment removed." }, 200);
+  },
+);
+
+purchasesRouter.openapi(
+  defineRoute(
+    { permission: "purchases:view" },
+    {
+      method: "get",
+      path: `${V1}/purchases/{id}/pdf`,
+      tags,
+      summary: "The receipt of a document the company issued about a purchase (B11, B13, B17) as a PDF",
+      request: { params: IdParam },
+      responses: {
+        200: { description: "PDF", content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } } },
+        ...errorResponses(404, 409),
+        ...commonErrors,
+      },
+    },
+  ),
+  async (c) => {
+    const { purchase, pdf } = await purchases.purchasePdfData(c.var.db, c.var.scope, c.req.valid("param").id);
+    return c.body(await renderDocumentPdf(pdf), 200, {
+      "Content-Type": "application/pdf",
+      "Content-Disposition": `attachment; filename="${purchase.ncf}.pdf"`,
+    });
   },
 );

@@ -9,13 +9,24 @@ import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
 import { decimal2, exchangeRateText, timestamp, unitPriceText } from "../../lib/format";
-import { isNcfPrefix, parseDocumentNumber } from "../../lib/ncf";
+import { documentTypeName, isNcfPrefix, parseDocumentNumber } from "../../lib/ncf";
 import { assertActiveBankAccount } from "../bank-accounts/service";
 import { numberCtes, numberingRefusal, refusalAfterTaking } from "../document-subtypes/numbering";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import type { CreatePaymentInput } from "../invoices/schemas";
 import { activeRecords } from "../rnc/queries";
-import { documentAmounts, EXCLUSIVE_TAX_TYPES, type LineAmounts, type LineTax, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
+import { pdfLines } from "../sales/items";
+import {
+  type AppliedTax,
+  documentAmounts,
+  EXCLUSIVE_TAX_TYPES,
+  type LineAmounts,
+  type LineTax,
+  lineAmounts,
+  type TaxBreakdown,
+  taxBreakdown,
+} from "../sales/lines";
+import type { PdfDocumentData } from "../sales/pdf";
 import { type DocumentWarning, dopAmounts, registryWarnings } from "../sales/snapshots";
 import type { CreatePurchaseInput, PurchaseDetail, PurchaseSummary, UpdatePurchaseInput } from "./schemas";
 
@@ -747,5 +758,86 @@ export async function getPurchase(db: AnyDb, scope: RequestScope, id: number): P
     })),
     payments: row.payments.map((pm) => ({ ...pm, amount: decimal2(pm.amount)! })),
     tax_breakdown: purchase.taxBreakdown as TaxBreakdown,
+  };
+}
+
+/**
+ * GET /purchases/{id}/pdf: the receipt of a document the company issued about its purchase (B11
+ * comprobante de compras, B13 gastos menores, B17 pagos al exterior), printed as Norma General
+ * 06-2018 wants an NCF printed: the company as issuer, the document type's name, the NCF and its
+ * sequence's expiry, the supplier, the lines and taxes. A supplier's bill is the supplier's
+ * document, not ours to print (409); a draft has no number yet (409).
+ */
+export async function purchasePdfData(db: AnyDb, scope: RequestScope, id: number): Promise<{ purchase: PurchaseDetail; pdf: PdfDocumentData }> {
+  const purchase = await getPurchase(db, scope, id);
+  if (purchase.ncf === null || purchase.self_issued_subtype_id === null) {
+    throw new AppError(
+      "purchase_not_printable",
+      purchase.status === "draft"
+        ? "A draft has no number yet: enter it first."
+        : "Only a document the company issued (B11, B13, B17) is printed; this is a supplier's bill.",
+    );
+  }
+  const result = await db.execute(sql`
+    SELECT json_build_object('rnc', cp.rnc, 'legal_name', coalesce(cp.legal_name, t.name), 'trade_name', cp.trade_name, 'address', cp.address,
+        'phone', cp.phone, 'email', cp.email) AS issuer,
+      json_build_object('name', w.name, 'address', w.address, 'phone', w.phone) AS branch,
+      json_build_object('prefix', s.prefix, 'name', s.name, 'valid_until', s.valid_until) AS sequence,
+      (SELECT code FROM currencies WHERE id = ${purchase.currency_id}::int) AS currency_code
+    FROM tenants t LEFT JOIN company_profiles cp ON cp.tenant_id = t.id
+      JOIN workspaces w ON w.id = ${purchase.workspace_id} JOIN document_subtypes s ON s.id = ${purchase.self_issued_subtype_id}
+    WHERE t.id = ${scope.tenantId}`);
+  const row = rowsOf<{
+    issuer: { rnc: string | null; legal_name: string; trade_name: string | null; address: string | null; phone: string | null; email: string | null };
+    branch: { name: string; address: string | null; phone: string | null };
+    sequence: { prefix: string; name: string; valid_until: string | null };
+    currency_code: string | null;
+  }>(result)[0]!;
+  const foreign = purchase.exchange_rate !== "1.00" && row.currency_code !== null;
+  const supplier = purchase.supplier;
+  const withheld = [
+    ...(purchase.itbis_withheld !== "0.00" ? [{ label: "ITBIS retenido", value: `-${purchase.itbis_withheld}` }] : []),
+    ...(purchase.isr_withheld !== "0.00" ? [{ label: "ISR retenido", value: `-${purchase.isr_withheld}` }] : []),
+  ];
+  return {
+    purchase,
+    pdf: {
+      title: documentTypeName(row.sequence.prefix) ?? "Comprobante de compras",
+      issuer: {
+        legalName: row.issuer.legal_name,
+        tradeName: row.issuer.trade_name,
+        rnc: row.issuer.rnc,
+        address: row.issuer.address,
+        phone: row.issuer.phone,
+        email: row.issuer.email,
+        branchName: row.branch.name,
+        branchAddress: row.branch.address,
+        branchPhone: row.branch.phone,
+      },
+      documentNumber: purchase.ncf,
+      subtypeName: row.sequence.name,
+      validUntil: row.sequence.valid_until,
+      issueDate: purchase.issue_date,
+      dueDate: purchase.due_date,
+      dueDateLabel: "Vence",
+      currency: foreign ? { code: row.currency_code!, exchangeRate: purchase.exchange_rate } : null,
+      customer: {
+        name: supplier?.name ?? "Gastos menores (sin proveedor)",
+        identification: supplier?.identification ?? null,
+        identificationType: supplier?.identification_type ?? null,
+      },
+      customerLabel: "Proveedor",
+      ...pdfLines(purchase.items.map((item) => ({ ...item, unit_price: item.unit_cost, taxes: item.taxes as AppliedTax[] }))),
+      totals: [
+        { label: "Subtotal", value: purchase.subtotal_amount },
+        { label: "Descuento", value: purchase.discount_amount },
+        { label: "Impuestos", value: purchase.tax_amount },
+        { label: "Total", value: purchase.total_amount, bold: true },
+        ...withheld,
+        { label: "Pagado", value: purchase.amount_paid },
+        { label: "Pendiente", value: purchase.amount_due, bold: true },
+      ],
+      notes: purchase.notes,
+    },
   };
 }
