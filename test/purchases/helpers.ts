@@ -2,7 +2,7 @@ import { expect } from "vitest";
 import type { PurchaseSummary } from "../../src/modules/purchases/schemas";
 import type { Data } from "../support/api";
 import { catalogIds, createContact, freshRnc } from "../support/sales";
-import { ownerRow, ownerRows, type SeededTenant, seedTenant, sql, uniqueName } from "../support/seed";
+import { ownerRow, ownerRows, type SeededTenant, seedTenant, sql } from "../support/seed";
 import { createProduct } from "../support/stock";
 
 /** A supplier (contact_type supplier) with a valid RNC unless overridden. */
@@ -21,7 +21,7 @@ export async function purchaseSetup() {
 
 let ncfCounter = Math.floor(Math.random() * 1e6);
 /** A supplier NCF (B01) not used before in this run. */
-export const freshNcf = () => `B01${String(ncfCounter++).padStart(8, "0")}`;
+const freshNcf = () => `B01${String(ncfCounter++).padStart(8, "0")}`;
 
 /** A body of POST /purchases: one line of `quantity` × `unit_cost` of the product, ITBIS 18 %, expense type 09. */
 export function purchaseBody(
@@ -47,6 +47,18 @@ export async function createPurchase(tenant: SeededTenant, body: Record<string, 
   return res.body.data;
 }
 
+/** Sells `quantity` of the product on a B01 invoice to a new customer (stock leaves the workspace). */
+export async function sell(setup: { tenant: SeededTenant; ids: { b01: number }; product: { id: number } }, quantity: string) {
+  const customer = await createContact(setup.tenant.api);
+  const sale = await setup.tenant.api.post("/invoices", {
+    contact_id: customer.id,
+    document_subtype_id: setup.ids.b01,
+    issue_date: "2026-11-21",
+    items: [{ product_id: setup.product.id, quantity, unit_price: "150.00" }],
+  });
+  expect(sale.status, sale.text).toBe(201);
+}
+
 /** The product's cost as stored. */
 export async function costOf(productId: number): Promise<string | null> {
   return (await ownerRow<{ cost: string | null }>(sql`SELECT cost::text AS cost FROM products WHERE id = ${productId}`)).cost;
@@ -58,5 +70,3 @@ export async function purchaseMovements(purchaseId: number) {
     sql`SELECT type, quantity::text AS quantity, unit_cost::text AS unit_cost, workspace_id, reference FROM stock_movements WHERE purchase_id = ${purchaseId} ORDER BY id`,
   );
 }
-
-export { uniqueName };
