@@ -25,6 +25,7 @@ import { invoicesRouter } from "./modules/invoices/routes";
 import { membersRouter } from "./modules/members/routes";
 import { notesRouter } from "./modules/notes/routes";
 import { productsRouter } from "./modules/products/routes";
+import { purchasesRouter } from "./modules/purchases/routes";
 import { quotationsRouter } from "./modules/quotations/routes";
 import { receptionRouter } from "./modules/reception/routes";
 import { rncRouter } from "./modules/rnc/routes";
@@ -69,6 +70,7 @@ export function createApp() {
   api.route("/", inventoryRouter);
   api.route("/", invoicesRouter);
   api.route("/", notesRouter);
+  api.route("/", purchasesRouter);
   api.route("/", ecfRouter);
   api.route("/", receptionRouter);
   api.route("/", quotationsRouter);

@@ -28,6 +28,7 @@ export const permissionCatalog: Record<string, string> = {
   "payments:create": "Record payments",
   "payments:delete": "Delete payments",
   ...crud("quotations", "quotations"),
+  ...crud("purchases", "purchases (supplier bills and the documents the company issues about them)"),
   "inventory:view": "View stock, transfers, adjustments and movements",
   "inventory:adjust": "Adjust stock and set initial stock",
   "inventory:transfer": "Transfer stock between workspaces",

@@ -6,6 +6,7 @@ import worker from "../../src/index";
 import { runWorkerRncSync, workerStore } from "../../src/jobs/rnc-sync";
 import { utf8Length } from "../../src/modules/rnc/sync/parse";
 import { openUrl, runRncSync, type SyncOptions } from "../../src/modules/rnc/sync/sync";
+import type { ApiResponse } from "../support/api";
 import { env } from "../support/env";
 import { catalogIds, createContact } from "../support/sales";
 import { type SeededTenant, seedTenant } from "../support/seed";
@@ -293,6 +294,21 @@ describe("RNC lookup and search", () => {
     expect((await tenant.api.get(`/contacts/${known.body.data.id}`)).body.data.taxpayer.status).toBe("ACTIVO");
   });
 
+  /** A write naming a party by RNC: SUSPENDIDO (133000008) and unlisted (133000024) warn, ACTIVO (133000016) does not. */
+  async function expectRegistryWarnings(write: (identification: string) => Promise<ApiResponse>, role: "buyer" | "supplier", field: string) {
+    const suspended = await write("133000008");
+    expect(suspended.status, suspended.text).toBe(201);
+    expect(suspended.body.warnings).toEqual([
+      { code: `${role}_not_active`, field, message: `The ${role}'s status in DGII's RNC registry is SUSPENDIDO, not ACTIVO.` },
+    ]);
+    const active = await write("133000016");
+    expect(active.status).toBe(201);
+    expect(active.body.warnings).toEqual([]);
+    const unknown = await write("133000024");
+    expect(unknown.status).toBe(201);
+    expect(unknown.body.warnings).toEqual([{ code: `${role}_not_in_registry`, field, message: `The ${role}'s RNC 133000024 is not in DGII's RNC registry.` }]);
+  }
+
   it("a fiscal invoice to a buyer the registry lists other than ACTIVO, or an RNC it does not list, carries a warning, not a refusal", async () => {
     const ids = await catalogIds(tenant.api);
     const service = await createProduct(tenant.api, { product_type: "service", track_inventory: false });
@@ -305,19 +321,24 @@ describe("RNC lookup and search", () => {
         items: [{ product_id: service.id, quantity: "1", unit_price: "100.00", tax_ids: [] }],
       });
     };
-    const suspended = await issue("133000008");
-    expect(suspended.status, suspended.text).toBe(201);
-    expect(suspended.body.warnings).toEqual([
-      { code: "buyer_not_active", field: "contact_id", message: "The buyer's status in DGII's RNC registry is SUSPENDIDO, not ACTIVO." },
-    ]);
-    const active = await issue("133000016");
-    expect(active.status).toBe(201);
-    expect(active.body.warnings).toEqual([]);
-    const unknown = await issue("133000024");
-    expect(unknown.status).toBe(201);
-    expect(unknown.body.warnings).toEqual([
-      { code: "buyer_not_in_registry", field: "contact_id", message: "The buyer's RNC 133000024 is not in DGII's RNC registry." },
-    ]);
+    await expectRegistryWarnings(issue, "buyer", "contact_id");
+  });
+
+  it("a purchase from a supplier the registry lists other than ACTIVO, or whose RNC it does not list, carries a warning, not a refusal", async () => {
+    // A tenant of its own: the invoice test above made contacts of these RNCs in the shared one.
+    const buyer = await seedTenant();
+    const product = await createProduct(buyer.api, { product_type: "service", track_inventory: false });
+    const enter = async (identification: string) => {
+      const supplier = await createContact(buyer.api, { identification, contact_type: "supplier" });
+      return buyer.api.post("/purchases", {
+        supplier_id: supplier.id,
+        supplier_ncf: "B0100000001",
+        issue_date: "2026-11-20",
+        expense_type: "02",
+        items: [{ product_id: product.id, quantity: "1", unit_cost: "100.00", tax_ids: [] }],
+      });
+    };
+    await expectRegistryWarnings(enter, "supplier", "supplier_id");
   });
 
   it("answers 404 for an unknown or removed RNC and 422 for a malformed one", async () => {

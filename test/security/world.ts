@@ -169,6 +169,23 @@ export async function buildWorld() {
       }),
     )
   ).data;
+  const supplier = await createContact(api, { name: mark("Suplidor"), contact_type: "supplier", workspace_id: w1 });
+  const purchaseNotes = mark("Compra");
+  const purchase = (
+    await ok(
+      await api.post("/purchases", {
+        supplier_id: supplier.id,
+        supplier_ncf: "B0100000777",
+        issue_date: "2026-11-20",
+        expense_type: "09",
+        notes: purchaseNotes,
+        items: [{ product_id: product.id, quantity: "1", unit_cost: "300" }],
+      }),
+    )
+  ).data;
+  const purchasePaymentId = (
+    await ok(await api.post(`/purchases/${purchase.id}/payments`, { amount: "10.00", payment_date: "2026-11-21", payment_method: "cash" }))
+  ).data.payment.id as number;
   const transferNotes = mark("Traslado");
   const transfer = (await ok(await api.post("/stock-transfers", { product_id: shared.id, to_workspace_id: w3, quantity: "1", notes: transferNotes }))).data;
   const adjustmentNotes = mark("Ajuste");
@@ -246,6 +263,9 @@ export async function buildWorld() {
       shared,
       invoice,
       paymentId,
+      supplier,
+      purchase,
+      purchasePaymentId,
       creditNote,
       debitNote,
       quotation,
@@ -272,6 +292,7 @@ export async function buildWorld() {
       product.name,
       product.sku,
       invoiceNotes,
+      purchaseNotes,
       creditReason,
       debitReason,
       quotationNotes,
@@ -288,6 +309,7 @@ export async function buildWorld() {
       contact.email!,
       product.name,
       invoiceNotes,
+      purchaseNotes,
       creditReason,
       debitReason,
       quotationNotes,

@@ -70,6 +70,8 @@ export const stockMovements = pgTable(
     transferId: uuid("transfer_id"),
     adjustmentId: integer("adjustment_id").references(() => inventoryAdjustments.id),
     invoiceId: integer("invoice_id"),
+    /** A purchase's stock entry (and its reversal when voided): purchases/service.ts. */
+    purchaseId: integer("purchase_id"),
     createdBy: integer("created_by").references(() => users.id),
     createdAt: createdAt(),
   },
@@ -77,6 +79,7 @@ export const stockMovements = pgTable(
     index("stock_movements_workspace_created_idx").on(t.workspaceId, t.createdAt),
     index("stock_movements_product_workspace_idx").on(t.productId, t.workspaceId),
     index("stock_movements_invoice_idx").on(t.invoiceId),
+    index("stock_movements_purchase_idx").on(t.purchaseId),
     index("stock_movements_adjustment_idx").on(t.adjustmentId),
     tenantIsolation("stock_movements"),
   ],

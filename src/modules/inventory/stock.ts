@@ -26,6 +26,7 @@ export interface StockChange {
   transferId?: string | null;
   adjustmentId?: number | null;
   invoiceId?: number | null;
+  purchaseId?: number | null;
 }
 
 interface MovementRow {
@@ -56,12 +57,13 @@ function stockInput(changes: StockChange[]) {
     transfer_id: c.transferId ?? null,
     adjustment_id: c.adjustmentId ?? null,
     invoice_id: c.invoiceId ?? null,
+    purchase_id: c.purchaseId ?? null,
   }));
 }
 
 /**
  * The CTEs that apply stock changes and record their movements inside a larger statement (an
- * invoice insert passes `invoiceId` as `(SELECT id FROM inv)`): each (product, workspace) level is
+ * invoice insert passes `invoiceId` as `(SELECT id FROM inv)`, a purchase insert `purchaseId`): each (product, workspace) level is
  * upserted with its net change, rows taken in (product id, workspace id) order so that documents
  * moving the same levels in opposite directions cannot deadlock. The guard in `DO UPDATE … WHERE`
  * refuses a level that would go below zero unless the product allows negative stock; a refused
@@ -72,12 +74,13 @@ export function stockCtes(
   changes: StockChange[],
   invoiceId: SQL = sql`NULL::int`,
   reference: SQL = sql`NULL::text`,
+  purchaseId: SQL = sql`NULL::int`,
 ): SQL {
   return sql`stock_input AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(stockInput(changes))}::jsonb) AS x(
         idx int, product_id int, workspace_id int, quantity numeric, type text, from_workspace_id int,
         to_workspace_id int, reference text, notes text, reason text, unit_cost numeric, transfer_id uuid,
-        adjustment_id int, invoice_id int)
+        adjustment_id int, invoice_id int, purchase_id int)
     ), stock_net AS (
       SELECT product_id, workspace_id, sum(quantity) AS quantity FROM stock_input GROUP BY product_id, workspace_id
     ), stock_done AS (
@@ -94,9 +97,10 @@ export function stockCtes(
       RETURNING s.product_id, s.workspace_id
     ), stock_moved AS (
       INSERT INTO stock_movements (tenant_id, product_id, workspace_id, type, quantity, from_workspace_id, to_workspace_id,
-        reference, notes, reason, unit_cost, transfer_id, adjustment_id, invoice_id, created_by)
+        reference, notes, reason, unit_cost, transfer_id, adjustment_id, invoice_id, purchase_id, created_by)
       SELECT ${actor.tenantId}, product_id, workspace_id, type, quantity, from_workspace_id, to_workspace_id,
-        coalesce(reference, ${reference}), notes, reason, unit_cost, transfer_id, adjustment_id, coalesce(invoice_id, ${invoiceId}), ${actor.userId}
+        coalesce(reference, ${reference}), notes, reason, unit_cost, transfer_id, adjustment_id, coalesce(invoice_id, ${invoiceId}),
+        coalesce(purchase_id, ${purchaseId}), ${actor.userId}
       FROM stock_input ORDER BY idx
       RETURNING id, product_id, workspace_id, type, quantity, from_workspace_id, to_workspace_id, reference, created_at
     )`;

@@ -7,7 +7,7 @@ import { CREATED_DOCUMENT_FIELDS, DocumentSnapshot, dateInput, id, LineItemOutpu
 import { HISTORY_ACTIONS } from "./history";
 
 const INVOICE_STATUSES = ["pending_payment", "partially_paid", "paid", "cancelled", "draft"] as const;
-const PAYMENT_METHODS = ["cash", "bank_transfer", "credit_card", "debit_card", "check", "other"] as const;
+export const PAYMENT_METHODS = ["cash", "bank_transfer", "credit_card", "debit_card", "check", "other"] as const;
 
 const base = {
   contact_id: id(),

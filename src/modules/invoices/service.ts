@@ -12,6 +12,7 @@ import { dominicanToday } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
 import { decimal2, exchangeRateSql, exchangeRateText, timestamp } from "../../lib/format";
 import { documentTypeName, isElectronicNumber, isElectronicPrefix, isNcfPrefix } from "../../lib/ncf";
+import { assertActiveBankAccount } from "../bank-accounts/service";
 import { assertFiscalProfile } from "../company/service";
 import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
 import { assertSalesInvoicePrefix } from "../document-subtypes/service";
@@ -797,13 +798,7 @@ export async function addPayment(
   }
   const due = balanceOf(invoice);
   if (new Big(input.amount).gt(due)) throw fieldError("amount", `The amount exceeds what is due (${due.toFixed(2)}).`);
-  if (input.bank_account_id != null) {
-    const [account] = await db
-      .select({ id: schema.bankAccounts.id })
-      .from(schema.bankAccounts)
-      .where(and(eq(schema.bankAccounts.tenantId, scope.tenantId), eq(schema.bankAccounts.id, input.bank_account_id), eq(schema.bankAccounts.isActive, true)));
-    if (!account) throw fieldError("bank_account_id", "No such active bank account.");
-  }
+  await assertActiveBankAccount(db, scope.tenantId, input.bank_account_id);
   const paid = new Big(invoice.amountPaid).plus(input.amount);
   const [payment] = await db
     .insert(schema.invoicePayments)

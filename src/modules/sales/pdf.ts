@@ -38,6 +38,8 @@ export interface PdfDocumentData {
   /** A document in a foreign currency prints its currency and the rate it was issued at (FISCAL.md, "Amounts"). */
   currency?: { code: string; exchangeRate: string } | null;
   customer: { name: string; identification: string | null; identificationType: string | null };
+  /** The heading of the other party; default "Cliente" (a purchase receipt names its "Proveedor"). */
+  customerLabel?: string;
   lines: PdfLine[];
   /** ITBIS per rate, the exempt base, ISC, propina and other taxes apart, as labels and amounts. */
   taxBreakdown: { label: string; amount: string }[];
@@ -375,7 +377,7 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
     w.y -= 12;
   }
   w.y = Math.min(left, w.y) - 8;
-  w.text("Cliente", PAGE.margin, { bold: true });
+  w.text(data.customerLabel ?? "Cliente", PAGE.margin, { bold: true });
   w.y -= 12;
   w.text(data.customer.name, PAGE.margin, { width: 330 });
   w.y -= 12;

@@ -89,20 +89,25 @@ export interface DocumentWarning {
  * DGII's registry says whether the buyer may receive fiscal credit: a status other than ACTIVO
  * (SUSPENDIDO, DADO DE BAJA…) or an RNC the registry does not list is worth a warning, not a
  * refusal (FISCAL.md, "Buyers"; the registry may lag a day behind DGII). Nothing is said when no
- * registry was ever loaded or the buyer has no RNC or cédula.
+ * registry was ever loaded or the buyer has no RNC or cédula. A purchase checks its supplier the
+ * same way (`party`: issue 19, "the supplier's RNC is checked against the registry").
  */
-export function registryWarnings(contact: ResolvedDocument["contact"]): DocumentWarning[] {
+export function registryWarnings(
+  contact: Pick<ResolvedDocument["contact"], "registryChecked" | "registryStatus" | "identificationType" | "identification">,
+  party: { role: "buyer" | "supplier"; field: string } = { role: "buyer", field: "contact_id" },
+): DocumentWarning[] {
+  const { role, field } = party;
   if (!contact.registryChecked) return [];
   if (contact.registryStatus === null) {
     if (contact.identificationType !== "rnc") return [];
-    return [{ code: "buyer_not_in_registry", field: "contact_id", message: `The buyer's RNC ${contact.identification} is not in DGII's RNC registry.` }];
+    return [{ code: `${role}_not_in_registry`, field, message: `The ${role}'s RNC ${contact.identification} is not in DGII's RNC registry.` }];
   }
   if (contact.registryStatus.toUpperCase() === "ACTIVO") return [];
   return [
     {
-      code: "buyer_not_active",
-      field: "contact_id",
-      message: `The buyer's status in DGII's RNC registry is ${contact.registryStatus}, not ACTIVO.`,
+      code: `${role}_not_active`,
+      field,
+      message: `The ${role}'s status in DGII's RNC registry is ${contact.registryStatus}, not ACTIVO.`,
     },
   ];
 }
