@@ -129,8 +129,8 @@ export async function ecfOf(t: EcfTenant, path: string): Promise<EcfView> {
  * answers the API's view of it.
  */
 export async function waitForStatus(t: EcfTenant, path: string, status: string, timeout = 20_000): Promise<EcfView> {
-  const [, kind, id] = /^\/(invoices|credit-notes|debit-notes)\/(\d+)$/.exec(path)!;
-  const column = kind === "invoices" ? sql`invoice_id` : sql`note_id`;
+  const [, kind, id] = /^\/(invoices|credit-notes|debit-notes|purchases)\/(\d+)$/.exec(path)!;
+  const column = kind === "invoices" ? sql`invoice_id` : kind === "purchases" ? sql`purchase_id` : sql`note_id`;
   await vi.waitFor(
     async () => {
       const row = await ownerRow<{ status: string; messages: unknown }>(

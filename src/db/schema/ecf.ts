@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { boolean, check, date, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { documentSubtypes, money } from "./catalog";
 import { createdAt, tenantId, tenantIsolation, updatedAt } from "./common";
+import { purchases } from "./purchases";
 import { invoiceNotes, invoices } from "./sales";
 import { tenants, workspaces } from "./tenancy";
 
@@ -21,9 +22,11 @@ export const ecfDocuments = pgTable(
       .references(() => workspaces.id),
     /** The invoice this e-CF is, or null for a note's. */
     invoiceId: integer("invoice_id").references(() => invoices.id),
-    /** The credit or debit note this e-CF is, or null for an invoice's. */
+    /** The credit or debit note this e-CF is, or null. */
     noteId: integer("note_id").references(() => invoiceNotes.id),
-    /** TipoeCF: 31, 32, 33, 34, 44, 45, 46. */
+    /** The purchase this e-CF is (E41, E43, E47: the buyer issues them, issue 19), or null. */
+    purchaseId: integer("purchase_id").references(() => purchases.id),
+    /** TipoeCF: 31, 32, 33, 34, 41, 43, 44, 45, 46, 47. */
     ecfType: text("ecf_type").notNull(),
     encf: text("encf").notNull(),
     /** The DGII environment it was signed for (testecf, certecf, ecf). */
@@ -67,9 +70,10 @@ export const ecfDocuments = pgTable(
     uniqueIndex("ecf_documents_encf_idx").on(t.tenantId, t.encf),
     uniqueIndex("ecf_documents_invoice_idx").on(t.invoiceId),
     uniqueIndex("ecf_documents_note_idx").on(t.noteId),
+    uniqueIndex("ecf_documents_purchase_idx").on(t.purchaseId),
     index("ecf_documents_due_idx").on(t.nextAttemptAt).where(sql`${t.status} IN ('pending', 'in_process')`),
     index("ecf_documents_list_idx").on(t.tenantId, t.issueDate, t.id),
-    check("ecf_documents_one_document", sql`(${t.invoiceId} IS NULL) <> (${t.noteId} IS NULL)`),
+    check("ecf_documents_one_document", sql`num_nonnulls(${t.invoiceId}, ${t.noteId}, ${t.purchaseId}) = 1`),
     check("ecf_documents_status", sql`${t.status} IN ('pending', 'in_process', 'accepted', 'accepted_conditional', 'rejected', 'failed', 'annulled')`),
     check("ecf_documents_commercial_status", sql`${t.commercialStatus} IN ('approved', 'rejected')`),
     tenantIsolation("ecf_documents"),

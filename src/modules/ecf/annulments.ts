@@ -91,7 +91,8 @@ export async function annulRange(
   for (const encf of taken) {
     const row = byEncf.get(encf);
     if (!row) throw fieldError("from", `${encf} was issued without an e-CF of this company: it cannot be annulled here.`);
-    if (row.invoiceId === null) throw fieldError("from", `${encf} is a note's e-NCF: correct it with another note once it is sent.`);
+    if (row.noteId !== null) throw fieldError("from", `${encf} is a note's e-NCF: correct it with another note once it is sent.`);
+    if (row.invoiceId === null) throw fieldError("from", `${encf} is a purchase's e-NCF: its e-CF is sent with the purchase and cannot be annulled here.`);
     if (row.trackId !== null || (row.status !== "pending" && row.status !== "failed")) {
       throw new AppError(
         "ecf_already_sent",

@@ -14,7 +14,7 @@ import { dgiiUrls } from "./service";
 import { type EcfType, ecfDateTime } from "./xml";
 
 /** The documents an e-CF can be: its route prefix decides which table holds the document. */
-export type EcfOwner = "invoice" | "credit_note" | "debit_note";
+export type EcfOwner = "invoice" | "credit_note" | "debit_note" | "purchase";
 
 const e = schema.ecfDocuments;
 const inv = schema.invoices;
@@ -23,25 +23,32 @@ export type EcfRow = typeof e.$inferSelect;
 
 /** The e-CF of a document visible in the request's workspace (404 for another branch's, a deleted one, or one without e-CF). */
 async function findEcf(db: AnyDb, scope: RequestScope, owner: EcfOwner, id: number, lock = false): Promise<EcfRow> {
+  const purchases = schema.purchases;
   const query =
-    owner === "invoice"
+    owner === "purchase"
       ? db
           .select({ ecf: e })
           .from(e)
-          .innerJoin(inv, eq(inv.id, e.invoiceId))
-          .where(and(eq(e.tenantId, scope.tenantId), eq(inv.id, id), eq(inv.workspaceId, scope.workspaceId), isNull(inv.deletedAt)))
-      : db
-          .select({ ecf: e })
-          .from(e)
-          .innerJoin(notes, eq(notes.id, e.noteId))
-          .where(
-            and(
-              eq(e.tenantId, scope.tenantId),
-              eq(notes.id, id),
-              eq(notes.workspaceId, scope.workspaceId),
-              eq(notes.kind, owner === "credit_note" ? "credit" : "debit"),
-            ),
-          );
+          .innerJoin(purchases, eq(purchases.id, e.purchaseId))
+          .where(and(eq(e.tenantId, scope.tenantId), eq(purchases.id, id), eq(purchases.workspaceId, scope.workspaceId)))
+      : owner === "invoice"
+        ? db
+            .select({ ecf: e })
+            .from(e)
+            .innerJoin(inv, eq(inv.id, e.invoiceId))
+            .where(and(eq(e.tenantId, scope.tenantId), eq(inv.id, id), eq(inv.workspaceId, scope.workspaceId), isNull(inv.deletedAt)))
+        : db
+            .select({ ecf: e })
+            .from(e)
+            .innerJoin(notes, eq(notes.id, e.noteId))
+            .where(
+              and(
+                eq(e.tenantId, scope.tenantId),
+                eq(notes.id, id),
+                eq(notes.workspaceId, scope.workspaceId),
+                eq(notes.kind, owner === "credit_note" ? "credit" : "debit"),
+              ),
+            );
   const [row] = lock ? await query.for("update", { of: e }) : await query;
   if (!row) throw notFound("e-CF");
   return row.ecf;
@@ -181,8 +188,15 @@ export async function listSubmissions(
   return {
     data: page.rows.map((row) => ({
       id: row.id,
-      document_kind: row.invoiceId !== null ? ("invoice" as const) : row.ecfType === "33" ? ("debit_note" as const) : ("credit_note" as const),
-      document_id: (row.invoiceId ?? row.noteId)!,
+      document_kind:
+        row.invoiceId !== null
+          ? ("invoice" as const)
+          : row.purchaseId !== null
+            ? ("purchase" as const)
+            : row.ecfType === "33"
+              ? ("debit_note" as const)
+              : ("credit_note" as const),
+      document_id: (row.invoiceId ?? row.noteId ?? row.purchaseId)!,
       issue_date: row.issueDate,
       ...serializeEcf(row, config),
     })),

@@ -18,8 +18,8 @@ import { buildEcf, CONSUMER_THRESHOLD_DOP, EcfBuildError, type EcfDocument, type
  * trip: it is CPU between two statements the issue makes anyway.
  */
 
-/** The e-CF types issued through sales invoices and notes (purchases' 41, 43, 47 come with purchases). */
-const BUILT_TYPES = new Set<EcfDocument["type"]>(["31", "32", "33", "34", "44", "45", "46"]);
+/** The e-CF types issued: sales invoices and notes, and the buyer's own 41, 43, 47 (purchases). */
+const BUILT_TYPES = new Set<EcfDocument["type"]>(["31", "32", "33", "34", "41", "43", "44", "45", "46", "47"]);
 
 /** The tenant's e-CF setup must be complete before an e-NCF is handed out (Ley 32-23: an e-NCF without its e-CF is an infraction). */
 /** e-CF settings that assertEcfReady accepted: on, with a certificate. */
@@ -53,6 +53,8 @@ export interface EcfSourceLine {
   isService: boolean;
   quantity: string;
   unitPrice: string;
+  /** What the buyer withheld on the line (Retencion; E41, E47), in the document's currency. */
+  withholding?: { itbis?: string; isr?: string };
 }
 
 export interface EcfSource {
@@ -153,6 +155,7 @@ export async function signEcf(settings: ReadyEcfSettings, encryptionKey: string 
         amount: new Big(amounts.subtotal).minus(amounts.discountAmount).toFixed(2),
         billingIndicator: billingIndicator(amounts),
         ...(codes ? { additionalTaxCodes: codes } : {}),
+        ...(line.withholding ? { withholding: line.withholding } : {}),
       };
     }),
     breakdown: source.breakdown,
@@ -188,11 +191,12 @@ export async function signEcf(settings: ReadyEcfSettings, encryptionKey: string 
   };
 }
 
-/** The INSERT of a signed e-CF for the issuing statement's WITH list (`documentId`: the invoice's or the note's id, in SQL). */
-export function insertEcfStatement(tenantId: number, workspaceId: number, kind: "invoice" | "note", documentId: SQL, ecf: SignedEcf): SQL {
-  return sql`INSERT INTO ecf_documents (tenant_id, workspace_id, invoice_id, note_id, ecf_type, encf, environment, xml, summary_xml, security_code, signed_at,
+/** The INSERT of a signed e-CF for the issuing statement's WITH list (`documentId`: the invoice's, note's or purchase's id, in SQL). */
+export function insertEcfStatement(tenantId: number, workspaceId: number, kind: "invoice" | "note" | "purchase", documentId: SQL, ecf: SignedEcf): SQL {
+  const owner = (which: typeof kind) => (kind === which ? documentId : null);
+  return sql`INSERT INTO ecf_documents (tenant_id, workspace_id, invoice_id, note_id, purchase_id, ecf_type, encf, environment, xml, summary_xml, security_code, signed_at,
       issuer_rnc, buyer_rnc, issue_date, total_amount)
-    SELECT ${tenantId}, ${workspaceId}, ${kind === "invoice" ? documentId : null}, ${kind === "note" ? documentId : null}, ${ecf.ecfType}, ${ecf.encf},
+    SELECT ${tenantId}, ${workspaceId}, ${owner("invoice")}, ${owner("note")}, ${owner("purchase")}, ${ecf.ecfType}, ${ecf.encf},
       ${ecf.environment}, ${ecf.xml}, ${ecf.summaryXml}, ${ecf.securityCode}, ${ecf.signedAt.toISOString()}::timestamptz, ${ecf.issuerRnc}, ${ecf.buyerRnc},
       ${ecf.issueDate}::date, ${ecf.totalAmount}::numeric
     WHERE ${documentId} IS NOT NULL

@@ -104,16 +104,18 @@ ecfRouter.openapi(
 );
 
 /** The e-CF of each kind of document, under the document's own path. */
-const OWNERS: { owner: documents.EcfOwner; path: string; name: string; tag: string }[] = [
-  { owner: "invoice", path: "invoices", name: "invoice", tag: "Invoices" },
-  { owner: "credit_note", path: "credit-notes", name: "credit note", tag: "Credit notes" },
-  { owner: "debit_note", path: "debit-notes", name: "debit note", tag: "Debit notes" },
+const OWNERS: { owner: documents.EcfOwner; path: string; name: string; tag: string; view: string; send: string }[] = [
+  { owner: "invoice", path: "invoices", name: "invoice", tag: "Invoices", view: "invoices:view", send: "invoices:create" },
+  { owner: "credit_note", path: "credit-notes", name: "credit note", tag: "Credit notes", view: "invoices:view", send: "invoices:create" },
+  { owner: "debit_note", path: "debit-notes", name: "debit note", tag: "Debit notes", view: "invoices:view", send: "invoices:create" },
+  // The buyer's own e-CF of a purchase (E41, E43, E47).
+  { owner: "purchase", path: "purchases", name: "purchase", tag: "Purchases", view: "purchases:view", send: "purchases:create" },
 ];
 
-for (const { owner, path, name, tag } of OWNERS) {
+for (const { owner, path, name, tag, view, send } of OWNERS) {
   ecfRouter.openapi(
     defineRoute(
-      { permission: "invoices:view" },
+      { permission: view },
       {
         method: "get",
         path: `${V1}/${path}/{id}/ecf`,
@@ -129,7 +131,7 @@ for (const { owner, path, name, tag } of OWNERS) {
 
   ecfRouter.openapi(
     defineRoute(
-      { permission: "invoices:view" },
+      { permission: view },
       {
         method: "get",
         path: `${V1}/${path}/{id}/ecf.xml`,
@@ -154,7 +156,7 @@ for (const { owner, path, name, tag } of OWNERS) {
 
   ecfRouter.openapi(
     defineRoute(
-      { permission: "invoices:create" },
+      { permission: send },
       {
         method: "post",
         path: `${V1}/${path}/{id}/ecf/retry`,

@@ -87,7 +87,7 @@ export const EcfStatus = z
 
 export const EcfSubmission = EcfStatus.extend({
   id: z.number().int(),
-  document_kind: z.enum(["invoice", "credit_note", "debit_note"]),
+  document_kind: z.enum(["invoice", "credit_note", "debit_note", "purchase"]),
   document_id: z.number().int(),
   issue_date: z.string(),
 }).openapi("EcfSubmission");
@@ -95,7 +95,7 @@ export const EcfSubmission = EcfStatus.extend({
 export const SubmissionListQuery = listQuerySchema({
   filters: {
     status: z.enum(ECF_STATUS_VALUES).optional(),
-    type: z.enum(["31", "32", "33", "34", "44", "45", "46"]).optional(),
+    type: z.enum(["31", "32", "33", "34", "41", "43", "44", "45", "46", "47"]).optional(),
     issue_date_from: dateFilter().optional(),
     issue_date_to: dateFilter().optional(),
   },

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { config } from "../../env";
 import { idempotencyHeader, idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
@@ -73,13 +74,11 @@ purchasesRouter.openapi(
   async (c) => {
     const db = c.var.db;
     const input = c.req.valid("json");
-    return idempotent(c, db, async () => ({
-      status: 201,
-      body: written(
-        await purchases.createPurchase(db, c.var.scope, input, dominicanToday()),
-        input.status === "draft" ? "Draft created." : "Purchase entered.",
-      ),
-    }));
+    return idempotent(c, db, async () => {
+      const result = await purchases.createPurchase(db, c.var.scope, input, dominicanToday(), { encryptionKey: config(c.env).APP_ENCRYPTION_KEY });
+      if (result.ecfId !== null) c.var.ecf.push(result.ecfId);
+      return { status: 201, body: written(result, input.status === "draft" ? "Draft created." : "Purchase entered.") };
+    });
   },
 );
 
@@ -113,7 +112,13 @@ purchasesRouter.openapi(
       responses: { 200: jsonResponse("Purchase entered", WrittenPurchase), ...errorResponses(404, 409), ...commonErrors },
     },
   ),
-  async (c) => c.json(written(await purchases.enterDraft(c.var.db, c.var.scope, c.req.valid("param").id, dominicanToday()), "Purchase entered."), 200),
+  async (c) => {
+    const result = await purchases.enterDraft(c.var.db, c.var.scope, c.req.valid("param").id, dominicanToday(), {
+      encryptionKey: config(c.env).APP_ENCRYPTION_KEY,
+    });
+    if (result.ecfId !== null) c.var.ecf.push(result.ecfId);
+    return c.json(written(result, "Purchase entered."), 200);
+  },
 );
 
 purchasesRouter.openapi(

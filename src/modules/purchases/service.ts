@@ -9,9 +9,10 @@ import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
 import { decimal2, exchangeRateText, timestamp, unitPriceText } from "../../lib/format";
-import { documentTypeName, isNcfPrefix, parseDocumentNumber } from "../../lib/ncf";
+import { documentTypeName, formatDocumentNumber, isElectronicNumber, isElectronicPrefix, isNcfPrefix, parseDocumentNumber } from "../../lib/ncf";
 import { assertActiveBankAccount } from "../bank-accounts/service";
-import { numberCtes, numberingRefusal, refusalAfterTaking } from "../document-subtypes/numbering";
+import { numberCtes, numberingRefusal, numberingUnavailable, refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
+import { insertEcfStatement, type SignedEcf } from "../ecf/issue";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import type { CreatePaymentInput } from "../invoices/schemas";
 import { activeRecords } from "../rnc/queries";
@@ -27,7 +28,9 @@ import {
   taxBreakdown,
 } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
-import { type DocumentWarning, dopAmounts, registryWarnings } from "../sales/snapshots";
+import { ecfSettingsColumn, issuerAndBranchColumns, type LoadedEcfSettings } from "../sales/references";
+import { type DocumentWarning, dopAmounts, type LoadedBranch, type LoadedIssuer, registryWarnings } from "../sales/snapshots";
+import { signPurchaseEcf } from "./ecf";
 import type { CreatePurchaseInput, PurchaseDetail, PurchaseSummary, UpdatePurchaseInput } from "./schemas";
 
 /*
@@ -57,6 +60,7 @@ interface LoadedProduct {
   workspace_id: number | null;
   is_active: boolean;
   track_inventory: boolean;
+  product_type: string;
   default_tax_ids: number[];
 }
 
@@ -68,13 +72,30 @@ interface Loaded {
     contact_type: string;
     identification_type: string | null;
     identification: string | null;
+    address: string | null;
+    email: string | null;
     registry_status: string | null;
     registry_checked: boolean;
   } | null;
-  subtype: { id: number; type: string; prefix: string; is_active: boolean; next_number: number; end_number: number; valid_until: string | null } | null;
+  subtype: {
+    id: number;
+    type: string;
+    prefix: string;
+    name: string;
+    is_active: boolean;
+    next_number: number;
+    end_number: number;
+    valid_until: string | null;
+    authorization_number: string | null;
+  } | null;
   products: LoadedProduct[];
   taxes: { id: number; name: string; type: string; rate: string; is_active: boolean; dgii_code: string | null; amount_per_unit: string | null }[];
-  currency: { id: number; is_default: boolean; exchange_rate: string } | null;
+  currency: { id: number; code: string; is_default: boolean; exchange_rate: string } | null;
+  /** An E41/E43/E47 being entered: the e-NCF the read took, and what signing its e-CF needs. */
+  taken: { prefix: string; number: number } | null;
+  issuer: LoadedIssuer | null;
+  branch: LoadedBranch;
+  ecf: LoadedEcfSettings | null;
 }
 
 /** A purchase's values computed from its input, before its one write statement. */
@@ -91,7 +112,17 @@ interface Prepared {
   totalDop: string;
   breakdown: TaxBreakdown;
   warnings: DocumentWarning[];
+  /** An E41/E43/E47 entered: its e-CF, signed with the e-NCF the read took (written with the purchase). */
+  ecf: SignedEcf | null;
 }
+
+/** The subtype as read (column names) → the fields numberingRefusal reads. */
+const numberingFields = (subtype: NonNullable<Loaded["subtype"]>) => ({
+  isActive: subtype.is_active,
+  nextNumber: subtype.next_number,
+  endNumber: subtype.end_number,
+  validUntil: subtype.valid_until,
+});
 
 const intArray = (ids: number[]) => `{${ids.map((id) => Math.trunc(id)).join(",")}}`;
 
@@ -102,29 +133,45 @@ const intArray = (ids: number[]) => `{${ids.map((id) => Math.trunc(id)).join(","
  * reads their tenant-wide stock for the weighted average cost, sees every earlier purchase of
  * them committed.
  */
-async function preparePurchase(db: AnyDb, scope: RequestScope, input: PurchaseInput, options: { entering: boolean; today: string }): Promise<Prepared> {
+async function preparePurchase(
+  db: AnyDb,
+  scope: RequestScope,
+  input: PurchaseInput,
+  options: { entering: boolean; today: string; encryptionKey?: string },
+): Promise<Prepared> {
   const t = scope.tenantId;
+  // Entering an E41/E43/E47: its e-NCF is taken here, under the sequence's row lock, because the
+  // e-CF is signed, number included, before the write (docs/ecf.md, "Issuing"); other numbers are
+  // taken by the write statement itself.
+  const takeElectronic = options.entering && input.self_issued_subtype_id != null;
+  const taken = takeElectronic
+    ? takeNumberStatement(t, input.self_issued_subtype_id!, input.issue_date, "invoice", { electronicOnly: true })
+    : sql`SELECT NULL::text AS prefix, NULL::bigint AS number WHERE false`;
   const productIds = [...new Set(input.items.flatMap((i) => (i.product_id == null ? [] : [i.product_id])))];
   const taxIds = [...new Set(input.items.flatMap((i) => i.tax_ids ?? []))];
-  const productRows = sql`SELECT id, name, workspace_id, is_active, track_inventory, default_tax_ids FROM products
+  const productRows = sql`SELECT id, name, workspace_id, is_active, track_inventory, product_type, default_tax_ids FROM products
     WHERE tenant_id = ${t} AND id = ANY(${intArray(productIds)}::int[]) ORDER BY id${options.entering ? sql` FOR UPDATE` : sql``}`;
   const result = await db.execute(sql`
+    WITH taken AS (${taken})
     SELECT
+      (SELECT row_to_json(taken) FROM taken) AS taken,
+      ${issuerAndBranchColumns(t, scope.workspaceId)},
+      ${ecfSettingsColumn(t, sql`EXISTS (SELECT 1 FROM taken)`)},
       (SELECT json_build_object('id', c.id, 'name', c.name, 'workspace_id', c.workspace_id, 'contact_type', c.contact_type,
-         'identification_type', c.identification_type, 'identification', c.identification,
+         'identification_type', c.identification_type, 'identification', c.identification, 'address', c.address, 'email', c.email,
          'registry_checked', c.identification_type IN ('rnc', 'cedula') AND EXISTS (SELECT 1 FROM rnc_sync_runs WHERE status = 'completed'),
          'registry_status', CASE WHEN c.identification_type IN ('rnc', 'cedula')
            THEN (SELECT r.status FROM (${activeRecords(sql`identification = c.identification`)}) r) END)
        FROM contacts c WHERE c.tenant_id = ${t} AND c.id = ${input.supplier_id ?? null}::int) AS supplier,
-      (SELECT json_build_object('id', id, 'type', type, 'prefix', prefix, 'is_active', is_active, 'next_number', next_number,
-         'end_number', end_number, 'valid_until', valid_until)
+      (SELECT json_build_object('id', id, 'type', type, 'prefix', prefix, 'name', name, 'is_active', is_active, 'next_number', next_number,
+         'end_number', end_number, 'valid_until', valid_until, 'authorization_number', authorization_number)
        FROM document_subtypes WHERE tenant_id = ${t} AND id = ${input.self_issued_subtype_id ?? null}::int) AS subtype,
       (SELECT coalesce(json_agg(p), '[]') FROM (${productRows}) p) AS products,
       (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'type', type, 'rate', rate, 'is_active', is_active,
          'dgii_code', dgii_code, 'amount_per_unit', amount_per_unit::text)), '[]')
        FROM taxes WHERE tenant_id = ${t} AND (id = ANY(${intArray(taxIds)}::int[])
          OR id IN (SELECT unnest(default_tax_ids) FROM products WHERE tenant_id = ${t} AND id = ANY(${intArray(productIds)}::int[])))) AS taxes,
-      (SELECT json_build_object('id', id, 'is_default', is_default, 'exchange_rate', CASE WHEN is_default THEN '1' ELSE exchange_rate::text END)
+      (SELECT json_build_object('id', id, 'code', code, 'is_default', is_default, 'exchange_rate', CASE WHEN is_default THEN '1' ELSE exchange_rate::text END)
        FROM currencies WHERE tenant_id = ${t} AND ${input.currency_id == null ? sql`is_default` : sql`id = ${input.currency_id}`} LIMIT 1) AS currency`);
   const loaded = rowsOf<Loaded>(result)[0]!;
   const inWorkspace = (workspaceId: number | null) => workspaceId === null || workspaceId === scope.workspaceId;
@@ -135,10 +182,7 @@ async function preparePurchase(db: AnyDb, scope: RequestScope, input: PurchaseIn
       throw fieldError("self_issued_subtype_id", `No such document subtype of type ${SELF_ISSUED_PREFIXES.join(", ")}.`);
     }
     if (options.entering) {
-      const refusal = numberingRefusal(
-        { isActive: subtype.is_active, nextNumber: subtype.next_number, endNumber: subtype.end_number, validUntil: subtype.valid_until },
-        input.issue_date,
-      );
+      const refusal = numberingRefusal(numberingFields(subtype), input.issue_date);
       if (refusal) throw retarget(refusal, "self_issued_subtype_id");
     }
   }
@@ -177,6 +221,8 @@ async function preparePurchase(db: AnyDb, scope: RequestScope, input: PurchaseIn
       productId: product?.id ?? null,
       description,
       trackInventory: product?.track_inventory ?? false,
+      // An expense line (no product) is a service; a product line is what the product is.
+      isService: product ? product.product_type === "service" : true,
       quantity: item.quantity,
       unitCost: item.unit_cost,
       discount: item.discount,
@@ -189,7 +235,43 @@ async function preparePurchase(db: AnyDb, scope: RequestScope, input: PurchaseIn
   const breakdown = taxBreakdown(amounts);
   assertWithholdings(input, totals.totalAmount, breakdown);
   const exchangeRate = exchangeRateFor(loaded.currency, input.exchange_rate);
+  let ecf: SignedEcf | null = null;
+  if (takeElectronic && subtype && isElectronicPrefix(subtype.prefix)) {
+    if (!loaded.taken) throw retarget(numberingRefusal(numberingFields(subtype), input.issue_date) ?? numberingUnavailable(), "self_issued_subtype_id");
+    try {
+      ecf = await signPurchaseEcf(
+        {
+          tenantId: t,
+          prefix: subtype.prefix,
+          encf: formatDocumentNumber(loaded.taken.prefix, Number(loaded.taken.number)),
+          issueDate: input.issue_date,
+          dueDate: input.due_date ?? null,
+          settings: loaded.ecf,
+          issuer: loaded.issuer,
+          branch: loaded.branch,
+          subtype,
+          supplier: supplier && { ...supplier },
+          currency: {
+            id: loaded.currency?.id ?? null,
+            code: loaded.currency?.code ?? null,
+            exchangeRate,
+            isDefault: loaded.currency?.is_default ?? true,
+          },
+          lines,
+          amounts,
+          breakdown,
+          total: totals.totalAmount,
+          itbisWithheld: input.itbis_withheld,
+          isrWithheld: input.isr_withheld,
+        },
+        options.encryptionKey,
+      );
+    } catch (error) {
+      throw error instanceof AppError && error.errors?.document_subtype_id ? retarget(error, "self_issued_subtype_id") : error;
+    }
+  }
   return {
+    ecf,
     input,
     supplierId: supplier?.id ?? null,
     subtypeId: subtype?.id ?? null,
@@ -433,17 +515,22 @@ function costCtes(entries: { productId: number; quantity: Big; value: Big }[], s
  * cost in DOP) and moves the products' cost. A supplier NCF booked already for the supplier is a
  * 409 (the unique index decides, so two concurrent requests cannot both book it).
  */
-async function runEnter(db: AnyDb, scope: RequestScope, p: Prepared, write: (num: SQL) => SQL, extra: SQL): Promise<PurchaseRow> {
+async function runEnter(
+  db: AnyDb,
+  scope: RequestScope,
+  p: Prepared,
+  write: (num: SQL) => SQL,
+  extra: SQL,
+): Promise<{ row: PurchaseRow; ecfId: number | null }> {
   const t = scope.tenantId;
   const purchaseId = sql`(SELECT id FROM pur)`;
-  // TODO(e-CF, issue 19): an E41/E43/E47 goes through the e-CF pipeline here, as an E31 invoice
-  // does (invoices/service.ts signIssue and runIssue): its number taken by the read
-  // (resolveDocument's takeElectronicNumber), the XML built per the type's XSD and signed with
-  // ecf/issue.ts signEcf, and written in this statement by insertEcfStatement(t, workspace,
-  // "purchase", purchaseId, signed), its id pushed to the context's ecfIds for sending after
-  // COMMIT. Until then an E-series number is taken like a B-series one, and no e-CF is sent.
+  // An E41/E43/E47's e-NCF was taken by the read and is in its signed e-CF, stored here with the
+  // purchase (sent to DGII after COMMIT, as an invoice's); another number is taken now.
   const numbering =
-    p.subtypeId === null ? sql`num AS (SELECT NULL::text AS document_number)` : sql`${numberCtes(t, p.subtypeId, p.input.issue_date, "invoice", null)}`;
+    p.subtypeId === null
+      ? sql`num AS (SELECT NULL::text AS document_number)`
+      : sql`${numberCtes(t, p.subtypeId, p.input.issue_date, "invoice", p.ecf?.encf ?? null)}`;
+  const ecfInsert = p.ecf ? sql`, ecf_doc AS (${insertEcfStatement(t, scope.workspaceId, "purchase", purchaseId, p.ecf)})` : sql``;
   const entries = stockEntries(p);
   const changes: StockChange[] = entries.map((e) => ({
     productId: e.productId,
@@ -457,11 +544,11 @@ async function runEnter(db: AnyDb, scope: RequestScope, p: Prepared, write: (num
   try {
     const result = await db.execute(sql`
       WITH ${numbering}, pur AS (${write(sql`num`)}
-      ), ${extra}${insertItems(t, purchaseId, p)}, ${costCtes(entries, 1, sql`${purchaseId} IS NOT NULL`)}, ${stockCtes(scope, changes, sql`NULL::int`, reference, purchaseId)}
-      SELECT (SELECT row_to_json(pur) FROM pur) AS purchase, (SELECT count(*) FROM costs)::int AS costed`);
-    const row = rowsOf<{ purchase: Record<string, unknown> | null }>(result)[0]!;
+      ), ${extra}${insertItems(t, purchaseId, p)}, ${costCtes(entries, 1, sql`${purchaseId} IS NOT NULL`)}, ${stockCtes(scope, changes, sql`NULL::int`, reference, purchaseId)}${ecfInsert}
+      SELECT (SELECT row_to_json(pur) FROM pur) AS purchase, (SELECT count(*) FROM costs)::int AS costed${p.ecf ? sql`, (SELECT id FROM ecf_doc) AS ecf_id` : sql``}`);
+    const row = rowsOf<{ purchase: Record<string, unknown> | null; ecf_id?: number | null }>(result)[0]!;
     if (!row.purchase) throw await refusalAfterTaking(db, t, p.subtypeId!, p.input.issue_date).then((error) => retarget(error, "self_issued_subtype_id"));
-    return rowFromJson(pur, row.purchase);
+    return { row: rowFromJson(pur, row.purchase), ecfId: row.ecf_id ?? null };
   } catch (error) {
     throw duplicateNcf(error, p);
   }
@@ -477,16 +564,29 @@ function duplicateNcf(error: unknown, p: Prepared): unknown {
 export interface WrittenPurchase {
   purchase: PurchaseSummary;
   warnings: DocumentWarning[];
+  /** The e-CF an E41/E43/E47 entered now signed: its id goes on ECF_QUEUE after COMMIT (c.var.ecf). */
+  ecfId: number | null;
+}
+
+/** What entering may need beyond the body: the key that opens the e-CF certificate. */
+export interface EnterOptions {
+  encryptionKey?: string;
 }
 
 /**
  * POST /purchases: entered at once (status pending_payment: number, stock, cost) in two
  * statements, one read and one write; or a draft (no number, no stock), also two.
  */
-export async function createPurchase(db: AnyDb, scope: RequestScope, input: CreatePurchaseInput, today: string): Promise<WrittenPurchase> {
+export async function createPurchase(
+  db: AnyDb,
+  scope: RequestScope,
+  input: CreatePurchaseInput,
+  today: string,
+  options: EnterOptions = {},
+): Promise<WrittenPurchase> {
   const { status, ...fields } = input;
   const entering = status !== "draft";
-  const p = await preparePurchase(db, scope, fields, { entering, today });
+  const p = await preparePurchase(db, scope, fields, { entering, today, encryptionKey: options.encryptionKey });
   const head = headColumns(p);
   const names = sql.raw(head.map(([name]) => name).join(", "));
   const values = sql.join(
@@ -502,12 +602,16 @@ export async function createPurchase(db: AnyDb, scope: RequestScope, input: Crea
           VALUES (${t}, ${scope.workspaceId}, 'draft', ${scope.userId}, ${values}) RETURNING *
         ), ${insertItems(t, sql`(SELECT id FROM pur)`, p)}
         SELECT row_to_json(pur) AS purchase FROM pur`);
-      return { purchase: serializePurchase(rowFromJson(pur, rowsOf<{ purchase: Record<string, unknown> }>(result)[0]!.purchase)), warnings: p.warnings };
+      return {
+        purchase: serializePurchase(rowFromJson(pur, rowsOf<{ purchase: Record<string, unknown> }>(result)[0]!.purchase)),
+        warnings: p.warnings,
+        ecfId: null,
+      };
     } catch (error) {
       throw duplicateNcf(error, p);
     }
   }
-  const row = await runEnter(
+  const { row, ecfId } = await runEnter(
     db,
     scope,
     p,
@@ -517,7 +621,7 @@ export async function createPurchase(db: AnyDb, scope: RequestScope, input: Crea
       RETURNING *`,
     sql``,
   );
-  return { purchase: serializePurchase(row), warnings: p.warnings };
+  return { purchase: serializePurchase(row), warnings: p.warnings, ecfId };
 }
 
 const visible = (scope: RequestScope, id: number) => and(eq(pur.tenantId, scope.tenantId), eq(pur.workspaceId, scope.workspaceId), eq(pur.id, id));
@@ -576,22 +680,26 @@ export async function updatePurchase(db: AnyDb, scope: RequestScope, id: number,
       WITH pur AS (UPDATE purchases SET ${set}, updated_at = now() WHERE id = ${id} RETURNING *),
       gone AS (DELETE FROM purchase_items WHERE purchase_id = ${id}), ${insertItems(scope.tenantId, sql`${id}::int`, p)}
       SELECT row_to_json(pur) AS purchase FROM pur`);
-    return { purchase: serializePurchase(rowFromJson(pur, rowsOf<{ purchase: Record<string, unknown> }>(result)[0]!.purchase)), warnings: p.warnings };
+    return {
+      purchase: serializePurchase(rowFromJson(pur, rowsOf<{ purchase: Record<string, unknown> }>(result)[0]!.purchase)),
+      warnings: p.warnings,
+      ecfId: null,
+    };
   } catch (error) {
     throw duplicateNcf(error, p);
   }
 }
 
 /** POST /purchases/{id}/enter: a draft is entered with the checks, number, stock and cost of POST /purchases. */
-export async function enterDraft(db: AnyDb, scope: RequestScope, id: number, today: string): Promise<WrittenPurchase> {
+export async function enterDraft(db: AnyDb, scope: RequestScope, id: number, today: string, options: EnterOptions = {}): Promise<WrittenPurchase> {
   const draft = await lockPurchase(db, scope, id);
   assertDraft(draft, "entered");
-  const p = await preparePurchase(db, scope, await draftInput(db, draft), { entering: true, today });
+  const p = await preparePurchase(db, scope, await draftInput(db, draft), { entering: true, today, encryptionKey: options.encryptionKey });
   const set = sql.join(
     headColumns(p).map(([name, value]) => sql`${sql.raw(name)} = ${value}`),
     sql`, `,
   );
-  const row = await runEnter(
+  const { row, ecfId } = await runEnter(
     db,
     scope,
     p,
@@ -600,7 +708,7 @@ export async function enterDraft(db: AnyDb, scope: RequestScope, id: number, tod
       FROM ${num} WHERE purchases.id = ${id} RETURNING purchases.*`,
     sql`gone AS (DELETE FROM purchase_items WHERE purchase_id = ${id}), `,
   );
-  return { purchase: serializePurchase(row), warnings: p.warnings };
+  return { purchase: serializePurchase(row), warnings: p.warnings, ecfId };
 }
 
 /**
@@ -618,6 +726,13 @@ export async function deletePurchase(db: AnyDb, scope: RequestScope, id: number,
     return "deleted";
   }
   if (row.status === "voided") throw new AppError("purchase_not_voidable", "This purchase is voided already.");
+  // An issued e-CF is never voided (FISCAL.md: one sent to DGII is reversed only by a credit note naming it).
+  if (isElectronicNumber(row.ncf)) {
+    throw new AppError(
+      "ecf_already_sent",
+      `This purchase's e-CF ${row.ncf} is signed and sent to DGII: it cannot be voided; DGII reverses it only with a credit note (E34) naming it.`,
+    );
+  }
   if (new Big(row.amountPaid).gt(0)) {
     throw new AppError("purchase_has_payments", "This purchase has payments: remove them (DELETE …/payments/{payment_id}) before voiding it.");
   }

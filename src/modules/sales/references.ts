@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import { fieldError } from "../../http/errors";
@@ -117,6 +117,24 @@ const subtypeFields = (subtype: NonNullable<Loaded["subtype"]>) => ({
 const intArray = (ids: number[]) => `{${ids.map((id) => Math.trunc(id)).join(",")}}`;
 
 /**
+ * The columns `issuer` (the company profile, LoadedIssuer) and `branch` (the request's workspace,
+ * LoadedBranch) of a document's read statement: what its snapshot freezes.
+ */
+export function issuerAndBranchColumns(tenantId: number, workspaceId: number): SQL {
+  return sql`(SELECT json_build_object('rnc', rnc, 'legalName', legal_name, 'tradeName', trade_name, 'address', address,
+         'municipalityCode', municipality_code, 'provinceCode', province_code, 'phone', phone, 'email', email)
+       FROM company_profiles WHERE tenant_id = ${tenantId}) AS issuer,
+      (SELECT json_build_object('id', id, 'name', name, 'address', address, 'phone', phone)
+       FROM workspaces WHERE tenant_id = ${tenantId} AND id = ${workspaceId}) AS branch`;
+}
+
+/** The column `ecf` (LoadedEcfSettings) of a read statement that took an e-NCF (`when`): what signing needs. */
+export function ecfSettingsColumn(tenantId: number, when: SQL): SQL {
+  return sql`(SELECT json_build_object('enabled', enabled, 'environment', environment, 'certificate_encrypted', certificate_encrypted)
+       FROM ecf_settings WHERE tenant_id = ${tenantId} AND ${when}) AS ecf`;
+}
+
+/**
  * Loads and checks everything a document names, in ONE statement: contact, products, taxes
  * (given or the products' defaults), salesmen and currency, all visible in the request's
  * workspace; with `takeNumber`, it also takes the subtype's next number under its row lock (the
@@ -159,11 +177,7 @@ export async function resolveDocument(
          'registry_status', CASE WHEN c.identification_type IN ('rnc', 'cedula')
            THEN (SELECT r.status FROM (${activeRecords(sql`identification = c.identification`)}) r) END)
        FROM contacts c WHERE c.tenant_id = ${t} AND c.id = ${input.contact_id}) AS contact,
-      (SELECT json_build_object('rnc', rnc, 'legalName', legal_name, 'tradeName', trade_name, 'address', address,
-         'municipalityCode', municipality_code, 'provinceCode', province_code, 'phone', phone, 'email', email)
-       FROM company_profiles WHERE tenant_id = ${t}) AS issuer,
-      (SELECT json_build_object('id', id, 'name', name, 'address', address, 'phone', phone)
-       FROM workspaces WHERE tenant_id = ${t} AND id = ${scope.workspaceId}) AS branch,
+      ${issuerAndBranchColumns(t, scope.workspaceId)},
       (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'workspace_id', workspace_id, 'is_active', is_active,
          'track_inventory', track_inventory, 'product_type', product_type, 'default_tax_ids', default_tax_ids)), '[]')
        FROM products WHERE tenant_id = ${t} AND id = ANY(${intArray(productIds)}::int[])) AS products,
@@ -175,8 +189,7 @@ export async function resolveDocument(
       (SELECT json_build_object('id', id, 'code', code, 'is_default', is_default, 'exchange_rate', CASE WHEN is_default THEN '1' ELSE exchange_rate::text END)
        FROM currencies WHERE tenant_id = ${t} AND
          ${input.currency_id == null ? sql`is_default` : sql`id = ${input.currency_id}`} LIMIT 1) AS currency,
-      (SELECT json_build_object('enabled', enabled, 'environment', environment, 'certificate_encrypted', certificate_encrypted)
-       FROM ecf_settings WHERE tenant_id = ${t} AND ${options.takeElectronicNumber === true} AND EXISTS (SELECT 1 FROM taken)) AS ecf`);
+      ${ecfSettingsColumn(t, sql`${options.takeElectronicNumber === true} AND EXISTS (SELECT 1 FROM taken)`)}`);
   const loaded = rowsOf<Loaded>(result)[0]!;
   const inWorkspace = (workspaceId: number | null) => workspaceId === null || workspaceId === scope.workspaceId;
 

@@ -34,19 +34,8 @@ export interface LoadedBranch {
 
 /** The snapshot of a document being issued now from what resolveDocument loaded in its one statement. */
 export function documentSnapshot(resolved: ResolvedDocument, exchangeRate: string): DocumentSnapshot {
-  const issuer = resolved.issuer;
   return {
-    issuer: {
-      rnc: issuer?.rnc ?? null,
-      legal_name: issuer?.legalName ?? null,
-      trade_name: issuer?.tradeName ?? null,
-      address: issuer?.address ?? null,
-      municipality_code: issuer?.municipalityCode ?? null,
-      province_code: issuer?.provinceCode ?? null,
-      phone: issuer?.phone ?? null,
-      email: issuer?.email ?? null,
-      branch: { ...resolved.branch },
-    },
+    issuer: issuerSnapshot(resolved.issuer, resolved.branch),
     buyer: buyerSnapshot(resolved.contact),
     sequence: {
       prefix: resolved.subtype.prefix,
@@ -55,6 +44,21 @@ export function documentSnapshot(resolved: ResolvedDocument, exchangeRate: strin
       authorization_number: resolved.subtype.authorizationNumber,
     },
     currency: { id: resolved.currencyId, code: resolved.currencyCode, exchange_rate: exchangeRate },
+  };
+}
+
+/** The issuer as a document freezes it: the company profile now, and the branch it is issued from. */
+export function issuerSnapshot(issuer: LoadedIssuer | null, branch: LoadedBranch): DocumentSnapshot["issuer"] {
+  return {
+    rnc: issuer?.rnc ?? null,
+    legal_name: issuer?.legalName ?? null,
+    trade_name: issuer?.tradeName ?? null,
+    address: issuer?.address ?? null,
+    municipality_code: issuer?.municipalityCode ?? null,
+    province_code: issuer?.provinceCode ?? null,
+    phone: issuer?.phone ?? null,
+    email: issuer?.email ?? null,
+    branch: { ...branch },
   };
 }
 
