@@ -37,6 +37,7 @@ export const errorStatus = {
   ncf_range_in_use: 409,
   ecf_already_sent: 409,
   approval_already_sent: 409,
+  received_ecf_already_purchased: 409,
   ecf_not_retryable: 409,
   invitation_not_usable: 410,
   payload_too_large: 413,

@@ -3,7 +3,7 @@ import { stepApproval } from "../../src/jobs/approvals";
 import { buildAcecf } from "../../src/modules/ecf/receipts";
 import type { ReceivedEcf } from "../../src/modules/reception/schemas";
 import { type EcfTenant, ecfTenant, waitForStatus } from "../ecf/helpers";
-import type { Data, Page } from "../support/api";
+import type { Data } from "../support/api";
 import { env } from "../support/env";
 import { freshRnc } from "../support/sales";
 import { ownerRow, sql } from "../support/seed";
@@ -12,13 +12,14 @@ import {
   fe,
   inDirectory,
   independentCheck,
+  receiveFromSupplier,
   receiverApprovals,
   receiverDown,
   receiverToken,
   signAsSupplier,
   supplierCertificate,
 } from "./helpers";
-import { SUPPLIER_TOTAL, supplierEcf } from "./supplier";
+import { SUPPLIER_TOTAL } from "./supplier";
 
 /**
  * Commercial approval (ACECF, Formato Aprobación Comercial v1.0) in both directions: ours of an
@@ -26,21 +27,6 @@ import { SUPPLIER_TOTAL, supplierEcf } from "./supplier";
  * service and the supplier's receiver, found in DGII's directory, retried through the queue), and a
  * buyer's of an e-CF we issued (POST /fe/aprobacioncomercial/api/ecf → its commercial_status).
  */
-let sequence = 0;
-const nextEncf = () => `E31${String(Date.now() % 1e7).padStart(7, "0")}${String(++sequence % 1000).padStart(3, "0")}`;
-
-async function receivedFromSupplier(t: EcfTenant, supplierRnc: string): Promise<ReceivedEcf> {
-  const token = await receiverToken(t.tenant.subdomain, await supplierCertificate());
-  const encf = nextEncf();
-  const res = await fe(t.tenant.subdomain, "/fe/recepcion/api/ecf", {
-    xml: await signAsSupplier(supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf })),
-    token,
-  });
-  expect(res.text).toContain("<Estado>0</Estado>");
-  const list = await t.tenant.api.get<Page<ReceivedEcf>>("/received-ecf");
-  return list.body.data.find((r) => r.encf === encf)!;
-}
-
 const approvalRow = (id: number) =>
   ownerRow<{ id: number; dgii_status: string; issuer_status: string; attempts: number; next_attempt_at: string; last_error: string | null }>(
     sql`SELECT id, dgii_status, issuer_status, attempts, next_attempt_at, last_error FROM ecf_approvals WHERE received_ecf_id = ${id}`,
@@ -53,7 +39,7 @@ describe("our commercial approval of a received e-CF", () => {
     const t = await ecfTenant();
     const supplierRnc = freshRnc();
     await inDirectory(supplierRnc);
-    const doc = await receivedFromSupplier(t, supplierRnc);
+    const doc = await receiveFromSupplier(t, supplierRnc);
     const res = await t.tenant.api.post<Data<ReceivedEcf>>(`/received-ecf/${doc.id}/approval`, { approved: true });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data).toMatchObject({ commercial_status: "approved", approval: { approved: true, reason: null } });
@@ -94,7 +80,7 @@ describe("our commercial approval of a received e-CF", () => {
     const t = await ecfTenant();
     const supplierRnc = freshRnc();
     await inDirectory(supplierRnc);
-    const doc = await receivedFromSupplier(t, supplierRnc);
+    const doc = await receiveFromSupplier(t, supplierRnc);
     const missing = await t.tenant.api.post(`/received-ecf/${doc.id}/approval`, { approved: false });
     expect(missing.status).toBe(422);
     expect(missing.body.errors).toEqual({ reason: ["is required when rejecting"] });
@@ -114,7 +100,7 @@ describe("our commercial approval of a received e-CF", () => {
     const t = await ecfTenant();
     const supplierRnc = freshRnc();
     await inDirectory(supplierRnc);
-    const doc = await receivedFromSupplier(t, supplierRnc);
+    const doc = await receiveFromSupplier(t, supplierRnc);
     // Down for the queue's first step and the test's first: each step calls the receiver's seed once.
     await receiverDown(supplierRnc, 2);
     expect((await t.tenant.api.post(`/received-ecf/${doc.id}/approval`, { approved: true })).status).toBe(200);
@@ -141,7 +127,7 @@ describe("our commercial approval of a received e-CF", () => {
   it("a supplier DGII's directory does not list: the issuer delivery is refused with the reason, DGII's is delivered", async () => {
     const t = await ecfTenant();
     const supplierRnc = freshRnc();
-    const doc = await receivedFromSupplier(t, supplierRnc);
+    const doc = await receiveFromSupplier(t, supplierRnc);
     expect((await t.tenant.api.post(`/received-ecf/${doc.id}/approval`, { approved: true })).status).toBe(200);
     await vi.waitFor(
       async () => {

@@ -1,10 +1,13 @@
 import { expect } from "vitest";
 import { signingMaterial } from "../../src/modules/ecf/certificate";
 import { signXml } from "../../src/modules/ecf/signature";
-import { fakeDgii } from "../ecf/helpers";
+import type { ReceivedEcf } from "../../src/modules/reception/schemas";
+import { type EcfTenant, fakeDgii } from "../ecf/helpers";
+import type { Page } from "../support/api";
 import { type ApiResponse, call } from "../support/api";
 import { makeCertificate, type TestCertificate } from "../support/certificates";
 import { uniqueName } from "../support/seed";
+import { supplierEcf } from "./supplier";
 
 /** A multipart body with the file in field `xml`, as DGII's examples send it (`-F 'xml=@file.xml;type=text/xml'`). */
 export function xmlForm(xml: string | Uint8Array, fileName = "document.xml"): FormData {
@@ -110,4 +113,25 @@ export async function dgiiApprovals(signer: string): Promise<Delivered[]> {
 /** The ACECF the issuer's receiver (the fake as that taxpayer) received. */
 export async function receiverApprovals(rnc: string): Promise<Delivered[]> {
   return (await (await fetch(`${fakeDgii}/_control/receiver-approvals?rnc=${encodeURIComponent(rnc)}`)).json()) as Delivered[];
+}
+
+let sequence = 0;
+/** An E31 e-NCF not used before in this run. */
+export const nextEncf = () => `E31${String(Date.now() % 1e7).padStart(7, "0")}${String(++sequence % 1000).padStart(3, "0")}`;
+
+/** The supplier `supplierRnc` sends the tenant an e-CF (supplier.ts; its lines, currency and name as given) that is received; as listed. */
+export async function receiveFromSupplier(
+  t: EcfTenant,
+  supplierRnc: string,
+  options: Omit<Parameters<typeof supplierEcf>[0], "issuerRnc" | "buyerRnc" | "encf"> = {},
+): Promise<ReceivedEcf> {
+  const token = await receiverToken(t.tenant.subdomain, await supplierCertificate());
+  const encf = nextEncf();
+  const res = await fe(t.tenant.subdomain, "/fe/recepcion/api/ecf", {
+    xml: await signAsSupplier(supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf, ...options })),
+    token,
+  });
+  expect(res.text).toContain("<Estado>0</Estado>");
+  const list = await t.tenant.api.get<Page<ReceivedEcf>>("/received-ecf?per_page=100");
+  return list.body.data.find((r) => r.encf === encf)!;
 }

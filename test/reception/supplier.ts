@@ -11,14 +11,39 @@ import { lineAmounts, taxBreakdown } from "../../src/modules/sales/lines";
 export const SUPPLIER_TOTAL = "18200.00";
 export const SUPPLIER_ITBIS = "2700.00";
 
-export function supplierEcf(options: { issuerRnc: string; buyerRnc: string; encf: string; issuerName?: string; issueDate?: string }): string {
-  const itbis = { id: 1, name: "ITBIS 18%", type: "itbis", rate: "18.00" };
-  const exento = { id: 2, name: "Exento", type: "exento", rate: "0.00" };
-  const specs = [
-    { name: "Cemento gris funda 42.5 kg", goodsOrService: 1 as const, quantity: "10", unitPrice: "1500", taxes: [itbis], indicator: 1 as const },
-    { name: "Entrega en obra", goodsOrService: 2 as const, quantity: "1", unitPrice: "500", taxes: [exento], indicator: 4 as const },
-  ];
-  const amounts = specs.map((s) => lineAmounts({ quantity: s.quantity, unitPrice: s.unitPrice, discount: "0", taxes: s.taxes }));
+/** A line of the supplier's e-CF: IndicadorFacturacion 1 (ITBIS 18 %), 3 (ITBIS 0 %) or 4 (exento); discount a percentage. */
+export interface SupplierLine {
+  name: string;
+  quantity: string;
+  unitPrice: string;
+  discount?: string;
+  indicator: 1 | 3 | 4;
+}
+
+const itbis = { id: 1, name: "ITBIS 18%", type: "itbis", rate: "18.00" };
+const exento = { id: 2, name: "Exento", type: "exento", rate: "0.00" };
+const itbis0 = { id: 3, name: "ITBIS 0%", type: "itbis", rate: "0.00" };
+const CEMENT_AND_DELIVERY: SupplierLine[] = [
+  { name: "Cemento gris funda 42.5 kg", quantity: "10", unitPrice: "1500", indicator: 1 },
+  { name: "Entrega en obra", quantity: "1", unitPrice: "500", indicator: 4 },
+];
+
+export function supplierEcf(options: {
+  issuerRnc: string;
+  buyerRnc: string;
+  encf: string;
+  issuerName?: string;
+  issueDate?: string;
+  lines?: SupplierLine[];
+  /** A foreign currency: the lines are in it, the e-CF's pesos at the rate (OtraMoneda). */
+  currency?: { code: string; exchangeRate: string };
+}): string {
+  const specs = (options.lines ?? CEMENT_AND_DELIVERY).map((line) => ({
+    ...line,
+    goodsOrService: line.indicator === 4 ? (2 as const) : (1 as const),
+    taxes: [{ 1: itbis, 3: itbis0, 4: exento }[line.indicator]],
+  }));
+  const amounts = specs.map((s) => lineAmounts({ quantity: s.quantity, unitPrice: s.unitPrice, discount: s.discount ?? "0", taxes: s.taxes }));
   const doc: EcfDocument = {
     type: "31",
     encf: options.encf,
@@ -41,7 +66,7 @@ export function supplierEcf(options: { issuerRnc: string; buyerRnc: string; encf
       },
       buyer: { contact_id: 1, name: "Cliente", identification_type: "rnc", identification: options.buyerRnc, address: null, email: null },
       sequence: { prefix: "E31", name: "Crédito fiscal electrónico", valid_until: "2027-12-31", authorization_number: null },
-      currency: { id: 1, code: "DOP", exchange_rate: "1.00" },
+      currency: { id: 1, code: options.currency?.code ?? "DOP", exchange_rate: options.currency?.exchangeRate ?? "1.00" },
     },
     lines: specs.map((s, i) => ({
       name: s.name,
@@ -55,6 +80,7 @@ export function supplierEcf(options: { issuerRnc: string; buyerRnc: string; encf
     breakdown: taxBreakdown(amounts),
     total: amounts.reduce((sum, a) => sum.plus(a.total), new Big(0)).toFixed(2),
     signedAt: new Date(),
+    ...(options.currency ? { currency: options.currency } : {}),
   };
   return buildEcf(doc);
 }

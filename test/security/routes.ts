@@ -96,6 +96,8 @@ export function validBody(world: World, method: string, path: string): unknown {
     "PUT /api/v1/ecf/settings": { environment: "testecf" },
     "POST /api/v1/ecf/annulments": { document_subtype_id: o.subtype.id, from: 1, to: 1 },
     "POST /api/v1/received-ecf/{id}/approval": { approved: true },
+    // The world's received e-CF has no lines to read: a permitted caller gets 422, never a purchase.
+    "POST /api/v1/received-ecf/{id}/purchase": { expense_type: "09" },
     "POST /api/v1/invoices/{id}/credit-notes": { modification_code: 3, reason: "Descuento", items: [{ description: "Descuento", amount: "0.01" }] },
     "POST /api/v1/invoices/{id}/debit-notes": { modification_code: 3, reason: "Cargo", items: [{ description: "Cargo", amount: "0.01" }] },
     // A new supplier NCF per request would be refused only as a duplicate (409) after the first.

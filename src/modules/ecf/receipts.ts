@@ -131,11 +131,16 @@ function root(xml: string, name: string): XmlElement {
   return element;
 }
 
+/** The direct child elements of that name. */
+function elementsOf(from: XmlElement, name: string): XmlElement[] {
+  return Array.from(from.childNodes as unknown as ArrayLike<XmlElement>).filter((child) => child.nodeType === 1 && child.localName === name);
+}
+
 /** The text of the element at that path of direct children, or null when absent. */
 function optional(from: XmlElement, path: string[]): string | null {
   let node: XmlElement | undefined = from;
   for (const name of path) {
-    node = Array.from(node.childNodes as unknown as ArrayLike<XmlElement>).find((child) => child.nodeType === 1 && child.localName === name);
+    node = elementsOf(node, name)[0];
     if (!node) return null;
   }
   return node.textContent?.trim() || null;
@@ -236,5 +241,83 @@ export function readEcfHeader(xml: string): EcfHeader {
     totalAmount: money(header("Totales", "MontoTotal", AMOUNT)),
     itbisTotal: itbis === null ? null : money(itbis),
     securityCode: signature.slice(0, 6),
+  };
+}
+
+/** A line of an e-CF's DetallesItems (Formato e-CF v1.0, section B), amounts in pesos as the e-CF carries them. */
+export interface EcfItem {
+  /** NumeroLinea. */
+  number: number;
+  /** IndicadorFacturacion: 0 no facturable, 1 ITBIS 18 %, 2 ITBIS 16 %, 3 ITBIS 0 %, 4 exento. */
+  billingIndicator: 0 | 1 | 2 | 3 | 4;
+  /** NombreItem. */
+  name: string;
+  /** CantidadItem. */
+  quantity: string;
+  /** PrecioUnitarioItem. */
+  unitPrice: string;
+  /** DescuentoMonto: the line's discounts in amount, "0" when absent. */
+  discount: string;
+  /** MontoItem: quantity × price − discount, taxes apart. */
+  amount: string;
+  /** OtraMonedaDetalle: the same in the document's foreign currency, when it has one. */
+  foreign: { unitPrice: string; discount: string; amount: string } | null;
+}
+
+/** What a buyer enters of a received e-CF beyond its header: the due date, the currency and the lines. */
+export interface EcfLines {
+  /** FechaLimitePago, YYYY-MM-DD: present on a credit sale (TipoPago 2). */
+  dueDate: string | null;
+  /** OtraMoneda: TipoMoneda (Tabla II code), TipoCambio (pesos per unit) and MontoTotalOtraMoneda. */
+  currency: { code: string; rate: string; total: string | null } | null;
+  items: EcfItem[];
+}
+
+const QUANTITY = /^\d+(\.\d+)?$/;
+
+export function readEcfLines(xml: string): EcfLines {
+  const ecf = root(xml, "ECF");
+  const due = optional(ecf, ["Encabezado", "IdDoc", "FechaLimitePago"]);
+  if (due !== null && !DATE.test(due)) throw new EcfReadError(`ECF: FechaLimitePago "${due}" is malformed.`);
+  const other = ["Encabezado", "OtraMoneda"];
+  const code = optional(ecf, [...other, "TipoMoneda"]);
+  const foreignTotal = optional(ecf, [...other, "MontoTotalOtraMoneda"]);
+  const details = elementsOf(ecf, "DetallesItems")[0];
+  const items = details ? elementsOf(details, "Item") : [];
+  if (!items.length) throw new EcfReadError("ECF: DetallesItems has no Item.");
+  return {
+    dueDate: due === null ? null : isoDate(due),
+    currency:
+      code === null
+        ? null
+        : {
+            code,
+            rate: required(ecf, [...other, "TipoCambio"], AMOUNT),
+            total: foreignTotal === null || !AMOUNT.test(foreignTotal) ? null : money(foreignTotal),
+          },
+    items: items.map((item, i) => {
+      const amount = (name: string) => optional(item, [name]) ?? "0";
+      const checked = (value: string, name: string) => {
+        if (!AMOUNT.test(value)) throw new EcfReadError(`ECF: Item ${i + 1} ${name} "${value}" is malformed.`);
+        return value;
+      };
+      const foreign = elementsOf(item, "OtraMonedaDetalle")[0];
+      return {
+        number: Number(optional(item, ["NumeroLinea"]) ?? i + 1),
+        billingIndicator: Number(required(item, ["IndicadorFacturacion"], /^[0-4]$/)) as EcfItem["billingIndicator"],
+        name: required(item, ["NombreItem"]),
+        quantity: required(item, ["CantidadItem"], QUANTITY),
+        unitPrice: required(item, ["PrecioUnitarioItem"], AMOUNT),
+        discount: checked(amount("DescuentoMonto"), "DescuentoMonto"),
+        amount: required(item, ["MontoItem"], AMOUNT),
+        foreign: foreign
+          ? {
+              unitPrice: required(foreign, ["PrecioOtraMoneda"], AMOUNT),
+              discount: checked(optional(foreign, ["DescuentoOtraMoneda"]) ?? "0", "DescuentoOtraMoneda"),
+              amount: required(foreign, ["MontoItemOtraMoneda"], AMOUNT),
+            }
+          : null,
+      };
+    }),
   };
 }

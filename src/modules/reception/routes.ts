@@ -2,11 +2,14 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { config } from "../../env";
 import type { AppEnv } from "../../http/context";
+import { idempotencyHeader, idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, ErrorBody, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage } from "../../http/schemas";
+import { dominicanToday } from "../../lib/dates";
+import { WrittenPurchase } from "../purchases/schemas";
 import { issueReceiverToken, newSeedValue, receiverTokenSigner, seedIsOurs, seedXml } from "./receiver-auth";
-import { ApprovalBody, ReceivedEcf, ReceivedEcfListQuery } from "./schemas";
+import { ApprovalBody, ReceivedEcf, ReceivedEcfListQuery, ReceivedEcfPurchaseBody } from "./schemas";
 import * as reception from "./service";
 import { tryParseXml, verifySignedXml } from "./verify";
 
@@ -265,5 +268,32 @@ receptionRouter.openapi(
     const { row, approval } = await reception.approveReceived(c.var.db, receiver, c.req.valid("param").id, body, c.var.scope.userId);
     c.var.approvals.push(approval.id);
     return c.json({ data: reception.serializeReceived(row, approval), message: body.approved ? "Approval sent." : "Rejection sent." }, 200);
+  },
+);
+
+receptionRouter.openapi(
+  defineRoute(
+    { permission: "purchases:create" },
+    {
+      method: "post",
+      path: `${V1}/received-ecf/{id}/purchase`,
+      tags,
+      summary:
+        "Turn a received e-CF into a purchase of the request's workspace (draft by default): supplier (found or created by RNCEmisor), e-NCF, dates, currency and lines from the e-CF; once while that purchase stands (409 received_ecf_already_purchased)",
+      request: { params: IdParam, headers: idempotencyHeader, ...jsonBody(ReceivedEcfPurchaseBody) },
+      responses: { 201: jsonResponse("Purchase created from the e-CF", WrittenPurchase), ...errorResponses(404, 409), ...commonErrors },
+    },
+  ),
+  async (c) => {
+    const db = c.var.db;
+    const id = c.req.valid("param").id;
+    const input = c.req.valid("json");
+    return idempotent(c, db, async () => {
+      const result = await reception.purchaseReceived(db, c.var.scope, id, input, dominicanToday());
+      return {
+        status: 201,
+        body: { data: result.purchase, message: input.status === "draft" ? "Draft created." : "Purchase entered.", warnings: result.warnings },
+      };
+    });
   },
 );

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { listQuerySchema } from "../../http/pagination";
 import { dateInput as dateFilter } from "../../lib/bounds";
+import { CreatePurchaseBody } from "../purchases/schemas";
 
 export const RECEIVED_STATUSES = ["received", "purchased"] as const;
 export const COMMERCIAL_STATUSES = ["pending", "approved", "rejected"] as const;
@@ -74,3 +75,33 @@ export const ApprovalBody = z
   })
   .openapi("ReceivedEcfApprovalRequest");
 export type ReceivedEcf = z.output<typeof ReceivedEcf>;
+
+const purchase = CreatePurchaseBody.shape;
+
+/**
+ * POST /received-ecf/{id}/purchase: what the e-CF does not say about the purchase. Its supplier,
+ * e-NCF, dates, currency and lines come from the e-CF (docs/reception.md, "Turning a received e-CF
+ * into a purchase"); `supplier_id` and `items` replace what would be prefilled.
+ */
+export const ReceivedEcfPurchaseBody = z
+  .object({
+    expense_type: purchase.expense_type,
+    supplier_id: purchase.supplier_id.openapi({
+      description: "Default: the contact whose identification is the e-CF's RNCEmisor (created as a supplier when there is none)",
+    }),
+    items: purchase.items.optional().openapi({
+      description: "Replace the e-CF's lines (e.g. to name the products whose stock the purchase moves); default: the e-CF's lines as expense lines",
+    }),
+    status: z
+      .enum(["draft", "pending_payment"])
+      .default("draft")
+      .openapi({ description: "draft (default): to be reviewed and entered with POST /purchases/{id}/enter; pending_payment: entered at once" }),
+    payment_method: purchase.payment_method,
+    itbis_withheld: purchase.itbis_withheld,
+    isr_withheld: purchase.isr_withheld,
+    withholding_date: purchase.withholding_date,
+    notes: purchase.notes,
+  })
+  .strict()
+  .openapi("ReceivedEcfPurchaseRequest");
+export type ReceivedEcfPurchaseInput = z.output<typeof ReceivedEcfPurchaseBody>;

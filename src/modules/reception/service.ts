@@ -1,18 +1,35 @@
-import { and, eq, gte, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, isNull, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { orderBy, pageOf } from "../../db/queries";
 import * as schema from "../../db/schema";
-import { AppError, notFound } from "../../http/errors";
+import { AppError, fieldError, fieldErrorsFromZod, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
+import type { RequestScope } from "../../http/scope";
 import { sha256Hex } from "../../lib/crypto";
+import { Big } from "../../lib/decimal";
 import { decimal2, timestamp } from "../../lib/format";
+import { normalizeIdentification } from "../../lib/identification";
 import type { SchemaName } from "../../lib/xsd";
+import { createContact } from "../contacts/service";
 import type { SigningMaterial } from "../ecf/certificate";
-import { type AcecfInput, buildAcecf, buildArecf, type EcfHeader, EcfReadError, readAcecf, readEcfHeader } from "../ecf/receipts";
+import {
+  type AcecfInput,
+  buildAcecf,
+  buildArecf,
+  type EcfHeader,
+  type EcfItem,
+  type EcfLines,
+  EcfReadError,
+  readAcecf,
+  readEcfHeader,
+  readEcfLines,
+} from "../ecf/receipts";
 import type { EcfEnvironment } from "../ecf/schemas";
 import { openedCertificate } from "../ecf/service";
 import { signXml } from "../ecf/signature";
-import type { DeliveryStatus, ReceivedEcfFilter, ReceivedEcfSort } from "./schemas";
+import { CreatePurchaseBody, type CreatePurchaseInput } from "../purchases/schemas";
+import { createPurchase, type WrittenPurchase } from "../purchases/service";
+import type { DeliveryStatus, ReceivedEcfFilter, ReceivedEcfPurchaseInput, ReceivedEcfSort } from "./schemas";
 import { tryParseXml, verifySignedXml } from "./verify";
 
 /**
@@ -302,4 +319,171 @@ export async function approveReceived(
     .where(eq(received.id, row.id))
     .returning();
   return { row: updated!, approval: created! };
+}
+
+// ---- A received e-CF turned into a purchase (docs/reception.md, "Turning a received e-CF into a purchase")
+
+/**
+ * The tax of each IndicadorFacturacion (Formato e-CF v1.0, DetallesItems field "Indicador de
+ * Facturación"): 1 ITBIS 18 %, 2 ITBIS 16 %, 3 ITBIS 0 %, 4 exento; 0 (no facturable) takes none.
+ */
+const INDICATOR_TAX: Record<1 | 2 | 3 | 4, { type: string; rate: string; name: string }> = {
+  1: { type: "itbis", rate: "18", name: "ITBIS 18 %" },
+  2: { type: "itbis", rate: "16", name: "ITBIS 16 %" },
+  3: { type: "itbis", rate: "0", name: "ITBIS 0 %" },
+  4: { type: "exento", rate: "0", name: "exento" },
+};
+
+type PurchaseLine = CreatePurchaseInput["items"][number];
+
+/** A line's pesos at the e-CF's TipoCambio, for a line of a foreign-currency e-CF without OtraMonedaDetalle. */
+function inCurrency(item: EcfItem, rate: string) {
+  const at = (value: string, places: number) => new Big(value).div(rate).round(places, Big.roundHalfUp).toFixed(places);
+  return { unitPrice: at(item.unitPrice, 4), discount: at(item.discount, 2), amount: at(item.amount, 2) };
+}
+
+/**
+ * The e-CF's lines as purchase lines, in the purchase's currency (the e-CF's OtraMonedaDetalle when
+ * it has one). A discount (DescuentoMonto) becomes the line's percentage when a percentage of at
+ * most 2 decimals gives exactly that amount on the line's subtotal; otherwise it goes into the unit
+ * cost, MontoItem ÷ CantidadItem to 4 decimals, so the line amount stays the e-CF's.
+ */
+async function linesOfEcf(db: AnyDb, tenantId: number, lines: EcfLines): Promise<PurchaseLine[]> {
+  const taxes = await db
+    .select({ id: schema.taxes.id, type: schema.taxes.type, rate: schema.taxes.rate })
+    .from(schema.taxes)
+    .where(and(eq(schema.taxes.tenantId, tenantId), eq(schema.taxes.isActive, true), inArray(schema.taxes.type, ["itbis", "exento"])))
+    .orderBy(desc(schema.taxes.isDefault), schema.taxes.id);
+  return lines.items.map((item) => {
+    const side = lines.currency ? (item.foreign ?? inCurrency(item, lines.currency.rate)) : item;
+    const unitPrice = side.unitPrice;
+    const discount = new Big(side.discount);
+    const amount = new Big(side.amount);
+    const subtotal = new Big(item.quantity).times(unitPrice).round(2, Big.roundHalfUp);
+    let line = { unit_cost: new Big(unitPrice).toFixed(4), discount: "0.00" };
+    if (discount.gt(0)) {
+      const percent = subtotal.gt(0) ? discount.times(100).div(subtotal) : null;
+      const exact = percent?.lte(100) && percent.eq(percent.round(2)) && subtotal.times(percent).div(100).round(2, Big.roundHalfUp).eq(discount);
+      line = exact
+        ? { unit_cost: line.unit_cost, discount: percent!.toFixed(2) }
+        : { unit_cost: amount.div(item.quantity).round(4, Big.roundHalfUp).toFixed(4), discount: "0.00" };
+    }
+    let taxIds: number[] = [];
+    if (item.billingIndicator !== 0) {
+      const wanted = INDICATOR_TAX[item.billingIndicator];
+      const tax = taxes.find((t) => t.type === wanted.type && new Big(t.rate).eq(wanted.rate));
+      if (!tax) {
+        throw fieldError(
+          "items",
+          `Line ${item.number} of the e-CF is ${wanted.name} (IndicadorFacturacion ${item.billingIndicator}) and the company has no active tax of type ${wanted.type} at ${wanted.rate} %: create it, or send items.`,
+        );
+      }
+      taxIds = [tax.id];
+    }
+    return { product_id: null, description: item.name, quantity: item.quantity, ...line, tax_ids: taxIds };
+  });
+}
+
+/**
+ * The supplier of a received e-CF: the contact visible in the request's workspace whose
+ * identification is RNCEmisor — a supplier (or both); a customer is made `both`. With none, one is
+ * created in the request's workspace (as POST /contacts would): RazonSocialEmisor, RNC or cédula
+ * by its length, contact_type supplier.
+ */
+async function supplierOfEcf(db: AnyDb, scope: RequestScope, row: ReceivedRow): Promise<number> {
+  const contacts = schema.contacts;
+  const [known] = await db
+    .select({ id: contacts.id, contactType: contacts.contactType })
+    .from(contacts)
+    .where(
+      and(
+        eq(contacts.tenantId, scope.tenantId),
+        eq(contacts.identification, row.issuerRnc),
+        or(isNull(contacts.workspaceId), eq(contacts.workspaceId, scope.workspaceId)),
+      ),
+    )
+    .orderBy(sql`${contacts.contactType} = 'customer'`, contacts.id)
+    .limit(1)
+    .for("update");
+  if (known) {
+    if (known.contactType === "customer") await db.update(contacts).set({ contactType: "both", updatedAt: new Date() }).where(eq(contacts.id, known.id));
+    return known.id;
+  }
+  const type = row.issuerRnc.length === 9 ? "rnc" : "cedula";
+  const checked = normalizeIdentification(type, row.issuerRnc);
+  if (!checked.ok) throw fieldError("supplier_id", `The issuer's ${type} ${row.issuerRnc} cannot identify a contact (${checked.message}): send supplier_id.`);
+  const created = await createContact(db, scope, {
+    name: row.issuerName.slice(0, 255),
+    contact_type: "supplier",
+    identification_type: type,
+    identification: checked.value,
+    workspace_id: scope.workspaceId,
+    phone: null,
+    address: null,
+    notes: null,
+  });
+  return created.id;
+}
+
+/**
+ * POST /received-ecf/{id}/purchase: a purchase of the request's workspace prefilled from the
+ * received e-CF (createPurchase does every check of POST /purchases), linked to it in the same
+ * transaction. Once per e-CF while its purchase stands: a draft deleted or a purchase voided frees
+ * it again. A total that differs from the e-CF's MontoTotal (lines replaced, rounding, taxes the
+ * purchase does not carry) is a warning, not a refusal: the buyer books what it decides.
+ */
+export async function purchaseReceived(db: AnyDb, scope: RequestScope, id: number, input: ReceivedEcfPurchaseInput, today: string): Promise<WrittenPurchase> {
+  const { row } = await findReceived(db, scope.tenantId, id, true);
+  if (row.purchaseId !== null) {
+    const [standing] = await db
+      .select({ status: schema.purchases.status })
+      .from(schema.purchases)
+      .where(and(eq(schema.purchases.tenantId, scope.tenantId), eq(schema.purchases.id, row.purchaseId)));
+    if (standing && standing.status !== "voided") {
+      throw new AppError("received_ecf_already_purchased", `This e-CF is purchase ${row.purchaseId} already (${standing.status}).`);
+    }
+  }
+  // An E34 lowers what was bought from the supplier (Formato e-CF v1.0, Nota de Crédito): it is not a purchase.
+  if (row.ecfType === "34") throw fieldError("id", "A credit note (E34) reduces an earlier purchase; it is not entered as one.");
+  let lines: EcfLines;
+  try {
+    lines = readEcfLines(row.xml);
+  } catch (error) {
+    if (error instanceof EcfReadError) throw fieldError("id", `The stored e-CF's lines cannot be read: ${error.message}`);
+    throw error;
+  }
+  let currency: { id: number; rate: string } | null = null;
+  if (lines.currency && lines.currency.code !== "DOP") {
+    const [found] = await db
+      .select({ id: schema.currencies.id })
+      .from(schema.currencies)
+      .where(and(eq(schema.currencies.tenantId, scope.tenantId), eq(schema.currencies.code, lines.currency.code)));
+    if (!found) throw fieldError("currency", `The e-CF is in ${lines.currency.code} (OtraMoneda) and the company has no such currency: create it first.`);
+    currency = { id: found.id, rate: lines.currency.rate };
+  }
+  const prefilled = {
+    ...input,
+    supplier_id: input.supplier_id ?? (await supplierOfEcf(db, scope, row)),
+    supplier_ncf: row.encf,
+    issue_date: row.issueDate,
+    due_date: lines.dueDate,
+    currency_id: currency?.id ?? null,
+    exchange_rate: currency?.rate ?? null,
+    items: input.items ?? (await linesOfEcf(db, scope.tenantId, currency ? lines : { ...lines, currency: null })),
+  };
+  const parsed = CreatePurchaseBody.safeParse(prefilled);
+  if (!parsed.success)
+    throw new AppError("validation_failed", "The e-CF's values cannot be entered as a purchase as they are.", fieldErrorsFromZod(parsed.error));
+  const written = await createPurchase(db, scope, parsed.data, today);
+  await db.update(received).set({ status: "purchased", purchaseId: written.purchase.id, updatedAt: new Date() }).where(eq(received.id, row.id));
+  // In the purchase's currency: MontoTotalOtraMoneda when the e-CF has one (Formato e-CF v1.0, Otra Moneda), else MontoTotal.
+  const [ecfTotal, field] = currency && lines.currency?.total ? [lines.currency.total, "MontoTotalOtraMoneda"] : [decimal2(row.totalAmount)!, "MontoTotal"];
+  if (!new Big(written.purchase.total_amount).eq(ecfTotal)) {
+    written.warnings.push({
+      code: "total_differs_from_ecf",
+      field: input.items ? "items" : "id",
+      message: `The purchase's total ${written.purchase.total_amount} differs from the e-CF's ${field} ${ecfTotal}.`,
+    });
+  }
+  return written;
 }
