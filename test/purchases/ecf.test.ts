@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { PurchaseSummary } from "../../src/modules/purchases/schemas";
 import { ecfTenant, received, waitForStatus } from "../ecf/helpers";
 import type { Data } from "../support/api";
+import { fetchBytes, pdfText } from "../support/pdf";
 import { ownerRow, seedTenant, sql } from "../support/seed";
 import { createSupplier } from "./helpers";
 
@@ -53,6 +54,13 @@ describe("purchases: E41, E43 through the e-CF pipeline", () => {
     expect(atDgii).toHaveLength(1);
     expect(atDgii[0]!.errors).toEqual([]);
     expect(atDgii[0]!.xml).toBe(xml);
+
+    // Its receipt prints the e-CF's security code and signature time beside the QR.
+    const pdf = await fetchBytes(t.tenant.subdomain, t.tenant.admin.token, `/purchases/${purchase.id}/pdf`);
+    expect(pdf.status).toBe(200);
+    const text = await pdfText(pdf.bytes);
+    for (const printed of ["E410000000001", "Pedro Almonte (transportista)", `Código de seguridad: ${ecf.security_code}`, "Fecha de firma:"])
+      expect(text).toContain(printed);
 
     const submissions = await t.tenant.api.get("/ecf/submissions?filter[type]=41");
     expect(submissions.body.data).toEqual([expect.objectContaining({ document_kind: "purchase", document_id: purchase.id, encf: "E410000000001" })]);

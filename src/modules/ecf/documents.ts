@@ -83,13 +83,16 @@ function qrUrlOf(row: EcfRow, urls: { ecf: string; fc: string }): string | null 
 /** What an e-CF's PDF prints besides the document (issue 18, "Printed representation"), or null for a document without e-CF. */
 export async function printedEcf(
   db: AnyDb,
-  document: { invoiceId: number } | { noteId: number },
+  document: { invoiceId: number } | { noteId: number } | { purchaseId: number },
   config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">,
 ): Promise<PdfDocumentData["ecf"] | null> {
-  const [row] = await db
-    .select()
-    .from(e)
-    .where("invoiceId" in document ? eq(e.invoiceId, document.invoiceId) : eq(e.noteId, document.noteId));
+  const owner =
+    "invoiceId" in document
+      ? eq(e.invoiceId, document.invoiceId)
+      : "noteId" in document
+        ? eq(e.noteId, document.noteId)
+        : eq(e.purchaseId, document.purchaseId);
+  const [row] = await db.select().from(e).where(owner);
   if (!row) return null;
   const qrUrl = qrUrlOf(row, dgiiUrls(config, row.environment as EcfEnvironment));
   return qrUrl ? { qrUrl, securityCode: row.securityCode, signedAt: ecfDateTime(row.signedAt) } : null;

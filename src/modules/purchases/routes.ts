@@ -6,6 +6,8 @@ import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, MessageResponse } from "../../http/schemas";
 import { idParam } from "../../lib/bounds";
 import { dominicanToday } from "../../lib/dates";
+import { isElectronicNumber } from "../../lib/ncf";
+import { printedEcf } from "../ecf/documents";
 import { CreatePaymentBody } from "../invoices/schemas";
 import { renderDocumentPdf } from "../sales/pdf";
 import {
@@ -195,7 +197,7 @@ purchasesRouter.openapi(
       method: "get",
       path: `${V1}/purchases/{id}/pdf`,
       tags,
-      summary: "The receipt of a document the company issued about a purchase (B11, B13, B17) as a PDF",
+      summary: "The receipt of a document the company issued about a purchase (B11, B13, B17; E41, E43, E47 with the e-CF's QR and security code) as a PDF",
       request: { params: IdParam },
       responses: {
         200: { description: "PDF", content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } } },
@@ -206,6 +208,8 @@ purchasesRouter.openapi(
   ),
   async (c) => {
     const { purchase, pdf } = await purchases.purchasePdfData(c.var.db, c.var.scope, c.req.valid("param").id);
+    // An E41/E43/E47 prints its e-CF's timbre QR, security code and signature time (Norma 06-2018 and DGII's printed representation).
+    if (isElectronicNumber(purchase.ncf)) pdf.ecf = (await printedEcf(c.var.db, { purchaseId: purchase.id }, config(c.env))) ?? undefined;
     return c.body(await renderDocumentPdf(pdf), 200, {
       "Content-Type": "application/pdf",
       "Content-Disposition": `attachment; filename="${purchase.ncf}.pdf"`,
