@@ -1,5 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ecfTenant } from "../ecf/helpers";
+import { appCall } from "../security/world";
+import { call, TEST_DOMAIN } from "../support/api";
 import { seedTenant } from "../support/seed";
 import { fe, receiverToken, signAs, supplierCertificate } from "./helpers";
 
@@ -92,5 +94,37 @@ describe("receiver authentication", () => {
     const plain = await seedTenant();
     expect((await fe(plain.subdomain, "/fe/autenticacion/api/semilla")).status).toBe(404);
     expect((await fe(plain.subdomain, "/fe/autenticacion/api/validacioncertificado", { xml: "<SemillaModel/>" })).status).toBe(404);
+  });
+
+  it("the receiver services are limited as webhooks: one bucket per tenant at RATE_LIMIT_WEBHOOK_PER_MINUTE, whatever the path's case", async () => {
+    const t = await ecfTenant();
+    const ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+    // More than the anonymous 10 per IP: the webhook bucket (600 by default) applies.
+    for (let i = 0; i < 12; i++) {
+      const res = await call(t.tenant.subdomain, "/fe/autenticacion/api/semilla", { ip });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-ratelimit-limit")).toBe("600");
+    }
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    vi.useFakeTimers({ toFake: ["Date"], now: minute + 30_000 });
+    try {
+      const other = await ecfTenant();
+      const url = (path: string) => `http://${other.tenant.subdomain}.${TEST_DOMAIN}${path}`;
+      const limited = { RATE_LIMIT_WEBHOOK_PER_MINUTE: "3" };
+      const paths = ["/fe/autenticacion/api/semilla", "/FE/Autenticacion/Api/Semilla", "/fe/recepcion/api/ecf"];
+      const answers = [];
+      for (const path of paths)
+        answers.push(await appCall(other.tenant.subdomain, url(path), { env: limited, ip, method: path.includes("recepcion") ? "POST" : "GET" }));
+      expect(answers.map((r) => [r.status, r.headers.get("x-ratelimit-remaining")])).toEqual([
+        [200, "2"],
+        [200, "1"],
+        [401, "0"],
+      ]);
+      const refused = await appCall(other.tenant.subdomain, url("/fe/autenticacion/api/semilla"), { env: limited, ip: "203.0.113.9" });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("retry-after")).toBe("30");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
