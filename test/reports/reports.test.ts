@@ -6,7 +6,7 @@ import type { Report606, Report608 } from "../../src/modules/reports/schemas";
 import { PAGE_ROWS } from "../../src/modules/reports/service";
 import { createPurchase, sequence } from "../purchases/helpers";
 import { catalogIds, createContact } from "../support/sales";
-import { asOwner, ownerRow, type SeededTenant, seedTenant, seedUser, seedWorkspace, sql } from "../support/seed";
+import { asOwner, ownerRow, ownerRows, type SeededTenant, seedTenant, seedUser, seedWorkspace, sql } from "../support/seed";
 import { createProduct } from "../support/stock";
 import golden606 from "./golden/606-202610.txt?raw";
 import golden608 from "./golden/608-202610.txt?raw";
@@ -104,6 +104,11 @@ async function october() {
     withholding_date: "2026-11-05",
   });
   await pay(tenant, p11.id, "1000.00", "2026-11-05", "bank_transfer");
+
+  // Goods with an ad valorem ISC (10 %, code 035: it enters the ITBIS base) and another tax (2 %, code 002), unpaid.
+  const isc = (await tenant.api.post("/taxes", { name: "ISC alcoholes", type: "isc", rate: "10", dgii_code: "035" })).body.data.id as number;
+  const cdt = (await tenant.api.post("/taxes", { name: "CDT", type: "other", rate: "2", dgii_code: "002" })).body.data.id as number;
+  await bill(equipos, "B0100000505", "2026-10-27", "09", [{ product_id: goods.id, quantity: "1", unit_cost: "1000.00", tax_ids: [ids.itbis18, isc, cdt] }]);
 
   // Another branch's purchase: in the company's file, not in the main workspace's review.
   const branch = await seedWorkspace(tenant);
@@ -212,6 +217,19 @@ describe("DGII reports: 606 and 608", () => {
       legal_tip: "0.00",
       payment_form: "01",
     });
+  });
+
+  it("each row's amounts add up to its purchase's total in DOP, and the month's rows to the sum of its purchases", async () => {
+    const rows = lines(golden606)
+      .slice(1)
+      .map((row) => row.split("|"));
+    const amounts = (row: string[]) => [9, 10, 19, 20, 21].reduce((sum, i) => sum + Math.round(Number(row[i]) * 100), 0);
+    const stored = await ownerRows<{ ncf: string; total: string }>(
+      sql`SELECT coalesce(ncf, supplier_ncf) AS ncf, total_amount_dop::text AS total FROM purchases
+        WHERE tenant_id = ${month.tenant.tenantId} AND status <> 'draft' AND status <> 'voided' AND issue_date BETWEEN '2026-10-01' AND '2026-10-31'`,
+    );
+    expect(stored).toHaveLength(rows.length);
+    for (const { ncf, total } of stored) expect(amounts(rows.find((row) => row[3] === ncf)!), ncf).toBe(Math.round(Number(total) * 100));
   });
 
   it("workspace_id narrows to a branch for review; an id that is not the company's is 422", async () => {
