@@ -10,7 +10,10 @@ import type { AppEnv } from "./context";
  * (`c.var.streaming`, read by databaseSession). A failure after the first chunk cannot change the
  * status already sent: it is logged and the body is cut short, which the client sees as an error.
  */
-export function streamedBody(c: Context<AppEnv>, first: string, next: () => Promise<string | null>): ReadableStream<Uint8Array> {
+export function streamedBody(c: Context<AppEnv>, first: string, next: () => Promise<string | null>): ReadableStream<Uint8Array> | null {
+  // A HEAD answers the GET's status and headers without a body (hono drops it unread): nothing is
+  // streamed, so nothing holds the transaction open.
+  if (c.req.raw.method === "HEAD") return null;
   const encoder = new TextEncoder();
   let settle: () => void = () => undefined;
   c.set(

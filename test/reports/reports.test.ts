@@ -5,6 +5,7 @@ import { dominicanToday } from "../../src/lib/dates";
 import type { Report606, Report608 } from "../../src/modules/reports/schemas";
 import { PAGE_ROWS } from "../../src/modules/reports/service";
 import { createPurchase, sequence } from "../purchases/helpers";
+import { call } from "../support/api";
 import { catalogIds, createContact } from "../support/sales";
 import { asOwner, ownerRow, ownerRows, type SeededTenant, seedTenant, seedUser, seedWorkspace, sql } from "../support/seed";
 import { createProduct } from "../support/stock";
@@ -145,11 +146,16 @@ async function october() {
   expect(p13.ncf).toBe("B1100000002");
   expect((await tenant.api.delete(`/purchases/${p13.id}`, { body: { reason: "Montos equivocados" } })).status).toBe(200);
   await asOwner(async (db) => {
+    // An e-NCF annulled in October stays out: DGII has it through the ANECF message.
+    await db.execute(sql`INSERT INTO ncf_annulments (tenant_id, workspace_id, invoice_id, ncf, annulled_on, reason_code, action, created_by)
+      VALUES (${tenant.tenantId}, ${tenant.workspaceId}, ${i3.id}, 'E310000000001', '2026-10-05', '04', 'deleted', ${tenant.admin.id})`);
     await db.execute(sql`UPDATE ncf_annulments SET annulled_on = '2026-10-04' WHERE invoice_id = ${i1.id}`);
     await db.execute(sql`UPDATE ncf_annulments SET annulled_on = '2026-10-09' WHERE invoice_id = ${i2.id}`);
     await db.execute(sql`UPDATE purchases SET voided_at = '2026-10-14 15:00:00-04' WHERE id = ${p13.id}`);
   });
-  return { tenant, branch };
+  // The reads go through an accountant: the admin's requests above are near its rate limit.
+  const reader = await seedUser(tenant, { role: "accountant", workspaceIds: [tenant.workspaceId] });
+  return { tenant, branch, reader };
 }
 
 const lines = (text: string) => text.split("\r\n").slice(0, -1);
@@ -161,10 +167,11 @@ describe("DGII reports: 606 and 608", () => {
   }, 120_000);
 
   it("the 606 of October is DGII's TXT, byte for byte the golden file, named as DGII's tool names it", async () => {
-    const res = await month.tenant.api.get("/reports/606?period=202610");
+    const res = await month.reader.api.get("/reports/606?period=202610");
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(res.headers.get("content-disposition")).toBe('attachment; filename="DGII_F_606_131246796_202610.TXT"');
+    expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.text).toBe(golden606);
     const [header, ...rows] = lines(res.text);
     expect(header).toBe(`606|131246796|202610|${rows.length}`);
@@ -172,7 +179,7 @@ describe("DGII reports: 606 and 608", () => {
   });
 
   it("the 608 of October is the golden file: B-series annulled in October, with their reason codes", async () => {
-    const res = await month.tenant.api.get("/reports/608?period=202610");
+    const res = await month.reader.api.get("/reports/608?period=202610");
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get("content-disposition")).toBe('attachment; filename="DGII_F_608_131246796_202610.TXT"');
     expect(res.text).toBe(golden608);
@@ -180,9 +187,17 @@ describe("DGII reports: 606 and 608", () => {
     expect(header).toBe(`608|131246796|202610|${rows.length}`);
   });
 
+  it("HEAD answers the GET's status and headers, without a body", async () => {
+    const head = await call(month.tenant.subdomain, "/api/v1/reports/606?period=202610", { method: "HEAD", token: month.reader.token });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe("");
+    expect(head.headers.get("content-disposition")).toBe('attachment; filename="DGII_F_606_131246796_202610.TXT"');
+    expect((await month.reader.api.get("/reports/606?period=202610")).text).toBe(golden606);
+  });
+
   it("format=json gives the same rows, each value the TXT's text, in DGII's column order", async () => {
     for (const format of ["606", "608"] as const) {
-      const txt = await month.tenant.api.get(`/reports/${format}?period=202610`);
+      const txt = await month.reader.api.get(`/reports/${format}?period=202610`);
       const json = await month.tenant.api.get<Report606 | Report608>(`/reports/${format}?period=202610&format=json`);
       expect(json.status, json.text).toBe(200);
       expect(json.headers.get("content-type")).toBe("application/json");
@@ -233,16 +248,23 @@ describe("DGII reports: 606 and 608", () => {
   });
 
   it("workspace_id narrows to a branch for review; an id that is not the company's is 422", async () => {
-    const { tenant, branch } = month;
-    const main = lines((await tenant.api.get(`/reports/606?period=202610&workspace_id=${tenant.workspaceId}`)).text);
+    const { tenant, branch, reader } = month;
+    const main = lines((await reader.api.get(`/reports/606?period=202610&workspace_id=${tenant.workspaceId}`)).text);
     const all = lines(golden606);
     expect(main[0]).toBe(`606|131246796|202610|${all.length - 2}`);
     expect(main.slice(1)).toEqual(all.slice(1).filter((row) => !row.includes("B0100000401")));
-    const inBranch = lines((await tenant.api.get(`/reports/606?period=202610&workspace_id=${branch}`)).text);
+    const inBranch = lines((await reader.api.get(`/reports/606?period=202610&workspace_id=${branch}`)).text);
     expect(inBranch).toEqual(["606|131246796|202610|1", all.find((row) => row.includes("B0100000401"))]);
-    expect(lines((await tenant.api.get(`/reports/608?period=202610&workspace_id=${branch}`)).text)).toEqual(["608|131246796|202610|0"]);
+    expect(lines((await reader.api.get(`/reports/608?period=202610&workspace_id=${branch}`)).text)).toEqual(["608|131246796|202610|0"]);
+    expect((await reader.api.get(`/reports/608?period=202610&workspace_id=${branch}&format=json`)).body).toEqual({
+      format: "608",
+      rnc: "131246796",
+      period: "202610",
+      count: 0,
+      rows: [],
+    });
     const other = await seedTenant();
-    const foreign = await tenant.api.get(`/reports/606?period=202610&workspace_id=${other.workspaceId}`);
+    const foreign = await reader.api.get(`/reports/606?period=202610&workspace_id=${other.workspaceId}`);
     expect(foreign.status).toBe(422);
     expect(foreign.body).toMatchObject({ code: "validation_failed", errors: { workspace_id: ["Not a workspace of this company."] } });
   });
@@ -275,8 +297,8 @@ describe("DGII reports: 606 and 608", () => {
       expense_type: "09",
       items: [{ description: "Ajeno", quantity: "1", unit_cost: "10.00", tax_ids: [ids.itbis18] }],
     });
-    expect((await month.tenant.api.get("/reports/606?period=202610")).text).toBe(golden606);
-    expect((await month.tenant.api.get("/reports/608?period=202610")).text).toBe(golden608);
+    expect((await month.reader.api.get("/reports/606?period=202610")).text).toBe(golden606);
+    expect((await month.reader.api.get("/reports/608?period=202610")).text).toBe(golden608);
     const theirs = lines((await other.api.get("/reports/606?period=202610")).text);
     expect(theirs).toEqual([
       "606|131246796|202610|1",

@@ -35,7 +35,9 @@ async function answer<Row extends Record<string, string>>(
   // DGII's tool names its files DGII_F_<format>_<RNC>_<period>.TXT.
   if (query.format === "txt")
     headers["Content-Disposition"] = `attachment; filename="DGII_F_${source.format}_${report.header.rnc}_${report.header.period}.TXT"`;
-  return c.body(streamedBody(c, chunks.first, chunks.next), 200, headers) as unknown as TypedResponse<string, 200, "text">;
+  const body = streamedBody(c, chunks.first, chunks.next);
+  const response = body ? c.body(body, 200, headers) : c.body(null, 200, headers);
+  return response as unknown as TypedResponse<string, 200, "text">;
 }
 
 /** A report's route: the same query, access and answer for every format; its source gives the rows. */
