@@ -126,11 +126,12 @@ async function october() {
     inBranch,
   );
 
-  // Out of the 606: a draft, a voided bill, September.
+  // Out of the 606: a draft, a voided bill, September, a consumer invoice (B02).
   await bill(distribuidora, "B0100000901", "2026-10-10", "09", [line("Borrador", "10.00", [])], { status: "draft" });
   const voided = await bill(distribuidora, "B0100000902", "2026-10-11", "09", [line("Anulada", "10.00", [])]);
   expect((await tenant.api.delete(`/purchases/${voided.id}`, { body: { reason: "Duplicada" } })).status).toBe(200);
   await bill(distribuidora, "B0100000903", "2026-09-30", "09", [line("Septiembre", "10.00", [])]);
+  await bill(distribuidora, "B0200000777", "2026-10-16", "02", [line("Consumo", "10.00", [ids.itbis18])]);
 
   // The 608: an invoice deleted (reason 03) and one cancelled (04 by default) in October, a B11
   // voided in October; an invoice deleted in November stays out. The annulment dates are moved to
@@ -241,7 +242,8 @@ describe("DGII reports: 606 and 608", () => {
     const amounts = (row: string[]) => [9, 10, 19, 20, 21].reduce((sum, i) => sum + Math.round(Number(row[i]) * 100), 0);
     const stored = await ownerRows<{ ncf: string; total: string }>(
       sql`SELECT coalesce(ncf, supplier_ncf) AS ncf, total_amount_dop::text AS total FROM purchases
-        WHERE tenant_id = ${month.tenant.tenantId} AND status <> 'draft' AND status <> 'voided' AND issue_date BETWEEN '2026-10-01' AND '2026-10-31'`,
+        WHERE tenant_id = ${month.tenant.tenantId} AND status <> 'draft' AND status <> 'voided' AND issue_date BETWEEN '2026-10-01' AND '2026-10-31'
+          AND supplier_ncf IS DISTINCT FROM 'B0200000777'`,
     );
     expect(stored).toHaveLength(rows.length);
     for (const { ncf, total } of stored) expect(amounts(rows.find((row) => row[3] === ncf)!), ncf).toBe(Math.round(Number(total) * 100));

@@ -6,7 +6,8 @@ import type { ReportContext, ReportSource } from "./service";
 
 /**
  * Formato 606, "Formato de Envío de Compras de Bienes y Servicios" (Norma General 07-2018): one row
- * per purchase entered (not a draft, not voided) whose issue date falls in the period. The columns,
+ * per purchase entered (not a draft, not voided) whose issue date falls in the period, bar consumer
+ * invoices (B02, E32): DGII's 606 takes the documents that support costs or ITBIS credits. The columns,
  * their order and their rules are in docs/reports.md ("606"), with what each one is taken from and
  * which ones DGII's own material confirms.
  */
@@ -160,6 +161,8 @@ export const purchases606: ReportSource<Row606> = {
       FROM purchase_payments pp WHERE pp.purchase_id = p.id AND pp.payment_date <= ${period.to}::date
     ) pay ON true
     WHERE p.status IN ('pending_payment', 'partially_paid', 'paid')
+      -- A consumer invoice (B02, E32) supports neither a cost nor an ITBIS credit: not a 606 row.
+      AND coalesce(p.ncf, p.supplier_ncf) !~ '^(B02|E32)'
       AND p.issue_date BETWEEN ${period.from}::date AND ${period.to}::date
       ${workspaceId === undefined ? sql`` : sql`AND p.workspace_id = ${workspaceId}`}
     ORDER BY p.issue_date, p.id`,
