@@ -54,7 +54,7 @@ export function renderPermissionsBlock(): string {
     lines.push(`| ${route.method} | \`${route.path}\` | ${cell(describeAccess(route.access) + note)} | ${cell(op.summary ?? "")} |`);
   }
 
-  lines.push("", "Built-in roles (`admin`, `member`, `viewer`; they cannot be modified or deleted):", "");
+  lines.push("", `Built-in roles (${builtinRoles.map((r) => `\`${r.name}\``).join(", ")}; they cannot be modified or deleted):`, "");
   lines.push(`| Permission | Description | ${builtinRoles.map((r) => `\`${r.name}\``).join(" | ")} |`);
   lines.push(`|---|---|${builtinRoles.map(() => "---").join("|")}|`);
   for (const [permission, description] of Object.entries(permissionCatalog)) {

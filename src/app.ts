@@ -28,6 +28,7 @@ import { productsRouter } from "./modules/products/routes";
 import { purchasesRouter } from "./modules/purchases/routes";
 import { quotationsRouter } from "./modules/quotations/routes";
 import { receptionRouter } from "./modules/reception/routes";
+import { reportsRouter } from "./modules/reports/routes";
 import { rncRouter } from "./modules/rnc/routes";
 import { rolesRouter } from "./modules/roles/routes";
 import { salesmenRouter } from "./modules/salesmen/routes";
@@ -73,6 +74,7 @@ export function createApp() {
   api.route("/", purchasesRouter);
   api.route("/", ecfRouter);
   api.route("/", receptionRouter);
+  api.route("/", reportsRouter);
   api.route("/", quotationsRouter);
   api.route("/", workspacesRouter);
   api.route("/", membersRouter);

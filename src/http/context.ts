@@ -58,6 +58,12 @@ export interface AppVariables {
   ecf: number[];
   /** Commercial approvals (ACECF) the request signed: delivered through ECF_QUEUE once it has committed. */
   approvals: number[];
+  /**
+   * Set by a read that answers with a body streamed from the request transaction (`streamedBody`,
+   * http/stream.ts): settles when the body has been written, failed or been cancelled. The
+   * transaction is committed and its connection released only then (`databaseSession`).
+   */
+  streaming?: Promise<void>;
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

@@ -26,6 +26,8 @@ const READ_ONLY = new Set(["GET", "HEAD"]);
  * when the response is a success and rolled back otherwise; the pool is closed after the response.
  * A successful read sends its COMMIT after the response instead of before it: its answer came from
  * the transaction's snapshot, so waiting for the commit would only add a round trip to its latency.
+ * A read whose body is streamed from the transaction (`c.var.streaming`, http/stream.ts) keeps it
+ * open, and its connection, until the body is written.
  */
 export const databaseSession = createMiddleware<AppEnv>(async (c, next) => {
   let deferred: Promise<void> | null = null;
@@ -35,8 +37,10 @@ export const databaseSession = createMiddleware<AppEnv>(async (c, next) => {
     if (tx?.isOpen) {
       // A rollback that fails means the connection is gone, and Postgres aborts the transaction
       // itself: the answer already given (an error) stands.
+      const streaming = c.get("streaming");
       if (c.error || c.res.status >= 400) await tx.rollback().catch(() => undefined);
-      else if (READ_ONLY.has(c.req.method)) deferred = tx.commit();
+      // A streamed body still reads from the transaction: it commits once the body is written.
+      else if (READ_ONLY.has(c.req.method)) deferred = streaming ? streaming.then(() => tx.commit()) : tx.commit();
       else {
         try {
           await tx.commit();

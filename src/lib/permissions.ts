@@ -44,6 +44,7 @@ export const permissionCatalog: Record<string, string> = {
   "ecf:manage": "Set up electronic invoicing (e-CF): the signing certificate and DGII's environment",
   "received_ecf:view": "View the e-CF suppliers sent (received through the receiver services)",
   "received_ecf:approve": "Approve or reject received e-CF (commercial approval, sent to DGII and the supplier)",
+  "reports:view": "Download DGII's monthly reports (606 purchases, 608 annulled NCFs) of the whole company",
   view_all_locations: "See every workspace of the tenant",
 };
 
@@ -67,10 +68,23 @@ const memberPermissions = [
   "rnc:view",
 ];
 
+/**
+ * Views that are not the viewer's: DGII's monthly reports cover the whole company (every branch's
+ * purchases and annulments), more than a read-only member of one branch is meant to see.
+ */
+const COMPANY_REPORTS = ["reports:view"];
+
+/**
+ * The accountant reviews the company's fiscal records and files DGII's monthly reports: every view
+ * of the documents and catalogs behind them, across workspaces, and the reports; no writes.
+ */
+const accountantPermissions = [...allPermissions.filter((p) => p.endsWith(":view")), "view_all_locations"];
+
 export const builtinRoles = [
   { name: "admin", displayName: "Administrador", permissions: allPermissions },
   { name: "member", displayName: "Miembro", permissions: memberPermissions },
-  { name: "viewer", displayName: "Solo lectura", permissions: allPermissions.filter((p) => p.endsWith(":view")) },
+  { name: "viewer", displayName: "Solo lectura", permissions: allPermissions.filter((p) => p.endsWith(":view") && !COMPANY_REPORTS.includes(p)) },
+  { name: "accountant", displayName: "Contador", permissions: accountantPermissions },
 ] as const;
 
 export const isKnownPermission = (permission: string) => Object.hasOwn(permissionCatalog, permission);

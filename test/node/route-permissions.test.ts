@@ -101,17 +101,32 @@ describe("permission catalog and built-in roles", () => {
     for (const a of ["inventory:view", "inventory:adjust", "inventory:transfer"]) expect(allPermissions).toContain(a);
   });
 
-  it("gives admin every permission, viewer only :view, member the everyday set", () => {
+  it("gives admin every permission, viewer only :view (bar the company's DGII reports), member the everyday set", () => {
     expect([...role("admin")].sort()).toEqual([...allPermissions].sort());
     expect([...role("viewer")].every((p) => p.endsWith(":view"))).toBe(true);
-    expect([...role("viewer")].sort()).toEqual(allPermissions.filter((p) => p.endsWith(":view")).sort());
+    expect([...role("viewer")].sort()).toEqual(allPermissions.filter((p) => p.endsWith(":view") && p !== "reports:view").sort());
     const member = role("member");
     for (const r of ["invoices", "quotations", "products", "contacts"]) {
       for (const a of ["view", "create", "edit"]) expect(member.has(`${r}:${a}`), `${r}:${a}`).toBe(true);
     }
     expect(member.has("inventory:view")).toBe(true);
-    for (const p of ["inventory:adjust", "roles:create", "members:edit", "invitations:create", "workspaces:create", "view_all_locations"]) {
+    for (const p of ["inventory:adjust", "roles:create", "members:edit", "invitations:create", "workspaces:create", "view_all_locations", "reports:view"]) {
       expect(member.has(p), p).toBe(false);
     }
+  });
+
+  it("gives the accountant the DGII reports and every view across workspaces, and nothing that writes", () => {
+    const accountant = role("accountant");
+    expect(accountant.has("reports:view")).toBe(true);
+    expect(accountant.has("view_all_locations")).toBe(true);
+    for (const p of ["purchases:view", "invoices:view", "payments:view", "document_subtypes:view"]) expect(accountant.has(p), p).toBe(true);
+    expect([...accountant].filter((p) => p !== "view_all_locations").every((p) => p.endsWith(":view"))).toBe(true);
+  });
+
+  it("migration 0029 gives existing tenants the accountant role, its permissions the catalog's accountant's, the reports included", () => {
+    const migration = readFileSync("drizzle/0029_reports_permission.sql", "utf8");
+    const granted = [...migration.match(/ARRAY\[([^\]]*)\]/)![1]!.matchAll(/'([a-z_:]+)'/g)].map((m) => m[1]!);
+    expect(granted).toContain("reports:view");
+    expect(granted.filter((p) => !role("accountant").has(p))).toEqual([]);
   });
 });

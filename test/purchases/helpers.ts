@@ -41,6 +41,20 @@ export function purchaseBody(
   };
 }
 
+/** A sequence of a type the buyer issues (B11, B13, B17…), numbers 1-100. */
+export async function sequence(tenant: SeededTenant, prefix: string) {
+  const res = await tenant.api.post("/document-subtypes", {
+    name: `Secuencia ${prefix}`,
+    type: "invoice",
+    prefix,
+    start_number: 1,
+    end_number: 100,
+    valid_until: "2027-12-31",
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data.id as number;
+}
+
 export async function createPurchase(tenant: SeededTenant, body: Record<string, unknown>, headers: Record<string, string> = {}) {
   const res = await tenant.api.post<Data<PurchaseSummary>>("/purchases", body, { headers });
   expect(res.status, res.text).toBe(201);

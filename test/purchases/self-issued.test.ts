@@ -1,20 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fetchBytes, pdfText } from "../support/pdf";
-import type { SeededTenant } from "../support/seed";
-import { createPurchase, createSupplier, purchaseBody, purchaseSetup } from "./helpers";
-
-async function sequence(tenant: SeededTenant, prefix: string) {
-  const res = await tenant.api.post("/document-subtypes", {
-    name: `Secuencia ${prefix}`,
-    type: "invoice",
-    prefix,
-    start_number: 1,
-    end_number: 100,
-    valid_until: "2027-12-31",
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.id as number;
-}
+import { createPurchase, createSupplier, purchaseBody, purchaseSetup, sequence } from "./helpers";
 
 describe("purchases: documents the buyer issues (B11, B13, B17)", () => {
   it("a B11 takes consecutive numbers from its sequence, for an informal supplier identified by cédula, without a supplier NCF", async () => {

@@ -70,6 +70,8 @@ const COLLECTION_SCOPE: [RegExp, Scope][] = [
   [/^\/api\/v1\/ecf\/submissions$/, "workspace"],
   [/^\/api\/v1\/ecf\//, "tenant"],
   [/^\/api\/v1\/received-ecf\b/, "tenant"],
+  // DGII's reports are the whole company's (workspace_id only narrows them for review).
+  [/^\/api\/v1\/reports\//, "tenant"],
   [/^\/api\/v1\/workspaces$/, "tenant"],
   [/./, "workspace"],
 ];
@@ -167,6 +169,12 @@ const W1_QUERIES: Record<string, (world: World) => string> = {
   "GET /api/v1/inventory/movements": (w) => `?workspace_id=${w.w1}`,
 };
 
+/** Queries a route needs to answer at all (not naming a workspace). */
+const REQUIRED_QUERIES: Record<string, string> = {
+  "GET /api/v1/reports/606": "?period=202610",
+  "GET /api/v1/reports/608": "?period=202610",
+};
+
 export function concreteRoutes(world: World): ConcreteRoute[] {
   const resolve = resolver(world);
   return routeTable.map((route) => {
@@ -190,13 +198,14 @@ export function concreteRoutes(world: World): ConcreteRoute[] {
     const key = `${route.method} ${route.path}`;
     const query = W1_QUERIES[key]?.(world) ?? "";
     if (query) namesWorkspaceObject = true;
+    const required = REQUIRED_QUERIES[key] ?? "";
     if (key === "POST /api/v1/quotations/bulk/pdf") namesWorkspaceObject = true;
     scope ??= COLLECTION_SCOPE.find(([pattern]) => pattern.test(route.path))![1];
     return {
       route,
       key,
       method: route.method,
-      url: url + query,
+      url: url + (query || required),
       body: validBody(world, route.method, route.path),
       namesWorkspaceObject,
       namesTenantObject,

@@ -12,8 +12,8 @@ describe("roles and permissions: happy paths", () => {
     await seedUser(tenant, { role: "viewer", workspaceIds: [tenant.workspaceId, second] });
     const res = await tenant.api.get("/roles");
     expect(res.status).toBe(200);
-    expect(res.body.data.map((r: { name: string }) => r.name)).toEqual(["admin", "member", "viewer"]);
-    const [admin, member, viewer] = res.body.data;
+    expect(res.body.data.map((r: { name: string }) => r.name)).toEqual(["admin", "member", "viewer", "accountant"]);
+    const [admin, member, viewer, accountant] = res.body.data;
     expect(admin).toEqual({
       id: expect.any(Number),
       name: "admin",
@@ -27,7 +27,10 @@ describe("roles and permissions: happy paths", () => {
     expect(member.permissions).toContain("invoices:create");
     expect(member.permissions).not.toContain("roles:create");
     expect(viewer.permissions.every((p: string) => p.endsWith(":view"))).toBe(true);
+    expect(viewer.permissions).not.toContain("reports:view");
     expect(viewer.members_count).toBe(1);
+    expect(accountant).toMatchObject({ display_name: "Contador", is_builtin: true, members_count: 0 });
+    expect(accountant.permissions).toEqual(expect.arrayContaining(["reports:view", "view_all_locations", "purchases:view"]));
   });
 
   it("creates, updates and deletes a custom role", async () => {
@@ -57,12 +60,12 @@ describe("roles and permissions: happy paths", () => {
     expect(renamedOnly.body.data).toMatchObject({ display_name: "Caja principal", permissions: ["invoices:view", "payments:create"] });
 
     const listed = await tenant.api.get("/roles");
-    expect(listed.body.data.map((r: { name: string }) => r.name)).toEqual(["admin", "member", "viewer", "Cajero_1"]);
+    expect(listed.body.data.map((r: { name: string }) => r.name)).toEqual(["admin", "member", "viewer", "accountant", "Cajero_1"]);
 
     const deleted = await tenant.api.delete(`/roles/${id}`);
     expect(deleted.status).toBe(200);
     expect(deleted.body.message).toContain("Cajero_1");
-    expect((await tenant.api.get("/roles")).body.meta.total).toBe(3);
+    expect((await tenant.api.get("/roles")).body.meta.total).toBe(4); // the built-in roles
   });
 
   it("applies a role's new permissions to its members at once", async () => {

@@ -24,7 +24,7 @@ describe("roles: security", () => {
     const del = await viewer.api.delete(`/roles/${custom.body.data.id}`);
     expect(del.status).toBe(403);
     expect(del.body.message).toContain("roles:delete");
-    expect((await tenant.api.get("/roles")).body.meta.total).toBe(4);
+    expect((await tenant.api.get("/roles")).body.meta.total).toBe(5); // the four built-in roles and the custom one
   });
 
   it("evaluates permissions in the request's workspace: admin in one branch, viewer in another", async () => {
@@ -81,7 +81,7 @@ describe("roles: security", () => {
     expect((await bOnA.get("/roles")).status).toBe(401);
     expect((await bOnA.delete(`/roles/${id}`)).status).toBe(401);
     const bRoles = await b.api.get("/roles");
-    expect(bRoles.body.data.map((r: { name: string }) => r.name)).toEqual(["admin", "member", "viewer"]);
+    expect(bRoles.body.data.map((r: { name: string }) => r.name)).toEqual(["admin", "member", "viewer", "accountant"]);
     expect((await b.api.patch(`/roles/${id}`, { permissions: [] })).status).toBe(404);
     expect((await b.api.delete(`/roles/${id}`)).status).toBe(404);
     // Names are unique per tenant only.

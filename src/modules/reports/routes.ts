@@ -1,0 +1,62 @@
+import { z } from "@hono/zod-openapi";
+import type { Context, TypedResponse } from "hono";
+import type { AppEnv } from "../../http/context";
+import { commonErrors, createRouter, defineRoute, V1 } from "../../http/openapi";
+import { streamedBody } from "../../http/stream";
+import { annulments608 } from "./annulments608";
+import { purchases606 } from "./purchases606";
+import { Report606, Report608, ReportQuery } from "./schemas";
+import { openReport, type ReportSource } from "./service";
+import { jsonChunks, txtChunks } from "./writer";
+
+export const reportsRouter = createRouter();
+const tags = ["Reports"];
+
+const reportResponses = (what: string, json: z.ZodType) => ({
+  200: {
+    description: `${what}: DGII's TXT (text/plain), or with format=json the same rows as JSON`,
+    content: { "text/plain": { schema: z.string() }, "application/json": { schema: json } },
+  },
+  ...commonErrors,
+});
+
+/**
+ * Opens the report and answers with its body streamed page by page from the request transaction.
+ * Typed as the text answer the route declares: a streamed body is not a string the typing can see.
+ */
+async function answer<Row extends Record<string, string>>(
+  c: Context<AppEnv>,
+  source: ReportSource<Row>,
+  query: ReportQuery,
+): Promise<TypedResponse<string, 200, "text">> {
+  const report = await openReport(c.var.db, source, query);
+  const chunks = query.format === "json" ? jsonChunks(report) : txtChunks(report, source.columns);
+  const headers: Record<string, string> = { "Content-Type": chunks.contentType };
+  // DGII's tool names its files DGII_F_<format>_<RNC>_<period>.TXT.
+  if (query.format === "txt")
+    headers["Content-Disposition"] = `attachment; filename="DGII_F_${source.format}_${report.header.rnc}_${report.header.period}.TXT"`;
+  const body = streamedBody(c, chunks.first, chunks.next);
+  const response = body ? c.body(body, 200, headers) : c.body(null, 200, headers);
+  return response as unknown as TypedResponse<string, 200, "text">;
+}
+
+/** A report's route: the same query, access and answer for every format; its source gives the rows. */
+function reportRoute<Row extends Record<string, string>>(source: ReportSource<Row>, json: z.ZodType, summary: string) {
+  reportsRouter.openapi(
+    defineRoute(
+      { permission: "reports:view" },
+      {
+        method: "get",
+        path: `${V1}/reports/${source.format}`,
+        tags,
+        summary,
+        request: { query: ReportQuery },
+        responses: reportResponses(`Formato ${source.format}`, json),
+      },
+    ),
+    (c) => answer(c, source, c.req.valid("query")),
+  );
+}
+
+reportRoute(purchases606, Report606, "DGII's Formato 606 (purchases of goods and services) of a month, for the whole company");
+reportRoute(annulments608, Report608, "DGII's Formato 608 (annulled NCFs) of a month, for the whole company");

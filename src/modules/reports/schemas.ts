@@ -1,0 +1,70 @@
+import { z } from "@hono/zod-openapi";
+import { idQuery } from "../../lib/bounds";
+
+/** YYYYMM, as DGII writes the period in the header of its formats ("Periodo", año/mes). */
+export const PERIOD_TEXT = /^\d{4}(0[1-9]|1[0-2])$/;
+
+export const ReportQuery = z
+  .object({
+    period: z
+      .string()
+      .regex(PERIOD_TEXT, "Must be a period YYYYMM (for example 202610).")
+      .openapi({ example: "202610", description: "The month reported, YYYYMM: a past month or the current one (Dominican time)" }),
+    format: z.enum(["txt", "json"]).default("txt").openapi({ description: "`txt`: DGII's file; `json`: the same rows, for spreadsheets and checks" }),
+    workspace_id: idQuery().openapi({
+      description: "Only this workspace's documents, to review a branch; DGII's file is always the whole company (omit it)",
+    }),
+  })
+  .strict();
+export type ReportQuery = z.output<typeof ReportQuery>;
+
+/** The JSON of a report: the header's fields, and each row's fields as the TXT writes them. */
+const reportJson = <T extends z.ZodRawShape>(format: string, row: T) =>
+  z
+    .object({
+      format: z.literal(format),
+      rnc: z.string(),
+      period: z.string(),
+      count: z.number().int(),
+      rows: z.array(z.object(row)),
+    })
+    .openapi(`Report${format}`);
+
+const text = z.string();
+
+/** Formato 606's columns in DGII's order (docs/reports.md, "606"). Every value is the TXT's text. */
+export const Row606 = {
+  supplier_id: text,
+  supplier_id_type: text,
+  expense_type: text,
+  ncf: text,
+  modified_ncf: text,
+  issue_date: text,
+  payment_date: text,
+  services_amount: text,
+  goods_amount: text,
+  total_amount: text,
+  itbis_invoiced: text,
+  itbis_withheld: text,
+  itbis_proportionality: text,
+  itbis_to_cost: text,
+  itbis_to_advance: text,
+  itbis_perceived: text,
+  isr_withholding_type: text,
+  isr_withheld: text,
+  isr_perceived: text,
+  isc: text,
+  other_taxes: text,
+  legal_tip: text,
+  payment_form: text,
+};
+export type Row606 = { [K in keyof typeof Row606]: string };
+
+/** Formato 608's columns in DGII's order. */
+export const Row608 = { ncf: text, date: text, annulment_type: text };
+export type Row608 = { [K in keyof typeof Row608]: string };
+
+export const Report606 = reportJson("606", Row606);
+export const Report608 = reportJson("608", Row608);
+export type Report606 = z.output<typeof Report606>;
+export type Report608 = z.output<typeof Report608>;

@@ -1,0 +1,99 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
+import { rowsOf } from "../../db/rows";
+import { AppError, fieldError } from "../../http/errors";
+import { dominicanToday } from "../../lib/dates";
+import type { ReportQuery } from "./schemas";
+
+/**
+ * DGII's monthly reports (Norma General 07-2018, "Formatos de Envío de Datos"; docs/reports.md):
+ * one row source per format (purchases606.ts, annulments608.ts), one way to open and page them
+ * (here) and one TXT/JSON writer (writer.ts). The 607 and the sales summary add their sources.
+ */
+
+/** The month reported: YYYYMM and its first and last days (YYYY-MM-DD). */
+export interface Period {
+  text: string;
+  from: string;
+  to: string;
+}
+
+export interface ReportContext {
+  /** The company's RNC (or cédula), as the header and some rows (gastos menores, exterior) carry it. */
+  rnc: string;
+  period: Period;
+}
+
+/**
+ * A report's row source: one statement yielding its rows in the file's order, with `total` (the
+ * number of rows, `count(*) OVER ()`) on each, and the mapping of a database row to the format's row.
+ */
+export interface ReportSource<Row extends Record<string, string>> {
+  format: string;
+  columns: readonly (keyof Row & string)[];
+  statement(period: Period, workspaceId: number | undefined): SQL;
+  row(raw: Record<string, unknown>, context: ReportContext): Row;
+}
+
+export interface OpenedReport<Row> {
+  header: { format: string; rnc: string; period: string; count: number };
+  /** The first page, read before the response starts (its errors are the request's). */
+  first: Row[];
+  /** The next page, empty once every row was read. */
+  next(): Promise<Row[]>;
+}
+
+/** Rows per FETCH: one round trip per page, a page at a time in the Worker's memory. */
+export const PAGE_ROWS = 500;
+
+/** The formats of Norma General 07-2018 start with the period May 2018 ("a partir del período mayo 2018"). */
+const FIRST_PERIOD = "201805";
+
+export function periodOf(text: string, today = dominicanToday()): Period {
+  if (text < FIRST_PERIOD) throw fieldError("period", `DGII's formats of Norma General 07-2018 start with the period ${FIRST_PERIOD}.`);
+  if (text > today.slice(0, 7).replace("-", "")) throw fieldError("period", "Must be a past month or the current one (Dominican time).");
+  const year = Number(text.slice(0, 4));
+  const month = Number(text.slice(4));
+  const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return { text, from: `${text.slice(0, 4)}-${text.slice(4)}-01`, to: `${text.slice(0, 4)}-${text.slice(4)}-${String(lastDay).padStart(2, "0")}` };
+}
+
+/**
+ * Opens a report in the request transaction: checks the period, the company's RNC and the
+ * workspace, declares a cursor over the source's statement and reads its first page.
+ *
+ * A cursor rather than keyset pages: the header's count comes first in the file, and under READ
+ * COMMITTED every statement has its own snapshot, so a purchase entered or voided between a count
+ * and a later page would make the header disagree with the rows. A cursor's query runs on one
+ * snapshot, taken when it is declared; each FETCH is still one statement per page.
+ */
+export async function openReport<Row extends Record<string, string>>(db: AnyDb, source: ReportSource<Row>, query: ReportQuery): Promise<OpenedReport<Row>> {
+  const period = periodOf(query.period);
+  const workspaceId = query.workspace_id;
+  const [checks] = rowsOf<{ rnc: string | null; workspace: boolean }>(
+    await db.execute(sql`SELECT (SELECT rnc FROM company_profiles) AS rnc,
+      ${workspaceId === undefined ? sql`true` : sql`EXISTS (SELECT 1 FROM workspaces WHERE id = ${workspaceId})`} AS workspace`),
+  );
+  if (!checks?.workspace) throw fieldError("workspace_id", "Not a workspace of this company.");
+  const rnc = checks.rnc;
+  if (!rnc) {
+    throw new AppError("fiscal_profile_incomplete", "The company's RNC is missing (PATCH /api/v1/company): DGII's reports carry it.", {
+      rnc: ["Required to file DGII's reports."],
+    });
+  }
+  await db.execute(sql`DECLARE report_rows NO SCROLL CURSOR FOR ${source.statement(period, workspaceId)}`);
+  const context: ReportContext = { rnc, period };
+  let done = false;
+  const fetchPage = async () => {
+    if (done) return { rows: [] as Row[], total: 0 };
+    const raw = rowsOf<Record<string, unknown>>(await db.execute(sql.raw(`FETCH FORWARD ${PAGE_ROWS} FROM report_rows`)));
+    if (raw.length < PAGE_ROWS) done = true;
+    return { rows: raw.map((r) => source.row(r, context)), total: raw.length ? Number(raw[0]!.total) : 0 };
+  };
+  const first = await fetchPage();
+  return {
+    header: { format: source.format, rnc, period: period.text, count: first.total },
+    first: first.rows,
+    next: async () => (await fetchPage()).rows,
+  };
+}
