@@ -58,6 +58,8 @@ export interface AppVariables {
   ecf: number[];
   /** Commercial approvals (ACECF) the request signed: delivered through ECF_QUEUE once it has committed. */
   approvals: number[];
+  /** Webhook deliveries the request's events created: queued once it has committed (jobs/webhooks.ts). */
+  webhooks: number[];
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

@@ -44,6 +44,7 @@ export const permissionCatalog: Record<string, string> = {
   "ecf:manage": "Set up electronic invoicing (e-CF): the signing certificate and DGII's environment",
   "received_ecf:view": "View the e-CF suppliers sent (received through the receiver services)",
   "received_ecf:approve": "Approve or reject received e-CF (commercial approval, sent to DGII and the supplier)",
+  "webhooks:manage": "Manage outgoing webhook endpoints (their URLs, events and signing secrets) and see their deliveries",
   view_all_locations: "See every workspace of the tenant",
 };
 

@@ -8,6 +8,7 @@ import { idParam } from "../../lib/bounds";
 import { isElectronicNumber } from "../../lib/ncf";
 import { printedEcf } from "../ecf/documents";
 import { renderDocumentPdf } from "../sales/pdf";
+import { emitEvent } from "../webhooks/events";
 import { invoiceContext } from "./context";
 import {
   AnnulInvoiceBody,
@@ -76,10 +77,11 @@ invoicesRouter.openapi(
   async (c) => {
     const db = c.var.db;
     const input = c.req.valid("json");
-    return idempotent(c, db, async () => ({
-      status: 201,
-      body: createdBody(await invoices.createInvoice(db, c.var.scope, input, invoiceContext(c)), input.draft ? "Draft created." : "Invoice created."),
-    }));
+    return idempotent(c, db, async () => {
+      const written = await invoices.createInvoice(db, c.var.scope, input, invoiceContext(c));
+      await emitEvent(c, "invoice.created", written.workspace_id, () => invoices.getInvoice(db, c.var.scope, written.id));
+      return { status: 201, body: createdBody(written, input.draft ? "Draft created." : "Invoice created.") };
+    });
   },
 );
 
@@ -263,10 +265,11 @@ invoicesRouter.openapi(
     const db = c.var.db;
     const id = c.req.valid("param").id;
     const input = c.req.valid("json");
-    return idempotent(c, db, async () => ({
-      status: 201,
-      body: { data: await invoices.addPayment(db, c.var.scope, id, input), message: "Payment recorded." },
-    }));
+    return idempotent(c, db, async () => {
+      const data = await invoices.addPayment(db, c.var.scope, id, input);
+      await emitEvent(c, "payment.received", data.invoice.workspace_id, () => invoices.paymentEventData(db, c.var.scope, id, data.payment.id));
+      return { status: 201, body: { data, message: "Payment recorded." } };
+    });
   },
 );
 

@@ -830,6 +830,12 @@ export async function addPayment(
   };
 }
 
+/** payment.received's data (webhooks): the payment as its invoice's GET lists it, with that invoice as its GET returns it. */
+export async function paymentEventData(db: AnyDb, scope: RequestScope, invoiceId: number, paymentId: number) {
+  const invoice = await getInvoice(db, scope, invoiceId);
+  return { ...invoice.payments.find((p) => p.id === paymentId), invoice_id: invoiceId, invoice };
+}
+
 export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, paymentId: number): Promise<InvoiceData> {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status === "cancelled") throw new AppError("invoice_not_payable", "The invoice is cancelled.");
