@@ -93,15 +93,19 @@ describe("webhook events and delivery", () => {
     });
   });
 
-  it("payment.received carries the payment and its invoice; endpoints not subscribed, disabled or filtered to another workspace get nothing", async () => {
+  it("payment.received carries the payment and its invoice, once even when replayed; endpoints not subscribed, disabled or filtered to another workspace get nothing", async () => {
     const { tenant, id } = await serviceInvoice("1000.00");
     const payments = await endpoint(tenant, ["payment.received"]);
     const invoicesOnly = await endpoint(tenant, ["invoice.created"]);
     const disabled = await endpoint(tenant, ["*"], { enabled: false });
     const otherWorkspace = await seedWorkspace(tenant);
     const filtered = await endpoint(tenant, ["*"], { workspace_ids: [otherWorkspace] });
-    const paid = await tenant.api.post(`/invoices/${id}/payments`, { amount: "400.50", payment_date: "2026-11-21", payment_method: "cash" });
+    const headers = { "idempotency-key": "pago-webhook-1" };
+    const paid = await tenant.api.post(`/invoices/${id}/payments`, { amount: "400.50", payment_date: "2026-11-21", payment_method: "cash" }, { headers });
     expect(paid.status).toBe(201);
+    // A replay answers from the stored response: no second payment, no second event.
+    const replay = await tenant.api.post(`/invoices/${id}/payments`, { amount: "400.50", payment_date: "2026-11-21", payment_method: "cash" }, { headers });
+    expect(replay.body.data.payment.id).toBe(paid.body.data.payment.id);
     await firstAttempt(tenant.tenantId, payments.id, true);
     const [hit] = await receivedHooks(payments.key);
     expect(hit!.body.type).toBe("payment.received");
@@ -116,6 +120,7 @@ describe("webhook events and delivery", () => {
       invoice,
     });
     expect(invoice.status).toBe("partially_paid");
+    expect(await deliveries(tenant.tenantId, payments.id)).toHaveLength(1);
     for (const quiet of [invoicesOnly, disabled, filtered]) expect(await deliveries(tenant.tenantId, quiet.id)).toEqual([]);
   });
 
