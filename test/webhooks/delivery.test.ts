@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import * as schema from "../../src/db/schema";
 import { deliverWebhook, RETRY_SCHEDULE, retryDelaySeconds, sweepWebhooks, type WebhookRef } from "../../src/jobs/webhooks";
 import type { WebhookDelivery, WebhookEndpointWithSecret } from "../../src/modules/webhooks/schemas";
+import { ecfTenant, issueE31, waitForStatus } from "../ecf/helpers";
 import { failNext } from "../integrations/helpers";
 import type { DataWithMessage, Page } from "../support/api";
 import { env } from "../support/env";
@@ -122,6 +123,69 @@ describe("webhook events and delivery", () => {
     expect(invoice.status).toBe("partially_paid");
     expect(await deliveries(tenant.tenantId, payments.id)).toHaveLength(1);
     for (const quiet of [invoicesOnly, disabled, filtered]) expect(await deliveries(tenant.tenantId, quiet.id)).toEqual([]);
+  });
+
+  it("invoice.paid, invoice.cancelled and credit_note.created, each with the resource as its GET returns it; a refused cancel emits nothing", async () => {
+    const { tenant, ids, contact, service } = await salesSetup();
+    const hook = await endpoint(tenant, ["*"]);
+    const invoice = async (price: string) => {
+      const res = await tenant.api.post("/invoices", {
+        contact_id: contact.id,
+        document_subtype_id: ids.b02,
+        issue_date: "2026-11-20",
+        items: INVOICE_LINE(service.id, price),
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.body.data.id as number;
+    };
+    const [paid, cancelled, credited] = [await invoice("100.00"), await invoice("50.00"), await invoice("80.00")];
+    expect((await tenant.api.post(`/invoices/${paid}/payments`, { amount: "100.00", payment_date: "2026-11-21", payment_method: "cash" })).status).toBe(201);
+    expect((await tenant.api.post(`/invoices/${cancelled}/cancel`, { annulment_reason: "04" })).status).toBe(200);
+    const again = await tenant.api.post(`/invoices/${cancelled}/cancel`, { annulment_reason: "04" });
+    expect(again.status).toBe(409);
+    const note = await tenant.api.post(`/invoices/${credited}/credit-notes`, {
+      modification_code: 3,
+      reason: "Descuento",
+      items: [{ description: "Descuento", amount: "10.00" }],
+    });
+    expect(note.status, note.text).toBe(201);
+
+    const events = await ownerRows<{ type: string; data: { id: number; status?: string } }>(
+      sql`SELECT type, data FROM webhook_events WHERE tenant_id = ${tenant.tenantId} ORDER BY id`,
+    );
+    expect(events.map((e) => [e.type, e.data.id])).toEqual([
+      ["invoice.created", paid],
+      ["invoice.created", cancelled],
+      ["invoice.created", credited],
+      ["payment.received", events[3]!.data.id],
+      ["invoice.paid", paid],
+      ["invoice.cancelled", cancelled],
+      ["credit_note.created", note.body.data.id],
+    ]);
+    expect(events[4]!.data).toEqual((await tenant.api.get(`/invoices/${paid}`)).body.data);
+    expect(events[4]!.data.status).toBe("paid");
+    expect(events[5]!.data).toEqual((await tenant.api.get(`/invoices/${cancelled}`)).body.data);
+    expect(events[5]!.data.status).toBe("cancelled");
+    expect(events[6]!.data).toEqual((await tenant.api.get(`/credit-notes/${note.body.data.id}`)).body.data);
+    expect(await deliveries(tenant.tenantId, hook.id)).toHaveLength(7);
+  });
+
+  it("cancelling an e-CF emits credit_note.created for the E34 it issues, then invoice.cancelled", async () => {
+    const t = await ecfTenant();
+    const invoice = await issueE31(t);
+    await waitForStatus(t, `/invoices/${invoice.id}`, "accepted");
+    await t.subtype("E34");
+    await endpoint(t.tenant, ["credit_note.created", "invoice.cancelled"]);
+    const cancelled = await t.tenant.api.post(`/invoices/${invoice.id}/cancel`, { annulment_reason: "05" });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const [note] = (await t.tenant.api.get(`/credit-notes?filter[invoice_id]=${invoice.id}`)).body.data;
+    const events = await ownerRows<{ type: string; data: { id: number; document_number: string } }>(
+      sql`SELECT type, data FROM webhook_events WHERE tenant_id = ${t.tenant.tenantId} ORDER BY id`,
+    );
+    expect(events.map((e) => [e.type, e.data.id, e.data.document_number])).toEqual([
+      ["credit_note.created", note.id, "E340000000001"],
+      ["invoice.cancelled", invoice.id, invoice.document_number],
+    ]);
   });
 
   it("a failed operation emits nothing: no event, no delivery", async () => {
