@@ -36,6 +36,8 @@ CREATE TABLE "webhook_endpoints" (
 	"secret_encrypted" text NOT NULL,
 	"previous_secret_encrypted" text,
 	"previous_secret_expires_at" timestamp with time zone,
+	"failing_since" timestamp with time zone,
+	"disabled_for_failures_at" timestamp with time zone,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );

@@ -6,8 +6,10 @@ import * as schema from "../db/schema";
 import { config, type Env } from "../env";
 import { decryptSecret } from "../lib/crypto";
 import { log } from "../lib/log";
+import { disableForFailures } from "../modules/webhooks/service";
 import { endpointUrlProblem } from "../modules/webhooks/url";
 import { sendToQueue } from "./enqueue";
+import { enqueueOutbox } from "./outbox";
 
 /**
  * Delivery of outgoing webhooks (issue 21, docs/webhooks.md), through the `outbox` Queue as
@@ -19,7 +21,9 @@ import { sendToQueue } from "./enqueue";
  * Each attempt is signed with the Standard Webhooks library (headers webhook-id = the event's id,
  * the same on every attempt, webhook-timestamp, webhook-signature); 5 s timeout, redirects not
  * followed; any non-2xx, redirect or timeout is retried after RETRY_SCHEDULE with ±10 % jitter until
- * the delivery is RETRY_WINDOW_MS old, then `failed`.
+ * the delivery is RETRY_WINDOW_MS old, then `failed`. An endpoint whose attempts have all failed for
+ * DISABLE_AFTER_MS (`failing_since`, cleared by a success) is disabled, never deleted, and the
+ * tenant's admins get an email through the outbox.
  */
 
 export const WEBHOOK_TIMEOUT_MS = 5000;
@@ -27,6 +31,8 @@ export const WEBHOOK_TIMEOUT_MS = 5000;
 export const RETRY_SCHEDULE = [5, 300, 1800, 7200, 18_000, 36_000];
 /** Retried for at least 3 days after the event. */
 export const RETRY_WINDOW_MS = 3 * 24 * 3600 * 1000;
+/** An endpoint with no successful attempt for this long after a failed one is disabled, and the admins emailed. */
+export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 const RESPONSE_BODY_BYTES = 1024;
 const SWEEP_GRACE_SECONDS = 15;
 const SWEEP_LIMIT = 500;
@@ -109,7 +115,8 @@ const ev = schema.webhookEvents;
 export async function deliverWebhook(env: Env, ref: WebhookRef, options: { now?: Date } = {}): Promise<WebhookResult> {
   const now = options.now ?? new Date();
   const { APP_ENCRYPTION_KEY, WEBHOOKS_ALLOW_HTTP_LOOPBACK } = config(env);
-  return withTenantTransaction(env, ref.tenant_id, async (db) => {
+  const emails: number[] = [];
+  const outcome = await withTenantTransaction(env, ref.tenant_id, async (db): Promise<WebhookResult> => {
     const [row] = await db
       .select({ delivery: d, endpoint: e, event: ev })
       .from(d)
@@ -170,8 +177,17 @@ export async function deliverWebhook(env: Env, ref: WebhookRef, options: { now?:
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     if (ok) {
       await db.update(d).set({ status: "succeeded", attempts: attempt, deliveredAt: now }).where(eq(d.id, delivery.id));
+      if (endpoint.failingSince) await db.update(e).set({ failingSince: null }).where(eq(e.id, endpoint.id));
       log.info("webhook delivered", { ...context, attempt, statusCode: result.statusCode });
       return { outcome: "succeeded", statusCode: result.statusCode };
+    }
+    const failingSince = endpoint.failingSince ?? now;
+    if (!endpoint.failingSince) await db.update(e).set({ failingSince }).where(eq(e.id, endpoint.id));
+    if (now.getTime() - failingSince.getTime() >= DISABLE_AFTER_MS) {
+      await db.update(d).set({ status: "failed", attempts: attempt }).where(eq(d.id, delivery.id));
+      emails.push(...(await disableForFailures(db, ref.tenant_id, { ...endpoint, failingSince }, now)));
+      log.error("webhook endpoint disabled after 5 days of failures", { ...context, attempt, failingSince: failingSince.toISOString(), emails: emails.length });
+      return { outcome: "failed", statusCode: result.statusCode };
     }
     if (now.getTime() - delivery.createdAt.getTime() >= RETRY_WINDOW_MS) {
       await db.update(d).set({ status: "failed", attempts: attempt }).where(eq(d.id, delivery.id));
@@ -186,6 +202,14 @@ export async function deliverWebhook(env: Env, ref: WebhookRef, options: { now?:
     log.warn("webhook failed; will retry", { ...context, attempt, statusCode: result.statusCode, error: result.error, retryInSeconds: delay });
     return { outcome: "retry", statusCode: result.statusCode, retryInSeconds: delay };
   });
+  // The admins' emails, written with the disabling, go on the Queue once it has committed (else the outbox sweep sends them).
+  if (emails.length) {
+    await enqueueOutbox(
+      env,
+      emails.map((id) => ({ tenant_id: ref.tenant_id, outbox_id: id })),
+    );
+  }
+  return outcome;
 }
 
 /** A webhook message of the `outbox` Queue (jobs/outbox.ts hands it here). */

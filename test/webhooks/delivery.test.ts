@@ -217,6 +217,8 @@ describe("webhook events and delivery", () => {
       due = (await deliveries(tenant.tenantId, hook.id))[0]!.nextAttemptAt;
     }
     expect(outcomes).toEqual(["retry", "retry", "succeeded"]);
+    // A success ends the endpoint's failing streak.
+    expect((await ownerRows(sql`SELECT failing_since FROM webhook_endpoints WHERE id = ${hook.id}`))[0]).toEqual({ failing_since: null });
     expect(await deliverWebhook(env, ref, { now: later(due, 86_400) })).toEqual({ outcome: "done" });
 
     const hits = await receivedHooks(hook.key);
@@ -274,6 +276,45 @@ describe("webhook events and delivery", () => {
       expect(gap).toBeLessThanOrEqual(Math.ceil(base * 1.1));
     });
     expect(await deliverWebhook(env, ref, { now: later(due, 86_400) })).toEqual({ outcome: "done" });
+  });
+
+  it("an endpoint failing 5 days in a row is disabled, never deleted, and the tenant's admins are emailed; enabling it again starts afresh", async () => {
+    const { tenant, id } = await serviceInvoice("100.00");
+    const hook = await endpoint(tenant, ["payment.received"]);
+    await failNext("receiver", hook.key, { times: -1, status: 500 });
+    const pay = async () =>
+      expect((await tenant.api.post(`/invoices/${id}/payments`, { amount: "1.00", payment_date: "2026-11-21", payment_method: "cash" })).status).toBe(201);
+    await pay();
+    const first = await firstAttempt(tenant.tenantId, hook.id);
+    const endpointRow = async () => (await asOwner((db) => db.select().from(schema.webhookEndpoints).where(eq(schema.webhookEndpoints.id, hook.id))))[0]!;
+    const failingSince = (await endpointRow()).failingSince!;
+    expect(Math.abs(failingSince.getTime() - Date.now())).toBeLessThan(60_000);
+    // The first event gives up after 3 days; the endpoint is still enabled.
+    const ref = (deliveryId: number): WebhookRef => ({ tenant_id: tenant.tenantId, webhook_delivery_id: deliveryId });
+    expect(await deliverWebhook(env, ref(first.id), { now: later(failingSince, 3 * 86_400 + 60) })).toMatchObject({ outcome: "failed" });
+    expect(await endpointRow()).toMatchObject({ enabled: true, disabledForFailuresAt: null, failingSince });
+
+    // A later event, still failing 5 days after the first failure: disabled, admins emailed.
+    await pay();
+    await vi.waitFor(async () => expect((await deliveries(tenant.tenantId, hook.id))[1]?.attempts).toBe(1), { timeout: 15_000, interval: 100 });
+    const second = (await deliveries(tenant.tenantId, hook.id))[1]!;
+    const fiveDays = later(failingSince, 5 * 86_400);
+    expect(await deliverWebhook(env, ref(second.id), { now: fiveDays })).toMatchObject({ outcome: "failed", statusCode: 500 });
+    const got = await tenant.api.get(`/webhook-endpoints/${hook.id}`);
+    expect(got.body.data).toMatchObject({ enabled: false, disabled_for_failures_at: fiveDays.toISOString().replace(/\.\d{3}Z$/, "Z") });
+    expect((await deliveries(tenant.tenantId, hook.id)).map((d) => d.status)).toEqual(["failed", "failed"]);
+    const emails = await ownerRows<{ payload: { to: string; subject: string; text: string; template: string } }>(
+      sql`SELECT payload FROM outbox_messages WHERE tenant_id = ${tenant.tenantId} AND payload->>'template' = 'webhook_endpoint_disabled'`,
+    );
+    expect(emails.map((m) => [m.payload.to, m.payload.subject])).toEqual([[tenant.admin.email, `Webhook desactivado: ${hook.url}`]]);
+    expect(emails[0]!.payload.text).toContain(`PATCH /api/v1/webhook-endpoints/${hook.id} {"enabled": true}`);
+    // No new deliveries while disabled.
+    await pay();
+    expect(await deliveries(tenant.tenantId, hook.id)).toHaveLength(2);
+
+    const enabled = await tenant.api.patch(`/webhook-endpoints/${hook.id}`, { enabled: true });
+    expect(enabled.body.data).toMatchObject({ enabled: true, disabled_for_failures_at: null });
+    expect((await endpointRow()).failingSince).toBeNull();
   });
 
   it("rotation: both secrets sign for 24 h (space-separated signatures), then only the new one", async () => {

@@ -23,6 +23,10 @@ export const webhookEndpoints = pgTable(
     secretEncrypted: text("secret_encrypted").notNull(),
     previousSecretEncrypted: text("previous_secret_encrypted"),
     previousSecretExpiresAt: timestamp("previous_secret_expires_at", { withTimezone: true }),
+    /** The first failed attempt since the last success; null while deliveries succeed. */
+    failingSince: timestamp("failing_since", { withTimezone: true }),
+    /** Set when the endpoint was disabled for failing 5 days in a row (never deleted). */
+    disabledForFailuresAt: timestamp("disabled_for_failures_at", { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -49,6 +49,10 @@ export const WebhookEndpoint = z
     workspace_ids: z.array(z.number()).nullable(),
     enabled: z.boolean(),
     previous_secret_expires_at: z.string().nullable().openapi({ description: "After a rotation, until when the previous secret also signs." }),
+    disabled_for_failures_at: z
+      .string()
+      .nullable()
+      .openapi({ description: "When the endpoint was disabled for failing 5 days in a row; cleared by enabling it again." }),
     created_at: z.string(),
     updated_at: z.string(),
   })

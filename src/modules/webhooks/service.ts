@@ -7,6 +7,7 @@ import { fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { encryptSecret } from "../../lib/crypto";
 import { timestamp } from "../../lib/format";
+import { enqueueEmail } from "../outbox/service";
 import type { CreateEndpointInput, UpdateEndpointInput, WebhookDelivery, WebhookEndpoint } from "./schemas";
 import { endpointUrlProblem } from "./url";
 
@@ -36,6 +37,7 @@ export function serializeEndpoint(row: EndpointRow, now = new Date()): WebhookEn
     workspace_ids: row.workspaceIds,
     enabled: row.enabled,
     previous_secret_expires_at: timestamp(rotating),
+    disabled_for_failures_at: timestamp(row.disabledForFailuresAt),
     created_at: timestamp(row.createdAt)!,
     updated_at: timestamp(row.updatedAt)!,
   };
@@ -96,6 +98,8 @@ export async function updateEndpoint(db: AnyDb, env: Env, tenantId: number, id: 
       description: input.description,
       enabled: input.enabled,
       workspaceIds: input.workspace_ids,
+      // Enabling again starts the count of failing days afresh.
+      ...(input.enabled === true ? { failingSince: null, disabledForFailuresAt: null } : {}),
       updatedAt: new Date(),
     })
     .where(and(eq(e.tenantId, tenantId), eq(e.id, id)))
@@ -191,4 +195,39 @@ export function matchingEndpoints(db: AnyDb, tenantId: number, type: string, wor
         workspaceId === null ? undefined : sql`(${e.workspaceIds} IS NULL OR ${workspaceId} = ANY(${e.workspaceIds}))`,
       ),
     );
+}
+
+/**
+ * Disables an endpoint that has failed for WEBHOOK_DISABLE_AFTER_MS (never deletes it) and writes,
+ * in the same transaction, an email to each active admin of the tenant; returns the outbox ids.
+ */
+export async function disableForFailures(db: AnyDb, tenantId: number, endpoint: EndpointRow, now: Date): Promise<number[]> {
+  await db
+    .update(e)
+    .set({ enabled: false, disabledForFailuresAt: now, updatedAt: now })
+    .where(and(eq(e.tenantId, tenantId), eq(e.id, endpoint.id)));
+  const admins = await db
+    .selectDistinct({ email: schema.users.email })
+    .from(schema.users)
+    .innerJoin(schema.workspaceMembers, eq(schema.workspaceMembers.userId, schema.users.id))
+    .innerJoin(schema.roles, eq(schema.roles.id, schema.workspaceMembers.roleId))
+    .where(and(eq(schema.users.tenantId, tenantId), eq(schema.roles.name, "admin"), sql`${schema.users.deactivatedAt} IS NULL`))
+    .orderBy(schema.users.email);
+  const since = timestamp(endpoint.failingSince ?? now);
+  const ids: number[] = [];
+  for (const admin of admins) {
+    ids.push(
+      await enqueueEmail(db, tenantId, {
+        to: admin.email,
+        subject: `Webhook desactivado: ${endpoint.url}`,
+        text: [
+          `El endpoint de webhooks ${endpoint.url} (id ${endpoint.id}) no ha aceptado ninguna entrega desde ${since} y fue desactivado.`,
+          "No se ha borrado y sus entregas pendientes no se reintentarán.",
+          `Revise el receptor y vuelva a activarlo con PATCH /api/v1/webhook-endpoints/${endpoint.id} {"enabled": true}.`,
+        ].join("\n\n"),
+        template: "webhook_endpoint_disabled",
+      }),
+    );
+  }
+  return ids;
 }
