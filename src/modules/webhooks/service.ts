@@ -202,10 +202,13 @@ export function matchingEndpoints(db: AnyDb, tenantId: number, type: string, wor
  * in the same transaction, an email to each active admin of the tenant; returns the outbox ids.
  */
 export async function disableForFailures(db: AnyDb, tenantId: number, endpoint: EndpointRow, now: Date): Promise<number[]> {
-  await db
+  // Only the attempt that flips it writes the emails (two deliveries of the endpoint may fail at once).
+  const flipped = await db
     .update(e)
     .set({ enabled: false, disabledForFailuresAt: now, updatedAt: now })
-    .where(and(eq(e.tenantId, tenantId), eq(e.id, endpoint.id)));
+    .where(and(eq(e.tenantId, tenantId), eq(e.id, endpoint.id), eq(e.enabled, true)))
+    .returning({ id: e.id });
+  if (!flipped.length) return [];
   const admins = await db
     .selectDistinct({ email: schema.users.email })
     .from(schema.users)
