@@ -147,6 +147,21 @@ describe("webhook endpoints", () => {
     expect((await post("https://hooks.example.com/")).status).toBe(201);
   });
 
+  it("without APP_ENCRYPTION_KEY: 422 webhooks_not_configured, nothing stored", async () => {
+    const tenant = await seedTenant();
+    const ctx = createExecutionContext();
+    const response = await createApp().fetch(
+      testRequest(tenant.subdomain, "/api/v1/webhook-endpoints", { method: "POST", token: tenant.admin.token, body: endpointBody() }),
+      { ...env, APP_ENCRYPTION_KEY: undefined } as unknown as Env,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    const res = await readResponse(response);
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ code: "webhooks_not_configured", message: "The server has no APP_ENCRYPTION_KEY: webhook signing secrets cannot be stored." });
+    expect((await tenant.api.get<Page<WebhookEndpoint>>("/webhook-endpoints")).body.data).toEqual([]);
+  });
+
   it("needs webhooks:manage (admins); another tenant's endpoints are invisible", async () => {
     const tenant = await seedTenant();
     const created = await tenant.api.post("/webhook-endpoints", endpointBody());

@@ -3,7 +3,7 @@ import type { AnyDb } from "../../db/client";
 import { findRow, orderBy, type Page, pageOf, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { config, type Env } from "../../env";
-import { fieldError } from "../../http/errors";
+import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { encryptSecret } from "../../lib/crypto";
 import { timestamp } from "../../lib/format";
@@ -24,6 +24,14 @@ export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 function newSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return `whsec_${btoa(String.fromCharCode(...bytes))}`;
+}
+
+/** A new secret sealed with APP_ENCRYPTION_KEY; without the key no endpoint can be created or rotated. */
+async function sealedSecret(env: Env): Promise<{ secret: string; sealed: string }> {
+  const key = config(env).APP_ENCRYPTION_KEY;
+  if (!key) throw new AppError("webhooks_not_configured", "The server has no APP_ENCRYPTION_KEY: webhook signing secrets cannot be stored.");
+  const secret = newSecret();
+  return { secret, sealed: await encryptSecret(key, secret) };
 }
 
 /** The public shape: never a secret (shown once, by create and rotate-secret). */
@@ -70,7 +78,7 @@ export const getEndpoint = (db: AnyDb, tenantId: number, id: number, lock = fals
 export async function createEndpoint(db: AnyDb, env: Env, tenantId: number, input: CreateEndpointInput): Promise<{ row: EndpointRow; secret: string }> {
   checkUrl(env, input.url);
   await checkWorkspaces(db, tenantId, input.workspace_ids);
-  const secret = newSecret();
+  const { secret, sealed } = await sealedSecret(env);
   const [row] = await db
     .insert(e)
     .values({
@@ -80,7 +88,7 @@ export async function createEndpoint(db: AnyDb, env: Env, tenantId: number, inpu
       events: input.events,
       workspaceIds: input.workspace_ids ?? null,
       enabled: input.enabled ?? true,
-      secretEncrypted: await encryptSecret(config(env).APP_ENCRYPTION_KEY, secret),
+      secretEncrypted: sealed,
     })
     .returning();
   return { row: row!, secret };
@@ -115,11 +123,11 @@ export async function deleteEndpoint(db: AnyDb, tenantId: number, id: number): P
 /** A new secret; the current one becomes the previous and keeps signing for ROTATION_OVERLAP_MS. */
 export async function rotateSecret(db: AnyDb, env: Env, tenantId: number, id: number, now = new Date()): Promise<{ row: EndpointRow; secret: string }> {
   const current = await getEndpoint(db, tenantId, id, true);
-  const secret = newSecret();
+  const { secret, sealed } = await sealedSecret(env);
   const [row] = await db
     .update(e)
     .set({
-      secretEncrypted: await encryptSecret(config(env).APP_ENCRYPTION_KEY, secret),
+      secretEncrypted: sealed,
       previousSecretEncrypted: current.secretEncrypted,
       previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
       updatedAt: now,
