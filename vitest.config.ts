@@ -62,6 +62,8 @@ export default defineConfig({
                 DGII_FC_BASE_URL: inject("fakeDgiiUrl"),
                 TEST_FAKE_DGII_URL: inject("fakeDgiiUrl"),
                 APP_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+                // Webhook endpoints point at the fake receiver on loopback (scripts/fake-providers.ts).
+                WEBHOOKS_ALLOW_HTTP_LOOPBACK: "true",
                 // Reliability suites (test/security): fault injection, and `npm run soak` sizes.
                 TEST_CONTROL_URL: inject("testControlUrl"),
                 TEST_FAULT_WS_PROXY: inject("faultWsProxy"),

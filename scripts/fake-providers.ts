@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
+import { Webhook } from "standardwebhooks";
 import { listenOnLoopback } from "./lib/local-server";
 
 /**
@@ -20,20 +21,26 @@ import { listenOnLoopback } from "./lib/local-server";
  * - `POST /_control/clear-failures {service, key}`.
  * - `GET /_control/requests?service=&key=`: what was received for `key` (`resend` also lists deliveries).
  * - `POST /_control/graph/template-status {business_account_id, name, language, status}`.
+ *
+ * And a webhook receiver under `/receiver/<key>` (our outgoing webhooks, test/webhooks): it answers
+ * 200 unless a failure rule (service `receiver`) says otherwise, and records each request with its
+ * raw body and, for every secret given by `POST /_control/receiver-secrets {key, secrets: {name: whsec_…}}`,
+ * whether the Standard Webhooks library verifies the request with it (`verified: {name: boolean}`).
+ * Mode `slow` answers 200 after 6 s (beyond our 5 s timeout).
  */
 export interface FakeProviders {
   url: string;
   close(): Promise<void>;
 }
 
-type Service = "resend" | "telegram" | "graph";
+type Service = "resend" | "telegram" | "graph" | "receiver";
 
 interface FailureRule {
   remaining: number;
   status: number;
   description?: string;
   method?: string;
-  mode: "error" | "drop";
+  mode: "error" | "drop" | "slow";
 }
 
 interface Received {
@@ -42,6 +49,8 @@ interface Received {
   headers: Record<string, string>;
   body: unknown;
   at: string;
+  raw?: string;
+  verified?: Record<string, boolean>;
 }
 
 interface Template {
@@ -59,6 +68,7 @@ export async function startFakeProviders(): Promise<FakeProviders> {
   const deliveries = new Map<string, { id: string; idempotency_key: string | null; body: unknown }[]>();
   const idempotency = new Map<string, string>();
   const templates = new Map<string, Map<string, Template>>();
+  const receiverSecrets = new Map<string, Record<string, string>>();
   let counter = 1000;
 
   const slot = (service: Service, key: string) => `${service}:${key}`;
@@ -105,6 +115,10 @@ export async function startFakeProviders(): Promise<FakeProviders> {
           req.socket.destroy();
           return;
         }
+        if (rule.mode === "slow") {
+          setTimeout(() => send(200, { late: true }), 6000);
+          return;
+        }
         send(rule.status, shape(rule.status, rule.description ?? "Internal Server Error"));
       };
 
@@ -127,6 +141,10 @@ export async function startFakeProviders(): Promise<FakeProviders> {
         const service = url.searchParams.get("service") as Service;
         const key = url.searchParams.get("key") ?? "";
         return send(200, { requests: received.get(slot(service, key)) ?? [], deliveries: deliveries.get(key) ?? [] });
+      }
+      if (url.pathname === "/_control/receiver-secrets" && req.method === "POST") {
+        receiverSecrets.set(String(body.key), body.secrets ?? {});
+        return send(200, { ok: true });
       }
       if (url.pathname === "/_control/graph/template-status" && req.method === "POST") {
         const template = templatesOf(String(body.business_account_id)).get(`${body.name}|${body.language}`);
@@ -153,6 +171,25 @@ export async function startFakeProviders(): Promise<FakeProviders> {
         list.push({ id, idempotency_key: key, body });
         deliveries.set(to, list);
         return send(200, { id });
+      }
+
+      // ---- Webhook receiver
+      const receiver = /^\/receiver\/([^/]+)$/.exec(url.pathname);
+      if (receiver && req.method === "POST") {
+        const key = decodeURIComponent(receiver[1]!);
+        const verified: Record<string, boolean> = {};
+        for (const [name, secret] of Object.entries(receiverSecrets.get(key) ?? {})) {
+          try {
+            new Webhook(secret).verify(raw, headers);
+            verified[name] = true;
+          } catch {
+            verified[name] = false;
+          }
+        }
+        record("receiver", key, { ...entry("POST"), raw, verified });
+        const rule = failureFor("receiver", key, "POST");
+        if (rule) return failWith(rule, (_status, description) => ({ error: description }));
+        return send(200, { received: true });
       }
 
       // ---- Telegram

@@ -34,6 +34,7 @@ import { rolesRouter } from "./modules/roles/routes";
 import { salesmenRouter } from "./modules/salesmen/routes";
 import { taxesRouter } from "./modules/taxes/routes";
 import { usersRouter } from "./modules/users/routes";
+import { webhooksRouter } from "./modules/webhooks/routes";
 import { workspacesRouter } from "./modules/workspaces/routes";
 
 export { MAX_BODY_BYTES } from "./http/request-checks";
@@ -91,6 +92,7 @@ export function createApp() {
   api.route("/", integrationsRouter);
   api.route("/", usersRouter);
   api.route("/", companyRouter);
+  api.route("/", webhooksRouter);
   app.route("/", api);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });

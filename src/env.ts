@@ -30,6 +30,8 @@ export interface Env {
   TAX_AUTHORITY_DATA_URL?: string;
   DGII_ECF_BASE_URL?: string;
   DGII_FC_BASE_URL?: string;
+  /** Development only: lets webhook endpoints use http:// to loopback (127.0.0.0/8, ::1, localhost). */
+  WEBHOOKS_ALLOW_HTTP_LOOPBACK?: string;
   OUTBOX_QUEUE?: Queue;
   RNC_SYNC_QUEUE?: Queue;
   ECF_QUEUE?: Queue;
@@ -78,6 +80,8 @@ const schema = z.object({
   // ecf) is appended per tenant (ecf/service.ts dgiiUrls).
   DGII_ECF_BASE_URL: baseUrl("https://ecf.dgii.gov.do"),
   DGII_FC_BASE_URL: baseUrl("https://fc.dgii.gov.do"),
+  // Off in production: webhook endpoints must be https:// to a public host (modules/webhooks/url.ts).
+  WEBHOOKS_ALLOW_HTTP_LOOPBACK: z.preprocess(blankIsUnset, z.enum(["true", "false"]).default("false")).transform((v) => v === "true"),
 });
 
 /** The Worker's configuration, parsed: numbers are numbers, defaults applied, base URLs without a trailing slash. */

@@ -48,6 +48,7 @@ export const errorStatus = {
   ncf_sequence_expired: 422,
   fiscal_profile_incomplete: 422,
   ecf_not_configured: 422,
+  webhooks_not_configured: 422,
   idempotency_key_reused: 422,
   template_not_approved: 422,
   rate_limited: 429,

@@ -3,11 +3,12 @@ import type { AppEnv } from "../http/context";
 import { enqueueApprovals } from "./approvals";
 import { enqueueEcf } from "./ecf";
 import { enqueueOutbox } from "./outbox";
+import { enqueueWebhooks } from "./webhooks";
 
 /**
  * What a request wrote for the background goes on its Queue once the request has committed:
- * outbox rows (`c.var.outbox`: emails, bot messages), signed e-CF (`c.var.ecf`) and commercial
- * approvals (`c.var.approvals`). Mounted outside
+ * outbox rows (`c.var.outbox`: emails, bot messages), signed e-CF (`c.var.ecf`), commercial
+ * approvals (`c.var.approvals`) and webhook deliveries (`c.var.webhooks`). Mounted outside
  * `databaseSession`, so when `next()` returns the commit (or rollback) has happened; a failed
  * request sends nothing. A send that fails is logged and left to the minute sweeps.
  */
@@ -15,11 +16,13 @@ export const afterCommitDispatch = createMiddleware<AppEnv>(async (c, next) => {
   const outbox: number[] = [];
   const ecf: number[] = [];
   const approvals: number[] = [];
+  const webhooks: number[] = [];
   c.set("outbox", outbox);
   c.set("ecf", ecf);
   c.set("approvals", approvals);
+  c.set("webhooks", webhooks);
   await next();
-  if ((!outbox.length && !ecf.length && !approvals.length) || c.error || c.res.status >= 400) return;
+  if ((!outbox.length && !ecf.length && !approvals.length && !webhooks.length) || c.error || c.res.status >= 400) return;
   const tenantId = c.get("tenant").id;
   if (outbox.length) {
     c.executionCtx.waitUntil(
@@ -42,6 +45,14 @@ export const afterCommitDispatch = createMiddleware<AppEnv>(async (c, next) => {
       enqueueApprovals(
         c.env,
         approvals.map((id) => ({ tenant_id: tenantId, approval_id: id })),
+      ),
+    );
+  if (webhooks.length)
+    c.executionCtx.waitUntil(
+      enqueueWebhooks(
+        c.env,
+        webhooks.map((id) => ({ tenant_id: tenantId, webhook_delivery_id: id })),
+        c.get("requestId"),
       ),
     );
 });

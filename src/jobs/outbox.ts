@@ -6,6 +6,7 @@ import * as schema from "../db/schema";
 import { config, type Env } from "../env";
 import { log } from "../lib/log";
 import { sendToQueue } from "./enqueue";
+import { handleWebhookMessage, isWebhookRef } from "./webhooks";
 
 /**
  * Delivery of the transactional outbox (`outbox_messages`).
@@ -196,9 +197,13 @@ export async function deliverOutboxMessage(env: Env, ref: OutboxRef, options: De
   });
 }
 
-/** Consumer of the `outbox` Queue. */
+/** Consumer of the `outbox` Queue: outbox rows, and webhook deliveries (jobs/webhooks.ts). */
 export async function handleOutboxBatch(batch: MessageBatch<unknown>, env: Env, options: DeliveryOptions = {}): Promise<void> {
   for (const message of batch.messages) {
+    if (isWebhookRef(message.body)) {
+      await handleWebhookMessage(message, env, options);
+      continue;
+    }
     if (!isOutboxRef(message.body)) {
       log.warn("outbox: unknown message dropped", { id: message.id });
       message.ack();

@@ -6,17 +6,19 @@ import { sweepApprovals } from "./approvals";
 import { sweepEcf } from "./ecf";
 import { OUTBOX_SWEEP_CRON, sweepOutbox } from "./outbox";
 import { runWorkerRncSync } from "./rnc-sync";
+import { sweepWebhooks } from "./webhooks";
 
 /**
- * Crons (wrangler.toml): every minute the outbox and e-CF sweeps and the folding of invoice count deltas;
+ * Crons (wrangler.toml): every minute the outbox, webhook and e-CF sweeps and the folding of invoice count deltas;
  * weekly (`0 6 * * SUN`) the RNC sync.
  */
 export async function handleScheduled(controller: ScheduledController, env: Env): Promise<void> {
   log.info("scheduled run", { cron: controller.cron, scheduledTime: controller.scheduledTime });
   // Every minute: the outbox, e-CF and approval sweeps re-enqueue due messages, documents and approvals (src/jobs/outbox.ts, ecf.ts, approvals.ts).
   if (controller.cron === OUTBOX_SWEEP_CRON) {
-    const [, , , folded] = await Promise.all([
+    const [, , , , folded] = await Promise.all([
       sweepOutbox(env),
+      sweepWebhooks(env),
       sweepEcf(env),
       sweepApprovals(env),
       withTenantTransaction(env, null, compactInvoiceStatusCounts),

@@ -7,12 +7,12 @@ import { asOwner, uniqueName } from "../support/seed";
 /** The fake providers' control API (scripts/fake-providers.ts). */
 const fakeUrl = () => (env as unknown as { TEST_FAKE_PROVIDERS_URL: string }).TEST_FAKE_PROVIDERS_URL;
 
-type Service = "resend" | "telegram" | "graph";
+type Service = "resend" | "telegram" | "graph" | "receiver";
 
 export async function failNext(
   service: Service,
   key: string,
-  options: { times?: number; status?: number; description?: string; method?: string; mode?: "error" | "drop" } = {},
+  options: { times?: number; status?: number; description?: string; method?: string; mode?: "error" | "drop" | "slow" } = {},
 ) {
   const res = await fetch(`${fakeUrl()}/_control/fail`, {
     method: "POST",

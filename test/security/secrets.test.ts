@@ -1,10 +1,15 @@
 import { describe, expect, it, vi } from "vitest";
+import { deliverWebhook } from "../../src/jobs/webhooks";
+import { failNext } from "../integrations/helpers";
+import { env } from "../support/env";
 import { asOwner, DEFAULT_PASSWORD, ownerRow, sql, uniqueName } from "../support/seed";
+import { receiverKey } from "../webhooks/helpers";
 import { appCall, botToken, buildWorld, platformId, record, unlimited } from "./world";
 
 /**
  * Secrets never leave: password hashes, JWTs (other than in the response that issues them), bot
- * tokens, chat access tokens, app secrets and webhook verify tokens appear in no response body
+ * tokens, chat access tokens, app secrets, webhook verify tokens and outgoing webhooks' signing
+ * secrets (whsec_…, other than in the create and rotate responses) appear in no response body
  * and no log line, over a representative set of requests (reads, lists, errors, integrations,
  * webhooks, login). console.* is captured in workerd, where the Worker logs.
  */
@@ -45,6 +50,21 @@ describe("secrets never appear in a response body or a log line", () => {
       expect(chat.status).toBe(201);
       bodies.push(chat.text);
 
+      // An outgoing webhook endpoint: its secret is in the create and rotate responses only (not kept).
+      const hook = receiverKey();
+      const endpoint = await api.post("/webhook-endpoints", { url: hook.url, events: ["payment.received"] });
+      expect(endpoint.status).toBe(201);
+      const rotated = await api.post(`/webhook-endpoints/${endpoint.body.data.id}/rotate-secret`);
+      expect(rotated.status).toBe(200);
+      const whsecs = { first: endpoint.body.data.secret as string, rotated: rotated.body.data.secret as string };
+      // A delivery signed with both, failed once (logged) and then delivered, in this isolate.
+      await failNext("receiver", hook.key, { times: 1, status: 500 });
+      const paid = await api.post(`/invoices/${world.objects.invoice.id}/payments`, { amount: "0.01", payment_date: "2026-11-21", payment_method: "cash" });
+      expect(paid.status, paid.text).toBe(201);
+      const delivery = await ownerRow<{ id: number }>(sql`SELECT id FROM webhook_deliveries WHERE endpoint_id = ${endpoint.body.data.id}`);
+      const ref = { tenant_id: tenant.tenantId, webhook_delivery_id: Number(delivery.id) };
+      for (let hour = 1; hour <= 3; hour++) await deliverWebhook(env, ref, { now: new Date(Date.now() + hour * 3_600_000) });
+
       const login = await call(tenant.subdomain, "/api/v1/auth/tokens", { method: "POST", body: { email: tenant.admin.email, password: DEFAULT_PASSWORD } });
       expect(login.status).toBe(201);
       const issued = login.body.data.token as string;
@@ -62,6 +82,9 @@ describe("secrets never appear in a response body or a log line", () => {
         "/api/chat-accounts",
         `/api/chat-accounts/${chat.body.data.id}`,
         `/invoices/${world.objects.invoice.id}`,
+        "/webhook-endpoints",
+        `/webhook-endpoints/${endpoint.body.data.id}`,
+        `/webhook-endpoints/${endpoint.body.data.id}/deliveries`,
         "/roles",
         "/api/v1/no-such-route",
       ]) {
@@ -70,6 +93,7 @@ describe("secrets never appear in a response body or a log line", () => {
       await keep(as.patch(`/api/messaging-bots/${bot.body.data.id}`, { name: "Otro" }));
       await keep(as.post(`/messaging-bots/${bot.body.data.id}/test`, { chat_id: "12345", message: "hola" }));
       await keep(as.patch(`/api/chat-accounts/${chat.body.data.id}`, { name: "Otro chat" }));
+      await keep(as.patch(`/webhook-endpoints/${endpoint.body.data.id}`, { description: "Otro" }));
       // Errors that carry the secrets in the request must not echo them.
       await keep(call(tenant.subdomain, "/api/v1/auth/tokens", { method: "POST", body: { email: tenant.admin.email, password: "wrong password" } }));
       await keep(call(tenant.subdomain, "/api/v1/me", { token: `${issued}x` }));
@@ -129,6 +153,9 @@ describe("secrets never appear in a response body or a log line", () => {
         "the chat access token": chatSecrets.access_token,
         "the chat app secret": chatSecrets.app_secret,
         "the webhook verify token": chatSecrets.webhook_verify_token,
+        "the webhook signing secret": whsecs.first,
+        "the rotated webhook signing secret": whsecs.rotated,
+        "the signing key of the webhook secret": whsecs.rotated.slice("whsec_".length),
         password: DEFAULT_PASSWORD,
         "a query parameter (name)": parameters.full_name,
         "a query parameter (email)": parameters.email,
@@ -144,6 +171,11 @@ describe("secrets never appear in a response body or a log line", () => {
           if (line.includes(secret)) leaks.push(`${name} in log line: ${line.slice(0, 200)}`);
         });
       }
+      // No whsec_ value at all, whichever endpoint it belongs to.
+      bodies.forEach((body, i) => {
+        if (body.includes("whsec_")) leaks.push(`a whsec_ value in response body #${i}: ${body.slice(0, 200)}`);
+      });
+      for (const line of lines) if (line.includes("whsec_")) leaks.push(`a whsec_ value in log line: ${line.slice(0, 200)}`);
       expect(leaks).toEqual([]);
       expect(lines.length).toBeGreaterThan(0); // the capture saw the Worker's logs
       await record({

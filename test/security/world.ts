@@ -10,6 +10,7 @@ import { env } from "../support/env";
 import { catalogIds, createContact } from "../support/sales";
 import { asOwner, type SeededTenant, type SeededUser, seedTenant, seedUser, seedWorkspace, uniqueName } from "../support/seed";
 import { createProduct, initialStock } from "../support/stock";
+import { receiverKey } from "../webhooks/helpers";
 
 export const securityEnv = env as typeof env & {
   TEST_CONTROL_URL: string;
@@ -224,6 +225,9 @@ export async function buildWorld() {
   const bot = (await ok(await api.post("/api/messaging-bots", { name: botName, token: botToken() }))).data;
   const chatName = mark("Chat");
   const chat = (await ok(await api.post("/api/chat-accounts", chatAccountInput({ name: chatName })))).data;
+  // Tenant-wide; it points at the fake receiver, which answers 200 to whatever the suites cause.
+  const webhookDescription = mark("Webhook");
+  const webhook = (await ok(await api.post("/webhook-endpoints", { url: receiverKey().url, events: ["*"], description: webhookDescription }))).data;
   const w1Viewer = await seedUser(tenant, { role: "viewer", workspaceIds: [w1] });
   const certificate = await makeCertificate();
   // An e-CF a supplier sent tenant A (tenant-wide: received by the company's RNC, not a branch).
@@ -280,6 +284,7 @@ export async function buildWorld() {
       bank,
       bot,
       chat,
+      webhook,
       w1Viewer,
       certificate,
       receivedEcf: receivedEcf!,
@@ -321,6 +326,7 @@ export async function buildWorld() {
       bank.name,
       botName,
       chatName,
+      webhookDescription,
       tenant.admin.email,
       w1Viewer.email,
       roleName,

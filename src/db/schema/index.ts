@@ -6,3 +6,4 @@ export * from "./purchases";
 export * from "./rnc";
 export * from "./sales";
 export * from "./tenancy";
+export * from "./webhooks";

@@ -7,7 +7,9 @@ import { dataOnly, MessageResponse } from "../../http/schemas";
 import { idParam } from "../../lib/bounds";
 import { isElectronicNumber } from "../../lib/ncf";
 import { printedEcf } from "../ecf/documents";
+import { getNote } from "../notes/service";
 import { renderDocumentPdf } from "../sales/pdf";
+import { emitEvent } from "../webhooks/events";
 import { invoiceContext } from "./context";
 import {
   AnnulInvoiceBody,
@@ -76,10 +78,11 @@ invoicesRouter.openapi(
   async (c) => {
     const db = c.var.db;
     const input = c.req.valid("json");
-    return idempotent(c, db, async () => ({
-      status: 201,
-      body: createdBody(await invoices.createInvoice(db, c.var.scope, input, invoiceContext(c)), input.draft ? "Draft created." : "Invoice created."),
-    }));
+    return idempotent(c, db, async () => {
+      const written = await invoices.createInvoice(db, c.var.scope, input, invoiceContext(c));
+      await emitEvent(c, "invoice.created", written.workspace_id, () => invoices.getInvoice(db, c.var.scope, written.id));
+      return { status: 201, body: createdBody(written, input.draft ? "Draft created." : "Invoice created.") };
+    });
   },
 );
 
@@ -174,13 +177,16 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    const { invoice, creditNote } = await invoices.cancelInvoice(
-      c.var.db,
+    const db = c.var.db;
+    const { invoice, creditNote, creditNoteId } = await invoices.cancelInvoice(
+      db,
       c.var.scope,
       c.req.valid("param").id,
       c.req.valid("json").annulment_reason,
       invoiceContext(c),
     );
+    if (creditNoteId !== null) await emitEvent(c, "credit_note.created", invoice.workspace_id, () => getNote(db, c.var.scope, "credit", creditNoteId));
+    await emitEvent(c, "invoice.cancelled", invoice.workspace_id, () => invoices.getInvoice(db, c.var.scope, invoice.id));
     return c.json({ data: invoice, message: creditNote ? `Invoice cancelled by credit note ${creditNote}.` : "Invoice cancelled." }, 200);
   },
 );
@@ -263,10 +269,12 @@ invoicesRouter.openapi(
     const db = c.var.db;
     const id = c.req.valid("param").id;
     const input = c.req.valid("json");
-    return idempotent(c, db, async () => ({
-      status: 201,
-      body: { data: await invoices.addPayment(db, c.var.scope, id, input), message: "Payment recorded." },
-    }));
+    return idempotent(c, db, async () => {
+      const data = await invoices.addPayment(db, c.var.scope, id, input);
+      await emitEvent(c, "payment.received", data.invoice.workspace_id, () => invoices.paymentEventData(db, c.var.scope, id, data.payment.id));
+      if (data.invoice.status === "paid") await emitEvent(c, "invoice.paid", data.invoice.workspace_id, () => invoices.getInvoice(db, c.var.scope, id));
+      return { status: 201, body: { data, message: "Payment recorded." } };
+    });
   },
 );
 

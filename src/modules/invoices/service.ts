@@ -708,7 +708,7 @@ export async function cancelInvoice(
   id: number,
   reason: AnnulmentReason = DEFAULT_ANNULMENT_REASON,
   context: InvoiceContext,
-): Promise<{ invoice: InvoiceData; creditNote: string | null }> {
+): Promise<{ invoice: InvoiceData; creditNote: string | null; creditNoteId: number | null }> {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment") {
     throw new AppError("invoice_not_editable", `Only invoices pending payment can be cancelled; this one is ${invoice.status}.`);
@@ -719,7 +719,7 @@ export async function cancelInvoice(
   await recordAnnulment(db, scope, invoice, reason, "cancelled");
   const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, id)).returning();
   await recordInvoiceChange(db, scope, "cancelled", invoice, updated!);
-  return { invoice: serializeInvoice(updated!), creditNote: null };
+  return { invoice: serializeInvoice(updated!), creditNote: null, creditNoteId: null };
 }
 
 /**
@@ -782,7 +782,7 @@ async function cancelElectronic(db: AnyDb, scope: RequestScope, invoice: Invoice
   const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, invoice.id)).returning();
   // Before: the invoice as the note left it (fully credited).
   await recordInvoiceChange(db, scope, "cancelled", { ...updated!, status: invoiceStatus(updated!) }, updated!);
-  return { invoice: serializeInvoice(updated!), creditNote: note.document_number };
+  return { invoice: serializeInvoice(updated!), creditNote: note.document_number, creditNoteId: note.id };
 }
 
 /** Applies a payment under the invoice's row lock, so concurrent payments never exceed the total. */
@@ -828,6 +828,12 @@ export async function addPayment(
     },
     invoice: serializeInvoice(updated!),
   };
+}
+
+/** payment.received's data (webhooks): the payment as its invoice's GET lists it, with that invoice as its GET returns it. */
+export async function paymentEventData(db: AnyDb, scope: RequestScope, invoiceId: number, paymentId: number) {
+  const invoice = await getInvoice(db, scope, invoiceId);
+  return { ...invoice.payments.find((p) => p.id === paymentId), invoice_id: invoiceId, invoice };
 }
 
 export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, paymentId: number): Promise<InvoiceData> {

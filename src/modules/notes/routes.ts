@@ -8,6 +8,7 @@ import { isElectronicNumber } from "../../lib/ncf";
 import { printedEcf } from "../ecf/documents";
 import { invoiceContext } from "../invoices/context";
 import { renderDocumentPdf } from "../sales/pdf";
+import { emitEvent } from "../webhooks/events";
 import { CreateNoteBody, NoteDetail, type NoteKind, NoteListQuery, NoteSummary } from "./schemas";
 import * as notes from "./service";
 
@@ -42,10 +43,11 @@ for (const kind of ["credit", "debit"] as const satisfies readonly NoteKind[]) {
       const db = c.var.db;
       const id = c.req.valid("param").id;
       const input = c.req.valid("json");
-      return idempotent(c, db, async () => ({
-        status: 201,
-        body: { data: await notes.createNote(db, c.var.scope, id, kind, input, invoiceContext(c)), message: `${name} issued.` },
-      }));
+      return idempotent(c, db, async () => {
+        const note = await notes.createNote(db, c.var.scope, id, kind, input, invoiceContext(c));
+        if (kind === "credit") await emitEvent(c, "credit_note.created", note.workspace_id, () => notes.getNote(db, c.var.scope, "credit", note.id));
+        return { status: 201, body: { data: note, message: `${name} issued.` } };
+      });
     },
   );
 

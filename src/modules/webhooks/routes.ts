@@ -1,0 +1,133 @@
+import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { paginate, paginated } from "../../http/pagination";
+import { dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
+import {
+  CreateEndpointBody,
+  DeliveryListQuery,
+  EndpointListQuery,
+  EndpointParam,
+  UpdateEndpointBody,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+} from "./schemas";
+import { createEndpoint, deleteEndpoint, getEndpoint, listDeliveries, listEndpoints, rotateSecret, serializeEndpoint, updateEndpoint } from "./service";
+
+/** Outgoing webhook endpoints of the tenant (issue 21, docs/webhooks.md). */
+export const webhooksRouter = createRouter();
+
+const MANAGE = { permission: "webhooks:manage" } as const;
+const tags = ["Webhooks"];
+const path = `${V1}/webhook-endpoints`;
+
+webhooksRouter.openapi(
+  defineRoute(MANAGE, {
+    method: "get",
+    path,
+    tags,
+    summary: "The tenant's webhook endpoints (never their secrets)",
+    request: { query: EndpointListQuery },
+    responses: { 200: jsonResponse("Endpoints", paginated(WebhookEndpoint)), ...commonErrors },
+  }),
+  async (c) => {
+    const query = c.req.valid("query");
+    const { rows, total } = await listEndpoints(c.var.db, c.get("tenant").id, query);
+    return c.json(
+      paginate(
+        c,
+        query,
+        total,
+        rows.map((row) => serializeEndpoint(row)),
+      ),
+      200,
+    );
+  },
+);
+
+webhooksRouter.openapi(
+  defineRoute(MANAGE, {
+    method: "post",
+    path,
+    tags,
+    summary: "Add a webhook endpoint; its signing secret (whsec_…) is in this response only",
+    request: jsonBody(CreateEndpointBody),
+    responses: { 201: jsonResponse("Created", dataWithMessage(WebhookEndpointWithSecret)), ...commonErrors },
+  }),
+  async (c) => {
+    const { row, secret } = await createEndpoint(c.var.db, c.env, c.get("tenant").id, c.req.valid("json"));
+    return c.json({ data: { ...serializeEndpoint(row), secret }, message: "Webhook endpoint created. Store its secret now: it is not shown again." }, 201);
+  },
+);
+
+webhooksRouter.openapi(
+  defineRoute(MANAGE, {
+    method: "get",
+    path: `${path}/{id}`,
+    tags,
+    summary: "A webhook endpoint (never its secret)",
+    request: { params: EndpointParam },
+    responses: { 200: jsonResponse("The endpoint", dataOnly(WebhookEndpoint)), ...errorResponses(404), ...commonErrors },
+  }),
+  async (c) => c.json({ data: serializeEndpoint(await getEndpoint(c.var.db, c.get("tenant").id, c.req.valid("param").id)) }, 200),
+);
+
+webhooksRouter.openapi(
+  defineRoute(MANAGE, {
+    method: "patch",
+    path: `${path}/{id}`,
+    tags,
+    summary: "Change a webhook endpoint (only the fields given)",
+    request: { params: EndpointParam, ...jsonBody(UpdateEndpointBody) },
+    responses: { 200: jsonResponse("Updated", dataWithMessage(WebhookEndpoint)), ...errorResponses(404), ...commonErrors },
+  }),
+  async (c) => {
+    const row = await updateEndpoint(c.var.db, c.env, c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
+    return c.json({ data: serializeEndpoint(row), message: "Webhook endpoint updated." }, 200);
+  },
+);
+
+webhooksRouter.openapi(
+  defineRoute(MANAGE, {
+    method: "delete",
+    path: `${path}/{id}`,
+    tags,
+    summary: "Delete a webhook endpoint and its deliveries",
+    request: { params: EndpointParam },
+    responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404), ...commonErrors },
+  }),
+  async (c) => {
+    await deleteEndpoint(c.var.db, c.get("tenant").id, c.req.valid("param").id);
+    return c.json({ message: "Webhook endpoint deleted." }, 200);
+  },
+);
+
+webhooksRouter.openapi(
+  defineRoute(MANAGE, {
+    method: "post",
+    path: `${path}/{id}/rotate-secret`,
+    tags,
+    summary: "A new signing secret (in this response only); the previous one keeps signing alongside for 24 h",
+    request: { params: EndpointParam },
+    responses: { 200: jsonResponse("Rotated", dataWithMessage(WebhookEndpointWithSecret)), ...errorResponses(404), ...commonErrors },
+  }),
+  async (c) => {
+    const { row, secret } = await rotateSecret(c.var.db, c.env, c.get("tenant").id, c.req.valid("param").id);
+    return c.json({ data: { ...serializeEndpoint(row), secret }, message: "Secret rotated. The previous secret also signs for 24 hours." }, 200);
+  },
+);
+
+webhooksRouter.openapi(
+  defineRoute(MANAGE, {
+    method: "get",
+    path: `${path}/{id}/deliveries`,
+    tags,
+    summary: "An endpoint's deliveries, newest first, with every attempt (status code, duration, the response's first 1 KB)",
+    request: { params: EndpointParam, query: DeliveryListQuery },
+    responses: { 200: jsonResponse("Deliveries", paginated(WebhookDelivery)), ...errorResponses(404), ...commonErrors },
+  }),
+  async (c) => {
+    const query = c.req.valid("query");
+    const { data, total } = await listDeliveries(c.var.db, c.get("tenant").id, c.req.valid("param").id, query);
+    return c.json(paginate(c, query, total, data), 200);
+  },
+);

@@ -1,0 +1,244 @@
+import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
+import { findRow, orderBy, type Page, pageOf, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
+import * as schema from "../../db/schema";
+import { config, type Env } from "../../env";
+import { AppError, fieldError } from "../../http/errors";
+import type { ListQuery } from "../../http/pagination";
+import { encryptSecret } from "../../lib/crypto";
+import { timestamp } from "../../lib/format";
+import { enqueueEmail } from "../outbox/service";
+import type { CreateEndpointInput, UpdateEndpointInput, WebhookDelivery, WebhookEndpoint } from "./schemas";
+import { endpointUrlProblem } from "./url";
+
+const e = schema.webhookEndpoints;
+const d = schema.webhookDeliveries;
+const ev = schema.webhookEvents;
+const at = schema.webhookAttempts;
+type EndpointRow = typeof e.$inferSelect;
+
+/** How long the previous secret keeps signing after a rotation. */
+export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+/** A Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
+function newSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return `whsec_${btoa(String.fromCharCode(...bytes))}`;
+}
+
+/** A new secret sealed with APP_ENCRYPTION_KEY; without the key no endpoint can be created or rotated. */
+async function sealedSecret(env: Env): Promise<{ secret: string; sealed: string }> {
+  const key = config(env).APP_ENCRYPTION_KEY;
+  if (!key) throw new AppError("webhooks_not_configured", "The server has no APP_ENCRYPTION_KEY: webhook signing secrets cannot be stored.");
+  const secret = newSecret();
+  return { secret, sealed: await encryptSecret(key, secret) };
+}
+
+/** The public shape: never a secret (shown once, by create and rotate-secret). */
+export function serializeEndpoint(row: EndpointRow, now = new Date()): WebhookEndpoint {
+  const rotating = row.previousSecretExpiresAt && row.previousSecretExpiresAt > now ? row.previousSecretExpiresAt : null;
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    events: row.events,
+    workspace_ids: row.workspaceIds,
+    enabled: row.enabled,
+    previous_secret_expires_at: timestamp(rotating),
+    disabled_for_failures_at: timestamp(row.disabledForFailuresAt),
+    created_at: timestamp(row.createdAt)!,
+    updated_at: timestamp(row.updatedAt)!,
+  };
+}
+
+function checkUrl(env: Env, url: string): void {
+  const problem = endpointUrlProblem(url, config(env).WEBHOOKS_ALLOW_HTTP_LOOPBACK);
+  if (problem) throw fieldError("url", problem);
+}
+
+/** Every id of `workspace_ids` must be a workspace of the tenant (RLS hides the others). */
+async function checkWorkspaces(db: AnyDb, tenantId: number, ids: number[] | null | undefined): Promise<void> {
+  if (!ids?.length) return;
+  const found = await db
+    .select({ id: schema.workspaces.id })
+    .from(schema.workspaces)
+    .where(and(eq(schema.workspaces.tenantId, tenantId), inArray(schema.workspaces.id, ids)));
+  const missing = ids.filter((id) => !found.some((w) => w.id === id));
+  if (missing.length) throw fieldError("workspace_ids", `No such workspace: ${missing.join(", ")}.`);
+}
+
+export async function listEndpoints(db: AnyDb, tenantId: number, query: ListQuery<never, "id" | "created_at">): Promise<Page<EndpointRow>> {
+  const column = { id: e.id, created_at: e.createdAt }[query.sort.field];
+  return pageOf(db, e, eq(e.tenantId, tenantId), orderBy(column, e.id, query.sort.descending), query);
+}
+
+export const getEndpoint = (db: AnyDb, tenantId: number, id: number, lock = false): Promise<EndpointRow> =>
+  findRow(db, e, and(eq(e.tenantId, tenantId), eq(e.id, id)), "Webhook endpoint", lock);
+
+export async function createEndpoint(db: AnyDb, env: Env, tenantId: number, input: CreateEndpointInput): Promise<{ row: EndpointRow; secret: string }> {
+  checkUrl(env, input.url);
+  await checkWorkspaces(db, tenantId, input.workspace_ids);
+  const { secret, sealed } = await sealedSecret(env);
+  const [row] = await db
+    .insert(e)
+    .values({
+      tenantId,
+      url: input.url,
+      description: input.description ?? null,
+      events: input.events,
+      workspaceIds: input.workspace_ids ?? null,
+      enabled: input.enabled ?? true,
+      secretEncrypted: sealed,
+    })
+    .returning();
+  return { row: row!, secret };
+}
+
+export async function updateEndpoint(db: AnyDb, env: Env, tenantId: number, id: number, input: UpdateEndpointInput): Promise<EndpointRow> {
+  await getEndpoint(db, tenantId, id, true);
+  if (input.url !== undefined) checkUrl(env, input.url);
+  await checkWorkspaces(db, tenantId, input.workspace_ids);
+  const [row] = await db
+    .update(e)
+    .set({
+      url: input.url,
+      events: input.events,
+      description: input.description,
+      enabled: input.enabled,
+      workspaceIds: input.workspace_ids,
+      // Enabling again starts the count of failing days afresh.
+      ...(input.enabled === true ? { failingSince: null, disabledForFailuresAt: null } : {}),
+      updatedAt: new Date(),
+    })
+    .where(and(eq(e.tenantId, tenantId), eq(e.id, id)))
+    .returning();
+  return row!;
+}
+
+export async function deleteEndpoint(db: AnyDb, tenantId: number, id: number): Promise<void> {
+  await getEndpoint(db, tenantId, id, true);
+  await db.delete(e).where(and(eq(e.tenantId, tenantId), eq(e.id, id)));
+}
+
+/** A new secret; the current one becomes the previous and keeps signing for ROTATION_OVERLAP_MS. */
+export async function rotateSecret(db: AnyDb, env: Env, tenantId: number, id: number, now = new Date()): Promise<{ row: EndpointRow; secret: string }> {
+  const current = await getEndpoint(db, tenantId, id, true);
+  const { secret, sealed } = await sealedSecret(env);
+  const [row] = await db
+    .update(e)
+    .set({
+      secretEncrypted: sealed,
+      previousSecretEncrypted: current.secretEncrypted,
+      previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+      updatedAt: now,
+    })
+    .where(and(eq(e.tenantId, tenantId), eq(e.id, id)))
+    .returning();
+  return { row: row!, secret };
+}
+
+/** An endpoint's deliveries, newest first, each with its attempts. */
+export async function listDeliveries(
+  db: AnyDb,
+  tenantId: number,
+  endpointId: number,
+  query: ListQuery<"status", "id">,
+): Promise<{ data: WebhookDelivery[]; total: number }> {
+  await getEndpoint(db, tenantId, endpointId);
+  const where: SQL | undefined = and(
+    eq(d.tenantId, tenantId),
+    eq(d.endpointId, endpointId),
+    query.filters.status ? eq(d.status, query.filters.status) : undefined,
+  );
+  const rows = await db
+    .select({ delivery: d, eventId: ev.publicId, eventType: ev.type, total: pageTotal() })
+    .from(d)
+    .innerJoin(ev, eq(ev.id, d.eventId))
+    .where(where)
+    .orderBy(query.sort.descending ? desc(d.id) : d.id)
+    .limit(query.perPage)
+    .offset(pageOffset(query));
+  const total = await totalOfPage(db, rows, query.page, d, where);
+  const ids = rows.map((r) => r.delivery.id);
+  const attempts = ids.length
+    ? await db
+        .select()
+        .from(at)
+        .where(and(eq(at.tenantId, tenantId), inArray(at.deliveryId, ids)))
+        .orderBy(at.deliveryId, at.attempt)
+    : [];
+  const data = rows.map(({ delivery, eventId, eventType }) => ({
+    id: delivery.id,
+    event_id: eventId,
+    event_type: eventType,
+    status: delivery.status as WebhookDelivery["status"],
+    attempt_count: delivery.attempts,
+    next_attempt_at: delivery.status === "pending" ? timestamp(delivery.nextAttemptAt) : null,
+    delivered_at: timestamp(delivery.deliveredAt),
+    created_at: timestamp(delivery.createdAt)!,
+    attempts: attempts
+      .filter((a) => a.deliveryId === delivery.id)
+      .map((a) => ({
+        attempt: a.attempt,
+        status_code: a.statusCode,
+        duration_ms: a.durationMs,
+        response_body: a.responseBody,
+        error: a.error,
+        attempted_at: timestamp(a.attemptedAt)!,
+      })),
+  }));
+  return { data, total };
+}
+
+/** The enabled endpoints subscribed to `type` for `workspaceId`'s events. */
+export function matchingEndpoints(db: AnyDb, tenantId: number, type: string, workspaceId: number | null) {
+  return db
+    .select({ id: e.id })
+    .from(e)
+    .where(
+      and(
+        eq(e.tenantId, tenantId),
+        eq(e.enabled, true),
+        sql`(${e.events} @> ARRAY[${type}]::text[] OR ${e.events} @> ARRAY['*']::text[])`,
+        workspaceId === null ? undefined : sql`(${e.workspaceIds} IS NULL OR ${workspaceId} = ANY(${e.workspaceIds}))`,
+      ),
+    );
+}
+
+/**
+ * Disables an endpoint that has failed for WEBHOOK_DISABLE_AFTER_MS (never deletes it) and writes,
+ * in the same transaction, an email to each active admin of the tenant; returns the outbox ids.
+ */
+export async function disableForFailures(db: AnyDb, tenantId: number, endpoint: EndpointRow, now: Date): Promise<number[]> {
+  // Only the attempt that flips it writes the emails (two deliveries of the endpoint may fail at once).
+  const flipped = await db
+    .update(e)
+    .set({ enabled: false, disabledForFailuresAt: now, updatedAt: now })
+    .where(and(eq(e.tenantId, tenantId), eq(e.id, endpoint.id), eq(e.enabled, true)))
+    .returning({ id: e.id });
+  if (!flipped.length) return [];
+  const admins = await db
+    .selectDistinct({ email: schema.users.email })
+    .from(schema.users)
+    .innerJoin(schema.workspaceMembers, eq(schema.workspaceMembers.userId, schema.users.id))
+    .innerJoin(schema.roles, eq(schema.roles.id, schema.workspaceMembers.roleId))
+    .where(and(eq(schema.users.tenantId, tenantId), eq(schema.roles.name, "admin"), sql`${schema.users.deactivatedAt} IS NULL`))
+    .orderBy(schema.users.email);
+  const since = timestamp(endpoint.failingSince ?? now);
+  const ids: number[] = [];
+  for (const admin of admins) {
+    ids.push(
+      await enqueueEmail(db, tenantId, {
+        to: admin.email,
+        subject: `Webhook desactivado: ${endpoint.url}`,
+        text: [
+          `El endpoint de webhooks ${endpoint.url} (id ${endpoint.id}) no ha aceptado ninguna entrega desde ${since} y fue desactivado.`,
+          "No se ha borrado y sus entregas pendientes no se reintentarán.",
+          `Revise el receptor y vuelva a activarlo con PATCH /api/v1/webhook-endpoints/${endpoint.id} {"enabled": true}.`,
+        ].join("\n\n"),
+        template: "webhook_endpoint_disabled",
+      }),
+    );
+  }
+  return ids;
+}
