@@ -15,6 +15,7 @@ import {
 } from "../modules/ecf/dgii";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
+import type { DeliveryStatus } from "../modules/reception/schemas";
 import { ECF_MAX_OUTAGE_MS, outageDelaySeconds } from "./ecf";
 import { sendToQueue } from "./enqueue";
 
@@ -50,7 +51,8 @@ export interface ApprovalStep {
   retryInSeconds?: number;
 }
 
-type Delivery = "delivered" | "refused" | "retry";
+/** What one delivery attempt came to; `retry` becomes pending again (or failed after 24 h). */
+type Outcome = "delivered" | "refused" | "retry";
 
 export async function stepApproval(env: Env, ref: ApprovalRef, options: { now?: Date } = {}): Promise<ApprovalStep> {
   const now = options.now ?? new Date();
@@ -77,7 +79,7 @@ export async function stepApproval(env: Env, ref: ApprovalRef, options: { now?: 
     let dgiiMessages = row.dgiiMessages;
     let issuerUrl = row.issuerUrl;
 
-    const attempt = async (what: string, send: () => Promise<void>): Promise<Delivery> => {
+    const attempt = async (what: string, send: () => Promise<void>): Promise<Outcome> => {
       try {
         await send();
         return "delivered";
@@ -94,7 +96,7 @@ export async function stepApproval(env: Env, ref: ApprovalRef, options: { now?: 
       }
     };
 
-    let dgii: Delivery | "delivered" | "refused" | "failed" = row.dgiiStatus as Delivery;
+    let dgii: Outcome | DeliveryStatus = row.dgiiStatus as DeliveryStatus;
     if (row.dgiiStatus === "pending") {
       dgii = await attempt("DGII", async () => {
         try {
@@ -107,7 +109,7 @@ export async function stepApproval(env: Env, ref: ApprovalRef, options: { now?: 
         }
       });
     }
-    let issuer: Delivery | "delivered" | "refused" | "failed" = row.issuerStatus as Delivery;
+    let issuer: Outcome | DeliveryStatus = row.issuerStatus as DeliveryStatus;
     if (row.issuerStatus === "pending") {
       issuer = await attempt("issuer's receiver", async () => {
         if (!issuerUrl) {
@@ -122,7 +124,7 @@ export async function stepApproval(env: Env, ref: ApprovalRef, options: { now?: 
     const pending = dgii === "retry" || issuer === "retry";
     const since = row.unreachableSince ?? now;
     const expired = pending && now.getTime() - since.getTime() >= ECF_MAX_OUTAGE_MS;
-    const settle = (delivery: Delivery | "failed" | "delivered" | "refused") => (delivery === "retry" ? (expired ? "failed" : "pending") : delivery);
+    const settle = (delivery: Outcome | DeliveryStatus): DeliveryStatus => (delivery === "retry" ? (expired ? "failed" : "pending") : delivery);
     const failures = row.unreachableSince ? row.attempts + 1 : 1;
     const delay = outageDelaySeconds(failures);
     const values: Partial<ApprovalRow> = {

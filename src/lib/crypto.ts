@@ -7,7 +7,8 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const VERSION = "v1";
 
-function toBase64Url(bytes: Uint8Array): string {
+/** Bytes as base64url without padding. */
+export function toBase64Url(bytes: Uint8Array): string {
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");

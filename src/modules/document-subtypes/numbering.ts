@@ -42,6 +42,14 @@ export function numberCtes(tenantId: number, subtypeId: number, today: string, t
       SELECT ${sql.raw(documentNumberSql("prefix", "number"))} AS document_number FROM taken)`;
 }
 
+/** A subtype as a statement reads it (JSON with column names) → the fields numberingRefusal reads. */
+export const numberingState = (subtype: { is_active: boolean; next_number: number | string; end_number: number | string; valid_until: string | null }) => ({
+  isActive: subtype.is_active,
+  nextNumber: subtype.next_number,
+  endNumber: subtype.end_number,
+  validUntil: subtype.valid_until,
+});
+
 /** Why a subtype cannot give a number today (422 on document_subtype_id), or null when it can. */
 export function numberingRefusal(
   subtype: { isActive: boolean; nextNumber: number | string; endNumber: number | string; validUntil: string | null },

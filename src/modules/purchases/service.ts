@@ -11,7 +11,7 @@ import { Big } from "../../lib/decimal";
 import { decimal2, exchangeRateText, timestamp, unitPriceText } from "../../lib/format";
 import { documentTypeName, formatDocumentNumber, isElectronicNumber, isElectronicPrefix, isNcfPrefix, parseDocumentNumber } from "../../lib/ncf";
 import { assertActiveBankAccount } from "../bank-accounts/service";
-import { numberCtes, numberingRefusal, numberingUnavailable, refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
+import { numberCtes, numberingRefusal, numberingState, numberingUnavailable, refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
 import { insertEcfStatement, type SignedEcf } from "../ecf/issue";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import type { CreatePaymentInput } from "../invoices/schemas";
@@ -28,7 +28,7 @@ import {
   taxBreakdown,
 } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
-import { ecfSettingsColumn, issuerAndBranchColumns, type LoadedEcfSettings } from "../sales/references";
+import { ecfSettingsColumn, issuerAndBranchColumns, type LoadedEcfSettings, type LoadedProduct } from "../sales/references";
 import { type DocumentWarning, dopAmounts, type LoadedBranch, type LoadedIssuer, registryWarnings } from "../sales/snapshots";
 import { signPurchaseEcf } from "./ecf";
 import type { CreatePurchaseInput, PurchaseDetail, PurchaseSummary, UpdatePurchaseInput } from "./schemas";
@@ -53,16 +53,6 @@ const NOT_FROM_SUPPLIERS = new Set(["11", "12", "13", "17", "41", "43", "47"]);
 
 /** The body of create, or of a draft merged with a PATCH: what a purchase is made of. */
 type PurchaseInput = Omit<CreatePurchaseInput, "status">;
-
-interface LoadedProduct {
-  id: number;
-  name: string;
-  workspace_id: number | null;
-  is_active: boolean;
-  track_inventory: boolean;
-  product_type: string;
-  default_tax_ids: number[];
-}
 
 interface Loaded {
   supplier: {
@@ -115,14 +105,6 @@ interface Prepared {
   /** An E41/E43/E47 entered: its e-CF, signed with the e-NCF the read took (written with the purchase). */
   ecf: SignedEcf | null;
 }
-
-/** The subtype as read (column names) → the fields numberingRefusal reads. */
-const numberingFields = (subtype: NonNullable<Loaded["subtype"]>) => ({
-  isActive: subtype.is_active,
-  nextNumber: subtype.next_number,
-  endNumber: subtype.end_number,
-  validUntil: subtype.valid_until,
-});
 
 const intArray = (ids: number[]) => `{${ids.map((id) => Math.trunc(id)).join(",")}}`;
 
@@ -182,7 +164,7 @@ async function preparePurchase(
       throw fieldError("self_issued_subtype_id", `No such document subtype of type ${SELF_ISSUED_PREFIXES.join(", ")}.`);
     }
     if (options.entering) {
-      const refusal = numberingRefusal(numberingFields(subtype), input.issue_date);
+      const refusal = numberingRefusal(numberingState(subtype), input.issue_date);
       if (refusal) throw retarget(refusal, "self_issued_subtype_id");
     }
   }
@@ -237,7 +219,7 @@ async function preparePurchase(
   const exchangeRate = exchangeRateFor(loaded.currency, input.exchange_rate);
   let ecf: SignedEcf | null = null;
   if (takeElectronic && subtype && isElectronicPrefix(subtype.prefix)) {
-    if (!loaded.taken) throw retarget(numberingRefusal(numberingFields(subtype), input.issue_date) ?? numberingUnavailable(), "self_issued_subtype_id");
+    if (!loaded.taken) throw retarget(numberingRefusal(numberingState(subtype), input.issue_date) ?? numberingUnavailable(), "self_issued_subtype_id");
     try {
       ecf = await signPurchaseEcf(
         {
@@ -568,6 +550,12 @@ export interface WrittenPurchase {
   ecfId: number | null;
 }
 
+/** A draft's write statement's answer (its row as `purchase`) as the API gives it: no number, no e-CF. */
+function draftWritten(result: Parameters<typeof rowsOf>[0], p: Prepared): WrittenPurchase {
+  const row = rowsOf<{ purchase: Record<string, unknown> }>(result)[0]!;
+  return { purchase: serializePurchase(rowFromJson(pur, row.purchase)), warnings: p.warnings, ecfId: null };
+}
+
 /** What entering may need beyond the body: the key that opens the e-CF certificate. */
 export interface EnterOptions {
   encryptionKey?: string;
@@ -602,11 +590,7 @@ export async function createPurchase(
           VALUES (${t}, ${scope.workspaceId}, 'draft', ${scope.userId}, ${values}) RETURNING *
         ), ${insertItems(t, sql`(SELECT id FROM pur)`, p)}
         SELECT row_to_json(pur) AS purchase FROM pur`);
-      return {
-        purchase: serializePurchase(rowFromJson(pur, rowsOf<{ purchase: Record<string, unknown> }>(result)[0]!.purchase)),
-        warnings: p.warnings,
-        ecfId: null,
-      };
+      return draftWritten(result, p);
     } catch (error) {
       throw duplicateNcf(error, p);
     }
@@ -680,11 +664,7 @@ export async function updatePurchase(db: AnyDb, scope: RequestScope, id: number,
       WITH pur AS (UPDATE purchases SET ${set}, updated_at = now() WHERE id = ${id} RETURNING *),
       gone AS (DELETE FROM purchase_items WHERE purchase_id = ${id}), ${insertItems(scope.tenantId, sql`${id}::int`, p)}
       SELECT row_to_json(pur) AS purchase FROM pur`);
-    return {
-      purchase: serializePurchase(rowFromJson(pur, rowsOf<{ purchase: Record<string, unknown> }>(result)[0]!.purchase)),
-      warnings: p.warnings,
-      ecfId: null,
-    };
+    return draftWritten(result, p);
   } catch (error) {
     throw duplicateNcf(error, p);
   }

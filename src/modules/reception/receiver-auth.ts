@@ -1,4 +1,5 @@
 import { errors, jwtVerify, SignJWT } from "jose";
+import { randomSecret, toBase64Url } from "../../lib/crypto";
 import { hmacKey } from "../../lib/tokens";
 
 /**
@@ -15,20 +16,14 @@ export const SEED_TTL_SECONDS = 300;
 export const RECEIVER_TOKEN_TTL_SECONDS = 3600;
 const ISSUER = "sucursal-fe";
 
-const base64url = (bytes: Uint8Array) =>
-  btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
-
 async function mac(secret: string, text: string): Promise<string> {
   const key = await hmacKey(secret, "fe-seed");
-  return base64url(new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(text))));
+  return toBase64Url(new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(text))));
 }
 
 /** `{random}.{tenant}.{expiry}.{mac}` */
 export async function newSeedValue(secret: string, tenantId: number, now = new Date()): Promise<string> {
-  const random = base64url(crypto.getRandomValues(new Uint8Array(24)));
+  const random = randomSecret(24);
   const expires = Math.floor(now.getTime() / 1000) + SEED_TTL_SECONDS;
   const body = `${random}.${tenantId}.${expires}`;
   return `${body}.${await mac(secret, body)}`;

@@ -4,7 +4,7 @@ import { rowsOf } from "../../db/rows";
 import { fieldError } from "../../http/errors";
 import type { RequestScope } from "../../http/scope";
 import { formatDocumentNumber, isElectronicPrefix } from "../../lib/ncf";
-import { numberingRefusal, numberingUnavailable, takeNumberStatement } from "../document-subtypes/numbering";
+import { numberingRefusal, numberingState, numberingUnavailable, takeNumberStatement } from "../document-subtypes/numbering";
 import { activeRecords } from "../rnc/queries";
 import { EXCLUSIVE_TAX_TYPES, type LineInput } from "./lines";
 import type { LoadedBranch, LoadedIssuer } from "./snapshots";
@@ -65,6 +65,17 @@ export interface ResolvedDocument {
   ecf: LoadedEcfSettings | null;
 }
 
+/** A product as a document's read statement loads it (JSON with column names). */
+export interface LoadedProduct {
+  id: number;
+  name: string;
+  workspace_id: number | null;
+  is_active: boolean;
+  track_inventory: boolean;
+  product_type: string;
+  default_tax_ids: number[];
+}
+
 interface Loaded {
   taken: { prefix: string; number: number } | null;
   subtype: {
@@ -89,15 +100,7 @@ interface Loaded {
     registry_status: string | null;
     registry_checked: boolean;
   } | null;
-  products: {
-    id: number;
-    name: string;
-    workspace_id: number | null;
-    is_active: boolean;
-    track_inventory: boolean;
-    product_type: string;
-    default_tax_ids: number[];
-  }[];
+  products: LoadedProduct[];
   taxes: { id: number; name: string; type: string; rate: string; is_active: boolean; dgii_code: string | null; amount_per_unit: string | null }[];
   salesmen: number[];
   currency: { id: number; code: string; exchange_rate: string; is_default: boolean } | null;
@@ -105,14 +108,6 @@ interface Loaded {
   branch: LoadedBranch;
   ecf: LoadedEcfSettings | null;
 }
-
-/** The subtype as read in JSON (column names) → the fields numberingRefusal reads. */
-const subtypeFields = (subtype: NonNullable<Loaded["subtype"]>) => ({
-  isActive: subtype.is_active,
-  nextNumber: subtype.next_number,
-  endNumber: subtype.end_number,
-  validUntil: subtype.valid_until,
-});
 
 const intArray = (ids: number[]) => `{${ids.map((id) => Math.trunc(id)).join(",")}}`;
 
@@ -200,14 +195,14 @@ export async function resolveDocument(
   }
   let documentNumber: string | null = null;
   if (options.takeElectronicNumber && !options.takeNumber && isElectronicPrefix(subtype.prefix)) {
-    if (!loaded.taken) throw numberingRefusal(subtypeFields(subtype), options.today) ?? numberingUnavailable();
+    if (!loaded.taken) throw numberingRefusal(numberingState(subtype), options.today) ?? numberingUnavailable();
     documentNumber = formatDocumentNumber(loaded.taken.prefix, Number(loaded.taken.number));
   } else if (options.takeNumber) {
-    if (!loaded.taken) throw numberingRefusal(subtypeFields(subtype), options.today) ?? numberingUnavailable();
+    if (!loaded.taken) throw numberingRefusal(numberingState(subtype), options.today) ?? numberingUnavailable();
     documentNumber = formatDocumentNumber(loaded.taken.prefix, Number(loaded.taken.number));
   } else if (options.checkNumbering) {
     // The number itself is taken later, in the write statement; refuse early what cannot number.
-    const refusal = numberingRefusal(subtypeFields(subtype), options.today);
+    const refusal = numberingRefusal(numberingState(subtype), options.today);
     if (refusal) throw refusal;
   }
   if (input.currency_id != null && loaded.currency === null) throw fieldError("currency_id", "No such currency.");
