@@ -21,6 +21,10 @@ export interface WsRelay {
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
+/** The wire protocol's Terminate message: 'X' and a length of 4, nothing else. */
+const TERMINATE = Buffer.from([0x58, 0, 0, 0, 4]);
+const endsWithTerminate = (data: Buffer) => data.length >= TERMINATE.length && data.subarray(data.length - TERMINATE.length).equals(TERMINATE);
+
 export async function startWsRelay(options: { port?: number; oneWayDelayMs?: number } = {}): Promise<WsRelay> {
   let delay = options.oneWayDelayMs ?? 0;
   let route: ((address: string) => string) | null = null;
@@ -54,7 +58,13 @@ export async function startWsRelay(options: { port?: number; oneWayDelayMs?: num
         awaitingAnswer = true;
         roundTrips++;
       }
-      later(() => socket.write(data));
+      later(() => {
+        socket.write(data);
+        // A client's Terminate message ends the session. Postgres then closes the connection, but
+        // the embedded database's socket server (PGlite) keeps it open, and a WebSocket left open
+        // keeps a Worker's queue or cron invocation from finishing: close it here, as Postgres does.
+        if (endsWithTerminate(data)) socket.end();
+      });
     });
     socket.on("data", (data) => {
       awaitingAnswer = false;
