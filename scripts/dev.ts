@@ -4,17 +4,18 @@
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import * as schema from "../src/db/schema";
 import { issueAccessToken } from "../src/modules/auth/service";
 import { createTenant } from "../src/modules/tenants/service";
+import { makeCertificate } from "../test/support/certificates";
 import { startFakeDgii } from "./fake-dgii";
 import { type DatabaseTarget, freePort, portAnswers, ROOT, runMigrations, startEmbedded } from "./lib/database";
 import { DEV_DATA_DIR, DEV_STATE_FILE } from "./lib/local-database";
-import { localJwtSecret } from "./lib/secrets";
+import { localEncryptionKey, localJwtSecret } from "./lib/secrets";
 import { inOwnerTransaction } from "./lib/tenants";
 import { startUpstashRelay, type UpstashRelay } from "./lib/upstash-relay";
 import { startWsRelay, type WsRelay } from "./lib/ws-relay";
@@ -94,6 +95,77 @@ async function waitForHealth(child: ChildProcess): Promise<void> {
   throw new Error("wrangler dev did not answer /health within 150 s");
 }
 
+/**
+ * The demo tenant's API as its admin, through wrangler dev. The tenant is picked by the Host header,
+ * which fetch does not let a caller set, hence node:http.
+ */
+function demoApi(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: { data?: unknown; code?: string } }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port: PORT,
+        method,
+        path: `/api/v1${path}`,
+        headers: { Host: `${DEMO.subdomain}.localhost:${PORT}`, Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : {} });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+/** The demo's e-CF sequences: made-up ranges like its B-series ones, authorized for the local DGII. */
+const DEMO_ECF_SEQUENCES = [
+  { prefix: "E31", name: "Crédito Fiscal Electrónico", type: "invoice" },
+  { prefix: "E32", name: "Consumo Electrónico", type: "invoice" },
+  { prefix: "E34", name: "Nota de Crédito Electrónica", type: "credit_note" },
+  { prefix: "E33", name: "Nota de Débito Electrónica", type: "debit_note" },
+] as const;
+
+/**
+ * Since May 2026 a business that cannot issue e-CF cannot invoice, so the demo can: with the local
+ * DGII stand-in only, the demo tenant gets a self-signed certificate in its RNC's name (the
+ * stand-in checks signatures, not the certification authority), e-CF on in DGII's test
+ * environment, and E31/E32/E33/E34 sequences. Done once: a later start finds them.
+ */
+async function demoEcf(token: string): Promise<void> {
+  const expect = (what: string, res: { status: number; body: unknown }, status: number) => {
+    if (res.status !== status) throw new Error(`demo e-CF: ${what} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  };
+  const current = await demoApi(token, "GET", "/ecf/certificate");
+  if (current.status === 404) {
+    const cert = await makeCertificate({ commonName: DEMO.legalName.toUpperCase(), holderId: DEMO.rnc });
+    expect("PUT /ecf/certificate", await demoApi(token, "PUT", "/ecf/certificate", { p12_base64: cert.p12Base64, password: cert.password }), 200);
+    expect("PUT /ecf/settings", await demoApi(token, "PUT", "/ecf/settings", { environment: "testecf", enabled: true }), 200);
+    console.log("Gave the demo tenant a self-signed e-CF certificate (accepted by the local DGII only) and turned e-CF on.");
+  } else expect("GET /ecf/certificate", current, 200);
+  const listed = await demoApi(token, "GET", "/document-subtypes?per_page=100");
+  expect("GET /document-subtypes", listed, 200);
+  const prefixes = new Set((listed.body.data as { prefix: string }[]).map((subtype) => subtype.prefix));
+  for (const sequence of DEMO_ECF_SEQUENCES) {
+    if (prefixes.has(sequence.prefix)) continue;
+    const created = await demoApi(token, "POST", "/document-subtypes", {
+      ...sequence,
+      start_number: 1,
+      end_number: 99_999_999,
+      valid_until: `${new Date().getUTCFullYear() + 1}-12-31`,
+      authorization_number: "DEMO-ECF",
+      authorized_at: new Date().toISOString().slice(0, 10),
+    });
+    expect(`POST /document-subtypes ${sequence.prefix}`, created, 201);
+  }
+}
+
 /** Settings `npm run dev` hands to the Worker from its own environment (README, "Configuration"). */
 const PASSED_THROUGH = [
   "DGII_ECF_BASE_URL",
@@ -125,7 +197,7 @@ async function main() {
       UPSTASH_REDIS_REST_URL: upstash?.url,
       UPSTASH_REDIS_REST_TOKEN: upstash?.token,
       APP_URL: `http://demo.localhost:${PORT}`,
-      APP_ENCRYPTION_KEY: process.env.APP_ENCRYPTION_KEY ?? randomBytes(32).toString("base64"),
+      APP_ENCRYPTION_KEY: localEncryptionKey(),
       // The README's outside-service settings, when this shell sets them, reach the Worker as given.
       ...Object.fromEntries(PASSED_THROUGH.map((name) => [name, process.env[name]])),
       ...(fakeDgii ? { DGII_ECF_BASE_URL: fakeDgii.url, DGII_FC_BASE_URL: process.env.DGII_FC_BASE_URL ?? fakeDgii.url } : {}),
@@ -161,6 +233,7 @@ async function main() {
   wrangler.on("exit", (code) => void stop(code ?? 0));
 
   await waitForHealth(wrangler);
+  if (fakeDgii) await demoEcf(token);
   console.log(`
 Sucursal is running on http://127.0.0.1:${PORT} (database: ${database.kind}; rate limits: ${upstash ? "Redis" : "in memory"}; DGII: ${fakeDgii ? `local stand-in at ${fakeDgii.url}` : process.env.DGII_ECF_BASE_URL}).
 Try:

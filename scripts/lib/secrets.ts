@@ -3,20 +3,32 @@ import fs from "node:fs";
 import path from "node:path";
 import { ROOT } from "./database";
 
-const SECRET_FILE = path.join(ROOT, ".dev-data", "jwt-secret");
+/** A random secret kept in .dev-data/<name>, made on first use: the same on every local start. */
+function keptSecret(name: string, make: () => string): string {
+  const file = path.join(ROOT, ".dev-data", name);
+  try {
+    return fs.readFileSync(file, "utf8").trim();
+  } catch {
+    const secret = make();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, secret, { mode: 0o600 });
+    return secret;
+  }
+}
 
 /**
  * The JWT secret tokens are signed with: JWT_SECRET when set (it must be the Worker's), else a
  * random one kept in .dev-data/ for `npm run dev` and the operator CLI to share.
  */
 export function localJwtSecret(): string {
-  if (process.env.JWT_SECRET) return process.env.JWT_SECRET;
-  try {
-    return fs.readFileSync(SECRET_FILE, "utf8").trim();
-  } catch {
-    const secret = randomBytes(32).toString("hex");
-    fs.mkdirSync(path.dirname(SECRET_FILE), { recursive: true });
-    fs.writeFileSync(SECRET_FILE, secret, { mode: 0o600 });
-    return secret;
-  }
+  return process.env.JWT_SECRET || keptSecret("jwt-secret", () => randomBytes(32).toString("hex"));
+}
+
+/**
+ * The AES-GCM key of secrets at rest (APP_ENCRYPTION_KEY) when this shell does not set one: kept in
+ * .dev-data/ like the database it encrypts into, so the demo's e-CF certificate and integration
+ * secrets still open after a restart of `npm run dev`.
+ */
+export function localEncryptionKey(): string {
+  return process.env.APP_ENCRYPTION_KEY || keptSecret("encryption-key", () => randomBytes(32).toString("base64"));
 }
