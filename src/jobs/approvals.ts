@@ -1,6 +1,5 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { withTenantTransaction } from "../db/client";
-import { rowsOf } from "../db/rows";
 import * as schema from "../db/schema";
 import { config, type Env } from "../env";
 import { log } from "../lib/log";
@@ -16,6 +15,7 @@ import {
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
 import type { DeliveryStatus } from "../modules/reception/schemas";
+import { dueRows, handleStepMessage } from "./due";
 import { ECF_MAX_OUTAGE_MS, outageDelaySeconds } from "./ecf";
 import { sendToQueue } from "./enqueue";
 
@@ -30,7 +30,6 @@ import { sendToQueue } from "./enqueue";
  * otherwise retried with the e-CF backoff (30 s doubling to 15 min) for 24 hours, then `failed`.
  */
 
-const SWEEP_GRACE_SECONDS = 15;
 const a = schema.ecfApprovals;
 type ApprovalRow = typeof a.$inferSelect;
 
@@ -114,7 +113,7 @@ export async function stepApproval(env: Env, ref: ApprovalRef, options: { now?: 
       issuer = await attempt("issuer's receiver", async () => {
         if (!issuerUrl) {
           const found = await withDgiiToken(row.tenantId, environment, urls.ecf, material, (token) => directoryReceiver(urls.ecf, token, received.issuerRnc));
-          if (!found) throw new DgiiRefused(`DGII's directory lists no receiver for RNC ${received.issuerRnc}.`, "");
+          if (!found?.approvalUrl) throw new DgiiRefused(`DGII's directory lists no receiver for RNC ${received.issuerRnc}.`, "");
           issuerUrl = found.approvalUrl;
         }
         await sendApprovalToReceiver(issuerUrl, material, row.xml, fileName);
@@ -150,28 +149,18 @@ export async function stepApproval(env: Env, ref: ApprovalRef, options: { now?: 
 
 export const enqueueApprovals = (env: Env, refs: ApprovalRef[], delaySeconds = 0) => sendToQueue(config(env).ECF_QUEUE, refs, "approvals", { delaySeconds });
 
-/** One approval message of ECF_QUEUE (which carries e-CF steps and approval steps). */
-export async function handleApprovalMessage(message: Message<ApprovalRef>, env: Env): Promise<void> {
-  try {
-    const result = await stepApproval(env, message.body);
-    if (result.outcome === "retry" && result.retryInSeconds) await enqueueApprovals(env, [message.body], Math.min(result.retryInSeconds, 43_200));
-    message.ack();
-  } catch (error) {
-    log.error("approval: step errored", { ...message.body, error: (error as Error).message });
-    message.retry();
-  }
-}
+/** One approval message of ECF_QUEUE (which carries e-CF steps, approvals and deliveries). */
+export const handleApprovalMessage = (message: Message<ApprovalRef>, env: Env) =>
+  handleStepMessage(
+    message,
+    "approval",
+    (ref) => stepApproval(env, ref),
+    (refs, delay) => enqueueApprovals(env, refs, delay),
+  );
 
 /** The minute sweep: approvals with a delivery pending and due, across tenants, back on the queue. */
 export async function sweepApprovals(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {
-  const now = options.now ?? new Date();
-  const dueBefore = new Date(now.getTime() - SWEEP_GRACE_SECONDS * 1000).toISOString();
-  const rows = await withTenantTransaction(env, null, async (db) =>
-    rowsOf<{ tenant_id: number; id: number }>(
-      await db.execute(sql`SELECT tenant_id, id FROM ecf_due_approvals(${options.limit ?? 500}, ${dueBefore}::timestamptz)`),
-    ),
-  );
-  const refs = rows.map((r) => ({ tenant_id: Number(r.tenant_id), approval_id: Number(r.id) }));
+  const refs = (await dueRows(env, "ecf_due_approvals", options)).map((row) => ({ tenant_id: row.tenantId, approval_id: row.id }));
   if (refs.length) log.info("approval sweep", { due: refs.length, enqueued: await enqueueApprovals(env, refs) });
   return refs.length;
 }

@@ -1,6 +1,5 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { type Database, withTenantTransaction } from "../db/client";
-import { rowsOf } from "../db/rows";
 import * as schema from "../db/schema";
 import { config, type Env } from "../env";
 import { log } from "../lib/log";
@@ -8,6 +7,8 @@ import { DgiiRefused, type DgiiResult, DgiiUnavailable, queryResult, refusalMess
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
 import { type ApprovalRef, handleApprovalMessage, isApprovalRef } from "./approvals";
+import { dueRows } from "./due";
+import { type DeliveryRef, enqueueDeliveries, handleDeliveryMessage, isDeliveryRef } from "./ecf-delivery";
 import { sendToQueue } from "./enqueue";
 
 /**
@@ -33,8 +34,6 @@ import { sendToQueue } from "./enqueue";
  */
 
 export const ECF_MAX_OUTAGE_MS = 24 * 3_600_000;
-const SWEEP_GRACE_SECONDS = 15;
-const SWEEP_LIMIT = 500;
 
 export function pollDelaySeconds(polls: number): number {
   return Math.min(2 * 2 ** Math.max(0, polls - 1), 600);
@@ -68,6 +67,8 @@ export interface StepResult {
   outcome: StepOutcome;
   status?: string;
   retryInSeconds?: number;
+  /** DGII accepted an e-CF naming a buyer: its delivery to the buyer's receiver is due now. */
+  deliver?: boolean;
 }
 
 const e = schema.ecfDocuments;
@@ -136,15 +137,18 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
         });
         return { outcome: "in_process", status: "in_process", retryInSeconds: delay };
       }
+      // Accepted, it goes to the buyer's receiver next (jobs/ecf-delivery.ts), when it names one.
+      const deliver = (final === "accepted" || final === "accepted_conditional") && row.buyerRnc !== null;
       await save({
         status: final,
         dgiiMessages: result.messages,
         sequenceUsed: final === "rejected" ? result.sequenceUsed : null,
         lastError: null,
         unreachableSince: null,
+        ...(deliver ? { deliveryStatus: "pending", deliveryNextAttemptAt: now } : {}),
       });
       log.info("ecf: final", { ...context, status: final });
-      return { outcome: "final", status: final };
+      return deliver ? { outcome: "final", status: final, deliver } : { outcome: "final", status: final };
     } catch (error) {
       if (error instanceof DgiiRefused) {
         // DGII refused the file itself: nothing was received, so the number was not used.
@@ -178,6 +182,10 @@ export async function handleEcfBatch(batch: MessageBatch<unknown>, env: Env): Pr
       await handleApprovalMessage(message as Message<ApprovalRef>, env);
       continue;
     }
+    if (isDeliveryRef(message.body)) {
+      await handleDeliveryMessage(message as Message<DeliveryRef>, env);
+      continue;
+    }
     if (!isEcfRef(message.body)) {
       log.warn("ecf: unknown message dropped", { id: message.id });
       message.ack();
@@ -189,6 +197,7 @@ export async function handleEcfBatch(batch: MessageBatch<unknown>, env: Env): Pr
       if ((result.outcome === "in_process" || result.outcome === "retry") && result.retryInSeconds) {
         await enqueueEcf(env, [message.body], Math.min(result.retryInSeconds, 43_200));
       }
+      if (result.deliver) await enqueueDeliveries(env, [{ tenant_id: message.body.tenant_id, ecf_id: message.body.ecf_id, delivery: true }]);
       message.ack();
     } catch (error) {
       // The database was unreachable, say: the row is untouched; the queue retries, and the sweep would find it anyway.
@@ -198,16 +207,9 @@ export async function handleEcfBatch(batch: MessageBatch<unknown>, env: Env): Pr
   }
 }
 
-/** The minute sweep: every open document due for SWEEP_GRACE_SECONDS, across tenants (drizzle/0023 ecf_due_documents), back on the queue. */
+/** The minute sweep: every open document due, across tenants (drizzle/0023 ecf_due_documents), back on the queue. */
 export async function sweepEcf(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {
-  const now = options.now ?? new Date();
-  const dueBefore = new Date(now.getTime() - SWEEP_GRACE_SECONDS * 1000).toISOString();
-  const rows = await withTenantTransaction(env, null, async (db) =>
-    rowsOf<{ tenant_id: number; id: number }>(
-      await db.execute(sql`SELECT tenant_id, id FROM ecf_due_documents(${options.limit ?? SWEEP_LIMIT}, ${dueBefore}::timestamptz)`),
-    ),
-  );
-  const refs = rows.map((r) => ({ tenant_id: Number(r.tenant_id), ecf_id: Number(r.id) }));
+  const refs = (await dueRows(env, "ecf_due_documents", options)).map((row) => ({ tenant_id: row.tenantId, ecf_id: row.id }));
   if (refs.length) log.info("ecf sweep", { due: refs.length, enqueued: await enqueueEcf(env, refs) });
   return refs.length;
 }

@@ -4,6 +4,7 @@ import { log } from "../lib/log";
 import { compactInvoiceStatusCounts } from "../modules/invoices/counts";
 import { sweepApprovals } from "./approvals";
 import { sweepEcf } from "./ecf";
+import { sweepDeliveries } from "./ecf-delivery";
 import { OUTBOX_SWEEP_CRON, sweepOutbox } from "./outbox";
 import { runWorkerRncSync } from "./rnc-sync";
 import { sweepWebhooks } from "./webhooks";
@@ -14,13 +15,14 @@ import { sweepWebhooks } from "./webhooks";
  */
 export async function handleScheduled(controller: ScheduledController, env: Env): Promise<void> {
   log.info("scheduled run", { cron: controller.cron, scheduledTime: controller.scheduledTime });
-  // Every minute: the outbox, e-CF and approval sweeps re-enqueue due messages, documents and approvals (src/jobs/outbox.ts, ecf.ts, approvals.ts).
+  // Every minute: the outbox, webhook, e-CF, approval and buyer-delivery sweeps re-enqueue what is due (src/jobs/outbox.ts, webhooks.ts, ecf.ts, approvals.ts, ecf-delivery.ts).
   if (controller.cron === OUTBOX_SWEEP_CRON) {
-    const [, , , , folded] = await Promise.all([
+    const [, , , , , folded] = await Promise.all([
       sweepOutbox(env),
       sweepWebhooks(env),
       sweepEcf(env),
       sweepApprovals(env),
+      sweepDeliveries(env),
       withTenantTransaction(env, null, compactInvoiceStatusCounts),
     ]);
     if (folded) log.info("invoice counts folded", { rows: folded });

@@ -63,11 +63,33 @@ export const ecfDocuments = pgTable(
     /** The ACECF as received, byte for byte. */
     commercialXml: text("commercial_xml"),
     commercialAt: timestamp("commercial_at", { withTimezone: true }),
+    /**
+     * Delivery of the accepted e-CF to the buyer's receiver (Descripción técnica, "Recepción de
+     * e-CF": DGII's acceptance "habilita al emisor al envío del e-CF al receptor"): null while
+     * not due (not accepted, or a buyer without RNC); `pending`, then `delivered` (its ARECF said
+     * received), `not_received` (its ARECF said not, with `delivery_reason`), `refused` (a 4xx or
+     * an unreadable answer), `not_electronic` (DGII's directory lists no receiver: the printed
+     * representation goes instead) or `failed` (unreachable for 24 h).
+     */
+    deliveryStatus: text("delivery_status"),
+    /** The buyer's receiver (urlRecepcion of DGII's directory), once found. */
+    deliveryUrl: text("delivery_url"),
+    /** The buyer's acknowledgement (ARECF), byte for byte. */
+    deliveryReceipt: text("delivery_receipt"),
+    /** The ARECF's CodigoMotivoNoRecibido (1-4) when the buyer did not take it. */
+    deliveryReason: integer("delivery_reason"),
+    deliveryAttempts: integer("delivery_attempts").notNull().default(0),
+    deliveryError: text("delivery_error"),
+    deliveryUnreachableSince: timestamp("delivery_unreachable_since", { withTimezone: true }),
+    deliveryNextAttemptAt: timestamp("delivery_next_attempt_at", { withTimezone: true }),
+    deliveredAt: timestamp("delivered_at", { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex("ecf_documents_encf_idx").on(t.tenantId, t.encf),
+    index("ecf_documents_delivery_due_idx").on(t.deliveryNextAttemptAt).where(sql`${t.deliveryStatus} = 'pending'`),
+    check("ecf_documents_delivery_status", sql`${t.deliveryStatus} IN ('pending', 'delivered', 'not_received', 'refused', 'not_electronic', 'failed')`),
     uniqueIndex("ecf_documents_invoice_idx").on(t.invoiceId),
     uniqueIndex("ecf_documents_note_idx").on(t.noteId),
     uniqueIndex("ecf_documents_purchase_idx").on(t.purchaseId),

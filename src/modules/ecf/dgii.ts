@@ -228,15 +228,48 @@ export async function sendCommercialApproval(ecfBaseUrl: string, token: string, 
 
 /**
  * Consulta directorio: GET {ecf}/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=… →
- * the electronic taxpayer's receiver URLs; null when DGII lists no receiver for the RNC.
+ * the electronic taxpayer's receiver URLs (urlRecepcion for e-CF, urlAceptacion for approvals);
+ * null when DGII lists no receiver for the RNC.
  */
-export async function directoryReceiver(ecfBaseUrl: string, token: string, rnc: string): Promise<{ approvalUrl: string } | null> {
+export async function directoryReceiver(
+  ecfBaseUrl: string,
+  token: string,
+  rnc: string,
+): Promise<{ receptionUrl: string | null; approvalUrl: string | null } | null> {
   const response = await call(`${ecfBaseUrl}/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=${encodeURIComponent(rnc)}`, {
     headers: bearer(token),
   });
-  const entries = (await response.json().catch(() => [])) as { rnc?: string; urlAceptacion?: string }[];
-  const entry = Array.isArray(entries) ? entries.find((candidate) => candidate.rnc === rnc && candidate.urlAceptacion) : undefined;
-  return entry?.urlAceptacion ? { approvalUrl: entry.urlAceptacion.replace(/\/+$/, "") } : null;
+  const entries = (await response.json().catch(() => [])) as { rnc?: string; urlRecepcion?: string; urlAceptacion?: string }[];
+  const entry = Array.isArray(entries) ? entries.find((candidate) => candidate.rnc === rnc && (candidate.urlRecepcion || candidate.urlAceptacion)) : undefined;
+  if (!entry) return null;
+  const base = (url: string | undefined) => (url ? url.replace(/\/+$/, "") : null);
+  return { receptionUrl: base(entry.urlRecepcion), approvalUrl: base(entry.urlAceptacion) };
+}
+
+/** A token of another taxpayer's receiver, or no header when it has no authentication (optional there: a 404). */
+async function receiverHeaders(receiverUrl: string, material: SigningMaterial): Promise<Record<string, string>> {
+  try {
+    const { token } = await exchangeSeed(`${receiverUrl}/fe/autenticacion/api/semilla`, `${receiverUrl}/fe/autenticacion/api/validacioncertificado`, material);
+    return bearer(token);
+  } catch (error) {
+    if (!(error instanceof DgiiRefused && error.status === 404)) throw error;
+    return { accept: "application/json" };
+  }
+}
+
+/**
+ * Sends an accepted e-CF to the buyer's receiver (Estándar de comunicación Emisor-Receptor,
+ * "Recepción de e-CF": POST {url}/fe/recepcion/api/ecf, the file named RNCEmisor + e-NCF) and
+ * returns its answer, the acknowledgement (ARECF) as text.
+ */
+export async function sendEcfToReceiver(receiverUrl: string, material: SigningMaterial, xml: string, fileName: string): Promise<string> {
+  const headers = await receiverHeaders(receiverUrl, material);
+  const response = await call(`${receiverUrl}/fe/recepcion/api/ecf`, {
+    method: "POST",
+    body: xmlForm(xml, fileName),
+    headers: { ...headers, accept: "application/xml" },
+  });
+  return response.text();
 }
 
 /**
@@ -245,12 +278,6 @@ export async function directoryReceiver(ecfBaseUrl: string, token: string, rnc: 
  * receiver, so a 404 there sends without a token —, then POST {url}/fe/aprobacioncomercial/api/ecf.
  */
 export async function sendApprovalToReceiver(receiverUrl: string, material: SigningMaterial, xml: string, fileName: string): Promise<void> {
-  let headers: Record<string, string> = { accept: "application/json" };
-  try {
-    const { token } = await exchangeSeed(`${receiverUrl}/fe/autenticacion/api/semilla`, `${receiverUrl}/fe/autenticacion/api/validacioncertificado`, material);
-    headers = bearer(token);
-  } catch (error) {
-    if (!(error instanceof DgiiRefused && error.status === 404)) throw error;
-  }
+  const headers = await receiverHeaders(receiverUrl, material);
   await call(`${receiverUrl}/fe/aprobacioncomercial/api/ecf`, { method: "POST", body: xmlForm(xml, fileName), headers });
 }

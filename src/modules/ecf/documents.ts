@@ -9,7 +9,7 @@ import type { RequestScope } from "../../http/scope";
 import { decimal2, timestamp } from "../../lib/format";
 import type { PdfDocumentData } from "../sales/pdf";
 import { TimbreError, timbreUrl } from "./qr";
-import type { ECF_STATUS_VALUES, EcfEnvironment, SubmissionFilter, SubmissionSort } from "./schemas";
+import type { ECF_DELIVERY_STATUSES, ECF_STATUS_VALUES, EcfEnvironment, SubmissionFilter, SubmissionSort } from "./schemas";
 import { dgiiUrls } from "./service";
 import { type EcfType, ecfDateTime } from "./xml";
 
@@ -120,6 +120,17 @@ export function serializeEcf(row: EcfRow, config: Pick<Config, "DGII_ECF_BASE_UR
     commercial_status: row.commercialStatus as "approved" | "rejected" | null,
     commercial_reason: row.commercialReason,
     commercial_at: timestamp(row.commercialAt),
+    buyer_delivery: row.deliveryStatus
+      ? {
+          status: row.deliveryStatus as (typeof ECF_DELIVERY_STATUSES)[number],
+          receiver_url: row.deliveryUrl,
+          reason_code: row.deliveryReason,
+          attempts: row.deliveryAttempts,
+          last_error: row.deliveryError,
+          next_attempt_at: row.deliveryStatus === "pending" ? timestamp(row.deliveryNextAttemptAt) : null,
+          delivered_at: timestamp(row.deliveredAt),
+        }
+      : null,
   };
 }
 

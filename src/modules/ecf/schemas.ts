@@ -52,6 +52,8 @@ export type PutSettingsInput = z.output<typeof PutSettingsBody>;
 
 export const ECF_STATUS_VALUES = ["pending", "in_process", "accepted", "accepted_conditional", "rejected", "failed", "annulled"] as const;
 
+export const ECF_DELIVERY_STATUSES = ["pending", "delivered", "not_received", "refused", "not_electronic", "failed"] as const;
+
 export const EcfStatus = z
   .object({
     encf: z.string().openapi({ example: "E310000000001" }),
@@ -82,6 +84,23 @@ export const EcfStatus = z
       .openapi({ description: "The buyer's commercial approval (ACECF) received at /fe/aprobacioncomercial/api/ecf; null while none came" }),
     commercial_reason: z.string().nullable().openapi({ description: "DetalleMotivoRechazo of a rejection" }),
     commercial_at: z.string().nullable(),
+    buyer_delivery: z
+      .object({
+        status: z.enum(ECF_DELIVERY_STATUSES).openapi({
+          description:
+            "pending: to be sent (retried while the receiver is unreachable); delivered: the buyer's acknowledgement (ARECF) says received; not_received: it says not (reason_code); refused: the receiver answered 4xx or not a signed ARECF of this e-CF; not_electronic: DGII's directory lists no receiver for the buyer (deliver the PDF); failed: unreachable for 24 hours",
+        }),
+        receiver_url: z.string().nullable(),
+        reason_code: z.number().int().nullable().openapi({
+          description: "CodigoMotivoNoRecibido of a not_received ARECF: 1 specification error, 2 signature, 3 duplicate, 4 RNC Comprador not the receiver's",
+        }),
+        attempts: z.number().int(),
+        last_error: z.string().nullable(),
+        next_attempt_at: z.string().nullable(),
+        delivered_at: z.string().nullable().openapi({ description: "When the receiver answered with its acknowledgement" }),
+      })
+      .nullable()
+      .openapi({ description: "Delivery to the buyer's receiver once DGII accepted it; null when not due (not accepted yet, or no buyer RNC)" }),
   })
   .openapi("EcfStatus");
 

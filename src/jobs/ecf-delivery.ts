@@ -1,0 +1,159 @@
+import { and, eq } from "drizzle-orm";
+import { withTenantTransaction } from "../db/client";
+import * as schema from "../db/schema";
+import { config, type Env } from "../env";
+import { log } from "../lib/log";
+import { DgiiRefused, DgiiUnavailable, directoryReceiver, sendEcfToReceiver, withDgiiToken } from "../modules/ecf/dgii";
+import { EcfReadError, readArecf } from "../modules/ecf/receipts";
+import type { EcfEnvironment } from "../modules/ecf/schemas";
+import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
+import { verifySignedXml } from "../modules/reception/verify";
+import { dueRows, handleStepMessage } from "./due";
+import { ECF_MAX_OUTAGE_MS, outageDelaySeconds } from "./ecf";
+import { sendToQueue } from "./enqueue";
+
+/**
+ * Delivery of our accepted e-CF to the buyer (Descripción técnica, "Recepción de e-CF": DGII's
+ * trackId and a satisfactory validation "habilita al emisor al envío del e-CF al receptor y en caso
+ * de que este no sea electrónico, la entrega de la correspondiente representación impresa"; the
+ * receiver's service and its answer, an ARECF, in "Estándar de comunicación Emisor-Receptor").
+ *
+ * When DGII accepts an e-CF naming a buyer's RNC (jobs/ecf.ts), its row gets `delivery_status`
+ * `pending`; one queue message is one attempt under the row's lock, as for the other e-CF steps,
+ * and the minute sweep re-enqueues what is due (drizzle/0033 ecf_due_deliveries). An attempt finds
+ * the buyer's receiver in DGII's directory (none: `not_electronic`, the printed representation is
+ * the delivery), sends the signed XML as stored, and keeps the ARECF it answers: `delivered`
+ * when it says received (Estado 0), `not_received` with its CodigoMotivoNoRecibido otherwise. A
+ * 4xx, or an answer that is not a signed ARECF about this e-NCF, is `refused` (sending it again
+ * would not help); the receiver unreachable is retried with the e-CF backoff (30 s doubling to 15 min) for 24 hours, then
+ * `failed`.
+ */
+
+const e = schema.ecfDocuments;
+type EcfRow = typeof e.$inferSelect;
+
+export interface DeliveryRef {
+  tenant_id: number;
+  ecf_id: number;
+  delivery: true;
+}
+
+export function isDeliveryRef(body: unknown): body is DeliveryRef {
+  const b = body as Partial<DeliveryRef> | null;
+  return !!b && b.delivery === true && Number.isSafeInteger(b.tenant_id) && Number.isSafeInteger(b.ecf_id);
+}
+
+export interface DeliveryStep {
+  outcome: "done" | "retry" | "unavailable" | "not_due";
+  status?: string;
+  retryInSeconds?: number;
+}
+
+/** Thrown when the receiver's answer is not a signed acknowledgement of this document. */
+class UnusableReceipt extends Error {}
+
+/** The ARECF's verdict, checked: signed, readable, about this e-NCF from us to this buyer. */
+function receiptOf(row: EcfRow, xml: string, now: Date): { received: boolean; reason: number | null } {
+  const signature = verifySignedXml(xml, now);
+  if (!signature.valid) throw new UnusableReceipt(`The receiver's acknowledgement is not validly signed: ${signature.reason}`);
+  try {
+    const receipt = readArecf(xml);
+    if (receipt.encf !== row.encf || receipt.issuerRnc !== row.issuerRnc || receipt.receiverRnc !== row.buyerRnc) {
+      throw new UnusableReceipt(`The receiver's acknowledgement is about ${receipt.issuerRnc} ${receipt.encf} to ${receipt.receiverRnc}, not this e-CF.`);
+    }
+    return { received: receipt.received, reason: receipt.reasonCode ?? null };
+  } catch (error) {
+    if (error instanceof EcfReadError) throw new UnusableReceipt(`The receiver's answer is not an ARECF: ${error.message}`);
+    throw error;
+  }
+}
+
+export async function stepEcfDelivery(env: Env, ref: DeliveryRef, options: { now?: Date } = {}): Promise<DeliveryStep> {
+  const now = options.now ?? new Date();
+  return withTenantTransaction(env, ref.tenant_id, async (db) => {
+    const [row] = await db
+      .select()
+      .from(e)
+      .where(and(eq(e.tenantId, ref.tenant_id), eq(e.id, ref.ecf_id)))
+      .for("update", { skipLocked: true });
+    if (!row) return { outcome: "unavailable" };
+    if (row.deliveryStatus !== "pending" || !row.buyerRnc) return { outcome: "done", status: row.deliveryStatus ?? undefined };
+    const dueIn = Math.ceil(((row.deliveryNextAttemptAt ?? now).getTime() - now.getTime()) / 1000);
+    if (dueIn > 0) return { outcome: "not_due", retryInSeconds: dueIn };
+
+    const settings = config(env);
+    const environment = row.environment as EcfEnvironment;
+    const urls = dgiiUrls(settings, environment);
+    const material = await tenantSigningMaterial(db, row.tenantId, settings.APP_ENCRYPTION_KEY);
+    const context = { tenantId: row.tenantId, ecfId: row.id, encf: row.encf, buyerRnc: row.buyerRnc };
+    const attempts = row.deliveryAttempts + 1;
+    const save = (values: Partial<EcfRow>) =>
+      db
+        .update(e)
+        .set({ deliveryAttempts: attempts, updatedAt: now, ...values })
+        .where(eq(e.id, row.id));
+    const settle = async (status: string, values: Partial<EcfRow>): Promise<DeliveryStep> => {
+      await save({ deliveryStatus: status, deliveryUnreachableSince: null, ...values });
+      log.info("ecf delivery: settled", { ...context, status });
+      return { outcome: "done", status };
+    };
+
+    try {
+      let receiverUrl = row.deliveryUrl;
+      if (!receiverUrl) {
+        const buyerRnc = row.buyerRnc;
+        const found = await withDgiiToken(row.tenantId, environment, urls.ecf, material, (token) => directoryReceiver(urls.ecf, token, buyerRnc));
+        if (!found?.receptionUrl) return await settle("not_electronic", { deliveryError: null });
+        receiverUrl = found.receptionUrl;
+      }
+      const answer = await sendEcfToReceiver(receiverUrl, material, row.xml, `${row.issuerRnc}${row.encf}.xml`);
+      const receipt = receiptOf(row, answer, now);
+      return await settle(receipt.received ? "delivered" : "not_received", {
+        deliveryUrl: receiverUrl,
+        deliveryReceipt: answer,
+        deliveryReason: receipt.reason,
+        deliveryError: null,
+        deliveredAt: now,
+      });
+    } catch (error) {
+      if (error instanceof UnusableReceipt || error instanceof DgiiRefused) {
+        return settle("refused", { deliveryError: error.message.slice(0, 2000) });
+      }
+      if (!(error instanceof DgiiUnavailable)) throw error;
+      const since = row.deliveryUnreachableSince ?? now;
+      if (now.getTime() - since.getTime() >= ECF_MAX_OUTAGE_MS) {
+        await save({ deliveryStatus: "failed", deliveryError: error.message.slice(0, 2000), deliveryUnreachableSince: since });
+        log.error("ecf delivery: the buyer's receiver unreachable for 24 hours; failed", { ...context, error: error.message });
+        return { outcome: "done", status: "failed" };
+      }
+      const failures = row.deliveryUnreachableSince ? attempts : 1;
+      const delay = outageDelaySeconds(failures);
+      await save({
+        deliveryError: error.message.slice(0, 2000),
+        deliveryUnreachableSince: since,
+        deliveryNextAttemptAt: new Date(now.getTime() + delay * 1000),
+      });
+      log.warn("ecf delivery: will be retried", { ...context, retryInSeconds: delay, error: error.message });
+      return { outcome: "retry", status: "pending", retryInSeconds: delay };
+    }
+  });
+}
+
+export const enqueueDeliveries = (env: Env, refs: DeliveryRef[], delaySeconds = 0) =>
+  sendToQueue(config(env).ECF_QUEUE, refs, "ecf deliveries", { delaySeconds });
+
+/** One delivery message of ECF_QUEUE (which carries e-CF steps, approvals and deliveries). */
+export const handleDeliveryMessage = (message: Message<DeliveryRef>, env: Env) =>
+  handleStepMessage(
+    message,
+    "ecf delivery",
+    (ref) => stepEcfDelivery(env, ref),
+    (refs, delay) => enqueueDeliveries(env, refs, delay),
+  );
+
+/** The minute sweep: deliveries pending and due, across tenants, back on the queue. */
+export async function sweepDeliveries(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {
+  const refs: DeliveryRef[] = (await dueRows(env, "ecf_due_deliveries", options)).map((row) => ({ tenant_id: row.tenantId, ecf_id: row.id, delivery: true }));
+  if (refs.length) log.info("ecf delivery sweep", { due: refs.length, enqueued: await enqueueDeliveries(env, refs) });
+  return refs.length;
+}
