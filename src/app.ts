@@ -34,6 +34,7 @@ import { rolesRouter } from "./modules/roles/routes";
 import { salesmenRouter } from "./modules/salesmen/routes";
 import { taxesRouter } from "./modules/taxes/routes";
 import { usersRouter } from "./modules/users/routes";
+import { registerWebhookDocs } from "./modules/webhooks/openapi";
 import { webhooksRouter } from "./modules/webhooks/routes";
 import { workspacesRouter } from "./modules/workspaces/routes";
 
@@ -96,6 +97,7 @@ export function createApp() {
   app.route("/", api);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
+  registerWebhookDocs(app.openAPIRegistry);
   app.doc31(`${V1}/openapi.json`, {
     openapi: "3.1.0",
     info: { title: "Sucursal API", version: "1.0.0", description: "Multi-location business management for the Dominican Republic." },

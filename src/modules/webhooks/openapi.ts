@@ -1,0 +1,61 @@
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { InvoiceDetail, Payment } from "../invoices/schemas";
+import { NoteDetail } from "../notes/schemas";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./schemas";
+
+/**
+ * The OpenAPI document's `webhooks` section (OpenAPI 3.1): one entry per event type, the POST an
+ * endpoint receives. `data` is the resource as its GET answers it (docs/webhooks.md); the record
+ * below must name a schema for every type, so a new type cannot be left out of the document.
+ */
+const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string }> = {
+  "invoice.created": { schema: InvoiceDetail, resource: "The invoice, as GET /api/v1/invoices/{id} answers it." },
+  "invoice.paid": { schema: InvoiceDetail, resource: "The invoice once fully paid, as GET /api/v1/invoices/{id} answers it." },
+  "invoice.cancelled": { schema: InvoiceDetail, resource: "The cancelled invoice, as GET /api/v1/invoices/{id} answers it." },
+  "payment.received": {
+    schema: Payment.extend({ invoice_id: z.number(), invoice: InvoiceDetail }),
+    resource: "The payment as the invoice's GET lists it, with the invoice's id and the invoice.",
+  },
+  "credit_note.created": { schema: NoteDetail, resource: "The credit note, as GET /api/v1/credit-notes/{id} answers it." },
+};
+
+const headers = z.object({
+  "webhook-id": z
+    .string()
+    .openapi({ description: "The event's id (evt_…): the same on every attempt; deduplicate on it.", example: "evt_4f1c2a9b8e7d6c5b4a392817" }),
+  "webhook-timestamp": z.string().openapi({ description: "Seconds since the epoch when this attempt was signed.", example: "1795441491" }),
+  "webhook-signature": z.string().openapi({
+    description:
+      "Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one).",
+  }),
+});
+
+export function registerWebhookDocs(registry: OpenAPIHono["openAPIRegistry"]): void {
+  for (const type of WEBHOOK_EVENT_TYPES) {
+    const { schema, resource } = EVENT_DATA[type];
+    registry.registerWebhook({
+      method: "post",
+      path: type,
+      tags: ["Webhooks"],
+      summary: `The ${type} event`,
+      description:
+        "Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).",
+      request: {
+        headers,
+        body: {
+          content: {
+            "application/json": {
+              schema: z.object({
+                id: z.string().openapi({ description: "The event's id, as in webhook-id" }),
+                type: z.literal(type),
+                created_at: z.string().openapi({ description: "When the change happened (ISO 8601, UTC)" }),
+                data: schema.openapi({ description: resource }),
+              }),
+            },
+          },
+        },
+      },
+      responses: { 200: { description: "Any 2xx acknowledges the delivery." } },
+    });
+  }
+}
