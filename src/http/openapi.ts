@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import { idParam } from "../lib/bounds";
 import { authenticate, publicSession } from "./auth";
 import type { AppEnv } from "./context";
-import { validationError } from "./errors";
+import { type ErrorCode, errorStatus, validationError } from "./errors";
 import { requirePermission } from "./permissions";
 
 export const V1 = "/api/v1";
@@ -48,10 +48,18 @@ export function createRouter(): OpenAPIHono<AppEnv> {
   });
 }
 
+const ERROR_CODES = Object.keys(errorStatus) as [ErrorCode, ...ErrorCode[]];
+
+/**
+ * Every error body names its code from one catalog (src/http/errors.ts errorStatus), listed here
+ * with each code's HTTP status so the document, and the clients generated from it, know them all.
+ */
 export const ErrorBody = z
   .object({
-    message: z.string(),
-    code: z.string(),
+    message: z.string().openapi({ description: "For people; may change. Programs read `code`." }),
+    code: z.enum(ERROR_CODES).openapi({
+      description: `Machine-readable; one of (HTTP status): ${ERROR_CODES.map((code) => `${code} (${errorStatus[code]})`).join(", ")}.`,
+    }),
     errors: z.record(z.string(), z.array(z.string())).optional(),
   })
   .openapi("Error");

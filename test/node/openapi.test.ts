@@ -1,6 +1,9 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { errorStatus } from "../../src/http/errors";
 import { WEBHOOK_EVENT_TYPES } from "../../src/modules/webhooks/schemas";
 
 describe("OpenAPI document", () => {
@@ -29,5 +32,22 @@ describe("OpenAPI document", () => {
       webhooks["invoice.created"] as { post: { requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } } }
     ).post.requestBody.content["application/json"]!.schema.properties.data;
     expect(invoiceData).toEqual({ $ref: "#/components/schemas/Invoice" });
+  });
+
+  it("lists every error code the source answers with, each with its status", () => {
+    const document = createApp().getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Sucursal API", version: "1.0.0" } });
+    const schemas = document.components?.schemas ?? {};
+    const code = (schemas.Error as { properties: { code: { enum: string[]; description: string } } }).properties.code;
+    expect(code.enum).toEqual(Object.keys(errorStatus));
+    expect(code.description).toContain("ecf_already_sent (409)");
+    // Codes written as literals in an error body `{ message, code }` (outside AppError, whose type holds them to the catalog).
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(path.join(dir, entry.name)) : [path.join(dir, entry.name)]));
+    const literals = new Set<string>();
+    for (const file of files(path.resolve(__dirname, "../../src")).filter((f) => f.endsWith(".ts"))) {
+      for (const match of readFileSync(file, "utf8").matchAll(/\bmessage:[^{}]*?\bcode: "([a-z_]+)"/g)) literals.add(match[1]!);
+    }
+    expect(literals.size).toBeGreaterThan(2);
+    expect([...literals].filter((literal) => !(literal in errorStatus))).toEqual([]);
   });
 });

@@ -60,7 +60,7 @@ function unauthorized(c: Context<AppEnv>) {
   return c.json(
     {
       message: "Token no válido o expirado: autentíquese en /fe/autenticacion/api/semilla y /fe/autenticacion/api/validacioncertificado.",
-      code: "unauthenticated",
+      code: "unauthenticated" as const,
     },
     401,
     { "www-authenticate": 'Bearer error="invalid_token"' },
