@@ -72,6 +72,8 @@ const COLLECTION_SCOPE: [RegExp, Scope][] = [
   [/^\/api\/v1\/ecf\/submissions$/, "workspace"],
   [/^\/api\/v1\/ecf\//, "tenant"],
   [/^\/api\/v1\/received-ecf\b/, "tenant"],
+  // The sales summary is the request's workspace's unless the caller may see every location.
+  [/^\/api\/v1\/reports\/sales-summary$/, "workspace"],
   // DGII's reports are the whole company's (workspace_id only narrows them for review).
   [/^\/api\/v1\/reports\//, "tenant"],
   [/^\/api\/v1\/webhook-endpoints\b/, "tenant"],
@@ -178,6 +180,7 @@ const W1_QUERIES: Record<string, (world: World) => string> = {
 const REQUIRED_QUERIES: Record<string, string> = {
   "GET /api/v1/reports/606": "?period=202610",
   "GET /api/v1/reports/608": "?period=202610",
+  "GET /api/v1/reports/sales-summary": "?from=2026-10-01&to=2026-10-31&group_by=workspace",
 };
 
 export function concreteRoutes(world: World): ConcreteRoute[] {

@@ -1,11 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import type { Context, TypedResponse } from "hono";
 import type { AppEnv } from "../../http/context";
-import { commonErrors, createRouter, defineRoute, V1 } from "../../http/openapi";
+import { commonErrors, createRouter, defineRoute, jsonResponse, V1 } from "../../http/openapi";
 import { streamedBody } from "../../http/stream";
 import { annulments608 } from "./annulments608";
 import { purchases606 } from "./purchases606";
-import { Report606, Report608, ReportQuery } from "./schemas";
+import { salesSummary } from "./sales-summary";
+import { Report606, Report608, ReportQuery, SalesSummary, SalesSummaryQuery } from "./schemas";
 import { openReport, type ReportSource } from "./service";
 import { jsonChunks, txtChunks } from "./writer";
 
@@ -60,3 +61,18 @@ function reportRoute<Row extends Record<string, string>>(source: ReportSource<Ro
 
 reportRoute(purchases606, Report606, "DGII's Formato 606 (purchases of goods and services) of a month, for the whole company");
 reportRoute(annulments608, Report608, "DGII's Formato 608 (annulled NCFs) of a month, for the whole company");
+
+reportsRouter.openapi(
+  defineRoute(
+    { permission: "reports:view" },
+    {
+      method: "get",
+      path: `${V1}/reports/sales-summary`,
+      tags,
+      summary: "Sales of a date range in DOP (invoices, less credit notes, plus debit notes), grouped by workspace, NCF type or day",
+      request: { query: SalesSummaryQuery },
+      responses: { 200: jsonResponse("The groups and their totals", z.object({ data: SalesSummary })), ...commonErrors },
+    },
+  ),
+  async (c) => c.json({ data: await salesSummary(c.var.db, c.var.scope, c.req.valid("query")) }, 200),
+);

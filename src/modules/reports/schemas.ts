@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { idQuery } from "../../lib/bounds";
+import { dateInput, idQuery } from "../../lib/bounds";
 
 /** YYYYMM, as DGII writes the period in the header of its formats ("Periodo", año/mes). */
 export const PERIOD_TEXT = /^\d{4}(0[1-9]|1[0-2])$/;
@@ -68,3 +68,59 @@ export const Report606 = reportJson("606", Row606);
 export const Report608 = reportJson("608", Row608);
 export type Report606 = z.output<typeof Report606>;
 export type Report608 = z.output<typeof Report608>;
+
+/** The longest range of one sales summary: a year and a day (a leap year from any day). */
+export const SUMMARY_MAX_DAYS = 366;
+
+export const SalesSummaryQuery = z
+  .object({
+    from: dateInput().openapi({ description: "First issue date included (YYYY-MM-DD)" }),
+    to: dateInput().openapi({ description: `Last issue date included; at most ${SUMMARY_MAX_DAYS} days after from` }),
+    group_by: z
+      .enum(["workspace", "document_type", "day"])
+      .openapi({ description: "One group per workspace, per NCF type (B01, E31, B04…) or per issue date" }),
+    workspace_id: idQuery().openapi({
+      description: "Only this workspace. Without view_all_locations only the request's workspace may be summarized (its default)",
+    }),
+  })
+  .strict()
+  .superRefine((query, ctx) => {
+    if (query.from > query.to) ctx.addIssue({ code: "custom", path: ["to"], message: "Must be on or after from." });
+    else if ((Date.parse(query.to) - Date.parse(query.from)) / 86_400_000 >= SUMMARY_MAX_DAYS)
+      ctx.addIssue({ code: "custom", path: ["to"], message: `The range may span at most ${SUMMARY_MAX_DAYS} days.` });
+  });
+export type SalesSummaryQuery = z.output<typeof SalesSummaryQuery>;
+
+const money = z.string().openapi({ description: "DOP, two decimals", example: "1180.00" });
+const SummaryTotals = {
+  count: z.number().int().openapi({ description: "Documents: invoices and notes" }),
+  subtotal: money,
+  discounts: money,
+  itbis: z
+    .array(z.object({ rate: z.string().openapi({ example: "18.00" }), base: money, amount: money }))
+    .openapi({ description: "ITBIS by rate: the taxed base and the tax" }),
+  exempt_base: money,
+  isc: money,
+  other_taxes: money,
+  legal_tip: money,
+  total: money,
+  paid: money,
+  due: money,
+};
+export const SalesSummary = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    group_by: z.enum(["workspace", "document_type", "day"]),
+    currency: z.literal("DOP"),
+    groups: z.array(
+      z.object({
+        key: z.string().openapi({ description: "The workspace id, the NCF type (B01, E31, B04…) or the day (YYYY-MM-DD)" }),
+        label: z.string().openapi({ description: "The workspace's name, the NCF type's name, or the day" }),
+        ...SummaryTotals,
+      }),
+    ),
+    totals: z.object(SummaryTotals),
+  })
+  .openapi("SalesSummary");
+export type SalesSummary = z.output<typeof SalesSummary>;
