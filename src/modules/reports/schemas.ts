@@ -64,7 +64,47 @@ export type Row606 = { [K in keyof typeof Row606]: string };
 export const Row608 = { ncf: text, date: text, annulment_type: text };
 export type Row608 = { [K in keyof typeof Row608]: string };
 
+/** Formato 607's columns in DGII's order (docs/reports.md, "607"). Every value is the TXT's text. */
+export const Row607 = {
+  buyer_id: text,
+  buyer_id_type: text,
+  ncf: text,
+  modified_ncf: text,
+  income_type: text,
+  issue_date: text,
+  withholding_date: text,
+  amount: text,
+  itbis_invoiced: text,
+  itbis_withheld: text,
+  itbis_perceived: text,
+  isr_withheld: text,
+  isr_perceived: text,
+  isc: text,
+  other_taxes: text,
+  legal_tip: text,
+  cash: text,
+  bank: text,
+  card: text,
+  on_credit: text,
+  gift_vouchers: text,
+  barter: text,
+  other_forms: text,
+};
+export type Row607 = { [K in keyof typeof Row607]: string };
+
+/** The 607's query: the reports' one, and whether e-CF are included (docs/reports.md, "include_ecf"). */
+export const Report607Query = ReportQuery.extend({
+  include_ecf: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((value) => value === "true")
+    .openapi({ description: "Include e-CF (E31, E32, …): DGII receives each one already; `false` by default" }),
+}).strict();
+export type Report607Query = z.output<typeof Report607Query>;
+
 export const Report606 = reportJson("606", Row606);
+export const Report607 = reportJson("607", Row607);
+export type Report607 = z.output<typeof Report607>;
 export const Report608 = reportJson("608", Row608);
 export type Report606 = z.output<typeof Report606>;
 export type Report608 = z.output<typeof Report608>;
