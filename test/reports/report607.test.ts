@@ -75,6 +75,9 @@ async function october() {
   // B02 under RD$250,000: in the consumer total, not a row.
   const consumer = await invoice(ids.b02, walkIn, "2026-10-03", [item("2000.00", [ids.itbis18])]);
   await pay(consumer.id, "2360.00", "2026-10-03", "cash");
+  // Another one, 180.00 by debit card and 1,000.00 on credit.
+  const consumer2 = await invoice(ids.b02, walkIn, "2026-10-04", [item("1000.00", [ids.itbis18])]);
+  await pay(consumer2.id, "180.00", "2026-10-04", "debit_card");
   // B02 of exactly RD$250,000: itemized; 100,000.00 by transfer, the rest sold on credit.
   const large = await invoice(ids.b02, person, "2026-10-06", [item("250000.00", [ids.exento])]);
   await pay(large.id, "100000.00", "2026-10-07", "bank_transfer");
@@ -116,18 +119,22 @@ async function october() {
   await invoice(ids.b01, company, "2026-10-12", [item("70.00", [ids.itbis18])], { draft: true });
   await invoice(ids.b01, company, "2026-09-30", [item("80.00", [ids.itbis18])]);
 
-  // An e-CF (E31), written as the owner as a copy of the B15 with its own e-NCF: issuing one
-  // through the API would send it to DGII.
-  await asOwner((db) =>
-    db.execute(sql`
-      INSERT INTO invoices (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, status, subtotal_amount,
-        discount_amount, tax_amount, total_amount, tax_breakdown, amount_paid, currency_id, snapshot, exchange_rate, subtotal_amount_dop,
-        discount_amount_dop, tax_amount_dop, total_amount_dop, created_by)
-      SELECT tenant_id, workspace_id, contact_id, document_subtype_id, 'E310000000001', '2026-10-16', 'pending_payment', subtotal_amount,
-        discount_amount, tax_amount, total_amount, tax_breakdown, 0, currency_id, snapshot, exchange_rate, subtotal_amount_dop,
-        discount_amount_dop, tax_amount_dop, total_amount_dop, created_by
-      FROM invoices WHERE id = ${government.id}`),
-  );
+  // e-CF written as the owner, copies of issued invoices with an e-NCF of their own (issuing one
+  // through the API would send it to DGII): an E31 copy of the B15, and a consumer e-CF (E32) under
+  // RD$250,000, copy of the first B02 (in the consumer summary only with include_ecf).
+  const copyAsEcf = (invoiceId: number, ncf: string, date: string) =>
+    asOwner((db) =>
+      db.execute(sql`
+        INSERT INTO invoices (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, status, subtotal_amount,
+          discount_amount, tax_amount, total_amount, tax_breakdown, amount_paid, currency_id, snapshot, exchange_rate, subtotal_amount_dop,
+          discount_amount_dop, tax_amount_dop, total_amount_dop, created_by)
+        SELECT tenant_id, workspace_id, contact_id, document_subtype_id, ${ncf}, ${date}, 'pending_payment', subtotal_amount,
+          discount_amount, tax_amount, total_amount, tax_breakdown, 0, currency_id, snapshot, exchange_rate, subtotal_amount_dop,
+          discount_amount_dop, tax_amount_dop, total_amount_dop, created_by
+        FROM invoices WHERE id = ${invoiceId}`),
+    );
+  await copyAsEcf(government.id, "E310000000001", "2026-10-16");
+  await copyAsEcf(consumer.id, "E320000000001", "2026-10-17");
 
   const reader = await seedUser(tenant, { role: "accountant", workspaceIds: [tenant.workspaceId] });
   return {
@@ -136,6 +143,7 @@ async function october() {
     reader,
     documents: { fiscal, large, special, government, exported, dinner, credit, consumerCredit, debit, branchSale },
     consumer,
+    consumer2,
   };
 }
 
@@ -232,6 +240,34 @@ describe("DGII reports: 607", () => {
       stored += cents(total);
     }
     expect(reported).toBe(stored);
+  });
+
+  it("consumer invoices under RD$250,000 are not rows: the JSON gives their number and DOP totals, by payment form", async () => {
+    const json = await month.reader.api.get<Report607>("/reports/607?period=202610&format=json");
+    // 2,360.00 in cash and 1,180.00 of which 180.00 by card: 3,000.00 + 540.00 ITBIS.
+    expect(json.body.consumer_summary).toEqual({
+      count: "2",
+      amount: "3000.00",
+      itbis_invoiced: "540.00",
+      isc: "0.00",
+      other_taxes: "0.00",
+      legal_tip: "0.00",
+      cash: "2360.00",
+      bank: "0.00",
+      card: "180.00",
+      on_credit: "1000.00",
+      gift_vouchers: "0.00",
+      barter: "0.00",
+      other_forms: "0.00",
+    });
+    const ncfs = json.body.rows.map((row) => row.ncf);
+    expect(ncfs).not.toContain(month.consumer.document_number);
+    expect(ncfs).not.toContain(month.consumer2.document_number);
+    const withEcf = await month.reader.api.get<Report607>("/reports/607?period=202610&format=json&include_ecf=true");
+    expect(withEcf.body.consumer_summary).toMatchObject({ count: "3", amount: "5000.00", itbis_invoiced: "900.00", cash: "2360.00", on_credit: "3360.00" });
+    expect(withEcf.body.rows.map((row) => row.ncf)).not.toContain("E320000000001");
+    const branch = await month.reader.api.get<Report607>(`/reports/607?period=202610&format=json&workspace_id=${month.branch}`);
+    expect(branch.body.consumer_summary).toMatchObject({ count: "0", amount: "0.00", cash: "0.00", on_credit: "0.00" });
   });
 
   it("include_ecf=true adds the e-CF; false (the default) leaves it out", async () => {

@@ -1,9 +1,9 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { Big } from "../../lib/decimal";
 import { NOTE_PREFIXES, SALES_INVOICE_PREFIXES } from "../../lib/ncf";
 import type { TaxBreakdown } from "../sales/lines";
-import { type Report607Query, Row607 } from "./schemas";
-import type { ReportSource } from "./service";
+import { ConsumerSummary607, type Report607Query, Row607 } from "./schemas";
+import type { Period, ReportSource } from "./service";
 
 /**
  * Formato 607, "Formato de Envío de Ventas de Bienes y Servicios" (Norma General 07-2018): one row
@@ -115,12 +115,34 @@ export function row607(raw: Raw607): Row607 {
 
 const prefixPattern = (prefixes: readonly string[], includeEcf: boolean) => `^(${prefixes.filter((prefix) => includeEcf || prefix.startsWith("B")).join("|")})`;
 
+const inWorkspace = (alias: string, workspaceId: number | undefined) =>
+  workspaceId === undefined ? sql`` : sql`AND ${sql.raw(alias)}.workspace_id = ${workspaceId}`;
+
+/** The invoices of the 607 (alias `i`): issued in the period, not drafts, not annulled (the 608's), of a sales NCF type. */
+const reportedInvoices = (period: Period, workspaceId: number | undefined, query: Report607Query) => sql`
+  i.deleted_at IS NULL AND i.status NOT IN ('draft', 'cancelled')
+  AND i.issue_date BETWEEN ${period.from}::date AND ${period.to}::date
+  AND i.document_number ~ ${prefixPattern(SALES_INVOICE_PREFIXES, query.include_ecf)}
+  ${inWorkspace("i", workspaceId)}`;
+
+/** A consumer invoice under RD$250,000 (its DOP total): part of the consumer summary, not a row. */
+const summarizedConsumer = sql`(left(i.document_number, 3) IN (${sql.join(
+  CONSUMER_PREFIXES.map((prefix) => sql`${prefix}`),
+  sql`, `,
+)}) AND i.total_amount_dop < ${CONSUMER_ITEMIZED_FROM}::numeric)`;
+
+/** A payment method's 607 column, in SQL (FORM_OF_METHOD). */
+const formSql = sql`CASE pp.payment_method ${sql.join(
+  Object.entries(FORM_OF_METHOD).map(([method, form]) => sql`WHEN ${method} THEN ${form}`),
+  sql` `,
+)} ELSE 'other_forms' END`;
+
+const money2 = (expression: SQL) => sql`coalesce(${expression}, 0)::numeric(18, 2)::text`;
+
 export const sales607: ReportSource<Row607, Report607Query> = {
   format: "607",
   columns: Object.keys(Row607) as (keyof Row607)[],
-  statement: (period, workspaceId, query) => {
-    const inWorkspace = (alias: string) => (workspaceId === undefined ? sql`` : sql`AND ${sql.raw(alias)}.workspace_id = ${workspaceId}`);
-    return sql`
+  statement: (period, workspaceId, query) => sql`
     SELECT d.*, to_char(d.date, 'YYYYMMDD') AS issue_date, count(*) OVER () AS total
     FROM (
       SELECT i.id, 0 AS source, i.document_number AS ncf, NULL::text AS modified_ncf, 'invoice' AS kind, i.issue_date AS date,
@@ -137,15 +159,7 @@ export const sales607: ReportSource<Row607, Report607Query> = {
           WHERE pp.invoice_id = i.id AND pp.payment_date <= ${period.to}::date GROUP BY pp.payment_method
         ) m
       ) pay ON true
-      WHERE i.deleted_at IS NULL AND i.status NOT IN ('draft', 'cancelled')
-        AND i.issue_date BETWEEN ${period.from}::date AND ${period.to}::date
-        AND i.document_number ~ ${prefixPattern(SALES_INVOICE_PREFIXES, query.include_ecf)}
-        -- A consumer invoice under RD$250,000 goes into the Oficina Virtual's consumer total, not a row.
-        AND NOT (left(i.document_number, 3) IN (${sql.join(
-          CONSUMER_PREFIXES.map((prefix) => sql`${prefix}`),
-          sql`, `,
-        )}) AND i.total_amount_dop < ${CONSUMER_ITEMIZED_FROM}::numeric)
-        ${inWorkspace("i")}
+      WHERE ${reportedInvoices(period, workspaceId, query)} AND NOT ${summarizedConsumer}
       UNION ALL
       SELECT n.id, 1, n.document_number, n.modified_ncf, n.kind, n.issue_date,
         n.snapshot->'buyer'->>'identification_type', n.snapshot->'buyer'->>'identification',
@@ -153,9 +167,37 @@ export const sales607: ReportSource<Row607, Report607Query> = {
       FROM invoice_notes n
       WHERE n.status = 'issued' AND n.issue_date BETWEEN ${period.from}::date AND ${period.to}::date
         AND n.document_number ~ ${prefixPattern(NOTE_PREFIXES, query.include_ecf)}
-        ${inWorkspace("n")}
+        ${inWorkspace("n", workspaceId)}
     ) d
-    ORDER BY d.date, d.source, d.id`;
-  },
+    ORDER BY d.date, d.source, d.id`,
   row: (raw) => row607(raw as unknown as Raw607),
+  // The same amounts as row607 gives each invoice (taxes and payments converted at the invoice's
+  // rate, half-up: Postgres rounds a positive half away from zero), summed in one aggregate.
+  summary: {
+    name: "consumer_summary",
+    statement: (period, workspaceId, query) => sql`
+      SELECT count(*)::text AS count,
+        ${money2(sql`sum(i.subtotal_amount_dop - i.discount_amount_dop)`)} AS amount,
+        ${money2(sql`sum(round(coalesce(t.itbis, 0) * r.rate, 2))`)} AS itbis_invoiced,
+        ${money2(sql`sum(round((coalesce((i.tax_breakdown->>'isc_specific')::numeric, 0) + coalesce((i.tax_breakdown->>'isc_ad_valorem')::numeric, 0)) * r.rate, 2))`)} AS isc,
+        ${money2(sql`sum(round(coalesce((i.tax_breakdown->>'other_additional')::numeric, 0) * r.rate, 2))`)} AS other_taxes,
+        ${money2(sql`sum(round(coalesce((i.tax_breakdown->>'propina')::numeric, 0) * r.rate, 2))`)} AS legal_tip,
+        ${money2(sql`sum(f.cash)`)} AS cash, ${money2(sql`sum(f.bank)`)} AS bank, ${money2(sql`sum(f.card)`)} AS card,
+        ${money2(sql`sum(greatest(i.total_amount_dop - coalesce(f.paid, 0), 0))`)} AS on_credit,
+        '0.00' AS gift_vouchers, '0.00' AS barter, ${money2(sql`sum(f.other_forms)`)} AS other_forms
+      FROM invoices i
+      CROSS JOIN LATERAL (SELECT coalesce(i.exchange_rate, 1) AS rate) r
+      LEFT JOIN LATERAL (SELECT sum((e->>'amount')::numeric) AS itbis FROM jsonb_array_elements(i.tax_breakdown->'itbis') e) t ON true
+      LEFT JOIN LATERAL (
+        SELECT sum(m.amount) FILTER (WHERE m.form = 'cash') AS cash, sum(m.amount) FILTER (WHERE m.form = 'bank') AS bank,
+          sum(m.amount) FILTER (WHERE m.form = 'card') AS card, sum(m.amount) FILTER (WHERE m.form = 'other_forms') AS other_forms,
+          sum(m.amount) AS paid
+        FROM (
+          SELECT ${formSql} AS form, round(sum(pp.amount) * r.rate, 2) AS amount FROM invoice_payments pp
+          WHERE pp.invoice_id = i.id AND pp.payment_date <= ${period.to}::date GROUP BY pp.payment_method
+        ) m
+      ) f ON true
+      WHERE ${reportedInvoices(period, workspaceId, query)} AND ${summarizedConsumer}`,
+    of: (raw) => ConsumerSummary607.parse(raw),
+  },
 };

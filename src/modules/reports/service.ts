@@ -34,10 +34,20 @@ export interface ReportSource<Row extends Record<string, string>, Query extends 
   /** The rows' statement; `query` carries a format's own options (the 607's include_ecf). */
   statement(period: Period, workspaceId: number | undefined, query: Query): SQL;
   row(raw: Record<string, unknown>, context: ReportContext): Row;
+  /**
+   * Totals that are not rows of the file (the 607's consumer invoices under RD$250,000): one row
+   * read by its own statement before the cursor, given in the JSON answer under `name`.
+   */
+  summary?: {
+    name: string;
+    statement(period: Period, workspaceId: number | undefined, query: Query): SQL;
+    of(raw: Record<string, unknown>): Record<string, string>;
+  };
 }
 
 export interface OpenedReport<Row> {
-  header: { format: string; rnc: string; period: string; count: number };
+  /** The TXT's header line; the JSON answer carries it too, with the source's summary if it has one. */
+  header: { format: string; rnc: string; period: string; count: number; [summary: string]: unknown };
   /** The first page, read before the response starts (its errors are the request's). */
   first: Row[];
   /** The next page, empty once every row was read. */
@@ -86,6 +96,8 @@ export async function openReport<Row extends Record<string, string>, Query exten
       rnc: ["Required to file DGII's reports."],
     });
   }
+  const summary = source.summary;
+  const summaryRow = summary ? rowsOf<Record<string, unknown>>(await db.execute(summary.statement(period, workspaceId, query)))[0] : undefined;
   await db.execute(sql`DECLARE report_rows NO SCROLL CURSOR FOR ${source.statement(period, workspaceId, query)}`);
   const context: ReportContext = { rnc, period };
   let done = false;
@@ -97,7 +109,13 @@ export async function openReport<Row extends Record<string, string>, Query exten
   };
   const first = await fetchPage();
   return {
-    header: { format: source.format, rnc, period: period.text, count: first.total },
+    header: {
+      format: source.format,
+      rnc,
+      period: period.text,
+      count: first.total,
+      ...(summary && summaryRow ? { [summary.name]: summary.of(summaryRow) } : {}),
+    },
     first: first.rows,
     next: async () => (await fetchPage()).rows,
   };
