@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Report607 } from "../../src/modules/reports/schemas";
+import { PAGE_ROWS } from "../../src/modules/reports/service";
 import { sequence } from "../purchases/helpers";
 import { ANONYMOUS_BUYER, catalogIds, createContact } from "../support/sales";
 import { asOwner, type SeededTenant, seedTenant, seedUser, seedWorkspace, sql } from "../support/seed";
@@ -18,6 +19,21 @@ import golden607 from "./golden/607-202610.txt?raw";
 interface Issued {
   id: number;
   document_number: string;
+}
+
+/** A new company's one B01 sale of a service, to an RNC buyer, on `date`. */
+async function oneSale(tenant: SeededTenant, date: string, unitPrice: string) {
+  const ids = await catalogIds(tenant.api);
+  const buyer = (await tenant.api.post("/contacts", { name: "Cliente", identification_type: "rnc", identification: "101000112" })).body.data.id;
+  const product = await createProduct(tenant.api, { product_type: "service", track_inventory: false });
+  const res = await tenant.api.post("/invoices", {
+    contact_id: buyer,
+    document_subtype_id: ids.b01,
+    issue_date: date,
+    items: [{ product_id: product.id, quantity: "1", unit_price: unitPrice, tax_ids: [ids.itbis18] }],
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data as Issued;
 }
 
 const lines = (text: string) => text.split("\r\n").slice(0, -1);
@@ -301,21 +317,55 @@ describe("DGII reports: 607", () => {
   });
 
   it("another company's sales never appear", async () => {
-    const other: SeededTenant = await seedTenant();
-    const ids = await catalogIds(other.api);
-    const theirBuyer = (await other.api.post("/contacts", { name: "Ajeno", identification_type: "rnc", identification: "101000112" })).body.data.id;
-    const product = await createProduct(other.api, { product_type: "service", track_inventory: false });
-    const res = await other.api.post("/invoices", {
-      contact_id: theirBuyer,
-      document_subtype_id: ids.b01,
-      issue_date: "2026-10-07",
-      items: [{ product_id: product.id, quantity: "1", unit_price: "10.00", tax_ids: [ids.itbis18] }],
-    });
-    expect(res.status, res.text).toBe(201);
+    const other = await seedTenant();
+    const theirs = await oneSale(other, "2026-10-07", "10.00");
     expect((await month.reader.api.get("/reports/607?period=202610")).text).toBe(golden607);
     expect(lines((await other.api.get("/reports/607?period=202610")).text)).toEqual([
       "607|131246796|202610|1",
-      `101000112|1|${res.body.data.document_number}||01|20261007||10.00|1.80|0.00||0.00||0.00|0.00|0.00|0.00|0.00|0.00|11.80|0.00|0.00|0.00`,
+      `101000112|1|${theirs.document_number}||01|20261007||10.00|1.80|0.00||0.00||0.00|0.00|0.00|0.00|0.00|0.00|11.80|0.00|0.00|0.00`,
     ]);
+  });
+});
+
+describe("DGII reports: 607 streaming", () => {
+  it(`more rows than a page (${PAGE_ROWS}) come out whole, in order, with the header's count, as TXT and as JSON`, async () => {
+    const tenant = await seedTenant();
+    const first = await oneSale(tenant, "2026-10-01", "100.00");
+    const note = await tenant.api.post(`/invoices/${first.id}/credit-notes`, {
+      modification_code: 3,
+      reason: "Descuento",
+      issue_date: "2026-10-01",
+      items: [{ description: "Descuento", amount: "10.00", tax_ids: [] }],
+    });
+    expect(note.status, note.text).toBe(201);
+    const copies = PAGE_ROWS * 2 + 10;
+    // Copies of the one invoice, numbered B0100000002…, as the owner: the API would take minutes.
+    await asOwner((db) =>
+      db.execute(sql`
+        INSERT INTO invoices (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, status, subtotal_amount,
+          discount_amount, tax_amount, total_amount, tax_breakdown, currency_id, snapshot, exchange_rate, subtotal_amount_dop,
+          discount_amount_dop, tax_amount_dop, total_amount_dop, created_by)
+        SELECT tenant_id, workspace_id, contact_id, document_subtype_id, 'B01' || lpad((n + 1)::text, 8, '0'), issue_date + (n % 30), status,
+          subtotal_amount, discount_amount, tax_amount, total_amount, tax_breakdown, currency_id, snapshot, exchange_rate, subtotal_amount_dop,
+          discount_amount_dop, tax_amount_dop, total_amount_dop, created_by
+        FROM invoices, generate_series(1, ${copies}) AS n WHERE id = ${first.id}`),
+    );
+    const total = copies + 2;
+    const txt = await tenant.api.get("/reports/607?period=202610");
+    expect(txt.status).toBe(200);
+    const [header, ...rows] = lines(txt.text);
+    expect(header).toBe(`607|131246796|202610|${total}`);
+    expect(rows).toHaveLength(total);
+    expect(new Set(rows.map((row) => row.split("|")[2])).size).toBe(total);
+    const dates = rows.map((row) => row.split("|")[5]!);
+    expect(dates).toEqual([...dates].sort());
+    // On a day, the invoices come before the notes: the note is the last row of October 1st.
+    const firstDay = rows.filter((row) => row.split("|")[5] === "20261001").map((row) => row.split("|").slice(2, 4));
+    expect(firstDay[0]).toEqual([first.document_number, ""]);
+    expect(firstDay.at(-1)).toEqual([note.body.data.document_number, first.document_number]);
+    expect(firstDay.slice(0, -1).every(([, modified]) => modified === "")).toBe(true);
+    const json = await tenant.api.get<Report607>("/reports/607?period=202610&format=json");
+    expect(json.body.count).toBe(total);
+    expect(json.body.rows.map((row) => Object.values(row).join("|"))).toEqual(rows);
   });
 });
