@@ -74,6 +74,8 @@ export const invoices = pgTable(
     // in id, so a page is the first rows of an index scan, without sorting a day's invoices.
     index("invoices_live_workspace_issue_date_id_idx").on(t.workspaceId, t.issueDate, t.id).where(sql`deleted_at IS NULL`),
     index("invoices_live_workspace_status_id_idx").on(t.workspaceId, t.status, t.issueDate, t.id).where(sql`deleted_at IS NULL`),
+    // DGII's 607 reads the whole company's month (reports/sales607.ts): by tenant and issue date.
+    index("invoices_live_tenant_issue_date_id_idx").on(t.tenantId, t.issueDate, t.id).where(sql`deleted_at IS NULL`),
     index("invoices_contact_idx").on(t.contactId),
     tenantIsolation("invoices"),
   ],
@@ -289,6 +291,8 @@ export const invoiceNotes = pgTable(
     uniqueIndex("invoice_notes_tenant_document_number_key").on(t.tenantId, t.documentNumber),
     index("invoice_notes_invoice_idx").on(t.tenantId, t.invoiceId, t.id),
     index("invoice_notes_list_idx").on(t.tenantId, t.workspaceId, t.kind, t.issueDate, t.id),
+    // DGII's 607: the company's notes of a month.
+    index("invoice_notes_tenant_issue_date_idx").on(t.tenantId, t.issueDate, t.id),
     check("invoice_notes_kind", sql`${t.kind} IN ('credit', 'debit')`),
     check("invoice_notes_modification_code", sql`${t.modificationCode} BETWEEN 1 AND 4`),
     tenantIsolation("invoice_notes"),

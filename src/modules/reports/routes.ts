@@ -6,7 +6,8 @@ import { streamedBody } from "../../http/stream";
 import { annulments608 } from "./annulments608";
 import { purchases606 } from "./purchases606";
 import { salesSummary } from "./sales-summary";
-import { Report606, Report608, ReportQuery, SalesSummary, SalesSummaryQuery } from "./schemas";
+import { sales607 } from "./sales607";
+import { Report606, Report607, Report607Query, Report608, ReportQuery, SalesSummary, SalesSummaryQuery } from "./schemas";
 import { openReport, type ReportSource } from "./service";
 import { jsonChunks, txtChunks } from "./writer";
 
@@ -25,10 +26,10 @@ const reportResponses = (what: string, json: z.ZodType) => ({
  * Opens the report and answers with its body streamed page by page from the request transaction.
  * Typed as the text answer the route declares: a streamed body is not a string the typing can see.
  */
-async function answer<Row extends Record<string, string>>(
+async function answer<Row extends Record<string, string>, Query extends ReportQuery>(
   c: Context<AppEnv>,
-  source: ReportSource<Row>,
-  query: ReportQuery,
+  source: ReportSource<Row, Query>,
+  query: Query,
 ): Promise<TypedResponse<string, 200, "text">> {
   const report = await openReport(c.var.db, source, query);
   const chunks = query.format === "json" ? jsonChunks(report) : txtChunks(report, source.columns);
@@ -42,7 +43,12 @@ async function answer<Row extends Record<string, string>>(
 }
 
 /** A report's route: the same query, access and answer for every format; its source gives the rows. */
-function reportRoute<Row extends Record<string, string>>(source: ReportSource<Row>, json: z.ZodType, summary: string) {
+function reportRoute<Row extends Record<string, string>, Query extends ReportQuery>(
+  source: ReportSource<Row, Query>,
+  json: z.ZodType,
+  summary: string,
+  query: z.ZodType = ReportQuery,
+) {
   reportsRouter.openapi(
     defineRoute(
       { permission: "reports:view" },
@@ -51,15 +57,16 @@ function reportRoute<Row extends Record<string, string>>(source: ReportSource<Ro
         path: `${V1}/reports/${source.format}`,
         tags,
         summary,
-        request: { query: ReportQuery },
+        request: { query: query as typeof ReportQuery },
         responses: reportResponses(`Formato ${source.format}`, json),
       },
     ),
-    (c) => answer(c, source, c.req.valid("query")),
+    (c) => answer(c, source, c.req.valid("query") as Query),
   );
 }
 
 reportRoute(purchases606, Report606, "DGII's Formato 606 (purchases of goods and services) of a month, for the whole company");
+reportRoute(sales607, Report607, "DGII's Formato 607 (sales of goods and services) of a month, for the whole company", Report607Query);
 reportRoute(annulments608, Report608, "DGII's Formato 608 (annulled NCFs) of a month, for the whole company");
 
 reportsRouter.openapi(

@@ -19,13 +19,14 @@ export const ReportQuery = z
 export type ReportQuery = z.output<typeof ReportQuery>;
 
 /** The JSON of a report: the header's fields, and each row's fields as the TXT writes them. */
-const reportJson = <T extends z.ZodRawShape>(format: string, row: T) =>
+const reportJson = <T extends z.ZodRawShape, S extends z.ZodRawShape = Record<never, never>>(format: string, row: T, summary: S = {} as S) =>
   z
     .object({
       format: z.literal(format),
       rnc: z.string(),
       period: z.string(),
       count: z.number().int(),
+      ...summary,
       rows: z.array(z.object(row)),
     })
     .openapi(`Report${format}`);
@@ -64,7 +65,69 @@ export type Row606 = { [K in keyof typeof Row606]: string };
 export const Row608 = { ncf: text, date: text, annulment_type: text };
 export type Row608 = { [K in keyof typeof Row608]: string };
 
+/** The 607's amounts by payment form (its last seven columns, and the consumer summary's). */
+const paymentForms607 = {
+  cash: text,
+  bank: text,
+  card: text,
+  on_credit: text,
+  gift_vouchers: text,
+  barter: text,
+  other_forms: text,
+};
+
+/** Formato 607's columns in DGII's order (docs/reports.md, "607"). Every value is the TXT's text. */
+export const Row607 = {
+  buyer_id: text,
+  buyer_id_type: text,
+  ncf: text,
+  modified_ncf: text,
+  income_type: text,
+  issue_date: text,
+  withholding_date: text,
+  amount: text,
+  itbis_invoiced: text,
+  itbis_withheld: text,
+  itbis_perceived: text,
+  isr_withheld: text,
+  isr_perceived: text,
+  isc: text,
+  other_taxes: text,
+  legal_tip: text,
+  ...paymentForms607,
+};
+export type Row607 = { [K in keyof typeof Row607]: string };
+
+/** The 607's query: the reports' one, and whether e-CF are included (docs/reports.md, "include_ecf"). */
+export const Report607Query = ReportQuery.extend({
+  include_ecf: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((value) => value === "true")
+    .openapi({ description: "Include e-CF (E31, E32, …): DGII receives each one already; `false` by default" }),
+}).strict();
+export type Report607Query = z.output<typeof Report607Query>;
+
 export const Report606 = reportJson("606", Row606);
+/**
+ * The 607's consumer invoices under RD$250,000 (B02; E32 with include_ecf), not rows of the file:
+ * their number and totals in DOP, as the Oficina Virtual asks for them when the 607 is sent.
+ */
+export const ConsumerSummary607 = z
+  .object({
+    count: text,
+    amount: text,
+    itbis_invoiced: text,
+    isc: text,
+    other_taxes: text,
+    legal_tip: text,
+    ...paymentForms607,
+  })
+  .openapi("ConsumerSummary607");
+export type ConsumerSummary607 = z.output<typeof ConsumerSummary607>;
+
+export const Report607 = reportJson("607", Row607, { consumer_summary: ConsumerSummary607 });
+export type Report607 = z.output<typeof Report607>;
 export const Report608 = reportJson("608", Row608);
 export type Report606 = z.output<typeof Report606>;
 export type Report608 = z.output<typeof Report608>;

@@ -7,7 +7,7 @@ import type { ReportQuery } from "./schemas";
 
 /**
  * DGII's monthly reports (Norma General 07-2018, "Formatos de Envío de Datos"; docs/reports.md):
- * one row source per format (purchases606.ts, annulments608.ts), one way to open and page them
+ * one row source per format (purchases606.ts, sales607.ts, annulments608.ts), one way to open and page them
  * (here) and one TXT/JSON writer (writer.ts). The 607 and the sales summary add their sources.
  */
 
@@ -28,15 +28,26 @@ export interface ReportContext {
  * A report's row source: one statement yielding its rows in the file's order, with `total` (the
  * number of rows, `count(*) OVER ()`) on each, and the mapping of a database row to the format's row.
  */
-export interface ReportSource<Row extends Record<string, string>> {
+export interface ReportSource<Row extends Record<string, string>, Query extends ReportQuery = ReportQuery> {
   format: string;
   columns: readonly (keyof Row & string)[];
-  statement(period: Period, workspaceId: number | undefined): SQL;
+  /** The rows' statement; `query` carries a format's own options (the 607's include_ecf). */
+  statement(period: Period, workspaceId: number | undefined, query: Query): SQL;
   row(raw: Record<string, unknown>, context: ReportContext): Row;
+  /**
+   * Totals that are not rows of the file (the 607's consumer invoices under RD$250,000): one row
+   * read by its own statement before the cursor, given in the JSON answer under `name`.
+   */
+  summary?: {
+    name: string;
+    statement(period: Period, workspaceId: number | undefined, query: Query): SQL;
+    of(raw: Record<string, unknown>): Record<string, string>;
+  };
 }
 
 export interface OpenedReport<Row> {
-  header: { format: string; rnc: string; period: string; count: number };
+  /** The TXT's header line; the JSON answer carries it too, with the source's summary if it has one. */
+  header: { format: string; rnc: string; period: string; count: number; [summary: string]: unknown };
   /** The first page, read before the response starts (its errors are the request's). */
   first: Row[];
   /** The next page, empty once every row was read. */
@@ -67,7 +78,11 @@ export function periodOf(text: string, today = dominicanToday()): Period {
  * and a later page would make the header disagree with the rows. A cursor's query runs on one
  * snapshot, taken when it is declared; each FETCH is still one statement per page.
  */
-export async function openReport<Row extends Record<string, string>>(db: AnyDb, source: ReportSource<Row>, query: ReportQuery): Promise<OpenedReport<Row>> {
+export async function openReport<Row extends Record<string, string>, Query extends ReportQuery>(
+  db: AnyDb,
+  source: ReportSource<Row, Query>,
+  query: Query,
+): Promise<OpenedReport<Row>> {
   const period = periodOf(query.period);
   const workspaceId = query.workspace_id;
   const [checks] = rowsOf<{ rnc: string | null; workspace: boolean }>(
@@ -81,7 +96,9 @@ export async function openReport<Row extends Record<string, string>>(db: AnyDb, 
       rnc: ["Required to file DGII's reports."],
     });
   }
-  await db.execute(sql`DECLARE report_rows NO SCROLL CURSOR FOR ${source.statement(period, workspaceId)}`);
+  const summary = source.summary;
+  const summaryRow = summary ? rowsOf<Record<string, unknown>>(await db.execute(summary.statement(period, workspaceId, query)))[0] : undefined;
+  await db.execute(sql`DECLARE report_rows NO SCROLL CURSOR FOR ${source.statement(period, workspaceId, query)}`);
   const context: ReportContext = { rnc, period };
   let done = false;
   const fetchPage = async () => {
@@ -92,7 +109,13 @@ export async function openReport<Row extends Record<string, string>>(db: AnyDb, 
   };
   const first = await fetchPage();
   return {
-    header: { format: source.format, rnc, period: period.text, count: first.total },
+    header: {
+      format: source.format,
+      rnc,
+      period: period.text,
+      count: first.total,
+      ...(summary && summaryRow ? { [summary.name]: summary.of(summaryRow) } : {}),
+    },
     first: first.rows,
     next: async () => (await fetchPage()).rows,
   };

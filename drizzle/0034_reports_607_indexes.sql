@@ -1,0 +1,2 @@
+CREATE INDEX "invoice_notes_tenant_issue_date_idx" ON "invoice_notes" USING btree ("tenant_id","issue_date","id");--> statement-breakpoint
+CREATE INDEX "invoices_live_tenant_issue_date_id_idx" ON "invoices" USING btree ("tenant_id","issue_date","id") WHERE deleted_at IS NULL;
