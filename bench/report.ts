@@ -1,4 +1,6 @@
+import { PAGE_ROWS } from "../src/modules/reports/service";
 import type { EcfSigningResult } from "./ecf";
+import { REPORT_BUDGET_SECONDS, type ReportBenchResult } from "./reports";
 /** The bench's stdout table and the generated block of docs/performance.md, both from latest.json. */
 
 /** One autocannon load. */
@@ -57,6 +59,8 @@ export interface BenchResults {
   scenarios: ScenarioResult[];
   /** CPU of building and signing an e-CF (bench/ecf.ts). */
   ecfSigning?: EcfSigningResult[];
+  /** DGII reports of a seeded month through the Worker (bench/reports.ts). */
+  reports?: ReportBenchResult[];
   seconds: number;
 }
 
@@ -118,6 +122,10 @@ export function renderPerformance(r: BenchResults) {
     ...(r.ecfSigning ?? []).map(
       (e) =>
         `- e-CF of ${e.lines} lines, built and signed (bench/ecf.ts, in Node): worst ${e.worstCpuMs} ms CPU of ${e.runs.length} warm runs (budget ${e.budgetCpuMs} ms) ${verdict(e.withinBudget)}; the first in the process ${e.coldCpuMs} ms; ${(e.xmlBytes / 1024).toFixed(0)} KiB of XML`,
+    ),
+    ...(r.reports ?? []).map(
+      (report) =>
+        `- Formato ${report.format} of ${report.rows.toLocaleString("en-US")} rows (${(report.bytes / MIB).toFixed(1)} MiB), streamed through the Worker: ${report.seconds} s, ${report.rowsPerSecond.toLocaleString("en-US")} rows/s (budget ${REPORT_BUDGET_SECONDS} s) ${verdict(report.status === 200 && report.seconds < REPORT_BUDGET_SECONDS)}; ${report.roundTripsPerPage} database round trips per page of ${PAGE_ROWS} rows (${report.pages} pages); workerd's resident memory ${report.memoryMiB.before} MiB before, highest ${report.memoryMiB.firstQuarterPeak} MiB in the first quarter of the download and ${report.memoryMiB.lastQuarterPeak} MiB in the last (flat: no array of all rows)`,
     ),
     `- Worker bundle: ${(r.bundle.gzipBytes / 1024).toFixed(0)} KiB gzip, ${(r.bundle.bytes / 1024).toFixed(0)} KiB raw (budget 1 MiB gzip) ${verdict(r.bundle.gzipBytes <= MIB)}`,
   ].filter(Boolean);

@@ -41,6 +41,7 @@ import { describeEcfSigning, measureEcfSigning } from "./ecf";
 import { type ConnectionRecord, type Sniffer, type Statement, startSniffer } from "./pg-sniffer";
 import { type Pooler, startPooler } from "./pooler";
 import { type BenchResults, type Load, type RoundTrips, renderPerformance, type ScenarioResult } from "./report";
+import { measureReport, previousMonth, type ReportBenchResult, seedSalesMonth } from "./reports";
 import { prng } from "./rnc-generator";
 import { type Seeded, seed } from "./seed";
 
@@ -62,6 +63,7 @@ const options = cliOptions({
   "no-readme": { type: "boolean" },
   "readme-only": { type: "boolean" },
   only: { type: "string" },
+  "report-rows": { type: "string" },
   hold: { type: "boolean" },
 });
 const RTT_MS = Number(options["rtt-ms"] ?? 20);
@@ -69,6 +71,8 @@ const DURATION = Math.min(Number(options.duration ?? 8), 60);
 const WARMUP = Math.min(Number(options.warmup ?? 2), 30);
 const RT_SAMPLES = Math.min(Number(options["rt-samples"] ?? 20), 200);
 const SIZES = { products: 1000, contacts: 10_000, invoices: Number(options.invoices ?? 100_000), rncRecords: 5000 };
+/** Invoices of the month the reports bench downloads as a 607 (bench/reports.ts). */
+const REPORT_ROWS = Number(options["report-rows"] ?? 100_000);
 const CONCURRENCY = [1, 16];
 if (![RTT_MS, DURATION, WARMUP, RT_SAMPLES, SIZES.invoices].every((n) => Number.isFinite(n) && n >= 0)) throw new Error("bad option");
 
@@ -640,6 +644,7 @@ async function main() {
     );
     await new Promise(() => undefined);
   }
+  const runReports = !options.only || String(options.only).split(",").includes("reports");
   if (options.only) {
     const keep = new Set(String(options.only).split(","));
     list.splice(0, list.length, ...list.filter((s) => keep.has(s.key)));
@@ -730,6 +735,22 @@ async function main() {
     }
   }
 
+  const reports: ReportBenchResult[] = [];
+  if (runReports) {
+    const month = previousMonth(today);
+    console.log(`reports: seeding ${REPORT_ROWS} B01 invoices in ${month.period} …`);
+    const seconds = await seedSalesMonth(stack.database.ownerUrl, seeded, REPORT_ROWS, month.first);
+    console.log(`  seeded in ${round(seconds, 1)} s`);
+    bypassSniffer(true);
+    for (const format of ["607"]) {
+      const result = await measureReport(target, host, seeded.token, format, month.period, stack.relay, stack.wrangler!.pid!);
+      reports.push(result);
+      console.log(
+        `  GET /reports/${format}?period=${month.period}: ${result.status}, ${result.rows} rows, ${(result.bytes / 2 ** 20).toFixed(1)} MiB in ${result.seconds} s (${result.rowsPerSecond} rows/s), ${result.roundTripsPerPage} round trips per page of ${result.pages}, workerd RSS ${result.memoryMiB.before} → peak ${result.memoryMiB.peak} MiB (first quarter ${result.memoryMiB.firstQuarterPeak}, last ${result.memoryMiB.lastQuarterPeak})`,
+      );
+    }
+  }
+
   const poolerLabel = stack.pooler ? `${stack.pooler.version} (transaction mode, pool of 20)` : null;
   await stopAll();
 
@@ -751,6 +772,7 @@ async function main() {
     bundle,
     skipped,
     ecfSigning,
+    reports,
     scenarios: list.map((s): ScenarioResult => {
       const rtr = roundTrips[s.key]!;
       const pgb = pgbench[s.key];
