@@ -3,7 +3,7 @@ import { fieldError } from "../../http/errors";
 import { type IdentificationType, normalizeIdentification } from "../../lib/identification";
 
 /** From RD$250,000 a consumer invoice (02/32) names its buyer (Norma General 06-2018; FISCAL.md, "Buyers"). */
-const CONSUMER_ID_THRESHOLD = new Big(250000);
+export const CONSUMER_ID_THRESHOLD = new Big(250000);
 
 type RuleLine = { taxes: { type: string; rate: string }[] };
 

@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { Big } from "../../lib/decimal";
 import { NOTE_PREFIXES, SALES_INVOICE_PREFIXES } from "../../lib/ncf";
+import { CONSUMER_ID_THRESHOLD } from "../invoices/buyer-rules";
 import type { TaxBreakdown } from "../sales/lines";
 import { ConsumerSummary607, type Report607Query, Row607 } from "./schemas";
 import type { Period, ReportSource } from "./service";
@@ -28,9 +29,6 @@ interface Raw607 {
   tax_breakdown: TaxBreakdown | null;
   payments: Record<string, string> | null;
 }
-
-/** From RD$250,000 a consumer invoice is itemized (Norma General 07-2018 art. 4, as NG 10-18 left it). */
-export const CONSUMER_ITEMIZED_FROM = "250000";
 
 const CONSUMER_PREFIXES = ["B02", "E32"];
 
@@ -125,11 +123,15 @@ const reportedInvoices = (period: Period, workspaceId: number | undefined, query
   AND i.document_number ~ ${prefixPattern(SALES_INVOICE_PREFIXES, query.include_ecf)}
   ${inWorkspace("i", workspaceId)}`;
 
-/** A consumer invoice under RD$250,000 (its DOP total): part of the consumer summary, not a row. */
+/**
+ * A consumer invoice under RD$250,000 (its DOP total): part of the consumer summary, not a row (Norma
+ * General 07-2018 art. 4 and 13, as NG 10-18 left them). The threshold from which its buyer must be
+ * identified, so that every itemized consumer row has a buyer id.
+ */
 const summarizedConsumer = sql`(left(i.document_number, 3) IN (${sql.join(
   CONSUMER_PREFIXES.map((prefix) => sql`${prefix}`),
   sql`, `,
-)}) AND i.total_amount_dop < ${CONSUMER_ITEMIZED_FROM}::numeric)`;
+)}) AND i.total_amount_dop < ${CONSUMER_ID_THRESHOLD.toFixed(2)}::numeric)`;
 
 /** A payment method's 607 column, in SQL (FORM_OF_METHOD). */
 const formSql = sql`CASE pp.payment_method ${sql.join(
