@@ -71,7 +71,7 @@ export async function listContacts(db: AnyDb, scope: RequestScope, query: ListQu
     f.identification_type ? eq(ct.identificationType, f.identification_type) : undefined,
     f.identification ? eq(ct.identification, compactIdentification(f.identification).toUpperCase()) : undefined,
   );
-  const column = { id: ct.id, name: ct.name, created_at: ct.createdAt }[query.sort.field];
+  const column = { id: ct.id, name: ct.name, created_at: ct.createdAt, updated_at: ct.updatedAt }[query.sort.field];
   return pageOf(db, ct, where, orderBy(column, ct.id, query.sort.descending), query);
 }
 

@@ -45,7 +45,7 @@ export async function listProducts(db: AnyDb, scope: RequestScope, query: ListQu
     f.product_type ? eq(p.productType, f.product_type) : undefined,
     f.is_active ? eq(p.isActive, f.is_active === "true") : undefined,
   );
-  const column = { name: p.name, sku: p.sku, price: p.price, created_at: p.createdAt }[query.sort.field];
+  const column = { name: p.name, sku: p.sku, price: p.price, created_at: p.createdAt, updated_at: p.updatedAt }[query.sort.field];
   return pageOf(db, p, where, orderBy(column, p.id, query.sort.descending), query);
 }
 
