@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { serviceInvoice } from "../support/sales";
-import { ownerRow, seedTenant, sql } from "../support/seed";
+import { ownerRow, ownerRows, seedTenant, sql } from "../support/seed";
 
 /** Every list of the API: a GET whose query takes `sort` (listQuerySchema). */
 function listRoutes(): { path: string; parameters: { name: string; schema?: { enum?: string[] } }[] }[] {
@@ -124,5 +124,27 @@ describe("incremental sync: filter[updated_since] and sort=updated_at on every l
     expect(members.body.data).toEqual([]);
     const allMembers = await t.api.get(`/workspace/members?${since("2000-01-01T00:00:00Z")}`);
     expect(allMembers.body.data.map((m: { id: number }) => m.id)).toEqual([t.admin.id]);
+  });
+
+  it("DELETE of a contact or a product records its .deleted event in the delete's transaction", async () => {
+    const t = await seedTenant();
+    const endpoint = await t.api.post("/webhook-endpoints", { url: "https://hooks.example.com/sync", events: ["contact.deleted", "product.deleted"] });
+    expect(endpoint.status, endpoint.text).toBe(201);
+    const contact = await t.api.post("/contacts", { name: "Se va" });
+    const product = await t.api.post("/products", { name: "Se va también", product_type: "service", price: "10.00", track_inventory: false });
+    expect(product.status, product.text).toBe(201);
+    expect((await t.api.delete(`/contacts/${contact.body.data.id}`)).status).toBe(200);
+    expect((await t.api.delete(`/products/${product.body.data.id}`)).status).toBe(200);
+    const events = await ownerRows<{ type: string; workspace_id: number | null; data: { id: number; workspace_id: number | null; deleted_at: string } }>(
+      sql`SELECT type, workspace_id, data FROM webhook_events WHERE tenant_id = ${t.tenantId} ORDER BY id`,
+    );
+    expect(events.map((e) => [e.type, e.workspace_id, e.data.id, e.data.workspace_id])).toEqual([
+      ["contact.deleted", t.workspaceId, contact.body.data.id, t.workspaceId],
+      ["product.deleted", product.body.data.workspace_id, product.body.data.id, product.body.data.workspace_id],
+    ]);
+    for (const e of events) expect(Number.isNaN(Date.parse(e.data.deleted_at))).toBe(false);
+    // A refused delete (the contact no longer exists) records nothing.
+    expect((await t.api.delete(`/contacts/${contact.body.data.id}`)).status).toBe(404);
+    expect((await ownerRows(sql`SELECT 1 FROM webhook_events WHERE tenant_id = ${t.tenantId}`)).length).toBe(2);
   });
 });

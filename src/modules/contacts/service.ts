@@ -196,7 +196,8 @@ async function contactDocumentReferences(db: AnyDb, tenantId: number, contactId:
   ]);
 }
 
-export async function deleteContact(db: AnyDb, scope: RequestScope, id: number): Promise<void> {
+/** Deletes the row; returns its workspace (null: shared), which the `.deleted` event names. */
+export async function deleteContact(db: AnyDb, scope: RequestScope, id: number): Promise<{ workspaceId: number | null }> {
   const current = await getContact(db, scope, id, true);
   await assertWritableIn(db, scope, [current.workspaceId], "contacts:delete", "delete this contact");
   const reason = await contactDocumentReferences(db, scope.tenantId, id);
@@ -205,4 +206,5 @@ export async function deleteContact(db: AnyDb, scope: RequestScope, id: number):
     .delete(ct)
     .where(and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id)))
     .catch(inUseOnForeignKey("contact"));
+  return { workspaceId: current.workspaceId };
 }

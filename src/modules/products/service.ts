@@ -168,7 +168,8 @@ async function productDocumentReferences(db: AnyDb, tenantId: number, productId:
   ]);
 }
 
-export async function deleteProduct(db: AnyDb, scope: RequestScope, id: number): Promise<void> {
+/** Deletes the row; returns its workspace (null: shared), which the `.deleted` event names. */
+export async function deleteProduct(db: AnyDb, scope: RequestScope, id: number): Promise<{ workspaceId: number | null }> {
   const current = await getProduct(db, scope, id, true);
   await assertWritableIn(db, scope, [current.workspaceId], "products:delete", "delete this product");
   const reason = await productDocumentReferences(db, scope.tenantId, id);
@@ -179,6 +180,7 @@ export async function deleteProduct(db: AnyDb, scope: RequestScope, id: number):
     .delete(p)
     .where(and(eq(p.tenantId, scope.tenantId), eq(p.id, id)))
     .catch(inUseOnForeignKey("product"));
+  return { workspaceId: current.workspaceId };
 }
 
 export type { SQL };
