@@ -1,4 +1,4 @@
-import { type SQL, sql } from "drizzle-orm";
+import { and, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import { notFound } from "../http/errors";
 import type { AnyDb } from "./client";
@@ -13,6 +13,14 @@ export function likePattern(text: string): string {
 /** ORDER BY a column with a stable tiebreak on id. */
 export function orderBy(column: PgColumn | SQL, id: PgColumn, descending: boolean): SQL {
   return descending ? sql`${column} DESC NULLS LAST, ${id} DESC` : sql`${column} ASC NULLS FIRST, ${id} ASC`;
+}
+
+/**
+ * `filter[updated_since]` of a list (incremental sync): rows whose updated_at is at or after the
+ * instant, inclusive so a client re-reading from the last updated_at it saw loses no tie.
+ */
+export function updatedSince(column: PgColumn | SQL, query: { updatedSince: Date | undefined }): SQL | undefined {
+  return query.updatedSince ? sql`${column} >= ${query.updatedSince.toISOString()}::timestamptz` : undefined;
 }
 
 /** A page of rows and the number of rows of all pages. */
@@ -41,14 +49,17 @@ export async function totalOfPage(db: AnyDb, rows: { total: number }[], page: nu
 /**
  * A page of a table's rows and their total, in one statement (`pageTotal()`), for the lists that
  * read one table: `where` filters, `order` sorts (with a tiebreak on id), `query` picks the page.
+ * The list's `filter[updated_since]` is applied here to the table's updated_at, once for all lists.
  */
-export async function pageOf<T extends PgTable>(
+export async function pageOf<T extends PgTable & { updatedAt: PgColumn }>(
   db: AnyDb,
   table: T,
-  where: SQL | undefined,
+  listWhere: SQL | undefined,
   order: SQL | SQL[],
-  query: { page: number; perPage: number },
+  query: { page: number; perPage: number; updatedSince?: Date | undefined },
 ): Promise<Page<T["$inferSelect"]>> {
+  const since = updatedSince(table.updatedAt, { updatedSince: query.updatedSince });
+  const where = since ? and(listWhere, since) : listWhere;
   const rows = await db
     .select({ row: table as PgTable, total: pageTotal() })
     .from(table as PgTable)

@@ -7,12 +7,26 @@ export interface ListQuery<F extends string, S extends string> {
   page: number;
   perPage: number;
   filters: Partial<Record<F, string>>;
-  sort: { field: S; descending: boolean };
+  /** `filter[updated_since]` (incremental sync, docs/api.md): rows whose updated_at is at or after it. */
+  updatedSince: Date | undefined;
+  sort: { field: S | "updated_at"; descending: boolean };
 }
+
+/**
+ * `filter[updated_since]`: an ISO-8601 instant with its offset (`2026-01-31T12:00:00Z`,
+ * `…-04:00`); a local time without an offset is refused, it would be read in the server's zone.
+ */
+const UpdatedSince = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/, "Must be an ISO-8601 date-time with an offset, e.g. 2026-01-31T12:00:00Z.")
+  .refine((text) => !Number.isNaN(Date.parse(text)), "Must be a valid date-time.")
+  .optional();
 
 /**
  * Query schema of a list endpoint: page, per_page (1-100), `filter[field]` and `sort=field|-field`
  * against allowlists. Any other parameter is refused with 422, so a typo never silently lists all.
+ * Every list also takes `filter[updated_since]` and `sort=updated_at|-updated_at` (incremental sync):
+ * declared here once so a new list cannot lack them, and the services' sort maps must name updated_at.
  */
 export function listQuerySchema<F extends string, S extends string>(options: {
   filters: Record<F, z.ZodType<string | undefined>>;
@@ -23,13 +37,14 @@ export function listQuerySchema<F extends string, S extends string>(options: {
     string,
     z.ZodType<string | undefined>
   >;
-  const sortValues = options.sorts.flatMap((s) => [s, `-${s}`]) as [string, ...string[]];
+  const sortValues = [...options.sorts.filter((s) => s !== "updated_at"), "updated_at"].flatMap((s) => [s, `-${s}`]) as [string, ...string[]];
   return z
     .object({
       page: z.coerce.number().int().min(1).max(1_000_000).default(1),
       per_page: z.coerce.number().int().min(1).max(100).default(15),
       sort: z.enum(sortValues).default(options.defaultSort),
       ...filterShape,
+      "filter[updated_since]": UpdatedSince,
     })
     .strict()
     .transform((q): ListQuery<F, S> => {
@@ -39,7 +54,14 @@ export function listQuerySchema<F extends string, S extends string>(options: {
         if (value !== undefined) filters[field] = String(value);
       }
       const descending = q.sort.startsWith("-");
-      return { page: q.page, perPage: q.per_page, filters, sort: { field: q.sort.replace(/^-/, "") as S, descending } };
+      const since = q["filter[updated_since]"];
+      return {
+        page: q.page,
+        perPage: q.per_page,
+        filters,
+        updatedSince: since === undefined ? undefined : new Date(since),
+        sort: { field: q.sort.replace(/^-/, "") as S | "updated_at", descending },
+      };
     });
 }
 

@@ -129,6 +129,7 @@ export const workspaceMembers = pgTable(
       .notNull()
       .references(() => roles.id),
     addedAt: timestamp("added_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: updatedAt(),
   },
   (t) => [
     primaryKey({ columns: [t.workspaceId, t.userId] }),
@@ -151,6 +152,7 @@ export const accessTokens = pgTable(
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
     createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [index("access_tokens_user_idx").on(t.userId), tenantIsolation("access_tokens")],
 );
@@ -174,6 +176,7 @@ export const invitations = pgTable(
     acceptedAt: timestamp("accepted_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
     createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [index("invitations_workspace_idx").on(t.workspaceId), tenantIsolation("invitations")],
 );

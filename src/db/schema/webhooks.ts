@@ -69,6 +69,7 @@ export const webhookDeliveries = pgTable(
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
     deliveredAt: timestamp("delivered_at", { withTimezone: true }),
     createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex("webhook_deliveries_endpoint_event_key").on(t.endpointId, t.eventId),

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { type Page, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
+import { type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError } from "../../http/errors";
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "../../lib/password";
@@ -61,20 +61,24 @@ export async function describeUser(
 export async function listAccessTokens(
   db: AnyDb,
   userId: number,
-  page: { page: number; perPage: number },
-  sort: { field: "created_at" | "last_used_at" | "expires_at"; descending: boolean },
+  page: { page: number; perPage: number; updatedSince: Date | undefined },
+  sort: { field: "created_at" | "last_used_at" | "expires_at" | "updated_at"; descending: boolean },
 ): Promise<Page<typeof schema.accessTokens.$inferSelect>> {
-  const column = { created_at: schema.accessTokens.createdAt, last_used_at: schema.accessTokens.lastUsedAt, expires_at: schema.accessTokens.expiresAt }[
-    sort.field
-  ];
+  const column = {
+    created_at: schema.accessTokens.createdAt,
+    last_used_at: schema.accessTokens.lastUsedAt,
+    expires_at: schema.accessTokens.expiresAt,
+    updated_at: schema.accessTokens.updatedAt,
+  }[sort.field];
+  const where = and(eq(schema.accessTokens.userId, userId), updatedSince(schema.accessTokens.updatedAt, page));
   const rows = await db
     .select({ token: schema.accessTokens, total: pageTotal() })
     .from(schema.accessTokens)
-    .where(eq(schema.accessTokens.userId, userId))
+    .where(where)
     .orderBy(sort.descending ? sql`${column} DESC NULLS LAST, ${schema.accessTokens.id}` : sql`${column} ASC NULLS FIRST, ${schema.accessTokens.id}`)
     .limit(page.perPage)
     .offset(pageOffset(page));
-  return { rows: rows.map((r) => r.token), total: await totalOfPage(db, rows, page.page, schema.accessTokens, eq(schema.accessTokens.userId, userId)) };
+  return { rows: rows.map((r) => r.token), total: await totalOfPage(db, rows, page.page, schema.accessTokens, where) };
 }
 
 /** Revokes one of the user's own tokens; false when there is no such token of theirs. */

@@ -1,7 +1,7 @@
 import { and, eq, ilike, or } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { firstReference, likePattern, orderBy, type Page, pageOffset, pageTotal, referencedBy, totalOfPage } from "../../db/queries";
+import { firstReference, likePattern, orderBy, type Page, pageOffset, pageTotal, referencedBy, totalOfPage, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
@@ -40,8 +40,9 @@ export async function listBankAccounts(db: AnyDb, tenantId: number, query: ListQ
     f.type ? eq(b.type, f.type) : undefined,
     f.currency_id ? eq(b.currencyId, Number(f.currency_id)) : undefined,
     f.is_active ? eq(b.isActive, f.is_active === "true") : undefined,
+    updatedSince(b.updatedAt, query),
   );
-  const column = { id: b.id, name: b.name, created_at: b.createdAt }[query.sort.field];
+  const column = { id: b.id, name: b.name, created_at: b.createdAt, updated_at: b.updatedAt }[query.sort.field];
   const rows = await db
     .select({ ...selection, total: pageTotal() })
     .from(b)

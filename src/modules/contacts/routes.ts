@@ -3,6 +3,7 @@ import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonB
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage, MessageResponse, WorkspaceFilter } from "../../http/schemas";
 import { IDENTIFICATION_TYPES } from "../../lib/identification";
+import { deletedEventData, emitEvent } from "../webhooks/events";
 import { CONTACT_TYPES, Contact, CreateContactBody, UpdateContactBody } from "./schemas";
 import { createContact, deleteContact, getContact, listContacts, serializeContacts, updateContact } from "./service";
 
@@ -105,6 +106,9 @@ const remove = defineRoute(
   },
 );
 contactsRouter.openapi(remove, async (c) => {
-  await deleteContact(c.var.db, c.var.scope, c.req.valid("param").id);
+  const id = c.req.valid("param").id;
+  const { workspaceId } = await deleteContact(c.var.db, c.var.scope, id);
+  // Incremental sync cannot see a deleted row: the event, in the delete's transaction, tells (docs/api.md).
+  await emitEvent(c, "contact.deleted", workspaceId, async () => deletedEventData(id, workspaceId));
   return c.json({ message: "Contact deleted." }, 200);
 });

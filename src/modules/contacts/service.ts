@@ -71,7 +71,7 @@ export async function listContacts(db: AnyDb, scope: RequestScope, query: ListQu
     f.identification_type ? eq(ct.identificationType, f.identification_type) : undefined,
     f.identification ? eq(ct.identification, compactIdentification(f.identification).toUpperCase()) : undefined,
   );
-  const column = { id: ct.id, name: ct.name, created_at: ct.createdAt }[query.sort.field];
+  const column = { id: ct.id, name: ct.name, created_at: ct.createdAt, updated_at: ct.updatedAt }[query.sort.field];
   return pageOf(db, ct, where, orderBy(column, ct.id, query.sort.descending), query);
 }
 
@@ -196,7 +196,8 @@ async function contactDocumentReferences(db: AnyDb, tenantId: number, contactId:
   ]);
 }
 
-export async function deleteContact(db: AnyDb, scope: RequestScope, id: number): Promise<void> {
+/** Deletes the row; returns its workspace (null: shared), which the `.deleted` event names. */
+export async function deleteContact(db: AnyDb, scope: RequestScope, id: number): Promise<{ workspaceId: number | null }> {
   const current = await getContact(db, scope, id, true);
   await assertWritableIn(db, scope, [current.workspaceId], "contacts:delete", "delete this contact");
   const reason = await contactDocumentReferences(db, scope.tenantId, id);
@@ -205,4 +206,5 @@ export async function deleteContact(db: AnyDb, scope: RequestScope, id: number):
     .delete(ct)
     .where(and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id)))
     .catch(inUseOnForeignKey("contact"));
+  return { workspaceId: current.workspaceId };
 }

@@ -37,7 +37,7 @@ export async function listCurrencies(db: AnyDb, tenantId: number, query: ListQue
     f.code ? eq(cur.code, f.code.toUpperCase()) : undefined,
     f.is_default ? eq(cur.isDefault, f.is_default === "true") : undefined,
   );
-  const column = { id: cur.id, code: cur.code, name: cur.name, created_at: cur.createdAt }[query.sort.field];
+  const column = { id: cur.id, code: cur.code, name: cur.name, created_at: cur.createdAt, updated_at: cur.updatedAt }[query.sort.field];
   return pageOf(db, cur, where, orderBy(column, cur.id, query.sort.descending), query);
 }
 

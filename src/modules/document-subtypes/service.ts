@@ -88,7 +88,9 @@ export async function listSubtypes(db: AnyDb, tenantId: number, query: ListQuery
     f.is_active ? eq(ds.isActive, f.is_active === "true") : undefined,
     f.is_default ? eq(ds.isDefault, f.is_default === "true") : undefined,
   );
-  const column = { id: ds.id, name: ds.name, prefix: ds.prefix, valid_until: ds.validUntil, created_at: ds.createdAt }[query.sort.field];
+  const column = { id: ds.id, name: ds.name, prefix: ds.prefix, valid_until: ds.validUntil, created_at: ds.createdAt, updated_at: ds.updatedAt }[
+    query.sort.field
+  ];
   return pageOf(db, ds, where, orderBy(column, ds.id, query.sort.descending), query);
 }
 

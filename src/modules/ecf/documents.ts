@@ -197,7 +197,7 @@ export async function listSubmissions(
     f.issue_date_from ? gte(e.issueDate, f.issue_date_from) : undefined,
     f.issue_date_to ? lte(e.issueDate, f.issue_date_to) : undefined,
   );
-  const column = { issue_date: e.issueDate, encf: e.encf, created_at: e.createdAt }[query.sort.field];
+  const column = { issue_date: e.issueDate, encf: e.encf, created_at: e.createdAt, updated_at: e.updatedAt }[query.sort.field];
   const page = await pageOf(db, e, where, orderBy(column, e.id, query.sort.descending), query);
   return {
     data: page.rows.map((row) => ({

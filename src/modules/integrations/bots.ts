@@ -57,7 +57,7 @@ export async function listBots(db: AnyDb, scope: IntegrationScope, query: ListQu
     eq(b.workspaceId, scope.workspaceId),
     query.filters.is_active ? eq(b.isActive, query.filters.is_active === "true") : undefined,
   );
-  const column = { id: b.id, name: b.name, created_at: b.createdAt }[query.sort.field];
+  const column = { id: b.id, name: b.name, created_at: b.createdAt, updated_at: b.updatedAt }[query.sort.field];
   return pageOf(db, b, where, orderBy(column, b.id, query.sort.descending), query);
 }
 

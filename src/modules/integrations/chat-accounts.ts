@@ -62,7 +62,7 @@ export async function listAccounts(db: AnyDb, scope: IntegrationScope, query: Li
     eq(a.workspaceId, scope.workspaceId),
     query.filters.is_active ? eq(a.isActive, query.filters.is_active === "true") : undefined,
   );
-  const column = { id: a.id, name: a.name, created_at: a.createdAt }[query.sort.field];
+  const column = { id: a.id, name: a.name, created_at: a.createdAt, updated_at: a.updatedAt }[query.sort.field];
   return pageOf(db, a, where, orderBy(column, a.id, query.sort.descending), query);
 }
 

@@ -3,7 +3,7 @@ import { and, asc, desc, eq, exists, gte, inArray, lt, lte, type SQL, sql } from
 import { alias } from "drizzle-orm/pg-core";
 import type { AnyDb } from "../../db/client";
 import { postgresError } from "../../db/errors";
-import { pageOffset, pageTotal } from "../../db/queries";
+import { pageOffset, pageTotal, updatedSince } from "../../db/queries";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -142,6 +142,7 @@ export async function listTransfers(
   query: ListQuery<"product_id" | "type", "created_at" | "quantity">,
 ): Promise<{ data: Transfer[]; total: number }> {
   const types = query.filters.type ? [query.filters.type] : ["transfer_out", "transfer_in"];
+  // Movements are append-only (never updated): their updated_at is their created_at.
   const column = query.sort.field === "quantity" ? m.quantity : m.createdAt;
   const rows = await movementSelect(db)
     .where(
@@ -150,6 +151,7 @@ export async function listTransfers(
         eq(m.workspaceId, scope.workspaceId),
         inArray(m.type, types),
         query.filters.product_id ? eq(m.productId, Number(query.filters.product_id)) : undefined,
+        updatedSince(m.createdAt, query),
       ),
     )
     .orderBy(query.sort.descending ? desc(column) : asc(column), query.sort.descending ? desc(m.id) : asc(m.id))
@@ -358,7 +360,8 @@ export async function listAdjustments(
     : undefined;
   const result = await adjustmentsWhere(
     db,
-    and(eq(a.workspaceId, scope.workspaceId), byProduct)!,
+    // Adjustments are append-only: updated_at (filter and sort) is created_at.
+    and(eq(a.workspaceId, scope.workspaceId), byProduct, updatedSince(a.createdAt, query))!,
     scope,
     query.perPage,
     pageOffset(query),

@@ -1,9 +1,10 @@
 import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { type Page, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
+import { type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
+import type { ListQuery } from "../../http/pagination";
 import { sha256Hex } from "../../lib/crypto";
 import { hashPassword } from "../../lib/password";
 import { assertHeldInEvery, grantsOf } from "../members/grants";
@@ -136,15 +137,16 @@ export async function createInvitation(
 export async function listInvitations(
   db: AnyDb,
   workspaceId: number,
-  query: {
-    page: number;
-    perPage: number;
-    filters: { status?: string };
-    sort: { field: "created_at" | "expires_at" | "email"; descending: boolean };
-  },
+  query: ListQuery<"status", "created_at" | "expires_at" | "email">,
 ): Promise<Page<InvitationRow & { total: number }>> {
-  const column = { created_at: invitations.createdAt, expires_at: invitations.expiresAt, email: invitations.email }[query.sort.field];
-  const where = and(eq(invitations.workspaceId, workspaceId), query.filters.status ? sql`${status} = ${query.filters.status}` : undefined);
+  const column = { created_at: invitations.createdAt, expires_at: invitations.expiresAt, email: invitations.email, updated_at: invitations.updatedAt }[
+    query.sort.field
+  ];
+  const where = and(
+    eq(invitations.workspaceId, workspaceId),
+    query.filters.status ? sql`${status} = ${query.filters.status}` : undefined,
+    updatedSince(invitations.updatedAt, query),
+  );
   const rows = await db
     .select({ ...columns, total: pageTotal() })
     .from(invitations)

@@ -1,7 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { findRow, pageOffset } from "../../db/queries";
+import { findRow, pageOffset, updatedSince } from "../../db/queries";
 import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -401,7 +401,7 @@ const invoiceListJson = sql.raw(`json_build_object(
 export async function listInvoices(
   db: AnyDb,
   scope: RequestScope,
-  query: ListQuery<"status" | "contact_id" | "issue_date", "issue_date" | "document_number" | "total_amount" | "created_at">,
+  query: ListQuery<"status" | "contact_id" | "issue_date", keyof typeof LIST_SORT>,
 ): Promise<{ data: InvoiceData[]; total: number }> {
   const f = query.filters;
   // Written as SQL rather than with the select builder: building the statement is per request,
@@ -412,10 +412,11 @@ export async function listInvoices(
       f.status ? sql`status = ${f.status}` : undefined,
       f.contact_id ? sql`contact_id = ${Number(f.contact_id)}` : undefined,
       f.issue_date ? sql`issue_date = ${f.issue_date}::date` : undefined,
+      updatedSince(sql`updated_at`, query),
     ].filter((part) => part !== undefined),
     sql` AND `,
   );
-  const total = f.contact_id || f.issue_date ? sql`(SELECT count(*) FROM invoices WHERE ${where})` : liveInvoiceCount(scope, f.status);
+  const total = f.contact_id || f.issue_date || query.updatedSince ? sql`(SELECT count(*) FROM invoices WHERE ${where})` : liveInvoiceCount(scope, f.status);
   const direction = query.sort.descending ? "DESC" : "ASC";
   const order = sql.raw(`${LIST_SORT[query.sort.field]} ${direction}, id ${direction}`);
   const result = await db.execute(sql`
@@ -426,7 +427,13 @@ export async function listInvoices(
 }
 
 /** Sortable fields → columns (a closed set: the only text inlined in the statement). */
-const LIST_SORT = { issue_date: "issue_date", document_number: "document_number", total_amount: "total_amount", created_at: "created_at" } as const;
+const LIST_SORT = {
+  issue_date: "issue_date",
+  document_number: "document_number",
+  total_amount: "total_amount",
+  created_at: "created_at",
+  updated_at: "updated_at",
+} as const;
 
 /** The whole invoice in one statement: contact, lines with products, payments, salesmen. */
 export async function getInvoice(db: AnyDb, scope: RequestScope, id: number): Promise<InvoiceDetailData> {

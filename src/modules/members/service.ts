@@ -1,8 +1,9 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { type Page, pageOffset, pageTotal } from "../../db/queries";
+import { type Page, pageOffset, pageTotal, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { AppError, notFound } from "../../http/errors";
+import type { ListQuery } from "../../http/pagination";
 import { type Caller, roleByName } from "../roles/service";
 import { assertHeldInEvery, grantsOf } from "./grants";
 
@@ -11,10 +12,14 @@ const { workspaceMembers, users, roles, workspaces } = schema;
 export async function listMembers(
   db: AnyDb,
   workspaceId: number,
-  query: { page: number; perPage: number; filters: { role?: string }; sort: { field: "name" | "email" | "added_at"; descending: boolean } },
+  query: ListQuery<"role", "name" | "email" | "added_at">,
 ): Promise<Page<{ id: number; name: string; email: string; role: string; addedAt: Date; total: number }>> {
-  const column = { name: users.name, email: users.email, added_at: workspaceMembers.addedAt }[query.sort.field];
-  const where = and(eq(workspaceMembers.workspaceId, workspaceId), query.filters.role ? eq(roles.name, query.filters.role) : undefined);
+  const column = { name: users.name, email: users.email, added_at: workspaceMembers.addedAt, updated_at: workspaceMembers.updatedAt }[query.sort.field];
+  const where = and(
+    eq(workspaceMembers.workspaceId, workspaceId),
+    query.filters.role ? eq(roles.name, query.filters.role) : undefined,
+    updatedSince(workspaceMembers.updatedAt, query),
+  );
   const rows = await db
     .select({
       id: users.id,

@@ -465,9 +465,13 @@ export async function listNotes(db: AnyDb, scope: RequestScope, kind: NoteKind, 
     f.issue_date_to ? lte(notes.issueDate, f.issue_date_to) : undefined,
     f.status ? eq(notes.status, f.status) : undefined,
   );
-  const column = { issue_date: notes.issueDate, document_number: notes.documentNumber, total_amount: notes.totalAmount, created_at: notes.createdAt }[
-    query.sort.field
-  ];
+  const column = {
+    issue_date: notes.issueDate,
+    document_number: notes.documentNumber,
+    total_amount: notes.totalAmount,
+    created_at: notes.createdAt,
+    updated_at: notes.updatedAt,
+  }[query.sort.field];
   const page = await pageOf(db, notes, where, orderBy(column, notes.id, query.sort.descending), query);
   return { data: page.rows.map(serializeNote), total: page.total };
 }

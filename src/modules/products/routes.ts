@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse, WorkspaceFilter } from "../../http/schemas";
+import { deletedEventData, emitEvent } from "../webhooks/events";
 import { CreateProductBody, PRODUCT_TYPES, Product, UpdateProductBody } from "./schemas";
 import { createProduct, deleteProduct, getProduct, listProducts, serializeProduct, updateProduct } from "./service";
 
@@ -96,6 +97,9 @@ const remove = defineRoute(
   },
 );
 productsRouter.openapi(remove, async (c) => {
-  await deleteProduct(c.var.db, c.var.scope, c.req.valid("param").id);
+  const id = c.req.valid("param").id;
+  const { workspaceId } = await deleteProduct(c.var.db, c.var.scope, id);
+  // Incremental sync cannot see a deleted row: the event, in the delete's transaction, tells (docs/api.md).
+  await emitEvent(c, "product.deleted", workspaceId, async () => deletedEventData(id, workspaceId));
   return c.json({ message: "Product deleted." }, 200);
 });

@@ -45,7 +45,7 @@ export async function listProducts(db: AnyDb, scope: RequestScope, query: ListQu
     f.product_type ? eq(p.productType, f.product_type) : undefined,
     f.is_active ? eq(p.isActive, f.is_active === "true") : undefined,
   );
-  const column = { name: p.name, sku: p.sku, price: p.price, created_at: p.createdAt }[query.sort.field];
+  const column = { name: p.name, sku: p.sku, price: p.price, created_at: p.createdAt, updated_at: p.updatedAt }[query.sort.field];
   return pageOf(db, p, where, orderBy(column, p.id, query.sort.descending), query);
 }
 
@@ -168,7 +168,8 @@ async function productDocumentReferences(db: AnyDb, tenantId: number, productId:
   ]);
 }
 
-export async function deleteProduct(db: AnyDb, scope: RequestScope, id: number): Promise<void> {
+/** Deletes the row; returns its workspace (null: shared), which the `.deleted` event names. */
+export async function deleteProduct(db: AnyDb, scope: RequestScope, id: number): Promise<{ workspaceId: number | null }> {
   const current = await getProduct(db, scope, id, true);
   await assertWritableIn(db, scope, [current.workspaceId], "products:delete", "delete this product");
   const reason = await productDocumentReferences(db, scope.tenantId, id);
@@ -179,6 +180,7 @@ export async function deleteProduct(db: AnyDb, scope: RequestScope, id: number):
     .delete(p)
     .where(and(eq(p.tenantId, scope.tenantId), eq(p.id, id)))
     .catch(inUseOnForeignKey("product"));
+  return { workspaceId: current.workspaceId };
 }
 
 export type { SQL };

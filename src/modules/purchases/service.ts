@@ -795,7 +795,7 @@ function serializePayment(p: typeof schema.purchasePayments.$inferSelect) {
   return { id: p.id, amount: decimal2(p.amount)!, payment_date: p.paymentDate, payment_method: p.paymentMethod, bank_account_id: p.bankAccountId };
 }
 
-const LIST_SORT = { issue_date: pur.issueDate, total_amount: pur.totalAmount, created_at: pur.createdAt } as const;
+const LIST_SORT = { issue_date: pur.issueDate, total_amount: pur.totalAmount, created_at: pur.createdAt, updated_at: pur.updatedAt } as const;
 
 export async function listPurchases(
   db: AnyDb,

@@ -68,11 +68,13 @@ export async function createQuotation(db: AnyDb, scope: RequestScope, input: Cre
 export async function listQuotations(
   db: AnyDb,
   scope: RequestScope,
-  query: ListQuery<"status" | "contact_id", "issue_date" | "document_number" | "total_amount" | "created_at">,
+  query: ListQuery<"status" | "contact_id", "issue_date" | "document_number" | "total_amount" | "created_at" | "updated_at">,
 ): Promise<{ data: QuotationData[]; total: number }> {
   const f = query.filters;
   const where = and(visible(scope), f.status ? eq(q.status, f.status) : undefined, f.contact_id ? eq(q.contactId, Number(f.contact_id)) : undefined);
-  const column = { issue_date: q.issueDate, document_number: q.documentNumber, total_amount: q.totalAmount, created_at: q.createdAt }[query.sort.field];
+  const column = { issue_date: q.issueDate, document_number: q.documentNumber, total_amount: q.totalAmount, created_at: q.createdAt, updated_at: q.updatedAt }[
+    query.sort.field
+  ];
   const order = query.sort.descending ? [desc(column), desc(q.id)] : [asc(column), asc(q.id)];
   const page = await pageOf(db, q, where, order, query);
   return { data: page.rows.map(serializeQuotation), total: page.total };

@@ -253,7 +253,7 @@ export async function listReceived(db: AnyDb, tenantId: number, query: ListQuery
     f.commercial_status ? eq(received.commercialStatus, f.commercial_status) : undefined,
     f.issuer_rnc ? eq(received.issuerRnc, f.issuer_rnc) : undefined,
   );
-  const column = { received_at: received.receivedAt, issue_date: received.issueDate, encf: received.encf }[query.sort.field];
+  const column = { received_at: received.receivedAt, issue_date: received.issueDate, encf: received.encf, updated_at: received.updatedAt }[query.sort.field];
   const page = await pageOf(db, received, where, orderBy(column, received.id, query.sort.descending), query);
   const ids = page.rows.map((row) => row.id);
   const sent = ids.length ? await db.select().from(approvals).where(inArray(approvals.receivedEcfId, ids)) : [];

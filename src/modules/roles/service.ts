@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, isNotNull, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
-import { type Page, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
+import { type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
@@ -43,16 +43,18 @@ const membersCount = sql<number>`(SELECT count(DISTINCT m.user_id) FROM workspac
 
 export async function listRoles(
   db: AnyDb,
-  query: { page: number; perPage: number; sort: { field: "id" | "name" | "created_at"; descending: boolean } },
+  query: { page: number; perPage: number; updatedSince: Date | undefined; sort: { field: "id" | "name" | "created_at" | "updated_at"; descending: boolean } },
 ): Promise<Page<RoleRow>> {
-  const column = { id: schema.roles.id, name: schema.roles.name, created_at: schema.roles.createdAt }[query.sort.field];
+  const column = { id: schema.roles.id, name: schema.roles.name, created_at: schema.roles.createdAt, updated_at: schema.roles.updatedAt }[query.sort.field];
+  const where = updatedSince(schema.roles.updatedAt, query);
   const rows = await db
     .select({ role: schema.roles, membersCount, total: pageTotal() })
     .from(schema.roles)
+    .where(where)
     .orderBy(query.sort.descending ? desc(column) : asc(column), asc(schema.roles.id))
     .limit(query.perPage)
     .offset(pageOffset(query));
-  const total = await totalOfPage(db, rows, query.page, schema.roles, undefined);
+  const total = await totalOfPage(db, rows, query.page, schema.roles, where);
   return { rows: rows.map((r) => ({ ...r.role, membersCount: r.membersCount })), total };
 }
 

@@ -33,7 +33,7 @@ export async function listSalesmen(db: AnyDb, tenantId: number, query: ListQuery
     f.search ? or(ilike(s.fullName, likePattern(f.search)), ilike(s.email, likePattern(f.search)), ilike(s.phone, likePattern(f.search))) : undefined,
     f.is_active ? eq(s.isActive, f.is_active === "true") : undefined,
   );
-  const column = { id: s.id, full_name: s.fullName, created_at: s.createdAt }[query.sort.field];
+  const column = { id: s.id, full_name: s.fullName, created_at: s.createdAt, updated_at: s.updatedAt }[query.sort.field];
   return pageOf(db, s, where, orderBy(column, s.id, query.sort.descending), query);
 }
 

@@ -39,7 +39,7 @@ export async function listTaxes(db: AnyDb, tenantId: number, query: ListQuery<Ta
     f.is_active ? eq(t.isActive, f.is_active === "true") : undefined,
     f.is_default ? eq(t.isDefault, f.is_default === "true") : undefined,
   );
-  const column = { id: t.id, name: t.name, rate: t.rate, created_at: t.createdAt }[query.sort.field];
+  const column = { id: t.id, name: t.name, rate: t.rate, created_at: t.createdAt, updated_at: t.updatedAt }[query.sort.field];
   return pageOf(db, t, where, orderBy(column, t.id, query.sort.descending), query);
 }
 

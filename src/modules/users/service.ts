@@ -1,6 +1,6 @@
 import { and, asc, eq, ilike, inArray, isNotNull, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { likePattern, orderBy, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
+import { likePattern, orderBy, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, fieldError, notFound } from "../../http/errors";
@@ -55,7 +55,7 @@ async function membershipsOf(db: AnyDb, userIds: number[]): Promise<Membership[]
 }
 
 type UserFilter = "status" | "search";
-type UserSort = "name" | "email" | "created_at";
+type UserSort = "name" | "email" | "created_at" | "updated_at";
 
 /** The tenant's users (row-level security keeps them to the tenant), each with their workspaces. */
 export async function listUsers(db: AnyDb, query: ListQuery<UserFilter, UserSort>): Promise<{ data: UserData[]; total: number }> {
@@ -63,8 +63,9 @@ export async function listUsers(db: AnyDb, query: ListQuery<UserFilter, UserSort
   const where = and(
     f.status === "active" ? isNull(users.deactivatedAt) : f.status === "deactivated" ? isNotNull(users.deactivatedAt) : undefined,
     f.search ? or(ilike(users.name, likePattern(f.search)), ilike(users.email, likePattern(f.search))) : undefined,
+    updatedSince(users.updatedAt, query),
   );
-  const column = { name: users.name, email: users.email, created_at: users.createdAt }[query.sort.field];
+  const column = { name: users.name, email: users.email, created_at: users.createdAt, updated_at: users.updatedAt }[query.sort.field];
   const rows = await db
     .select({ user: userColumns, total: pageTotal() })
     .from(users)

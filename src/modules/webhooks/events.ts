@@ -39,3 +39,6 @@ export async function emitEvent(c: Context<AppEnv>, type: WebhookEventType, work
   const ids = await recordEvent(c.var.db, c.get("tenant").id, type, workspaceId, data);
   c.var.webhooks.push(...ids);
 }
+
+/** `data` of a `<resource>.deleted` event: what a syncing client needs to drop its copy. */
+export const deletedEventData = (id: number, workspaceId: number | null) => ({ id, workspace_id: workspaceId, deleted_at: new Date().toISOString() });

@@ -8,6 +8,9 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./schemas";
  * endpoint receives. `data` is the resource as its GET answers it (docs/webhooks.md); the record
  * below must name a schema for every type, so a new type cannot be left out of the document.
  */
+/** `data` of the `.deleted` events (events.ts, deletedEventData). */
+const DeletedData = z.object({ id: z.number(), workspace_id: z.number().nullable(), deleted_at: z.string() });
+
 const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string }> = {
   "invoice.created": { schema: InvoiceDetail, resource: "The invoice, as GET /api/v1/invoices/{id} answers it." },
   "invoice.paid": { schema: InvoiceDetail, resource: "The invoice once fully paid, as GET /api/v1/invoices/{id} answers it." },
@@ -17,6 +20,8 @@ const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string
     resource: "The payment as the invoice's GET lists it, with the invoice's id and the invoice.",
   },
   "credit_note.created": { schema: NoteDetail, resource: "The credit note, as GET /api/v1/credit-notes/{id} answers it." },
+  "contact.deleted": { schema: DeletedData, resource: "The deleted contact's id, its workspace (null: shared) and when it was deleted." },
+  "product.deleted": { schema: DeletedData, resource: "The deleted product's id, its workspace (null: shared) and when it was deleted." },
 };
 
 const headers = z.object({

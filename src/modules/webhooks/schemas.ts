@@ -3,7 +3,15 @@ import { listQuerySchema } from "../../http/pagination";
 import { INT4_MAX, idParam } from "../../lib/bounds";
 
 /** The event types endpoints can subscribe to (docs/webhooks.md); `*` is every type. */
-export const WEBHOOK_EVENT_TYPES = ["invoice.created", "invoice.paid", "invoice.cancelled", "payment.received", "credit_note.created"] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  "invoice.created",
+  "invoice.paid",
+  "invoice.cancelled",
+  "payment.received",
+  "credit_note.created",
+  "contact.deleted",
+  "product.deleted",
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 const events = z

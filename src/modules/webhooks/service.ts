@@ -1,6 +1,6 @@
-import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { findRow, orderBy, type Page, pageOf, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
+import { findRow, orderBy, type Page, pageOf, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { config, type Env } from "../../env";
 import { AppError, fieldError } from "../../http/errors";
@@ -68,7 +68,7 @@ async function checkWorkspaces(db: AnyDb, tenantId: number, ids: number[] | null
 }
 
 export async function listEndpoints(db: AnyDb, tenantId: number, query: ListQuery<never, "id" | "created_at">): Promise<Page<EndpointRow>> {
-  const column = { id: e.id, created_at: e.createdAt }[query.sort.field];
+  const column = { id: e.id, created_at: e.createdAt, updated_at: e.updatedAt }[query.sort.field];
   return pageOf(db, e, eq(e.tenantId, tenantId), orderBy(column, e.id, query.sort.descending), query);
 }
 
@@ -149,13 +149,14 @@ export async function listDeliveries(
     eq(d.tenantId, tenantId),
     eq(d.endpointId, endpointId),
     query.filters.status ? eq(d.status, query.filters.status) : undefined,
+    updatedSince(d.updatedAt, query),
   );
   const rows = await db
     .select({ delivery: d, eventId: ev.publicId, eventType: ev.type, total: pageTotal() })
     .from(d)
     .innerJoin(ev, eq(ev.id, d.eventId))
     .where(where)
-    .orderBy(query.sort.descending ? desc(d.id) : d.id)
+    .orderBy(orderBy(query.sort.field === "updated_at" ? d.updatedAt : d.id, d.id, query.sort.descending))
     .limit(query.perPage)
     .offset(pageOffset(query));
   const total = await totalOfPage(db, rows, query.page, d, where);

@@ -2,10 +2,11 @@ import { and, asc, desc, eq, ilike, ne, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
-import { likePattern, type Page, pageOffset, pageTotal, totalOfPage } from "../../db/queries";
+import { likePattern, type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, fieldError, notFound } from "../../http/errors";
+import type { ListQuery } from "../../http/pagination";
 import { ADMIN_ROLE, assertHeldInEvery, grantsOf } from "../members/grants";
 import { roleByName } from "../roles/service";
 
@@ -56,10 +57,14 @@ export interface WorkspaceListRow {
 export async function listWorkspaces(
   db: AnyDb,
   viewer: Viewer,
-  query: { page: number; perPage: number; filters: { name?: string }; sort: { field: "id" | "name" | "created_at"; descending: boolean } },
+  query: ListQuery<"name", "id" | "name" | "created_at">,
 ): Promise<Page<WorkspaceListRow & { total: number }>> {
-  const column = { id: workspaces.id, name: workspaces.name, created_at: workspaces.createdAt }[query.sort.field];
-  const where = and(visibleTo(viewer), query.filters.name ? ilike(workspaces.name, likePattern(query.filters.name)) : undefined);
+  const column = { id: workspaces.id, name: workspaces.name, created_at: workspaces.createdAt, updated_at: workspaces.updatedAt }[query.sort.field];
+  const where = and(
+    visibleTo(viewer),
+    query.filters.name ? ilike(workspaces.name, likePattern(query.filters.name)) : undefined,
+    updatedSince(workspaces.updatedAt, query),
+  );
   const rows = await db
     .select({ ...listColumns(viewer), total: pageTotal() })
     .from(workspaces)
