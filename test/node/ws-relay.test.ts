@@ -19,10 +19,11 @@ const readyForQuery = (data: Buffer) => data.includes(Buffer.from([0x5a, 0, 0, 0
 describe("the local WebSocket relay to the embedded database (npm run dev)", () => {
   let database: DatabaseTarget;
   let relay: WsRelay;
+  // Starting PGlite takes seconds, more on a busy machine.
   beforeAll(async () => {
     database = await startEmbedded();
     relay = await startWsRelay();
-  });
+  }, 60_000);
   afterAll(async () => {
     await relay?.close();
     await database?.stop();
