@@ -3,7 +3,7 @@ import { getPath } from "hono/utils/url";
 import { bearerToken } from "./http/auth";
 import type { AppEnv } from "./http/context";
 import { databaseSession } from "./http/database";
-import { docsPage } from "./http/docs-page";
+import { DOCS_ASSETS_PATH, docsAsset, docsPage } from "./http/docs-page";
 import { errorResponse } from "./http/on-error";
 import { createRouter, V1 } from "./http/openapi";
 import { anonymousRateLimit, rateLimit } from "./http/rate-limit";
@@ -51,6 +51,12 @@ function receiverServicePath(request: Request): string {
   return path.toLowerCase().replace(/recepci(?:%c3%b3|ó)n/g, "recepcion");
 }
 
+/** The document's header, shared with scripts/client-generate.ts, which builds the same document in Node. */
+export const OPENAPI_DOCUMENT = {
+  openapi: "3.1.0",
+  info: { title: "Sucursal API", version: "1.0.0", description: "Multi-location business management for the Dominican Republic." },
+};
+
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ getPath: receiverServicePath });
   // The request pipeline, in order. Each route then adds its guards (http/openapi.ts defineRoute):
@@ -59,6 +65,7 @@ export function createApp() {
   app.use("*", requestId); // X-Request-ID in and out: the reference of logs and 500s
   app.use("*", validConfiguration); // the Worker's environment parsed (once per isolate) or 500
   app.get("/health", (c) => c.json({ status: "ok" })); // no database, no tenant
+  app.get(`${DOCS_ASSETS_PATH}/:file`, docsAsset); // Swagger UI's files: static, no database, no tenant
   app.use("*", bodySizeLimit); // 413 beyond 1 MiB
   app.use("*", jsonOnly); // 415 for a body that is not JSON
   app.use("*", afterCommitDispatch); // c.var.outbox and c.var.ecf: after the commit, their ids go on their Queues
@@ -98,10 +105,7 @@ export function createApp() {
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
   registerWebhookDocs(app.openAPIRegistry);
-  app.doc31(`${V1}/openapi.json`, {
-    openapi: "3.1.0",
-    info: { title: "Sucursal API", version: "1.0.0", description: "Multi-location business management for the Dominican Republic." },
-  });
+  app.doc31(`${V1}/openapi.json`, OPENAPI_DOCUMENT);
   app.get(`${V1}/docs`, (c) => c.html(docsPage(`${V1}/openapi.json`)));
 
   app.notFound((c) => c.json({ message: "Route not found.", code: "route_not_found" }, 404));
