@@ -58,7 +58,19 @@ export async function pageOf<T extends PgTable & { updatedAt: PgColumn }>(
   order: SQL | SQL[],
   query: { page: number; perPage: number; updatedSince?: Date | undefined },
 ): Promise<Page<T["$inferSelect"]>> {
-  const since = updatedSince(table.updatedAt, { updatedSince: query.updatedSince });
+  return pageOfRows(db, table, table.updatedAt, listWhere, order, query);
+}
+
+/** pageOf for a table whose rows never change (an event log): `changedAt` is when a row last changed, its creation. */
+export async function pageOfRows<T extends PgTable>(
+  db: AnyDb,
+  table: T,
+  changedAt: PgColumn,
+  listWhere: SQL | undefined,
+  order: SQL | SQL[],
+  query: { page: number; perPage: number; updatedSince?: Date | undefined },
+): Promise<Page<T["$inferSelect"]>> {
+  const since = updatedSince(changedAt, { updatedSince: query.updatedSince });
   const where = since ? and(listWhere, since) : listWhere;
   const rows = await db
     .select({ row: table as PgTable, total: pageTotal() })

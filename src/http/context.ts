@@ -64,8 +64,6 @@ export interface AppVariables {
    * transaction is committed and its connection released only then (`databaseSession`).
    */
   streaming?: Promise<void>;
-  /** Webhook deliveries the request's events created: queued once it has committed (jobs/webhooks.ts). */
-  webhooks: number[];
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

@@ -1,5 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../http/context";
+import { takeRecordedDeliveries } from "../modules/webhooks/events";
 import { enqueueApprovals } from "./approvals";
 import { enqueueEcf } from "./ecf";
 import { enqueueOutbox } from "./outbox";
@@ -8,7 +9,8 @@ import { enqueueWebhooks } from "./webhooks";
 /**
  * What a request wrote for the background goes on its Queue once the request has committed:
  * outbox rows (`c.var.outbox`: emails, bot messages), signed e-CF (`c.var.ecf`), commercial
- * approvals (`c.var.approvals`) and webhook deliveries (`c.var.webhooks`). Mounted outside
+ * approvals (`c.var.approvals`) and the webhook deliveries recorded on the request's transaction
+ * (modules/webhooks/events.ts). Mounted outside
  * `databaseSession`, so when `next()` returns the commit (or rollback) has happened; a failed
  * request sends nothing. A send that fails is logged and left to the minute sweeps.
  */
@@ -16,12 +18,11 @@ export const afterCommitDispatch = createMiddleware<AppEnv>(async (c, next) => {
   const outbox: number[] = [];
   const ecf: number[] = [];
   const approvals: number[] = [];
-  const webhooks: number[] = [];
   c.set("outbox", outbox);
   c.set("ecf", ecf);
   c.set("approvals", approvals);
-  c.set("webhooks", webhooks);
   await next();
+  const webhooks = takeRecordedDeliveries(c.var.db);
   if ((!outbox.length && !ecf.length && !approvals.length && !webhooks.length) || c.error || c.res.status >= 400) return;
   const tenantId = c.get("tenant").id;
   if (outbox.length) {

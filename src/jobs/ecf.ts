@@ -4,12 +4,15 @@ import * as schema from "../db/schema";
 import { config, type Env } from "../env";
 import { log } from "../lib/log";
 import { DgiiRefused, type DgiiResult, DgiiUnavailable, queryResult, refusalMessages, sendConsumerSummary, sendEcf, withDgiiToken } from "../modules/ecf/dgii";
+import { serializeSubmission } from "../modules/ecf/documents";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
+import { recordEvent } from "../modules/webhooks/events";
 import { type ApprovalRef, handleApprovalMessage, isApprovalRef } from "./approvals";
 import { dueRows } from "./due";
 import { type DeliveryRef, enqueueDeliveries, handleDeliveryMessage, isDeliveryRef } from "./ecf-delivery";
 import { sendToQueue } from "./enqueue";
+import { enqueueWebhooks } from "./webhooks";
 
 /**
  * Transmission of signed e-CF to DGII (issue 18; docs/ecf.md, "Sending and states"). Each
@@ -69,6 +72,8 @@ export interface StepResult {
   retryInSeconds?: number;
   /** DGII accepted an e-CF naming a buyer: its delivery to the buyer's receiver is due now. */
   deliver?: boolean;
+  /** The deliveries of the ecf.accepted / ecf.rejected event the step recorded: queued after its commit. */
+  webhooks?: number[];
 }
 
 const e = schema.ecfDocuments;
@@ -108,7 +113,13 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
       db
         .update(e)
         .set({ attempts, lastAttemptAt: now, updatedAt: now, ...values })
-        .where(eq(e.id, row.id));
+        .where(eq(e.id, row.id))
+        .returning();
+    /** DGII's final answer as an event, in this step's transaction; its deliveries are queued after the commit. */
+    const finalEvent = async (saved: EcfRow[], status: string) => {
+      const type = status === "rejected" ? "ecf.rejected" : "ecf.accepted";
+      return recordEvent(db, row.tenantId, type, row.workspaceId, async () => serializeSubmission(saved[0]!, config(env)));
+    };
     const fileName = `${row.issuerRnc}${row.encf}.xml`;
     try {
       let result: DgiiResult | null = null;
@@ -139,7 +150,7 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
       }
       // Accepted, it goes to the buyer's receiver next (jobs/ecf-delivery.ts), when it names one.
       const deliver = (final === "accepted" || final === "accepted_conditional") && row.buyerRnc !== null;
-      await save({
+      const saved = await save({
         status: final,
         dgiiMessages: result.messages,
         sequenceUsed: final === "rejected" ? result.sequenceUsed : null,
@@ -147,14 +158,16 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
         unreachableSince: null,
         ...(deliver ? { deliveryStatus: "pending", deliveryNextAttemptAt: now } : {}),
       });
+      const webhooks = await finalEvent(saved, final);
       log.info("ecf: final", { ...context, status: final });
-      return deliver ? { outcome: "final", status: final, deliver } : { outcome: "final", status: final };
+      return deliver ? { outcome: "final", status: final, deliver, webhooks } : { outcome: "final", status: final, webhooks };
     } catch (error) {
       if (error instanceof DgiiRefused) {
         // DGII refused the file itself: nothing was received, so the number was not used.
-        await save({ status: "rejected", dgiiMessages: refusalMessages(error.body), sequenceUsed: false, lastError: error.message });
+        const saved = await save({ status: "rejected", dgiiMessages: refusalMessages(error.body), sequenceUsed: false, lastError: error.message });
+        const webhooks = await finalEvent(saved, "rejected");
         log.warn("ecf: refused by DGII", { ...context, error: error.message });
-        return { outcome: "final", status: "rejected" };
+        return { outcome: "final", status: "rejected", webhooks };
       }
       if (!(error instanceof DgiiUnavailable)) throw error;
       const since = row.unreachableSince ?? now;
@@ -198,6 +211,12 @@ export async function handleEcfBatch(batch: MessageBatch<unknown>, env: Env): Pr
         await enqueueEcf(env, [message.body], Math.min(result.retryInSeconds, 43_200));
       }
       if (result.deliver) await enqueueDeliveries(env, [{ tenant_id: message.body.tenant_id, ecf_id: message.body.ecf_id, delivery: true }]);
+      const tenantId = message.body.tenant_id;
+      if (result.webhooks?.length)
+        await enqueueWebhooks(
+          env,
+          result.webhooks.map((id) => ({ tenant_id: tenantId, webhook_delivery_id: id })),
+        );
       message.ack();
     } catch (error) {
       // The database was unreachable, say: the row is untouched; the queue retries, and the sweep would find it anyway.

@@ -79,7 +79,7 @@ describe("e-CF transmission and DGII's states", () => {
     expect((await t.tenant.api.get(`/invoices/${invoice.id}/pdf`)).status).toBe(200);
 
     expect(await stepEcfDocument(env, ref, { now: later(start, 95) })).toEqual({ outcome: "in_process", status: "in_process", retryInSeconds: 2 });
-    expect(await stepEcfDocument(env, ref, { now: later(start, 98) })).toEqual({ outcome: "final", status: "accepted", deliver: true });
+    expect(await stepEcfDocument(env, ref, { now: later(start, 98) })).toEqual({ outcome: "final", status: "accepted", deliver: true, webhooks: [] });
     expect(await stepEcfDocument(env, ref, { now: later(start, 200) })).toEqual({ outcome: "done", status: "accepted" });
     const got = await received(t.signer);
     expect(got.map((r) => [r.encf, r.errors])).toEqual([["E310000000001", []]]);

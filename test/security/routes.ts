@@ -58,6 +58,7 @@ function resolver(world: World): Record<string, { id: string | number; scope: Sc
     "bank-accounts": { id: o.bank.id, scope: "tenant" },
     "received-ecf": { id: o.receivedEcf.id, scope: "tenant" },
     "webhook-endpoints": { id: o.webhook.id, scope: "tenant" },
+    events: { id: o.event.id, scope: "tenant" },
     // Public: a bogus token, so that the anonymous check never accepts the real invitation.
     invitations: { id: "bogus-invitation-token-0000000000", scope: "public" },
     rnc: { id: "131246796", scope: "tenant" },
@@ -76,7 +77,7 @@ const COLLECTION_SCOPE: [RegExp, Scope][] = [
   [/^\/api\/v1\/reports\/sales-summary$/, "workspace"],
   // DGII's reports are the whole company's (workspace_id only narrows them for review).
   [/^\/api\/v1\/reports\//, "tenant"],
-  [/^\/api\/v1\/webhook-endpoints\b/, "tenant"],
+  [/^\/api\/v1\/(webhook-endpoints|events)\b/, "tenant"],
   [/^\/api\/v1\/workspaces$/, "tenant"],
   [/./, "workspace"],
 ];
@@ -144,6 +145,7 @@ export function validBody(world: World, method: string, path: string): unknown {
     "POST /api/v1/invoices/validate-ncf": { ncf: "B0200000001", document_subtype_id: ids.b02 },
     "POST /api/v1/webhook-endpoints": { url: receiverKey().url, events: ["invoice.created"] },
     "PATCH /api/v1/webhook-endpoints/{id}": { description: uniqueName("Webhook ") },
+    "POST /api/v1/events/{id}/resend": { endpoint_id: o.webhook.id },
     "PATCH /api/v1/company": { trade_name: uniqueName("Comercial ") },
     "POST /api/v1/salesmen": { full_name: uniqueName("V ") },
     "PATCH /api/v1/salesmen/{id}": { full_name: uniqueName("V ") },

@@ -254,6 +254,8 @@ export async function buildWorld() {
       .returning({ id: schema.receivedEcf.id }),
   );
   const tokens = (await api.get("/auth/tokens")).body.data as { id: string }[];
+  // An event of the log (the invoice's invoice.created): tenant-wide, admin-only (webhooks:manage).
+  const event = ((await ok(await api.get("/events?filter[type]=invoice.created&sort=created_at&per_page=1"), 200)).data as { id: string }[])[0]!;
 
   return {
     tenant,
@@ -285,6 +287,7 @@ export async function buildWorld() {
       bot,
       chat,
       webhook,
+      event,
       w1Viewer,
       certificate,
       receivedEcf: receivedEcf!,

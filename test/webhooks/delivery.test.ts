@@ -180,7 +180,7 @@ describe("webhook events and delivery", () => {
     expect(cancelled.status, cancelled.text).toBe(200);
     const [note] = (await t.tenant.api.get(`/credit-notes?filter[invoice_id]=${invoice.id}`)).body.data;
     const events = await ownerRows<{ type: string; data: { id: number; document_number: string } }>(
-      sql`SELECT type, data FROM webhook_events WHERE tenant_id = ${t.tenant.tenantId} ORDER BY id`,
+      sql`SELECT type, data FROM webhook_events WHERE tenant_id = ${t.tenant.tenantId} AND type IN ('credit_note.created', 'invoice.cancelled') ORDER BY id`,
     );
     expect(events.map((e) => [e.type, e.data.id, e.data.document_number])).toEqual([
       ["credit_note.created", note.id, "E340000000001"],
@@ -196,7 +196,8 @@ describe("webhook events and delivery", () => {
     const badInvoice = await tenant.api.post("/invoices", { contact_id: 999999, document_subtype_id: 1, issue_date: "2026-11-20", items: [] });
     expect(badInvoice.status).toBe(422);
     expect(await deliveries(tenant.tenantId, hook.id)).toEqual([]);
-    expect(await ownerRows(sql`SELECT id FROM webhook_events WHERE tenant_id = ${tenant.tenantId}`)).toEqual([]);
+    // Only the invoice the test started from (events are stored whether or not an endpoint listens).
+    expect(await ownerRows(sql`SELECT type FROM webhook_events WHERE tenant_id = ${tenant.tenantId}`)).toEqual([{ type: "invoice.created" }]);
   });
 
   it("a receiver failing 3 times then succeeding is delivered the event once, on the 4th attempt, always with the same id; every attempt is recorded", async () => {

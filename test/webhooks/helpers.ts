@@ -1,6 +1,8 @@
 import { expect } from "vitest";
+import type { WebhookEndpointWithSecret } from "../../src/modules/webhooks/schemas";
+import type { DataWithMessage } from "../support/api";
 import { env } from "../support/env";
-import { uniqueName } from "../support/seed";
+import { type SeededTenant, uniqueName } from "../support/seed";
 
 /** The fake receiver of scripts/fake-providers.ts: a URL of its own per test. */
 const fakeUrl = () => (env as unknown as { TEST_FAKE_PROVIDERS_URL: string }).TEST_FAKE_PROVIDERS_URL;
@@ -34,3 +36,12 @@ export async function receivedHooks(key: string): Promise<ReceivedHook[]> {
 }
 
 export const later = (from: Date, seconds: number) => new Date(from.getTime() + seconds * 1000);
+
+/** An endpoint of the tenant pointing at a fresh receiver that verifies with its secret. */
+export async function receiverEndpoint(tenant: SeededTenant, events: string[], extra: Record<string, unknown> = {}) {
+  const { key, url } = receiverKey();
+  const res = await tenant.api.post<DataWithMessage<WebhookEndpointWithSecret>>("/webhook-endpoints", { url, events, ...extra });
+  expect(res.status, res.text).toBe(201);
+  await receiverSecrets(key, { current: res.body.data.secret });
+  return { key, id: res.body.data.id };
+}

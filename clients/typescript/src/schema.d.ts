@@ -13,9 +13,10 @@ export interface paths {
             parameters: {
                 query?: {
                     "filter[is_active]"?: "true" | "false";
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "id" | "-id" | "name" | "-name" | "created_at" | "-created_at";
+                    sort?: "id" | "-id" | "name" | "-name" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -742,9 +743,10 @@ export interface paths {
             parameters: {
                 query?: {
                     "filter[is_active]"?: "true" | "false";
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "id" | "-id" | "name" | "-name" | "created_at" | "-created_at";
+                    sort?: "id" | "-id" | "name" | "-name" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -1129,9 +1131,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "created_at" | "-created_at" | "last_used_at" | "-last_used_at" | "expires_at" | "-expires_at";
+                    sort?: "created_at" | "-created_at" | "last_used_at" | "-last_used_at" | "expires_at" | "-expires_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -1419,9 +1422,10 @@ export interface paths {
                     "filter[is_active]"?: "true" | "false";
                     "filter[search]"?: string;
                     "filter[type]"?: "bank" | "cash" | "credit_card" | "other";
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "id" | "-id" | "name" | "-name" | "created_at" | "-created_at";
+                    sort?: "id" | "-id" | "name" | "-name" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -1938,11 +1942,12 @@ export interface paths {
                     "filter[identification_type]"?: "rnc" | "cedula" | "passport";
                     "filter[identification]"?: string;
                     "filter[search]"?: string;
+                    "filter[updated_since]"?: string;
                     /** @description all (view_all_locations only), shared, or a workspace id; default: the request's workspace and shared rows */
                     "filter[workspace_id]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "id" | "-id" | "name" | "-name" | "created_at" | "-created_at";
+                    sort?: "id" | "-id" | "name" | "-name" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -2325,9 +2330,10 @@ export interface paths {
                     /** @description A date from 1900-01-01 to 2199-12-31 */
                     "filter[issue_date_to]"?: string;
                     "filter[status]"?: "issued";
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "issue_date" | "-issue_date" | "document_number" | "-document_number" | "total_amount" | "-total_amount" | "created_at" | "-created_at";
+                    sort?: "issue_date" | "-issue_date" | "document_number" | "-document_number" | "total_amount" | "-total_amount" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -2839,9 +2845,10 @@ export interface paths {
                     "filter[code]"?: string;
                     "filter[is_default]"?: "true" | "false";
                     "filter[search]"?: string;
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "id" | "-id" | "code" | "-code" | "name" | "-name" | "created_at" | "-created_at";
+                    sort?: "id" | "-id" | "code" | "-code" | "name" | "-name" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -3224,9 +3231,10 @@ export interface paths {
                     /** @description A date from 1900-01-01 to 2199-12-31 */
                     "filter[issue_date_to]"?: string;
                     "filter[status]"?: "issued";
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "issue_date" | "-issue_date" | "document_number" | "-document_number" | "total_amount" | "-total_amount" | "created_at" | "-created_at";
+                    sort?: "issue_date" | "-issue_date" | "document_number" | "-document_number" | "total_amount" | "-total_amount" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -3740,9 +3748,10 @@ export interface paths {
                     "filter[prefix]"?: string;
                     "filter[search]"?: string;
                     "filter[type]"?: "invoice" | "quotation" | "credit_note" | "debit_note";
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "id" | "-id" | "name" | "-name" | "prefix" | "-prefix" | "valid_until" | "-valid_until" | "created_at" | "-created_at";
+                    sort?: "id" | "-id" | "name" | "-name" | "prefix" | "-prefix" | "valid_until" | "-valid_until" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -4560,9 +4569,10 @@ export interface paths {
                     "filter[issue_date_to]"?: string;
                     "filter[status]"?: "pending" | "in_process" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
                     "filter[type]"?: "31" | "32" | "33" | "34" | "41" | "43" | "44" | "45" | "46" | "47";
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "issue_date" | "-issue_date" | "encf" | "-encf" | "created_at" | "-created_at";
+                    sort?: "issue_date" | "-issue_date" | "encf" | "-encf" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -4629,6 +4639,190 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's events of the last 30 days (every workspace's), whether or not an endpoint listens; filter by type and resource */
+        get: {
+            parameters: {
+                query?: {
+                    "filter[resource_id]"?: string;
+                    /** @description What the event is about (docs/webhooks.md): with resource_id, one resource's events */
+                    "filter[resource_type]"?: "invoice" | "quotation" | "product" | "credit_note" | "debit_note" | "purchase";
+                    "filter[type]"?: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "contact.deleted" | "product.deleted";
+                    "filter[updated_since]"?: string;
+                    page?: number;
+                    per_page?: number;
+                    sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Events */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["WebhookEvent"][];
+                            links: components["schemas"]["PaginationLinks"];
+                            meta: components["schemas"]["PaginationMeta"];
+                        };
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deliver an event again, with the same id, to every enabled endpoint subscribed to it (or to endpoint_id) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["ResendWebhookEventRequest"];
+                };
+            };
+            responses: {
+                /** @description Queued */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ResentWebhookEvent"];
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 404 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 410 */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/inventory-adjustments": {
         parameters: {
             query?: never;
@@ -4641,9 +4835,10 @@ export interface paths {
             parameters: {
                 query?: {
                     "filter[product_id]"?: string;
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "created_at" | "-created_at";
+                    sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -5235,9 +5430,10 @@ export interface paths {
                     /** @description A date from 1900-01-01 to 2199-12-31 */
                     "filter[issue_date]"?: string;
                     "filter[status]"?: "pending_payment" | "partially_paid" | "paid" | "cancelled" | "draft";
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "issue_date" | "-issue_date" | "document_number" | "-document_number" | "total_amount" | "-total_amount" | "created_at" | "-created_at";
+                    sort?: "issue_date" | "-issue_date" | "document_number" | "-document_number" | "total_amount" | "-total_amount" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -7016,11 +7212,12 @@ export interface paths {
                     "filter[is_active]"?: "true" | "false";
                     "filter[product_type]"?: "product" | "service";
                     "filter[search]"?: string;
+                    "filter[updated_since]"?: string;
                     /** @description all (view_all_locations only), shared, or a workspace id; default: the request's workspace and shared rows */
                     "filter[workspace_id]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "name" | "-name" | "sku" | "-sku" | "price" | "-price" | "created_at" | "-created_at";
+                    sort?: "name" | "-name" | "sku" | "-sku" | "price" | "-price" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -7575,9 +7772,10 @@ export interface paths {
                     "filter[issue_date_to]"?: string;
                     "filter[status]"?: "draft" | "pending_payment" | "partially_paid" | "paid" | "voided";
                     "filter[supplier_id]"?: string;
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "issue_date" | "-issue_date" | "total_amount" | "-total_amount" | "created_at" | "-created_at";
+                    sort?: "issue_date" | "-issue_date" | "total_amount" | "-total_amount" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -8637,9 +8835,10 @@ export interface paths {
                 query?: {
                     "filter[contact_id]"?: string;
                     "filter[status]"?: "draft" | "sent" | "approved" | "rejected" | "converted" | "cancelled";
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "issue_date" | "-issue_date" | "document_number" | "-document_number" | "total_amount" | "-total_amount" | "created_at" | "-created_at";
+                    sort?: "issue_date" | "-issue_date" | "document_number" | "-document_number" | "total_amount" | "-total_amount" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -9686,9 +9885,10 @@ export interface paths {
                     /** @description A date from 1900-01-01 to 2199-12-31 */
                     "filter[received_from]"?: string;
                     "filter[status]"?: "received" | "purchased";
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "received_at" | "-received_at" | "issue_date" | "-issue_date" | "encf" | "-encf";
+                    sort?: "received_at" | "-received_at" | "issue_date" | "-issue_date" | "encf" | "-encf" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -10205,6 +10405,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reports/607": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** DGII's Formato 607 (sales of goods and services) of a month, for the whole company */
+        get: {
+            parameters: {
+                query: {
+                    /** @description `txt`: DGII's file; `json`: the same rows, for spreadsheets and checks */
+                    format?: "txt" | "json";
+                    /** @description Include e-CF (E31, E32, …): DGII receives each one already; `false` by default */
+                    include_ecf?: "true" | "false";
+                    /** @description The month reported, YYYYMM: a past month or the current one (Dominican time) */
+                    period: string;
+                    /** @description Only this workspace's documents, to review a branch; DGII's file is always the whole company (omit it) */
+                    workspace_id?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Formato 607: DGII's TXT (text/plain), or with format=json the same rows as JSON */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Report607"];
+                        "text/plain": string;
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/reports/608": {
         parameters: {
             query?: never;
@@ -10237,6 +10519,89 @@ export interface paths {
                     content: {
                         "application/json": components["schemas"]["Report608"];
                         "text/plain": string;
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/sales-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sales of a date range in DOP (invoices, less credit notes, plus debit notes), grouped by workspace, NCF type or day */
+        get: {
+            parameters: {
+                query: {
+                    /** @description First issue date included (YYYY-MM-DD) */
+                    from: string;
+                    /** @description One group per workspace, per NCF type (B01, E31, B04…) or per issue date */
+                    group_by: "workspace" | "document_type" | "day";
+                    /** @description Last issue date included; at most 366 days after from */
+                    to: string;
+                    /** @description Only this workspace. Without view_all_locations only the request's workspace may be summarized (its default) */
+                    workspace_id?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The groups and their totals */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SalesSummary"];
+                        };
                     };
                 };
                 /** @description Missing or invalid authentication */
@@ -10455,9 +10820,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "id" | "-id" | "name" | "-name" | "created_at" | "-created_at";
+                    sort?: "id" | "-id" | "name" | "-name" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -10769,9 +11135,10 @@ export interface paths {
                 query?: {
                     "filter[is_active]"?: "true" | "false";
                     "filter[search]"?: string;
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "id" | "-id" | "full_name" | "-full_name" | "created_at" | "-created_at";
+                    sort?: "id" | "-id" | "full_name" | "-full_name" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -11149,9 +11516,10 @@ export interface paths {
                 query?: {
                     "filter[product_id]"?: string;
                     "filter[type]"?: "transfer_out" | "transfer_in";
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "created_at" | "-created_at" | "quantity" | "-quantity";
+                    sort?: "created_at" | "-created_at" | "quantity" | "-quantity" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -11391,9 +11759,10 @@ export interface paths {
                     "filter[is_default]"?: "true" | "false";
                     "filter[search]"?: string;
                     "filter[type]"?: "itbis" | "isc" | "exento" | "no_facturable" | "propina_legal" | "other";
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "id" | "-id" | "name" | "-name" | "rate" | "-rate" | "created_at" | "-created_at";
+                    sort?: "id" | "-id" | "name" | "-name" | "rate" | "-rate" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -11772,9 +12141,10 @@ export interface paths {
                     /** @description A substring of the name or the email */
                     "filter[search]"?: string;
                     "filter[status]"?: "active" | "deactivated";
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "name" | "-name" | "email" | "-email" | "created_at" | "-created_at";
+                    sort?: "name" | "-name" | "email" | "-email" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -12033,9 +12403,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "id" | "-id" | "created_at" | "-created_at";
+                    sort?: "id" | "-id" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -12403,9 +12774,10 @@ export interface paths {
             parameters: {
                 query?: {
                     "filter[status]"?: "pending" | "succeeded" | "failed";
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "id" | "-id";
+                    sort?: "id" | "-id" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path: {
@@ -12731,9 +13103,10 @@ export interface paths {
             parameters: {
                 query?: {
                     "filter[status]"?: "pending" | "accepted" | "revoked" | "expired";
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "created_at" | "-created_at" | "expires_at" | "-expires_at" | "email" | "-email";
+                    sort?: "created_at" | "-created_at" | "expires_at" | "-expires_at" | "email" | "-email" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -12967,9 +13340,10 @@ export interface paths {
             parameters: {
                 query?: {
                     "filter[role]"?: string;
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "name" | "-name" | "email" | "-email" | "added_at" | "-added_at";
+                    sort?: "name" | "-name" | "email" | "-email" | "added_at" | "-added_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -13226,9 +13600,10 @@ export interface paths {
             parameters: {
                 query?: {
                     "filter[name]"?: string;
+                    "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
-                    sort?: "id" | "-id" | "name" | "-name" | "created_at" | "-created_at";
+                    sort?: "id" | "-id" | "name" | "-name" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 };
                 header?: never;
                 path?: never;
@@ -14323,6 +14698,67 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "contact.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The contact.deleted event
+         * @description Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (evt_…): the same on every attempt; deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one). */
+                    "webhook-signature": string;
+                    /** @description Seconds since the epoch when this attempt was signed. */
+                    "webhook-timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description When the change happened (ISO 8601, UTC) */
+                        created_at: string;
+                        /** @description The deleted contact's id, its workspace (null: shared) and when it was deleted. */
+                        data: {
+                            deleted_at: string;
+                            id: number;
+                            workspace_id: number | null;
+                        };
+                        /** @description The event's id, as in webhook-id */
+                        id: string;
+                        /** @enum {string} */
+                        type: "contact.deleted";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "credit_note.created": {
         parameters: {
             query?: never;
@@ -14360,6 +14796,118 @@ export interface webhooks {
                         id: string;
                         /** @enum {string} */
                         type: "credit_note.created";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ecf.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The ecf.accepted event
+         * @description Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (evt_…): the same on every attempt; deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one). */
+                    "webhook-signature": string;
+                    /** @description Seconds since the epoch when this attempt was signed. */
+                    "webhook-timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description When the change happened (ISO 8601, UTC) */
+                        created_at: string;
+                        data: components["schemas"]["EcfSubmission"];
+                        /** @description The event's id, as in webhook-id */
+                        id: string;
+                        /** @enum {string} */
+                        type: "ecf.accepted";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ecf.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The ecf.rejected event
+         * @description Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (evt_…): the same on every attempt; deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one). */
+                    "webhook-signature": string;
+                    /** @description Seconds since the epoch when this attempt was signed. */
+                    "webhook-timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description When the change happened (ISO 8601, UTC) */
+                        created_at: string;
+                        data: components["schemas"]["EcfSubmission"] & unknown;
+                        /** @description The event's id, as in webhook-id */
+                        id: string;
+                        /** @enum {string} */
+                        type: "ecf.rejected";
                     };
                 };
             };
@@ -14547,6 +15095,62 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "invoice.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The invoice.updated event
+         * @description Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (evt_…): the same on every attempt; deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one). */
+                    "webhook-signature": string;
+                    /** @description Seconds since the epoch when this attempt was signed. */
+                    "webhook-timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description When the change happened (ISO 8601, UTC) */
+                        created_at: string;
+                        data: components["schemas"]["Invoice"] & unknown;
+                        /** @description The event's id, as in webhook-id */
+                        id: string;
+                        /** @enum {string} */
+                        type: "invoice.updated";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "payment.received": {
         parameters: {
             query?: never;
@@ -14588,6 +15192,179 @@ export interface webhooks {
                         id: string;
                         /** @enum {string} */
                         type: "payment.received";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The product.deleted event
+         * @description Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (evt_…): the same on every attempt; deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one). */
+                    "webhook-signature": string;
+                    /** @description Seconds since the epoch when this attempt was signed. */
+                    "webhook-timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description When the change happened (ISO 8601, UTC) */
+                        created_at: string;
+                        /** @description The deleted product's id, its workspace (null: shared) and when it was deleted. */
+                        data: {
+                            deleted_at: string;
+                            id: number;
+                            workspace_id: number | null;
+                        };
+                        /** @description The event's id, as in webhook-id */
+                        id: string;
+                        /** @enum {string} */
+                        type: "product.deleted";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.stock_low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The product.stock_low event
+         * @description Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (evt_…): the same on every attempt; deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one). */
+                    "webhook-signature": string;
+                    /** @description Seconds since the epoch when this attempt was signed. */
+                    "webhook-timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description When the change happened (ISO 8601, UTC) */
+                        created_at: string;
+                        data: components["schemas"]["LowStockItem"];
+                        /** @description The event's id, as in webhook-id */
+                        id: string;
+                        /** @enum {string} */
+                        type: "product.stock_low";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "quotation.converted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The quotation.converted event
+         * @description Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (evt_…): the same on every attempt; deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one). */
+                    "webhook-signature": string;
+                    /** @description Seconds since the epoch when this attempt was signed. */
+                    "webhook-timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description When the change happened (ISO 8601, UTC) */
+                        created_at: string;
+                        data: components["schemas"]["Quotation"];
+                        /** @description The event's id, as in webhook-id */
+                        id: string;
+                        /** @enum {string} */
+                        type: "quotation.converted";
                     };
                 };
             };
@@ -14727,6 +15504,21 @@ export interface components {
             trade_name: string | null;
             updated_at: string | null;
             website: string | null;
+        };
+        ConsumerSummary607: {
+            amount: string;
+            bank: string;
+            barter: string;
+            card: string;
+            cash: string;
+            count: string;
+            gift_vouchers: string;
+            isc: string;
+            itbis_invoiced: string;
+            legal_tip: string;
+            on_credit: string;
+            other_forms: string;
+            other_taxes: string;
         };
         Contact: {
             address: string | null;
@@ -15189,7 +15981,7 @@ export interface components {
              *       "payment.received"
              *     ]
              */
-            events: ("invoice.created" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "credit_note.created" | "*")[];
+            events: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "contact.deleted" | "product.deleted" | "*")[];
             /** @example https://example.com/hooks/sucursal */
             url: string;
             /** @description Only events of these workspaces; null or absent: every workspace. */
@@ -15390,6 +16182,7 @@ export interface components {
             /** @description TipoeCF: 31, 32, 33, 34, 44, 45, 46 */
             type: string;
         };
+        /** @description The e-CF at DGII's answer (accepted or accepted_conditional), as GET /api/v1/ecf/submissions lists it. */
         EcfSubmission: components["schemas"]["EcfStatus"] & {
             document_id: number;
             /** @enum {string} */
@@ -15399,10 +16192,10 @@ export interface components {
         };
         Error: {
             /**
-             * @description Machine-readable; one of (HTTP status): malformed_json (400), unauthenticated (401), invalid_credentials (401), forbidden (403), workspace_forbidden (403), builtin_role_immutable (403), webhook_verification_failed (403), not_found (404), tenant_not_found (404), route_not_found (404), conflict (409), owner_cannot_be_removed (409), owner_role_immutable (409), owner_cannot_be_deactivated (409), role_in_use (409), in_use (409), invoice_not_editable (409), invoice_not_deletable (409), invoice_not_payable (409), invoice_not_draft (409), invoice_not_modifiable (409), invoice_has_notes (409), duplicate_supplier_ncf (409), purchase_not_draft (409), purchase_not_payable (409), purchase_not_voidable (409), purchase_has_payments (409), purchase_not_printable (409), invalid_transition (409), quotation_not_convertible (409), stock_already_initialized (409), ncf_range_overlap (409), ncf_range_in_use (409), ecf_already_sent (409), approval_already_sent (409), received_ecf_already_purchased (409), ecf_not_retryable (409), invitation_not_usable (410), payload_too_large (413), unsupported_media_type (415), validation_failed (422), insufficient_stock (422), ncf_sequence_exhausted (422), ncf_sequence_expired (422), fiscal_profile_incomplete (422), ecf_not_configured (422), webhooks_not_configured (422), idempotency_key_reused (422), template_not_approved (422), rate_limited (429), internal_error (500), integration_failed (502), service_unavailable (503).
+             * @description Machine-readable; one of (HTTP status): malformed_json (400), unauthenticated (401), invalid_credentials (401), forbidden (403), workspace_forbidden (403), builtin_role_immutable (403), webhook_verification_failed (403), not_found (404), tenant_not_found (404), route_not_found (404), conflict (409), owner_cannot_be_removed (409), owner_role_immutable (409), owner_cannot_be_deactivated (409), role_in_use (409), in_use (409), invoice_not_editable (409), invoice_not_deletable (409), invoice_not_payable (409), invoice_not_draft (409), invoice_not_modifiable (409), invoice_has_notes (409), duplicate_supplier_ncf (409), purchase_not_draft (409), purchase_not_payable (409), purchase_not_voidable (409), purchase_has_payments (409), purchase_not_printable (409), invalid_transition (409), quotation_not_convertible (409), stock_already_initialized (409), ncf_range_overlap (409), ncf_range_in_use (409), ecf_already_sent (409), approval_already_sent (409), received_ecf_already_purchased (409), ecf_not_retryable (409), invitation_not_usable (410), event_expired (410), payload_too_large (413), unsupported_media_type (415), validation_failed (422), insufficient_stock (422), ncf_sequence_exhausted (422), ncf_sequence_expired (422), fiscal_profile_incomplete (422), ecf_not_configured (422), webhooks_not_configured (422), no_webhook_endpoint (422), idempotency_key_reused (422), template_not_approved (422), rate_limited (429), internal_error (500), integration_failed (502), service_unavailable (503).
              * @enum {string}
              */
-            code: "malformed_json" | "unauthenticated" | "invalid_credentials" | "forbidden" | "workspace_forbidden" | "builtin_role_immutable" | "webhook_verification_failed" | "not_found" | "tenant_not_found" | "route_not_found" | "conflict" | "owner_cannot_be_removed" | "owner_role_immutable" | "owner_cannot_be_deactivated" | "role_in_use" | "in_use" | "invoice_not_editable" | "invoice_not_deletable" | "invoice_not_payable" | "invoice_not_draft" | "invoice_not_modifiable" | "invoice_has_notes" | "duplicate_supplier_ncf" | "purchase_not_draft" | "purchase_not_payable" | "purchase_not_voidable" | "purchase_has_payments" | "purchase_not_printable" | "invalid_transition" | "quotation_not_convertible" | "stock_already_initialized" | "ncf_range_overlap" | "ncf_range_in_use" | "ecf_already_sent" | "approval_already_sent" | "received_ecf_already_purchased" | "ecf_not_retryable" | "invitation_not_usable" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "insufficient_stock" | "ncf_sequence_exhausted" | "ncf_sequence_expired" | "fiscal_profile_incomplete" | "ecf_not_configured" | "webhooks_not_configured" | "idempotency_key_reused" | "template_not_approved" | "rate_limited" | "internal_error" | "integration_failed" | "service_unavailable";
+            code: "malformed_json" | "unauthenticated" | "invalid_credentials" | "forbidden" | "workspace_forbidden" | "builtin_role_immutable" | "webhook_verification_failed" | "not_found" | "tenant_not_found" | "route_not_found" | "conflict" | "owner_cannot_be_removed" | "owner_role_immutable" | "owner_cannot_be_deactivated" | "role_in_use" | "in_use" | "invoice_not_editable" | "invoice_not_deletable" | "invoice_not_payable" | "invoice_not_draft" | "invoice_not_modifiable" | "invoice_has_notes" | "duplicate_supplier_ncf" | "purchase_not_draft" | "purchase_not_payable" | "purchase_not_voidable" | "purchase_has_payments" | "purchase_not_printable" | "invalid_transition" | "quotation_not_convertible" | "stock_already_initialized" | "ncf_range_overlap" | "ncf_range_in_use" | "ecf_already_sent" | "approval_already_sent" | "received_ecf_already_purchased" | "ecf_not_retryable" | "invitation_not_usable" | "event_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "insufficient_stock" | "ncf_sequence_exhausted" | "ncf_sequence_expired" | "fiscal_profile_incomplete" | "ecf_not_configured" | "webhooks_not_configured" | "no_webhook_endpoint" | "idempotency_key_reused" | "template_not_approved" | "rate_limited" | "internal_error" | "integration_failed" | "service_unavailable";
             errors?: {
                 [key: string]: string[];
             };
@@ -15582,6 +16375,7 @@ export interface components {
             total: string;
             unit_price: string;
         };
+        /** @description The product's level in the workspace, as GET /api/v1/inventory/low-stock lists it. */
         LowStockItem: {
             current_quantity: string;
             deficit: string;
@@ -15885,6 +16679,7 @@ export interface components {
              */
             environment?: "testecf" | "certecf" | "ecf";
         };
+        /** @description The converted quotation (invoice_id names the invoice), as GET /api/v1/quotations/{id} answers it. */
         Quotation: components["schemas"]["QuotationSummary"] & {
             contact: {
                 email: string | null;
@@ -16047,6 +16842,39 @@ export interface components {
                 total_amount: string;
             }[];
         };
+        Report607: {
+            consumer_summary: components["schemas"]["ConsumerSummary607"];
+            count: number;
+            /** @enum {string} */
+            format: "607";
+            period: string;
+            rnc: string;
+            rows: {
+                amount: string;
+                bank: string;
+                barter: string;
+                buyer_id: string;
+                buyer_id_type: string;
+                card: string;
+                cash: string;
+                gift_vouchers: string;
+                income_type: string;
+                isc: string;
+                isr_perceived: string;
+                isr_withheld: string;
+                issue_date: string;
+                itbis_invoiced: string;
+                itbis_perceived: string;
+                itbis_withheld: string;
+                legal_tip: string;
+                modified_ncf: string;
+                ncf: string;
+                on_credit: string;
+                other_forms: string;
+                other_taxes: string;
+                withholding_date: string;
+            }[];
+        };
         Report608: {
             count: number;
             /** @enum {string} */
@@ -16058,6 +16886,17 @@ export interface components {
                 date: string;
                 ncf: string;
             }[];
+        };
+        ResendWebhookEventRequest: {
+            /** @description Only this endpoint; absent: every enabled endpoint subscribed to the event */
+            endpoint_id?: number;
+        };
+        ResentWebhookEvent: {
+            deliveries: {
+                endpoint_id: number;
+                id: number;
+            }[];
+            event_id: string;
         };
         RncLookup: {
             data: components["schemas"]["RncRecord"];
@@ -16098,6 +16937,146 @@ export interface components {
             is_active: boolean;
             phone: string | null;
             updated_at: string;
+        };
+        SalesSummary: {
+            /** @enum {string} */
+            currency: "DOP";
+            from: string;
+            /** @enum {string} */
+            group_by: "workspace" | "document_type" | "day";
+            groups: {
+                /** @description Documents: invoices and notes */
+                count: number;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                discounts: string;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                due: string;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                exempt_base: string;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                isc: string;
+                /** @description ITBIS by rate: the taxed base and the tax */
+                itbis: {
+                    /**
+                     * @description DOP, two decimals
+                     * @example 1180.00
+                     */
+                    amount: string;
+                    /**
+                     * @description DOP, two decimals
+                     * @example 1180.00
+                     */
+                    base: string;
+                    /** @example 18.00 */
+                    rate: string;
+                }[];
+                /** @description The workspace id, the NCF type (B01, E31, B04…) or the day (YYYY-MM-DD) */
+                key: string;
+                /** @description The workspace's name, the NCF type's name, or the day */
+                label: string;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                legal_tip: string;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                other_taxes: string;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                paid: string;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                subtotal: string;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                total: string;
+            }[];
+            to: string;
+            totals: {
+                /** @description Documents: invoices and notes */
+                count: number;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                discounts: string;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                due: string;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                exempt_base: string;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                isc: string;
+                /** @description ITBIS by rate: the taxed base and the tax */
+                itbis: {
+                    /**
+                     * @description DOP, two decimals
+                     * @example 1180.00
+                     */
+                    amount: string;
+                    /**
+                     * @description DOP, two decimals
+                     * @example 1180.00
+                     */
+                    base: string;
+                    /** @example 18.00 */
+                    rate: string;
+                }[];
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                legal_tip: string;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                other_taxes: string;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                paid: string;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                subtotal: string;
+                /**
+                 * @description DOP, two decimals
+                 * @example 1180.00
+                 */
+                total: string;
+            };
         };
         StockMinimum: {
             /**
@@ -16566,7 +17545,7 @@ export interface components {
              *       "payment.received"
              *     ]
              */
-            events?: ("invoice.created" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "credit_note.created" | "*")[];
+            events?: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "contact.deleted" | "product.deleted" | "*")[];
             /** @example https://example.com/hooks/sucursal */
             url?: string;
             /** @description Only events of these workspaces; null or absent: every workspace. */
@@ -16630,6 +17609,21 @@ export interface components {
              * @example whsec_…
              */
             secret: string;
+        };
+        WebhookEvent: {
+            created_at: string;
+            /** @description The resource as its GET returned it at the moment of the change (docs/webhooks.md) */
+            data?: unknown;
+            /**
+             * @description The id receivers deduplicate on (webhook-id)
+             * @example evt_5f9cd3c233c0416ae6299a53
+             */
+            id: string;
+            resource_id: number | null;
+            resource_type: string | null;
+            /** @enum {string} */
+            type: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "contact.deleted" | "product.deleted";
+            workspace_id: number | null;
         };
         WebhookReceived: {
             ok: boolean;

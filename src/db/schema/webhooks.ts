@@ -33,7 +33,10 @@ export const webhookEndpoints = pgTable(
   (t) => [index("webhook_endpoints_tenant_idx").on(t.tenantId), tenantIsolation("webhook_endpoints")],
 );
 
-/** An event, written in the transaction of the change it describes; `public_id` (`evt_…`) is what receivers deduplicate on. */
+/**
+ * An event, written in the transaction of the change it describes, whether or not an endpoint listens (GET /events is
+ * the log of the last 30 days); `public_id` (`evt_…`) is what receivers deduplicate on.
+ */
 export const webhookEvents = pgTable(
   "webhook_events",
   {
@@ -42,17 +45,24 @@ export const webhookEvents = pgTable(
     publicId: text("public_id").notNull(),
     type: text("type").notNull(),
     workspaceId: integer("workspace_id"),
+    /** What the event is about, for GET /events' filter (invoice 12, product 7…); null on events stored before it existed. */
+    resourceType: text("resource_type"),
+    resourceId: integer("resource_id"),
     data: jsonb("data").notNull(),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex("webhook_events_public_id_key").on(t.publicId),
     index("webhook_events_tenant_idx").on(t.tenantId, t.createdAt),
+    index("webhook_events_resource_idx").on(t.tenantId, t.resourceType, t.resourceId),
     tenantIsolation("webhook_events"),
   ],
 );
 
-/** One event for one endpoint: pending until a 2xx (`succeeded`) or the retry window ends (`failed`). */
+/**
+ * One event for one endpoint: pending until a 2xx (`succeeded`) or the retry window ends (`failed`).
+ * An event has one per endpoint when recorded, and one more per resend (POST /events/{id}/resend).
+ */
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
@@ -72,7 +82,6 @@ export const webhookDeliveries = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex("webhook_deliveries_endpoint_event_key").on(t.endpointId, t.eventId),
     index("webhook_deliveries_endpoint_idx").on(t.tenantId, t.endpointId, t.id),
     index("webhook_deliveries_due_idx").on(t.status, t.nextAttemptAt),
     check("webhook_deliveries_status", sql`${t.status} IN ('pending', 'succeeded', 'failed')`),

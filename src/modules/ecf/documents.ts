@@ -134,6 +134,24 @@ export function serializeEcf(row: EcfRow, config: Pick<Config, "DGII_ECF_BASE_UR
   };
 }
 
+/** An e-CF with the document it is, as GET /ecf/submissions lists it (also ecf.accepted and ecf.rejected's `data`). */
+export function serializeSubmission(row: EcfRow, config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">) {
+  return {
+    id: row.id,
+    document_kind:
+      row.invoiceId !== null
+        ? ("invoice" as const)
+        : row.purchaseId !== null
+          ? ("purchase" as const)
+          : row.ecfType === "33"
+            ? ("debit_note" as const)
+            : ("credit_note" as const),
+    document_id: (row.invoiceId ?? row.noteId ?? row.purchaseId)!,
+    issue_date: row.issueDate,
+    ...serializeEcf(row, config),
+  };
+}
+
 export async function getDocumentEcf(db: AnyDb, scope: RequestScope, owner: EcfOwner, id: number): Promise<EcfRow> {
   return findEcf(db, scope, owner, id);
 }
@@ -200,20 +218,7 @@ export async function listSubmissions(
   const column = { issue_date: e.issueDate, encf: e.encf, created_at: e.createdAt, updated_at: e.updatedAt }[query.sort.field];
   const page = await pageOf(db, e, where, orderBy(column, e.id, query.sort.descending), query);
   return {
-    data: page.rows.map((row) => ({
-      id: row.id,
-      document_kind:
-        row.invoiceId !== null
-          ? ("invoice" as const)
-          : row.purchaseId !== null
-            ? ("purchase" as const)
-            : row.ecfType === "33"
-              ? ("debit_note" as const)
-              : ("credit_note" as const),
-      document_id: (row.invoiceId ?? row.noteId ?? row.purchaseId)!,
-      issue_date: row.issueDate,
-      ...serializeEcf(row, config),
-    })),
+    data: page.rows.map((row) => serializeSubmission(row, config)),
     total: page.total,
   };
 }

@@ -1,5 +1,5 @@
 import type { z } from "@hono/zod-openapi";
-import { and, asc, desc, eq, exists, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, exists, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { AnyDb } from "../../db/client";
 import { postgresError } from "../../db/errors";
@@ -24,7 +24,7 @@ import type {
   MovementReportItem,
   ProductStock,
 } from "./schemas";
-import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "./stock";
+import { applyStockChanges, checkStockResult, lowStockItems, type StockChange, type StockResult, stockCtes, stockResultColumns } from "./stock";
 
 type Transfer = z.output<typeof MovementItem>;
 type Adjustment = z.output<typeof AdjustmentItem>;
@@ -467,40 +467,7 @@ export async function setMinimum(db: AnyDb, scope: RequestScope, productId: numb
 
 export async function lowStock(db: AnyDb, scope: RequestScope, workspaceId: number): Promise<z.output<typeof LowStockItem>[]> {
   await requireAccessibleWorkspace(db, scope, workspaceId);
-  const l = schema.stockLevels;
-  const rows = await db
-    .select({
-      productId: schema.products.id,
-      productName: schema.products.name,
-      sku: schema.products.sku,
-      workspaceId: schema.workspaces.id,
-      workspaceName: schema.workspaces.name,
-      quantity: l.quantity,
-      minimum: l.minimumQuantity,
-    })
-    .from(l)
-    .innerJoin(schema.products, eq(schema.products.id, l.productId))
-    .innerJoin(schema.workspaces, eq(schema.workspaces.id, l.workspaceId))
-    .where(
-      and(
-        eq(l.tenantId, scope.tenantId),
-        eq(l.workspaceId, workspaceId),
-        sql`${l.minimumQuantity} > 0`,
-        lte(l.quantity, l.minimumQuantity),
-        eq(schema.products.isActive, true),
-      ),
-    )
-    .orderBy(sql`${l.minimumQuantity} - ${l.quantity} DESC`, asc(schema.products.id));
-  return rows.map((r) => ({
-    product_id: r.productId,
-    product_name: r.productName,
-    sku: r.sku,
-    workspace_id: r.workspaceId,
-    workspace_name: r.workspaceName,
-    current_quantity: decimal2(r.quantity)!,
-    minimum_quantity: decimal2(r.minimum)!,
-    deficit: new Big(r.minimum).minus(r.quantity).toFixed(2),
-  }));
+  return lowStockItems(db, scope.tenantId, workspaceId);
 }
 
 export async function movementReport(

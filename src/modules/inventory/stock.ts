@@ -1,10 +1,11 @@
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, lte, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError } from "../../http/errors";
 import { Big } from "../../lib/decimal";
 import { decimal2 } from "../../lib/format";
+import { recordEvent } from "../webhooks/events";
 
 /** `return`: goods a credit note takes back into the workspace that sold them (notes/service.ts). */
 type MovementType = "sale" | "return" | "purchase" | "transfer_out" | "transfer_in" | "adjustment" | "initial_stock";
@@ -94,7 +95,7 @@ export function stockCtes(
         SET quantity = s.quantity + EXCLUDED.quantity, updated_at = now()
         WHERE EXCLUDED.quantity >= 0 OR s.quantity + EXCLUDED.quantity >= 0
            OR EXISTS (SELECT 1 FROM products p2 WHERE p2.id = s.product_id AND p2.allow_negative_stock)
-      RETURNING s.product_id, s.workspace_id
+      RETURNING s.tenant_id, s.product_id, s.workspace_id, s.quantity, s.minimum_quantity
     ), stock_moved AS (
       INSERT INTO stock_movements (tenant_id, product_id, workspace_id, type, quantity, from_workspace_id, to_workspace_id,
         reference, notes, reason, unit_cost, transfer_id, adjustment_id, invoice_id, purchase_id, created_by)
@@ -106,19 +107,40 @@ export function stockCtes(
     )`;
 }
 
+/**
+ * `stock_low`: the levels this statement took from above their minimum to at or below it (a
+ * minimum of 0 is none, as GET /inventory/low-stock reads it). The level before is the level after
+ * less the net change, so a level already low that falls further, or one rising, is not a crossing:
+ * product.stock_low is sent once per crossing.
+ */
 export const stockResultColumns = sql`(SELECT count(*) FROM stock_net)::int AS stock_wanted,
   (SELECT coalesce(json_agg(json_build_object('product_id', product_id, 'workspace_id', workspace_id)), '[]') FROM stock_done) AS stock_levels,
+  (SELECT coalesce(json_agg(json_build_object('tenant_id', d.tenant_id, 'product_id', d.product_id, 'workspace_id', d.workspace_id)), '[]')
+     FROM stock_done d JOIN stock_net n ON n.product_id = d.product_id AND n.workspace_id = d.workspace_id
+     WHERE d.minimum_quantity > 0 AND d.quantity <= d.minimum_quantity AND d.quantity - n.quantity > d.minimum_quantity) AS stock_low,
   (SELECT coalesce(json_agg(stock_moved ORDER BY stock_moved.id), '[]') FROM stock_moved) AS stock_movements`;
 
 export interface StockResult {
   stock_wanted: number;
   stock_levels: { product_id: number; workspace_id: number }[];
+  stock_low: { tenant_id: number; product_id: number; workspace_id: number }[];
   stock_movements: MovementRow[];
 }
 
-/** Refuses the request (422 insufficient_stock, naming the field) when a level was not changed. */
+/**
+ * Refuses the request (422 insufficient_stock, naming the field) when a level was not changed;
+ * otherwise records product.stock_low for each level the change took to or below its minimum (in
+ * the same transaction: every movement of stock passes here — sales, purchases, adjustments,
+ * transfers, notes, voids).
+ */
 export async function checkStockResult(db: AnyDb, changes: StockChange[], result: StockResult): Promise<MovementRow[]> {
   if (result.stock_levels.length < result.stock_wanted) await refuseInsufficient(db, changes, result.stock_levels);
+  for (const level of result.stock_low) {
+    await recordEvent(db, level.tenant_id, "product.stock_low", level.workspace_id, async () => {
+      const [item] = await lowStockItems(db, level.tenant_id, level.workspace_id, level.product_id);
+      return item;
+    });
+  }
   return result.stock_movements.map((m) => ({ ...m, quantity: decimal2(m.quantity)! }));
 }
 
@@ -140,4 +162,46 @@ async function refuseInsufficient(db: AnyDb, changes: StockChange[], applied: { 
   const available = decimal2(level?.quantity ?? "0")!;
   const message = `Insufficient stock of ${product?.name ?? `product ${failed.productId}`}: ${available} available.`;
   throw new AppError("insufficient_stock", message, { [failed.field]: [message] });
+}
+
+/**
+ * The levels at or below their minimum (minimum > 0) of a workspace, as GET /inventory/low-stock
+ * lists them, largest deficit first; with `productId`, that product's level (product.stock_low's
+ * `data`, read right after the movement, whether or not the product is active).
+ */
+export async function lowStockItems(db: AnyDb, tenantId: number, workspaceId: number, productId?: number) {
+  const l = schema.stockLevels;
+  const rows = await db
+    .select({
+      productId: schema.products.id,
+      productName: schema.products.name,
+      sku: schema.products.sku,
+      workspaceId: schema.workspaces.id,
+      workspaceName: schema.workspaces.name,
+      quantity: l.quantity,
+      minimum: l.minimumQuantity,
+    })
+    .from(l)
+    .innerJoin(schema.products, eq(schema.products.id, l.productId))
+    .innerJoin(schema.workspaces, eq(schema.workspaces.id, l.workspaceId))
+    .where(
+      and(
+        eq(l.tenantId, tenantId),
+        eq(l.workspaceId, workspaceId),
+        sql`${l.minimumQuantity} > 0`,
+        lte(l.quantity, l.minimumQuantity),
+        productId === undefined ? eq(schema.products.isActive, true) : eq(l.productId, productId),
+      ),
+    )
+    .orderBy(sql`${l.minimumQuantity} - ${l.quantity} DESC`, asc(schema.products.id));
+  return rows.map((r) => ({
+    product_id: r.productId,
+    product_name: r.productName,
+    sku: r.sku,
+    workspace_id: r.workspaceId,
+    workspace_name: r.workspaceName,
+    current_quantity: decimal2(r.quantity)!,
+    minimum_quantity: decimal2(r.minimum)!,
+    deficit: new Big(r.minimum).minus(r.quantity).toFixed(2),
+  }));
 }

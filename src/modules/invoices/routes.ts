@@ -109,7 +109,10 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    const written = await invoices.issueDraft(c.var.db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
+    const db = c.var.db;
+    const written = await invoices.issueDraft(db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
+    // The draft's invoice.created was sent when it was saved: issuing it changes that invoice (docs/webhooks.md).
+    await emitEvent(c, "invoice.updated", written.workspace_id, () => invoices.getInvoice(db, c.var.scope, written.id));
     return c.json(createdBody(written, "Invoice issued."), 200);
   },
 );
@@ -137,7 +140,9 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    const data = await invoices.updateInvoice(c.var.db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
+    const db = c.var.db;
+    const data = await invoices.updateInvoice(db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
+    await emitEvent(c, "invoice.updated", c.var.scope.workspaceId, () => invoices.getInvoice(db, c.var.scope, data.id));
     return c.json({ data, message: "Invoice updated." }, 200);
   },
 );

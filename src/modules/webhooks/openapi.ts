@@ -1,6 +1,9 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { EcfSubmission } from "../ecf/schemas";
+import { LowStockItem } from "../inventory/schemas";
 import { InvoiceDetail, Payment } from "../invoices/schemas";
 import { NoteDetail } from "../notes/schemas";
+import { QuotationDetail } from "../quotations/schemas";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./schemas";
 
 /**
@@ -13,6 +16,14 @@ const DeletedData = z.object({ id: z.number(), workspace_id: z.number().nullable
 
 const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string }> = {
   "invoice.created": { schema: InvoiceDetail, resource: "The invoice, as GET /api/v1/invoices/{id} answers it." },
+  "invoice.updated": { schema: InvoiceDetail, resource: "The invoice after the change (an edit, or a draft issued), as GET /api/v1/invoices/{id} answers it." },
+  "quotation.converted": {
+    schema: QuotationDetail,
+    resource: "The converted quotation (invoice_id names the invoice), as GET /api/v1/quotations/{id} answers it.",
+  },
+  "product.stock_low": { schema: LowStockItem, resource: "The product's level in the workspace, as GET /api/v1/inventory/low-stock lists it." },
+  "ecf.accepted": { schema: EcfSubmission, resource: "The e-CF at DGII's answer (accepted or accepted_conditional), as GET /api/v1/ecf/submissions lists it." },
+  "ecf.rejected": { schema: EcfSubmission, resource: "The e-CF at DGII's answer (rejected), as GET /api/v1/ecf/submissions lists it." },
   "invoice.paid": { schema: InvoiceDetail, resource: "The invoice once fully paid, as GET /api/v1/invoices/{id} answers it." },
   "invoice.cancelled": { schema: InvoiceDetail, resource: "The cancelled invoice, as GET /api/v1/invoices/{id} answers it." },
   "payment.received": {

@@ -1,17 +1,35 @@
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
+import { queueAfterCommit } from "./events";
 import {
   CreateEndpointBody,
   DeliveryListQuery,
   EndpointListQuery,
   EndpointParam,
+  EventListQuery,
+  EventParam,
+  ResendEventBody,
+  ResentEvent,
   UpdateEndpointBody,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
+  WebhookEvent,
 } from "./schemas";
-import { createEndpoint, deleteEndpoint, getEndpoint, listDeliveries, listEndpoints, rotateSecret, serializeEndpoint, updateEndpoint } from "./service";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listDeliveries,
+  listEndpoints,
+  listEvents,
+  resendEvent,
+  rotateSecret,
+  serializeEndpoint,
+  serializeEvent,
+  updateEndpoint,
+} from "./service";
 
 /** Outgoing webhook endpoints of the tenant (issue 21, docs/webhooks.md). */
 export const webhooksRouter = createRouter();
@@ -129,5 +147,52 @@ webhooksRouter.openapi(
     const query = c.req.valid("query");
     const { data, total } = await listDeliveries(c.var.db, c.get("tenant").id, c.req.valid("param").id, query);
     return c.json(paginate(c, query, total, data), 200);
+  },
+);
+
+// The event log. Admin-only like the endpoints: an event carries every workspace's data.
+const eventsPath = `${V1}/events`;
+const eventTags = ["Webhooks"];
+
+webhooksRouter.openapi(
+  defineRoute(MANAGE, {
+    method: "get",
+    path: eventsPath,
+    tags: eventTags,
+    summary: "The tenant's events of the last 30 days (every workspace's), whether or not an endpoint listens; filter by type and resource",
+    request: { query: EventListQuery },
+    responses: { 200: jsonResponse("Events", paginated(WebhookEvent)), ...commonErrors },
+  }),
+  async (c) => {
+    const query = c.req.valid("query");
+    const { rows, total } = await listEvents(c.var.db, c.get("tenant").id, query);
+    return c.json(paginate(c, query, total, rows.map(serializeEvent)), 200);
+  },
+);
+
+webhooksRouter.openapi(
+  defineRoute(MANAGE, {
+    method: "post",
+    path: `${eventsPath}/{id}/resend`,
+    tags: eventTags,
+    summary: "Deliver an event again, with the same id, to every enabled endpoint subscribed to it (or to endpoint_id)",
+    request: { params: EventParam, body: { content: { "application/json": { schema: ResendEventBody } }, required: false } },
+    responses: { 202: jsonResponse("Queued", dataWithMessage(ResentEvent)), ...errorResponses(404, 410), ...commonErrors },
+  }),
+  async (c) => {
+    const db = c.var.db;
+    const body = c.req.valid("json") ?? {};
+    const { event, deliveries } = await resendEvent(db, c.get("tenant").id, c.req.valid("param").id, body.endpoint_id);
+    queueAfterCommit(
+      db,
+      deliveries.map((row) => row.id),
+    );
+    return c.json(
+      {
+        data: { event_id: event.publicId, deliveries: deliveries.map((row) => ({ id: row.id, endpoint_id: row.endpointId })) },
+        message: `Event queued for ${deliveries.length} endpoint(s).`,
+      },
+      202,
+    );
   },
 );

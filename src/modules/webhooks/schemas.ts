@@ -1,21 +1,32 @@
 import { z } from "@hono/zod-openapi";
-import { listQuerySchema } from "../../http/pagination";
+import { idFilter, listQuerySchema } from "../../http/pagination";
 import { INT4_MAX, idParam } from "../../lib/bounds";
 
-/** The event types endpoints can subscribe to (docs/webhooks.md); `*` is every type. */
-export const WEBHOOK_EVENT_TYPES = [
-  "invoice.created",
-  "invoice.paid",
-  "invoice.cancelled",
-  "payment.received",
-  "credit_note.created",
-  "contact.deleted",
-  "product.deleted",
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/**
+ * The event types (docs/webhooks.md), each with the resource it is about (GET /events'
+ * `filter[resource_type]` and `filter[resource_id]`): a fixed type and the field of `data` holding its
+ * id, or, for the e-CF events, the document the e-CF is (`document_kind`, `document_id`).
+ */
+export const WEBHOOK_EVENTS = {
+  "invoice.created": { resource: "invoice", id: "id" },
+  "invoice.updated": { resource: "invoice", id: "id" },
+  "invoice.paid": { resource: "invoice", id: "id" },
+  "invoice.cancelled": { resource: "invoice", id: "id" },
+  "payment.received": { resource: "invoice", id: "invoice_id" },
+  "quotation.converted": { resource: "quotation", id: "id" },
+  "product.stock_low": { resource: "product", id: "product_id" },
+  "credit_note.created": { resource: "credit_note", id: "id" },
+  "ecf.accepted": { resource: "document_kind", id: "document_id" },
+  "ecf.rejected": { resource: "document_kind", id: "document_id" },
+  "contact.deleted": { resource: "contact", id: "id" },
+  "product.deleted": { resource: "product", id: "id" },
+} as const;
+/** The event types endpoints can subscribe to; `*` is every type. */
+export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as (keyof typeof WEBHOOK_EVENTS)[];
+export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
 
 const events = z
-  .array(z.enum([...WEBHOOK_EVENT_TYPES, "*"]))
+  .array(z.enum([...(WEBHOOK_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]]), "*"]))
   .min(1)
   .max(WEBHOOK_EVENT_TYPES.length + 1)
   .refine((list) => !list.includes("*") || list.length === 1, 'Use ["*"] alone for every event, or list the types.')
@@ -105,3 +116,55 @@ export const WebhookDelivery = z
   })
   .openapi("WebhookDelivery");
 export type WebhookDelivery = z.output<typeof WebhookDelivery>;
+
+export const EventListQuery = listQuerySchema({
+  filters: {
+    type: z.enum(WEBHOOK_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]]).optional(),
+    resource_type: z
+      .enum(["invoice", "quotation", "product", "credit_note", "debit_note", "purchase"])
+      .optional()
+      .openapi({ description: "What the event is about (docs/webhooks.md): with resource_id, one resource's events" }),
+    resource_id: idFilter(),
+  },
+  sorts: ["created_at"] as const,
+  defaultSort: "-created_at",
+});
+
+export const EventParam = z.object({
+  id: z
+    .string()
+    .regex(/^evt_[0-9a-f]{24}$/, "Must be an event id (evt_ and 24 hex digits).")
+    .openapi({ param: { name: "id", in: "path" }, example: "evt_5f9cd3c233c0416ae6299a53" }),
+});
+
+export const WebhookEvent = z
+  .object({
+    id: z.string().openapi({ example: "evt_5f9cd3c233c0416ae6299a53", description: "The id receivers deduplicate on (webhook-id)" }),
+    type: z.enum(WEBHOOK_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]]),
+    created_at: z.string(),
+    workspace_id: z.number().nullable(),
+    resource_type: z.string().nullable(),
+    resource_id: z.number().nullable(),
+    data: z.unknown().openapi({ description: "The resource as its GET returned it at the moment of the change (docs/webhooks.md)" }),
+  })
+  .openapi("WebhookEvent");
+export type WebhookEvent = z.output<typeof WebhookEvent>;
+
+export const ResendEventBody = z
+  .object({
+    endpoint_id: z
+      .number()
+      .int()
+      .min(1)
+      .max(INT4_MAX)
+      .optional()
+      .openapi({ description: "Only this endpoint; absent: every enabled endpoint subscribed to the event" }),
+  })
+  .openapi("ResendWebhookEventRequest");
+
+export const ResentEvent = z
+  .object({
+    event_id: z.string(),
+    deliveries: z.array(z.object({ id: z.number(), endpoint_id: z.number() })),
+  })
+  .openapi("ResentWebhookEvent");

@@ -1,6 +1,6 @@
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { findRow, orderBy, type Page, pageOf, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
+import { findRow, orderBy, type Page, pageOf, pageOffset, pageOfRows, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { config, type Env } from "../../env";
 import { AppError, fieldError } from "../../http/errors";
@@ -8,7 +8,7 @@ import type { ListQuery } from "../../http/pagination";
 import { encryptSecret } from "../../lib/crypto";
 import { timestamp } from "../../lib/format";
 import { enqueueEmail } from "../outbox/service";
-import type { CreateEndpointInput, UpdateEndpointInput, WebhookDelivery, WebhookEndpoint } from "./schemas";
+import type { CreateEndpointInput, UpdateEndpointInput, WebhookDelivery, WebhookEndpoint, WebhookEvent } from "./schemas";
 import { endpointUrlProblem } from "./url";
 
 const e = schema.webhookEndpoints;
@@ -242,4 +242,81 @@ export async function disableForFailures(db: AnyDb, tenantId: number, endpoint: 
     );
   }
   return ids;
+}
+
+/** How long events are kept visible (GET /events) and can be resent; older ones are left out. */
+export const EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000;
+
+type EventRow = typeof ev.$inferSelect;
+
+export function serializeEvent(row: EventRow): WebhookEvent {
+  return {
+    id: row.publicId,
+    type: row.type as WebhookEvent["type"],
+    created_at: timestamp(row.createdAt)!,
+    workspace_id: row.workspaceId,
+    resource_type: row.resourceType,
+    resource_id: row.resourceId,
+    data: row.data,
+  };
+}
+
+/** The tenant's events of the last 30 days (every workspace's: the route is admin-only), newest first by default. */
+export async function listEvents(
+  db: AnyDb,
+  tenantId: number,
+  query: ListQuery<"type" | "resource_type" | "resource_id", "created_at">,
+  now = new Date(),
+): Promise<Page<EventRow>> {
+  const f = query.filters;
+  const where = and(
+    eq(ev.tenantId, tenantId),
+    gte(ev.createdAt, new Date(now.getTime() - EVENT_RETENTION_MS)),
+    f.type ? eq(ev.type, f.type) : undefined,
+    f.resource_type ? eq(ev.resourceType, f.resource_type) : undefined,
+    f.resource_id ? eq(ev.resourceId, Number(f.resource_id)) : undefined,
+  );
+  // Events never change: their updated_since is their creation.
+  return pageOfRows(db, ev, ev.createdAt, where, orderBy(ev.createdAt, ev.id, query.sort.descending), query);
+}
+
+/**
+ * A new delivery of a stored event (same id, so receivers deduplicate) to every enabled endpoint
+ * subscribed to its type and workspace, or to `endpointId` alone, which must be one of them. Each is
+ * a delivery of its own, with the full retry schedule from now. Refused: an unknown event (404), one
+ * older than 30 days (410 event_expired), no endpoint to send it to (422).
+ */
+export async function resendEvent(
+  db: AnyDb,
+  tenantId: number,
+  publicId: string,
+  endpointId: number | undefined,
+  now = new Date(),
+): Promise<{ event: EventRow; deliveries: { id: number; endpointId: number }[] }> {
+  const event = await findRow(db, ev, and(eq(ev.tenantId, tenantId), eq(ev.publicId, publicId)), "Event");
+  if (now.getTime() - event.createdAt.getTime() >= EVENT_RETENTION_MS) {
+    throw new AppError("event_expired", "Events are kept for 30 days: this one is older and cannot be resent.");
+  }
+  let targets = (await matchingEndpoints(db, tenantId, event.type, event.workspaceId)).map((row) => row.id);
+  if (endpointId !== undefined) {
+    if (!targets.includes(endpointId)) {
+      const [known] = await db
+        .select({ id: e.id })
+        .from(e)
+        .where(and(eq(e.tenantId, tenantId), eq(e.id, endpointId)));
+      throw fieldError(
+        "endpoint_id",
+        known ? `The endpoint is disabled, or not subscribed to ${event.type} for this event's workspace.` : "No such webhook endpoint.",
+      );
+    }
+    targets = [endpointId];
+  }
+  if (!targets.length) {
+    throw new AppError("no_webhook_endpoint", `No enabled webhook endpoint is subscribed to ${event.type} for this event's workspace.`);
+  }
+  const deliveries = await db
+    .insert(d)
+    .values(targets.map((id) => ({ tenantId, endpointId: id, eventId: event.id, nextAttemptAt: now })))
+    .returning({ id: d.id, endpointId: d.endpointId });
+  return { event, deliveries };
 }
