@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { withTenantTransaction } from "../db/client";
 import * as schema from "../db/schema";
 import { config, type Env } from "../env";
@@ -9,7 +9,7 @@ import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
 import { verifySignedXml } from "../modules/reception/verify";
 import { dueRows, handleStepMessage } from "./due";
-import { ECF_MAX_OUTAGE_MS, outageDelaySeconds } from "./ecf";
+import { ECF_MAX_OUTAGE_MS, lockedEcfRow, outageDelaySeconds } from "./ecf";
 import { sendToQueue } from "./enqueue";
 
 /**
@@ -71,11 +71,7 @@ function receiptOf(row: EcfRow, xml: string, now: Date): { received: boolean; re
 export async function stepEcfDelivery(env: Env, ref: DeliveryRef, options: { now?: Date } = {}): Promise<DeliveryStep> {
   const now = options.now ?? new Date();
   return withTenantTransaction(env, ref.tenant_id, async (db) => {
-    const [row] = await db
-      .select()
-      .from(e)
-      .where(and(eq(e.tenantId, ref.tenant_id), eq(e.id, ref.ecf_id)))
-      .for("update", { skipLocked: true });
+    const row = await lockedEcfRow(db, ref);
     if (!row) return { outcome: "unavailable" };
     if (row.deliveryStatus !== "pending" || !row.buyerRnc) return { outcome: "done", status: row.deliveryStatus ?? undefined };
     const dueIn = Math.ceil(((row.deliveryNextAttemptAt ?? now).getTime() - now.getTime()) / 1000);

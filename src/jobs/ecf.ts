@@ -94,15 +94,21 @@ async function withToken<T>(env: Env, db: Database, row: EcfRow, call: (token: s
   return withDgiiToken(row.tenantId, environment, urls.ecf, material, (token) => call(token, urls));
 }
 
+/** The e-CF row a step works on, locked for the step; undefined while another step holds it (SKIP LOCKED). */
+export async function lockedEcfRow(db: Database, ref: { tenant_id: number; ecf_id: number }): Promise<EcfRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(e)
+    .where(and(eq(e.tenantId, ref.tenant_id), eq(e.id, ref.ecf_id)))
+    .for("update", { skipLocked: true });
+  return row;
+}
+
 /** One step of one document (see above), inside its tenant's transaction. */
 export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Date } = {}): Promise<StepResult> {
   const now = options.now ?? new Date();
   return withTenantTransaction(env, ref.tenant_id, async (db) => {
-    const [row] = await db
-      .select()
-      .from(e)
-      .where(and(eq(e.tenantId, ref.tenant_id), eq(e.id, ref.ecf_id)))
-      .for("update", { skipLocked: true });
+    const row = await lockedEcfRow(db, ref);
     if (!row) return { outcome: "unavailable" };
     if (row.status !== "pending" && row.status !== "in_process") return { outcome: "done", status: row.status };
     const dueIn = Math.ceil((row.nextAttemptAt.getTime() - now.getTime()) / 1000);
