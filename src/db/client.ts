@@ -1,6 +1,7 @@
 import { neonConfig, Pool, type PoolClient } from "@neondatabase/serverless";
+import type { SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/neon-serverless";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { type PgDatabase, PgDialect, type PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { config, type Env } from "../env";
 import { log } from "../lib/log";
 import { setLocalRole } from "./transaction";
@@ -100,18 +101,58 @@ export class RequestTransaction {
     return alsoRun ? (last.rows ?? []) : [];
   }
 
+  private deferred: { text: string; onRows?: (rows: Record<string, unknown>[]) => void }[] = [];
+
+  /**
+   * Runs `statement` at the commit, in the COMMIT's own round trip: a write whose result the
+   * request does not wait for (a webhook event and its deliveries, modules/webhooks/events.ts)
+   * then costs no round trip of its own. Its values are inlined (drizzle's inlineParams: strings
+   * quoted with '' doubled, safe as standard_conforming_strings is forced on in the same message),
+   * since a simple-query message carries no parameters; a Date is refused, its text not being
+   * Postgres's. A rollback drops it; a failure fails the commit, so the change and what was
+   * deferred commit together or not at all. `onRows` gets the statement's rows once committed.
+   */
+  deferUntilCommit(statement: SQL, onRows?: (rows: Record<string, unknown>[]) => void): void {
+    if (this.state !== "open") throw new Error("no open transaction to defer a statement to");
+    if (inlineDialect.sqlToQuery(statement).params.some((param) => param instanceof Date)) throw new Error("a deferred statement cannot inline a Date");
+    const { sql: text } = inlineDialect.sqlToQuery(statement.inlineParams());
+    // A simple-query message ends at a NUL byte (JSON.stringify escapes it; a raw string may not).
+    if (text.includes("\0")) throw new Error("a deferred statement cannot carry a NUL character");
+    this.deferred.push({ text, onRows });
+  }
+
   async commit(): Promise<void> {
     if (this.state !== "open") return;
     this.state = "done";
-    await this.client.query("COMMIT");
+    const deferred = this.deferred;
+    this.deferred = [];
+    if (!deferred.length) {
+      await this.client.query("COMMIT");
+      return;
+    }
+    const text = ["SET LOCAL standard_conforming_strings = on", ...deferred.map((d) => d.text), "COMMIT"].join(";\n");
+    let results: unknown;
+    try {
+      results = await this.client.query(text);
+    } catch (error) {
+      // A statement failed: Postgres skipped the rest of the message, COMMIT included.
+      await this.client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    }
+    const sets = results as { rows?: Record<string, unknown>[] }[];
+    for (const [i, d] of deferred.entries()) d.onRows?.(sets[i + 1]?.rows ?? []);
   }
 
   async rollback(): Promise<void> {
     if (this.state !== "open") return;
     this.state = "done";
+    this.deferred = [];
     await this.client.query("ROLLBACK");
   }
 }
+
+/** Renders deferred statements (RequestTransaction.deferUntilCommit) to text. */
+const inlineDialect = new PgDialect();
 
 /**
  * Runs `work` in one transaction of the tenant, as the application role. Used by tests, jobs and

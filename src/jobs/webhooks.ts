@@ -6,6 +6,7 @@ import * as schema from "../db/schema";
 import { config, type Env } from "../env";
 import { decryptSecret } from "../lib/crypto";
 import { log } from "../lib/log";
+import { eventPayload } from "../modules/webhooks/data-formats";
 import { disableForFailures } from "../modules/webhooks/service";
 import { endpointUrlProblem } from "../modules/webhooks/url";
 import { sendToQueue } from "./enqueue";
@@ -143,7 +144,7 @@ export async function deliverWebhook(env: Env, ref: WebhookRef, options: { now?:
     if (problem) {
       result = { statusCode: null, body: null, error: `url refused: ${problem}`, durationMs: 0 };
     } else {
-      const payload = JSON.stringify({ id: event.publicId, type: event.type, created_at: event.createdAt.toISOString(), data: event.data });
+      const payload = JSON.stringify({ id: event.publicId, type: event.type, created_at: event.createdAt.toISOString(), data: eventPayload(event) });
       const secrets = [await decryptSecret(APP_ENCRYPTION_KEY, endpoint.secretEncrypted)];
       if (endpoint.previousSecretEncrypted && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) {
         secrets.push(await decryptSecret(APP_ENCRYPTION_KEY, endpoint.previousSecretEncrypted));

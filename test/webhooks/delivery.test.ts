@@ -9,7 +9,7 @@ import type { DataWithMessage, Page } from "../support/api";
 import { env } from "../support/env";
 import { salesSetup, serviceInvoice } from "../support/sales";
 import { asOwner, ownerRows, type SeededTenant, seedWorkspace } from "../support/seed";
-import { later, receivedHooks, receiverKey, receiverSecrets } from "./helpers";
+import { later, receivedHooks, receiverKey, receiverSecrets, storedEvents } from "./helpers";
 
 async function endpoint(tenant: SeededTenant, events: string[] = ["*"], extra: Record<string, unknown> = {}) {
   const { key, url } = receiverKey();
@@ -150,9 +150,7 @@ describe("webhook events and delivery", () => {
     });
     expect(note.status, note.text).toBe(201);
 
-    const events = await ownerRows<{ type: string; data: { id: number; status?: string } }>(
-      sql`SELECT type, data FROM webhook_events WHERE tenant_id = ${tenant.tenantId} ORDER BY id`,
-    );
+    const events = await storedEvents(tenant.tenantId);
     expect(events.map((e) => [e.type, e.data.id])).toEqual([
       ["invoice.created", paid],
       ["invoice.created", cancelled],
@@ -179,9 +177,7 @@ describe("webhook events and delivery", () => {
     const cancelled = await t.tenant.api.post(`/invoices/${invoice.id}/cancel`, { annulment_reason: "05" });
     expect(cancelled.status, cancelled.text).toBe(200);
     const [note] = (await t.tenant.api.get(`/credit-notes?filter[invoice_id]=${invoice.id}`)).body.data;
-    const events = await ownerRows<{ type: string; data: { id: number; document_number: string } }>(
-      sql`SELECT type, data FROM webhook_events WHERE tenant_id = ${t.tenant.tenantId} AND type IN ('credit_note.created', 'invoice.cancelled') ORDER BY id`,
-    );
+    const events = await storedEvents(t.tenant.tenantId, "credit_note.created", "invoice.cancelled");
     expect(events.map((e) => [e.type, e.data.id, e.data.document_number])).toEqual([
       ["credit_note.created", note.id, "E340000000001"],
       ["invoice.cancelled", invoice.id, invoice.document_number],

@@ -2,20 +2,10 @@ import { describe, expect, it, vi } from "vitest";
 import { ecfTenant, issueE31, script, waitForStatus } from "../ecf/helpers";
 import { quotationSetup, walk } from "../quotations/helpers";
 import { salesSetup } from "../support/sales";
-import { ownerRows, sql } from "../support/seed";
 import { createProduct, initialStock } from "../support/stock";
-import { receivedHooks, receiverEndpoint } from "./helpers";
+import { receivedHooks, receiverEndpoint, storedEvents } from "./helpers";
 
-// biome-ignore lint/suspicious/noExplicitAny: an event's data is the resource's GET, checked against it.
-type StoredEvent = { public_id: string; type: string; workspace_id: number | null; resource_type: string | null; resource_id: number | null; data: any };
-
-/** The tenant's events of the given types, oldest first, read as the owner. */
-async function events(tenantId: number, ...types: string[]): Promise<StoredEvent[]> {
-  const rows = await ownerRows<StoredEvent>(
-    sql`SELECT public_id, type, workspace_id, resource_type, resource_id, data FROM webhook_events WHERE tenant_id = ${tenantId} ORDER BY id`,
-  );
-  return types.length ? rows.filter((row) => types.includes(row.type)) : rows;
-}
+const events = storedEvents;
 
 const line = (productId: number, price: string, quantity = "1") => [{ product_id: productId, quantity, unit_price: price, tax_ids: [] }];
 

@@ -1,8 +1,25 @@
 import { expect } from "vitest";
+import { eventPayload } from "../../src/modules/webhooks/data-formats";
 import type { WebhookEndpointWithSecret } from "../../src/modules/webhooks/schemas";
 import type { DataWithMessage } from "../support/api";
 import { env } from "../support/env";
-import { type SeededTenant, uniqueName } from "../support/seed";
+import { ownerRows, type SeededTenant, sql, uniqueName } from "../support/seed";
+
+// biome-ignore lint/suspicious/noExplicitAny: an event's data is the resource's GET, checked against it.
+export type StoredEvent = { public_id: string; type: string; workspace_id: number | null; resource_type: string | null; resource_id: number | null; data: any };
+
+/**
+ * The tenant's stored events, oldest first, read as the owner, each `data` as it is sent (an event
+ * stored with the rows its statement read is shaped by its format, webhooks/data-formats.ts).
+ */
+export async function storedEvents(tenantId: number, ...types: string[]): Promise<StoredEvent[]> {
+  const rows = await ownerRows<StoredEvent & { data_format: string | null }>(
+    sql`SELECT public_id, type, workspace_id, resource_type, resource_id, data, data_format FROM webhook_events WHERE tenant_id = ${tenantId} ORDER BY id`,
+  );
+  return rows
+    .filter((row) => !types.length || types.includes(row.type))
+    .map(({ data_format, ...row }) => ({ ...row, data: eventPayload({ data: row.data, dataFormat: data_format }) }));
+}
 
 /** The fake receiver of scripts/fake-providers.ts: a URL of its own per test. */
 const fakeUrl = () => (env as unknown as { TEST_FAKE_PROVIDERS_URL: string }).TEST_FAKE_PROVIDERS_URL;

@@ -49,6 +49,12 @@ export const webhookEvents = pgTable(
     resourceType: text("resource_type"),
     resourceId: integer("resource_id"),
     data: jsonb("data").notNull(),
+    /**
+     * Null: `data` is the payload as sent. Otherwise `data` is the resource as the database gave it
+     * in the event's own statement, and this names the function that makes the payload of it
+     * (modules/webhooks/data-formats.ts), applied whenever the event is shown or sent.
+     */
+    dataFormat: text("data_format"),
     createdAt: createdAt(),
   },
   (t) => [

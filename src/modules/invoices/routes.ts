@@ -80,7 +80,7 @@ invoicesRouter.openapi(
     const input = c.req.valid("json");
     return idempotent(c, db, async () => {
       const written = await invoices.createInvoice(db, c.var.scope, input, invoiceContext(c));
-      await emitEvent(c, "invoice.created", written.workspace_id, () => invoices.getInvoice(db, c.var.scope, written.id));
+      await emitEvent(c, "invoice.created", written.workspace_id, invoices.invoiceEventData(c.var.scope, written.id));
       return { status: 201, body: createdBody(written, input.draft ? "Draft created." : "Invoice created.") };
     });
   },
@@ -112,7 +112,7 @@ invoicesRouter.openapi(
     const db = c.var.db;
     const written = await invoices.issueDraft(db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
     // The draft's invoice.created was sent when it was saved: issuing it changes that invoice (docs/webhooks.md).
-    await emitEvent(c, "invoice.updated", written.workspace_id, () => invoices.getInvoice(db, c.var.scope, written.id));
+    await emitEvent(c, "invoice.updated", written.workspace_id, invoices.invoiceEventData(c.var.scope, written.id));
     return c.json(createdBody(written, "Invoice issued."), 200);
   },
 );
@@ -142,7 +142,7 @@ invoicesRouter.openapi(
   async (c) => {
     const db = c.var.db;
     const data = await invoices.updateInvoice(db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
-    await emitEvent(c, "invoice.updated", c.var.scope.workspaceId, () => invoices.getInvoice(db, c.var.scope, data.id));
+    await emitEvent(c, "invoice.updated", c.var.scope.workspaceId, invoices.invoiceEventData(c.var.scope, data.id));
     return c.json({ data, message: "Invoice updated." }, 200);
   },
 );
@@ -191,7 +191,7 @@ invoicesRouter.openapi(
       invoiceContext(c),
     );
     if (creditNoteId !== null) await emitEvent(c, "credit_note.created", invoice.workspace_id, () => getNote(db, c.var.scope, "credit", creditNoteId));
-    await emitEvent(c, "invoice.cancelled", invoice.workspace_id, () => invoices.getInvoice(db, c.var.scope, invoice.id));
+    await emitEvent(c, "invoice.cancelled", invoice.workspace_id, invoices.invoiceEventData(c.var.scope, invoice.id));
     return c.json({ data: invoice, message: creditNote ? `Invoice cancelled by credit note ${creditNote}.` : "Invoice cancelled." }, 200);
   },
 );
@@ -277,7 +277,7 @@ invoicesRouter.openapi(
     return idempotent(c, db, async () => {
       const data = await invoices.addPayment(db, c.var.scope, id, input);
       await emitEvent(c, "payment.received", data.invoice.workspace_id, () => invoices.paymentEventData(db, c.var.scope, id, data.payment.id));
-      if (data.invoice.status === "paid") await emitEvent(c, "invoice.paid", data.invoice.workspace_id, () => invoices.getInvoice(db, c.var.scope, id));
+      if (data.invoice.status === "paid") await emitEvent(c, "invoice.paid", data.invoice.workspace_id, invoices.invoiceEventData(c.var.scope, id));
       return { status: 201, body: { data, message: "Payment recorded." } };
     });
   },

@@ -437,7 +437,28 @@ const LIST_SORT = {
 
 /** The whole invoice in one statement: contact, lines with products, payments, salesmen. */
 export async function getInvoice(db: AnyDb, scope: RequestScope, id: number): Promise<InvoiceDetailData> {
-  const result = await db.execute(sql`
+  const row = rowsOf<InvoiceJson>(await db.execute(invoiceJsonStatement(scope, id)))[0];
+  if (!row) throw notFound("Invoice");
+  return invoiceFromJson(row);
+}
+
+/** What invoiceJsonStatement reads of an invoice: its row and what it embeds, as JSON. */
+export interface InvoiceJson {
+  invoice: Record<string, unknown>;
+  contact: { id: number; name: string; email: string | null; phone: string | null };
+  items: ItemJson[];
+  payments: InvoicePayment[];
+  salesmen: { id: number; full_name: string }[];
+  credit_notes: EmbeddedNote[];
+  debit_notes: EmbeddedNote[];
+}
+
+/**
+ * A visible invoice with its contact, lines, payments, salesmen and notes, in one statement (GET
+ * /invoices/{id}; also read inside an invoice event's own statement, modules/webhooks/events.ts).
+ */
+export function invoiceJsonStatement(scope: RequestScope, id: number): SQL {
+  return sql`
     SELECT row_to_json(i) AS invoice,
       (SELECT json_build_object('id', c.id, 'name', c.name, 'email', c.email, 'phone', c.phone) FROM contacts c WHERE c.id = i.contact_id) AS contact,
       ${itemsJson("invoice", sql`i.id`)} AS items,
@@ -449,17 +470,11 @@ export async function getInvoice(db: AnyDb, scope: RequestScope, id: number): Pr
        FROM invoice_salesmen x JOIN salesmen s ON s.id = x.salesman_id WHERE x.invoice_id = i.id) AS salesmen,
       ${invoiceNotesJson(sql`i.id`, "credit")} AS credit_notes, ${invoiceNotesJson(sql`i.id`, "debit")} AS debit_notes
     FROM invoices i
-    WHERE i.tenant_id = ${scope.tenantId} AND i.workspace_id = ${scope.workspaceId} AND i.id = ${id} AND i.deleted_at IS NULL`);
-  const row = rowsOf<{
-    invoice: Record<string, unknown>;
-    contact: { id: number; name: string; email: string | null; phone: string | null };
-    items: ItemJson[];
-    payments: InvoicePayment[];
-    salesmen: { id: number; full_name: string }[];
-    credit_notes: EmbeddedNote[];
-    debit_notes: EmbeddedNote[];
-  }>(result)[0];
-  if (!row) throw notFound("Invoice");
+    WHERE i.tenant_id = ${scope.tenantId} AND i.workspace_id = ${scope.workspaceId} AND i.id = ${id} AND i.deleted_at IS NULL`;
+}
+
+/** GET /invoices/{id}'s `data` from what invoiceJsonStatement read. */
+export function invoiceFromJson(row: InvoiceJson): InvoiceDetailData {
   return {
     ...serializeInvoice(rowFromJson(inv, row.invoice)),
     contact: row.contact,
@@ -472,6 +487,13 @@ export async function getInvoice(db: AnyDb, scope: RequestScope, id: number): Pr
     debit_notes: row.debit_notes,
   };
 }
+
+/** An invoice event's `data`, read in the event's own statement (webhooks/events.ts). */
+export const invoiceEventData = (scope: RequestScope, id: number) => ({
+  format: "invoice" as const,
+  statement: invoiceJsonStatement(scope, id),
+  resourceId: id,
+});
 
 /** The history of a visible invoice (404 for another workspace's or a deleted one, as GET). */
 export async function getInvoiceHistory(db: AnyDb, scope: RequestScope, id: number) {

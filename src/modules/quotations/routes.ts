@@ -7,7 +7,7 @@ import { hasPermission } from "../../http/permissions";
 import { dataOnly, MessageResponse } from "../../http/schemas";
 import { dominicanToday } from "../../lib/dates";
 import { invoiceContext } from "../invoices/context";
-import { getInvoice } from "../invoices/service";
+import { invoiceEventData } from "../invoices/service";
 import { renderDocumentPdf } from "../sales/pdf";
 import { emitEvent } from "../webhooks/events";
 import {
@@ -204,7 +204,7 @@ quotationsRouter.openapi(
     const id = c.req.valid("param").id;
     const data = await quotations.convertQuotation(db, c.var.scope, id, input, invoiceContext(c));
     // The invoice is created like any other (invoice.created), then the quotation says which invoice it became.
-    await emitEvent(c, "invoice.created", c.var.scope.workspaceId, () => getInvoice(db, c.var.scope, data.invoice_id));
+    await emitEvent(c, "invoice.created", c.var.scope.workspaceId, invoiceEventData(c.var.scope, data.invoice_id));
     await emitEvent(c, "quotation.converted", c.var.scope.workspaceId, () => quotations.getQuotation(db, c.var.scope, id));
     return c.json({ message: `Quotation converted into invoice ${data.document_number}.`, redirect_url: `/invoices/${data.invoice_id}`, data }, 201);
   },

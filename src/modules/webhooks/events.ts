@@ -1,13 +1,18 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { AppEnv } from "../../http/context";
+import type { EventDataFormat } from "./data-formats";
 import { WEBHOOK_EVENTS, type WebhookEventType } from "./schemas";
 
-/** `evt_` and 24 random hex digits: the id receivers deduplicate on (the `webhook-id` header). */
-const eventId = () => `evt_${[...crypto.getRandomValues(new Uint8Array(12))].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+/**
+ * `evt_` and 24 hex digits of a random UUID (92 random bits: its version digit is always 4): the id
+ * receivers deduplicate on (the `webhook-id` header). Made by Postgres, so the event's statement
+ * carries no value of its own and the bench can replay it.
+ */
+const eventId = sql`'evt_' || left(replace(gen_random_uuid()::text, '-', ''), 24)`;
 
 /**
  * The deliveries recorded on each transaction handle, for the request pipeline to queue after its
@@ -38,46 +43,84 @@ function resourceOf(type: WebhookEventType, data: unknown): { type: string | nul
   return { type: typeof resource === "string" ? resource : null, id: typeof id === "number" ? id : null };
 }
 
+/**
+ * An event's `data` read by SQL inside the statement that stores the event, so reading it costs no
+ * round trip of its own: `statement` yields one row whose one column is the resource as the
+ * database gives it, stored as read with its `format`; the API's shape is made from it by that
+ * format's function whenever the event is shown or sent (data-formats.ts). Events whose `data` the
+ * caller has in hand, or reads with JS in between, pass a function instead.
+ */
+export interface EventDataQuery {
+  format: EventDataFormat;
+  statement: SQL;
+  /** The resource's id (what `data` would name), for GET /events' filter. */
+  resourceId: number;
+}
+
+type EventData = (() => Promise<unknown>) | EventDataQuery;
+
 const ev = schema.webhookEvents;
 const e = schema.webhookEndpoints;
 const d = schema.webhookDeliveries;
 
 /**
- * Records an event in the caller's transaction — so it exists exactly when the change commits —
- * with one delivery per enabled endpoint subscribed to it (type, and workspace when it has one), in
- * one statement; returns the delivery ids, which are also kept on `db` for the request's
- * after-commit dispatch. Every event is stored, listened to or not: GET /events is the log.
+ * The statement that records an event with one delivery per enabled endpoint subscribed to it
+ * (type, and workspace when it has one), returning the delivery ids. Every event is stored,
+ * listened to or not: GET /events is the log.
  */
-export async function recordEvent(
-  db: AnyDb,
-  tenantId: number,
-  type: WebhookEventType,
-  workspaceId: number | null,
-  data: () => Promise<unknown>,
-): Promise<number[]> {
-  const payload = await data();
-  const resource = resourceOf(type, payload);
+async function eventStatement(tenantId: number, type: WebhookEventType, workspaceId: number | null, data: EventData): Promise<SQL> {
+  let value: SQL;
+  let format: EventDataFormat | null = null;
+  let resource: { type: string | null; id: number | null };
+  if (typeof data === "function") {
+    const payload = await data();
+    value = sql`${JSON.stringify(payload)}::jsonb`;
+    resource = resourceOf(type, payload);
+  } else {
+    value = sql`(SELECT to_jsonb(source) FROM (${data.statement}) source)`;
+    format = data.format;
+    resource = { type: WEBHOOK_EVENTS[type].resource, id: data.resourceId };
+  }
   const workspaceMatch = workspaceId === null ? sql`true` : sql`(${e.workspaceIds} IS NULL OR ${workspaceId}::int = ANY(${e.workspaceIds}))`;
-  const result = await db.execute(sql`
+  return sql`
     WITH event AS (
       INSERT INTO ${ev} (${sql.identifier(ev.tenantId.name)}, ${sql.identifier(ev.publicId.name)}, ${sql.identifier(ev.type.name)},
-        ${sql.identifier(ev.workspaceId.name)}, ${sql.identifier(ev.resourceType.name)}, ${sql.identifier(ev.resourceId.name)}, ${sql.identifier(ev.data.name)})
-      VALUES (${tenantId}, ${eventId()}, ${type}, ${workspaceId}, ${resource.type}, ${resource.id}, ${JSON.stringify(payload)}::jsonb)
+        ${sql.identifier(ev.workspaceId.name)}, ${sql.identifier(ev.resourceType.name)}, ${sql.identifier(ev.resourceId.name)},
+        ${sql.identifier(ev.data.name)}, ${sql.identifier(ev.dataFormat.name)})
+      VALUES (${tenantId}, ${eventId}, ${type}, ${workspaceId}, ${resource.type}, ${resource.id}, ${value}, ${format})
       RETURNING id
     )
     INSERT INTO ${d} (${sql.identifier(d.tenantId.name)}, ${sql.identifier(d.endpointId.name)}, ${sql.identifier(d.eventId.name)})
     SELECT ${tenantId}, ${e.id}, event.id FROM ${e}, event
     WHERE ${e.tenantId} = ${tenantId} AND ${e.enabled}
       AND (${e.events} @> ARRAY[${type}]::text[] OR ${e.events} @> ARRAY['*']::text[]) AND ${workspaceMatch}
-    RETURNING id`);
-  const ids = rowsOf<{ id: number }>(result).map((row) => Number(row.id));
+    RETURNING id`;
+}
+
+const deliveryIds = (rows: Record<string, unknown>[]) => rows.map((row) => Number(row.id));
+
+/**
+ * Records an event now, in the caller's transaction — so it exists exactly when the change
+ * commits — and returns its delivery ids, also kept on `db` for an after-commit dispatch. For jobs
+ * that queue the deliveries themselves (the e-CF step) and code deep in a service (a stock crossing).
+ */
+export async function recordEvent(db: AnyDb, tenantId: number, type: WebhookEventType, workspaceId: number | null, data: EventData): Promise<number[]> {
+  const ids = deliveryIds(rowsOf<Record<string, unknown>>(await db.execute(await eventStatement(tenantId, type, workspaceId, data))));
   queueAfterCommit(db, ids);
   return ids;
 }
 
-/** recordEvent for a route handler: its deliveries go on the Queue once the request commits (jobs/dispatch.ts). */
-export async function emitEvent(c: Context<AppEnv>, type: WebhookEventType, workspaceId: number | null, data: () => Promise<unknown>): Promise<void> {
-  await recordEvent(c.var.db, c.get("tenant").id, type, workspaceId, data);
+/**
+ * An event of a route handler: written by the request's COMMIT message (deferUntilCommit), so it
+ * commits exactly with the change and costs no round trip of its own (a `data` function still
+ * reads when called); its deliveries go on the Queue once the request commits (jobs/dispatch.ts).
+ */
+export async function emitEvent(c: Context<AppEnv>, type: WebhookEventType, workspaceId: number | null, data: EventData): Promise<void> {
+  const db = c.var.db;
+  const statement = await eventStatement(c.get("tenant").id, type, workspaceId, data);
+  const tx = c.get("tx");
+  if (tx?.isOpen && tx.db === db) tx.deferUntilCommit(statement, (rows) => queueAfterCommit(db, deliveryIds(rows)));
+  else queueAfterCommit(db, deliveryIds(rowsOf<Record<string, unknown>>(await db.execute(statement))));
 }
 
 /** `data` of a `<resource>.deleted` event: what a syncing client needs to drop its copy. */

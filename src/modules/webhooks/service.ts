@@ -8,6 +8,7 @@ import type { ListQuery } from "../../http/pagination";
 import { encryptSecret } from "../../lib/crypto";
 import { timestamp } from "../../lib/format";
 import { enqueueEmail } from "../outbox/service";
+import { eventPayload } from "./data-formats";
 import type { CreateEndpointInput, UpdateEndpointInput, WebhookDelivery, WebhookEndpoint, WebhookEvent } from "./schemas";
 import { endpointUrlProblem } from "./url";
 
@@ -257,7 +258,7 @@ export function serializeEvent(row: EventRow): WebhookEvent {
     workspace_id: row.workspaceId,
     resource_type: row.resourceType,
     resource_id: row.resourceId,
-    data: row.data,
+    data: eventPayload(row),
   };
 }
 
