@@ -18,6 +18,8 @@ const exec = promisify(execFile);
 
 export interface ReportBenchResult {
   format: string;
+  /** Which download of the same report in the same workerd (1 = the first). */
+  run: number;
   period: string;
   rows: number;
   bytes: number;
@@ -116,6 +118,7 @@ export async function measureReport(
   period: string,
   relay: WsRelay,
   processGroup: number,
+  run = 1,
 ): Promise<ReportBenchResult> {
   const before = await workerdRssMiB(processGroup);
   const samples: { at: number; mib: number }[] = [];
@@ -161,6 +164,7 @@ export async function measureReport(
   const { roundTrips } = relay.stats();
   return {
     format,
+    run,
     period,
     rows,
     bytes,
