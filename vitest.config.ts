@@ -64,6 +64,7 @@ export default defineConfig({
                 APP_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
                 // Webhook endpoints point at the fake receiver on loopback (scripts/fake-providers.ts).
                 WEBHOOKS_ALLOW_HTTP_LOOPBACK: "true",
+                WEBHOOKS_DNS_RESOLVER_URL: `${inject("fakeProvidersUrl")}/dns-query`,
                 // Reliability suites (test/security): fault injection, and `npm run soak` sizes.
                 TEST_CONTROL_URL: inject("testControlUrl"),
                 TEST_FAULT_WS_PROXY: inject("faultWsProxy"),

@@ -176,6 +176,7 @@ const PASSED_THROUGH = [
   "EMAIL_FROM",
   "TELEGRAM_API_BASE",
   "GRAPH_API_BASE",
+  "WEBHOOKS_DNS_RESOLVER_URL",
 ] as const;
 
 async function main() {

@@ -27,6 +27,12 @@ import { listenOnLoopback } from "./lib/local-server";
  * raw body and, for every secret given by `POST /_control/receiver-secrets {key, secrets: {name: whsec_…}}`,
  * whether the Standard Webhooks library verifies the request with it (`verified: {name: boolean}`).
  * Mode `slow` answers 200 after 6 s (beyond our 5 s timeout).
+ *
+ * And a DNS-over-HTTPS resolver in the JSON form Cloudflare's and Google's serve (`GET /dns-query?name=&type=A|AAAA`,
+ * `accept: application/dns-json`), which webhook endpoint hosts are resolved through: a name answers
+ * what `POST /_control/dns {name, A?: [...], AAAA?: [...], nxdomain?: true, status?: 500}` scripted
+ * for it (a CNAME record first, as real resolvers give the chain), else one public address
+ * (93.184.215.14) and no IPv6. `status` makes the resolver itself fail for that name.
  */
 export interface FakeProviders {
   url: string;
@@ -69,6 +75,7 @@ export async function startFakeProviders(): Promise<FakeProviders> {
   const idempotency = new Map<string, string>();
   const templates = new Map<string, Map<string, Template>>();
   const receiverSecrets = new Map<string, Record<string, string>>();
+  const dnsNames = new Map<string, { A?: string[]; AAAA?: string[]; nxdomain?: boolean; status?: number }>();
   let counter = 1000;
 
   const slot = (service: Service, key: string) => `${service}:${key}`;
@@ -145,6 +152,26 @@ export async function startFakeProviders(): Promise<FakeProviders> {
       if (url.pathname === "/_control/receiver-secrets" && req.method === "POST") {
         receiverSecrets.set(String(body.key), body.secrets ?? {});
         return send(200, { ok: true });
+      }
+      if (url.pathname === "/_control/dns" && req.method === "POST") {
+        dnsNames.set(String(body.name).toLowerCase(), body);
+        return send(200, { ok: true });
+      }
+
+      // ---- DNS over HTTPS (JSON)
+      if (url.pathname === "/dns-query" && req.method === "GET") {
+        const name = (url.searchParams.get("name") ?? "").toLowerCase().replace(/\.$/, "");
+        const type = url.searchParams.get("type") === "AAAA" ? "AAAA" : "A";
+        const scripted = dnsNames.get(name);
+        if (scripted?.status) return send(scripted.status, { error: "resolver failure" });
+        const question = [{ name: `${name}.`, type: type === "A" ? 1 : 28 }];
+        if (scripted?.nxdomain) return send(200, { Status: 3, Question: question });
+        const addresses = scripted ? (scripted[type] ?? []) : type === "A" ? ["93.184.215.14"] : [];
+        const target = `edge.${name}.`;
+        const answer = addresses.length
+          ? [{ name: `${name}.`, type: 5, TTL: 300, data: target }, ...addresses.map((data) => ({ name: target, type: type === "A" ? 1 : 28, TTL: 300, data }))]
+          : [];
+        return send(200, { Status: 0, TC: false, RD: true, RA: true, AD: false, CD: false, Question: question, Answer: answer });
       }
       if (url.pathname === "/_control/graph/template-status" && req.method === "POST") {
         const template = templatesOf(String(body.business_account_id)).get(`${body.name}|${body.language}`);

@@ -32,6 +32,7 @@ export interface Env {
   DGII_FC_BASE_URL?: string;
   /** Development only: lets webhook endpoints use http:// to loopback (127.0.0.0/8, ::1, localhost). */
   WEBHOOKS_ALLOW_HTTP_LOOPBACK?: string;
+  WEBHOOKS_DNS_RESOLVER_URL?: string;
   OUTBOX_QUEUE?: Queue;
   RNC_SYNC_QUEUE?: Queue;
   ECF_QUEUE?: Queue;
@@ -82,6 +83,9 @@ const schema = z.object({
   DGII_FC_BASE_URL: baseUrl("https://fc.dgii.gov.do"),
   // Off in production: webhook endpoints must be https:// to a public host (modules/webhooks/url.ts).
   WEBHOOKS_ALLOW_HTTP_LOOPBACK: z.preprocess(blankIsUnset, z.enum(["true", "false"]).default("false")).transform((v) => v === "true"),
+  // DNS over HTTPS (JSON API) that webhook endpoint names are resolved through before a delivery, so
+  // a name pointing at a private address is refused (modules/webhooks/url.ts).
+  WEBHOOKS_DNS_RESOLVER_URL: baseUrl("https://cloudflare-dns.com/dns-query"),
 });
 
 /** The Worker's configuration, parsed: numbers are numbers, defaults applied, base URLs without a trailing slash. */

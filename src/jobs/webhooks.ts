@@ -8,7 +8,7 @@ import { decryptSecret } from "../lib/crypto";
 import { log } from "../lib/log";
 import { eventPayload } from "../modules/webhooks/data-formats";
 import { disableForFailures } from "../modules/webhooks/service";
-import { endpointUrlProblem } from "../modules/webhooks/url";
+import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "../modules/webhooks/url";
 import { sendToQueue } from "./enqueue";
 import { enqueueOutbox } from "./outbox";
 
@@ -94,6 +94,20 @@ interface Attempt {
   durationMs: number;
 }
 
+/**
+ * What the endpoint's host resolves to now (modules/webhooks/url.ts), as a refusal: a private
+ * address, or no answer from the resolver — the attempt is not sent while the host is unknown, and
+ * is retried on the schedule as any failed attempt.
+ */
+async function hostProblem(url: string, allowHttpLoopback: boolean, resolverUrl: string): Promise<string | null> {
+  try {
+    return await resolvedHostProblem(url, allowHttpLoopback, resolverUrl);
+  } catch (error) {
+    if (error instanceof ResolverUnavailable) return `host not resolved: ${error.message}`;
+    throw error;
+  }
+}
+
 async function post(url: string, headers: Record<string, string>, payload: string): Promise<Attempt> {
   const started = Date.now();
   try {
@@ -115,7 +129,7 @@ const ev = schema.webhookEvents;
 /** One attempt of one delivery, if due. `now` is the clock (tests move it forward to reach a retry). */
 export async function deliverWebhook(env: Env, ref: WebhookRef, options: { now?: Date } = {}): Promise<WebhookResult> {
   const now = options.now ?? new Date();
-  const { APP_ENCRYPTION_KEY, WEBHOOKS_ALLOW_HTTP_LOOPBACK } = config(env);
+  const { APP_ENCRYPTION_KEY, WEBHOOKS_ALLOW_HTTP_LOOPBACK, WEBHOOKS_DNS_RESOLVER_URL } = config(env);
   const emails: number[] = [];
   const outcome = await withTenantTransaction(env, ref.tenant_id, async (db): Promise<WebhookResult> => {
     const [row] = await db
@@ -138,8 +152,11 @@ export async function deliverWebhook(env: Env, ref: WebhookRef, options: { now?:
     }
 
     const attempt = delivery.attempts + 1;
-    // Checked again at delivery: the configuration may have changed since the endpoint was saved.
-    const problem = endpointUrlProblem(endpoint.url, WEBHOOKS_ALLOW_HTTP_LOOPBACK);
+    // Checked again at delivery: the configuration, or what the name resolves to, may have changed
+    // since the endpoint was saved.
+    const problem =
+      endpointUrlProblem(endpoint.url, WEBHOOKS_ALLOW_HTTP_LOOPBACK) ??
+      (await hostProblem(endpoint.url, WEBHOOKS_ALLOW_HTTP_LOOPBACK, WEBHOOKS_DNS_RESOLVER_URL));
     let result: Attempt;
     if (problem) {
       result = { statusCode: null, body: null, error: `url refused: ${problem}`, durationMs: 0 };

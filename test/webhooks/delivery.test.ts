@@ -9,7 +9,7 @@ import type { DataWithMessage, Page } from "../support/api";
 import { env } from "../support/env";
 import { salesSetup, serviceInvoice } from "../support/sales";
 import { asOwner, ownerRows, type SeededTenant, seedWorkspace } from "../support/seed";
-import { later, receivedHooks, receiverKey, receiverSecrets, storedEvents } from "./helpers";
+import { later, receivedHooks, receiverKey, receiverSecrets, scriptDns, storedEvents, uniqueHost } from "./helpers";
 
 async function endpoint(tenant: SeededTenant, events: string[] = ["*"], extra: Record<string, unknown> = {}) {
   const { key, url } = receiverKey();
@@ -194,6 +194,33 @@ describe("webhook events and delivery", () => {
     expect(await deliveries(tenant.tenantId, hook.id)).toEqual([]);
     // Only the invoice the test started from (events are stored whether or not an endpoint listens).
     expect(await ownerRows(sql`SELECT type FROM webhook_events WHERE tenant_id = ${tenant.tenantId}`)).toEqual([{ type: "invoice.created" }]);
+  });
+
+  it("each attempt resolves the endpoint's host again: a name now pointing at a private address, or a resolver down, sends nothing and retries", async () => {
+    const { tenant, id } = await serviceInvoice("100.00");
+    const [rebound, unresolved] = [uniqueHost(), uniqueHost()];
+    const hooks = [];
+    for (const host of [rebound, unresolved]) {
+      const res = await tenant.api.post<DataWithMessage<WebhookEndpointWithSecret>>("/webhook-endpoints", {
+        url: `https://${host}/hook`,
+        events: ["payment.received"],
+      });
+      expect(res.status, res.text).toBe(201);
+      hooks.push(res.body.data.id);
+    }
+    // After the endpoints were saved with a public address, the names change their answers.
+    await scriptDns(rebound, { A: ["169.254.169.254"] });
+    await scriptDns(unresolved, { status: 503 });
+    expect((await tenant.api.post(`/invoices/${id}/payments`, { amount: "10.00", payment_date: "2026-11-21", payment_method: "cash" })).status).toBe(201);
+    for (const [hook, error] of [
+      [hooks[0]!, `url refused: The host ${rebound} resolves to 169.254.169.254, a private, loopback, link-local or reserved address.`],
+      [hooks[1]!, "url refused: host not resolved: the resolver answered 503"],
+    ] as const) {
+      const delivery = await firstAttempt(tenant.tenantId, hook);
+      expect(delivery.status).toBe("pending");
+      const list = await tenant.api.get<Page<WebhookDelivery>>(`/webhook-endpoints/${hook}/deliveries`);
+      expect(list.body.data[0]!.attempts.map((a) => [a.status_code, a.error])).toEqual([[null, error]]);
+    }
   });
 
   it("a receiver failing 3 times then succeeding is delivered the event once, on the 4th attempt, always with the same id; every attempt is recorded", async () => {

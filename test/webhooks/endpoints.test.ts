@@ -7,7 +7,7 @@ import type { WebhookEndpoint, WebhookEndpointWithSecret } from "../../src/modul
 import { type DataWithMessage, type Page, readResponse, testRequest } from "../support/api";
 import { env } from "../support/env";
 import { ownerRow, seedTenant, seedUser, seedWorkspace } from "../support/seed";
-import { receiverKey } from "./helpers";
+import { receiverKey, scriptDns, uniqueHost } from "./helpers";
 
 const endpointBody = (url = receiverKey().url) => ({ url, events: ["invoice.created"], description: "ERP" });
 
@@ -144,7 +144,54 @@ describe("webhook endpoints", () => {
       expect(res.body.errors.url, url).toEqual(["Must not point at localhost or a loopback address."]);
     }
     expect((await post("http://hooks.example.com/")).body.errors.url).toEqual(["Must be an https:// URL."]);
+    const loopbackName = uniqueHost();
+    await scriptDns(loopbackName, { A: ["127.0.0.1"] });
+    expect((await post(`https://${loopbackName}/`)).body.errors.url).toEqual([
+      `The host ${loopbackName} resolves to 127.0.0.1, a private, loopback, link-local or reserved address.`,
+    ]);
     expect((await post("https://hooks.example.com/")).status).toBe(201);
+  });
+
+  it("SSRF by name: a host resolving (through DNS over HTTPS) to a private address or nowhere is refused; a resolver down does not refuse", async () => {
+    const tenant = await seedTenant();
+    const [privateV4, privateV6, mixed, missing, loopback, down, fine] = [
+      uniqueHost(),
+      uniqueHost(),
+      uniqueHost(),
+      uniqueHost(),
+      uniqueHost(),
+      uniqueHost(),
+      uniqueHost(),
+    ];
+    await scriptDns(privateV4, { A: ["10.1.2.3"] });
+    await scriptDns(privateV6, { A: [], AAAA: ["fd12:3456::1"] });
+    await scriptDns(mixed, { A: ["93.184.215.14", "169.254.169.254"] });
+    await scriptDns(missing, { nxdomain: true });
+    await scriptDns(loopback, { A: ["127.0.0.1"] });
+    await scriptDns(down, { status: 500 });
+    const create = (host: string) => tenant.api.post("/webhook-endpoints", { url: `https://${host}/hook`, events: ["*"] });
+    const refusals: [string, string][] = [
+      [privateV4, "10.1.2.3"],
+      [privateV6, "fd12:3456::1"],
+      [mixed, "169.254.169.254"],
+    ];
+    for (const [host, address] of refusals) {
+      const res = await create(host);
+      expect(res.status, host).toBe(422);
+      expect(res.body.errors.url).toEqual([`The host ${host} resolves to ${address}, a private, loopback, link-local or reserved address.`]);
+    }
+    const nx = await create(missing);
+    expect(nx.status).toBe(422);
+    expect(nx.body.errors.url).toEqual([`The host ${missing} does not resolve.`]);
+    // Loopback by name: allowed only where loopback is (these tests' WEBHOOKS_ALLOW_HTTP_LOOPBACK).
+    expect((await create(loopback)).status).toBe(201);
+    // The resolver down: saved (each delivery resolves again, and sends nothing while it cannot).
+    expect((await create(down)).status).toBe(201);
+    const created = await create(fine);
+    expect(created.status, created.text).toBe(201);
+    const moved = await tenant.api.patch(`/webhook-endpoints/${created.body.data.id}`, { url: `https://${privateV4}/other` });
+    expect(moved.status).toBe(422);
+    expect(moved.body.errors.url[0]).toContain("resolves to 10.1.2.3");
   });
 
   it("without APP_ENCRYPTION_KEY: 422 webhooks_not_configured, nothing stored", async () => {

@@ -52,6 +52,19 @@ export async function receivedHooks(key: string): Promise<ReceivedHook[]> {
   return ((await res.json()) as { requests: ReceivedHook[] }).requests;
 }
 
+/** What the fake resolver (scripts/fake-providers.ts, /dns-query) answers for `name`. */
+export async function scriptDns(name: string, answer: { A?: string[]; AAAA?: string[]; nxdomain?: boolean; status?: number }) {
+  const res = await fetch(`${fakeUrl()}/_control/dns`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name, ...answer }),
+  });
+  expect(res.status).toBe(200);
+}
+
+/** A host name of its own for a test (the fake resolver answers a public address until scripted). */
+export const uniqueHost = () => `${uniqueName("h")}.hooks.test`;
+
 export const later = (from: Date, seconds: number) => new Date(from.getTime() + seconds * 1000);
 
 /** An endpoint of the tenant pointing at a fresh receiver that verifies with its secret. */

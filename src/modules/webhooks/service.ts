@@ -7,10 +7,11 @@ import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { encryptSecret } from "../../lib/crypto";
 import { timestamp } from "../../lib/format";
+import { log } from "../../lib/log";
 import { enqueueEmail } from "../outbox/service";
 import { eventPayload } from "./data-formats";
 import type { CreateEndpointInput, UpdateEndpointInput, WebhookDelivery, WebhookEndpoint, WebhookEvent } from "./schemas";
-import { endpointUrlProblem } from "./url";
+import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "./url";
 
 const e = schema.webhookEndpoints;
 const d = schema.webhookDeliveries;
@@ -52,9 +53,21 @@ export function serializeEndpoint(row: EndpointRow, now = new Date()): WebhookEn
   };
 }
 
-function checkUrl(env: Env, url: string): void {
-  const problem = endpointUrlProblem(url, config(env).WEBHOOKS_ALLOW_HTTP_LOOPBACK);
+/**
+ * The URL's form, then the addresses its host resolves to. A resolver that cannot answer does not
+ * refuse the endpoint: each delivery checks again and is not sent while its host is unknown.
+ */
+async function checkUrl(env: Env, url: string): Promise<void> {
+  const { WEBHOOKS_ALLOW_HTTP_LOOPBACK, WEBHOOKS_DNS_RESOLVER_URL } = config(env);
+  const problem = endpointUrlProblem(url, WEBHOOKS_ALLOW_HTTP_LOOPBACK);
   if (problem) throw fieldError("url", problem);
+  try {
+    const resolved = await resolvedHostProblem(url, WEBHOOKS_ALLOW_HTTP_LOOPBACK, WEBHOOKS_DNS_RESOLVER_URL);
+    if (resolved) throw fieldError("url", resolved);
+  } catch (error) {
+    if (!(error instanceof ResolverUnavailable)) throw error;
+    log.warn("webhook endpoint host not resolved when saved", { cause: error.message });
+  }
 }
 
 /** Every id of `workspace_ids` must be a workspace of the tenant (RLS hides the others). */
@@ -77,7 +90,7 @@ export const getEndpoint = (db: AnyDb, tenantId: number, id: number, lock = fals
   findRow(db, e, and(eq(e.tenantId, tenantId), eq(e.id, id)), "Webhook endpoint", lock);
 
 export async function createEndpoint(db: AnyDb, env: Env, tenantId: number, input: CreateEndpointInput): Promise<{ row: EndpointRow; secret: string }> {
-  checkUrl(env, input.url);
+  await checkUrl(env, input.url);
   await checkWorkspaces(db, tenantId, input.workspace_ids);
   const { secret, sealed } = await sealedSecret(env);
   const [row] = await db
@@ -97,7 +110,7 @@ export async function createEndpoint(db: AnyDb, env: Env, tenantId: number, inpu
 
 export async function updateEndpoint(db: AnyDb, env: Env, tenantId: number, id: number, input: UpdateEndpointInput): Promise<EndpointRow> {
   await getEndpoint(db, tenantId, id, true);
-  if (input.url !== undefined) checkUrl(env, input.url);
+  if (input.url !== undefined) await checkUrl(env, input.url);
   await checkWorkspaces(db, tenantId, input.workspace_ids);
   const [row] = await db
     .update(e)

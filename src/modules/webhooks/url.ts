@@ -1,11 +1,14 @@
 /**
  * Which endpoint URLs a webhook may be sent to (SSRF, docs/webhooks.md): https:// to a host that is
  * not an IP literal of a private, loopback, link-local or otherwise non-public range, nor
- * `localhost`. With WEBHOOKS_ALLOW_HTTP_LOOPBACK (development) loopback is allowed, over http too.
+ * `localhost`, nor a name that resolves to such an address. With WEBHOOKS_ALLOW_HTTP_LOOPBACK
+ * (development) loopback is allowed, over http too.
  *
- * A Worker cannot resolve DNS before fetch, so a public name that resolves to a private address is
- * not caught here; Cloudflare's fetch does not reach the account's private network, and redirects
- * are never followed (jobs/webhooks.ts), which limits what such a name can reach.
+ * A Worker has no resolver of its own, so names are resolved through DNS over HTTPS (RFC 8484's
+ * JSON form, WEBHOOKS_DNS_RESOLVER_URL) when an endpoint is saved and again before each attempt.
+ * What stays open: a name that changes its answer between that look-up and fetch's own (DNS
+ * rebinding). Cloudflare's fetch does not reach the account's private network, and redirects are
+ * never followed (jobs/webhooks.ts), which limits what such a name can reach.
  */
 
 /** CIDR prefixes as [base address, prefix length] over the 32-bit address. */
@@ -70,4 +73,71 @@ export function endpointUrlProblem(raw: string, allowHttpLoopback: boolean): str
   if (url.protocol === "https:") return null;
   if (url.protocol === "http:" && kind === "loopback") return null;
   return allowHttpLoopback ? "Must be an https:// URL (http:// only to loopback)." : "Must be an https:// URL.";
+}
+
+/** The resolver could not answer: nothing is known of the name (the caller decides: refuse, or retry later). */
+export class ResolverUnavailable extends Error {
+  override name = "ResolverUnavailable";
+}
+
+const RESOLVER_TIMEOUT_MS = 3000;
+/** DNS record types (RFC 1035, RFC 3596) and the NXDOMAIN status (RCODE 3). */
+const A = 1;
+const AAAA = 28;
+const NXDOMAIN = 3;
+
+interface DohAnswer {
+  Status: number;
+  Answer?: { type: number; data: string }[];
+}
+
+/** One DNS-over-HTTPS JSON query: the addresses of `type` (the CNAME chain's final records), or null for NXDOMAIN. */
+async function lookUp(resolverUrl: string, name: string, type: typeof A | typeof AAAA): Promise<string[] | null> {
+  let answer: DohAnswer;
+  try {
+    const res = await fetch(`${resolverUrl}?name=${encodeURIComponent(name)}&type=${type === A ? "A" : "AAAA"}`, {
+      headers: { accept: "application/dns-json" },
+      signal: AbortSignal.timeout(RESOLVER_TIMEOUT_MS),
+    });
+    if (!res.ok) throw new ResolverUnavailable(`the resolver answered ${res.status}`);
+    answer = (await res.json()) as DohAnswer;
+  } catch (error) {
+    if (error instanceof ResolverUnavailable) throw error;
+    throw new ResolverUnavailable(`the resolver could not be asked: ${(error as Error).message}`);
+  }
+  if (answer.Status === NXDOMAIN) return null;
+  if (answer.Status !== 0 || !Array.isArray(answer.Answer ?? [])) throw new ResolverUnavailable(`the resolver answered status ${answer.Status}`);
+  return (answer.Answer ?? []).filter((record) => record.type === type && typeof record.data === "string").map((record) => record.data);
+}
+
+/** An address as the URL parser writes a host, so hostKind judges it as it judges a literal. */
+function asHost(address: string): string {
+  try {
+    return new URL(`http://${address.includes(":") ? `[${address}]` : address}/`).hostname;
+  } catch {
+    return "[::]"; // not an address: judged private, never trusted
+  }
+}
+
+/**
+ * Why the host of `raw` (a URL endpointUrlProblem accepted) may not be sent to, judged by the
+ * addresses its name resolves to now: one of them private, link-local, reserved or (unless allowed)
+ * loopback; or the name does not exist. Null when every address is public, and for IP literals and
+ * `localhost` (endpointUrlProblem judged them). Throws ResolverUnavailable when the resolver
+ * cannot answer.
+ */
+export async function resolvedHostProblem(raw: string, allowHttpLoopback: boolean, resolverUrl: string): Promise<string | null> {
+  const host = new URL(raw).hostname.toLowerCase().replace(/\.$/, "");
+  if (host.startsWith("[") || ipv4(host) !== null || host === "localhost" || host.endsWith(".localhost")) return null;
+  const [v4, v6] = await Promise.all([lookUp(resolverUrl, host, A), lookUp(resolverUrl, host, AAAA)]);
+  if (v4 === null && v6 === null) return `The host ${host} does not resolve.`;
+  const addresses = [...(v4 ?? []), ...(v6 ?? [])];
+  if (!addresses.length) return `The host ${host} has no address.`;
+  for (const address of addresses) {
+    const kind = hostKind(asHost(address));
+    if (kind === "private" || (kind === "loopback" && !allowHttpLoopback)) {
+      return `The host ${host} resolves to ${address}, a private, loopback, link-local or reserved address.`;
+    }
+  }
+  return null;
 }
