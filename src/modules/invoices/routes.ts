@@ -276,7 +276,7 @@ invoicesRouter.openapi(
     const input = c.req.valid("json");
     return idempotent(c, db, async () => {
       const data = await invoices.addPayment(db, c.var.scope, id, input);
-      await emitEvent(c, "payment.received", data.invoice.workspace_id, () => invoices.paymentEventData(db, c.var.scope, id, data.payment.id));
+      await emitEvent(c, "payment.received", data.invoice.workspace_id, invoices.paymentEventData(c.var.scope, id, data.payment.id));
       if (data.invoice.status === "paid") await emitEvent(c, "invoice.paid", data.invoice.workspace_id, invoices.invoiceEventData(c.var.scope, id));
       return { status: 201, body: { data, message: "Payment recorded." } };
     });

@@ -860,9 +860,17 @@ export async function addPayment(
 }
 
 /** payment.received's data (webhooks): the payment as its invoice's GET lists it, with that invoice as its GET returns it. */
-export async function paymentEventData(db: AnyDb, scope: RequestScope, invoiceId: number, paymentId: number) {
-  const invoice = await getInvoice(db, scope, invoiceId);
-  return { ...invoice.payments.find((p) => p.id === paymentId), invoice_id: invoiceId, invoice };
+/** A payment.received event's `data`, read in the event's own statement: the invoice's, and which payment. */
+export const paymentEventData = (scope: RequestScope, invoiceId: number, paymentId: number) => ({
+  format: "payment" as const,
+  statement: sql`SELECT invoice_json.*, ${paymentId}::int AS payment_id FROM (${invoiceJsonStatement(scope, invoiceId)}) invoice_json`,
+  resourceId: invoiceId,
+});
+
+/** payment.received's `data` from what paymentEventData read: the payment as the invoice lists it, and the invoice. */
+export function paymentFromJson(raw: InvoiceJson & { payment_id: number }) {
+  const invoice = invoiceFromJson(raw);
+  return { ...invoice.payments.find((p) => p.id === raw.payment_id), invoice_id: invoice.id, invoice };
 }
 
 export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, paymentId: number): Promise<InvoiceData> {

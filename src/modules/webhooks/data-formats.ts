@@ -1,4 +1,4 @@
-import { type InvoiceJson, invoiceFromJson } from "../invoices/service";
+import { type InvoiceJson, invoiceFromJson, paymentFromJson } from "../invoices/service";
 
 /**
  * The payload of an event stored as the database read it (its `data_format`, events.ts
@@ -7,6 +7,7 @@ import { type InvoiceJson, invoiceFromJson } from "../invoices/service";
  */
 const EVENT_DATA_FORMATS = {
   invoice: (raw: unknown) => invoiceFromJson(raw as InvoiceJson),
+  payment: (raw: unknown) => paymentFromJson(raw as InvoiceJson & { payment_id: number }),
 } as const satisfies Record<string, (raw: unknown) => unknown>;
 
 export type EventDataFormat = keyof typeof EVENT_DATA_FORMATS;
