@@ -7,7 +7,7 @@ import { sweepEcf } from "./ecf";
 import { sweepDeliveries } from "./ecf-delivery";
 import { OUTBOX_SWEEP_CRON, sweepOutbox } from "./outbox";
 import { runWorkerRncSync } from "./rnc-sync";
-import { sweepWebhooks } from "./webhooks";
+import { purgeWebhookEvents, sweepWebhooks } from "./webhooks";
 
 /**
  * Crons (wrangler.toml): every minute the outbox, webhook and e-CF sweeps and the folding of invoice count deltas;
@@ -15,11 +15,12 @@ import { sweepWebhooks } from "./webhooks";
  */
 export async function handleScheduled(controller: ScheduledController, env: Env): Promise<void> {
   log.info("scheduled run", { cron: controller.cron, scheduledTime: controller.scheduledTime });
-  // Every minute: the outbox, webhook, e-CF, approval and buyer-delivery sweeps re-enqueue what is due (src/jobs/outbox.ts, webhooks.ts, ecf.ts, approvals.ts, ecf-delivery.ts).
+  // Every minute: the outbox, webhook, e-CF, approval and buyer-delivery sweeps re-enqueue what is due (src/jobs/outbox.ts, webhooks.ts, ecf.ts, approvals.ts, ecf-delivery.ts);
+  // events past their 30 days are deleted after the webhook sweep.
   if (controller.cron === OUTBOX_SWEEP_CRON) {
     const [, , , , , folded] = await Promise.all([
       sweepOutbox(env),
-      sweepWebhooks(env),
+      sweepWebhooks(env).then(() => purgeWebhookEvents(env)),
       sweepEcf(env),
       sweepApprovals(env),
       sweepDeliveries(env),

@@ -7,7 +7,7 @@ import { config, type Env } from "../env";
 import { decryptSecret } from "../lib/crypto";
 import { log } from "../lib/log";
 import { eventPayload } from "../modules/webhooks/data-formats";
-import { disableForFailures } from "../modules/webhooks/service";
+import { disableForFailures, EVENT_RETENTION_MS } from "../modules/webhooks/service";
 import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "../modules/webhooks/url";
 import { sendToQueue } from "./enqueue";
 import { enqueueOutbox } from "./outbox";
@@ -259,4 +259,25 @@ export async function sweepWebhooks(env: Env, options: { now?: Date; limit?: num
   const refs = rows.map((r) => ({ tenant_id: Number(r.tenant_id), webhook_delivery_id: Number(r.id) }));
   if (refs.length) log.info("webhook sweep", { due: refs.length, enqueued: await enqueueWebhooks(env, refs) });
   return refs.length;
+}
+
+/** Events older than this are deleted (GET /events shows 30 days; a day's margin for a resend at the edge). */
+export const EVENT_PURGE_AFTER_MS = EVENT_RETENTION_MS + 24 * 3600 * 1000;
+const PURGE_LIMIT = 1000;
+
+/**
+ * The retention sweep (every minute, jobs/scheduled.ts): deletes up to `limit` events past
+ * EVENT_PURGE_AFTER_MS across tenants, with their finished deliveries and attempts; one with a
+ * delivery still pending waits for it (webhook_purge_events, migration 0040). Bounded per run: a
+ * backlog is worked off a run at a time.
+ */
+export async function purgeWebhookEvents(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {
+  const now = options.now ?? new Date();
+  const before = new Date(now.getTime() - EVENT_PURGE_AFTER_MS).toISOString();
+  const [row] = await withTenantTransaction(env, null, async (db) =>
+    rowsOf<{ purged: number }>(await db.execute(sql`SELECT webhook_purge_events(${before}::timestamptz, ${options.limit ?? PURGE_LIMIT}) AS purged`)),
+  );
+  const purged = Number(row?.purged ?? 0);
+  if (purged) log.info("webhook events purged", { purged, before });
+  return purged;
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
+import { purgeWebhookEvents } from "../../src/jobs/webhooks";
 import type { WebhookEvent } from "../../src/modules/webhooks/schemas";
 import type { Page } from "../support/api";
+import { env } from "../support/env";
 import { salesSetup } from "../support/sales";
 import { ownerRows, seedUser, seedWorkspace, sql } from "../support/seed";
 import { receivedHooks, receiverEndpoint } from "./helpers";
@@ -60,7 +62,7 @@ describe("GET /events: the log of the last 30 days", () => {
     expect(byType.body.data.map((e) => e.resource_id)).toEqual([first, second]);
     const byResource = await tenant.api.get<Page<WebhookEvent>>(`/events?filter[resource_type]=invoice&filter[resource_id]=${first}`);
     expect(byResource.body.data.map((e) => e.type)).toEqual(["invoice.paid", "payment.received", "invoice.created"]);
-    expect((await tenant.api.get("/events?filter[type]=invoice.deleted")).status).toBe(422);
+    expect((await tenant.api.get("/events?filter[type]=invoice.exploded")).status).toBe(422);
     expect((await tenant.api.get("/events?filter[resource_id]=abc")).status).toBe(422);
 
     await age(created.id, 31);
@@ -155,5 +157,50 @@ describe("POST /events/{id}/resend", () => {
     expect(expired.body.code).toBe("event_expired");
     const rows = await ownerRows(sql`SELECT d.id FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE e.public_id = ${event!.id}`);
     expect(rows).toEqual([]);
+  });
+});
+
+describe("retention: events past 30 days are deleted by the minute sweep", () => {
+  it("deletes events past the cutoff with their deliveries and attempts, oldest first and a bounded number per run; keeps newer ones and one whose delivery is still pending", async () => {
+    const { tenant, invoice } = await setup();
+    const hook = await receiverEndpoint(tenant, ["invoice.created"]);
+    for (const price of ["1.00", "2.00", "3.00", "4.00"]) await invoice(price);
+    await waitForHooks(hook.key, 4);
+    const ids = (await ownerRows<{ public_id: string }>(sql`SELECT public_id FROM webhook_events WHERE tenant_id = ${tenant.tenantId} ORDER BY id`)).map(
+      (row) => row.public_id,
+    );
+    expect(ids).toHaveLength(4);
+    // The run is dated a year back, so no other test's aged events are as old as its cutoff (31 days before it).
+    const now = new Date(Date.now() - 365 * 86_400_000);
+    await age(ids[0]!, 401);
+    await age(ids[1]!, 390);
+    await age(ids[2]!, 400);
+    await age(ids[3]!, 400);
+    await ownerRows(
+      sql`UPDATE webhook_deliveries d SET status = 'pending' FROM webhook_events e WHERE e.id = d.event_id AND e.public_id = ${ids[2]!} RETURNING d.id`,
+    );
+    const attemptsBefore = await ownerRows(
+      sql`SELECT a.id FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.tenant_id = ${tenant.tenantId}`,
+    );
+    expect(attemptsBefore).toHaveLength(4);
+
+    expect(await purgeWebhookEvents(env, { now, limit: 1 })).toBe(1);
+    const left = async () =>
+      (await ownerRows<{ public_id: string }>(sql`SELECT public_id FROM webhook_events WHERE tenant_id = ${tenant.tenantId} ORDER BY id`)).map(
+        (row) => row.public_id,
+      );
+    expect(await left()).toEqual([ids[1], ids[2], ids[3]]);
+    expect(await purgeWebhookEvents(env, { now, limit: 10 })).toBe(1);
+    expect(await left()).toEqual([ids[1], ids[2]]);
+    expect(await purgeWebhookEvents(env, { now })).toBe(0);
+    // The purged events' deliveries and attempts went with them.
+    const deliveries = await ownerRows<{ public_id: string }>(
+      sql`SELECT e.public_id FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE d.tenant_id = ${tenant.tenantId} ORDER BY d.id`,
+    );
+    expect(deliveries.map((row) => row.public_id)).toEqual([ids[1], ids[2]]);
+    const attempts = await ownerRows(
+      sql`SELECT a.id FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.tenant_id = ${tenant.tenantId}`,
+    );
+    expect(attempts).toHaveLength(2);
   });
 });

@@ -61,6 +61,8 @@ export const webhookEvents = pgTable(
     uniqueIndex("webhook_events_public_id_key").on(t.publicId),
     index("webhook_events_tenant_idx").on(t.tenantId, t.createdAt),
     index("webhook_events_resource_idx").on(t.tenantId, t.resourceType, t.resourceId),
+    // The retention sweep's scan across tenants, oldest first (webhook_purge_events, jobs/webhooks.ts).
+    index("webhook_events_created_idx").on(t.createdAt),
     tenantIsolation("webhook_events"),
   ],
 );
@@ -90,6 +92,8 @@ export const webhookDeliveries = pgTable(
   (t) => [
     index("webhook_deliveries_endpoint_idx").on(t.tenantId, t.endpointId, t.id),
     index("webhook_deliveries_due_idx").on(t.status, t.nextAttemptAt),
+    // An event's deliveries: its resend, and the retention sweep's check and cascade (webhook_purge_events).
+    index("webhook_deliveries_event_idx").on(t.eventId),
     check("webhook_deliveries_status", sql`${t.status} IN ('pending', 'succeeded', 'failed')`),
     tenantIsolation("webhook_deliveries"),
   ],

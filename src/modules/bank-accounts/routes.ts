@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { idFilter, listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
+import { deletedEventData, emitEvent } from "../webhooks/events";
 import { BANK_ACCOUNT_TYPES, BankAccount, CreateBankAccountBody, UpdateBankAccountBody } from "./schemas";
 import { createBankAccount, deleteBankAccount, getBankAccount, listBankAccounts, serializeBankAccount, updateBankAccount } from "./service";
 
@@ -96,6 +97,9 @@ const remove = defineRoute(
   },
 );
 bankAccountsRouter.openapi(remove, async (c) => {
-  await deleteBankAccount(c.var.db, c.get("tenant").id, c.req.valid("param").id);
+  const id = c.req.valid("param").id;
+  await deleteBankAccount(c.var.db, c.get("tenant").id, id);
+  // The company's, in no workspace; it leaves the list, so the event tells a syncing client.
+  await emitEvent(c, "bank_account.deleted", null, async () => deletedEventData(id, null));
   return c.json({ message: "Bank account deleted." }, 200);
 });

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
+import { deletedEventData, emitEvent } from "../webhooks/events";
 import { CreateCurrencyBody, Currency, UpdateCurrencyBody } from "./schemas";
 import { createCurrency, deleteCurrency, getCurrency, listCurrencies, serializeCurrency, updateCurrency } from "./service";
 
@@ -91,6 +92,9 @@ const remove = defineRoute(
   },
 );
 currenciesRouter.openapi(remove, async (c) => {
-  await deleteCurrency(c.var.db, c.get("tenant").id, c.req.valid("param").id);
+  const id = c.req.valid("param").id;
+  await deleteCurrency(c.var.db, c.get("tenant").id, id);
+  // The company's, in no workspace; it leaves the list, so the event tells a syncing client.
+  await emitEvent(c, "currency.deleted", null, async () => deletedEventData(id, null));
   return c.json({ message: "Currency deleted." }, 200);
 });

@@ -5,6 +5,7 @@ import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
 import { idParam } from "../../lib/bounds";
+import { deletedEventData, emitEvent } from "../webhooks/events";
 import {
   CreateDocumentSubtypeBody,
   DOCUMENT_TYPES,
@@ -119,7 +120,10 @@ const remove = defineRoute(
   },
 );
 documentSubtypesRouter.openapi(remove, async (c) => {
-  await deleteSubtype(c.var.db, c.get("tenant").id, c.req.valid("param").id);
+  const id = c.req.valid("param").id;
+  await deleteSubtype(c.var.db, c.get("tenant").id, id);
+  // The company's, in no workspace; it leaves the list, so the event tells a syncing client.
+  await emitEvent(c, "document_subtype.deleted", null, async () => deletedEventData(id, null));
   return c.json({ message: "Document subtype deleted." }, 200);
 });
 

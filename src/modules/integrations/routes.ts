@@ -7,6 +7,7 @@ import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
 import { canonicalId } from "../../lib/bounds";
+import { deletedEventData, emitEvent } from "../webhooks/events";
 import { createBot, deleteBot, getBot, type IntegrationScope, listBots, receiveBotUpdate, sendTestMessage, serializeBot, updateBot } from "./bots";
 import {
   createAccount,
@@ -134,7 +135,11 @@ const deleteBotRoute = defineRoute(MANAGE, {
   responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404), ...commonErrors },
 });
 integrationsRouter.openapi(deleteBotRoute, async (c) => {
-  await deleteBot(c.var.db, c.env, scopeOf(c), c.req.valid("param").bot);
+  const scope = scopeOf(c);
+  const id = c.req.valid("param").bot;
+  await deleteBot(c.var.db, c.env, scope, id);
+  // It leaves the list: the event tells a syncing client (docs/api.md, Deletions).
+  await emitEvent(c, "messaging_bot.deleted", scope.workspaceId, async () => deletedEventData(id, scope.workspaceId));
   return c.json({ message: "Messaging bot deleted." }, 200);
 });
 
@@ -258,7 +263,11 @@ const deleteAccountRoute = defineRoute(MANAGE, {
   responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404), ...commonErrors },
 });
 integrationsRouter.openapi(deleteAccountRoute, async (c) => {
-  await deleteAccount(c.var.db, scopeOf(c), c.req.valid("param").account);
+  const scope = scopeOf(c);
+  const id = c.req.valid("param").account;
+  await deleteAccount(c.var.db, scope, id);
+  // It leaves the list: the event tells a syncing client (docs/api.md, Deletions).
+  await emitEvent(c, "chat_account.deleted", scope.workspaceId, async () => deletedEventData(id, scope.workspaceId));
   return c.json({ message: "Chat account deleted." }, 200);
 });
 

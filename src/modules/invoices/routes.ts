@@ -9,7 +9,7 @@ import { isElectronicNumber } from "../../lib/ncf";
 import { printedEcf } from "../ecf/documents";
 import { getNote } from "../notes/service";
 import { renderDocumentPdf } from "../sales/pdf";
-import { emitEvent } from "../webhooks/events";
+import { deletedEventData, emitEvent } from "../webhooks/events";
 import { invoiceContext } from "./context";
 import {
   AnnulInvoiceBody,
@@ -160,7 +160,13 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    await invoices.deleteInvoice(c.var.db, c.var.scope, c.req.valid("param").id, c.req.valid("json").annulment_reason);
+    const id = c.req.valid("param").id;
+    const deleted = await invoices.deleteInvoice(c.var.db, c.var.scope, id, c.req.valid("json").annulment_reason);
+    // It leaves the lists: the event tells a syncing client (docs/api.md, Deletions).
+    await emitEvent(c, "invoice.deleted", c.var.scope.workspaceId, async () => ({
+      ...deletedEventData(id, c.var.scope.workspaceId),
+      document_number: deleted.documentNumber,
+    }));
     return c.json({ message: "Invoice deleted." }, 200);
   },
 );
@@ -302,6 +308,7 @@ invoicesRouter.openapi(
   async (c) => {
     const { id, payment_id } = c.req.valid("param");
     const data = await invoices.deletePayment(c.var.db, c.var.scope, id, payment_id);
+    await emitEvent(c, "invoice.updated", data.workspace_id, invoices.invoiceEventData(c.var.scope, id));
     return c.json({ data, message: "Payment removed." }, 200);
   },
 );

@@ -713,7 +713,13 @@ async function recordAnnulment(db: AnyDb, scope: RequestScope, invoice: InvoiceR
   });
 }
 
-export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number, reason: AnnulmentReason = DEFAULT_ANNULMENT_REASON): Promise<void> {
+/** Deletes (a draft) or hides (an issued invoice, its NCF annulled) an invoice; answers the NCF it had. */
+export async function deleteInvoice(
+  db: AnyDb,
+  scope: RequestScope,
+  id: number,
+  reason: AnnulmentReason = DEFAULT_ANNULMENT_REASON,
+): Promise<{ documentNumber: string | null }> {
   const invoice = await lockInvoice(db, scope, id);
   if (invoice.status !== "pending_payment" && invoice.status !== "draft") {
     throw new AppError("invoice_not_deletable", `Only invoices pending payment or in draft can be deleted; this one is ${invoice.status}.`);
@@ -723,12 +729,13 @@ export async function deleteInvoice(db: AnyDb, scope: RequestScope, id: number, 
   // A draft is not a fiscal document: nothing numbered, sold or recorded; it is simply removed.
   if (invoice.status === "draft") {
     await db.delete(inv).where(eq(inv.id, id));
-    return;
+    return { documentNumber: null };
   }
   await returnStock(db, scope, invoice, "invoice deleted");
   const [deleted] = await db.update(inv).set({ deletedAt: new Date(), updatedAt: new Date() }).where(eq(inv.id, id)).returning();
   await recordAnnulment(db, scope, invoice, reason, "deleted");
   await recordInvoiceChange(db, scope, "deleted", invoice, deleted!);
+  return { documentNumber: invoice.documentNumber };
 }
 
 export async function cancelInvoice(

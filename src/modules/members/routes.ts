@@ -4,6 +4,7 @@ import { paginate, paginated } from "../../http/pagination";
 import { MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
 import { timestamp } from "../../lib/format";
+import { deletedEventData, emitEvent } from "../webhooks/events";
 import { WorkspaceMember } from "../workspaces/schemas";
 import { MemberListQuery, UpdateMemberBody, UserIdParam } from "./schemas";
 import { changeMemberRole, listMembers, removeMember } from "./service";
@@ -65,6 +66,9 @@ const remove = defineRoute(
 
 membersRouter.openapi(remove, async (c) => {
   const { user_id } = c.req.valid("param");
-  await removeMember(c.var.db, { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, user_id);
+  const workspace = requireWorkspace(c);
+  await removeMember(c.var.db, { userId: requireAuth(c).userId, workspace }, user_id);
+  // It leaves the list: the event tells a syncing client (docs/api.md, Deletions).
+  await emitEvent(c, "member.deleted", workspace.id, async () => deletedEventData(user_id, workspace.id));
   return c.json({ message: "Member removed from the workspace." }, 200);
 });

@@ -7,6 +7,7 @@ import { dataOnly } from "../../http/schemas";
 import { isElectronicNumber } from "../../lib/ncf";
 import { printedEcf } from "../ecf/documents";
 import { invoiceContext } from "../invoices/context";
+import { invoiceEventData } from "../invoices/service";
 import { renderDocumentPdf } from "../sales/pdf";
 import { emitEvent } from "../webhooks/events";
 import { CreateNoteBody, NoteDetail, type NoteKind, NoteListQuery, NoteSummary } from "./schemas";
@@ -46,6 +47,8 @@ for (const kind of ["credit", "debit"] as const satisfies readonly NoteKind[]) {
       return idempotent(c, db, async () => {
         const note = await notes.createNote(db, c.var.scope, id, kind, input, invoiceContext(c));
         if (kind === "credit") await emitEvent(c, "credit_note.created", note.workspace_id, () => notes.getNote(db, c.var.scope, "credit", note.id));
+        // A debit note adds to what the buyer owes: a change of its invoice (it has no event of its own).
+        else await emitEvent(c, "invoice.updated", note.workspace_id, invoiceEventData(c.var.scope, id));
         return { status: 201, body: { data: note, message: `${name} issued.` } };
       });
     },

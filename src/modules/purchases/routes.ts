@@ -10,6 +10,7 @@ import { isElectronicNumber } from "../../lib/ncf";
 import { printedEcf } from "../ecf/documents";
 import { CreatePaymentBody } from "../invoices/schemas";
 import { renderDocumentPdf } from "../sales/pdf";
+import { deletedEventData, emitEvent } from "../webhooks/events";
 import {
   CreatePurchaseBody,
   PurchaseDetail,
@@ -136,7 +137,10 @@ purchasesRouter.openapi(
     },
   ),
   async (c) => {
-    const done = await purchases.deletePurchase(c.var.db, c.var.scope, c.req.valid("param").id, c.req.valid("json").reason);
+    const id = c.req.valid("param").id;
+    const done = await purchases.deletePurchase(c.var.db, c.var.scope, id, c.req.valid("json").reason);
+    // A deleted draft leaves the list (the event tells a syncing client); a voided purchase stays, its status changed.
+    if (done === "deleted") await emitEvent(c, "purchase.deleted", c.var.scope.workspaceId, async () => deletedEventData(id, c.var.scope.workspaceId));
     return c.json({ message: done === "deleted" ? "Draft deleted." : "Purchase voided." }, 200);
   },
 );

@@ -9,7 +9,7 @@ import { dominicanToday } from "../../lib/dates";
 import { invoiceContext } from "../invoices/context";
 import { invoiceEventData } from "../invoices/service";
 import { renderDocumentPdf } from "../sales/pdf";
-import { emitEvent } from "../webhooks/events";
+import { deletedEventData, emitEvent } from "../webhooks/events";
 import {
   BulkPdfBody,
   ConvertedQuotation,
@@ -152,7 +152,10 @@ quotationsRouter.openapi(
     },
   ),
   async (c) => {
-    await quotations.deleteQuotation(c.var.db, c.var.scope, c.req.valid("param").id);
+    const id = c.req.valid("param").id;
+    await quotations.deleteQuotation(c.var.db, c.var.scope, id);
+    // It leaves the list: the event tells a syncing client (docs/api.md, Deletions).
+    await emitEvent(c, "quotation.deleted", c.var.scope.workspaceId, async () => deletedEventData(id, c.var.scope.workspaceId));
     return c.json({ message: "Quotation deleted." }, 200);
   },
 );

@@ -5,6 +5,7 @@ import { MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
 import { timestamp } from "../../lib/format";
 import { permissionCatalog } from "../../lib/permissions";
+import { deletedEventData, emitEvent } from "../webhooks/events";
 import { CreateRoleBody, PermissionListResponse, Role, RoleListQuery, RoleResponse, UpdateRoleBody } from "./schemas";
 import { createRole, deleteRole, listRoles, type RoleRow, updateRole } from "./service";
 
@@ -104,6 +105,8 @@ const remove = defineRoute(
 rolesRouter.openapi(remove, async (c) => {
   const { id } = c.req.valid("param");
   const role = await deleteRole(c.var.db, { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, id);
+  // It leaves the list: the event tells a syncing client (docs/api.md, Deletions).
+  await emitEvent(c, "role.deleted", null, async () => deletedEventData(id, null));
   return c.json({ message: `Role "${role.name}" deleted.` }, 200);
 });
 

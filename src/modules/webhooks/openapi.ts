@@ -14,9 +14,16 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./schemas";
 /** `data` of the `.deleted` events (events.ts, deletedEventData). */
 const DeletedData = z.object({ id: z.number(), workspace_id: z.number().nullable(), deleted_at: z.string() });
 
+/** A `.deleted` event's entry: the row's id, its workspace (`where`) and when. */
+const deleted = (what: string, where = "its workspace") => ({ schema: DeletedData, resource: `The deleted ${what}'s id, ${where} and when it was deleted.` });
+const COMPANY = "workspace null (the company's)";
+
 const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string }> = {
   "invoice.created": { schema: InvoiceDetail, resource: "The invoice, as GET /api/v1/invoices/{id} answers it." },
-  "invoice.updated": { schema: InvoiceDetail, resource: "The invoice after the change (an edit, or a draft issued), as GET /api/v1/invoices/{id} answers it." },
+  "invoice.updated": {
+    schema: InvoiceDetail,
+    resource: "The invoice after the change (an edit, a draft issued, a payment removed, a debit note), as GET /api/v1/invoices/{id} answers it.",
+  },
   "quotation.converted": {
     schema: QuotationDetail,
     resource: "The converted quotation (invoice_id names the invoice), as GET /api/v1/quotations/{id} answers it.",
@@ -31,8 +38,24 @@ const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string
     resource: "The payment as the invoice's GET lists it, with the invoice's id and the invoice.",
   },
   "credit_note.created": { schema: NoteDetail, resource: "The credit note, as GET /api/v1/credit-notes/{id} answers it." },
-  "contact.deleted": { schema: DeletedData, resource: "The deleted contact's id, its workspace (null: shared) and when it was deleted." },
-  "product.deleted": { schema: DeletedData, resource: "The deleted product's id, its workspace (null: shared) and when it was deleted." },
+  "contact.deleted": deleted("contact", "its workspace (null: shared)"),
+  "product.deleted": deleted("product", "its workspace (null: shared)"),
+  "invoice.deleted": {
+    schema: DeletedData.extend({ document_number: z.string().nullable() }),
+    resource:
+      "The deleted invoice's id, workspace, when it was deleted and its NCF (null: a draft, removed; otherwise the NCF stays used and is recorded as annulled).",
+  },
+  "quotation.deleted": deleted("quotation"),
+  "purchase.deleted": deleted("draft purchase", "its workspace (a voided purchase stays: its status says)"),
+  "tax.deleted": deleted("tax", COMPANY),
+  "currency.deleted": deleted("currency", COMPANY),
+  "document_subtype.deleted": deleted("document subtype", COMPANY),
+  "salesman.deleted": deleted("salesman", COMPANY),
+  "bank_account.deleted": deleted("bank account", COMPANY),
+  "role.deleted": deleted("custom role", COMPANY),
+  "member.deleted": { schema: DeletedData, resource: "The removed member's user id, the workspace they left and when." },
+  "messaging_bot.deleted": deleted("messaging bot"),
+  "chat_account.deleted": deleted("chat account"),
 };
 
 const headers = z.object({

@@ -18,9 +18,31 @@ export const WEBHOOK_EVENTS = {
   "credit_note.created": { resource: "credit_note", id: "id" },
   "ecf.accepted": { resource: "document_kind", id: "document_id" },
   "ecf.rejected": { resource: "document_kind", id: "document_id" },
+  "invoice.deleted": { resource: "invoice", id: "id" },
+  "quotation.deleted": { resource: "quotation", id: "id" },
+  "purchase.deleted": { resource: "purchase", id: "id" },
   "contact.deleted": { resource: "contact", id: "id" },
   "product.deleted": { resource: "product", id: "id" },
+  "tax.deleted": { resource: "tax", id: "id" },
+  "currency.deleted": { resource: "currency", id: "id" },
+  "document_subtype.deleted": { resource: "document_subtype", id: "id" },
+  "salesman.deleted": { resource: "salesman", id: "id" },
+  "bank_account.deleted": { resource: "bank_account", id: "id" },
+  "role.deleted": { resource: "role", id: "id" },
+  "member.deleted": { resource: "member", id: "id" },
+  "messaging_bot.deleted": { resource: "messaging_bot", id: "id" },
+  "chat_account.deleted": { resource: "chat_account", id: "id" },
 } as const;
+/** What events are about (GET /events' filter[resource_type]): each type's resource, and the documents an e-CF can be. */
+export const EVENT_RESOURCE_TYPES = [
+  ...new Set([
+    ...Object.values(WEBHOOK_EVENTS)
+      .map((spec) => spec.resource)
+      .filter((resource) => resource !== "document_kind"),
+    "credit_note",
+    "debit_note",
+  ]),
+] as [string, ...string[]];
 /** The event types endpoints can subscribe to; `*` is every type. */
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as (keyof typeof WEBHOOK_EVENTS)[];
 export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
@@ -121,7 +143,7 @@ export const EventListQuery = listQuerySchema({
   filters: {
     type: z.enum(WEBHOOK_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]]).optional(),
     resource_type: z
-      .enum(["invoice", "quotation", "product", "credit_note", "debit_note", "purchase"])
+      .enum(EVENT_RESOURCE_TYPES)
       .optional()
       .openapi({ description: "What the event is about (docs/webhooks.md): with resource_id, one resource's events" }),
     resource_id: idFilter(),
