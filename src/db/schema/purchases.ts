@@ -62,6 +62,9 @@ export const purchases = pgTable(
     // A self-issued NCF is issued once per tenant, voided or not (Decreto 254-06).
     uniqueIndex("purchases_tenant_ncf_key").on(t.tenantId, t.ncf),
     index("purchases_workspace_issue_date_idx").on(t.workspaceId, t.issueDate, t.id),
+    // DGII's 606 reads the company's entered purchases of a month (reports/purchases606.ts): by
+    // tenant and issue date, with the report's own status condition so the planner can use it.
+    index("purchases_entered_tenant_issue_date_idx").on(t.tenantId, t.issueDate, t.id).where(sql`status IN ('pending_payment', 'partially_paid', 'paid')`),
     index("purchases_supplier_idx").on(t.supplierId),
     check("purchases_status", sql`${t.status} IN ('draft', 'pending_payment', 'partially_paid', 'paid', 'voided')`),
     check("purchases_expense_type", sql`${t.expenseType} ~ '^(0[1-9]|1[01])$'`),

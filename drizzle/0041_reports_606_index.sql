@@ -1,0 +1,1 @@
+CREATE INDEX "purchases_entered_tenant_issue_date_idx" ON "purchases" USING btree ("tenant_id","issue_date","id") WHERE status IN ('pending_payment', 'partially_paid', 'paid');
