@@ -135,6 +135,19 @@ async function october() {
   await invoice(ids.b01, company, "2026-10-12", [item("70.00", [ids.itbis18])], { draft: true });
   await invoice(ids.b01, company, "2026-09-30", [item("80.00", [ids.itbis18])]);
 
+  // The buyer's withholdings (PUT /invoices/{id}/withholdings). A rent (income type 04) of
+  // 10,000.00 + ITBIS 1,800.00: the company withheld 30 % of the ITBIS (540.00) and 10 % ISR
+  // (1,000.00) on 10-28 and paid the rest, 10,260.00, by transfer: reported in October.
+  const rent = await invoice(ids.b01, company, "2026-10-26", [item("10000.00", [ids.itbis18])], { income_type: "04" });
+  const withheld = await api.put(`/invoices/${rent.id}/withholdings`, { itbis_withheld: "540.00", isr_withheld: "1000.00", withholding_date: "2026-10-28" });
+  expect(withheld.status, withheld.text).toBe(200);
+  await pay(rent.id, "10260.00", "2026-10-28", "bank_transfer");
+  // Financial income (02) of 5,000.00 + 900.00, its ITBIS withheld whole in November: October's
+  // row shows no withholding and all of it on credit (its October row is sent again once made).
+  const interest = await invoice(ids.b01, company, "2026-10-27", [item("5000.00", [ids.itbis18])], { income_type: "02" });
+  const late = await api.put(`/invoices/${interest.id}/withholdings`, { itbis_withheld: "900.00", isr_withheld: "0.00", withholding_date: "2026-11-05" });
+  expect(late.status, late.text).toBe(200);
+
   // e-CF written as the owner, copies of issued invoices with an e-NCF of their own (issuing one
   // through the API would send it to DGII): an E31 copy of the B15, and a consumer e-CF (E32) under
   // RD$250,000, copy of the first B02 (in the consumer summary only with include_ecf).
@@ -157,7 +170,7 @@ async function october() {
     tenant,
     branch,
     reader,
-    documents: { fiscal, large, special, government, exported, dinner, credit, consumerCredit, debit, branchSale },
+    documents: { fiscal, large, special, government, exported, dinner, credit, consumerCredit, debit, branchSale, rent, interest },
     consumer,
     consumer2,
   };
@@ -177,7 +190,7 @@ describe("DGII reports: 607", () => {
     expect(res.text).toBe(golden607);
     const [header, ...rows] = lines(res.text);
     expect(header).toBe(`607|131246796|202610|${rows.length}`);
-    expect(rows).toHaveLength(10);
+    expect(rows).toHaveLength(12);
     for (const row of rows) expect(row.split("|")).toHaveLength(23);
     // Left out: the consumer invoice under RD$250,000, the cancelled, deleted, draft and September invoices, the e-CF.
     const ncfs = rows.map((row) => row.split("|")[2]);
@@ -250,7 +263,11 @@ describe("DGII reports: 607", () => {
       const { total, kind } = totals.get(row.ncf)!;
       const amounts = [row.amount, row.itbis_invoiced, row.isc, row.other_taxes, row.legal_tip].reduce((sum, value) => sum + cents(value), 0);
       expect(amounts, row.ncf).toBe(cents(total));
-      const forms = [row.cash, row.bank, row.card, row.on_credit, row.gift_vouchers, row.barter, row.other_forms].reduce((sum, value) => sum + cents(value), 0);
+      // What was received by each form, sold on credit, and withheld by the buyer (paid to DGII) make the total.
+      const forms = [row.cash, row.bank, row.card, row.on_credit, row.gift_vouchers, row.barter, row.other_forms, row.itbis_withheld, row.isr_withheld].reduce(
+        (sum, value) => sum + cents(value),
+        0,
+      );
       expect(forms, row.ncf).toBe(kind === "credit" ? 0 : cents(total));
       reported += amounts;
       stored += cents(total);

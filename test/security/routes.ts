@@ -97,6 +97,7 @@ export function validBody(world: World, method: string, path: string): unknown {
     "POST /api/v1/invoices": { contact_id: o.contact.id, document_subtype_id: ids.b02, issue_date: "2026-11-20", items: [line] },
     "PATCH /api/v1/invoices/{id}": { notes: "cambiada" },
     "POST /api/v1/invoices/{id}/payments": { amount: "1.00", payment_date: "2026-11-21", payment_method: "cash" },
+    "PUT /api/v1/invoices/{id}/withholdings": { itbis_withheld: "0", isr_withheld: "0", withholding_date: null },
     "DELETE /api/v1/invoices/{id}": { annulment_reason: "04" },
     "POST /api/v1/invoices/{id}/cancel": { annulment_reason: "04" },
     "POST /api/v1/invoices/{id}/issue": { issue_date: "2026-11-21" },

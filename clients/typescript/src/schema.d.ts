@@ -6899,6 +6899,105 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/invoices/{id}/withholdings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Record what the buyer withheld (ITBIS, ISR) and paid to DGII: it settles the invoice as a payment does and goes to the 607 */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["InvoiceWithholdingsRequest"];
+                };
+            };
+            responses: {
+                /** @description Withholdings recorded */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["InvoiceSummary"];
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 404 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 409 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/invoices/validate-ncf": {
         parameters: {
             query?: never;
@@ -16438,6 +16537,11 @@ export interface components {
              */
             exchange_rate?: string;
             /**
+             * @description DGII's income type (607 column 5): 01 operaciones (default), 02 financieros, 03 extraordinarios, 04 arrendamientos, 05 venta de activo depreciable, 06 otros
+             * @enum {string}
+             */
+            income_type?: "01" | "02" | "03" | "04" | "05" | "06";
+            /**
              * Format: date
              * @description A date from 1900-01-01 to 2199-12-31
              * @example 2026-11-20
@@ -17011,7 +17115,7 @@ export interface components {
         };
         InvoiceHistoryEntry: {
             /** @enum {string} */
-            action: "issued" | "updated" | "payment_added" | "payment_removed" | "credit_note" | "debit_note" | "cancelled" | "deleted";
+            action: "issued" | "updated" | "payment_added" | "payment_removed" | "withholdings" | "credit_note" | "debit_note" | "cancelled" | "deleted";
             after: {
                 [key: string]: string | number | null;
             };
@@ -17026,7 +17130,7 @@ export interface components {
             };
         };
         InvoiceSummary: {
-            /** @description total + debited − credited − paid, never below 0 */
+            /** @description total + debited − credited − paid − withheld, never below 0 */
             amount_due: string;
             amount_paid: string;
             contact_id: number;
@@ -17048,7 +17152,16 @@ export interface components {
              */
             exchange_rate: string | null;
             id: number;
+            /**
+             * @description DGII's income type (607 column 5): 01 operaciones (default), 02 financieros, 03 extraordinarios, 04 arrendamientos, 05 venta de activo depreciable, 06 otros
+             * @enum {string}
+             */
+            income_type: "01" | "02" | "03" | "04" | "05" | "06";
+            /** @description ISR the buyer withheld and paid to DGII */
+            isr_withheld: string;
             issue_date: string;
+            /** @description ITBIS the buyer withheld and paid to DGII (PUT /invoices/{id}/withholdings) */
+            itbis_withheld: string;
             notes: string | null;
             payment_term: string | null;
             /** @description What credit notes took back beyond what was left to pay: owed to the buyer */
@@ -17063,7 +17176,26 @@ export interface components {
             /** @description The total in DOP at exchange_rate; null for a draft */
             total_amount_dop: string | null;
             updated_at: string;
+            withholding_date: string | null;
             workspace_id: number;
+        };
+        InvoiceWithholdingsRequest: {
+            /**
+             * @description Decimal as a string or number, at most 2 decimals
+             * @example 100.00
+             */
+            isr_withheld: string;
+            /**
+             * @description Decimal as a string or number, at most 2 decimals
+             * @example 100.00
+             */
+            itbis_withheld: string;
+            /**
+             * Format: date
+             * @description When the buyer withheld; required when either amount is above 0
+             * @example 2026-11-20
+             */
+            withholding_date: string;
         };
         IssueInvoiceRequest: {
             /**
@@ -18058,6 +18190,11 @@ export interface components {
              * @example 2026-11-20
              */
             due_date?: string;
+            /**
+             * @description DGII's income type (607 column 5): 01 operaciones (default), 02 financieros, 03 extraordinarios, 04 arrendamientos, 05 venta de activo depreciable, 06 otros
+             * @enum {string}
+             */
+            income_type?: "01" | "02" | "03" | "04" | "05" | "06";
             /**
              * Format: date
              * @description A date from 1900-01-01 to 2199-12-31

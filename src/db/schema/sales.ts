@@ -41,6 +41,16 @@ export const invoices = pgTable(
     status: text("status").notNull().default("pending_payment"),
     ...documentAmountColumns(),
     amountPaid: money("amount_paid").notNull().default("0"),
+    /**
+     * What the buyer, a withholding agent, withheld of this invoice and paid to DGII on the seller's
+     * behalf (in the invoice's currency), and when: it settles the invoice as a payment does and is
+     * reported in the 607 (columns 7, 10, 12). PUT /invoices/{id}/withholdings.
+     */
+    itbisWithheld: money("itbis_withheld").notNull().default("0"),
+    isrWithheld: money("isr_withheld").notNull().default("0"),
+    withholdingDate: date("withholding_date", { mode: "string" }),
+    /** DGII's Tipo de Ingreso (607 column 5): 01 operaciones … 06 otros. */
+    incomeType: text("income_type").notNull().default("01"),
     currencyId: integer("currency_id").references(() => currencies.id),
     /**
      * The fiscal data frozen at issue (sales/snapshots.ts DocumentSnapshot: issuer and branch, buyer,
@@ -70,6 +80,7 @@ export const invoices = pgTable(
     // An NCF is issued once per tenant, whatever happens to the invoice afterwards.
     uniqueIndex("invoices_tenant_document_number_key").on(t.tenantId, t.documentNumber),
     check("invoices_number_unless_draft", sql`status = 'draft' OR document_number IS NOT NULL`),
+    check("invoices_income_type", sql`income_type IN ('01', '02', '03', '04', '05', '06')`),
     // Lists read live invoices of one workspace in (issue_date, id) order: partial indexes ending
     // in id, so a page is the first rows of an index scan, without sorting a day's invoices.
     index("invoices_live_workspace_issue_date_id_idx").on(t.workspaceId, t.issueDate, t.id).where(sql`deleted_at IS NULL`),

@@ -6,8 +6,18 @@ import { decimal2, timestamp } from "../../lib/format";
 
 type InvoiceRow = typeof schema.invoices.$inferSelect;
 
-/** What happened to an issued invoice: issued from a draft, changed, paid or a payment removed, a note issued, cancelled, deleted. */
-export const HISTORY_ACTIONS = ["issued", "updated", "payment_added", "payment_removed", "credit_note", "debit_note", "cancelled", "deleted"] as const;
+/** What happened to an issued invoice: issued from a draft, changed, paid or a payment removed, the buyer's withholdings recorded, a note issued, cancelled, deleted. */
+export const HISTORY_ACTIONS = [
+  "issued",
+  "updated",
+  "payment_added",
+  "payment_removed",
+  "withholdings",
+  "credit_note",
+  "debit_note",
+  "cancelled",
+  "deleted",
+] as const;
 type HistoryAction = (typeof HISTORY_ACTIONS)[number];
 type HistoryValue = string | number | null;
 
@@ -30,6 +40,10 @@ function trackedFields(row: InvoiceRow): Record<string, HistoryValue> {
     tax_amount: decimal2(row.taxAmount),
     total_amount: decimal2(row.totalAmount),
     amount_paid: decimal2(row.amountPaid),
+    itbis_withheld: decimal2(row.itbisWithheld),
+    isr_withheld: decimal2(row.isrWithheld),
+    withholding_date: row.withholdingDate,
+    income_type: row.incomeType,
     credited_amount: decimal2(row.creditedAmount),
     debited_amount: decimal2(row.debitedAmount),
     deleted_at: timestamp(row.deletedAt),

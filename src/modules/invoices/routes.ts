@@ -5,6 +5,7 @@ import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonB
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, MessageResponse } from "../../http/schemas";
 import { idParam } from "../../lib/bounds";
+import { dominicanToday } from "../../lib/dates";
 import { isElectronicNumber } from "../../lib/ncf";
 import { printedEcf } from "../ecf/documents";
 import { getNote } from "../notes/service";
@@ -20,6 +21,7 @@ import {
   InvoiceHistoryEntry,
   InvoiceListQuery,
   InvoiceSummary,
+  InvoiceWithholdingsBody,
   IssueInvoiceBody,
   Payment,
   UpdateInvoiceBody,
@@ -253,6 +255,31 @@ invoicesRouter.openapi(
 const PaymentParams = IdParam.extend({
   payment_id: idParam("payment_id"),
 });
+
+invoicesRouter.openapi(
+  defineRoute(
+    { permission: "payments:create" },
+    {
+      method: "put",
+      path: `${V1}/invoices/{id}/withholdings`,
+      tags,
+      summary: "Record what the buyer withheld (ITBIS, ISR) and paid to DGII: it settles the invoice as a payment does and goes to the 607",
+      request: { params: IdParam, ...jsonBody(InvoiceWithholdingsBody) },
+      responses: {
+        200: jsonResponse("Withholdings recorded", z.object({ data: InvoiceSummary, message: z.string() })),
+        ...errorResponses(404, 409),
+        ...commonErrors,
+      },
+    },
+  ),
+  async (c) => {
+    const id = c.req.valid("param").id;
+    const { invoice, paidNow } = await invoices.setWithholdings(c.var.db, c.var.scope, id, c.req.valid("json"), dominicanToday());
+    await emitEvent(c, "invoice.updated", invoice.workspace_id, invoices.invoiceEventData(c.var.scope, id));
+    if (paidNow) await emitEvent(c, "invoice.paid", invoice.workspace_id, invoices.invoiceEventData(c.var.scope, id));
+    return c.json({ data: invoice, message: "Withholdings recorded." }, 200);
+  },
+);
 
 invoicesRouter.openapi(
   defineRoute(

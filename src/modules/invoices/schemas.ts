@@ -9,7 +9,19 @@ import { HISTORY_ACTIONS } from "./history";
 const INVOICE_STATUSES = ["pending_payment", "partially_paid", "paid", "cancelled", "draft"] as const;
 export const PAYMENT_METHODS = ["cash", "bank_transfer", "credit_card", "debit_card", "check", "other"] as const;
 
+/**
+ * DGII's Tipo de Ingreso (Formato 607, column 5; Norma General 07-2018): 01 ingresos por operaciones
+ * (no financieros), 02 financieros, 03 extraordinarios, 04 por arrendamientos, 05 por venta de activo
+ * depreciable, 06 otros ingresos.
+ */
+export const INCOME_TYPES = ["01", "02", "03", "04", "05", "06"] as const;
+const incomeType = z.enum(INCOME_TYPES).openapi({
+  description:
+    "DGII's income type (607 column 5): 01 operaciones (default), 02 financieros, 03 extraordinarios, 04 arrendamientos, 05 venta de activo depreciable, 06 otros",
+});
+
 const base = {
+  income_type: incomeType.optional(),
   contact_id: id(),
   document_subtype_id: id(),
   issue_date: dateInput(),
@@ -54,8 +66,24 @@ export const UpdateInvoiceBody = z
     currency_id: base.currency_id,
     items: LineItems.optional(),
     salesman_ids: base.salesman_ids,
+    income_type: base.income_type,
   })
   .openapi("UpdateInvoiceRequest");
+
+/**
+ * PUT /invoices/{id}/withholdings: what the buyer (a withholding agent: Norma General 02-2005 for
+ * ITBIS, Código Tributario art. 309 for ISR) withheld of the invoice and paid to DGII, in the
+ * invoice's currency, as the buyer reports it. Replaces what was recorded; zeros clear it.
+ */
+export const InvoiceWithholdingsBody = z
+  .object({
+    itbis_withheld: moneyInput(),
+    isr_withheld: moneyInput(),
+    withholding_date: dateInput().nullable().openapi({ description: "When the buyer withheld; required when either amount is above 0" }),
+  })
+  .strict()
+  .openapi("InvoiceWithholdingsRequest");
+export type InvoiceWithholdingsInput = z.output<typeof InvoiceWithholdingsBody>;
 
 export type CreateInvoiceInput = z.output<typeof CreateInvoiceBody>;
 export type UpdateInvoiceInput = z.output<typeof UpdateInvoiceBody>;
@@ -84,9 +112,13 @@ export const InvoiceSummary = z
     tax_amount: z.string(),
     discount_amount: z.string(),
     total_amount: z.string(),
-    amount_due: z.string().openapi({ description: "total + debited − credited − paid, never below 0" }),
+    amount_due: z.string().openapi({ description: "total + debited − credited − paid − withheld, never below 0" }),
     refund_due: z.string().openapi({ description: "What credit notes took back beyond what was left to pay: owed to the buyer" }),
     amount_paid: z.string(),
+    itbis_withheld: z.string().openapi({ description: "ITBIS the buyer withheld and paid to DGII (PUT /invoices/{id}/withholdings)" }),
+    isr_withheld: z.string().openapi({ description: "ISR the buyer withheld and paid to DGII" }),
+    withholding_date: z.string().nullable(),
+    income_type: incomeType,
     credited_amount: z.string().openapi({ description: "Sum of the invoice's credit notes" }),
     debited_amount: z.string().openapi({ description: "Sum of the invoice's debit notes" }),
     currency_id: z.number().nullable(),

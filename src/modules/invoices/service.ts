@@ -33,8 +33,10 @@ import type {
   CreateInvoiceInput,
   CreatePaymentInput,
   EmbeddedNote as EmbeddedNoteSchema,
+  INCOME_TYPES,
   InvoiceDetail,
   InvoiceSummary,
+  InvoiceWithholdingsInput,
   IssueInvoiceInput,
   Payment,
   UpdateInvoiceInput,
@@ -70,6 +72,10 @@ function serializeInvoice(row: InvoiceRow) {
     status: row.status as InvoiceSummary["status"],
     ...dueAmounts(row),
     amount_paid: decimal2(row.amountPaid)!,
+    itbis_withheld: decimal2(row.itbisWithheld)!,
+    isr_withheld: decimal2(row.isrWithheld)!,
+    withholding_date: row.withholdingDate,
+    income_type: row.incomeType as (typeof INCOME_TYPES)[number],
     credited_amount: decimal2(row.creditedAmount)!,
     debited_amount: decimal2(row.debitedAmount)!,
     payment_term: row.paymentTerm,
@@ -293,9 +299,9 @@ export async function createInvoice(
     issue,
     (num) => sql`
       INSERT INTO invoices (tenant_id, workspace_id, contact_id, document_subtype_id, due_date, amount_paid, currency_id, payment_term, notes,
-        quotation_id, created_by, ${names})
+        quotation_id, created_by, income_type, ${names})
       SELECT ${t}, ${scope.workspaceId}, ${resolved.contact.id}, ${resolved.subtype.id}, ${input.due_date ?? null}, 0, ${resolved.currencyId},
-        ${input.payment_term ?? null}, ${input.notes ?? null}, ${options.quotationId ?? null}, ${scope.userId}, ${values}
+        ${input.payment_term ?? null}, ${input.notes ?? null}, ${options.quotationId ?? null}, ${scope.userId}, ${input.income_type ?? "01"}, ${values}
       FROM ${num}
       RETURNING *`,
     (invoiceId) => sql`sellers AS (
@@ -316,11 +322,11 @@ async function createDraft(db: AnyDb, scope: RequestScope, input: CreateInvoiceI
   const result = await db.execute(sql`
     WITH inv AS (
       INSERT INTO invoices (tenant_id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status,
-        subtotal_amount, discount_amount, tax_amount, total_amount, tax_breakdown, amount_paid, currency_id, payment_term, notes, created_by)
+        subtotal_amount, discount_amount, tax_amount, total_amount, tax_breakdown, amount_paid, currency_id, payment_term, notes, created_by, income_type)
       VALUES (${t}, ${scope.workspaceId}, ${resolved.contact.id}, ${resolved.subtype.id}, NULL, ${input.issue_date}, ${input.due_date ?? null}, 'draft',
         ${totals.subtotalAmount}, ${totals.discountAmount}, ${totals.taxAmount}, ${totals.totalAmount}, ${JSON.stringify(taxBreakdown(amounts))}::jsonb,
         0, ${resolved.currencyId},
-        ${input.payment_term ?? null}, ${input.notes ?? null}, ${scope.userId})
+        ${input.payment_term ?? null}, ${input.notes ?? null}, ${scope.userId}, ${input.income_type ?? "01"})
       RETURNING *
     ), ${insertLines("invoice", t, invoiceId, lineRecords(resolved.lines, amounts))}, sellers AS (
       INSERT INTO invoice_salesmen (tenant_id, invoice_id, salesman_id)
@@ -389,7 +395,8 @@ const invoiceListJson = sql.raw(`json_build_object(
   'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
   'updated_at', to_char(i.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
   'status', i.status, 'amount_due', ${DUE_SQL.amount_due}, 'refund_due', ${DUE_SQL.refund_due},
-  'amount_paid', i.amount_paid::text, 'credited_amount', i.credited_amount::text, 'debited_amount', i.debited_amount::text, 'payment_term', i.payment_term,
+  'amount_paid', i.amount_paid::text, 'itbis_withheld', i.itbis_withheld::text, 'isr_withheld', i.isr_withheld::text,
+  'withholding_date', i.withholding_date, 'income_type', i.income_type, 'credited_amount', i.credited_amount::text, 'debited_amount', i.debited_amount::text, 'payment_term', i.payment_term,
   'exchange_rate', ${exchangeRateSql("i.exchange_rate")}, 'subtotal_amount_dop', i.subtotal_amount_dop::text,
   'discount_amount_dop', i.discount_amount_dop::text, 'tax_amount_dop', i.tax_amount_dop::text, 'total_amount_dop', i.total_amount_dop::text)`);
 
@@ -591,6 +598,7 @@ export async function updateInvoice(
   if (input.due_date !== undefined) set.dueDate = input.due_date;
   if (input.payment_term !== undefined) set.paymentTerm = input.payment_term;
   if (input.notes !== undefined) set.notes = input.notes;
+  if (input.income_type !== undefined) set.incomeType = input.income_type;
   if (draft && input.document_subtype_id !== undefined) set.documentSubtypeId = input.document_subtype_id;
 
   const needsResolve =
@@ -896,6 +904,54 @@ export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, 
     .returning();
   await recordInvoiceChange(db, scope, "payment_removed", invoice, updated!);
   return serializeInvoice(updated!);
+}
+
+/**
+ * Records what the buyer withheld of an issued invoice (ITBIS: Norma General 02-2005 and 07-2007;
+ * ISR: Código Tributario art. 309) and paid to DGII for the seller, as the buyer reports it:
+ * replaces what was recorded (zeros clear it). Like a payment it settles the invoice — amount_due
+ * and status follow — and the 607 reports it in the month of its date. Refused on drafts and
+ * cancelled invoices; ITBIS withheld at most the invoice's ITBIS; never more than is left to pay.
+ */
+export async function setWithholdings(
+  db: AnyDb,
+  scope: RequestScope,
+  id: number,
+  input: InvoiceWithholdingsInput,
+  today: string,
+): Promise<{ invoice: InvoiceData; paidNow: boolean }> {
+  const invoice = await lockInvoice(db, scope, id);
+  if (invoice.status === "draft" || invoice.status === "cancelled") {
+    throw new AppError(
+      "invoice_not_payable",
+      `Withholdings apply only to issued invoices; this one is ${invoice.status === "draft" ? "a draft" : "cancelled"}.`,
+    );
+  }
+  const itbis = new Big(input.itbis_withheld);
+  const isr = new Big(input.isr_withheld);
+  const any = itbis.gt(0) || isr.gt(0);
+  if (any && !input.withholding_date) throw fieldError("withholding_date", "Required when an amount is withheld.");
+  const date = any ? input.withholding_date : null;
+  if (date && date < invoice.issueDate) throw fieldError("withholding_date", `Cannot be before the invoice's issue date (${invoice.issueDate}).`);
+  if (date && date > today) throw fieldError("withholding_date", "Cannot be in the future (Dominican date).");
+  const breakdown = (invoice.taxBreakdown as TaxBreakdown | null) ?? null;
+  const invoiceItbis = (breakdown?.itbis ?? []).reduce((sum, entry) => sum.plus(entry.amount), new Big(0));
+  if (itbis.gt(invoiceItbis)) throw fieldError("itbis_withheld", `Cannot exceed the invoice's ITBIS (${invoiceItbis.toFixed(2)}).`);
+  const next = { ...invoice, itbisWithheld: itbis.toFixed(2), isrWithheld: isr.toFixed(2) };
+  if (balanceOf(next).lt(0)) {
+    const left = balanceOf({ ...invoice, itbisWithheld: "0", isrWithheld: "0" });
+    throw fieldError(
+      isr.gt(0) ? "isr_withheld" : "itbis_withheld",
+      `The withholdings exceed what is left to pay after payments and notes (${left.toFixed(2)}).`,
+    );
+  }
+  const [updated] = await db
+    .update(inv)
+    .set({ itbisWithheld: next.itbisWithheld, isrWithheld: next.isrWithheld, withholdingDate: date, status: invoiceStatus(next), updatedAt: new Date() })
+    .where(eq(inv.id, id))
+    .returning();
+  await recordInvoiceChange(db, scope, "withholdings", invoice, updated!);
+  return { invoice: serializeInvoice(updated!), paidNow: updated!.status === "paid" && invoice.status !== "paid" };
 }
 
 /**

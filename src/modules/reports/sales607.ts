@@ -28,6 +28,11 @@ interface Raw607 {
   total_amount_dop: string;
   tax_breakdown: TaxBreakdown | null;
   payments: Record<string, string> | null;
+  income_type: string;
+  /** Set when the buyer's withholdings are reported in this period (their date is by its end). */
+  withholding_date: string | null;
+  itbis_withheld: string;
+  isr_withheld: string;
 }
 
 const CONSUMER_PREFIXES = ["B02", "E32"];
@@ -44,9 +49,6 @@ const FORM_OF_METHOD: Record<string, "cash" | "bank" | "card" | "other_forms"> =
 
 /** Tipo de Identificación: 1 RNC, 2 cédula, 3 another (a passport). */
 const ID_TYPES: Record<string, string> = { rnc: "1", cedula: "2", passport: "3" };
-
-/** Tipo de Ingreso 01, "ingresos por operaciones (no financieros)": invoices do not record another kind yet. */
-const OPERATING_INCOME = "01";
 
 const ZERO = new Big(0);
 const dop = (amount: Big.BigSource, rate: string) => new Big(amount).times(rate).round(2, Big.roundHalfUp);
@@ -65,9 +67,17 @@ export function row607(raw: Raw607): Row607 {
   const otherTaxes = breakdown ? dop(breakdown.other_additional, rate) : ZERO;
   const tip = breakdown ? dop(breakdown.propina, rate) : ZERO;
 
+  // What the buyer withheld (ITBIS, ISR) and paid to DGII for us, in DOP at the invoice's rate:
+  // reported in the invoice's row once its date is by the period's end (the statement says), as
+  // the 606 reports a purchase's (docs/reports.md).
+  const reported = raw.withholding_date !== null;
+  const itbisWithheld = reported ? dop(raw.itbis_withheld, rate) : ZERO;
+  const isrWithheld = reported ? dop(raw.isr_withheld, rate) : ZERO;
+
   // Payment forms: an invoice's payments dated by the period's end, by form, in DOP at its rate;
-  // what they leave unpaid of its DOP total was sold on credit. A credit note fills none (DGII:
-  // not required); a debit note's amount is owed on the invoice it raises: on credit.
+  // what they and the reported withholdings leave unpaid of its DOP total was sold on credit
+  // (withheld amounts were not received by any form: the buyer paid them to DGII). A credit note
+  // fills none (DGII: not required); a debit note's amount is owed on the invoice it raises: on credit.
   const forms = { cash: ZERO, bank: ZERO, card: ZERO, other_forms: ZERO };
   let onCredit = ZERO;
   if (raw.kind === "invoice") {
@@ -76,7 +86,7 @@ export function row607(raw: Raw607): Row607 {
       forms[form] = forms[form].plus(dop(amount, rate));
     }
     const paid = forms.cash.plus(forms.bank).plus(forms.card).plus(forms.other_forms);
-    onCredit = new Big(raw.total_amount_dop).minus(paid);
+    onCredit = new Big(raw.total_amount_dop).minus(paid).minus(itbisWithheld).minus(isrWithheld);
     if (onCredit.lt(0)) onCredit = ZERO;
   } else if (raw.kind === "debit") {
     onCredit = new Big(raw.total_amount_dop);
@@ -87,16 +97,16 @@ export function row607(raw: Raw607): Row607 {
     buyer_id_type: raw.identification ? (ID_TYPES[raw.identification_type ?? ""] ?? "3") : "",
     ncf: raw.ncf,
     modified_ncf: raw.modified_ncf ?? "",
-    income_type: OPERATING_INCOME,
+    // A note's is its invoice's (the statement reads it).
+    income_type: raw.income_type,
     issue_date: raw.issue_date,
-    // Sales record no withholdings by third parties yet: no date, 0.00 withheld (docs/reports.md).
-    withholding_date: "",
+    withholding_date: raw.withholding_date ?? "",
     amount: raw.net_amount_dop,
     itbis_invoiced: money(itbis),
-    itbis_withheld: money(ZERO),
+    itbis_withheld: money(itbisWithheld),
     // As the 606's: not enabled while no perception regime exists.
     itbis_perceived: "",
-    isr_withheld: money(ZERO),
+    isr_withheld: money(isrWithheld),
     isr_perceived: "",
     isc: money(isc),
     other_taxes: money(otherTaxes),
@@ -151,7 +161,9 @@ export const sales607: ReportSource<Row607, Report607Query> = {
         coalesce(i.snapshot->'buyer'->>'identification_type', c.identification_type) AS identification_type,
         coalesce(i.snapshot->'buyer'->>'identification', c.identification) AS identification,
         coalesce(i.exchange_rate, 1)::text AS exchange_rate, (i.subtotal_amount_dop - i.discount_amount_dop)::text AS net_amount_dop,
-        i.total_amount_dop::text AS total_amount_dop, i.tax_breakdown, pay.payments
+        i.total_amount_dop::text AS total_amount_dop, i.tax_breakdown, pay.payments, i.income_type,
+        CASE WHEN i.withholding_date <= ${period.to}::date THEN to_char(i.withholding_date, 'YYYYMMDD') END AS withholding_date,
+        i.itbis_withheld::text AS itbis_withheld, i.isr_withheld::text AS isr_withheld
       FROM invoices i
       JOIN contacts c ON c.id = i.contact_id
       -- The payments dated by the period's end, summed by method (in the invoice's currency).
@@ -165,7 +177,8 @@ export const sales607: ReportSource<Row607, Report607Query> = {
       UNION ALL
       SELECT n.id, 1, n.document_number, n.modified_ncf, n.kind, n.issue_date,
         n.snapshot->'buyer'->>'identification_type', n.snapshot->'buyer'->>'identification',
-        n.exchange_rate::text, (n.subtotal_amount_dop - n.discount_amount_dop)::text, n.total_amount_dop::text, n.tax_breakdown, NULL::jsonb
+        n.exchange_rate::text, (n.subtotal_amount_dop - n.discount_amount_dop)::text, n.total_amount_dop::text, n.tax_breakdown, NULL::jsonb,
+        (SELECT ni.income_type FROM invoices ni WHERE ni.id = n.invoice_id), NULL, '0', '0'
       FROM invoice_notes n
       WHERE n.status = 'issued' AND n.issue_date BETWEEN ${period.from}::date AND ${period.to}::date
         AND n.document_number ~ ${prefixPattern(NOTE_PREFIXES, query.include_ecf)}
@@ -185,7 +198,8 @@ export const sales607: ReportSource<Row607, Report607Query> = {
         ${money2(sql`sum(round(coalesce((i.tax_breakdown->>'other_additional')::numeric, 0) * r.rate, 2))`)} AS other_taxes,
         ${money2(sql`sum(round(coalesce((i.tax_breakdown->>'propina')::numeric, 0) * r.rate, 2))`)} AS legal_tip,
         ${money2(sql`sum(f.cash)`)} AS cash, ${money2(sql`sum(f.bank)`)} AS bank, ${money2(sql`sum(f.card)`)} AS card,
-        ${money2(sql`sum(greatest(i.total_amount_dop - coalesce(f.paid, 0), 0))`)} AS on_credit,
+        ${money2(sql`sum(greatest(i.total_amount_dop - coalesce(f.paid, 0) - CASE WHEN i.withholding_date <= ${period.to}::date
+          THEN round(i.itbis_withheld * r.rate, 2) + round(i.isr_withheld * r.rate, 2) ELSE 0 END, 0))`)} AS on_credit,
         '0.00' AS gift_vouchers, '0.00' AS barter, ${money2(sql`sum(f.other_forms)`)} AS other_forms
       FROM invoices i
       CROSS JOIN LATERAL (SELECT coalesce(i.exchange_rate, 1) AS rate) r
