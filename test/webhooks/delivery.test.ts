@@ -223,6 +223,41 @@ describe("webhook events and delivery", () => {
     }
   });
 
+  it("ordering is not promised: a retried event arrives after a later one, and each body's created_at lets the receiver put them back in order", async () => {
+    const { tenant, ids, contact, service } = await salesSetup();
+    const hook = await endpoint(tenant, ["invoice.created", "payment.received"]);
+    await failNext("receiver", hook.key, { times: 1, status: 503 });
+    const created = await tenant.api.post("/invoices", {
+      contact_id: contact.id,
+      document_subtype_id: ids.b02,
+      issue_date: "2026-11-20",
+      items: INVOICE_LINE(service.id, "100.00"),
+    });
+    expect(created.status, created.text).toBe(201);
+    const first = await firstAttempt(tenant.tenantId, hook.id);
+    expect(first.status).toBe("pending");
+    const paid = await tenant.api.post(`/invoices/${created.body.data.id}/payments`, { amount: "100.00", payment_date: "2026-11-21", payment_method: "cash" });
+    expect(paid.status).toBe(201);
+    await vi.waitFor(async () => expect((await receivedHooks(hook.key)).map((h) => h.body.type)).toEqual(["invoice.created", "payment.received"]), {
+      timeout: 15_000,
+      interval: 100,
+    });
+    const retried = await deliverWebhook(env, { tenant_id: tenant.tenantId, webhook_delivery_id: first.id }, { now: later(first.nextAttemptAt, 1) });
+    expect(retried.outcome).toBe("succeeded");
+
+    // What the receiver accepted, in the order it arrived: the later event first.
+    const hits = await receivedHooks(hook.key);
+    const accepted = hits.slice(1);
+    expect(accepted.map((h) => h.body.type)).toEqual(["payment.received", "invoice.created"]);
+    expect(accepted.every((h) => h.verified.current && h.headers["webhook-id"] === h.body.id)).toBe(true);
+    // The failed attempt and its retry are one event (one id): the receiver deduplicates on it.
+    expect(hits[0]!.body.id).toBe(accepted[1]!.body.id);
+    // Sorted by created_at, the events are in the order they happened.
+    const byTime = [...accepted].sort((a, b) => Date.parse(a.body.created_at) - Date.parse(b.body.created_at));
+    expect(byTime.map((h) => h.body.type)).toEqual(["invoice.created", "payment.received"]);
+    expect(Date.parse(byTime[0]!.body.created_at)).toBeLessThan(Date.parse(byTime[1]!.body.created_at));
+  });
+
   it("a receiver failing 3 times then succeeding is delivered the event once, on the 4th attempt, always with the same id; every attempt is recorded", async () => {
     const { tenant, id } = await serviceInvoice("100.00");
     const hook = await endpoint(tenant, ["payment.received"]);
