@@ -47,6 +47,19 @@ async function expectAccepted(t: EcfTenant, path: string, doc: Doc, kind: "ecf" 
   return { view, xml, received: got[0]! };
 }
 
+/** An E34 of the next day taking 100.00 + ITBIS off the invoice (modification code 3). */
+async function discountNote(t: EcfTenant, invoiceId: number, reason: string): Promise<Doc & { modified_ncf: string }> {
+  const res = await t.tenant.api.post<Data<Doc & { modified_ncf: string }>>(`/invoices/${invoiceId}/credit-notes`, {
+    document_subtype_id: await t.subtype("E34"),
+    issue_date: "2026-11-24",
+    modification_code: 3,
+    reason,
+    items: [{ description: "Descuento", amount: "100", tax_ids: [t.ids.itbis18] }],
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data;
+}
+
 describe("e-CF types through HTTP: golden cases", () => {
   it("E32 under RD$250,000: the full E32 is kept, its signed RFCE is what DGII receives, final at once", async () => {
     const t = await ecfTenant();
@@ -130,16 +143,8 @@ describe("e-CF types through HTTP: golden cases", () => {
       items: [{ product_id: t.service.id, description: "Mantenimiento", quantity: "5", unit_price: "200", tax_ids: [t.ids.itbis18] }],
     });
     await waitForStatus(t, `/invoices/${invoice.id}`, "accepted");
-    const credit = await t.tenant.api.post(`/invoices/${invoice.id}/credit-notes`, {
-      document_subtype_id: await t.subtype("E34"),
-      issue_date: "2026-11-24",
-      modification_code: 3,
-      reason: "Descuento por pronto pago",
-      items: [{ description: "Descuento", amount: "100", tax_ids: [t.ids.itbis18] }],
-    });
-    expect(credit.status, credit.text).toBe(201);
-    expect(credit.body.data).toMatchObject({ document_number: "E340000000001", total_amount: "118.00", modified_ncf: invoice.document_number });
-    const note = { ...credit.body.data, id: credit.body.data.id } as Doc;
+    const note = await discountNote(t, invoice.id, "Descuento por pronto pago");
+    expect(note).toMatchObject({ document_number: "E340000000001", total_amount: "118.00", modified_ncf: invoice.document_number });
     const r34 = await expectAccepted(t, `/credit-notes/${note.id}`, note);
     expect(tag(r34.xml, "NCFModificado")).toBe("E310000000001");
     expect(tag(r34.xml, "FechaNCFModificado")).toBe("23-11-2026");
@@ -159,6 +164,37 @@ describe("e-CF types through HTTP: golden cases", () => {
     expect(tag(r33.xml, "NCFModificado")).toBe("E310000000001");
     const row = await ownerRow<{ n: number }>(sql`SELECT count(*)::int AS n FROM ecf_documents WHERE tenant_id = ${t.tenant.tenantId} AND note_id IS NOT NULL`);
     expect(row.n).toBe(2);
+  });
+});
+
+describe("the e-CF's TipoIngresos", () => {
+  it("is the invoice's income type, on create and on a draft issued, and a note's is its invoice's (Formato e-CF field 8, the 607's classification)", async () => {
+    const t = await ecfTenant();
+    const line = [{ product_id: t.service.id, quantity: "1", unit_price: "1000", tax_ids: [t.ids.itbis18] }];
+    const plain = await issue(t, "E31", { items: line });
+    expect(tag(await storedXml(t, `/invoices/${plain.id}`), "TipoIngresos")).toBe("01");
+    const rent = await issue(t, "E31", { items: line, income_type: "04" });
+    expect(tag(await storedXml(t, `/invoices/${rent.id}`), "TipoIngresos")).toBe("04");
+
+    const draft = await t.tenant.api.post<Data<Doc>>("/invoices", {
+      contact_id: t.contact.id,
+      document_subtype_id: await t.subtype("E31"),
+      issue_date: "2026-11-23",
+      items: line,
+      income_type: "02",
+      draft: true,
+    });
+    expect(draft.status, draft.text).toBe(201);
+    expect((await t.tenant.api.patch(`/invoices/${draft.body.data.id}`, { income_type: "05" })).status).toBe(200);
+    const issued = await t.tenant.api.post(`/invoices/${draft.body.data.id}/issue`, { issue_date: "2026-11-23" });
+    expect(issued.status, issued.text).toBe(200);
+    expect(tag(await storedXml(t, `/invoices/${draft.body.data.id}`), "TipoIngresos")).toBe("05");
+
+    const credit = await discountNote(t, rent.id, "Descuento");
+    expect(tag(await storedXml(t, `/credit-notes/${credit.id}`), "TipoIngresos")).toBe("04");
+    // As DGII takes them (schema and signature).
+    await expectAccepted(t, `/invoices/${rent.id}`, rent);
+    await expectAccepted(t, `/credit-notes/${credit.id}`, credit);
   });
 });
 

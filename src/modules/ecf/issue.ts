@@ -75,6 +75,12 @@ export interface EcfSource {
   /** A note: the e-CF or NCF it modifies (InformacionReferencia) and, for E34, IndicadorNotaCredito. */
   reference?: EcfDocument["reference"];
   creditNoteIndicator?: 0 | 1;
+  /**
+   * TipoIngresos (Formato e-CF v1.0, field 8: "según clasificación del formato de envío de ventas",
+   * the 607's column 5): the invoice's income_type, a note's invoice's, so the e-CF and the 607 say
+   * the same. The buyer's types (41, 43, 47) carry none (field 8: 0); buildEcf leaves it out.
+   */
+  incomeType: EcfDocument["incomeType"];
 }
 
 /** An e-CF signed, as ecf_documents stores it. */
@@ -141,7 +147,7 @@ export async function signEcf(settings: ReadyEcfSettings, encryptionKey: string 
     issueDate: source.issueDate,
     paymentType: credit ? 2 : 1,
     ...(credit ? { dueDate: source.dueDate! } : {}),
-    incomeType: "01",
+    incomeType: source.incomeType,
     snapshot: source.snapshot,
     lines: source.lines.map((line, i) => {
       const amounts = source.amounts[i]!;

@@ -88,7 +88,7 @@ export interface EcfDocument {
   paymentType: 1 | 2 | 3;
   /** FechaLimitePago, YYYY-MM-DD: conditional to a credit sale (TipoPago 2). */
   dueDate?: string;
-  /** TipoIngresos (Formato e-CF, Tabla de tipos de ingresos): 01 ingresos por operaciones. Not carried by E41, E43 and E47 (field 8: 0). */
+  /** TipoIngresos (Formato e-CF, field 8): 01 operaciones (no financieros), 02 financieros, 03 extraordinarios, 04 arrendamientos, 05 venta de activo depreciable, 06 otros. Not carried by E41, E43 and E47 (field 8: 0). */
   incomeType: "01" | "02" | "03" | "04" | "05" | "06";
   snapshot: DocumentSnapshot;
   lines: EcfLine[];

@@ -17,7 +17,7 @@ import { assertFiscalProfile } from "../company/service";
 import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
 import { assertSalesInvoicePrefix } from "../document-subtypes/service";
 import { assertNoEcf } from "../ecf/documents";
-import { assertEcfReady, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
+import { assertEcfReady, type EcfSource, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import { createNote, invoiceNotesJson } from "../notes/service";
 import { type ItemJson, insertLines, itemsBreakdown, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
@@ -197,7 +197,12 @@ function prepareIssue(
  * An E-series invoice is signed now, between the read that took its number and the write that
  * stores it (docs/ecf.md, "Issuing").
  */
-async function signIssue(scope: RequestScope, issue: Issue, dueDate: string | null | undefined, context: InvoiceContext): Promise<void> {
+async function signIssue(
+  scope: RequestScope,
+  issue: Issue,
+  invoice: { dueDate: string | null | undefined; incomeType: InvoiceRow["incomeType"] },
+  context: InvoiceContext,
+): Promise<void> {
   const { resolved } = issue;
   if (!resolved.documentNumber || !isElectronicPrefix(resolved.subtype.prefix)) return;
   // prepareIssue asserted the settings (assertEcfReady) before anything else was computed.
@@ -206,7 +211,8 @@ async function signIssue(scope: RequestScope, issue: Issue, dueDate: string | nu
     encf: resolved.documentNumber,
     issueDate: issue.issueDate,
     sequenceExpiry: resolved.subtype.validUntil,
-    dueDate: dueDate ?? null,
+    dueDate: invoice.dueDate ?? null,
+    incomeType: invoice.incomeType as EcfSource["incomeType"],
     snapshot: issue.snapshot,
     lines: resolved.lines,
     amounts: issue.amounts,
@@ -286,7 +292,7 @@ export async function createInvoice(
   });
   if (input.draft) return { ...(await createDraft(db, scope, input, resolved)), warnings: [] };
   const issue = prepareIssue(scope, resolved, input.issue_date, input.exchange_rate, context);
-  await signIssue(scope, issue, input.due_date, context);
+  await signIssue(scope, issue, { dueDate: input.due_date, incomeType: input.income_type ?? "01" }, context);
   const t = scope.tenantId;
   const names = sql.raw(issue.columns.map(([name]) => name).join(", "));
   const values = sql.join(
@@ -359,7 +365,7 @@ export async function issueDraft(db: AnyDb, scope: RequestScope, id: number, inp
     { documentType: "invoice", takeNumber: false, takeElectronicNumber: true, checkNumbering: true, today: issueDate },
   );
   const issue = prepareIssue(scope, resolved, issueDate, input.exchange_rate, context);
-  await signIssue(scope, issue, draft.dueDate, context);
+  await signIssue(scope, issue, draft, context);
   const set = sql.join(
     issue.columns.map(([name, value]) => sql`${sql.raw(name)} = ${value}`),
     sql`, `,

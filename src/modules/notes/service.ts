@@ -281,6 +281,8 @@ async function signNote(
     reference: NonNullable<EcfSource["reference"]>;
     creditNoteIndicator: 0 | 1 | undefined;
     currency: EcfSource["currency"];
+    /** The modified invoice's (TipoIngresos): a note is income of the invoice's kind. */
+    incomeType: EcfSource["incomeType"];
   },
 ): Promise<SignedEcf> {
   // createNote asserted the settings (assertEcfReady) right after the read.
@@ -290,6 +292,7 @@ async function signNote(
     issueDate: note.issueDate,
     sequenceExpiry: resolved.subtype.validUntil,
     dueDate: null,
+    incomeType: note.incomeType,
     snapshot: note.snapshot,
     lines: note.records.map((record) => ({
       description: record.description,
@@ -398,6 +401,7 @@ export async function createNote(
           },
           creditNoteIndicator: indicator === null ? undefined : (indicator as 0 | 1),
           currency: resolved.currencyIsDefault || !resolved.currencyCode ? undefined : { code: resolved.currencyCode, exchangeRate: exchangeRateText(rate) },
+          incomeType: invoice.incomeType as EcfSource["incomeType"],
         })
       : null;
 

@@ -138,6 +138,8 @@ export async function signPurchaseEcf(input: PurchaseEcfInput, encryptionKey: st
     amounts: input.amounts,
     breakdown: input.breakdown,
     total: input.total,
+    // Not written: the buyer's types carry no TipoIngresos (Formato e-CF v1.0, field 8).
+    incomeType: "01",
     ...(input.currency.isDefault || !input.currency.code ? {} : { currency: { code: input.currency.code, exchangeRate: input.currency.exchangeRate } }),
   });
 }
