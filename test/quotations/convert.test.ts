@@ -124,6 +124,21 @@ describe("quotations: convert to invoice", () => {
     expect(await levelOf((await tenant.api.get(`/quotations/${wrongType.id}`)).body.data.items[0].product_id, tenant.workspaceId)).toBe("4.00");
   });
 
+  it("gives the invoice the income type the body names (01 without one); another code is 422 on income_type", async () => {
+    const { tenant, create } = await quotationSetup();
+    touched.push(tenant.tenantId);
+    const rent = await create();
+    const refused = await tenant.api.post(`/quotations/${rent.id}/convert-to-invoice`, { income_type: "07" });
+    expect(refused.status).toBe(422);
+    expect(Object.keys(refused.body.errors)).toEqual(["income_type"]);
+    const converted = await tenant.api.post(`/quotations/${rent.id}/convert-to-invoice`, { income_type: "04" });
+    expect(converted.status, converted.text).toBe(201);
+    expect((await tenant.api.get(`/invoices/${converted.body.data.invoice_id}`)).body.data.income_type).toBe("04");
+    const plain = await tenant.api.post(`/quotations/${(await create()).id}/convert-to-invoice`);
+    expect(plain.status, plain.text).toBe(201);
+    expect((await tenant.api.get(`/invoices/${plain.body.data.invoice_id}`)).body.data.income_type).toBe("01");
+  });
+
   it("refuses cancelled and rejected quotations with 409 quotation_not_convertible", async () => {
     const { tenant, create } = await quotationSetup();
     const cancelled = await create();

@@ -16387,6 +16387,11 @@ export interface components {
         ConvertQuotationRequest: {
             /** @description Invoice subtype (NCF sequence); default: the workspace's preferred invoice subtype, else the tenant's default */
             document_subtype_id?: number;
+            /**
+             * @description DGII's income type (607 column 5): 01 operaciones (default), 02 financieros, 03 extraordinarios, 04 arrendamientos, 05 venta de activo depreciable, 06 otros
+             * @enum {string}
+             */
+            income_type?: "01" | "02" | "03" | "04" | "05" | "06";
         };
         CreateBankAccountRequest: {
             account_number?: string | null;

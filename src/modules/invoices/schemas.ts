@@ -3,22 +3,11 @@ import { idFilter, listQuerySchema } from "../../http/pagination";
 import { ANNULMENT_REASON_CODES, DEFAULT_ANNULMENT_REASON } from "../../lib/annulments";
 import { dateInput as dateFilter } from "../../lib/bounds";
 import { decimalInput, moneyInput } from "../../lib/decimal";
-import { CREATED_DOCUMENT_FIELDS, DocumentSnapshot, dateInput, id, LineItemOutput, LineItems, TaxBreakdown } from "../sales/schemas";
+import { CREATED_DOCUMENT_FIELDS, DocumentSnapshot, dateInput, id, incomeType, LineItemOutput, LineItems, TaxBreakdown } from "../sales/schemas";
 import { HISTORY_ACTIONS } from "./history";
 
 const INVOICE_STATUSES = ["pending_payment", "partially_paid", "paid", "cancelled", "draft"] as const;
 export const PAYMENT_METHODS = ["cash", "bank_transfer", "credit_card", "debit_card", "check", "other"] as const;
-
-/**
- * DGII's Tipo de Ingreso (Formato 607, column 5; Norma General 07-2018): 01 ingresos por operaciones
- * (no financieros), 02 financieros, 03 extraordinarios, 04 por arrendamientos, 05 por venta de activo
- * depreciable, 06 otros ingresos.
- */
-export const INCOME_TYPES = ["01", "02", "03", "04", "05", "06"] as const;
-const incomeType = z.enum(INCOME_TYPES).openapi({
-  description:
-    "DGII's income type (607 column 5): 01 operaciones (default), 02 financieros, 03 extraordinarios, 04 arrendamientos, 05 venta de activo depreciable, 06 otros",
-});
 
 const base = {
   income_type: incomeType.optional(),

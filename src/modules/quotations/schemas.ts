@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
-import { CREATED_DOCUMENT_FIELDS, dateInput, id, LineItemOutput, LineItems, TaxBreakdown } from "../sales/schemas";
+import { CREATED_DOCUMENT_FIELDS, dateInput, id, incomeType, LineItemOutput, LineItems, TaxBreakdown } from "../sales/schemas";
 
 const QUOTATION_STATUSES = ["draft", "sent", "approved", "rejected", "converted", "cancelled"] as const;
 export type QuotationStatus = (typeof QUOTATION_STATUSES)[number];
@@ -42,6 +42,8 @@ export const ConvertQuotationBody = z
     document_subtype_id: id()
       .optional()
       .openapi({ description: "Invoice subtype (NCF sequence); default: the workspace's preferred invoice subtype, else the tenant's default" }),
+    // Given here because an e-CF is signed with it at once and cannot be changed afterwards.
+    income_type: incomeType.optional(),
   })
   .openapi("ConvertQuotationRequest");
 export type ConvertQuotationInput = z.output<typeof ConvertQuotationBody>;

@@ -243,6 +243,7 @@ export async function convertQuotation(
       notes: convertedNotes(quotation.documentNumber, quotation.notes),
       currency_id: quotation.currencyId,
       items: row.items,
+      income_type: input.income_type,
     },
     context,
     { quotationId: quotation.id },

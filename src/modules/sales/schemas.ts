@@ -19,6 +19,18 @@ const LineItemInput = z.object({
 
 export const LineItems = z.array(LineItemInput).min(1).max(MAX_LINES);
 
+/**
+ * DGII's Tipo de Ingreso (Formato 607, column 5; Norma General 07-2018; the e-CF's TipoIngresos,
+ * Formato e-CF v1.0 field 8): 01 ingresos por operaciones (no financieros), 02 financieros,
+ * 03 extraordinarios, 04 por arrendamientos, 05 por venta de activo depreciable, 06 otros ingresos.
+ * An invoice's, given on create, PATCH or a quotation's conversion.
+ */
+export const INCOME_TYPES = ["01", "02", "03", "04", "05", "06"] as const;
+export const incomeType = z.enum(INCOME_TYPES).openapi({
+  description:
+    "DGII's income type (607 column 5): 01 operaciones (default), 02 financieros, 03 extraordinarios, 04 arrendamientos, 05 venta de activo depreciable, 06 otros",
+});
+
 export const LineItemOutput = z
   .object({
     id: z.number(),
