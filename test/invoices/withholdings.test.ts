@@ -91,6 +91,9 @@ describe("the buyer's withholdings", () => {
       [withholdings("54.00", "0", "2099-01-01"), "withholding_date", "Cannot be in the future (Dominican date)."],
       [withholdings("180.01", "0", "2026-11-10"), "itbis_withheld", "Cannot exceed the invoice's ITBIS (180.00)."],
       [withholdings("-1", "0", "2026-11-10"), "itbis_withheld", ""],
+      [withholdings("0", "-1", "2026-11-10"), "isr_withheld", ""],
+      [{ itbis_withheld: "1.00", withholding_date: "2026-11-10" }, "isr_withheld", ""],
+      [withholdings("1.00", "0", "2026-11-31"), "withholding_date", ""],
       [{ ...withholdings("1", "0", "2026-11-10"), extra: true }, "body", ""],
     ];
     for (const [body, field, message] of cases) {
@@ -103,6 +106,10 @@ describe("the buyer's withholdings", () => {
     const beyond = await put(withholdings("54.00", "100.00", "2026-11-10"));
     expect(beyond.status).toBe(422);
     expect(beyond.body.errors.isr_withheld).toEqual(["The withholdings exceed what is left to pay after payments and notes (80.00)."]);
+    // Without ISR, the ITBIS is the amount named.
+    const itbisBeyond = await put(withholdings("80.01", "0", "2026-11-10"));
+    expect(itbisBeyond.status).toBe(422);
+    expect(itbisBeyond.body.errors).toEqual({ itbis_withheld: ["The withholdings exceed what is left to pay after payments and notes (80.00)."] });
     // Nothing was recorded by the refusals.
     expect((await tenant.api.get(`/invoices/${id}`)).body.data).toMatchObject({ itbis_withheld: "0.00", isr_withheld: "0.00", withholding_date: null });
 
@@ -120,6 +127,42 @@ describe("the buyer's withholdings", () => {
     expect((await tenant.api.post(`/invoices/${other.body.data.id}/cancel`)).status).toBe(200);
     const onCancelled = await put(withholdings("1.00", "0", "2026-11-10"), other.body.data.id);
     expect([onCancelled.status, onCancelled.body.code]).toEqual([409, "invoice_not_payable"]);
+  });
+
+  it("in another currency are the invoice's amounts; the 607 gives them in DOP at its rate, half-up to the cent", async () => {
+    const tenant = await seedTenant();
+    const ids = await catalogIds(tenant.api);
+    const company = await createContact(tenant.api, { identification_type: "rnc", identification: "101000112" });
+    const service = await createProduct(tenant.api, { product_type: "service", track_inventory: false });
+    const usd = ((await tenant.api.get("/currencies")).body.data as { id: number; code: string }[]).find((c) => c.code === "USD")!.id;
+    const created = await tenant.api.post("/invoices", {
+      contact_id: company.id,
+      document_subtype_id: ids.b01,
+      issue_date: "2026-11-02",
+      currency_id: usd,
+      exchange_rate: "58.4567",
+      items: [{ product_id: service.id, quantity: "1", unit_price: "100.00", tax_ids: [ids.itbis18] }],
+    });
+    expect(created.status, created.text).toBe(201);
+    const { id, document_number: ncf } = created.body.data as { id: number; document_number: string };
+    // US$100.00 + 18.00 ITBIS: 30 % of the ITBIS (5.40) and 10 % ISR (10.00) withheld, the rest paid.
+    expect((await tenant.api.put(`/invoices/${id}/withholdings`, withholdings("5.40", "10.00", "2026-11-05"))).status).toBe(200);
+    const paid = await tenant.api.post(`/invoices/${id}/payments`, { amount: "102.60", payment_date: "2026-11-05", payment_method: "bank_transfer" });
+    expect(paid.body.data.invoice).toMatchObject({ status: "paid", amount_due: "0.00", itbis_withheld: "5.40", isr_withheld: "10.00" });
+    const report = await tenant.api.get("/reports/607?period=202611&format=json");
+    expect(report.status, report.text).toBe(200);
+    const row = (report.body.rows as { ncf: string }[]).find((r) => r.ncf === ncf);
+    // 5.40 × 58.4567 = 315.666…, 10.00 × 58.4567 = 584.567, 102.60 × 58.4567 = 5,997.657…; the total,
+    // 5,845.67 + 1,052.22 = 6,897.89, is a cent short of their sum, so nothing is on credit.
+    expect(row).toMatchObject({
+      withholding_date: "20261105",
+      amount: "5845.67",
+      itbis_invoiced: "1052.22",
+      itbis_withheld: "315.67",
+      isr_withheld: "584.57",
+      bank: "5997.66",
+      on_credit: "0.00",
+    });
   });
 
   it("need payments:create in the invoice's workspace: a viewer is refused, another workspace or tenant sees no invoice", async () => {
