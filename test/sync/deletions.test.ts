@@ -159,7 +159,7 @@ describe("deletions for a syncing client", () => {
     expect(log.body.data.map((e: { type: string }) => e.type)).toEqual(["quotation.deleted"]);
   });
 
-  it("an invoice changed without a list leaving: a payment removed and a debit note each send invoice.updated with the invoice after the change", async () => {
+  it("an invoice changed without a list leaving: a payment removed, a debit note and a credit note each send invoice.updated with the invoice after the change", async () => {
     const { tenant, id } = await serviceInvoice("100.00");
     const paid = await tenant.api.post(`/invoices/${id}/payments`, { amount: "40.00", payment_date: "2026-11-21", payment_method: "cash" });
     expect(paid.status).toBe(201);
@@ -178,5 +178,22 @@ describe("deletions for a syncing client", () => {
     updated = events[1];
     expect(updated!.data).toEqual((await tenant.api.get(`/invoices/${id}`)).body.data);
     expect(updated!.data.debit_notes.map((n: { id: number }) => n.id)).toEqual([note.body.data.id]);
+
+    // A credit of everything left settles the invoice: invoice.updated says paid, and no invoice.paid (nothing was received).
+    const credit = await tenant.api.post(`/invoices/${id}/credit-notes`, {
+      modification_code: 3,
+      reason: "Descuento total acordado",
+      items: [{ description: "Descuento", amount: "115.00" }],
+    });
+    expect(credit.status, credit.text).toBe(201);
+    const after = await storedEvents(tenant.tenantId, "invoice.updated", "credit_note.created", "invoice.paid");
+    expect(after.map((e) => [e.type, e.resource_id])).toEqual([
+      ["invoice.updated", id],
+      ["invoice.updated", id],
+      ["credit_note.created", credit.body.data.id],
+      ["invoice.updated", id],
+    ]);
+    expect(after[3]!.data).toEqual((await tenant.api.get(`/invoices/${id}`)).body.data);
+    expect(after[3]!.data).toMatchObject({ status: "paid", amount_due: "0.00", credited_amount: "115.00" });
   });
 });

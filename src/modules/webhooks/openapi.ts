@@ -22,7 +22,8 @@ const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string
   "invoice.created": { schema: InvoiceDetail, resource: "The invoice, as GET /api/v1/invoices/{id} answers it." },
   "invoice.updated": {
     schema: InvoiceDetail,
-    resource: "The invoice after the change (an edit, a draft issued, a payment removed, a debit note), as GET /api/v1/invoices/{id} answers it.",
+    resource:
+      "The invoice after the change (an edit, a draft issued, a payment removed, withholdings recorded, a credit or debit note), as GET /api/v1/invoices/{id} answers it.",
   },
   "quotation.converted": {
     schema: QuotationDetail,
@@ -31,7 +32,10 @@ const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string
   "product.stock_low": { schema: LowStockItem, resource: "The product's level in the workspace, as GET /api/v1/inventory/low-stock lists it." },
   "ecf.accepted": { schema: EcfSubmission, resource: "The e-CF at DGII's answer (accepted or accepted_conditional), as GET /api/v1/ecf/submissions lists it." },
   "ecf.rejected": { schema: EcfSubmission, resource: "The e-CF at DGII's answer (rejected), as GET /api/v1/ecf/submissions lists it." },
-  "invoice.paid": { schema: InvoiceDetail, resource: "The invoice once fully paid, as GET /api/v1/invoices/{id} answers it." },
+  "invoice.paid": {
+    schema: InvoiceDetail,
+    resource: "The invoice once a payment or the buyer's withholdings leave nothing due, as GET /api/v1/invoices/{id} answers it.",
+  },
   "invoice.cancelled": { schema: InvoiceDetail, resource: "The cancelled invoice, as GET /api/v1/invoices/{id} answers it." },
   "payment.received": {
     schema: Payment.extend({ invoice_id: z.number(), invoice: InvoiceDetail }),
