@@ -4,7 +4,7 @@ import { WEBHOOK_EVENT_TYPES } from "../../src/modules/webhooks/schemas";
 import { botToken, chatAccountInput } from "../integrations/helpers";
 import { createSupplier, purchaseBody } from "../purchases/helpers";
 import { salesSetup, serviceInvoice } from "../support/sales";
-import { type SeededTenant, seedTenant, seedUser, uniqueName } from "../support/seed";
+import { type SeededTenant, seedTenant, seedUser, seedWorkspace, uniqueName } from "../support/seed";
 import { createProduct } from "../support/stock";
 import { storedEvents } from "../webhooks/helpers";
 
@@ -100,6 +100,49 @@ describe("deletions for a syncing client", () => {
     const admin = roles.body.data.find((r: { name: string }) => r.name === "admin");
     expect((await tenant.api.delete(`/roles/${admin.id}`)).status).toBe(403);
     expect((await storedEvents(tenant.tenantId, "currency.deleted", "role.deleted")).length).toBe(2);
+  });
+
+  it("a role's past invitations, deleted with it, each leave their workspace's list with invitation.deleted; a pending one refuses the delete and nothing is recorded", async () => {
+    const tenant = await seedTenant();
+    const second = await seedWorkspace(tenant);
+    const role = await tenant.api.post("/roles", { name: uniqueName("r_").toLowerCase(), display_name: "Rol", permissions: ["products:view"] });
+    expect(role.status, role.text).toBe(201);
+    const invite = async (workspaceId: number) => {
+      const res = await tenant.api.post(
+        "/workspace/invitations",
+        { email: `${uniqueName("i").toLowerCase()}@example.com`, role: role.body.data.name },
+        { headers: { "X-Workspace-ID": String(workspaceId) } },
+      );
+      expect(res.status, res.text).toBe(201);
+      return res.body.data.id as number;
+    };
+    const [here, there] = [await invite(tenant.workspaceId), await invite(second)];
+    expect((await tenant.api.delete(`/workspace/invitations/${here}`)).status).toBe(200);
+
+    // `there` is still pending: 409, and neither event.
+    const refused = await tenant.api.delete(`/roles/${role.body.data.id}`);
+    expect([refused.status, refused.body.code]).toEqual([409, "role_in_use"]);
+    expect(await storedEvents(tenant.tenantId, "role.deleted", "invitation.deleted")).toEqual([]);
+
+    expect((await tenant.api.delete(`/workspace/invitations/${there}`, { headers: { "X-Workspace-ID": String(second) } })).status).toBe(200);
+    expect((await tenant.api.delete(`/roles/${role.body.data.id}`)).status).toBe(200);
+    const events = await storedEvents(tenant.tenantId, "role.deleted", "invitation.deleted");
+    expect(events.map((e) => [e.type, e.resource_type, e.resource_id, e.workspace_id, e.data.id, e.data.workspace_id])).toEqual([
+      ["role.deleted", "role", role.body.data.id, null, role.body.data.id, null],
+      ["invitation.deleted", "invitation", here, tenant.workspaceId, here, tenant.workspaceId],
+      ["invitation.deleted", "invitation", there, second, there, second],
+    ]);
+    // What the events say: the invitations are gone from both lists.
+    for (const [id, workspaceId] of [
+      [here, tenant.workspaceId],
+      [there, second],
+    ]) {
+      const list = await tenant.api.get("/workspace/invitations", { headers: { "X-Workspace-ID": String(workspaceId) } });
+      expect(list.status).toBe(200);
+      expect(list.body.data.map((i: { id: number }) => i.id)).not.toContain(id);
+    }
+    const log = await tenant.api.get(`/events?filter[resource_type]=invitation&filter[resource_id]=${there}`);
+    expect(log.body.data.map((e: { type: string; workspace_id: number }) => [e.type, e.workspace_id])).toEqual([["invitation.deleted", second]]);
   });
 
   it("a workspace's rows: draft and issued invoice, quotation, draft purchase, member, messaging bot, chat account", async () => {

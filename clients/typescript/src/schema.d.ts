@@ -4652,8 +4652,8 @@ export interface paths {
                 query?: {
                     "filter[resource_id]"?: string;
                     /** @description What the event is about (docs/webhooks.md): with resource_id, one resource's events */
-                    "filter[resource_type]"?: "invoice" | "quotation" | "product" | "credit_note" | "purchase" | "contact" | "tax" | "currency" | "document_subtype" | "salesman" | "bank_account" | "role" | "member" | "messaging_bot" | "chat_account" | "debit_note";
-                    "filter[type]"?: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
+                    "filter[resource_type]"?: "invoice" | "quotation" | "product" | "credit_note" | "purchase" | "contact" | "tax" | "currency" | "document_subtype" | "salesman" | "bank_account" | "role" | "invitation" | "member" | "messaging_bot" | "chat_account" | "debit_note";
+                    "filter[type]"?: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
                     "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
@@ -15270,6 +15270,67 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "invitation.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The invitation.deleted event
+         * @description Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (evt_…): the same on every attempt; deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one). */
+                    "webhook-signature": string;
+                    /** @description Seconds since the epoch when this attempt was signed. */
+                    "webhook-timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description When the change happened (ISO 8601, UTC) */
+                        created_at: string;
+                        /** @description The deleted invitation's id, its workspace (a past invitation, deleted with the role it offered) and when it was deleted. */
+                        data: {
+                            deleted_at: string;
+                            id: number;
+                            workspace_id: number | null;
+                        };
+                        /** @description The event's id, as in webhook-id */
+                        id: string;
+                        /** @enum {string} */
+                        type: "invitation.deleted";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "invoice.cancelled": {
         parameters: {
             query?: never;
@@ -16818,7 +16879,7 @@ export interface components {
              *       "payment.received"
              *     ]
              */
-            events: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "*")[];
+            events: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "*")[];
             /** @example https://example.com/hooks/sucursal */
             url: string;
             /** @description Only events of these workspaces; null or absent: every workspace. */
@@ -18415,7 +18476,7 @@ export interface components {
              *       "payment.received"
              *     ]
              */
-            events?: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "*")[];
+            events?: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "*")[];
             /** @example https://example.com/hooks/sucursal */
             url?: string;
             /** @description Only events of these workspaces; null or absent: every workspace. */
@@ -18492,7 +18553,7 @@ export interface components {
             resource_id: number | null;
             resource_type: string | null;
             /** @enum {string} */
-            type: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
+            type: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
             workspace_id: number | null;
         };
         WebhookReceived: {

@@ -57,6 +57,7 @@ const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string
   "salesman.deleted": deleted("salesman", COMPANY),
   "bank_account.deleted": deleted("bank account", COMPANY),
   "role.deleted": deleted("custom role", COMPANY),
+  "invitation.deleted": deleted("invitation", "its workspace (a past invitation, deleted with the role it offered)"),
   "member.deleted": { schema: DeletedData, resource: "The removed member's user id, the workspace they left and when." },
   "messaging_bot.deleted": deleted("messaging bot"),
   "chat_account.deleted": deleted("chat account"),
