@@ -3,10 +3,12 @@ import { createApp } from "../../src/app";
 import { WEBHOOK_EVENT_TYPES } from "../../src/modules/webhooks/schemas";
 import { botToken, chatAccountInput } from "../integrations/helpers";
 import { createSupplier, purchaseBody } from "../purchases/helpers";
+import { walk } from "../quotations/helpers";
 import { salesSetup, serviceInvoice } from "../support/sales";
 import { type SeededTenant, seedTenant, seedUser, seedWorkspace, uniqueName } from "../support/seed";
 import { createProduct } from "../support/stock";
 import { storedEvents } from "../webhooks/helpers";
+import { mark } from "./helpers";
 
 /**
  * What each DELETE route tells a syncing client (docs/api.md, "Deletions"): a row that leaves a
@@ -200,6 +202,67 @@ describe("deletions for a syncing client", () => {
     const log = await tenant.api.get(`/events?filter[resource_type]=quotation&filter[resource_id]=${quotation.body.data.id}`);
     expect(log.status).toBe(200);
     expect(log.body.data.map((e: { type: string }) => e.type)).toEqual(["quotation.deleted"]);
+  });
+
+  it("a refused delete records nothing: rows in use (409 in_use), a paid invoice, an approved quotation, the owner; voiding an entered purchase keeps it in the list, no purchase.deleted", async () => {
+    const { tenant, ids, contact, service } = await salesSetup();
+    const bank = await tenant.api.post("/bank-accounts", { name: uniqueName("B ") });
+    const salesman = await tenant.api.post("/salesmen", { full_name: uniqueName("V ") });
+    expect([bank.status, salesman.status]).toEqual([201, 201]);
+    const invoice = await tenant.api.post("/invoices", {
+      contact_id: contact.id,
+      document_subtype_id: ids.b02,
+      issue_date: "2026-11-20",
+      salesman_ids: [salesman.body.data.id],
+      items: [{ product_id: service.id, quantity: "1", unit_price: "100.00", tax_ids: [ids.itbis18] }],
+    });
+    expect(invoice.status, invoice.text).toBe(201);
+    const invoiceId = invoice.body.data.id as number;
+    const paid = await tenant.api.post(`/invoices/${invoiceId}/payments`, {
+      amount: invoice.body.data.total_amount,
+      payment_date: "2026-11-21",
+      payment_method: "bank_transfer",
+      bank_account_id: bank.body.data.id,
+    });
+    expect(paid.status, paid.text).toBe(201);
+    const quotation = await tenant.api.post("/quotations", {
+      contact_id: contact.id,
+      document_subtype_id: ids.cot,
+      issue_date: "2026-11-20",
+      items: [{ product_id: service.id, quantity: "1", unit_price: "100.00", tax_ids: [] }],
+    });
+    expect(quotation.status, quotation.text).toBe(201);
+    await walk(tenant.api, quotation.body.data.id, ["send", "approve"]);
+
+    const refusals: [string, string][] = [
+      [`/invoices/${invoiceId}`, "invoice_not_deletable"],
+      [`/quotations/${quotation.body.data.id}`, "invalid_transition"],
+      [`/contacts/${contact.id}`, "in_use"],
+      [`/products/${service.id}`, "in_use"],
+      [`/taxes/${ids.itbis18}`, "in_use"],
+      [`/document-subtypes/${ids.b02}`, "in_use"],
+      [`/salesmen/${salesman.body.data.id}`, "in_use"],
+      [`/bank-accounts/${bank.body.data.id}`, "in_use"],
+      [`/workspace/members/${tenant.admin.id}`, "owner_cannot_be_removed"],
+    ];
+    for (const [path, code] of refusals) {
+      const res = await tenant.api.delete(path);
+      expect([res.status, res.body.code], path).toEqual([409, code]);
+    }
+
+    // An entered purchase is voided, not deleted: it stays in the list with its status, and an incremental sync sees it.
+    const supplier = await createSupplier(tenant);
+    const product = await createProduct(tenant.api, { cost: "60.00" });
+    const purchase = await tenant.api.post("/purchases", purchaseBody({ supplier, product, ids }, "1", "60.00"));
+    expect(purchase.status, purchase.text).toBe(201);
+    const before = await mark();
+    const voided = await tenant.api.delete(`/purchases/${purchase.body.data.id}`, { body: { reason: "Factura duplicada" } });
+    expect([voided.status, voided.body.message]).toEqual([200, "Purchase voided."]);
+    const listed = await tenant.api.get(`/purchases?filter%5Bupdated_since%5D=${encodeURIComponent(before)}`);
+    expect(listed.body.data.map((p: { id: number; status: string }) => [p.id, p.status])).toEqual([[purchase.body.data.id, "voided"]]);
+
+    const deletions = (await storedEvents(tenant.tenantId)).filter((e) => e.type.endsWith(".deleted"));
+    expect(deletions).toEqual([]);
   });
 
   it("an invoice changed without a list leaving: a payment removed, a debit note and a credit note each send invoice.updated with the invoice after the change", async () => {
