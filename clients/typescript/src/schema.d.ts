@@ -14831,6 +14831,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted bank account's id, workspace null (the company's) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -14892,6 +14893,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted chat account's id, its workspace and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -14953,6 +14955,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted contact's id, its workspace (null: shared) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -15070,6 +15073,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted currency's id, workspace null (the company's) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -15131,6 +15135,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted document subtype's id, workspace null (the company's) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -15304,6 +15309,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted invitation's id, its workspace (a past invitation, deleted with the role it offered) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -15477,6 +15483,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted invoice's id, workspace, when it was deleted and its NCF (null: a draft, removed; otherwise the NCF stays used and is recorded as annulled). */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             document_number: string | null;
                             id: number;
@@ -15651,6 +15658,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The removed member's user id, the workspace they left and when. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -15712,6 +15720,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted messaging bot's id, its workspace and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -15833,6 +15842,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted product's id, its workspace (null: shared) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -15950,6 +15960,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted draft purchase's id, its workspace (a voided purchase stays: its status says) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -16067,6 +16078,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted quotation's id, its workspace and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -16128,6 +16140,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted custom role's id, workspace null (the company's) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -16189,6 +16202,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted salesman's id, workspace null (the company's) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -16250,6 +16264,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted tax's id, workspace null (the company's) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;

@@ -107,9 +107,9 @@ rolesRouter.openapi(remove, async (c) => {
   const { role, invitations } = await deleteRole(c.var.db, { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, id);
   // It leaves the list: the event tells a syncing client (docs/api.md, Deletions); so do the past
   // invitations that offered it, deleted with it, each from its workspace's list.
-  await emitEvent(c, "role.deleted", null, async () => deletedEventData(id, null));
+  await emitEvent(c, "role.deleted", null, deletedEventData(id, null));
   for (const invitation of invitations) {
-    await emitEvent(c, "invitation.deleted", invitation.workspaceId, async () => deletedEventData(invitation.id, invitation.workspaceId));
+    await emitEvent(c, "invitation.deleted", invitation.workspaceId, deletedEventData(invitation.id, invitation.workspaceId));
   }
   return c.json({ message: `Role "${role.name}" deleted.` }, 200);
 });

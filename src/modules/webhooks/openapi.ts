@@ -12,7 +12,11 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./schemas";
  * below must name a schema for every type, so a new type cannot be left out of the document.
  */
 /** `data` of the `.deleted` events (events.ts, deletedEventData). */
-const DeletedData = z.object({ id: z.number(), workspace_id: z.number().nullable(), deleted_at: z.string() });
+const DeletedData = z.object({
+  id: z.number(),
+  workspace_id: z.number().nullable(),
+  deleted_at: z.string().openapi({ description: "The delete's transaction time on the database's clock (the one of updated_at): the event's created_at" }),
+});
 
 /** A `.deleted` event's entry: the row's id, its workspace (`where`) and when. */
 const deleted = (what: string, where = "its workspace") => ({ schema: DeletedData, resource: `The deleted ${what}'s id, ${where} and when it was deleted.` });
