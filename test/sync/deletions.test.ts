@@ -172,6 +172,8 @@ describe("deletions for a syncing client", () => {
       [draft.body.data.id, ws, draft.body.data.id, null],
       [issued.body.data.id, ws, issued.body.data.id, issued.body.data.document_number],
     ]);
+    // A deletion, not a cancellation: no invoice.cancelled (nor invoice.updated) for either.
+    expect(await storedEvents(tenant.tenantId, "invoice.cancelled", "invoice.updated")).toEqual([]);
     expect((await tenant.api.delete(`/invoices/${issued.body.data.id}`)).status).toBe(404);
     expect(await storedEvents(tenant.tenantId, "invoice.deleted")).toHaveLength(2);
   });
