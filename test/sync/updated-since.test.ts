@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { serviceInvoice } from "../support/sales";
 import { ownerRow, ownerRows, seedTenant, sql } from "../support/seed";
+import { mark } from "./helpers";
 
 /** Every list of the API: a GET whose query takes `sort` (listQuerySchema). */
 function listRoutes(): { path: string; parameters: { name: string; schema?: { enum?: string[] } }[] }[] {
@@ -15,11 +16,6 @@ function listRoutes(): { path: string; parameters: { name: string; schema?: { en
  * An instant between two transactions, with microseconds: a row committed before this call has an
  * earlier updated_at (its transaction started earlier), a row written after it a later one.
  */
-async function mark(): Promise<string> {
-  const row = await ownerRow<{ t: string }>(sql`SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS t`);
-  return row.t;
-}
-
 const since = (instant: string, sort = "updated_at") => `filter%5Bupdated_since%5D=${encodeURIComponent(instant)}&sort=${sort}`;
 
 describe("incremental sync: filter[updated_since] and sort=updated_at on every list", () => {

@@ -125,7 +125,7 @@ describe("webhook events and delivery", () => {
     for (const quiet of [invoicesOnly, disabled, filtered]) expect(await deliveries(tenant.tenantId, quiet.id)).toEqual([]);
   });
 
-  it("invoice.paid, invoice.cancelled and credit_note.created, each with the resource as its GET returns it; a refused cancel emits nothing", async () => {
+  it("invoice.paid, invoice.cancelled, credit_note.created and its invoice's invoice.updated, each with the resource as its GET returns it; a refused cancel emits nothing", async () => {
     const { tenant, ids, contact, service } = await salesSetup();
     const hook = await endpoint(tenant, ["*"]);
     const invoice = async (price: string) => {
@@ -159,13 +159,17 @@ describe("webhook events and delivery", () => {
       ["invoice.paid", paid],
       ["invoice.cancelled", cancelled],
       ["credit_note.created", note.body.data.id],
+      ["invoice.updated", credited],
     ]);
     expect(events[4]!.data).toEqual((await tenant.api.get(`/invoices/${paid}`)).body.data);
     expect(events[4]!.data.status).toBe("paid");
     expect(events[5]!.data).toEqual((await tenant.api.get(`/invoices/${cancelled}`)).body.data);
     expect(events[5]!.data.status).toBe("cancelled");
     expect(events[6]!.data).toEqual((await tenant.api.get(`/credit-notes/${note.body.data.id}`)).body.data);
-    expect(await deliveries(tenant.tenantId, hook.id)).toHaveLength(7);
+    expect(events[7]!.data).toEqual((await tenant.api.get(`/invoices/${credited}`)).body.data);
+    expect(events[7]!.data).toMatchObject({ credited_amount: "10.00", amount_due: "70.00", status: "pending_payment" });
+    expect(events[7]!.data.credit_notes.map((n: { id: number }) => n.id)).toEqual([note.body.data.id]);
+    expect(await deliveries(tenant.tenantId, hook.id)).toHaveLength(8);
   });
 
   it("cancelling an e-CF emits credit_note.created for the E34 it issues, then invoice.cancelled", async () => {

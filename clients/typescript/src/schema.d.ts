@@ -4652,8 +4652,8 @@ export interface paths {
                 query?: {
                     "filter[resource_id]"?: string;
                     /** @description What the event is about (docs/webhooks.md): with resource_id, one resource's events */
-                    "filter[resource_type]"?: "invoice" | "quotation" | "product" | "credit_note" | "purchase" | "contact" | "tax" | "currency" | "document_subtype" | "salesman" | "bank_account" | "role" | "member" | "messaging_bot" | "chat_account" | "debit_note";
-                    "filter[type]"?: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
+                    "filter[resource_type]"?: "invoice" | "quotation" | "product" | "credit_note" | "purchase" | "contact" | "tax" | "currency" | "document_subtype" | "salesman" | "bank_account" | "role" | "invitation" | "member" | "messaging_bot" | "chat_account" | "debit_note";
+                    "filter[type]"?: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
                     "filter[updated_since]"?: string;
                     page?: number;
                     per_page?: number;
@@ -14831,6 +14831,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted bank account's id, workspace null (the company's) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -14892,6 +14893,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted chat account's id, its workspace and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -14953,6 +14955,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted contact's id, its workspace (null: shared) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -15070,6 +15073,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted currency's id, workspace null (the company's) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -15131,6 +15135,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted document subtype's id, workspace null (the company's) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -15251,6 +15256,68 @@ export interface webhooks {
                         id: string;
                         /** @enum {string} */
                         type: "ecf.rejected";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invitation.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The invitation.deleted event
+         * @description Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (evt_…): the same on every attempt; deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one). */
+                    "webhook-signature": string;
+                    /** @description Seconds since the epoch when this attempt was signed. */
+                    "webhook-timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description When the change happened (ISO 8601, UTC) */
+                        created_at: string;
+                        /** @description The deleted invitation's id, its workspace (a past invitation, deleted with the role it offered) and when it was deleted. */
+                        data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
+                            deleted_at: string;
+                            id: number;
+                            workspace_id: number | null;
+                        };
+                        /** @description The event's id, as in webhook-id */
+                        id: string;
+                        /** @enum {string} */
+                        type: "invitation.deleted";
                     };
                 };
             };
@@ -15416,6 +15483,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted invoice's id, workspace, when it was deleted and its NCF (null: a draft, removed; otherwise the NCF stays used and is recorded as annulled). */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             document_number: string | null;
                             id: number;
@@ -15590,6 +15658,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The removed member's user id, the workspace they left and when. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -15651,6 +15720,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted messaging bot's id, its workspace and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -15772,6 +15842,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted product's id, its workspace (null: shared) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -15889,6 +15960,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted draft purchase's id, its workspace (a voided purchase stays: its status says) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -16006,6 +16078,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted quotation's id, its workspace and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -16067,6 +16140,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted custom role's id, workspace null (the company's) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -16128,6 +16202,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted salesman's id, workspace null (the company's) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -16189,6 +16264,7 @@ export interface webhooks {
                         created_at: string;
                         /** @description The deleted tax's id, workspace null (the company's) and when it was deleted. */
                         data: {
+                            /** @description The delete's transaction time on the database's clock (the one of updated_at): the event's created_at */
                             deleted_at: string;
                             id: number;
                             workspace_id: number | null;
@@ -16823,7 +16899,7 @@ export interface components {
              *       "payment.received"
              *     ]
              */
-            events: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "*")[];
+            events: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "*")[];
             /** @example https://example.com/hooks/sucursal */
             url: string;
             /** @description Only events of these workspaces; null or absent: every workspace. */
@@ -18420,7 +18496,7 @@ export interface components {
              *       "payment.received"
              *     ]
              */
-            events?: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "*")[];
+            events?: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "*")[];
             /** @example https://example.com/hooks/sucursal */
             url?: string;
             /** @description Only events of these workspaces; null or absent: every workspace. */
@@ -18497,7 +18573,7 @@ export interface components {
             resource_id: number | null;
             resource_type: string | null;
             /** @enum {string} */
-            type: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
+            type: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
             workspace_id: number | null;
         };
         WebhookReceived: {

@@ -100,6 +100,6 @@ bankAccountsRouter.openapi(remove, async (c) => {
   const id = c.req.valid("param").id;
   await deleteBankAccount(c.var.db, c.get("tenant").id, id);
   // The company's, in no workspace; it leaves the list, so the event tells a syncing client.
-  await emitEvent(c, "bank_account.deleted", null, async () => deletedEventData(id, null));
+  await emitEvent(c, "bank_account.deleted", null, deletedEventData(id, null));
   return c.json({ message: "Bank account deleted." }, 200);
 });

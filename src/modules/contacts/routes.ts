@@ -109,6 +109,6 @@ contactsRouter.openapi(remove, async (c) => {
   const id = c.req.valid("param").id;
   const { workspaceId } = await deleteContact(c.var.db, c.var.scope, id);
   // Incremental sync cannot see a deleted row: the event, in the delete's transaction, tells (docs/api.md).
-  await emitEvent(c, "contact.deleted", workspaceId, async () => deletedEventData(id, workspaceId));
+  await emitEvent(c, "contact.deleted", workspaceId, deletedEventData(id, workspaceId));
   return c.json({ message: "Contact deleted." }, 200);
 });

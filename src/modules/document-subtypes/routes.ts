@@ -123,7 +123,7 @@ documentSubtypesRouter.openapi(remove, async (c) => {
   const id = c.req.valid("param").id;
   await deleteSubtype(c.var.db, c.get("tenant").id, id);
   // The company's, in no workspace; it leaves the list, so the event tells a syncing client.
-  await emitEvent(c, "document_subtype.deleted", null, async () => deletedEventData(id, null));
+  await emitEvent(c, "document_subtype.deleted", null, deletedEventData(id, null));
   return c.json({ message: "Document subtype deleted." }, 200);
 });
 

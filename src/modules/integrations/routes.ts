@@ -139,7 +139,7 @@ integrationsRouter.openapi(deleteBotRoute, async (c) => {
   const id = c.req.valid("param").bot;
   await deleteBot(c.var.db, c.env, scope, id);
   // It leaves the list: the event tells a syncing client (docs/api.md, Deletions).
-  await emitEvent(c, "messaging_bot.deleted", scope.workspaceId, async () => deletedEventData(id, scope.workspaceId));
+  await emitEvent(c, "messaging_bot.deleted", scope.workspaceId, deletedEventData(id, scope.workspaceId));
   return c.json({ message: "Messaging bot deleted." }, 200);
 });
 
@@ -267,7 +267,7 @@ integrationsRouter.openapi(deleteAccountRoute, async (c) => {
   const id = c.req.valid("param").account;
   await deleteAccount(c.var.db, scope, id);
   // It leaves the list: the event tells a syncing client (docs/api.md, Deletions).
-  await emitEvent(c, "chat_account.deleted", scope.workspaceId, async () => deletedEventData(id, scope.workspaceId));
+  await emitEvent(c, "chat_account.deleted", scope.workspaceId, deletedEventData(id, scope.workspaceId));
   return c.json({ message: "Chat account deleted." }, 200);
 });
 

@@ -165,10 +165,7 @@ invoicesRouter.openapi(
     const id = c.req.valid("param").id;
     const deleted = await invoices.deleteInvoice(c.var.db, c.var.scope, id, c.req.valid("json").annulment_reason);
     // It leaves the lists: the event tells a syncing client (docs/api.md, Deletions).
-    await emitEvent(c, "invoice.deleted", c.var.scope.workspaceId, async () => ({
-      ...deletedEventData(id, c.var.scope.workspaceId),
-      document_number: deleted.documentNumber,
-    }));
+    await emitEvent(c, "invoice.deleted", c.var.scope.workspaceId, deletedEventData(id, c.var.scope.workspaceId, { document_number: deleted.documentNumber }));
     return c.json({ message: "Invoice deleted." }, 200);
   },
 );

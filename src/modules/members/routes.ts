@@ -69,6 +69,6 @@ membersRouter.openapi(remove, async (c) => {
   const workspace = requireWorkspace(c);
   await removeMember(c.var.db, { userId: requireAuth(c).userId, workspace }, user_id);
   // It leaves the list: the event tells a syncing client (docs/api.md, Deletions).
-  await emitEvent(c, "member.deleted", workspace.id, async () => deletedEventData(user_id, workspace.id));
+  await emitEvent(c, "member.deleted", workspace.id, deletedEventData(user_id, workspace.id));
   return c.json({ message: "Member removed from the workspace." }, 200);
 });

@@ -47,8 +47,10 @@ for (const kind of ["credit", "debit"] as const satisfies readonly NoteKind[]) {
       return idempotent(c, db, async () => {
         const note = await notes.createNote(db, c.var.scope, id, kind, input, invoiceContext(c));
         if (kind === "credit") await emitEvent(c, "credit_note.created", note.workspace_id, () => notes.getNote(db, c.var.scope, "credit", note.id));
-        // A debit note adds to what the buyer owes: a change of its invoice (it has no event of its own).
-        else await emitEvent(c, "invoice.updated", note.workspace_id, invoiceEventData(c.var.scope, id));
+        // Either note changes its invoice (credited or debited amount, amount due, status, the notes it
+        // embeds): a client that mirrors invoices learns it as any other change (a debit note has no
+        // event of its own). A credit note that leaves nothing due is not invoice.paid: nothing was received.
+        await emitEvent(c, "invoice.updated", note.workspace_id, invoiceEventData(c.var.scope, id));
         return { status: 201, body: { data: note, message: `${name} issued.` } };
       });
     },

@@ -100,6 +100,6 @@ productsRouter.openapi(remove, async (c) => {
   const id = c.req.valid("param").id;
   const { workspaceId } = await deleteProduct(c.var.db, c.var.scope, id);
   // Incremental sync cannot see a deleted row: the event, in the delete's transaction, tells (docs/api.md).
-  await emitEvent(c, "product.deleted", workspaceId, async () => deletedEventData(id, workspaceId));
+  await emitEvent(c, "product.deleted", workspaceId, deletedEventData(id, workspaceId));
   return c.json({ message: "Product deleted." }, 200);
 });

@@ -140,7 +140,7 @@ purchasesRouter.openapi(
     const id = c.req.valid("param").id;
     const done = await purchases.deletePurchase(c.var.db, c.var.scope, id, c.req.valid("json").reason);
     // A deleted draft leaves the list (the event tells a syncing client); a voided purchase stays, its status changed.
-    if (done === "deleted") await emitEvent(c, "purchase.deleted", c.var.scope.workspaceId, async () => deletedEventData(id, c.var.scope.workspaceId));
+    if (done === "deleted") await emitEvent(c, "purchase.deleted", c.var.scope.workspaceId, deletedEventData(id, c.var.scope.workspaceId));
     return c.json({ message: done === "deleted" ? "Draft deleted." : "Purchase voided." }, 200);
   },
 );

@@ -155,7 +155,7 @@ quotationsRouter.openapi(
     const id = c.req.valid("param").id;
     await quotations.deleteQuotation(c.var.db, c.var.scope, id);
     // It leaves the list: the event tells a syncing client (docs/api.md, Deletions).
-    await emitEvent(c, "quotation.deleted", c.var.scope.workspaceId, async () => deletedEventData(id, c.var.scope.workspaceId));
+    await emitEvent(c, "quotation.deleted", c.var.scope.workspaceId, deletedEventData(id, c.var.scope.workspaceId));
     return c.json({ message: "Quotation deleted." }, 200);
   },
 );

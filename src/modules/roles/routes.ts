@@ -104,9 +104,13 @@ const remove = defineRoute(
 
 rolesRouter.openapi(remove, async (c) => {
   const { id } = c.req.valid("param");
-  const role = await deleteRole(c.var.db, { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, id);
-  // It leaves the list: the event tells a syncing client (docs/api.md, Deletions).
-  await emitEvent(c, "role.deleted", null, async () => deletedEventData(id, null));
+  const { role, invitations } = await deleteRole(c.var.db, { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, id);
+  // It leaves the list: the event tells a syncing client (docs/api.md, Deletions); so do the past
+  // invitations that offered it, deleted with it, each from its workspace's list.
+  await emitEvent(c, "role.deleted", null, deletedEventData(id, null));
+  for (const invitation of invitations) {
+    await emitEvent(c, "invitation.deleted", invitation.workspaceId, deletedEventData(invitation.id, invitation.workspaceId));
+  }
   return c.json({ message: `Role "${role.name}" deleted.` }, 200);
 });
 

@@ -139,9 +139,10 @@ export async function updateRole(db: AnyDb, caller: Caller, id: number, input: {
 
 /**
  * A custom role can go once no member holds it and no pending invitation offers it. Invitations
- * that are history (accepted, revoked, expired) are deleted with it.
+ * that are history (accepted, revoked, expired) are deleted with it, and answered: they leave their
+ * workspaces' lists (each gets its invitation.deleted, routes.ts).
  */
-export async function deleteRole(db: AnyDb, caller: Caller, id: number): Promise<RoleRow> {
+export async function deleteRole(db: AnyDb, caller: Caller, id: number): Promise<{ role: RoleRow; invitations: { id: number; workspaceId: number }[] }> {
   const role = await findRole(db, id, { lock: true });
   if (role.isBuiltin) throw immutable(role.name);
   // Before role_in_use: a caller who may not touch the role learns nothing about who holds it.
@@ -157,14 +158,15 @@ export async function deleteRole(db: AnyDb, caller: Caller, id: number): Promise
     if (pendingInvitations > 0) parts.push(`${pendingInvitations} pending invitation${pendingInvitations === 1 ? "" : "s"}`);
     throw new AppError("role_in_use", `The role "${role.name}" is assigned to ${parts.join(" and ")}; reassign or revoke them first.`);
   }
-  await db
+  const invitations = await db
     .delete(schema.invitations)
     .where(
       and(
         eq(schema.invitations.roleId, id),
         or(isNotNull(schema.invitations.acceptedAt), isNotNull(schema.invitations.revokedAt), sql`${schema.invitations.expiresAt} <= now()`),
       ),
-    );
+    )
+    .returning({ id: schema.invitations.id, workspaceId: schema.invitations.workspaceId });
   await db.delete(schema.roles).where(eq(schema.roles.id, id));
-  return role;
+  return { role, invitations: invitations.sort((x, y) => x.id - y.id) };
 }

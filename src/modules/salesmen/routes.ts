@@ -95,6 +95,6 @@ salesmenRouter.openapi(remove, async (c) => {
   const id = c.req.valid("param").id;
   await deleteSalesman(c.var.db, c.get("tenant").id, id);
   // The company's, in no workspace; it leaves the list, so the event tells a syncing client.
-  await emitEvent(c, "salesman.deleted", null, async () => deletedEventData(id, null));
+  await emitEvent(c, "salesman.deleted", null, deletedEventData(id, null));
   return c.json({ message: "Salesman deleted." }, 200);
 });

@@ -51,7 +51,8 @@ function resourceOf(type: WebhookEventType, data: unknown): { type: string | nul
  * caller has in hand, or reads with JS in between, pass a function instead.
  */
 export interface EventDataQuery {
-  format: EventDataFormat;
+  /** The function that makes the API's shape of what the statement read; null: stored as read. */
+  format: EventDataFormat | null;
   statement: SQL;
   /** The resource's id (what `data` would name), for GET /events' filter. */
   resourceId: number;
@@ -123,5 +124,19 @@ export async function emitEvent(c: Context<AppEnv>, type: WebhookEventType, work
   else queueAfterCommit(db, deliveryIds(rowsOf<Record<string, unknown>>(await db.execute(statement))));
 }
 
-/** `data` of a `<resource>.deleted` event: what a syncing client needs to drop its copy. */
-export const deletedEventData = (id: number, workspaceId: number | null) => ({ id, workspace_id: workspaceId, deleted_at: new Date().toISOString() });
+/**
+ * `data` of a `<resource>.deleted` event: what a syncing client needs to drop its copy, and
+ * `extra` text fields (the invoice's NCF). `deleted_at` is the delete's transaction time as the
+ * database tells it (the event's `created_at`, and the clock every `updated_at` is on, shown as the
+ * API shows times), so a client weighing it against a row's `updated_at` compares one clock, not the
+ * Worker's with Postgres'.
+ */
+export function deletedEventData(id: number, workspaceId: number | null, extra: Record<string, string | null> = {}): EventDataQuery {
+  const columns = Object.entries(extra).map(([name, value]) => sql`, ${value}::text AS ${sql.identifier(name)}`);
+  return {
+    format: null,
+    resourceId: id,
+    statement: sql`SELECT ${id}::int AS id, ${workspaceId}::int AS workspace_id,
+      to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS deleted_at${sql.join(columns)}`,
+  };
+}

@@ -12,7 +12,11 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./schemas";
  * below must name a schema for every type, so a new type cannot be left out of the document.
  */
 /** `data` of the `.deleted` events (events.ts, deletedEventData). */
-const DeletedData = z.object({ id: z.number(), workspace_id: z.number().nullable(), deleted_at: z.string() });
+const DeletedData = z.object({
+  id: z.number(),
+  workspace_id: z.number().nullable(),
+  deleted_at: z.string().openapi({ description: "The delete's transaction time on the database's clock (the one of updated_at): the event's created_at" }),
+});
 
 /** A `.deleted` event's entry: the row's id, its workspace (`where`) and when. */
 const deleted = (what: string, where = "its workspace") => ({ schema: DeletedData, resource: `The deleted ${what}'s id, ${where} and when it was deleted.` });
@@ -22,7 +26,8 @@ const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string
   "invoice.created": { schema: InvoiceDetail, resource: "The invoice, as GET /api/v1/invoices/{id} answers it." },
   "invoice.updated": {
     schema: InvoiceDetail,
-    resource: "The invoice after the change (an edit, a draft issued, a payment removed, a debit note), as GET /api/v1/invoices/{id} answers it.",
+    resource:
+      "The invoice after the change (an edit, a draft issued, a payment removed, withholdings recorded, a credit or debit note), as GET /api/v1/invoices/{id} answers it.",
   },
   "quotation.converted": {
     schema: QuotationDetail,
@@ -31,7 +36,10 @@ const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string
   "product.stock_low": { schema: LowStockItem, resource: "The product's level in the workspace, as GET /api/v1/inventory/low-stock lists it." },
   "ecf.accepted": { schema: EcfSubmission, resource: "The e-CF at DGII's answer (accepted or accepted_conditional), as GET /api/v1/ecf/submissions lists it." },
   "ecf.rejected": { schema: EcfSubmission, resource: "The e-CF at DGII's answer (rejected), as GET /api/v1/ecf/submissions lists it." },
-  "invoice.paid": { schema: InvoiceDetail, resource: "The invoice once fully paid, as GET /api/v1/invoices/{id} answers it." },
+  "invoice.paid": {
+    schema: InvoiceDetail,
+    resource: "The invoice once a payment or the buyer's withholdings leave nothing due, as GET /api/v1/invoices/{id} answers it.",
+  },
   "invoice.cancelled": { schema: InvoiceDetail, resource: "The cancelled invoice, as GET /api/v1/invoices/{id} answers it." },
   "payment.received": {
     schema: Payment.extend({ invoice_id: z.number(), invoice: InvoiceDetail }),
@@ -53,6 +61,7 @@ const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string
   "salesman.deleted": deleted("salesman", COMPANY),
   "bank_account.deleted": deleted("bank account", COMPANY),
   "role.deleted": deleted("custom role", COMPANY),
+  "invitation.deleted": deleted("invitation", "its workspace (a past invitation, deleted with the role it offered)"),
   "member.deleted": { schema: DeletedData, resource: "The removed member's user id, the workspace they left and when." },
   "messaging_bot.deleted": deleted("messaging bot"),
   "chat_account.deleted": deleted("chat account"),

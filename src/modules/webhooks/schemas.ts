@@ -29,6 +29,7 @@ export const WEBHOOK_EVENTS = {
   "salesman.deleted": { resource: "salesman", id: "id" },
   "bank_account.deleted": { resource: "bank_account", id: "id" },
   "role.deleted": { resource: "role", id: "id" },
+  "invitation.deleted": { resource: "invitation", id: "id" },
   "member.deleted": { resource: "member", id: "id" },
   "messaging_bot.deleted": { resource: "messaging_bot", id: "id" },
   "chat_account.deleted": { resource: "chat_account", id: "id" },
