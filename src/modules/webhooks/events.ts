@@ -120,8 +120,9 @@ export async function emitEvent(c: Context<AppEnv>, type: WebhookEventType, work
   const db = c.var.db;
   const statement = await eventStatement(c.get("tenant").id, type, workspaceId, data);
   const tx = c.get("tx");
-  if (tx?.isOpen && tx.db === db) tx.deferUntilCommit(statement, (rows) => queueAfterCommit(db, deliveryIds(rows)));
-  else queueAfterCommit(db, deliveryIds(rowsOf<Record<string, unknown>>(await db.execute(statement))));
+  // c.var.db is the open request transaction's handle (http/auth.ts sets it from c.var.tx).
+  if (!tx?.isOpen || tx.db !== db) throw new Error("an event needs the request's open transaction");
+  tx.deferUntilCommit(statement, (rows) => queueAfterCommit(db, deliveryIds(rows)));
 }
 
 /**
