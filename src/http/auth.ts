@@ -5,8 +5,8 @@ import { verifyAccessToken } from "../lib/tokens";
 import type { AppEnv } from "./context";
 import { beginTenantTransaction, tenantDb } from "./database";
 import { AppError } from "./errors";
-import type { RequestScope } from "./scope";
-import { requestedWorkspaceId, resolveWorkspace, type WorkspaceRow, workspaceForbidden } from "./workspace";
+import { type RequestScope, workspaceForbidden } from "./scope";
+import { requestedWorkspaceId, resolveWorkspace, type WorkspaceRow } from "./workspace";
 
 const unauthenticated = () => new AppError("unauthenticated", "Unauthenticated.");
 

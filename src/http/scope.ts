@@ -1,6 +1,6 @@
 import { eq, isNull, or, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import { workspaceForbidden } from "./workspace";
+import { AppError } from "./errors";
 
 /**
  * The request's scope as services see it — tenant, caller and workspace; `c.var.scope`, set by
@@ -14,6 +14,9 @@ export interface RequestScope {
   /** The caller holds view_all_locations. */
   viewAll: boolean;
 }
+
+/** The refusal of a workspace the caller may not reach, or of rows of another workspace without view_all_locations. */
+export const workspaceForbidden = () => new AppError("workspace_forbidden", "You do not have access to this workspace.");
 
 /**
  * Workspace visibility of a workspace-scoped row (products, contacts) read or changed by id:

@@ -1,7 +1,8 @@
 import type { Context } from "hono";
 import { isIdText } from "../lib/bounds";
 import type { AppEnv, WorkspaceContext } from "./context";
-import { AppError, fieldError } from "./errors";
+import { fieldError } from "./errors";
+import { workspaceForbidden } from "./scope";
 
 export interface WorkspaceRow {
   workspace_id: number | null;
@@ -10,8 +11,6 @@ export interface WorkspaceRow {
   member_permissions: string[] | null;
   all_locations_permissions: string[] | null;
 }
-
-export const workspaceForbidden = () => new AppError("workspace_forbidden", "You do not have access to this workspace.");
 
 /** `X-Workspace-ID`: absent → null; anything but a positive integer → 422. */
 export function requestedWorkspaceId(c: Context<AppEnv>): number | null {

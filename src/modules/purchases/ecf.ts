@@ -2,9 +2,9 @@ import { fieldError } from "../../http/errors";
 import { Big } from "../../lib/decimal";
 import { assertEcfReady, type EcfSourceLine, type SignedEcf, signEcf } from "../ecf/issue";
 import type { LineAmounts, TaxBreakdown } from "../sales/lines";
-import type { LoadedEcfSettings } from "../sales/references";
+import type { LoadedBranch, LoadedEcfSettings, LoadedIssuer } from "../sales/references";
 import type { DocumentSnapshot } from "../sales/schemas";
-import { issuerSnapshot, type LoadedBranch, type LoadedIssuer } from "../sales/snapshots";
+import { issuerSnapshot } from "../sales/snapshots";
 
 /**
  * The e-CF of a purchase the buyer documents itself (issue 19): E41 compras to an informal

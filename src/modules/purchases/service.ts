@@ -28,8 +28,15 @@ import {
   taxBreakdown,
 } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
-import { ecfSettingsColumn, issuerAndBranchColumns, type LoadedEcfSettings, type LoadedProduct } from "../sales/references";
-import { type DocumentWarning, dopAmounts, type LoadedBranch, type LoadedIssuer, registryWarnings } from "../sales/snapshots";
+import {
+  ecfSettingsColumn,
+  issuerAndBranchColumns,
+  type LoadedBranch,
+  type LoadedEcfSettings,
+  type LoadedIssuer,
+  type LoadedProduct,
+} from "../sales/references";
+import { type DocumentWarning, dopAmounts, registryWarnings } from "../sales/snapshots";
 import { signPurchaseEcf } from "./ecf";
 import type { CreatePurchaseInput, PurchaseDetail, PurchaseSummary, UpdatePurchaseInput } from "./schemas";
 

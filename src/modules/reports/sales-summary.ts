@@ -2,8 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import { fieldError } from "../../http/errors";
-import type { RequestScope } from "../../http/scope";
-import { workspaceForbidden } from "../../http/workspace";
+import { type RequestScope, workspaceForbidden } from "../../http/scope";
 import { Big } from "../../lib/decimal";
 import type { SalesSummary, SalesSummaryQuery } from "./schemas";
 

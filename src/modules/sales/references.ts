@@ -7,7 +7,6 @@ import { formatDocumentNumber, isElectronicPrefix } from "../../lib/ncf";
 import { numberingRefusal, numberingState, numberingUnavailable, takeNumberStatement } from "../document-subtypes/numbering";
 import { activeRecords } from "../rnc/queries";
 import { EXCLUSIVE_TAX_TYPES, type LineInput } from "./lines";
-import type { LoadedBranch, LoadedIssuer } from "./snapshots";
 
 /** The parts of an invoice or quotation request that name other records. */
 export interface DocumentReferencesInput {
@@ -63,6 +62,26 @@ export interface ResolvedDocument {
   lines: ResolvedLine[];
   /** With `takeElectronicNumber` and an E-series subtype: the tenant's e-CF setup (null when it has none). */
   ecf: LoadedEcfSettings | null;
+}
+
+/** The company profile as resolveDocument loads it. */
+export interface LoadedIssuer {
+  rnc: string | null;
+  legalName: string | null;
+  tradeName: string | null;
+  address: string | null;
+  municipalityCode: string | null;
+  provinceCode: string | null;
+  phone: string | null;
+  email: string | null;
+}
+
+/** The request's workspace as resolveDocument loads it. */
+export interface LoadedBranch {
+  id: number;
+  name: string;
+  address: string | null;
+  phone: string | null;
 }
 
 /** A product as a document's read statement loads it (JSON with column names). */

@@ -1,6 +1,6 @@
 import { Big } from "../../lib/decimal";
 import type { PdfDocumentData } from "./pdf";
-import type { ResolvedDocument } from "./references";
+import type { LoadedBranch, LoadedIssuer, ResolvedDocument } from "./references";
 import type { DocumentSnapshot } from "./schemas";
 
 /*
@@ -11,26 +11,6 @@ import type { DocumentSnapshot } from "./schemas";
  * currency's rate never changes an issued document, its PDF or its XML: they read this.
  */
 export type { DocumentSnapshot };
-
-/** The company profile as resolveDocument loads it. */
-export interface LoadedIssuer {
-  rnc: string | null;
-  legalName: string | null;
-  tradeName: string | null;
-  address: string | null;
-  municipalityCode: string | null;
-  provinceCode: string | null;
-  phone: string | null;
-  email: string | null;
-}
-
-/** The request's workspace as resolveDocument loads it. */
-export interface LoadedBranch {
-  id: number;
-  name: string;
-  address: string | null;
-  phone: string | null;
-}
 
 /** The snapshot of a document being issued now from what resolveDocument loaded in its one statement. */
 export function documentSnapshot(resolved: ResolvedDocument, exchangeRate: string): DocumentSnapshot {
