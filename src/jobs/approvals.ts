@@ -15,9 +15,8 @@ import {
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
 import type { DeliveryStatus } from "../modules/reception/schemas";
-import { dueRows, handleStepMessage } from "./due";
-import { ECF_MAX_OUTAGE_MS, outageDelaySeconds } from "./ecf";
-import { sendToQueue } from "./enqueue";
+import { dueRows, ECF_MAX_OUTAGE_MS, handleStepMessage, outageDelaySeconds } from "./due";
+import { type ApprovalRef, enqueueApprovals } from "./messages";
 
 /**
  * Delivery of our commercial approvals (ACECF) of received e-CF: to DGII's aprobacioncomercial
@@ -32,16 +31,6 @@ import { sendToQueue } from "./enqueue";
 
 const a = schema.ecfApprovals;
 type ApprovalRow = typeof a.$inferSelect;
-
-export interface ApprovalRef {
-  tenant_id: number;
-  approval_id: number;
-}
-
-export function isApprovalRef(body: unknown): body is ApprovalRef {
-  const b = body as Partial<ApprovalRef> | null;
-  return !!b && Number.isSafeInteger(b.tenant_id) && Number.isSafeInteger(b.approval_id);
-}
 
 export interface ApprovalStep {
   outcome: "done" | "retry" | "unavailable" | "not_due";
@@ -146,8 +135,6 @@ export async function stepApproval(env: Env, ref: ApprovalRef, options: { now?: 
     return { outcome: "done", dgii: values.dgiiStatus, issuer: values.issuerStatus };
   });
 }
-
-export const enqueueApprovals = (env: Env, refs: ApprovalRef[], delaySeconds = 0) => sendToQueue(config(env).ECF_QUEUE, refs, "approvals", { delaySeconds });
 
 /** One approval message of ECF_QUEUE (which carries e-CF steps, approvals and deliveries). */
 export const handleApprovalMessage = (message: Message<ApprovalRef>, env: Env) =>

@@ -1,10 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../http/context";
 import { takeRecordedDeliveries } from "../modules/webhooks/events";
-import { enqueueApprovals } from "./approvals";
-import { enqueueEcf } from "./ecf";
-import { enqueueOutbox } from "./outbox";
-import { enqueueWebhooks } from "./webhooks";
+import { enqueueApprovals, enqueueEcf, enqueueOutbox, enqueueWebhooks } from "./messages";
 
 /**
  * What a request wrote for the background goes on its Queue once the request has committed:

@@ -1,6 +1,7 @@
-import { sql } from "drizzle-orm";
-import { withTenantTransaction } from "../db/client";
+import { and, eq, sql } from "drizzle-orm";
+import { type Database, withTenantTransaction } from "../db/client";
 import { rowsOf } from "../db/rows";
+import * as schema from "../db/schema";
 import type { Env } from "../env";
 import { log } from "../lib/log";
 
@@ -8,8 +9,27 @@ import { log } from "../lib/log";
  * What the e-CF steps share (jobs/ecf.ts, approvals.ts, ecf-delivery.ts): each row is its own
  * outbox entry, a queue message is one step, and the minute sweep finds, across tenants, the rows
  * due for a while (a message still on its way is not sent twice) through a SECURITY DEFINER
- * function of the row's table.
+ * function of the row's table. A party that cannot be reached (DGII, a receiver) is retried with
+ * one backoff, 30 s doubling to 15 min, for 24 hours from the first failure of the outage.
  */
+
+export const ECF_MAX_OUTAGE_MS = 24 * 3_600_000;
+
+export function outageDelaySeconds(failures: number): number {
+  return Math.min(30 * 2 ** Math.max(0, failures - 1), 900);
+}
+
+const e = schema.ecfDocuments;
+
+/** The e-CF row a step works on (its transmission, its delivery), locked for the step; undefined while another step holds it (SKIP LOCKED). */
+export async function lockedEcfRow(db: Database, ref: { tenant_id: number; ecf_id: number }): Promise<typeof e.$inferSelect | undefined> {
+  const [row] = await db
+    .select()
+    .from(e)
+    .where(and(eq(e.tenantId, ref.tenant_id), eq(e.id, ref.ecf_id)))
+    .for("update", { skipLocked: true });
+  return row;
+}
 
 /** A row due this long ago, and still not stepped, had its message lost. */
 const SWEEP_GRACE_SECONDS = 15;

@@ -8,9 +8,8 @@ import { EcfReadError, readArecf } from "../modules/ecf/receipts";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
 import { verifySignedXml } from "../modules/reception/verify";
-import { dueRows, handleStepMessage } from "./due";
-import { ECF_MAX_OUTAGE_MS, lockedEcfRow, outageDelaySeconds } from "./ecf";
-import { sendToQueue } from "./enqueue";
+import { dueRows, ECF_MAX_OUTAGE_MS, handleStepMessage, lockedEcfRow, outageDelaySeconds } from "./due";
+import { type DeliveryRef, enqueueDeliveries } from "./messages";
 
 /**
  * Delivery of our accepted e-CF to the buyer (Descripción técnica, "Recepción de e-CF": DGII's
@@ -31,17 +30,6 @@ import { sendToQueue } from "./enqueue";
 
 const e = schema.ecfDocuments;
 type EcfRow = typeof e.$inferSelect;
-
-export interface DeliveryRef {
-  tenant_id: number;
-  ecf_id: number;
-  delivery: true;
-}
-
-export function isDeliveryRef(body: unknown): body is DeliveryRef {
-  const b = body as Partial<DeliveryRef> | null;
-  return !!b && b.delivery === true && Number.isSafeInteger(b.tenant_id) && Number.isSafeInteger(b.ecf_id);
-}
 
 export interface DeliveryStep {
   outcome: "done" | "retry" | "unavailable" | "not_due";
@@ -134,9 +122,6 @@ export async function stepEcfDelivery(env: Env, ref: DeliveryRef, options: { now
     }
   });
 }
-
-export const enqueueDeliveries = (env: Env, refs: DeliveryRef[], delaySeconds = 0) =>
-  sendToQueue(config(env).ECF_QUEUE, refs, "ecf deliveries", { delaySeconds });
 
 /** One delivery message of ECF_QUEUE (which carries e-CF steps, approvals and deliveries). */
 export const handleDeliveryMessage = (message: Message<DeliveryRef>, env: Env) =>

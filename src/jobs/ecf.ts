@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { type Database, withTenantTransaction } from "../db/client";
 import * as schema from "../db/schema";
 import { config, type Env } from "../env";
@@ -8,11 +8,8 @@ import { serializeSubmission } from "../modules/ecf/documents";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
 import { recordEvent } from "../modules/webhooks/events";
-import { type ApprovalRef, handleApprovalMessage, isApprovalRef } from "./approvals";
-import { dueRows } from "./due";
-import { type DeliveryRef, enqueueDeliveries, handleDeliveryMessage, isDeliveryRef } from "./ecf-delivery";
-import { sendToQueue } from "./enqueue";
-import { enqueueWebhooks } from "./webhooks";
+import { dueRows, ECF_MAX_OUTAGE_MS, lockedEcfRow, outageDelaySeconds } from "./due";
+import { type EcfRef, enqueueDeliveries, enqueueEcf, enqueueWebhooks } from "./messages";
 
 /**
  * Transmission of signed e-CF to DGII (issue 18; docs/ecf.md, "Sending and states"). Each
@@ -36,19 +33,8 @@ import { enqueueWebhooks } from "./webhooks";
  *   POST …/ecf/retry). DGII refusing a reception outright (4xx): `rejected`, sequence not used.
  */
 
-export const ECF_MAX_OUTAGE_MS = 24 * 3_600_000;
-
 export function pollDelaySeconds(polls: number): number {
   return Math.min(2 * 2 ** Math.max(0, polls - 1), 600);
-}
-
-export function outageDelaySeconds(failures: number): number {
-  return Math.min(30 * 2 ** Math.max(0, failures - 1), 900);
-}
-
-export interface EcfRef {
-  tenant_id: number;
-  ecf_id: number;
 }
 
 type StepOutcome =
@@ -81,27 +67,12 @@ type EcfRow = typeof e.$inferSelect;
 
 const FINAL_BY_CODE: Record<number, "accepted" | "rejected" | "accepted_conditional"> = { 1: "accepted", 2: "rejected", 4: "accepted_conditional" };
 
-function isEcfRef(body: unknown): body is EcfRef {
-  const b = body as Partial<EcfRef> | null;
-  return !!b && Number.isSafeInteger(b.tenant_id) && Number.isSafeInteger(b.ecf_id);
-}
-
 /** Calls DGII for a document with its tenant's token (refreshed once on a 401). */
 async function withToken<T>(env: Env, db: Database, row: EcfRow, call: (token: string, urls: { ecf: string; fc: string }) => Promise<T>): Promise<T> {
   const environment = row.environment as EcfEnvironment;
   const urls = dgiiUrls(config(env), environment);
   const material = await tenantSigningMaterial(db, row.tenantId, config(env).APP_ENCRYPTION_KEY);
   return withDgiiToken(row.tenantId, environment, urls.ecf, material, (token) => call(token, urls));
-}
-
-/** The e-CF row a step works on, locked for the step; undefined while another step holds it (SKIP LOCKED). */
-export async function lockedEcfRow(db: Database, ref: { tenant_id: number; ecf_id: number }): Promise<EcfRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(e)
-    .where(and(eq(e.tenantId, ref.tenant_id), eq(e.id, ref.ecf_id)))
-    .for("update", { skipLocked: true });
-  return row;
 }
 
 /** One step of one document (see above), inside its tenant's transaction. */
@@ -191,44 +162,26 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
   });
 }
 
-/** Sends e-CF references to ECF_QUEUE (delayed by `delaySeconds`); false (logged) when the send failed. */
-export const enqueueEcf = (env: Env, refs: EcfRef[], delaySeconds = 0) => sendToQueue(config(env).ECF_QUEUE, refs, "ecf", { delaySeconds });
-
-/** Consumer of ECF_QUEUE: one step per message; a step that leaves the document open enqueues the next one, delayed. */
-export async function handleEcfBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-  for (const message of batch.messages) {
-    if (isApprovalRef(message.body)) {
-      await handleApprovalMessage(message as Message<ApprovalRef>, env);
-      continue;
+/** One e-CF step message of ECF_QUEUE; a step that leaves the document open enqueues the next one, delayed. */
+export async function handleEcfMessage(message: Message<EcfRef>, env: Env): Promise<void> {
+  try {
+    const result = await stepEcfDocument(env, message.body);
+    // A delay past the queue's 12-hour limit is left to the sweep.
+    if ((result.outcome === "in_process" || result.outcome === "retry") && result.retryInSeconds) {
+      await enqueueEcf(env, [message.body], Math.min(result.retryInSeconds, 43_200));
     }
-    if (isDeliveryRef(message.body)) {
-      await handleDeliveryMessage(message as Message<DeliveryRef>, env);
-      continue;
-    }
-    if (!isEcfRef(message.body)) {
-      log.warn("ecf: unknown message dropped", { id: message.id });
-      message.ack();
-      continue;
-    }
-    try {
-      const result = await stepEcfDocument(env, message.body);
-      // A delay past the queue's 12-hour limit is left to the sweep.
-      if ((result.outcome === "in_process" || result.outcome === "retry") && result.retryInSeconds) {
-        await enqueueEcf(env, [message.body], Math.min(result.retryInSeconds, 43_200));
-      }
-      if (result.deliver) await enqueueDeliveries(env, [{ tenant_id: message.body.tenant_id, ecf_id: message.body.ecf_id, delivery: true }]);
-      const tenantId = message.body.tenant_id;
-      if (result.webhooks?.length)
-        await enqueueWebhooks(
-          env,
-          result.webhooks.map((id) => ({ tenant_id: tenantId, webhook_delivery_id: id })),
-        );
-      message.ack();
-    } catch (error) {
-      // The database was unreachable, say: the row is untouched; the queue retries, and the sweep would find it anyway.
-      log.error("ecf: step errored", { ...message.body, error: (error as Error).message });
-      message.retry();
-    }
+    if (result.deliver) await enqueueDeliveries(env, [{ tenant_id: message.body.tenant_id, ecf_id: message.body.ecf_id, delivery: true }]);
+    const tenantId = message.body.tenant_id;
+    if (result.webhooks?.length)
+      await enqueueWebhooks(
+        env,
+        result.webhooks.map((id) => ({ tenant_id: tenantId, webhook_delivery_id: id })),
+      );
+    message.ack();
+  } catch (error) {
+    // The database was unreachable, say: the row is untouched; the queue retries, and the sweep would find it anyway.
+    log.error("ecf: step errored", { ...message.body, error: (error as Error).message });
+    message.retry();
   }
 }
 

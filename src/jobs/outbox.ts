@@ -5,8 +5,7 @@ import { rowsOf } from "../db/rows";
 import * as schema from "../db/schema";
 import { config, type Env } from "../env";
 import { log } from "../lib/log";
-import { sendToQueue } from "./enqueue";
-import { handleWebhookMessage, isWebhookRef } from "./webhooks";
+import { enqueueOutbox, type OutboxRef } from "./messages";
 
 /**
  * Delivery of the transactional outbox (`outbox_messages`).
@@ -39,11 +38,6 @@ const SWEEP_GRACE_SECONDS = 15;
 const SWEEP_LIMIT = 500;
 const PROVIDER_TIMEOUT_MS = 10_000;
 
-interface OutboxRef {
-  tenant_id: number;
-  outbox_id: number;
-}
-
 type DeliveryOutcome =
   /** Delivered now. */
   | "sent"
@@ -73,11 +67,6 @@ interface DeliveryOptions {
 
 export function backoffSeconds(attempts: number): number {
   return Math.min(OUTBOX_BACKOFF_BASE_SECONDS * 2 ** Math.max(0, attempts - 1), OUTBOX_BACKOFF_CAP_SECONDS);
-}
-
-function isOutboxRef(body: unknown): body is OutboxRef {
-  const b = body as Partial<OutboxRef> | null;
-  return !!b && Number.isSafeInteger(b.tenant_id) && Number.isSafeInteger(b.outbox_id);
 }
 
 interface EmailPayload {
@@ -197,36 +186,22 @@ export async function deliverOutboxMessage(env: Env, ref: OutboxRef, options: De
   });
 }
 
-/** Consumer of the `outbox` Queue: outbox rows, and webhook deliveries (jobs/webhooks.ts). */
-export async function handleOutboxBatch(batch: MessageBatch<unknown>, env: Env, options: DeliveryOptions = {}): Promise<void> {
-  for (const message of batch.messages) {
-    if (isWebhookRef(message.body)) {
-      await handleWebhookMessage(message, env, options);
-      continue;
-    }
-    if (!isOutboxRef(message.body)) {
-      log.warn("outbox: unknown message dropped", { id: message.id });
+/** One outbox message of the `outbox` Queue (which carries webhook deliveries too, jobs/webhooks.ts). */
+export async function handleOutboxMessage(message: Message<OutboxRef>, env: Env, options: DeliveryOptions = {}): Promise<void> {
+  try {
+    const result = await deliverOutboxMessage(env, message.body, options);
+    if ((result.outcome === "retry" || result.outcome === "not_due") && result.retryInSeconds) {
+      message.retry({ delaySeconds: Math.min(result.retryInSeconds, 43_200) });
+    } else {
       message.ack();
-      continue;
     }
-    try {
-      const result = await deliverOutboxMessage(env, message.body, options);
-      if ((result.outcome === "retry" || result.outcome === "not_due") && result.retryInSeconds) {
-        message.retry({ delaySeconds: Math.min(result.retryInSeconds, 43_200) });
-      } else {
-        message.ack();
-      }
-    } catch (error) {
-      // The database was unreachable, say: the row is untouched and stays pending; the queue
-      // retries, and the sweep would find it anyway.
-      log.error("outbox: delivery errored", { ...message.body, error: (error as Error).message });
-      message.retry();
-    }
+  } catch (error) {
+    // The database was unreachable, say: the row is untouched and stays pending; the queue
+    // retries, and the sweep would find it anyway.
+    log.error("outbox: delivery errored", { ...message.body, error: (error as Error).message });
+    message.retry();
   }
 }
-
-/** Sends outbox references to the Queue; false (logged) when the send failed. */
-export const enqueueOutbox = (env: Env, refs: OutboxRef[], requestId?: string) => sendToQueue(config(env).OUTBOX_QUEUE, refs, "outbox", { requestId });
 
 /**
  * The cron sweep: every pending row due for at least SWEEP_GRACE_SECONDS, across tenants (through

@@ -9,8 +9,7 @@ import { log } from "../lib/log";
 import { eventPayload } from "../modules/webhooks/data-formats";
 import { disableForFailures, EVENT_RETENTION_MS } from "../modules/webhooks/service";
 import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "../modules/webhooks/url";
-import { sendToQueue } from "./enqueue";
-import { enqueueOutbox } from "./outbox";
+import { enqueueOutbox, enqueueWebhooks, type WebhookRef } from "./messages";
 
 /**
  * Delivery of outgoing webhooks (issue 21, docs/webhooks.md), through the `outbox` Queue as
@@ -37,16 +36,6 @@ export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 const RESPONSE_BODY_BYTES = 1024;
 const SWEEP_GRACE_SECONDS = 15;
 const SWEEP_LIMIT = 500;
-
-export interface WebhookRef {
-  tenant_id: number;
-  webhook_delivery_id: number;
-}
-
-export function isWebhookRef(body: unknown): body is WebhookRef {
-  const b = body as Partial<WebhookRef> | null;
-  return !!b && Number.isSafeInteger(b.tenant_id) && Number.isSafeInteger(b.webhook_delivery_id);
-}
 
 export type WebhookOutcome = "succeeded" | "retry" | "failed" | "not_due" | "done" | "unavailable";
 
@@ -230,7 +219,7 @@ export async function deliverWebhook(env: Env, ref: WebhookRef, options: { now?:
   return outcome;
 }
 
-/** A webhook message of the `outbox` Queue (jobs/outbox.ts hands it here). */
+/** A webhook message of the `outbox` Queue (the queue registry, jobs/queue.ts, hands it here). */
 export async function handleWebhookMessage(message: Message<unknown>, env: Env, options: { now?: Date } = {}): Promise<void> {
   try {
     const result = await deliverWebhook(env, message.body as WebhookRef, options);
@@ -244,8 +233,6 @@ export async function handleWebhookMessage(message: Message<unknown>, env: Env, 
     message.retry();
   }
 }
-
-export const enqueueWebhooks = (env: Env, refs: WebhookRef[], requestId?: string) => sendToQueue(config(env).OUTBOX_QUEUE, refs, "webhooks", { requestId });
 
 /** The minute sweep: pending deliveries due for SWEEP_GRACE_SECONDS, across tenants (drizzle/0031), back on the Queue. */
 export async function sweepWebhooks(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {

@@ -1,7 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import * as schema from "../../src/db/schema";
-import { deliverWebhook, RETRY_SCHEDULE, retryDelaySeconds, sweepWebhooks, type WebhookRef } from "../../src/jobs/webhooks";
+import type { WebhookRef } from "../../src/jobs/messages";
+import { deliverWebhook, RETRY_SCHEDULE, retryDelaySeconds, sweepWebhooks } from "../../src/jobs/webhooks";
 import type { WebhookDelivery, WebhookEndpointWithSecret } from "../../src/modules/webhooks/schemas";
 import { ecfTenant, issueE31, waitForStatus } from "../ecf/helpers";
 import { failNext } from "../integrations/helpers";
