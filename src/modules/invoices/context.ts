@@ -2,9 +2,20 @@ import type { Context } from "hono";
 import { config } from "../../env";
 import type { AppEnv } from "../../http/context";
 import { dominicanToday } from "../../lib/dates";
-import type { InvoiceContext } from "./service";
 
-/** What issuing an invoice needs from the request (today's Dominican date, the app's URL for links). */
+/** What issuing a document (an invoice, a note) needs from the request. */
+export interface InvoiceContext {
+  /** Today in the Dominican Republic: sequences expire by local date. */
+  today: string;
+  /** Base of links in emails. */
+  appUrl: string;
+  /** The app key that opens the tenant's e-CF certificate. */
+  encryptionKey: string | undefined;
+  /** e-CF rows written by the request: sent through ECF_QUEUE once it has committed (jobs/ecf.ts). */
+  ecfIds: number[];
+}
+
+/** The request's InvoiceContext: today's Dominican date, the app's URL for links, its list of e-CF to send. */
 export const invoiceContext = (c: Context<AppEnv>): InvoiceContext => ({
   today: dominicanToday(),
   appUrl: config(c.env).APP_URL,

@@ -9,6 +9,7 @@ import { dominicanToday } from "../../lib/dates";
 import { isElectronicNumber } from "../../lib/ncf";
 import { printedEcf } from "../ecf/documents";
 import { getNote } from "../notes/service";
+import { invoiceEventData, paymentEventData } from "../sales/invoice-json";
 import { renderDocumentPdf } from "../sales/pdf";
 import { deletedEventData, emitEvent } from "../webhooks/events";
 import { invoiceContext } from "./context";
@@ -82,7 +83,7 @@ invoicesRouter.openapi(
     const input = c.req.valid("json");
     return idempotent(c, db, async () => {
       const written = await invoices.createInvoice(db, c.var.scope, input, invoiceContext(c));
-      await emitEvent(c, "invoice.created", written.workspace_id, invoices.invoiceEventData(c.var.scope, written.id));
+      await emitEvent(c, "invoice.created", written.workspace_id, invoiceEventData(c.var.scope, written.id));
       return { status: 201, body: createdBody(written, input.draft ? "Draft created." : "Invoice created.") };
     });
   },
@@ -114,7 +115,7 @@ invoicesRouter.openapi(
     const db = c.var.db;
     const written = await invoices.issueDraft(db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
     // The draft's invoice.created was sent when it was saved: issuing it changes that invoice (docs/webhooks.md).
-    await emitEvent(c, "invoice.updated", written.workspace_id, invoices.invoiceEventData(c.var.scope, written.id));
+    await emitEvent(c, "invoice.updated", written.workspace_id, invoiceEventData(c.var.scope, written.id));
     return c.json(createdBody(written, "Invoice issued."), 200);
   },
 );
@@ -144,7 +145,7 @@ invoicesRouter.openapi(
   async (c) => {
     const db = c.var.db;
     const data = await invoices.updateInvoice(db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
-    await emitEvent(c, "invoice.updated", c.var.scope.workspaceId, invoices.invoiceEventData(c.var.scope, data.id));
+    await emitEvent(c, "invoice.updated", c.var.scope.workspaceId, invoiceEventData(c.var.scope, data.id));
     return c.json({ data, message: "Invoice updated." }, 200);
   },
 );
@@ -196,7 +197,7 @@ invoicesRouter.openapi(
       invoiceContext(c),
     );
     if (creditNoteId !== null) await emitEvent(c, "credit_note.created", invoice.workspace_id, () => getNote(db, c.var.scope, "credit", creditNoteId));
-    await emitEvent(c, "invoice.cancelled", invoice.workspace_id, invoices.invoiceEventData(c.var.scope, invoice.id));
+    await emitEvent(c, "invoice.cancelled", invoice.workspace_id, invoiceEventData(c.var.scope, invoice.id));
     return c.json({ data: invoice, message: creditNote ? `Invoice cancelled by credit note ${creditNote}.` : "Invoice cancelled." }, 200);
   },
 );
@@ -272,8 +273,8 @@ invoicesRouter.openapi(
   async (c) => {
     const id = c.req.valid("param").id;
     const { invoice, paidNow } = await invoices.setWithholdings(c.var.db, c.var.scope, id, c.req.valid("json"), dominicanToday());
-    await emitEvent(c, "invoice.updated", invoice.workspace_id, invoices.invoiceEventData(c.var.scope, id));
-    if (paidNow) await emitEvent(c, "invoice.paid", invoice.workspace_id, invoices.invoiceEventData(c.var.scope, id));
+    await emitEvent(c, "invoice.updated", invoice.workspace_id, invoiceEventData(c.var.scope, id));
+    if (paidNow) await emitEvent(c, "invoice.paid", invoice.workspace_id, invoiceEventData(c.var.scope, id));
     return c.json({ data: invoice, message: "Withholdings recorded." }, 200);
   },
 );
@@ -306,8 +307,8 @@ invoicesRouter.openapi(
     const input = c.req.valid("json");
     return idempotent(c, db, async () => {
       const data = await invoices.addPayment(db, c.var.scope, id, input);
-      await emitEvent(c, "payment.received", data.invoice.workspace_id, invoices.paymentEventData(c.var.scope, id, data.payment.id));
-      if (data.invoice.status === "paid") await emitEvent(c, "invoice.paid", data.invoice.workspace_id, invoices.invoiceEventData(c.var.scope, id));
+      await emitEvent(c, "payment.received", data.invoice.workspace_id, paymentEventData(c.var.scope, id, data.payment.id));
+      if (data.invoice.status === "paid") await emitEvent(c, "invoice.paid", data.invoice.workspace_id, invoiceEventData(c.var.scope, id));
       return { status: 201, body: { data, message: "Payment recorded." } };
     });
   },
@@ -332,7 +333,7 @@ invoicesRouter.openapi(
   async (c) => {
     const { id, payment_id } = c.req.valid("param");
     const data = await invoices.deletePayment(c.var.db, c.var.scope, id, payment_id);
-    await emitEvent(c, "invoice.updated", data.workspace_id, invoices.invoiceEventData(c.var.scope, id));
+    await emitEvent(c, "invoice.updated", data.workspace_id, invoiceEventData(c.var.scope, id));
     return c.json({ data, message: "Payment removed." }, 200);
   },
 );

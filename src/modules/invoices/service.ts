@@ -1,4 +1,3 @@
-import type { z } from "@hono/zod-openapi";
 import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { findRow, pageOffset, updatedSince } from "../../db/queries";
@@ -10,7 +9,7 @@ import type { RequestScope } from "../../http/scope";
 import { ANNULMENT_REASONS, type AnnulmentReason, DEFAULT_ANNULMENT_REASON } from "../../lib/annulments";
 import { dominicanToday } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
-import { decimal2, exchangeRateSql, exchangeRateText, timestamp } from "../../lib/format";
+import { decimal2, exchangeRateText, timestamp } from "../../lib/format";
 import { documentTypeName, isElectronicNumber, isElectronicPrefix, isNcfPrefix } from "../../lib/ncf";
 import { assertActiveBankAccount } from "../bank-accounts/service";
 import { assertFiscalProfile } from "../company/service";
@@ -19,72 +18,30 @@ import { assertSalesInvoicePrefix } from "../document-subtypes/service";
 import { assertNoEcf } from "../ecf/documents";
 import { assertEcfReady, type EcfSource, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
 import { applyStockChanges, checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
-import { createNote, invoiceNotesJson } from "../notes/service";
-import { type ItemJson, insertLines, itemsBreakdown, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
+import { createNote } from "../notes/service";
+import {
+  type InvoiceData,
+  type InvoiceDetailData,
+  type InvoiceJson,
+  invoiceFromJson,
+  invoiceJsonStatement,
+  invoiceListJson,
+  serializeInvoice,
+} from "../sales/invoice-json";
+import { insertLines, lineRecords, pdfLines, replaceLines, storedLineItems } from "../sales/items";
 import { documentAmounts, type LineAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { type ResolvedDocument, type ResolvedLine, resolveDocument } from "../sales/references";
-import { documentFields } from "../sales/serialize";
 import { buyerSnapshot, type DocumentSnapshot, type DocumentWarning, documentSnapshot, dopAmounts, pdfIssuer, registryWarnings } from "../sales/snapshots";
 import { assertBuyerRules } from "./buyer-rules";
+import type { InvoiceContext } from "./context";
 import { liveInvoiceCount } from "./counts";
 import { invoiceHistory, recordInvoiceChange } from "./history";
-import type {
-  CreateInvoiceInput,
-  CreatePaymentInput,
-  EmbeddedNote as EmbeddedNoteSchema,
-  InvoiceDetail,
-  InvoiceSummary,
-  InvoiceWithholdingsInput,
-  IssueInvoiceInput,
-  Payment,
-  UpdateInvoiceInput,
-} from "./schemas";
-import { balanceOf, DUE_SQL, dueAmounts, invoiceStatus } from "./status";
+import type { CreateInvoiceInput, CreatePaymentInput, InvoiceWithholdingsInput, IssueInvoiceInput, UpdateInvoiceInput } from "./schemas";
+import { balanceOf, invoiceStatus } from "./status";
 
 const inv = schema.invoices;
 type InvoiceRow = typeof inv.$inferSelect;
-
-export interface InvoiceContext {
-  /** Today in the Dominican Republic: sequences expire by local date. */
-  today: string;
-  /** Base of links in emails. */
-  appUrl: string;
-  /** The app key that opens the tenant's e-CF certificate. */
-  encryptionKey: string | undefined;
-  /** e-CF rows written by the request: sent through ECF_QUEUE once it has committed (jobs/ecf.ts). */
-  ecfIds: number[];
-}
-
-type InvoicePayment = z.output<typeof Payment>;
-type EmbeddedNote = z.output<typeof EmbeddedNoteSchema>;
-
-/** An invoice as lists and writes show it. */
-export type InvoiceData = ReturnType<typeof serializeInvoice>;
-
-/** An invoice as GET /invoices/{id} shows it. */
-type InvoiceDetailData = ReturnType<typeof serializeInvoice> & Omit<z.output<typeof InvoiceDetail>, keyof z.output<typeof InvoiceSummary>>;
-
-function serializeInvoice(row: InvoiceRow) {
-  return {
-    ...documentFields(row),
-    status: row.status as InvoiceSummary["status"],
-    ...dueAmounts(row),
-    amount_paid: decimal2(row.amountPaid)!,
-    itbis_withheld: decimal2(row.itbisWithheld)!,
-    isr_withheld: decimal2(row.isrWithheld)!,
-    withholding_date: row.withholdingDate,
-    income_type: row.incomeType as InvoiceSummary["income_type"],
-    credited_amount: decimal2(row.creditedAmount)!,
-    debited_amount: decimal2(row.debitedAmount)!,
-    payment_term: row.paymentTerm,
-    exchange_rate: row.exchangeRate === null ? null : exchangeRateText(row.exchangeRate),
-    subtotal_amount_dop: decimal2(row.subtotalAmountDop),
-    discount_amount_dop: decimal2(row.discountAmountDop),
-    tax_amount_dop: decimal2(row.taxAmountDop),
-    total_amount_dop: decimal2(row.totalAmountDop),
-  };
-}
 
 /** Sale movements for the lines of products that track inventory: outgoing (negative) quantities. */
 function saleChanges(lines: ResolvedLine[], workspaceId: number, sign: 1 | -1, reference: string | null): StockChange[] {
@@ -386,26 +343,6 @@ export async function issueDraft(db: AnyDb, scope: RequestScope, id: number, inp
 const visible = (scope: RequestScope) => and(eq(inv.tenantId, scope.tenantId), eq(inv.workspaceId, scope.workspaceId), isNull(inv.deletedAt));
 
 /**
- * An invoice as the list shows it (serializeInvoice's fields), built by Postgres: the page arrives
- * as one JSON value, parsed natively, instead of 22 text columns per row parsed, mapped and
- * formatted in JavaScript — the largest part of the Worker's CPU for a list in `npm run bench`.
- * numeric(14,2) as text already has two places; timestamps as ISO 8601 UTC to the second, as
- * `timestamp()` writes them. test/invoices/counts.test.ts checks that both agree field by field.
- */
-const invoiceListJson = sql.raw(`json_build_object(
-  'id', i.id, 'workspace_id', i.workspace_id, 'contact_id', i.contact_id, 'document_subtype_id', i.document_subtype_id,
-  'document_number', i.document_number, 'issue_date', i.issue_date, 'due_date', i.due_date,
-  'subtotal_amount', i.subtotal_amount::text, 'tax_amount', i.tax_amount::text, 'discount_amount', i.discount_amount::text,
-  'total_amount', i.total_amount::text, 'currency_id', i.currency_id, 'notes', i.notes,
-  'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-  'updated_at', to_char(i.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-  'status', i.status, 'amount_due', ${DUE_SQL.amount_due}, 'refund_due', ${DUE_SQL.refund_due},
-  'amount_paid', i.amount_paid::text, 'itbis_withheld', i.itbis_withheld::text, 'isr_withheld', i.isr_withheld::text,
-  'withholding_date', i.withholding_date, 'income_type', i.income_type, 'credited_amount', i.credited_amount::text, 'debited_amount', i.debited_amount::text, 'payment_term', i.payment_term,
-  'exchange_rate', ${exchangeRateSql("i.exchange_rate")}, 'subtotal_amount_dop', i.subtotal_amount_dop::text,
-  'discount_amount_dop', i.discount_amount_dop::text, 'tax_amount_dop', i.tax_amount_dop::text, 'total_amount_dop', i.total_amount_dop::text)`);
-
-/**
  * One statement: the page as JSON and the total. Filtered by status alone (or not at all), the
  * total is the sum of the maintained counts (drizzle/0012); a contact or a date narrows the set
  * enough for the indexes to count it. A page past the end still carries the total.
@@ -453,59 +390,6 @@ export async function getInvoice(db: AnyDb, scope: RequestScope, id: number): Pr
   if (!row) throw notFound("Invoice");
   return invoiceFromJson(row);
 }
-
-/** What invoiceJsonStatement reads of an invoice: its row and what it embeds, as JSON. */
-export interface InvoiceJson {
-  invoice: Record<string, unknown>;
-  contact: { id: number; name: string; email: string | null; phone: string | null };
-  items: ItemJson[];
-  payments: InvoicePayment[];
-  salesmen: { id: number; full_name: string }[];
-  credit_notes: EmbeddedNote[];
-  debit_notes: EmbeddedNote[];
-}
-
-/**
- * A visible invoice with its contact, lines, payments, salesmen and notes, in one statement (GET
- * /invoices/{id}; also read inside an invoice event's own statement, modules/webhooks/events.ts).
- */
-export function invoiceJsonStatement(scope: RequestScope, id: number): SQL {
-  return sql`
-    SELECT row_to_json(i) AS invoice,
-      (SELECT json_build_object('id', c.id, 'name', c.name, 'email', c.email, 'phone', c.phone) FROM contacts c WHERE c.id = i.contact_id) AS contact,
-      ${itemsJson("invoice", sql`i.id`)} AS items,
-      (SELECT coalesce(json_agg(json_build_object('id', pm.id, 'amount', pm.amount, 'payment_date', pm.payment_date,
-          'payment_method', pm.payment_method, 'bank_account', CASE WHEN b.id IS NULL THEN NULL ELSE json_build_object('id', b.id, 'name', b.name) END)
-          ORDER BY pm.id), '[]')
-       FROM invoice_payments pm LEFT JOIN bank_accounts b ON b.id = pm.bank_account_id WHERE pm.invoice_id = i.id) AS payments,
-      (SELECT coalesce(json_agg(json_build_object('id', s.id, 'full_name', s.full_name) ORDER BY s.id), '[]')
-       FROM invoice_salesmen x JOIN salesmen s ON s.id = x.salesman_id WHERE x.invoice_id = i.id) AS salesmen,
-      ${invoiceNotesJson(sql`i.id`, "credit")} AS credit_notes, ${invoiceNotesJson(sql`i.id`, "debit")} AS debit_notes
-    FROM invoices i
-    WHERE i.tenant_id = ${scope.tenantId} AND i.workspace_id = ${scope.workspaceId} AND i.id = ${id} AND i.deleted_at IS NULL`;
-}
-
-/** GET /invoices/{id}'s `data` from what invoiceJsonStatement read. */
-export function invoiceFromJson(row: InvoiceJson): InvoiceDetailData {
-  return {
-    ...serializeInvoice(rowFromJson(inv, row.invoice)),
-    contact: row.contact,
-    items: serializeItems(row.items),
-    payments: row.payments.map((p) => ({ ...p, amount: decimal2(p.amount)! })),
-    salesmen: row.salesmen,
-    snapshot: (row.invoice.snapshot as DocumentSnapshot | null) ?? null,
-    tax_breakdown: (row.invoice.tax_breakdown as TaxBreakdown | null) ?? itemsBreakdown(row.items),
-    credit_notes: row.credit_notes,
-    debit_notes: row.debit_notes,
-  };
-}
-
-/** An invoice event's `data`, read in the event's own statement (webhooks/events.ts). */
-export const invoiceEventData = (scope: RequestScope, id: number) => ({
-  format: "invoice" as const,
-  statement: invoiceJsonStatement(scope, id),
-  resourceId: id,
-});
 
 /** The history of a visible invoice (404 for another workspace's or a deleted one, as GET). */
 export async function getInvoiceHistory(db: AnyDb, scope: RequestScope, id: number) {
@@ -877,20 +761,6 @@ export async function addPayment(
     },
     invoice: serializeInvoice(updated!),
   };
-}
-
-/** payment.received's data (webhooks): the payment as its invoice's GET lists it, with that invoice as its GET returns it. */
-/** A payment.received event's `data`, read in the event's own statement: the invoice's, and which payment. */
-export const paymentEventData = (scope: RequestScope, invoiceId: number, paymentId: number) => ({
-  format: "payment" as const,
-  statement: sql`SELECT invoice_json.*, ${paymentId}::int AS payment_id FROM (${invoiceJsonStatement(scope, invoiceId)}) invoice_json`,
-  resourceId: invoiceId,
-});
-
-/** payment.received's `data` from what paymentEventData read: the payment as the invoice lists it, and the invoice. */
-export function paymentFromJson(raw: InvoiceJson & { payment_id: number }) {
-  const invoice = invoiceFromJson(raw);
-  return { ...invoice.payments.find((p) => p.id === raw.payment_id), invoice_id: invoice.id, invoice };
 }
 
 export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, paymentId: number): Promise<InvoiceData> {

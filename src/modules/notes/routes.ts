@@ -7,7 +7,7 @@ import { dataOnly } from "../../http/schemas";
 import { isElectronicNumber } from "../../lib/ncf";
 import { printedEcf } from "../ecf/documents";
 import { invoiceContext } from "../invoices/context";
-import { invoiceEventData } from "../invoices/service";
+import { invoiceEventData } from "../sales/invoice-json";
 import { renderDocumentPdf } from "../sales/pdf";
 import { emitEvent } from "../webhooks/events";
 import { CreateNoteBody, NoteDetail, type NoteKind, NoteListQuery, NoteSummary } from "./schemas";

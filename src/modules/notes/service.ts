@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, gte, lte, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { findRow, orderBy, pageOf } from "../../db/queries";
 import { rowFromJson, rowsOf } from "../../db/rows";
@@ -14,8 +14,8 @@ import { assertFiscalProfile } from "../company/service";
 import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
 import { assertEcfReady, type EcfSource, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
+import type { InvoiceContext } from "../invoices/context";
 import { recordInvoiceChange } from "../invoices/history";
-import type { InvoiceContext } from "../invoices/service";
 import { invoiceStatus } from "../invoices/status";
 import { pdfLines } from "../sales/items";
 import { type AppliedTax, documentAmounts, EXCLUSIVE_TAX_TYPES, type LineAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
@@ -540,11 +540,4 @@ export async function notePdfData(db: AnyDb, scope: RequestScope, kind: NoteKind
       notes: null,
     },
   };
-}
-
-/** The notes an invoice's GET embeds, per kind, oldest first. */
-export function invoiceNotesJson(invoiceId: SQL, kind: NoteKind): SQL {
-  return sql`(SELECT coalesce(json_agg(json_build_object('id', n.id, 'document_number', n.document_number, 'issue_date', n.issue_date,
-      'modification_code', n.modification_code, 'reason', n.reason, 'total_amount', n.total_amount::text) ORDER BY n.id), '[]')
-    FROM invoice_notes n WHERE n.invoice_id = ${invoiceId} AND n.kind = ${kind})`;
 }

@@ -7,7 +7,7 @@ import { hasPermission } from "../../http/permissions";
 import { dataOnly, MessageResponse } from "../../http/schemas";
 import { dominicanToday } from "../../lib/dates";
 import { invoiceContext } from "../invoices/context";
-import { invoiceEventData } from "../invoices/service";
+import { invoiceEventData } from "../sales/invoice-json";
 import { renderDocumentPdf } from "../sales/pdf";
 import { deletedEventData, emitEvent } from "../webhooks/events";
 import {

@@ -7,7 +7,8 @@ import { AppError, type FieldErrors, fieldError, notFound } from "../../http/err
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
 import { decimal2, exchangeRateText, timestamp } from "../../lib/format";
-import { createInvoice, type InvoiceContext } from "../invoices/service";
+import type { InvoiceContext } from "../invoices/context";
+import { createInvoice } from "../invoices/service";
 import { type ItemJson, insertLines, itemsBreakdown, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
 import { documentAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";

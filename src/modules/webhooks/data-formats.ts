@@ -1,4 +1,4 @@
-import { type InvoiceJson, invoiceFromJson, paymentFromJson } from "../invoices/service";
+import { type InvoiceJson, invoiceFromJson, paymentFromJson } from "../sales/invoice-json";
 
 /**
  * The payload of an event stored as the database read it (its `data_format`, events.ts
