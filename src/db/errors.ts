@@ -1,4 +1,4 @@
-import { AppError } from "../http/errors";
+import { AppError } from "../lib/errors";
 
 /**
  * Database errors that input can cause, mapped in one place by SQLSTATE (the app's onError): a
@@ -89,10 +89,11 @@ const DATA_EXCEPTIONS: Record<string, string> = {
 };
 
 /** How long a client should wait before retrying a transaction the database aborted (class 40). */
-const RETRY_AFTER_CONFLICT_SECONDS = "1";
+const RETRY_AFTER_CONFLICT_SECONDS = 1;
 
 /**
- * The API's answer to a database error, or null when it is not input's fault (the 500 path):
+ * What the database refused, as the refusal the API answers with (on-error.ts gives it its status),
+ * or null when it is not input's fault (the 500 path):
  * - 23503 foreign key: inserting a row that names a missing one → 422 on that column's field
  *   (e.g. a workspace or currency deleted meanwhile); deleting a row still referenced → 409 in_use.
  * - 23505 unique, 23P01 exclusion → 409 conflict. 23514 check, 23502 not null → 422 on the field.
@@ -100,7 +101,7 @@ const RETRY_AFTER_CONFLICT_SECONDS = "1";
  * - class 40 (serialization failure, deadlock): the transaction was rolled back and can simply be
  *   retried → 503 service_unavailable with Retry-After.
  */
-export function databaseErrorResponse(error: unknown): AppError | null {
+export function databaseRefusal(error: unknown): AppError | null {
   const pg = postgresError(error);
   if (!pg) return null;
   const code = pg.code;
@@ -130,9 +131,12 @@ export function databaseErrorResponse(error: unknown): AppError | null {
   }
   if (code.startsWith("22")) return invalid("body", DATA_EXCEPTIONS[code] ?? "A value is out of range or not valid.");
   if (code.startsWith("40")) {
-    return new AppError("service_unavailable", "The request conflicted with another one and was rolled back; retry it.", undefined, {
-      "Retry-After": RETRY_AFTER_CONFLICT_SECONDS,
-    });
+    return new AppError(
+      "service_unavailable",
+      "The request conflicted with another one and was rolled back; retry it.",
+      undefined,
+      RETRY_AFTER_CONFLICT_SECONDS,
+    );
   }
   return null;
 }

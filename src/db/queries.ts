@@ -1,6 +1,6 @@
 import { and, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
-import { notFound } from "../http/errors";
+import { notFound } from "../lib/errors";
 import type { AnyDb } from "./client";
 
 /** Query pieces shared by the modules' services: search patterns, ordering, counts, references. */

@@ -1,10 +1,10 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { config } from "../env";
+import { AppError } from "../lib/errors";
 import { verifyAccessToken } from "../lib/tokens";
 import type { AppEnv } from "./context";
 import { beginTenantTransaction, tenantDb } from "./database";
-import { AppError } from "./errors";
 import { type RequestScope, workspaceForbidden } from "./scope";
 import { requestedWorkspaceId, resolveWorkspace, type WorkspaceRow } from "./workspace";
 

@@ -2,20 +2,18 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { createPool, type Database, RequestTransaction } from "../db/client";
 import { errorLogFields } from "../db/errors";
+import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 import type { AppEnv } from "./context";
-import { AppError } from "./errors";
 
-const RETRY_AFTER_SECONDS = "5";
+const RETRY_AFTER_SECONDS = 5;
 
 /** The database cannot serve the request: 503 with Retry-After (logged). */
 export function unavailable(cause: unknown, requestId: string): AppError {
   // The cause's class, SQLSTATE and message without the statement's parameters (request data).
   const { stack: _stack, ...fields } = errorLogFields(cause);
   log.error("database unavailable", { requestId, ...fields });
-  return new AppError("service_unavailable", "The database is unavailable; try again shortly.", undefined, {
-    "Retry-After": RETRY_AFTER_SECONDS,
-  });
+  return new AppError("service_unavailable", "The database is unavailable; try again shortly.", undefined, RETRY_AFTER_SECONDS);
 }
 
 /** Methods that never write (bar the token's last_used_at, at most once a minute). */

@@ -1,6 +1,11 @@
-import type { ZodError } from "zod";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AppError, ErrorCode, FieldErrors } from "../lib/errors";
 
-/** Every machine-readable error code the API answers with, and its HTTP status. */
+/**
+ * The HTTP status of every error code (src/lib/errors.ts): the answer to an AppError in the one
+ * error path (on-error.ts), and the codes the OpenAPI document lists. A code missing here, or one
+ * that is not an ErrorCode, fails the type check.
+ */
 export const errorStatus = {
   malformed_json: 400,
   unauthenticated: 401,
@@ -57,48 +62,9 @@ export const errorStatus = {
   internal_error: 500,
   integration_failed: 502,
   service_unavailable: 503,
-} as const;
+} as const satisfies Record<ErrorCode, ContentfulStatusCode>;
 
-export type ErrorCode = keyof typeof errorStatus;
-export type FieldErrors = Record<string, string[]>;
-
-export class AppError extends Error {
-  readonly status: number;
-
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly errors?: FieldErrors,
-    readonly headers?: Record<string, string>,
-  ) {
-    super(message);
-    this.status = errorStatus[code];
-  }
-
-  toBody(): { message: string; code: ErrorCode; errors?: FieldErrors } {
-    return this.errors ? { message: this.message, code: this.code, errors: this.errors } : { message: this.message, code: this.code };
-  }
-}
-
-/** A 422 naming one field. */
-export function fieldError(field: string, message: string, code: ErrorCode = "validation_failed"): AppError {
-  return new AppError(code, message, { [field]: [message] });
-}
-
-export function notFound(what = "Resource"): AppError {
-  return new AppError("not_found", `${what} not found.`);
-}
-
-/** zod issues → `{ "items.0.quantity": ["..."] }`; a root-level issue is reported under `body`. */
-export function fieldErrorsFromZod(error: ZodError): FieldErrors {
-  const errors: FieldErrors = {};
-  for (const issue of error.issues) {
-    const key = issue.path.length ? issue.path.map(String).join(".") : "body";
-    errors[key] = [...(errors[key] ?? []), issue.message];
-  }
-  return errors;
-}
-
-export function validationError(error: ZodError): AppError {
-  return new AppError("validation_failed", "The given data was invalid.", fieldErrorsFromZod(error));
+/** The body of an AppError's answer. */
+export function errorBody(error: AppError): { message: string; code: ErrorCode; errors?: FieldErrors } {
+  return error.errors ? { message: error.message, code: error.code, errors: error.errors } : { message: error.message, code: error.code };
 }

@@ -7,9 +7,9 @@ import type { JSONParsed } from "hono/utils/types";
 import type { Database } from "../db/client";
 import * as schema from "../db/schema";
 import { sha256Hex } from "../lib/crypto";
+import { AppError, fieldError } from "../lib/errors";
 import { requireAuth } from "./auth";
 import type { AppEnv } from "./context";
-import { AppError, fieldError } from "./errors";
 import { requireWorkspace } from "./workspace";
 
 const MAX_KEY_LENGTH = 255;

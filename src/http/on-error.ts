@@ -1,15 +1,15 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { databaseErrorResponse, errorLogFields } from "../db/errors";
+import { databaseRefusal, errorLogFields } from "../db/errors";
+import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 import type { AppEnv } from "./context";
 import { unavailable } from "./database";
-import { AppError } from "./errors";
+import { errorBody, errorStatus } from "./errors";
 
 /**
  * The one error path (app.onError): every error a request raises becomes its answer here.
- * - AppError: its status, code, field errors and headers.
+ * - AppError (src/lib/errors.ts): its code's status (errors.ts), code, field errors and Retry-After.
  * - Hono's HTTP errors: malformed JSON (400) and the validator's media-type gate (415).
  * - A statement that failed because the connection was lost: the database is unavailable, 503
  *   with Retry-After, as when it cannot be reached at all (the work rolled back).
@@ -31,13 +31,13 @@ export function errorResponse(error: Error, c: Context<AppEnv>): Response {
   if (c.get("tx")?.connectionLost) return appErrorResponse(c, unavailable(error, c.get("requestId")));
   // What the database refused because of the input (a foreign key, a check, a number or date out
   // of range, NUL in text, …) is a 422/409, and a transaction it aborted (class 40) a 503 to retry.
-  const refused = databaseErrorResponse(error);
+  const refused = databaseRefusal(error);
   if (refused) {
     // Logged (without parameters): a refusal that reaches here is a bound or check the request
     // schemas or services missed, or contention; the client's answer is the same either way.
-    const what = refused.status === 503 ? "transaction aborted by the database" : "input refused by the database";
+    const what = refused.code === "service_unavailable" ? "transaction aborted by the database" : "input refused by the database";
     const { stack: _stack, errorMessage, ...fields } = errorLogFields(error);
-    log.warn(what, { requestId: c.get("requestId"), status: refused.status, ...fields, statement: String(errorMessage).slice(0, 300) });
+    log.warn(what, { requestId: c.get("requestId"), status: errorStatus[refused.code], ...fields, statement: String(errorMessage).slice(0, 300) });
     return appErrorResponse(c, refused);
   }
   const requestIdValue = c.get("requestId");
@@ -46,8 +46,9 @@ export function errorResponse(error: Error, c: Context<AppEnv>): Response {
   return c.json({ message: `Server error. Reference: ${requestIdValue}`, code: "internal_error" }, 500);
 }
 
+/** An AppError's answer: its code's status (errors.ts), the body `{ message, code, errors? }`, and Retry-After when it passes. */
 function appErrorResponse(c: Context<AppEnv>, error: AppError): Response {
-  const response = c.json(error.toBody(), error.status as ContentfulStatusCode);
-  for (const [name, value] of Object.entries(error.headers ?? {})) response.headers.set(name, value);
+  const response = c.json(errorBody(error), errorStatus[error.code]);
+  if (error.retryAfterSeconds !== undefined) response.headers.set("Retry-After", String(error.retryAfterSeconds));
   return response;
 }

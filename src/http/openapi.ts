@@ -1,9 +1,10 @@
 import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { idParam } from "../lib/bounds";
+import { type ErrorCode, validationError } from "../lib/errors";
 import { authenticate, publicSession } from "./auth";
 import type { AppEnv } from "./context";
-import { type ErrorCode, errorStatus, validationError } from "./errors";
+import { errorStatus } from "./errors";
 import { requirePermission } from "./permissions";
 
 export const V1 = "/api/v1";

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { AppError } from "../lib/errors";
 import type { AppEnv } from "./context";
-import { AppError } from "./errors";
 import { requireWorkspace } from "./workspace";
 
 /** Permissions are evaluated in the request's workspace. */

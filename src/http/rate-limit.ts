@@ -5,9 +5,9 @@ import { createMiddleware } from "hono/factory";
 import { config, type Env } from "../env";
 import { canonicalId } from "../lib/bounds";
 import { sha256Hex } from "../lib/crypto";
+import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 import type { AppEnv } from "./context";
-import { AppError } from "./errors";
 import { isReceiverService } from "./request-checks";
 import { subdomainOf } from "./tenant";
 
@@ -186,8 +186,9 @@ async function applyLimit(c: Context<AppEnv>, kind: "user" | "ip" | "webhook", m
   if (decision) {
     const headers = { "X-RateLimit-Limit": String(decision.limit), "X-RateLimit-Remaining": String(Math.max(0, decision.remaining)) };
     if (!decision.success) {
-      const retryAfter = Math.max(1, Math.ceil((decision.reset - Date.now()) / 1000));
-      throw new AppError("rate_limited", "Too many requests.", undefined, { ...headers, "Retry-After": String(retryAfter) });
+      // The limiter's figures ride the 429 the error path writes (it keeps the context's headers).
+      for (const [name, value] of Object.entries(headers)) c.header(name, value);
+      throw new AppError("rate_limited", "Too many requests.", undefined, Math.max(1, Math.ceil((decision.reset - Date.now()) / 1000)));
     }
     await next();
     // A 429 of the per-account login limit carries its own figures: keep them.
@@ -251,12 +252,14 @@ export async function guardLogin(c: Context<AppEnv>, email: string): Promise<() 
     redisUnavailable(c, error);
   }
   if (state && state.remaining <= 0) {
-    const retryAfter = Math.max(1, Math.ceil((state.reset - Date.now()) / 1000));
-    throw new AppError("rate_limited", "Too many failed logins for this account; try again later.", undefined, {
-      "X-RateLimit-Limit": String(LOGIN_FAILURES),
-      "X-RateLimit-Remaining": "0",
-      "Retry-After": String(retryAfter),
-    });
+    c.header("X-RateLimit-Limit", String(LOGIN_FAILURES));
+    c.header("X-RateLimit-Remaining", "0");
+    throw new AppError(
+      "rate_limited",
+      "Too many failed logins for this account; try again later.",
+      undefined,
+      Math.max(1, Math.ceil((state.reset - Date.now()) / 1000)),
+    );
   }
   return async () => {
     try {

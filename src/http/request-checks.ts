@@ -1,8 +1,8 @@
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import { config } from "../env";
+import { AppError } from "../lib/errors";
 import type { AppEnv } from "./context";
-import { AppError } from "./errors";
 
 /** Checks on the request itself, before any work: configuration, body size, body type. */
 

@@ -1,6 +1,6 @@
 import { eq, isNull, or, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import { AppError } from "./errors";
+import { AppError } from "../lib/errors";
 
 /**
  * The request's scope as services see it — tenant, caller and workspace; `c.var.scope`, set by

@@ -1,8 +1,8 @@
 import { createMiddleware } from "hono/factory";
+import { AppError } from "../lib/errors";
 import { isSubdomainLabel } from "../lib/subdomain";
 import type { AppEnv, Tenant } from "./context";
 import { queryWithoutTenant } from "./database";
-import { AppError } from "./errors";
 
 const CACHE_TTL_MS = 60_000;
 

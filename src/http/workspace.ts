@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { isIdText } from "../lib/bounds";
+import { fieldError } from "../lib/errors";
 import type { AppEnv, WorkspaceContext } from "./context";
-import { fieldError } from "./errors";
 import { workspaceForbidden } from "./scope";
 
 export interface WorkspaceRow {

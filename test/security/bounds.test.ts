@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { databaseErrorResponse, errorLogFields } from "../../src/db/errors";
+import { databaseRefusal, errorLogFields } from "../../src/db/errors";
 import { rowsOf } from "../../src/db/rows";
+import { errorBody, errorStatus } from "../../src/http/errors";
 import type { ApiResponse } from "../support/api";
 import { catalogIds, createContact } from "../support/sales";
 import { asOwner, type SeededTenant, seedTenant, uniqueName } from "../support/seed";
@@ -244,25 +245,25 @@ describe("database errors are mapped by SQLSTATE, never a 500", () => {
       );
 
     const fk = await failure(sql`INSERT INTO contacts (tenant_id, workspace_id, name) VALUES (${tenant.tenantId}, ${2147483000}, ${"zz-secret-name"})`);
-    const fkAnswer = databaseErrorResponse(fk)!;
-    expect(fkAnswer.status).toBe(422);
+    const fkAnswer = databaseRefusal(fk)!;
+    expect(errorStatus[fkAnswer.code]).toBe(422);
     expect(fkAnswer.errors).toEqual({ workspace_id: ["No such record (it may have been deleted)."] });
-    expect(JSON.stringify(fkAnswer.toBody())).not.toContain("2147483000");
+    expect(JSON.stringify(errorBody(fkAnswer))).not.toContain("2147483000");
 
     const dup = await failure(
       sql`INSERT INTO currencies (tenant_id, code, name, symbol) VALUES (${tenant.tenantId}, 'XTS', 'zz-dup', 'x'), (${tenant.tenantId}, 'XTS', 'zz-dup', 'x')`,
     );
-    const dupAnswer = databaseErrorResponse(dup)!;
-    expect(dupAnswer.toBody()).toEqual({ message: "Another record with the same code already exists.", code: "conflict" });
+    const dupAnswer = databaseRefusal(dup)!;
+    expect(errorBody(dupAnswer)).toEqual({ message: "Another record with the same code already exists.", code: "conflict" });
 
     const overflow = await failure(sql`SELECT ${"1000000000000.00"}::numeric(14,2)`);
-    expect(databaseErrorResponse(overflow)!.toBody()).toEqual({
+    expect(errorBody(databaseRefusal(overflow)!)).toEqual({
       message: "The given data was invalid.",
       code: "validation_failed",
       errors: { body: ["A number is out of the range the database can store."] },
     });
     const year0 = await failure(sql`SELECT ${"0000-01-01"}::date`);
-    expect(databaseErrorResponse(year0)!.status).toBe(422);
+    expect(errorStatus[databaseRefusal(year0)!.code]).toBe(422);
     // The log fields of a database error: class, SQLSTATE, constraint; the parameters cut.
     const logged = JSON.stringify(errorLogFields(fk));
     expect(logged).toContain('"sqlState":"23503"');
@@ -270,12 +271,12 @@ describe("database errors are mapped by SQLSTATE, never a 500", () => {
     expect(logged).not.toContain("zz-secret-name");
     expect(logged).not.toContain("2147483000");
 
-    const serialization = databaseErrorResponse(
+    const serialization = databaseRefusal(
       Object.assign(new Error("Failed query"), { cause: Object.assign(new Error("could not serialize access"), { code: "40001" }) }),
     )!;
-    expect(serialization.status).toBe(503);
-    expect(serialization.headers).toEqual({ "Retry-After": "1" });
-    expect(databaseErrorResponse(Object.assign(new Error("x"), { code: "42P01" }))).toBeNull();
-    expect(databaseErrorResponse(new TypeError("not a database error"))).toBeNull();
+    expect(errorStatus[serialization.code]).toBe(503);
+    expect(serialization.retryAfterSeconds).toBe(1);
+    expect(databaseRefusal(Object.assign(new Error("x"), { code: "42P01" }))).toBeNull();
+    expect(databaseRefusal(new TypeError("not a database error"))).toBeNull();
   });
 });

@@ -1,11 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { config } from "../../env";
 import { requireAuth } from "../../http/auth";
-import { AppError, notFound } from "../../http/errors";
+import { errorStatus } from "../../http/errors";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { guardLogin } from "../../http/rate-limit";
 import { MessageResponse } from "../../http/schemas";
+import { AppError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import { AccessTokenItem, CreateTokenBody, MeResponse, TokenResponse } from "./schemas";
 import { checkCredentials, describeUser, issueAccessToken, listAccessTokens, revokeAccessToken, revokeOwnToken } from "./service";
@@ -27,7 +28,7 @@ authRouter.openapi(createToken, async (c) => {
   const recordFailure = await guardLogin(c, body.email);
   const db = c.var.db;
   const userId = await checkCredentials(db, body.email, body.password).catch(async (error: unknown) => {
-    if (error instanceof AppError && error.status === 401) await recordFailure();
+    if (error instanceof AppError && errorStatus[error.code] === 401) await recordFailure();
     throw error;
   });
   const { JWT_SECRET, ACCESS_TOKEN_TTL_DAYS } = config(c.env);

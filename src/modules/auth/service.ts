@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
-import { AppError } from "../../http/errors";
+import { AppError } from "../../lib/errors";
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "../../lib/password";
 import { signAccessToken } from "../../lib/tokens";
 

@@ -3,8 +3,8 @@ import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
 import { firstReference, likePattern, orderBy, type Page, pageOffset, pageTotal, referencedBy, totalOfPage, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
-import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
+import { AppError, fieldError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import type { BANK_ACCOUNT_TYPES, CreateBankAccountInput, UpdateBankAccountInput } from "./schemas";
 

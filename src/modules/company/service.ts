@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
-import { AppError, fieldError } from "../../http/errors";
+import { AppError, fieldError } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import { normalizeIdentification } from "../../lib/identification";
 import { isMunicipalityCode, isProvinceCode, provinceOfMunicipality } from "../../lib/territory";

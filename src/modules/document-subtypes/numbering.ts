@@ -1,7 +1,7 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
-import { type AppError, fieldError } from "../../http/errors";
+import { type AppError, fieldError } from "../../lib/errors";
 import { documentNumberSql } from "../../lib/ncf";
 
 /**

@@ -4,9 +4,9 @@ import { inUseOnForeignKey, postgresError } from "../../db/errors";
 import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
-import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { addDays, dominicanToday } from "../../lib/dates";
+import { AppError, fieldError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import {
   describeFormat,

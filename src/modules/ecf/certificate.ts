@@ -1,6 +1,6 @@
 import { createPrivateKey, type KeyObject } from "node:crypto";
 import forge from "node-forge";
-import { fieldError } from "../../http/errors";
+import { fieldError } from "../../lib/errors";
 
 /**
  * The e-CF signing certificate: a PKCS#12 (.p12) from a DGII-accredited certification authority,

@@ -1,4 +1,4 @@
-import { AppError } from "../../http/errors";
+import { AppError } from "../../lib/errors";
 import type { SigningMaterial } from "./certificate";
 import type { EcfEnvironment } from "./schemas";
 import { signXml } from "./signature";

@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
-import { AppError, fieldError } from "../../http/errors";
 import { Big } from "../../lib/decimal";
+import { AppError, fieldError } from "../../lib/errors";
 import type { LineAmounts, TaxBreakdown } from "../sales/lines";
 import type { LoadedEcfSettings } from "../sales/references";
 import type { DocumentSnapshot } from "../sales/schemas";

@@ -3,9 +3,9 @@ import type { AnyDb } from "../../db/client";
 import { findRow, orderBy, type Page, pageOf } from "../../db/queries";
 import * as schema from "../../db/schema";
 import { config, type Env } from "../../env";
-import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { decryptSecret, encryptSecret, last4, randomSecret, secretsEqual } from "../../lib/crypto";
+import { AppError, fieldError } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import { log } from "../../lib/log";
 import {

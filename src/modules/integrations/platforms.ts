@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { config, type Env } from "../../env";
-import { AppError, fieldError } from "../../http/errors";
+import { AppError, fieldError } from "../../lib/errors";
 import { log } from "../../lib/log";
 
 /**

@@ -1,12 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context";
-import { AppError } from "../../http/errors";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
 import { canonicalId } from "../../lib/bounds";
+import { AppError } from "../../lib/errors";
 import { deletedEventData, emitEvent } from "../webhooks/events";
 import { createBot, deleteBot, getBot, type IntegrationScope, listBots, receiveBotUpdate, sendTestMessage, serializeBot, updateBot } from "./bots";
 import {

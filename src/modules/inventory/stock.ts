@@ -2,8 +2,8 @@ import { and, asc, eq, lte, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
-import { AppError } from "../../http/errors";
 import { Big } from "../../lib/decimal";
+import { AppError } from "../../lib/errors";
 import { decimal2 } from "../../lib/format";
 import { recordEvent } from "../webhooks/events";
 

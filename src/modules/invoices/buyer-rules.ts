@@ -1,5 +1,5 @@
 import Big from "big.js";
-import { fieldError } from "../../http/errors";
+import { fieldError } from "../../lib/errors";
 import { type IdentificationType, normalizeIdentification } from "../../lib/identification";
 
 /** From RD$250,000 a consumer invoice (02/32) names its buyer (Norma General 06-2018; FISCAL.md, "Buyers"). */

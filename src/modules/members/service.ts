@@ -2,8 +2,8 @@ import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { type Page, pageOffset, pageTotal, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
-import { AppError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
+import { AppError, notFound } from "../../lib/errors";
 import { type Caller, roleByName } from "../roles/service";
 import { assertHeldInEvery, grantsOf } from "./grants";
 

@@ -2,8 +2,8 @@ import { and, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
-import { AppError, fieldError } from "../../http/errors";
 import type { RequestScope } from "../../http/scope";
+import { AppError, fieldError } from "../../lib/errors";
 import { grantsOf, missingIn } from "../members/grants";
 
 /**

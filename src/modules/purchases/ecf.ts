@@ -1,5 +1,5 @@
-import { fieldError } from "../../http/errors";
 import { Big } from "../../lib/decimal";
+import { fieldError } from "../../lib/errors";
 import { assertEcfReady, type EcfSourceLine, type SignedEcf, signEcf } from "../ecf/issue";
 import type { LineAmounts, TaxBreakdown } from "../sales/lines";
 import type { LoadedBranch, LoadedEcfSettings, LoadedIssuer } from "../sales/references";

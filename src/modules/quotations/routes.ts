@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import { AppError } from "../../http/errors";
 import { idempotencyHeader, idempotent } from "../../http/idempotency";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { hasPermission } from "../../http/permissions";
 import { dataOnly, MessageResponse } from "../../http/schemas";
 import { dominicanToday } from "../../lib/dates";
+import { AppError } from "../../lib/errors";
 import { invoiceContext } from "../invoices/context";
 import { invoiceEventData } from "../sales/invoice-json";
 import { renderDocumentPdf } from "../sales/pdf";

@@ -1,9 +1,9 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
-import { fieldError } from "../../http/errors";
 import { type RequestScope, workspaceForbidden } from "../../http/scope";
 import { Big } from "../../lib/decimal";
+import { fieldError } from "../../lib/errors";
 import type { SalesSummary, SalesSummaryQuery } from "./schemas";
 
 /**

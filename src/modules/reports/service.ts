@@ -1,8 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
-import { AppError, fieldError } from "../../http/errors";
 import { dominicanToday } from "../../lib/dates";
+import { AppError, fieldError } from "../../lib/errors";
 import type { ReportQuery } from "./schemas";
 
 /**

@@ -1,5 +1,5 @@
-import { notFound } from "../../http/errors";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonResponse, V1 } from "../../http/openapi";
+import { notFound } from "../../lib/errors";
 import { RncIdentificationParam, RncLookupResponse, RncSearchQuery, RncSearchResponse } from "./schemas";
 import { findRnc, normalizeIdentification, searchRnc, statusWarning } from "./service";
 import type { RegistryDb } from "./sync/runs";

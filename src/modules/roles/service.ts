@@ -4,7 +4,7 @@ import { isUniqueViolation } from "../../db/errors";
 import { type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
-import { AppError, type FieldErrors, fieldError, notFound } from "../../http/errors";
+import { AppError, type FieldErrors, fieldError, notFound } from "../../lib/errors";
 import { isKnownPermission } from "../../lib/permissions";
 import { assertHeldInEvery, grantsOf, pendingInvitationsOffering, workspacesHoldingRole } from "../members/grants";
 

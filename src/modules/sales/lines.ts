@@ -1,6 +1,6 @@
-import { AppError, type FieldErrors } from "../../http/errors";
 import { MONEY_MAX } from "../../lib/bounds";
 import { Big } from "../../lib/decimal";
+import { AppError, type FieldErrors } from "../../lib/errors";
 
 /** A tax as a line applies it: what it is (a snapshot of the tax at the time). */
 export interface LineTax {

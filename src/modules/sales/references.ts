@@ -1,8 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
-import { fieldError } from "../../http/errors";
 import type { RequestScope } from "../../http/scope";
+import { fieldError } from "../../lib/errors";
 import { formatDocumentNumber, isElectronicPrefix } from "../../lib/ncf";
 import { numberingRefusal, numberingState, numberingUnavailable, takeNumberStatement } from "../document-subtypes/numbering";
 import { activeRecords } from "../rnc/queries";

@@ -3,8 +3,8 @@ import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
 import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
-import { AppError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
+import { AppError } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import type { CreateSalesmanInput, UpdateSalesmanInput } from "./schemas";
 

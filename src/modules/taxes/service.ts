@@ -3,9 +3,9 @@ import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
 import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
 import * as schema from "../../db/schema";
-import { AppError, fieldError } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
+import { AppError, fieldError } from "../../lib/errors";
 import { decimal2, timestamp } from "../../lib/format";
 import type { CreateTaxInput, TAX_TYPES, UpdateTaxInput } from "./schemas";
 

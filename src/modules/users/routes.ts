@@ -1,12 +1,12 @@
 import { createMiddleware } from "hono/factory";
 import { requireAuth } from "../../http/auth";
 import type { AppEnv } from "../../http/context";
-import { AppError } from "../../http/errors";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { guardLogin } from "../../http/rate-limit";
 import { MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
+import { AppError } from "../../lib/errors";
 import { ChangePasswordBody, TenantUser, TenantUserResponse, UserListQuery } from "./schemas";
 import { assertAdmin, changePassword, deactivateUser, listUsers, reactivateUser } from "./service";
 

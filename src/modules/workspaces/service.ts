@@ -5,8 +5,8 @@ import { isUniqueViolation } from "../../db/errors";
 import { likePattern, type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
-import { AppError, fieldError, notFound } from "../../http/errors";
 import type { ListQuery } from "../../http/pagination";
+import { AppError, fieldError, notFound } from "../../lib/errors";
 import { ADMIN_ROLE, assertHeldInEvery, grantsOf } from "../members/grants";
 import { roleByName } from "../roles/service";
 

@@ -1,0 +1,103 @@
+import type { ZodError } from "zod";
+
+/**
+ * What was refused, in the API's words, below every layer that refuses: services, the data layer
+ * (what the database refused, db/errors.ts; what was not found, db/queries.ts) and the request
+ * pipeline throw an AppError naming one of these codes, with the fields at fault. The HTTP status
+ * of each code is the HTTP layer's (src/http/errors.ts, `errorStatus`), applied in its one error
+ * path (src/http/on-error.ts).
+ */
+export type ErrorCode =
+  | "malformed_json"
+  | "unauthenticated"
+  | "invalid_credentials"
+  | "forbidden"
+  | "workspace_forbidden"
+  | "builtin_role_immutable"
+  | "webhook_verification_failed"
+  | "not_found"
+  | "tenant_not_found"
+  | "route_not_found"
+  | "conflict"
+  | "owner_cannot_be_removed"
+  | "owner_role_immutable"
+  | "owner_cannot_be_deactivated"
+  | "role_in_use"
+  | "in_use"
+  | "invoice_not_editable"
+  | "invoice_not_deletable"
+  | "invoice_not_payable"
+  | "invoice_not_draft"
+  | "invoice_not_modifiable"
+  | "invoice_has_notes"
+  | "duplicate_supplier_ncf"
+  | "purchase_not_draft"
+  | "purchase_not_payable"
+  | "purchase_not_voidable"
+  | "purchase_has_payments"
+  | "purchase_not_printable"
+  | "invalid_transition"
+  | "quotation_not_convertible"
+  | "stock_already_initialized"
+  | "ncf_range_overlap"
+  | "ncf_range_in_use"
+  | "ecf_already_sent"
+  | "approval_already_sent"
+  | "received_ecf_already_purchased"
+  | "ecf_not_retryable"
+  | "invitation_not_usable"
+  | "event_expired"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "validation_failed"
+  | "insufficient_stock"
+  | "ncf_sequence_exhausted"
+  | "ncf_sequence_expired"
+  | "fiscal_profile_incomplete"
+  | "ecf_not_configured"
+  | "webhooks_not_configured"
+  | "no_webhook_endpoint"
+  | "idempotency_key_reused"
+  | "template_not_approved"
+  | "rate_limited"
+  | "internal_error"
+  | "integration_failed"
+  | "service_unavailable";
+
+export type FieldErrors = Record<string, string[]>;
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly errors?: FieldErrors,
+    /** A refusal that passes (the database busy, a rate limit): when to try again. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A 422 naming one field. */
+export function fieldError(field: string, message: string, code: ErrorCode = "validation_failed"): AppError {
+  return new AppError(code, message, { [field]: [message] });
+}
+
+export function notFound(what = "Resource"): AppError {
+  return new AppError("not_found", `${what} not found.`);
+}
+
+/** zod issues → `{ "items.0.quantity": ["..."] }`; a root-level issue is reported under `body`. */
+export function fieldErrorsFromZod(error: ZodError): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length ? issue.path.map(String).join(".") : "body";
+    errors[key] = [...(errors[key] ?? []), issue.message];
+  }
+  return errors;
+}
+
+/** Input that failed its schema: a 422 naming every field at fault. */
+export function validationError(error: ZodError): AppError {
+  return new AppError("validation_failed", "The given data was invalid.", fieldErrorsFromZod(error));
+}
