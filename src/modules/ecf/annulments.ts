@@ -6,7 +6,7 @@ import type { RequestScope } from "../../http/scope";
 import { AppError, fieldError } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import { formatDocumentNumber } from "../../lib/ncf";
-import { cancelForAnnulledEcf } from "../invoices/service";
+import { cancelForAnnulledEcf } from "../invoices/changes";
 import { buildAnecf } from "./anecf";
 import { DgiiRefused, refusalMessages, sendAnnulment, withDgiiToken } from "./dgii";
 import type { CreateAnnulmentInput, EcfEnvironment } from "./schemas";

@@ -12,7 +12,10 @@ import { getNote } from "../notes/service";
 import { invoiceEventData, paymentEventData } from "../sales/invoice-json";
 import { renderDocumentPdf } from "../sales/pdf";
 import { deletedEventData, emitEvent } from "../webhooks/events";
+import { cancelInvoice, deleteInvoice, updateInvoice } from "./changes";
 import { invoiceContext } from "./context";
+import { createInvoice, issueDraft, type WrittenInvoice } from "./issue";
+import { addPayment, deletePayment, setWithholdings } from "./payments";
 import {
   AnnulInvoiceBody,
   CreatedInvoice,
@@ -27,7 +30,7 @@ import {
   Payment,
   UpdateInvoiceBody,
 } from "./schemas";
-import * as invoices from "./service";
+import { getInvoice, getInvoiceHistory, invoicePdfData, listInvoices } from "./service";
 
 export const invoicesRouter = createRouter();
 const tags = ["Invoices"];
@@ -46,7 +49,7 @@ invoicesRouter.openapi(
   ),
   async (c) => {
     const query = c.req.valid("query");
-    const { data, total } = await invoices.listInvoices(c.var.db, c.var.scope, query);
+    const { data, total } = await listInvoices(c.var.db, c.var.scope, query);
     return c.json(paginate(c, query, total, data), 200);
   },
 );
@@ -63,7 +66,7 @@ invoicesRouter.openapi(
       responses: { 200: jsonResponse("Invoice", dataOnly(InvoiceDetail)), ...errorResponses(404), ...commonErrors },
     },
   ),
-  async (c) => c.json({ data: await invoices.getInvoice(c.var.db, c.var.scope, c.req.valid("param").id) }, 200),
+  async (c) => c.json({ data: await getInvoice(c.var.db, c.var.scope, c.req.valid("param").id) }, 200),
 );
 
 invoicesRouter.openapi(
@@ -82,7 +85,7 @@ invoicesRouter.openapi(
     const db = c.var.db;
     const input = c.req.valid("json");
     return idempotent(c, db, async () => {
-      const written = await invoices.createInvoice(db, c.var.scope, input, invoiceContext(c));
+      const written = await createInvoice(db, c.var.scope, input, invoiceContext(c));
       await emitEvent(c, "invoice.created", written.workspace_id, invoiceEventData(c.var.scope, written.id));
       return { status: 201, body: createdBody(written, input.draft ? "Draft created." : "Invoice created.") };
     });
@@ -90,7 +93,7 @@ invoicesRouter.openapi(
 );
 
 /** The create and issue responses: the created fields, a message, and the remarks that did not refuse it. */
-function createdBody(written: invoices.WrittenInvoice, message: string) {
+function createdBody(written: WrittenInvoice, message: string) {
   const { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at } = written;
   return {
     data: { id, workspace_id, contact_id, document_subtype_id, document_number, issue_date, due_date, status, total_amount, created_at },
@@ -113,7 +116,7 @@ invoicesRouter.openapi(
   ),
   async (c) => {
     const db = c.var.db;
-    const written = await invoices.issueDraft(db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
+    const written = await issueDraft(db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
     // The draft's invoice.created was sent when it was saved: issuing it changes that invoice (docs/webhooks.md).
     await emitEvent(c, "invoice.updated", written.workspace_id, invoiceEventData(c.var.scope, written.id));
     return c.json(createdBody(written, "Invoice issued."), 200);
@@ -144,7 +147,7 @@ invoicesRouter.openapi(
   ),
   async (c) => {
     const db = c.var.db;
-    const data = await invoices.updateInvoice(db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
+    const data = await updateInvoice(db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), invoiceContext(c));
     await emitEvent(c, "invoice.updated", c.var.scope.workspaceId, invoiceEventData(c.var.scope, data.id));
     return c.json({ data, message: "Invoice updated." }, 200);
   },
@@ -164,7 +167,7 @@ invoicesRouter.openapi(
   ),
   async (c) => {
     const id = c.req.valid("param").id;
-    const deleted = await invoices.deleteInvoice(c.var.db, c.var.scope, id, c.req.valid("json").annulment_reason);
+    const deleted = await deleteInvoice(c.var.db, c.var.scope, id, c.req.valid("json").annulment_reason);
     // It leaves the lists: the event tells a syncing client (docs/api.md, Deletions).
     await emitEvent(c, "invoice.deleted", c.var.scope.workspaceId, deletedEventData(id, c.var.scope.workspaceId, { document_number: deleted.documentNumber }));
     return c.json({ message: "Invoice deleted." }, 200);
@@ -189,7 +192,7 @@ invoicesRouter.openapi(
   ),
   async (c) => {
     const db = c.var.db;
-    const { invoice, creditNote, creditNoteId } = await invoices.cancelInvoice(
+    const { invoice, creditNote, creditNoteId } = await cancelInvoice(
       db,
       c.var.scope,
       c.req.valid("param").id,
@@ -219,7 +222,7 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    const { invoice, pdf } = await invoices.invoicePdfData(c.var.db, { ...c.var.scope }, c.req.valid("param").id);
+    const { invoice, pdf } = await invoicePdfData(c.var.db, { ...c.var.scope }, c.req.valid("param").id);
     // An e-CF prints its QR, security code and signature time (one more read, for e-CF only).
     if (isElectronicNumber(invoice.document_number)) {
       pdf.ecf = (await printedEcf(c.var.db, { invoiceId: invoice.id }, config(c.env))) ?? undefined;
@@ -245,7 +248,7 @@ invoicesRouter.openapi(
     },
   ),
   async (c) => {
-    const data = await invoices.getInvoiceHistory(c.var.db, c.var.scope, c.req.valid("param").id);
+    const data = await getInvoiceHistory(c.var.db, c.var.scope, c.req.valid("param").id);
     return c.json({ data }, 200);
   },
 );
@@ -272,7 +275,7 @@ invoicesRouter.openapi(
   ),
   async (c) => {
     const id = c.req.valid("param").id;
-    const { invoice, paidNow } = await invoices.setWithholdings(c.var.db, c.var.scope, id, c.req.valid("json"), dominicanToday());
+    const { invoice, paidNow } = await setWithholdings(c.var.db, c.var.scope, id, c.req.valid("json"), dominicanToday());
     await emitEvent(c, "invoice.updated", invoice.workspace_id, invoiceEventData(c.var.scope, id));
     if (paidNow) await emitEvent(c, "invoice.paid", invoice.workspace_id, invoiceEventData(c.var.scope, id));
     return c.json({ data: invoice, message: "Withholdings recorded." }, 200);
@@ -306,7 +309,7 @@ invoicesRouter.openapi(
     const id = c.req.valid("param").id;
     const input = c.req.valid("json");
     return idempotent(c, db, async () => {
-      const data = await invoices.addPayment(db, c.var.scope, id, input);
+      const data = await addPayment(db, c.var.scope, id, input);
       await emitEvent(c, "payment.received", data.invoice.workspace_id, paymentEventData(c.var.scope, id, data.payment.id));
       if (data.invoice.status === "paid") await emitEvent(c, "invoice.paid", data.invoice.workspace_id, invoiceEventData(c.var.scope, id));
       return { status: 201, body: { data, message: "Payment recorded." } };
@@ -332,7 +335,7 @@ invoicesRouter.openapi(
   ),
   async (c) => {
     const { id, payment_id } = c.req.valid("param");
-    const data = await invoices.deletePayment(c.var.db, c.var.scope, id, payment_id);
+    const data = await deletePayment(c.var.db, c.var.scope, id, payment_id);
     await emitEvent(c, "invoice.updated", data.workspace_id, invoiceEventData(c.var.scope, id));
     return c.json({ data, message: "Payment removed." }, 200);
   },

@@ -8,7 +8,7 @@ import type { RequestScope } from "../../http/scope";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../lib/errors";
 import { decimal2, exchangeRateText, timestamp } from "../../lib/format";
 import type { InvoiceContext } from "../invoices/context";
-import { createInvoice } from "../invoices/service";
+import { createInvoice } from "../invoices/issue";
 import { type ItemJson, insertLines, itemsBreakdown, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
 import { documentAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
