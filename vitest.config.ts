@@ -62,6 +62,10 @@ export default defineConfig({
                 DGII_FC_BASE_URL: inject("fakeDgiiUrl"),
                 TEST_FAKE_DGII_URL: inject("fakeDgiiUrl"),
                 APP_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+                // The run's certification authority (test/global-setup.ts): the only one the receiver trusts.
+                ECF_TRUSTED_CA_PEM: inject("testCaCertPem"),
+                TEST_CA_CERT_PEM: inject("testCaCertPem"),
+                TEST_CA_KEY_PEM: inject("testCaKeyPem"),
                 // Webhook endpoints point at the fake receiver on loopback (scripts/fake-providers.ts).
                 WEBHOOKS_ALLOW_HTTP_LOOPBACK: "true",
                 WEBHOOKS_DNS_RESOLVER_URL: `${inject("fakeProvidersUrl")}/dns-query`,

@@ -14,11 +14,11 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { makeCertificate } from "../scripts/lib/certificates";
 import { ROOT } from "../scripts/lib/database";
 import { signingMaterial } from "../src/modules/ecf/certificate";
 import { signXml } from "../src/modules/ecf/signature";
 import { buildEcf } from "../src/modules/ecf/xml";
-import { makeCertificate } from "../test/support/certificates";
 import { documentFor } from "../test/support/ecf-documents";
 
 export interface EcfSigningResult {
@@ -46,7 +46,7 @@ function cpuMs(work: () => void): number {
 }
 
 export async function measureEcfSigning(): Promise<EcfSigningResult[]> {
-  const cert = await makeCertificate();
+  const cert = await makeCertificate({ authority: null });
   const material = signingMaterial(cert.p12Base64, cert.password);
   const results: EcfSigningResult[] = [];
   for (const lines of [10, 1000]) {

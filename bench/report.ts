@@ -1,5 +1,6 @@
 import { PAGE_ROWS } from "../src/modules/reports/service";
 import type { EcfSigningResult } from "./ecf";
+import type { HostileXmlResult } from "./hostile-xml";
 import { REPORT_BUDGET_SECONDS, type ReportBenchResult } from "./reports";
 /** The bench's stdout table and the generated block of docs/performance.md, both from latest.json. */
 
@@ -59,6 +60,8 @@ export interface BenchResults {
   scenarios: ScenarioResult[];
   /** CPU of building and signing an e-CF (bench/ecf.ts). */
   ecfSigning?: EcfSigningResult[];
+  /** CPU of what the receiver does with a hostile body before refusing it (bench/hostile-xml.ts). */
+  hostileXml?: HostileXmlResult[];
   /** DGII reports of a seeded month through the Worker (bench/reports.ts). */
   reports?: ReportBenchResult[];
   seconds: number;
@@ -152,6 +155,10 @@ export function renderPerformance(r: BenchResults) {
     ...(r.ecfSigning ?? []).map(
       (e) =>
         `- e-CF of ${e.lines} lines, built and signed (bench/ecf.ts, in Node): worst ${e.worstCpuMs} ms CPU of ${e.runs.length} warm runs (budget ${e.budgetCpuMs} ms) ${verdict(e.withinBudget)}; the first in the process ${e.coldCpuMs} ms; ${(e.xmlBytes / 1024).toFixed(0)} KiB of XML`,
+    ),
+    ...(r.hostileXml ?? []).map(
+      (h) =>
+        `- Hostile XML at the receiver, ${h.body} (${(h.bytes / 1024).toFixed(0)} KiB; bench/hostile-xml.ts, in Node): ${h.outcome}, worst ${h.worstCpuMs} ms CPU${h.budgetCpuMs === null ? "" : ` (budget ${h.budgetCpuMs} ms) ${verdict(h.withinBudget)}`}`,
     ),
     ...reportLines(r.reports ?? []),
     `- Worker bundle: ${(r.bundle.gzipBytes / 1024).toFixed(0)} KiB gzip, ${(r.bundle.bytes / 1024).toFixed(0)} KiB raw (budget 1 MiB gzip) ${verdict(r.bundle.gzipBytes <= MIB)}`,

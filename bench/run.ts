@@ -33,11 +33,12 @@ import zlib from "node:zlib";
 import pg from "pg";
 import { type FakeDgii, startFakeDgii } from "../scripts/fake-dgii";
 import { cliOptions } from "../scripts/lib/args";
+import { makeCertificate } from "../scripts/lib/certificates";
 import { APP_ROLE, createTestDatabase, type DatabaseTarget, freePort, ROOT } from "../scripts/lib/database";
 import { startWsRelay, type WsRelay } from "../scripts/lib/ws-relay";
 import { normalizeIdentification } from "../src/lib/identification";
-import { makeCertificate } from "../test/support/certificates";
 import { describeEcfSigning, measureEcfSigning } from "./ecf";
+import { describeHostileXml, measureHostileXml } from "./hostile-xml";
 import { type ConnectionRecord, type Sniffer, type Statement, startSniffer } from "./pg-sniffer";
 import { type Pooler, startPooler } from "./pooler";
 import { type BenchResults, type Load, type RoundTrips, renderPerformance, type ScenarioResult } from "./report";
@@ -365,7 +366,7 @@ async function setUpEcf(port: number, host: string, token: string): Promise<void
     if (res.status >= 300) throw new Error(`e-CF setup: ${what} answered ${res.status} ${res.body.slice(0, 200)}`);
     return JSON.parse(res.body) as { data: { id: number } };
   };
-  const cert = await makeCertificate({ holderId: "131246796" });
+  const cert = await makeCertificate({ holderId: "131246796", authority: null });
   await ok({ method: "PUT", path: "/api/v1/ecf/certificate", body: JSON.stringify({ p12_base64: cert.p12Base64, password: cert.password }) }, "certificate");
   await ok({ method: "PUT", path: "/api/v1/ecf/settings", body: JSON.stringify({ environment: "testecf", enabled: true }) }, "settings");
   const subtype = await ok(
@@ -575,6 +576,9 @@ async function main() {
   console.log("e-CF build and sign (bench/ecf.ts) …");
   const ecfSigning = await measureEcfSigning();
   for (const line of describeEcfSigning(ecfSigning)) console.log(`  ${line}`);
+  console.log("hostile XML at the receiver (bench/hostile-xml.ts) …");
+  const hostileXml = measureHostileXml();
+  for (const line of describeHostileXml(hostileXml)) console.log(`  ${line}`);
 
   console.log("database …");
   stack.database = await openDatabase();
@@ -781,6 +785,7 @@ async function main() {
     bundle,
     skipped,
     ecfSigning,
+    hostileXml,
     reports,
     scenarios: list.map((s): ScenarioResult => {
       const rtr = roundTrips[s.key]!;

@@ -11,11 +11,11 @@ import { eq } from "drizzle-orm";
 import * as schema from "../src/db/schema";
 import { issueAccessToken } from "../src/modules/auth/service";
 import { createTenant } from "../src/modules/tenants/service";
-import { makeCertificate } from "../test/support/certificates";
 import { startFakeDgii } from "./fake-dgii";
+import { type Authority, makeCertificate } from "./lib/certificates";
 import { type DatabaseTarget, freePort, portAnswers, ROOT, runMigrations, startEmbedded } from "./lib/database";
 import { DEV_DATA_DIR, DEV_STATE_FILE } from "./lib/local-database";
-import { localEncryptionKey, localJwtSecret } from "./lib/secrets";
+import { localAuthority, localEncryptionKey, localJwtSecret } from "./lib/secrets";
 import { inOwnerTransaction } from "./lib/tenants";
 import { startUpstashRelay, type UpstashRelay } from "./lib/upstash-relay";
 import { startWsRelay, type WsRelay } from "./lib/ws-relay";
@@ -134,20 +134,21 @@ const DEMO_ECF_SEQUENCES = [
 
 /**
  * Since May 2026 a business that cannot issue e-CF cannot invoice, so the demo can: with the local
- * DGII stand-in only, the demo tenant gets a self-signed certificate in its RNC's name (the
- * stand-in checks signatures, not the certification authority), e-CF on in DGII's test
- * environment, and E31/E32/E33/E34 sequences. Done once: a later start finds them.
+ * DGII stand-in only, the demo tenant gets a certificate in its RNC's name from the local
+ * certification authority (kept in .dev-data/, trusted by the Worker as ECF_TRUSTED_CA_PEM and by
+ * the stand-in), e-CF on in DGII's test environment, and E31/E32/E33/E34 sequences. Done once: a
+ * later start finds them.
  */
-async function demoEcf(token: string): Promise<void> {
+async function demoEcf(token: string, authority: Authority): Promise<void> {
   const expect = (what: string, res: { status: number; body: unknown }, status: number) => {
     if (res.status !== status) throw new Error(`demo e-CF: ${what} answered ${res.status}: ${JSON.stringify(res.body)}`);
   };
   const current = await demoApi(token, "GET", "/ecf/certificate");
   if (current.status === 404) {
-    const cert = await makeCertificate({ commonName: DEMO.legalName.toUpperCase(), holderId: DEMO.rnc });
+    const cert = await makeCertificate({ commonName: DEMO.legalName.toUpperCase(), holderId: DEMO.rnc, authority });
     expect("PUT /ecf/certificate", await demoApi(token, "PUT", "/ecf/certificate", { p12_base64: cert.p12Base64, password: cert.password }), 200);
     expect("PUT /ecf/settings", await demoApi(token, "PUT", "/ecf/settings", { environment: "testecf", enabled: true }), 200);
-    console.log("Gave the demo tenant a self-signed e-CF certificate (accepted by the local DGII only) and turned e-CF on.");
+    console.log("Gave the demo tenant an e-CF certificate of the local certification authority (trusted locally only) and turned e-CF on.");
   } else expect("GET /ecf/certificate", current, 200);
   const listed = await demoApi(token, "GET", "/document-subtypes?per_page=100");
   expect("GET /document-subtypes", listed, 200);
@@ -184,7 +185,10 @@ async function main() {
   const wsRelay: WsRelay = await startWsRelay();
   const upstash: UpstashRelay | null = (await portAnswers("127.0.0.1", 6379)) ? await startUpstashRelay() : null;
   // DGII's e-CF services: the local stand-in unless this shell points at real ones.
-  const fakeDgii = process.env.DGII_ECF_BASE_URL ? null : await startFakeDgii();
+  // Its certification authority stands in for INDOTEL's accredited ones: the stand-in's other
+  // taxpayers sign with certificates it issues, and the Worker trusts it (unless this shell names its own).
+  const authority = process.env.DGII_ECF_BASE_URL ? null : await localAuthority();
+  const fakeDgii = authority ? await startFakeDgii({ authority }) : null;
   const jwtSecret = localJwtSecret();
   const token = await demoToken(database.ownerUrl, jwtSecret);
 
@@ -202,6 +206,9 @@ async function main() {
       // The README's outside-service settings, when this shell sets them, reach the Worker as given.
       ...Object.fromEntries(PASSED_THROUGH.map((name) => [name, process.env[name]])),
       ...(fakeDgii ? { DGII_ECF_BASE_URL: fakeDgii.url, DGII_FC_BASE_URL: process.env.DGII_FC_BASE_URL ?? fakeDgii.url } : {}),
+      ECF_TRUSTED_CA_PEM: process.env.ECF_TRUSTED_CA_PEM ?? authority?.certificatePem,
+      // The stand-in's receivers of other taxpayers are on loopback, over http.
+      ...(fakeDgii ? { WEBHOOKS_ALLOW_HTTP_LOOPBACK: process.env.WEBHOOKS_ALLOW_HTTP_LOOPBACK ?? "true" } : {}),
     })}\n`,
   );
 
@@ -234,7 +241,7 @@ async function main() {
   wrangler.on("exit", (code) => void stop(code ?? 0));
 
   await waitForHealth(wrangler);
-  if (fakeDgii) await demoEcf(token);
+  if (authority) await demoEcf(token, authority);
   console.log(`
 Sucursal is running on http://127.0.0.1:${PORT} (database: ${database.kind}; rate limits: ${upstash ? "Redis" : "in memory"}; DGII: ${fakeDgii ? `local stand-in at ${fakeDgii.url}` : process.env.DGII_ECF_BASE_URL}).
 Try:

@@ -9,6 +9,7 @@ import { DOMImplementation, DOMParser, XMLSerializer } from "@xmldom/xmldom";
 import forge from "node-forge";
 import * as xmldsig from "xmldsigjs";
 import { validateXML } from "xmllint-wasm";
+import { type Authority, makeAuthority } from "./lib/certificates";
 import { type LocalServer, listenOnLoopback } from "./lib/local-server";
 
 /**
@@ -44,8 +45,10 @@ import { type LocalServer, listenOnLoopback } from "./lib/local-server";
  *   electronic taxpayers it knows (the RNCs it received from, and those tests register) with
  *   receiver URLs on itself.
  *
- * It also plays another taxpayer (issue 19): a supplier whose RSA key and self-signed certificate
- * (CN "Proveedor Fake SRL") are made at start and sign with xmldsigjs — as "Firmado de e-CF" asks:
+ * It also plays other taxpayers (issues 19 and 30): for each RNC it signs as, an RSA key and a
+ * certificate of the run's certification authority (`startFakeDgii({authority})`, the one the Worker
+ * trusts as ECF_TRUSTED_CA_PEM; CN "Proveedor Fake SRL", the RNC in the subject's serialNumber),
+ * made on first use, signing with xmldsigjs — as "Firmado de e-CF" asks:
  * enveloped, C14N 1.0, RSA-SHA256, SHA-256 digest, Reference URI="", the certificate in KeyInfo,
  * the Signature as the root's last child; with the `ds:` prefix xmldsigjs writes, which a verifier
  * must accept as it accepts DGII's unprefixed example. Every taxpayer of the directory has a
@@ -56,8 +59,15 @@ import { type LocalServer, listenOnLoopback } from "./lib/local-server";
  *   validarsemilla; tokens of that receiver only);
  * - POST …/aprobacioncomercial/api/ecf (bearer; an ACECF about an e-CF that RNC issued: ACECF.xsd,
  *   signature, the token's signer) → 200, else 400 `{mensaje}`;
- * - POST …/recepcion/api/ecf (bearer) → recorded, answered with an ARECF signed as the supplier:
- *   Estado 0, or 1 with CodigoMotivoNoRecibido 1 (schema), 2 (signature), 4 (RNCComprador not it).
+ * - POST …/recepcion/api/ecf (bearer) → recorded, answered with an ARECF signed as that receiver's
+ *   RNC: Estado 0, or 1 with CodigoMotivoNoRecibido 1 (schema), 2 (signature), 4 (RNCComprador not it).
+ *
+ * A receiver can be scripted hostile (`POST /_control/receiver-hostile` with JSON `{rnc, seed?,
+ * answer?}`): its seed service serves DGII's seed, an e-CF, an ANECF, a seed with a DOCTYPE or an
+ * extra element, an oversized seed or a redirect instead of a seed; its reception answers an
+ * oversized ARECF, one signed by another taxpayer, or a redirect. DGII's own seed service can be
+ * scripted so too for the next calls of one environment (`POST /_control/dgii-hostile-seed` with JSON
+ * `{kind, calls, environment}`).
  *
  * A token, a document and a script belong to a signer: the certificate's subject CN (tests give
  * each tenant a certificate of its own). Control, for tests: `GET /_control/tokens`,
@@ -69,12 +79,15 @@ import { type LocalServer, listenOnLoopback } from "./lib/local-server";
  * working: 401), `GET /_control/received?signer=` (what it sent: kind, eNCF, trackId, errors, xml),
  * `GET /_control/annulments?signer=` (its ANECF and the fake's verdicts), `GET
  * /_control/approvals?signer=` (its ACECF and the verdicts), `POST /_control/directory` with JSON
- * `{rnc, name}` (an electronic taxpayer in the directory). The other taxpayer: `GET
- * /_control/supplier` (`{name, certificatePem}`), `POST /_control/supplier/sign` with JSON `{xml}`
- * → `{xml}` signed as it, `POST /_control/verify` with JSON `{xml, xsd?}` → `{signature, signer,
+ * `{rnc, name, url?}` (an electronic taxpayer in the directory, its receiver on this fake unless
+ * `url` names another). The other taxpayer: `GET /_control/supplier?rnc=` (`{name, rnc,
+ * certificatePem}`), `GET /_control/authority` (the authority's certificate), `POST
+ * /_control/supplier/sign` with JSON `{xml, rnc?}` → `{xml}` signed as `rnc` (by default the
+ * document's author: RNCEmisor of an e-CF, RNCComprador of an ACECF or ARECF), `POST /_control/verify` with JSON `{xml, xsd?}` → `{signature, signer,
  * schemaErrors}` (xmldsigjs; libxml2 with `xsd` of xsd-strict), `POST /_control/receiver-down` with
  * JSON `{rnc, calls}` (that receiver's next calls answer 503), `GET /_control/receiver-approvals?rnc=`
- * and `GET /_control/receiver-received?rnc=` (what its receiver took, with the verdicts).
+ * `GET /_control/receiver-received?rnc=` and `GET /_control/receiver-seeds?rnc=` (what its receiver
+ * took, with the verdicts; the seeds signed for it).
  */
 xmldsig.Application.setEngine("WebCrypto", webcrypto as unknown as Crypto);
 
@@ -151,22 +164,30 @@ async function registerXmlDom(): Promise<void> {
   xmlCore.setNodeDependencies({ DOMParser, XMLSerializer, DOMImplementation });
 }
 
-/** The supplier: an RSA 2048 key (node:crypto) and a self-signed certificate for it (node-forge). */
-async function supplierIdentity() {
-  await registerXmlDom();
+/** The RNC the other taxpayer signs as when a test names none (a seed, a foreign document). */
+export const SUPPLIER_RNC = "130000001";
+
+/**
+ * The other taxpayer, signing as one RNC: an RSA 2048 key (node:crypto) and a certificate the run's
+ * certification authority issues it (node-forge; CN SUPPLIER_NAME, the RNC in the subject's
+ * serialNumber, as an INDOTEL-accredited authority writes it), and xmldsigjs to sign with.
+ */
+async function taxpayerIdentity(authority: Authority, rnc: string) {
   const { privateKey, publicKey } = await promisify(generateKeyPair)("rsa", { modulusLength: 2048 });
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: "spki", format: "pem" }).toString());
-  cert.serialNumber = "0a";
+  // 01 first: a minimal, positive DER INTEGER (a leading zero byte would not re-encode as signed).
+  cert.serialNumber = `01${randomUUID().replace(/-/g, "").slice(0, 14)}`;
   cert.validity.notBefore = new Date(Date.now() - 86_400_000);
   cert.validity.notAfter = new Date(Date.now() + 365 * 86_400_000);
-  const name = [
+  cert.setSubject([
     { shortName: "CN", value: SUPPLIER_NAME },
+    { name: "serialNumber", value: rnc },
     { shortName: "C", value: "DO" },
-  ];
-  cert.setSubject(name);
-  cert.setIssuer(name);
-  cert.sign(forge.pki.privateKeyFromPem(privateKey.export({ type: "pkcs8", format: "pem" }).toString()), forge.md.sha256.create());
+  ]);
+  cert.setIssuer(forge.pki.certificateFromPem(authority.certificatePem).subject.attributes);
+  cert.setExtensions([{ name: "keyUsage", digitalSignature: true, nonRepudiation: true, critical: true }]);
+  cert.sign(forge.pki.privateKeyFromPem(authority.privateKeyPem), forge.md.sha256.create());
   const certificateBase64 = forge.util.encode64(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes());
   const key = await webcrypto.subtle.importKey(
     "pkcs8",
@@ -176,8 +197,9 @@ async function supplierIdentity() {
     ["sign"],
   );
   return {
+    rnc,
     certificatePem: forge.pki.certificateToPem(cert),
-    /** The document signed as the supplier, its Signature appended as the root's last child. */
+    /** The document signed as this taxpayer, its Signature appended as the root's last child. */
     async sign(xml: string): Promise<string> {
       const errors: string[] = [];
       // Warnings too: xmldom repairs an unclosed element with a warning, and a broken document is the caller's error.
@@ -195,6 +217,25 @@ async function supplierIdentity() {
     },
   };
 }
+
+type TaxpayerIdentity = Awaited<ReturnType<typeof taxpayerIdentity>>;
+
+/**
+ * Who a document names as its author, whom the other taxpayer signs it as: RNCEmisor of an e-CF or
+ * RFCE, RNCComprador of an ACECF or ARECF (the buyer approves and acknowledges); SUPPLIER_RNC else.
+ */
+function authorOf(xml: string): string {
+  const root = /<([A-Za-z]+)[\s>/]/.exec(xml.replace(/^<\?xml[^>]*\?>/, ""))?.[1];
+  const rnc = root === "ACECF" || root === "ARECF" ? field(xml, "RNCComprador") : root === "ECF" || root === "RFCE" ? field(xml, "RNCEmisor") : "";
+  return /^(\d{9}|\d{11})$/.test(rnc) ? rnc : SUPPLIER_RNC;
+}
+
+/**
+ * What a hostile receiver serves instead of a seed at /fe/autenticacion/api/semilla (tests script it
+ * with POST /_control/receiver-hostile): DGII's own seed, an e-CF or an ANECF to get signed, a seed
+ * with a DOCTYPE, one beyond the size a seed has, or a redirect elsewhere.
+ */
+type HostileSeed = "dgii-seed" | "ecf" | "anecf" | "doctype" | "oversized" | "redirect" | "extra-element";
 
 const field = (xml: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1] ?? "";
 
@@ -269,7 +310,7 @@ async function approvalErrors(xml: string | null, signer: string): Promise<strin
 
 /** What was received as a commercial approval (by DGII or by a receiver) or as an e-CF (by a receiver). */
 interface Exchange {
-  kind: "acecf" | "ecf";
+  kind: "acecf" | "ecf" | "seed";
   signer: string;
   environment: string;
   /** The receiver's RNC (for DGII's reception, the approver's: RNCComprador). */
@@ -300,8 +341,56 @@ function dominicanDateTime(at: Date): string {
   return `${day}-${month}-${year} ${time}`;
 }
 
-export async function startFakeDgii(): Promise<FakeDgii> {
-  const supplier = await supplierIdentity();
+/** A 302 to `location`: a receiver that would have the sender follow it somewhere else. */
+function redirect(send: (status: number, body: unknown, type?: string, headers?: Record<string, string>) => void, location: string) {
+  return send(302, "", "text/plain", { location });
+}
+
+const hostileSeed = (
+  kind: HostileSeed,
+  send: (status: number, body: unknown, type?: string, headers?: Record<string, string>) => void,
+  environment: string,
+  rnc: string,
+) => {
+  const seed = newSeed(new Set());
+  switch (kind) {
+    case "dgii-seed":
+      return send(200, seed, "application/xml");
+    case "ecf":
+      return send(
+        200,
+        `<?xml version="1.0" encoding="utf-8"?><ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>31</TipoeCF><eNCF>E310000000001</eNCF></IdDoc><Emisor><RNCEmisor>${rnc}</RNCEmisor></Emisor></Encabezado></ECF>`,
+        "application/xml",
+      );
+    case "anecf":
+      return send(
+        200,
+        `<?xml version="1.0" encoding="utf-8"?><ANECF><Encabezado><Version>1.0</Version><RncEmisor>${rnc}</RncEmisor><CantidadeNCFAnulados>1</CantidadeNCFAnulados></Encabezado></ANECF>`,
+        "application/xml",
+      );
+    case "doctype":
+      return send(200, seed.replace("<SemillaModel", '<!DOCTYPE SemillaModel [<!ENTITY v "x">]><SemillaModel'), "application/xml");
+    case "oversized":
+      return send(200, seed.replace("<fecha>", `<!--${"x".repeat(8 * 1024)}--><fecha>`), "application/xml");
+    case "extra-element":
+      return send(200, seed.replace("</SemillaModel>", `<eNCF>E310000000001</eNCF></SemillaModel>`), "application/xml");
+    case "redirect":
+      return redirect(send, `http://127.0.0.1:1/${environment}/autenticacion/api/autenticacion/semilla`);
+  }
+};
+
+export async function startFakeDgii(options: { authority?: Authority } = {}): Promise<FakeDgii> {
+  await registerXmlDom();
+  const authority = options.authority ?? (await makeAuthority());
+  /** The other taxpayers' identities, by RNC, each made on first use. */
+  const identities = new Map<string, Promise<TaxpayerIdentity>>();
+  const identityFor = (rnc: string) => {
+    const known = identities.get(rnc) ?? taxpayerIdentity(authority, rnc);
+    identities.set(rnc, known);
+    return known;
+  };
+  /** Receivers scripted to be hostile (POST /_control/receiver-hostile), by RNC. */
+  const hostile = new Map<string, { seed?: HostileSeed; answer?: "oversized" | "redirect" | "wrong-signer" }>();
   const seeds = new Set<string>();
   const tokens = new Map<string, Token>();
   let ttlSeconds = 3600;
@@ -321,8 +410,11 @@ export async function startFakeDgii(): Promise<FakeDgii> {
     return true;
   };
   const approvals: Exchange[] = [];
-  /** Electronic taxpayers registered by tests: RNC → name. */
+  /** Electronic taxpayers registered by tests: RNC → name; and the receiver URL a test gave one instead of this fake's. */
   const directory = new Map<string, string>();
+  const directoryUrls = new Map<string, string>();
+  /** DGII's own seed service serving something else for its next `calls` calls (POST /_control/dgii-hostile-seed). */
+  let hostileDgiiSeed: { kind: HostileSeed; calls: number; environment: string } | null = null;
   /** The receivers of the directory's taxpayers, by RNC: their seeds, tokens, outages and what they took. */
   const receivers = new Map<string, { seeds: Set<string>; tokens: Map<string, Token>; down: number; log: Exchange[] }>();
   const receiverOf = (rnc: string) => {
@@ -365,7 +457,7 @@ export async function startFakeDgii(): Promise<FakeDgii> {
     return errors;
   }
 
-  type Send = (status: number, body: unknown, type?: string) => void;
+  type Send = (status: number, body: unknown, type?: string, headers?: Record<string, string>) => void;
   /**
    * The receiver of another taxpayer (Descripción técnica, "Estándar de comunicación Emisor -
    * Receptor"): authentication as DGII's, then its commercial approvals and e-CF reception.
@@ -377,10 +469,16 @@ export async function startFakeDgii(): Promise<FakeDgii> {
       receiver.down -= 1;
       return send(503, { mensaje: "Servicio no disponible temporalmente." });
     }
-    if (resource === "autenticacion/api/semilla" && req.method === "GET") return send(200, newSeed(receiver.seeds), "application/xml");
+    const script = hostile.get(rnc) ?? {};
+    if (resource === "autenticacion/api/semilla" && req.method === "GET") {
+      if (script.seed) return hostileSeed(script.seed, send, environment, rnc);
+      return send(200, newSeed(receiver.seeds), "application/xml");
+    }
     if (req.method !== "POST") return send(405, { mensaje: "Método no permitido" });
     const xml = multipartXml(await readBody(req), req.headers["content-type"] ?? "");
     if (resource === "autenticacion/api/validacioncertificado") {
+      // Whatever a sender signed for this receiver is kept, so a test sees what a hostile seed got signed.
+      receiver.log.push({ ...exchange("seed", { environment, expires: new Date(), signer: signerOf(xml ?? "") ?? "" }, rnc, xml, []) });
       const seed = await seedSigner(xml, receiver.seeds);
       if ("errors" in seed) return send(400, { mensaje: seed.errors });
       return send(200, issueToken(receiver.tokens, environment, seed.signer));
@@ -416,13 +514,17 @@ export async function startFakeDgii(): Promise<FakeDgii> {
       `<eNCF>${field(xml ?? "", "eNCF")}</eNCF><Estado>${reason ? 1 : 0}</Estado>${reason ? `<CodigoMotivoNoRecibido>${reason}</CodigoMotivoNoRecibido>` : ""}` +
       `<FechaHoraAcuseRecibo>${dominicanDateTime(new Date())}</FechaHoraAcuseRecibo>`;
     const arecf = `<?xml version="1.0" encoding="utf-8"?><ARECF xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><DetalleAcusedeRecibo>${detail}</DetalleAcusedeRecibo></ARECF>`;
-    return send(200, await supplier.sign(arecf), "application/xml");
+    if (script.answer === "redirect") return redirect(send, `http://169.254.169.254/latest/meta-data/`);
+    // Signed by the receiver it names (RNCComprador), or by another taxpayer when scripted so.
+    const signed = await (await identityFor(script.answer === "wrong-signer" ? SUPPLIER_RNC : rnc)).sign(arecf);
+    if (script.answer === "oversized") return send(200, signed.replace("</ARECF>", `<!--${"x".repeat(200 * 1024)}--></ARECF>`), "application/xml");
+    return send(200, signed, "application/xml");
   }
 
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://dgii.local");
-    const send = (status: number, body: unknown, type = "application/json") => {
-      res.writeHead(status, { "content-type": type });
+    const send = (status: number, body: unknown, type = "application/json", headers: Record<string, string> = {}) => {
+      res.writeHead(status, { "content-type": type, ...headers });
       res.end(typeof body === "string" ? body : JSON.stringify(body));
     };
     try {
@@ -468,16 +570,33 @@ export async function startFakeDgii(): Promise<FakeDgii> {
         );
       }
       if (url.pathname === "/_control/directory" && req.method === "POST") {
-        const body = await readJson<{ rnc: string; name: string }>(req);
+        const body = await readJson<{ rnc: string; name: string; url?: string }>(req);
         if (!/^(\d{9}|\d{11})$/.test(body.rnc ?? "") || !body.name) return send(400, { mensaje: "rnc (9 or 11 digits) and name are required." });
         directory.set(body.rnc, body.name);
+        // A receiver URL of the taxpayer's own choosing (DGII lists what each taxpayer registers), instead of one on this fake.
+        if (body.url) directoryUrls.set(body.rnc, body.url);
+        else directoryUrls.delete(body.rnc);
         return send(200, { rnc: body.rnc, nombre: body.name });
       }
-      if (url.pathname === "/_control/supplier") return send(200, { name: SUPPLIER_NAME, certificatePem: supplier.certificatePem });
+      if (url.pathname === "/_control/dgii-hostile-seed" && req.method === "POST") {
+        const body = await readJson<{ kind: HostileSeed; calls: number; environment?: string }>(req);
+        hostileDgiiSeed = body.calls > 0 ? { kind: body.kind, calls: body.calls, environment: body.environment ?? "certecf" } : null;
+        return send(200, hostileDgiiSeed ?? {});
+      }
+      if (url.pathname === "/_control/supplier") {
+        const rnc = url.searchParams.get("rnc") ?? SUPPLIER_RNC;
+        return send(200, { name: SUPPLIER_NAME, rnc, certificatePem: (await identityFor(rnc)).certificatePem });
+      }
+      if (url.pathname === "/_control/authority") return send(200, { certificatePem: authority.certificatePem });
+      if (url.pathname === "/_control/receiver-hostile" && req.method === "POST") {
+        const body = await readJson<{ rnc: string; seed?: HostileSeed; answer?: "oversized" | "redirect" | "wrong-signer" }>(req);
+        hostile.set(body.rnc, { seed: body.seed, answer: body.answer });
+        return send(200, hostile.get(body.rnc));
+      }
       if (url.pathname === "/_control/supplier/sign" && req.method === "POST") {
-        const { xml } = await readJson<{ xml: string }>(req);
+        const { xml, rnc } = await readJson<{ xml: string; rnc?: string }>(req);
         try {
-          return send(200, { xml: await supplier.sign(xml) });
+          return send(200, { xml: await (await identityFor(rnc ?? authorOf(xml))).sign(xml) });
         } catch (error) {
           return send(400, { mensaje: String(error) });
         }
@@ -492,9 +611,9 @@ export async function startFakeDgii(): Promise<FakeDgii> {
         receiverOf(body.rnc).down = body.calls;
         return send(200, { rnc: body.rnc, down: body.calls });
       }
-      const log = /^\/_control\/receiver-(approvals|received)$/.exec(url.pathname);
+      const log = /^\/_control\/receiver-(approvals|received|seeds)$/.exec(url.pathname);
       if (log) {
-        const kind = log[1] === "approvals" ? "acecf" : "ecf";
+        const kind = log[1] === "approvals" ? "acecf" : log[1] === "seeds" ? "seed" : "ecf";
         return send(
           200,
           receiverOf(url.searchParams.get("rnc") ?? "").log.filter((r) => r.kind === kind),
@@ -559,13 +678,10 @@ export async function startFakeDgii(): Promise<FakeDgii> {
           // those tests registered), with receiver URLs on this fake (pre-certification answers
           // DGII's own test receivers).
           const base = `http://${req.headers.host}/${environment}/receptor`;
-          const entries = [...taxpayers().entries()].map(([rnc, name]) => ({
-            nombre: name,
-            rnc,
-            urlRecepcion: `${base}/${rnc}`,
-            urlAceptacion: `${base}/${rnc}`,
-            urlOpcional: `${base}/${rnc}`,
-          }));
+          const entries = [...taxpayers().entries()].map(([rnc, name]) => {
+            const receiverUrl = directoryUrls.get(rnc) ?? `${base}/${rnc}`;
+            return { nombre: name, rnc, urlRecepcion: receiverUrl, urlAceptacion: receiverUrl, urlOpcional: receiverUrl };
+          });
           if (path.endsWith("listado")) return send(200, entries);
           const wanted = url.searchParams.get("RNC") ?? url.searchParams.get("rnc") ?? "";
           return send(
@@ -680,7 +796,12 @@ export async function startFakeDgii(): Promise<FakeDgii> {
       const match = /^\/(testecf|certecf|ecf)\/autenticacion\/api\/autenticacion\/(semilla|validarsemilla)$/.exec(url.pathname);
       if (!match) return send(404, { mensaje: "Recurso no encontrado" });
       const [, environment, action] = match;
-      if (action === "semilla" && req.method === "GET") return send(200, newSeed(seeds), "application/xml");
+      if (action === "semilla" && req.method === "GET") {
+        const scripted = hostileDgiiSeed;
+        if (scripted && scripted.environment === environment && scripted.calls-- > 0)
+          return hostileSeed(scripted.kind, send, scripted.environment, SUPPLIER_RNC);
+        return send(200, newSeed(seeds), "application/xml");
+      }
       if (action === "validarsemilla" && req.method === "POST") {
         const seed = await seedSigner(multipartXml(await readBody(req), req.headers["content-type"] ?? ""), seeds);
         if ("errors" in seed) return send(400, { mensaje: seed.errors });

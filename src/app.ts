@@ -66,7 +66,7 @@ export function createApp() {
   app.use("*", validConfiguration); // the Worker's environment parsed (once per isolate) or 500
   app.get("/health", (c) => c.json({ status: "ok" })); // no database, no tenant
   app.get(`${DOCS_ASSETS_PATH}/:file`, docsAsset); // Swagger UI's files: static, no database, no tenant
-  app.use("*", bodySizeLimit); // 413 beyond 1 MiB
+  app.use("*", bodySizeLimit); // 413 beyond 1 MiB (768 KiB on the receiver services, /fe/…)
   app.use("*", jsonOnly); // 415 for a body that is not JSON
   app.use("*", afterCommitDispatch); // c.var.outbox and c.var.ecf: after the commit, their ids go on their Queues
   app.use("*", databaseSession); // one connection; commit on success, rollback otherwise

@@ -33,6 +33,10 @@ export interface Env {
   /** Development only: lets webhook endpoints use http:// to loopback (127.0.0.0/8, ::1, localhost). */
   WEBHOOKS_ALLOW_HTTP_LOOPBACK?: string;
   WEBHOOKS_DNS_RESOLVER_URL?: string;
+  /** PEM bundle of the certification authorities accredited for DGII (INDOTEL) whose certificates other taxpayers may sign with. */
+  ECF_TRUSTED_CA_PEM?: string;
+  /** Per client IP within a tenant's receiver services (/fe/…), inside RATE_LIMIT_WEBHOOK_PER_MINUTE. */
+  RATE_LIMIT_RECEIVER_PER_IP_PER_MINUTE?: string;
   OUTBOX_QUEUE?: Queue;
   RNC_SYNC_QUEUE?: Queue;
   ECF_QUEUE?: Queue;
@@ -86,6 +90,14 @@ const schema = z.object({
   // DNS over HTTPS (JSON API) that webhook endpoint names are resolved through before a delivery, so
   // a name pointing at a private address is refused (modules/webhooks/url.ts).
   WEBHOOKS_DNS_RESOLVER_URL: baseUrl("https://cloudflare-dns.com/dns-query"),
+  // The authorities accredited by INDOTEL for DGII (Ley 32-23 art. 6) as a PEM bundle: a supplier's
+  // e-CF, a buyer's ACECF or ARECF is accepted only when signed by a certificate chaining to one of
+  // them (modules/reception/signers.ts). Unset: the receiver services refuse with a configuration
+  // error rather than trust any certificate. Read when used, so a bad bundle names itself there.
+  ECF_TRUSTED_CA_PEM: optionalText,
+  // One client IP's share of a tenant's receiver services (/fe/…), so a stranger flooding them cannot
+  // use up the tenant's whole RATE_LIMIT_WEBHOOK_PER_MINUTE and starve its real suppliers.
+  RATE_LIMIT_RECEIVER_PER_IP_PER_MINUTE: count(60),
 });
 
 /** The Worker's configuration, parsed: numbers are numbers, defaults applied, base URLs without a trailing slash. */

@@ -1,6 +1,7 @@
 import type { TestProject } from "vitest/node";
 import { startFakeDgii } from "../scripts/fake-dgii";
 import { startFakeProviders } from "../scripts/fake-providers";
+import { makeAuthority } from "../scripts/lib/certificates";
 import { createTestDatabase, portAnswers } from "../scripts/lib/database";
 import { startTestControl } from "../scripts/lib/test-control";
 import { startUpstashRelay } from "../scripts/lib/upstash-relay";
@@ -31,6 +32,9 @@ declare module "vitest" {
     /** A second Upstash relay (same Redis) that the control server stops and restarts. */
     faultUpstashUrl: string;
     faultUpstashToken: string;
+    /** The run's certification authority, standing in for an INDOTEL-accredited one: trusted by the Worker (ECF_TRUSTED_CA_PEM) and issuing every test certificate. */
+    testCaCertPem: string;
+    testCaKeyPem: string;
   }
 }
 
@@ -43,7 +47,8 @@ export default async function setup(project: TestProject) {
   const relay = await startWsRelay();
   const fileServer = await startFileServer();
   const fakeProviders = await startFakeProviders();
-  const fakeDgii = await startFakeDgii();
+  const authority = await makeAuthority();
+  const fakeDgii = await startFakeDgii({ authority });
   // SUCURSAL_TEST_REDIS=off checks the path of a machine without Redis (in-memory limiter).
   const redisUp = process.env.SUCURSAL_TEST_REDIS !== "off" && (await portAnswers("127.0.0.1", 6379));
   const upstash = redisUp ? await startUpstashRelay() : null;
@@ -66,6 +71,8 @@ export default async function setup(project: TestProject) {
   project.provide("blackholeDatabaseUrl", control.blackholeUrl);
   project.provide("faultUpstashUrl", control.faultUpstashUrl);
   project.provide("faultUpstashToken", control.faultUpstashToken);
+  project.provide("testCaCertPem", authority.certificatePem);
+  project.provide("testCaKeyPem", authority.privateKeyPem);
   return async () => {
     await control.close();
     await upstash?.close();

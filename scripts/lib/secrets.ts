@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { type Authority, makeAuthority } from "./certificates";
 import { ROOT } from "./database";
 
 /** A random secret kept in .dev-data/<name>, made on first use: the same on every local start. */
@@ -31,4 +32,20 @@ export function localJwtSecret(): string {
  */
 export function localEncryptionKey(): string {
   return process.env.APP_ENCRYPTION_KEY || keptSecret("encryption-key", () => randomBytes(32).toString("base64"));
+}
+
+/**
+ * The local certification authority of `npm run dev` (scripts/lib/certificates.ts), kept in
+ * .dev-data/ so the demo's certificate still chains to it after a restart.
+ */
+export async function localAuthority(): Promise<Authority> {
+  const file = path.join(ROOT, ".dev-data", "certification-authority.json");
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8")) as Authority;
+  } catch {
+    const authority = await makeAuthority("AUTORIDAD DE CERTIFICACION LOCAL (npm run dev)");
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify(authority), { mode: 0o600 });
+    return authority;
+  }
 }

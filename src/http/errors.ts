@@ -62,6 +62,7 @@ export const errorStatus = {
   internal_error: 500,
   integration_failed: 502,
   service_unavailable: 503,
+  receiver_not_configured: 503,
 } as const satisfies Record<ErrorCode, ContentfulStatusCode>;
 
 /** The body of an AppError's answer. */

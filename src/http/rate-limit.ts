@@ -98,7 +98,7 @@ const limiters = new Map<string, Limiter>();
 let warnedNoRedis = false;
 let lastRedisWarning = 0;
 
-function limiterFor(env: Env, kind: "user" | "ip" | "webhook" | "login", max: number, window: Window = MINUTE): Limiter {
+function limiterFor(env: Env, kind: "user" | "ip" | "webhook" | "receiver" | "login", max: number, window: Window = MINUTE): Limiter {
   const { UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token, RATE_LIMIT_NAMESPACE: namespace } = config(env);
   const cacheKey = `${namespace}:${kind}:${max}:${window.ms}:${url ?? "memory"}`;
   let limiter = limiters.get(cacheKey);
@@ -161,22 +161,39 @@ function hostKey(c: Context<AppEnv>): string {
 
 const WEBHOOK_PATH = /^\/webhooks\/(messaging-bots|chat-accounts)\/([^/]+)$/;
 
+type Bucket = { kind: "ip" | "webhook" | "receiver"; key: string; max: number };
+
 /**
- * Platform webhooks (and DGII's receiver services, /fe/…) come from a few shared IPs and are verified by signature: they get a bucket per
+ * Platform webhooks come from a few shared IPs and are verified by signature: they get a bucket per
  * endpoint — the host and the parsed id, so `/1`, `/01` and `/0x1` can never be three buckets — instead of
  * the anonymous per-IP one. A path whose id is not canonical (the route answers 404) stays in the per-IP bucket.
+ * DGII's receiver services (/fe/…) are called by other taxpayers' systems: one bucket per tenant's
+ * receiver, and inside it one per client IP (RATE_LIMIT_RECEIVER_PER_IP_PER_MINUTE), checked first,
+ * so one stranger flooding them spends its own share and cannot starve the tenant's real suppliers.
  */
-function anonymousBucket(c: Context<AppEnv>): { kind: "ip" | "webhook"; key: string; max: number } {
+function anonymousBuckets(c: Context<AppEnv>): Bucket[] {
   const host = hostKey(c);
+  const settings = config(c.env);
   const webhook = WEBHOOK_PATH.exec(c.req.path);
   const id = webhook ? canonicalId(webhook[2]!) : null;
-  if (webhook && id !== null) return { kind: "webhook", key: `${host}:${webhook[1]}:${id}`, max: config(c.env).RATE_LIMIT_WEBHOOK_PER_MINUTE };
-  // DGII's receiver services are called by other taxpayers' systems, as webhooks are by platforms: one bucket per tenant's receiver.
-  if (isReceiverService(c.req.path)) return { kind: "webhook", key: `${host}:fe`, max: config(c.env).RATE_LIMIT_WEBHOOK_PER_MINUTE };
-  return { kind: "ip", key: `${clientIp(c)}:${host}`, max: config(c.env).RATE_LIMIT_ANONYMOUS_PER_MINUTE };
+  if (webhook && id !== null) return [{ kind: "webhook", key: `${host}:${webhook[1]}:${id}`, max: settings.RATE_LIMIT_WEBHOOK_PER_MINUTE }];
+  if (isReceiverService(c.req.path)) {
+    return [
+      { kind: "receiver", key: `${host}:fe:${clientIp(c)}`, max: settings.RATE_LIMIT_RECEIVER_PER_IP_PER_MINUTE },
+      { kind: "webhook", key: `${host}:fe`, max: settings.RATE_LIMIT_WEBHOOK_PER_MINUTE },
+    ];
+  }
+  return [{ kind: "ip", key: `${clientIp(c)}:${host}`, max: settings.RATE_LIMIT_ANONYMOUS_PER_MINUTE }];
 }
 
-async function applyLimit(c: Context<AppEnv>, kind: "user" | "ip" | "webhook", max: number, key: string, next: () => Promise<void>) {
+/** Each bucket in turn, the first refusing answering 429 before the next is counted. */
+function applyLimits(c: Context<AppEnv>, buckets: Bucket[], next: () => Promise<void>): Promise<void> {
+  const [first, ...rest] = buckets;
+  if (!first) return next();
+  return applyLimit(c, first.kind, first.max, first.key, () => applyLimits(c, rest, next));
+}
+
+async function applyLimit(c: Context<AppEnv>, kind: "user" | Bucket["kind"], max: number, key: string, next: () => Promise<void>) {
   let decision: Decision | null = null;
   try {
     if (!redisFailed.has(c.req.raw)) decision = await limiterFor(c.env, kind, max).limit(key);
@@ -191,8 +208,12 @@ async function applyLimit(c: Context<AppEnv>, kind: "user" | "ip" | "webhook", m
       throw new AppError("rate_limited", "Too many requests.", undefined, Math.max(1, Math.ceil((decision.reset - Date.now()) / 1000)));
     }
     await next();
-    // A 429 of the per-account login limit carries its own figures: keep them.
-    if (c.res.status !== 429) for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    // A 429 of the per-account login limit carries its own figures: keep them. Of two buckets (a
+    // receiver's IP within its tenant), the one with less left is shown.
+    const shown = c.res.headers.get("X-RateLimit-Remaining");
+    if (c.res.status !== 429 && (shown === null || Number(shown) > Math.max(0, decision.remaining))) {
+      for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    }
     return;
   }
   await next();
@@ -206,8 +227,7 @@ async function applyLimit(c: Context<AppEnv>, kind: "user" | "ip" | "webhook", m
  */
 export const anonymousRateLimit = createMiddleware<AppEnv>(async (c, next) => {
   if (c.get("tokenClaims")) return next(); // limited per user by rateLimit, once the tenant is known
-  const bucket = anonymousBucket(c);
-  await applyLimit(c, bucket.kind, bucket.max, bucket.key, next);
+  await applyLimits(c, anonymousBuckets(c), next);
 });
 
 /**
@@ -224,8 +244,7 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
     await applyLimit(c, "user", config(c.env).RATE_LIMIT_AUTHENTICATED_PER_MINUTE, `${tenant.id}:${claims.userId}`, next);
     return;
   }
-  const bucket = anonymousBucket(c);
-  await applyLimit(c, bucket.kind, bucket.max, bucket.key, next);
+  await applyLimits(c, anonymousBuckets(c), next);
 });
 
 /** The account a login names, as a limiter key: the tenant and a hash of the lowercased email (no address in Redis). */

@@ -14,12 +14,24 @@ export const validConfiguration = createMiddleware<AppEnv>(async (c, next) => {
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export const bodySizeLimit = bodyLimit({
-  maxSize: MAX_BODY_BYTES,
-  onError: () => {
-    throw new AppError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
-  },
-});
+/**
+ * DGII's receiver services (/fe/…) are called without an account: a smaller cap there bounds what a
+ * stranger makes us read and parse. An e-CF of 1,000 lines (DGII's maximum, Formato e-CF v1.0) is
+ * ~380 KiB as we build it; 768 KiB leaves room for long descriptions.
+ */
+export const MAX_RECEIVER_BODY_BYTES = 768 * 1024;
+
+const limitTo = (maxSize: number) =>
+  bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new AppError("payload_too_large", `Request bodies are limited to ${maxSize} bytes.`);
+    },
+  });
+const apiBodyLimit = limitTo(MAX_BODY_BYTES);
+const receiverBodyLimit = limitTo(MAX_RECEIVER_BODY_BYTES);
+
+export const bodySizeLimit = createMiddleware<AppEnv>((c, next) => (isReceiverService(c.req.path) ? receiverBodyLimit(c, next) : apiBodyLimit(c, next)));
 
 const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 

@@ -13,7 +13,7 @@ import {
   withDgiiToken,
 } from "../modules/ecf/dgii";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
-import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
+import { dgiiUrls, receiverPolicy, tenantSigningMaterial } from "../modules/ecf/service";
 import type { DeliveryStatus } from "../modules/reception/schemas";
 import { dueRows, ECF_MAX_OUTAGE_MS, handleStepMessage, outageDelaySeconds } from "./due";
 import { type ApprovalRef, enqueueApprovals } from "./messages";
@@ -105,7 +105,7 @@ export async function stepApproval(env: Env, ref: ApprovalRef, options: { now?: 
           if (!found?.approvalUrl) throw new DgiiRefused(`DGII's directory lists no receiver for RNC ${received.issuerRnc}.`, "");
           issuerUrl = found.approvalUrl;
         }
-        await sendApprovalToReceiver(issuerUrl, material, row.xml, fileName);
+        await sendApprovalToReceiver(issuerUrl, receiverPolicy(settings), material, row.xml, fileName);
       });
     }
 

@@ -6,8 +6,10 @@ import { log } from "../lib/log";
 import { DgiiRefused, DgiiUnavailable, directoryReceiver, sendEcfToReceiver, withDgiiToken } from "../modules/ecf/dgii";
 import { EcfReadError, readArecf } from "../modules/ecf/receipts";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
-import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
-import { verifySignedXml } from "../modules/reception/verify";
+import { dgiiUrls, receiverPolicy, tenantSigningMaterial } from "../modules/ecf/service";
+import { parseUntrustedXml, UntrustedXmlError } from "../modules/ecf/signature";
+import { namesAuthor, type TrustStore, trustStoreOf } from "../modules/reception/signers";
+import { verifySignedDocument } from "../modules/reception/verify";
 import { dueRows, ECF_MAX_OUTAGE_MS, handleStepMessage, lockedEcfRow, outageDelaySeconds } from "./due";
 import { type DeliveryRef, enqueueDeliveries } from "./messages";
 
@@ -40,18 +42,28 @@ export interface DeliveryStep {
 /** Thrown when the receiver's answer is not a signed acknowledgement of this document. */
 class UnusableReceipt extends Error {}
 
-/** The ARECF's verdict, checked: signed, readable, about this e-NCF from us to this buyer. */
-function receiptOf(row: EcfRow, xml: string, now: Date): { received: boolean; reason: number | null } {
-  const signature = verifySignedXml(xml, now);
-  if (!signature.valid) throw new UnusableReceipt(`The receiver's acknowledgement is not validly signed: ${signature.reason}`);
+/**
+ * The ARECF's verdict, checked: bounded and parsed once, signed by the buyer it names (an accepted
+ * certificate naming RNCComprador: signers.ts), readable, about this e-NCF from us to this buyer.
+ */
+function receiptOf(row: EcfRow, xml: string, trust: TrustStore, now: Date): { received: boolean; reason: number | null } {
   try {
-    const receipt = readArecf(xml);
+    const document = parseUntrustedXml(xml);
+    const signature = verifySignedDocument(document, xml, trust, now);
+    if (!signature.valid) throw new UnusableReceipt(`The receiver's acknowledgement is not validly signed: ${signature.reason}`);
+    const receipt = readArecf(document);
     if (receipt.encf !== row.encf || receipt.issuerRnc !== row.issuerRnc || receipt.receiverRnc !== row.buyerRnc) {
       throw new UnusableReceipt(`The receiver's acknowledgement is about ${receipt.issuerRnc} ${receipt.encf} to ${receipt.receiverRnc}, not this e-CF.`);
     }
+    if (!namesAuthor(signature.signer, receipt.receiverRnc)) {
+      throw new UnusableReceipt(
+        `The receiver's acknowledgement is signed by ${signature.signer.subject}, whose certificate does not name the buyer ${receipt.receiverRnc}.`,
+      );
+    }
     return { received: receipt.received, reason: receipt.reasonCode ?? null };
   } catch (error) {
-    if (error instanceof EcfReadError) throw new UnusableReceipt(`The receiver's answer is not an ARECF: ${error.message}`);
+    if (error instanceof EcfReadError || error instanceof UntrustedXmlError)
+      throw new UnusableReceipt(`The receiver's answer is not an ARECF: ${error.message}`);
     throw error;
   }
 }
@@ -83,6 +95,11 @@ export async function stepEcfDelivery(env: Env, ref: DeliveryRef, options: { now
     };
 
     try {
+      // The buyer's acknowledgement can be judged only against the accredited authorities: without
+      // them nothing is sent (a second sending would be answered as a duplicate), and it is retried.
+      const trust = trustStoreOf(settings.ECF_TRUSTED_CA_PEM);
+      if (!trust)
+        throw new DgiiUnavailable("ECF_TRUSTED_CA_PEM is not configured: the buyer's acknowledgement could not be verified, so the e-CF was not sent.");
       let receiverUrl = row.deliveryUrl;
       if (!receiverUrl) {
         const buyerRnc = row.buyerRnc;
@@ -90,8 +107,8 @@ export async function stepEcfDelivery(env: Env, ref: DeliveryRef, options: { now
         if (!found?.receptionUrl) return await settle("not_electronic", { deliveryError: null });
         receiverUrl = found.receptionUrl;
       }
-      const answer = await sendEcfToReceiver(receiverUrl, material, row.xml, `${row.issuerRnc}${row.encf}.xml`);
-      const receipt = receiptOf(row, answer, now);
+      const answer = await sendEcfToReceiver(receiverUrl, receiverPolicy(settings), material, row.xml, `${row.issuerRnc}${row.encf}.xml`);
+      const receipt = receiptOf(row, answer, trust, now);
       return await settle(receipt.received ? "delivered" : "not_received", {
         deliveryUrl: receiverUrl,
         deliveryReceipt: answer,

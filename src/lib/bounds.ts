@@ -74,3 +74,15 @@ export const dateInput = () =>
       else if (value < DATE_MIN || value > DATE_MAX) ctx.addIssue({ code: "custom", message: `Must be between ${DATE_MIN} and ${DATE_MAX}.` });
     })
     .openapi({ type: "string", format: "date", example: "2026-11-20", description: `A date from ${DATE_MIN} to ${DATE_MAX}` });
+
+/** A YYYY-MM-DD that a `date` column takes and the API keeps to: a real day from DATE_MIN to DATE_MAX. */
+export const isStorableDate = (value: string) => isCalendarDate(value) && value >= DATE_MIN && value <= DATE_MAX;
+
+/** A decimal text that a numeric(14,2) money column takes: at most MONEY_MAX in absolute value, at most 2 decimals. */
+export const isStorableMoney = (value: string) => {
+  const match = /^-?(\d+)(?:\.(\d+))?$/.exec(value);
+  if (!match) return false;
+  const whole = match[1]!.replace(/^0+(?=\d)/, "");
+  const decimals = (match[2] ?? "").replace(/0+$/, "");
+  return decimals.length <= 2 && whole.length <= 12;
+};

@@ -62,7 +62,8 @@ export type ErrorCode =
   | "rate_limited"
   | "internal_error"
   | "integration_failed"
-  | "service_unavailable";
+  | "service_unavailable"
+  | "receiver_not_configured";
 
 export type FieldErrors = Record<string, string[]>;
 

@@ -5,6 +5,7 @@ import { signXml } from "../../src/modules/ecf/signature";
 import { makeCertificate } from "../support/certificates";
 import { freshRnc } from "../support/sales";
 import { uniqueName } from "../support/seed";
+import { signable } from "../support/signable";
 import { ecfTenant, fakeDgii, issueE31, received, script, waitForStatus } from "./helpers";
 
 /**
@@ -87,7 +88,7 @@ async function buyer() {
   const cert = await makeCertificate({ commonName: signer, holderId: rnc });
   const material = signingMaterial(cert.p12Base64, cert.password);
   const { token } = await requestToken(`${fakeDgii}/testecf`, material);
-  return { rnc, signer, material, token, sign: (xml: string) => signXml(xml, material).xml };
+  return { rnc, signer, material, token, sign: (xml: string) => signXml(signable(xml), material).xml };
 }
 
 describe("fake DGII: the other taxpayer (issue 19)", () => {
@@ -239,7 +240,7 @@ describe("fake DGII: the other taxpayer (issue 19)", () => {
     const material = signingMaterial(t.cert.p12Base64, t.cert.password);
     const seed = await (await fetch(`${receiver}/fe/autenticacion/api/semilla`)).text();
     const { token } = (await (
-      await fetch(`${receiver}/fe/autenticacion/api/validacioncertificado`, { method: "POST", body: xmlForm(signXml(seed, material).xml) })
+      await fetch(`${receiver}/fe/autenticacion/api/validacioncertificado`, { method: "POST", body: xmlForm(signXml(signable(seed), material).xml) })
     ).json()) as { token: string };
     const deliver = async () => {
       const answer = await fetch(`${receiver}/fe/recepcion/api/ecf`, {

@@ -4,6 +4,7 @@ import * as xmldsig from "xmldsigjs";
 import { signingMaterial } from "../../src/modules/ecf/certificate";
 import { signXml } from "../../src/modules/ecf/signature";
 import { makeCertificate } from "../support/certificates";
+import { signable } from "../support/signable";
 
 /**
  * The e-CF signature (DGII, "Firmado de e-CF"): made with xml-crypto inside workerd, verified here
@@ -32,7 +33,7 @@ describe("e-CF signature", () => {
     const material = signingMaterial(cert.p12Base64, cert.password);
     const xml =
       '<?xml version="1.0" encoding="utf-8"?><ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>31</TipoeCF><eNCF>E310000000001</eNCF></IdDoc></Encabezado><FechaHoraFirma>22-11-2026 10:00:00</FechaHoraFirma></ECF>';
-    const signed = signXml(xml, material);
+    const signed = signXml(signable(xml), material);
     expect(signed.xml).toContain('<Reference URI="">');
     expect(signed.xml).toContain('<CanonicalizationMethod Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/>');
     expect(signed.xml).toContain('<SignatureMethod Algorithm="http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"/>');

@@ -1,5 +1,6 @@
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { makeCertificate } from "../../scripts/lib/certificates";
 import { Big } from "../../src/lib/decimal";
 import { buildAnecf } from "../../src/modules/ecf/anecf";
 import { signingMaterial } from "../../src/modules/ecf/certificate";
@@ -9,8 +10,8 @@ import { signXml } from "../../src/modules/ecf/signature";
 import { buildEcf, EcfBuildError, type EcfDocument, type EcfLine, type EcfType } from "../../src/modules/ecf/xml";
 import { EXCLUSIVE_TAX_TYPES, type LineTax, lineAmounts, taxBreakdown } from "../../src/modules/sales/lines";
 import type { DocumentSnapshot } from "../../src/modules/sales/schemas";
-import { makeCertificate } from "../support/certificates";
 import { DGII_XSD as DGII, sign, validate } from "../support/dgii-xsd";
+import { signable } from "../support/signable";
 
 /**
  * DGII's schemas (test/support/dgii-xsd.ts). Here: the seed of DGII's authentication, signed by our
@@ -30,8 +31,8 @@ describe("DGII schemas", () => {
   it("a seed signed as DGII's authentication asks validates against Semilla.xsd; unsigned or altered it does not", async () => {
     const seed =
       '<?xml version="1.0" encoding="utf-8"?><SemillaModel><valor>dGVzdC1zZWVkLXZhbHVl</valor><fecha>2026-11-23T10:15:30.1234567-04:00</fecha></SemillaModel>';
-    const cert = await makeCertificate();
-    const signed = signXml(seed, signingMaterial(cert.p12Base64, cert.password));
+    const cert = await makeCertificate({ authority: null });
+    const signed = signXml(signable(seed), signingMaterial(cert.p12Base64, cert.password));
     expect(await validate(signed.xml, "Semilla.xsd")).toEqual({ valid: true, errors: [] });
     const unsigned = await validate(seed, "Semilla.xsd");
     expect(unsigned.valid).toBe(false);
@@ -101,7 +102,7 @@ describe("DGII schemas", () => {
     expect(xml).toContain(
       "<DescuentoMonto>1090.25</DescuentoMonto><TablaSubDescuento><SubDescuento><TipoSubDescuento>$</TipoSubDescuento><MontoSubDescuento>1090.25</MontoSubDescuento></SubDescuento></TablaSubDescuento>",
     );
-    const cert = await makeCertificate();
+    const cert = await makeCertificate({ authority: null });
     const signed = signXml(xml, signingMaterial(cert.p12Base64, cert.password));
     expect(await validate(signed.xml, "e-CF-31.xsd")).toEqual({ valid: true, errors: [] });
   });

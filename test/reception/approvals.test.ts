@@ -15,9 +15,8 @@ import {
   receiveFromSupplier,
   receiverApprovals,
   receiverDown,
-  receiverToken,
   signAsSupplier,
-  supplierCertificate,
+  supplierToken,
 } from "./helpers";
 import { SUPPLIER_TOTAL } from "./supplier";
 
@@ -167,7 +166,7 @@ describe("a buyer's commercial approval of an e-CF we issued", () => {
   it("an ACECF signed by the buyer records the e-CF's commercial status; a later one replaces it", async () => {
     const t = await ecfTenant();
     const { invoice, buyerRnc } = await issuedE31(t);
-    const token = await receiverToken(t.tenant.subdomain, await supplierCertificate());
+    const token = await supplierToken(t.tenant.subdomain, buyerRnc);
     const accepted = await fe(t.tenant.subdomain, "/fe/aprobacioncomercial/api/ecf", {
       xml: await signAsSupplier(acecf(t, invoice.document_number, buyerRnc, true)),
       token,
@@ -185,42 +184,45 @@ describe("a buyer's commercial approval of an e-CF we issued", () => {
     expect(ecf.body.data).toMatchObject({ commercial_status: "rejected", commercial_reason: "Precio distinto al pactado" });
   });
 
-  it("refuses with 400 and DGII's message: unsigned, another issuer, an e-NCF we did not issue to that buyer", async () => {
+  it("refuses with 400 and DGII's message: unsigned, a signer that is not RNCComprador, and one answer for any ACECF that is not exactly our e-CF", async () => {
     const t = await ecfTenant();
     const { invoice, buyerRnc } = await issuedE31(t);
-    const token = await receiverToken(t.tenant.subdomain, await supplierCertificate());
-    const send = (xml: string) => fe(t.tenant.subdomain, "/fe/aprobacioncomercial/api/ecf", { xml, token });
-    const cases: [string, string, string][] = [
-      ["unsigned", acecf(t, invoice.document_number, buyerRnc, true), "La firma del XML no es válida"],
+    const encf = invoice.document_number;
+    const token = await supplierToken(t.tenant.subdomain, buyerRnc);
+    const send = (xml: string, as = token) => fe(t.tenant.subdomain, "/fe/aprobacioncomercial/api/ecf", { xml, token: as });
+    const ours = { issuerRnc: t.rnc, encf, issueDate: "2026-11-23", totalAmount: "2360.00", buyerRnc, approved: true, at: new Date() };
+    const NO_MATCH = "No se encuentra un e-CF válido para esta aprobación comercial";
+    // Another buyer, with a token of its own (its certificate names it): told nothing more than an unknown e-NCF.
+    const otherBuyer = freshRnc();
+    const otherToken = await supplierToken(t.tenant.subdomain, otherBuyer);
+    const cases: [string, string, string, string?][] = [
+      ["unsigned", acecf(t, encf, buyerRnc, true), "La firma del XML no es válida"],
+      ["another issuer", await signAsSupplier(buildAcecf({ ...ours, issuerRnc: freshRnc() })), NO_MATCH],
+      ["another buyer", await signAsSupplier(buildAcecf({ ...ours, buyerRnc: otherBuyer })), NO_MATCH, otherToken],
+      ["unknown e-NCF", await signAsSupplier(acecf(t, "E310000009999", buyerRnc, true)), NO_MATCH],
+      ["another issue date", await signAsSupplier(buildAcecf({ ...ours, issueDate: "2026-11-22" })), NO_MATCH],
+      ["an impossible issue date", await signAsSupplier(buildAcecf({ ...ours, issueDate: "2026-02-31" })), NO_MATCH],
+      ["another total", await signAsSupplier(buildAcecf({ ...ours, totalAmount: "2360.01" })), NO_MATCH],
       [
-        "another issuer",
-        await signAsSupplier(
-          buildAcecf({
-            issuerRnc: freshRnc(),
-            encf: invoice.document_number,
-            issueDate: "2026-11-23",
-            totalAmount: "2360.00",
-            buyerRnc,
-            approved: true,
-            at: new Date(),
-          }),
-        ),
-        "Factura no encontrada para esta Aprobación comercial.",
+        "the buyer's ACECF under another buyer's token",
+        await signAsSupplier(acecf(t, encf, buyerRnc, true)),
+        `El certificado no corresponde al RNCComprador ${buyerRnc} ni al que obtuvo el token.`,
+        otherToken,
       ],
       [
-        "another buyer",
-        await signAsSupplier(acecf(t, invoice.document_number, freshRnc(), true)),
-        "No se encuentra un e-CF válido para esta aprobación comercial",
+        "signed by another taxpayer for the buyer",
+        await signAsSupplier(acecf(t, encf, buyerRnc, true), otherBuyer),
+        `El certificado no corresponde al RNCComprador ${buyerRnc} ni al que obtuvo el token.`,
+        otherToken,
       ],
-      ["unknown e-NCF", await signAsSupplier(acecf(t, "E310000009999", buyerRnc, true)), "No se encuentra un e-CF válido para esta aprobación comercial"],
       [
         "not an ACECF",
         await signAsSupplier("<Nada><x>1</x></Nada>"),
         "La estructura del archivo XML no es válido, favor proveer un XML con una estructura válida, verificar el XSD correspondiente",
       ],
     ];
-    for (const [what, xml, message] of cases) {
-      const res = await send(xml);
+    for (const [what, xml, message, as] of cases) {
+      const res = await send(xml, as);
       expect(res.status, what).toBe(400);
       expect(res.body, what).toEqual({ mensaje: [message], estado: "Rechazado", codigo: "2" });
     }

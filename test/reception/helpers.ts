@@ -7,6 +7,7 @@ import type { Page } from "../support/api";
 import { type ApiResponse, call } from "../support/api";
 import { makeCertificate, type TestCertificate } from "../support/certificates";
 import { uniqueName } from "../support/seed";
+import { signable } from "../support/signable";
 import { supplierEcf } from "./supplier";
 
 /** A multipart body with the file in field `xml`, as DGII's examples send it (`-F 'xml=@file.xml;type=text/xml'`). */
@@ -28,13 +29,26 @@ export function fe(
   return call(subdomain, path, { method: body ? "POST" : "GET", rawBody: body, token: options.token, headers });
 }
 
-/** Another taxpayer's signing certificate. */
-export async function supplierCertificate(): Promise<TestCertificate & { signer: string }> {
+/** Another taxpayer's signing certificate, issued by the run's authority in the name of `rnc`. */
+export async function supplierCertificate(rnc = "131246796"): Promise<TestCertificate & { signer: string }> {
   const signer = uniqueName("PROVEEDOR ");
-  return { ...(await makeCertificate({ commonName: signer })), signer };
+  return { ...(await makeCertificate({ commonName: signer, holderId: rnc })), signer };
 }
 
-export const signAs = (cert: TestCertificate, xml: string) => signXml(xml, signingMaterial(cert.p12Base64, cert.password)).xml;
+/** `xml` signed with a certificate of the test's (our signer, the other party's certificate: tests play other taxpayers). */
+export const signAs = (cert: TestCertificate, xml: string) => signXml(signable(xml), signingMaterial(cert.p12Base64, cert.password)).xml;
+
+/**
+ * The receiver's authentication as another taxpayer's system goes through it, the fake signing the
+ * seed as `rnc` (signAsSupplier): the token of the certificate that then signs that taxpayer's documents.
+ */
+export async function supplierToken(subdomain: string, rnc: string): Promise<string> {
+  const seed = await fe(subdomain, "/fe/autenticacion/api/semilla");
+  expect(seed.status, seed.text).toBe(200);
+  const res = await fe(subdomain, "/fe/autenticacion/api/validacioncertificado", { xml: await signAsSupplier(seed.text, rnc) });
+  expect(res.status, res.text).toBe(200);
+  return res.body.token as string;
+}
 
 /** The receiver's authentication as a sender goes through it: seed → signed seed → token. */
 export async function receiverToken(subdomain: string, cert: TestCertificate): Promise<string> {
@@ -45,12 +59,16 @@ export async function receiverToken(subdomain: string, cert: TestCertificate): P
   return res.body.token as string;
 }
 
-/** The fake DGII playing the supplier: it signs with its own certificate and library (xmldsigjs), not ours. */
-export async function signAsSupplier(xml: string): Promise<string> {
+/**
+ * The fake DGII playing another taxpayer: it signs with its own library (xmldsigjs, not ours) and a
+ * certificate of the run's authority naming `rnc` — by default the document's author (RNCEmisor of
+ * an e-CF, RNCComprador of an ACECF or ARECF).
+ */
+export async function signAsSupplier(xml: string, rnc?: string): Promise<string> {
   const res = await fetch(`${fakeDgii}/_control/supplier/sign`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ xml }),
+    body: JSON.stringify({ xml, rnc }),
   });
   expect(res.status, await res.clone().text()).toBe(200);
   return ((await res.json()) as { xml: string }).xml;
@@ -125,7 +143,7 @@ export async function receiveFromSupplier(
   supplierRnc: string,
   options: Omit<Parameters<typeof supplierEcf>[0], "issuerRnc" | "buyerRnc" | "encf"> = {},
 ): Promise<ReceivedEcf> {
-  const token = await receiverToken(t.tenant.subdomain, await supplierCertificate());
+  const token = await supplierToken(t.tenant.subdomain, supplierRnc);
   const encf = nextEncf();
   const res = await fe(t.tenant.subdomain, "/fe/recepcion/api/ecf", {
     xml: await signAsSupplier(supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf, ...options })),

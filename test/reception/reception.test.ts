@@ -4,7 +4,7 @@ import { ecfTenant } from "../ecf/helpers";
 import type { Data, Page } from "../support/api";
 import { freshRnc } from "../support/sales";
 import { ownerRows, sql } from "../support/seed";
-import { arecfFields, fe, independentCheck, receiverToken, signAs, signAsSupplier, supplierCertificate } from "./helpers";
+import { arecfFields, fe, independentCheck, receiverToken, signAs, signAsSupplier, supplierCertificate, supplierToken } from "./helpers";
 import { SUPPLIER_ITBIS, SUPPLIER_TOTAL, supplierEcf } from "./supplier";
 
 type Received = ReceivedEcf;
@@ -17,8 +17,9 @@ type Received = ReceivedEcf;
  */
 async function receiverAndSupplier() {
   const t = await ecfTenant();
-  const token = await receiverToken(t.tenant.subdomain, await supplierCertificate());
-  return { t, token, supplierRnc: freshRnc() };
+  const supplierRnc = freshRnc();
+  const token = await supplierToken(t.tenant.subdomain, supplierRnc);
+  return { t, token, supplierRnc };
 }
 
 let sequence = 0;
@@ -110,12 +111,15 @@ describe("e-CF reception", () => {
     expect(list.body.data.map((r) => r.encf)).toEqual([encf]);
   });
 
-  it("what cannot be read as an e-CF is a 400 with DGII's message; a body over 1 MiB is 413", async () => {
+  it("what cannot be read as an e-CF is a 400 with DGII's message; a body over 768 KiB is 413 (the API takes 1 MiB)", async () => {
     const { t, token } = await receiverAndSupplier();
     const sub = t.tenant.subdomain;
     const notXml = await fe(sub, "/fe/recepcion/api/ecf", { xml: "no soy xml", token });
     expect(notXml.status).toBe(400);
-    expect(notXml.text).toBe("La estructura del archivo XML no es válida: no se pudo leer RNCEmisor y eNCF.");
+    expect(notXml.text).toBe("La estructura del archivo XML no es válida: Not well-formed XML: no root element.");
+    const notEcf = await fe(sub, "/fe/recepcion/api/ecf", { xml: "<Factura><eNCF>E310000000001</eNCF></Factura>", token });
+    expect(notEcf.status).toBe(400);
+    expect(notEcf.text).toBe("La estructura del archivo XML no es válida: no se pudo leer RNCEmisor y eNCF.");
     const noFile = await fe(sub, "/fe/recepcion/api/ecf", { raw: '{"xml":1}', contentType: "application/json", token });
     expect(noFile.status).toBe(400);
     expect(noFile.text).toBe("Tipo de archivo no válido, favor proveer un XML");
@@ -123,6 +127,10 @@ describe("e-CF reception", () => {
     expect(notUtf8.status).toBe(400);
     const huge = await fe(sub, "/fe/recepcion/api/ecf", { xml: `<ECF>${"x".repeat(1024 * 1024)}</ECF>`, token });
     expect(huge.status).toBe(413);
+    // Between the receiver's cap and the API's: refused on /fe, before any parsing.
+    const large = await fe(sub, "/fe/recepcion/api/ecf", { xml: `<ECF>${"x".repeat(800 * 1024)}</ECF>`, token });
+    expect(large.status).toBe(413);
+    expect(large.body).toEqual({ message: `Request bodies are limited to ${768 * 1024} bytes.`, code: "payload_too_large" });
   });
 
   it("a raw text/xml body is received too, and the route ignores case; another tenant never sees what was received", async () => {
@@ -141,9 +149,10 @@ describe("e-CF reception", () => {
     expect(one.body.data.encf).toBe(encf);
   });
 
-  it("a signer's own signature (our library) is as good as the supplier's: the receiver checks signatures, not who made them", async () => {
-    const { t, token, supplierRnc } = await receiverAndSupplier();
-    const cert = await supplierCertificate();
+  it("a signature made with another library (ours) by an accredited certificate naming RNCEmisor is as good as the supplier's", async () => {
+    const { t, supplierRnc } = await receiverAndSupplier();
+    const cert = await supplierCertificate(supplierRnc);
+    const token = await receiverToken(t.tenant.subdomain, cert);
     const res = await fe(t.tenant.subdomain, "/fe/recepcion/api/ecf", {
       xml: signAs(cert, supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf: nextEncf() })),
       token,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ecfTenant } from "../ecf/helpers";
 import { freshRnc } from "../support/sales";
-import { arecfFields, fe, receiverToken, signAs, signAsSupplier, supplierCertificate } from "./helpers";
+import { arecfFields, fe, signAs, signAsSupplier, supplierToken } from "./helpers";
 import { supplierEcf } from "./supplier";
 
 /**
@@ -11,8 +11,8 @@ import { supplierEcf } from "./supplier";
 describe("e-CF reception: hostile and broken input", () => {
   it("garbage, entity bombs, foreign roots, double or partial signatures, weak algorithms: 400 or ARECF Estado 1, never 500", async () => {
     const t = await ecfTenant();
-    const token = await receiverToken(t.tenant.subdomain, await supplierCertificate());
     const supplierRnc = freshRnc();
+    const token = await supplierToken(t.tenant.subdomain, supplierRnc);
     const encf = "E310000000042";
     const valid = await signAsSupplier(supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf }));
     const bomb = `<?xml version="1.0"?><!DOCTYPE ECF [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">]><ECF><Encabezado><Emisor><RNCEmisor>${supplierRnc}</RNCEmisor></Emisor><IdDoc><eNCF>${encf}</eNCF></IdDoc></Encabezado><x>&d;</x></ECF>`;
@@ -55,13 +55,20 @@ describe("e-CF reception: hostile and broken input", () => {
     expect(arecfFields(ok.text)).toMatchObject({ estado: "0", encf });
   });
 
-  it("a certificate outside its dates signs nothing we accept: ARECF code 2", async () => {
+  it("a certificate outside its dates signs nothing we accept: no token (400), and a document under another token is ARECF code 2", async () => {
     const t = await ecfTenant();
-    const token = await receiverToken(t.tenant.subdomain, await supplierCertificate());
+    const supplierRnc = freshRnc();
+    const token = await supplierToken(t.tenant.subdomain, supplierRnc);
     const { makeCertificate } = await import("../support/certificates");
-    const expired = await makeCertificate({ notBefore: new Date("2024-01-01"), notAfter: new Date("2025-01-01") });
+    const expired = await makeCertificate({ holderId: supplierRnc, notBefore: new Date("2024-01-01"), notAfter: new Date("2025-01-01") });
+    const seed = await fe(t.tenant.subdomain, "/fe/autenticacion/api/semilla");
+    const refused = await fe(t.tenant.subdomain, "/fe/autenticacion/api/validacioncertificado", { xml: signAs(expired, seed.text) });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toMatch(
+      /^La firma del archivo no es válida: The certificate is not from an accredited authority, or not valid now: Certificate is not valid yet or has expired\./,
+    );
     const res = await fe(t.tenant.subdomain, "/fe/recepcion/api/ecf", {
-      xml: signAs(expired, supplierEcf({ issuerRnc: freshRnc(), buyerRnc: t.rnc, encf: "E310000000043" })),
+      xml: signAs(expired, supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf: "E310000000043" })),
       token,
     });
     expect(arecfFields(res.text)).toMatchObject({ estado: "1", codigo: "2" });

@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { validateXML } from "xmllint-wasm";
+import { makeCertificate } from "../../scripts/lib/certificates";
 import { signingMaterial } from "../../src/modules/ecf/certificate";
 import { signXml } from "../../src/modules/ecf/signature";
-import { makeCertificate } from "./certificates";
+import { signable } from "./signable";
 
 /**
  * DGII's schemas, read from ../shared/dgii/xsd-strict/ (never copied into the project: see its
@@ -20,6 +21,6 @@ export async function validate(xml: string, xsd: string) {
 
 let certificate: Awaited<ReturnType<typeof makeCertificate>> | undefined;
 export async function sign(xml: string) {
-  certificate ??= await makeCertificate();
-  return signXml(xml, signingMaterial(certificate.p12Base64, certificate.password));
+  certificate ??= await makeCertificate({ authority: null });
+  return signXml(signable(xml), signingMaterial(certificate.p12Base64, certificate.password));
 }

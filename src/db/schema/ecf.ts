@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, date, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, check, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { documentSubtypes, money } from "./catalog";
 import { createdAt, tenantId, tenantIsolation, updatedAt } from "./common";
 import { purchases } from "./purchases";
@@ -150,6 +150,14 @@ export const receivedEcf = pgTable(
     securityCode: text("security_code").notNull(),
     /** The subject of the certificate that signed it (its KeyInfo). */
     signer: text("signer").notNull(),
+    /**
+     * Whether its signer was authenticated as the issuer (an accredited authority's certificate
+     * naming RNCEmisor, the one that took the receiver token: issue 30). Rows received before that
+     * check are false, and never count as a duplicate of the real issuer's document.
+     */
+    authenticated: boolean("authenticated").notNull().default(false),
+    /** SHA-256 of the signing certificate (lowercase hex), for an authenticated row. */
+    signerFingerprint: text("signer_fingerprint"),
     /** The e-CF as received (UTF-8, byte for byte); its SHA-256 in hex. */
     xml: text("xml").notNull(),
     xmlSha256: text("xml_sha256").notNull(),
@@ -164,12 +172,31 @@ export const receivedEcf = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex("received_ecf_encf_idx").on(t.tenantId, t.issuerRnc, t.encf),
+    // A duplicate (ARECF code 3) is judged among documents of the authenticated issuer only.
+    uniqueIndex("received_ecf_authenticated_encf_idx").on(t.tenantId, t.issuerRnc, t.encf).where(sql`${t.authenticated}`),
+    index("received_ecf_encf_idx").on(t.tenantId, t.issuerRnc, t.encf),
     index("received_ecf_list_idx").on(t.tenantId, t.receivedAt, t.id),
     check("received_ecf_status", sql`${t.status} IN ('received', 'purchased')`),
     check("received_ecf_commercial_status", sql`${t.commercialStatus} IN ('pending', 'approved', 'rejected')`),
     tenantIsolation("received_ecf"),
   ],
+);
+
+/**
+ * Seeds of the receiver's authentication (/fe/autenticacion) already exchanged for a token: a seed
+ * is used once (issue 30). The seed itself is stateless (its value carries its tenant, expiry and
+ * an HMAC: reception/receiver-auth.ts); this table only remembers which were spent, until they
+ * expire, and each use deletes its tenant's expired rows in the same statement.
+ */
+export const receiverSeedUses = pgTable(
+  "receiver_seed_uses",
+  {
+    tenantId: tenantId().references(() => tenants.id),
+    /** SHA-256 of the seed's value, hex. */
+    seedDigest: text("seed_digest").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.seedDigest] }), tenantIsolation("receiver_seed_uses")],
 );
 
 /**

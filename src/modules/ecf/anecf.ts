@@ -1,4 +1,5 @@
 import { Big } from "../../lib/decimal";
+import { built, type SignableXml } from "./signature";
 import { children, EcfBuildError, ecfDateTime, element } from "./xml";
 
 /**
@@ -26,7 +27,7 @@ export interface AnecfInput {
 /** An e-NCF: a series letter (E), the type's 2 digits and a sequence of 10 digits (Formato ANECF, footnote 1). */
 const ENCF = /^E(\d{2})(\d{10})$/;
 
-export function buildAnecf(input: AnecfInput): string {
+export function buildAnecf(input: AnecfInput): SignableXml {
   if (input.ranges.length === 0) throw new EcfBuildError("An ANECF annuls at least one range.");
   const byType = new Map<string, { ranges: AnecfRange[]; count: Big }>();
   for (const range of input.ranges) {
@@ -62,5 +63,5 @@ export function buildAnecf(input: AnecfInput): string {
       }),
     ),
   });
-  return `<?xml version="1.0" encoding="utf-8"?><ANECF>${body}</ANECF>`;
+  return built(`<?xml version="1.0" encoding="utf-8"?><ANECF>${body}</ANECF>`);
 }

@@ -1,7 +1,9 @@
 import { AppError } from "../../lib/errors";
+import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "../webhooks/url";
 import type { SigningMaterial } from "./certificate";
 import type { EcfEnvironment } from "./schemas";
-import { signXml } from "./signature";
+import { MAX_SEED_BYTES, NotASeed, seedToSign } from "./seed";
+import { type SignableXml, signXml } from "./signature";
 
 /**
  * DGII's e-CF web services, as their "Descripción técnica de facturación electrónica" describes
@@ -40,15 +42,93 @@ export class DgiiRefused extends DgiiUnavailable {
   }
 }
 
-async function call(url: string, init: RequestInit): Promise<Response> {
+/** What DGII's services answer (JSON, a seed) is a few KiB; 256 KiB bounds a broken or hostile answer. */
+const DGII_ANSWER_BYTES = 256 * 1024;
+/** What another taxpayer's receiver answers (a seed, a token, an ARECF, an approval's JSON) is a few KiB. */
+export const RECEIVER_ANSWER_BYTES = 64 * 1024;
+/** The text of an error answer kept in messages and `last_error`. */
+const ERROR_TEXT_CHARACTERS = 2000;
+
+/**
+ * What a server answered cannot be used: a body beyond its bound (nothing of it is read further), a
+ * redirect (never followed), a seed that is not one (nothing is signed). From DGII it is retried as
+ * an outage (DGII may still have what was sent); from another taxpayer's receiver it is a refusal
+ * (receiverCall).
+ */
+export class UnusableAnswer extends DgiiUnavailable {}
+
+/**
+ * The body of `response` as text, read no further than `maxBytes` (the stream is cancelled there):
+ * a server cannot make us buffer more than that, whatever its Content-Length says.
+ */
+export async function boundedText(response: Response, maxBytes: number, url: string): Promise<string> {
+  const declared = Number(response.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw new UnusableAnswer(`The answer of ${url} is larger than ${maxBytes} bytes.`);
+  }
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new UnusableAnswer(`The answer of ${url} is larger than ${maxBytes} bytes.`);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** A JSON answer read within its bound; a body that is not JSON reads as `fallback`. */
+async function boundedJson<T>(response: Response, maxBytes: number, url: string, fallback?: T): Promise<T> {
+  const text = await boundedText(response, maxBytes, url);
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    if (fallback !== undefined) return fallback;
+    throw new DgiiUnavailable(`The answer of ${url} is not JSON: ${text.slice(0, 200)}`);
+  }
+}
+
+/**
+ * One call to DGII or to another taxpayer's receiver. Redirects are never followed (a 3xx is a
+ * refusal: the URL DGII's directory gives is the one called), error bodies are read within their
+ * bound and kept to 2,000 characters.
+ */
+async function call(url: string, init: RequestInit, maxBytes = DGII_ANSWER_BYTES): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(15_000) });
   } catch (error) {
     throw new DgiiUnavailable(`DGII could not be reached (${url}): ${error instanceof Error ? error.name : "error"}.`);
   }
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    throw new DgiiRefused(
+      `${url} answered a redirect (${response.status}) to ${response.headers.get("location") ?? "nowhere"}; redirects are not followed.`,
+      "",
+      response.status,
+    );
+  }
   if (!response.ok) {
-    const body = (await response.text()).slice(0, 2000);
+    let body: string;
+    try {
+      body = (await boundedText(response, maxBytes, url)).slice(0, ERROR_TEXT_CHARACTERS);
+    } catch (error) {
+      if (!(error instanceof UnusableAnswer)) throw error;
+      body = "";
+    }
     const message = `DGII answered ${response.status} at ${url}: ${body.slice(0, 500)}`;
     if (response.status === 401) throw new DgiiUnauthorized(message);
     if (response.status >= 400 && response.status < 500 && ![408, 429].includes(response.status)) throw new DgiiRefused(message, body, response.status);
@@ -67,20 +147,31 @@ function xmlForm(xml: string, fileName: string): FormData {
 /** A fresh token: seed → signed seed → token (autenticacion/api/autenticacion/{semilla,validarsemilla}). */
 export async function requestToken(ecfBaseUrl: string, material: SigningMaterial): Promise<DgiiToken> {
   const base = `${ecfBaseUrl}/autenticacion/api/autenticacion`;
-  return exchangeSeed(`${base}/semilla`, `${base}/validarsemilla`, material);
+  return exchangeSeed(`${base}/semilla`, `${base}/validarsemilla`, material, DGII_ANSWER_BYTES);
 }
 
-/** Seed → signed seed → token: DGII's authentication, which a taxpayer's receiver services repeat under /fe/autenticacion. */
-async function exchangeSeed(seedUrl: string, validateUrl: string, material: SigningMaterial): Promise<DgiiToken> {
-  const seed = await (await call(seedUrl, { headers: { accept: "application/xml" } })).text();
+/**
+ * Seed → signed seed → token: DGII's authentication, which a taxpayer's receiver services repeat
+ * under /fe/autenticacion. What the server serves is signed only when seed.ts finds it is nothing
+ * but a seed; anything else is an UnusableAnswer, and nothing is signed nor sent.
+ */
+async function exchangeSeed(seedUrl: string, validateUrl: string, material: SigningMaterial, maxBytes: number): Promise<DgiiToken> {
+  const served = await boundedText(await call(seedUrl, { headers: { accept: "application/xml" } }, MAX_SEED_BYTES), MAX_SEED_BYTES, seedUrl);
+  let seed: SignableXml;
+  try {
+    seed = seedToSign(served);
+  } catch (error) {
+    if (!(error instanceof NotASeed)) throw error;
+    throw new UnusableAnswer(`${seedUrl} did not serve a seed, so nothing was signed: ${error.message}`);
+  }
   const signed = signXml(seed, material);
-  const answer = (await (
-    await call(validateUrl, { method: "POST", body: xmlForm(signed.xml, "semilla.xml"), headers: { accept: "application/json" } })
-  ).json()) as {
-    token?: string;
-    expira?: string;
-  };
-  if (!answer.token || !answer.expira) throw new DgiiUnavailable("DGII's token answer lacked the token or its expiry.");
+  const answer = await boundedJson<{ token?: string; expira?: string }>(
+    await call(validateUrl, { method: "POST", body: xmlForm(signed.xml, "semilla.xml"), headers: { accept: "application/json" } }, maxBytes),
+    maxBytes,
+    validateUrl,
+  );
+  if (typeof answer.token !== "string" || !answer.token || typeof answer.expira !== "string")
+    throw new DgiiUnavailable("The token answer lacked the token or its expiry.");
   return { token: answer.token, expires: new Date(answer.expira.trim()) };
 }
 
@@ -161,16 +252,20 @@ function resultOf(answer: { codigo?: unknown; mensajes?: unknown; secuenciaUtili
  * Archivo") → the trackId to query the result with.
  */
 export async function sendEcf(ecfBaseUrl: string, token: string, xml: string, fileName: string): Promise<string> {
-  const response = await call(`${ecfBaseUrl}/recepcion/api/facturaselectronicas`, { method: "POST", body: xmlForm(xml, fileName), headers: bearer(token) });
-  const answer = (await response.json()) as { trackId?: string | null; error?: string; mensaje?: string };
+  const url = `${ecfBaseUrl}/recepcion/api/facturaselectronicas`;
+  const answer = await boundedJson<{ trackId?: string | null; error?: string; mensaje?: string }>(
+    await call(url, { method: "POST", body: xmlForm(xml, fileName), headers: bearer(token) }),
+    DGII_ANSWER_BYTES,
+    url,
+  );
   if (!answer.trackId) throw new DgiiRefused(`DGII gave no trackId: ${answer.error ?? ""} ${answer.mensaje ?? ""}`.trim(), JSON.stringify(answer));
   return answer.trackId;
 }
 
 /** Consulta de resultado: GET {ecf}/consultaresultado/api/consultas/estado?trackid=… */
 export async function queryResult(ecfBaseUrl: string, token: string, trackId: string): Promise<DgiiResult> {
-  const response = await call(`${ecfBaseUrl}/consultaresultado/api/consultas/estado?trackid=${encodeURIComponent(trackId)}`, { headers: bearer(token) });
-  return resultOf((await response.json()) as Record<string, unknown>);
+  const url = `${ecfBaseUrl}/consultaresultado/api/consultas/estado?trackid=${encodeURIComponent(trackId)}`;
+  return resultOf(await boundedJson<Record<string, unknown>>(await call(url, { headers: bearer(token) }), DGII_ANSWER_BYTES, url));
 }
 
 /**
@@ -178,8 +273,14 @@ export async function queryResult(ecfBaseUrl: string, token: string, trackId: st
  * RFCE of an E32 under RD$250,000; the answer is final at once (no trackId).
  */
 export async function sendConsumerSummary(fcBaseUrl: string, token: string, xml: string, fileName: string): Promise<DgiiResult> {
-  const response = await call(`${fcBaseUrl}/recepcionfc/api/recepcion/ecf`, { method: "POST", body: xmlForm(xml, fileName), headers: bearer(token) });
-  return resultOf((await response.json()) as Record<string, unknown>);
+  const url = `${fcBaseUrl}/recepcionfc/api/recepcion/ecf`;
+  return resultOf(
+    await boundedJson<Record<string, unknown>>(
+      await call(url, { method: "POST", body: xmlForm(xml, fileName), headers: bearer(token) }),
+      DGII_ANSWER_BYTES,
+      url,
+    ),
+  );
 }
 
 /** Parses a refusal's body for DGII's messages (its JSON `mensaje`/`mensajes`/`error`), else the text itself. */
@@ -201,12 +302,12 @@ export function refusalMessages(body: string): DgiiMessage[] {
  * signature) answers an error status: DgiiRefused, with its messages.
  */
 export async function sendAnnulment(ecfBaseUrl: string, token: string, xml: string, fileName: string): Promise<DgiiMessage[]> {
-  const response = await call(`${ecfBaseUrl}/anulacionrangos/api/operaciones/anularrango`, {
-    method: "POST",
-    body: xmlForm(xml, fileName),
-    headers: bearer(token),
-  });
-  const answer = (await response.json()) as { mensajes?: unknown; nombre?: string };
+  const url = `${ecfBaseUrl}/anulacionrangos/api/operaciones/anularrango`;
+  const answer = await boundedJson<{ mensajes?: unknown; nombre?: string }>(
+    await call(url, { method: "POST", body: xmlForm(xml, fileName), headers: bearer(token) }),
+    DGII_ANSWER_BYTES,
+    url,
+  );
   const messages = messagesOf(answer.mensajes);
   return messages.length ? messages : answer.nombre ? [{ codigo: "", valor: answer.nombre }] : [];
 }
@@ -217,12 +318,13 @@ export async function sendAnnulment(ecfBaseUrl: string, token: string, xml: stri
  * `{mensaje, estado, codigo}`; a refusal is a 4xx with its messages (DgiiRefused).
  */
 export async function sendCommercialApproval(ecfBaseUrl: string, token: string, xml: string, fileName: string): Promise<DgiiMessage[]> {
-  const response = await call(`${ecfBaseUrl}/aprobacioncomercial/api/aprobacioncomercial`, {
-    method: "POST",
-    body: xmlForm(xml, fileName),
-    headers: bearer(token),
-  });
-  const answer = (await response.json().catch(() => ({}))) as { mensaje?: unknown };
+  const url = `${ecfBaseUrl}/aprobacioncomercial/api/aprobacioncomercial`;
+  const answer = await boundedJson<{ mensaje?: unknown }>(
+    await call(url, { method: "POST", body: xmlForm(xml, fileName), headers: bearer(token) }),
+    DGII_ANSWER_BYTES,
+    url,
+    {},
+  );
   return messagesOf(answer.mensaje);
 }
 
@@ -236,20 +338,52 @@ export async function directoryReceiver(
   token: string,
   rnc: string,
 ): Promise<{ receptionUrl: string | null; approvalUrl: string | null } | null> {
-  const response = await call(`${ecfBaseUrl}/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=${encodeURIComponent(rnc)}`, {
-    headers: bearer(token),
-  });
-  const entries = (await response.json().catch(() => [])) as { rnc?: string; urlRecepcion?: string; urlAceptacion?: string }[];
+  const url = `${ecfBaseUrl}/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC=${encodeURIComponent(rnc)}`;
+  const entries = await boundedJson<{ rnc?: string; urlRecepcion?: string; urlAceptacion?: string }[]>(
+    await call(url, { headers: bearer(token) }),
+    DGII_ANSWER_BYTES,
+    url,
+    [],
+  );
   const entry = Array.isArray(entries) ? entries.find((candidate) => candidate.rnc === rnc && (candidate.urlRecepcion || candidate.urlAceptacion)) : undefined;
   if (!entry) return null;
   const base = (url: string | undefined) => (url ? url.replace(/\/+$/, "") : null);
   return { receptionUrl: base(entry.urlRecepcion), approvalUrl: base(entry.urlAceptacion) };
 }
 
+/**
+ * How another taxpayer's receiver may be called (issue 30): its URL, read from DGII's directory
+ * (which any taxpayer fills in for itself), gets the rules of a webhook endpoint
+ * (modules/webhooks/url.ts): https to a public address, the name resolved through DNS over HTTPS
+ * before each attempt; development allows http to loopback (the local DGII stand-in).
+ */
+export interface ReceiverPolicy {
+  allowHttpLoopback: boolean;
+  resolverUrl: string;
+}
+
+async function checkReceiverUrl(url: string, policy: ReceiverPolicy): Promise<void> {
+  const problem = endpointUrlProblem(url, policy.allowHttpLoopback);
+  if (problem) throw new DgiiRefused(`The receiver URL ${url} (DGII's directory) is refused: ${problem}`, "");
+  let resolved: string | null;
+  try {
+    resolved = await resolvedHostProblem(url, policy.allowHttpLoopback, policy.resolverUrl);
+  } catch (error) {
+    if (error instanceof ResolverUnavailable) throw new DgiiUnavailable(`The receiver's host could not be resolved: ${error.message}`);
+    throw error;
+  }
+  if (resolved) throw new DgiiRefused(`The receiver URL ${url} (DGII's directory) is refused: ${resolved}`, "");
+}
+
 /** A token of another taxpayer's receiver, or no header when it has no authentication (optional there: a 404). */
 async function receiverHeaders(receiverUrl: string, material: SigningMaterial): Promise<Record<string, string>> {
   try {
-    const { token } = await exchangeSeed(`${receiverUrl}/fe/autenticacion/api/semilla`, `${receiverUrl}/fe/autenticacion/api/validacioncertificado`, material);
+    const { token } = await exchangeSeed(
+      `${receiverUrl}/fe/autenticacion/api/semilla`,
+      `${receiverUrl}/fe/autenticacion/api/validacioncertificado`,
+      material,
+      RECEIVER_ANSWER_BYTES,
+    );
     return bearer(token);
   } catch (error) {
     if (!(error instanceof DgiiRefused && error.status === 404)) throw error;
@@ -257,19 +391,39 @@ async function receiverHeaders(receiverUrl: string, material: SigningMaterial): 
   }
 }
 
+/** Another taxpayer's receiver answering what cannot be used is a refusal: sending again would not help. */
+async function receiverCall<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof UnusableAnswer) throw new DgiiRefused(error.message, "");
+    throw error;
+  }
+}
+
 /**
  * Sends an accepted e-CF to the buyer's receiver (Estándar de comunicación Emisor-Receptor,
  * "Recepción de e-CF": POST {url}/fe/recepcion/api/ecf, the file named RNCEmisor + e-NCF) and
- * returns its answer, the acknowledgement (ARECF) as text.
+ * returns its answer, the acknowledgement (ARECF) as text, read within RECEIVER_ANSWER_BYTES.
  */
-export async function sendEcfToReceiver(receiverUrl: string, material: SigningMaterial, xml: string, fileName: string): Promise<string> {
-  const headers = await receiverHeaders(receiverUrl, material);
-  const response = await call(`${receiverUrl}/fe/recepcion/api/ecf`, {
-    method: "POST",
-    body: xmlForm(xml, fileName),
-    headers: { ...headers, accept: "application/xml" },
+export async function sendEcfToReceiver(
+  receiverUrl: string,
+  policy: ReceiverPolicy,
+  material: SigningMaterial,
+  xml: string,
+  fileName: string,
+): Promise<string> {
+  await checkReceiverUrl(receiverUrl, policy);
+  return receiverCall(async () => {
+    const headers = await receiverHeaders(receiverUrl, material);
+    const url = `${receiverUrl}/fe/recepcion/api/ecf`;
+    const response = await call(
+      url,
+      { method: "POST", body: xmlForm(xml, fileName), headers: { ...headers, accept: "application/xml" } },
+      RECEIVER_ANSWER_BYTES,
+    );
+    return boundedText(response, RECEIVER_ANSWER_BYTES, url);
   });
-  return response.text();
 }
 
 /**
@@ -277,7 +431,18 @@ export async function sendEcfToReceiver(receiverUrl: string, material: SigningMa
  * authenticate at {url}/fe/autenticacion/api/{semilla,validacioncertificado} — optional for a
  * receiver, so a 404 there sends without a token —, then POST {url}/fe/aprobacioncomercial/api/ecf.
  */
-export async function sendApprovalToReceiver(receiverUrl: string, material: SigningMaterial, xml: string, fileName: string): Promise<void> {
-  const headers = await receiverHeaders(receiverUrl, material);
-  await call(`${receiverUrl}/fe/aprobacioncomercial/api/ecf`, { method: "POST", body: xmlForm(xml, fileName), headers });
+export async function sendApprovalToReceiver(
+  receiverUrl: string,
+  policy: ReceiverPolicy,
+  material: SigningMaterial,
+  xml: string,
+  fileName: string,
+): Promise<void> {
+  await checkReceiverUrl(receiverUrl, policy);
+  await receiverCall(async () => {
+    const headers = await receiverHeaders(receiverUrl, material);
+    const url = `${receiverUrl}/fe/aprobacioncomercial/api/ecf`;
+    const response = await call(url, { method: "POST", body: xmlForm(xml, fileName), headers }, RECEIVER_ANSWER_BYTES);
+    await boundedText(response, RECEIVER_ANSWER_BYTES, url);
+  });
 }

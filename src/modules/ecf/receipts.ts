@@ -1,5 +1,5 @@
 import { Big } from "../../lib/decimal";
-import { DSIG, parseXml } from "./signature";
+import { built, DSIG, parseUntrustedXml, type SignableXml, type XmlDocument, type XmlElement } from "./signature";
 import { children, EcfBuildError, type EcfType, ecfDate, ecfDateTime, money } from "./xml";
 
 /**
@@ -70,7 +70,7 @@ function checkIds(ids: { rnc: string[]; encf: string }, message: string) {
   if (!ENCF.test(ids.encf)) throw new EcfBuildError(`${message}: ${ids.encf} is not an e-NCF.`);
 }
 
-export function buildArecf(input: ArecfInput): string {
+export function buildArecf(input: ArecfInput): SignableXml {
   checkIds({ rnc: [input.issuerRnc, input.receiverRnc], encf: input.encf }, "ARECF");
   // CodigoMotivoNoRecibido is conditional to Estado 1 (Formato ARECF, field 6): with it, and only with it.
   if (input.received === (input.reasonCode !== undefined))
@@ -88,10 +88,10 @@ export function buildArecf(input: ArecfInput): string {
       FechaHoraAcuseRecibo: ecfDateTime(input.at),
     },
   });
-  return `<?xml version="1.0" encoding="utf-8"?><ARECF>${body}</ARECF>`;
+  return built(`<?xml version="1.0" encoding="utf-8"?><ARECF>${body}</ARECF>`);
 }
 
-export function buildAcecf(input: AcecfInput): string {
+export function buildAcecf(input: AcecfInput): SignableXml {
   checkIds({ rnc: [input.issuerRnc, input.buyerRnc], encf: input.encf }, "ACECF");
   // DetalleMotivoRechazo is conditional to Estado 2 (Formato ACECF, field 8): a rejection says why.
   const reason = input.reason?.trim() || undefined;
@@ -112,21 +112,24 @@ export function buildAcecf(input: AcecfInput): string {
       FechaHoraAprobacionComercial: ecfDateTime(input.at),
     },
   });
-  return `<?xml version="1.0" encoding="utf-8"?><ACECF>${body}</ACECF>`;
+  return built(`<?xml version="1.0" encoding="utf-8"?><ACECF>${body}</ACECF>`);
 }
 
 /** A received document that is not what it claims: not well-formed, another root, a missing or malformed field. */
 export class EcfReadError extends Error {}
 
-type XmlElement = ReturnType<typeof parseXml>["documentElement"] & {};
-
-function root(xml: string, name: string): XmlElement {
+/**
+ * The root of a document read from outside: the tree the caller parsed once (parseUntrustedXml), or
+ * a text parsed here the same way (bounded before any parser runs).
+ */
+function root(source: XmlDocument | string, name: string): XmlElement {
   let element: XmlElement;
   try {
-    element = parseXml(xml).documentElement!;
+    element = (typeof source === "string" ? parseUntrustedXml(source) : source).documentElement!;
   } catch (error) {
     throw new EcfReadError((error as Error).message);
   }
+  if (!element) throw new EcfReadError("The XML has no root element.");
   if (element.localName !== name) throw new EcfReadError(`Expected an ${name}, got an ${element.localName}.`);
   return element;
 }
@@ -170,7 +173,7 @@ const DATE = /^\d{1,2}-\d{1,2}-\d{4}$/;
 const DATE_TIME = /^\d{1,2}-\d{1,2}-\d{4} \d{1,2}:\d{1,2}:\d{1,2}$/;
 const AMOUNT = /^-?\d+(\.\d+)?$/;
 
-export function readArecf(xml: string): ArecfInput {
+export function readArecf(xml: XmlDocument | string): ArecfInput {
   const detail = root(xml, "ARECF");
   const at = ["DetalleAcusedeRecibo"];
   const received = required(detail, [...at, "Estado"], /^[01]$/) === "0";
@@ -186,7 +189,7 @@ export function readArecf(xml: string): ArecfInput {
   };
 }
 
-export function readAcecf(xml: string): AcecfInput {
+export function readAcecf(xml: XmlDocument | string): AcecfInput {
   const detail = root(xml, "ACECF");
   const at = ["DetalleAprobacionComercial"];
   return {
@@ -218,7 +221,7 @@ export interface EcfHeader {
   securityCode: string;
 }
 
-export function readEcfHeader(xml: string): EcfHeader {
+export function readEcfHeader(xml: XmlDocument | string): EcfHeader {
   const ecf = root(xml, "ECF");
   const header = (section: string, name: string, pattern?: RegExp) => required(ecf, ["Encabezado", section, name], pattern);
   const type = header("IdDoc", "TipoeCF") as EcfType;
@@ -275,7 +278,7 @@ export interface EcfLines {
 
 const QUANTITY = /^\d+(\.\d+)?$/;
 
-export function readEcfLines(xml: string): EcfLines {
+export function readEcfLines(xml: XmlDocument | string): EcfLines {
   const ecf = root(xml, "ECF");
   const due = optional(ecf, ["Encabezado", "IdDoc", "FechaLimitePago"]);
   if (due !== null && !DATE.test(due)) throw new EcfReadError(`ECF: FechaLimitePago "${due}" is malformed.`);

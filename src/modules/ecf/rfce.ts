@@ -1,4 +1,5 @@
 import type { Big } from "../../lib/decimal";
+import { built, type SignableXml } from "./signature";
 import { buyerIds, CONSUMER_THRESHOLD_DOP, children, type EcfAmounts, EcfBuildError, type EcfDocument, ecfAmounts, ecfDate, element, money } from "./xml";
 
 /**
@@ -9,7 +10,7 @@ import { buyerIds, CONSUMER_THRESHOLD_DOP, children, type EcfAmounts, EcfBuildEr
  * first 6 characters of the signed E32's SignatureValue). Signed like the e-CF by signature.ts; the
  * schema ends with xs:any for the Signature and, unlike the e-CF, has no FechaHoraFirma.
  */
-export function buildRfce(doc: EcfDocument, securityCode: string): string {
+export function buildRfce(doc: EcfDocument, securityCode: string): SignableXml {
   if (doc.type !== "32") throw new EcfBuildError(`An RFCE summarizes an E32, not an E${doc.type}.`);
   if (!/^.{6}$/.test(securityCode)) throw new EcfBuildError("CodigoSeguridadeCF is the 6 first characters of the E32's SignatureValue.");
   const { dop } = ecfAmounts(doc);
@@ -27,7 +28,7 @@ export function buildRfce(doc: EcfDocument, securityCode: string): string {
       CodigoSeguridadeCF: securityCode,
     },
   });
-  return `<?xml version="1.0" encoding="utf-8"?><RFCE>${body}</RFCE>`;
+  return built(`<?xml version="1.0" encoding="utf-8"?><RFCE>${body}</RFCE>`);
 }
 
 const KIND_FIELD: Record<EcfAmounts["additional"][number]["kind"], string> = {

@@ -6,6 +6,7 @@ import { decryptSecret, encryptSecret } from "../../lib/crypto";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import { inspectCertificate, type SigningMaterial, signingMaterial } from "./certificate";
+import type { ReceiverPolicy } from "./dgii";
 import type { EcfEnvironment, PutCertificateInput, PutSettingsInput } from "./schemas";
 
 const settings = schema.ecfSettings;
@@ -22,6 +23,11 @@ async function settingsRow(db: AnyDb, tenantId: number): Promise<SettingsRow | u
 /** DGII's hosts for an environment: `{base}/{environment}` (DGII, Descripción técnica: testecf, certecf, ecf). */
 export function dgiiUrls(config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">, environment: EcfEnvironment) {
   return { ecf: `${config.DGII_ECF_BASE_URL}/${environment}`, fc: `${config.DGII_FC_BASE_URL}/${environment}` };
+}
+
+/** How other taxpayers' receivers may be called: the rules of webhook endpoints (dgii.ts ReceiverPolicy). */
+export function receiverPolicy(config: Pick<Config, "WEBHOOKS_ALLOW_HTTP_LOOPBACK" | "WEBHOOKS_DNS_RESOLVER_URL">): ReceiverPolicy {
+  return { allowHttpLoopback: config.WEBHOOKS_ALLOW_HTTP_LOOPBACK, resolverUrl: config.WEBHOOKS_DNS_RESOLVER_URL };
 }
 
 export function serializeSettings(row: SettingsRow | undefined, config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">) {

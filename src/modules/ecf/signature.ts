@@ -1,6 +1,7 @@
 import { createHash, createSign } from "node:crypto";
 import { DOMParser } from "@xmldom/xmldom";
 import { C14nCanonicalization } from "xml-crypto";
+import { xmlBoundsProblem } from "../../lib/xml-bounds";
 import type { SigningMaterial } from "./certificate";
 
 /**
@@ -37,6 +38,19 @@ export interface SignedDocument {
 const canonicalizer = new C14nCanonicalization();
 
 /**
+ * What may be signed with a tenant's key: only XML Sucursal built itself from its own data (the
+ * builders of e-CF, RFCE, ANECF, ARECF and ACECF mark their output with `built`), or a seed that
+ * seed.ts checked is nothing but a seed. A text another party handed us is a plain string and does
+ * not type-check as a SignableXml: a hostile receiver cannot have an e-CF or an ANECF signed in the
+ * tenant's name by passing it off as a seed (issue 30; docs/security.md lists the signing paths,
+ * and test/node/signing-paths.test.ts holds the code to that list).
+ */
+export type SignableXml = string & { readonly signable: unique symbol };
+
+/** Marks the output of one of our builders (and of seed.ts's check) as signable. Nothing else calls it. */
+export const built = (xml: string) => xml as SignableXml;
+
+/**
  * @xmldom/xmldom 0.8, the line xml-crypto itself depends on: 0.9 builds a RegExp for every end tag,
  * which made parsing an e-CF of 1,000 lines ~2.7× slower (`npm run bench:ecf`).
  */
@@ -44,15 +58,43 @@ export function parseXml(xml: string) {
   const errors: string[] = [];
   const collect = (message: string) => void errors.push(message);
   const document = new DOMParser({ errorHandler: { warning: () => undefined, error: collect, fatalError: collect } }).parseFromString(xml, "text/xml");
-  if (errors.length || !document.documentElement) throw new Error(`Not well-formed XML: ${errors.join("; ")}`);
+  if (errors.length || !document.documentElement) throw new Error(`Not well-formed XML: ${errors.length ? errors.join("; ") : "no root element."}`);
   return document;
 }
 
-export function signXml(xml: string, material: Pick<SigningMaterial, "privateKeyPem" | "privateKey" | "certificatePem">): SignedDocument {
+export type XmlDocument = ReturnType<typeof parseXml>;
+/** An element of such a document (xmldom's nodes, typed with the DOM's own interfaces). */
+export type XmlElement = Element;
+
+/** XML from outside refused before a parser reads it (lib/xml-bounds.ts), or not well-formed. */
+export class UntrustedXmlError extends Error {
+  override name = "UntrustedXmlError";
+}
+
+/** XML someone else sent us: bounded first (no DOCTYPE, depth, namespaces), then parsed once. */
+export function parseUntrustedXml(xml: string): XmlDocument {
+  const problem = xmlBoundsProblem(xml);
+  if (problem) throw new UntrustedXmlError(problem);
+  try {
+    return parseXml(xml);
+  } catch (error) {
+    throw new UntrustedXmlError((error as Error).message);
+  }
+}
+
+/**
+ * xml-crypto types its DOM arguments with its own Node type; the nodes are @xmldom/xmldom 0.8's,
+ * the package xml-crypto itself parses with, so the objects are what it expects: the one place the
+ * two libraries' types meet.
+ */
+type XmlCryptoNode = Parameters<C14nCanonicalization["process"]>[0];
+export const forXmlCrypto = (node: XmlElement | XmlDocument | ChildNode): XmlCryptoNode => node as unknown as XmlCryptoNode;
+
+export function signXml(xml: SignableXml, material: Pick<SigningMaterial, "privateKeyPem" | "privateKey" | "certificatePem">): SignedDocument {
   const root = parseXml(xml).documentElement!;
   if (root.getElementsByTagNameNS(DSIG, "Signature").length) throw new Error("The document is signed already.");
   const digest = createHash("sha256")
-    .update(canonicalizer.process(root as never, {}), "utf8")
+    .update(canonicalizer.process(forXmlCrypto(root), {}), "utf8")
     .digest("base64");
   const signedInfo =
     `<SignedInfo><CanonicalizationMethod Algorithm="${C14N}"/><SignatureMethod Algorithm="${RSA_SHA256}"/>` +
@@ -65,7 +107,7 @@ export function signXml(xml: string, material: Pick<SigningMaterial, "privateKey
   const inherited = Array.from(root.attributes as ArrayLike<{ name: string; value: string }>)
     .filter((attribute) => attribute.name.startsWith("xmlns:"))
     .map((attribute) => ({ prefix: attribute.name.slice(6), namespaceURI: attribute.value }));
-  const canonicalSignedInfo = canonicalizer.process(signedInfoNode as never, { ancestorNamespaces: inherited });
+  const canonicalSignedInfo = canonicalizer.process(forXmlCrypto(signedInfoNode), { ancestorNamespaces: inherited });
   const signatureValue = createSign("RSA-SHA256")
     .update(canonicalSignedInfo, "utf8")
     .sign(material.privateKey ?? material.privateKeyPem, "base64");

@@ -1,6 +1,7 @@
 import { Big } from "../../lib/decimal";
 import type { TaxBreakdown } from "../sales/lines";
 import type { DocumentSnapshot } from "../sales/schemas";
+import { built, type SignableXml } from "./signature";
 
 /**
  * The e-CF as XML, in the order of DGII's schema for its type (`../shared/dgii/xsd/e-CF-{type}.xsd`;
@@ -402,7 +403,7 @@ function buyer(doc: EcfDocument, rules: TypeRules, totalDop: Big): Node {
   }
 }
 
-export function buildEcf(doc: EcfDocument): string {
+export function buildEcf(doc: EcfDocument): SignableXml {
   const rules = RULES[doc.type];
   check(doc, rules);
   const { issuer } = doc.snapshot;
@@ -508,7 +509,7 @@ export function buildEcf(doc: EcfDocument): string {
       : null,
     FechaHoraFirma: ecfDateTime(doc.signedAt),
   });
-  return `<?xml version="1.0" encoding="utf-8"?><ECF>${body}</ECF>`;
+  return built(`<?xml version="1.0" encoding="utf-8"?><ECF>${body}</ECF>`);
 }
 
 const ADDITIONAL_AMOUNT: Record<EcfAmounts["additional"][number]["kind"], string> = {

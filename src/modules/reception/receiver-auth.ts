@@ -10,7 +10,9 @@ import { hmacKey } from "../../lib/tokens";
  * Nothing is stored: the seed's value carries its tenant, expiry and an HMAC of both under a key
  * derived from JWT_SECRET, so only seeds we issued, for this tenant and unexpired, are exchanged;
  * the token is a JWT under another derived key (never valid as an API token, whose key is
- * JWT_SECRET itself), naming the tenant and the certificate that signed the seed.
+ * JWT_SECRET itself), naming the tenant and the certificate that signed the seed — its SHA-256 and
+ * the RNC or cédula it names —, so a document posted with it must be signed by that certificate.
+ * A seed is exchanged once: reception/service.ts spendSeed remembers it until it expires.
  */
 export const SEED_TTL_SECONDS = 300;
 export const RECEIVER_TOKEN_TTL_SECONDS = 3600;
@@ -29,17 +31,18 @@ export async function newSeedValue(secret: string, tenantId: number, now = new D
   return `${body}.${await mac(secret, body)}`;
 }
 
-export async function seedIsOurs(secret: string, tenantId: number, value: string, now = new Date()): Promise<boolean> {
+/** When a seed value of ours, for this tenant and unexpired, expires; null for any other value. */
+export async function ourSeedExpiry(secret: string, tenantId: number, value: string, now = new Date()): Promise<Date | null> {
   const parts = value.split(".");
-  if (parts.length !== 4) return false;
+  if (parts.length !== 4) return null;
   const [random, tenant, expires, tag] = parts as [string, string, string, string];
-  if (tenant !== String(tenantId) || !/^\d+$/.test(expires) || Number(expires) * 1000 < now.getTime()) return false;
+  if (tenant !== String(tenantId) || !/^\d{1,12}$/.test(expires) || Number(expires) * 1000 < now.getTime()) return null;
   const expected = await mac(secret, `${random}.${tenant}.${expires}`);
   // Lengths are public (a fixed-size MAC); compared without an early exit.
-  if (expected.length !== tag.length) return false;
+  if (expected.length !== tag.length) return null;
   let difference = 0;
   for (let i = 0; i < expected.length; i++) difference |= expected.charCodeAt(i) ^ tag.charCodeAt(i);
-  return difference === 0;
+  return difference === 0 ? new Date(Number(expires) * 1000) : null;
 }
 
 /** The SemillaModel DGII's example shows, with the value and the time of issue. */
@@ -56,26 +59,37 @@ export interface ReceiverToken {
   issued: Date;
 }
 
-export async function issueReceiverToken(secret: string, tenantId: number, signer: string, now = new Date()): Promise<ReceiverToken> {
+/** Who holds a receiver token: the certificate that signed its seed (issue 30: a document posted with the token must be signed by it). */
+export interface TokenHolder {
+  /** SHA-256 of the certificate, lowercase hex. */
+  fingerprint: string;
+  /** The RNC or cédula the certificate names (signers.ts identifiersOf). */
+  identifiers: string[];
+}
+
+export async function issueReceiverToken(secret: string, tenantId: number, holder: TokenHolder, now = new Date()): Promise<ReceiverToken> {
   const issued = new Date(Math.floor(now.getTime() / 1000) * 1000);
   const expires = new Date(issued.getTime() + RECEIVER_TOKEN_TTL_SECONDS * 1000);
-  const token = await new SignJWT({ tid: tenantId })
+  const token = await new SignJWT({ tid: tenantId, ids: holder.identifiers })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setIssuer(ISSUER)
-    .setSubject(signer)
+    .setSubject(holder.fingerprint)
     .setIssuedAt(issued)
     .setExpirationTime(expires)
     .sign(await hmacKey(secret, "fe-token"));
   return { token, expires, issued };
 }
 
-/** The signer a bearer token of this tenant was issued to; null for anything else. */
-export async function receiverTokenSigner(secret: string, tenantId: number, authorization: string | undefined): Promise<string | null> {
+/** The holder of a bearer token of this tenant; null for anything else. */
+export async function receiverTokenHolder(secret: string, tenantId: number, authorization: string | undefined): Promise<TokenHolder | null> {
   const token = /^bearer\s+(\S+)$/i.exec(authorization?.trim() ?? "")?.[1];
   if (!token) return null;
   try {
     const { payload } = await jwtVerify(token, await hmacKey(secret, "fe-token"), { issuer: ISSUER, algorithms: ["HS256"] });
-    return payload.tid === tenantId && typeof payload.sub === "string" ? payload.sub : null;
+    const ids = payload.ids;
+    if (payload.tid !== tenantId || typeof payload.sub !== "string" || !/^[0-9a-f]{64}$/.test(payload.sub)) return null;
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) return null;
+    return { fingerprint: payload.sub, identifiers: ids as string[] };
   } catch (error) {
     if (error instanceof errors.JOSEError) return null;
     throw error;

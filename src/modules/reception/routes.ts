@@ -8,10 +8,9 @@ import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage } from "../../http/schemas";
 import { dominicanToday } from "../../lib/dates";
 import { WrittenPurchase } from "../purchases/schemas";
-import { issueReceiverToken, newSeedValue, receiverTokenSigner, seedIsOurs, seedXml } from "./receiver-auth";
+import { issueReceiverToken, newSeedValue, receiverTokenHolder, seedXml, type TokenHolder } from "./receiver-auth";
 import { ApprovalBody, ReceivedEcf, ReceivedEcfListQuery, ReceivedEcfPurchaseBody } from "./schemas";
 import * as reception from "./service";
-import { tryParseXml, verifySignedXml } from "./verify";
 
 export const receptionRouter = createRouter();
 
@@ -69,14 +68,17 @@ function unauthorized(c: Context<AppEnv>) {
 
 /**
  * Reception and commercial approval: a receiver token of this tenant (else null: 401), then the
- * tenant as a receiver (404 if it is none) and the uploaded XML (null when there is none).
+ * tenant as a receiver (404 if it is none), the authorities its signers must come from (503 when
+ * none is configured) and the uploaded XML (null when there is none).
  */
-async function tokenAndUpload(c: Context<AppEnv>): Promise<{ receiver: reception.Receiver; xml: string | null } | null> {
+async function tokenAndUpload(c: Context<AppEnv>): Promise<{ receiver: reception.Receiver; sender: reception.Sender; xml: string | null } | null> {
   const tenantId = c.get("tenant").id;
   const settings = config(c.env);
-  if (!(await receiverTokenSigner(settings.JWT_SECRET, tenantId, c.req.header("authorization")))) return null;
+  const holder = await receiverTokenHolder(settings.JWT_SECRET, tenantId, c.req.header("authorization"));
+  if (!holder) return null;
   const receiver = await reception.receiverOf(c.var.db, tenantId, settings.APP_ENCRYPTION_KEY);
-  return { receiver, xml: await uploadedXml(c) };
+  const trust = reception.receiverTrust(settings.ECF_TRUSTED_CA_PEM);
+  return { receiver, sender: { holder, trust }, xml: await uploadedXml(c) };
 }
 
 receptionRouter.openapi(
@@ -111,21 +113,24 @@ receptionRouter.openapi(
         },
       },
       400: textResponse("Refused"),
-      ...errorResponses(404, 429),
+      ...errorResponses(404, 413, 429, 503),
     },
   }),
   async (c) => {
     const tenantId = c.get("tenant").id;
     const settings = config(c.env);
-    await reception.receiverOf(c.var.db, tenantId, settings.APP_ENCRYPTION_KEY);
+    const receiver = await reception.receiverOf(c.var.db, tenantId, settings.APP_ENCRYPTION_KEY);
+    const trust = reception.receiverTrust(settings.ECF_TRUSTED_CA_PEM);
     const xml = await uploadedXml(c);
     if (xml === null) return c.text(NOT_A_FILE, 400);
-    const seed = tryParseXml(xml)?.documentElement;
-    const value = seed?.nodeName === "SemillaModel" ? seed.getElementsByTagName("valor")[0]?.textContent : null;
-    if (!value || !(await seedIsOurs(settings.JWT_SECRET, tenantId, value))) return c.text("Semilla inválida o expirada.", 400);
-    const signature = verifySignedXml(xml);
-    if (!signature.valid) return c.text("La firma del archivo no es válida.", 400);
-    const token = await issueReceiverToken(settings.JWT_SECRET, tenantId, signature.signer);
+    let holder: TokenHolder;
+    try {
+      holder = await reception.authenticateSeed(c.var.db, receiver, xml, { secret: settings.JWT_SECRET, trust });
+    } catch (error) {
+      if (error instanceof reception.SeedRefused) return c.text(error.message, 400);
+      throw error;
+    }
+    const token = await issueReceiverToken(settings.JWT_SECRET, tenantId, holder);
     // DGII: yyyy-MM-ddTHH:mm:ssZ (.NET's universal sortable pattern).
     const stamp = (at: Date) => `${at.toISOString().slice(0, 19)}Z`;
     const answer = { token: token.token, expira: stamp(token.expires), expedido: stamp(token.issued) };
@@ -152,16 +157,16 @@ receptionRouter.openapi(
       200: xmlResponse("The signed ARECF"),
       400: textResponse("No XML, or one whose RNCEmisor and eNCF cannot be read"),
       401: jsonResponse("No valid token", ErrorBody),
-      ...errorResponses(404, 413, 429),
+      ...errorResponses(404, 413, 429, 503),
     },
   }),
   async (c) => {
     const upload = await tokenAndUpload(c);
     if (!upload) return unauthorized(c);
-    const { receiver, xml } = upload;
+    const { receiver, sender, xml } = upload;
     if (xml === null) return c.text(NOT_A_FILE, 400);
     try {
-      const result = await reception.receiveEcf(c.var.db, receiver, xml);
+      const result = await reception.receiveEcf(c.var.db, receiver, xml, sender);
       return c.body(result.receiptXml, 200, XML_TYPE);
     } catch (error) {
       if (error instanceof reception.ReceptionRefused) return c.text(error.message, 400);
@@ -180,16 +185,16 @@ receptionRouter.openapi(
       200: jsonResponse("Recorded", z.object({ mensaje: z.array(z.string()), estado: z.string(), codigo: z.string() })),
       400: jsonResponse("Refused", z.object({ mensaje: z.array(z.string()), estado: z.string(), codigo: z.string() })),
       401: jsonResponse("No valid token", ErrorBody),
-      ...errorResponses(404, 413, 429),
+      ...errorResponses(404, 413, 429, 503),
     },
   }),
   async (c) => {
     const upload = await tokenAndUpload(c);
     if (!upload) return unauthorized(c);
-    const { receiver, xml } = upload;
+    const { receiver, sender, xml } = upload;
     if (xml === null) return c.json({ mensaje: [NOT_A_FILE], estado: "Rechazado", codigo: "2" }, 400);
     try {
-      const approval = await reception.receiveApproval(c.var.db, receiver, xml);
+      const approval = await reception.receiveApproval(c.var.db, receiver, xml, sender);
       return c.json({ mensaje: [`Aprobación comercial de ${approval.encf} recibida.`], estado: "Recibido", codigo: "1" }, 200);
     } catch (error) {
       if (error instanceof reception.ApprovalRefused) return c.json({ mensaje: [error.message], estado: "Rechazado", codigo: "2" }, 400);

@@ -1,9 +1,11 @@
 import { and, desc, eq, gte, inArray, isNull, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { orderBy, pageOf } from "../../db/queries";
+import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
+import { isStorableDate, isStorableMoney } from "../../lib/bounds";
 import { sha256Hex } from "../../lib/crypto";
 import { Big } from "../../lib/decimal";
 import { AppError, fieldError, fieldErrorsFromZod, notFound } from "../../lib/errors";
@@ -26,11 +28,13 @@ import {
 } from "../ecf/receipts";
 import type { EcfEnvironment } from "../ecf/schemas";
 import { openedCertificate } from "../ecf/service";
-import { signXml } from "../ecf/signature";
+import { parseUntrustedXml, signXml, UntrustedXmlError, type XmlDocument } from "../ecf/signature";
 import { CreatePurchaseBody, type CreatePurchaseInput } from "../purchases/schemas";
 import { createPurchase, type WrittenPurchase } from "../purchases/service";
+import { ourSeedExpiry, type TokenHolder } from "./receiver-auth";
 import type { DeliveryStatus, ReceivedEcfFilter, ReceivedEcfPurchaseInput, ReceivedEcfSort } from "./schemas";
-import { tryParseXml, verifySignedXml } from "./verify";
+import { namesAuthor, type TrustStore, TrustStoreError, trustStoreOf } from "./signers";
+import { verifySignedDocument } from "./verify";
 
 /**
  * The receiver side of e-CF (Ley 32-23: every electronic issuer receives; DGII, Descripción técnica,
@@ -46,6 +50,7 @@ import { tryParseXml, verifySignedXml } from "./verify";
 const validateAgainstSchema = async (xml: string, name: SchemaName) => (await import("../../lib/xsd")).validateAgainstSchema(xml, name);
 
 const received = schema.receivedEcf;
+const seedUses = schema.receiverSeedUses;
 const approvals = schema.ecfApprovals;
 const documents = schema.ecfDocuments;
 export type ReceivedRow = typeof received.$inferSelect;
@@ -80,6 +85,74 @@ export async function receiverOf(db: AnyDb, tenantId: number, encryptionKey: str
 /** An answer the protocol gives without an ARECF: the document cannot even be read. */
 export class ReceptionRefused extends Error {}
 
+/**
+ * The authorities whose certificates the receiver accepts (ECF_TRUSTED_CA_PEM, signers.ts). Without
+ * them nothing can be told about a signer, so the receiver services refuse with a configuration error
+ * (503 receiver_not_configured) instead of trusting any certificate.
+ */
+export function receiverTrust(pemBundle: string | undefined): TrustStore {
+  let trust: TrustStore | null;
+  try {
+    trust = trustStoreOf(pemBundle);
+  } catch (error) {
+    if (error instanceof TrustStoreError)
+      throw new AppError("receiver_not_configured", `This receiver cannot check who signs what it receives: ${error.message}`);
+    throw error;
+  }
+  if (!trust) {
+    throw new AppError(
+      "receiver_not_configured",
+      "This receiver cannot check who signs what it receives: ECF_TRUSTED_CA_PEM (the certification authorities accredited by INDOTEL) is not configured.",
+    );
+  }
+  return trust;
+}
+
+/** The receiver's authentication refused a signed seed: HTTP 400 with this text (DGII's messages). */
+export class SeedRefused extends Error {}
+
+/**
+ * POST /fe/autenticacion/api/validacioncertificado: a seed we issued for this tenant, unexpired,
+ * signed by an accepted certificate (signers.ts) that names a taxpayer (RNC or cédula), and never
+ * exchanged before → who holds the token. The seed is spent in the same statement that checks it.
+ */
+export async function authenticateSeed(
+  db: AnyDb,
+  receiver: Pick<Receiver, "tenantId">,
+  xml: string,
+  options: { secret: string; trust: TrustStore; now?: Date },
+): Promise<TokenHolder> {
+  const now = options.now ?? new Date();
+  let document: XmlDocument;
+  try {
+    document = parseUntrustedXml(xml);
+  } catch (error) {
+    if (error instanceof UntrustedXmlError) throw new SeedRefused(`El archivo XML no es válido: ${error.message}`);
+    throw error;
+  }
+  const root = document.documentElement!;
+  const value = root.localName === "SemillaModel" && !root.namespaceURI ? root.getElementsByTagName("valor")[0]?.textContent : null;
+  const expires = value ? await ourSeedExpiry(options.secret, receiver.tenantId, value, now) : null;
+  if (!value || !expires) throw new SeedRefused("Semilla inválida o expirada.");
+  const signature = verifySignedDocument(document, xml, options.trust, now);
+  if (!signature.valid) throw new SeedRefused(`La firma del archivo no es válida: ${signature.reason}`);
+  if (!signature.signer.identifiers.length) {
+    throw new SeedRefused("El certificado no identifica a un contribuyente: su serialNumber no es un RNC ni una cédula.");
+  }
+  const [spent] = rowsOf<{ spent: number }>(
+    await db.execute(sql`
+    WITH purged AS (
+      DELETE FROM ${seedUses} WHERE ${seedUses.tenantId} = ${receiver.tenantId} AND ${seedUses.expiresAt} < ${now.toISOString()}::timestamptz
+    ), spent AS (
+      INSERT INTO ${seedUses} (tenant_id, seed_digest, expires_at) VALUES (${receiver.tenantId}, ${await sha256Hex(value)}, ${expires.toISOString()}::timestamptz)
+      ON CONFLICT DO NOTHING RETURNING 1
+    )
+    SELECT count(*)::integer AS spent FROM spent`),
+  );
+  if (!spent?.spent) throw new SeedRefused("Semilla ya utilizada: solicite otra.");
+  return { fingerprint: signature.signer.fingerprint, identifiers: signature.signer.identifiers };
+}
+
 /** ARECF CodigoMotivoNoRecibido (Formato Acuse de Recibo v1.0, field 6). */
 export const NOT_RECEIVED = { specification: 1, signature: 2, duplicate: 3, notOurs: 4 } as const;
 type NotReceivedReason = keyof typeof NOT_RECEIVED;
@@ -94,14 +167,35 @@ export interface ReceptionResult {
   id?: number;
 }
 
+/** Who sent a document: the receiver token's holder, and the authorities to check its signature against. */
+export interface Sender {
+  holder: TokenHolder;
+  trust: TrustStore;
+}
+
+/** Whether the header's amounts and date fit our columns (numeric(14,2), a real date 1900-2199): DGII's schema allows more digits and any dd-MM-yyyy. */
+function storable(header: EcfHeader): boolean {
+  return isStorableDate(header.issueDate) && isStorableMoney(header.totalAmount) && (header.itbisTotal === null || isStorableMoney(header.itbisTotal));
+}
+
 /**
- * POST /fe/recepcion/api/ecf. Checked in this order, the first failure answering an ARECF "no
- * recibido" with its code: the signature (2), DGII's schema for the type (1), the buyer being us (4),
- * a first reception of this issuer's e-NCF (3). A received e-CF is stored byte for byte with the
- * signed ARECF that acknowledged it.
+ * POST /fe/recepcion/api/ecf. The body is bounded and parsed once (parseUntrustedXml); that tree
+ * serves every step. Checked in this order, the first failure answering an ARECF "no recibido" with
+ * its code: the signature, its certificate (an accredited authority's, naming RNCEmisor) and that it
+ * is the certificate that took the token (2); DGII's schema for the type, and amounts and a date our
+ * books can hold (1); the buyer being us (4); a first reception of this issuer's e-NCF among
+ * authenticated documents (3). A received e-CF is stored byte for byte with the signed ARECF that
+ * acknowledged it.
  */
-export async function receiveEcf(db: AnyDb, receiver: Receiver, xml: string, now = new Date()): Promise<ReceptionResult> {
-  const identity = ecfIdentity(xml);
+export async function receiveEcf(db: AnyDb, receiver: Receiver, xml: string, sender: Sender, now = new Date()): Promise<ReceptionResult> {
+  let document: XmlDocument;
+  try {
+    document = parseUntrustedXml(xml);
+  } catch (error) {
+    if (error instanceof UntrustedXmlError) throw new ReceptionRefused(`La estructura del archivo XML no es válida: ${error.message}`);
+    throw error;
+  }
+  const identity = ecfIdentity(document);
   if (!identity) throw new ReceptionRefused("La estructura del archivo XML no es válida: no se pudo leer RNCEmisor y eNCF.");
   const answer = (reason?: NotReceivedReason) =>
     signXml(
@@ -117,18 +211,20 @@ export async function receiveEcf(db: AnyDb, receiver: Receiver, xml: string, now
     ).xml;
   const refuse = (reason: NotReceivedReason): ReceptionResult => ({ receiptXml: answer(reason), received: false, reason });
 
-  const signature = verifySignedXml(xml, now);
+  const signature = verifySignedDocument(document, xml, sender.trust, now);
   if (!signature.valid) return refuse("signature");
+  // Signed by the issuer it names (RNCEmisor), with the certificate that authenticated for the token.
+  if (!namesAuthor(signature.signer, identity.issuerRnc) || signature.signer.fingerprint !== sender.holder.fingerprint) return refuse("signature");
   let header: EcfHeader;
   try {
-    header = readEcfHeader(xml);
+    header = readEcfHeader(document);
   } catch (error) {
     if (error instanceof EcfReadError) return refuse("specification");
     throw error;
   }
   if (!RECEIVABLE_TYPES.has(header.type)) return refuse("specification");
   const schemaCheck = await validateAgainstSchema(xml, `e-CF-${header.type}` as SchemaName);
-  if (!schemaCheck.valid) return refuse("specification");
+  if (!schemaCheck.valid || !storable(header)) return refuse("specification");
   if (header.buyerRnc !== receiver.rnc) return refuse("notOurs");
 
   const receiptXml = answer();
@@ -145,13 +241,15 @@ export async function receiveEcf(db: AnyDb, receiver: Receiver, xml: string, now
       totalAmount: header.totalAmount,
       itbisAmount: header.itbisTotal ?? null,
       securityCode: header.securityCode,
-      signer: signature.signer,
+      signer: signature.signer.subject,
+      authenticated: true,
+      signerFingerprint: signature.signer.fingerprint,
       xml,
       xmlSha256: await sha256Hex(xml),
       receiptXml,
       receivedAt: now,
     })
-    .onConflictDoNothing({ target: [received.tenantId, received.issuerRnc, received.encf] })
+    .onConflictDoNothing({ target: [received.tenantId, received.issuerRnc, received.encf], where: sql`${received.authenticated}` })
     .returning({ id: received.id });
   if (!row) return refuse("duplicate");
   return { receiptXml, received: true, id: row.id };
@@ -161,8 +259,8 @@ export async function receiveEcf(db: AnyDb, receiver: Receiver, xml: string, now
  * Who the ARECF answers, read before anything else is trusted: RNCEmisor and eNCF of an ECF
  * document, in the formats ARECF.xsd requires of them. Null when they cannot be read.
  */
-function ecfIdentity(xml: string): { issuerRnc: string; encf: string } | null {
-  const root = tryParseXml(xml)?.documentElement;
+function ecfIdentity(document: XmlDocument): { issuerRnc: string; encf: string } | null {
+  const root = document.documentElement;
   if (root?.nodeName !== "ECF") return null;
   const text = (name: string) => root.getElementsByTagName(name)[0]?.textContent?.trim() ?? "";
   const issuerRnc = text("RNCEmisor");
@@ -173,26 +271,37 @@ function ecfIdentity(xml: string): { issuerRnc: string; encf: string } | null {
 /** A commercial approval refused: HTTP 400 with DGII's message for it (Descripción técnica, "Recepción de aprobación comercial"). */
 export class ApprovalRefused extends Error {}
 
+const STRUCTURE_REFUSED = "La estructura del archivo XML no es válido, favor proveer un XML con una estructura válida, verificar el XSD correspondiente";
+/** The one answer for an ACECF that matches none of our e-CF, whatever differs: no oracle of which buyer got which number. */
+const NO_MATCHING_ECF = "No se encuentra un e-CF válido para esta aprobación comercial";
+
 /**
- * POST /fe/aprobacioncomercial/api/ecf: a buyer's ACECF of one of our e-CF. Its signature and
- * schema are checked, it must name our RNC as issuer and an e-CF we issued to that buyer; the
- * e-CF's commercial_status then records it (the last one received wins).
+ * POST /fe/aprobacioncomercial/api/ecf: a buyer's ACECF of one of our e-CF. The body is bounded and
+ * parsed once; its signature must be the buyer's (an accepted certificate naming RNCComprador, the
+ * one that took the token), its structure ACECF.xsd's. It changes the commercial status of our e-CF
+ * only when RNCEmisor (us), e-NCF, RNCComprador, FechaEmision and MontoTotal are all that e-CF's;
+ * any difference, or an unknown e-NCF, gets the same refusal. The last approval received wins.
  */
-export async function receiveApproval(db: AnyDb, receiver: Receiver, xml: string, now = new Date()): Promise<AcecfInput> {
+export async function receiveApproval(db: AnyDb, receiver: Receiver, xml: string, sender: Sender, now = new Date()): Promise<AcecfInput> {
+  let document: XmlDocument;
   let approval: AcecfInput;
   try {
-    approval = readAcecf(xml);
+    document = parseUntrustedXml(xml);
+    approval = readAcecf(document);
   } catch (error) {
-    if (!(error instanceof EcfReadError)) throw error;
-    throw new ApprovalRefused("La estructura del archivo XML no es válido, favor proveer un XML con una estructura válida, verificar el XSD correspondiente");
+    if (!(error instanceof EcfReadError || error instanceof UntrustedXmlError)) throw error;
+    throw new ApprovalRefused(STRUCTURE_REFUSED);
   }
-  if (!verifySignedXml(xml, now).valid) throw new ApprovalRefused("La firma del XML no es válida");
+  const signature = verifySignedDocument(document, xml, sender.trust, now);
+  if (!signature.valid) throw new ApprovalRefused("La firma del XML no es válida");
+  if (!namesAuthor(signature.signer, approval.buyerRnc) || signature.signer.fingerprint !== sender.holder.fingerprint) {
+    throw new ApprovalRefused(`El certificado no corresponde al RNCComprador ${approval.buyerRnc} ni al que obtuvo el token.`);
+  }
   const schemaCheck = await validateAgainstSchema(xml, "ACECF");
-  if (!schemaCheck.valid)
-    throw new ApprovalRefused(
-      `La estructura del archivo XML no es válido, favor proveer un XML con una estructura válida, verificar el XSD correspondiente. ${schemaCheck.errors.join(" ")}`.trim(),
-    );
-  if (approval.issuerRnc !== receiver.rnc) throw new ApprovalRefused("Factura no encontrada para esta Aprobación comercial.");
+  if (!schemaCheck.valid) throw new ApprovalRefused(`${STRUCTURE_REFUSED}. ${schemaCheck.errors.join(" ")}`.trim());
+  if (approval.issuerRnc !== receiver.rnc || !isStorableDate(approval.issueDate) || !isStorableMoney(approval.totalAmount)) {
+    throw new ApprovalRefused(NO_MATCHING_ECF);
+  }
   const [updated] = await db
     .update(documents)
     .set({
@@ -203,10 +312,17 @@ export async function receiveApproval(db: AnyDb, receiver: Receiver, xml: string
       updatedAt: now,
     })
     .where(
-      and(eq(documents.tenantId, receiver.tenantId), eq(documents.encf, approval.encf), sql`${documents.buyerRnc} IS NOT DISTINCT FROM ${approval.buyerRnc}`),
+      and(
+        eq(documents.tenantId, receiver.tenantId),
+        eq(documents.issuerRnc, approval.issuerRnc),
+        eq(documents.encf, approval.encf),
+        eq(documents.buyerRnc, approval.buyerRnc),
+        eq(documents.issueDate, approval.issueDate),
+        eq(documents.totalAmount, approval.totalAmount),
+      ),
     )
     .returning({ id: documents.id });
-  if (!updated) throw new ApprovalRefused("No se encuentra un e-CF válido para esta aprobación comercial");
+  if (!updated) throw new ApprovalRefused(NO_MATCHING_ECF);
   return approval;
 }
 
