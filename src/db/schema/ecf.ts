@@ -158,6 +158,12 @@ export const receivedEcf = pgTable(
     authenticated: boolean("authenticated").notNull().default(false),
     /** SHA-256 of the signing certificate (lowercase hex), for an authenticated row. */
     signerFingerprint: text("signer_fingerprint"),
+    /**
+     * The tenant's DGII environment when it came (testecf, certecf, ecf): DGII's own e-CF reaching
+     * the receiver while the tenant is in certecf is step 9 of the certification. Null on rows
+     * received before it was recorded.
+     */
+    environment: text("environment"),
     /** The e-CF as received (UTF-8, byte for byte); its SHA-256 in hex. */
     xml: text("xml").notNull(),
     xmlSha256: text("xml_sha256").notNull(),
@@ -237,5 +243,28 @@ export const ecfApprovals = pgTable(
     check("ecf_approvals_dgii_status", sql`${t.dgiiStatus} IN ('pending', 'delivered', 'refused', 'failed')`),
     check("ecf_approvals_issuer_status", sql`${t.issuerStatus} IN ('pending', 'delivered', 'refused', 'failed')`),
     tenantIsolation("ecf_approvals"),
+  ],
+);
+
+/**
+ * DGII's certification steps the admin marks done, with a note (issue 32): the steps Sucursal
+ * cannot observe (registration and declarations in DGII's Oficina Virtual, DGII's validation of the
+ * printed representation…). A row means done; the steps Sucursal runs are read from their own
+ * evidence, never marked (modules/certification/steps.ts).
+ */
+export const ecfCertificationMarks = pgTable(
+  "ecf_certification_marks",
+  {
+    tenantId: tenantId().references(() => tenants.id),
+    /** DGII's step number, 1-14 (Proceso de Certificación para ser Emisor Electrónico, July 2025). */
+    step: integer("step").notNull(),
+    note: text("note").notNull(),
+    markedBy: integer("marked_by"),
+    markedAt: timestamp("marked_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.step] }),
+    check("ecf_certification_marks_step", sql`${t.step} BETWEEN 1 AND 14`),
+    tenantIsolation("ecf_certification_marks"),
   ],
 );

@@ -244,6 +244,7 @@ export async function receiveEcf(db: AnyDb, receiver: Receiver, xml: string, sen
       signer: signature.signer.subject,
       authenticated: true,
       signerFingerprint: signature.signer.fingerprint,
+      environment: receiver.environment,
       xml,
       xmlSha256: await sha256Hex(xml),
       receiptXml,
