@@ -3,7 +3,19 @@ import { type Database, withTenantTransaction } from "../db/client";
 import * as schema from "../db/schema";
 import { config, type Env } from "../env";
 import { log } from "../lib/log";
-import { DgiiRefused, type DgiiResult, DgiiUnavailable, queryResult, refusalMessages, sendConsumerSummary, sendEcf, withDgiiToken } from "../modules/ecf/dgii";
+import {
+  DgiiRefused,
+  type DgiiResult,
+  DgiiUnavailable,
+  type HeldTrackId,
+  queryResult,
+  queryTrackIds,
+  refusalMessages,
+  sendConsumerSummary,
+  sendEcf,
+  trackIdToFollow,
+  withDgiiToken,
+} from "../modules/ecf/dgii";
 import { serializeSubmission } from "../modules/ecf/documents";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
@@ -31,6 +43,12 @@ import { type EcfRef, enqueueDeliveries, enqueueEcf, enqueueWebhooks } from "./m
  * - DGII unreachable (network, 5xx, 408, 429): the step is retried with backoff (30 s doubling,
  *   capped at 15 min) for 24 hours from the first failure of the outage, then `failed` (retry:
  *   POST …/ecf/retry). DGII refusing a reception outright (4xx): `rejected`, sequence not used.
+ * - Never sent twice (issue 33): an e-CF without a trackId whose earlier attempt may have reached
+ *   DGII (a timeout, a connection cut after sending: the answer was lost) first asks DGII's trackIds
+ *   service which trackIds it holds for the e-NCF, and follows an accepted or in-process one
+ *   instead of sending again. A rejection is reconciled the same way: when DGII holds an accepted copy of the same
+ *   e-NCF under another trackId (the first send got through, a resend was answered "secuencia ya
+ *   utilizada"), the document follows that copy and is accepted, never marked rejected or failed.
  */
 
 export function pollDelaySeconds(polls: number): number {
@@ -98,18 +116,53 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
       return recordEvent(db, row.tenantId, type, row.workspaceId, async () => serializeSubmission(saved[0]!, config(env)));
     };
     const fileName = `${row.issuerRnc}${row.encf}.xml`;
+    /** A trackId DGII already held for this e-NCF, followed instead of the row's (saved with the step). */
+    let followed: HeldTrackId | null = null;
+    const heldByDgii = async () => {
+      try {
+        return await withToken(env, db, row, (token, urls) => queryTrackIds(urls.ecf, token, row.issuerRnc, row.encf));
+      } catch (error) {
+        // The lookup refused (not the document): go on as if DGII held nothing; an outage is retried.
+        if (!(error instanceof DgiiRefused)) throw error;
+        log.warn("ecf: DGII's trackIds lookup refused", { ...context, error: error.message });
+        return [];
+      }
+    };
     try {
       let result: DgiiResult | null = null;
       if (row.summaryXml) {
         result = await withToken(env, db, row, (token, urls) => sendConsumerSummary(urls.fc, token, row.summaryXml!, fileName));
       } else if (!row.trackId) {
-        const trackId = await withToken(env, db, row, (token, urls) => sendEcf(urls.ecf, token, row.xml, fileName));
-        const delay = pollDelaySeconds(1);
-        await save({ status: "in_process", trackId, lastError: null, unreachableSince: null, nextAttemptAt: new Date(now.getTime() + delay * 1000) });
-        log.info("ecf: sent", { ...context, trackId });
-        return { outcome: "in_process", status: "in_process", retryInSeconds: delay };
+        // An earlier attempt may have reached DGII though its answer was lost: ask before sending again.
+        // A copy DGII rejected is not followed: a retry of a rejection whose number was not used
+        // (its cause fixed, POST …/ecf/retry) must reach DGII again.
+        followed = row.attempts > 0 ? trackIdToFollow((await heldByDgii()).filter((held) => !/^rechazado/i.test(held.state))) : null;
+        if (!followed) {
+          const trackId = await withToken(env, db, row, (token, urls) => sendEcf(urls.ecf, token, row.xml, fileName));
+          const delay = pollDelaySeconds(1);
+          await save({ status: "in_process", trackId, lastError: null, unreachableSince: null, nextAttemptAt: new Date(now.getTime() + delay * 1000) });
+          log.info("ecf: sent", { ...context, trackId });
+          return { outcome: "in_process", status: "in_process", retryInSeconds: delay };
+        }
+        log.info("ecf: DGII already holds it; following its trackId instead of sending again", {
+          ...context,
+          trackId: followed.trackId,
+          state: followed.state,
+        });
+        const trackId = followed.trackId;
+        result = await withToken(env, db, row, (token, urls) => queryResult(urls.ecf, token, trackId));
       } else {
         result = await withToken(env, db, row, (token, urls) => queryResult(urls.ecf, token, row.trackId!));
+      }
+      if (FINAL_BY_CODE[result.code] === "rejected" && !row.summaryXml) {
+        // "Secuencia ya utilizada" after a resend: DGII may hold an accepted copy under another trackId.
+        const current = followed?.trackId ?? row.trackId;
+        const copy = trackIdToFollow((await heldByDgii()).filter((held) => held.trackId !== current && /^aceptado/i.test(held.state)));
+        if (copy) {
+          log.info("ecf: rejected as a resend of an accepted copy; following the copy", { ...context, rejectedTrackId: current, trackId: copy.trackId });
+          followed = copy;
+          result = await withToken(env, db, row, (token, urls) => queryResult(urls.ecf, token, copy.trackId));
+        }
       }
       const final = FINAL_BY_CODE[result.code];
       if (!final) {
@@ -117,6 +170,7 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
         const polls = row.trackId ? attempts - 1 : attempts;
         const delay = pollDelaySeconds(polls);
         await save({
+          ...(followed ? { trackId: followed.trackId } : {}),
           status: "in_process",
           dgiiMessages: result.messages,
           lastError: null,
@@ -128,6 +182,7 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
       // Accepted, it goes to the buyer's receiver next (jobs/ecf-delivery.ts), when it names one.
       const deliver = (final === "accepted" || final === "accepted_conditional") && row.buyerRnc !== null;
       const saved = await save({
+        ...(followed ? { trackId: followed.trackId } : {}),
         status: final,
         dgiiMessages: result.messages,
         sequenceUsed: final === "rejected" ? result.sequenceUsed : null,
