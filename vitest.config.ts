@@ -60,6 +60,8 @@ export default defineConfig({
                 RESEND_API_KEY: "re_test_key",
                 DGII_ECF_BASE_URL: inject("fakeDgiiUrl"),
                 DGII_FC_BASE_URL: inject("fakeDgiiUrl"),
+                // DGII's status service: the fake's; no API key, so the sweep is off unless a test turns it on.
+                DGII_STATUS_BASE_URL: inject("fakeDgiiUrl"),
                 TEST_FAKE_DGII_URL: inject("fakeDgiiUrl"),
                 APP_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
                 // The run's certification authority (test/global-setup.ts): the only one the receiver trusts.

@@ -171,6 +171,8 @@ async function demoEcf(token: string, authority: Authority): Promise<void> {
 const PASSED_THROUGH = [
   "DGII_ECF_BASE_URL",
   "DGII_FC_BASE_URL",
+  "DGII_STATUS_BASE_URL",
+  "DGII_STATUS_API_KEY",
   "TAX_AUTHORITY_DATA_URL",
   "RESEND_API_KEY",
   "RESEND_BASE_URL",
@@ -206,6 +208,10 @@ async function main() {
       // The README's outside-service settings, when this shell sets them, reach the Worker as given.
       ...Object.fromEntries(PASSED_THROUGH.map((name) => [name, process.env[name]])),
       ...(fakeDgii ? { DGII_ECF_BASE_URL: fakeDgii.url, DGII_FC_BASE_URL: process.env.DGII_FC_BASE_URL ?? fakeDgii.url } : {}),
+      // DGII's status service: the stand-in's, with a key of its own, so the minute sweep runs locally.
+      ...(fakeDgii && !process.env.DGII_STATUS_BASE_URL
+        ? { DGII_STATUS_BASE_URL: fakeDgii.url, DGII_STATUS_API_KEY: process.env.DGII_STATUS_API_KEY ?? "local-dev-key" }
+        : {}),
       ECF_TRUSTED_CA_PEM: process.env.ECF_TRUSTED_CA_PEM ?? authority?.certificatePem,
       // The stand-in's receivers of other taxpayers are on loopback, over http.
       ...(fakeDgii ? { WEBHOOKS_ALLOW_HTTP_LOOPBACK: process.env.WEBHOOKS_ALLOW_HTTP_LOOPBACK ?? "true" } : {}),

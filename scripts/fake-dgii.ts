@@ -38,6 +38,10 @@ import { type LocalServer, listenOnLoopback } from "./lib/local-server";
  *   refused;
  * - GET /{env}/consultaestado/api/consultas/estado?rncemisor&ncfelectronico[&rnccomprador&codigoseguridad]
  *   → the state and amounts of a received e-CF or RFCE (0 No encontrado when the code differs);
+ * - GET /api/estatusservicios/obtenerestatus and …/obtenerventanasmantenimiento (DGII's status host,
+ *   `Authorization: Apikey …`) → every service of each environment, "Disponible" unless
+ *   `POST /_control/dgii-status {ambiente, servicio, estatus}` says otherwise (`{reset: true}`
+ *   clears), and the windows `POST /_control/dgii-windows` gave, in DGII's shape;
  * - GET /{env}/consultatrackids/api/trackids/consulta?rncemisor&encf → `[{trackId, estado,
  *   fechaRecepcion}]`, every reception of that e-NCF (a resend of a used number is received and
  *   answered rejected, "secuencia ya utilizada"); 400 when the token's signer did not send them;
@@ -417,6 +421,20 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
     return true;
   };
   const approvals: Exchange[] = [];
+  /** DGII's status service (statusecf): every service available until a test says otherwise; no windows. */
+  const STATUS_SERVICES = [
+    "Autenticación",
+    "Recepción",
+    "Consulta Resultado",
+    "Consulta Estado",
+    "Consulta Directorio",
+    "Consulta TrackIds",
+    "Aprobación Comercial",
+    "Anulación Rangos",
+    "Recepción FC",
+  ];
+  const serviceStates = new Map<string, string>();
+  let maintenanceWindows: unknown[] = [];
   /** Electronic taxpayers registered by tests: RNC → name; and the receiver URL a test gave one instead of this fake's. */
   const directory = new Map<string, string>();
   const directoryUrls = new Map<string, string>();
@@ -620,6 +638,31 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
         const { xml, xsd } = await readJson<{ xml: string; xsd?: string }>(req);
         if (xsd !== undefined && !(/^[\w.-]+\.xsd$/.test(xsd) && existsSync(path.join(XSD_DIR, xsd)))) return send(400, { mensaje: `No such schema: ${xsd}` });
         return send(200, { signature: await verifySignature(xml), signer: signerOf(xml), schemaErrors: xsd ? await schemaErrors(xml, xsd) : [] });
+      }
+      if (url.pathname === "/_control/dgii-status" && req.method === "POST") {
+        // {ambiente: "Produccion", servicio: "Recepción", estatus: "No Disponible"}, or {reset: true}.
+        const body = JSON.parse((await readBody(req)).toString("utf8")) as { ambiente?: string; servicio?: string; estatus?: string; reset?: boolean };
+        if (body.reset) serviceStates.clear();
+        else serviceStates.set(`${body.ambiente}|${body.servicio}`, body.estatus ?? "Disponible");
+        return send(200, { ok: true });
+      }
+      if (url.pathname === "/_control/dgii-windows" && req.method === "POST") {
+        // DGII's own shape: {ventanaMantenimientos: [{ambiente, horaInicio, horaFin, dias}]}.
+        const body = JSON.parse((await readBody(req)).toString("utf8")) as { ventanaMantenimientos?: unknown[] };
+        maintenanceWindows = body.ventanaMantenimientos ?? [];
+        return send(200, { ok: true });
+      }
+      const statusService = /^\/api\/estatusservicios\/(obtenerestatus|obtenerventanasmantenimiento)$/i.exec(url.pathname);
+      if (statusService) {
+        // Estatus Servicios (Descripción técnica): an API key DGII gives, as `Authorization: Apikey …`.
+        if (!/^Apikey \S+/.test(req.headers.authorization ?? "")) return send(401, { mensaje: "Apikey no válido." });
+        if (statusService[1]!.toLowerCase() === "obtenerventanasmantenimiento") return send(200, { ventanaMantenimientos: maintenanceWindows });
+        return send(
+          200,
+          ["PreCertificacion", "Certificacion", "Produccion"].flatMap((ambiente) =>
+            STATUS_SERVICES.map((servicio) => ({ servicio, estatus: serviceStates.get(`${ambiente}|${servicio}`) ?? "Disponible", ambiente })),
+          ),
+        );
       }
       if (url.pathname === "/_control/receiver-down" && req.method === "POST") {
         const body = await readJson<{ rnc: string; calls: number }>(req);

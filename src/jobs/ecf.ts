@@ -16,6 +16,7 @@ import {
   trackIdToFollow,
   withDgiiToken,
 } from "../modules/ecf/dgii";
+import { sendingPausedUntil } from "../modules/ecf/dgii-status";
 import { serializeSubmission } from "../modules/ecf/documents";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
@@ -62,6 +63,8 @@ type StepOutcome =
   | "in_process"
   /** DGII could not be reached: retried after `retryInSeconds`. */
   | "retry"
+  /** DGII is in a maintenance window or reports the service down: nothing tried, again after `retryInSeconds`. */
+  | "paused"
   /** Unreachable for 24 h: failed. */
   | "failed"
   | "not_due"
@@ -102,6 +105,19 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
     if (row.status !== "pending" && row.status !== "in_process") return { outcome: "done", status: row.status };
     const dueIn = Math.ceil((row.nextAttemptAt.getTime() - now.getTime()) / 1000);
     if (dueIn > 0) return { outcome: "not_due", retryInSeconds: dueIn };
+    // A known outage (a maintenance window, a service DGII reports down) is waited out: no attempt
+    // is spent and no backoff grows through it (issue 33).
+    const service = row.summaryXml ? "Recepción FC" : row.trackId ? "Consulta Resultado" : "Recepción";
+    const pause = await sendingPausedUntil(db, row.environment, service, now);
+    if (pause) {
+      const retryInSeconds = Math.max(1, Math.ceil((pause.until.getTime() - now.getTime()) / 1000));
+      await db
+        .update(e)
+        .set({ nextAttemptAt: pause.until, lastError: `Paused: ${pause.reason}.`, updatedAt: now })
+        .where(eq(e.id, row.id));
+      log.info("ecf: paused", { tenantId: row.tenantId, ecfId: row.id, encf: row.encf, reason: pause.reason, retryInSeconds });
+      return { outcome: "paused", status: row.status, retryInSeconds };
+    }
     const attempts = row.attempts + 1;
     const context = { tenantId: row.tenantId, ecfId: row.id, encf: row.encf, attempts };
     const save = (values: Partial<EcfRow>) =>
@@ -222,7 +238,7 @@ export async function handleEcfMessage(message: Message<EcfRef>, env: Env): Prom
   try {
     const result = await stepEcfDocument(env, message.body);
     // A delay past the queue's 12-hour limit is left to the sweep.
-    if ((result.outcome === "in_process" || result.outcome === "retry") && result.retryInSeconds) {
+    if ((result.outcome === "in_process" || result.outcome === "retry" || result.outcome === "paused") && result.retryInSeconds) {
       await enqueueEcf(env, [message.body], Math.min(result.retryInSeconds, 43_200));
     }
     if (result.deliver) await enqueueDeliveries(env, [{ tenant_id: message.body.tenant_id, ecf_id: message.body.ecf_id, delivery: true }]);

@@ -4721,6 +4721,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ecf/dgii-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** DGII's services per environment as DGII's status service last reported them, since when one is down, and the maintenance windows not over yet */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description DGII's status */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["DgiiStatus"];
+                        };
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ecf/settings": {
         parameters: {
             query?: never;
@@ -17309,6 +17383,36 @@ export interface components {
             name: string;
             symbol: string;
             updated_at: string;
+        };
+        DgiiStatus: {
+            /** @description Whether DGII's status service is read (DGII_STATUS_API_KEY set); without it nothing is paused */
+            configured: boolean;
+            maintenance_windows: {
+                ends_at: string;
+                /** @enum {string} */
+                environment: "testecf" | "certecf" | "ecf";
+                /** @description Sending to this environment waits until ends_at */
+                in_progress: boolean;
+                starts_at: string;
+            }[];
+            services: {
+                available: boolean;
+                checked_at: string;
+                /** @description When the sweep first saw it unavailable in the current outage */
+                down_since: string | null;
+                /** @enum {string} */
+                environment: "testecf" | "certecf" | "ecf";
+                /**
+                 * @description DGII's name of the service
+                 * @example Recepción
+                 */
+                service: string;
+                /**
+                 * @description DGII's word for its state
+                 * @example Disponible
+                 */
+                status: string;
+            }[];
         };
         /** @description Frozen at issue; null for a draft or an invoice issued before snapshots existed */
         DocumentSnapshot: {

@@ -268,3 +268,35 @@ export const ecfCertificationMarks = pgTable(
     tenantIsolation("ecf_certification_marks"),
   ],
 );
+
+/**
+ * DGII's services as its status service last reported them (Descripción técnica, "Estatus
+ * Servicios", obtenerestatus), per environment: not tenant data, one row per service. `downSince`
+ * is when the sweep first saw it unavailable in the current outage (issue 33).
+ */
+export const dgiiServiceStatus = pgTable(
+  "dgii_service_status",
+  {
+    environment: text("environment").notNull(),
+    /** DGII's name of the service: "Recepción", "Consulta Resultado", "Recepción FC"… */
+    service: text("service").notNull(),
+    available: boolean("available").notNull(),
+    /** DGII's word for it ("Disponible", "No Disponible"…). */
+    status: text("status").notNull(),
+    downSince: timestamp("down_since", { withTimezone: true }),
+    checkedAt: timestamp("checked_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.environment, t.service] })],
+);
+
+/** DGII's announced maintenance windows (obtenerventanasmantenimiento), per environment, in UTC. */
+export const dgiiMaintenanceWindows = pgTable(
+  "dgii_maintenance_windows",
+  {
+    environment: text("environment").notNull(),
+    startsAt: timestamp("starts_at", { withTimezone: true }).notNull(),
+    endsAt: timestamp("ends_at", { withTimezone: true }).notNull(),
+    checkedAt: timestamp("checked_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.environment, t.startsAt] }), index("dgii_maintenance_windows_end_idx").on(t.endsAt)],
+);

@@ -4,9 +4,11 @@ import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonB
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { annulRange, serializeAnnulment } from "./annulments";
+import { dgiiStatusView } from "./dgii-status";
 import * as documents from "./documents";
 import {
   CreateAnnulmentBody,
+  DgiiStatus,
   EcfAnnulment,
   EcfCertificate,
   EcfSettings,
@@ -101,6 +103,20 @@ ecfRouter.openapi(
     const row = await ecf.putSettings(c.var.db, c.get("tenant").id, c.req.valid("json"));
     return c.json({ data: ecf.serializeSettings(row, config(c.env)), message: "e-CF settings updated." }, 200);
   },
+);
+
+ecfRouter.openapi(
+  defineRoute(
+    { permission: "invoices:view" },
+    {
+      method: "get",
+      path: `${V1}/ecf/dgii-status`,
+      tags,
+      summary: "DGII's services per environment as DGII's status service last reported them, since when one is down, and the maintenance windows not over yet",
+      responses: { 200: jsonResponse("DGII's status", dataOnly(DgiiStatus)), ...commonErrors },
+    },
+  ),
+  async (c) => c.json({ data: await dgiiStatusView(c.var.db, new Date(), Boolean(config(c.env).DGII_STATUS_API_KEY)) }, 200),
 );
 
 /** The e-CF of each kind of document, under the document's own path. */

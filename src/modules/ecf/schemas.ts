@@ -147,3 +147,27 @@ export const EcfAnnulment = z
     created_at: z.string(),
   })
   .openapi("EcfAnnulment");
+
+export const DgiiStatus = z
+  .object({
+    configured: z.boolean().openapi({ description: "Whether DGII's status service is read (DGII_STATUS_API_KEY set); without it nothing is paused" }),
+    services: z.array(
+      z.object({
+        environment: z.enum(ECF_ENVIRONMENTS),
+        service: z.string().openapi({ description: "DGII's name of the service", example: "Recepción" }),
+        available: z.boolean(),
+        status: z.string().openapi({ description: "DGII's word for its state", example: "Disponible" }),
+        down_since: z.string().nullable().openapi({ description: "When the sweep first saw it unavailable in the current outage" }),
+        checked_at: z.string(),
+      }),
+    ),
+    maintenance_windows: z.array(
+      z.object({
+        environment: z.enum(ECF_ENVIRONMENTS),
+        starts_at: z.string(),
+        ends_at: z.string(),
+        in_progress: z.boolean().openapi({ description: "Sending to this environment waits until ends_at" }),
+      }),
+    ),
+  })
+  .openapi("DgiiStatus");
