@@ -128,7 +128,7 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
         .returning();
     /** DGII's final answer as an event, in this step's transaction; its deliveries are queued after the commit. */
     const finalEvent = async (saved: EcfRow[], status: string) => {
-      const type = status === "rejected" ? "ecf.rejected" : "ecf.accepted";
+      const type = status === "rejected" ? "ecf.rejected" : status === "failed" ? "ecf.failed" : "ecf.accepted";
       return recordEvent(db, row.tenantId, type, row.workspaceId, async () => serializeSubmission(saved[0]!, config(env)));
     };
     const fileName = `${row.issuerRnc}${row.encf}.xml`;
@@ -220,9 +220,10 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
       if (!(error instanceof DgiiUnavailable)) throw error;
       const since = row.unreachableSince ?? now;
       if (now.getTime() - since.getTime() >= ECF_MAX_OUTAGE_MS) {
-        await save({ status: "failed", lastError: error.message, unreachableSince: since });
+        const saved = await save({ status: "failed", lastError: error.message, unreachableSince: since });
+        const webhooks = await finalEvent(saved, "failed");
         log.error("ecf: DGII unreachable for 24 hours; failed", { ...context, error: error.message });
-        return { outcome: "failed", status: "failed" };
+        return { outcome: "failed", status: "failed", webhooks };
       }
       const failures = row.unreachableSince ? attempts : 1;
       const delay = outageDelaySeconds(failures);

@@ -94,7 +94,7 @@ describe("e-CF transmission and DGII's states", () => {
     const ref = { tenant_id: t.tenant.tenantId, ecf_id: first.id };
     const start = first.unreachable_since!;
     expect(await stepEcfDocument(env, ref, { now: later(start, 12 * 3600) })).toMatchObject({ outcome: "retry", status: "pending" });
-    expect(await stepEcfDocument(env, ref, { now: later(start, 24 * 3600 + 1) })).toEqual({ outcome: "failed", status: "failed" });
+    expect(await stepEcfDocument(env, ref, { now: later(start, 24 * 3600 + 1) })).toEqual({ outcome: "failed", status: "failed", webhooks: [] });
     const failed = await ecfOf(t, `/invoices/${invoice.id}`);
     expect(failed).toMatchObject({ status: "failed", attempts: 3, next_attempt_at: null });
     expect(failed.last_error).toContain("Servicio no disponible temporalmente");

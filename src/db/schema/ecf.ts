@@ -300,3 +300,26 @@ export const dgiiMaintenanceWindows = pgTable(
   },
   (t) => [primaryKey({ columns: [t.environment, t.startsAt] }), index("dgii_maintenance_windows_end_idx").on(t.endsAt)],
 );
+
+/**
+ * Each change of an e-CF's state, with its time and cause (issue 33; GET …/ecf's `timeline`):
+ * written by the trigger `ecf_documents_transition` (drizzle/0046) on every INSERT and every change
+ * of `ecf_documents.status`, whichever code made it, so none is missed. `state` is `signed` (the
+ * INSERT), `sent` (in_process), `retried` (back to pending), or the status itself; `cause` is DGII's
+ * messages of a rejection or a conditional acceptance, the error that made it `failed`; `at` the
+ * database's clock at the change (the row's updated_at, drizzle/0036).
+ */
+export const ecfTransitions = pgTable(
+  "ecf_transitions",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    ecfDocumentId: integer("ecf_document_id")
+      .notNull()
+      .references(() => ecfDocuments.id),
+    state: text("state").notNull(),
+    cause: text("cause"),
+    at: timestamp("at", { withTimezone: true }).notNull(),
+  },
+  (t) => [index("ecf_transitions_document_idx").on(t.ecfDocumentId, t.id), tenantIsolation("ecf_transitions")],
+);

@@ -171,3 +171,27 @@ export const DgiiStatus = z
     ),
   })
   .openapi("DgiiStatus");
+
+export const ECF_TIMELINE_STATES = ["signed", "sent", "retried", "accepted", "accepted_conditional", "rejected", "failed", "annulled"] as const;
+
+/** GET …/ecf: the e-CF, its timeline and what to do next. */
+export const EcfDocument = EcfStatus.extend({
+  timeline: z
+    .array(
+      z.object({
+        state: z.enum(ECF_TIMELINE_STATES),
+        at: z.string(),
+        cause: z.string().nullable().openapi({ description: "DGII's messages of a rejection or a conditional acceptance; the error that made it failed" }),
+      }),
+    )
+    .openapi({ description: "Each change of state in order: signed, sent (DGII gave a trackId), retried, then DGII's answer or failed, annulled" }),
+  next_action: z
+    .object({
+      code: z.enum(["retry", "issue_again"]),
+      method: z.literal("POST"),
+      path: z.string(),
+      description: z.string(),
+    })
+    .nullable()
+    .openapi({ description: "What to do with an e-CF that did not go through, from DGII's answer; null when nothing is to be done" }),
+}).openapi("EcfDocument");
