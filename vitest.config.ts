@@ -1,31 +1,9 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
-import { defineConfig, type Plugin } from "vitest/config";
+import { defineConfig } from "vitest/config";
 
 const TEST_JWT_SECRET = "test-jwt-secret-of-at-least-thirty-two-chars";
 // 32 bytes, base64: the AES-GCM key of integration secrets in tests.
 const TEST_ENCRYPTION_KEY = "dGVzdC1lbmNyeXB0aW9uLWtleS0zMi1ieXRlcy0hISE=";
-
-/**
- * DGII's schemas as text, as wrangler.toml's Text rule gives them to the deployed Worker
- * (src/lib/xsd.ts). vitest-pool-workers looks a module rule's file up under the project root, and
- * Vite names a file outside it /@fs/<path>, so ../shared/dgii/xsd-strict/*.xsd would not be found:
- * here Vite loads them itself (a query keeps the pool's rules off the id).
- */
-const XSD_QUERY = "?dgii-xsd";
-const xsdAsText: Plugin = {
-  name: "dgii-xsd-as-text",
-  enforce: "pre",
-  resolveId(source, importer) {
-    if (!source.endsWith(".xsd") || !importer) return null;
-    return path.resolve(path.dirname(importer.split("?")[0]!), source) + XSD_QUERY;
-  },
-  load(id) {
-    if (!id.endsWith(`.xsd${XSD_QUERY}`)) return null;
-    return `export default ${JSON.stringify(readFileSync(id.slice(0, -XSD_QUERY.length), "utf8"))};`;
-  },
-};
 
 export default defineConfig({
   test: {
@@ -33,7 +11,6 @@ export default defineConfig({
       {
         // The API, inside workerd, through the Worker's real fetch handler.
         plugins: [
-          xsdAsText,
           cloudflareTest(async ({ inject }) => ({
             main: "./src/index.ts",
             wrangler: { configPath: "./wrangler.toml" },
