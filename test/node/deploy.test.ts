@@ -121,9 +121,9 @@ async function runDeploy(args: string[], state: { loggedIn: boolean; queues: str
     FAKE_WRANGLER_STATE: stateFile,
     FAKE_WRANGLER_LOG: logFile,
     FAKE_WRANGLER_ROOT: ROOT,
+    // Blank is unset, for the script as for the Worker.
+    DATABASE_URL: databaseUrl ?? "",
   };
-  delete env.DATABASE_URL;
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
   const result = await runCommand(path.join(ROOT, "node_modules", ".bin", "tsx"), ["scripts/deploy.ts", ...args], { cwd: ROOT, env });
   const calls = fs
     .readFileSync(logFile, "utf8")
