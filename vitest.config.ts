@@ -29,6 +29,10 @@ const xsdAsText: Plugin = {
 
 export default defineConfig({
   test: {
+    // Two test files at a time (vitest's default on 2 CPUs is one): a file spends much of its time
+    // waiting on Postgres, the fakes and its Worker's queue, and each file's Worker (its own
+    // miniflare, queues included) and tenants are its own. Measured in docs/reliability.md.
+    maxWorkers: 2,
     projects: [
       {
         // The API, inside workerd, through the Worker's real fetch handler.
