@@ -42,6 +42,13 @@ export default defineConfig({
             main: "./src/index.ts",
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
+              // wrangler.toml's consumers, flushed at once: miniflare holds a batch that is not full
+              // for max_batch_timeout (1 s) before delivering it, a second a test would wait per hop.
+              queueConsumers: {
+                outbox: { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 10 },
+                ecf: { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 10 },
+                "rnc-sync": { maxBatchSize: 1, maxBatchTimeout: 0, maxRetries: 5 },
+              },
               bindings: {
                 DATABASE_URL: inject("databaseUrl"),
                 TEST_OWNER_DATABASE_URL: inject("ownerDatabaseUrl"),
