@@ -128,19 +128,25 @@ export async function ecfOf(t: EcfTenant, path: string): Promise<EcfView> {
 const OPEN = new Set(["pending", "in_process"]);
 
 /**
- * Takes the e-CF's next step now: its due time (next_attempt_at, the backoff between steps) is
- * brought to the present, as the owner, and its message goes through the Worker's queue handler, as
- * miniflare's consumer would deliver it once due. A step taken meanwhile by that consumer holds the
- * row (SKIP LOCKED) or has moved it on: this one then does nothing.
+ * Makes the e-CF's next step due now and hands it to the Worker's consumer: its due time
+ * (next_attempt_at, the backoff between steps) is brought to the present, as the owner, and its
+ * message is put on ECF_QUEUE, which miniflare delivers at once (vitest.config.ts). The step runs
+ * in the Worker's own module instance, as the request did: its caches (DGII's token) are the ones
+ * a test counts. A step already under way holds the row (SKIP LOCKED) or has moved it on: this
+ * message then does nothing.
  */
 export async function stepNow(tenantId: number, ecfId: number) {
   await ownerRows(
     sql`UPDATE ecf_documents SET next_attempt_at = LEAST(next_attempt_at, now()) WHERE tenant_id = ${tenantId} AND id = ${ecfId} AND status IN ('pending', 'in_process') RETURNING id`,
   );
-  return runQueue("ecf", [{ tenant_id: tenantId, ecf_id: ecfId }]);
+  await env.ECF_QUEUE!.send({ tenant_id: tenantId, ecf_id: ecfId }, { contentType: "json" });
 }
 
-/** Takes the next step of every open e-CF of the tenant now, in one batch (as stepNow does for one). */
+/**
+ * Takes the next step of every open e-CF of the tenant now, in one batch through the Worker's queue
+ * handler (runQueue). The handler runs in the test's module instance, whose DGII token cache is not
+ * the Worker's: a test that counts tokens steps with stepNow.
+ */
 export async function stepOpen(tenantId: number) {
   const rows = await ownerRows<{ id: number }>(
     sql`UPDATE ecf_documents SET next_attempt_at = LEAST(next_attempt_at, now()) WHERE tenant_id = ${tenantId} AND status IN ('pending', 'in_process') RETURNING id`,
@@ -153,7 +159,7 @@ export async function stepOpen(tenantId: number) {
 }
 
 /**
- * Drives the document's e-CF step by step (stepNow) until it reaches `status`, watching the row as
+ * Drives the document's e-CF step by step (stepNow, each step waited for) until it reaches `status`, watching the row as
  * the owner (polling the API would meet its rate limit), then answers the API's view of it. The
  * wait is bounded: a document that settles in another state fails the test after `timeout`.
  */
@@ -161,15 +167,23 @@ export async function waitForStatus(t: EcfTenant, path: string, status: string, 
   const [, kind, id] = /^\/(invoices|credit-notes|debit-notes|purchases)\/(\d+)$/.exec(path)!;
   const column = kind === "invoices" ? sql`invoice_id` : kind === "purchases" ? sql`purchase_id` : sql`note_id`;
   const read = () =>
-    ownerRow<{ id: number; status: string; messages: unknown }>(
-      sql`SELECT id, status, dgii_messages AS messages FROM ecf_documents WHERE tenant_id = ${t.tenant.tenantId} AND ${column} = ${Number(id)}`,
+    ownerRow<{ id: number; status: string; attempts: number; messages: unknown }>(
+      sql`SELECT id, status, attempts, dgii_messages AS messages FROM ecf_documents WHERE tenant_id = ${t.tenant.tenantId} AND ${column} = ${Number(id)}`,
     );
   await vi.waitFor(
     async () => {
       let row = await read();
       if (row.status !== status && OPEN.has(row.status)) {
+        const before = row;
         await stepNow(t.tenant.tenantId, Number(row.id));
-        row = await read();
+        // Bounded: a message that met the row locked by another step is sent again by the next round.
+        await vi.waitFor(
+          async () => {
+            row = await read();
+            expect([row.status, row.attempts]).not.toEqual([before.status, before.attempts]);
+          },
+          { timeout: 5_000, interval: 20 },
+        );
       }
       expect(row.status, JSON.stringify(row.messages)).toBe(status);
     },
@@ -196,16 +210,12 @@ export async function ecfRow(invoiceId: number) {
   };
 }
 
-/** Takes the e-CF's first step through the Worker's queue handler (once: a step miniflare's consumer took counts), so that what follows is driven by the test alone. */
+/** Waits (bounded, polling the row) for the first step of the e-CF, which the issuing request queued, so that what follows is driven by the test alone. */
 export async function afterFirstAttempt(invoiceId: number) {
   return vi.waitFor(
     async () => {
-      let row = await ecfRow(invoiceId);
-      if (row.attempts < 1) {
-        await runQueue("ecf", [{ tenant_id: Number(row.tenant_id), ecf_id: Number(row.id) }]);
-        row = await ecfRow(invoiceId);
-      }
-      if (row.attempts < 1) throw new Error("the e-CF was not sent yet");
+      const row = await ecfRow(invoiceId);
+      if (row.attempts < 1) throw new Error("the queue has not sent the e-CF yet");
       return row;
     },
     { timeout: 20_000, interval: 20 },
