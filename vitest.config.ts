@@ -7,6 +7,10 @@ const TEST_ENCRYPTION_KEY = "dGVzdC1lbmNyeXB0aW9uLWtleS0zMi1ieXRlcy0hISE=";
 
 export default defineConfig({
   test: {
+    // Two test files at a time (vitest's default on 2 CPUs is one): a file spends much of its time
+    // waiting on Postgres, the fakes and its Worker's queue, and each file's Worker (its own
+    // miniflare, queues included) and tenants are its own. Measured in docs/reliability.md.
+    maxWorkers: 2,
     projects: [
       {
         // The API, inside workerd, through the Worker's real fetch handler.
@@ -15,6 +19,13 @@ export default defineConfig({
             main: "./src/index.ts",
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
+              // wrangler.toml's consumers, flushed at once: miniflare holds a batch that is not full
+              // for max_batch_timeout (1 s) before delivering it, a second a test would wait per hop.
+              queueConsumers: {
+                outbox: { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 10 },
+                ecf: { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 10 },
+                "rnc-sync": { maxBatchSize: 1, maxBatchTimeout: 0, maxRetries: 5 },
+              },
               bindings: {
                 DATABASE_URL: inject("databaseUrl"),
                 TEST_OWNER_DATABASE_URL: inject("ownerDatabaseUrl"),

@@ -3,7 +3,7 @@ import { stepEcfDocument } from "../../src/jobs/ecf";
 import { env } from "../support/env";
 import { inParallel } from "../support/parallel";
 import { ownerRow, ownerRows, seedUser, sql } from "../support/seed";
-import { afterFirstAttempt, ecfOf, ecfTenant, fakeDgii, issueE31, received, script, waitForStatus } from "./helpers";
+import { afterFirstAttempt, ecfOf, ecfTenant, fakeDgii, issueE31, received, script, stepOpen, waitForStatus } from "./helpers";
 
 /**
  * The transmission of signed e-CF to DGII (issue 18, "Issuing" 1-2): every state DGII can answer,
@@ -144,11 +144,15 @@ describe("e-CF transmission and DGII's states", () => {
     expect(rows.map((row) => row.encf)).toEqual(numbers);
     await expect
       .poll(
-        async () =>
-          (await ownerRow<{ n: number }>(sql`SELECT count(*)::int AS n FROM ecf_documents WHERE tenant_id = ${t.tenant.tenantId} AND status = 'accepted'`)).n,
+        async () => {
+          await stepOpen(t.tenant.tenantId);
+          return (
+            await ownerRow<{ n: number }>(sql`SELECT count(*)::int AS n FROM ecf_documents WHERE tenant_id = ${t.tenant.tenantId} AND status = 'accepted'`)
+          ).n;
+        },
         {
           timeout: 60_000,
-          interval: 250,
+          interval: 50,
         },
       )
       .toBe(50);
