@@ -88,7 +88,8 @@ export class ConformanceError extends Error {
 export async function checkConformance(method: string, url: string, response: Response): Promise<void> {
   const path = new URL(url).pathname;
   if (NOT_IN_DOCUMENT.some((exclusion) => exclusion.pattern.test(path))) return;
-  const { document, operations } = await (loaded ??= load());
+  loaded ??= load();
+  const { document, operations } = await loaded;
   const entry = operations.find((candidate) => candidate.method === method && candidate.pattern.test(path));
   const label = `${method} ${entry?.template ?? path}`;
   if (!entry) {
