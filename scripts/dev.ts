@@ -22,7 +22,7 @@ import { startUpstashRelay, type UpstashRelay } from "./lib/upstash-relay";
 import { startWsRelay, type WsRelay } from "./lib/ws-relay";
 
 /** `npm run dev -- --port 8790` (or `--port=8790`), else PORT, else 8787. */
-export function devPort(argv: readonly string[], env: NodeJS.ProcessEnv): number {
+export function devPort(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): number {
   const at = argv.findIndex((arg) => arg === "--port" || arg.startsWith("--port="));
   const given = at === -1 ? env.PORT : argv[at]!.includes("=") ? argv[at]!.slice("--port=".length) : argv[at + 1];
   const port = Number(given ?? 8787);
@@ -212,7 +212,7 @@ export const CONFIGURATION_VARIABLES = [
 ] as const;
 
 /** .dev.vars: what `npm run dev` set up (the local database, relays, secrets, DGII stand-in), overridden by whatever this shell sets. */
-export function devVarsFile(local: Record<string, string | undefined>, env: NodeJS.ProcessEnv): string {
+export function devVarsFile(local: Record<string, string | undefined>, env: Readonly<Record<string, string | undefined>>): string {
   const fromShell = Object.fromEntries(CONFIGURATION_VARIABLES.map((name) => [name, env[name]]).filter(([, value]) => value !== undefined && value !== ""));
   return `${devVars({ ...local, ...fromShell })}\n`;
 }
