@@ -90,7 +90,9 @@ export async function checkConformance(method: string, url: string, response: Re
   if (NOT_IN_DOCUMENT.some((exclusion) => exclusion.pattern.test(path))) return;
   loaded ??= load();
   const { document, operations } = await loaded;
-  const entry = operations.find((candidate) => candidate.method === method && candidate.pattern.test(path));
+  // HEAD is the GET without its body (the router answers it so): the GET's statuses.
+  const asMethod = method === "HEAD" ? "GET" : method;
+  const entry = operations.find((candidate) => candidate.method === asMethod && candidate.pattern.test(path));
   const label = `${method} ${entry?.template ?? path}`;
   if (!entry) {
     // A path or method the API does not have: the router's 404 route_not_found is the one answer.
@@ -108,7 +110,7 @@ export async function checkConformance(method: string, url: string, response: Re
     );
   }
   const type = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  const hasBody = response.body !== null && response.status !== 204 && response.status !== 304;
+  const hasBody = method !== "HEAD" && response.body !== null && response.status !== 204 && response.status !== 304;
   if (!hasBody || !declared.content) return;
   const media = declared.content[type];
   if (!media) {
