@@ -30,10 +30,13 @@ export const ID_PATTERN =
 const DATE_TEXT = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
- * A YYYY-MM-DD from DATE_MIN to DATE_MAX with a month 01-12 and a day 01-31, for the document
- * (with `format: date`, which rules out 2026-02-30); isCalendarDate is the check itself.
+ * A real day from DATE_MIN to DATE_MAX as a regular expression, for the document (which can only
+ * say "pattern"): 30-day months, February's 28 days and its 29th in leap years (1900 and 2100 are
+ * not, 2000 is). isCalendarDate is the check itself; test/node/openapi.test.ts holds them together.
  */
-export const DATE_PATTERN = /^(?:19|2[01])\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$/;
+const DAY_SOURCE =
+  "(?:(?:19|2[01])\\d{2}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:(?:19|20|21)(?:0[48]|[2468][048]|[13579][26])|2000)-02-29)";
+export const DATE_PATTERN = new RegExp(`^${DAY_SOURCE}$`);
 
 /** Whether `text` (a positive integer in canonical decimal form) is an int4 id. */
 export const isIdText = (text: string) => ID_PATTERN.test(text);
@@ -109,8 +112,7 @@ export const isStorableMoney = (value: string) => {
  * refused: it would be read in the server's zone. Year 0 or month 00 would reach Postgres, which
  * refuses them (a field-less 422): here they are a 422 on the field.
  */
-export const DATE_TIME_PATTERN =
-  /^(?:19|2[01])\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,6})?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+export const DATE_TIME_PATTERN = new RegExp(`^${DAY_SOURCE}T(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,6})?)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$`);
 
 export const dateTimeInput = () =>
   z

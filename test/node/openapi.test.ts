@@ -4,6 +4,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { errorStatus } from "../../src/http/errors";
+import { DATE_PATTERN, DATE_TIME_PATTERN, isStorableDate } from "../../src/lib/bounds";
 import { WEBHOOK_EVENT_TYPES } from "../../src/modules/webhooks/schemas";
 
 describe("OpenAPI document", () => {
@@ -129,6 +130,21 @@ describe("OpenAPI document", () => {
       for (const bad of ["US", "USDD", "U5D"]) expect(bad).not.toMatch(code);
       const note = jsonBodyOf("post", "/api/v1/invoices/{id}/credit-notes").properties.modification_code;
       expect(note).toMatchObject({ type: "integer", minimum: 1, maximum: 4 });
+    });
+
+    it("the date patterns accept exactly the days the API stores (isStorableDate), leap years included", () => {
+      let checked = 0;
+      for (let year = 1895; year <= 2205; year++) {
+        for (let month = 0; month <= 13; month++) {
+          for (let day = 0; day <= 32; day++) {
+            const text = `${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
+            expect(DATE_PATTERN.test(text), text).toBe(isStorableDate(text));
+            expect(DATE_TIME_PATTERN.test(`${text}T23:59:59.5-04:00`), text).toBe(isStorableDate(text));
+            checked++;
+          }
+        }
+      }
+      expect(checked).toBeGreaterThan(140_000);
     });
 
     it("dates: a real day from 1900 to 2199", () => {

@@ -27,6 +27,8 @@ interface ParameterSchema {
 interface Parameter {
   name: string;
   in: string;
+  required?: boolean;
+  description?: string;
   schema: ParameterSchema;
 }
 interface Operation {
@@ -55,10 +57,24 @@ function validValue(schema: ParameterSchema): fc.Arbitrary<string> {
 function invalidValue(schema: ParameterSchema): string | null {
   if (schema.enum) return "not-a-declared-value";
   if (schema.type === "integer") return schema.maximum !== undefined ? String(schema.maximum + 1) : "x";
-  if (schema.pattern) return "\u0001not matching";
+  if (schema.pattern) {
+    const pattern = new RegExp(schema.pattern, "u");
+    return ["\u0001", "!", "x", "0", "not-matching", "2026-02-30"].find((text) => !pattern.test(text)) ?? null;
+  }
   if (schema.maxLength !== undefined) return "x".repeat(schema.maxLength + 1);
   return null;
 }
+
+/**
+ * Business rules a schema cannot say, each named in its parameter's description (checked below):
+ * a 422 on one of these fields for a declared value is the rule, not a mismatch.
+ */
+const BUSINESS_RULES: Record<string, { field: string; described: string }[]> = {
+  "GET /api/v1/reports/606": [{ field: "period", described: "a past month or the current one" }],
+  "GET /api/v1/reports/607": [{ field: "period", described: "a past month or the current one" }],
+  "GET /api/v1/reports/608": [{ field: "period", described: "a past month or the current one" }],
+  "GET /api/v1/reports/sales-summary": [{ field: "to", described: "days after from" }],
+};
 
 /** A JSON value outside a body property's schema; undefined when none is known. */
 function invalidProperty(schema: ParameterSchema & { anyOf?: ParameterSchema[] }): unknown {
@@ -83,14 +99,21 @@ describe("the OpenAPI document drives requests (issue 35)", () => {
       const count = { valid: 0, invalid: 0 };
       counts[`GET ${path}`] = count;
       // Valid: every declared filter at once would rarely match a row but must never be a 422.
-      const samples = fc.sample(fc.record(Object.fromEntries(parameters.map((p) => [p.name, fc.option(validValue(p.schema), { nil: undefined })]))), {
-        numRuns: VALID_RUNS,
-        seed: seed++,
-      });
+      const rules = BUSINESS_RULES[`GET ${path}`] ?? [];
+      for (const rule of rules) expect(parameters.find((p) => p.name === rule.field)?.description, `${path} ${rule.field}`).toContain(rule.described);
+      const samples = fc.sample(
+        fc.record(Object.fromEntries(parameters.map((p) => [p.name, p.required ? validValue(p.schema) : fc.option(validValue(p.schema), { nil: undefined })]))),
+        {
+          numRuns: VALID_RUNS,
+          seed: seed++,
+        },
+      );
       for (const sample of samples) {
         const query = new URLSearchParams(Object.entries(sample).filter(([, v]) => v !== undefined) as [string, string][]);
         const res = await api.get(`${path.slice("/api/v1".length)}?${query}`);
         count.valid++;
+        const fields = res.status === 422 ? Object.keys((res.body as { errors?: Record<string, unknown> }).errors ?? { body: 1 }) : [];
+        if (res.status === 422 && fields.every((field) => rules.some((rule) => rule.field === field))) continue;
         if (res.status === 422 || res.status >= 500) problems.push(`GET ${path}?${query} (valid) → ${res.status} ${res.text.slice(0, 200)}`);
       }
       for (const parameter of parameters) {
