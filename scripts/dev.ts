@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { eq } from "drizzle-orm";
 import pg from "pg";
 import * as schema from "../src/db/schema";
@@ -22,7 +23,16 @@ import { inOwnerTransaction } from "./lib/tenants";
 import { startUpstashRelay, type UpstashRelay } from "./lib/upstash-relay";
 import { startWsRelay, type WsRelay } from "./lib/ws-relay";
 
-const PORT = Number(process.env.PORT ?? 8787);
+/** `npm run dev -- --port 8790` (or `--port=8790`), else PORT, else 8787. */
+export function devPort(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): number {
+  const at = argv.findIndex((arg) => arg === "--port" || arg.startsWith("--port="));
+  const given = at === -1 ? env.PORT : argv[at]!.includes("=") ? argv[at]!.slice("--port=".length) : argv[at + 1];
+  const port = Number(given ?? 8787);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`Not a port: ${given}`);
+  return port;
+}
+
+const PORT = devPort(process.argv.slice(2), process.env);
 const DEMO = {
   subdomain: "demo",
   name: "Demo SRL",
@@ -175,20 +185,47 @@ async function demoEcf(token: string, authority: Authority): Promise<void> {
   }
 }
 
-/** Settings `npm run dev` hands to the Worker from its own environment (README, "Configuration"). */
-const PASSED_THROUGH = [
+/**
+ * Every setting README's "Configuration" table lists (its bindings aside): set in this shell, it
+ * reaches the Worker as given. wrangler reads .dev.vars instead of the process environment once
+ * that file exists, so each must be written there; test/node/dev-vars.test.ts holds this list to
+ * the README.
+ */
+export const CONFIGURATION_VARIABLES = [
+  "DATABASE_URL",
+  "DB_SET_ROLE",
+  "DB_WS_PROXY",
+  "JWT_SECRET",
+  "ACCESS_TOKEN_TTL_DAYS",
+  "UPSTASH_REDIS_REST_URL",
+  "UPSTASH_REDIS_REST_TOKEN",
+  "RATE_LIMIT_AUTHENTICATED_PER_MINUTE",
+  "RATE_LIMIT_ANONYMOUS_PER_MINUTE",
+  "RATE_LIMIT_WEBHOOK_PER_MINUTE",
+  "RATE_LIMIT_RECEIVER_PER_IP_PER_MINUTE",
+  "RATE_LIMIT_NAMESPACE",
+  "RESEND_API_KEY",
+  "RESEND_BASE_URL",
+  "EMAIL_FROM",
+  "APP_URL",
+  "APP_ENCRYPTION_KEY",
+  "TELEGRAM_API_BASE",
+  "GRAPH_API_BASE",
+  "TAX_AUTHORITY_DATA_URL",
   "DGII_ECF_BASE_URL",
   "DGII_FC_BASE_URL",
   "DGII_STATUS_BASE_URL",
   "DGII_STATUS_API_KEY",
-  "TAX_AUTHORITY_DATA_URL",
-  "RESEND_API_KEY",
-  "RESEND_BASE_URL",
-  "EMAIL_FROM",
-  "TELEGRAM_API_BASE",
-  "GRAPH_API_BASE",
+  "WEBHOOKS_ALLOW_HTTP_LOOPBACK",
   "WEBHOOKS_DNS_RESOLVER_URL",
+  "ECF_TRUSTED_CA_PEM",
 ] as const;
+
+/** .dev.vars: what `npm run dev` set up (the local database, relays, secrets, DGII stand-in), overridden by whatever this shell sets. */
+export function devVarsFile(local: Record<string, string | undefined>, env: Readonly<Record<string, string | undefined>>): string {
+  const fromShell = Object.fromEntries(CONFIGURATION_VARIABLES.map((name) => [name, env[name]]).filter(([, value]) => value !== undefined && value !== ""));
+  return `${devVars({ ...local, ...fromShell })}\n`;
+}
 
 async function main() {
   const database = await openDatabase();
@@ -204,26 +241,27 @@ async function main() {
 
   fs.writeFileSync(
     path.join(ROOT, ".dev.vars"),
-    `${devVars({
-      DATABASE_URL: database.appUrl,
-      DB_SET_ROLE: database.setRole,
-      DB_WS_PROXY: wsRelay.url,
-      JWT_SECRET: jwtSecret,
-      UPSTASH_REDIS_REST_URL: upstash?.url,
-      UPSTASH_REDIS_REST_TOKEN: upstash?.token,
-      APP_URL: `http://demo.localhost:${PORT}`,
-      APP_ENCRYPTION_KEY: localEncryptionKey(),
-      // The README's outside-service settings, when this shell sets them, reach the Worker as given.
-      ...Object.fromEntries(PASSED_THROUGH.map((name) => [name, process.env[name]])),
-      ...(fakeDgii ? { DGII_ECF_BASE_URL: fakeDgii.url, DGII_FC_BASE_URL: process.env.DGII_FC_BASE_URL ?? fakeDgii.url } : {}),
-      // DGII's status service: the stand-in's, with a key of its own, so the minute sweep runs locally.
-      ...(fakeDgii && !process.env.DGII_STATUS_BASE_URL
-        ? { DGII_STATUS_BASE_URL: fakeDgii.url, DGII_STATUS_API_KEY: process.env.DGII_STATUS_API_KEY ?? "local-dev-key" }
-        : {}),
-      ECF_TRUSTED_CA_PEM: process.env.ECF_TRUSTED_CA_PEM ?? authority?.certificatePem,
-      // The stand-in's receivers of other taxpayers are on loopback, over http.
-      ...(fakeDgii ? { WEBHOOKS_ALLOW_HTTP_LOOPBACK: process.env.WEBHOOKS_ALLOW_HTTP_LOOPBACK ?? "true" } : {}),
-    })}\n`,
+    devVarsFile(
+      {
+        DATABASE_URL: database.appUrl,
+        DB_SET_ROLE: database.setRole,
+        DB_WS_PROXY: wsRelay.url,
+        JWT_SECRET: jwtSecret,
+        UPSTASH_REDIS_REST_URL: upstash?.url,
+        UPSTASH_REDIS_REST_TOKEN: upstash?.token,
+        APP_URL: `http://demo.localhost:${PORT}`,
+        APP_ENCRYPTION_KEY: localEncryptionKey(),
+        DGII_ECF_BASE_URL: fakeDgii?.url,
+        DGII_FC_BASE_URL: fakeDgii?.url,
+        // DGII's status service: the stand-in's, with a key of its own, so the minute sweep runs locally.
+        DGII_STATUS_BASE_URL: fakeDgii?.url,
+        DGII_STATUS_API_KEY: fakeDgii ? "local-dev-key" : undefined,
+        ECF_TRUSTED_CA_PEM: authority?.certificatePem,
+        // The stand-in's receivers of other taxpayers are on loopback, over http.
+        WEBHOOKS_ALLOW_HTTP_LOOPBACK: fakeDgii ? "true" : undefined,
+      },
+      process.env,
+    ),
   );
 
   const wrangler = spawn(path.join(ROOT, "node_modules", ".bin", "wrangler"), ["dev", "--port", String(PORT), "--ip", "127.0.0.1"], {
@@ -318,7 +356,10 @@ async function demoE31(ownerUrl: string): Promise<number | null> {
   return row?.id ?? null;
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+// Run as a script (npm run dev); imported by its test, it only lends its functions.
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -86,5 +86,6 @@ export const idempotencyHeader = z.object({
   "idempotency-key": z
     .string()
     .optional()
-    .openapi({ param: { name: "idempotency-key", in: "header" }, description: "Replays the first response for 24 h" }),
+    // Checked in the handler (1 to MAX_KEY_LENGTH characters, a 422 on Idempotency-Key), declared here.
+    .openapi({ param: { name: "idempotency-key", in: "header" }, minLength: 1, maxLength: MAX_KEY_LENGTH, description: "Replays the first response for 24 h" }),
 });

@@ -38,7 +38,33 @@ export function defineRoute<const R extends RouteConfig>(access: Access, config:
     ...config,
     middleware: (access === "public" ? guards : [...guards, ...own]) as R["middleware"],
     security: access === "public" ? [] : [{ bearerAuth: [] }],
+    // The route's own answers win (their descriptions say more); the pipeline's are added to every route.
+    responses: { ...pipelineErrors(config), ...config.responses } as R["responses"],
   });
+}
+
+/**
+ * The error statuses the request pipeline (src/app.ts) may answer before or around any route, so
+ * declared here once for all of them: unknown tenant (404), body too large (413, any method), not
+ * JSON (415, bodies of POST/PUT/PATCH or where JSON is read; the receiver services /fe/… take multipart), malformed JSON
+ * (400, routes whose body is JSON), rate limits (429), an unexpected error (500) and the database or
+ * DGII unavailable (503).
+ */
+function pipelineErrors(config: RouteConfig): Record<number, ReturnType<typeof errorResponse>> {
+  const method = config.method.toUpperCase();
+  const takesJson = config.request?.body?.content !== undefined && "application/json" in config.request.body.content;
+  const responses: Record<number, ReturnType<typeof errorResponse>> = {
+    404: errorResponse("Not found: tenant_not_found (the host names no tenant) or the resource"),
+    413: errorResponse("payload_too_large: the request body is over the size limit"),
+    429: errorResponse("rate_limited: too many requests; see Retry-After"),
+    500: errorResponse("internal_error: an unexpected error, with the request's reference"),
+    503: errorResponse("service_unavailable: the database (or DGII) is unavailable; see Retry-After"),
+  };
+  // Besides jsonOnly, the router refuses a body that is not JSON on any route that reads one (a DELETE's options).
+  if (takesJson || (["POST", "PUT", "PATCH"].includes(method) && !config.path.startsWith("/fe/")))
+    responses[415] = errorResponse("unsupported_media_type: a body that is not JSON");
+  if (takesJson) responses[400] = errorResponse("malformed_json: the body is not valid JSON");
+  return responses;
 }
 
 export function createRouter(): OpenAPIHono<AppEnv> {
@@ -65,14 +91,14 @@ export const ErrorBody = z
   })
   .openapi("Error");
 
-const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: ErrorBody } } });
+/** An error answer of the catalog, its description naming the codes it stands for. */
+export const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: ErrorBody } } });
 
-/** The error responses every authenticated route may give. */
+/** The error responses every authenticated route may give (with pipelineErrors, added to every route). */
 export const commonErrors = {
   401: errorResponse("Missing or invalid authentication"),
   403: errorResponse("Insufficient permission or workspace not accessible"),
   422: errorResponse("Validation failed"),
-  429: errorResponse("Rate limit exceeded"),
 } as const;
 
 export const errorResponses = (...codes: number[]) => Object.fromEntries(codes.map((code) => [code, errorResponse(`Error ${code}`)]));

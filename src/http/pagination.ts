@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { isIdText } from "../lib/bounds";
+import { dateTimeInput, idText } from "../lib/bounds";
 import type { AppEnv } from "./context";
 
 export interface ListQuery<F extends string, S extends string> {
@@ -12,15 +12,8 @@ export interface ListQuery<F extends string, S extends string> {
   sort: { field: S | "updated_at"; descending: boolean };
 }
 
-/**
- * `filter[updated_since]`: an ISO-8601 instant with its offset (`2026-01-31T12:00:00Z`,
- * `…-04:00`); a local time without an offset is refused, it would be read in the server's zone.
- */
-const UpdatedSince = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/, "Must be an ISO-8601 date-time with an offset, e.g. 2026-01-31T12:00:00Z.")
-  .refine((text) => !Number.isNaN(Date.parse(text)), "Must be a valid date-time.")
-  .optional();
+/** `filter[updated_since]`: an instant (src/lib/bounds.ts dateTimeInput). */
+const UpdatedSince = dateTimeInput().optional();
 
 /**
  * Query schema of a list endpoint: page, per_page (1-100), `filter[field]` and `sort=field|-field`
@@ -94,4 +87,4 @@ export function paginate<T>(c: Context<AppEnv>, query: { page: number; perPage: 
 }
 
 /** `filter[…_id]=N`: a positive integer that fits Postgres' integer (larger ids cannot exist). */
-export const idFilter = (message = "Must be an id (a positive integer).") => z.string().refine(isIdText, message).optional();
+export const idFilter = (message = "Must be an id (a positive integer).") => idText(message).optional();

@@ -1,12 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { isIdText } from "../lib/bounds";
+import { ID_PATTERN } from "../lib/bounds";
 
 /** Zod pieces shared by the modules' request and response schemas. */
 
 /** `filter[workspace_id]` of workspace-scoped lists: `all`, `shared` or a workspace id. */
 export const WorkspaceFilter = z
   .string()
-  .refine((value) => value === "all" || value === "shared" || isIdText(value), "Use all, shared or a workspace id.")
+  .regex(new RegExp(`^(?:all|shared|${ID_PATTERN.source.slice(1, -1)})$`), "Use all, shared or a workspace id.")
   .optional()
   .openapi({ description: "all (view_all_locations only), shared, or a workspace id; default: the request's workspace and shared rows" });
 

@@ -4,6 +4,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { errorStatus } from "../../src/http/errors";
+import { DATE_PATTERN, DATE_TIME_PATTERN, isStorableDate } from "../../src/lib/bounds";
 import { WEBHOOK_EVENT_TYPES } from "../../src/modules/webhooks/schemas";
 
 describe("OpenAPI document", () => {
@@ -50,4 +51,137 @@ describe("OpenAPI document", () => {
     expect(literals.size).toBeGreaterThan(2);
     expect([...literals].filter((literal) => !(literal in errorStatus))).toEqual([]);
   });
+
+  describe("says what zod checks (issue 35)", () => {
+    const document = createApp().getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Sucursal API", version: "1.0.0" } }) as unknown as Doc;
+    const schemas = document.components.schemas;
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => ["get", "post", "put", "patch", "delete"].includes(method))
+        .map(([method, operation]) => ({ path, method, operation: operation as Operation })),
+    );
+    const operation = (method: string, path: string) => operations.find((o) => o.method === method && o.path === path)!.operation;
+    const parameter = (method: string, path: string, name: string) => operation(method, path).parameters!.find((p) => p.name === name)!.schema;
+    const jsonBodyOf = (method: string, path: string) => {
+      const schema = operation(method, path).requestBody!.content["application/json"]!.schema as { $ref?: string };
+      return (schema.$ref ? schemas[schema.$ref.split("/").pop()!] : schema) as { properties: Record<string, Record<string, unknown>> };
+    };
+
+    it("no source overrides a schema's type with less than zod checks", () => {
+      const files = (dir: string): string[] =>
+        readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(path.join(dir, entry.name)) : [path.join(dir, entry.name)]));
+      const overrides = files(path.resolve(__dirname, "../../src"))
+        .filter((file) => file.endsWith(".ts"))
+        .flatMap((file) => [...readFileSync(file, "utf8").matchAll(/\.openapi\(\{[^}]*\btype: "string"(?![^}]*pattern)/g)].map(() => path.basename(file)));
+      expect(overrides).toEqual([]);
+    });
+
+    it("declares every path id as an integer 1..2147483647; the other path parameters with their pattern, format or length", () => {
+      const params = operations.flatMap((o) => (o.operation.parameters ?? []).filter((p) => p.in === "path").map((p) => ({ ...p, route: o.path })));
+      const ids = params.filter((p) => p.schema.type === "integer");
+      expect(ids.length).toBeGreaterThan(100);
+      for (const id of ids) expect(id.schema, `${id.route} ${id.name}`).toMatchObject({ minimum: 1, maximum: 2_147_483_647 });
+      const others = params.filter((p) => p.schema.type !== "integer");
+      expect([...new Set(others.map((p) => p.name))].sort()).toEqual(["id", "identification", "token", "token_id"]);
+      for (const other of others) expect(other.schema.pattern ?? other.schema.format ?? other.schema.maxLength, `${other.route} ${other.name}`).toBeDefined();
+    });
+
+    it("nullability and lengths of text fields, the null a PATCH accepts", () => {
+      expect(schemas.UpdateWorkspaceRequest!.properties!.phone).toEqual({ type: ["string", "null"], maxLength: 30 });
+      expect(schemas.UpdateWorkspaceRequest!.properties!.address).toMatchObject({ type: ["string", "null"], maxLength: 250 });
+      expect(schemas.UpdateCompanyRequest!.properties!.email).toMatchObject({ type: ["string", "null"], maxLength: 254, format: "email" });
+    });
+
+    it("decimals: a number within the bounds or a string with their pattern; nullable where null is taken", () => {
+      const cost = jsonBodyOf("post", "/api/v1/products").properties.cost!;
+      const anyOf = cost.anyOf as Record<string, unknown>[];
+      expect(anyOf[0]).toMatchObject({ type: "number", minimum: 0 });
+      expect(anyOf[1]).toMatchObject({ type: "string" });
+      const pattern = new RegExp(anyOf[1]!.pattern as string);
+      for (const ok of ["10", "10.5", "10.50", "-0", " 12.00 ", "999999999999.99", "1.5000"]) expect(ok, ok).toMatch(pattern);
+      for (const bad of ["", "1e3", "10.", ".5", "10.555", "1,000", "0x10", "1000000000000"]) expect(bad, bad).not.toMatch(pattern);
+      expect(anyOf).toContainEqual({ type: "null" });
+    });
+
+    it("id filters as integer text with the exact int4 pattern, and the other constrained parameters", () => {
+      const filter = parameter("get", "/api/v1/invoices", "filter[contact_id]") as { type: string; pattern: string };
+      expect(filter.type).toBe("string");
+      const id = new RegExp(filter.pattern);
+      for (const ok of ["1", "9", "10", "2147483647", "2147483639", "1999999999"]) expect(ok, ok).toMatch(id);
+      for (const bad of ["", "0", "01", "-1", "1.0", " 1", "2147483648", "2147483650", "3000000000", "99999999999"]) expect(bad, bad).not.toMatch(id);
+
+      const since = new RegExp((parameter("get", "/api/v1/contacts", "filter[updated_since]") as { pattern: string }).pattern);
+      for (const ok of ["2026-01-31T12:00Z", "2026-01-31T12:00:00.123456-04:00", "1900-01-01T00:00:00Z", "2199-12-31T23:59:59+14:00"])
+        expect(ok).toMatch(since);
+      for (const bad of ["0000-00-00T00:00Z", "0000-04-04T00:29Z", "2200-01-01T00:00Z", "2026-13-01T00:00Z", "2026-01-31T12:00:00"])
+        expect(bad).not.toMatch(since);
+
+      expect(parameter("post", "/api/v1/invoices", "idempotency-key")).toMatchObject({ type: "string", minLength: 1, maxLength: 255 });
+      const search = parameter("get", "/api/v1/rnc", "search") as { pattern: string; maxLength: number };
+      expect(search.maxLength).toBe(100);
+      for (const ok of ["abc", "a b", "  a  bc "]) expect(ok).toMatch(new RegExp(search.pattern));
+      for (const bad of ["ab", "  ab  ", "a ", ""]) expect(bad).not.toMatch(new RegExp(search.pattern));
+      const identification = new RegExp((parameter("get", "/api/v1/rnc/{identification}", "identification") as { pattern: string }).pattern);
+      for (const ok of ["131234567", "131-23456-7", "00112345678", "001-1234567-8"]) expect(ok).toMatch(identification);
+      for (const bad of ["13123456", "1312345678", "-131234567", "131234567-", "001123456789"]) expect(bad).not.toMatch(identification);
+
+      const code = new RegExp((jsonBodyOf("post", "/api/v1/currencies").properties.code as { pattern: string }).pattern);
+      for (const ok of ["USD", "eur", " DOP "]) expect(ok).toMatch(code);
+      for (const bad of ["US", "USDD", "U5D"]) expect(bad).not.toMatch(code);
+      const note = jsonBodyOf("post", "/api/v1/invoices/{id}/credit-notes").properties.modification_code;
+      expect(note).toMatchObject({ type: "integer", minimum: 1, maximum: 4 });
+    });
+
+    it("the date patterns accept exactly the days the API stores (isStorableDate), leap years included", () => {
+      let checked = 0;
+      for (let year = 1895; year <= 2205; year++) {
+        for (let month = 0; month <= 13; month++) {
+          for (let day = 0; day <= 32; day++) {
+            const text = `${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
+            expect(DATE_PATTERN.test(text), text).toBe(isStorableDate(text));
+            expect(DATE_TIME_PATTERN.test(`${text}T23:59:59.5-04:00`), text).toBe(isStorableDate(text));
+            checked++;
+          }
+        }
+      }
+      expect(checked).toBeGreaterThan(140_000);
+    });
+
+    it("dates: a real day from 1900 to 2199", () => {
+      const date = jsonBodyOf("post", "/api/v1/invoices").properties.issue_date as { format: string; pattern: string };
+      expect(date.format).toBe("date");
+      for (const ok of ["1900-01-01", "2199-12-31", "2026-02-28"]) expect(ok).toMatch(new RegExp(date.pattern));
+      for (const bad of ["1899-12-31", "2200-01-01", "2026-00-10", "2026-01-32", "26-01-01"]) expect(bad).not.toMatch(new RegExp(date.pattern));
+    });
+
+    it("the receiver's certificate validation takes a multipart `xml` file", () => {
+      const body = operation("post", "/fe/autenticacion/api/validacioncertificado").requestBody!;
+      expect(body.content["multipart/form-data"]!.schema).toMatchObject({
+        type: "object",
+        properties: { xml: { type: "string", format: "binary" } },
+        required: ["xml"],
+      });
+    });
+
+    it("every operation declares the pipeline's errors; 400 and 415 where a JSON body is read; route-specific 409s", () => {
+      for (const { path: route, method, operation: op } of operations) {
+        const statuses = Object.keys(op.responses);
+        expect(statuses, `${method} ${route}`).toEqual(expect.arrayContaining(["404", "413", "429", "500", "503"]));
+        if (op.requestBody?.content["application/json"]) expect(statuses, `${method} ${route}`).toEqual(expect.arrayContaining(["400", "415"]));
+        if (["post", "put", "patch"].includes(method) && !route.startsWith("/fe/")) expect(statuses, `${method} ${route}`).toContain("415");
+      }
+      expect(Object.keys(operation("post", "/api/v1/document-subtypes").responses)).toContain("409");
+      expect(operation("patch", "/api/v1/document-subtypes/{id}").responses["409"]!.description).toContain("ncf_range_in_use");
+    });
+  });
 });
+
+interface Operation {
+  parameters?: { name: string; in: string; schema: Record<string, unknown> }[];
+  requestBody?: { content: Record<string, { schema: unknown }> };
+  responses: Record<string, { description: string }>;
+}
+interface Doc {
+  paths: Record<string, Record<string, unknown>>;
+  components: { schemas: Record<string, { properties?: Record<string, Record<string, unknown>> }> };
+}

@@ -274,5 +274,7 @@ function viewerMayRead(route: ConcreteRoute): boolean {
 /** The OpenAPI document says the operation takes a JSON body. */
 function needsBody(route: ConcreteRoute): boolean {
   const doc = createApp().getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Sucursal", version: "1" } });
-  return Boolean(doc.paths?.[route.route.path]?.[route.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete"]?.requestBody);
+  const body = doc.paths?.[route.route.path]?.[route.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete"]?.requestBody;
+  // The receiver services (/fe/…) declare a multipart upload, not JSON.
+  return Boolean(body && "content" in body && body.content["application/json"]);
 }

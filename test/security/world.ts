@@ -6,6 +6,7 @@ import { issueAccessToken } from "../../src/modules/auth/service";
 import { botToken, chatAccountInput, platformId } from "../integrations/helpers";
 import { type ApiResponse, type CallOptions, type Client, client, readResponse, testRequest, v1 } from "../support/api";
 import { makeCertificate } from "../support/certificates";
+import { checkConformance } from "../support/conformance";
 import { env } from "../support/env";
 import { catalogIds, createContact } from "../support/sales";
 import { asOwner, type SeededTenant, type SeededUser, seedTenant, seedUser, seedWorkspace, uniqueName } from "../support/seed";
@@ -64,7 +65,9 @@ export function expectErrorShape(res: ApiResponse, context = "") {
  */
 export async function appCall(subdomain: string, path: string, options: CallOptions & { env?: Record<string, unknown> } = {}): Promise<ApiResponse> {
   const ctx = createExecutionContext();
-  const response = await createApp().fetch(testRequest(subdomain, v1(path), options), { ...env, ...options.env } as never, ctx);
+  const request = testRequest(subdomain, v1(path), options);
+  const response = await createApp().fetch(request, { ...env, ...options.env } as never, ctx);
+  await checkConformance(request.method, request.url, response); // as workerFetch's (test/support/api.ts)
   const result = await readResponse(response);
   await waitOnExecutionContext(ctx);
   return result;

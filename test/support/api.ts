@@ -1,6 +1,7 @@
 import { exports } from "cloudflare:workers";
 import type { z } from "zod";
 import type { PaginationLinks, PaginationMeta } from "../../src/http/pagination";
+import { checkConformance } from "./conformance";
 
 export const TEST_DOMAIN = "sucursal.test";
 
@@ -51,9 +52,17 @@ export async function readResponse<T = Untyped>(response: Response): Promise<Api
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
 
-/** The Worker's real fetch handler (its default export, as `wrangler deploy` runs it). */
-export const workerFetch = (request: Request): Promise<Response> =>
-  (exports as unknown as { default: { fetch(request: Request): Promise<Response> } }).default.fetch(request);
+/**
+ * The Worker's real fetch handler (its default export, as `wrangler deploy` runs it). Every answer is
+ * held to the OpenAPI document (test/support/conformance.ts): an undeclared status or a body off
+ * its schema throws here, in the test that met it.
+ */
+export async function workerFetch(request: Request): Promise<Response> {
+  const { method, url } = request;
+  const response = await (exports as unknown as { default: { fetch(request: Request): Promise<Response> } }).default.fetch(request);
+  await checkConformance(method, url, response);
+  return response;
+}
 
 /** A request to the Worker's real fetch handler, on the tenant's host. */
 export async function call<T = Untyped>(subdomain: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {

@@ -8,26 +8,20 @@ const code = (example: string, description: string) =>
     .regex(/^\d{6}$/, "A DGII territorial code has 6 digits.")
     .nullable()
     .optional()
-    .openapi({ type: "string", example, description });
+    .openapi({ example, description });
 
 export const UpdateCompanyBody = z
   .object({
-    rnc: z
-      .string()
-      .trim()
-      .max(20)
-      .nullable()
-      .optional()
-      .openapi({ type: "string", example: "131246796", description: "The company's RNC (check digit validated)" }),
-    legal_name: nullableText(250).openapi({ type: "string", description: "Razón social, as registered with DGII" }),
-    trade_name: nullableText(250).openapi({ type: "string", description: "Nombre comercial" }),
-    address: nullableText(250).openapi({ type: "string", description: "Address of the head office (Norma 06-2018)" }),
+    rnc: z.string().trim().max(20).nullable().optional().openapi({ example: "131246796", description: "The company's RNC (check digit validated)" }),
+    legal_name: nullableText(250).openapi({ description: "Razón social, as registered with DGII" }),
+    trade_name: nullableText(250).openapi({ description: "Nombre comercial" }),
+    address: nullableText(250).openapi({ description: "Address of the head office (Norma 06-2018)" }),
     municipality_code: code("010101", "DGII's Tabla III code of the municipality or municipal district (PPMMDD)"),
     province_code: code("010000", "DGII's Tabla III code of the province (PP0000)"),
     phone: nullableText(30),
-    email: z.string().trim().max(254).email().nullable().optional().openapi({ type: "string", format: "email" }),
+    email: z.string().trim().max(254).email().nullable().optional().openapi({ format: "email" }),
     website: nullableText(250),
-    economic_activity: nullableText(250).openapi({ type: "string", description: "Actividad económica" }),
+    economic_activity: nullableText(250).openapi({ description: "Actividad económica" }),
   })
   .strict()
   .openapi("UpdateCompanyRequest");

@@ -17,14 +17,12 @@ function knownCurrencyCodes(): ReadonlySet<string> | null {
 
 const CurrencyCode = z
   .string()
-  .trim()
-  .transform((v) => v.toUpperCase())
-  .refine((v) => /^[A-Z]{3}$/.test(v), "An ISO 4217 code has three letters.")
-  .refine((v) => !/^[A-Z]{3}$/.test(v) || (knownCurrencyCodes()?.has(v) ?? true), "Not an ISO 4217 currency code.")
-  .openapi({ type: "string", example: "USD" });
+  .regex(/^\s*[A-Za-z]{3}\s*$/, "An ISO 4217 code has three letters.")
+  .transform((v) => v.trim().toUpperCase())
+  .refine((v) => knownCurrencyCodes()?.has(v) ?? true, "Not an ISO 4217 currency code.")
+  .openapi({ example: "USD", description: "An ISO 4217 code (three letters, any case)" });
 
 const ExchangeRate = decimalInput({ positive: true, scale: 6, max: "999999999999.999999" }).openapi({
-  type: "string",
   example: "58.750000",
   description: "Units of the default currency per unit of this one; up to 6 decimals",
 });

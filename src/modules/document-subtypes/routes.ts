@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { requireAuth } from "../../http/auth";
-import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { commonErrors, createRouter, defineRoute, errorResponse, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
@@ -84,7 +84,11 @@ const create = defineRoute(
     tags,
     summary: "Create a document subtype",
     request: jsonBody(CreateDocumentSubtypeBody),
-    responses: { 201: jsonResponse("Created", dataWithMessage(DocumentSubtype)), ...commonErrors },
+    responses: {
+      201: jsonResponse("Created", dataWithMessage(DocumentSubtype)),
+      409: errorResponse("ncf_range_overlap: the range overlaps another of the same prefix"),
+      ...commonErrors,
+    },
   },
 );
 documentSubtypesRouter.openapi(create, async (c) => {
@@ -100,7 +104,12 @@ const update = defineRoute(
     tags,
     summary: "Update a document subtype (only the fields given; next_number is read-only)",
     request: { params: IdParam, ...jsonBody(UpdateDocumentSubtypeBody) },
-    responses: { 200: jsonResponse("Updated", dataWithMessage(DocumentSubtype)), ...errorResponses(404), ...commonErrors },
+    responses: {
+      200: jsonResponse("Updated", dataWithMessage(DocumentSubtype)),
+      409: errorResponse("ncf_range_overlap (the new range overlaps another), or ncf_range_in_use (the range is fixed once a number was issued)"),
+      ...errorResponses(404),
+      ...commonErrors,
+    },
   },
 );
 documentSubtypesRouter.openapi(update, async (c) => {

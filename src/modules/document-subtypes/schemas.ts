@@ -5,7 +5,7 @@ export const DOCUMENT_TYPES = ["invoice", "quotation", "credit_note", "debit_not
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
 const sequence = z.number().int().min(1).max(9_999_999_999);
-const isoDate = dateInput().openapi({ type: "string", format: "date", example: "2027-12-31" });
+const isoDate = dateInput().openapi({ format: "date", example: "2027-12-31" });
 const authorizationNumber = z
   .string()
   .trim()
@@ -13,7 +13,7 @@ const authorizationNumber = z
   .max(50)
   .nullable()
   .optional()
-  .openapi({ type: "string", description: "DGII's authorization number of the range (Oficina Virtual)" });
+  .openapi({ description: "DGII's authorization number of the range (Oficina Virtual)" });
 
 export const CreateDocumentSubtypeBody = z
   .object({
@@ -26,7 +26,6 @@ export const CreateDocumentSubtypeBody = z
       .max(10)
       .transform((v) => v.toUpperCase())
       .openapi({
-        type: "string",
         example: "B01",
         description: "Invoices: B01-B04, B11-B17, E31-E34, E41, E43-E47; credit notes: B04 or E34; debit notes: B03 or E33; quotations: free",
       }),
@@ -46,7 +45,7 @@ export const UpdateDocumentSubtypeBody = z
   .object({
     name: z.string().trim().min(1).max(100).optional(),
     type: z.enum(DOCUMENT_TYPES).optional().openapi({ description: "Cannot change" }),
-    prefix: CreateDocumentSubtypeBody.shape.prefix.optional().openapi({ type: "string", description: "Only while no number was issued" }),
+    prefix: CreateDocumentSubtypeBody.shape.prefix.optional().openapi({ description: "Only while no number was issued" }),
     start_number: sequence.optional().openapi({ description: "Fixed once a number was issued (409 ncf_range_in_use)" }),
     end_number: sequence.optional().openapi({ description: "Fixed once a number was issued (409 ncf_range_in_use)" }),
     next_number: z.number().optional().openapi({ description: "Read-only: only the current value is accepted" }),

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { config } from "../../env";
-import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { commonErrors, createRouter, defineRoute, errorResponse, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { annulRange, serializeAnnulment } from "./annulments";
@@ -232,7 +232,11 @@ ecfRouter.openapi(
       tags,
       summary: "Annul e-NCF with DGII (ANECF): unused numbers (the sequence skips them) and invoices' e-CF DGII never received (cancelled)",
       request: jsonBody(CreateAnnulmentBody),
-      responses: { 201: jsonResponse("Annulled", dataWithMessage(EcfAnnulment)), ...errorResponses(503), ...commonErrors },
+      responses: {
+        201: jsonResponse("Annulled", dataWithMessage(EcfAnnulment)),
+        409: errorResponse("ecf_already_sent: a number of the range was sent to DGII; it cannot be annulled"),
+        ...commonErrors,
+      },
     },
   ),
   async (c) => {

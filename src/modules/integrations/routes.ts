@@ -5,7 +5,7 @@ import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, json
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
-import { canonicalId } from "../../lib/bounds";
+import { canonicalId, INT4_MAX } from "../../lib/bounds";
 import { AppError } from "../../lib/errors";
 import { deletedEventData, emitEvent } from "../webhooks/events";
 import { createBot, deleteBot, getBot, type IntegrationScope, listBots, receiveBotUpdate, sendTestMessage, serializeBot, updateBot } from "./bots";
@@ -168,7 +168,10 @@ function webhookId(text: string): number {
   return id;
 }
 
-const WebhookBotParam = z.object({ bot: z.string().openapi({ param: { name: "bot", in: "path" }, example: "1" }) });
+/** A platform's inbound id: checked by webhookId (anything else is 404 route_not_found, as an unknown path). */
+const inboundId = { type: "integer", minimum: 1, maximum: INT4_MAX, example: 1 } as const;
+
+const WebhookBotParam = z.object({ bot: z.string().openapi({ param: { name: "bot", in: "path" }, ...inboundId }) });
 const Received = z.object({ ok: z.boolean() }).openapi("WebhookReceived");
 
 const botWebhookRoute = defineRoute("public", {
@@ -323,7 +326,7 @@ integrationsRouter.openapi(sendMessageRoute, async (c) => {
   return c.json({ data, message: "Message sent." }, 200);
 });
 
-const WebhookAccountParam = z.object({ account: z.string().openapi({ param: { name: "account", in: "path" }, example: "1" }) });
+const WebhookAccountParam = z.object({ account: z.string().openapi({ param: { name: "account", in: "path" }, ...inboundId }) });
 const VerificationQuery = z.object({
   "hub.mode": z.string().optional(),
   "hub.verify_token": z.string().optional(),

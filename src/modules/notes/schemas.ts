@@ -14,6 +14,7 @@ export type NoteKind = (typeof NOTE_KINDS)[number];
  * note refuses it.
  */
 export const MODIFICATION_CODES = [1, 2, 3, 4] as const;
+const MODIFICATION_MESSAGE = "One of 1 (anula), 2 (corrige texto), 3 (corrige montos), 4 (reemplazo de NCF en contingencia).";
 
 /** A quantity of one of the invoice's lines, at that line's price, discount and taxes. */
 const InvoiceLineItem = z
@@ -41,9 +42,8 @@ export const CreateNoteBody = z
     modification_code: z
       .number()
       .int()
-      .refine((code) => (MODIFICATION_CODES as readonly number[]).includes(code), {
-        message: "One of 1 (anula), 2 (corrige texto), 3 (corrige montos), 4 (reemplazo de NCF en contingencia).",
-      })
+      .min(MODIFICATION_CODES[0], MODIFICATION_MESSAGE)
+      .max(MODIFICATION_CODES[MODIFICATION_CODES.length - 1]!, MODIFICATION_MESSAGE)
       .openapi({ description: "DGII's CodigoModificacion: 1 anula, 2 corrige texto, 3 corrige montos, 4 reemplazo de NCF de contingencia" }),
     reason: z.string().trim().min(1).max(90).openapi({ description: "RazonModificacion, e.g. 'error en precio'" }),
     items: z.array(NoteItem).min(1).max(500).optional(),

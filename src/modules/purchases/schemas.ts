@@ -61,7 +61,7 @@ const fields = {
   exchange_rate: decimalInput({ min: "0.000001", max: "999999999999.999999", scale: 6 })
     .nullable()
     .optional()
-    .openapi({ type: "string", description: "DOP per unit of the currency on the issue date; default: the currency's current rate (1 in DOP)" }),
+    .openapi({ description: "DOP per unit of the currency on the issue date; default: the currency's current rate (1 in DOP)" }),
   expense_type: z.enum(EXPENSE_TYPE_CODES).openapi({ description: "DGII 606 classification 01-11" }),
   items: z.array(PurchaseLineInput).min(1).max(500),
   itbis_withheld: withheld,

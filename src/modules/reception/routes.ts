@@ -28,6 +28,27 @@ const XML_TYPE = { "content-type": "application/xml; charset=utf-8" };
  * or a body sent as text/xml or application/xml. UTF-8 only, decoded strictly and keeping a BOM, so
  * the text stored re-encodes to the bytes received. Null when there is none.
  */
+/**
+ * What uploadedXml reads, for the document: DGII's multipart field `xml` (a file or text), or the XML
+ * itself. Plain JSON Schema, not zod: the route's handler reads the upload, so the request is not
+ * validated (nor refused 415) by the router before it.
+ */
+const xmlUpload = {
+  body: {
+    required: true,
+    content: {
+      "multipart/form-data": {
+        schema: {
+          type: "object" as const,
+          properties: { xml: { type: "string" as const, format: "binary", description: "The signed XML file" } },
+          required: ["xml"],
+        },
+      },
+      "application/xml": { schema: { type: "string" as const } },
+    },
+  },
+};
+
 async function uploadedXml(c: Context<AppEnv>): Promise<string | null> {
   const type = c.req.header("content-type") ?? "";
   let bytes: ArrayBuffer | null = null;
@@ -101,6 +122,7 @@ receptionRouter.openapi(
   defineRoute("public", {
     method: "post",
     path: "/fe/autenticacion/api/validacioncertificado",
+    request: xmlUpload,
     tags: feTags,
     summary:
       "Receiver authentication, step 2: the signed seed (multipart field `xml`) → a bearer token for an hour, as JSON {token, expira, expedido} or XML (RespuestaAutenticacion) per Accept",
@@ -150,6 +172,7 @@ receptionRouter.openapi(
   defineRoute("public", {
     method: "post",
     path: "/fe/recepcion/api/ecf",
+    request: xmlUpload,
     tags: feTags,
     summary:
       "Reception of an e-CF addressed to this company (multipart field `xml`, bearer token of /fe/autenticacion) → a signed ARECF: Estado 0 received, or 1 not received with CodigoMotivoNoRecibido 1 specification (schema), 2 signature, 3 duplicate, 4 not addressed to this RNC",
@@ -179,6 +202,7 @@ receptionRouter.openapi(
   defineRoute("public", {
     method: "post",
     path: "/fe/aprobacioncomercial/api/ecf",
+    request: xmlUpload,
     tags: feTags,
     summary: "A buyer's commercial approval (ACECF, multipart field `xml`, bearer token) of an e-CF this company issued → 200, or 400 with DGII's message",
     responses: {

@@ -6,10 +6,10 @@ export const PERIOD_TEXT = /^\d{4}(0[1-9]|1[0-2])$/;
 
 export const ReportQuery = z
   .object({
-    period: z
-      .string()
-      .regex(PERIOD_TEXT, "Must be a period YYYYMM (for example 202610).")
-      .openapi({ example: "202610", description: "The month reported, YYYYMM: a past month or the current one (Dominican time)" }),
+    period: z.string().regex(PERIOD_TEXT, "Must be a period YYYYMM (for example 202610).").openapi({
+      example: "202610",
+      description: "The month reported, YYYYMM: a past month or the current one (Dominican time), from 201805 (Norma General 07-2018)",
+    }),
     format: z.enum(["txt", "json"]).default("txt").openapi({ description: "`txt`: DGII's file; `json`: the same rows, for spreadsheets and checks" }),
     workspace_id: idQuery().openapi({
       description: "Only this workspace's documents, to review a branch; DGII's file is always the whole company (omit it)",

@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { normalizeIdentification, SEARCH_MIN_LENGTH } from "./service";
-import { clean } from "./sync/parse";
+import { SEARCH_MIN_LENGTH } from "./service";
 
 const RncRecord = z
   .object({
@@ -18,7 +17,8 @@ export const RncSearchResponse = z.object({ data: z.array(RncRecord.extend({ war
 export const RncIdentificationParam = z.object({
   identification: z
     .string()
-    .refine((value) => normalizeIdentification(value) !== null, "The identification must have 9 (RNC) or 11 (cédula) digits; dashes are allowed.")
+    // normalizeIdentification's rule (src/modules/rnc/service.ts) exactly, as a pattern the document can state: 9 or 11 digits, dashes between them.
+    .regex(/^\s*\d(?:-*\d){8}(?:(?:-*\d){2})?\s*$/, "The identification must have 9 (RNC) or 11 (cédula) digits; dashes are allowed.")
     .openapi({ param: { name: "identification", in: "path" }, example: "131-23456-7", description: "9 (RNC) or 11 (cédula) digits; dashes allowed" }),
 });
 
@@ -26,8 +26,9 @@ export const RncSearchQuery = z
   .object({
     search: z
       .string({ error: "The search term is required." })
-      .refine((value) => clean(value).length >= SEARCH_MIN_LENGTH, `The search term must have at least ${SEARCH_MIN_LENGTH} characters.`)
-      .refine((value) => value.length <= 100, "The search term may have at most 100 characters.")
+      // clean(value).length >= SEARCH_MIN_LENGTH (3) exactly, as a pattern: three characters once runs of spaces count as one and ends are trimmed.
+      .regex(/^\s*(?:\S\s*\S\s*\S|\S\s+\S)[\s\S]*$/, `The search term must have at least ${SEARCH_MIN_LENGTH} characters.`)
+      .max(100, "The search term may have at most 100 characters.")
       .openapi({
         param: { name: "search", in: "query" },
         example: "maria",

@@ -6,7 +6,7 @@ export const TAX_TYPES = ["itbis", "isc", "exento", "no_facturable", "propina_le
 const fields = {
   name: z.string().trim().min(1).max(100),
   type: z.enum(TAX_TYPES),
-  rate: decimalInput({ min: "0", max: "100", scale: 2 }).openapi({ description: "Percent, 0 to 100, at most 2 decimals", example: "18.00", type: "string" }),
+  rate: decimalInput({ min: "0", max: "100", scale: 2 }).openapi({ description: "Percent, 0 to 100, at most 2 decimals", example: "18.00" }),
   dgii_code: z
     .string()
     .regex(/^0(0[1-9]|[12]\d|3[0-9])$/, "A code of Formato e-CF's Tabla I: 001 to 039.")
@@ -16,7 +16,7 @@ const fields = {
   amount_per_unit: decimalInput({ positive: true, max: "999999999999.99", scale: 2 })
     .nullable()
     .optional()
-    .openapi({ type: "string", description: "ISC específico (006-022): the tax per unit sold", example: "632.58" }),
+    .openapi({ description: "ISC específico (006-022): the tax per unit sold", example: "632.58" }),
   is_default: z.boolean().optional(),
   is_active: z.boolean().optional(),
 };

@@ -7,8 +7,8 @@ const name = z.string().trim().min(1).max(100);
 
 // The branch's address and phone print on its fiscal documents (Norma 06-2018).
 const branch = {
-  address: nullableText(250).openapi({ type: "string", description: "The branch's address (printed on its documents)" }),
-  phone: nullableText(30).openapi({ type: "string" }),
+  address: nullableText(250).openapi({ description: "The branch's address (printed on its documents)" }),
+  phone: nullableText(30),
 };
 
 export const CreateWorkspaceBody = z
