@@ -229,8 +229,8 @@ const fieldOf = (fields: [string, string][], name: string) => fields.find(([n]) 
 function documentCases(sheet: SheetRows, document: "ecf" | "rfce", problems: TestSetProblem[]): TestSetCase[] {
   const cases: TestSetCase[] = [];
   const seen = new Map<string, number>();
+  const nameIndex = sheet.columns.findIndex((c) => c.element === "CasoPrueba");
   for (const { row, cells } of sheet.rows) {
-    const nameIndex = sheet.columns.findIndex((c) => c.element === "CasoPrueba");
     const name = nameIndex >= 0 ? cellText(cells[nameIndex] ?? null, "CasoPrueba") : null;
     let bad = false;
     const report = (column: string, message: string) => {
@@ -263,8 +263,8 @@ function documentCases(sheet: SheetRows, document: "ecf" | "rfce", problems: Tes
 function approvalCases(sheet: SheetRows, problems: TestSetProblem[]): TestSetCase[] {
   const cases: TestSetCase[] = [];
   const seen = new Map<string, number>();
+  const encfIndex = sheet.columns.findIndex((c) => c.element === "eNCF");
   for (const { row, cells } of sheet.rows) {
-    const encfIndex = sheet.columns.findIndex((c) => c.element === "eNCF");
     const encf = encfIndex >= 0 ? cellText(cells[encfIndex] ?? null, "eNCF") : null;
     let bad = false;
     const report = (column: string, message: string) => {
