@@ -9,6 +9,7 @@ import { DOMImplementation, DOMParser, XMLSerializer } from "@xmldom/xmldom";
 import forge from "node-forge";
 import * as xmldsig from "xmldsigjs";
 import { validateXML } from "xmllint-wasm";
+import { SCHEMA_NAMES, type SchemaName, schemaText } from "../src/modules/ecf/formats";
 import { type Authority, makeAuthority } from "./lib/certificates";
 import { type LocalServer, listenOnLoopback } from "./lib/local-server";
 
@@ -20,7 +21,7 @@ import { type LocalServer, listenOnLoopback } from "./lib/local-server";
  * - GET  /{env}/autenticacion/api/autenticacion/semilla → a SemillaModel (valor, fecha);
  * - POST /{env}/autenticacion/api/autenticacion/validarsemilla (multipart, field `xml`) → the
  *   seed must be one this fake issued and not used yet, valid against Semilla.xsd
- *   (`../shared/dgii/xsd-strict`, libxml2 via xmllint-wasm) and signed — verified with xmldsigjs,
+ *   (SCHEMA_JUDGE: DGII's XSDs, or ours without ../shared; libxml2 via xmllint-wasm) and signed — verified with xmldsigjs,
  *   not the library that signs — else 400 with DGII-like messages; → `{token, expira, expedido}`.
  *
  * - POST /{env}/recepcion/api/facturaselectronicas (bearer token; multipart `xml`) → `{trackId}`;
@@ -100,7 +101,21 @@ import { type LocalServer, listenOnLoopback } from "./lib/local-server";
  */
 xmldsig.Application.setEngine("WebCrypto", webcrypto as unknown as Crypto);
 
+/**
+ * The schemas this fake judges documents by: DGII's own XSDs when ../shared/dgii is there (CI, this
+ * workspace), so that what we build is checked by a judge independent of our definitions; else (a
+ * clone on its own) our definitions, src/modules/ecf/formats/. Said in the log at start.
+ */
 const XSD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../shared/dgii/xsd-strict");
+const DGII_SCHEMAS = existsSync(XSD_DIR);
+export const SCHEMA_JUDGE = DGII_SCHEMAS ? `DGII's XSDs (${XSD_DIR})` : "our definitions (src/modules/ecf/formats; ../shared/dgii is absent)";
+
+/** The text of schema `xsd` ("e-CF-31.xsd", "ARECF.xsd", …), or null when there is none. */
+function schemaSource(xsd: string): string | null {
+  if (DGII_SCHEMAS) return existsSync(path.join(XSD_DIR, xsd)) ? readFileSync(path.join(XSD_DIR, xsd), "utf8") : null;
+  const name = xsd.replace(/\.xsd$/, "") as SchemaName;
+  return SCHEMA_NAMES.includes(name) ? schemaText(name) : null;
+}
 
 interface Token {
   environment: string;
@@ -260,7 +275,7 @@ const STATES: Record<Exclude<ScriptedState, "rejected_unused">, { codigo: number
 async function schemaErrors(xml: string, xsd: string): Promise<string[]> {
   const result = await validateXML({
     xml: [{ fileName: "document.xml", contents: xml }],
-    schema: [{ fileName: xsd, contents: readFileSync(path.join(XSD_DIR, xsd), "utf8") }],
+    schema: [{ fileName: xsd, contents: schemaSource(xsd) ?? "" }],
   });
   return result.valid ? [] : result.errors.map((error) => error.message);
 }
@@ -391,6 +406,7 @@ const hostileSeed = (
 };
 
 export async function startFakeDgii(options: { authority?: Authority } = {}): Promise<FakeDgii> {
+  console.log(`fake DGII: documents judged by ${SCHEMA_JUDGE}`);
   await registerXmlDom();
   const authority = options.authority ?? (await makeAuthority());
   /** The other taxpayers' identities, by RNC, each made on first use. */
@@ -636,7 +652,7 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
       }
       if (url.pathname === "/_control/verify" && req.method === "POST") {
         const { xml, xsd } = await readJson<{ xml: string; xsd?: string }>(req);
-        if (xsd !== undefined && !(/^[\w.-]+\.xsd$/.test(xsd) && existsSync(path.join(XSD_DIR, xsd)))) return send(400, { mensaje: `No such schema: ${xsd}` });
+        if (xsd !== undefined && !(/^[\w.-]+\.xsd$/.test(xsd) && schemaSource(xsd) !== null)) return send(400, { mensaje: `No such schema: ${xsd}` });
         return send(200, { signature: await verifySignature(xml), signer: signerOf(xml), schemaErrors: xsd ? await schemaErrors(xml, xsd) : [] });
       }
       if (url.pathname === "/_control/dgii-status" && req.method === "POST") {

@@ -10,7 +10,7 @@ import { signXml } from "../../src/modules/ecf/signature";
 import { buildEcf, EcfBuildError, type EcfDocument, type EcfLine, type EcfType } from "../../src/modules/ecf/xml";
 import { EXCLUSIVE_TAX_TYPES, type LineTax, lineAmounts, taxBreakdown } from "../../src/modules/sales/lines";
 import type { DocumentSnapshot } from "../../src/modules/sales/schemas";
-import { DGII_XSD as DGII, sign, validate } from "../support/dgii-xsd";
+import { DGII_XSD as DGII, DGII_PRESENT, sign, validate } from "../support/dgii-xsd";
 import { signable } from "../support/signable";
 
 /**
@@ -19,14 +19,18 @@ import { signable } from "../support/signable";
  */
 
 describe("DGII schemas", () => {
-  it("every schema of xsd-strict compiles in libxml2: a foreign root is refused for its root, not for the schema", async () => {
-    const names = readdirSync(DGII).filter((name) => name.endsWith(".xsd"));
-    expect(names.length).toBe(15);
-    for (const name of names) {
-      const result = await validate("<Nada/>", name);
-      expect(result, name).toEqual({ valid: false, errors: [expect.stringContaining("No matching global declaration available for the validation root")] });
-    }
-  });
+  // Without ../shared/dgii there are no DGII files to compile; ours are compiled by test/ecf/xsd-worker.test.ts.
+  it.skipIf(!DGII_PRESENT)(
+    "every schema of xsd-strict compiles in libxml2: a foreign root is refused for its root, not for the schema (skipped without ../shared/dgii)",
+    async () => {
+      const names = readdirSync(DGII).filter((name) => name.endsWith(".xsd"));
+      expect(names.length).toBe(15);
+      for (const name of names) {
+        const result = await validate("<Nada/>", name);
+        expect(result, name).toEqual({ valid: false, errors: [expect.stringContaining("No matching global declaration available for the validation root")] });
+      }
+    },
+  );
 
   it("a seed signed as DGII's authentication asks validates against Semilla.xsd; unsigned or altered it does not", async () => {
     const seed =
