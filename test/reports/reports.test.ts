@@ -2,11 +2,15 @@ import { beforeAll, describe, expect, it } from "vitest";
 import migration0029 from "../../drizzle/0029_reports_permission.sql?raw";
 import { rowsOf } from "../../src/db/rows";
 import { dominicanToday } from "../../src/lib/dates";
-import type { Report606, Report608 } from "../../src/modules/reports/schemas";
-import { PAGE_ROWS } from "../../src/modules/reports/service";
+import { annulments608 } from "../../src/modules/reports/annulments608";
+import { purchases606 } from "../../src/modules/reports/purchases606";
+import { salesSummary } from "../../src/modules/reports/sales-summary";
+import { sales607 } from "../../src/modules/reports/sales607";
+import type { Report606, Report608, ReportQuery } from "../../src/modules/reports/schemas";
+import { openReport, PAGE_ROWS, type ReportSource } from "../../src/modules/reports/service";
 import { createPurchase, sequence } from "../purchases/helpers";
 import { call } from "../support/api";
-import { catalogIds, createContact } from "../support/sales";
+import { catalogIds, createContact, serviceInvoice } from "../support/sales";
 import { asOwner, ownerRow, ownerRows, type SeededTenant, seedTenant, seedUser, seedWorkspace, sql } from "../support/seed";
 import { createProduct } from "../support/stock";
 import golden606 from "./golden/606-202610.txt?raw";
@@ -308,6 +312,48 @@ describe("DGII reports: 606 and 608", () => {
     ]);
     expect(lines((await other.api.get("/reports/608?period=202610")).text)).toEqual(["608|131246796|202610|0"]);
   });
+});
+
+describe("DGII reports: the tenant filter of their queries", () => {
+  /**
+   * Row-level security hides other tenants from the application role, so an HTTP test cannot tell
+   * a query that filters by tenant from one that does not. Run as the tables' owner (which RLS does
+   * not bind), the report services must still read only the tenant they are given
+   * (docs/security.md; test/node/report-tenant-filter.test.ts checks the SQL by text).
+   */
+  it("run as the table owner, past row-level security, the 606, 607, 608 and sales summary read only the tenant's rows", async () => {
+    // Two companies with October purchases and annulments, and a third with a November consumer sale.
+    const [first, second] = [await october(), await october()];
+    await serviceInvoice("100.00");
+    const whole = async <Row extends Record<string, string>, Query extends ReportQuery>(tenantId: number, source: ReportSource<Row, Query>, query: Query) =>
+      asOwner(async (db) => {
+        const report = await openReport(db, tenantId, source, query);
+        const rows = [...report.first];
+        for (let page = await report.next(); page.length; page = await report.next()) rows.push(...page);
+        return { header: report.header, rows };
+      });
+    for (const { tenant, reader } of [first, second]) {
+      const october606 = await whole(tenant.tenantId, purchases606, { period: "202610", format: "json" });
+      const viaHttp606 = await reader.api.get("/reports/606?period=202610&format=json");
+      expect(october606.header.count).toBe(lines(golden606).length - 1);
+      expect(october606.rows).toEqual(viaHttp606.body.rows);
+      const october608 = await whole(tenant.tenantId, annulments608, { period: "202610", format: "json" });
+      expect(october608.header.count).toBe(lines(golden608).length - 1);
+      // This company sold nothing in November; the third company's sale is not its own.
+      const november607 = await whole(tenant.tenantId, sales607, { period: "202611", format: "json", include_ecf: true });
+      expect(november607.rows).toEqual([]);
+      expect(november607.header.consumer_summary).toMatchObject({ count: "0", amount: "0.00" });
+      const summary = await asOwner((db) =>
+        salesSummary(
+          db,
+          { tenantId: tenant.tenantId, userId: tenant.admin.id, workspaceId: tenant.workspaceId, viewAll: true },
+          { from: "2026-11-01", to: "2026-11-30", group_by: "workspace" },
+        ),
+      );
+      expect(summary.groups).toEqual([]);
+      expect(summary.totals.total).toBe("0.00");
+    }
+  }, 240_000);
 });
 
 describe("DGII reports: validation", () => {

@@ -18,17 +18,17 @@ import type { ReportSource } from "./service";
 export const annulments608: ReportSource<Row608> = {
   format: "608",
   columns: Object.keys(Row608) as (keyof Row608)[],
-  statement: (period, workspaceId) => sql`
+  statement: (tenantId, period, workspaceId) => sql`
     SELECT r.ncf, to_char(r.issue_date, 'YYYYMMDD') AS date, r.reason_code, count(*) OVER () AS total
     FROM (
       SELECT a.ncf, i.issue_date, a.reason_code
-      FROM ncf_annulments a JOIN invoices i ON i.id = a.invoice_id
-      WHERE a.annulled_on BETWEEN ${period.from}::date AND ${period.to}::date AND a.ncf LIKE 'B%'
+      FROM ncf_annulments a JOIN invoices i ON i.id = a.invoice_id AND i.tenant_id = ${tenantId}
+      WHERE a.tenant_id = ${tenantId} AND a.annulled_on BETWEEN ${period.from}::date AND ${period.to}::date AND a.ncf LIKE 'B%'
         ${workspaceId === undefined ? sql`` : sql`AND a.workspace_id = ${workspaceId}`}
       UNION ALL
       SELECT p.ncf, p.issue_date, ${DEFAULT_ANNULMENT_REASON}::text
       FROM purchases p
-      WHERE p.status = 'voided' AND p.ncf LIKE 'B%'
+      WHERE p.tenant_id = ${tenantId} AND p.status = 'voided' AND p.ncf LIKE 'B%'
         AND (p.voided_at AT TIME ZONE 'America/Santo_Domingo')::date BETWEEN ${period.from}::date AND ${period.to}::date
         ${workspaceId === undefined ? sql`` : sql`AND p.workspace_id = ${workspaceId}`}
     ) r

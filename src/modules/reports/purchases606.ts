@@ -139,7 +139,7 @@ export function row606(raw: Raw606, context: ReportContext): Row606 {
 export const purchases606: ReportSource<Row606> = {
   format: "606",
   columns: Object.keys(Row606) as (keyof Row606)[],
-  statement: (period, workspaceId) => sql`
+  statement: (tenantId, period, workspaceId) => sql`
     SELECT to_char(p.issue_date, 'YYYYMMDD') AS issue_date, p.expense_type, coalesce(p.ncf, p.supplier_ncf) AS ncf,
       left(p.ncf, 3) AS self_issued_prefix, c.identification_type, c.identification,
       p.exchange_rate::text AS exchange_rate, (p.subtotal_amount - p.discount_amount)::text AS net_amount,
@@ -149,18 +149,18 @@ export const purchases606: ReportSource<Row606> = {
       to_char(pay.last_date, 'YYYYMMDD') AS last_payment_date, coalesce(pay.paid, 0)::text AS paid, pay.methods AS payment_methods,
       count(*) OVER () AS total
     FROM purchases p
-    LEFT JOIN contacts c ON c.id = p.supplier_id
+    LEFT JOIN contacts c ON c.id = p.supplier_id AND c.tenant_id = ${tenantId}
     -- Goods: lines of products that are not services; the rest (services, expense lines) are services.
     LEFT JOIN LATERAL (
-      SELECT sum(i.subtotal - i.discount_amount) AS goods FROM purchase_items i JOIN products pr ON pr.id = i.product_id
-      WHERE i.purchase_id = p.id AND pr.product_type <> 'service'
+      SELECT sum(i.subtotal - i.discount_amount) AS goods FROM purchase_items i JOIN products pr ON pr.id = i.product_id AND pr.tenant_id = ${tenantId}
+      WHERE i.purchase_id = p.id AND i.tenant_id = ${tenantId} AND pr.product_type <> 'service'
     ) g ON true
     -- Payments made by the end of the period: the last one's date, the sum, the methods.
     LEFT JOIN LATERAL (
       SELECT max(pp.payment_date) AS last_date, sum(pp.amount) AS paid, string_agg(DISTINCT pp.payment_method, ',') AS methods
-      FROM purchase_payments pp WHERE pp.purchase_id = p.id AND pp.payment_date <= ${period.to}::date
+      FROM purchase_payments pp WHERE pp.purchase_id = p.id AND pp.tenant_id = ${tenantId} AND pp.payment_date <= ${period.to}::date
     ) pay ON true
-    WHERE p.status IN ('pending_payment', 'partially_paid', 'paid')
+    WHERE p.tenant_id = ${tenantId} AND p.status IN ('pending_payment', 'partially_paid', 'paid')
       -- A consumer invoice (B02, E32) supports neither a cost nor an ITBIS credit: not a 606 row.
       AND coalesce(p.ncf, p.supplier_ncf) !~ '^(B02|E32)'
       AND p.issue_date BETWEEN ${period.from}::date AND ${period.to}::date

@@ -31,7 +31,7 @@ async function answer<Row extends Record<string, string>, Query extends ReportQu
   source: ReportSource<Row, Query>,
   query: Query,
 ): Promise<TypedResponse<string, 200, "text">> {
-  const report = await openReport(c.var.db, source, query);
+  const report = await openReport(c.var.db, c.var.scope.tenantId, source, query);
   const chunks = query.format === "json" ? jsonChunks(report) : txtChunks(report, source.columns);
   const headers: Record<string, string> = { "Content-Type": chunks.contentType };
   // DGII's tool names its files DGII_F_<format>_<RNC>_<period>.TXT.

@@ -41,7 +41,7 @@ interface GroupRow {
 type Totals = Omit<SalesSummary["totals"], never>;
 
 const KEYS: Record<SalesSummaryQuery["group_by"], { key: SQL; label: SQL }> = {
-  workspace: { key: sql`d.workspace_id::text`, label: sql`(SELECT w.name FROM workspaces w WHERE w.id = d.workspace_id)` },
+  workspace: { key: sql`d.workspace_id::text`, label: sql`(SELECT w.name FROM workspaces w WHERE w.id = d.workspace_id AND w.tenant_id = d.tenant_id)` },
   document_type: { key: sql`left(d.ncf, 3)`, label: sql`left(d.ncf, 3)` },
   day: { key: sql`d.issue_date::text`, label: sql`d.issue_date::text` },
 };
@@ -57,7 +57,9 @@ function workspaceCondition(scope: RequestScope, workspaceId: number | undefined
 
 export async function salesSummary(db: AnyDb, scope: RequestScope, query: SalesSummaryQuery): Promise<SalesSummary> {
   if (query.workspace_id !== undefined) {
-    const [exists] = rowsOf<{ found: boolean }>(await db.execute(sql`SELECT EXISTS (SELECT 1 FROM workspaces WHERE id = ${query.workspace_id}) AS found`));
+    const [exists] = rowsOf<{ found: boolean }>(
+      await db.execute(sql`SELECT EXISTS (SELECT 1 FROM workspaces w WHERE w.id = ${query.workspace_id} AND w.tenant_id = ${scope.tenantId}) AS found`),
+    );
     if (!exists?.found) throw fieldError("workspace_id", "Not a workspace of this company.");
   }
   const { key, label } = KEYS[query.group_by];
@@ -67,19 +69,19 @@ export async function salesSummary(db: AnyDb, scope: RequestScope, query: SalesS
   const rows = rowsOf<GroupRow>(
     await db.execute(sql`
     WITH d AS (
-      SELECT i.workspace_id, i.document_number AS ncf, i.issue_date, 1 AS sign, coalesce(i.exchange_rate, 1) AS rate,
+      SELECT i.tenant_id, i.workspace_id, i.document_number AS ncf, i.issue_date, 1 AS sign, coalesce(i.exchange_rate, 1) AS rate,
         coalesce(i.subtotal_amount_dop, i.subtotal_amount) AS subtotal, coalesce(i.discount_amount_dop, i.discount_amount) AS discounts,
         coalesce(i.total_amount_dop, i.total_amount) AS total, coalesce(i.tax_breakdown, '{}'::jsonb) AS tax_breakdown,
         round(i.amount_paid * coalesce(i.exchange_rate, 1), 2) AS paid,
         round(greatest(i.total_amount + i.debited_amount - i.credited_amount - i.amount_paid - i.itbis_withheld - i.isr_withheld, 0) * coalesce(i.exchange_rate, 1), 2) AS due
       FROM invoices i
-      WHERE i.status <> 'draft' AND i.deleted_at IS NULL AND (i.status <> 'cancelled' OR i.credited_amount > 0)
+      WHERE i.tenant_id = ${scope.tenantId} AND i.status <> 'draft' AND i.deleted_at IS NULL AND (i.status <> 'cancelled' OR i.credited_amount > 0)
         AND ${range(sql`i.issue_date`)} AND ${workspaceCondition(scope, query.workspace_id, sql`i.workspace_id`)}
       UNION ALL
-      SELECT n.workspace_id, n.document_number, n.issue_date, CASE n.kind WHEN 'credit' THEN -1 ELSE 1 END, n.exchange_rate,
+      SELECT n.tenant_id, n.workspace_id, n.document_number, n.issue_date, CASE n.kind WHEN 'credit' THEN -1 ELSE 1 END, n.exchange_rate,
         n.subtotal_amount_dop, n.discount_amount_dop, n.total_amount_dop, coalesce(n.tax_breakdown, '{}'::jsonb), 0, 0
       FROM invoice_notes n
-      WHERE n.status = 'issued' AND ${range(sql`n.issue_date`)} AND ${workspaceCondition(scope, query.workspace_id, sql`n.workspace_id`)}
+      WHERE n.tenant_id = ${scope.tenantId} AND n.status = 'issued' AND ${range(sql`n.issue_date`)} AND ${workspaceCondition(scope, query.workspace_id, sql`n.workspace_id`)}
     ), keyed AS (
       SELECT ${key} AS key, ${label} AS label, d.* FROM d
     )

@@ -154,7 +154,7 @@ const money2 = (expression: SQL) => sql`coalesce(${expression}, 0)::numeric(18, 
 export const sales607: ReportSource<Row607, Report607Query> = {
   format: "607",
   columns: Object.keys(Row607) as (keyof Row607)[],
-  statement: (period, workspaceId, query) => sql`
+  statement: (tenantId, period, workspaceId, query) => sql`
     SELECT d.*, to_char(d.date, 'YYYYMMDD') AS issue_date, count(*) OVER () AS total
     FROM (
       SELECT i.id, 0 AS source, i.document_number AS ncf, NULL::text AS modified_ncf, 'invoice' AS kind, i.issue_date AS date,
@@ -165,22 +165,22 @@ export const sales607: ReportSource<Row607, Report607Query> = {
         CASE WHEN i.withholding_date <= ${period.to}::date THEN to_char(i.withholding_date, 'YYYYMMDD') END AS withholding_date,
         i.itbis_withheld::text AS itbis_withheld, i.isr_withheld::text AS isr_withheld
       FROM invoices i
-      JOIN contacts c ON c.id = i.contact_id
+      JOIN contacts c ON c.id = i.contact_id AND c.tenant_id = ${tenantId}
       -- The payments dated by the period's end, summed by method (in the invoice's currency).
       LEFT JOIN LATERAL (
         SELECT jsonb_object_agg(m.payment_method, m.amount::text) AS payments FROM (
           SELECT pp.payment_method, sum(pp.amount) AS amount FROM invoice_payments pp
-          WHERE pp.invoice_id = i.id AND pp.payment_date <= ${period.to}::date GROUP BY pp.payment_method
+          WHERE pp.invoice_id = i.id AND pp.tenant_id = ${tenantId} AND pp.payment_date <= ${period.to}::date GROUP BY pp.payment_method
         ) m
       ) pay ON true
-      WHERE ${reportedInvoices(period, workspaceId, query)} AND NOT ${summarizedConsumer}
+      WHERE i.tenant_id = ${tenantId} AND ${reportedInvoices(period, workspaceId, query)} AND NOT ${summarizedConsumer}
       UNION ALL
       SELECT n.id, 1, n.document_number, n.modified_ncf, n.kind, n.issue_date,
         n.snapshot->'buyer'->>'identification_type', n.snapshot->'buyer'->>'identification',
         n.exchange_rate::text, (n.subtotal_amount_dop - n.discount_amount_dop)::text, n.total_amount_dop::text, n.tax_breakdown, NULL::jsonb,
-        (SELECT ni.income_type FROM invoices ni WHERE ni.id = n.invoice_id), NULL, '0', '0'
+        (SELECT ni.income_type FROM invoices ni WHERE ni.id = n.invoice_id AND ni.tenant_id = ${tenantId}), NULL, '0', '0'
       FROM invoice_notes n
-      WHERE n.status = 'issued' AND n.issue_date BETWEEN ${period.from}::date AND ${period.to}::date
+      WHERE n.tenant_id = ${tenantId} AND n.status = 'issued' AND n.issue_date BETWEEN ${period.from}::date AND ${period.to}::date
         AND n.document_number ~ ${prefixPattern(NOTE_PREFIXES, query.include_ecf)}
         ${inWorkspace("n", workspaceId)}
     ) d
@@ -190,7 +190,7 @@ export const sales607: ReportSource<Row607, Report607Query> = {
   // rate, half-up: Postgres rounds a positive half away from zero), summed in one aggregate.
   summary: {
     name: "consumer_summary",
-    statement: (period, workspaceId, query) => sql`
+    statement: (tenantId, period, workspaceId, query) => sql`
       SELECT count(*)::text AS count,
         ${money2(sql`sum(i.subtotal_amount_dop - i.discount_amount_dop)`)} AS amount,
         ${money2(sql`sum(round(coalesce(t.itbis, 0) * r.rate, 2))`)} AS itbis_invoiced,
@@ -210,10 +210,10 @@ export const sales607: ReportSource<Row607, Report607Query> = {
           sum(m.amount) AS paid
         FROM (
           SELECT ${formSql} AS form, round(sum(pp.amount) * r.rate, 2) AS amount FROM invoice_payments pp
-          WHERE pp.invoice_id = i.id AND pp.payment_date <= ${period.to}::date GROUP BY pp.payment_method
+          WHERE pp.invoice_id = i.id AND pp.tenant_id = ${tenantId} AND pp.payment_date <= ${period.to}::date GROUP BY pp.payment_method
         ) m
       ) f ON true
-      WHERE ${reportedInvoices(period, workspaceId, query)} AND ${summarizedConsumer}`,
+      WHERE i.tenant_id = ${tenantId} AND ${reportedInvoices(period, workspaceId, query)} AND ${summarizedConsumer}`,
     of: (raw) => ConsumerSummary607.parse(raw),
   },
 };

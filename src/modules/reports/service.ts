@@ -31,8 +31,12 @@ export interface ReportContext {
 export interface ReportSource<Row extends Record<string, string>, Query extends ReportQuery = ReportQuery> {
   format: string;
   columns: readonly (keyof Row & string)[];
-  /** The rows' statement; `query` carries a format's own options (the 607's include_ecf). */
-  statement(period: Period, workspaceId: number | undefined, query: Query): SQL;
+  /**
+   * The rows' statement; `query` carries a format's own options (the 607's include_ecf). Every
+   * table it reads is filtered by `tenantId` as well as by row-level security (docs/security.md;
+   * test/node/report-tenant-filter.test.ts checks the sources).
+   */
+  statement(tenantId: number, period: Period, workspaceId: number | undefined, query: Query): SQL;
   row(raw: Record<string, unknown>, context: ReportContext): Row;
   /**
    * Totals that are not rows of the file (the 607's consumer invoices under RD$250,000): one row
@@ -40,7 +44,7 @@ export interface ReportSource<Row extends Record<string, string>, Query extends 
    */
   summary?: {
     name: string;
-    statement(period: Period, workspaceId: number | undefined, query: Query): SQL;
+    statement(tenantId: number, period: Period, workspaceId: number | undefined, query: Query): SQL;
     of(raw: Record<string, unknown>): Record<string, string>;
   };
 }
@@ -80,14 +84,15 @@ export function periodOf(text: string, today = dominicanToday()): Period {
  */
 export async function openReport<Row extends Record<string, string>, Query extends ReportQuery>(
   db: AnyDb,
+  tenantId: number,
   source: ReportSource<Row, Query>,
   query: Query,
 ): Promise<OpenedReport<Row>> {
   const period = periodOf(query.period);
   const workspaceId = query.workspace_id;
   const [checks] = rowsOf<{ rnc: string | null; workspace: boolean }>(
-    await db.execute(sql`SELECT (SELECT rnc FROM company_profiles) AS rnc,
-      ${workspaceId === undefined ? sql`true` : sql`EXISTS (SELECT 1 FROM workspaces WHERE id = ${workspaceId})`} AS workspace`),
+    await db.execute(sql`SELECT (SELECT cp.rnc FROM company_profiles cp WHERE cp.tenant_id = ${tenantId}) AS rnc,
+      ${workspaceId === undefined ? sql`true` : sql`EXISTS (SELECT 1 FROM workspaces w WHERE w.id = ${workspaceId} AND w.tenant_id = ${tenantId})`} AS workspace`),
   );
   if (!checks?.workspace) throw fieldError("workspace_id", "Not a workspace of this company.");
   const rnc = checks.rnc;
@@ -97,8 +102,8 @@ export async function openReport<Row extends Record<string, string>, Query exten
     });
   }
   const summary = source.summary;
-  const summaryRow = summary ? rowsOf<Record<string, unknown>>(await db.execute(summary.statement(period, workspaceId, query)))[0] : undefined;
-  await db.execute(sql`DECLARE report_rows NO SCROLL CURSOR FOR ${source.statement(period, workspaceId, query)}`);
+  const summaryRow = summary ? rowsOf<Record<string, unknown>>(await db.execute(summary.statement(tenantId, period, workspaceId, query)))[0] : undefined;
+  await db.execute(sql`DECLARE report_rows NO SCROLL CURSOR FOR ${source.statement(tenantId, period, workspaceId, query)}`);
   const context: ReportContext = { rnc, period };
   let done = false;
   const fetchPage = async () => {
