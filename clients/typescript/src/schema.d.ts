@@ -6104,6 +6104,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description ecf_already_sent: a number of the range was sent to DGII; it cannot be annulled */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description payload_too_large: the request body is over the size limit */
                 413: {
                     headers: {
@@ -6149,7 +6158,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error 503 */
+                /** @description service_unavailable: the database (or DGII) is unavailable; see Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -15170,7 +15179,7 @@ export interface paths {
                 query: {
                     /** @description `txt`: DGII's file; `json`: the same rows, for spreadsheets and checks */
                     format?: "txt" | "json";
-                    /** @description The month reported, YYYYMM: a past month or the current one (Dominican time) */
+                    /** @description The month reported, YYYYMM: a past month or the current one (Dominican time), from 201805 (Norma General 07-2018) */
                     period: string;
                     /** @description Only this workspace's documents, to review a branch; DGII's file is always the whole company (omit it) */
                     workspace_id?: number;
@@ -15288,7 +15297,7 @@ export interface paths {
                     format?: "txt" | "json";
                     /** @description Include e-CF (E31, E32, …): DGII receives each one already; `false` by default */
                     include_ecf?: "true" | "false";
-                    /** @description The month reported, YYYYMM: a past month or the current one (Dominican time) */
+                    /** @description The month reported, YYYYMM: a past month or the current one (Dominican time), from 201805 (Norma General 07-2018) */
                     period: string;
                     /** @description Only this workspace's documents, to review a branch; DGII's file is always the whole company (omit it) */
                     workspace_id?: number;
@@ -15404,7 +15413,7 @@ export interface paths {
                 query: {
                     /** @description `txt`: DGII's file; `json`: the same rows, for spreadsheets and checks */
                     format?: "txt" | "json";
-                    /** @description The month reported, YYYYMM: a past month or the current one (Dominican time) */
+                    /** @description The month reported, YYYYMM: a past month or the current one (Dominican time), from 201805 (Norma General 07-2018) */
                     period: string;
                     /** @description Only this workspace's documents, to review a branch; DGII's file is always the whole company (omit it) */
                     workspace_id?: number;
