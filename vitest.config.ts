@@ -1,43 +1,31 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
-import { defineConfig, type Plugin } from "vitest/config";
+import { defineConfig } from "vitest/config";
 
 const TEST_JWT_SECRET = "test-jwt-secret-of-at-least-thirty-two-chars";
 // 32 bytes, base64: the AES-GCM key of integration secrets in tests.
 const TEST_ENCRYPTION_KEY = "dGVzdC1lbmNyeXB0aW9uLWtleS0zMi1ieXRlcy0hISE=";
 
-/**
- * DGII's schemas as text, as wrangler.toml's Text rule gives them to the deployed Worker
- * (src/lib/xsd.ts). vitest-pool-workers looks a module rule's file up under the project root, and
- * Vite names a file outside it /@fs/<path>, so ../shared/dgii/xsd-strict/*.xsd would not be found:
- * here Vite loads them itself (a query keeps the pool's rules off the id).
- */
-const XSD_QUERY = "?dgii-xsd";
-const xsdAsText: Plugin = {
-  name: "dgii-xsd-as-text",
-  enforce: "pre",
-  resolveId(source, importer) {
-    if (!source.endsWith(".xsd") || !importer) return null;
-    return path.resolve(path.dirname(importer.split("?")[0]!), source) + XSD_QUERY;
-  },
-  load(id) {
-    if (!id.endsWith(`.xsd${XSD_QUERY}`)) return null;
-    return `export default ${JSON.stringify(readFileSync(id.slice(0, -XSD_QUERY.length), "utf8"))};`;
-  },
-};
-
 export default defineConfig({
   test: {
+    // Two test files at a time (vitest's default on 2 CPUs is one): a file spends much of its time
+    // waiting on Postgres, the fakes and its Worker's queue, and each file's Worker (its own
+    // miniflare, queues included) and tenants are its own. Measured in docs/reliability.md.
+    maxWorkers: 2,
     projects: [
       {
         // The API, inside workerd, through the Worker's real fetch handler.
         plugins: [
-          xsdAsText,
           cloudflareTest(async ({ inject }) => ({
             main: "./src/index.ts",
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
+              // wrangler.toml's consumers, flushed at once: miniflare holds a batch that is not full
+              // for max_batch_timeout (1 s) before delivering it, a second a test would wait per hop.
+              queueConsumers: {
+                outbox: { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 10 },
+                ecf: { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 10 },
+                "rnc-sync": { maxBatchSize: 1, maxBatchTimeout: 0, maxRetries: 5 },
+              },
               bindings: {
                 DATABASE_URL: inject("databaseUrl"),
                 TEST_OWNER_DATABASE_URL: inject("ownerDatabaseUrl"),
@@ -60,6 +48,8 @@ export default defineConfig({
                 RESEND_API_KEY: "re_test_key",
                 DGII_ECF_BASE_URL: inject("fakeDgiiUrl"),
                 DGII_FC_BASE_URL: inject("fakeDgiiUrl"),
+                // DGII's status service: the fake's; no API key, so the sweep is off unless a test turns it on.
+                DGII_STATUS_BASE_URL: inject("fakeDgiiUrl"),
                 TEST_FAKE_DGII_URL: inject("fakeDgiiUrl"),
                 APP_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
                 // The run's certification authority (test/global-setup.ts): the only one the receiver trusts.

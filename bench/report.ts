@@ -2,6 +2,7 @@ import { PAGE_ROWS } from "../src/modules/reports/service";
 import type { EcfSigningResult } from "./ecf";
 import type { HostileXmlResult } from "./hostile-xml";
 import { REPORT_BUDGET_SECONDS, type ReportBenchResult } from "./reports";
+import type { UploadSizeResult } from "./upload-size";
 /** The bench's stdout table and the generated block of docs/performance.md, both from latest.json. */
 
 /** One autocannon load. */
@@ -56,6 +57,8 @@ export interface BenchResults {
   options: { rttMs: number; durationSeconds: number; warmupSeconds: number; roundTripSamples: number; sizes: Record<string, number> };
   seedSeconds: number;
   bundle: { files: number; bytes: number; gzipBytes: number };
+  /** What a deploy uploads, against Cloudflare's size limits (bench/upload-size.ts). */
+  upload?: UploadSizeResult;
   skipped: string[];
   scenarios: ScenarioResult[];
   /** CPU of building and signing an e-CF (bench/ecf.ts). */
@@ -162,6 +165,9 @@ export function renderPerformance(r: BenchResults) {
     ),
     ...reportLines(r.reports ?? []),
     `- Worker bundle: ${(r.bundle.gzipBytes / 1024).toFixed(0)} KiB gzip, ${(r.bundle.bytes / 1024).toFixed(0)} KiB raw (budget 1 MiB gzip) ${verdict(r.bundle.gzipBytes <= MIB)}`,
+    r.upload
+      ? `- Worker upload (bench/upload-size.ts): ${(r.upload.gzipBytes / MIB).toFixed(2)} MiB compressed, ${(r.upload.bytes / MIB).toFixed(2)} MiB raw (budget ${(r.upload.budgetGzipBytes / MIB).toFixed(0)} MiB compressed; Cloudflare's limits 3 MB Free, 10 MB Paid) ${verdict(r.upload.withinBudget)}; source maps, not counted: ${(r.upload.sourceMapGzipBytes / MIB).toFixed(2)} MiB compressed`
+      : "",
   ].filter(Boolean);
   const breakdown = r.scenarios
     .filter((s) => ["invoices_list", "invoice_get", "invoice_create", "stock_transfer", "rnc_search"].includes(s.key))

@@ -17,7 +17,8 @@
  * 6. p50 at one connection with the relay delaying each direction by rtt/2;
  * 7. the limit: pgbench (simple protocol, persistent connections, and -C: a new connection per
  *    transaction, as the Worker does) running the captured statements at the same concurrency;
- * 8. the Worker bundle (wrangler deploy --dry-run --outdir), gzip size.
+ * 8. the Worker bundle (wrangler deploy --dry-run --outdir), gzip size, and what a deploy uploads
+ *    against Cloudflare's limits (bench/upload-size.ts).
  * Output: a table on stdout, bench/results/latest.json, and the generated block of docs/performance.md
  * (between the bench markers; `--no-readme` leaves it alone — the flag names predate the docs/ split).
  */
@@ -45,6 +46,7 @@ import { type BenchResults, type Load, type RoundTrips, renderPerformance, type 
 import { measureReport, previousMonth, type ReportBenchResult, seedSalesMonth } from "./reports";
 import { prng } from "./rnc-generator";
 import { type Seeded, seed } from "./seed";
+import { describeUploadSize, measureUploadSize } from "./upload-size";
 
 const exec = promisify(execFile);
 const TMP = path.join(ROOT, "bench/results/tmp");
@@ -573,6 +575,9 @@ async function main() {
 
   console.log("bundle: wrangler deploy --dry-run …");
   const bundle = await bundleSize();
+  console.log("upload size against Cloudflare's limits (bench/upload-size.ts) …");
+  const upload = await measureUploadSize();
+  for (const line of describeUploadSize(upload)) console.log(`  ${line}`);
   console.log("e-CF build and sign (bench/ecf.ts) …");
   const ecfSigning = await measureEcfSigning();
   for (const line of describeEcfSigning(ecfSigning)) console.log(`  ${line}`);
@@ -783,6 +788,7 @@ async function main() {
     options: { rttMs: RTT_MS, durationSeconds: DURATION, warmupSeconds: WARMUP, roundTripSamples: RT_SAMPLES, sizes: SIZES },
     seedSeconds: round(seeded.seconds, 1),
     bundle,
+    upload,
     skipped,
     ecfSigning,
     hostileXml,

@@ -9,12 +9,14 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { eq } from "drizzle-orm";
+import pg from "pg";
 import * as schema from "../src/db/schema";
 import { issueAccessToken } from "../src/modules/auth/service";
 import { createTenant } from "../src/modules/tenants/service";
 import { startFakeDgii } from "./fake-dgii";
 import { type Authority, makeCertificate } from "./lib/certificates";
 import { type DatabaseTarget, freePort, portAnswers, ROOT, runMigrations, startEmbedded } from "./lib/database";
+import { seedDemoData } from "./lib/demo-data";
 import { DEV_DATA_DIR, DEV_STATE_FILE } from "./lib/local-database";
 import { localAuthority, localEncryptionKey, localJwtSecret } from "./lib/secrets";
 import { inOwnerTransaction } from "./lib/tenants";
@@ -109,7 +111,13 @@ async function waitForHealth(child: ChildProcess): Promise<void> {
  * The demo tenant's API as its admin, through wrangler dev. The tenant is picked by the Host header,
  * which fetch does not let a caller set, hence node:http.
  */
-function demoApi(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: { data?: unknown; code?: string } }> {
+function demoApi(
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: { data?: unknown; meta?: { total?: number }; code?: string } }> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -118,7 +126,7 @@ function demoApi(token: string, method: string, path: string, body?: unknown): P
         port: PORT,
         method,
         path: `/api/v1${path}`,
-        headers: { Host: `${DEMO.subdomain}.localhost:${PORT}`, Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        headers: { Host: `${DEMO.subdomain}.localhost:${PORT}`, Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...headers },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -206,6 +214,8 @@ export const CONFIGURATION_VARIABLES = [
   "TAX_AUTHORITY_DATA_URL",
   "DGII_ECF_BASE_URL",
   "DGII_FC_BASE_URL",
+  "DGII_STATUS_BASE_URL",
+  "DGII_STATUS_API_KEY",
   "WEBHOOKS_ALLOW_HTTP_LOOPBACK",
   "WEBHOOKS_DNS_RESOLVER_URL",
   "ECF_TRUSTED_CA_PEM",
@@ -243,6 +253,9 @@ async function main() {
         APP_ENCRYPTION_KEY: localEncryptionKey(),
         DGII_ECF_BASE_URL: fakeDgii?.url,
         DGII_FC_BASE_URL: fakeDgii?.url,
+        // DGII's status service: the stand-in's, with a key of its own, so the minute sweep runs locally.
+        DGII_STATUS_BASE_URL: fakeDgii?.url,
+        DGII_STATUS_API_KEY: fakeDgii ? "local-dev-key" : undefined,
         ECF_TRUSTED_CA_PEM: authority?.certificatePem,
         // The stand-in's receivers of other taxpayers are on loopback, over http.
         WEBHOOKS_ALLOW_HTTP_LOOPBACK: fakeDgii ? "true" : undefined,
@@ -279,16 +292,68 @@ async function main() {
   process.on("SIGTERM", () => void stop());
   wrangler.on("exit", (code) => void stop(code ?? 0));
 
-  await waitForHealth(wrangler);
-  if (authority) await demoEcf(token, authority);
-  console.log(`
+  // A failure from here on stops wrangler and the relays too, rather than leaving them running.
+  try {
+    await waitForHealth(wrangler);
+    if (authority) {
+      await demoEcf(token, authority);
+      const seeded = await seedDemoData(
+        (method, apiPath, body, headers) => demoApi(token, method, apiPath, body, headers),
+        (invoiceId) => ecfOutcome(database.ownerUrl, invoiceId),
+      );
+      if (seeded)
+        console.log(
+          "Gave the demo tenant products with stock in two branches, customers, a supplier, an E31 (accepted by the local DGII), a B02, a quotation and a purchase.",
+        );
+    }
+    const e31 = await demoE31(database.ownerUrl);
+    const curl = `curl -s -H 'Host: demo.localhost:${PORT}' -H 'Authorization: Bearer ${token}'`;
+    console.log(`
 Sucursal is running on http://127.0.0.1:${PORT} (database: ${database.kind}; rate limits: ${upstash ? "Redis" : "in memory"}; DGII: ${fakeDgii ? `local stand-in at ${fakeDgii.url}` : process.env.DGII_ECF_BASE_URL}).
 Try:
 
-  curl -s -H 'Host: demo.localhost:${PORT}' -H 'Authorization: Bearer ${token}' http://127.0.0.1:${PORT}/api/v1/me
-
+  ${curl} http://127.0.0.1:${PORT}/api/v1/me
+  ${curl} 'http://127.0.0.1:${PORT}/api/v1/invoices?sort=-created_at'
+${e31 ? `  ${curl} -o factura-e31.pdf http://127.0.0.1:${PORT}/api/v1/invoices/${e31}/pdf\n` : ""}
 OpenAPI: http://127.0.0.1:${PORT}/api/v1/openapi.json (send Host: demo.localhost:${PORT}). Ctrl-C stops everything.
 `);
+  } catch (error) {
+    console.error(error);
+    await stop(1);
+  }
+}
+
+/** Reads the owner's database once, then ends the connection. */
+async function ownerQuery<T extends pg.QueryResultRow>(ownerUrl: string, text: string, values: unknown[]): Promise<T[]> {
+  const client = new pg.Client({ connectionString: ownerUrl });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The status the invoice's e-CF ends in at the local DGII (the Worker's queue sends it, then queries the result), within a minute. */
+async function ecfOutcome(ownerUrl: string, invoiceId: number): Promise<string> {
+  let status = "missing";
+  for (let i = 0; i < 120; i++) {
+    const [row] = await ownerQuery<{ status: string }>(ownerUrl, "SELECT status FROM ecf_documents WHERE invoice_id = $1", [invoiceId]);
+    status = row?.status ?? "missing";
+    if (!["missing", "pending", "in_process"].includes(status)) return status;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return status;
+}
+
+/** The demo tenant's first E31 invoice, whose PDF the printed curl fetches. */
+async function demoE31(ownerUrl: string): Promise<number | null> {
+  const [row] = await ownerQuery<{ id: number }>(
+    ownerUrl,
+    "SELECT e.invoice_id AS id FROM ecf_documents e JOIN tenants t ON t.id = e.tenant_id WHERE t.subdomain = $1 AND e.encf LIKE 'E31%' AND e.invoice_id IS NOT NULL ORDER BY e.id LIMIT 1",
+    [DEMO.subdomain],
+  );
+  return row?.id ?? null;
 }
 
 // Run as a script (npm run dev); imported by its test, it only lends its functions.

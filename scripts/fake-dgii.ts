@@ -38,6 +38,13 @@ import { type LocalServer, listenOnLoopback } from "./lib/local-server";
  *   refused;
  * - GET /{env}/consultaestado/api/consultas/estado?rncemisor&ncfelectronico[&rnccomprador&codigoseguridad]
  *   → the state and amounts of a received e-CF or RFCE (0 No encontrado when the code differs);
+ * - GET /api/estatusservicios/obtenerestatus and …/obtenerventanasmantenimiento (DGII's status host,
+ *   `Authorization: Apikey …`) → every service of each environment, "Disponible" unless
+ *   `POST /_control/dgii-status {ambiente, servicio, estatus}` says otherwise (`{reset: true}`
+ *   clears), and the windows `POST /_control/dgii-windows` gave, in DGII's shape;
+ * - GET /{env}/consultatrackids/api/trackids/consulta?rncemisor&encf → `[{trackId, estado,
+ *   fechaRecepcion}]`, every reception of that e-NCF (a resend of a used number is received and
+ *   answered rejected, "secuencia ya utilizada"); 400 when the token's signer did not send them;
  * - POST /{env}/aprobacioncomercial/api/aprobacioncomercial (an ACECF; "Recepción de aprobación
  *   comercial": ACECF.xsd, signature, the token's signer signed it) → `{mensaje, estado, codigo}`:
  *   200 with codigo "1", else 400 with codigo "2" and DGII's messages;
@@ -72,10 +79,12 @@ import { type LocalServer, listenOnLoopback } from "./lib/local-server";
  * A token, a document and a script belong to a signer: the certificate's subject CN (tests give
  * each tenant a certificate of its own). Control, for tests: `GET /_control/tokens`,
  * `POST /_control/token-ttl?seconds=` (life of the next tokens), `POST /_control/script` with JSON
- * `{signer, down?: n, results?: ["in_process", "accepted", "accepted_conditional", "rejected",
- * "rejected_unused"]}` (the next n calls from that signer answer 503; the next result queries of
- * its documents, and its summaries, answer these states in order; a final state is then that
- * trackId's for good), `POST /_control/expire-tokens?signer=` (its tokens stop
+ * `{signer, down?: n, drop?: n, unindexed?: n, results?: ["in_process", "accepted", "accepted_conditional", "rejected",
+ * "rejected_unused"]}` (the next n calls from that signer answer 503; its next `drop` e-CF are
+ * received and kept, then the connection is cut before the answer, as when a send's answer is lost;
+ * its next `unindexed` trackIds lookups find nothing yet, as before DGII has indexed a reception;
+ * the next result queries of its documents, and its summaries, answer these states in order; a
+ * final state is then that trackId's for good), `POST /_control/expire-tokens?signer=` (its tokens stop
  * working: 401), `GET /_control/received?signer=` (what it sent: kind, eNCF, trackId, errors, xml),
  * `GET /_control/annulments?signer=` (its ANECF and the fake's verdicts), `GET
  * /_control/approvals?signer=` (its ACECF and the verdicts), `POST /_control/directory` with JSON
@@ -115,6 +124,8 @@ interface Received {
   at: string;
   /** The final state once answered: later queries of the trackId answer it again. */
   final: ScriptedState | null;
+  /** A resend of an e-NCF DGII already received whole: its result is "secuencia ya utilizada". */
+  resend?: boolean;
 }
 
 export interface FakeDgii extends LocalServer {
@@ -394,11 +405,11 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
   const seeds = new Set<string>();
   const tokens = new Map<string, Token>();
   let ttlSeconds = 3600;
-  const scripts = new Map<string, { down: number; results: ScriptedState[] }>();
+  const scripts = new Map<string, { down: number; drop: number; unindexed: number; results: ScriptedState[] }>();
   const received: Received[] = [];
   const annulments: { signer: string; environment: string; rnc: string; xml: string; errors: string[] }[] = [];
   const script = (signer: string) => {
-    const entry = scripts.get(signer) ?? { down: 0, results: [] };
+    const entry = scripts.get(signer) ?? { down: 0, drop: 0, unindexed: 0, results: [] };
     scripts.set(signer, entry);
     return entry;
   };
@@ -410,6 +421,20 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
     return true;
   };
   const approvals: Exchange[] = [];
+  /** DGII's status service (statusecf): every service available until a test says otherwise; no windows. */
+  const STATUS_SERVICES = [
+    "Autenticación",
+    "Recepción",
+    "Consulta Resultado",
+    "Consulta Estado",
+    "Consulta Directorio",
+    "Consulta TrackIds",
+    "Aprobación Comercial",
+    "Anulación Rangos",
+    "Recepción FC",
+  ];
+  const serviceStates = new Map<string, string>();
+  let maintenanceWindows: unknown[] = [];
   /** Electronic taxpayers registered by tests: RNC → name; and the receiver URL a test gave one instead of this fake's. */
   const directory = new Map<string, string>();
   const directoryUrls = new Map<string, string>();
@@ -538,9 +563,17 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
         return send(200, { ttlSeconds });
       }
       if (url.pathname === "/_control/script" && req.method === "POST") {
-        const body = JSON.parse((await readBody(req)).toString("utf8")) as { signer: string; down?: number; results?: ScriptedState[] };
+        const body = JSON.parse((await readBody(req)).toString("utf8")) as {
+          signer: string;
+          down?: number;
+          drop?: number;
+          unindexed?: number;
+          results?: ScriptedState[];
+        };
         const entry = script(body.signer);
         if (body.down !== undefined) entry.down = body.down;
+        if (body.drop !== undefined) entry.drop = body.drop;
+        if (body.unindexed !== undefined) entry.unindexed = body.unindexed;
         if (body.results) entry.results.push(...body.results);
         return send(200, entry);
       }
@@ -606,6 +639,31 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
         if (xsd !== undefined && !(/^[\w.-]+\.xsd$/.test(xsd) && existsSync(path.join(XSD_DIR, xsd)))) return send(400, { mensaje: `No such schema: ${xsd}` });
         return send(200, { signature: await verifySignature(xml), signer: signerOf(xml), schemaErrors: xsd ? await schemaErrors(xml, xsd) : [] });
       }
+      if (url.pathname === "/_control/dgii-status" && req.method === "POST") {
+        // {ambiente: "Produccion", servicio: "Recepción", estatus: "No Disponible"}, or {reset: true}.
+        const body = JSON.parse((await readBody(req)).toString("utf8")) as { ambiente?: string; servicio?: string; estatus?: string; reset?: boolean };
+        if (body.reset) serviceStates.clear();
+        else serviceStates.set(`${body.ambiente}|${body.servicio}`, body.estatus ?? "Disponible");
+        return send(200, { ok: true });
+      }
+      if (url.pathname === "/_control/dgii-windows" && req.method === "POST") {
+        // DGII's own shape: {ventanaMantenimientos: [{ambiente, horaInicio, horaFin, dias}]}.
+        const body = JSON.parse((await readBody(req)).toString("utf8")) as { ventanaMantenimientos?: unknown[] };
+        maintenanceWindows = body.ventanaMantenimientos ?? [];
+        return send(200, { ok: true });
+      }
+      const statusService = /^\/api\/estatusservicios\/(obtenerestatus|obtenerventanasmantenimiento)$/i.exec(url.pathname);
+      if (statusService) {
+        // Estatus Servicios (Descripción técnica): an API key DGII gives, as `Authorization: Apikey …`.
+        if (!/^Apikey \S+/.test(req.headers.authorization ?? "")) return send(401, { mensaje: "Apikey no válido." });
+        if (statusService[1]!.toLowerCase() === "obtenerventanasmantenimiento") return send(200, { ventanaMantenimientos: maintenanceWindows });
+        return send(
+          200,
+          ["PreCertificacion", "Certificacion", "Produccion"].flatMap((ambiente) =>
+            STATUS_SERVICES.map((servicio) => ({ servicio, estatus: serviceStates.get(`${ambiente}|${servicio}`) ?? "Disponible", ambiente })),
+          ),
+        );
+      }
       if (url.pathname === "/_control/receiver-down" && req.method === "POST") {
         const body = await readJson<{ rnc: string; calls: number }>(req);
         receiverOf(body.rnc).down = body.calls;
@@ -632,7 +690,7 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
         );
       }
       const service =
-        /^\/(testecf|certecf|ecf)\/(recepcion\/api\/facturaselectronicas|consultaresultado\/api\/consultas\/estado|recepcionfc\/api\/recepcion\/ecf|anulacionrangos\/api\/operaciones\/anularrango|consultaestado\/api\/consultas\/estado|consultadirectorio\/api\/consultas\/(?:listado|obtenerdirectorioporrnc)|aprobacioncomercial\/api\/aprobacioncomercial)$/i.exec(
+        /^\/(testecf|certecf|ecf)\/(recepcion\/api\/facturaselectronicas|consultaresultado\/api\/consultas\/estado|recepcionfc\/api\/recepcion\/ecf|anulacionrangos\/api\/operaciones\/anularrango|consultaestado\/api\/consultas\/estado|consultatrackids\/api\/trackids\/consulta|consultadirectorio\/api\/consultas\/(?:listado|obtenerdirectorioporrnc)|aprobacioncomercial\/api\/aprobacioncomercial)$/i.exec(
           url.pathname,
         );
       if (service) {
@@ -673,6 +731,41 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
             idExtranjero: field(document.xml, "IdentificadorExtranjero") || null,
           });
         }
+        if (path === "consultatrackids/api/trackids/consulta" && req.method === "GET") {
+          // Consulta de trackIds (Descripción técnica, "Consulta de trackId e-CF"): every trackId of
+          // the issuer's e-NCF, one object each; only a delegate of the issuer may ask.
+          const rnc = url.searchParams.get("rncemisor") ?? "";
+          const encf = url.searchParams.get("encf") ?? "";
+          if (!/^(\d{9}|\d{11})$/.test(rnc)) return send(400, { mensaje: "La longitud del RNC Emisor es inválida." });
+          if (!/^E\d{12}$/.test(encf)) return send(400, { mensaje: "El ENCF es inválido." });
+          const held = received.filter((r) => r.kind === "ecf" && r.rnc === rnc && r.encf === encf && r.environment === environment);
+          if (held.some((r) => r.signer !== token.signer)) {
+            return send(400, {
+              mensaje:
+                "El RNC del token no está autorizado a consultar el trackid de este e-NCF, favor verificar que se encuentre delegado por el emisor y volver a intentarlo.",
+            });
+          }
+          const scripted = script(token.signer);
+          if (scripted.unindexed > 0) {
+            scripted.unindexed -= 1;
+            return send(200, []);
+          }
+          // DGII validates what it received on its own: by the time one asks, a document has its
+          // state, decided as a result query would (the next scripted state, else accepted).
+          const stateOf = (r: Received) => {
+            if (r.errors.length || r.resend) return STATES.rejected.estado;
+            if (r.final === null) {
+              const next = scripted.results.shift() ?? "accepted";
+              if (next !== "in_process") r.final = next;
+            }
+            if (r.final === null || r.final === "in_process") return STATES.in_process.estado;
+            return r.final === "rejected_unused" ? STATES.rejected.estado : STATES[r.final].estado;
+          };
+          return send(
+            200,
+            held.map((r) => ({ trackId: r.trackId, estado: stateOf(r), fechaRecepcion: r.at })),
+          );
+        }
         if (path.startsWith("consultadirectorio/") && req.method === "GET") {
           // Consulta directorio: the electronic taxpayers it knows (every RNC it received from, and
           // those tests registered), with receiver URLs on this fake (pre-certification answers
@@ -694,6 +787,14 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
           const document = received.find((r) => r.trackId === trackId && r.signer === token.signer);
           if (!document) return send(200, { trackId, codigo: 0, estado: "No encontrado", mensajes: [{ valor: "No se encontró el trackId.", codigo: 0 }] });
           const base = { trackId, rnc: document.rnc, eNCF: document.encf, fechaRecepcion: document.at };
+          if (document.resend) {
+            return send(200, {
+              ...base,
+              ...STATES.rejected,
+              secuenciaUtilizada: true,
+              mensajes: [{ valor: "Secuencia ya utilizada: el e-NCF fue recibido anteriormente.", codigo: 1 }],
+            });
+          }
           if (document.errors.length) {
             return send(200, {
               ...base,
@@ -754,19 +855,34 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
           if (!/^(31|32|33|34|41|43|44|45|46|47)$/.test(type)) return send(400, { trackId: null, error: "El tipo de comprobante no es válido", mensaje: type });
           const errors = await check(xml, `e-CF-${type}.xsd`, token, fileName, "ecf");
           const trackId = randomUUID();
+          const encf = field(xml, "eNCF");
+          const rnc = field(xml, "RNCEmisor");
+          // DGII takes a second e-CF with an e-NCF it already holds as used, and rejects it as used; a
+          // number it said was not used (a refused structure or signer, rejected_unused) may be sent again.
+          const resend = received.some(
+            (r) => r.kind === "ecf" && r.rnc === rnc && r.encf === encf && r.environment === environment && !r.errors.length && r.final !== "rejected_unused",
+          );
           received.push({
             kind: "ecf",
             signer: token.signer,
             environment,
-            encf: field(xml, "eNCF"),
-            rnc: field(xml, "RNCEmisor"),
+            encf,
+            rnc,
             trackId,
             fileName,
             errors,
             xml,
             at: new Date().toISOString(),
             final: null,
+            resend,
           });
+          const scripted = script(token.signer);
+          if (scripted.drop > 0) {
+            // Received and kept, but the answer never reaches the sender.
+            scripted.drop -= 1;
+            req.socket.destroy();
+            return;
+          }
           return send(200, { trackId, error: null, mensaje: null });
         }
         // Recepción FC: the summary's answer is final at once.

@@ -13,6 +13,7 @@ import { tenantFromHost } from "./http/tenant";
 import { afterCommitDispatch } from "./jobs/dispatch";
 import { authRouter } from "./modules/auth/routes";
 import { bankAccountsRouter } from "./modules/bank-accounts/routes";
+import { certificationRouter } from "./modules/certification/routes";
 import { companyRouter } from "./modules/company/routes";
 import { contactsRouter } from "./modules/contacts/routes";
 import { currenciesRouter } from "./modules/currencies/routes";
@@ -82,6 +83,7 @@ export function createApp() {
   api.route("/", notesRouter);
   api.route("/", purchasesRouter);
   api.route("/", ecfRouter);
+  api.route("/", certificationRouter);
   api.route("/", receptionRouter);
   api.route("/", reportsRouter);
   api.route("/", quotationsRouter);

@@ -30,6 +30,9 @@ export interface Env {
   TAX_AUTHORITY_DATA_URL?: string;
   DGII_ECF_BASE_URL?: string;
   DGII_FC_BASE_URL?: string;
+  /** DGII's service status host (statusecf) and the API key DGII gives for it; without a key the status sweep is off. */
+  DGII_STATUS_BASE_URL?: string;
+  DGII_STATUS_API_KEY?: string;
   /** Development only: lets webhook endpoints use http:// to loopback (127.0.0.0/8, ::1, localhost). */
   WEBHOOKS_ALLOW_HTTP_LOOPBACK?: string;
   WEBHOOKS_DNS_RESOLVER_URL?: string;
@@ -85,6 +88,11 @@ const schema = z.object({
   // ecf) is appended per tenant (ecf/service.ts dgiiUrls).
   DGII_ECF_BASE_URL: baseUrl("https://ecf.dgii.gov.do"),
   DGII_FC_BASE_URL: baseUrl("https://fc.dgii.gov.do"),
+  // DGII's "Estatus Servicios" (Descripción técnica): each service's state per environment and the
+  // maintenance windows, read by the minute sweep (modules/ecf/dgii-status.ts). DGII gives the API key
+  // to taxpayers that meet its requirements; without one the sweep is off and sending does not pause.
+  DGII_STATUS_BASE_URL: baseUrl("https://statusecf.dgii.gov.do"),
+  DGII_STATUS_API_KEY: optionalText,
   // Off in production: webhook endpoints must be https:// to a public host (modules/webhooks/url.ts).
   WEBHOOKS_ALLOW_HTTP_LOOPBACK: z.preprocess(blankIsUnset, z.enum(["true", "false"]).default("false")).transform((v) => v === "true"),
   // DNS over HTTPS (JSON API) that webhook endpoint names are resolved through before a delivery, so

@@ -47,9 +47,15 @@ export function createPool(env: Env, connectionString = config(env).DATABASE_URL
   return pool;
 }
 
-/** Statements that open a request transaction: one simple-query message, one round trip. */
+/**
+ * Statements that open a request transaction: one simple-query message, one round trip.
+ * `standard_conforming_strings` is forced on here, in a message before the COMMIT's: the deferred
+ * statements inline their strings as '...' literals (deferUntilCommit), where a server, database
+ * or role running with it off would read a backslash as an escape. A SET in the COMMIT's own
+ * message would be too late, Postgres parsing a whole simple-query message before running it.
+ */
 function beginStatements(env: Env, tenantId: number | null): string {
-  const parts = ["BEGIN"];
+  const parts = ["BEGIN", "SET LOCAL standard_conforming_strings = on"];
   const role = config(env).DB_SET_ROLE;
   if (role) parts.push(setLocalRole(role));
   if (tenantId !== null) {
@@ -107,7 +113,7 @@ export class RequestTransaction {
    * Runs `statement` at the commit, in the COMMIT's own round trip: a write whose result the
    * request does not wait for (a webhook event and its deliveries, modules/webhooks/events.ts)
    * then costs no round trip of its own. Its values are inlined (drizzle's inlineParams: strings
-   * quoted with '' doubled, safe as standard_conforming_strings is forced on in the same message),
+   * quoted with '' doubled, safe as begin() forced standard_conforming_strings on for the transaction),
    * since a simple-query message carries no parameters; a Date is refused, its text not being
    * Postgres's. A rollback drops it; a failure fails the commit, so the change and what was
    * deferred commit together or not at all. `onRows` gets the statement's rows once committed.
@@ -130,7 +136,7 @@ export class RequestTransaction {
       await this.client.query("COMMIT");
       return;
     }
-    const text = ["SET LOCAL standard_conforming_strings = on", ...deferred.map((d) => d.text), "COMMIT"].join(";\n");
+    const text = [...deferred.map((d) => d.text), "COMMIT"].join(";\n");
     let results: unknown;
     try {
       results = await this.client.query(text);
@@ -140,7 +146,7 @@ export class RequestTransaction {
       throw error;
     }
     const sets = results as { rows?: Record<string, unknown>[] }[];
-    for (const [i, d] of deferred.entries()) d.onRows?.(sets[i + 1]?.rows ?? []);
+    for (const [i, d] of deferred.entries()) d.onRows?.(sets[i]?.rows ?? []);
   }
 
   async rollback(): Promise<void> {

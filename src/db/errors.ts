@@ -90,6 +90,8 @@ const DATA_EXCEPTIONS: Record<string, string> = {
 
 /** How long a client should wait before retrying a transaction the database aborted (class 40). */
 const RETRY_AFTER_CONFLICT_SECONDS = 1;
+/** How long after a statement timeout: the load or lock that slowed it may take a while to pass. */
+const RETRY_AFTER_TIMEOUT_SECONDS = 30;
 
 /**
  * What the database refused, as the refusal the API answers with (on-error.ts gives it its status),
@@ -100,6 +102,8 @@ const RETRY_AFTER_CONFLICT_SECONDS = 1;
  * - class 22 (data exception: numeric overflow, date out of range, invalid text, NUL) → 422.
  * - class 40 (serialization failure, deadlock): the transaction was rolled back and can simply be
  *   retried → 503 service_unavailable with Retry-After.
+ * - 57014 a statement cut by the application role's statement_timeout (migration 0048) → 503
+ *   service_unavailable with Retry-After, saying so.
  */
 export function databaseRefusal(error: unknown): AppError | null {
   const pg = postgresError(error);
@@ -130,6 +134,14 @@ export function databaseRefusal(error: unknown): AppError | null {
       return new AppError("in_use", "The record is still referenced by other records and cannot be removed.");
   }
   if (code.startsWith("22")) return invalid("body", DATA_EXCEPTIONS[code] ?? "A value is out of range or not valid.");
+  if (code === "57014") {
+    return new AppError(
+      "service_unavailable",
+      "The database stopped the request: it took longer than the statement timeout allows. Nothing was changed; retry it later.",
+      undefined,
+      RETRY_AFTER_TIMEOUT_SECONDS,
+    );
+  }
   if (code.startsWith("40")) {
     return new AppError(
       "service_unavailable",

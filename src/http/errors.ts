@@ -42,6 +42,8 @@ export const errorStatus = {
   ncf_range_in_use: 409,
   ecf_already_sent: 409,
   approval_already_sent: 409,
+  certification_incomplete: 409,
+  certification_step_observed: 409,
   received_ecf_already_purchased: 409,
   ecf_not_retryable: 409,
   invitation_not_usable: 410,

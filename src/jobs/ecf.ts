@@ -3,7 +3,20 @@ import { type Database, withTenantTransaction } from "../db/client";
 import * as schema from "../db/schema";
 import { config, type Env } from "../env";
 import { log } from "../lib/log";
-import { DgiiRefused, type DgiiResult, DgiiUnavailable, queryResult, refusalMessages, sendConsumerSummary, sendEcf, withDgiiToken } from "../modules/ecf/dgii";
+import {
+  DgiiRefused,
+  type DgiiResult,
+  DgiiUnavailable,
+  type HeldTrackId,
+  queryResult,
+  queryTrackIds,
+  refusalMessages,
+  sendConsumerSummary,
+  sendEcf,
+  trackIdToFollow,
+  withDgiiToken,
+} from "../modules/ecf/dgii";
+import { sendingPausedUntil } from "../modules/ecf/dgii-status";
 import { serializeSubmission } from "../modules/ecf/documents";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
@@ -31,6 +44,12 @@ import { type EcfRef, enqueueDeliveries, enqueueEcf, enqueueWebhooks } from "./m
  * - DGII unreachable (network, 5xx, 408, 429): the step is retried with backoff (30 s doubling,
  *   capped at 15 min) for 24 hours from the first failure of the outage, then `failed` (retry:
  *   POST …/ecf/retry). DGII refusing a reception outright (4xx): `rejected`, sequence not used.
+ * - Never sent twice (issue 33): an e-CF without a trackId whose earlier attempt may have reached
+ *   DGII (a timeout, a connection cut after sending: the answer was lost) first asks DGII's trackIds
+ *   service which trackIds it holds for the e-NCF, and follows an accepted or in-process one
+ *   instead of sending again. A rejection is reconciled the same way: when DGII holds an accepted copy of the same
+ *   e-NCF under another trackId (the first send got through, a resend was answered "secuencia ya
+ *   utilizada"), the document follows that copy and is accepted, never marked rejected or failed.
  */
 
 export function pollDelaySeconds(polls: number): number {
@@ -44,6 +63,8 @@ type StepOutcome =
   | "in_process"
   /** DGII could not be reached: retried after `retryInSeconds`. */
   | "retry"
+  /** DGII is in a maintenance window or reports the service down: nothing tried, again after `retryInSeconds`. */
+  | "paused"
   /** Unreachable for 24 h: failed. */
   | "failed"
   | "not_due"
@@ -84,6 +105,19 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
     if (row.status !== "pending" && row.status !== "in_process") return { outcome: "done", status: row.status };
     const dueIn = Math.ceil((row.nextAttemptAt.getTime() - now.getTime()) / 1000);
     if (dueIn > 0) return { outcome: "not_due", retryInSeconds: dueIn };
+    // A known outage (a maintenance window, a service DGII reports down) is waited out: no attempt
+    // is spent and no backoff grows through it (issue 33).
+    const service = row.summaryXml ? "Recepción FC" : row.trackId ? "Consulta Resultado" : "Recepción";
+    const pause = await sendingPausedUntil(db, row.environment, service, now);
+    if (pause) {
+      const retryInSeconds = Math.max(1, Math.ceil((pause.until.getTime() - now.getTime()) / 1000));
+      await db
+        .update(e)
+        .set({ nextAttemptAt: pause.until, lastError: `Paused: ${pause.reason}.`, updatedAt: now })
+        .where(eq(e.id, row.id));
+      log.info("ecf: paused", { tenantId: row.tenantId, ecfId: row.id, encf: row.encf, reason: pause.reason, retryInSeconds });
+      return { outcome: "paused", status: row.status, retryInSeconds };
+    }
     const attempts = row.attempts + 1;
     const context = { tenantId: row.tenantId, ecfId: row.id, encf: row.encf, attempts };
     const save = (values: Partial<EcfRow>) =>
@@ -94,22 +128,57 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
         .returning();
     /** DGII's final answer as an event, in this step's transaction; its deliveries are queued after the commit. */
     const finalEvent = async (saved: EcfRow[], status: string) => {
-      const type = status === "rejected" ? "ecf.rejected" : "ecf.accepted";
+      const type = status === "rejected" ? "ecf.rejected" : status === "failed" ? "ecf.failed" : "ecf.accepted";
       return recordEvent(db, row.tenantId, type, row.workspaceId, async () => serializeSubmission(saved[0]!, config(env)));
     };
     const fileName = `${row.issuerRnc}${row.encf}.xml`;
+    /** A trackId DGII already held for this e-NCF, followed instead of the row's (saved with the step). */
+    let followed: HeldTrackId | null = null;
+    const heldByDgii = async () => {
+      try {
+        return await withToken(env, db, row, (token, urls) => queryTrackIds(urls.ecf, token, row.issuerRnc, row.encf));
+      } catch (error) {
+        // The lookup refused (not the document): go on as if DGII held nothing; an outage is retried.
+        if (!(error instanceof DgiiRefused)) throw error;
+        log.warn("ecf: DGII's trackIds lookup refused", { ...context, error: error.message });
+        return [];
+      }
+    };
     try {
       let result: DgiiResult | null = null;
       if (row.summaryXml) {
         result = await withToken(env, db, row, (token, urls) => sendConsumerSummary(urls.fc, token, row.summaryXml!, fileName));
       } else if (!row.trackId) {
-        const trackId = await withToken(env, db, row, (token, urls) => sendEcf(urls.ecf, token, row.xml, fileName));
-        const delay = pollDelaySeconds(1);
-        await save({ status: "in_process", trackId, lastError: null, unreachableSince: null, nextAttemptAt: new Date(now.getTime() + delay * 1000) });
-        log.info("ecf: sent", { ...context, trackId });
-        return { outcome: "in_process", status: "in_process", retryInSeconds: delay };
+        // An earlier attempt may have reached DGII though its answer was lost: ask before sending again.
+        // A copy DGII rejected is not followed: a retry of a rejection whose number was not used
+        // (its cause fixed, POST …/ecf/retry) must reach DGII again.
+        followed = row.attempts > 0 ? trackIdToFollow((await heldByDgii()).filter((held) => !/^rechazado/i.test(held.state))) : null;
+        if (!followed) {
+          const trackId = await withToken(env, db, row, (token, urls) => sendEcf(urls.ecf, token, row.xml, fileName));
+          const delay = pollDelaySeconds(1);
+          await save({ status: "in_process", trackId, lastError: null, unreachableSince: null, nextAttemptAt: new Date(now.getTime() + delay * 1000) });
+          log.info("ecf: sent", { ...context, trackId });
+          return { outcome: "in_process", status: "in_process", retryInSeconds: delay };
+        }
+        log.info("ecf: DGII already holds it; following its trackId instead of sending again", {
+          ...context,
+          trackId: followed.trackId,
+          state: followed.state,
+        });
+        const trackId = followed.trackId;
+        result = await withToken(env, db, row, (token, urls) => queryResult(urls.ecf, token, trackId));
       } else {
         result = await withToken(env, db, row, (token, urls) => queryResult(urls.ecf, token, row.trackId!));
+      }
+      if (FINAL_BY_CODE[result.code] === "rejected" && !row.summaryXml) {
+        // "Secuencia ya utilizada" after a resend: DGII may hold an accepted copy under another trackId.
+        const current = followed?.trackId ?? row.trackId;
+        const copy = trackIdToFollow((await heldByDgii()).filter((held) => held.trackId !== current && /^aceptado/i.test(held.state)));
+        if (copy) {
+          log.info("ecf: rejected as a resend of an accepted copy; following the copy", { ...context, rejectedTrackId: current, trackId: copy.trackId });
+          followed = copy;
+          result = await withToken(env, db, row, (token, urls) => queryResult(urls.ecf, token, copy.trackId));
+        }
       }
       const final = FINAL_BY_CODE[result.code];
       if (!final) {
@@ -117,6 +186,7 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
         const polls = row.trackId ? attempts - 1 : attempts;
         const delay = pollDelaySeconds(polls);
         await save({
+          ...(followed ? { trackId: followed.trackId } : {}),
           status: "in_process",
           dgiiMessages: result.messages,
           lastError: null,
@@ -128,6 +198,7 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
       // Accepted, it goes to the buyer's receiver next (jobs/ecf-delivery.ts), when it names one.
       const deliver = (final === "accepted" || final === "accepted_conditional") && row.buyerRnc !== null;
       const saved = await save({
+        ...(followed ? { trackId: followed.trackId } : {}),
         status: final,
         dgiiMessages: result.messages,
         sequenceUsed: final === "rejected" ? result.sequenceUsed : null,
@@ -149,9 +220,10 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
       if (!(error instanceof DgiiUnavailable)) throw error;
       const since = row.unreachableSince ?? now;
       if (now.getTime() - since.getTime() >= ECF_MAX_OUTAGE_MS) {
-        await save({ status: "failed", lastError: error.message, unreachableSince: since });
+        const saved = await save({ status: "failed", lastError: error.message, unreachableSince: since });
+        const webhooks = await finalEvent(saved, "failed");
         log.error("ecf: DGII unreachable for 24 hours; failed", { ...context, error: error.message });
-        return { outcome: "failed", status: "failed" };
+        return { outcome: "failed", status: "failed", webhooks };
       }
       const failures = row.unreachableSince ? attempts : 1;
       const delay = outageDelaySeconds(failures);
@@ -167,7 +239,7 @@ export async function handleEcfMessage(message: Message<EcfRef>, env: Env): Prom
   try {
     const result = await stepEcfDocument(env, message.body);
     // A delay past the queue's 12-hour limit is left to the sweep.
-    if ((result.outcome === "in_process" || result.outcome === "retry") && result.retryInSeconds) {
+    if ((result.outcome === "in_process" || result.outcome === "retry" || result.outcome === "paused") && result.retryInSeconds) {
       await enqueueEcf(env, [message.body], Math.min(result.retryInSeconds, 43_200));
     }
     if (result.deliver) await enqueueDeliveries(env, [{ tenant_id: message.body.tenant_id, ecf_id: message.body.ecf_id, delivery: true }]);

@@ -3,6 +3,7 @@ import type { Env } from "../env";
 import { log } from "../lib/log";
 import { compactInvoiceStatusCounts } from "../modules/invoices/counts";
 import { sweepApprovals } from "./approvals";
+import { sweepDgiiStatus } from "./dgii-status";
 import { sweepEcf } from "./ecf";
 import { sweepDeliveries } from "./ecf-delivery";
 import { OUTBOX_SWEEP_CRON, sweepOutbox } from "./outbox";
@@ -15,7 +16,8 @@ import { purgeWebhookEvents, sweepWebhooks } from "./webhooks";
  */
 export async function handleScheduled(controller: ScheduledController, env: Env): Promise<void> {
   log.info("scheduled run", { cron: controller.cron, scheduledTime: controller.scheduledTime });
-  // Every minute: the outbox, webhook, e-CF, approval and buyer-delivery sweeps re-enqueue what is due (src/jobs/outbox.ts, webhooks.ts, ecf.ts, approvals.ts, ecf-delivery.ts);
+  // Every minute: the outbox, webhook, e-CF, approval and buyer-delivery sweeps re-enqueue what is due (src/jobs/outbox.ts, webhooks.ts, ecf.ts, approvals.ts, ecf-delivery.ts),
+  // and DGII's status is read (jobs/dgii-status.ts);
   // events past their 30 days are deleted after the webhook sweep.
   if (controller.cron === OUTBOX_SWEEP_CRON) {
     const [, , , , , folded] = await Promise.all([
@@ -25,6 +27,8 @@ export async function handleScheduled(controller: ScheduledController, env: Env)
       sweepApprovals(env),
       sweepDeliveries(env),
       withTenantTransaction(env, null, compactInvoiceStatusCounts),
+      // DGII's service states and maintenance windows, which pause sending (issue 33).
+      sweepDgiiStatus(env),
     ]);
     if (folded) log.info("invoice counts folded", { rows: folded });
     return;

@@ -255,8 +255,9 @@ const PURGE_LIMIT = 1000;
 /**
  * The retention sweep (every minute, jobs/scheduled.ts): deletes up to `limit` events past
  * EVENT_PURGE_AFTER_MS across tenants, with their finished deliveries and attempts; one with a
- * delivery still pending waits for it (webhook_purge_events, migration 0040). Bounded per run: a
- * backlog is worked off a run at a time.
+ * delivery still pending waits for it (webhook_purge_events, migrations 0040 and 0047, which
+ * clamps any cutoff to 31 days ago: keep the two in step). Bounded per run: a backlog is worked
+ * off a run at a time.
  */
 export async function purgeWebhookEvents(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {
   const now = options.now ?? new Date();

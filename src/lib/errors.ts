@@ -43,6 +43,8 @@ export type ErrorCode =
   | "ncf_range_in_use"
   | "ecf_already_sent"
   | "approval_already_sent"
+  | "certification_incomplete"
+  | "certification_step_observed"
   | "received_ecf_already_purchased"
   | "ecf_not_retryable"
   | "invitation_not_usable"

@@ -1,5 +1,5 @@
 /**
- * Validation of an XML document against one of DGII's schemas, inside the Worker: libxml2's
+ * Validation of an XML document against one of DGII's document formats, inside the Worker: libxml2's
  * xmllint compiled to WebAssembly (xmllint-wasm), run as its command line
  * `xmllint --schema <schema> --noout document.xml` on an in-memory file system.
  *
@@ -9,45 +9,18 @@
  * hook; the factory comes from the package's browser build, patched to export it
  * (patches/xmllint-wasm+5.3.0.patch). A run is a program: it parses the schema, validates, exits;
  * xmllint keeps nothing between runs, so the schema is parsed again each time (see docs/ecf.md,
- * "Validation against DGII's schemas", for the cost).
+ * "Validation against DGII's formats", for the cost).
  *
- * The schemas are DGII's, read from ../shared/dgii/xsd-strict/ at build time (a Text rule in
- * wrangler.toml), never copied into the repository; xsd-strict only corrects the two defects that
- * stop libxml2 from compiling DGII's originals (its README).
+ * The schemas are the project's own definitions of DGII's formats (src/modules/ecf/formats/),
+ * generated as XSD text once per schema; test/node/formats-conformance.test.ts holds them against
+ * DGII's published XSDs.
  */
 
 import xmllintWasm from "xmllint-wasm/xmllint.wasm";
 import xmllint from "xmllint-wasm/xmllint-browser.mjs";
-import acecf from "../../../shared/dgii/xsd-strict/ACECF.xsd";
-import arecf from "../../../shared/dgii/xsd-strict/ARECF.xsd";
-import ecf31 from "../../../shared/dgii/xsd-strict/e-CF-31.xsd";
-import ecf32 from "../../../shared/dgii/xsd-strict/e-CF-32.xsd";
-import ecf33 from "../../../shared/dgii/xsd-strict/e-CF-33.xsd";
-import ecf34 from "../../../shared/dgii/xsd-strict/e-CF-34.xsd";
-import ecf41 from "../../../shared/dgii/xsd-strict/e-CF-41.xsd";
-import ecf43 from "../../../shared/dgii/xsd-strict/e-CF-43.xsd";
-import ecf44 from "../../../shared/dgii/xsd-strict/e-CF-44.xsd";
-import ecf45 from "../../../shared/dgii/xsd-strict/e-CF-45.xsd";
-import ecf46 from "../../../shared/dgii/xsd-strict/e-CF-46.xsd";
-import ecf47 from "../../../shared/dgii/xsd-strict/e-CF-47.xsd";
+import { type SchemaName, schemaText } from "../modules/ecf/formats";
 
-const SCHEMAS = {
-  "e-CF-31": ecf31,
-  "e-CF-32": ecf32,
-  "e-CF-33": ecf33,
-  "e-CF-34": ecf34,
-  "e-CF-41": ecf41,
-  "e-CF-43": ecf43,
-  "e-CF-44": ecf44,
-  "e-CF-45": ecf45,
-  "e-CF-46": ecf46,
-  "e-CF-47": ecf47,
-  ACECF: acecf,
-  ARECF: arecf,
-} as const;
-
-export type SchemaName = keyof typeof SCHEMAS;
-export const SCHEMA_NAMES = Object.keys(SCHEMAS) as SchemaName[];
+export { SCHEMA_NAMES, type SchemaName } from "../modules/ecf/formats";
 
 export interface SchemaValidation {
   valid: boolean;
@@ -108,7 +81,7 @@ function documentErrors(stderr: string): string[] {
 }
 
 /**
- * Validates `xml` against DGII's schema `schema`. A document that does not parse, or does not
+ * Validates `xml` against our definition of DGII's format `schema`. A document that does not parse, or does not
  * validate, is `valid: false` with libxml2's messages; a failure of the validator itself throws.
  */
 export async function validateAgainstSchema(xml: string, schema: SchemaName): Promise<SchemaValidation> {
@@ -116,7 +89,7 @@ export async function validateAgainstSchema(xml: string, schema: SchemaName): Pr
   const run = await runXmllint(
     [
       { fileName: DOCUMENT, contents: xml },
-      { fileName: schemaFile, contents: SCHEMAS[schema] },
+      { fileName: schemaFile, contents: schemaText(schema) },
     ],
     ["--schema", schemaFile, "--noout", "--nonet", DOCUMENT],
   );

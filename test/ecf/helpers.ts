@@ -2,8 +2,9 @@ import { expect, vi } from "vitest";
 import type { Data } from "../support/api";
 import { makeCertificate, type TestCertificate } from "../support/certificates";
 import { env } from "../support/env";
+import { runQueue } from "../support/jobs";
 import { catalogIds, createContact, freshRnc } from "../support/sales";
-import { ownerRow, type SeededTenant, seedTenant, sql, uniqueName } from "../support/seed";
+import { ownerRow, ownerRows, type SeededTenant, seedTenant, sql, uniqueName } from "../support/seed";
 import { createProduct } from "../support/stock";
 
 /** The fake DGII (scripts/fake-dgii.ts), started by the test setup. */
@@ -25,7 +26,7 @@ export async function received(signer: string): Promise<Received[]> {
 }
 
 /** Scripts the fake DGII for one signer: the next `down` calls answer 503; the next result queries answer `results`. */
-export async function script(signer: string, body: { down?: number; results?: string[] }): Promise<void> {
+export async function script(signer: string, body: { down?: number; drop?: number; unindexed?: number; results?: string[] }): Promise<void> {
   const res = await fetch(`${fakeDgii}/_control/script`, { method: "POST", body: JSON.stringify({ signer, ...body }) });
   expect(res.status).toBe(200);
 }
@@ -123,22 +124,70 @@ export async function ecfOf(t: EcfTenant, path: string): Promise<EcfView> {
   return res.body.data;
 }
 
+/** The states in which an e-CF still has a step to take (jobs/ecf.ts). */
+const OPEN = new Set(["pending", "in_process"]);
+
 /**
- * Waits until the document's e-CF reaches `status` (the queue consumer sends and queries in the
- * background), watching the row as the owner (polling the API would meet its rate limit), then
- * answers the API's view of it.
+ * Makes the e-CF's next step due now and hands it to the Worker's consumer: its due time
+ * (next_attempt_at, the backoff between steps) is brought to the present, as the owner, and its
+ * message is put on ECF_QUEUE, which miniflare delivers at once (vitest.config.ts). The step runs
+ * in the Worker's own module instance, as the request did: its caches (DGII's token) are the ones
+ * a test counts. A step already under way holds the row (SKIP LOCKED) or has moved it on: this
+ * message then does nothing.
+ */
+export async function stepNow(tenantId: number, ecfId: number) {
+  await ownerRows(
+    sql`UPDATE ecf_documents SET next_attempt_at = LEAST(next_attempt_at, now()) WHERE tenant_id = ${tenantId} AND id = ${ecfId} AND status IN ('pending', 'in_process') RETURNING id`,
+  );
+  await env.ECF_QUEUE!.send({ tenant_id: tenantId, ecf_id: ecfId }, { contentType: "json" });
+}
+
+/**
+ * Takes the next step of every open e-CF of the tenant now, in one batch through the Worker's queue
+ * handler (runQueue). The handler runs in the test's module instance, whose DGII token cache is not
+ * the Worker's: a test that counts tokens steps with stepNow.
+ */
+export async function stepOpen(tenantId: number) {
+  const rows = await ownerRows<{ id: number }>(
+    sql`UPDATE ecf_documents SET next_attempt_at = LEAST(next_attempt_at, now()) WHERE tenant_id = ${tenantId} AND status IN ('pending', 'in_process') RETURNING id`,
+  );
+  if (rows.length)
+    await runQueue(
+      "ecf",
+      rows.map((row) => ({ tenant_id: tenantId, ecf_id: Number(row.id) })),
+    );
+}
+
+/**
+ * Drives the document's e-CF step by step (stepNow, each step waited for) until it reaches `status`, watching the row as
+ * the owner (polling the API would meet its rate limit), then answers the API's view of it. The
+ * wait is bounded: a document that settles in another state fails the test after `timeout`.
  */
 export async function waitForStatus(t: EcfTenant, path: string, status: string, timeout = 20_000): Promise<EcfView> {
   const [, kind, id] = /^\/(invoices|credit-notes|debit-notes|purchases)\/(\d+)$/.exec(path)!;
   const column = kind === "invoices" ? sql`invoice_id` : kind === "purchases" ? sql`purchase_id` : sql`note_id`;
+  const read = () =>
+    ownerRow<{ id: number; status: string; attempts: number; messages: unknown }>(
+      sql`SELECT id, status, attempts, dgii_messages AS messages FROM ecf_documents WHERE tenant_id = ${t.tenant.tenantId} AND ${column} = ${Number(id)}`,
+    );
   await vi.waitFor(
     async () => {
-      const row = await ownerRow<{ status: string; messages: unknown }>(
-        sql`SELECT status, dgii_messages AS messages FROM ecf_documents WHERE tenant_id = ${t.tenant.tenantId} AND ${column} = ${Number(id)}`,
-      );
+      let row = await read();
+      if (row.status !== status && OPEN.has(row.status)) {
+        const before = row;
+        await stepNow(t.tenant.tenantId, Number(row.id));
+        // Bounded: a message that met the row locked by another step is sent again by the next round.
+        await vi.waitFor(
+          async () => {
+            row = await read();
+            expect([row.status, row.attempts]).not.toEqual([before.status, before.attempts]);
+          },
+          { timeout: 5_000, interval: 20 },
+        );
+      }
       expect(row.status, JSON.stringify(row.messages)).toBe(status);
     },
-    { timeout, interval: 100 },
+    { timeout, interval: 20 },
   );
   return ecfOf(t, path);
 }
@@ -147,12 +196,13 @@ export async function waitForStatus(t: EcfTenant, path: string, status: string, 
 export async function ecfRow(invoiceId: number) {
   const row = await ownerRow<{
     id: number;
+    tenant_id: number;
     status: string;
     attempts: number;
     next_attempt_at: string;
     unreachable_since: string | null;
     last_error: string | null;
-  }>(sql`SELECT id, status, attempts, next_attempt_at, unreachable_since, last_error FROM ecf_documents WHERE invoice_id = ${invoiceId}`);
+  }>(sql`SELECT id, tenant_id, status, attempts, next_attempt_at, unreachable_since, last_error FROM ecf_documents WHERE invoice_id = ${invoiceId}`);
   return {
     ...row,
     next_attempt_at: new Date(row.next_attempt_at),
@@ -160,12 +210,14 @@ export async function ecfRow(invoiceId: number) {
   };
 }
 
-/** Waits for the queue consumer's first step, so that what follows is driven by the test alone. */
+/** Waits (bounded, polling the row) for the first step of the e-CF, which the issuing request queued, so that what follows is driven by the test alone. */
 export async function afterFirstAttempt(invoiceId: number) {
-  for (let i = 0; i < 200; i++) {
-    const row = await ecfRow(invoiceId);
-    if (row.attempts >= 1) return row;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("the queue never sent the e-CF");
+  return vi.waitFor(
+    async () => {
+      const row = await ecfRow(invoiceId);
+      if (row.attempts < 1) throw new Error("the queue has not sent the e-CF yet");
+      return row;
+    },
+    { timeout: 20_000, interval: 20 },
+  );
 }

@@ -44,6 +44,9 @@ describe("e-CF printed representation", () => {
     const text = await pdfText(pdf.bytes);
     expect(text).toContain(`Código de seguridad: ${view.security_code}`);
     expect(text).toContain(`Fecha de firma: ${signedAt}`);
+    // The type's whole name, wrapped in its column rather than cut ("Factura de Crédito Fiscal El…").
+    expect(text.replace(/\s+/g, " ")).toContain("Factura de Crédito Fiscal Electrónica");
+    expect(text).not.toContain("…");
 
     const anonymous = (await t.tenant.api.post("/contacts", { name: "Consumidor final" })).body.data;
     const consumer = await t.tenant.api.post("/invoices", {

@@ -3,7 +3,7 @@ import { stepEcfDocument } from "../../src/jobs/ecf";
 import { env } from "../support/env";
 import { inParallel } from "../support/parallel";
 import { ownerRow, ownerRows, seedUser, sql } from "../support/seed";
-import { afterFirstAttempt, ecfOf, ecfTenant, fakeDgii, issueE31, received, script, waitForStatus } from "./helpers";
+import { afterFirstAttempt, ecfOf, ecfTenant, fakeDgii, issueE31, received, script, stepOpen, waitForStatus } from "./helpers";
 
 /**
  * The transmission of signed e-CF to DGII (issue 18, "Issuing" 1-2): every state DGII can answer,
@@ -94,7 +94,7 @@ describe("e-CF transmission and DGII's states", () => {
     const ref = { tenant_id: t.tenant.tenantId, ecf_id: first.id };
     const start = first.unreachable_since!;
     expect(await stepEcfDocument(env, ref, { now: later(start, 12 * 3600) })).toMatchObject({ outcome: "retry", status: "pending" });
-    expect(await stepEcfDocument(env, ref, { now: later(start, 24 * 3600 + 1) })).toEqual({ outcome: "failed", status: "failed" });
+    expect(await stepEcfDocument(env, ref, { now: later(start, 24 * 3600 + 1) })).toEqual({ outcome: "failed", status: "failed", webhooks: [] });
     const failed = await ecfOf(t, `/invoices/${invoice.id}`);
     expect(failed).toMatchObject({ status: "failed", attempts: 3, next_attempt_at: null });
     expect(failed.last_error).toContain("Servicio no disponible temporalmente");
@@ -144,11 +144,15 @@ describe("e-CF transmission and DGII's states", () => {
     expect(rows.map((row) => row.encf)).toEqual(numbers);
     await expect
       .poll(
-        async () =>
-          (await ownerRow<{ n: number }>(sql`SELECT count(*)::int AS n FROM ecf_documents WHERE tenant_id = ${t.tenant.tenantId} AND status = 'accepted'`)).n,
+        async () => {
+          await stepOpen(t.tenant.tenantId);
+          return (
+            await ownerRow<{ n: number }>(sql`SELECT count(*)::int AS n FROM ecf_documents WHERE tenant_id = ${t.tenant.tenantId} AND status = 'accepted'`)
+          ).n;
+        },
         {
           timeout: 60_000,
-          interval: 250,
+          interval: 50,
         },
       )
       .toBe(50);

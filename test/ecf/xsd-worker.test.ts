@@ -1,15 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { SCHEMA_NAMES, validateAgainstSchema } from "../../src/lib/xsd";
 import { signingMaterial } from "../../src/modules/ecf/certificate";
+import { ECF_FORMAT, ECF_KINDS } from "../../src/modules/ecf/formats/ecf";
+import { schemaOf } from "../../src/modules/ecf/formats/schema";
 import { signXml } from "../../src/modules/ecf/signature";
 import { buildEcf } from "../../src/modules/ecf/xml";
 import { makeCertificate } from "../support/certificates";
 import { documentFor } from "../support/ecf-documents";
 
 /**
- * DGII's schemas inside workerd (issue 19, reception): src/lib/xsd.ts runs libxml2's xmllint,
- * compiled to WebAssembly and imported as a module, against ../shared/dgii/xsd-strict/ bundled as
- * text. An E31 the project builds and signs validates; the same E31 missing a mandatory element,
+ * DGII's formats inside workerd (issue 19, reception; issue 31): src/lib/xsd.ts runs libxml2's
+ * xmllint, compiled to WebAssembly and imported as a module, against the schemas generated from our
+ * own definitions (src/modules/ecf/formats/), nothing read from outside the repository. An E31 the project builds and signs validates; the same E31 missing a mandatory element,
  * or with two in the wrong order, is refused with libxml2's message naming the element.
  */
 async function signedE31(lines: number) {
@@ -30,8 +32,11 @@ describe("XSD validation inside the Worker", () => {
       "e-CF-45",
       "e-CF-46",
       "e-CF-47",
-      "ACECF",
+      "RFCE-32",
+      "ANECF",
       "ARECF",
+      "ACECF",
+      "Semilla",
     ]);
     for (const name of SCHEMA_NAMES) {
       expect(await validateAgainstSchema("<Nada/>", name), name).toEqual({
@@ -44,7 +49,7 @@ describe("XSD validation inside the Worker", () => {
   it("a signed E31 validates against e-CF-31; without RNCComprador, or with IdDoc's first two children swapped, it does not, and the message names the element", async () => {
     const xml = await signedE31(3);
     expect(await validateAgainstSchema(xml, "e-CF-31")).toEqual({ valid: true, errors: [] });
-    // The same E31 is not an E32: an E32 carries no sequence expiry (e-CF-32.xsd, IdDoc).
+    // The same E31 is not an E32: an E32 carries no sequence expiry (Formato e-CF v1.0, IdDoc: FechaVencimientoSecuencia 0 for E32).
     expect(await validateAgainstSchema(xml, "e-CF-32")).toEqual({
       valid: false,
       errors: [
@@ -83,7 +88,7 @@ describe("XSD validation inside the Worker", () => {
     });
   });
 
-  it("a signed E31 of 1,000 lines validates; the time of one validation, and of the schema alone, is logged", async () => {
+  it("a signed E31 of 1,000 lines validates; the time of one validation, of the schema alone, and of generating the schemas, is logged", async () => {
     const xml = await signedE31(1000);
     expect(xml.length).toBeGreaterThan(350_000);
     await validateAgainstSchema(xml, "e-CF-31");
@@ -94,8 +99,13 @@ describe("XSD validation inside the Worker", () => {
     const schemaStarted = performance.now();
     await validateAgainstSchema("<Nada/>", "e-CF-31");
     const schemaMs = performance.now() - schemaStarted;
+    // Generating the ten e-CF schemas from the definitions (done once per schema, on first use).
+    const generateStarted = performance.now();
+    const sizes = ECF_KINDS.map((kind) => schemaOf(ECF_FORMAT, kind).length);
+    const generateMs = performance.now() - generateStarted;
+    expect(Math.min(...sizes)).toBeGreaterThan(20_000);
     console.log(
-      `xsd: a 1,000-line signed E31 (${xml.length} chars) against e-CF-31: ${ms.toFixed(0)} ms; the schema alone (an empty document): ${schemaMs.toFixed(0)} ms`,
+      `xsd: a 1,000-line signed E31 (${xml.length} chars) against e-CF-31: ${ms.toFixed(0)} ms; the schema alone (an empty document): ${schemaMs.toFixed(0)} ms; generating the 10 e-CF schemas: ${generateMs.toFixed(1)} ms`,
     );
   });
 });

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/database";
 
 /**
- * GET /api/v1/docs renders with no internet: `npm run dev` (wrangler dev, the demo tenant), opened
+ * `npm run dev` as a newcomer runs it: the curls it prints answer (the demo's invoices, an E31's
+ * PDF). And GET /api/v1/docs renders with no internet: `npm run dev` (wrangler dev, the demo tenant), opened
  * in headless Chromium whose every request to a host other than the dev server is aborted.
  * Chromium is Debian's package, installed by scripts/ensure-chromium.sh when missing (as root with
  * apt-get); where it cannot be, the test skips and says why.
@@ -27,10 +28,11 @@ const skipReason = "skip" in chromiumPath ? chromiumPath.skip : undefined;
 if (skipReason) console.warn(`docs-offline.test.ts skipped: ${skipReason}`);
 
 let dev: ChildProcess | undefined;
+let devOutput = "";
 let browser: Browser | undefined;
 let port = 0;
 
-/** `npm run dev`'s script on a free port, until it prints that it runs (it has waited for /health). */
+/** `npm run dev`'s script on a free port, until it has printed its curls (it has waited for /health and made the demo data). */
 async function startDev(): Promise<ChildProcess> {
   port = await freePort();
   const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/dev.ts"], {
@@ -43,7 +45,8 @@ async function startDev(): Promise<ChildProcess> {
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes("Sucursal is running on")) resolve();
+      devOutput = output;
+      if (output.includes("Ctrl-C stops everything.")) resolve();
     };
     child.stdout!.on("data", onData);
     child.stderr!.on("data", onData);
@@ -52,9 +55,36 @@ async function startDev(): Promise<ChildProcess> {
   return child;
 }
 
+beforeAll(async () => {
+  dev = await startDev();
+}, 300_000);
+
+afterAll(async () => {
+  if (dev?.pid) {
+    const exited = new Promise((resolve) => dev!.once("exit", resolve));
+    process.kill(-dev.pid, "SIGTERM");
+    await exited;
+  }
+}, 60_000);
+
+describe("npm run dev's printed curls", () => {
+  it("list the demo's invoices (its E31 accepted, its B02) and fetch the E31's PDF", () => {
+    const curls = devOutput.split("\n").filter((line) => line.startsWith("  curl "));
+    expect(curls).toHaveLength(3);
+    const run = (line: string) => execFileSync("sh", ["-c", line], { encoding: "latin1", timeout: 60_000 });
+    expect(JSON.parse(run(curls[0]!)).data.email).toBe("admin@demo.do");
+    const invoices = JSON.parse(run(curls[1]!)).data as { id: number; document_number: string; total_amount: string }[];
+    // The PDF's curl names the demo's E31, which the list shows with its B02 (a fresh .dev-data: the newest).
+    const pdfOf = Number(/\/invoices\/(\d+)\/pdf/.exec(curls[2]!)?.[1]);
+    expect(invoices.find((invoice) => invoice.id === pdfOf)?.document_number).toMatch(/^E31/);
+    expect(invoices.some((invoice) => invoice.document_number.startsWith("B02"))).toBe(true);
+    // -o writes the file: the same command, its output to stdout instead.
+    expect(run(curls[2]!.replace("-o factura-e31.pdf", "-o -")).slice(0, 5)).toBe("%PDF-");
+  }, 120_000);
+});
+
 describe.skipIf(skipReason !== undefined)("GET /api/v1/docs offline, in Chromium", { timeout: 300_000 }, () => {
   beforeAll(async () => {
-    dev = await startDev();
     browser = await chromium.launch({
       executablePath: (chromiumPath as { path: string }).path,
       // demo.localhost is the demo tenant's host; wrangler dev listens on 127.0.0.1 only.
@@ -64,11 +94,6 @@ describe.skipIf(skipReason !== undefined)("GET /api/v1/docs offline, in Chromium
 
   afterAll(async () => {
     await browser?.close();
-    if (dev?.pid) {
-      const exited = new Promise((resolve) => dev!.once("exit", resolve));
-      process.kill(-dev.pid, "SIGTERM");
-      await exited;
-    }
   }, 60_000);
 
   it("renders every operation of the document, with nothing fetched from another host", async () => {

@@ -111,6 +111,33 @@ describe("e-CF reception", () => {
     expect(list.body.data.map((r) => r.encf)).toEqual([encf]);
   });
 
+  it("a supplier's E33 and E34 without TipoIngresos are received (DGII's 2026 change: optional in E33 and E34), an E31 without it is not", async () => {
+    const { t, token, supplierRnc } = await receiverAndSupplier();
+    const send = (xml: string) => fe(t.tenant.subdomain, "/fe/recepcion/api/ecf", { xml, token });
+    const invoice = nextEncf();
+    expect(arecfFields((await send(await signAsSupplier(supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf: invoice })))).text).estado).toBe("0");
+    const reference = { ncf: invoice, date: "2026-11-20", reason: "Ajuste de precio" };
+    const received: string[] = [];
+    for (const type of ["33", "34"] as const) {
+      const encf = nextEncf().replace(/^E31/, `E${type}`);
+      const xml = supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf, note: { type, reference } });
+      expect(xml).toContain("<TipoIngresos>01</TipoIngresos>");
+      const res = await send(await signAsSupplier(xml.replace("<TipoIngresos>01</TipoIngresos>", "")));
+      expect(res.status, res.text).toBe(200);
+      expect(arecfFields(res.text), `E${type}`).toMatchObject({ estado: "0", codigo: null, encf });
+      received.push(encf);
+    }
+    // On an E31 TipoIngresos is still mandatory (Formato e-CF v1.0, IdDoc, field 8: 1): schema error, code 1.
+    const withoutIncome = supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf: nextEncf() }).replace("<TipoIngresos>01</TipoIngresos>", "");
+    expect(arecfFields((await send(await signAsSupplier(withoutIncome))).text)).toMatchObject({ estado: "1", codigo: "1" });
+    const list = await t.tenant.api.get<Page<Received>>("/received-ecf");
+    expect(list.body.data.map((item) => [item.ecf_type, item.encf, item.total_amount]).sort()).toEqual([
+      ["31", invoice, SUPPLIER_TOTAL],
+      ["33", received[0], SUPPLIER_TOTAL],
+      ["34", received[1], SUPPLIER_TOTAL],
+    ]);
+  });
+
   it("what cannot be read as an e-CF is a 400 with DGII's message; a body over 768 KiB is 413 (the API takes 1 MiB)", async () => {
     const { t, token } = await receiverAndSupplier();
     const sub = t.tenant.subdomain;

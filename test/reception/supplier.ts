@@ -37,6 +37,8 @@ export function supplierEcf(options: {
   lines?: SupplierLine[];
   /** A foreign currency: the lines are in it, the e-CF's pesos at the rate (OtraMoneda). */
   currency?: { code: string; exchangeRate: string };
+  /** A note instead of an E31: E33 (débito) or E34 (crédito), modifying `reference.ncf`. */
+  note?: { type: "33" | "34"; reference: { ncf: string; date: string; reason: string } };
 }): string {
   const specs = (options.lines ?? CEMENT_AND_DELIVERY).map((line) => ({
     ...line,
@@ -45,7 +47,7 @@ export function supplierEcf(options: {
   }));
   const amounts = specs.map((s) => lineAmounts({ quantity: s.quantity, unitPrice: s.unitPrice, discount: s.discount ?? "0", taxes: s.taxes }));
   const doc: EcfDocument = {
-    type: "31",
+    type: options.note?.type ?? "31",
     encf: options.encf,
     sequenceExpiry: "2027-12-31",
     issueDate: options.issueDate ?? "2026-11-20",
@@ -81,6 +83,7 @@ export function supplierEcf(options: {
     total: amounts.reduce((sum, a) => sum.plus(a.total), new Big(0)).toFixed(2),
     signedAt: new Date(),
     ...(options.currency ? { currency: options.currency } : {}),
+    ...(options.note ? { reference: { ...options.note.reference, modificationCode: 3 as const } } : {}),
   };
   return buildEcf(doc);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createPool, RequestTransaction } from "../../src/db/client";
+import type { Env } from "../../src/env";
 import { env } from "../support/env";
 import { serviceInvoice } from "../support/sales";
 import { ownerRows, sql, uniqueName } from "../support/seed";
@@ -11,11 +12,16 @@ import { storedEvents } from "./helpers";
  * commits with the change or not at all.
  */
 
-/** A transaction of a fresh tenant-less connection as the application role, as a request has. */
-async function transaction() {
-  const pool = createPool(env);
+/**
+ * A transaction of a fresh tenant-less connection as the application role, as a request has.
+ * `before` runs on the connection first (a session setting of the test's).
+ */
+async function transaction(options: { before?: string; connectionString?: string; env?: Env } = {}) {
+  const txEnv = options.env ?? env;
+  const pool = createPool(txEnv, options.connectionString);
   const client = await pool.connect();
-  const tx = new RequestTransaction(client, env);
+  const tx = new RequestTransaction(client, txEnv);
+  if (options.before) await client.query(options.before);
   await tx.begin(null);
   return {
     tx,
@@ -73,6 +79,54 @@ describe("events written by the commit", () => {
       { id: 1, note: "the change" },
       { id: 2, note: "it's \\ deferred" },
     ]);
+  });
+
+  /**
+   * Hostile to a server reading '...' with backslash escapes (standard_conforming_strings off):
+   * there `\\'` would end the literal and the rest would run as SQL.
+   */
+  const backslashes = `O'Brien \\ \\' ); DELETE FROM x; -- \\n \\\\ end\\`;
+
+  /** Commits `backslashes` through a deferred statement and checks what was stored. */
+  async function commitBackslashes(table: string, options: Parameters<typeof transaction>[0]) {
+    const { tx, close } = await transaction(options);
+    try {
+      tx.deferUntilCommit(sql`INSERT INTO ${sql.raw(table)} VALUES (${1}, ${backslashes})`);
+      await tx.commit();
+    } finally {
+      await close();
+    }
+    expect(await ownerRows(sql.raw(`SELECT id, note FROM ${table}`))).toEqual([{ id: 1, note: backslashes }]);
+  }
+
+  it("keep backslashes and quotes exactly on a connection whose standard_conforming_strings is off", async () => {
+    await commitBackslashes(await scratchTable(), { before: "SET standard_conforming_strings = off" });
+  });
+
+  // Logging in as a role of our own needs the local server's trust authentication.
+  it.skipIf(env.TEST_DATABASE_KIND !== "local")("keep backslashes and quotes exactly for a role whose standard_conforming_strings is off", async () => {
+    const table = await scratchTable();
+    const role = uniqueName("scs_off_");
+    await ownerRows(sql.raw(`CREATE ROLE ${role} LOGIN`));
+    try {
+      await ownerRows(sql.raw(`ALTER ROLE ${role} SET standard_conforming_strings = off`));
+      await ownerRows(sql.raw(`GRANT ALL ON ${table} TO ${role}`));
+      const url = new URL(env.DATABASE_URL);
+      url.username = role;
+      const asRole = { connectionString: url.toString(), env: { ...env, DB_SET_ROLE: "" } };
+      await commitBackslashes(table, asRole);
+      // The role's sessions do run with it off: only the transaction turned it on.
+      const { tx, close } = await transaction(asRole);
+      try {
+        await tx.rollback();
+        expect((await tx.client.query("SHOW standard_conforming_strings")).rows).toEqual([{ standard_conforming_strings: "off" }]);
+      } finally {
+        await close();
+      }
+    } finally {
+      await ownerRows(sql.raw(`DROP OWNED BY ${role}`));
+      await ownerRows(sql.raw(`DROP ROLE ${role}`));
+    }
   });
 
   it("fail the commit, and leave nothing, when the deferred statement fails", async () => {

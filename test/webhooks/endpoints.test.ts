@@ -118,6 +118,51 @@ describe("webhook endpoints", () => {
     expect(patched.body.errors.url).toEqual(["Must not point at a private, link-local or reserved address."]);
   });
 
+  /**
+   * Addresses outside the common private ranges that lead nowhere public: site-local, discard,
+   * documentation, 6to4 and Teredo wrapping a private, link-local or documentation IPv4 address,
+   * IPv4-compatible and NAT64 forms (IANA's special-purpose registries, as ipaddr.js keeps them).
+   */
+  const reserved: [string, string][] = [
+    ["[fec0::1]", "fec0::1"],
+    ["[2002:c0a8:101::1]", "2002:c0a8:101::1"], // 6to4 of 192.168.1.1
+    ["[2002:a9fe:a9fe::1]", "2002:a9fe:a9fe::1"], // 6to4 of 169.254.169.254
+    ["[2002:a00:1::]", "2002:a00:1::"], // 6to4 of 10.0.0.1
+    ["[2001::1]", "2001::1"], // Teredo, server 0.0.0.0
+    ["[2001:0:4136:e378:8000:63bf:3fff:fdd2]", "2001:0:4136:e378:8000:63bf:3fff:fdd2"], // Teredo, client 192.0.2.45
+    ["[100::1]", "100::1"],
+    ["192.0.2.1", "192.0.2.1"],
+    ["198.51.100.7", "198.51.100.7"],
+    ["203.0.113.9", "203.0.113.9"],
+    ["[2001:db8::1]", "2001:db8::1"],
+    ["[::102:304]", "::1.2.3.4"],
+    ["[64:ff9b::a00:1]", "64:ff9b::a00:1"],
+    ["255.255.255.255", "255.255.255.255"],
+  ];
+
+  it("SSRF: refuses the reserved, documentation and tunnelled addresses too, as literals and as DNS answers; public ones pass", async () => {
+    const tenant = await seedTenant();
+    const create = (host: string) => tenant.api.post("/webhook-endpoints", { url: `https://${host}/hook`, events: ["*"] });
+    for (const [literal, address] of reserved) {
+      const res = await create(literal);
+      expect(res.status, literal).toBe(422);
+      expect(res.body.errors, literal).toEqual({ url: ["Must not point at a private, link-local or reserved address."] });
+      const name = uniqueHost();
+      await scriptDns(name, address.includes(":") ? { A: [], AAAA: [address] } : { A: [address] });
+      const resolved = await create(name);
+      expect(resolved.status, address).toBe(422);
+      expect(resolved.body.errors, address).toEqual({ url: [`The host ${name} resolves to ${address}, a private, loopback, link-local or reserved address.`] });
+    }
+    // Public unicast, and a 6to4 address of a public IPv4 one (8.8.8.8), still pass.
+    for (const literal of ["8.8.8.8", "[2606:4700:4700::1111]", "[2002:808:808::1]"]) {
+      const res = await create(literal);
+      expect(res.status, literal).toBe(201);
+    }
+    const publicName = uniqueHost();
+    await scriptDns(publicName, { A: ["93.184.215.14"], AAAA: ["2606:2800:21f:cb07:6820:80da:af6b:8b2c"] });
+    expect((await create(publicName)).status).toBe(201);
+  });
+
   it("SSRF in production (WEBHOOKS_ALLOW_HTTP_LOOPBACK off): loopback and localhost refused, over https too", async () => {
     const tenant = await seedTenant();
     const production = { ...env, WEBHOOKS_ALLOW_HTTP_LOOPBACK: "false" } as unknown as Env;

@@ -1,4 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
+import { withTenantTransaction } from "../../src/db/client";
+import { rowsOf } from "../../src/db/rows";
 import { purgeWebhookEvents } from "../../src/jobs/webhooks";
 import type { WebhookEvent } from "../../src/modules/webhooks/schemas";
 import type { Page } from "../support/api";
@@ -202,5 +204,26 @@ describe("retention: events past 30 days are deleted by the minute sweep", () =>
       sql`SELECT a.id FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.tenant_id = ${tenant.tenantId}`,
     );
     expect(attempts).toHaveLength(2);
+  });
+});
+
+describe("retention: the purge function keeps what the log still shows, whatever cutoff it is given", () => {
+  it("a caller passing a cutoff in the future deletes no event younger than 31 days (30 shown, a day's margin), and still deletes older ones", async () => {
+    const { tenant, invoice } = await setup();
+    for (const price of ["1.00", "2.00", "3.00", "4.00"]) await invoice(price);
+    const ids = (await ownerRows<{ public_id: string }>(sql`SELECT public_id FROM webhook_events WHERE tenant_id = ${tenant.tenantId} ORDER BY id`)).map(
+      (row) => row.public_id,
+    );
+    expect(ids).toHaveLength(4);
+    await age(ids[1]!, 29);
+    await age(ids[2]!, 30);
+    await age(ids[3]!, 32);
+    // The application role calls the SECURITY DEFINER function itself, as any code of the Worker could.
+    const [row] = await withTenantTransaction(env, null, async (db) =>
+      rowsOf<{ purged: number }>(await db.execute(sql`SELECT webhook_purge_events(now() + interval '1 day', 5000) AS purged`)),
+    );
+    expect(row!.purged).toBeGreaterThanOrEqual(1);
+    const left = await ownerRows<{ public_id: string }>(sql`SELECT public_id FROM webhook_events WHERE tenant_id = ${tenant.tenantId} ORDER BY id`);
+    expect(left.map((r) => r.public_id)).toEqual([ids[0], ids[1], ids[2]]);
   });
 });

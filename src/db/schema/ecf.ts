@@ -158,6 +158,12 @@ export const receivedEcf = pgTable(
     authenticated: boolean("authenticated").notNull().default(false),
     /** SHA-256 of the signing certificate (lowercase hex), for an authenticated row. */
     signerFingerprint: text("signer_fingerprint"),
+    /**
+     * The tenant's DGII environment when it came (testecf, certecf, ecf): DGII's own e-CF reaching
+     * the receiver while the tenant is in certecf is step 9 of the certification. Null on rows
+     * received before it was recorded.
+     */
+    environment: text("environment"),
     /** The e-CF as received (UTF-8, byte for byte); its SHA-256 in hex. */
     xml: text("xml").notNull(),
     xmlSha256: text("xml_sha256").notNull(),
@@ -238,4 +244,82 @@ export const ecfApprovals = pgTable(
     check("ecf_approvals_issuer_status", sql`${t.issuerStatus} IN ('pending', 'delivered', 'refused', 'failed')`),
     tenantIsolation("ecf_approvals"),
   ],
+);
+
+/**
+ * DGII's certification steps the admin marks done, with a note (issue 32): the steps Sucursal
+ * cannot observe (registration and declarations in DGII's Oficina Virtual, DGII's validation of the
+ * printed representation…). A row means done; the steps Sucursal runs are read from their own
+ * evidence, never marked (modules/certification/steps.ts).
+ */
+export const ecfCertificationMarks = pgTable(
+  "ecf_certification_marks",
+  {
+    tenantId: tenantId().references(() => tenants.id),
+    /** DGII's step number, 1-14 (Proceso de Certificación para ser Emisor Electrónico, July 2025). */
+    step: integer("step").notNull(),
+    note: text("note").notNull(),
+    markedBy: integer("marked_by"),
+    markedAt: timestamp("marked_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.step] }),
+    check("ecf_certification_marks_step", sql`${t.step} BETWEEN 1 AND 14`),
+    tenantIsolation("ecf_certification_marks"),
+  ],
+);
+
+/**
+ * DGII's services as its status service last reported them (Descripción técnica, "Estatus
+ * Servicios", obtenerestatus), per environment: not tenant data, one row per service. `downSince`
+ * is when the sweep first saw it unavailable in the current outage (issue 33).
+ */
+export const dgiiServiceStatus = pgTable(
+  "dgii_service_status",
+  {
+    environment: text("environment").notNull(),
+    /** DGII's name of the service: "Recepción", "Consulta Resultado", "Recepción FC"… */
+    service: text("service").notNull(),
+    available: boolean("available").notNull(),
+    /** DGII's word for it ("Disponible", "No Disponible"…). */
+    status: text("status").notNull(),
+    downSince: timestamp("down_since", { withTimezone: true }),
+    checkedAt: timestamp("checked_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.environment, t.service] })],
+);
+
+/** DGII's announced maintenance windows (obtenerventanasmantenimiento), per environment, in UTC. */
+export const dgiiMaintenanceWindows = pgTable(
+  "dgii_maintenance_windows",
+  {
+    environment: text("environment").notNull(),
+    startsAt: timestamp("starts_at", { withTimezone: true }).notNull(),
+    endsAt: timestamp("ends_at", { withTimezone: true }).notNull(),
+    checkedAt: timestamp("checked_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.environment, t.startsAt] }), index("dgii_maintenance_windows_end_idx").on(t.endsAt)],
+);
+
+/**
+ * Each change of an e-CF's state, with its time and cause (issue 33; GET …/ecf's `timeline`):
+ * written by the trigger `ecf_documents_transition` (drizzle/0046) on every INSERT and every change
+ * of `ecf_documents.status`, whichever code made it, so none is missed. `state` is `signed` (the
+ * INSERT), `sent` (in_process), `retried` (back to pending), or the status itself; `cause` is DGII's
+ * messages of a rejection or a conditional acceptance, the error that made it `failed`; `at` the
+ * database's clock at the change (the row's updated_at, drizzle/0036).
+ */
+export const ecfTransitions = pgTable(
+  "ecf_transitions",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    ecfDocumentId: integer("ecf_document_id")
+      .notNull()
+      .references(() => ecfDocuments.id),
+    state: text("state").notNull(),
+    cause: text("cause"),
+    at: timestamp("at", { withTimezone: true }).notNull(),
+  },
+  (t) => [index("ecf_transitions_document_idx").on(t.ecfDocumentId, t.id), tenantIsolation("ecf_transitions")],
 );

@@ -50,6 +50,12 @@ export const ecfSettings = pgTable(
       .references(() => tenants.id),
     environment: text("environment").notNull().default("testecf"),
     enabled: boolean("enabled").notNull().default(false),
+    /**
+     * The tenant issues through a service provider DGII certified: it skips DGII's data and
+     * communication tests (certification steps 2, 3 and 7-11), and may switch to production
+     * without them (issue 32).
+     */
+    usesCertifiedProvider: boolean("uses_certified_provider").notNull().default(false),
     certificateEncrypted: text("certificate_encrypted"),
     certificateSubject: text("certificate_subject"),
     certificateSerialNumber: text("certificate_serial_number"),

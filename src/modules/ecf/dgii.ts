@@ -268,6 +268,50 @@ export async function queryResult(ecfBaseUrl: string, token: string, trackId: st
   return resultOf(await boundedJson<Record<string, unknown>>(await call(url, { headers: bearer(token) }), DGII_ANSWER_BYTES, url));
 }
 
+/** One trackId DGII holds for an e-NCF, with its state as DGII words it ("Aceptado", "Rechazado"…). */
+export interface HeldTrackId {
+  trackId: string;
+  state: string;
+  receivedAt: string | null;
+}
+
+/**
+ * Consulta de trackIds: GET {ecf}/consultatrackids/api/trackids/consulta?rncemisor=…&encf=… — every
+ * trackId DGII holds for the issuer's e-NCF (Descripción técnica, "Consulta de trackId e-CF": several
+ * when the same e-NCF was sent more than once). How a sender learns whether a document whose answer
+ * was lost reached DGII, instead of sending it again. DGII documents one object per trackId and
+ * "No encontrado" as a state; an array, a single object and an empty answer are all read.
+ */
+export async function queryTrackIds(ecfBaseUrl: string, token: string, issuerRnc: string, encf: string): Promise<HeldTrackId[]> {
+  const url = `${ecfBaseUrl}/consultatrackids/api/trackids/consulta?rncemisor=${encodeURIComponent(issuerRnc)}&encf=${encodeURIComponent(encf)}`;
+  const answer = await boundedJson<unknown>(await call(url, { headers: bearer(token) }), DGII_ANSWER_BYTES, url, null);
+  const entries = Array.isArray(answer) ? answer : answer && typeof answer === "object" ? [answer] : [];
+  const held: HeldTrackId[] = [];
+  for (const entry of entries as Record<string, unknown>[]) {
+    const trackId = typeof entry.trackId === "string" ? entry.trackId : typeof entry.trackid === "string" ? entry.trackid : "";
+    const state = String(entry.estado ?? "");
+    if (!trackId || /no encontrado/i.test(state)) continue;
+    held.push({ trackId, state, receivedAt: typeof entry.fechaRecepcion === "string" ? entry.fechaRecepcion : null });
+  }
+  return held;
+}
+
+/**
+ * Of the trackIds DGII holds for one e-NCF, the one to follow: an accepted copy first (DGII's
+ * "Aceptado", then "Aceptado Condicional"), then one still in process, then a rejected one (its
+ * messages say why); null when DGII holds none.
+ */
+export function trackIdToFollow(held: HeldTrackId[]): HeldTrackId | null {
+  const rank = (state: string) => {
+    const s = state.toLowerCase();
+    if (s === "aceptado") return 0;
+    if (s.startsWith("aceptado")) return 1;
+    if (s.includes("proceso")) return 2;
+    return 3;
+  };
+  return [...held].sort((a, b) => rank(a.state) - rank(b.state))[0] ?? null;
+}
+
 /**
  * Recepción de resumen factura de consumo: POST {fc}/recepcionfc/api/recepcion/ecf, the signed
  * RFCE of an E32 under RD$250,000; the answer is final at once (no trackId).

@@ -1,4 +1,4 @@
-import { and, eq, gte, isNull, lte } from "drizzle-orm";
+import { and, asc, eq, gte, isNull, lte } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { orderBy, pageOf } from "../../db/queries";
 import * as schema from "../../db/schema";
@@ -9,7 +9,7 @@ import { AppError, notFound } from "../../lib/errors";
 import { decimal2, timestamp } from "../../lib/format";
 import type { PdfDocumentData } from "../sales/pdf";
 import { TimbreError, timbreUrl } from "./qr";
-import type { ECF_DELIVERY_STATUSES, ECF_STATUS_VALUES, EcfEnvironment, SubmissionFilter, SubmissionSort } from "./schemas";
+import type { ECF_DELIVERY_STATUSES, ECF_STATUS_VALUES, ECF_TIMELINE_STATES, EcfEnvironment, SubmissionFilter, SubmissionSort } from "./schemas";
 import { dgiiUrls } from "./service";
 import { type EcfType, ecfDateTime } from "./xml";
 
@@ -132,6 +132,51 @@ export function serializeEcf(row: EcfRow, config: Pick<Config, "DGII_ECF_BASE_UR
         }
       : null,
   };
+}
+
+/** The e-CF's states in order, each with its time and cause (ecf_transitions, written by a trigger: drizzle/0046). */
+export async function ecfTimeline(db: AnyDb, row: EcfRow) {
+  const t = schema.ecfTransitions;
+  const rows = await db
+    .select({ state: t.state, cause: t.cause, at: t.at })
+    .from(t)
+    .where(and(eq(t.tenantId, row.tenantId), eq(t.ecfDocumentId, row.id)))
+    .orderBy(asc(t.id));
+  return rows.map((r) => ({ state: r.state as (typeof ECF_TIMELINE_STATES)[number], at: timestamp(r.at)!, cause: r.cause }));
+}
+
+const OWNER_PATHS: Record<EcfOwner, string> = { invoice: "invoices", credit_note: "credit-notes", debit_note: "debit-notes", purchase: "purchases" };
+
+/**
+ * What to do next with an e-CF that did not go through, from DGII's answer (issue 33): a `failed`
+ * one, or a `rejected` one whose e-NCF DGII says was not used (secuenciaUtilizada false), is sent
+ * again once its cause is fixed; a rejection that used the number leaves the e-CF void for tax
+ * purposes (Descripción técnica, "Consulta resultado": Rechazado), so the sale is issued again
+ * under a new e-NCF. Null while nothing is to be done.
+ */
+export function nextAction(row: EcfRow, owner: EcfOwner, documentId: number) {
+  const base = `/api/v1/${OWNER_PATHS[owner]}/${documentId}`;
+  if (row.status === "failed" || (row.status === "rejected" && row.sequenceUsed === false)) {
+    return {
+      code: "retry" as const,
+      method: "POST" as const,
+      path: `${base}/ecf/retry`,
+      description:
+        row.status === "failed"
+          ? "DGII could not be reached for 24 hours: send it again once DGII is back (its e-NCF may also be annulled with POST /api/v1/ecf/annulments)."
+          : "DGII rejected it without using its e-NCF: fix the cause DGII gives (certificate, delegation, structure) and send the same signed e-CF again.",
+    };
+  }
+  if (row.status === "rejected") {
+    return {
+      code: "issue_again" as const,
+      method: "POST" as const,
+      path: `/api/v1/${OWNER_PATHS[owner]}`,
+      description:
+        "DGII rejected it and counts its e-NCF as used: this e-CF is void for tax purposes and cannot be sent again. Issue the sale again as a new document, with the next e-NCF, correcting what DGII's messages say.",
+    };
+  }
+  return null;
 }
 
 /** An e-CF with the document it is, as GET /ecf/submissions lists it (also ecf.accepted and ecf.rejected's `data`). */

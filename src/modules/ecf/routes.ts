@@ -4,13 +4,15 @@ import { commonErrors, createRouter, defineRoute, errorResponse, errorResponses,
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { annulRange, serializeAnnulment } from "./annulments";
+import { dgiiStatusView } from "./dgii-status";
 import * as documents from "./documents";
 import {
   CreateAnnulmentBody,
+  DgiiStatus,
   EcfAnnulment,
   EcfCertificate,
+  EcfDocument,
   EcfSettings,
-  EcfStatus,
   EcfSubmission,
   PutCertificateBody,
   PutSettingsBody,
@@ -103,6 +105,20 @@ ecfRouter.openapi(
   },
 );
 
+ecfRouter.openapi(
+  defineRoute(
+    { permission: "invoices:view" },
+    {
+      method: "get",
+      path: `${V1}/ecf/dgii-status`,
+      tags,
+      summary: "DGII's services per environment as DGII's status service last reported them, since when one is down, and the maintenance windows not over yet",
+      responses: { 200: jsonResponse("DGII's status", dataOnly(DgiiStatus)), ...commonErrors },
+    },
+  ),
+  async (c) => c.json({ data: await dgiiStatusView(c.var.db, new Date(), Boolean(config(c.env).DGII_STATUS_API_KEY)) }, 200),
+);
+
 /** The e-CF of each kind of document, under the document's own path. */
 const OWNERS: { owner: documents.EcfOwner; path: string; name: string; tag: string; view: string; send: string }[] = [
   { owner: "invoice", path: "invoices", name: "invoice", tag: "Invoices", view: "invoices:view", send: "invoices:create" },
@@ -122,11 +138,19 @@ for (const { owner, path, name, tag, view, send } of OWNERS) {
         tags: [tag, ...tags],
         summary: `The ${name}'s e-CF: e-NCF, DGII's state and messages, trackId, security code, signature time, QR URL, attempts`,
         request: { params: IdParam },
-        responses: { 200: jsonResponse("e-CF", dataOnly(EcfStatus)), ...errorResponses(404), ...commonErrors },
+        responses: { 200: jsonResponse("e-CF", dataOnly(EcfDocument)), ...errorResponses(404), ...commonErrors },
       },
     ),
-    async (c) =>
-      c.json({ data: documents.serializeEcf(await documents.getDocumentEcf(c.var.db, c.var.scope, owner, c.req.valid("param").id), config(c.env)) }, 200),
+    async (c) => {
+      const id = c.req.valid("param").id;
+      const row = await documents.getDocumentEcf(c.var.db, c.var.scope, owner, id);
+      const view = {
+        ...documents.serializeEcf(row, config(c.env)),
+        timeline: await documents.ecfTimeline(c.var.db, row),
+        next_action: documents.nextAction(row, owner, id),
+      };
+      return c.json({ data: view }, 200);
+    },
   );
 
   ecfRouter.openapi(
@@ -163,13 +187,19 @@ for (const { owner, path, name, tag, view, send } of OWNERS) {
         tags: [tag, ...tags],
         summary: `Send the ${name}'s e-CF again: a failed one, or a rejected one whose e-NCF DGII says was not used`,
         request: { params: IdParam },
-        responses: { 200: jsonResponse("Queued again", dataWithMessage(EcfStatus)), ...errorResponses(404, 409), ...commonErrors },
+        responses: { 200: jsonResponse("Queued again", dataWithMessage(EcfDocument)), ...errorResponses(404, 409), ...commonErrors },
       },
     ),
     async (c) => {
-      const row = await documents.retryDocumentEcf(c.var.db, c.var.scope, owner, c.req.valid("param").id, new Date());
+      const id = c.req.valid("param").id;
+      const row = await documents.retryDocumentEcf(c.var.db, c.var.scope, owner, id, new Date());
       c.var.ecf.push(row.id);
-      return c.json({ data: documents.serializeEcf(row, config(c.env)), message: "The e-CF will be sent to DGII again." }, 200);
+      const view = {
+        ...documents.serializeEcf(row, config(c.env)),
+        timeline: await documents.ecfTimeline(c.var.db, row),
+        next_action: documents.nextAction(row, owner, id),
+      };
+      return c.json({ data: view, message: "The e-CF will be sent to DGII again." }, 200);
     },
   );
 }

@@ -147,3 +147,51 @@ export const EcfAnnulment = z
     created_at: z.string(),
   })
   .openapi("EcfAnnulment");
+
+export const DgiiStatus = z
+  .object({
+    configured: z.boolean().openapi({ description: "Whether DGII's status service is read (DGII_STATUS_API_KEY set); without it nothing is paused" }),
+    services: z.array(
+      z.object({
+        environment: z.enum(ECF_ENVIRONMENTS),
+        service: z.string().openapi({ description: "DGII's name of the service", example: "Recepción" }),
+        available: z.boolean(),
+        status: z.string().openapi({ description: "DGII's word for its state", example: "Disponible" }),
+        down_since: z.string().nullable().openapi({ description: "When the sweep first saw it unavailable in the current outage" }),
+        checked_at: z.string(),
+      }),
+    ),
+    maintenance_windows: z.array(
+      z.object({
+        environment: z.enum(ECF_ENVIRONMENTS),
+        starts_at: z.string(),
+        ends_at: z.string(),
+        in_progress: z.boolean().openapi({ description: "Sending to this environment waits until ends_at" }),
+      }),
+    ),
+  })
+  .openapi("DgiiStatus");
+
+export const ECF_TIMELINE_STATES = ["signed", "sent", "retried", "accepted", "accepted_conditional", "rejected", "failed", "annulled"] as const;
+
+/** GET …/ecf: the e-CF, its timeline and what to do next. */
+export const EcfDocument = EcfStatus.extend({
+  timeline: z
+    .array(
+      z.object({
+        state: z.enum(ECF_TIMELINE_STATES),
+        at: z.string(),
+        cause: z.string().nullable().openapi({ description: "DGII's messages of a rejection or a conditional acceptance; the error that made it failed" }),
+      }),
+    )
+    .openapi({ description: "Each change of state in order: signed, sent (DGII gave a trackId), retried, then DGII's answer or failed, annulled" }),
+  next_action: z
+    .object({
+      code: z.enum(["retry", "issue_again"]),
+      method: z.literal("POST"),
+      path: z.string(),
+      description: z.string(),
+    })
+    .nullable()
+    .openapi({ description: "What to do with an e-CF that did not go through, from DGII's answer; null when nothing is to be done" }),
+}).openapi("EcfDocument");

@@ -5,6 +5,7 @@ import type { Config } from "../../env";
 import { decryptSecret, encryptSecret } from "../../lib/crypto";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
+import { assertReadyForProduction } from "../certification/service";
 import { inspectCertificate, type SigningMaterial, signingMaterial } from "./certificate";
 import type { ReceiverPolicy } from "./dgii";
 import type { EcfEnvironment, PutCertificateInput, PutSettingsInput } from "./schemas";
@@ -53,6 +54,8 @@ export async function putSettings(db: AnyDb, tenantId: number, input: PutSetting
   if (input.enabled && !current?.certificateEncrypted) {
     throw fieldError("enabled", "Upload the signing certificate (PUT /api/v1/ecf/certificate) before enabling e-CF.");
   }
+  // DGII opens production only to a certified issuer (issue 32): the steps Sucursal runs must be done.
+  if (input.environment === "ecf" && current?.environment !== "ecf") await assertReadyForProduction(db, tenantId);
   const values = {
     environment: input.environment ?? current?.environment ?? "testecf",
     enabled: input.enabled ?? current?.enabled ?? false,

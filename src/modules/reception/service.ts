@@ -44,8 +44,9 @@ import { verifySignedDocument } from "./verify";
  */
 
 /**
- * The schema validator, loaded on first use: libxml2's wasm and DGII's schemas are bundled for the
- * Worker, and Node scripts that read the route table (docs:routes, the OpenAPI checks) never load them.
+ * The schema validator, loaded on first use: libxml2's wasm is a module only the Worker's bundler
+ * gives (wrangler's CompiledWasm rule), and Node scripts that read the route table (docs:routes, the
+ * OpenAPI checks) never load it.
  */
 const validateAgainstSchema = async (xml: string, name: SchemaName) => (await import("../../lib/xsd")).validateAgainstSchema(xml, name);
 
@@ -244,6 +245,7 @@ export async function receiveEcf(db: AnyDb, receiver: Receiver, xml: string, sen
       signer: signature.signer.subject,
       authenticated: true,
       signerFingerprint: signature.signer.fingerprint,
+      environment: receiver.environment,
       xml,
       xmlSha256: await sha256Hex(xml),
       receiptXml,

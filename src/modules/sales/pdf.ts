@@ -355,8 +355,12 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
   }
   const left = w.y;
   w.y = top;
-  w.text(data.title, 380, { size: 14, bold: true, width: 192, align: "right" });
-  w.y -= 16;
+  // The title wraps in its column: the type's whole name is what Norma General 06-2018 wants printed,
+  // and the longer e-CF names ("Factura de Crédito Fiscal Electrónica") do not fit on one line at 14 pt.
+  for (const row of w.wrapped(data.title, 192, { size: 14, bold: true })) {
+    w.text(row, 380, { size: 14, bold: true, width: 192, align: "right" });
+    w.y -= 16;
+  }
   const documentLines: [string, boolean][] = [
     [`${data.numberLabel ?? "NCF"}: ${data.documentNumber}`, true],
     // The subtype's own name, unless it only repeats the title ("Cotización" under "Cotización").

@@ -36,6 +36,7 @@ const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string
   "product.stock_low": { schema: LowStockItem, resource: "The product's level in the workspace, as GET /api/v1/inventory/low-stock lists it." },
   "ecf.accepted": { schema: EcfSubmission, resource: "The e-CF at DGII's answer (accepted or accepted_conditional), as GET /api/v1/ecf/submissions lists it." },
   "ecf.rejected": { schema: EcfSubmission, resource: "The e-CF at DGII's answer (rejected), as GET /api/v1/ecf/submissions lists it." },
+  "ecf.failed": { schema: EcfSubmission, resource: "The e-CF DGII could not be reached for in 24 hours (failed), as GET /api/v1/ecf/submissions lists it." },
   "invoice.paid": {
     schema: InvoiceDetail,
     resource: "The invoice once a payment or the buyer's withholdings leave nothing due, as GET /api/v1/invoices/{id} answers it.",

@@ -18,6 +18,7 @@ export const WEBHOOK_EVENTS = {
   "credit_note.created": { resource: "credit_note", id: "id" },
   "ecf.accepted": { resource: "document_kind", id: "document_id" },
   "ecf.rejected": { resource: "document_kind", id: "document_id" },
+  "ecf.failed": { resource: "document_kind", id: "document_id" },
   "invoice.deleted": { resource: "invoice", id: "id" },
   "quotation.deleted": { resource: "quotation", id: "id" },
   "purchase.deleted": { resource: "purchase", id: "id" },

@@ -11,51 +11,69 @@
  * never followed (jobs/webhooks.ts), which limits what such a name can reach.
  */
 
-/** CIDR prefixes as [base address, prefix length] over the 32-bit address. */
-const PRIVATE_V4: [number, number][] = [
-  [0x00000000, 8], // 0.0.0.0/8 "this network"
-  [0x0a000000, 8], // 10/8
-  [0x64400000, 10], // 100.64/10 carrier-grade NAT
-  [0xa9fe0000, 16], // 169.254/16 link-local (cloud metadata)
-  [0xac100000, 12], // 172.16/12
-  [0xc0000000, 24], // 192.0.0/24 IETF protocol assignments
-  [0xc0a80000, 16], // 192.168/16
-  [0xc6120000, 15], // 198.18/15 benchmarking
-  [0xe0000000, 3], // 224/4 multicast and 240/4 reserved, 255.255.255.255
-];
-const LOOPBACK_V4: [number, number] = [0x7f000000, 8];
-
-const inPrefix = (address: number, [base, bits]: [number, number]) => (bits === 0 ? true : address >>> (32 - bits) === base >>> (32 - bits));
-
-function ipv4(host: string): number | null {
-  const parts = host.split(".");
-  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)) return null;
-  return parts.reduce((acc, p) => acc * 256 + Number(p), 0);
-}
+import ipaddr from "ipaddr.js";
 
 type HostKind = "public" | "loopback" | "private";
 
-function v4Kind(address: number): HostKind {
-  if (inPrefix(address, LOOPBACK_V4)) return "loopback";
-  return PRIVATE_V4.some((range) => inPrefix(address, range)) ? "private" : "public";
+/**
+ * Only what IANA's special-purpose registries leave as ordinary unicast is public: ipaddr.js keeps
+ * those ranges (RFC 6890 and its updates: private, CGNAT, link-local, the documentation ranges,
+ * benchmarking, site-local fec0::/10, discard 100::/64, NAT64, ORCHID, …), so a new reserved range
+ * comes with the library rather than with a list of ours.
+ */
+function v4Kind(address: ipaddr.IPv4): HostKind {
+  const range = address.range();
+  if (range === "loopback") return "loopback";
+  return range === "unicast" ? "public" : "private";
 }
+
+/** The IPv4 address in two 16-bit groups of an IPv6 address. */
+const v4Of = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+
+/** Public only when every embedded IPv4 address is: a tunnel to a private one leads there. */
+const allPublic = (...addresses: ipaddr.IPv4[]): HostKind => (addresses.every((a) => v4Kind(a) === "public") ? "public" : "private");
+
+function v6Kind(address: ipaddr.IPv6): HostKind {
+  // IPv4-mapped (::ffff:a.b.c.d): the IPv4 address itself, loopback included.
+  if (address.isIPv4MappedAddress()) return v4Kind(address.toIPv4Address());
+  const p = address.parts;
+  switch (address.range()) {
+    case "loopback":
+      return "loopback";
+    // 6to4 (RFC 3056): 2002:AABB:CCDD::/48 carries a.b.c.d in its second and third groups.
+    case "6to4":
+      return allPublic(v4Of(p[1]!, p[2]!));
+    // Teredo (RFC 4380): 2001:0:SSSS:SSSS:flags:port:CCCC:CCCC, the server's IPv4 address, then the
+    // client's with every bit inverted.
+    case "teredo":
+      return allPublic(v4Of(p[2]!, p[3]!), v4Of(~p[6]! & 0xffff, ~p[7]! & 0xffff));
+    case "unicast":
+      // ::a.b.c.d, the deprecated IPv4-compatible form (RFC 4291 2.5.5.1), is unicast to the library.
+      return p.slice(0, 6).every((part) => part === 0) ? "private" : "public";
+    default:
+      return "private";
+  }
+}
+
+/** `host` (a URL hostname) when it is an IP literal, else null. */
+function ipLiteral(host: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  try {
+    if (host.startsWith("[") && host.endsWith("]")) return ipaddr.IPv6.parse(host.slice(1, -1));
+    return ipaddr.IPv4.isValidFourPartDecimal(host) ? ipaddr.IPv4.parse(host) : null;
+  } catch {
+    return new ipaddr.IPv6([0, 0, 0, 0, 0, 0, 0, 0]); // bracketed but not an address: judged as ::, never trusted
+  }
+}
+
+const isLocalhost = (host: string) => host === "localhost" || host.endsWith(".localhost");
 
 /** The kind of a URL's hostname as the WHATWG parser normalizes it (IPv4 in dotted decimal, IPv6 in brackets, compressed, lowercase). */
 export function hostKind(hostname: string): HostKind {
   const host = hostname.toLowerCase().replace(/\.$/, "");
-  if (host === "localhost" || host.endsWith(".localhost")) return "loopback";
-  const v4 = ipv4(host);
-  if (v4 !== null) return v4Kind(v4);
-  if (!host.startsWith("[")) return "public";
-  const v6 = host.slice(1, -1);
-  if (v6 === "::1") return "loopback";
-  if (v6 === "::") return "private";
-  // IPv4-mapped (::ffff:a.b.c.d, which the parser writes as ::ffff:xxxx:xxxx): judged as the IPv4 address.
-  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6);
-  if (mapped) return v4Kind(Number.parseInt(mapped[1]!, 16) * 65536 + Number.parseInt(mapped[2]!, 16));
-  // fc00::/7 unique local, fe80::/10 link-local, ff00::/8 multicast, ::/96 IPv4-compatible and 64:ff9b::/96 NAT64.
-  if (/^f[cd]/.test(v6) || /^fe[89ab]/.test(v6) || v6.startsWith("ff") || /^::[0-9a-f]/.test(v6) || v6.startsWith("64:ff9b:")) return "private";
-  return "public";
+  if (isLocalhost(host)) return "loopback";
+  const address = ipLiteral(host);
+  if (address === null) return "public";
+  return address.kind() === "ipv4" ? v4Kind(address as ipaddr.IPv4) : v6Kind(address as ipaddr.IPv6);
 }
 
 /** Why `raw` may not be a webhook endpoint, or null when it may. */
@@ -128,7 +146,7 @@ function asHost(address: string): string {
  */
 export async function resolvedHostProblem(raw: string, allowHttpLoopback: boolean, resolverUrl: string): Promise<string | null> {
   const host = new URL(raw).hostname.toLowerCase().replace(/\.$/, "");
-  if (host.startsWith("[") || ipv4(host) !== null || host === "localhost" || host.endsWith(".localhost")) return null;
+  if (ipLiteral(host) !== null || isLocalhost(host)) return null;
   const [v4, v6] = await Promise.all([lookUp(resolverUrl, host, A), lookUp(resolverUrl, host, AAAA)]);
   if (v4 === null && v6 === null) return `The host ${host} does not resolve.`;
   const addresses = [...(v4 ?? []), ...(v6 ?? [])];

@@ -43,7 +43,15 @@ export interface RncBatchMessage {
 /** Serializes run starts across processes (cron and an operator at the same time). */
 const START_LOCK = sql`SELECT pg_advisory_xact_lock(7281905)`;
 
+/**
+ * Deleting a whole generation of the registry (about 750,000 rows and their indexes' entries) can
+ * outlast the application role's statement_timeout of 30 s (migration 0048) on a slow or busy
+ * database; this transaction alone gets longer.
+ */
+const GENERATION_DELETE_TIMEOUT = sql`SET LOCAL statement_timeout = '10min'`;
+
 async function abandon(db: RegistryDb, runId: number, reason: string): Promise<void> {
+  await db.execute(GENERATION_DELETE_TIMEOUT);
   await db.execute(deleteRecordsOfRun(runId, "only"));
   await db.delete(rncSyncBatches).where(eq(rncSyncBatches.runId, runId));
   await db
@@ -109,6 +117,7 @@ export async function tryComplete(store: RegistryStore, runId: number): Promise<
       .where(eq(rncSyncRuns.id, runId))
       .for("update");
     if (run?.status !== "running" || run.expected === null || run.done < run.expected) return false;
+    await db.execute(GENERATION_DELETE_TIMEOUT);
     await db.execute(deleteRecordsOfRun(runId, "except"));
     await db.delete(rncSyncBatches).where(eq(rncSyncBatches.runId, runId));
     await db.update(rncSyncRuns).set({ status: "completed", finishedAt: sql`now()` }).where(eq(rncSyncRuns.id, runId));

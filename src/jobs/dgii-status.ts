@@ -1,0 +1,27 @@
+import { withTenantTransaction } from "../db/client";
+import { config, type Env } from "../env";
+import { log } from "../lib/log";
+import { DgiiUnavailable } from "../modules/ecf/dgii";
+import { readDgiiStatusService, recordDgiiStatus } from "../modules/ecf/dgii-status";
+
+/**
+ * The minute sweep of DGII's status service (modules/ecf/dgii-status.ts): off without
+ * DGII_STATUS_API_KEY; DGII's status host unreachable keeps the last known state, which stops
+ * pausing sends once it is 5 minutes old.
+ */
+export async function sweepDgiiStatus(env: Env, options: { now?: Date } = {}): Promise<"off" | "recorded" | "unreachable"> {
+  const settings = config(env);
+  if (!settings.DGII_STATUS_API_KEY) return "off";
+  const now = options.now ?? new Date();
+  try {
+    const { services, windows } = await readDgiiStatusService(settings, settings.DGII_STATUS_API_KEY);
+    await withTenantTransaction(env, null, (db) => recordDgiiStatus(db, now, services, windows));
+    const down = services.filter((s) => !s.available);
+    if (down.length) log.warn("dgii status: services down", { down: down.map((s) => `${s.environment} ${s.service}`) });
+    return "recorded";
+  } catch (error) {
+    if (!(error instanceof DgiiUnavailable)) throw error;
+    log.warn("dgii status: unreachable", { error: error.message });
+    return "unreachable";
+  }
+}
