@@ -2,6 +2,7 @@ import { PAGE_ROWS } from "../src/modules/reports/service";
 import type { EcfSigningResult } from "./ecf";
 import type { HostileXmlResult } from "./hostile-xml";
 import { REPORT_BUDGET_SECONDS, type ReportBenchResult } from "./reports";
+import type { TestSetBenchResult } from "./testset";
 import type { UploadSizeResult } from "./upload-size";
 /** The bench's stdout table and the generated block of docs/performance.md, both from latest.json. */
 
@@ -65,6 +66,8 @@ export interface BenchResults {
   ecfSigning?: EcfSigningResult[];
   /** CPU of what the receiver does with a hostile body before refusing it (bench/hostile-xml.ts). */
   hostileXml?: HostileXmlResult[];
+  /** CPU and memory of importing DGII's test set (bench/testset.ts). */
+  testSet?: TestSetBenchResult[];
   /** DGII reports of a seeded month through the Worker (bench/reports.ts). */
   reports?: ReportBenchResult[];
   seconds: number;
@@ -162,6 +165,10 @@ export function renderPerformance(r: BenchResults) {
     ...(r.hostileXml ?? []).map(
       (h) =>
         `- Hostile XML at the receiver, ${h.body} (${(h.bytes / 1024).toFixed(0)} KiB; bench/hostile-xml.ts, in Node): ${h.outcome}, worst ${h.worstCpuMs} ms CPU${h.budgetCpuMs === null ? "" : ` (budget ${h.budgetCpuMs} ms) ${verdict(h.withinBudget)}`}`,
+    ),
+    ...(r.testSet ?? []).map(
+      (t) =>
+        `- DGII's test set imported, ${t.shape} (${t.rows} x ${t.columns}, ${(t.zippedBytes / 1024).toFixed(0)} KiB zipped; bench/testset.ts, in Node): worst ${t.worstCpuMs} ms CPU${t.peakMiB === null ? "" : `, ${t.peakMiB} MiB allocated`}${t.budgetCpuMs === null ? "" : ` (budget ${t.budgetCpuMs} ms, ${t.budgetMiB} MiB) ${verdict(t.withinBudget)}`}`,
     ),
     ...reportLines(r.reports ?? []),
     `- Worker bundle: ${(r.bundle.gzipBytes / 1024).toFixed(0)} KiB gzip, ${(r.bundle.bytes / 1024).toFixed(0)} KiB raw (budget 1 MiB gzip) ${verdict(r.bundle.gzipBytes <= MIB)}`,

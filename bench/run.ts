@@ -46,6 +46,7 @@ import { type BenchResults, type Load, type RoundTrips, renderPerformance, type 
 import { measureReport, previousMonth, type ReportBenchResult, seedSalesMonth } from "./reports";
 import { prng } from "./rnc-generator";
 import { type Seeded, seed } from "./seed";
+import { describeTestSet, measureTestSet } from "./testset";
 import { describeUploadSize, measureUploadSize } from "./upload-size";
 
 const exec = promisify(execFile);
@@ -584,6 +585,9 @@ async function main() {
   console.log("hostile XML at the receiver (bench/hostile-xml.ts) …");
   const hostileXml = measureHostileXml();
   for (const line of describeHostileXml(hostileXml)) console.log(`  ${line}`);
+  console.log("importing DGII's test set (bench/testset.ts) …");
+  const testSet = await measureTestSet();
+  for (const line of describeTestSet(testSet)) console.log(`  ${line}`);
 
   console.log("database …");
   stack.database = await openDatabase();
@@ -792,6 +796,7 @@ async function main() {
     skipped,
     ecfSigning,
     hostileXml,
+    testSet,
     reports,
     scenarios: list.map((s): ScenarioResult => {
       const rtr = roundTrips[s.key]!;

@@ -6,6 +6,7 @@ import { log } from "../lib/log";
 import type { AppEnv } from "./context";
 import { unavailable } from "./database";
 import { errorBody, errorStatus } from "./errors";
+import { FILE_UPLOAD_TYPE_MESSAGE, isFileUpload } from "./request-checks";
 
 /**
  * The one error path (app.onError): every error a request raises becomes its answer here.
@@ -26,7 +27,8 @@ export function errorResponse(error: Error, c: Context<AppEnv>): Response {
   // The OpenAPI validator's own media-type gate (a body that reached it without a Content-Length
   // or Transfer-Encoding header, as over HTTP/2): the same answer as jsonOnly's.
   if (error instanceof HTTPException && error.status === 415) {
-    return c.json({ message: "Request bodies must be JSON (Content-Type: application/json).", code: "unsupported_media_type" }, 415);
+    const message = isFileUpload(c.req.method, c.req.path) ? FILE_UPLOAD_TYPE_MESSAGE : "Request bodies must be JSON (Content-Type: application/json).";
+    return c.json({ message, code: "unsupported_media_type" }, 415);
   }
   if (c.get("tx")?.connectionLost) return appErrorResponse(c, unavailable(error, c.get("requestId")));
   // What the database refused because of the input (a foreign key, a check, a number or date out

@@ -38,9 +38,17 @@ const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 /** DGII's receiver services (/fe/…) take XML files as multipart/form-data, as DGII's protocol sends them. */
 export const isReceiverService = (path: string) => /^\/fe\//i.test(path);
 
-/** A request that carries a body must say it is JSON (the receiver services excepted). */
+/**
+ * The API's file uploads, taken as multipart/form-data: DGII's test sets (.xlsx, issue 32). The
+ * route itself refuses any other type (415).
+ */
+export const isFileUpload = (method: string, path: string) => method === "POST" && /^\/api\/v1\/ecf\/certification\/test-sets\/?$/.test(path);
+
+export const FILE_UPLOAD_TYPE_MESSAGE = "This endpoint takes the file as multipart/form-data, in field `file`.";
+
+/** A request that carries a body must say it is JSON (the receiver services and the file uploads excepted). */
 export const jsonOnly = createMiddleware<AppEnv>(async (c, next) => {
-  if (WITH_BODY.has(c.req.method) && !isReceiverService(c.req.path)) {
+  if (WITH_BODY.has(c.req.method) && !isReceiverService(c.req.path) && !isFileUpload(c.req.method, c.req.path)) {
     const length = c.req.header("content-length");
     const hasBody = (length !== undefined && length !== "0") || c.req.header("transfer-encoding") !== undefined;
     const type = c.req.header("content-type") ?? "";

@@ -94,7 +94,7 @@ async function run(checks: Check[]) {
           method: route.method,
           token: check.token?.(),
           headers,
-          ...(route.body !== undefined ? { body: route.body } : {}),
+          ...(route.body instanceof FormData ? { rawBody: route.body } : route.body !== undefined ? { body: route.body } : {}),
         }),
         new Promise<never>((_, reject) => setTimeout(() => reject(new Error("hung")), HANG_MS)),
       ]).catch((error: Error) => ({ status: 0, text: error.message, body: null, headers: new Headers() }) as ApiResponse);

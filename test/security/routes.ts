@@ -57,6 +57,9 @@ function resolver(world: World): Record<string, { id: string | number; scope: Sc
     salesmen: { id: o.salesman.id, scope: "tenant" },
     "bank-accounts": { id: o.bank.id, scope: "tenant" },
     "received-ecf": { id: o.receivedEcf.id, scope: "tenant" },
+    // Step 13 (declaración jurada) is one the admin marks: a write by the admin succeeds, nothing else changes.
+    "ecf/certification/steps": { id: 13, scope: "tenant" },
+    "ecf/certification/test-sets": { id: o.testSet.id, scope: "tenant" },
     "webhook-endpoints": { id: o.webhook.id, scope: "tenant" },
     events: { id: o.event.id, scope: "tenant" },
     // Public: a bogus token, so that the anonymous check never accepts the real invitation.
@@ -82,6 +85,12 @@ const COLLECTION_SCOPE: [RegExp, Scope][] = [
   [/./, "workspace"],
 ];
 
+function testSetUpload(): FormData {
+  const form = new FormData();
+  form.append("file", new File(["not a workbook"], "SetPruebas.xlsx"));
+  return form;
+}
+
 export function validBody(world: World, method: string, path: string): unknown {
   const o = world.objects;
   const ids = world.ids;
@@ -103,6 +112,10 @@ export function validBody(world: World, method: string, path: string): unknown {
     "POST /api/v1/invoices/{id}/issue": { issue_date: "2026-11-21" },
     "PUT /api/v1/ecf/certificate": { p12_base64: o.certificate.p12Base64, password: o.certificate.password },
     "PUT /api/v1/ecf/settings": { environment: "testecf" },
+    "PUT /api/v1/ecf/certification": { uses_certified_provider: false },
+    "PUT /api/v1/ecf/certification/steps/{number}": { note: "Hecho en la OFV" },
+    // Multipart: a file that is not a workbook, refused with 422 by a caller who may import (test/ecf/certification-test-sets.test.ts imports real ones).
+    "POST /api/v1/ecf/certification/test-sets": testSetUpload(),
     "POST /api/v1/ecf/annulments": { document_subtype_id: o.subtype.id, from: 1, to: 1 },
     "POST /api/v1/received-ecf/{id}/approval": { approved: true },
     // The world's received e-CF has no lines to read: a permitted caller gets 422, never a purchase.
@@ -200,7 +213,8 @@ export function concreteRoutes(world: World): ConcreteRoute[] {
       if (!key) throw new Error(`no fixture for the parameter of ${route.method} ${route.path}: add it to test/security/routes.ts`);
       const target = resolve[key]!;
       if (target.scope === "workspace") namesWorkspaceObject = true;
-      if (target.scope !== "public" && key !== "rnc") namesTenantObject = true;
+      // An RNC of the registry and a step number of DGII's certification are every tenant's.
+      if (target.scope !== "public" && key !== "rnc" && key !== "ecf/certification/steps") namesTenantObject = true;
       // The innermost parameter decides (payments of an invoice are workspace-scoped...).
       if (scope !== "public") scope = target.scope;
       return encodeURIComponent(String(target.id));

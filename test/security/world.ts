@@ -256,6 +256,14 @@ export async function buildWorld() {
       })
       .returning({ id: schema.receivedEcf.id }),
   );
+  // A certification test set (tenant-wide, ecf:manage), its file name tenant A's alone.
+  const testSetFile = `${mark("SetPruebas")}.xlsx`;
+  const [testSet] = await asOwner((db) =>
+    db
+      .insert(schema.ecfCertificationTestSets)
+      .values({ tenantId: tenant.tenantId, kind: "approval", fileName: testSetFile, caseCount: 0 })
+      .returning({ id: schema.ecfCertificationTestSets.id }),
+  );
   const tokens = (await api.get("/auth/tokens")).body.data as { id: string }[];
   // An event of the log (the invoice's invoice.created): tenant-wide, admin-only (webhooks:manage).
   const event = ((await ok(await api.get("/events?filter[type]=invoice.created&sort=created_at&per_page=1"), 200)).data as { id: string }[])[0]!;
@@ -294,6 +302,7 @@ export async function buildWorld() {
       w1Viewer,
       certificate,
       receivedEcf: receivedEcf!,
+      testSet: testSet!,
       adminTokenId: tokens[0]!.id,
     },
     /** Strings only W1's objects carry (a member of W2 must never see them). */
@@ -316,6 +325,7 @@ export async function buildWorld() {
     /** Strings only tenant A carries (another tenant must never see them). */
     tenantMarkers: [
       receivedIssuer,
+      testSetFile,
       contact.name,
       contact.email!,
       product.name,

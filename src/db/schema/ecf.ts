@@ -323,3 +323,62 @@ export const ecfTransitions = pgTable(
   },
   (t) => [index("ecf_transitions_document_idx").on(t.ecfDocumentId, t.id), tenantIsolation("ecf_transitions")],
 );
+
+/**
+ * A test set DGII gave the tenant for certification (issue 32; steps 2 and 3): the e-CF set
+ * (sheets ECF and RFCE) or the commercial approvals (sheet ACEECF_Generadas), as imported from
+ * DGII's .xlsx (modules/certification/test-set.ts). Its e-CF never touch the books: no invoice,
+ * stock or report row comes from them.
+ */
+export const ecfCertificationTestSets = pgTable(
+  "ecf_certification_test_sets",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    /** ecf: the e-CF set (step 2); approval: the commercial approvals (step 3). */
+    kind: text("kind").notNull(),
+    fileName: text("file_name").notNull(),
+    uploadedBy: integer("uploaded_by"),
+    uploadedAt: timestamp("uploaded_at", { withTimezone: true }).notNull().defaultNow(),
+    caseCount: integer("case_count").notNull(),
+  },
+  (t) => [
+    index("ecf_certification_test_sets_tenant_idx").on(t.tenantId, t.uploadedAt),
+    check("ecf_certification_test_sets_kind", sql`${t.kind} IN ('ecf', 'approval')`),
+    tenantIsolation("ecf_certification_test_sets"),
+  ],
+);
+
+/** One case of a test set: a row of DGII's workbook, its elements as DGII gives them. */
+export const ecfCertificationTestCases = pgTable(
+  "ecf_certification_test_cases",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    testSetId: integer("test_set_id")
+      .notNull()
+      .references(() => ecfCertificationTestSets.id, { onDelete: "cascade" }),
+    /** The case's place in the set: sheet ECF's rows, then RFCE's. */
+    position: integer("position").notNull(),
+    sheet: text("sheet").notNull(),
+    /** The row in the sheet, as a spreadsheet numbers it. */
+    row: integer("row").notNull(),
+    /** CasoPrueba (the e-NCF for an approval). */
+    caseName: text("case_name").notNull(),
+    /** What the case becomes: ecf, rfce (the summary of an E32 under RD$250,000) or acecf. */
+    document: text("document").notNull(),
+    ecfType: text("ecf_type").notNull(),
+    encf: text("encf").notNull(),
+    /** The row's elements in column order, as [name, value] pairs (a JSON object would lose the order). */
+    fields: jsonb("fields").$type<[string, string][]>().notNull(),
+    /** pending until the set is run (the run is the next part of issue 32). */
+    state: text("state").notNull().default("pending"),
+  },
+  (t) => [
+    uniqueIndex("ecf_certification_test_cases_case_idx").on(t.testSetId, t.sheet, t.caseName),
+    uniqueIndex("ecf_certification_test_cases_position_idx").on(t.testSetId, t.position),
+    check("ecf_certification_test_cases_document", sql`${t.document} IN ('ecf', 'rfce', 'acecf')`),
+    check("ecf_certification_test_cases_state", sql`${t.state} IN ('pending')`),
+    tenantIsolation("ecf_certification_test_cases"),
+  ],
+);

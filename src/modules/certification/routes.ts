@@ -1,7 +1,11 @@
-import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { z } from "@hono/zod-openapi";
+import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { FILE_UPLOAD_TYPE_MESSAGE } from "../../http/request-checks";
 import { dataOnly, dataWithMessage } from "../../http/schemas";
-import { Certification, MarkStepBody, PutCertificationBody, StepParam } from "./schemas";
+import { AppError } from "../../lib/errors";
+import { Certification, MarkStepBody, PutCertificationBody, StepParam, TestSet, TestSetSummary, TestSetUpload } from "./schemas";
 import * as certification from "./service";
+import * as testSets from "./test-sets";
 
 /** DGII's certification of the tenant as an electronic issuer (issue 32; docs/ecf.md, "Getting certified"). */
 export const certificationRouter = createRouter();
@@ -78,4 +82,62 @@ certificationRouter.openapi(
     await certification.unmarkStep(c.var.db, tenantId, number);
     return c.json({ data: await certification.getCertification(c.var.db, tenantId), message: `Step ${number} is pending again.` }, 200);
   },
+);
+
+// ---- DGII's test sets (steps 2 and 3)
+
+const XLSX_UPLOAD = "multipart/form-data";
+
+certificationRouter.openapi(
+  defineRoute(
+    { permission: "ecf:manage" },
+    {
+      method: "post",
+      path: `${V1}/ecf/certification/test-sets`,
+      tags,
+      summary:
+        "Import a test set DGII gave the tenant: the .xlsx as DGII gives it, multipart field `file` (at most 1 MiB). 422 naming each case, column and why when a row cannot make a document; nothing is stored then",
+      request: { body: { required: true, content: { [XLSX_UPLOAD]: { schema: TestSetUpload } } } },
+      responses: { 201: jsonResponse("Imported", dataWithMessage(TestSet)), ...errorResponses(413, 415), ...commonErrors },
+    },
+  ),
+  async (c) => {
+    if (!/^multipart\/form-data/i.test(c.req.header("content-type") ?? "")) {
+      throw new AppError("unsupported_media_type", FILE_UPLOAD_TYPE_MESSAGE);
+    }
+    const { file } = c.req.valid("form");
+    const tenantId = c.get("tenant").id;
+    const id = await testSets.importTestSet(c.var.db, tenantId, c.var.scope.userId, file.name || "test-set.xlsx", await file.arrayBuffer());
+    const set = await testSets.getTestSet(c.var.db, tenantId, id);
+    return c.json({ data: set, message: `Test set imported: ${set.case_count} cases.` }, 201);
+  },
+);
+
+certificationRouter.openapi(
+  defineRoute(
+    { permission: "ecf:manage" },
+    {
+      method: "get",
+      path: `${V1}/ecf/certification/test-sets`,
+      tags,
+      summary: "The tenant's imported test sets, the newest first",
+      responses: { 200: jsonResponse("The test sets", dataOnly(z.array(TestSetSummary))), ...commonErrors },
+    },
+  ),
+  async (c) => c.json({ data: await testSets.listTestSets(c.var.db, c.get("tenant").id) }, 200),
+);
+
+certificationRouter.openapi(
+  defineRoute(
+    { permission: "ecf:manage" },
+    {
+      method: "get",
+      path: `${V1}/ecf/certification/test-sets/{id}`,
+      tags,
+      summary: "A test set and each case: its name (CasoPrueba), type, e-NCF, state and the row's elements as DGII gives them",
+      request: { params: IdParam },
+      responses: { 200: jsonResponse("The test set", dataOnly(TestSet)), ...errorResponses(404), ...commonErrors },
+    },
+  ),
+  async (c) => c.json({ data: await testSets.getTestSet(c.var.db, c.get("tenant").id, c.req.valid("param").id) }, 200),
 );

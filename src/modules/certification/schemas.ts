@@ -53,3 +53,51 @@ export const StepParam = z.object({
     .transform(Number)
     .openapi({ param: { name: "number", in: "path" }, type: "integer", minimum: 1, maximum: 14, example: 13 }),
 });
+
+// ---- DGII's test sets (steps 2 and 3): imported from DGII's .xlsx (test-set.ts)
+
+export const TEST_SET_KINDS = ["ecf", "approval"] as const;
+export const TEST_CASE_DOCUMENTS = ["ecf", "rfce", "acecf"] as const;
+export const TEST_CASE_STATES = ["pending"] as const;
+
+export const TestSetSummary = z
+  .object({
+    id: z.number().int(),
+    kind: z.enum(TEST_SET_KINDS).openapi({
+      description: "ecf: DGII's e-CF set (sheets ECF and RFCE; step 2); approval: the commercial approvals (sheet ACEECF_Generadas; step 3)",
+    }),
+    file_name: z.string(),
+    uploaded_by: z.number().int().nullable(),
+    uploaded_at: z.string(),
+    case_count: z.number().int(),
+  })
+  .openapi("CertificationTestSetSummary");
+
+export const TestCaseView = z
+  .object({
+    position: z.number().int().openapi({ description: "The case's place in the set: sheet ECF's rows, then RFCE's" }),
+    sheet: z.string().openapi({ example: "ECF" }),
+    row: z.number().int().openapi({ description: "The case's row in DGII's sheet" }),
+    name: z.string().openapi({ description: "CasoPrueba (the e-NCF for an approval)", example: "101010101E310000000001" }),
+    document: z
+      .enum(TEST_CASE_DOCUMENTS)
+      .openapi({ description: "What the case becomes: an e-CF, the summary (RFCE) of an E32 under RD$250,000, or an ACECF" }),
+    type: z.string().openapi({ description: "TipoeCF", example: "31" }),
+    encf: z.string().openapi({ example: "E310000000001" }),
+    state: z.enum(TEST_CASE_STATES).openapi({ description: "pending until the set is run" }),
+    fields: z.array(z.object({ name: z.string(), value: z.string() })).openapi({
+      description:
+        "The row's XML elements in column order, as DGII gives them (`#e` and empty cells left out; `Campo[n]` of line n, `Campo[n][m]` entry m of its table)",
+    }),
+  })
+  .openapi("CertificationTestCase");
+
+export const TestSet = TestSetSummary.extend({ cases: z.array(TestCaseView) }).openapi("CertificationTestSet");
+
+export const TestSetUpload = z
+  .object({
+    file: z
+      .custom<File>((value) => value instanceof File && value.size > 0, "DGII's .xlsx is required in field `file`.")
+      .openapi({ type: "string", format: "binary", description: "DGII's test set, the .xlsx as DGII gives it (at most 1 MiB)" }),
+  })
+  .openapi("CertificationTestSetUpload");

@@ -1,0 +1,287 @@
+import { describe, expect, it } from "vitest";
+import type { TestSet, TestSetSummary } from "../../src/modules/certification/schemas";
+import type { Data, DataWithMessage } from "../support/api";
+import { seedTenant } from "../support/seed";
+import { approvalRows, ecfCases, ISSUER_RNC, type Row, rfceCases, SMALL_E32, sheetHeaders, upload, workbook } from "../support/test-sets";
+
+type TestSetData = import("zod").infer<typeof TestSet>;
+type Summary = import("zod").infer<typeof TestSetSummary>;
+
+const PATH = "/ecf/certification/test-sets";
+
+async function post(tenant: Awaited<ReturnType<typeof seedTenant>>, body: FormData) {
+  return tenant.api.post<DataWithMessage<TestSetData>>(PATH, undefined, { rawBody: body });
+}
+
+/** The row with these cells replaced (in place) or appended. */
+function withCells(row: Row, cells: Row): Row {
+  const out: Row = row.map(([h, v]) => [h, v]);
+  for (const [h, v] of cells) {
+    const at = out.findIndex(([name]) => name === h);
+    if (at >= 0) out[at] = [h, v];
+    else out.push([h, v]);
+  }
+  return out;
+}
+
+/** What the set's case holds for `row` of a sheet of `rows`: its cells in the sheet's column order, `#e` and empty ones left out. */
+const fieldsOf = (row: Row, rows: Row[]) =>
+  [...row]
+    .sort((a, b) => sheetHeaders(rows).indexOf(a[0]) - sheetHeaders(rows).indexOf(b[0]))
+    .filter(([, v]) => v !== "#e" && v !== null)
+    .map(([name, value]) => ({ name: name.trim().replace("MontosubRecargo", "MontoSubRecargo"), value: String(value) }));
+
+/**
+ * DGII's test sets imported from the .xlsx DGII gives (issue 32, step 2, first part): one case per
+ * row named by CasoPrueba, each row's elements as DGII gives them, in column order; a row that cannot
+ * make a document refuses the file with its case, column and why.
+ */
+describe("importing DGII's test sets", () => {
+  it("imports the e-CF set (25 cases of sheet ECF and the 4 summaries of sheet RFCE), each case's elements as DGII gives them", async () => {
+    const tenant = await seedTenant();
+    const ecf = ecfCases();
+    // Cells as another program may have saved them: numbers and dates stored as such, an empty cell.
+    const e41 = ecf.findIndex((row) => row.some(([h, v]) => h === "ENCF" && v === "E410000000001"));
+    ecf[e41] = withCells(ecf[e41]!, [
+      ["FechaEmision", new Date(Date.UTC(2020, 3, 1))],
+      ["MontoGravadoI1", 0.1 + 0.2],
+      ["CantidadItem[1]", 1],
+      ["FechaEntrega", 44146],
+      ["DireccionEmisor", null],
+    ]);
+    const res = await post(tenant, upload(await workbook({ ECF: ecf, RFCE: rfceCases() })));
+    expect(res.status, res.text).toBe(201);
+    const set = res.body.data;
+    expect(res.body.message).toBe("Test set imported: 29 cases.");
+    expect(set).toMatchObject({ kind: "ecf", file_name: "SetPruebas.xlsx", case_count: 29, uploaded_by: tenant.admin.id });
+    expect(set.uploaded_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+
+    const encfs = ecf.map((row) => String(row.find(([h]) => h === "ENCF")![1]));
+    const small = SMALL_E32.map((n) => `E32${String(n).padStart(10, "0")}`);
+    expect(set.cases.map((c) => [c.position, c.sheet, c.document, c.type, c.encf, c.name, c.state])).toEqual([
+      ...encfs.map((encf, i) => [i + 1, "ECF", "ecf", encf.slice(1, 3), encf, `${ISSUER_RNC}${encf}`, "pending"]),
+      ...small.map((encf, i) => [26 + i, "RFCE", "rfce", "32", encf, `${ISSUER_RNC}${encf}`, "pending"]),
+    ]);
+    expect(set.cases.filter((c) => c.sheet === "ECF").map((c) => c.type)).toEqual([
+      ...["31", "31", "31", "31"],
+      ...["32", "32", "32", "32", "32", "32"],
+      "33",
+      ...["34", "34", "41", "41", "43", "43", "44", "44", "45", "45", "46", "46", "47", "47"],
+    ]);
+    expect(set.cases.map((c) => c.row)).toEqual([...Array.from({ length: 25 }, (_, i) => i + 2), 2, 3, 4, 5]);
+
+    // Field by field: each row's elements in column order, `#e` left out, DGII's misspelling corrected.
+    for (const [i, row] of ecf.entries()) {
+      if (i !== e41) expect(set.cases[i]!.fields, String(row[0]![1])).toEqual(fieldsOf(row, ecf));
+    }
+    const first = set.cases[0]!.fields;
+    expect(first.slice(0, 4)).toEqual([
+      { name: "CasoPrueba", value: "101010101E310000000001" },
+      { name: "Version", value: "1.0" },
+      { name: "TipoeCF", value: "31" },
+      { name: "ENCF", value: "E310000000001" },
+    ]);
+    expect(first.filter((f) => /\[\d+\]\[\d+\]$/.test(f.name))).toEqual([
+      { name: "TipoSubDescuento[1][1]", value: "%" },
+      { name: "SubDescuentoPorcentaje[1][1]", value: "1.00" },
+      { name: "MontoSubDescuento[1][1]", value: "35.00" },
+      { name: "TipoSubDescuento[1][2]", value: "$" },
+      { name: "MontoSubDescuento[1][2]", value: "17.50" },
+      { name: "TipoSubRecargo[2][1]", value: "%" },
+      { name: "SubRecargoPorcentaje[2][1]", value: "10.00" },
+      { name: "MontoSubRecargo[2][1]", value: "43.50" },
+    ]);
+    expect(first).toContainEqual({ name: "NumeroContenedor", value: "8019289" });
+    expect(first).toContainEqual({ name: "TelefonoEmisor[2]", value: "809-491-1918" });
+    expect(first.find((f) => f.name === "MontoTotal")).toEqual({ name: "MontoTotal", value: "926.30" });
+    // The E32 over RD$250,000 are cases of sheet ECF only.
+    expect(set.cases[4]!.fields.find((f) => f.name === "MontoTotal")).toEqual({ name: "MontoTotal", value: "323331.80" });
+    expect(set.cases.filter((c) => c.encf === "E320000000005").map((c) => c.sheet)).toEqual(["ECF"]);
+
+    // Numbers and dates stored as such come back as the text Excel shows; an empty cell is absent.
+    const saved = set.cases[e41]!.fields;
+    expect(saved.find((f) => f.name === "FechaEmision")?.value).toBe("01-04-2020");
+    expect(saved.find((f) => f.name === "MontoGravadoI1")?.value).toBe("0.3");
+    expect(saved.find((f) => f.name === "CantidadItem[1]")?.value).toBe("1");
+    expect(saved.find((f) => f.name === "FechaEntrega")?.value).toBe("11-11-2020");
+    expect(saved.some((f) => f.name === "DireccionEmisor")).toBe(false);
+
+    // The summaries: sheet RFCE's columns only.
+    expect(set.cases[25]!.fields).toEqual(fieldsOf(rfceCases()[0]!, rfceCases()));
+    expect(set.cases[25]!.fields.map((f) => f.name)).toEqual([
+      "CasoPrueba",
+      "Version",
+      "TipoeCF",
+      "ENCF",
+      "TipoIngresos",
+      "TipoPago",
+      "RNCEmisor",
+      "RazonSocialEmisor",
+      "FechaEmision",
+      "RNCComprador",
+      "RazonSocialComprador",
+      "MontoGravadoTotal",
+      "MontoGravadoI1",
+      "TotalITBIS",
+      "TotalITBIS1",
+      "MontoTotal",
+    ]);
+
+    const read = await tenant.api.get<Data<TestSetData>>(`${PATH}/${set.id}`);
+    expect(read.status, read.text).toBe(200);
+    expect(read.body.data).toEqual(set);
+    const list = await tenant.api.get<Data<Summary[]>>(PATH);
+    expect(list.status).toBe(200);
+    expect(list.body.data).toEqual([
+      { id: set.id, kind: "ecf", file_name: "SetPruebas.xlsx", uploaded_by: tenant.admin.id, uploaded_at: set.uploaded_at, case_count: 29 },
+    ]);
+
+    // Certification step 2 stays as it was: importing is not running.
+    const certification = await tenant.api.get("/ecf/certification");
+    expect(certification.body.data.steps[1]).toMatchObject({ number: 2, state: "pending" });
+  });
+
+  it("imports the commercial approvals (sheet ACEECF_Generadas): numbers Excel stored as numbers come back as their text", async () => {
+    const tenant = await seedTenant();
+    const rows = approvalRows([
+      { encf: "E310000000002", total: 4674.35, state: 1 },
+      { encf: "E310000000003", total: "154003.47", state: "1" },
+      { encf: "E310000000004", total: 18283, state: 2, reason: "Mercancía no recibida" },
+      { encf: "E450000000001", total: 0.1 + 0.2, state: 1, at: "24-06-2026 08:05:00" },
+    ]);
+    const res = await post(tenant, upload(await workbook({ ACEECF_Generadas: rows }), "Aprobaciones.xlsx"));
+    expect(res.status, res.text).toBe(201);
+    const set = res.body.data;
+    expect(set).toMatchObject({ kind: "approval", file_name: "Aprobaciones.xlsx", case_count: 4 });
+    expect(set.cases.map((c) => [c.sheet, c.row, c.document, c.type, c.encf, c.name])).toEqual([
+      ["ACEECF_Generadas", 2, "acecf", "31", "E310000000002", "E310000000002"],
+      ["ACEECF_Generadas", 3, "acecf", "31", "E310000000003", "E310000000003"],
+      ["ACEECF_Generadas", 4, "acecf", "31", "E310000000004", "E310000000004"],
+      ["ACEECF_Generadas", 5, "acecf", "45", "E450000000001", "E450000000001"],
+    ]);
+    expect(set.cases[0]!.fields).toEqual([
+      { name: "Version", value: "1.0" },
+      { name: "RNCEmisor", value: "131880681" },
+      { name: "eNCF", value: "E310000000002" },
+      { name: "FechaEmision", value: "01-04-2020" },
+      { name: "MontoTotal", value: "4674.35" },
+      { name: "RNCComprador", value: ISSUER_RNC },
+      { name: "Estado", value: "1" },
+      { name: "FechaHoraAprobacionComercial", value: "23-06-2026 17:45:47" },
+    ]);
+    expect(set.cases[2]!.fields.slice(4, 8)).toEqual([
+      { name: "MontoTotal", value: "18283" },
+      { name: "RNCComprador", value: ISSUER_RNC },
+      { name: "Estado", value: "2" },
+      { name: "DetalleMotivoRechazo", value: "Mercancía no recibida" },
+    ]);
+    expect(set.cases[3]!.fields.find((f) => f.name === "MontoTotal")?.value).toBe("0.3");
+  });
+
+  it("refuses a set whose rows cannot make a document, naming each case, column and why; nothing is stored", async () => {
+    const tenant = await seedTenant();
+    const ecf = ecfCases();
+    const at = (encf: string) => ecf.findIndex((row) => row.some(([h, v]) => h === "ENCF" && v === encf));
+    const e312 = at("E310000000002");
+    ecf[e312] = withCells(ecf[e312]!, [
+      ["MontoTotall", "10.00"],
+      ["FechaEmision", "2020-04-01"],
+      ["NumeroLinea[2]", "3"],
+    ]);
+    const e313 = at("E310000000003");
+    ecf[e313] = withCells(ecf[e313]!, [
+      ["TipoeCF", "35"],
+      ["ENCF", "E350000000001"],
+    ]);
+    // Line 3 without line 2, and a sub-discount entry 2 without entry 1.
+    const e411 = at("E410000000002");
+    ecf[e411] = withCells(ecf[e411]!, [
+      ["NumeroLinea[2]", "#e"],
+      ["IndicadorFacturacion[2]", "#e"],
+      ["NombreItem[2]", "#e"],
+      ["IndicadorBienoServicio[2]", "#e"],
+      ["CantidadItem[2]", "#e"],
+      ["PrecioUnitarioItem[2]", "#e"],
+      ["MontoItem[2]", "#e"],
+      ["TipoSubDescuento[1][2]", "$"],
+      ["MontoSubDescuento[1][2]", "1.00"],
+      ["NumeroLinea[3]", "3"],
+      ["NombreItem[3]", "EXTRA"],
+      ["MontoItem[3]", "-5"],
+    ]);
+    const rfce = rfceCases();
+    rfce[1] = withCells(rfce[1]!, [["MontoTotal", "250000.00"]]);
+    const res = await post(tenant, upload(await workbook({ ECF: ecf, RFCE: rfce })));
+    expect(res.status, res.text).toBe(422);
+    expect(res.body).toMatchObject({
+      code: "validation_failed",
+      message: "The test set has rows that cannot make a document (errors: each case, column and why); nothing was imported.",
+    });
+    expect((res.body as unknown as { errors: unknown }).errors).toEqual({
+      "ECF[101010101E310000000002].MontoTotall": ["Row 3: MontoTotall is not an element of sheet ECF in DGII's test sets (unknown column)."],
+      "ECF[101010101E310000000002].FechaEmision": ['Row 3: FechaEmision must be a date dd-MM-yyyy (FechaValidationType); "2020-04-01" is not.'],
+      "ECF[101010101E310000000002].NumeroLinea[2]": ['Row 3: NumeroLinea[2] is "3": line 2\'s number is 2.'],
+      "ECF[101010101E310000000003].TipoeCF": ['Row 4: TipoeCF is "35", not a TipoeCF of Formato e-CF v1.0 (31, 32, 33, 34, 41, 43, 44, 45, 46, 47).'],
+      "ECF[101010101E410000000002].MontoItem[3]": ['Row 16: MontoItem[3] must be an amount of up to 16 digits and 2 decimals, not negative; "-5" is not.'],
+      "ECF[101010101E410000000002].NumeroLinea[3]": ["Row 16: NumeroLinea[3] is on line 3 but line 2 has no values: lines are numbered 1, 2, … without gaps."],
+      "ECF[101010101E410000000002].TipoSubDescuento[1][2]": [
+        "Row 16: TipoSubDescuento[1][2] is entry 2 of line 1's TablaSubDescuento but entry 1 has no values: entries are numbered 1, 2, … without gaps.",
+      ],
+      "RFCE[101010101E320000000012].MontoTotal": ["Row 3: MontoTotal is 250000.00: a summary (RFCE) is for an E32 under RD$250,000 (Formato RFCE v1.0)."],
+    });
+    const list = await tenant.api.get<Data<Summary[]>>(PATH);
+    expect(list.body.data).toEqual([]);
+
+    const approvals = approvalRows([
+      { encf: "E310000000002", total: "10.00", state: 3 },
+      { encf: "E310000000002", total: "10.00", state: 2 },
+      { encf: "X1", total: "10.00", state: 1, at: "2026-06-23T17:45:47" },
+    ]);
+    const refused = await post(tenant, upload(await workbook({ ACEECF_Generadas: approvals })));
+    expect(refused.status, refused.text).toBe(422);
+    expect((refused.body as unknown as { errors: unknown }).errors).toEqual({
+      "ACEECF_Generadas[E310000000002].Estado": ['Row 2: Estado is "3": 1 (aprobado) or 2 (rechazado).'],
+      "ACEECF_Generadas[E310000000002].eNCF": ["Row 3: eNCF repeats the approval of row 2."],
+      "ACEECF_Generadas[E310000000002].DetalleMotivoRechazo": ["Row 3: DetalleMotivoRechazo is empty: a rejection (Estado 2) says why."],
+      "ACEECF_Generadas[X1].eNCF": ['Row 4: eNCF is "X1", not an e-NCF (E, a TipoeCF and 10 digits).'],
+      "ACEECF_Generadas[X1].FechaHoraAprobacionComercial": [
+        'Row 4: FechaHoraAprobacionComercial must be a date and time dd-MM-yyyy HH:mm:ss; "2026-06-23T17:45:47" is not.',
+      ],
+    });
+  });
+
+  it("refuses what is not DGII's workbook: another file (422), another body type (415), a workbook without the set's sheets (422)", async () => {
+    const tenant = await seedTenant();
+    const text = await post(tenant, upload("CasoPrueba,ENCF\n1,E310000000001\n", "set.csv"));
+    expect(text.status, text.text).toBe(422);
+    expect(text.body).toMatchObject({ code: "validation_failed", errors: { file: ["The file is not an .xlsx workbook (DGII's test sets are .xlsx files)."] } });
+
+    const json = await tenant.api.post(PATH, { file: "SetPruebas.xlsx" });
+    expect(json.status, json.text).toBe(415);
+    expect(json.body).toMatchObject({ code: "unsupported_media_type", message: "This endpoint takes the file as multipart/form-data, in field `file`." });
+
+    const missing = await post(tenant, new FormData());
+    expect(missing.status, missing.text).toBe(422);
+    expect((missing.body as unknown as { errors: unknown }).errors).toEqual({ file: ["DGII's .xlsx is required in field `file`."] });
+
+    const other = await post(tenant, upload(await workbook({ Hoja1: [[["CasoPrueba", "x"]]] })));
+    expect(other.status, other.text).toBe(422);
+    expect((other.body as unknown as { errors: unknown }).errors).toEqual({
+      file: ["The workbook has no sheet ECF (the e-CF test set) nor ACEECF_Generadas (the commercial approvals); its sheets: Hoja1."],
+    });
+    expect((await tenant.api.get<Data<Summary[]>>(PATH)).body.data).toEqual([]);
+  });
+
+  it("keeps each tenant's sets to itself", async () => {
+    const owner = await seedTenant();
+    const other = await seedTenant();
+    const res = await post(owner, upload(await workbook({ ACEECF_Generadas: approvalRows([{ encf: "E310000000002", total: "10.00", state: 1 }]) })));
+    expect(res.status, res.text).toBe(201);
+    const id = res.body.data.id;
+    const seen = await other.api.get(`${PATH}/${id}`);
+    expect(seen.status).toBe(404);
+    expect(seen.body).toMatchObject({ code: "not_found", message: "Test set not found." });
+    expect((await other.api.get<Data<Summary[]>>(PATH)).body.data).toEqual([]);
+    expect((await owner.api.get<Data<Summary[]>>(PATH)).body.data.map((s) => s.id)).toEqual([id]);
+  });
+});
