@@ -72,7 +72,10 @@ describe("OpenAPI document", () => {
         readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(path.join(dir, entry.name)) : [path.join(dir, entry.name)]));
       const overrides = files(path.resolve(__dirname, "../../src"))
         .filter((file) => file.endsWith(".ts"))
-        .flatMap((file) => [...readFileSync(file, "utf8").matchAll(/\.openapi\(\{[^}]*\btype: "string"(?![^}]*pattern)/g)].map(() => path.basename(file)));
+        // A file upload (z.custom<File>) has no JSON type of its own: `string`, `format: binary` is how OpenAPI says it.
+        .flatMap((file) =>
+          [...readFileSync(file, "utf8").matchAll(/\.openapi\(\{[^}]*\btype: "string"(?![^}]*(?:pattern|format: "binary"))/g)].map(() => path.basename(file)),
+        );
       expect(overrides).toEqual([]);
     });
 
