@@ -7575,6 +7575,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description certification_incomplete: production (environment ecf) before the steps of DGII's certification Sucursal runs are done */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description payload_too_large: the request body is over the size limit */
                 413: {
                     headers: {

@@ -96,7 +96,11 @@ ecfRouter.openapi(
       tags,
       summary: "Choose DGII's environment and turn e-CF on or off (on needs a certificate)",
       request: jsonBody(PutSettingsBody),
-      responses: { 200: jsonResponse("Settings updated", dataWithMessage(EcfSettings)), ...commonErrors },
+      responses: {
+        200: jsonResponse("Settings updated", dataWithMessage(EcfSettings)),
+        409: errorResponse("certification_incomplete: production (environment ecf) before the steps of DGII's certification Sucursal runs are done"),
+        ...commonErrors,
+      },
     },
   ),
   async (c) => {
