@@ -13,7 +13,10 @@
  * as 0.30000000000000004 is "0.3"); a date as dd-MM-yyyy, DGII's form. DGII's own workbook stores
  * every cell as text, so these matter for a set re-saved by another program.
  *
- * The reader is read-excel-file's universal build (fflate + saxen, no Node API: it runs in workerd).
+ * The reader is read-excel-file's universal build (fflate + saxen, no Node API: it runs in workerd),
+ * patched (patches/read-excel-file+9.3.17.patch) to unzip with fflate's unzipSync: its own unzip
+ * inflates a part of 512 KB or more in a Web Worker, which workerd has not, and DGII's e-CF sheet
+ * is 5.7 MB.
  */
 import readXlsxFile from "read-excel-file/universal";
 import { Big } from "../../lib/decimal";
