@@ -4721,6 +4721,246 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ecf/certification/test-sets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's imported test sets, the newest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The test sets */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CertificationTestSetSummary"][];
+                        };
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Import a test set DGII gave the tenant: the .xlsx as DGII gives it, multipart field `file` (at most 1 MiB). 422 naming each case, column and why when a row cannot make a document; nothing is stored then */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "multipart/form-data": components["schemas"]["CertificationTestSetUpload"];
+                };
+            };
+            responses: {
+                /** @description Imported */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CertificationTestSet"];
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 413 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 415 */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ecf/certification/test-sets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A test set and each case: its name (CasoPrueba), type, e-NCF, state and the row's elements as DGII gives them */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The test set */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CertificationTestSet"];
+                        };
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 404 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ecf/settings": {
         parameters: {
             query?: never;
@@ -16732,6 +16972,63 @@ export interface components {
             /** @enum {string} */
             state: "pending" | "in_progress" | "done" | "failed" | "not_applicable";
             sucursal_does: string;
+        };
+        CertificationTestCase: {
+            /**
+             * @description What the case becomes: an e-CF, the summary (RFCE) of an E32 under RD$250,000, or an ACECF
+             * @enum {string}
+             */
+            document: "ecf" | "rfce" | "acecf";
+            /** @example E310000000001 */
+            encf: string;
+            /** @description The row's XML elements in column order, as DGII gives them (`#e` and empty cells left out; `Campo[n]` of line n, `Campo[n][m]` entry m of its table) */
+            fields: {
+                name: string;
+                value: string;
+            }[];
+            /**
+             * @description CasoPrueba (the e-NCF for an approval)
+             * @example 101010101E310000000001
+             */
+            name: string;
+            /** @description The case's place in the set: sheet ECF's rows, then RFCE's */
+            position: number;
+            /** @description The case's row in DGII's sheet */
+            row: number;
+            /** @example ECF */
+            sheet: string;
+            /**
+             * @description pending until the set is run
+             * @enum {string}
+             */
+            state: "pending";
+            /**
+             * @description TipoeCF
+             * @example 31
+             */
+            type: string;
+        };
+        CertificationTestSet: components["schemas"]["CertificationTestSetSummary"] & {
+            cases: components["schemas"]["CertificationTestCase"][];
+        };
+        CertificationTestSetSummary: {
+            case_count: number;
+            file_name: string;
+            id: number;
+            /**
+             * @description ecf: DGII's e-CF set (sheets ECF and RFCE; step 2); approval: the commercial approvals (sheet ACEECF_Generadas; step 3)
+             * @enum {string}
+             */
+            kind: "ecf" | "approval";
+            uploaded_at: string;
+            uploaded_by: number | null;
+        };
+        CertificationTestSetUpload: {
+            /**
+             * Format: binary
+             * @description DGII's test set, the .xlsx as DGII gives it (at most 1 MiB)
+             */
+            file: string;
         };
         ChangePasswordRequest: {
             current_password: string;
