@@ -49,8 +49,10 @@ describe("importing DGII's test sets", () => {
       ["CantidadItem[1]", 1],
       ["FechaEntrega", 44146],
       ["DireccionEmisor", null],
+      ["NumeroPedidoInterno", 1234567890123456],
     ]);
-    const res = await post(tenant, upload(await workbook({ ECF: ecf, RFCE: rfceCases() })));
+    // A trailing row of `#e` cells only is no case.
+    const res = await post(tenant, upload(await workbook({ ECF: [...ecf, [["CasoPrueba", "#e"]]], RFCE: rfceCases() })));
     expect(res.status, res.text).toBe(201);
     const set = res.body.data;
     expect(res.body.message).toBe("Test set imported: 29 cases.");
@@ -106,6 +108,7 @@ describe("importing DGII's test sets", () => {
     expect(saved.find((f) => f.name === "CantidadItem[1]")?.value).toBe("1");
     expect(saved.find((f) => f.name === "FechaEntrega")?.value).toBe("11-11-2020");
     expect(saved.some((f) => f.name === "DireccionEmisor")).toBe(false);
+    expect(saved.find((f) => f.name === "NumeroPedidoInterno")?.value).toBe("1234567890123456");
 
     // The summaries: sheet RFCE's columns only.
     expect(set.cases[25]!.fields).toEqual(fieldsOf(rfceCases()[0]!, rfceCases()));
