@@ -1,7 +1,8 @@
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { TestSet, TestSetSummary } from "../../src/modules/certification/schemas";
 import type { Data, DataWithMessage } from "../support/api";
-import { seedTenant } from "../support/seed";
+import { ownerRow, seedTenant } from "../support/seed";
 import { approvalRows, ecfCases, ISSUER_RNC, type Row, rfceCases, SMALL_E32, sheetHeaders, upload, workbook } from "../support/test-sets";
 
 type TestSetData = import("zod").infer<typeof TestSet>;
@@ -48,8 +49,10 @@ describe("importing DGII's test sets", () => {
       ["CantidadItem[1]", 1],
       ["FechaEntrega", 44146],
       ["DireccionEmisor", null],
+      ["NumeroPedidoInterno", 1234567890123456],
     ]);
-    const res = await post(tenant, upload(await workbook({ ECF: ecf, RFCE: rfceCases() })));
+    // A trailing row of `#e` cells only is no case.
+    const res = await post(tenant, upload(await workbook({ ECF: [...ecf, [["CasoPrueba", "#e"]]], RFCE: rfceCases() })));
     expect(res.status, res.text).toBe(201);
     const set = res.body.data;
     expect(res.body.message).toBe("Test set imported: 29 cases.");
@@ -105,6 +108,7 @@ describe("importing DGII's test sets", () => {
     expect(saved.find((f) => f.name === "CantidadItem[1]")?.value).toBe("1");
     expect(saved.find((f) => f.name === "FechaEntrega")?.value).toBe("11-11-2020");
     expect(saved.some((f) => f.name === "DireccionEmisor")).toBe(false);
+    expect(saved.find((f) => f.name === "NumeroPedidoInterno")?.value).toBe("1234567890123456");
 
     // The summaries: sheet RFCE's columns only.
     expect(set.cases[25]!.fields).toEqual(fieldsOf(rfceCases()[0]!, rfceCases()));
@@ -136,9 +140,32 @@ describe("importing DGII's test sets", () => {
       { id: set.id, kind: "ecf", file_name: "SetPruebas.xlsx", uploaded_by: tenant.admin.id, uploaded_at: set.uploaded_at, case_count: 29 },
     ]);
 
-    // Certification step 2 stays as it was: importing is not running.
+    // Certification step 2 stays as it was: importing is not running. The books are untouched.
     const certification = await tenant.api.get("/ecf/certification");
     expect(certification.body.data.steps[1]).toMatchObject({ number: 2, state: "pending" });
+    const books = await ownerRow<{ invoices: number; ecf: number; movements: number }>(sql`
+      SELECT (SELECT count(*)::int FROM invoices WHERE tenant_id = ${tenant.tenantId}) AS invoices,
+             (SELECT count(*)::int FROM ecf_documents WHERE tenant_id = ${tenant.tenantId}) AS ecf,
+             (SELECT count(*)::int FROM stock_movements WHERE tenant_id = ${tenant.tenantId}) AS movements`);
+    expect(books).toEqual({ invoices: 0, ecf: 0, movements: 0 });
+  });
+
+  it("imports a set of DGII's size: 5,215 columns, a sheet of several MB (unpacked without a Web Worker, which workerd has not)", async () => {
+    const tenant = await seedTenant();
+    const cases = ecfCases();
+    // DGII's e-CF workbook: 26 rows x 5,215 columns (lines up to 62 with 5 entries per table), `#e` where a case has nothing.
+    const headers = new Set(cases.flatMap((row) => row.map(([h]) => h)));
+    const padding: [string, string][] = [];
+    const tables = ["TipoCodigo", "CodigoItem", "TipoSubDescuento", "SubDescuentoPorcentaje", "MontoSubDescuento", "TipoSubRecargo", "SubRecargoPorcentaje"];
+    for (let n = 3; headers.size + padding.length < 5215; n++) {
+      for (const t of tables) for (let m = 1; m <= 5 && headers.size + padding.length < 5215; m++) padding.push([`${t}[${n}][${m}]`, "#e"]);
+    }
+    const bytes = await workbook({ ECF: cases.map((row) => [...row, ...padding]), RFCE: rfceCases() });
+    expect(bytes.byteLength).toBeGreaterThan(300 * 1024);
+    const res = await post(tenant, upload(bytes));
+    expect(res.status, res.text.slice(0, 500)).toBe(201);
+    expect(res.body.data.case_count).toBe(29);
+    expect(res.body.data.cases[0]!.fields).toEqual(fieldsOf(cases[0]!, cases));
   });
 
   it("imports the commercial approvals (sheet ACEECF_Generadas): numbers Excel stored as numbers come back as their text", async () => {
@@ -269,6 +296,20 @@ describe("importing DGII's test sets", () => {
     expect((other.body as unknown as { errors: unknown }).errors).toEqual({
       file: ["The workbook has no sheet ECF (the e-CF test set) nor ACEECF_Generadas (the commercial approvals); its sheets: Hoja1."],
     });
+
+    // Over the API's 1 MiB body cap; a workbook that would unpack to more than 32 MiB (its zip's directory says so).
+    const big = await post(tenant, upload(new Uint8Array(1024 * 1024 + 1).buffer));
+    expect(big.status, big.text).toBe(413);
+    expect(big.body).toMatchObject({ code: "payload_too_large", message: "Request bodies are limited to 1048576 bytes." });
+    const bomb = new Uint8Array(await workbook({ ACEECF_Generadas: approvalRows([{ encf: "E310000000002", total: "10.00", state: 1 }]) }));
+    const view = new DataView(bomb.buffer);
+    for (let at = 0; at + 46 < bomb.length; at++) {
+      // Each central directory entry (PK\x01\x02) declares 8 MiB unpacked: 4 or more entries pass 32 MiB.
+      if (view.getUint32(at, true) === 0x02014b50) view.setUint32(at + 24, 8 * 1024 * 1024, true);
+    }
+    const unpacked = await post(tenant, upload(bomb.buffer));
+    expect(unpacked.status, unpacked.text).toBe(413);
+    expect(unpacked.body).toMatchObject({ code: "payload_too_large", errors: { file: ["unpacks to more than 33554432 bytes"] } });
     expect((await tenant.api.get<Data<Summary[]>>(PATH)).body.data).toEqual([]);
   });
 

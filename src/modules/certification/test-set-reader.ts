@@ -13,7 +13,10 @@
  * as 0.30000000000000004 is "0.3"); a date as dd-MM-yyyy, DGII's form. DGII's own workbook stores
  * every cell as text, so these matter for a set re-saved by another program.
  *
- * The reader is read-excel-file's universal build (fflate + saxen, no Node API: it runs in workerd).
+ * The reader is read-excel-file's universal build (fflate + saxen, no Node API: it runs in workerd),
+ * patched (patches/read-excel-file+9.3.17.patch) to unzip with fflate's unzipSync: its own unzip
+ * inflates a part of 512 KB or more in a Web Worker, which workerd has not, and DGII's e-CF sheet
+ * is 5.7 MB.
  */
 import readXlsxFile from "read-excel-file/universal";
 import { Big } from "../../lib/decimal";
@@ -131,6 +134,8 @@ function numberText(raw: string, element: string): string {
   const value = Number(raw);
   if (!Number.isFinite(value)) return raw;
   if (DATE_FIELDS.has(element) || DATE_TIME_FIELDS.has(element)) return dateText(serialDate(value), DATE_TIME_FIELDS.has(element));
+  // An integer a double holds exactly is its digits (a long code typed as a number keeps them all).
+  if (Number.isSafeInteger(value)) return String(value);
   const shown = String(Number(value.toPrecision(15)));
   return /e/i.test(shown) ? raw : shown;
 }
@@ -156,7 +161,8 @@ function sheetRows(sheet: string, data: Cell[][], known: SheetColumns): SheetRow
   const columns = head.map((h) => column(h === null ? "" : String(h instanceof NumberCell ? h.text : h).trim(), known));
   const rows = body
     .map((cells, i) => ({ row: i + 2, cells }))
-    .filter(({ cells }) => cells.some((c) => c !== null && !(typeof c === "string" && c.trim() === "")));
+    // A row of empty and `#e` cells is no case (a sheet's trailing rows).
+    .filter(({ cells }) => cells.some((c) => cellText(c, "") !== null));
   return { sheet, columns, rows };
 }
 
