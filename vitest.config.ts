@@ -50,6 +50,8 @@ export default defineConfig({
                 DGII_FC_BASE_URL: inject("fakeDgiiUrl"),
                 // DGII's status service: the fake's; no API key, so the sweep is off unless a test turns it on.
                 DGII_STATUS_BASE_URL: inject("fakeDgiiUrl"),
+                // Blank, over a .dev.vars that npm run dev (test/node/docs-offline) may have written with its local key.
+                DGII_STATUS_API_KEY: "",
                 TEST_FAKE_DGII_URL: inject("fakeDgiiUrl"),
                 APP_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
                 // The run's certification authority (test/global-setup.ts): the only one the receiver trusts.

@@ -95,10 +95,12 @@ export async function checkConformance(method: string, url: string, response: Re
   const entry = operations.find((candidate) => candidate.method === asMethod && candidate.pattern.test(path));
   const label = `${method} ${entry?.template ?? path}`;
   if (!entry) {
-    // A path or method the API does not have: the router's 404 route_not_found is the one answer.
+    // A path or method the API does not have: the router's 404 route_not_found is the one answer,
+    // or, on a host no tenant has, 404 tenant_not_found (the tenant is found before the route).
     if (response.status === 404) {
       const body = await readJson(response);
-      if ((body as { code?: string } | undefined)?.code === "route_not_found") return;
+      const code = (body as { code?: string } | undefined)?.code;
+      if (code === "route_not_found" || code === "tenant_not_found") return;
     }
     throw new ConformanceError(`${label} → ${response.status}: no operation of the OpenAPI document matches this request`);
   }

@@ -44,6 +44,8 @@ const DELETE_EVENTS: Record<string, string | null> = {
   "/api/v1/workspace-context/{id}": null,
   // Configuration, not a list's row: GET /ecf/settings shows it gone.
   "/api/v1/ecf/certificate": null,
+  // An admin's mark on a certification step, not a list's row: GET /ecf/certification shows it gone.
+  "/api/v1/ecf/certification/steps/{number}": null,
   // The endpoints themselves: an event about them would go to the endpoints being changed.
   "/api/v1/webhook-endpoints/{id}": null,
 };
