@@ -220,3 +220,23 @@ describe("invoices: update, cancel, delete", () => {
     expect(reused.body.valid).toBe(false);
   });
 });
+
+describe("invoices: the issue date of an NCF", () => {
+  it("an issued invoice keeps the date its NCF was issued on (Norma General 06-2018): another date is 422 on issue_date, nothing changes; the same date and a draft's date change as before", async () => {
+    const { tenant, invoice } = await setup();
+    const issued = (await tenant.api.post("/invoices", invoice())).body.data;
+    for (const date of ["2025-11-20", "2028-01-01", "2026-11-21"]) {
+      const moved = await tenant.api.patch(`/invoices/${issued.id}`, { issue_date: date });
+      expect(moved.status, date).toBe(422);
+      expect(moved.body.errors, date).toEqual({ issue_date: ["The issue date of an issued invoice cannot change: its NCF was issued on that date."] });
+    }
+    expect((await tenant.api.get(`/invoices/${issued.id}`)).body.data.issue_date).toBe("2026-11-20");
+    const same = await tenant.api.patch(`/invoices/${issued.id}`, { issue_date: "2026-11-20", notes: "Entregar en la tarde" });
+    expect(same.status, same.text).toBe(200);
+
+    const draft = (await tenant.api.post("/invoices", invoice(undefined, { draft: true }))).body.data;
+    const redated = await tenant.api.patch(`/invoices/${draft.id}`, { issue_date: "2026-11-22" });
+    expect(redated.status, redated.text).toBe(200);
+    expect((await tenant.api.get(`/invoices/${draft.id}`)).body.data.issue_date).toBe("2026-11-22");
+  });
+});

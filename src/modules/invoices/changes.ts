@@ -81,7 +81,7 @@ async function assertSameIdentificationType(db: AnyDb, currentId: number, nextId
  * PATCH /invoices/{id}. A draft changes freely (it is not a fiscal document yet: no number, no
  * stock, no checks of the type's rules until it is issued). An issued invoice pending payment
  * changes as the spec allows, recorded in its history, within the rules of an issued document:
- * the subtype (its NCF), the currency and the buyer's id type stay; the type's buyer and tax rules
+ * the subtype (its NCF), its issue date, the currency and the buyer's id type stay; the type's buyer and tax rules
  * still hold (Norma General 06-2018); a new buyer replaces the buyer in the snapshot and new lines
  * recompute the DOP amounts at the invoice's fixed rate.
  */
@@ -106,6 +106,11 @@ export async function updateInvoice(
     // issued documents are records); a different currency is a new document.
     if (input.currency_id !== undefined && input.currency_id !== invoice.currencyId) {
       throw fieldError("currency_id", "The currency of an issued invoice cannot change.");
+    }
+    // The date an NCF was issued on is part of the fiscal record (Norma General 06-2018): moved, the
+    // sale would fall in another 607 period, possibly filed already, or after its range expired.
+    if (input.issue_date !== undefined && input.issue_date !== invoice.issueDate) {
+      throw fieldError("issue_date", "The issue date of an issued invoice cannot change: its NCF was issued on that date.");
     }
     if (input.contact_id !== undefined && input.contact_id !== invoice.contactId) {
       await assertSameIdentificationType(db, invoice.contactId, input.contact_id);
