@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { DocumentSubtype, PreferredSubtype } from "../../src/modules/document-subtypes/schemas";
 import { takeDocumentNumber } from "../../src/modules/document-subtypes/service";
 import type { Data, Page } from "../support/api";
+import { inParallel } from "../support/parallel";
 import { asOwner, seedTenant, seedUser, seedWorkspace } from "../support/seed";
 
 /** A date relative to today in the Dominican Republic (UTC−4), as the service computes it. */
@@ -312,5 +313,27 @@ describe("POST /invoices/validate-ncf", () => {
       valid: true,
       message: "The NCF B0100000001 is valid for Crédito Fiscal.",
     });
+  });
+
+  it("concurrent creations of overlapping ranges, each the new default: one is created, every other is 409 ncf_range_overlap, never a deadlock's 503 (issue 33)", async () => {
+    const t = await seedTenant();
+    for (let round = 0; round < 3; round++) {
+      const prefix = ["B16", "E31", "E32"][round]!;
+      const results = await inParallel(
+        Array.from(
+          { length: 8 },
+          (_, k) => () =>
+            t.api.post(
+              "/document-subtypes",
+              invoiceSubtype({ name: `Serie ${round}-${k}`, prefix, start_number: 1 + k, end_number: 1000 + k, is_default: true }),
+            ),
+        ),
+        8,
+      );
+      expect(results.map((r) => r.status).sort(), prefix).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+      for (const refused of results.filter((r) => r.status === 409)) {
+        expect(refused.body.code, prefix).toBe("ncf_range_overlap");
+      }
+    }
   });
 });

@@ -173,6 +173,16 @@ export function assertNotElectronic(prefix: string) {
   }
 }
 
+/**
+ * Writes of a tenant's sequences take one lock first, always before any row lock: two concurrent
+ * creations of overlapping ranges (each clearing its type's default, each waiting on the other's
+ * exclusion-constraint check) could otherwise deadlock, and the loser got 503 instead of 409
+ * ncf_range_overlap (issue 33). Sequences are written seldom; numbering documents does not take it.
+ */
+async function lockSequenceWrites(db: AnyDb, tenantId: number) {
+  await db.execute(sql`SELECT pg_advisory_xact_lock(${tenantId}::integer, hashtext('document-subtype-writes'))`);
+}
+
 async function clearDefault(db: AnyDb, tenantId: number, type: string, exceptId?: number) {
   await db
     .update(ds)
@@ -197,6 +207,7 @@ export async function createSubtype(db: AnyDb, tenantId: number, input: CreateDo
   if (n.next > n.end + 1) throw fieldError("next_number", "The next_number must be within the range (or end_number + 1).");
   if (n.next < n.start) throw fieldError("next_number", "The next_number must be within the range.");
   checkNumbering(n);
+  await lockSequenceWrites(db, tenantId);
   if (n.isDefault) await clearDefault(db, tenantId, n.type);
   const [row] = await db
     .insert(ds)
@@ -221,6 +232,7 @@ export async function createSubtype(db: AnyDb, tenantId: number, input: CreateDo
 }
 
 export async function updateSubtype(db: AnyDb, tenantId: number, id: number, input: UpdateDocumentSubtypeInput): Promise<SubtypeRow> {
+  await lockSequenceWrites(db, tenantId);
   const current = await getSubtype(db, tenantId, id, true);
   if (input.next_number !== undefined && input.next_number !== current.nextNumber) {
     throw fieldError("next_number", "The next_number is read-only: it advances only when documents are numbered.");
