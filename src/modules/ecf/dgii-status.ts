@@ -1,5 +1,6 @@
-import { and, asc, eq, gt, lte, sql } from "drizzle-orm";
+import { asc, gt, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { Config } from "../../env";
 import { timestamp } from "../../lib/format";
@@ -174,22 +175,25 @@ const DOWN_PAUSE_MS = 60_000;
  * last 5 minutes) reports the service down.
  */
 export async function sendingPausedUntil(db: AnyDb, environment: string, service: string, now: Date): Promise<{ until: Date; reason: string } | null> {
-  const [window] = await db
-    .select({ endsAt: windows.endsAt })
-    .from(windows)
-    .where(and(eq(windows.environment, environment), lte(windows.startsAt, now), gt(windows.endsAt, now)))
-    .orderBy(asc(windows.endsAt))
-    .limit(1);
-  if (window) return { until: window.endsAt, reason: `DGII's maintenance window (${environment}) until ${timestamp(window.endsAt)}` };
-  const [state] = await db
-    .select()
-    .from(status)
-    .where(and(eq(status.environment, environment), eq(status.service, service)));
-  if (state && !state.available && now.getTime() - state.checkedAt.getTime() <= STATUS_FRESH_MS) {
-    return {
-      until: new Date(now.getTime() + DOWN_PAUSE_MS),
-      reason: `DGII reports ${service} (${environment}) ${state.status} since ${timestamp(state.downSince)}`,
-    };
+  // One round trip per e-CF step: the window in progress and the service's last report together.
+  const at = now.toISOString();
+  const [row] = rowsOf<{ window_end: number | null; available: boolean | null; status: string | null; down_since: number | null; checked_at: number | null }>(
+    await db.execute(sql`
+      SELECT (SELECT extract(epoch FROM min(w.ends_at)) * 1000 FROM ${windows} w
+               WHERE w.environment = ${environment} AND w.starts_at <= ${at}::timestamptz AND w.ends_at > ${at}::timestamptz)::float8 AS window_end,
+             s.available, s.status, (extract(epoch FROM s.down_since) * 1000)::float8 AS down_since,
+             (extract(epoch FROM s.checked_at) * 1000)::float8 AS checked_at
+        FROM (SELECT 1) AS one
+        LEFT JOIN ${status} s ON s.environment = ${environment} AND s.service = ${service}`),
+  );
+  // Times come back as epoch milliseconds, read alike by every driver.
+  if (row?.window_end != null) {
+    const until = new Date(Number(row.window_end));
+    return { until, reason: `DGII's maintenance window (${environment}) until ${timestamp(until)}` };
+  }
+  if (row && row.available === false && row.checked_at != null && now.getTime() - Number(row.checked_at) <= STATUS_FRESH_MS) {
+    const since = row.down_since == null ? null : new Date(Number(row.down_since));
+    return { until: new Date(now.getTime() + DOWN_PAUSE_MS), reason: `DGII reports ${service} (${environment}) ${row.status} since ${timestamp(since)}` };
   }
   return null;
 }
