@@ -71,6 +71,12 @@ export const documentSubtypes = pgTable(
     isDefault: boolean("is_default").notNull().default(false),
     isActive: boolean("is_active").notNull().default(true),
     isElectronic: boolean("is_electronic").notNull().default(false),
+    /**
+     * A paper B-series range kept for a branch's contingency (issue 33): its numbers are written by
+     * hand while the branch cannot issue e-CF, never handed out by Sucursal, and each is later
+     * replaced by an e-CF (invoices.replaced_ncf).
+     */
+    contingencyWorkspaceId: integer("contingency_workspace_id").references(() => workspaces.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

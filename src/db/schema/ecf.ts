@@ -382,3 +382,35 @@ export const ecfCertificationTestCases = pgTable(
     tenantIsolation("ecf_certification_test_cases"),
   ],
 );
+
+/**
+ * A contingency the tenant declared (Ley 32-23 art. 21; issue 33): total (every branch, DGII's
+ * reception down) when `workspaceIds` is null, else the branches listed. While one covers a
+ * branch, that branch's e-CF are issued and signed as always and held, not sent, until it closes
+ * (jobs/ecf.ts; docs/ecf.md, "When DGII or a branch is down"). `closedHow`: `manual` (DELETE) or
+ * `dgii` (a total one, when DGII's status service reports reception available again).
+ */
+export const ecfContingencies = pgTable(
+  "ecf_contingencies",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    /** The branches (workspace ids) in contingency, or null for a total one. */
+    workspaceIds: integer("workspace_ids").array(),
+    reason: text("reason").notNull(),
+    openedAt: timestamp("opened_at", { withTimezone: true }).notNull().defaultNow(),
+    openedBy: integer("opened_by"),
+    closedAt: timestamp("closed_at", { withTimezone: true }),
+    closedBy: integer("closed_by"),
+    closedHow: text("closed_how"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("ecf_contingencies_open_idx").on(t.tenantId).where(sql`${t.closedAt} IS NULL`),
+    index("ecf_contingencies_list_idx").on(t.tenantId, t.openedAt, t.id),
+    check("ecf_contingencies_closed_how", sql`${t.closedHow} IN ('manual', 'dgii')`),
+    check("ecf_contingencies_closed", sql`(${t.closedAt} IS NULL) = (${t.closedHow} IS NULL)`),
+    tenantIsolation("ecf_contingencies"),
+  ],
+);

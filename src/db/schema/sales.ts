@@ -70,6 +70,13 @@ export const invoices = pgTable(
     paymentTerm: text("payment_term"),
     notes: text("notes"),
     quotationId: integer("quotation_id"),
+    /**
+     * A contingency replacement (Formato e-CF v1.0, section F, CodigoModificacion 4): the paper
+     * B-series NCF this e-CF replaces, from its branch's contingency range, and its date
+     * (FechaNCFModificado). Each paper NCF is replaced once.
+     */
+    replacedNcf: text("replaced_ncf"),
+    replacedNcfDate: date("replaced_ncf_date", { mode: "string" }),
     createdBy: integer("created_by").references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -79,6 +86,7 @@ export const invoices = pgTable(
   (t) => [
     // An NCF is issued once per tenant, whatever happens to the invoice afterwards.
     uniqueIndex("invoices_tenant_document_number_key").on(t.tenantId, t.documentNumber),
+    uniqueIndex("invoices_tenant_replaced_ncf_key").on(t.tenantId, t.replacedNcf),
     check("invoices_number_unless_draft", sql`status = 'draft' OR document_number IS NOT NULL`),
     check("invoices_income_type", sql`income_type IN ('01', '02', '03', '04', '05', '06')`),
     // Lists read live invoices of one workspace in (issue_date, id) order: partial indexes ending
