@@ -15,7 +15,8 @@ export async function sweepDgiiStatus(env: Env, options: { now?: Date } = {}): P
   const now = options.now ?? new Date();
   try {
     const { services, windows } = await readDgiiStatusService(settings, settings.DGII_STATUS_API_KEY);
-    await withTenantTransaction(env, null, (db) => recordDgiiStatus(db, now, services, windows));
+    const { contingenciesClosed } = await withTenantTransaction(env, null, (db) => recordDgiiStatus(db, now, services, windows));
+    if (contingenciesClosed) log.info("dgii status: reception back; total contingencies closed", { closed: contingenciesClosed });
     const down = services.filter((s) => !s.available);
     if (down.length) log.warn("dgii status: services down", { down: down.map((s) => `${s.environment} ${s.service}`) });
     return "recorded";

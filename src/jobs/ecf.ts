@@ -108,12 +108,20 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
     // A known outage (a maintenance window, a service DGII reports down) is waited out: no attempt
     // is spent and no backoff grows through it (issue 33).
     const service = row.summaryXml ? "Recepción FC" : row.trackId ? "Consulta Resultado" : "Recepción";
-    const pause = await sendingPausedUntil(db, row.environment, service, now);
+    // A contingency covering the branch holds what was not sent yet (modules/ecf/contingency.ts);
+    // its 24-hour outage clock starts again after the close.
+    const pause = await sendingPausedUntil(
+      db,
+      row.environment,
+      service,
+      now,
+      row.trackId ? undefined : { tenantId: row.tenantId, workspaceId: row.workspaceId },
+    );
     if (pause) {
       const retryInSeconds = Math.max(1, Math.ceil((pause.until.getTime() - now.getTime()) / 1000));
       await db
         .update(e)
-        .set({ nextAttemptAt: pause.until, lastError: `Paused: ${pause.reason}.`, updatedAt: now })
+        .set({ nextAttemptAt: pause.until, lastError: `Paused: ${pause.reason}.`, updatedAt: now, ...(pause.contingency ? { unreachableSince: null } : {}) })
         .where(eq(e.id, row.id));
       log.info("ecf: paused", { tenantId: row.tenantId, ecfId: row.id, encf: row.encf, reason: pause.reason, retryInSeconds });
       return { outcome: "paused", status: row.status, retryInSeconds };

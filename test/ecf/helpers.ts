@@ -118,8 +118,8 @@ export interface EcfView {
   total_amount: string;
 }
 
-export async function ecfOf(t: EcfTenant, path: string): Promise<EcfView> {
-  const res = await t.tenant.api.get<Data<EcfView>>(`${path}/ecf`);
+export async function ecfOf(t: EcfTenant, path: string, api = t.tenant.api): Promise<EcfView> {
+  const res = await api.get<Data<EcfView>>(`${path}/ecf`);
   expect(res.status, res.text).toBe(200);
   return res.body.data;
 }
@@ -163,7 +163,7 @@ export async function stepOpen(tenantId: number) {
  * the owner (polling the API would meet its rate limit), then answers the API's view of it. The
  * wait is bounded: a document that settles in another state fails the test after `timeout`.
  */
-export async function waitForStatus(t: EcfTenant, path: string, status: string, timeout = 20_000): Promise<EcfView> {
+export async function waitForStatus(t: EcfTenant, path: string, status: string, timeout = 20_000, api = t.tenant.api): Promise<EcfView> {
   const [, kind, id] = /^\/(invoices|credit-notes|debit-notes|purchases)\/(\d+)$/.exec(path)!;
   const column = kind === "invoices" ? sql`invoice_id` : kind === "purchases" ? sql`purchase_id` : sql`note_id`;
   const read = () =>
@@ -189,7 +189,7 @@ export async function waitForStatus(t: EcfTenant, path: string, status: string, 
     },
     { timeout, interval: 20 },
   );
-  return ecfOf(t, path);
+  return ecfOf(t, path, api);
 }
 
 /** An invoice's e-CF row as the transmission tests follow it, read as the owner. */

@@ -60,6 +60,7 @@ function resolver(world: World): Record<string, { id: string | number; scope: Sc
     // Step 13 (declaración jurada) is one the admin marks: a write by the admin succeeds, nothing else changes.
     "ecf/certification/steps": { id: 13, scope: "tenant" },
     "ecf/certification/test-sets": { id: o.testSet.id, scope: "tenant" },
+    "ecf/contingency": { id: o.contingency.id, scope: "tenant" },
     "webhook-endpoints": { id: o.webhook.id, scope: "tenant" },
     events: { id: o.event.id, scope: "tenant" },
     // Public: a bogus token, so that the anonymous check never accepts the real invitation.
@@ -117,6 +118,7 @@ export function validBody(world: World, method: string, path: string): unknown {
     // Multipart: a file that is not a workbook, refused with 422 by a caller who may import (test/ecf/certification-test-sets.test.ts imports real ones).
     "POST /api/v1/ecf/certification/test-sets": testSetUpload(),
     "POST /api/v1/ecf/annulments": { document_subtype_id: o.subtype.id, from: 1, to: 1 },
+    "POST /api/v1/ecf/contingency": { scope: "branches", workspace_ids: [world.w3], reason: "Sin enlace" },
     "POST /api/v1/received-ecf/{id}/approval": { approved: true },
     // The world's received e-CF has no lines to read: a permitted caller gets 422, never a purchase.
     "POST /api/v1/received-ecf/{id}/purchase": { expense_type: "09" },

@@ -264,6 +264,13 @@ export async function buildWorld() {
       .values({ tenantId: tenant.tenantId, kind: "approval", fileName: testSetFile, caseCount: 0 })
       .returning({ id: schema.ecfCertificationTestSets.id }),
   );
+  // A contingency of W3, closed already (tenant-wide, ecf:manage): closing it again is 409 for whoever may.
+  const [contingency] = await asOwner((db) =>
+    db
+      .insert(schema.ecfContingencies)
+      .values({ tenantId: tenant.tenantId, workspaceIds: [w3], reason: "Apagón", closedAt: new Date(), closedHow: "manual" })
+      .returning({ id: schema.ecfContingencies.id }),
+  );
   const tokens = (await api.get("/auth/tokens")).body.data as { id: string }[];
   // An event of the log (the invoice's invoice.created): tenant-wide, admin-only (webhooks:manage).
   const event = ((await ok(await api.get("/events?filter[type]=invoice.created&sort=created_at&per_page=1"), 200)).data as { id: string }[])[0]!;
@@ -303,6 +310,7 @@ export async function buildWorld() {
       certificate,
       receivedEcf: receivedEcf!,
       testSet: testSet!,
+      contingency: contingency!,
       adminTokenId: tokens[0]!.id,
     },
     /** Strings only W1's objects carry (a member of W2 must never see them). */

@@ -46,6 +46,8 @@ const DELETE_EVENTS: Record<string, string | null> = {
   "/api/v1/ecf/certificate": null,
   // An admin's mark on a certification step, not a list's row: GET /ecf/certification shows it gone.
   "/api/v1/ecf/certification/steps/{number}": null,
+  // Closes a contingency: it stays in GET /ecf/contingency with its closed_at.
+  "/api/v1/ecf/contingency/{id}": null,
   // The endpoints themselves: an event about them would go to the endpoints being changed.
   "/api/v1/webhook-endpoints/{id}": null,
 };

@@ -1,4 +1,4 @@
-import { asc, gt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
@@ -17,6 +17,8 @@ import type { EcfEnvironment } from "./schemas";
  */
 
 const status = schema.dgiiServiceStatus;
+/** DGII's name of its e-CF reception service: the one whose return closes a total contingency. */
+const RECEPTION = "Recepción";
 const windows = schema.dgiiMaintenanceWindows;
 
 /** DGII's names of its environments in these services. */
@@ -139,7 +141,20 @@ export async function readDgiiStatusService(config: Pick<Config, "DGII_STATUS_BA
  * Keeps what DGII said: each service's state (a service first seen down keeps the time it went
  * down until it is back), and the windows, replaced by DGII's new list.
  */
-export async function recordDgiiStatus(db: AnyDb, now: Date, services: ServiceState[], windowList: MaintenanceWindow[]): Promise<void> {
+export async function recordDgiiStatus(
+  db: AnyDb,
+  now: Date,
+  services: ServiceState[],
+  windowList: MaintenanceWindow[],
+): Promise<{ contingenciesClosed: number }> {
+  // Reception reported down before and available now: DGII answers again.
+  const wasDown = services.length
+    ? await db
+        .select({ environment: status.environment })
+        .from(status)
+        .where(and(eq(status.service, RECEPTION), eq(status.available, false)))
+    : [];
+  const back = services.filter((s) => s.service === RECEPTION && s.available && wasDown.some((d) => d.environment === s.environment));
   if (services.length) {
     await db
       .insert(status)
@@ -162,6 +177,16 @@ export async function recordDgiiStatus(db: AnyDb, now: Date, services: ServiceSt
       .values(windowList.map((w) => ({ ...w, checkedAt: now })))
       .onConflictDoNothing();
   }
+  // A total contingency closes by itself then (issue 33), across the tenants signing in that
+  // environment, and their held e-CF become due (drizzle/0050 close_total_ecf_contingencies).
+  let contingenciesClosed = 0;
+  for (const { environment } of back) {
+    const [row] = rowsOf<{ closed: number }>(
+      await db.execute(sql`SELECT close_total_ecf_contingencies(${environment}, ${now.toISOString()}::timestamptz) AS closed`),
+    );
+    contingenciesClosed += Number(row?.closed ?? 0);
+  }
+  return { contingenciesClosed };
 }
 
 /** A reported state older than this is not trusted to pause sending (the sweep may have stopped). */
@@ -169,23 +194,49 @@ const STATUS_FRESH_MS = 5 * 60_000;
 /** While a service is reported down, sending waits for the next sweep. */
 const DOWN_PAUSE_MS = 60_000;
 
+/** How long a held e-CF waits before its step looks again, should a contingency's release be missed (modules/ecf/contingency.ts). */
+const CONTINGENCY_HOLD_MS = 3_600_000;
+
 /**
- * Until when sending to DGII's `service` in `environment` waits, or null: to the end of a
- * maintenance window in progress, or a minute while DGII's status service (checked within the
- * last 5 minutes) reports the service down.
+ * Until when sending to DGII's `service` in `environment` waits, or null: while a contingency the
+ * tenant declared covers the document's branch (`held`: given for a document not yet sent; its
+ * close makes the document due at once), to the end of a maintenance window in progress, or a
+ * minute while DGII's status service (checked within the last 5 minutes) reports the service down.
  */
-export async function sendingPausedUntil(db: AnyDb, environment: string, service: string, now: Date): Promise<{ until: Date; reason: string } | null> {
-  // One round trip per e-CF step: the window in progress and the service's last report together.
+export async function sendingPausedUntil(
+  db: AnyDb,
+  environment: string,
+  service: string,
+  now: Date,
+  held?: { tenantId: number; workspaceId: number },
+): Promise<{ until: Date; reason: string; contingency?: boolean } | null> {
+  // One round trip per e-CF step: the contingency, the window in progress and the service's last report together.
   const at = now.toISOString();
-  const [row] = rowsOf<{ window_end: number | null; available: boolean | null; status: string | null; down_since: number | null; checked_at: number | null }>(
+  const [row] = rowsOf<{
+    contingency_id: number | null;
+    window_end: number | null;
+    available: boolean | null;
+    status: string | null;
+    down_since: number | null;
+    checked_at: number | null;
+  }>(
     await db.execute(sql`
-      SELECT (SELECT extract(epoch FROM min(w.ends_at)) * 1000 FROM ${windows} w
+      SELECT ${
+        held
+          ? sql`(SELECT min(c.id) FROM ecf_contingencies c WHERE c.tenant_id = ${held.tenantId} AND c.closed_at IS NULL
+               AND (c.workspace_ids IS NULL OR ${held.workspaceId}::int = ANY (c.workspace_ids)))`
+          : sql`NULL::int`
+      } AS contingency_id,
+             (SELECT extract(epoch FROM min(w.ends_at)) * 1000 FROM ${windows} w
                WHERE w.environment = ${environment} AND w.starts_at <= ${at}::timestamptz AND w.ends_at > ${at}::timestamptz)::float8 AS window_end,
              s.available, s.status, (extract(epoch FROM s.down_since) * 1000)::float8 AS down_since,
              (extract(epoch FROM s.checked_at) * 1000)::float8 AS checked_at
         FROM (SELECT 1) AS one
         LEFT JOIN ${status} s ON s.environment = ${environment} AND s.service = ${service}`),
   );
+  if (row?.contingency_id != null) {
+    return { until: new Date(now.getTime() + CONTINGENCY_HOLD_MS), reason: `held by contingency #${row.contingency_id} until it closes`, contingency: true };
+  }
   // Times come back as epoch milliseconds, read alike by every driver.
   if (row?.window_end != null) {
     const until = new Date(Number(row.window_end));

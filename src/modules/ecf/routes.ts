@@ -4,13 +4,16 @@ import { commonErrors, createRouter, defineRoute, errorResponse, errorResponses,
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { annulRange, serializeAnnulment } from "./annulments";
+import { closeContingency, listContingencies, openContingency, serializeContingency } from "./contingency";
 import { dgiiStatusView } from "./dgii-status";
 import * as documents from "./documents";
 import {
   CreateAnnulmentBody,
+  CreateContingencyBody,
   DgiiStatus,
   EcfAnnulment,
   EcfCertificate,
+  EcfContingency,
   EcfDocument,
   EcfSettings,
   EcfSubmission,
@@ -121,6 +124,67 @@ ecfRouter.openapi(
     },
   ),
   async (c) => c.json({ data: await dgiiStatusView(c.var.db, new Date(), Boolean(config(c.env).DGII_STATUS_API_KEY)) }, 200),
+);
+
+ecfRouter.openapi(
+  defineRoute(
+    { permission: "ecf:manage" },
+    {
+      method: "post",
+      path: `${V1}/ecf/contingency`,
+      tags,
+      summary:
+        "Open a contingency, total or for some branches: their e-CF are still issued and signed, and held (not sent to DGII) until it closes; their paper contingency ranges may be replaced",
+      request: jsonBody(CreateContingencyBody),
+      responses: {
+        201: jsonResponse("Contingency opened", dataWithMessage(EcfContingency)),
+        409: errorResponse("contingency_overlap: an open contingency already covers one of these branches (a total one covers all)"),
+        ...commonErrors,
+      },
+    },
+  ),
+  async (c) => {
+    const row = await openContingency(c.var.db, c.var.scope, c.req.valid("json"));
+    return c.json({ data: serializeContingency(row), message: "Contingency opened: e-CF are issued and held until it closes." }, 201);
+  },
+);
+
+ecfRouter.openapi(
+  defineRoute(
+    { permission: "ecf:manage" },
+    {
+      method: "get",
+      path: `${V1}/ecf/contingency`,
+      tags,
+      summary: "The contingencies (the last 200, latest first): scope, reason, who opened and closed each, when, and how it closed",
+      responses: { 200: jsonResponse("Contingencies", dataOnly(z.array(EcfContingency))), ...commonErrors },
+    },
+  ),
+  async (c) => c.json({ data: (await listContingencies(c.var.db, c.var.scope.tenantId)).map(serializeContingency) }, 200),
+);
+
+ecfRouter.openapi(
+  defineRoute(
+    { permission: "ecf:manage" },
+    {
+      method: "delete",
+      path: `${V1}/ecf/contingency/{id}`,
+      tags,
+      summary: "Close a contingency: the e-CF it held are sent to DGII now",
+      request: { params: IdParam },
+      responses: {
+        200: jsonResponse("Contingency closed", dataWithMessage(EcfContingency)),
+        ...errorResponses(404),
+        409: errorResponse("contingency_closed: it was closed already"),
+        ...commonErrors,
+      },
+    },
+  ),
+  async (c) => {
+    const { row, released } = await closeContingency(c.var.db, c.var.scope, c.req.valid("param").id, new Date());
+    c.var.ecf.push(...released);
+    return c.json({ data: serializeContingency(row), message: `Contingency closed: ${released.length} e-CF held are sent to DGII now.` }, 200);
+  },
 );
 
 /** The e-CF of each kind of document, under the document's own path. */

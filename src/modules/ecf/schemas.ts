@@ -195,3 +195,37 @@ export const EcfDocument = EcfStatus.extend({
     .nullable()
     .openapi({ description: "What to do with an e-CF that did not go through, from DGII's answer; null when nothing is to be done" }),
 }).openapi("EcfDocument");
+
+export const CreateContingencyBody = z
+  .object({
+    scope: z.enum(["total", "branches"]).openapi({ description: "total: every branch (DGII's reception down); branches: the workspaces listed" }),
+    workspace_ids: z
+      .array(z.number().int().positive().max(2147483647))
+      .min(1)
+      .max(100)
+      .optional()
+      .openapi({ description: "The branches (workspace ids) in contingency; required for scope branches, refused for total" }),
+    reason: z.string().trim().min(1).max(500).openapi({ example: "Sin internet en la sucursal desde las 9:40" }),
+  })
+  .strict()
+  .openapi("CreateEcfContingencyRequest");
+export type CreateContingencyInput = z.output<typeof CreateContingencyBody>;
+
+export const EcfContingency = z
+  .object({
+    id: z.number().int(),
+    scope: z.enum(["total", "branches"]),
+    workspace_ids: z.array(z.number().int()).nullable().openapi({ description: "null for a total contingency" }),
+    reason: z.string(),
+    open: z.boolean(),
+    opened_at: z.string(),
+    opened_by: z.number().int().nullable().openapi({ description: "The user who opened it" }),
+    closed_at: z.string().nullable(),
+    closed_by: z.number().int().nullable().openapi({ description: "The user who closed it; null when DGII's reception closed it" }),
+    closed_how: z
+      .enum(["manual", "dgii"])
+      .nullable()
+      .openapi({ description: "manual: DELETE; dgii: a total one, when DGII's status service reported reception available again" }),
+  })
+  .openapi("EcfContingency");
+export type EcfContingency = z.output<typeof EcfContingency>;

@@ -1,0 +1,210 @@
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { sweepDgiiStatus } from "../../src/jobs/dgii-status";
+import { stepEcfDocument } from "../../src/jobs/ecf";
+import type { EcfContingency } from "../../src/modules/ecf/schemas";
+import type { Data, DataWithMessage } from "../support/api";
+import { env } from "../support/env";
+import { createContact } from "../support/sales";
+import { ownerRow, seedTenant, seedUser, seedWorkspace, sql } from "../support/seed";
+import { ecfOf, ecfRow, ecfTenant, fakeDgii, issueE31, received, waitForStatus } from "./helpers";
+
+/**
+ * Contingency, total or per branch (issue 33; Ley 32-23 art. 21): the admin opens and closes it,
+ * each is listed with its period; while one covers a branch its e-CF are issued and signed and
+ * held (no attempt, no backoff) until it closes; a total one closes by itself when DGII's status
+ * service reports reception available again.
+ */
+
+const withKey = { ...env, DGII_STATUS_API_KEY: "clave-de-prueba" } as typeof env;
+
+const control = async (path: string, body: unknown) => {
+  const res = await fetch(`${fakeDgii}/_control/${path}`, { method: "POST", body: JSON.stringify(body) });
+  expect(res.status).toBe(200);
+};
+
+afterAll(async () => {
+  await control("dgii-status", { reset: true });
+});
+
+const apiTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+describe("opening, listing and closing contingencies", () => {
+  it("opens per branch or total, refuses overlaps (409 contingency_overlap), lists each with its period and closes it once", async () => {
+    const t = { tenant: await seedTenant() };
+    const api = t.tenant.api;
+    const main = t.tenant.workspaceId;
+    const other = await seedWorkspace(t.tenant);
+    const third = await seedWorkspace(t.tenant);
+
+    const opened = await api.post<DataWithMessage<EcfContingency>>("/ecf/contingency", { scope: "branches", workspace_ids: [main], reason: "Sin internet" });
+    expect(opened.status, opened.text).toBe(201);
+    expect(opened.body.data).toEqual({
+      id: expect.any(Number),
+      scope: "branches",
+      workspace_ids: [main],
+      reason: "Sin internet",
+      open: true,
+      opened_at: expect.stringMatching(apiTime),
+      opened_by: t.tenant.admin.id,
+      closed_at: null,
+      closed_by: null,
+      closed_how: null,
+    });
+    const first = opened.body.data.id;
+
+    // The same branch again, with another, or a total one: 409, naming the open one.
+    const again = await api.post("/ecf/contingency", { scope: "branches", workspace_ids: [other, main], reason: "Otra" });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe("contingency_overlap");
+    expect(again.body.message).toContain(`Contingency #${first}`);
+    expect(again.body.message).toContain(`covers branch ${main}.`);
+    const total = await api.post("/ecf/contingency", { scope: "total", reason: "DGII caído" });
+    expect([total.status, total.body.code]).toEqual([409, "contingency_overlap"]);
+
+    // Another branch is fine.
+    const second = await api.post<DataWithMessage<EcfContingency>>("/ecf/contingency", { scope: "branches", workspace_ids: [other, other], reason: "Apagón" });
+    expect(second.status, second.text).toBe(201);
+    expect(second.body.data.workspace_ids).toEqual([other]);
+
+    // Refused bodies: a branch scope without branches, a total one naming some, a workspace of no one.
+    for (const [body, field] of [
+      [{ scope: "branches", reason: "x" }, "workspace_ids"],
+      [{ scope: "total", workspace_ids: [third], reason: "x" }, "workspace_ids"],
+      [{ scope: "branches", workspace_ids: [2147483000], reason: "x" }, "workspace_ids"],
+      [{ scope: "branches", workspace_ids: [third], reason: "  " }, "reason"],
+    ] as const) {
+      const res = await api.post("/ecf/contingency", body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(Object.keys(res.body.errors)).toEqual([field]);
+    }
+
+    // Closed by DELETE: who and how; a second close is 409; an unknown one 404.
+    const closed = await api.delete<DataWithMessage<EcfContingency>>(`/ecf/contingency/${first}`);
+    expect(closed.status, closed.text).toBe(200);
+    expect(closed.body.message).toBe("Contingency closed: 0 e-CF held are sent to DGII now.");
+    expect(closed.body.data).toMatchObject({
+      id: first,
+      open: false,
+      closed_by: t.tenant.admin.id,
+      closed_how: "manual",
+      closed_at: expect.stringMatching(apiTime),
+    });
+    expect((await api.delete(`/ecf/contingency/${first}`)).body.code).toBe("contingency_closed");
+    expect((await api.delete("/ecf/contingency/2147483000")).status).toBe(404);
+
+    // The branch may be in contingency again: a new period.
+    expect((await api.post("/ecf/contingency", { scope: "branches", workspace_ids: [main], reason: "Otra vez" })).status).toBe(201);
+
+    const list = await api.get<Data<EcfContingency[]>>("/ecf/contingency");
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((c) => [c.reason, c.open, c.closed_how])).toEqual([
+      ["Otra vez", true, null],
+      ["Apagón", true, null],
+      ["Sin internet", false, "manual"],
+    ]);
+
+    // Another tenant sees none of them and cannot close them; a member without ecf:manage cannot open one.
+    const stranger = await seedTenant();
+    expect((await stranger.api.get<Data<EcfContingency[]>>("/ecf/contingency")).body.data).toEqual([]);
+    expect((await stranger.api.delete(`/ecf/contingency/${second.body.data.id}`)).status).toBe(404);
+    const member = await seedUser(t.tenant, { role: "member", workspaceIds: [main] });
+    expect((await member.api.post("/ecf/contingency", { scope: "total", reason: "x" })).status).toBe(403);
+    expect((await member.api.get("/ecf/contingency")).status).toBe(403);
+  });
+});
+
+describe("e-CF of a branch in contingency", () => {
+  it("are issued and signed, held without spending an attempt, and sent once the contingency closes; another branch's are sent meanwhile", async () => {
+    const t = await ecfTenant();
+    const api = t.tenant.api;
+    const other = await seedWorkspace(t.tenant);
+    const opened = await api.post<DataWithMessage<EcfContingency>>("/ecf/contingency", {
+      scope: "branches",
+      workspace_ids: [t.tenant.workspaceId],
+      reason: "Sin enlace",
+    });
+    const id = opened.body.data.id;
+
+    const invoice = await issueE31(t);
+    // Signed at once: the customer's printed representation has its security code and QR.
+    const view = await ecfOf(t, `/invoices/${invoice.id}`);
+    expect(view).toMatchObject({ encf: "E310000000001", status: "pending", security_code: expect.stringMatching(/^[0-9A-Za-z+/=]{6}$/) });
+    expect(view.qr_url).toContain("E310000000001");
+    // The queue's own first step finds it held.
+    const held = await vi.waitFor(
+      async () => {
+        const row = await ecfRow(invoice.id);
+        expect(row.last_error).toBe(`Paused: held by contingency #${id} until it closes.`);
+        return row;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(held).toMatchObject({ status: "pending", attempts: 0 });
+    // Looked at again hours later: still held, still no attempt, nothing sent, no backoff grown (an hour each time).
+    const ref = { tenant_id: t.tenant.tenantId, ecf_id: held.id };
+    const later = new Date(Date.now() + 5 * 3_600_000);
+    expect(await stepEcfDocument(env, ref, { now: later })).toEqual({ outcome: "paused", status: "pending", retryInSeconds: 3600 });
+    expect((await ecfRow(invoice.id)).attempts).toBe(0);
+
+    // The other branch is not in contingency: its e-CF goes to DGII.
+    const otherApi = api.as(t.tenant.admin.token, { headers: { "x-workspace-id": String(other) } });
+    const issued = await otherApi.post("/invoices", {
+      contact_id: (await createContact(otherApi)).id,
+      document_subtype_id: await t.subtype("E31"),
+      issue_date: "2026-11-23",
+      items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
+    });
+    expect(issued.status, issued.text).toBe(201);
+    const elsewhere = issued.body.data as { id: number; document_number: string };
+    await waitForStatus(t, `/invoices/${elsewhere.id}`, "accepted", 20_000, otherApi);
+    expect((await received(t.signer)).map((r) => r.encf)).toEqual([elsewhere.document_number]);
+
+    // Closed: the held e-CF is due now and sent once, its one attempt.
+    const closed = await api.delete<DataWithMessage<EcfContingency>>(`/ecf/contingency/${id}`);
+    expect(closed.body.message).toBe("Contingency closed: 1 e-CF held are sent to DGII now.");
+    const accepted = await waitForStatus(t, `/invoices/${invoice.id}`, "accepted");
+    expect(accepted.attempts).toBe(2);
+    expect((await received(t.signer)).map((r) => r.encf).sort()).toEqual(["E310000000001", "E310000000002"]);
+  });
+});
+
+describe("a total contingency", () => {
+  it("closes by itself when DGII's status service reports reception available again, and its held e-CF are sent", async () => {
+    const t = await ecfTenant();
+    expect((await t.tenant.api.put("/ecf/certification", { uses_certified_provider: true })).status).toBe(200);
+    expect((await t.tenant.api.put("/ecf/settings", { environment: "ecf" })).status).toBe(200);
+    const opened = await t.tenant.api.post<DataWithMessage<EcfContingency>>("/ecf/contingency", { scope: "total", reason: "DGII no recibe" });
+    expect(opened.status, opened.text).toBe(201);
+    expect(opened.body.data).toMatchObject({ scope: "total", workspace_ids: null });
+    const invoice = await issueE31(t);
+    const held = await vi.waitFor(
+      async () => {
+        const row = await ecfRow(invoice.id);
+        expect(row.last_error).toBe(`Paused: held by contingency #${opened.body.data.id} until it closes.`);
+        return row;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+
+    // Reception available all along: nothing changes (the admin opened it for a reason of their own).
+    await control("dgii-status", { reset: true });
+    expect(await sweepDgiiStatus(withKey)).toBe("recorded");
+    expect((await t.tenant.api.get<Data<EcfContingency[]>>("/ecf/contingency")).body.data[0]!.open).toBe(true);
+
+    // Down, then back: closed by DGII, the held e-CF due at once.
+    await control("dgii-status", { ambiente: "Produccion", servicio: "Recepción", estatus: "No Disponible" });
+    expect(await sweepDgiiStatus(withKey)).toBe("recorded");
+    expect((await t.tenant.api.get<Data<EcfContingency[]>>("/ecf/contingency")).body.data[0]!.open).toBe(true);
+    await control("dgii-status", { reset: true });
+    const back = new Date(Math.floor(Date.now() / 1000) * 1000);
+    expect(await sweepDgiiStatus(withKey, { now: back })).toBe("recorded");
+    const [closed] = (await t.tenant.api.get<Data<EcfContingency[]>>("/ecf/contingency")).body.data;
+    expect(closed).toMatchObject({ open: false, closed_how: "dgii", closed_by: null, closed_at: back.toISOString().replace(".000Z", "Z") });
+    const due = await ownerRow<{ next_attempt_at: Date; attempts: number }>(sql`SELECT next_attempt_at, attempts FROM ecf_documents WHERE id = ${held.id}`);
+    expect([new Date(due.next_attempt_at).getTime(), due.attempts]).toEqual([back.getTime(), 0]);
+    expect(await stepEcfDocument(env, { tenant_id: t.tenant.tenantId, ecf_id: held.id }, { now: new Date(back.getTime() + 1000) })).toMatchObject({
+      outcome: "in_process",
+    });
+    expect((await received(t.signer)).map((r) => r.encf)).toEqual(["E310000000001"]);
+  });
+});
