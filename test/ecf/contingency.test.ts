@@ -2,10 +2,12 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { sweepDgiiStatus } from "../../src/jobs/dgii-status";
 import { stepEcfDocument } from "../../src/jobs/ecf";
 import type { EcfContingency } from "../../src/modules/ecf/schemas";
+import type { Report607 } from "../../src/modules/reports/schemas";
 import type { Data, DataWithMessage } from "../support/api";
 import { env } from "../support/env";
 import { createContact } from "../support/sales";
 import { ownerRow, seedTenant, seedUser, seedWorkspace, sql } from "../support/seed";
+import { createProduct, expectStockInvariant, initialStock, levelOf } from "../support/stock";
 import { ecfOf, ecfRow, ecfTenant, fakeDgii, issueE31, received, waitForStatus } from "./helpers";
 
 /**
@@ -206,5 +208,154 @@ describe("a total contingency", () => {
       outcome: "in_process",
     });
     expect((await received(t.signer)).map((r) => r.encf)).toEqual(["E310000000001"]);
+  });
+});
+
+/** What the fake DGII's libxml2 says of an XML against DGII's own schema (xsd-strict). */
+async function schemaErrors(xml: string, xsd: string): Promise<string[]> {
+  const res = await fetch(`${fakeDgii}/_control/verify`, { method: "POST", body: JSON.stringify({ xml, xsd }) });
+  expect(res.status).toBe(200);
+  const verdict = (await res.json()) as { signature: boolean; schemaErrors: string[] };
+  expect(verdict.signature).toBe(true);
+  return verdict.schemaErrors;
+}
+
+describe("paper B-series replaced by e-CF after a branch's contingency", () => {
+  it("B01 and B02 of the branch's contingency ranges entered as E31 and E32: InformacionReferencia code 4, DGII's schema, stock moved once, each once in the 607", async () => {
+    const t = await ecfTenant();
+    const api = t.tenant.api;
+    const branch = t.tenant.workspaceId;
+    const other = await seedWorkspace(t.tenant);
+    const product = await createProduct(api, { price: "500.00" });
+    await initialStock(api, [{ product_id: product.id, quantity: "10" }]);
+    expect((await api.post("/ecf/contingency", { scope: "branches", workspace_ids: [branch], reason: "Sistema caído" })).status).toBe(201);
+
+    // The paper ranges kept for the branch's contingency.
+    const paperRange = async (prefix: string, body: Record<string, unknown> = {}) =>
+      api.post("/document-subtypes", {
+        name: `${prefix} contingencia`,
+        type: "invoice",
+        prefix,
+        // Above the demo ranges (1-5,000) the seed gives each type.
+        start_number: 6001,
+        end_number: 6050,
+        valid_until: "2027-12-31",
+        contingency_workspace_id: branch,
+        ...body,
+      });
+    const b01 = await paperRange("B01");
+    expect(b01.status, b01.text).toBe(201);
+    expect(b01.body.data).toMatchObject({ prefix: "B01", contingency_workspace_id: branch, is_default: false, next_number: 6001 });
+    expect((await paperRange("B02")).status).toBe(201);
+    // Only paper sales types, never the default, of an existing branch.
+    expect(Object.keys((await paperRange("E31")).body.errors)).toEqual(["contingency_workspace_id"]);
+    expect(Object.keys((await paperRange("B16", { start_number: 100, end_number: 150, is_default: true })).body.errors)).toEqual(["is_default"]);
+    expect(Object.keys((await paperRange("B15", { contingency_workspace_id: 2147483000 })).body.errors)).toEqual(["contingency_workspace_id"]);
+    // Sucursal never numbers from a paper contingency range.
+    const numbered = await api.post("/invoices", {
+      contact_id: t.contact.id,
+      document_subtype_id: b01.body.data.id,
+      issue_date: "2026-11-23",
+      items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
+    });
+    expect(numbered.status).toBe(422);
+    expect(numbered.body.errors.document_subtype_id[0]).toMatch(/^This is a paper contingency range/);
+
+    const replacement = async (prefix: string, replaces: unknown, extra: Record<string, unknown> = {}, client = api) =>
+      client.post("/invoices", {
+        contact_id: t.contact.id,
+        document_subtype_id: await t.subtype(prefix),
+        issue_date: "2026-11-23",
+        items: [{ product_id: product.id, quantity: "2", unit_price: "500", tax_ids: [t.ids.itbis18] }],
+        replaces,
+        ...extra,
+      });
+    const e31 = await replacement("E31", { ncf: "b0100006003", issue_date: "2026-11-20" });
+    expect(e31.status, e31.text).toBe(201);
+    expect(e31.body.data).toMatchObject({ document_number: "E310000000001", total_amount: "1180.00", issue_date: "2026-11-23" });
+    expect((await api.get(`/invoices/${e31.body.data.id}`)).body.data.replaces).toEqual({ ncf: "B0100006003", issue_date: "2026-11-20" });
+    const e32 = await replacement(
+      "E32",
+      { ncf: "B0200006007", issue_date: "2026-11-21" },
+      {
+        items: [{ product_id: product.id, quantity: "1", unit_price: "500", tax_ids: [t.ids.itbis18] }],
+      },
+    );
+    expect(e32.status, e32.text).toBe(201);
+    expect(e32.body.data).toMatchObject({ document_number: "E320000000001", total_amount: "590.00" });
+    expect((await api.get(`/invoices/${e32.body.data.id}`)).body.data.replaces).toEqual({ ncf: "B0200006007", issue_date: "2026-11-21" });
+
+    // The signed XML names the paper NCF, its date and code 4, and DGII's schema takes it.
+    for (const [invoice, type, ncf, date] of [
+      [e31.body.data, "31", "B0100006003", "20-11-2026"],
+      [e32.body.data, "32", "B0200006007", "21-11-2026"],
+    ] as const) {
+      const xml = (await api.get(`/invoices/${invoice.id}/ecf.xml`)).text;
+      expect(xml).toContain(
+        `<InformacionReferencia><NCFModificado>${ncf}</NCFModificado><FechaNCFModificado>${date}</FechaNCFModificado><CodigoModificacion>4</CodigoModificacion></InformacionReferencia>`,
+      );
+      expect(await schemaErrors(xml, `e-CF-${type}.xsd`)).toEqual([]);
+    }
+
+    // Stock moved once: 2 + 1 sold of 10, by the replacements (the paper sales never reached Sucursal).
+    expect(await levelOf(product.id, branch)).toBe("7.00");
+    await expectStockInvariant(t.tenant.tenantId);
+
+    // Refusals: a paper NCF replaced already, outside the range, of another type, of another branch, on a B subtype, dated after, as a draft.
+    const again = await replacement("E31", { ncf: "B0100006003", issue_date: "2026-11-20" });
+    expect([again.status, again.body.code, again.body.message]).toEqual([409, "contingency_ncf_used", "B0100006003 was replaced already, by E310000000001."]);
+    const refusals: [string, unknown, Record<string, unknown>, string, string][] = [
+      ["E31", { ncf: "B0100006051", issue_date: "2026-11-20" }, {}, "replaces.ncf", "B0100006051 is not in this branch's contingency range of B01."],
+      [
+        "E31",
+        { ncf: "B0200006008", issue_date: "2026-11-20" },
+        {},
+        "replaces.ncf",
+        "A B02 is replaced by an E32 (Formato e-CF v1.0: the replaced NCF's type is the equivalent of the e-CF's); this invoice's subtype is E31.",
+      ],
+      [
+        "E31",
+        { ncf: "B0100006004", issue_date: "2026-11-24" },
+        {},
+        "replaces.issue_date",
+        "The paper NCF's date cannot be after the replacement's issue date.",
+      ],
+      ["E31", { ncf: "B0100006004", issue_date: "2026-11-20" }, { draft: true }, "replaces", "A contingency replacement is issued at once, never a draft."],
+      ["E31", { ncf: "B0100006004" }, {}, "replaces.issue_date", ""],
+    ];
+    for (const [prefix, replaces, extra, field, message] of refusals) {
+      const res = await replacement(prefix, replaces, extra);
+      expect(res.status, JSON.stringify(replaces)).toBe(422);
+      expect(Object.keys(res.body.errors)).toEqual([field]);
+      if (message) expect(res.body.errors[field]).toEqual([message]);
+    }
+    const paperSubtype = await api.post("/invoices", {
+      contact_id: t.contact.id,
+      document_subtype_id: b01.body.data.id,
+      issue_date: "2026-11-23",
+      items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
+      replaces: { ncf: "B0100006004", issue_date: "2026-11-20" },
+    });
+    expect(paperSubtype.status).toBe(422);
+    // Another branch has no contingency range: its paper NCF are not this branch's.
+    const otherApi = api.as(t.tenant.admin.token, { headers: { "x-workspace-id": String(other) } });
+    const elsewhere = await otherApi.post("/invoices", {
+      contact_id: (await createContact(otherApi)).id,
+      document_subtype_id: await t.subtype("E31"),
+      issue_date: "2026-11-23",
+      items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
+      replaces: { ncf: "B0100006004", issue_date: "2026-11-20" },
+    });
+    expect([elsewhere.status, elsewhere.body.errors["replaces.ncf"]]).toEqual([422, ["B0100006004 is not in this branch's contingency range of B01."]]);
+    // Nothing refused moved stock or took a number.
+    expect(await levelOf(product.id, branch)).toBe("7.00");
+
+    // The 607 (with e-CF): the E31 once, naming the paper NCF it replaced; the E32 once in the consumer summary; no paper NCF row.
+    const report = await api.get<Report607>("/reports/607?period=202611&format=json&include_ecf=true");
+    expect(report.status, report.text).toBe(200);
+    expect(report.body.rows.map((row) => [row.ncf, row.modified_ncf, row.issue_date, row.amount, row.itbis_invoiced])).toEqual([
+      ["E310000000001", "B0100006003", "20261123", "1000.00", "180.00"],
+    ]);
+    expect(report.body.consumer_summary).toMatchObject({ count: "1", amount: "500.00", itbis_invoiced: "90.00" });
   });
 });

@@ -9470,6 +9470,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description contingency_ncf_used: the paper NCF named in replaces was replaced already */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description payload_too_large: the request body is over the size limit */
                 413: {
                     headers: {
@@ -24829,6 +24838,8 @@ export interface components {
              * @example 2027-12-31
              */
             authorized_at?: string;
+            /** @description A paper B-series range kept for this branch's contingency (issue 33): never numbered by Sucursal; each paper NCF is entered later as a replacement e-CF (POST /invoices with replaces). Fixed once created. */
+            contingency_workspace_id?: number | null;
             end_number: number;
             is_active?: boolean;
             is_default?: boolean;
@@ -24943,6 +24954,17 @@ export interface components {
             }[];
             notes?: string | null;
             payment_term?: string | null;
+            /** @description Contingency replacement (issue 33; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper B-series NCF, from this branch's contingency range, that this e-CF of the equivalent type (B01 → E31, B02 → E32, B14 → E44, B15 → E45, B16 → E46) replaces; each paper NCF once */
+            replaces?: {
+                /**
+                 * Format: date
+                 * @description The date written on the paper NCF (FechaNCFModificado)
+                 * @example 2026-11-20
+                 */
+                issue_date: string;
+                /** @example B0100000012 */
+                ncf: string;
+            };
             salesman_ids?: number[];
         };
         CreateMessagingBotRequest: {
@@ -25292,6 +25314,8 @@ export interface components {
         DocumentSubtype: {
             authorization_number: string | null;
             authorized_at: string | null;
+            /** @description The branch whose paper contingency range this is, or null */
+            contingency_workspace_id: number | null;
             created_at: string;
             end_number: number;
             id: number;
@@ -25612,6 +25636,11 @@ export interface components {
             payment_term: string | null;
             /** @description What credit notes took back beyond what was left to pay: owed to the buyer */
             refund_due: string;
+            /** @description A contingency replacement: the paper NCF its e-CF replaces (CodigoModificacion 4) and its date; null otherwise */
+            replaces: {
+                issue_date: string;
+                ncf: string;
+            } | null;
             /** @enum {string} */
             status: "pending_payment" | "partially_paid" | "paid" | "cancelled" | "draft";
             subtotal_amount: string;

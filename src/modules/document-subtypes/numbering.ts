@@ -26,7 +26,7 @@ export function takeNumberStatement(tenantId: number, subtypeId: number, today: 
     WHERE ${ds.tenantId} = ${tenantId} AND ${ds.id} = ${subtypeId}${type === undefined ? sql`` : sql` AND ${ds.type} = ${type}`} AND ${ds.isActive}${
       options.electronicOnly ? sql` AND ${ds.prefix} LIKE 'E%'` : sql``
     }
-      AND ${ds.nextNumber} <= ${ds.endNumber} AND (${ds.validUntil} IS NULL OR ${ds.validUntil} >= ${today}::date)
+      AND ${ds.contingencyWorkspaceId} IS NULL AND ${ds.nextNumber} <= ${ds.endNumber} AND (${ds.validUntil} IS NULL OR ${ds.validUntil} >= ${today}::date)
     RETURNING ${ds.prefix} AS prefix, ${ds.nextNumber} - 1 AS number`;
 }
 
@@ -43,7 +43,14 @@ export function numberCtes(tenantId: number, subtypeId: number, today: string, t
 }
 
 /** A subtype as a statement reads it (JSON with column names) → the fields numberingRefusal reads. */
-export const numberingState = (subtype: { is_active: boolean; next_number: number | string; end_number: number | string; valid_until: string | null }) => ({
+export const numberingState = (subtype: {
+  is_active: boolean;
+  next_number: number | string;
+  end_number: number | string;
+  valid_until: string | null;
+  contingency_workspace_id?: number | null;
+}) => ({
+  contingencyWorkspaceId: subtype.contingency_workspace_id ?? null,
   isActive: subtype.is_active,
   nextNumber: subtype.next_number,
   endNumber: subtype.end_number,
@@ -52,9 +59,16 @@ export const numberingState = (subtype: { is_active: boolean; next_number: numbe
 
 /** Why a subtype cannot give a number today (422 on document_subtype_id), or null when it can. */
 export function numberingRefusal(
-  subtype: { isActive: boolean; nextNumber: number | string; endNumber: number | string; validUntil: string | null },
+  subtype: { isActive: boolean; nextNumber: number | string; endNumber: number | string; validUntil: string | null; contingencyWorkspaceId?: number | null },
   today: string,
 ): AppError | null {
+  // A paper contingency range's numbers are written by hand at its branch; Sucursal never hands them out (issue 33).
+  if (subtype.contingencyWorkspaceId != null) {
+    return fieldError(
+      "document_subtype_id",
+      "This is a paper contingency range: its numbers are written by hand while the branch cannot issue e-CF, then entered as replacements (POST /invoices with replaces).",
+    );
+  }
   if (!subtype.isActive) return fieldError("document_subtype_id", "This document subtype is inactive.");
   if (Number(subtype.nextNumber) > Number(subtype.endNumber)) {
     return fieldError("document_subtype_id", "No numbers are left in this sequence.", "ncf_sequence_exhausted");

@@ -38,6 +38,10 @@ export const CreateDocumentSubtypeBody = z
     is_default: z.boolean().optional(),
     is_active: z.boolean().optional(),
     is_electronic: z.boolean().optional().openapi({ description: "Follows the prefix: true exactly for E-series (e-CF)" }),
+    contingency_workspace_id: idInput().nullable().optional().openapi({
+      description:
+        "A paper B-series range kept for this branch's contingency (issue 33): never numbered by Sucursal; each paper NCF is entered later as a replacement e-CF (POST /invoices with replaces). Fixed once created.",
+    }),
   })
   .openapi("CreateDocumentSubtypeRequest");
 
@@ -84,6 +88,7 @@ export const DocumentSubtype = z
     is_default: z.boolean(),
     is_active: z.boolean(),
     is_electronic: z.boolean(),
+    contingency_workspace_id: z.number().nullable().openapi({ description: "The branch whose paper contingency range this is, or null" }),
     warnings: z.array(SubtypeWarning).openapi({ description: "Expires within 30 days or expired; fewer than 100 numbers left or none" }),
     created_at: z.string(),
     updated_at: z.string(),

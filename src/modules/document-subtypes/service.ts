@@ -15,6 +15,7 @@ import {
   isElectronicPrefix,
   maxSequence,
   NOTE_PREFIXES,
+  PAPER_REPLACEABLE_PREFIXES,
   PREFIXES_BY_TYPE,
   parseDocumentNumber,
   SALES_INVOICE_PREFIXES,
@@ -69,6 +70,7 @@ export function serializeSubtype(row: SubtypeRow) {
     is_default: row.isDefault,
     is_active: row.isActive,
     is_electronic: row.isElectronic,
+    contingency_workspace_id: row.contingencyWorkspaceId,
     warnings: warningsOf(row),
     created_at: timestamp(row.createdAt)!,
     updated_at: timestamp(row.updatedAt)!,
@@ -207,6 +209,8 @@ export async function createSubtype(db: AnyDb, tenantId: number, input: CreateDo
   if (n.next > n.end + 1) throw fieldError("next_number", "The next_number must be within the range (or end_number + 1).");
   if (n.next < n.start) throw fieldError("next_number", "The next_number must be within the range.");
   checkNumbering(n);
+  const contingencyWorkspaceId = input.contingency_workspace_id ?? null;
+  if (contingencyWorkspaceId !== null) await checkContingencyRange(db, n, contingencyWorkspaceId);
   await lockSequenceWrites(db, tenantId);
   if (n.isDefault) await clearDefault(db, tenantId, n.type);
   const [row] = await db
@@ -225,10 +229,28 @@ export async function createSubtype(db: AnyDb, tenantId: number, input: CreateDo
       isDefault: n.isDefault,
       isActive: n.isActive,
       isElectronic: n.isElectronic,
+      contingencyWorkspaceId,
     })
     .returning()
     .catch(rangeOverlap);
   return row!;
+}
+
+/**
+ * A paper contingency range (issue 33; Formato e-CF v1.0 section F: the replaced NCF is a paper
+ * one of the equivalent type): a B-series sales invoice or note type, of an existing branch, never
+ * the default (Sucursal never numbers from it).
+ */
+async function checkContingencyRange(db: AnyDb, n: Numbering, workspaceId: number) {
+  if (n.type === "quotation" || isElectronicPrefix(n.prefix) || !PAPER_REPLACEABLE_PREFIXES.includes(n.prefix)) {
+    throw fieldError(
+      "contingency_workspace_id",
+      `A contingency range is a paper B-series range replaced by an e-CF: ${PAPER_REPLACEABLE_PREFIXES.join(", ")}.`,
+    );
+  }
+  if (n.isDefault) throw fieldError("is_default", "A contingency range is never the default: Sucursal does not number from it.");
+  const [workspace] = await db.select({ id: schema.workspaces.id }).from(schema.workspaces).where(eq(schema.workspaces.id, workspaceId));
+  if (!workspace) throw fieldError("contingency_workspace_id", "No such workspace.");
 }
 
 export async function updateSubtype(db: AnyDb, tenantId: number, id: number, input: UpdateDocumentSubtypeInput): Promise<SubtypeRow> {

@@ -11,6 +11,7 @@ import { assertFiscalProfile } from "../company/service";
 import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
 import { assertSalesInvoicePrefix } from "../document-subtypes/service";
 import { assertEcfReady, type EcfSource, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
+import type { EcfReference } from "../ecf/xml";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import { type InvoiceData, serializeInvoice } from "../sales/invoice-json";
 import { insertLines, lineRecords, storedLineItems } from "../sales/items";
@@ -20,6 +21,7 @@ import { type DocumentSnapshot, type DocumentWarning, documentSnapshot, dopAmoun
 import { assertBuyerRules } from "./buyer-rules";
 import type { InvoiceContext } from "./context";
 import { recordInvoiceChange } from "./history";
+import { checkReplacement } from "./replacement";
 import type { CreateInvoiceInput, IssueInvoiceInput } from "./schemas";
 import { lockInvoice } from "./service";
 
@@ -147,6 +149,7 @@ async function signIssue(
   issue: Issue,
   invoice: { dueDate: string | null | undefined; incomeType: InvoiceRow["incomeType"] },
   context: InvoiceContext,
+  reference?: EcfReference,
 ): Promise<void> {
   const { resolved } = issue;
   if (!resolved.documentNumber || !isElectronicPrefix(resolved.subtype.prefix)) return;
@@ -163,6 +166,7 @@ async function signIssue(
     amounts: issue.amounts,
     breakdown: issue.breakdown,
     total: issue.totals.totalAmount,
+    ...(reference ? { reference } : {}),
     ...(resolved.currencyIsDefault || !resolved.currencyCode
       ? {}
       : { currency: { code: resolved.currencyCode, exchangeRate: issue.snapshot.currency.exchange_rate } }),
@@ -227,6 +231,7 @@ export async function createInvoice(
   context: InvoiceContext,
   options: { quotationId?: number } = {},
 ): Promise<WrittenInvoice> {
+  if (input.replaces && input.draft) throw fieldError("replaces", "A contingency replacement is issued at once, never a draft.");
   // A sequence's expiry is checked against the document's date, not the server's (Norma 06-2018).
   const resolved = await resolveDocument(db, scope, input, {
     documentType: "invoice",
@@ -237,7 +242,14 @@ export async function createInvoice(
   });
   if (input.draft) return { ...(await createDraft(db, scope, input, resolved)), warnings: [] };
   const issue = prepareIssue(scope, resolved, input.issue_date, input.exchange_rate, context);
-  await signIssue(scope, issue, { dueDate: input.due_date, incomeType: input.income_type ?? "01" }, context);
+  // A contingency replacement: an e-CF naming the paper NCF it replaces (invoices/replacement.ts).
+  let reference: EcfReference | undefined;
+  if (input.replaces) {
+    if (!isElectronicPrefix(resolved.subtype.prefix)) throw fieldError("replaces", "A paper NCF is replaced by an e-CF: choose an E-series subtype.");
+    reference = await checkReplacement(db, scope, resolved.subtype.prefix, input.issue_date, { ncf: input.replaces.ncf, issueDate: input.replaces.issue_date });
+    issue.columns.push(["replaced_ncf", sql`${reference.ncf}`], ["replaced_ncf_date", sql`${reference.date}::date`]);
+  }
+  await signIssue(scope, issue, { dueDate: input.due_date, incomeType: input.income_type ?? "01" }, context, reference);
   const t = scope.tenantId;
   const names = sql.raw(issue.columns.map(([name]) => name).join(", "));
   const values = sql.join(

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { config } from "../../env";
 import { idempotencyHeader, idempotent } from "../../http/idempotency";
-import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { commonErrors, createRouter, defineRoute, errorResponse, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, MessageResponse } from "../../http/schemas";
 import { idParam } from "../../lib/bounds";
@@ -78,7 +78,11 @@ invoicesRouter.openapi(
       tags,
       summary: "Issue an invoice (NCF, totals, stock and the customer's email), or with draft: true create a draft",
       request: { headers: idempotencyHeader, ...jsonBody(CreateInvoiceBody) },
-      responses: { 201: jsonResponse("Invoice issued or draft created", CreatedInvoice), ...commonErrors },
+      responses: {
+        201: jsonResponse("Invoice issued or draft created", CreatedInvoice),
+        409: errorResponse("contingency_ncf_used: the paper NCF named in replaces was replaced already"),
+        ...commonErrors,
+      },
     },
   ),
   async (c) => {

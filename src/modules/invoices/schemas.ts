@@ -34,6 +34,22 @@ export const CreateInvoiceBody = z
     ...base,
     draft: z.boolean().optional().openapi({ description: "true: a draft (no number, stock or email until POST /invoices/{id}/issue)" }),
     exchange_rate: exchangeRate.nullable().optional(),
+    replaces: z
+      .object({
+        ncf: z
+          .string()
+          .trim()
+          .toUpperCase()
+          .regex(/^B\d{10}$/, "A paper NCF: B, its type (2 digits) and 8 digits.")
+          .openapi({ example: "B0100000012" }),
+        issue_date: dateInput().openapi({ description: "The date written on the paper NCF (FechaNCFModificado)" }),
+      })
+      .strict()
+      .optional()
+      .openapi({
+        description:
+          "Contingency replacement (issue 33; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper B-series NCF, from this branch's contingency range, that this e-CF of the equivalent type (B01 → E31, B02 → E32, B14 → E44, B15 → E45, B16 → E46) replaces; each paper NCF once",
+      }),
   })
   .openapi("CreateInvoiceRequest");
 
@@ -117,6 +133,10 @@ export const InvoiceSummary = z
     discount_amount_dop: z.string().nullable(),
     tax_amount_dop: z.string().nullable(),
     total_amount_dop: z.string().nullable().openapi({ description: "The total in DOP at exchange_rate; null for a draft" }),
+    replaces: z
+      .object({ ncf: z.string(), issue_date: z.string() })
+      .nullable()
+      .openapi({ description: "A contingency replacement: the paper NCF its e-CF replaces (CodigoModificacion 4) and its date; null otherwise" }),
     created_at: z.string(),
     updated_at: z.string(),
   })

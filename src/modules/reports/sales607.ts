@@ -157,7 +157,7 @@ export const sales607: ReportSource<Row607, Report607Query> = {
   statement: (tenantId, period, workspaceId, query) => sql`
     SELECT d.*, to_char(d.date, 'YYYYMMDD') AS issue_date, count(*) OVER () AS total
     FROM (
-      SELECT i.id, 0 AS source, i.document_number AS ncf, NULL::text AS modified_ncf, 'invoice' AS kind, i.issue_date AS date,
+      SELECT i.id, 0 AS source, i.document_number AS ncf, i.replaced_ncf AS modified_ncf, 'invoice' AS kind, i.issue_date AS date,
         coalesce(i.snapshot->'buyer'->>'identification_type', c.identification_type) AS identification_type,
         coalesce(i.snapshot->'buyer'->>'identification', c.identification) AS identification,
         coalesce(i.exchange_rate, 1)::text AS exchange_rate, (i.subtotal_amount_dop - i.discount_amount_dop)::text AS net_amount_dop,

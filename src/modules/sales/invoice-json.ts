@@ -52,6 +52,7 @@ export function serializeInvoice(row: InvoiceRow) {
     discount_amount_dop: decimal2(row.discountAmountDop),
     tax_amount_dop: decimal2(row.taxAmountDop),
     total_amount_dop: decimal2(row.totalAmountDop),
+    replaces: row.replacedNcf === null ? null : { ncf: row.replacedNcf, issue_date: row.replacedNcfDate! },
   };
 }
 
@@ -73,7 +74,8 @@ export const invoiceListJson = sql.raw(`json_build_object(
   'amount_paid', i.amount_paid::text, 'itbis_withheld', i.itbis_withheld::text, 'isr_withheld', i.isr_withheld::text,
   'withholding_date', i.withholding_date, 'income_type', i.income_type, 'credited_amount', i.credited_amount::text, 'debited_amount', i.debited_amount::text, 'payment_term', i.payment_term,
   'exchange_rate', ${exchangeRateSql("i.exchange_rate")}, 'subtotal_amount_dop', i.subtotal_amount_dop::text,
-  'discount_amount_dop', i.discount_amount_dop::text, 'tax_amount_dop', i.tax_amount_dop::text, 'total_amount_dop', i.total_amount_dop::text)`);
+  'discount_amount_dop', i.discount_amount_dop::text, 'tax_amount_dop', i.tax_amount_dop::text, 'total_amount_dop', i.total_amount_dop::text,
+  'replaces', CASE WHEN i.replaced_ncf IS NOT NULL THEN json_build_object('ncf', i.replaced_ncf, 'issue_date', i.replaced_ncf_date) END)`);
 
 /** What invoiceJsonStatement reads of an invoice: its row and what it embeds, as JSON. */
 export interface InvoiceJson {

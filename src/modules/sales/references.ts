@@ -107,6 +107,7 @@ interface Loaded {
     end_number: number;
     valid_until: string | null;
     authorization_number: string | null;
+    contingency_workspace_id: number | null;
   } | null;
   contact: {
     id: number;
@@ -183,7 +184,8 @@ export async function resolveDocument(
     SELECT
       (SELECT row_to_json(taken) FROM taken) AS taken,
       (SELECT json_build_object('id', id, 'name', name, 'type', type, 'prefix', prefix, 'is_active', is_active,
-         'next_number', next_number, 'end_number', end_number, 'valid_until', valid_until, 'authorization_number', authorization_number)
+         'next_number', next_number, 'end_number', end_number, 'valid_until', valid_until, 'authorization_number', authorization_number,
+         'contingency_workspace_id', contingency_workspace_id)
        FROM document_subtypes WHERE tenant_id = ${t} AND id = ${input.document_subtype_id}) AS subtype,
       (SELECT json_build_object('id', c.id, 'name', c.name, 'email', c.email, 'workspace_id', c.workspace_id,
          'identification_type', c.identification_type, 'identification', c.identification, 'address', c.address,
