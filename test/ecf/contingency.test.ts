@@ -347,14 +347,27 @@ describe("paper B-series replaced by e-CF after a branch's contingency", () => {
       replaces: { ncf: "B0100006004", issue_date: "2026-11-20" },
     });
     expect([elsewhere.status, elsewhere.body.errors["replaces.ncf"]]).toEqual([422, ["B0100006004 is not in this branch's contingency range of B01."]]);
+    // Two entries of one paper NCF at once: one replacement, the other 409 as above.
+    const racing = await Promise.all(
+      [0, 1].map(() =>
+        replacement(
+          "E31",
+          { ncf: "B0100006010", issue_date: "2026-11-22" },
+          { items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }] },
+        ),
+      ),
+    );
+    expect(racing.map((res) => res.status).sort()).toEqual([201, 409]);
+    expect(racing.find((res) => res.status === 409)!.body.code).toBe("contingency_ncf_used");
     // Nothing refused moved stock or took a number.
     expect(await levelOf(product.id, branch)).toBe("7.00");
 
-    // The 607 (with e-CF): the E31 once, naming the paper NCF it replaced; the E32 once in the consumer summary; no paper NCF row.
+    // The 607 (with e-CF): each E31 once, naming the paper NCF it replaced; the E32 once in the consumer summary; no paper NCF row.
     const report = await api.get<Report607>("/reports/607?period=202611&format=json&include_ecf=true");
     expect(report.status, report.text).toBe(200);
     expect(report.body.rows.map((row) => [row.ncf, row.modified_ncf, row.issue_date, row.amount, row.itbis_invoiced])).toEqual([
       ["E310000000001", "B0100006003", "20261123", "1000.00", "180.00"],
+      ["E310000000002", "B0100006010", "20261123", "100.00", "18.00"],
     ]);
     expect(report.body.consumer_summary).toMatchObject({ count: "1", amount: "500.00", itbis_invoiced: "90.00" });
   });

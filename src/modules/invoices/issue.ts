@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { isUniqueViolation } from "../../db/errors";
 import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
@@ -272,7 +273,13 @@ export async function createInvoice(
       SELECT ${t}, ${invoiceId}, s FROM unnest(${`{${resolved.salesmanIds.join(",")}}`}::int[]) AS s WHERE ${invoiceId} IS NOT NULL
     ), `,
     context,
-  );
+  ).catch((error: unknown) => {
+    // Two concurrent replacements of one paper NCF: the unique index decides, the loser is told why.
+    if (reference && isUniqueViolation(error, "invoices_tenant_replaced_ncf_key")) {
+      throw new AppError("contingency_ncf_used", `${reference.ncf} was replaced already.`, { "replaces.ncf": ["Replaced already."] });
+    }
+    throw error;
+  });
   return { ...serializeInvoice(row), warnings: issue.warnings };
 }
 
