@@ -6,7 +6,7 @@ import type { Report607 } from "../../src/modules/reports/schemas";
 import type { Data, DataWithMessage } from "../support/api";
 import { env } from "../support/env";
 import { createContact } from "../support/sales";
-import { ownerRow, seedTenant, seedUser, seedWorkspace, sql } from "../support/seed";
+import { ownerRow, ownerRows, seedTenant, seedUser, seedWorkspace, sql } from "../support/seed";
 import { createProduct, expectStockInvariant, initialStock, levelOf } from "../support/stock";
 import { ecfOf, ecfRow, ecfTenant, fakeDgii, issueE31, received, waitForStatus } from "./helpers";
 
@@ -143,10 +143,12 @@ describe("e-CF of a branch in contingency", () => {
     );
     expect(held).toMatchObject({ status: "pending", attempts: 0 });
     // Looked at again hours later: still held, still no attempt, nothing sent, no backoff grown (an hour each time).
+    // An outage clock started before the contingency (DGII unreachable for 30 hours) is cleared: after the close it starts again, not failed at once.
+    await ownerRows(sql`UPDATE ecf_documents SET unreachable_since = now() - interval '30 hours' WHERE id = ${held.id}`);
     const ref = { tenant_id: t.tenant.tenantId, ecf_id: held.id };
     const later = new Date(Date.now() + 5 * 3_600_000);
     expect(await stepEcfDocument(env, ref, { now: later })).toEqual({ outcome: "paused", status: "pending", retryInSeconds: 3600 });
-    expect((await ecfRow(invoice.id)).attempts).toBe(0);
+    expect(await ecfRow(invoice.id)).toMatchObject({ attempts: 0, unreachable_since: null, next_attempt_at: new Date(later.getTime() + 3_600_000) });
 
     // The other branch is not in contingency: its e-CF goes to DGII.
     const otherApi = api.as(t.tenant.admin.token, { headers: { "x-workspace-id": String(other) } });
