@@ -1,32 +1,21 @@
-import { afterAll, describe, expect, it, vi } from "vitest";
-import { sweepDgiiStatus } from "../../src/jobs/dgii-status";
+import { describe, expect, it, vi } from "vitest";
 import { stepEcfDocument } from "../../src/jobs/ecf";
 import type { EcfContingency } from "../../src/modules/ecf/schemas";
 import type { Report607 } from "../../src/modules/reports/schemas";
 import type { Data, DataWithMessage } from "../support/api";
 import { env } from "../support/env";
 import { createContact } from "../support/sales";
-import { ownerRow, ownerRows, seedTenant, seedUser, seedWorkspace, sql } from "../support/seed";
+import { ownerRows, seedTenant, seedUser, seedWorkspace, sql } from "../support/seed";
 import { createProduct, expectStockInvariant, initialStock, levelOf } from "../support/stock";
 import { ecfOf, ecfRow, ecfTenant, fakeDgii, issueE31, received, waitForStatus } from "./helpers";
 
 /**
  * Contingency, total or per branch (issue 33; Ley 32-23 art. 21): the admin opens and closes it,
  * each is listed with its period; while one covers a branch its e-CF are issued and signed and
- * held (no attempt, no backoff) until it closes; a total one closes by itself when DGII's status
- * service reports reception available again.
+ * held (no attempt, no backoff) until it closes (a total one closing by itself when DGII's status
+ * service reports reception available again is tested in dgii-status.test.ts, the one file that
+ * scripts DGII's status, which every test file shares); paper B-series entered as replacements.
  */
-
-const withKey = { ...env, DGII_STATUS_API_KEY: "clave-de-prueba" } as typeof env;
-
-const control = async (path: string, body: unknown) => {
-  const res = await fetch(`${fakeDgii}/_control/${path}`, { method: "POST", body: JSON.stringify(body) });
-  expect(res.status).toBe(200);
-};
-
-afterAll(async () => {
-  await control("dgii-status", { reset: true });
-});
 
 const apiTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -169,47 +158,6 @@ describe("e-CF of a branch in contingency", () => {
     const accepted = await waitForStatus(t, `/invoices/${invoice.id}`, "accepted");
     expect(accepted.attempts).toBe(2);
     expect((await received(t.signer)).map((r) => r.encf).sort()).toEqual(["E310000000001", "E310000000002"]);
-  });
-});
-
-describe("a total contingency", () => {
-  it("closes by itself when DGII's status service reports reception available again, and its held e-CF are sent", async () => {
-    const t = await ecfTenant();
-    expect((await t.tenant.api.put("/ecf/certification", { uses_certified_provider: true })).status).toBe(200);
-    expect((await t.tenant.api.put("/ecf/settings", { environment: "ecf" })).status).toBe(200);
-    const opened = await t.tenant.api.post<DataWithMessage<EcfContingency>>("/ecf/contingency", { scope: "total", reason: "DGII no recibe" });
-    expect(opened.status, opened.text).toBe(201);
-    expect(opened.body.data).toMatchObject({ scope: "total", workspace_ids: null });
-    const invoice = await issueE31(t);
-    const held = await vi.waitFor(
-      async () => {
-        const row = await ecfRow(invoice.id);
-        expect(row.last_error).toBe(`Paused: held by contingency #${opened.body.data.id} until it closes.`);
-        return row;
-      },
-      { timeout: 20_000, interval: 100 },
-    );
-
-    // Reception available all along: nothing changes (the admin opened it for a reason of their own).
-    await control("dgii-status", { reset: true });
-    expect(await sweepDgiiStatus(withKey)).toBe("recorded");
-    expect((await t.tenant.api.get<Data<EcfContingency[]>>("/ecf/contingency")).body.data[0]!.open).toBe(true);
-
-    // Down, then back: closed by DGII, the held e-CF due at once.
-    await control("dgii-status", { ambiente: "Produccion", servicio: "Recepción", estatus: "No Disponible" });
-    expect(await sweepDgiiStatus(withKey)).toBe("recorded");
-    expect((await t.tenant.api.get<Data<EcfContingency[]>>("/ecf/contingency")).body.data[0]!.open).toBe(true);
-    await control("dgii-status", { reset: true });
-    const back = new Date(Math.floor(Date.now() / 1000) * 1000);
-    expect(await sweepDgiiStatus(withKey, { now: back })).toBe("recorded");
-    const [closed] = (await t.tenant.api.get<Data<EcfContingency[]>>("/ecf/contingency")).body.data;
-    expect(closed).toMatchObject({ open: false, closed_how: "dgii", closed_by: null, closed_at: back.toISOString().replace(".000Z", "Z") });
-    const due = await ownerRow<{ next_attempt_at: Date; attempts: number }>(sql`SELECT next_attempt_at, attempts FROM ecf_documents WHERE id = ${held.id}`);
-    expect([new Date(due.next_attempt_at).getTime(), due.attempts]).toEqual([back.getTime(), 0]);
-    expect(await stepEcfDocument(env, { tenant_id: t.tenant.tenantId, ecf_id: held.id }, { now: new Date(back.getTime() + 1000) })).toMatchObject({
-      outcome: "in_process",
-    });
-    expect((await received(t.signer)).map((r) => r.encf)).toEqual(["E310000000001"]);
   });
 });
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { sweepDgiiStatus } from "../../src/jobs/dgii-status";
 import { stepEcfDocument } from "../../src/jobs/ecf";
+import type { EcfContingency } from "../../src/modules/ecf/schemas";
+import type { Data, DataWithMessage } from "../support/api";
 import { env } from "../support/env";
 import { ownerRow, sql } from "../support/seed";
 import { ecfTenant, fakeDgii, issueE31, received } from "./helpers";
@@ -163,6 +165,41 @@ describe("DGII's status and maintenance windows", () => {
     expect(await received(t.signer)).toEqual([]);
     // Six minutes without a new report: the old one no longer holds sending back.
     expect(await stepEcfDocument(env, ref, { now: new Date(checked.getTime() + 6 * 60_000) })).toMatchObject({ outcome: "in_process" });
+    expect((await received(t.signer)).map((r) => r.encf)).toEqual(["E310000000001"]);
+  });
+  it("a total contingency closes by itself when reception is reported available after being down, and its held e-CF go at once", async () => {
+    const t = await productionTenant();
+    const opened = await t.tenant.api.post<DataWithMessage<EcfContingency>>("/ecf/contingency", { scope: "total", reason: "DGII no recibe" });
+    expect(opened.status, opened.text).toBe(201);
+    expect(opened.body.data).toMatchObject({ scope: "total", workspace_ids: null });
+    const invoice = await issueE31(t);
+    const held = await vi.waitFor(
+      async () => {
+        const row = await ecfRow(invoice.id);
+        expect(row.last_error).toBe(`Paused: held by contingency #${opened.body.data.id} until it closes.`);
+        return row;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    const isOpen = async () => (await t.tenant.api.get<Data<EcfContingency[]>>("/ecf/contingency")).body.data[0]!.open;
+
+    // Reception available all along (beforeEach): nothing closes (the admin opened it for a reason DGII's status does not show).
+    expect(await sweepDgiiStatus(withKey)).toBe("recorded");
+    expect(await isOpen()).toBe(true);
+    // Down: still open. Back: closed by DGII, the held e-CF due at once.
+    await control("dgii-status", { ambiente: "Produccion", servicio: "Recepción", estatus: "No Disponible" });
+    expect(await sweepDgiiStatus(withKey)).toBe("recorded");
+    expect(await isOpen()).toBe(true);
+    await control("dgii-status", { reset: true });
+    const back = wholeSecond();
+    expect(await sweepDgiiStatus(withKey, { now: back })).toBe("recorded");
+    const [closed] = (await t.tenant.api.get<Data<EcfContingency[]>>("/ecf/contingency")).body.data;
+    expect(closed).toMatchObject({ open: false, closed_how: "dgii", closed_by: null, closed_at: apiTime(back) });
+    const due = await ecfRow(invoice.id);
+    expect([new Date(due.next_attempt_at).getTime(), due.attempts]).toEqual([back.getTime(), 0]);
+    expect(await stepEcfDocument(env, { tenant_id: t.tenant.tenantId, ecf_id: held.id }, { now: new Date(back.getTime() + 1000) })).toMatchObject({
+      outcome: "in_process",
+    });
     expect((await received(t.signer)).map((r) => r.encf)).toEqual(["E310000000001"]);
   });
 });
