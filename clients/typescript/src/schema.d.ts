@@ -24573,6 +24573,11 @@ export interface components {
                 unit_price: number | string;
             }[];
             notes?: string | null;
+            /**
+             * @description Deferred sending (tenants DGII authorized: PUT /api/v1/ecf/settings deferred_sending_authorization): when a branch device made this e-CF sale offline. The e-CF carries IndicadorEnvioDiferido 1 and must reach DGII within 24 hours of it (GET …/ecf deferred_sending.deadline)
+             * @example 2026-11-23T14:05:00-04:00
+             */
+            offline_issued_at?: string;
             payment_term?: string | null;
             salesman_ids?: number[];
         };
@@ -25008,6 +25013,8 @@ export interface components {
             }[];
         };
         EcfSettings: {
+            /** @description DGII's authorization to send deferred (IndicadorEnvioDiferido): its reference; null when not authorized. Only then may an invoice be created with offline_issued_at */
+            deferred_sending_authorization: string | null;
             /** @description DGII's e-CF services for this environment */
             ecf_base_url: string;
             enabled: boolean;
@@ -25046,6 +25053,13 @@ export interface components {
             commercial_status: "approved" | "rejected" | null;
             /** @description An E32 under RD$250,000: its signed summary (RFCE) is what DGII receives */
             consumer_summary: boolean;
+            /** @description An e-CF sent deferred (IndicadorEnvioDiferido 1: invoice created with offline_issued_at); null otherwise */
+            deferred_sending: {
+                /** @description 24 hours later: DGII must have received it by then (DGII's help answer CA5197) */
+                deadline: string;
+                /** @description When the branch device made the sale offline */
+                offline_issued_at: string;
+            } | null;
             dgii_messages: {
                 codigo: string;
                 valor: string;
@@ -25086,10 +25100,10 @@ export interface components {
         };
         Error: {
             /**
-             * @description Machine-readable; one of (HTTP status): malformed_json (400), unauthenticated (401), invalid_credentials (401), forbidden (403), workspace_forbidden (403), builtin_role_immutable (403), webhook_verification_failed (403), not_found (404), tenant_not_found (404), route_not_found (404), conflict (409), owner_cannot_be_removed (409), owner_role_immutable (409), owner_cannot_be_deactivated (409), role_in_use (409), in_use (409), invoice_not_editable (409), invoice_not_deletable (409), invoice_not_payable (409), invoice_not_draft (409), invoice_not_modifiable (409), invoice_has_notes (409), duplicate_supplier_ncf (409), purchase_not_draft (409), purchase_not_payable (409), purchase_not_voidable (409), purchase_has_payments (409), purchase_not_printable (409), invalid_transition (409), quotation_not_convertible (409), stock_already_initialized (409), ncf_range_overlap (409), ncf_range_in_use (409), ecf_already_sent (409), approval_already_sent (409), certification_incomplete (409), certification_step_observed (409), received_ecf_already_purchased (409), ecf_not_retryable (409), invitation_not_usable (410), event_expired (410), payload_too_large (413), unsupported_media_type (415), validation_failed (422), insufficient_stock (422), ncf_sequence_exhausted (422), ncf_sequence_expired (422), fiscal_profile_incomplete (422), ecf_not_configured (422), webhooks_not_configured (422), no_webhook_endpoint (422), idempotency_key_reused (422), template_not_approved (422), rate_limited (429), internal_error (500), integration_failed (502), service_unavailable (503), receiver_not_configured (503).
+             * @description Machine-readable; one of (HTTP status): malformed_json (400), unauthenticated (401), invalid_credentials (401), forbidden (403), workspace_forbidden (403), builtin_role_immutable (403), webhook_verification_failed (403), not_found (404), tenant_not_found (404), route_not_found (404), conflict (409), owner_cannot_be_removed (409), owner_role_immutable (409), owner_cannot_be_deactivated (409), role_in_use (409), in_use (409), invoice_not_editable (409), invoice_not_deletable (409), invoice_not_payable (409), invoice_not_draft (409), invoice_not_modifiable (409), invoice_has_notes (409), duplicate_supplier_ncf (409), purchase_not_draft (409), purchase_not_payable (409), purchase_not_voidable (409), purchase_has_payments (409), purchase_not_printable (409), invalid_transition (409), quotation_not_convertible (409), stock_already_initialized (409), ncf_range_overlap (409), ncf_range_in_use (409), ecf_already_sent (409), approval_already_sent (409), certification_incomplete (409), certification_step_observed (409), received_ecf_already_purchased (409), ecf_not_retryable (409), invitation_not_usable (410), event_expired (410), payload_too_large (413), unsupported_media_type (415), validation_failed (422), insufficient_stock (422), ncf_sequence_exhausted (422), ncf_sequence_expired (422), fiscal_profile_incomplete (422), ecf_not_configured (422), deferred_sending_not_authorized (422), webhooks_not_configured (422), no_webhook_endpoint (422), idempotency_key_reused (422), template_not_approved (422), rate_limited (429), internal_error (500), integration_failed (502), service_unavailable (503), receiver_not_configured (503).
              * @enum {string}
              */
-            code: "malformed_json" | "unauthenticated" | "invalid_credentials" | "forbidden" | "workspace_forbidden" | "builtin_role_immutable" | "webhook_verification_failed" | "not_found" | "tenant_not_found" | "route_not_found" | "conflict" | "owner_cannot_be_removed" | "owner_role_immutable" | "owner_cannot_be_deactivated" | "role_in_use" | "in_use" | "invoice_not_editable" | "invoice_not_deletable" | "invoice_not_payable" | "invoice_not_draft" | "invoice_not_modifiable" | "invoice_has_notes" | "duplicate_supplier_ncf" | "purchase_not_draft" | "purchase_not_payable" | "purchase_not_voidable" | "purchase_has_payments" | "purchase_not_printable" | "invalid_transition" | "quotation_not_convertible" | "stock_already_initialized" | "ncf_range_overlap" | "ncf_range_in_use" | "ecf_already_sent" | "approval_already_sent" | "certification_incomplete" | "certification_step_observed" | "received_ecf_already_purchased" | "ecf_not_retryable" | "invitation_not_usable" | "event_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "insufficient_stock" | "ncf_sequence_exhausted" | "ncf_sequence_expired" | "fiscal_profile_incomplete" | "ecf_not_configured" | "webhooks_not_configured" | "no_webhook_endpoint" | "idempotency_key_reused" | "template_not_approved" | "rate_limited" | "internal_error" | "integration_failed" | "service_unavailable" | "receiver_not_configured";
+            code: "malformed_json" | "unauthenticated" | "invalid_credentials" | "forbidden" | "workspace_forbidden" | "builtin_role_immutable" | "webhook_verification_failed" | "not_found" | "tenant_not_found" | "route_not_found" | "conflict" | "owner_cannot_be_removed" | "owner_role_immutable" | "owner_cannot_be_deactivated" | "role_in_use" | "in_use" | "invoice_not_editable" | "invoice_not_deletable" | "invoice_not_payable" | "invoice_not_draft" | "invoice_not_modifiable" | "invoice_has_notes" | "duplicate_supplier_ncf" | "purchase_not_draft" | "purchase_not_payable" | "purchase_not_voidable" | "purchase_has_payments" | "purchase_not_printable" | "invalid_transition" | "quotation_not_convertible" | "stock_already_initialized" | "ncf_range_overlap" | "ncf_range_in_use" | "ecf_already_sent" | "approval_already_sent" | "certification_incomplete" | "certification_step_observed" | "received_ecf_already_purchased" | "ecf_not_retryable" | "invitation_not_usable" | "event_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "insufficient_stock" | "ncf_sequence_exhausted" | "ncf_sequence_expired" | "fiscal_profile_incomplete" | "ecf_not_configured" | "deferred_sending_not_authorized" | "webhooks_not_configured" | "no_webhook_endpoint" | "idempotency_key_reused" | "template_not_approved" | "rate_limited" | "internal_error" | "integration_failed" | "service_unavailable" | "receiver_not_configured";
             errors?: {
                 [key: string]: string[];
             };
@@ -25601,6 +25615,11 @@ export interface components {
             password: string;
         };
         PutEcfSettingsRequest: {
+            /**
+             * @description The reference of DGII's authorization to send deferred (sales made offline by branch devices); null: not authorized
+             * @example DGII-ED-2026-000123
+             */
+            deferred_sending_authorization?: string | null;
             enabled?: boolean;
             /**
              * @description testecf (pre-certification), certecf (certification), ecf (production)

@@ -37,6 +37,10 @@ export const EcfSettings = z
     has_certificate: z.boolean(),
     ecf_base_url: z.string().openapi({ description: "DGII's e-CF services for this environment" }),
     fc_base_url: z.string().openapi({ description: "DGII's consumer-invoice summary (RFCE) services for this environment" }),
+    deferred_sending_authorization: z.string().nullable().openapi({
+      description:
+        "DGII's authorization to send deferred (IndicadorEnvioDiferido): its reference; null when not authorized. Only then may an invoice be created with offline_issued_at",
+    }),
     updated_at: z.string().nullable(),
   })
   .openapi("EcfSettings");
@@ -45,6 +49,10 @@ export const PutSettingsBody = z
   .object({
     environment: z.enum(ECF_ENVIRONMENTS).optional().openapi({ description: "testecf (pre-certification), certecf (certification), ecf (production)" }),
     enabled: z.boolean().optional(),
+    deferred_sending_authorization: z.string().trim().min(1).max(100).nullable().optional().openapi({
+      description: "The reference of DGII's authorization to send deferred (sales made offline by branch devices); null: not authorized",
+      example: "DGII-ED-2026-000123",
+    }),
   })
   .strict()
   .openapi("PutEcfSettingsRequest");
@@ -78,6 +86,13 @@ export const EcfStatus = z
     next_attempt_at: z.string().nullable().openapi({ description: "When the next send or result query is due (pending and in_process)" }),
     last_error: z.string().nullable(),
     total_amount: z.string().openapi({ description: "MontoTotal as signed, in pesos (a foreign-currency document's total at its rate)" }),
+    deferred_sending: z
+      .object({
+        offline_issued_at: z.string().openapi({ description: "When the branch device made the sale offline" }),
+        deadline: z.string().openapi({ description: "24 hours later: DGII must have received it by then (DGII's help answer CA5197)" }),
+      })
+      .nullable()
+      .openapi({ description: "An e-CF sent deferred (IndicadorEnvioDiferido 1: invoice created with offline_issued_at); null otherwise" }),
     commercial_status: z
       .enum(["approved", "rejected"])
       .nullable()

@@ -145,7 +145,7 @@ function prepareIssue(
 async function signIssue(
   scope: RequestScope,
   issue: Issue,
-  invoice: { dueDate: string | null | undefined; incomeType: InvoiceRow["incomeType"] },
+  invoice: { dueDate: string | null | undefined; incomeType: InvoiceRow["incomeType"]; offlineIssuedAt?: Date | undefined },
   context: InvoiceContext,
 ): Promise<void> {
   const { resolved } = issue;
@@ -163,10 +163,35 @@ async function signIssue(
     amounts: issue.amounts,
     breakdown: issue.breakdown,
     total: issue.totals.totalAmount,
+    ...(invoice.offlineIssuedAt ? { offlineIssuedAt: invoice.offlineIssuedAt } : {}),
     ...(resolved.currencyIsDefault || !resolved.currencyCode
       ? {}
       : { currency: { code: resolved.currencyCode, exchangeRate: issue.snapshot.currency.exchange_rate } }),
   });
+}
+
+/** A device's clock may run a little ahead of the server's: a sale this far in the future is still taken. */
+const DEVICE_CLOCK_TOLERANCE_MS = 5 * 60_000;
+
+/**
+ * Deferred sending (CERTIFICATION.md, "Deferred sending"): IndicadorEnvioDiferido is only for
+ * taxpayers DGII authorized (ecf_settings.deferred_sending_authorization), on an e-CF, for a sale
+ * already made (422 on offline_issued_at otherwise).
+ */
+function assertDeferredSending(resolved: ResolvedDocument, offlineIssuedAt: Date, now: Date): void {
+  if (!isElectronicPrefix(resolved.subtype.prefix)) {
+    throw fieldError("offline_issued_at", "Only an e-CF (E-series sequence) is sent deferred: a paper NCF has nothing to send to DGII.");
+  }
+  if (!resolved.ecf?.deferred_sending_authorization) {
+    throw fieldError(
+      "offline_issued_at",
+      "This company is not authorized by DGII to send deferred: record DGII's authorization (PUT /api/v1/ecf/settings deferred_sending_authorization) first.",
+      "deferred_sending_not_authorized",
+    );
+  }
+  if (offlineIssuedAt.getTime() > now.getTime() + DEVICE_CLOCK_TOLERANCE_MS) {
+    throw fieldError("offline_issued_at", "The offline sale's time is in the future.");
+  }
 }
 
 /**
@@ -235,9 +260,12 @@ export async function createInvoice(
     checkNumbering: !input.draft,
     today: input.issue_date,
   });
+  const offlineIssuedAt = input.offline_issued_at === undefined ? undefined : new Date(input.offline_issued_at);
+  if (offlineIssuedAt && input.draft) throw fieldError("offline_issued_at", "A draft is not a sale: only an issued e-CF made offline is sent deferred.");
   if (input.draft) return { ...(await createDraft(db, scope, input, resolved)), warnings: [] };
   const issue = prepareIssue(scope, resolved, input.issue_date, input.exchange_rate, context);
-  await signIssue(scope, issue, { dueDate: input.due_date, incomeType: input.income_type ?? "01" }, context);
+  if (offlineIssuedAt) assertDeferredSending(resolved, offlineIssuedAt, new Date());
+  await signIssue(scope, issue, { dueDate: input.due_date, incomeType: input.income_type ?? "01", offlineIssuedAt }, context);
   const t = scope.tenantId;
   const names = sql.raw(issue.columns.map(([name]) => name).join(", "));
   const values = sql.join(

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
 import { ANNULMENT_REASON_CODES, DEFAULT_ANNULMENT_REASON } from "../../lib/annulments";
-import { dateInput as dateFilter } from "../../lib/bounds";
+import { dateInput as dateFilter, dateTimeInput } from "../../lib/bounds";
 import { decimalInput, moneyInput } from "../../lib/decimal";
 import { CREATED_DOCUMENT_FIELDS, DocumentSnapshot, dateInput, id, incomeType, LineItemOutput, LineItems, TaxBreakdown } from "../sales/schemas";
 import { HISTORY_ACTIONS } from "./history";
@@ -34,6 +34,11 @@ export const CreateInvoiceBody = z
     ...base,
     draft: z.boolean().optional().openapi({ description: "true: a draft (no number, stock or email until POST /invoices/{id}/issue)" }),
     exchange_rate: exchangeRate.nullable().optional(),
+    offline_issued_at: dateTimeInput().optional().openapi({
+      description:
+        "Deferred sending (tenants DGII authorized: PUT /api/v1/ecf/settings deferred_sending_authorization): when a branch device made this e-CF sale offline. The e-CF carries IndicadorEnvioDiferido 1 and must reach DGII within 24 hours of it (GET …/ecf deferred_sending.deadline)",
+      example: "2026-11-23T14:05:00-04:00",
+    }),
   })
   .openapi("CreateInvoiceRequest");
 
