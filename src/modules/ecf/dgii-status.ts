@@ -4,6 +4,7 @@ import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { Config } from "../../env";
 import { timestamp } from "../../lib/format";
+import { openAlerts } from "./alerts";
 import { boundedText, DgiiUnavailable } from "./dgii";
 import type { EcfEnvironment } from "./schemas";
 
@@ -198,8 +199,8 @@ export async function sendingPausedUntil(db: AnyDb, environment: string, service
   return null;
 }
 
-/** GET /api/v1/ecf/dgii-status: every service per environment, and the windows not over yet. */
-export async function dgiiStatusView(db: AnyDb, now: Date, configured: boolean) {
+/** GET /api/v1/ecf/dgii-status: every service per environment, the windows not over yet, and the tenant's open alerts. */
+export async function dgiiStatusView(db: AnyDb, now: Date, configured: boolean, tenantId: number) {
   const services = await db.select().from(status).orderBy(asc(status.environment), asc(status.service));
   const upcoming = await db.select().from(windows).where(gt(windows.endsAt, now)).orderBy(asc(windows.startsAt), asc(windows.environment));
   return {
@@ -218,5 +219,6 @@ export async function dgiiStatusView(db: AnyDb, now: Date, configured: boolean) 
       ends_at: timestamp(w.endsAt)!,
       in_progress: w.startsAt.getTime() <= now.getTime(),
     })),
+    alerts: await openAlerts(db, tenantId),
   };
 }

@@ -163,6 +163,26 @@ export const EcfAnnulment = z
   })
   .openapi("EcfAnnulment");
 
+export const ECF_ALERT_KINDS = ["deferred_deadline", "dgii_down", "certificate_expiring", "sequence_low", "sequence_expiring"] as const;
+
+export const EcfAlert = z
+  .object({
+    id: z.number().int(),
+    kind: z.enum(ECF_ALERT_KINDS).openapi({
+      description:
+        "deferred_deadline: a deferred e-CF not yet accepted near (or past) its 24 hours; dgii_down: DGII's reception reported down for hours; certificate_expiring: the signing certificate within 30 days of its end; sequence_low: a range with under 10 % of its numbers left; sequence_expiring: a range's valid_until within 30 days",
+    }),
+    subject: z.string().openapi({ description: "The cause: one alert per kind and subject, ever", example: "ecf_document:42" }),
+    message: z.string(),
+    details: z
+      .record(z.string(), z.union([z.string(), z.number(), z.null()]))
+      .openapi({ description: "What the alert is about: the e-NCF and deadline, the service and since when, the certificate, the range and what is left" }),
+    due_at: z.string().nullable().openapi({ description: "The deadline or expiry at stake, when there is one" }),
+    raised_at: z.string(),
+    resolved_at: z.string().nullable().openapi({ description: "When the sweep found the cause gone; null while open" }),
+  })
+  .openapi("EcfAlert");
+
 export const DgiiStatus = z
   .object({
     configured: z.boolean().openapi({ description: "Whether DGII's status service is read (DGII_STATUS_API_KEY set); without it nothing is paused" }),
@@ -184,6 +204,9 @@ export const DgiiStatus = z
         in_progress: z.boolean().openapi({ description: "Sending to this environment waits until ends_at" }),
       }),
     ),
+    alerts: z
+      .array(EcfAlert)
+      .openapi({ description: "The company's open e-CF alerts (deadlines at risk), oldest first; each was sent once to its admins and as ecf.alert" }),
   })
   .openapi("DgiiStatus");
 
