@@ -77,7 +77,7 @@ describe("e-CF alerts", () => {
     const res = await t.tenant.api.post("/invoices", {
       contact_id: t.contact.id,
       document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
+      issue_date: dominicanToday(sale),
       offline_issued_at: sale.toISOString(),
       items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
     });

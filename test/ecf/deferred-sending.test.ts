@@ -47,6 +47,10 @@ describe("deferred sending", () => {
     const future = await t.tenant.api.post("/invoices", saleBody(t, e31, { offline_issued_at: new Date(Date.now() + 3_600_000).toISOString() }));
     expect(future.status, future.text).toBe(422);
     expect(future.body.errors.offline_issued_at).toEqual(["The offline sale's time is in the future."]);
+    // Its day is the e-CF's FechaEmision: 02:30 in Santo Domingo on the 24th is the 24th's sale.
+    const otherDay = await t.tenant.api.post("/invoices", saleBody(t, e31, { offline_issued_at: "2026-11-24T06:30:00Z" }));
+    expect(otherDay.status, otherDay.text).toBe(422);
+    expect(otherDay.body.errors).toEqual({ issue_date: ["An offline sale is issued on its own day: 2026-11-24 (offline_issued_at in Santo Domingo)."] });
     const local = await t.tenant.api.post("/invoices", saleBody(t, e31, { offline_issued_at: "2026-11-23T09:15:00" }));
     expect(local.status).toBe(422);
     expect(Object.keys(local.body.errors)).toEqual(["offline_issued_at"]);

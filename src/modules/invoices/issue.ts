@@ -3,6 +3,7 @@ import type { AnyDb } from "../../db/client";
 import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
+import { dominicanToday } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
 import { AppError, fieldError } from "../../lib/errors";
 import { exchangeRateText } from "../../lib/format";
@@ -178,7 +179,7 @@ const DEVICE_CLOCK_TOLERANCE_MS = 5 * 60_000;
  * taxpayers DGII authorized (ecf_settings.deferred_sending_authorization), on an e-CF, for a sale
  * already made (422 on offline_issued_at otherwise).
  */
-function assertDeferredSending(resolved: ResolvedDocument, offlineIssuedAt: Date, now: Date): void {
+function assertDeferredSending(resolved: ResolvedDocument, offlineIssuedAt: Date, issueDate: string, now: Date): void {
   if (!isElectronicPrefix(resolved.subtype.prefix)) {
     throw fieldError("offline_issued_at", "Only an e-CF (E-series sequence) is sent deferred: a paper NCF has nothing to send to DGII.");
   }
@@ -192,6 +193,9 @@ function assertDeferredSending(resolved: ResolvedDocument, offlineIssuedAt: Date
   if (offlineIssuedAt.getTime() > now.getTime() + DEVICE_CLOCK_TOLERANCE_MS) {
     throw fieldError("offline_issued_at", "The offline sale's time is in the future.");
   }
+  // The e-CF's FechaEmision is the sale's day, in the Dominican Republic.
+  const saleDay = dominicanToday(offlineIssuedAt);
+  if (issueDate !== saleDay) throw fieldError("issue_date", `An offline sale is issued on its own day: ${saleDay} (offline_issued_at in Santo Domingo).`);
 }
 
 /**
@@ -264,7 +268,7 @@ export async function createInvoice(
   if (offlineIssuedAt && input.draft) throw fieldError("offline_issued_at", "A draft is not a sale: only an issued e-CF made offline is sent deferred.");
   if (input.draft) return { ...(await createDraft(db, scope, input, resolved)), warnings: [] };
   const issue = prepareIssue(scope, resolved, input.issue_date, input.exchange_rate, context);
-  if (offlineIssuedAt) assertDeferredSending(resolved, offlineIssuedAt, new Date());
+  if (offlineIssuedAt) assertDeferredSending(resolved, offlineIssuedAt, input.issue_date, new Date());
   await signIssue(scope, issue, { dueDate: input.due_date, incomeType: input.income_type ?? "01", offlineIssuedAt }, context);
   const t = scope.tenantId;
   const names = sql.raw(issue.columns.map(([name]) => name).join(", "));
