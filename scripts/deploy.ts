@@ -36,8 +36,8 @@ export const REQUIRED_SECRETS: { name: string; how: string }[] = [
   },
 ];
 
-/** The every-minute sweeps (src/jobs/outbox.ts OUTBOX_SWEEP_CRON) and the weekly RNC sync (src/jobs/scheduled.ts). */
-const REQUIRED_CRONS = ["* * * * *"];
+/** The every-minute sweeps (src/jobs/outbox.ts OUTBOX_SWEEP_CRON), the hourly e-CF alerts (src/jobs/ecf-alerts.ts) and the weekly RNC sync (src/jobs/scheduled.ts). */
+const REQUIRED_CRONS = ["* * * * *", "0 * * * *"];
 
 /** How the script reaches the outside: replaced in tests. */
 export interface DeployIO {
@@ -154,9 +154,12 @@ export async function check(io: DeployIO): Promise<{ problems: string[]; ownerUr
 
   // Crons are created by the deploy itself from wrangler.toml; what can be missing is the line.
   const missingCrons = REQUIRED_CRONS.filter((cron) => !toml.crons.includes(cron));
-  for (const cron of missingCrons) problems.push(`wrangler.toml's [triggers] crons lacks "${cron}" (the outbox, webhook and e-CF sweeps): add it`);
-  if (toml.crons.length < 2) problems.push('wrangler.toml\'s [triggers] crons lacks the weekly RNC sync: add "0 6 * * SUN"');
-  if (!missingCrons.length && toml.crons.length >= 2) io.out(`✓ crons: ${toml.crons.map((cron) => `"${cron}"`).join(", ")}`);
+  for (const cron of missingCrons)
+    problems.push(
+      `wrangler.toml's [triggers] crons lacks "${cron}" (${cron === "0 * * * *" ? "the e-CF alert sweep" : "the outbox, webhook and e-CF sweeps"}): add it`,
+    );
+  if (toml.crons.length < REQUIRED_CRONS.length + 1) problems.push('wrangler.toml\'s [triggers] crons lacks the weekly RNC sync: add "0 6 * * SUN"');
+  if (!missingCrons.length && toml.crons.length >= REQUIRED_CRONS.length + 1) io.out(`✓ crons: ${toml.crons.map((cron) => `"${cron}"`).join(", ")}`);
 
   const ownerUrl = io.env.DATABASE_URL?.trim() || null;
   if (!ownerUrl) {

@@ -219,6 +219,8 @@ export const CONFIGURATION_VARIABLES = [
   "WEBHOOKS_ALLOW_HTTP_LOOPBACK",
   "WEBHOOKS_DNS_RESOLVER_URL",
   "ECF_TRUSTED_CA_PEM",
+  "ALERT_DEFERRED_HOURS_LEFT",
+  "ALERT_DGII_DOWN_HOURS",
 ] as const;
 
 /** .dev.vars: what `npm run dev` set up (the local database, relays, secrets, DGII stand-in), overridden by whatever this shell sets. */

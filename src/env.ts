@@ -40,6 +40,9 @@ export interface Env {
   ECF_TRUSTED_CA_PEM?: string;
   /** Per client IP within a tenant's receiver services (/fe/…), inside RATE_LIMIT_WEBHOOK_PER_MINUTE. */
   RATE_LIMIT_RECEIVER_PER_IP_PER_MINUTE?: string;
+  /** e-CF alerts (jobs/ecf-alerts.ts): hours left on a deferred e-CF's 24 h, hours DGII's reception is down. */
+  ALERT_DEFERRED_HOURS_LEFT?: string;
+  ALERT_DGII_DOWN_HOURS?: string;
   OUTBOX_QUEUE?: Queue;
   RNC_SYNC_QUEUE?: Queue;
   ECF_QUEUE?: Queue;
@@ -106,6 +109,10 @@ const schema = z.object({
   // One client IP's share of a tenant's receiver services (/fe/…), so a stranger flooding them cannot
   // use up the tenant's whole RATE_LIMIT_WEBHOOK_PER_MINUTE and starve its real suppliers.
   RATE_LIMIT_RECEIVER_PER_IP_PER_MINUTE: count(60),
+  // The hourly e-CF alert sweep (modules/ecf/alerts.ts, issue 33): a deferred e-CF (24 hours to reach
+  // DGII) not yet accepted with this many hours left, and DGII's reception reported down this long.
+  ALERT_DEFERRED_HOURS_LEFT: count(4),
+  ALERT_DGII_DOWN_HOURS: count(2),
 });
 
 /** The Worker's configuration, parsed: numbers are numbers, defaults applied, base URLs without a trailing slash. */

@@ -59,6 +59,7 @@ export const errorStatus = {
   ncf_sequence_expired: 422,
   fiscal_profile_incomplete: 422,
   ecf_not_configured: 422,
+  deferred_sending_not_authorized: 422,
   webhooks_not_configured: 422,
   no_webhook_endpoint: 422,
   idempotency_key_reused: 422,

@@ -5,6 +5,7 @@ import { compactInvoiceStatusCounts } from "../modules/invoices/counts";
 import { sweepApprovals } from "./approvals";
 import { sweepDgiiStatus } from "./dgii-status";
 import { sweepEcf } from "./ecf";
+import { ALERTS_SWEEP_CRON, sweepEcfAlerts } from "./ecf-alerts";
 import { sweepDeliveries } from "./ecf-delivery";
 import { OUTBOX_SWEEP_CRON, sweepOutbox } from "./outbox";
 import { runWorkerRncSync } from "./rnc-sync";
@@ -12,7 +13,7 @@ import { purgeWebhookEvents, sweepWebhooks } from "./webhooks";
 
 /**
  * Crons (wrangler.toml): every minute the outbox, webhook and e-CF sweeps and the folding of invoice count deltas;
- * weekly (`0 6 * * SUN`) the RNC sync.
+ * hourly (`0 * * * *`) the e-CF alert sweep; weekly (`0 6 * * SUN`) the RNC sync.
  */
 export async function handleScheduled(controller: ScheduledController, env: Env): Promise<void> {
   log.info("scheduled run", { cron: controller.cron, scheduledTime: controller.scheduledTime });
@@ -31,6 +32,12 @@ export async function handleScheduled(controller: ScheduledController, env: Env)
       sweepDgiiStatus(env),
     ]);
     if (folded) log.info("invoice counts folded", { rows: folded });
+    return;
+  }
+  // Hourly: deadlines at risk raise their alerts once, and alerts whose cause is gone resolve (jobs/ecf-alerts.ts).
+  if (controller.cron === ALERTS_SWEEP_CRON) {
+    const result = await sweepEcfAlerts(env, { now: new Date(controller.scheduledTime) });
+    log.info("ecf alert sweep", result);
     return;
   }
   const result = await runWorkerRncSync(env);

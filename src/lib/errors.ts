@@ -60,6 +60,7 @@ export type ErrorCode =
   | "ncf_sequence_expired"
   | "fiscal_profile_incomplete"
   | "ecf_not_configured"
+  | "deferred_sending_not_authorized"
   | "webhooks_not_configured"
   | "no_webhook_endpoint"
   | "idempotency_key_reused"

@@ -1,10 +1,14 @@
 import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { sweepDgiiStatus } from "../../src/jobs/dgii-status";
 import { stepEcfDocument } from "../../src/jobs/ecf";
+import { ALERTS_SWEEP_CRON } from "../../src/jobs/ecf-alerts";
 import type { EcfContingency } from "../../src/modules/ecf/schemas";
+import { received as sentTo } from "../integrations/helpers";
 import type { Data, DataWithMessage } from "../support/api";
 import { env } from "../support/env";
+import { runCron } from "../support/jobs";
 import { ownerRow, sql } from "../support/seed";
+import { receivedHooks, receiverEndpoint, storedEvents } from "../webhooks/helpers";
 import { ecfTenant, fakeDgii, issueE31, received } from "./helpers";
 
 /**
@@ -201,5 +205,66 @@ describe("DGII's status and maintenance windows", () => {
       outcome: "in_process",
     });
     expect((await received(t.signer)).map((r) => r.encf)).toEqual(["E310000000001"]);
+  });
+
+  it("reception down for 2 hours: the hourly cron raises one ecf.alert per tenant in that environment, emailed and signed, once; resolved when DGII is back", async () => {
+    const t = await productionTenant();
+    const hook = await receiverEndpoint(t.tenant, ["ecf.alert"]);
+    await control("dgii-status", { ambiente: "Produccion", servicio: "Recepción", estatus: "No Disponible" });
+    const now = wholeSecond();
+    const since = new Date(now.getTime() - 130 * 60_000);
+    expect(await sweepDgiiStatus(withKey, { now: since })).toBe("recorded");
+    // Under 2 hours down: nothing.
+    await runCron(ALERTS_SWEEP_CRON, { scheduledTime: new Date(since.getTime() + 119 * 60_000) });
+    expect((await t.tenant.api.get("/ecf/dgii-status")).body.data.alerts).toEqual([]);
+
+    expect(await sweepDgiiStatus(withKey, { now: new Date(now.getTime() - 60_000) })).toBe("recorded");
+    await runCron(ALERTS_SWEEP_CRON, { scheduledTime: now });
+    const alerts = (await t.tenant.api.get("/ecf/dgii-status")).body.data.alerts;
+    expect(alerts).toEqual([
+      {
+        id: expect.any(Number),
+        kind: "dgii_down",
+        subject: `ecf:Recepción:${since.toISOString()}`,
+        message: `DGII reports Recepción (ecf) No Disponible since ${apiTime(since)} (2 h): e-CF wait to be sent until it is back.`,
+        details: { environment: "ecf", service: "Recepción", status: "No Disponible", down_since: apiTime(since) },
+        due_at: null,
+        raised_at: apiTime(now),
+        resolved_at: null,
+      },
+    ]);
+    const email = await vi.waitFor(
+      async () => {
+        const got = (await sentTo("resend", t.tenant.admin.email)).deliveries;
+        expect(got).toHaveLength(1);
+        return got[0]!.body as { subject: string; text: string };
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(email.subject).toBe("Alerta e-CF: el servicio Recepción de la DGII lleva 2 horas sin servicio");
+    expect(email.text).toContain(
+      `La DGII informa el servicio Recepción (ecf) como "No Disponible" desde el ${new Date(since.getTime() - 4 * 3_600_000).toISOString().slice(0, 16).replace("T", " ")} (hora de Santo Domingo). Los e-CF se siguen emitiendo y esperan en cola hasta que vuelva.`,
+    );
+    const hit = await vi.waitFor(
+      async () => {
+        const got = await receivedHooks(hook.key);
+        expect(got).toHaveLength(1);
+        return got[0]!;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(hit.verified.current).toBe(true);
+    expect(hit.body).toMatchObject({ type: "ecf.alert", data: alerts[0] });
+
+    // The next hour: the same outage raises nothing more.
+    await runCron(ALERTS_SWEEP_CRON, { scheduledTime: new Date(now.getTime() + 1000) });
+    expect((await t.tenant.api.get("/ecf/dgii-status")).body.data.alerts).toEqual(alerts);
+    expect(await storedEvents(t.tenant.tenantId, "ecf.alert")).toHaveLength(1);
+
+    // DGII back: resolved.
+    await allClear();
+    await runCron(ALERTS_SWEEP_CRON, { scheduledTime: new Date(now.getTime() + 2000) });
+    expect((await t.tenant.api.get("/ecf/dgii-status")).body.data.alerts).toEqual([]);
+    expect((await sentTo("resend", t.tenant.admin.email)).deliveries).toHaveLength(1);
   });
 });

@@ -7666,7 +7666,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** DGII's services per environment as DGII's status service last reported them, since when one is down, and the maintenance windows not over yet */
+        /** DGII's services per environment as DGII's status service last reported them, since when one is down, the maintenance windows not over yet, and the company's open e-CF alerts */
         get: {
             parameters: {
                 query?: never;
@@ -8142,8 +8142,8 @@ export interface paths {
                 query?: {
                     "filter[resource_id]"?: string;
                     /** @description What the event is about (docs/webhooks.md): with resource_id, one resource's events */
-                    "filter[resource_type]"?: "invoice" | "quotation" | "product" | "credit_note" | "purchase" | "contact" | "tax" | "currency" | "document_subtype" | "salesman" | "bank_account" | "role" | "invitation" | "member" | "messaging_bot" | "chat_account" | "debit_note";
-                    "filter[type]"?: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
+                    "filter[resource_type]"?: "invoice" | "quotation" | "product" | "credit_note" | "ecf_alert" | "purchase" | "contact" | "tax" | "currency" | "document_subtype" | "salesman" | "bank_account" | "role" | "invitation" | "member" | "messaging_bot" | "chat_account" | "debit_note";
+                    "filter[type]"?: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
                     /** @description An ISO-8601 instant with its offset; its day from 1900-01-01 to 2199-12-31 */
                     "filter[updated_since]"?: string;
                     page?: number;
@@ -23349,6 +23349,62 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "ecf.alert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The ecf.alert event
+         * @description Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (evt_…): the same on every attempt; deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one). */
+                    "webhook-signature": string;
+                    /** @description Seconds since the epoch when this attempt was signed. */
+                    "webhook-timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description When the change happened (ISO 8601, UTC) */
+                        created_at: string;
+                        data: components["schemas"]["EcfAlert"];
+                        /** @description The event's id, as in webhook-id */
+                        id: string;
+                        /** @enum {string} */
+                        type: "ecf.alert";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "ecf.failed": {
         parameters: {
             query?: never;
@@ -24953,6 +25009,11 @@ export interface components {
                 unit_price: number | string;
             }[];
             notes?: string | null;
+            /**
+             * @description Deferred sending (tenants DGII authorized: PUT /api/v1/ecf/settings deferred_sending_authorization): when a branch device made this e-CF sale offline. The e-CF carries IndicadorEnvioDiferido 1 and must reach DGII within 24 hours of it (GET …/ecf deferred_sending.deadline)
+             * @example 2026-11-23T14:05:00-04:00
+             */
+            offline_issued_at?: string;
             payment_term?: string | null;
             /** @description Contingency replacement (issue 33; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper B-series NCF, from this branch's contingency range, that this e-CF of the equivalent type (B01 → E31, B02 → E32, B14 → E44, B15 → E45, B16 → E46) replaces; each paper NCF once */
             replaces?: {
@@ -25217,7 +25278,7 @@ export interface components {
              *       "payment.received"
              *     ]
              */
-            events: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "*")[];
+            events: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "*")[];
             /** @example https://example.com/hooks/sucursal */
             url: string;
             /** @description Only events of these workspaces; null or absent: every workspace. */
@@ -25244,6 +25305,8 @@ export interface components {
             updated_at: string;
         };
         DgiiStatus: {
+            /** @description The company's open e-CF alerts (deadlines at risk), oldest first; each was sent once to its admins and as ecf.alert */
+            alerts: components["schemas"]["EcfAlert"][];
             /** @description Whether DGII's status service is read (DGII_STATUS_API_KEY set); without it nothing is paused */
             configured: boolean;
             maintenance_windows: {
@@ -25351,6 +25414,30 @@ export interface components {
             field: string;
             message: string;
         };
+        /** @description A deadline at risk, raised once per cause by the hourly sweep (deferred e-CF near its 24 hours, DGII's reception down for hours, the certificate or a range expiring, a range running out), as GET /api/v1/ecf/dgii-status lists it. */
+        EcfAlert: {
+            /** @description What the alert is about: the e-NCF and deadline, the service and since when, the certificate, the range and what is left */
+            details: {
+                [key: string]: string | number | null;
+            };
+            /** @description The deadline or expiry at stake, when there is one */
+            due_at: string | null;
+            id: number;
+            /**
+             * @description deferred_deadline: a deferred e-CF not yet accepted near (or past) its 24 hours; dgii_down: DGII's reception reported down for hours; certificate_expiring: the signing certificate within 30 days of its end; sequence_low: a range with under 10 % of its numbers left; sequence_expiring: a range's valid_until within 30 days
+             * @enum {string}
+             */
+            kind: "deferred_deadline" | "dgii_down" | "certificate_expiring" | "sequence_low" | "sequence_expiring";
+            message: string;
+            raised_at: string;
+            /** @description When the sweep found the cause gone; null while open */
+            resolved_at: string | null;
+            /**
+             * @description The cause: one alert per kind and subject, ever
+             * @example ecf_document:42
+             */
+            subject: string;
+        };
         EcfAnnulment: {
             count: number;
             created_at: string;
@@ -25421,6 +25508,8 @@ export interface components {
             }[];
         };
         EcfSettings: {
+            /** @description DGII's authorization to send deferred (IndicadorEnvioDiferido): its reference; null when not authorized. Only then may an invoice be created with offline_issued_at */
+            deferred_sending_authorization: string | null;
             /** @description DGII's e-CF services for this environment */
             ecf_base_url: string;
             enabled: boolean;
@@ -25459,6 +25548,13 @@ export interface components {
             commercial_status: "approved" | "rejected" | null;
             /** @description An E32 under RD$250,000: its signed summary (RFCE) is what DGII receives */
             consumer_summary: boolean;
+            /** @description An e-CF sent deferred (IndicadorEnvioDiferido 1: invoice created with offline_issued_at); null otherwise */
+            deferred_sending: {
+                /** @description 24 hours later: DGII must have received it by then (DGII's help answer CA5197) */
+                deadline: string;
+                /** @description When the branch device made the sale offline */
+                offline_issued_at: string;
+            } | null;
             dgii_messages: {
                 codigo: string;
                 valor: string;
@@ -25499,10 +25595,10 @@ export interface components {
         };
         Error: {
             /**
-             * @description Machine-readable; one of (HTTP status): malformed_json (400), unauthenticated (401), invalid_credentials (401), forbidden (403), workspace_forbidden (403), builtin_role_immutable (403), webhook_verification_failed (403), not_found (404), tenant_not_found (404), route_not_found (404), conflict (409), owner_cannot_be_removed (409), owner_role_immutable (409), owner_cannot_be_deactivated (409), role_in_use (409), in_use (409), invoice_not_editable (409), invoice_not_deletable (409), invoice_not_payable (409), invoice_not_draft (409), invoice_not_modifiable (409), invoice_has_notes (409), duplicate_supplier_ncf (409), purchase_not_draft (409), purchase_not_payable (409), purchase_not_voidable (409), purchase_has_payments (409), purchase_not_printable (409), invalid_transition (409), quotation_not_convertible (409), stock_already_initialized (409), ncf_range_overlap (409), contingency_overlap (409), contingency_closed (409), contingency_ncf_used (409), ncf_range_in_use (409), ecf_already_sent (409), approval_already_sent (409), certification_incomplete (409), certification_step_observed (409), received_ecf_already_purchased (409), ecf_not_retryable (409), invitation_not_usable (410), event_expired (410), payload_too_large (413), unsupported_media_type (415), validation_failed (422), insufficient_stock (422), ncf_sequence_exhausted (422), ncf_sequence_expired (422), fiscal_profile_incomplete (422), ecf_not_configured (422), webhooks_not_configured (422), no_webhook_endpoint (422), idempotency_key_reused (422), template_not_approved (422), rate_limited (429), internal_error (500), integration_failed (502), service_unavailable (503), receiver_not_configured (503).
+             * @description Machine-readable; one of (HTTP status): malformed_json (400), unauthenticated (401), invalid_credentials (401), forbidden (403), workspace_forbidden (403), builtin_role_immutable (403), webhook_verification_failed (403), not_found (404), tenant_not_found (404), route_not_found (404), conflict (409), owner_cannot_be_removed (409), owner_role_immutable (409), owner_cannot_be_deactivated (409), role_in_use (409), in_use (409), invoice_not_editable (409), invoice_not_deletable (409), invoice_not_payable (409), invoice_not_draft (409), invoice_not_modifiable (409), invoice_has_notes (409), duplicate_supplier_ncf (409), purchase_not_draft (409), purchase_not_payable (409), purchase_not_voidable (409), purchase_has_payments (409), purchase_not_printable (409), invalid_transition (409), quotation_not_convertible (409), stock_already_initialized (409), ncf_range_overlap (409), contingency_overlap (409), contingency_closed (409), contingency_ncf_used (409), ncf_range_in_use (409), ecf_already_sent (409), approval_already_sent (409), certification_incomplete (409), certification_step_observed (409), received_ecf_already_purchased (409), ecf_not_retryable (409), invitation_not_usable (410), event_expired (410), payload_too_large (413), unsupported_media_type (415), validation_failed (422), insufficient_stock (422), ncf_sequence_exhausted (422), ncf_sequence_expired (422), fiscal_profile_incomplete (422), ecf_not_configured (422), deferred_sending_not_authorized (422), webhooks_not_configured (422), no_webhook_endpoint (422), idempotency_key_reused (422), template_not_approved (422), rate_limited (429), internal_error (500), integration_failed (502), service_unavailable (503), receiver_not_configured (503).
              * @enum {string}
              */
-            code: "malformed_json" | "unauthenticated" | "invalid_credentials" | "forbidden" | "workspace_forbidden" | "builtin_role_immutable" | "webhook_verification_failed" | "not_found" | "tenant_not_found" | "route_not_found" | "conflict" | "owner_cannot_be_removed" | "owner_role_immutable" | "owner_cannot_be_deactivated" | "role_in_use" | "in_use" | "invoice_not_editable" | "invoice_not_deletable" | "invoice_not_payable" | "invoice_not_draft" | "invoice_not_modifiable" | "invoice_has_notes" | "duplicate_supplier_ncf" | "purchase_not_draft" | "purchase_not_payable" | "purchase_not_voidable" | "purchase_has_payments" | "purchase_not_printable" | "invalid_transition" | "quotation_not_convertible" | "stock_already_initialized" | "ncf_range_overlap" | "contingency_overlap" | "contingency_closed" | "contingency_ncf_used" | "ncf_range_in_use" | "ecf_already_sent" | "approval_already_sent" | "certification_incomplete" | "certification_step_observed" | "received_ecf_already_purchased" | "ecf_not_retryable" | "invitation_not_usable" | "event_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "insufficient_stock" | "ncf_sequence_exhausted" | "ncf_sequence_expired" | "fiscal_profile_incomplete" | "ecf_not_configured" | "webhooks_not_configured" | "no_webhook_endpoint" | "idempotency_key_reused" | "template_not_approved" | "rate_limited" | "internal_error" | "integration_failed" | "service_unavailable" | "receiver_not_configured";
+            code: "malformed_json" | "unauthenticated" | "invalid_credentials" | "forbidden" | "workspace_forbidden" | "builtin_role_immutable" | "webhook_verification_failed" | "not_found" | "tenant_not_found" | "route_not_found" | "conflict" | "owner_cannot_be_removed" | "owner_role_immutable" | "owner_cannot_be_deactivated" | "role_in_use" | "in_use" | "invoice_not_editable" | "invoice_not_deletable" | "invoice_not_payable" | "invoice_not_draft" | "invoice_not_modifiable" | "invoice_has_notes" | "duplicate_supplier_ncf" | "purchase_not_draft" | "purchase_not_payable" | "purchase_not_voidable" | "purchase_has_payments" | "purchase_not_printable" | "invalid_transition" | "quotation_not_convertible" | "stock_already_initialized" | "ncf_range_overlap" | "contingency_overlap" | "contingency_closed" | "contingency_ncf_used" | "ncf_range_in_use" | "ecf_already_sent" | "approval_already_sent" | "certification_incomplete" | "certification_step_observed" | "received_ecf_already_purchased" | "ecf_not_retryable" | "invitation_not_usable" | "event_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "insufficient_stock" | "ncf_sequence_exhausted" | "ncf_sequence_expired" | "fiscal_profile_incomplete" | "ecf_not_configured" | "deferred_sending_not_authorized" | "webhooks_not_configured" | "no_webhook_endpoint" | "idempotency_key_reused" | "template_not_approved" | "rate_limited" | "internal_error" | "integration_failed" | "service_unavailable" | "receiver_not_configured";
             errors?: {
                 [key: string]: string[];
             };
@@ -26019,6 +26115,11 @@ export interface components {
             password: string;
         };
         PutEcfSettingsRequest: {
+            /**
+             * @description The reference of DGII's authorization to send deferred (sales made offline by branch devices); null: not authorized
+             * @example DGII-ED-2026-000123
+             */
+            deferred_sending_authorization?: string | null;
             enabled?: boolean;
             /**
              * @description testecf (pre-certification), certecf (certification), ecf (production)
@@ -26906,7 +27007,7 @@ export interface components {
              *       "payment.received"
              *     ]
              */
-            events?: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "*")[];
+            events?: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "*")[];
             /** @example https://example.com/hooks/sucursal */
             url?: string;
             /** @description Only events of these workspaces; null or absent: every workspace. */
@@ -26983,7 +27084,7 @@ export interface components {
             resource_id: number | null;
             resource_type: string | null;
             /** @enum {string} */
-            type: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
+            type: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
             workspace_id: number | null;
         };
         WebhookReceived: {

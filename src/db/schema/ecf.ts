@@ -55,6 +55,12 @@ export const ecfDocuments = pgTable(
     unreachableSince: timestamp("unreachable_since", { withTimezone: true }),
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
     /**
+     * Deferred sending (IndicadorEnvioDiferido 1): when the branch device made the sale offline,
+     * and the time DGII must have it by, 24 hours later (DGII's help answer CA5197). Null otherwise.
+     */
+    offlineIssuedAt: timestamp("offline_issued_at", { withTimezone: true }),
+    deferredDeadline: timestamp("deferred_deadline", { withTimezone: true }),
+    /**
      * The buyer's commercial approval (ACECF) received at /fe/aprobacioncomercial/api/ecf:
      * `approved` or `rejected`; null while none came.
      */
@@ -95,6 +101,7 @@ export const ecfDocuments = pgTable(
     uniqueIndex("ecf_documents_purchase_idx").on(t.purchaseId),
     index("ecf_documents_due_idx").on(t.nextAttemptAt).where(sql`${t.status} IN ('pending', 'in_process')`),
     index("ecf_documents_list_idx").on(t.tenantId, t.issueDate, t.id),
+    index("ecf_documents_deferred_idx").on(t.tenantId, t.deferredDeadline).where(sql`${t.deferredDeadline} IS NOT NULL`),
     check("ecf_documents_one_document", sql`num_nonnulls(${t.invoiceId}, ${t.noteId}, ${t.purchaseId}) = 1`),
     check("ecf_documents_status", sql`${t.status} IN ('pending', 'in_process', 'accepted', 'accepted_conditional', 'rejected', 'failed', 'annulled')`),
     check("ecf_documents_commercial_status", sql`${t.commercialStatus} IN ('approved', 'rejected')`),
@@ -380,6 +387,39 @@ export const ecfCertificationTestCases = pgTable(
     check("ecf_certification_test_cases_document", sql`${t.document} IN ('ecf', 'rfce', 'acecf')`),
     check("ecf_certification_test_cases_state", sql`${t.state} IN ('pending')`),
     tenantIsolation("ecf_certification_test_cases"),
+  ],
+);
+
+/**
+ * An alert of a deadline at risk (issue 33, "Deadlines watched"), raised once per cause by the
+ * hourly sweep (jobs/ecf-alerts.ts) and sent to the tenant's admins by email and as the webhook
+ * event `ecf.alert`. `subject` names the cause itself (the document, the certificate's
+ * fingerprint, the range and its end, the outage and its start), so the unique key makes the same
+ * cause raise once ever, and a new cause (a new certificate, a new range, a new outage) raise again.
+ * `resolved_at` is set when the sweep finds the cause gone.
+ */
+export const ecfAlerts = pgTable(
+  "ecf_alerts",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    /** deferred_deadline, dgii_down, certificate_expiring, sequence_low, sequence_expiring (jobs/ecf-alerts.ts). */
+    kind: text("kind").notNull(),
+    subject: text("subject").notNull(),
+    message: text("message").notNull(),
+    /** What the alert is about, as the API shows it (the e-NCF and deadline, the range, the service…). */
+    details: jsonb("details").notNull().default({}),
+    /** Until when the cause can still be dealt with (the deadline, the expiry), when it has one. */
+    dueAt: timestamp("due_at", { withTimezone: true }),
+    raisedAt: timestamp("raised_at", { withTimezone: true }).notNull(),
+    resolvedAt: timestamp("resolved_at", { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("ecf_alerts_subject_key").on(t.tenantId, t.kind, t.subject),
+    index("ecf_alerts_open_idx").on(t.tenantId, t.raisedAt).where(sql`${t.resolvedAt} IS NULL`),
+    tenantIsolation("ecf_alerts"),
   ],
 );
 

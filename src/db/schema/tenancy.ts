@@ -56,6 +56,12 @@ export const ecfSettings = pgTable(
      * without them (issue 32).
      */
     usesCertifiedProvider: boolean("uses_certified_provider").notNull().default(false),
+    /**
+     * DGII's authorization to send deferred (CERTIFICATION.md, "Deferred sending"): its reference,
+     * or null when the tenant is not authorized. Only then may a branch device's offline sale be
+     * issued with IndicadorEnvioDiferido 1 (Formato e-CF v1.0, field 6).
+     */
+    deferredSendingAuthorization: text("deferred_sending_authorization"),
     certificateEncrypted: text("certificate_encrypted"),
     certificateSubject: text("certificate_subject"),
     certificateSerialNumber: text("certificate_serial_number"),

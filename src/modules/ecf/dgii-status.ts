@@ -4,6 +4,7 @@ import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { Config } from "../../env";
 import { timestamp } from "../../lib/format";
+import { openAlerts } from "./alerts";
 import { boundedText, DgiiUnavailable } from "./dgii";
 import type { EcfEnvironment } from "./schemas";
 
@@ -178,7 +179,7 @@ export async function recordDgiiStatus(
       .onConflictDoNothing();
   }
   // A total contingency closes by itself then (issue 33), across the tenants signing in that
-  // environment, and their held e-CF become due (drizzle/0050 close_total_ecf_contingencies).
+  // environment, and their held e-CF become due (drizzle/0051 close_total_ecf_contingencies).
   let contingenciesClosed = 0;
   for (const { environment } of back) {
     const [row] = rowsOf<{ closed: number }>(
@@ -249,8 +250,8 @@ export async function sendingPausedUntil(
   return null;
 }
 
-/** GET /api/v1/ecf/dgii-status: every service per environment, and the windows not over yet. */
-export async function dgiiStatusView(db: AnyDb, now: Date, configured: boolean) {
+/** GET /api/v1/ecf/dgii-status: every service per environment, the windows not over yet, and the tenant's open alerts. */
+export async function dgiiStatusView(db: AnyDb, now: Date, configured: boolean, tenantId: number) {
   const services = await db.select().from(status).orderBy(asc(status.environment), asc(status.service));
   const upcoming = await db.select().from(windows).where(gt(windows.endsAt, now)).orderBy(asc(windows.startsAt), asc(windows.environment));
   return {
@@ -269,5 +270,6 @@ export async function dgiiStatusView(db: AnyDb, now: Date, configured: boolean) 
       ends_at: timestamp(w.endsAt)!,
       in_progress: w.startsAt.getTime() <= now.getTime(),
     })),
+    alerts: await openAlerts(db, tenantId),
   };
 }

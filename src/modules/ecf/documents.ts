@@ -117,6 +117,8 @@ export function serializeEcf(row: EcfRow, config: Pick<Config, "DGII_ECF_BASE_UR
     next_attempt_at: open ? timestamp(row.nextAttemptAt) : null,
     last_error: row.lastError,
     total_amount: decimal2(row.totalAmount)!,
+    deferred_sending:
+      row.offlineIssuedAt && row.deferredDeadline ? { offline_issued_at: timestamp(row.offlineIssuedAt)!, deadline: timestamp(row.deferredDeadline)! } : null,
     commercial_status: row.commercialStatus as "approved" | "rejected" | null,
     commercial_reason: row.commercialReason,
     commercial_at: timestamp(row.commercialAt),

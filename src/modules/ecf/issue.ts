@@ -81,6 +81,8 @@ export interface EcfSource {
    * the same. The buyer's types (41, 43, 47) carry none (field 8: 0); buildEcf leaves it out.
    */
   incomeType: EcfDocument["incomeType"];
+  /** A sale made offline by a branch device, sent deferred (IndicadorEnvioDiferido 1): when it was made. */
+  offlineIssuedAt?: Date;
 }
 
 /** An e-CF signed, as ecf_documents stores it. */
@@ -97,7 +99,13 @@ export interface SignedEcf {
   buyerRnc: string | null;
   issueDate: string;
   totalAmount: string;
+  /** Deferred sending: the offline sale's time and the 24 hours DGII must have it within. */
+  offlineIssuedAt: Date | null;
+  deferredDeadline: Date | null;
 }
+
+/** DGII must have a deferred e-CF within 24 hours of the sale (CERTIFICATION.md, "Deferred sending": CA5197). */
+export const DEFERRED_SENDING_LIMIT_MS = 24 * 3_600_000;
 
 /** Tabla I codes of a line's additional taxes (ISC, propina, others), as its TablaImpuestoAdicional lists them. */
 function additionalCodes(amounts: LineAmounts): string[] | undefined {
@@ -170,6 +178,7 @@ export async function signEcf(settings: ReadyEcfSettings, encryptionKey: string 
     ...(source.currency ? { currency: source.currency } : {}),
     ...(source.reference ? { reference: source.reference } : {}),
     ...(source.creditNoteIndicator !== undefined ? { creditNoteIndicator: source.creditNoteIndicator } : {}),
+    ...(source.offlineIssuedAt ? { deferredSending: true } : {}),
   };
   let signed: ReturnType<typeof signXml>;
   let summaryXml: string | null = null;
@@ -194,6 +203,8 @@ export async function signEcf(settings: ReadyEcfSettings, encryptionKey: string 
     issueDate: source.issueDate,
     // MontoTotal as signed: in pesos (the document's total at its rate), what the QR repeats.
     totalAmount: ecfAmounts(doc).dop.total.toFixed(2),
+    offlineIssuedAt: source.offlineIssuedAt ?? null,
+    deferredDeadline: source.offlineIssuedAt ? new Date(source.offlineIssuedAt.getTime() + DEFERRED_SENDING_LIMIT_MS) : null,
   };
 }
 
@@ -201,10 +212,11 @@ export async function signEcf(settings: ReadyEcfSettings, encryptionKey: string 
 export function insertEcfStatement(tenantId: number, workspaceId: number, kind: "invoice" | "note" | "purchase", documentId: SQL, ecf: SignedEcf): SQL {
   const owner = (which: typeof kind) => (kind === which ? documentId : null);
   return sql`INSERT INTO ecf_documents (tenant_id, workspace_id, invoice_id, note_id, purchase_id, ecf_type, encf, environment, xml, summary_xml, security_code, signed_at,
-      issuer_rnc, buyer_rnc, issue_date, total_amount)
+      issuer_rnc, buyer_rnc, issue_date, total_amount, offline_issued_at, deferred_deadline)
     SELECT ${tenantId}, ${workspaceId}, ${owner("invoice")}, ${owner("note")}, ${owner("purchase")}, ${ecf.ecfType}, ${ecf.encf},
       ${ecf.environment}, ${ecf.xml}, ${ecf.summaryXml}, ${ecf.securityCode}, ${ecf.signedAt.toISOString()}::timestamptz, ${ecf.issuerRnc}, ${ecf.buyerRnc},
-      ${ecf.issueDate}::date, ${ecf.totalAmount}::numeric
+      ${ecf.issueDate}::date, ${ecf.totalAmount}::numeric, ${ecf.offlineIssuedAt?.toISOString() ?? null}::timestamptz,
+      ${ecf.deferredDeadline?.toISOString() ?? null}::timestamptz
     WHERE ${documentId} IS NOT NULL
     RETURNING id`;
 }

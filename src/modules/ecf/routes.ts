@@ -119,11 +119,12 @@ ecfRouter.openapi(
       method: "get",
       path: `${V1}/ecf/dgii-status`,
       tags,
-      summary: "DGII's services per environment as DGII's status service last reported them, since when one is down, and the maintenance windows not over yet",
+      summary:
+        "DGII's services per environment as DGII's status service last reported them, since when one is down, the maintenance windows not over yet, and the company's open e-CF alerts",
       responses: { 200: jsonResponse("DGII's status", dataOnly(DgiiStatus)), ...commonErrors },
     },
   ),
-  async (c) => c.json({ data: await dgiiStatusView(c.var.db, new Date(), Boolean(config(c.env).DGII_STATUS_API_KEY)) }, 200),
+  async (c) => c.json({ data: await dgiiStatusView(c.var.db, new Date(), Boolean(config(c.env).DGII_STATUS_API_KEY), c.get("tenant").id) }, 200),
 );
 
 ecfRouter.openapi(

@@ -37,6 +37,10 @@ export const EcfSettings = z
     has_certificate: z.boolean(),
     ecf_base_url: z.string().openapi({ description: "DGII's e-CF services for this environment" }),
     fc_base_url: z.string().openapi({ description: "DGII's consumer-invoice summary (RFCE) services for this environment" }),
+    deferred_sending_authorization: z.string().nullable().openapi({
+      description:
+        "DGII's authorization to send deferred (IndicadorEnvioDiferido): its reference; null when not authorized. Only then may an invoice be created with offline_issued_at",
+    }),
     updated_at: z.string().nullable(),
   })
   .openapi("EcfSettings");
@@ -45,6 +49,10 @@ export const PutSettingsBody = z
   .object({
     environment: z.enum(ECF_ENVIRONMENTS).optional().openapi({ description: "testecf (pre-certification), certecf (certification), ecf (production)" }),
     enabled: z.boolean().optional(),
+    deferred_sending_authorization: z.string().trim().min(1).max(100).nullable().optional().openapi({
+      description: "The reference of DGII's authorization to send deferred (sales made offline by branch devices); null: not authorized",
+      example: "DGII-ED-2026-000123",
+    }),
   })
   .strict()
   .openapi("PutEcfSettingsRequest");
@@ -78,6 +86,13 @@ export const EcfStatus = z
     next_attempt_at: z.string().nullable().openapi({ description: "When the next send or result query is due (pending and in_process)" }),
     last_error: z.string().nullable(),
     total_amount: z.string().openapi({ description: "MontoTotal as signed, in pesos (a foreign-currency document's total at its rate)" }),
+    deferred_sending: z
+      .object({
+        offline_issued_at: z.string().openapi({ description: "When the branch device made the sale offline" }),
+        deadline: z.string().openapi({ description: "24 hours later: DGII must have received it by then (DGII's help answer CA5197)" }),
+      })
+      .nullable()
+      .openapi({ description: "An e-CF sent deferred (IndicadorEnvioDiferido 1: invoice created with offline_issued_at); null otherwise" }),
     commercial_status: z
       .enum(["approved", "rejected"])
       .nullable()
@@ -148,6 +163,26 @@ export const EcfAnnulment = z
   })
   .openapi("EcfAnnulment");
 
+export const ECF_ALERT_KINDS = ["deferred_deadline", "dgii_down", "certificate_expiring", "sequence_low", "sequence_expiring"] as const;
+
+export const EcfAlert = z
+  .object({
+    id: z.number().int(),
+    kind: z.enum(ECF_ALERT_KINDS).openapi({
+      description:
+        "deferred_deadline: a deferred e-CF not yet accepted near (or past) its 24 hours; dgii_down: DGII's reception reported down for hours; certificate_expiring: the signing certificate within 30 days of its end; sequence_low: a range with under 10 % of its numbers left; sequence_expiring: a range's valid_until within 30 days",
+    }),
+    subject: z.string().openapi({ description: "The cause: one alert per kind and subject, ever", example: "ecf_document:42" }),
+    message: z.string(),
+    details: z
+      .record(z.string(), z.union([z.string(), z.number(), z.null()]))
+      .openapi({ description: "What the alert is about: the e-NCF and deadline, the service and since when, the certificate, the range and what is left" }),
+    due_at: z.string().nullable().openapi({ description: "The deadline or expiry at stake, when there is one" }),
+    raised_at: z.string(),
+    resolved_at: z.string().nullable().openapi({ description: "When the sweep found the cause gone; null while open" }),
+  })
+  .openapi("EcfAlert");
+
 export const DgiiStatus = z
   .object({
     configured: z.boolean().openapi({ description: "Whether DGII's status service is read (DGII_STATUS_API_KEY set); without it nothing is paused" }),
@@ -169,6 +204,9 @@ export const DgiiStatus = z
         in_progress: z.boolean().openapi({ description: "Sending to this environment waits until ends_at" }),
       }),
     ),
+    alerts: z
+      .array(EcfAlert)
+      .openapi({ description: "The company's open e-CF alerts (deadlines at risk), oldest first; each was sent once to its admins and as ecf.alert" }),
   })
   .openapi("DgiiStatus");
 

@@ -40,6 +40,7 @@ export function serializeSettings(row: SettingsRow | undefined, config: Pick<Con
     has_certificate: Boolean(row?.certificateEncrypted),
     ecf_base_url: urls.ecf,
     fc_base_url: urls.fc,
+    deferred_sending_authorization: row?.deferredSendingAuthorization ?? null,
     updated_at: timestamp(row?.updatedAt ?? null),
   };
 }
@@ -59,6 +60,8 @@ export async function putSettings(db: AnyDb, tenantId: number, input: PutSetting
   const values = {
     environment: input.environment ?? current?.environment ?? "testecf",
     enabled: input.enabled ?? current?.enabled ?? false,
+    deferredSendingAuthorization:
+      input.deferred_sending_authorization === undefined ? (current?.deferredSendingAuthorization ?? null) : input.deferred_sending_authorization,
     updatedAt: new Date(),
   };
   return upsertSettings(db, tenantId, values);

@@ -102,6 +102,12 @@ export interface EcfDocument {
   reference?: EcfReference;
   /** E34's IndicadorNotaCredito; by default 1 when the modified e-CF is more than 30 days older than the note. */
   creditNoteIndicator?: 0 | 1;
+  /**
+   * IndicadorEnvioDiferido 1 (Formato e-CF v1.0, field 6): a sale made offline by a branch device
+   * of a taxpayer DGII authorized to send deferred; DGII must have it within 24 hours (CA5197).
+   * The seller's types only: E41, E43 and E47 do not carry it.
+   */
+  deferredSending?: boolean;
   /** A foreign currency (Tabla II code) and its rate in pesos: the OtraMoneda section. */
   currency?: { code: string; exchangeRate: string };
 }
@@ -197,6 +203,9 @@ const RULES: Record<EcfType, TypeRules> = {
   "43": { ...BUYER, foreignBuyerId: false, itbis: "none", indicators: [4], dueDate: false, discounts: false, retention: 0, itbisRetention: false },
   "47": { ...BUYER, foreignBuyerId: true, itbis: "none", indicators: [4], dueDate: true, discounts: false, retention: 1, itbisRetention: false },
 };
+
+/** The types whose IdDoc may carry IndicadorEnvioDiferido (Formato e-CF v1.0, field 6: all but E41, E43, E47). */
+const DEFERRED_TYPES = new Set<EcfType>(["31", "32", "33", "34", "44", "45", "46"]);
 
 const cents = (value: Big) => value.round(2, Big.roundHalfUp);
 const sum = (values: (Big | null)[]) => values.reduce<Big>((acc, value) => acc.plus(value ?? 0), new Big(0));
@@ -418,6 +427,8 @@ export function buildEcf(doc: EcfDocument): SignableXml {
     const amounts = withholdings.map((held) => (held ? pick(held) : null)).filter((amount) => amount !== null);
     return amounts.length ? money(sum(amounts)) : null;
   };
+  if (doc.deferredSending && !DEFERRED_TYPES.has(doc.type))
+    throw new EcfBuildError(`an e-CF of type ${doc.type} cannot be sent deferred (IndicadorEnvioDiferido)`);
   const creditNoteIndicator = doc.type === "34" ? String(doc.creditNoteIndicator ?? (ref && days(ref.date, doc.issueDate) > 30 ? 1 : 0)) : null;
   const body = children({
     Encabezado: {
@@ -428,6 +439,7 @@ export function buildEcf(doc: EcfDocument): SignableXml {
         FechaVencimientoSecuencia: rules.sequenceExpiry ? ecfDate(doc.sequenceExpiry) : null,
         // E34 only, in the schema where the others have the expiry (Formato e-CF, field 5).
         IndicadorNotaCredito: creditNoteIndicator,
+        IndicadorEnvioDiferido: doc.deferredSending ? "1" : null,
         // 0: line amounts are without ITBIS; conditional to taxed lines and absent on E44 and E46 (field 7).
         IndicadorMontoGravado: rules.itbis === "all" && own.taxedTotal ? "0" : null,
         TipoIngresos: rules.incomeType ? doc.incomeType : null,

@@ -4,6 +4,7 @@ import { isUniqueViolation } from "../../db/errors";
 import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
+import { dominicanToday } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
 import { AppError, fieldError } from "../../lib/errors";
 import { exchangeRateText } from "../../lib/format";
@@ -148,7 +149,7 @@ function prepareIssue(
 async function signIssue(
   scope: RequestScope,
   issue: Issue,
-  invoice: { dueDate: string | null | undefined; incomeType: InvoiceRow["incomeType"] },
+  invoice: { dueDate: string | null | undefined; incomeType: InvoiceRow["incomeType"]; offlineIssuedAt?: Date | undefined },
   context: InvoiceContext,
   reference?: EcfReference,
 ): Promise<void> {
@@ -168,10 +169,38 @@ async function signIssue(
     breakdown: issue.breakdown,
     total: issue.totals.totalAmount,
     ...(reference ? { reference } : {}),
+    ...(invoice.offlineIssuedAt ? { offlineIssuedAt: invoice.offlineIssuedAt } : {}),
     ...(resolved.currencyIsDefault || !resolved.currencyCode
       ? {}
       : { currency: { code: resolved.currencyCode, exchangeRate: issue.snapshot.currency.exchange_rate } }),
   });
+}
+
+/** A device's clock may run a little ahead of the server's: a sale this far in the future is still taken. */
+const DEVICE_CLOCK_TOLERANCE_MS = 5 * 60_000;
+
+/**
+ * Deferred sending (CERTIFICATION.md, "Deferred sending"): IndicadorEnvioDiferido is only for
+ * taxpayers DGII authorized (ecf_settings.deferred_sending_authorization), on an e-CF, for a sale
+ * already made (422 on offline_issued_at otherwise).
+ */
+function assertDeferredSending(resolved: ResolvedDocument, offlineIssuedAt: Date, issueDate: string, now: Date): void {
+  if (!isElectronicPrefix(resolved.subtype.prefix)) {
+    throw fieldError("offline_issued_at", "Only an e-CF (E-series sequence) is sent deferred: a paper NCF has nothing to send to DGII.");
+  }
+  if (!resolved.ecf?.deferred_sending_authorization) {
+    throw fieldError(
+      "offline_issued_at",
+      "This company is not authorized by DGII to send deferred: record DGII's authorization (PUT /api/v1/ecf/settings deferred_sending_authorization) first.",
+      "deferred_sending_not_authorized",
+    );
+  }
+  if (offlineIssuedAt.getTime() > now.getTime() + DEVICE_CLOCK_TOLERANCE_MS) {
+    throw fieldError("offline_issued_at", "The offline sale's time is in the future.");
+  }
+  // The e-CF's FechaEmision is the sale's day, in the Dominican Republic.
+  const saleDay = dominicanToday(offlineIssuedAt);
+  if (issueDate !== saleDay) throw fieldError("issue_date", `An offline sale is issued on its own day: ${saleDay} (offline_issued_at in Santo Domingo).`);
 }
 
 /**
@@ -241,8 +270,11 @@ export async function createInvoice(
     checkNumbering: !input.draft,
     today: input.issue_date,
   });
+  const offlineIssuedAt = input.offline_issued_at === undefined ? undefined : new Date(input.offline_issued_at);
+  if (offlineIssuedAt && input.draft) throw fieldError("offline_issued_at", "A draft is not a sale: only an issued e-CF made offline is sent deferred.");
   if (input.draft) return { ...(await createDraft(db, scope, input, resolved)), warnings: [] };
   const issue = prepareIssue(scope, resolved, input.issue_date, input.exchange_rate, context);
+  if (offlineIssuedAt) assertDeferredSending(resolved, offlineIssuedAt, input.issue_date, new Date());
   // A contingency replacement: an e-CF naming the paper NCF it replaces (invoices/replacement.ts).
   let reference: EcfReference | undefined;
   if (input.replaces) {
@@ -250,7 +282,7 @@ export async function createInvoice(
     reference = await checkReplacement(db, scope, resolved.subtype.prefix, input.issue_date, { ncf: input.replaces.ncf, issueDate: input.replaces.issue_date });
     issue.columns.push(["replaced_ncf", sql`${reference.ncf}`], ["replaced_ncf_date", sql`${reference.date}::date`]);
   }
-  await signIssue(scope, issue, { dueDate: input.due_date, incomeType: input.income_type ?? "01" }, context, reference);
+  await signIssue(scope, issue, { dueDate: input.due_date, incomeType: input.income_type ?? "01", offlineIssuedAt }, context, reference);
   const t = scope.tenantId;
   const names = sql.raw(issue.columns.map(([name]) => name).join(", "));
   const values = sql.join(

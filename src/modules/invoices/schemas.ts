@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
 import { ANNULMENT_REASON_CODES, DEFAULT_ANNULMENT_REASON } from "../../lib/annulments";
-import { dateInput as dateFilter } from "../../lib/bounds";
+import { dateInput as dateFilter, dateTimeInput } from "../../lib/bounds";
 import { decimalInput, moneyInput } from "../../lib/decimal";
 import { CREATED_DOCUMENT_FIELDS, DocumentSnapshot, dateInput, id, incomeType, LineItemOutput, LineItems, TaxBreakdown } from "../sales/schemas";
 import { HISTORY_ACTIONS } from "./history";
@@ -50,6 +50,11 @@ export const CreateInvoiceBody = z
         description:
           "Contingency replacement (issue 33; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper B-series NCF, from this branch's contingency range, that this e-CF of the equivalent type (B01 → E31, B02 → E32, B14 → E44, B15 → E45, B16 → E46) replaces; each paper NCF once",
       }),
+    offline_issued_at: dateTimeInput().optional().openapi({
+      description:
+        "Deferred sending (tenants DGII authorized: PUT /api/v1/ecf/settings deferred_sending_authorization): when a branch device made this e-CF sale offline. The e-CF carries IndicadorEnvioDiferido 1 and must reach DGII within 24 hours of it (GET …/ecf deferred_sending.deadline)",
+      example: "2026-11-23T14:05:00-04:00",
+    }),
   })
   .openapi("CreateInvoiceRequest");
 

@@ -30,6 +30,8 @@ export interface LoadedEcfSettings {
   enabled: boolean;
   environment: "testecf" | "certecf" | "ecf";
   certificate_encrypted: string | null;
+  /** DGII's authorization to send deferred, or null (ecf_settings.deferred_sending_authorization). */
+  deferred_sending_authorization: string | null;
 }
 
 export interface ResolvedDocument {
@@ -145,7 +147,8 @@ export function issuerAndBranchColumns(tenantId: number, workspaceId: number): S
 
 /** The column `ecf` (LoadedEcfSettings) of a read statement that took an e-NCF (`when`): what signing needs. */
 export function ecfSettingsColumn(tenantId: number, when: SQL): SQL {
-  return sql`(SELECT json_build_object('enabled', enabled, 'environment', environment, 'certificate_encrypted', certificate_encrypted)
+  return sql`(SELECT json_build_object('enabled', enabled, 'environment', environment, 'certificate_encrypted', certificate_encrypted,
+         'deferred_sending_authorization', deferred_sending_authorization)
        FROM ecf_settings WHERE tenant_id = ${tenantId} AND ${when}) AS ecf`;
 }
 

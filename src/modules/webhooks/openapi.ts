@@ -1,5 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { EcfSubmission } from "../ecf/schemas";
+import { EcfAlert, EcfSubmission } from "../ecf/schemas";
 import { LowStockItem } from "../inventory/schemas";
 import { InvoiceDetail, Payment } from "../invoices/schemas";
 import { NoteDetail } from "../notes/schemas";
@@ -37,6 +37,11 @@ const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string
   "ecf.accepted": { schema: EcfSubmission, resource: "The e-CF at DGII's answer (accepted or accepted_conditional), as GET /api/v1/ecf/submissions lists it." },
   "ecf.rejected": { schema: EcfSubmission, resource: "The e-CF at DGII's answer (rejected), as GET /api/v1/ecf/submissions lists it." },
   "ecf.failed": { schema: EcfSubmission, resource: "The e-CF DGII could not be reached for in 24 hours (failed), as GET /api/v1/ecf/submissions lists it." },
+  "ecf.alert": {
+    schema: EcfAlert,
+    resource:
+      "A deadline at risk, raised once per cause by the hourly sweep (deferred e-CF near its 24 hours, DGII's reception down for hours, the certificate or a range expiring, a range running out), as GET /api/v1/ecf/dgii-status lists it.",
+  },
   "invoice.paid": {
     schema: InvoiceDetail,
     resource: "The invoice once a payment or the buyer's withholdings leave nothing due, as GET /api/v1/invoices/{id} answers it.",

@@ -19,6 +19,7 @@ export const WEBHOOK_EVENTS = {
   "ecf.accepted": { resource: "document_kind", id: "document_id" },
   "ecf.rejected": { resource: "document_kind", id: "document_id" },
   "ecf.failed": { resource: "document_kind", id: "document_id" },
+  "ecf.alert": { resource: "ecf_alert", id: "id" },
   "invoice.deleted": { resource: "invoice", id: "id" },
   "quotation.deleted": { resource: "quotation", id: "id" },
   "purchase.deleted": { resource: "purchase", id: "id" },

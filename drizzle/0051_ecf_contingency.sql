@@ -23,7 +23,8 @@ CREATE INDEX "ecf_contingencies_open_idx" ON "ecf_contingencies" USING btree ("t
 CREATE INDEX "ecf_contingencies_list_idx" ON "ecf_contingencies" USING btree ("tenant_id","opened_at","id");--> statement-breakpoint
 ALTER TABLE "document_subtypes" ADD CONSTRAINT "document_subtypes_contingency_workspace_id_workspaces_id_fk" FOREIGN KEY ("contingency_workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "invoices_tenant_replaced_ncf_key" ON "invoices" USING btree ("tenant_id","replaced_ncf");--> statement-breakpoint
-CREATE POLICY "ecf_contingencies_tenant_isolation" ON "ecf_contingencies" AS PERMISSIVE FOR ALL TO public USING (tenant_id = current_setting('app.tenant_id')::integer) WITH CHECK (tenant_id = current_setting('app.tenant_id')::integer);--> statement-breakpoint
+CREATE POLICY "ecf_contingencies_tenant_isolation" ON "ecf_contingencies" AS PERMISSIVE FOR ALL TO public USING (tenant_id = current_setting('app.tenant_id')::integer) WITH CHECK (tenant_id = current_setting('app.tenant_id')::integer);
+--> statement-breakpoint
 CREATE TRIGGER ecf_contingencies_set_updated_at BEFORE UPDATE ON ecf_contingencies FOR EACH ROW EXECUTE FUNCTION set_updated_at();--> statement-breakpoint
 -- A total contingency closes by itself when DGII's status service reports reception available
 -- again (jobs/dgii-status.ts; issue 33): across tenants, for those signing in that environment, as
