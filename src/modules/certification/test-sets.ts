@@ -3,7 +3,9 @@ import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { AppError, type FieldErrors, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
-import { readTestSet, type TestSetKind, type TestSetProblem } from "./test-set-reader";
+import { validateAgainstSchema } from "../../lib/xsd";
+import { caseXml, schemaErrorColumn, withSignaturePlaceholder } from "./case-xml";
+import { type ReadTestSet, readTestSet, type TestSetKind, type TestSetProblem } from "./test-set-reader";
 
 /**
  * DGII's test sets (issue 32, steps 2 and 3): imported whole or not at all. Running them (signing
@@ -51,6 +53,7 @@ function problemErrors(problems: TestSetProblem[]): FieldErrors {
 /** Reads DGII's workbook and stores the set and its cases; a row that cannot make a document refuses the whole file (422). */
 export async function importTestSet(db: AnyDb, tenantId: number, userId: number | null, fileName: string, bytes: ArrayBuffer): Promise<number> {
   const read = await readTestSet(bytes);
+  if (!read.problems.length) read.problems.push(...(await documentProblems(read)));
   if (read.problems.length) {
     throw new AppError(
       "validation_failed",
@@ -77,6 +80,25 @@ export async function importTestSet(db: AnyDb, tenantId: number, userId: number 
     })),
   );
   return set!.id;
+}
+
+/**
+ * Each case built into its document (case-xml.ts) and checked against our definition of its
+ * format (src/lib/xsd.ts) before anything is stored: a case that cannot make a valid document is
+ * refused with the import, naming the element at fault. The check stands in a FechaHoraFirma, a
+ * security code and a Signature, which the run adds when it signs.
+ */
+async function documentProblems(read: ReadTestSet): Promise<TestSetProblem[]> {
+  const problems: TestSetProblem[] = [];
+  for (const c of read.cases) {
+    const report = (column: string, message: string) => problems.push({ sheet: c.sheet, row: c.row, case: c.name, column, message });
+    const built = caseXml(c, { signedAt: "01-01-2026 00:00:00", securityCode: "000000" });
+    for (const p of built.problems) report(p.column, p.message);
+    const checked = await validateAgainstSchema(withSignaturePlaceholder(built.xml), built.schema);
+    for (const error of checked.errors)
+      report(schemaErrorColumn(error), `makes the document invalid against ${built.schema}.xsd: ${error.replace(/^line \d+: /, "")}`);
+  }
+  return problems;
 }
 
 function summary(row: typeof sets.$inferSelect): TestSetSummaryView {
