@@ -6,10 +6,11 @@ import { timestamp } from "../../lib/format";
 import { validateAgainstSchema } from "../../lib/xsd";
 import { caseXml, schemaErrorColumn, withSignaturePlaceholder } from "./case-xml";
 import { type ReadTestSet, readTestSet, type TestSetKind, type TestSetProblem } from "./test-set-reader";
+import { latestRun, type RunView } from "./test-set-runs";
 
 /**
- * DGII's test sets (issue 32, steps 2 and 3): imported whole or not at all. Running them (signing
- * each case and sending it to CerteCF) is the next part; until then every case is `pending`.
+ * DGII's test sets (issue 32, steps 2 and 3): imported whole or not at all, each case checked to
+ * make a valid document; run by test-set-runs.ts.
  */
 
 const sets = schema.ecfCertificationTestSets;
@@ -32,11 +33,18 @@ export interface TestCaseView {
   document: "ecf" | "rfce" | "acecf";
   type: string;
   encf: string;
-  state: "pending";
+  state: "pending" | "sent" | "accepted" | "accepted_conditional" | "rejected";
+  run_encf: string | null;
+  track_id: string | null;
+  dgii_state: string | null;
+  dgii_messages: { codigo: string; valor: string }[];
+  sent_at: string | null;
+  answered_at: string | null;
   fields: { name: string; value: string }[];
 }
 
 export interface TestSetView extends TestSetSummaryView {
+  run: RunView | null;
   cases: TestCaseView[];
 }
 
@@ -131,6 +139,7 @@ export async function getTestSet(db: AnyDb, tenantId: number, id: number): Promi
     .orderBy(asc(cases.position));
   return {
     ...summary(row),
+    run: await latestRun(db, tenantId, id),
     cases: rows.map((c) => ({
       position: c.position,
       sheet: c.sheet,
@@ -139,7 +148,13 @@ export async function getTestSet(db: AnyDb, tenantId: number, id: number): Promi
       document: c.document as TestCaseView["document"],
       type: c.ecfType,
       encf: c.encf,
-      state: c.state as "pending",
+      state: c.state as TestCaseView["state"],
+      run_encf: c.runEncf,
+      track_id: c.trackId,
+      dgii_state: c.dgiiState,
+      dgii_messages: c.dgiiMessages ?? [],
+      sent_at: timestamp(c.sentAt),
+      answered_at: timestamp(c.answeredAt),
       fields: c.fields.map(([name, value]) => ({ name, value })),
     })),
   };
