@@ -3,7 +3,7 @@ import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { AppError, type FieldErrors, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
-import { validateAgainstSchema } from "../../lib/xsd";
+import type { SchemaName } from "../../lib/xsd";
 import { caseXml, schemaErrorColumn, withSignaturePlaceholder } from "./case-xml";
 import { type ReadTestSet, readTestSet, type TestSetKind, type TestSetProblem } from "./test-set-reader";
 import { latestRun, type RunView } from "./test-set-runs";
@@ -89,6 +89,9 @@ export async function importTestSet(db: AnyDb, tenantId: number, userId: number 
   );
   return set!.id;
 }
+
+// Loaded on first use, as reception does: the validator's WebAssembly module is the Worker's (the Node tools that read the route table never load it).
+const validateAgainstSchema = async (xml: string, name: SchemaName) => (await import("../../lib/xsd")).validateAgainstSchema(xml, name);
 
 /**
  * Each case built into its document (case-xml.ts) and checked against our definition of its
