@@ -31,7 +31,8 @@ import { type CertificationRunRef, enqueueCertificationRuns } from "./messages";
  * - sent (an e-CF DGII gave a trackId): its result is queried, as production e-CF are (jobs/ecf.ts:
  *   the same token, Consulta Resultado, the same backoff between queries);
  * - pending: built from its row with the run's e-NCF (case-xml.ts), signed with the tenant's
- *   certificate, and sent: an e-CF to Recepción (answered later, through its trackId), a summary
+ *   certificate, and sent: an e-CF to Recepción (its result asked at once, then later through
+ *   its trackId while DGII has it in process), a summary
  *   (RFCE) to the consumer-invoice host (fc; answered at once), an ACECF to Aprobación Comercial
  *   (answered at once).
  *
@@ -46,7 +47,7 @@ const runs = schema.ecfCertificationRuns;
 const cases = schema.ecfCertificationTestCases;
 type CaseRow = typeof cases.$inferSelect;
 
-/** Cases answered at once (RFCE, ACECF) taken in one step before it hands over to the next message. */
+/** Cases answered within the step (an e-CF whose result was ready at once, an RFCE, an ACECF) before it hands over to the next message. */
 const ACTIONS_PER_STEP = 10;
 
 const FINAL_BY_CODE: Record<number, "accepted" | "rejected" | "accepted_conditional"> = { 1: "accepted", 2: "rejected", 4: "accepted_conditional" };
@@ -160,8 +161,15 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
           const trackId = await dgii((token) => sendEcf(urls.ecf, token, signed.xml, fileName));
           await saveCase(row.id, { state: "sent", trackId, dgiiState: DGII_WORDS.in_process, dgiiMessages: [] });
           log.info("certification run: case sent", { ...context, case: row.caseName, encf: row.runEncf, trackId });
-          // DGII validates in ~200 ms on average (Descripción técnica): the result is asked for 2 s later.
-          return later(2);
+          // Asked at once: DGII validates in ~200 ms on average (Descripción técnica), so the
+          // result is often there, and the run goes on without a message's round trip; still in
+          // process, it is asked again 2 s later.
+          const result = await dgii((token) => queryResult(urls.ecf, token, trackId));
+          const final = FINAL_BY_CODE[result.code];
+          if (!final) return later(2);
+          const stop = await answer(row, final, result.messages);
+          if (stop) return stop;
+          continue;
         }
         if (row.document === "rfce") {
           const result = await dgii((token) => sendConsumerSummary(urls.fc, token, signed.xml, fileName));

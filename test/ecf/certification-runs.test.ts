@@ -132,9 +132,27 @@ describe("running DGII's test sets", () => {
     const pick = (rows: ReturnType<typeof ecfCases>) => rows.filter((row) => keep(String(row.find(([h]) => h === "ENCF")![1])));
     const { set } = await certTenant({ ECF: pick(ecfCases(t.rnc)), RFCE: pick(rfceCases(t.rnc)) }, t);
     await certecf(t);
-    await script(t.signer, { reject: ["E330000000001"] });
+    // DGII still has the first e-CF in process when first asked; it rejects the E33.
+    await script(t.signer, { results: ["in_process"], reject: ["E330000000001"] });
     expect((await startRun(t, set.id)).status).toBe(202);
+    await vi.waitFor(
+      async () => {
+        const [run] = await ownerRows<{ id: number }>(
+          sql`SELECT id FROM ecf_certification_runs WHERE tenant_id = ${t.tenant.tenantId} AND test_set_id = ${set.id}`,
+        );
+        await runQueue("ecf", [{ tenant_id: t.tenant.tenantId, certification_run_id: Number(run!.id) }]);
+        const first = await ownerRow<{ state: string }>(sql`SELECT state FROM ecf_certification_test_cases WHERE test_set_id = ${set.id} AND position = 1`);
+        expect(first.state).toBe("sent");
+      },
+      { timeout: 20_000, interval: 20 },
+    );
+    const waiting = (await t.tenant.api.get<Data<TestSetData>>(`${PATH}/${set.id}`)).body.data;
+    expect(waiting.run).toMatchObject({ number: 1, state: "running", progress: { cases: 5, pending: 4, sent: 1, accepted: 0, rejected: 0 } });
+    expect(waiting.cases[0]).toMatchObject({ state: "sent", dgii_state: "En Proceso", dgii_messages: [], answered_at: null });
+    expect(waiting.cases[0]!.track_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await step(t, 2)).toMatchObject({ state: "in_progress", evidence: { runs: 1, last_run_state: "running" } });
     const stopped = await driveRun(t, set.id, "stopped");
+    expect(stopped.cases[0]).toMatchObject({ state: "accepted", dgii_state: "Aceptado", track_id: waiting.cases[0]!.track_id });
     expect(stopped.cases.map((c) => [c.document, c.encf])).toEqual([
       ["ecf", "E310000000001"],
       ["ecf", "E310000000002"],
@@ -193,11 +211,24 @@ describe("running DGII's test sets", () => {
     expect(res.status, res.text).toBe(201);
     const set = res.body.data;
     await certecf(t0);
+    // DGII unreachable at first: the run keeps its place, says why, and tries again.
+    await script(t0.signer, { down: 1 });
     const started = await startRun(t0, set.id);
     expect(started.status, started.text).toBe(202);
+    await vi.waitFor(
+      async () => {
+        const run = await ownerRow<{ last_error: string | null }>(sql`SELECT last_error FROM ecf_certification_runs WHERE test_set_id = ${set.id}`);
+        expect(run.last_error).toMatch(/503/);
+      },
+      { timeout: 20_000, interval: 20 },
+    );
+    const waiting = (await t0.tenant.api.get<Data<TestSetData>>(`${PATH}/${set.id}`)).body.data;
+    expect(waiting.run).toMatchObject({ state: "running", progress: { pending: 3, accepted: 0 } });
+    expect(waiting.run!.last_error).toMatch(/503/);
     // An approval is about an e-CF someone else issued: its eNCF is never renumbered.
     expect(started.body.data.cases.map((c) => c.run_encf)).toEqual(["E310000000002", "E310000000004", "E450000000001"]);
     const done = await driveRun(t0, set.id, "completed");
+    expect(done.run).toMatchObject({ state: "completed", last_error: null });
     expect(done.cases.map((c) => [c.state, c.dgii_state, c.track_id])).toEqual([
       ["accepted", "Aceptado", null],
       ["accepted", "Aceptado", null],
