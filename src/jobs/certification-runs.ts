@@ -9,10 +9,12 @@ import {
   DgiiRefused,
   DgiiUnavailable,
   queryResult,
+  queryTrackIds,
   refusalMessages,
   sendCommercialApproval,
   sendConsumerSummary,
   sendEcf,
+  trackIdToFollow,
   withDgiiToken,
 } from "../modules/ecf/dgii";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
@@ -134,6 +136,23 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
           const stop = await answer(row, final, result.messages);
           if (stop) return stop;
           continue;
+        }
+        // Pending, but an earlier attempt may have reached DGII though its answer was lost (a
+        // timeout, a cut connection): DGII's trackIds say whether it holds this e-NCF, and a copy it
+        // holds is followed instead of sending again, which DGII would reject as a used sequence
+        // and so stop the run (issue 33, as jobs/ecf.ts does).
+        if (row.document === "ecf" && row.sentAt) {
+          const issuer = fieldOf(row, "RNCEmisor");
+          const held = await dgii((token) => queryTrackIds(urls.ecf, token, issuer, row.runEncf!)).catch((error) => {
+            if (error instanceof DgiiRefused) return [];
+            throw error;
+          });
+          const followed = trackIdToFollow(held.filter((h) => !/^rechazado/i.test(h.state)));
+          if (followed) {
+            await saveCase(row.id, { state: "sent", trackId: followed.trackId, dgiiState: followed.state, dgiiMessages: [] });
+            log.info("certification run: DGII already holds the case; following its trackId", { ...context, case: row.caseName, trackId: followed.trackId });
+            continue;
+          }
         }
         // Pending: built from its row with the run's number, signed, sent.
         const securityCode =
