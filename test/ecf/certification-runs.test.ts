@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import type { TestSet } from "../../src/modules/certification/schemas";
 import type { Data, DataWithMessage } from "../support/api";
-import { runQueue } from "../support/jobs";
+import { runCron, runQueue } from "../support/jobs";
 import { ownerRow, ownerRows, sql } from "../support/seed";
 import { approvalRows, ecfCases, rfceCases, SMALL_E32, upload, workbook } from "../support/test-sets";
 import { type EcfTenant, ecfTenant, fakeDgii, received, script } from "./helpers";
@@ -231,7 +231,17 @@ describe("running DGII's test sets", () => {
     expect(waiting.run!.last_error).toMatch(/503/);
     // An approval is about an e-CF someone else issued: its eNCF is never renumbered.
     expect(started.body.data.cases.map((c) => c.run_encf)).toEqual(["E310000000002", "E310000000004", "E450000000001"]);
-    const done = await driveRun(t0, set.id, "completed");
+    // The minute sweep finds the run due (its retry's message lost, say) and puts it back on the queue.
+    await ownerRows(sql`UPDATE ecf_certification_runs SET next_attempt_at = now() - interval '1 minute' WHERE test_set_id = ${set.id} RETURNING id`);
+    await runCron();
+    await vi.waitFor(
+      async () => {
+        const run = await ownerRow<{ state: string }>(sql`SELECT state FROM ecf_certification_runs WHERE test_set_id = ${set.id}`);
+        expect(run.state).toBe("completed");
+      },
+      { timeout: 20_000, interval: 20 },
+    );
+    const done = (await t0.tenant.api.get<Data<TestSetData>>(`${PATH}/${set.id}`)).body.data;
     expect(done.run).toMatchObject({ state: "completed", last_error: null });
     expect(done.cases.map((c) => [c.state, c.dgii_state, c.track_id])).toEqual([
       ["accepted", "Aceptado", null],
