@@ -5,6 +5,7 @@ import { dataOnly, dataWithMessage } from "../../http/schemas";
 import { AppError } from "../../lib/errors";
 import { Certification, MarkStepBody, PutCertificationBody, StepParam, TestSet, TestSetSummary, TestSetUpload } from "./schemas";
 import * as certification from "./service";
+import * as testSetRuns from "./test-set-runs";
 import * as testSets from "./test-sets";
 
 /** DGII's certification of the tenant as an electronic issuer (issue 32; docs/ecf.md, "Getting certified"). */
@@ -140,4 +141,27 @@ certificationRouter.openapi(
     },
   ),
   async (c) => c.json({ data: await testSets.getTestSet(c.var.db, c.get("tenant").id, c.req.valid("param").id) }, 200),
+);
+
+certificationRouter.openapi(
+  defineRoute(
+    { permission: "ecf:manage" },
+    {
+      method: "post",
+      path: `${V1}/ecf/certification/test-sets/{id}/run`,
+      tags,
+      summary:
+        "Run the test set in CerteCF: each case signed and sent to DGII in order, a rejection stopping the run; a new run starts the whole set over with the next e-NCF numbers (409 outside certecf or while a run of the set is running)",
+      request: { params: IdParam },
+      responses: { 202: jsonResponse("Run started", dataWithMessage(TestSet)), ...errorResponses(404, 409), ...commonErrors },
+    },
+  ),
+  async (c) => {
+    const tenantId = c.get("tenant").id;
+    const id = c.req.valid("param").id;
+    const runId = await testSetRuns.startRun(c.var.db, tenantId, c.var.scope.userId, id);
+    c.var.certificationRuns.push(runId);
+    const set = await testSets.getTestSet(c.var.db, tenantId, id);
+    return c.json({ data: set, message: `Run ${set.run!.number} started: ${set.case_count} cases to send.` }, 202);
+  },
 );
