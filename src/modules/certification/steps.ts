@@ -64,7 +64,8 @@ export const CERTIFICATION_STEPS: readonly CertificationStep[] = [
     name: "Simulación representación impresa",
     runBy: "admin",
     providerSkips: false,
-    sucursalDoes: "The PDF of each e-CF of the simulation, named by e-NCF (each invoice's PDF).",
+    sucursalDoes:
+      "GET /api/v1/ecf/certification/printed-representations.zip: the PDF of each e-CF accepted in the simulation, named <e-NCF>.pdf, each under 10 MB.",
     adminDoes: "Upload the PDF of each e-CF of the simulation in the OFV (10 MB at most each).",
   },
   {
