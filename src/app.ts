@@ -9,6 +9,7 @@ import { createRouter, V1 } from "./http/openapi";
 import { anonymousRateLimit, rateLimit } from "./http/rate-limit";
 import { bodySizeLimit, jsonOnly, validConfiguration } from "./http/request-checks";
 import { requestId } from "./http/request-id";
+import { registerSelf } from "./http/self";
 import { tenantFromHost } from "./http/tenant";
 import { afterCommitDispatch } from "./jobs/dispatch";
 import { authRouter } from "./modules/auth/routes";
@@ -112,5 +113,6 @@ export function createApp() {
 
   app.notFound((c) => c.json({ message: "Route not found.", code: "route_not_found" }, 404));
   app.onError(errorResponse); // the one error path: AppError, HTTP errors, SQLSTATEs, 500
+  registerSelf(app.fetch);
   return app;
 }

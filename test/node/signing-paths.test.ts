@@ -51,7 +51,13 @@ function documentedPaths(): { builders: string[]; signers: string[] } {
 describe("the signing paths (docs/security.md)", () => {
   it("signXml is called only where the table says a document is signed", () => {
     const { signers } = documentedPaths();
-    expect(signers).toEqual(["src/modules/ecf/annulments.ts", "src/modules/ecf/dgii.ts", "src/modules/ecf/issue.ts", "src/modules/reception/service.ts"]);
+    expect(signers).toEqual([
+      "src/modules/certification/receiver-check.ts",
+      "src/modules/ecf/annulments.ts",
+      "src/modules/ecf/dgii.ts",
+      "src/modules/ecf/issue.ts",
+      "src/modules/reception/service.ts",
+    ]);
     expect(callers("signXml")).toEqual(signers);
   });
 

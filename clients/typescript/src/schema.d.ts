@@ -6841,6 +6841,137 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ecf/certification/receiver-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Steps 7-11: play DGII against the tenant's receiver (e-CF settings' receiver_url, else its own host): seed, certificate validation, an e-CF to reception expecting a signed ARECF, an ACECF to commercial approval; each answer and why it failed
+         * @description 200 whether the receiver passes or not (`ok`, each step's outcome). 409 when the receiver URL is refused (not https, a private address, a name that does not resolve); 422 ecf_not_configured without a signing certificate or trust store; 422 fiscal_profile_incomplete without the company's RNC.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The check */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ReceiverCheck"];
+                        };
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found: tenant_not_found (the host names no tenant) or the resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 409 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the request body is over the size limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unsupported_media_type: a body that is not JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error: an unexpected error, with the request's reference */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 503 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ecf/certification/steps/{number}": {
         parameters: {
             query?: never;
@@ -25136,6 +25267,11 @@ export interface components {
             /** @description DGII's consumer-invoice summary (RFCE) services for this environment */
             fc_base_url: string;
             has_certificate: boolean;
+            /**
+             * @description The receiver's base URL registered with DGII (/fe/… under it); null: the tenant's own Sucursal host. What POST /api/v1/ecf/certification/receiver-check calls
+             * @example https://acme.sucursal.do
+             */
+            receiver_url: string | null;
             updated_at: string | null;
         };
         EcfStatus: {
@@ -25727,6 +25863,11 @@ export interface components {
              * @enum {string}
              */
             environment?: "testecf" | "certecf" | "ecf";
+            /**
+             * @description The receiver's base URL the admin registers with DGII (https to a public address, no path beyond it; /fe/… is appended); null: the tenant's own Sucursal host
+             * @example https://facturas.acme.com.do
+             */
+            receiver_url?: string | null;
         };
         /** @description The converted quotation (invoice_id names the invoice), as GET /api/v1/quotations/{id} answers it. */
         Quotation: components["schemas"]["QuotationSummary"] & {
@@ -25861,6 +26002,33 @@ export interface components {
              * @example 2026-11-20
              */
             withholding_date?: string;
+        };
+        ReceiverCheck: {
+            checked_at: string;
+            ok: boolean;
+            /** @description What a passing check shows, and what it cannot */
+            proves: string;
+            /** @description The base URL checked (e-CF settings' receiver_url, else the tenant's own host) */
+            receiver_url: string;
+            steps: components["schemas"]["ReceiverCheckStep"][];
+            /**
+             * @description in_process: a host of this deployment, called through the Worker's own handler (not over the Internet); network: any other host
+             * @enum {string}
+             */
+            via: "in_process" | "network";
+        };
+        ReceiverCheckStep: {
+            /** @description What the receiver answered (its first 2,000 characters) */
+            answer: string | null;
+            /** @description What was expected and why the step passed or failed */
+            detail: string;
+            /** @enum {string} */
+            name: "seed" | "certificate" | "reception" | "commercial_approval";
+            /** @enum {string} */
+            outcome: "ok" | "failed" | "skipped";
+            /** @description The HTTP status the receiver answered; null when not reached or skipped */
+            status: number | null;
+            url: string;
         };
         Report606: {
             count: number;

@@ -3,11 +3,13 @@ import { config } from "../../env";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { FILE_UPLOAD_TYPE_MESSAGE } from "../../http/request-checks";
 import { dataOnly, dataWithMessage } from "../../http/schemas";
+import { selfFetcher } from "../../http/self";
 import { AppError } from "../../lib/errors";
 import { pdfZipStream } from "../quotations/zip";
 import { renderDocumentPdf } from "../sales/pdf";
 import { PRINTED_REPRESENTATION_MAX_BYTES, simulationPrintedEntries } from "./printed";
-import { Certification, MarkStepBody, PutCertificationBody, StepParam, TestSet, TestSetSummary, TestSetUpload } from "./schemas";
+import { checkReceiver, receiverTarget } from "./receiver-check";
+import { Certification, MarkStepBody, PutCertificationBody, ReceiverCheck, StepParam, TestSet, TestSetSummary, TestSetUpload } from "./schemas";
 import * as certification from "./service";
 import * as testSets from "./test-sets";
 
@@ -123,6 +125,31 @@ certificationRouter.openapi(
       "Content-Type": "application/zip",
       "Content-Disposition": `attachment; filename="representaciones-impresas.zip"`,
     });
+  },
+);
+
+// ---- Steps 7-11: the tenant's receiver, checked as DGII calls it
+
+certificationRouter.openapi(
+  defineRoute(
+    { permission: "ecf:manage" },
+    {
+      method: "post",
+      path: `${V1}/ecf/certification/receiver-check`,
+      tags,
+      summary:
+        "Steps 7-11: play DGII against the tenant's receiver (e-CF settings' receiver_url, else its own host): seed, certificate validation, an e-CF to reception expecting a signed ARECF, an ACECF to commercial approval; each answer and why it failed",
+      description:
+        "200 whether the receiver passes or not (`ok`, each step's outcome). 409 when the receiver URL is refused (not https, a private address, a name that does not resolve); 422 ecf_not_configured without a signing certificate or trust store; 422 fiscal_profile_incomplete without the company's RNC.",
+      responses: { 200: jsonResponse("The check", dataOnly(ReceiverCheck)), ...errorResponses(409, 503), ...commonErrors },
+    },
+  ),
+  async (c) => {
+    const tenantId = c.get("tenant").id;
+    const settings = config(c.env);
+    const target = await receiverTarget(c.var.db, tenantId, c.req.url, settings);
+    const fetcher = target.inProcess ? selfFetcher(c.env, c.executionCtx) : (request: Request) => fetch(request);
+    return c.json({ data: await checkReceiver(c.var.db, tenantId, target, fetcher, settings) }, 200);
   },
 );
 

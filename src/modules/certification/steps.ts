@@ -81,7 +81,8 @@ export const CERTIFICATION_STEPS: readonly CertificationStep[] = [
     name: "URL servicios de prueba",
     runBy: "admin",
     providerSkips: true,
-    sucursalDoes: "Nothing to run: the receiver URLs are the tenant's host under /fe.",
+    sucursalDoes:
+      "The receiver's base URL is the tenant's host, or the e-CF settings' receiver_url (PUT /api/v1/ecf/settings); POST /api/v1/ecf/certification/receiver-check calls it as DGII will.",
     adminDoes: "Confirm or update the receiver URLs in the OFV.",
   },
   {
@@ -89,7 +90,8 @@ export const CERTIFICATION_STEPS: readonly CertificationStep[] = [
     name: "Pruebas de comunicación",
     runBy: "admin",
     providerSkips: true,
-    sucursalDoes: "The receiver answers DGII's seed, certificate validation, reception and commercial approval requests under /fe.",
+    sucursalDoes:
+      "The receiver answers DGII's seed, certificate validation, reception and commercial approval requests under /fe; POST /api/v1/ecf/certification/receiver-check plays DGII against it and reports each answer.",
     adminDoes: "Optionally download DGII's root certificate; mark the receiver ready to receive in the OFV.",
   },
   {

@@ -37,6 +37,11 @@ export const EcfSettings = z
     has_certificate: z.boolean(),
     ecf_base_url: z.string().openapi({ description: "DGII's e-CF services for this environment" }),
     fc_base_url: z.string().openapi({ description: "DGII's consumer-invoice summary (RFCE) services for this environment" }),
+    receiver_url: z.string().nullable().openapi({
+      description:
+        "The receiver's base URL registered with DGII (/fe/… under it); null: the tenant's own Sucursal host. What POST /api/v1/ecf/certification/receiver-check calls",
+      example: "https://acme.sucursal.do",
+    }),
     updated_at: z.string().nullable(),
   })
   .openapi("EcfSettings");
@@ -45,6 +50,11 @@ export const PutSettingsBody = z
   .object({
     environment: z.enum(ECF_ENVIRONMENTS).optional().openapi({ description: "testecf (pre-certification), certecf (certification), ecf (production)" }),
     enabled: z.boolean().optional(),
+    receiver_url: z.string().trim().max(300).nullable().optional().openapi({
+      description:
+        "The receiver's base URL the admin registers with DGII (https to a public address, no path beyond it; /fe/… is appended); null: the tenant's own Sucursal host",
+      example: "https://facturas.acme.com.do",
+    }),
   })
   .strict()
   .openapi("PutEcfSettingsRequest");
