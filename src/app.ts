@@ -24,6 +24,7 @@ import { integrationsRouter } from "./modules/integrations/routes";
 import { inventoryRouter } from "./modules/inventory/routes";
 import { invitationsRouter } from "./modules/invitations/routes";
 import { invoicesRouter } from "./modules/invoices/routes";
+import { lookupRouter } from "./modules/lookup/routes";
 import { membersRouter } from "./modules/members/routes";
 import { notesRouter } from "./modules/notes/routes";
 import { productsRouter } from "./modules/products/routes";
@@ -86,6 +87,7 @@ export function createApp() {
   api.route("/", ecfRouter);
   api.route("/", certificationRouter);
   api.route("/", receptionRouter);
+  api.route("/", lookupRouter);
   api.route("/", reportsRouter);
   api.route("/", quotationsRouter);
   api.route("/", workspacesRouter);

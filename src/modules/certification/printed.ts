@@ -37,6 +37,7 @@ export async function simulationPrintedEntries(
   tenantId: number,
   userId: number,
   cfg: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">,
+  origin?: string,
 ): Promise<PrintedEntry[]> {
   const e = schema.ecfDocuments;
   const rows = await db
@@ -61,7 +62,7 @@ export async function simulationPrintedEntries(
     let pdf: PdfDocumentData;
     if (row.invoiceId !== null) {
       pdf = (await invoicePdfData(db, scope, row.invoiceId)).pdf;
-      pdf.ecf = (await printedEcf(db, { invoiceId: row.invoiceId }, cfg)) ?? undefined;
+      pdf.ecf = (await printedEcf(db, { invoiceId: row.invoiceId }, cfg, origin)) ?? undefined;
     } else if (row.noteId !== null) {
       const [note] = await db.select({ kind: schema.invoiceNotes.kind }).from(schema.invoiceNotes).where(eq(schema.invoiceNotes.id, row.noteId));
       if (!note) continue;

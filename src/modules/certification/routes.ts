@@ -111,7 +111,7 @@ certificationRouter.openapi(
   ),
   async (c) => {
     // Every database read happens here, inside the request's transaction; the stream below only renders.
-    const entries = await simulationPrintedEntries(c.var.db, c.get("tenant").id, c.var.scope.userId, config(c.env));
+    const entries = await simulationPrintedEntries(c.var.db, c.get("tenant").id, c.var.scope.userId, config(c.env), new URL(c.req.url).origin);
     const zip = pdfZipStream(entries, {
       requestId: c.get("requestId"),
       async render(data) {
