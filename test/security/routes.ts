@@ -199,6 +199,8 @@ const REQUIRED_QUERIES: Record<string, string> = {
   "GET /api/v1/reports/606": "?period=202610",
   "GET /api/v1/reports/608": "?period=202610",
   "GET /api/v1/reports/sales-summary": "?from=2026-10-01&to=2026-10-31&group_by=workspace",
+  // The lookup page without a query is its form (200, for anyone): with one, a miss, the 404 every stranger gets.
+  "GET /consulta": "?encf=E320000000001&codigo=aB3dE5",
   "GET /consulta/{encf}/pdf": "?codigo=aB3dE5",
   "GET /consulta/{encf}/xml": "?codigo=aB3dE5",
 };
