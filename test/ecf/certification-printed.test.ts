@@ -67,6 +67,9 @@ describe("certification: the simulation and its printed representations", () => 
       expect(text, name).toContain(`Código de seguridad: ${expected[name]!.code}`);
       expect(text, name).toContain(expected[name]!.total);
     }
+    // The E32's receipt sends the consumer to the tenant's lookup page.
+    expect(await pdfText(files["E320000000001.pdf"]!)).toContain(`Consulte este comprobante en: http://${t.tenant.subdomain}.sucursal.test/consulta`);
+    expect(await pdfText(files["E310000000002.pdf"]!)).not.toContain("Consulte este comprobante");
 
     // Another tenant's simulation is its own; a member may not download it.
     expect((await (await seedTenant()).api.get(zipPath)).status).toBe(409);

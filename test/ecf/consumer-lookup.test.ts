@@ -74,11 +74,12 @@ describe("the consumer's lookup page of an E32", () => {
 
     // Misses: a wrong code, an unknown e-NCF, another tenant's host: one status, one body.
     const wrongCode = code === "AAAAAA" ? "BBBBBB" : "AAAAAA";
+    const browser = { headers: { accept: "text/html,application/xhtml+xml" } };
     const misses = [
-      await call(t.tenant.subdomain, `/consulta?encf=${encf}&codigo=${wrongCode}`),
-      await call(t.tenant.subdomain, `/consulta?encf=E320000000999&codigo=${encodeURIComponent(code)}`),
-      await call(t.tenant.subdomain, `/consulta?encf=B0200000001&codigo=${encodeURIComponent(code)}`),
-      await call(t.tenant.subdomain, `/consulta?encf=${encf}`),
+      await call(t.tenant.subdomain, `/consulta?encf=${encf}&codigo=${wrongCode}`, browser),
+      await call(t.tenant.subdomain, `/consulta?encf=E320000000999&codigo=${encodeURIComponent(code)}`, browser),
+      await call(t.tenant.subdomain, `/consulta?encf=B0200000001&codigo=${encodeURIComponent(code)}`, browser),
+      await call(t.tenant.subdomain, `/consulta?encf=${encf}`, browser),
     ];
     for (const miss of misses) {
       expect(miss.status).toBe(404);
@@ -87,9 +88,18 @@ describe("the consumer's lookup page of an E32", () => {
       expect(miss.text).toBe(misses[0]!.text);
     }
     const other = await seedTenant();
-    const elsewhere = await call(other.subdomain, `/consulta?encf=${encf}&codigo=${encodeURIComponent(code)}`);
+    const elsewhere = await call(other.subdomain, `/consulta?encf=${encf}&codigo=${encodeURIComponent(code)}`, browser);
     expect(elsewhere.status).toBe(404);
     expect(elsewhere.text).toContain(NOT_FOUND_TEXT);
+    // A client that does not ask for HTML gets the API's error body, one for every miss.
+    const api = [
+      await call(t.tenant.subdomain, `/consulta?encf=${encf}&codigo=${wrongCode}`),
+      await call(t.tenant.subdomain, `/consulta?encf=E320000000999&codigo=${encodeURIComponent(code)}`),
+    ];
+    for (const miss of api) {
+      expect(miss.status).toBe(404);
+      expect(miss.body).toEqual({ message: "No consumer invoice (E32) with this e-NCF and security code.", code: "not_found" });
+    }
     const downloads = [
       await call(t.tenant.subdomain, `/consulta/${encf}/pdf?codigo=${wrongCode}`),
       await call(t.tenant.subdomain, `/consulta/E320000000999/xml${query}`),

@@ -77,6 +77,7 @@ describe("e-CF certificate and settings", () => {
       has_certificate: false,
       ecf_base_url: expect.stringMatching(/\/testecf$/),
       fc_base_url: expect.stringMatching(/\/testecf$/),
+      receiver_url: null,
       updated_at: null,
     });
     const refused = await tenant.api.put("/ecf/settings", { enabled: true });

@@ -22005,12 +22005,13 @@ export interface paths {
                         "text/html": string;
                     };
                 };
-                /** @description The form and the one not-found message */
+                /** @description Any miss: to a browser (Accept: text/html) the form and the one not-found message; to other clients not_found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        "application/json": components["schemas"]["Error"];
                         "text/html": string;
                     };
                 };

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { config } from "../../env";
-import { createRouter, defineRoute, errorResponse, errorResponses } from "../../http/openapi";
+import { createRouter, defineRoute, ErrorBody, errorResponse, errorResponses } from "../../http/openapi";
 import { AppError } from "../../lib/errors";
 import { LOOKUP_PATH } from "../ecf/documents";
 import { renderDocumentPdf } from "../sales/pdf";
@@ -40,12 +40,22 @@ lookupRouter.openapi(
       "The consumer's lookup page (HTML, no token): a form for the E32's e-NCF and security code; with both, the document (issuer, date, lines, totals, the QR) and links to its PDF and signed XML",
     description: "An unknown e-NCF and a wrong code get the same 404 page. Limited per IP and host (RATE_LIMIT_ANONYMOUS_PER_MINUTE): 429 beyond.",
     request: { query: LookupQuery },
-    responses: { 200: html("The form, or the document found"), 404: html("The form and the one not-found message"), ...errorResponses(422, 429) },
+    responses: {
+      200: html("The form, or the document found"),
+      404: {
+        description: "Any miss: to a browser (Accept: text/html) the form and the one not-found message; to other clients not_found",
+        content: { "text/html": { schema: z.string() }, "application/json": { schema: ErrorBody } },
+      },
+      ...errorResponses(422, 429),
+    },
   }),
   async (c) => {
     const { encf = "", codigo = "" } = c.req.valid("query");
     const searched = encf.trim() !== "" || codigo.trim() !== "";
     const found = searched ? await findConsumerInvoice(c.var.db, c.get("tenant").id, encf, codigo, config(c.env), new URL(c.req.url).origin) : null;
+    // A browser gets the page again with the one message; a client that does not ask for HTML gets
+    // the API's error body (the same for every miss, as the downloads').
+    if (searched && !found && !/text\/html/i.test(c.req.header("accept") ?? "")) throw new AppError("not_found", NOT_FOUND);
     const page = lookupPage(c.get("tenant").name, { encf, code: codigo }, found, searched);
     return c.html(page, searched && !found ? 404 : 200, { "cache-control": "no-store" });
   },
