@@ -53,6 +53,7 @@ describe("the signing paths (docs/security.md)", () => {
     const { signers } = documentedPaths();
     expect(signers).toEqual([
       "src/jobs/certification-runs.ts",
+      "src/modules/certification/receiver-check.ts",
       "src/modules/ecf/annulments.ts",
       "src/modules/ecf/dgii.ts",
       "src/modules/ecf/issue.ts",

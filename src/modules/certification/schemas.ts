@@ -143,3 +143,29 @@ export const TestSetUpload = z
       .openapi({ type: "string", format: "binary", description: "DGII's test set, the .xlsx as DGII gives it (at most 1 MiB)" }),
   })
   .openapi("CertificationTestSetUpload");
+
+// ---- Steps 7-11: the receiver check (receiver-check.ts)
+
+export const ReceiverCheckStep = z
+  .object({
+    name: z.enum(["seed", "certificate", "reception", "commercial_approval"]),
+    url: z.string(),
+    outcome: z.enum(["ok", "failed", "skipped"]),
+    status: z.number().int().nullable().openapi({ description: "The HTTP status the receiver answered; null when not reached or skipped" }),
+    answer: z.string().nullable().openapi({ description: "What the receiver answered (its first 2,000 characters)" }),
+    detail: z.string().openapi({ description: "What was expected and why the step passed or failed" }),
+  })
+  .openapi("ReceiverCheckStep");
+
+export const ReceiverCheck = z
+  .object({
+    receiver_url: z.string().openapi({ description: "The base URL checked (e-CF settings' receiver_url, else the tenant's own host)" }),
+    via: z.enum(["in_process", "network"]).openapi({
+      description: "in_process: a host of this deployment, called through the Worker's own handler (not over the Internet); network: any other host",
+    }),
+    ok: z.boolean(),
+    steps: z.array(ReceiverCheckStep),
+    proves: z.string().openapi({ description: "What a passing check shows, and what it cannot" }),
+    checked_at: z.string(),
+  })
+  .openapi("ReceiverCheck");
