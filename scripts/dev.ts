@@ -305,7 +305,7 @@ async function main() {
       );
       if (seeded)
         console.log(
-          "Gave the demo tenant products with stock in two branches, customers, a supplier, an E31 (accepted by the local DGII), a B02, a quotation and a purchase.",
+          "Gave the demo tenant products with stock in two branches, customers, a supplier, an E31 (accepted by the local DGII), an E32 (its consumer lookup page: /consulta), a B02, a quotation and a purchase.",
         );
     }
     const e31 = await demoE31(database.ownerUrl);

@@ -81,11 +81,12 @@ import { type LocalServer, listenOnLoopback } from "./lib/local-server";
  * each tenant a certificate of its own). Control, for tests: `GET /_control/tokens`,
  * `POST /_control/token-ttl?seconds=` (life of the next tokens), `POST /_control/script` with JSON
  * `{signer, down?: n, drop?: n, unindexed?: n, results?: ["in_process", "accepted", "accepted_conditional", "rejected",
- * "rejected_unused"]}` (the next n calls from that signer answer 503; its next `drop` e-CF are
+ * "rejected_unused"], reject?: [eNCF]}` (the next n calls from that signer answer 503; its next `drop` e-CF are
  * received and kept, then the connection is cut before the answer, as when a send's answer is lost;
  * its next `unindexed` trackIds lookups find nothing yet, as before DGII has indexed a reception;
  * the next result queries of its documents, and its summaries, answer these states in order; a
- * final state is then that trackId's for good), `POST /_control/expire-tokens?signer=` (its tokens stop
+ * final state is then that trackId's for good; the first document of an e-NCF in `reject`, e-CF or
+ * summary, is answered rejected, as DGII rejects a chosen case of a test set), `POST /_control/expire-tokens?signer=` (its tokens stop
  * working: 401), `GET /_control/received?signer=` (what it sent: kind, eNCF, trackId, errors, xml),
  * `GET /_control/annulments?signer=` (its ANECF and the fake's verdicts), `GET
  * /_control/approvals?signer=` (its ACECF and the verdicts), `POST /_control/directory` with JSON
@@ -421,15 +422,21 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
   const seeds = new Set<string>();
   const tokens = new Map<string, Token>();
   let ttlSeconds = 3600;
-  const scripts = new Map<string, { down: number; drop: number; unindexed: number; results: ScriptedState[] }>();
+  const scripts = new Map<string, { down: number; drop: number; unindexed: number; results: ScriptedState[]; reject: Set<string> }>();
   const received: Received[] = [];
   const annulments: { signer: string; environment: string; rnc: string; xml: string; errors: string[] }[] = [];
   const script = (signer: string) => {
-    const entry = scripts.get(signer) ?? { down: 0, drop: 0, unindexed: 0, results: [] };
+    const entry = scripts.get(signer) ?? { down: 0, drop: 0, unindexed: 0, results: [], reject: new Set<string>() };
     scripts.set(signer, entry);
     return entry;
   };
   /** A scripted outage: the signer's next calls answer 503. */
+  /** The state DGII decides for a document of the signer: rejected once when its e-NCF was scripted so, else the next scripted state, else accepted. */
+  const decide = (signer: string, encf: string): ScriptedState => {
+    const entry = script(signer);
+    if (entry.reject.delete(encf)) return "rejected";
+    return entry.results.shift() ?? "accepted";
+  };
   const isDown = (signer: string | null) => {
     const entry = signer ? scripts.get(signer) : undefined;
     if (!entry?.down) return false;
@@ -585,8 +592,10 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
           drop?: number;
           unindexed?: number;
           results?: ScriptedState[];
+          reject?: string[];
         };
         const entry = script(body.signer);
+        for (const encf of body.reject ?? []) entry.reject.add(encf);
         if (body.down !== undefined) entry.down = body.down;
         if (body.drop !== undefined) entry.drop = body.drop;
         if (body.unindexed !== undefined) entry.unindexed = body.unindexed;
@@ -771,7 +780,7 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
           const stateOf = (r: Received) => {
             if (r.errors.length || r.resend) return STATES.rejected.estado;
             if (r.final === null) {
-              const next = scripted.results.shift() ?? "accepted";
+              const next = decide(token.signer, r.encf);
               if (next !== "in_process") r.final = next;
             }
             if (r.final === null || r.final === "in_process") return STATES.in_process.estado;
@@ -819,7 +828,7 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
               mensajes: document.errors.map((valor, i) => ({ valor, codigo: i + 1 })),
             });
           }
-          const next = document.final ?? script(token.signer).results.shift() ?? "accepted";
+          const next = document.final ?? decide(token.signer, document.encf);
           if (next !== "in_process") document.final = next;
           if (next === "rejected_unused") {
             return send(200, {
@@ -920,7 +929,7 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
         received.push(summary);
         if (errors.length)
           return send(200, { ...STATES.rejected, mensajes: errors.map((valor, i) => ({ codigo: String(i + 1), valor })), encf, secuenciaUtilizada: false });
-        const next = script(token.signer).results.shift() ?? "accepted";
+        const next = decide(token.signer, encf);
         summary.final = next;
         const state = next === "rejected_unused" || next === "in_process" ? "rejected" : next;
         return send(200, { ...STATES[state], mensajes: [], encf, secuenciaUtilizada: next !== "rejected_unused" });

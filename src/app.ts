@@ -9,6 +9,7 @@ import { createRouter, V1 } from "./http/openapi";
 import { anonymousRateLimit, rateLimit } from "./http/rate-limit";
 import { bodySizeLimit, jsonOnly, validConfiguration } from "./http/request-checks";
 import { requestId } from "./http/request-id";
+import { registerSelf } from "./http/self";
 import { tenantFromHost } from "./http/tenant";
 import { afterCommitDispatch } from "./jobs/dispatch";
 import { authRouter } from "./modules/auth/routes";
@@ -23,6 +24,7 @@ import { integrationsRouter } from "./modules/integrations/routes";
 import { inventoryRouter } from "./modules/inventory/routes";
 import { invitationsRouter } from "./modules/invitations/routes";
 import { invoicesRouter } from "./modules/invoices/routes";
+import { lookupRouter } from "./modules/lookup/routes";
 import { membersRouter } from "./modules/members/routes";
 import { notesRouter } from "./modules/notes/routes";
 import { productsRouter } from "./modules/products/routes";
@@ -85,6 +87,7 @@ export function createApp() {
   api.route("/", ecfRouter);
   api.route("/", certificationRouter);
   api.route("/", receptionRouter);
+  api.route("/", lookupRouter);
   api.route("/", reportsRouter);
   api.route("/", quotationsRouter);
   api.route("/", workspacesRouter);
@@ -112,5 +115,6 @@ export function createApp() {
 
   app.notFound((c) => c.json({ message: "Route not found.", code: "route_not_found" }, 404));
   app.onError(errorResponse); // the one error path: AppError, HTTP errors, SQLSTATEs, 500
+  registerSelf(app.fetch);
   return app;
 }

@@ -1,7 +1,7 @@
 /**
  * What `npm run dev`'s demo tenant holds, so a newcomer has something to look at: products with
  * stock in two branches, customers with valid RNCs, a supplier, an E31 accepted by the local DGII
- * stand-in, a B02, a quotation and a purchase. Made through the API, as a user would, once: a
+ * stand-in, an E32 to a consumer (when the tenant has an E32 sequence: the lookup page's), a B02, a quotation and a purchase. Made through the API, as a user would, once: a
  * later start finds the products and adds nothing.
  */
 
@@ -146,7 +146,20 @@ export async function seedDemoData(api: DemoApi, waitForEcf: (invoiceId: number)
     payment_method: "bank_transfer",
     items: [{ product_id: made[0]!.id, quantity: "100", unit_cost: "410.00", tax_ids: [itbis18] }],
   });
+  // An E32 under RD$250,000 to the consumer: what the consumer lookup page (/consulta) shows.
+  const e32 = subtypes.some((row) => row.prefix === "E32")
+    ? await call<{ id: number }>("POST", "/invoices", {
+        contact_id: consumer.id,
+        document_subtype_id: subtype("E32"),
+        issue_date: date,
+        items: [{ product_id: made[3]!.id, quantity: "10", unit_price: made[3]!.price, tax_ids: [itbis18] }],
+      })
+    : null;
   const status = await waitForEcf(e31.id);
   if (status !== "accepted") throw new Error(`demo data: the demo E31 ended ${status} at the local DGII stand-in, not accepted`);
+  if (e32) {
+    const consumerStatus = await waitForEcf(e32.id);
+    if (consumerStatus !== "accepted") throw new Error(`demo data: the demo E32 ended ${consumerStatus} at the local DGII stand-in, not accepted`);
+  }
   return true;
 }

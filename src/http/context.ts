@@ -58,6 +58,8 @@ export interface AppVariables {
   ecf: number[];
   /** Commercial approvals (ACECF) the request signed: delivered through ECF_QUEUE once it has committed. */
   approvals: number[];
+  /** Runs of DGII's test sets the request started: stepped through ECF_QUEUE once it has committed. */
+  certificationRuns: number[];
   /**
    * Set by a read that answers with a body streamed from the request transaction (`streamedBody`,
    * http/stream.ts): settles when the body has been written, failed or been cancelled. The

@@ -47,6 +47,8 @@ export const errorStatus = {
   approval_already_sent: 409,
   certification_incomplete: 409,
   certification_step_observed: 409,
+  certification_not_certecf: 409,
+  certification_run_in_progress: 409,
   received_ecf_already_purchased: 409,
   ecf_not_retryable: 409,
   invitation_not_usable: 410,

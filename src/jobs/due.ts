@@ -36,7 +36,7 @@ const SWEEP_GRACE_SECONDS = 15;
 const SWEEP_LIMIT = 500;
 
 /** The SQL functions returning due rows: (max_rows, due_before) → (tenant_id, id). */
-type DueFunction = "ecf_due_documents" | "ecf_due_approvals" | "ecf_due_deliveries";
+type DueFunction = "ecf_due_documents" | "ecf_due_approvals" | "ecf_due_deliveries" | "ecf_due_certification_runs";
 
 /** The rows the function finds due, across tenants. */
 export async function dueRows(env: Env, dueFunction: DueFunction, options: { now?: Date; limit?: number } = {}): Promise<{ tenantId: number; id: number }[]> {

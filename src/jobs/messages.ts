@@ -41,6 +41,12 @@ export interface ApprovalRef {
   approval_id: number;
 }
 
+/** `ecf` queue: a step of a run of DGII's test set (jobs/certification-runs.ts). */
+export interface CertificationRunRef {
+  tenant_id: number;
+  certification_run_id: number;
+}
+
 const ids = (body: unknown, ...names: string[]): boolean => {
   const b = body as Record<string, unknown> | null;
   return !!b && names.every((name) => Number.isSafeInteger(b[name]));
@@ -51,6 +57,7 @@ export const isWebhookRef = (body: unknown): body is WebhookRef => ids(body, "te
 /** Also true of a DeliveryRef, which names its e-CF: a consumer asks isDeliveryRef first. */
 export const isEcfRef = (body: unknown): body is EcfRef => ids(body, "tenant_id", "ecf_id");
 export const isDeliveryRef = (body: unknown): body is DeliveryRef => isEcfRef(body) && (body as Partial<DeliveryRef>).delivery === true;
+export const isCertificationRunRef = (body: unknown): body is CertificationRunRef => ids(body, "tenant_id", "certification_run_id");
 export const isApprovalRef = (body: unknown): body is ApprovalRef => ids(body, "tenant_id", "approval_id");
 
 /** Sends outbox references to the Queue; false (logged) when the send failed. */
@@ -65,3 +72,6 @@ export const enqueueDeliveries = (env: Env, refs: DeliveryRef[], delaySeconds = 
   sendToQueue(config(env).ECF_QUEUE, refs, "ecf deliveries", { delaySeconds });
 
 export const enqueueApprovals = (env: Env, refs: ApprovalRef[], delaySeconds = 0) => sendToQueue(config(env).ECF_QUEUE, refs, "approvals", { delaySeconds });
+
+export const enqueueCertificationRuns = (env: Env, refs: CertificationRunRef[], delaySeconds = 0) =>
+  sendToQueue(config(env).ECF_QUEUE, refs, "certification runs", { delaySeconds });

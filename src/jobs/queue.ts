@@ -1,9 +1,10 @@
 import type { Env } from "../env";
 import { log } from "../lib/log";
 import { handleApprovalMessage } from "./approvals";
+import { handleCertificationRunMessage } from "./certification-runs";
 import { handleEcfMessage } from "./ecf";
 import { handleDeliveryMessage } from "./ecf-delivery";
-import { isApprovalRef, isDeliveryRef, isEcfRef, isOutboxRef, isWebhookRef } from "./messages";
+import { isApprovalRef, isCertificationRunRef, isDeliveryRef, isEcfRef, isOutboxRef, isWebhookRef } from "./messages";
 import { handleOutboxMessage } from "./outbox";
 import { handleRncSyncBatch } from "./rnc-sync";
 import { handleWebhookMessage } from "./webhooks";
@@ -23,7 +24,12 @@ const job = <Ref>(accepts: Job<Ref>["accepts"], consume: Job<Ref>["consume"]) =>
  */
 const QUEUES: Record<string, (batch: MessageBatch<unknown>, env: Env) => Promise<void>> = {
   outbox: byMessage("outbox", [job(isWebhookRef, handleWebhookMessage), job(isOutboxRef, handleOutboxMessage)]),
-  ecf: byMessage("ecf", [job(isApprovalRef, handleApprovalMessage), job(isDeliveryRef, handleDeliveryMessage), job(isEcfRef, handleEcfMessage)]),
+  ecf: byMessage("ecf", [
+    job(isCertificationRunRef, handleCertificationRunMessage),
+    job(isApprovalRef, handleApprovalMessage),
+    job(isDeliveryRef, handleDeliveryMessage),
+    job(isEcfRef, handleEcfMessage),
+  ]),
   "rnc-sync": handleRncSyncBatch,
 };
 
@@ -41,7 +47,7 @@ function byMessage(queue: string, jobs: Job<unknown>[]) {
   };
 }
 
-/** The Worker's queue handler: `outbox` (email and webhook deliveries), `ecf` (e-CF to DGII, buyer deliveries, approvals) and `rnc-sync` (registry batches). */
+/** The Worker's queue handler: `outbox` (email and webhook deliveries), `ecf` (e-CF to DGII, buyer deliveries, approvals, runs of DGII's test sets) and `rnc-sync` (registry batches). */
 export async function handleQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const consume = QUEUES[batch.queue];
   if (consume) return consume(batch, env);

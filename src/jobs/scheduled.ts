@@ -3,6 +3,7 @@ import type { Env } from "../env";
 import { log } from "../lib/log";
 import { compactInvoiceStatusCounts } from "../modules/invoices/counts";
 import { sweepApprovals } from "./approvals";
+import { sweepCertificationRuns } from "./certification-runs";
 import { sweepDgiiStatus } from "./dgii-status";
 import { sweepEcf } from "./ecf";
 import { ALERTS_SWEEP_CRON, sweepEcfAlerts } from "./ecf-alerts";
@@ -17,16 +18,17 @@ import { purgeWebhookEvents, sweepWebhooks } from "./webhooks";
  */
 export async function handleScheduled(controller: ScheduledController, env: Env): Promise<void> {
   log.info("scheduled run", { cron: controller.cron, scheduledTime: controller.scheduledTime });
-  // Every minute: the outbox, webhook, e-CF, approval and buyer-delivery sweeps re-enqueue what is due (src/jobs/outbox.ts, webhooks.ts, ecf.ts, approvals.ts, ecf-delivery.ts),
+  // Every minute: the outbox, webhook, e-CF, approval, buyer-delivery and certification-run sweeps re-enqueue what is due (src/jobs/outbox.ts, webhooks.ts, ecf.ts, approvals.ts, ecf-delivery.ts),
   // and DGII's status is read (jobs/dgii-status.ts);
   // events past their 30 days are deleted after the webhook sweep.
   if (controller.cron === OUTBOX_SWEEP_CRON) {
-    const [, , , , , folded] = await Promise.all([
+    const [, , , , , , folded] = await Promise.all([
       sweepOutbox(env),
       sweepWebhooks(env).then(() => purgeWebhookEvents(env)),
       sweepEcf(env),
       sweepApprovals(env),
       sweepDeliveries(env),
+      sweepCertificationRuns(env),
       withTenantTransaction(env, null, compactInvoiceStatusCounts),
       // DGII's service states and maintenance windows, which pause sending (issue 33).
       sweepDgiiStatus(env),

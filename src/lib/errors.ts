@@ -48,6 +48,8 @@ export type ErrorCode =
   | "approval_already_sent"
   | "certification_incomplete"
   | "certification_step_observed"
+  | "certification_not_certecf"
+  | "certification_run_in_progress"
   | "received_ecf_already_purchased"
   | "ecf_not_retryable"
   | "invitation_not_usable"

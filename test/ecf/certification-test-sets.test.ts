@@ -47,8 +47,8 @@ describe("importing DGII's test sets", () => {
       ["FechaEmision", new Date(Date.UTC(2020, 3, 1))],
       ["MontoGravadoI1", 0.1 + 0.2],
       ["CantidadItem[1]", 1],
-      ["FechaEntrega", 44146],
-      ["DireccionEmisor", null],
+      ["FechaLimitePago", 44146],
+      ["NombreComercial", null],
       ["NumeroPedidoInterno", 1234567890123456],
     ]);
     // A trailing row of `#e` cells only is no case.
@@ -106,8 +106,8 @@ describe("importing DGII's test sets", () => {
     expect(saved.find((f) => f.name === "FechaEmision")?.value).toBe("01-04-2020");
     expect(saved.find((f) => f.name === "MontoGravadoI1")?.value).toBe("0.3");
     expect(saved.find((f) => f.name === "CantidadItem[1]")?.value).toBe("1");
-    expect(saved.find((f) => f.name === "FechaEntrega")?.value).toBe("11-11-2020");
-    expect(saved.some((f) => f.name === "DireccionEmisor")).toBe(false);
+    expect(saved.find((f) => f.name === "FechaLimitePago")?.value).toBe("11-11-2020");
+    expect(saved.some((f) => f.name === "NombreComercial")).toBe(false);
     expect(saved.find((f) => f.name === "NumeroPedidoInterno")?.value).toBe("1234567890123456");
 
     // The summaries: sheet RFCE's columns only.
@@ -173,8 +173,8 @@ describe("importing DGII's test sets", () => {
     const rows = approvalRows([
       { encf: "E310000000002", total: 4674.35, state: 1 },
       { encf: "E310000000003", total: "154003.47", state: "1" },
-      { encf: "E310000000004", total: 18283, state: 2, reason: "Mercancía no recibida" },
-      { encf: "E450000000001", total: 0.1 + 0.2, state: 1, at: "24-06-2026 08:05:00" },
+      { encf: "E310000000004", total: 18283.25, state: 2, reason: "Mercancía no recibida" },
+      { encf: "E450000000001", total: 0.1 + 0.25, state: 1, at: "24-06-2026 08:05:00" },
     ]);
     const res = await post(tenant, upload(await workbook({ ACEECF_Generadas: rows }), "Aprobaciones.xlsx"));
     expect(res.status, res.text).toBe(201);
@@ -197,12 +197,12 @@ describe("importing DGII's test sets", () => {
       { name: "FechaHoraAprobacionComercial", value: "23-06-2026 17:45:47" },
     ]);
     expect(set.cases[2]!.fields.slice(4, 8)).toEqual([
-      { name: "MontoTotal", value: "18283" },
+      { name: "MontoTotal", value: "18283.25" },
       { name: "RNCComprador", value: ISSUER_RNC },
       { name: "Estado", value: "2" },
       { name: "DetalleMotivoRechazo", value: "Mercancía no recibida" },
     ]);
-    expect(set.cases[3]!.fields.find((f) => f.name === "MontoTotal")?.value).toBe("0.3");
+    expect(set.cases[3]!.fields.find((f) => f.name === "MontoTotal")?.value).toBe("0.35");
   });
 
   it("refuses a set whose rows cannot make a document, naming each case, column and why; nothing is stored", async () => {
@@ -225,6 +225,7 @@ describe("importing DGII's test sets", () => {
     ecf[e411] = withCells(ecf[e411]!, [
       ["NumeroLinea[2]", "#e"],
       ["IndicadorFacturacion[2]", "#e"],
+      ["IndicadorAgenteRetencionoPercepcion[2]", "#e"],
       ["NombreItem[2]", "#e"],
       ["IndicadorBienoServicio[2]", "#e"],
       ["CantidadItem[2]", "#e"],
@@ -275,6 +276,32 @@ describe("importing DGII's test sets", () => {
         'Row 4: FechaHoraAprobacionComercial must be a date and time dd-MM-yyyy HH:mm:ss; "2026-06-23T17:45:47" is not.',
       ],
     });
+  });
+
+  it("refuses a set whose case cannot make a valid document of its type (our schema check in the Worker), naming the case, the element and why", async () => {
+    const tenant = await seedTenant();
+    const ecf = ecfCases();
+    const at = (encf: string) => ecf.findIndex((row) => row.some(([h, v]) => h === "ENCF" && v === encf));
+    // An E43 has no buyer (Formato e-CF v1.0: Comprador absent in gastos menores); TipoPago is 1-3.
+    const e43 = at("E430000000001");
+    ecf[e43] = withCells(ecf[e43]!, [["RNCComprador", "131880681"]]);
+    const e45 = at("E450000000002");
+    ecf[e45] = withCells(ecf[e45]!, [["TipoPago", "7"]]);
+    const approvals = approvalRows([{ encf: "E310000000002", total: "10.5", state: "1" }]);
+    const res = await post(tenant, upload(await workbook({ ECF: ecf, RFCE: rfceCases() })));
+    expect(res.status, res.text).toBe(422);
+    const errors = (res.body as unknown as { errors: Record<string, string[]> }).errors;
+    expect(Object.keys(errors).sort()).toEqual(["ECF[101010101E430000000001].RNCComprador", "ECF[101010101E450000000002].TipoPago"]);
+    expect(errors["ECF[101010101E430000000001].RNCComprador"]).toEqual([
+      "Row 17: RNCComprador is not an element of an E43 (Formato e-CF v1.0): the document has no place for it.",
+    ]);
+    expect(errors["ECF[101010101E450000000002].TipoPago"]).toEqual([
+      "Row 22: TipoPago makes the document invalid against e-CF-45.xsd: Schemas validity error : Element 'TipoPago': [facet 'enumeration'] The value '7' is not an element of the set {'1', '2', '3'}.",
+    ]);
+    const refused = await post(tenant, upload(await workbook({ ACEECF_Generadas: approvals })));
+    expect(refused.status, refused.text).toBe(422);
+    expect(Object.keys((refused.body as unknown as { errors: Record<string, string[]> }).errors)).toEqual(["ACEECF_Generadas[E310000000002].MontoTotal"]);
+    expect((await tenant.api.get<Data<Summary[]>>(PATH)).body.data).toEqual([]);
   });
 
   it("refuses what is not DGII's workbook: another file (422), another body type (415), a workbook without the set's sheets (422)", async () => {

@@ -13,7 +13,7 @@ import { levelOf } from "../support/stock";
  * local DGII stand-in.
  */
 describe("npm run dev's demo data", () => {
-  it("products with stock in two branches, customers with RNCs, a supplier, an accepted E31, a B02, a quotation, a purchase; once", async () => {
+  it("products with stock in two branches, customers with RNCs, a supplier, an accepted E31, an accepted E32, a B02, a quotation, a purchase; once", async () => {
     const tenant = await seedTenant();
     const rnc = freshRnc();
     expect((await tenant.api.patch("/company", { rnc })).status).toBe(200);
@@ -31,6 +31,17 @@ describe("npm run dev's demo data", () => {
       authorized_at: "2026-05-01",
     });
     expect(e31.status, e31.text).toBe(201);
+    const e32 = await tenant.api.post("/document-subtypes", {
+      name: "Consumo Electrónico",
+      type: "invoice",
+      prefix: "E32",
+      start_number: 1,
+      end_number: 99_999_999,
+      valid_until: "2027-12-31",
+      authorization_number: "DEMO-ECF",
+      authorized_at: "2026-05-01",
+    });
+    expect(e32.status, e32.text).toBe(201);
 
     const api: DemoApi = async (method, path, body, headers) => {
       const res = await call(tenant.subdomain, v1(path), { method, body, headers, token: tenant.admin.token });
@@ -70,17 +81,19 @@ describe("npm run dev's demo data", () => {
 
     const invoices = (await tenant.api.get("/invoices?sort=document_number")).body.data as { document_number: string; total_amount: string }[];
     // E31: 20 × 495 + 50 × 285 + 2,500 = 26,650.00 + ITBIS 18 % 4,797.00; B02: 2 × 1,250 + 450 ITBIS.
+    // E32: 10 × 165 + 297 ITBIS, to the consumer (the lookup page's document).
     expect(invoices.map((invoice) => [invoice.document_number, invoice.total_amount])).toEqual([
       ["B0200000001", "2950.00"],
       ["E310000000001", "31447.00"],
+      ["E320000000001", "1947.00"],
     ]);
-    const ecf = await ownerRows<{ status: string }>(sql`SELECT status FROM ecf_documents WHERE tenant_id = ${tenant.tenantId}`);
-    expect(ecf.map((row) => row.status)).toEqual(["accepted"]);
+    const ecf = await ownerRows<{ status: string }>(sql`SELECT status FROM ecf_documents WHERE tenant_id = ${tenant.tenantId} ORDER BY id`);
+    expect(ecf.map((row) => row.status)).toEqual(["accepted", "accepted"]);
     expect((await tenant.api.get("/quotations")).body.meta.total).toBe(1);
     expect((await tenant.api.get("/purchases")).body.meta.total).toBe(1);
 
     // A second `npm run dev` finds the data and adds nothing.
     expect(await seedDemoData(api, waitForEcf)).toBe(false);
-    expect((await tenant.api.get("/invoices")).body.meta.total).toBe(2);
+    expect((await tenant.api.get("/invoices")).body.meta.total).toBe(3);
   });
 });

@@ -26,7 +26,7 @@ export async function received(signer: string): Promise<Received[]> {
 }
 
 /** Scripts the fake DGII for one signer: the next `down` calls answer 503; the next result queries answer `results`. */
-export async function script(signer: string, body: { down?: number; drop?: number; unindexed?: number; results?: string[] }): Promise<void> {
+export async function script(signer: string, body: { down?: number; drop?: number; unindexed?: number; results?: string[]; reject?: string[] }): Promise<void> {
   const res = await fetch(`${fakeDgii}/_control/script`, { method: "POST", body: JSON.stringify({ signer, ...body }) });
   expect(res.status).toBe(200);
 }

@@ -78,6 +78,7 @@ describe("e-CF certificate and settings", () => {
       ecf_base_url: expect.stringMatching(/\/testecf$/),
       fc_base_url: expect.stringMatching(/\/testecf$/),
       deferred_sending_authorization: null,
+      receiver_url: null,
       updated_at: null,
     });
     const refused = await tenant.api.put("/ecf/settings", { enabled: true });

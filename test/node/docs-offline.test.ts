@@ -83,7 +83,7 @@ describe("npm run dev's printed curls", () => {
   }, 120_000);
 });
 
-describe.skipIf(skipReason !== undefined)("GET /api/v1/docs offline, in Chromium", { timeout: 300_000 }, () => {
+describe.skipIf(skipReason !== undefined)("GET /api/v1/docs and the consumer lookup page offline, in Chromium", { timeout: 300_000 }, () => {
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: (chromiumPath as { path: string }).path,
@@ -152,6 +152,78 @@ describe.skipIf(skipReason !== undefined)("GET /api/v1/docs offline, in Chromium
       expect.arrayContaining([...tags]),
     );
     expect(await page.locator(".info .title").innerText()).toContain("Sucursal API");
+    expect(blocked).toEqual([]);
+  });
+
+  it("the consumer lookup page (/consulta) finds the demo's E32 by e-NCF and security code, on a phone (390x844) and a desktop, and any miss is the one not-found", async () => {
+    const origin = `http://demo.localhost:${port}`;
+    const token = /Authorization: Bearer ([^']+)'/.exec(devOutput)?.[1];
+    expect(token, "npm run dev printed the admin's token").toBeTruthy();
+    const page = await browser!.newPage();
+    const blocked: string[] = [];
+    await page.route("**/*", (route) => {
+      if (new URL(route.request().url()).origin === origin) return route.continue();
+      blocked.push(route.request().url());
+      return route.abort("internetdisconnected");
+    });
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect((await page.goto(`${origin}/consulta`))?.status()).toBe(200);
+    // The demo's E32, as its admin reads it from the API (fetched by the page: Node does not resolve demo.localhost).
+    const e32 = (await page.evaluate(async (bearer) => {
+      const headers = { authorization: `Bearer ${bearer}` };
+      const list = (await (await fetch("/api/v1/invoices?per_page=100", { headers })).json()) as { data: { id: number; document_number: string }[] };
+      const invoice = list.data.find((row) => row.document_number.startsWith("E32"));
+      if (!invoice) return null;
+      return ((await (await fetch(`/api/v1/invoices/${invoice.id}/ecf`, { headers })).json()) as { data: { encf: string; security_code: string } }).data;
+    }, token!)) as { encf: string; security_code: string } | null;
+    expect(e32, "the demo data has an E32").not.toBeNull();
+
+    await page.fill('input[name="encf"]', e32!.encf);
+    await page.fill('input[name="codigo"]', e32!.security_code);
+    await Promise.all([page.waitForURL(/\/consulta\?encf=/), page.click('button[type="submit"]')]);
+    await page.locator("#comprobante").waitFor({ state: "visible" });
+    expect(await page.locator("#encf").innerText()).toBe(e32!.encf);
+    expect(await page.locator("#codigo").innerText()).toBe(e32!.security_code);
+    expect(await page.locator("#titulo").innerText()).toBe("Factura de Consumo Electrónica");
+    expect(await page.locator("#lineas tbody tr").count()).toBe(1);
+    expect(await page.locator("#totales").innerText()).toContain("1947.00");
+    // The QR drawn, square, inside the phone's width; nothing wider than the screen but the lines' own scroller.
+    const qr = await page.locator("figure svg").boundingBox();
+    expect(qr!.width).toBeGreaterThan(150);
+    expect(Math.abs(qr!.width - qr!.height)).toBeLessThan(1);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    for (const id of ["#pdf", "#xml"]) {
+      const box = await page.locator(id).boundingBox();
+      expect(box!.x + box!.width, id).toBeLessThanOrEqual(390);
+    }
+    // The downloads answer for the e-NCF and code the page was given.
+    const downloads = await page.evaluate(async () => {
+      const head = async (id: string) => {
+        const res = await fetch((document.querySelector(id) as HTMLAnchorElement).href);
+        return [res.status, res.headers.get("content-type"), (await res.text()).slice(0, 5)];
+      };
+      return [await head("#pdf"), await head("#xml")];
+    });
+    expect(downloads).toEqual([
+      [200, "application/pdf", "%PDF-"],
+      [200, "application/xml; charset=utf-8", "<?xml"],
+    ]);
+
+    // A wrong code: the form again and the one not-found message.
+    await page.fill('input[name="encf"]', e32!.encf);
+    await page.fill('input[name="codigo"]', "000000");
+    await Promise.all([page.waitForURL(/codigo=000000/), page.click('button[type="submit"]')]);
+    await page.locator("#no-encontrado").waitFor({ state: "visible" });
+    expect(await page.locator("#comprobante").count()).toBe(0);
+
+    // A desktop: the same document, the totals beside the lines' right edge.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${origin}/consulta?encf=${e32!.encf}&codigo=${encodeURIComponent(e32!.security_code)}`);
+    expect(await page.locator("#encf").innerText()).toBe(e32!.encf);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+    expect(problems).toEqual([]);
     expect(blocked).toEqual([]);
   });
 });

@@ -51,13 +51,21 @@ function documentedPaths(): { builders: string[]; signers: string[] } {
 describe("the signing paths (docs/security.md)", () => {
   it("signXml is called only where the table says a document is signed", () => {
     const { signers } = documentedPaths();
-    expect(signers).toEqual(["src/modules/ecf/annulments.ts", "src/modules/ecf/dgii.ts", "src/modules/ecf/issue.ts", "src/modules/reception/service.ts"]);
+    expect(signers).toEqual([
+      "src/jobs/certification-runs.ts",
+      "src/modules/certification/receiver-check.ts",
+      "src/modules/ecf/annulments.ts",
+      "src/modules/ecf/dgii.ts",
+      "src/modules/ecf/issue.ts",
+      "src/modules/reception/service.ts",
+    ]);
     expect(callers("signXml")).toEqual(signers);
   });
 
   it("only the builders of our documents and the seed check mark XML as signable", () => {
     const { builders } = documentedPaths();
     expect(builders).toEqual([
+      "src/modules/certification/case-xml.ts",
       "src/modules/ecf/anecf.ts",
       "src/modules/ecf/receipts.ts",
       "src/modules/ecf/rfce.ts",

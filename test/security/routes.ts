@@ -65,6 +65,8 @@ function resolver(world: World): Record<string, { id: string | number; scope: Sc
     events: { id: o.event.id, scope: "tenant" },
     // Public: a bogus token, so that the anonymous check never accepts the real invitation.
     invitations: { id: "bogus-invitation-token-0000000000", scope: "public" },
+    // Public: an E32 number no tenant of the world issued (the lookup answers the same 404 for any miss).
+    consulta: { id: "E320000000001", scope: "public" },
     rnc: { id: "131246796", scope: "tenant" },
   };
 }
@@ -199,6 +201,10 @@ const REQUIRED_QUERIES: Record<string, string> = {
   "GET /api/v1/reports/606": "?period=202610",
   "GET /api/v1/reports/608": "?period=202610",
   "GET /api/v1/reports/sales-summary": "?from=2026-10-01&to=2026-10-31&group_by=workspace",
+  // The lookup page without a query is its form (200, for anyone): with one, a miss, the 404 every stranger gets.
+  "GET /consulta": "?encf=E320000000001&codigo=aB3dE5",
+  "GET /consulta/{encf}/pdf": "?codigo=aB3dE5",
+  "GET /consulta/{encf}/xml": "?codigo=aB3dE5",
 };
 
 export function concreteRoutes(world: World): ConcreteRoute[] {

@@ -30,6 +30,18 @@ export async function validate(xml: string, xsd: string) {
   return { valid: result.valid, errors: result.errors.map((error) => error.message) };
 }
 
+/** Several documents against one schema in one run of libxml2 (one schema parse): each document's errors, by its index. */
+export async function validateMany(xmls: string[], xsd: string): Promise<string[][]> {
+  const result = await validateXML({ xml: xmls.map((contents, i) => ({ fileName: `document-${i}.xml`, contents })), schema: [schema(xsd)] });
+  const errors: string[][] = xmls.map(() => []);
+  for (const error of result.errors) {
+    const index = Number(/^document-(\d+)\.xml$/.exec(error.loc?.fileName ?? "")?.[1] ?? -1);
+    if (index < 0) throw new Error(`validateMany: an error of no document: ${error.rawMessage}`);
+    errors[index]!.push(error.message);
+  }
+  return errors;
+}
+
 let certificate: Awaited<ReturnType<typeof makeCertificate>> | undefined;
 export async function sign(xml: string) {
   certificate ??= await makeCertificate({ authority: null });

@@ -40,10 +40,21 @@ interface Line {
   extra?: Row;
 }
 
-function lineColumns(n: number, line: Line, exempt: boolean): Row {
+function lineColumns(type: string, n: number, line: Line, exempt: boolean): Row {
+  // The buyer's own e-CF (E41 compras, E47 pagos al exterior) say on each line who withholds (Retencion).
+  const withholding: Row =
+    type === "41"
+      ? [[`IndicadorAgenteRetencionoPercepcion[${n}]`, "1"]]
+      : type === "47"
+        ? [
+            [`IndicadorAgenteRetencionoPercepcion[${n}]`, "1"],
+            [`MontoISRRetenido[${n}]`, money(Math.round(line.quantity * line.price * 0.1))],
+          ]
+        : [];
   return [
     [`NumeroLinea[${n}]`, String(n)],
-    [`IndicadorFacturacion[${n}]`, exempt ? "4" : "1"],
+    [`IndicadorFacturacion[${n}]`, type === "46" ? "3" : exempt ? "4" : "1"],
+    ...withholding,
     [`NombreItem[${n}]`, line.name],
     [`IndicadorBienoServicio[${n}]`, "1"],
     [`CantidadItem[${n}]`, `${line.quantity}.00`],
@@ -56,7 +67,8 @@ function lineColumns(n: number, line: Line, exempt: boolean): Row {
 /** One e-CF case: the set's values, totals from its lines (the fixture's arithmetic, not Sucursal's). */
 export function ecfCase(type: string, sequence: number, lines: Line[], extra: { header?: Row; totals?: Row; reference?: Row } = {}): Row {
   const encf = `E${type}${String(sequence).padStart(10, "0")}`;
-  const exempt = type === "43" || type === "47" || type === "46";
+  // E43, E44 and E47 carry no ITBIS (MontoExento); an E46 is taxed at 0% (MontoGravadoI3, ITBIS3 0).
+  const exempt = type === "43" || type === "44" || type === "47";
   const base = lines.reduce((sum, l) => sum + l.quantity * l.price, 0);
   const itbis = exempt ? 0 : Math.round(base * 0.18);
   const buyer: Row =
@@ -66,25 +78,36 @@ export function ecfCase(type: string, sequence: number, lines: Line[], extra: { 
           ["RNCComprador", BUYER_RNC],
           ["RazonSocialComprador", "DOCUMENTOS ELECTRONICOS DE 03"],
         ];
-  const totals: Row = exempt
-    ? [
-        ["MontoExento", money(base)],
-        ["MontoTotal", money(base)],
-      ]
-    : [
-        ["MontoGravadoTotal", money(base)],
-        ["MontoGravadoI1", money(base)],
-        ["ITBIS1", "18"],
-        ["TotalITBIS", money(itbis)],
-        ["TotalITBIS1", money(itbis)],
-        ["MontoTotal", money(base + itbis)],
-      ];
+  const totals: Row =
+    type === "46"
+      ? [
+          ["MontoGravadoTotal", money(base)],
+          ["MontoGravadoI3", money(base)],
+          ["ITBIS3", "0"],
+          ["TotalITBIS", "0.00"],
+          ["TotalITBIS3", "0.00"],
+          ["MontoTotal", money(base)],
+        ]
+      : exempt
+        ? [
+            ["MontoExento", money(base)],
+            ["MontoTotal", money(base)],
+          ]
+        : [
+            ["MontoGravadoTotal", money(base)],
+            ["MontoGravadoI1", money(base)],
+            ["ITBIS1", "18"],
+            ["TotalITBIS", money(itbis)],
+            ["TotalITBIS1", money(itbis)],
+            ["MontoTotal", money(base + itbis)],
+          ];
   return [
     ["CasoPrueba", `${ISSUER_RNC}${encf}`],
     ["Version", "1.0"],
     ["TipoeCF", type],
     ["ENCF", encf],
-    ["FechaVencimientoSecuencia", type === "32" ? "#e" : "31-12-2028"],
+    ["FechaVencimientoSecuencia", type === "32" || type === "34" ? "#e" : "31-12-2028"],
+    ...((type === "34" ? [["IndicadorNotaCredito", "0"]] : []) as Row),
     ["TipoIngresos", type === "41" || type === "43" || type === "47" ? "#e" : "01"],
     ["TipoPago", "1"],
     ["RNCEmisor", ISSUER_RNC],
@@ -95,7 +118,7 @@ export function ecfCase(type: string, sequence: number, lines: Line[], extra: { 
     ...buyer,
     ...totals,
     ...(extra.totals ?? []),
-    ...lines.flatMap((line, i) => lineColumns(i + 1, line, exempt)),
+    ...lines.flatMap((line, i) => lineColumns(type, i + 1, line, exempt)),
     ...(extra.reference ?? []),
   ];
 }
@@ -113,7 +136,13 @@ export const SMALL_E32 = [11, 12, 13, 15];
  * The 25 e-CF cases, types as DGII's set has them (E31 x4, E32 x6: two over RD$250,000 and four
  * under, E33, E34 x2, E41 x2, E43 x2, E44 x2, E45 x2, E46 x2, E47 x2).
  */
-export function ecfCases(): Row[] {
+export function ecfCases(issuer = ISSUER_RNC): Row[] {
+  return fixtureCases().map((row) =>
+    row.map(([h, v]): [string, Value] => [h, h === "RNCEmisor" ? issuer : h === "CasoPrueba" && typeof v === "string" ? v.replace(ISSUER_RNC, issuer) : v]),
+  );
+}
+
+function fixtureCases(): Row[] {
   const cases: Row[] = [];
   for (const [type, count] of TYPES_OF_THE_SET) {
     for (let k = 1; k <= count; k++) {
@@ -182,8 +211,8 @@ export function ecfCases(): Row[] {
 }
 
 /** The summaries (RFCE) of the four small E32, with the columns of DGII's sheet RFCE. */
-export function rfceCases(): Row[] {
-  return ecfCases()
+export function rfceCases(issuer = ISSUER_RNC): Row[] {
+  return ecfCases(issuer)
     .filter((row) => SMALL_E32.some((n) => row.find(([h]) => h === "ENCF")?.[1] === `E32${String(n).padStart(10, "0")}`))
     .map((row) => {
       // The columns of DGII's sheet RFCE these cases use (its others: FormaPago[n], MontoPago[n], additional taxes, CodigoSeguridadeCF).
@@ -204,14 +233,15 @@ export interface ApprovalRow {
   at?: Value;
 }
 
-export function approvalRows(rows: ApprovalRow[]): Row[] {
+/** The approvals the tenant (`buyer`, by default the fixture's issuer) gives of e-CF it received. */
+export function approvalRows(rows: ApprovalRow[], buyer = ISSUER_RNC): Row[] {
   return rows.map((r) => [
     ["Version", "1.0"],
     ["RNCEmisor", BUYER_RNC],
     ["eNCF", r.encf],
     ["FechaEmision", "01-04-2020"],
     ["MontoTotal", r.total],
-    ["RNCComprador", ISSUER_RNC],
+    ["RNCComprador", buyer],
     ["Estado", r.state],
     ["DetalleMotivoRechazo", r.reason ?? null],
     ["FechaHoraAprobacionComercial", r.at ?? "23-06-2026 17:45:47"],

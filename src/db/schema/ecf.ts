@@ -378,14 +378,30 @@ export const ecfCertificationTestCases = pgTable(
     encf: text("encf").notNull(),
     /** The row's elements in column order, as [name, value] pairs (a JSON object would lose the order). */
     fields: jsonb("fields").$type<[string, string][]>().notNull(),
-    /** pending until the set is run (the run is the next part of issue 32). */
+    /**
+     * The case in the set's latest run (certification/test-set-runs.ts): pending (not sent yet), sent
+     * (DGII has it, its result not final), accepted, accepted_conditional or rejected. A new run
+     * starts every case over.
+     */
     state: text("state").notNull().default("pending"),
+    /** The run that last took the case, and the e-NCF the case carries in it (a rerun takes new numbers). */
+    runId: integer("run_id"),
+    runEncf: text("run_encf"),
+    /** The signed document as sent, byte for byte. */
+    xml: text("xml"),
+    securityCode: text("security_code"),
+    trackId: text("track_id"),
+    /** DGII's word for the case's state ("Aceptado", "Rechazado"…) and its messages. */
+    dgiiState: text("dgii_state"),
+    dgiiMessages: jsonb("dgii_messages").$type<{ codigo: string; valor: string }[]>(),
+    sentAt: timestamp("sent_at", { withTimezone: true }),
+    answeredAt: timestamp("answered_at", { withTimezone: true }),
   },
   (t) => [
     uniqueIndex("ecf_certification_test_cases_case_idx").on(t.testSetId, t.sheet, t.caseName),
     uniqueIndex("ecf_certification_test_cases_position_idx").on(t.testSetId, t.position),
     check("ecf_certification_test_cases_document", sql`${t.document} IN ('ecf', 'rfce', 'acecf')`),
-    check("ecf_certification_test_cases_state", sql`${t.state} IN ('pending')`),
+    check("ecf_certification_test_cases_state", sql`${t.state} IN ('pending', 'sent', 'accepted', 'accepted_conditional', 'rejected')`),
     tenantIsolation("ecf_certification_test_cases"),
   ],
 );
@@ -420,6 +436,49 @@ export const ecfAlerts = pgTable(
     uniqueIndex("ecf_alerts_subject_key").on(t.tenantId, t.kind, t.subject),
     index("ecf_alerts_open_idx").on(t.tenantId, t.raisedAt).where(sql`${t.resolvedAt} IS NULL`),
     tenantIsolation("ecf_alerts"),
+  ],
+);
+
+/**
+ * A run of a test set (issue 32, steps 2 and 3; certification/test-set-runs.ts): its cases signed
+ * and sent to DGII's CerteCF one after the other, through ECF_QUEUE (jobs/certification-runs.ts),
+ * each waiting for DGII's result before the next is sent. One rejection stops it (`stopped`, with
+ * the case and DGII's messages); every case accepted completes it. The run is its own outbox: a
+ * `running` run is due at `next_attempt_at`. Its e-CF never touch the books.
+ */
+export const ecfCertificationRuns = pgTable(
+  "ecf_certification_runs",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId().references(() => tenants.id),
+    testSetId: integer("test_set_id")
+      .notNull()
+      .references(() => ecfCertificationTestSets.id, { onDelete: "cascade" }),
+    /** 1 for the set's first run, 2 for the next… */
+    number: integer("number").notNull(),
+    /** The environment the run was started in: always certecf. */
+    environment: text("environment").notNull(),
+    /** running, completed (every case accepted) or stopped (a case rejected). */
+    state: text("state").notNull().default("running"),
+    startedBy: integer("started_by"),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+    /** The case whose rejection stopped the run, and why (DGII's messages, joined). */
+    stoppedCaseId: integer("stopped_case_id"),
+    stopReason: text("stop_reason"),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
+    attempts: integer("attempts").notNull().default(0),
+    /** DGII unreachable: the last error, and since when (the step is retried with backoff). */
+    lastError: text("last_error"),
+    unreachableSince: timestamp("unreachable_since", { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("ecf_certification_runs_number_idx").on(t.testSetId, t.number),
+    // One run of a set at a time.
+    uniqueIndex("ecf_certification_runs_running_idx").on(t.testSetId).where(sql`${t.state} = 'running'`),
+    index("ecf_certification_runs_due_idx").on(t.nextAttemptAt).where(sql`${t.state} = 'running'`),
+    check("ecf_certification_runs_state", sql`${t.state} IN ('running', 'completed', 'stopped')`),
+    tenantIsolation("ecf_certification_runs"),
   ],
 );
 

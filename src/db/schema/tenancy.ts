@@ -62,6 +62,12 @@ export const ecfSettings = pgTable(
      * issued with IndicadorEnvioDiferido 1 (Formato e-CF v1.0, field 6).
      */
     deferredSendingAuthorization: text("deferred_sending_authorization"),
+    /**
+     * The receiver's base URL the admin registers with DGII (certification steps 1 and 7), under
+     * which /fe/recepcion, /fe/aprobacioncomercial and /fe/autenticacion answer; null: the tenant's
+     * own Sucursal host. What the receiver check (issue 32, steps 7-11) calls.
+     */
+    receiverUrl: text("receiver_url"),
     certificateEncrypted: text("certificate_encrypted"),
     certificateSubject: text("certificate_subject"),
     certificateSerialNumber: text("certificate_serial_number"),

@@ -1,10 +1,17 @@
 import { z } from "@hono/zod-openapi";
+import { config } from "../../env";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { FILE_UPLOAD_TYPE_MESSAGE } from "../../http/request-checks";
 import { dataOnly, dataWithMessage } from "../../http/schemas";
+import { selfFetcher } from "../../http/self";
 import { AppError } from "../../lib/errors";
-import { Certification, MarkStepBody, PutCertificationBody, StepParam, TestSet, TestSetSummary, TestSetUpload } from "./schemas";
+import { pdfZipStream } from "../quotations/zip";
+import { renderDocumentPdf } from "../sales/pdf";
+import { PRINTED_REPRESENTATION_MAX_BYTES, simulationPrintedEntries } from "./printed";
+import { checkReceiver, receiverTarget } from "./receiver-check";
+import { Certification, MarkStepBody, PutCertificationBody, ReceiverCheck, StepParam, TestSet, TestSetSummary, TestSetUpload } from "./schemas";
 import * as certification from "./service";
+import * as testSetRuns from "./test-set-runs";
 import * as testSets from "./test-sets";
 
 /** DGII's certification of the tenant as an electronic issuer (issue 32; docs/ecf.md, "Getting certified"). */
@@ -84,6 +91,69 @@ certificationRouter.openapi(
   },
 );
 
+// ---- Step 5: the printed representations of the simulation
+
+certificationRouter.openapi(
+  defineRoute(
+    { permission: "ecf:manage" },
+    {
+      method: "get",
+      path: `${V1}/ecf/certification/printed-representations.zip`,
+      tags,
+      summary:
+        "Step 5: a ZIP of the PDF of each e-CF DGII accepted in certecf (the simulation, step 4), named <e-NCF>.pdf, each under DGII's 10 MB, to upload in the Oficina Virtual",
+      description: "409 when no e-CF has been accepted in certecf yet, or when there are more than 500 (download each document's PDF then).",
+      responses: {
+        200: { description: "ZIP of <e-NCF>.pdf files", content: { "application/zip": { schema: z.string().openapi({ format: "binary" }) } } },
+        ...errorResponses(409),
+        ...commonErrors,
+      },
+    },
+  ),
+  async (c) => {
+    // Every database read happens here, inside the request's transaction; the stream below only renders.
+    const entries = await simulationPrintedEntries(c.var.db, c.get("tenant").id, c.var.scope.userId, config(c.env), new URL(c.req.url).origin);
+    const zip = pdfZipStream(entries, {
+      requestId: c.get("requestId"),
+      async render(data) {
+        const bytes = await renderDocumentPdf(data);
+        // DGII refuses a larger upload: better a broken download that says why than a PDF the OFV rejects.
+        if (bytes.length > PRINTED_REPRESENTATION_MAX_BYTES) throw new Error(`The PDF of ${data.documentNumber} is over DGII's 10 MB.`);
+        return bytes;
+      },
+    });
+    return c.body(zip, 200, {
+      "Content-Type": "application/zip",
+      "Content-Disposition": `attachment; filename="representaciones-impresas.zip"`,
+    });
+  },
+);
+
+// ---- Steps 7-11: the tenant's receiver, checked as DGII calls it
+
+certificationRouter.openapi(
+  defineRoute(
+    { permission: "ecf:manage" },
+    {
+      method: "post",
+      path: `${V1}/ecf/certification/receiver-check`,
+      tags,
+      summary:
+        "Steps 7-11: play DGII against the tenant's receiver (e-CF settings' receiver_url, else its own host): seed, certificate validation, an e-CF to reception expecting a signed ARECF, an ACECF to commercial approval; each answer and why it failed",
+      description:
+        "200 whether the receiver passes or not (`ok`, each step's outcome). 409 when the receiver URL is refused (not https, a private address, a name that does not resolve); 422 ecf_not_configured without a signing certificate or trust store; 422 fiscal_profile_incomplete without the company's RNC.",
+      responses: { 200: jsonResponse("The check", dataOnly(ReceiverCheck)), ...errorResponses(409, 503), ...commonErrors },
+    },
+  ),
+  async (c) => {
+    const tenantId = c.get("tenant").id;
+    const settings = config(c.env);
+    const target = await receiverTarget(c.var.db, tenantId, c.req.url, settings);
+    const fetcher = target.inProcess ? selfFetcher(c.env, c.executionCtx) : (request: Request) => fetch(request);
+    return c.json({ data: await checkReceiver(c.var.db, tenantId, target, fetcher, settings) }, 200);
+  },
+);
+
 // ---- DGII's test sets (steps 2 and 3)
 
 const XLSX_UPLOAD = "multipart/form-data";
@@ -140,4 +210,27 @@ certificationRouter.openapi(
     },
   ),
   async (c) => c.json({ data: await testSets.getTestSet(c.var.db, c.get("tenant").id, c.req.valid("param").id) }, 200),
+);
+
+certificationRouter.openapi(
+  defineRoute(
+    { permission: "ecf:manage" },
+    {
+      method: "post",
+      path: `${V1}/ecf/certification/test-sets/{id}/run`,
+      tags,
+      summary:
+        "Run the test set in CerteCF: each case signed and sent to DGII in order, a rejection stopping the run; a new run starts the whole set over with the next e-NCF numbers (409 outside certecf or while a run of the set is running)",
+      request: { params: IdParam },
+      responses: { 202: jsonResponse("Run started", dataWithMessage(TestSet)), ...errorResponses(404, 409), ...commonErrors },
+    },
+  ),
+  async (c) => {
+    const tenantId = c.get("tenant").id;
+    const id = c.req.valid("param").id;
+    const runId = await testSetRuns.startRun(c.var.db, tenantId, c.var.scope.userId, id);
+    c.var.certificationRuns.push(runId);
+    const set = await testSets.getTestSet(c.var.db, tenantId, id);
+    return c.json({ data: set, message: `Run ${set.run!.number} started: ${set.case_count} cases to send.` }, 202);
+  },
 );

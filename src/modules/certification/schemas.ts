@@ -58,7 +58,8 @@ export const StepParam = z.object({
 
 export const TEST_SET_KINDS = ["ecf", "approval"] as const;
 export const TEST_CASE_DOCUMENTS = ["ecf", "rfce", "acecf"] as const;
-export const TEST_CASE_STATES = ["pending"] as const;
+export const TEST_CASE_STATES = ["pending", "sent", "accepted", "accepted_conditional", "rejected"] as const;
+export const TEST_RUN_STATES = ["running", "completed", "stopped"] as const;
 
 export const TestSetSummary = z
   .object({
@@ -84,7 +85,18 @@ export const TestCaseView = z
       .openapi({ description: "What the case becomes: an e-CF, the summary (RFCE) of an E32 under RD$250,000, or an ACECF" }),
     type: z.string().openapi({ description: "TipoeCF", example: "31" }),
     encf: z.string().openapi({ example: "E310000000001" }),
-    state: z.enum(TEST_CASE_STATES).openapi({ description: "pending until the set is run" }),
+    state: z.enum(TEST_CASE_STATES).openapi({
+      description: "In the set's latest run: pending (not sent yet), sent (DGII has it, no final result yet), accepted, accepted_conditional or rejected",
+    }),
+    run_encf: z
+      .string()
+      .nullable()
+      .openapi({ description: "The e-NCF the case carries in the latest run (a rerun takes new numbers)", example: "E310000000001" }),
+    track_id: z.string().nullable().openapi({ description: "DGII's trackId of the e-CF sent (RFCE and ACECF are answered at once: none)" }),
+    dgii_state: z.string().nullable().openapi({ description: "DGII's word for the case's state", example: "Aceptado" }),
+    dgii_messages: z.array(z.object({ codigo: z.string(), valor: z.string() })).openapi({ description: "DGII's messages about the case" }),
+    sent_at: z.string().nullable(),
+    answered_at: z.string().nullable(),
     fields: z.array(z.object({ name: z.string(), value: z.string() })).openapi({
       description:
         "The row's XML elements in column order, as DGII gives them (`#e` and empty cells left out; `Campo[n]` of line n, `Campo[n][m]` entry m of its table)",
@@ -92,7 +104,37 @@ export const TestCaseView = z
   })
   .openapi("CertificationTestCase");
 
-export const TestSet = TestSetSummary.extend({ cases: z.array(TestCaseView) }).openapi("CertificationTestSet");
+export const TestSetRun = z
+  .object({
+    id: z.number().int(),
+    number: z.number().int().openapi({ description: "1 for the set's first run, 2 for the next…" }),
+    state: z
+      .enum(TEST_RUN_STATES)
+      .openapi({ description: "running; completed: every case accepted; stopped: a case was rejected (a new run starts the set over)" }),
+    environment: z.string().openapi({ example: "certecf" }),
+    started_by: z.number().int().nullable(),
+    started_at: z.string(),
+    finished_at: z.string().nullable(),
+    stopped_at_case: z
+      .object({ position: z.number().int(), name: z.string(), encf: z.string().nullable() })
+      .nullable()
+      .openapi({ description: "The case whose rejection stopped the run" }),
+    stop_reason: z.string().nullable().openapi({ description: "Which case DGII rejected and why (its messages)" }),
+    last_error: z.string().nullable().openapi({ description: "DGII could not be reached at the last attempt; the run tries again" }),
+    progress: z.object({
+      cases: z.number().int(),
+      pending: z.number().int(),
+      sent: z.number().int(),
+      accepted: z.number().int(),
+      rejected: z.number().int(),
+    }),
+  })
+  .openapi("CertificationTestSetRun");
+
+export const TestSet = TestSetSummary.extend({
+  run: TestSetRun.nullable().openapi({ description: "The set's latest run, null before the first" }),
+  cases: z.array(TestCaseView),
+}).openapi("CertificationTestSet");
 
 export const TestSetUpload = z
   .object({
@@ -101,3 +143,29 @@ export const TestSetUpload = z
       .openapi({ type: "string", format: "binary", description: "DGII's test set, the .xlsx as DGII gives it (at most 1 MiB)" }),
   })
   .openapi("CertificationTestSetUpload");
+
+// ---- Steps 7-11: the receiver check (receiver-check.ts)
+
+export const ReceiverCheckStep = z
+  .object({
+    name: z.enum(["seed", "certificate", "reception", "commercial_approval"]),
+    url: z.string(),
+    outcome: z.enum(["ok", "failed", "skipped"]),
+    status: z.number().int().nullable().openapi({ description: "The HTTP status the receiver answered; null when not reached or skipped" }),
+    answer: z.string().nullable().openapi({ description: "What the receiver answered (its first 2,000 characters)" }),
+    detail: z.string().openapi({ description: "What was expected and why the step passed or failed" }),
+  })
+  .openapi("ReceiverCheckStep");
+
+export const ReceiverCheck = z
+  .object({
+    receiver_url: z.string().openapi({ description: "The base URL checked (e-CF settings' receiver_url, else the tenant's own host)" }),
+    via: z.enum(["in_process", "network"]).openapi({
+      description: "in_process: a host of this deployment, called through the Worker's own handler (not over the Internet); network: any other host",
+    }),
+    ok: z.boolean(),
+    steps: z.array(ReceiverCheckStep),
+    proves: z.string().openapi({ description: "What a passing check shows, and what it cannot" }),
+    checked_at: z.string(),
+  })
+  .openapi("ReceiverCheck");

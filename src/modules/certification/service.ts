@@ -5,6 +5,7 @@ import { AppError } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import type { EcfEnvironment } from "../ecf/schemas";
 import { CERTIFICATION_STEPS, type CertificationStep, stepByNumber } from "./steps";
+import { testSetStep } from "./test-set-runs";
 
 const marks = schema.ecfCertificationMarks;
 
@@ -91,16 +92,10 @@ async function approvalsReceived(db: AnyDb, tenantId: number): Promise<Observed>
   return { state: n > 0 ? "done" : "pending", evidence: { commercial_approvals_received: n } };
 }
 
-/**
- * Steps 2 and 3 (DGII's test sets): run by the test-set feature of issue 32, which is not built
- * yet; until then they stay pending with no runs, and only a tenant using a certified provider
- * can switch to production.
- */
-const notRunYet = async (): Promise<Observed> => ({ state: "pending", evidence: { runs: 0 } });
-
 const OBSERVERS: Record<number, (db: AnyDb, tenantId: number) => Promise<Observed>> = {
-  2: notRunYet,
-  3: notRunYet,
+  // Steps 2 and 3: the runs of DGII's test sets (test-set-runs.ts).
+  2: (db, tenantId) => testSetStep(db, tenantId, "ecf"),
+  3: (db, tenantId) => testSetStep(db, tenantId, "approval"),
   4: simulation,
   9: receptions,
   11: approvalsReceived,

@@ -64,7 +64,8 @@ export const CERTIFICATION_STEPS: readonly CertificationStep[] = [
     name: "Simulación representación impresa",
     runBy: "admin",
     providerSkips: false,
-    sucursalDoes: "The PDF of each e-CF of the simulation, named by e-NCF (each invoice's PDF).",
+    sucursalDoes:
+      "GET /api/v1/ecf/certification/printed-representations.zip: the PDF of each e-CF accepted in the simulation, named <e-NCF>.pdf, each under 10 MB.",
     adminDoes: "Upload the PDF of each e-CF of the simulation in the OFV (10 MB at most each).",
   },
   {
@@ -80,7 +81,8 @@ export const CERTIFICATION_STEPS: readonly CertificationStep[] = [
     name: "URL servicios de prueba",
     runBy: "admin",
     providerSkips: true,
-    sucursalDoes: "Nothing to run: the receiver URLs are the tenant's host under /fe.",
+    sucursalDoes:
+      "The receiver's base URL is the tenant's host, or the e-CF settings' receiver_url (PUT /api/v1/ecf/settings); POST /api/v1/ecf/certification/receiver-check calls it as DGII will.",
     adminDoes: "Confirm or update the receiver URLs in the OFV.",
   },
   {
@@ -88,7 +90,8 @@ export const CERTIFICATION_STEPS: readonly CertificationStep[] = [
     name: "Pruebas de comunicación",
     runBy: "admin",
     providerSkips: true,
-    sucursalDoes: "The receiver answers DGII's seed, certificate validation, reception and commercial approval requests under /fe.",
+    sucursalDoes:
+      "The receiver answers DGII's seed, certificate validation, reception and commercial approval requests under /fe; POST /api/v1/ecf/certification/receiver-check plays DGII against it and reports each answer.",
     adminDoes: "Optionally download DGII's root certificate; mark the receiver ready to receive in the OFV.",
   },
   {

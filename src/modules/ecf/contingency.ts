@@ -13,7 +13,7 @@ import type { CreateContingencyInput, EcfContingency } from "./schemas";
  * and signed as always (the customer gets the printed representation with QR and security code)
  * and held: not sent to DGII, no attempt spent, no backoff growing, until the contingency closes
  * (jobs/ecf.ts asks `sendingPausedUntil`, which reads this table in the step's one statement).
- * Closing (DELETE, or DGII's reception reported available again for a total one: drizzle/0051
+ * Closing (DELETE, or DGII's reception reported available again for a total one: drizzle/0053
  * close_total_ecf_contingencies) makes the held e-CF due at once. A branch that cannot reach
  * Sucursal at all invoices on paper from its contingency range; those are replaced later
  * (invoices/issue.ts, `replaces`).

@@ -179,7 +179,7 @@ export async function recordDgiiStatus(
       .onConflictDoNothing();
   }
   // A total contingency closes by itself then (issue 33), across the tenants signing in that
-  // environment, and their held e-CF become due (drizzle/0051 close_total_ecf_contingencies).
+  // environment, and their held e-CF become due (drizzle/0053 close_total_ecf_contingencies).
   let contingenciesClosed = 0;
   for (const { environment } of back) {
     const [row] = rowsOf<{ closed: number }>(

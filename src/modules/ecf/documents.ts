@@ -13,6 +13,9 @@ import type { ECF_DELIVERY_STATUSES, ECF_STATUS_VALUES, ECF_TIMELINE_STATES, Ecf
 import { dgiiUrls } from "./service";
 import { type EcfType, ecfDateTime } from "./xml";
 
+/** The consumer's lookup page of a tenant's E32 (modules/lookup/routes.ts), on the tenant's host. */
+export const LOOKUP_PATH = "/consulta";
+
 /** The documents an e-CF can be: its route prefix decides which table holds the document. */
 export type EcfOwner = "invoice" | "credit_note" | "debit_note" | "purchase";
 
@@ -85,6 +88,8 @@ export async function printedEcf(
   db: AnyDb,
   document: { invoiceId: number } | { noteId: number } | { purchaseId: number },
   config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">,
+  /** The tenant host's origin: an E32 prints its consumer lookup page there (modules/lookup). */
+  origin?: string,
 ): Promise<PdfDocumentData["ecf"] | null> {
   const owner =
     "invoiceId" in document
@@ -95,7 +100,10 @@ export async function printedEcf(
   const [row] = await db.select().from(e).where(owner);
   if (!row) return null;
   const qrUrl = qrUrlOf(row, dgiiUrls(config, row.environment as EcfEnvironment));
-  return qrUrl ? { qrUrl, securityCode: row.securityCode, signedAt: ecfDateTime(row.signedAt) } : null;
+  if (!qrUrl) return null;
+  const printed: NonNullable<PdfDocumentData["ecf"]> = { qrUrl, securityCode: row.securityCode, signedAt: ecfDateTime(row.signedAt) };
+  if (origin && row.ecfType === "32") printed.lookupUrl = `${origin}${LOOKUP_PATH}`;
+  return printed;
 }
 
 export function serializeEcf(row: EcfRow, config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">) {

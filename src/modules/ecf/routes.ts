@@ -107,7 +107,7 @@ ecfRouter.openapi(
     },
   ),
   async (c) => {
-    const row = await ecf.putSettings(c.var.db, c.get("tenant").id, c.req.valid("json"));
+    const row = await ecf.putSettings(c.var.db, c.get("tenant").id, c.req.valid("json"), { allowHttpLoopback: config(c.env).WEBHOOKS_ALLOW_HTTP_LOOPBACK });
     return c.json({ data: ecf.serializeSettings(row, config(c.env)), message: "e-CF settings updated." }, 200);
   },
 );

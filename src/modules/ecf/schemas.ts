@@ -41,6 +41,11 @@ export const EcfSettings = z
       description:
         "DGII's authorization to send deferred (IndicadorEnvioDiferido): its reference; null when not authorized. Only then may an invoice be created with offline_issued_at",
     }),
+    receiver_url: z.string().nullable().openapi({
+      description:
+        "The receiver's base URL registered with DGII (/fe/… under it); null: the tenant's own Sucursal host. What POST /api/v1/ecf/certification/receiver-check calls",
+      example: "https://acme.sucursal.do",
+    }),
     updated_at: z.string().nullable(),
   })
   .openapi("EcfSettings");
@@ -52,6 +57,11 @@ export const PutSettingsBody = z
     deferred_sending_authorization: z.string().trim().min(1).max(100).nullable().optional().openapi({
       description: "The reference of DGII's authorization to send deferred (sales made offline by branch devices); null: not authorized",
       example: "DGII-ED-2026-000123",
+    }),
+    receiver_url: z.string().trim().max(300).nullable().optional().openapi({
+      description:
+        "The receiver's base URL the admin registers with DGII (https to a public address, no path beyond it; /fe/… is appended); null: the tenant's own Sucursal host",
+      example: "https://facturas.acme.com.do",
     }),
   })
   .strict()

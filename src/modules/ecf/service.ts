@@ -6,6 +6,7 @@ import { decryptSecret, encryptSecret } from "../../lib/crypto";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import { assertReadyForProduction } from "../certification/service";
+import { endpointUrlProblem } from "../webhooks/url";
 import { inspectCertificate, type SigningMaterial, signingMaterial } from "./certificate";
 import type { ReceiverPolicy } from "./dgii";
 import type { EcfEnvironment, PutCertificateInput, PutSettingsInput } from "./schemas";
@@ -41,6 +42,7 @@ export function serializeSettings(row: SettingsRow | undefined, config: Pick<Con
     ecf_base_url: urls.ecf,
     fc_base_url: urls.fc,
     deferred_sending_authorization: row?.deferredSendingAuthorization ?? null,
+    receiver_url: row?.receiverUrl ?? null,
     updated_at: timestamp(row?.updatedAt ?? null),
   };
 }
@@ -50,8 +52,10 @@ export async function getSettings(db: AnyDb, tenantId: number) {
 }
 
 /** PUT /ecf/settings. Turning e-CF on needs a certificate (422 on `enabled`): nothing could be signed. */
-export async function putSettings(db: AnyDb, tenantId: number, input: PutSettingsInput): Promise<SettingsRow> {
+export async function putSettings(db: AnyDb, tenantId: number, input: PutSettingsInput, options: { allowHttpLoopback?: boolean } = {}): Promise<SettingsRow> {
   const current = await settingsRow(db, tenantId);
+  const receiverUrl =
+    input.receiver_url === undefined ? undefined : input.receiver_url === null ? null : receiverBaseUrl(input.receiver_url, options.allowHttpLoopback ?? false);
   if (input.enabled && !current?.certificateEncrypted) {
     throw fieldError("enabled", "Upload the signing certificate (PUT /api/v1/ecf/certificate) before enabling e-CF.");
   }
@@ -62,9 +66,25 @@ export async function putSettings(db: AnyDb, tenantId: number, input: PutSetting
     enabled: input.enabled ?? current?.enabled ?? false,
     deferredSendingAuthorization:
       input.deferred_sending_authorization === undefined ? (current?.deferredSendingAuthorization ?? null) : input.deferred_sending_authorization,
+    ...(receiverUrl === undefined ? {} : { receiverUrl }),
     updatedAt: new Date(),
   };
   return upsertSettings(db, tenantId, values);
+}
+
+/**
+ * The receiver's base URL as DGII's directory lists one (urlRecepcion: the host, /fe/… appended by
+ * whoever calls): the rules of a webhook endpoint (modules/webhooks/url.ts: https to a public
+ * address), without query, fragment or a path ending in /fe; the trailing slash dropped.
+ */
+function receiverBaseUrl(raw: string, allowHttpLoopback: boolean): string {
+  const problem = endpointUrlProblem(raw, allowHttpLoopback);
+  if (problem) throw fieldError("receiver_url", problem);
+  const url = new URL(raw);
+  if (url.search || url.hash) throw fieldError("receiver_url", "Must not carry a query or a fragment.");
+  const base = `${url.origin}${url.pathname}`.replace(/\/+$/, "");
+  if (/\/fe$/i.test(base)) throw fieldError("receiver_url", "The base URL, without /fe: /fe/recepcion/api/ecf and the other paths are appended to it.");
+  return base;
 }
 
 /** The tenant's one settings row, created on its first write. */

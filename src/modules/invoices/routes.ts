@@ -229,7 +229,7 @@ invoicesRouter.openapi(
     const { invoice, pdf } = await invoicePdfData(c.var.db, { ...c.var.scope }, c.req.valid("param").id);
     // An e-CF prints its QR, security code and signature time (one more read, for e-CF only).
     if (isElectronicNumber(invoice.document_number)) {
-      pdf.ecf = (await printedEcf(c.var.db, { invoiceId: invoice.id }, config(c.env))) ?? undefined;
+      pdf.ecf = (await printedEcf(c.var.db, { invoiceId: invoice.id }, config(c.env), new URL(c.req.url).origin)) ?? undefined;
     }
     const bytes = await renderDocumentPdf(pdf);
     return c.body(bytes, 200, {

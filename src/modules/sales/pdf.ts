@@ -50,7 +50,17 @@ export interface PdfDocumentData {
    * DGII's timbre URL (`timbreUrl()` in ecf/qr.ts), the security code and the signature time,
    * already formatted dd-MM-yyyy HH:mm:ss.
    */
-  ecf?: { qrUrl: string; securityCode: string; signedAt: string };
+  ecf?: {
+    qrUrl: string;
+    securityCode: string;
+    signedAt: string;
+    /**
+     * An E32's: the issuer's page where the consumer looks the document up with its e-NCF and
+     * security code (Formato RFCE v1.0, introduction: "el emisor deberá disponer de un mecanismo
+     * electrónico para fines de consulta por parte de sus clientes").
+     */
+    lookupUrl?: string;
+  };
 }
 
 const PAGE = { width: 612, height: 792, margin: 40 };
@@ -293,7 +303,7 @@ class Timbre {
 
   /** From the baseline of the first totals row down to that of the last line under the QR. */
   get depth(): number {
-    return QR_SIDE - 7 + this.quiet + 11 + 12;
+    return QR_SIDE - 7 + this.quiet + 11 + 12 + (this.ecf.lookupUrl ? 12 : 0);
   }
 
   /**
@@ -321,6 +331,10 @@ class Timbre {
     w.text(`Código de seguridad: ${this.ecf.securityCode}`, x);
     w.y -= 12;
     w.text(`Fecha de firma: ${this.ecf.signedAt}`, x);
+    if (this.ecf.lookupUrl) {
+      w.y -= 12;
+      w.text(`Consulte este comprobante en: ${this.ecf.lookupUrl}`, x);
+    }
     const last = w.y;
     w.y = saved;
     return last;

@@ -6,7 +6,7 @@
 
 import type { DocumentFormat, KindDependent, SimpleType } from "./model";
 
-interface Row {
+export interface Row {
   depth: number;
   name: string;
   presence: string;
@@ -15,7 +15,7 @@ interface Row {
   children: Row[];
 }
 
-function parseRows(table: string, kinds: number): Row[] {
+export function parseRows(table: string, kinds: number): Row[] {
   const root: Row[] = [];
   const stack: Row[] = [];
   for (const line of table.split("\n")) {
@@ -36,7 +36,7 @@ function parseRows(table: string, kinds: number): Row[] {
 }
 
 /** `a|33,34:b` → b for kind 33 and 34, a for the others. */
-function forKind(value: string, kind: string): string {
+export function forKind(value: string, kind: string): string {
   const [fallback, ...variants] = value.split("|");
   for (const variant of variants) {
     const colon = variant.indexOf(":");

@@ -1,0 +1,1 @@
+ALTER TABLE "ecf_settings" ADD COLUMN "receiver_url" text;

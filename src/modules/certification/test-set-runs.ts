@@ -1,0 +1,223 @@
+import { and, asc, desc, eq, inArray, isNotNull, max, ne, sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
+import * as schema from "../../db/schema";
+import { AppError, notFound } from "../../lib/errors";
+import { timestamp } from "../../lib/format";
+import type { TestSetKind } from "./test-set-reader";
+
+/**
+ * Running DGII's test sets (issue 32, steps 2 and 3; docs/ecf.md, "Step 2: the e-CF test set").
+ * A run takes every case of the set in order (sheet ECF, then RFCE; or the approvals), signs it and
+ * sends it to CerteCF (jobs/certification-runs.ts), one at a time: a case is sent once the one
+ * before it is accepted. DGII's rule is that one rejection restarts the whole set, so a rejection
+ * stops the run, and a new run starts every case over with new e-NCF numbers.
+ *
+ * Numbers: a run's e-CF carry the set's e-NCF with the sequence moved past every number a run of
+ * the tenant took before, per type (sent or not): the first run sends the set's own e-NCFs; a
+ * rerun shifts each type's sequences by the same amount, so their order and gaps stay as DGII gave
+ * them. The summary (RFCE) of an E32 takes the number its E32 takes. A commercial approval is
+ * about an e-CF someone else issued: its eNCF is never changed.
+ */
+
+const sets = schema.ecfCertificationTestSets;
+const cases = schema.ecfCertificationTestCases;
+const runs = schema.ecfCertificationRuns;
+
+export type RunState = "running" | "completed" | "stopped";
+
+export interface RunView {
+  id: number;
+  number: number;
+  state: RunState;
+  environment: string;
+  started_by: number | null;
+  started_at: string;
+  finished_at: string | null;
+  /** The case whose rejection stopped the run. */
+  stopped_at_case: { position: number; name: string; encf: string | null } | null;
+  stop_reason: string | null;
+  /** DGII could not be reached at the last attempt: the run tries again (backing off). */
+  last_error: string | null;
+  progress: { cases: number; pending: number; sent: number; accepted: number; rejected: number };
+}
+
+/** `E310000000001` → 1. */
+const sequenceOf = (encf: string) => Number(encf.slice(3));
+const encfOf = (type: string, sequence: number) => `E${type}${String(sequence).padStart(10, "0")}`;
+
+/**
+ * Each case's e-NCF in a new run (see above): per type, the set's sequences shifted past the
+ * highest sequence of that type any run of the tenant took.
+ */
+async function runNumbers(db: AnyDb, tenantId: number, setCases: (typeof cases.$inferSelect)[]): Promise<Map<number, string>> {
+  const used = await db
+    .select({ type: cases.ecfType, last: max(sql<number>`substring(${cases.runEncf} from 4)::bigint`) })
+    .from(cases)
+    .where(and(eq(cases.tenantId, tenantId), isNotNull(cases.runEncf), ne(cases.document, "acecf")))
+    .groupBy(cases.ecfType);
+  const lastUsed = new Map(used.map((u) => [u.type, Number(u.last ?? 0)]));
+  const first = new Map<string, number>();
+  for (const c of setCases) if (c.document !== "acecf") first.set(c.ecfType, Math.min(first.get(c.ecfType) ?? Number.MAX_SAFE_INTEGER, sequenceOf(c.encf)));
+  const numbers = new Map<number, string>();
+  for (const c of setCases) {
+    if (c.document === "acecf") {
+      numbers.set(c.id, c.encf);
+      continue;
+    }
+    const last = lastUsed.get(c.ecfType) ?? 0;
+    const lowest = first.get(c.ecfType)!;
+    const shift = last >= lowest ? last - lowest + 1 : 0;
+    const sequence = sequenceOf(c.encf) + shift;
+    // The sequence part of an e-NCF has 10 digits (Formato e-CF v1.0, eNCF).
+    if (sequence > 9_999_999_999) throw new AppError("validation_failed", `The e-NCF sequence of type ${c.ecfType} is exhausted for a new run.`);
+    numbers.set(c.id, encfOf(c.ecfType, sequence));
+  }
+  return numbers;
+}
+
+/**
+ * Starts a run of the set: only in CerteCF (409 certification_not_certecf otherwise), one run of a
+ * set at a time (409 certification_run_in_progress), with a signing certificate. Every case goes
+ * back to pending with its number in this run; the run's first step is queued after the commit.
+ */
+export async function startRun(db: AnyDb, tenantId: number, userId: number | null, setId: number): Promise<number> {
+  const [set] = await db
+    .select()
+    .from(sets)
+    .where(and(eq(sets.tenantId, tenantId), eq(sets.id, setId)))
+    .for("update");
+  if (!set) throw notFound("Test set");
+  const [settings] = await db
+    .select({ environment: schema.ecfSettings.environment, certificate: schema.ecfSettings.certificateEncrypted })
+    .from(schema.ecfSettings)
+    .where(eq(schema.ecfSettings.tenantId, tenantId));
+  if (settings?.environment !== "certecf") {
+    throw new AppError(
+      "certification_not_certecf",
+      `DGII's test sets run in its certification environment (certecf); the tenant's e-CF environment is ${settings?.environment ?? "not set"}. Set it with PUT /api/v1/ecf/settings first.`,
+    );
+  }
+  if (!settings.certificate) throw new AppError("ecf_not_configured", "No e-CF signing certificate: PUT /api/v1/ecf/certificate.");
+  const [running] = await db
+    .select({ number: runs.number })
+    .from(runs)
+    .where(and(eq(runs.tenantId, tenantId), eq(runs.testSetId, setId), eq(runs.state, "running")));
+  if (running)
+    throw new AppError(
+      "certification_run_in_progress",
+      `Run ${running.number} of this test set is still running; a new run starts once it has completed or stopped.`,
+    );
+  const [last] = await db
+    .select({ number: max(runs.number) })
+    .from(runs)
+    .where(and(eq(runs.tenantId, tenantId), eq(runs.testSetId, setId)));
+  const setCases = await db
+    .select()
+    .from(cases)
+    .where(and(eq(cases.tenantId, tenantId), eq(cases.testSetId, setId)))
+    .orderBy(asc(cases.position));
+  const numbers = await runNumbers(db, tenantId, setCases);
+  const [run] = await db
+    .insert(runs)
+    .values({ tenantId, testSetId: setId, number: (last?.number ?? 0) + 1, environment: "certecf", startedBy: userId })
+    .returning({ id: runs.id });
+  for (const c of setCases) {
+    await db
+      .update(cases)
+      .set({
+        state: "pending",
+        runId: run!.id,
+        runEncf: numbers.get(c.id)!,
+        xml: null,
+        securityCode: null,
+        trackId: null,
+        dgiiState: null,
+        dgiiMessages: null,
+        sentAt: null,
+        answeredAt: null,
+      })
+      .where(eq(cases.id, c.id));
+  }
+  return run!.id;
+}
+
+/** The set's latest run, or null when it was never run. */
+export async function latestRun(db: AnyDb, tenantId: number, setId: number): Promise<RunView | null> {
+  const [run] = await db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.tenantId, tenantId), eq(runs.testSetId, setId)))
+    .orderBy(desc(runs.number))
+    .limit(1);
+  if (!run) return null;
+  const states = await db
+    .select({ state: cases.state, n: sql<number>`count(*)::int` })
+    .from(cases)
+    .where(and(eq(cases.tenantId, tenantId), eq(cases.testSetId, setId), eq(cases.runId, run.id)))
+    .groupBy(cases.state);
+  const count = (...names: string[]) => states.filter((s) => names.includes(s.state)).reduce((sum, s) => sum + s.n, 0);
+  const [stopped] = run.stoppedCaseId
+    ? await db
+        .select({ position: cases.position, name: cases.caseName, encf: cases.runEncf })
+        .from(cases)
+        .where(and(eq(cases.tenantId, tenantId), eq(cases.id, run.stoppedCaseId)))
+    : [];
+  return {
+    id: run.id,
+    number: run.number,
+    state: run.state as RunState,
+    environment: run.environment,
+    started_by: run.startedBy,
+    started_at: timestamp(run.startedAt)!,
+    finished_at: timestamp(run.finishedAt),
+    stopped_at_case: stopped ?? null,
+    stop_reason: run.stopReason,
+    last_error: run.lastError,
+    progress: {
+      cases: count("pending", "sent", "accepted", "accepted_conditional", "rejected"),
+      pending: count("pending"),
+      sent: count("sent"),
+      accepted: count("accepted", "accepted_conditional"),
+      rejected: count("rejected"),
+    },
+  };
+}
+
+/**
+ * Steps 2 (kind ecf) and 3 (kind approval) of GET /ecf/certification: done once a run of a set of
+ * that kind had every case accepted; in progress while the latest runs; failed when the latest run
+ * stopped on a rejection (a new run starts the set over); pending before any run.
+ */
+export async function testSetStep(
+  db: AnyDb,
+  tenantId: number,
+  kind: TestSetKind,
+): Promise<{ state: "pending" | "in_progress" | "done" | "failed"; evidence: Record<string, number | string | null> }> {
+  const rows = await db
+    .select({ id: runs.id, state: runs.state, setId: runs.testSetId, finishedAt: runs.finishedAt })
+    .from(runs)
+    .innerJoin(sets, eq(sets.id, runs.testSetId))
+    .where(and(eq(runs.tenantId, tenantId), eq(sets.kind, kind)))
+    .orderBy(desc(runs.startedAt), desc(runs.id));
+  const completed = rows.find((r) => r.state === "completed");
+  const latest = rows[0];
+  const state = completed ? "done" : !latest ? "pending" : latest.state === "running" ? "in_progress" : "failed";
+  const accepted = latest
+    ? ((
+        await db
+          .select({ n: sql<number>`count(*)::int` })
+          .from(cases)
+          .where(and(eq(cases.tenantId, tenantId), eq(cases.runId, (completed ?? latest).id), inArray(cases.state, ["accepted", "accepted_conditional"])))
+      )[0]?.n ?? 0)
+    : 0;
+  return {
+    state,
+    evidence: {
+      runs: rows.length,
+      last_run_state: latest?.state ?? null,
+      completed_run_id: completed?.id ?? null,
+      completed_at: timestamp(completed?.finishedAt ?? null),
+      cases_accepted: accepted,
+    },
+  };
+}
