@@ -9,6 +9,7 @@ import { formatDocumentNumber } from "../../lib/ncf";
 import { cancelForAnnulledEcf } from "../invoices/changes";
 import { buildAnecf } from "./anecf";
 import { DgiiRefused, refusalMessages, sendAnnulment, withDgiiToken } from "./dgii";
+import { recordEcfTransitionEvents } from "./documents";
 import type { CreateAnnulmentInput, EcfEnvironment } from "./schemas";
 import { dgiiUrls, openedCertificate } from "./service";
 import { signXml } from "./signature";
@@ -134,6 +135,12 @@ export async function annulRange(
     await cancelForAnnulledEcf(db, scope, row.invoiceId!, encf);
     await db.update(e).set({ status: "annulled", lastError: null, updatedAt: now }).where(eq(e.id, row.id));
   }
+  await recordEcfTransitionEvents(
+    db,
+    scope.tenantId,
+    taken.map((encf) => byEncf.get(encf)!.id),
+    config,
+  );
   if (input.to >= next) {
     await db
       .update(ds)

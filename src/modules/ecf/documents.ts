@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, isNull, lte } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, lte, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { orderBy, pageOf } from "../../db/queries";
 import * as schema from "../../db/schema";
@@ -8,6 +8,8 @@ import type { RequestScope } from "../../http/scope";
 import { AppError, notFound } from "../../lib/errors";
 import { decimal2, timestamp } from "../../lib/format";
 import type { PdfDocumentData } from "../sales/pdf";
+import { recordEvent } from "../webhooks/events";
+import type { WebhookEventType } from "../webhooks/schemas";
 import { TimbreError, timbreUrl } from "./qr";
 import type { ECF_DELIVERY_STATUSES, ECF_STATUS_VALUES, ECF_TIMELINE_STATES, EcfEnvironment, SubmissionFilter, SubmissionSort } from "./schemas";
 import { dgiiUrls } from "./service";
@@ -207,7 +209,14 @@ export async function getDocumentEcf(db: AnyDb, scope: RequestScope, owner: EcfO
  * structure, an unauthorized signer), once its cause is fixed. The stored signed XML is what is
  * sent: it is never rebuilt. Anything else → 409 ecf_not_retryable.
  */
-export async function retryDocumentEcf(db: AnyDb, scope: RequestScope, owner: EcfOwner, id: number, now: Date): Promise<EcfRow> {
+export async function retryDocumentEcf(
+  db: AnyDb,
+  scope: RequestScope,
+  owner: EcfOwner,
+  id: number,
+  now: Date,
+  config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">,
+): Promise<EcfRow> {
   const row = await findEcf(db, scope, owner, id, true);
   const retryable = row.status === "failed" || (row.status === "rejected" && row.sequenceUsed === false);
   if (!retryable) {
@@ -223,6 +232,7 @@ export async function retryDocumentEcf(db: AnyDb, scope: RequestScope, owner: Ec
     .set({ status: "pending", trackId: null, sequenceUsed: null, unreachableSince: null, lastError: null, nextAttemptAt: now, updatedAt: now })
     .where(eq(e.id, row.id))
     .returning();
+  await recordEcfTransitionEvents(db, scope.tenantId, [row.id], config);
   return updated!;
 }
 
@@ -266,4 +276,51 @@ export async function listSubmissions(
     data: page.rows.map((row) => serializeSubmission(row, config)),
     total: page.total,
   };
+}
+
+/**
+ * Every transition of an e-CF's state is a webhook event (issue 33: "so an integrator never polls"),
+ * recorded in the transaction that changes the state — the event is the outbox row of that change,
+ * committed with it or not at all. The transition itself is the row the trigger ecf_record_transition
+ * (drizzle/0046) wrote for the change; its state names the event. `accepted_conditional` is an
+ * `ecf.accepted` as it has been since the event existed (`data.status` tells them apart).
+ */
+export const ECF_EVENT_OF_STATE: Record<(typeof ECF_TIMELINE_STATES)[number], WebhookEventType> = {
+  signed: "ecf.signed",
+  sent: "ecf.sent",
+  retried: "ecf.retried",
+  accepted: "ecf.accepted",
+  accepted_conditional: "ecf.accepted",
+  rejected: "ecf.rejected",
+  failed: "ecf.failed",
+  annulled: "ecf.annulled",
+};
+
+/**
+ * The event of each e-CF's last transition, in the caller's transaction, after the statement that
+ * changed its state: `data` is the e-CF as GET /ecf/submissions lists it (id, e-NCF, the document,
+ * status, trackId, DGII's messages…) with `transition` (the state, when, its cause), the entry its
+ * timeline shows. Returns the delivery ids (also kept on `db` for a request's after-commit dispatch).
+ */
+export async function recordEcfTransitionEvents(
+  db: AnyDb,
+  tenantId: number,
+  ecfIds: number[],
+  config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">,
+): Promise<number[]> {
+  if (!ecfIds.length) return [];
+  const t = schema.ecfTransitions;
+  const rows = await db
+    .select({ document: e, state: t.state, cause: t.cause, at: t.at })
+    .from(e)
+    .innerJoin(t, eq(t.ecfDocumentId, e.id))
+    .where(and(eq(e.tenantId, tenantId), inArray(e.id, ecfIds), sql`${t.id} = (SELECT max(last.id) FROM ${t} last WHERE last.ecf_document_id = ${e.id})`))
+    .orderBy(asc(t.id));
+  const ids: number[] = [];
+  for (const row of rows) {
+    const state = row.state as (typeof ECF_TIMELINE_STATES)[number];
+    const data = { ...serializeSubmission(row.document, config), transition: { state, at: timestamp(row.at)!, cause: row.cause } };
+    ids.push(...(await recordEvent(db, tenantId, ECF_EVENT_OF_STATE[state], row.document.workspaceId, async () => data)));
+  }
+  return ids;
 }

@@ -196,7 +196,7 @@ for (const { owner, path, name, tag, view, send } of OWNERS) {
     ),
     async (c) => {
       const id = c.req.valid("param").id;
-      const row = await documents.retryDocumentEcf(c.var.db, c.var.scope, owner, id, new Date());
+      const row = await documents.retryDocumentEcf(c.var.db, c.var.scope, owner, id, new Date(), config(c.env));
       c.var.ecf.push(row.id);
       const view = {
         ...documents.serializeEcf(row, config(c.env)),

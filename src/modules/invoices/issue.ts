@@ -10,6 +10,7 @@ import { isElectronicPrefix, isNcfPrefix } from "../../lib/ncf";
 import { assertFiscalProfile } from "../company/service";
 import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
 import { assertSalesInvoicePrefix } from "../document-subtypes/service";
+import { recordEcfTransitionEvents } from "../ecf/documents";
 import { assertEcfReady, type EcfSource, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import { type InvoiceData, serializeInvoice } from "../sales/invoice-json";
@@ -208,7 +209,10 @@ async function runIssue(db: AnyDb, scope: RequestScope, issue: Issue, invoice: (
   // No number: the sequence ran out or expired since it was read (the stock moved above rolls back).
   if (!row.invoice) throw await refusalAfterTaking(db, t, issue.resolved.subtype.id, issue.issueDate);
   await checkStockResult(db, issue.changes, row);
-  if (row.ecf_id !== null) context.ecfIds.push(Number(row.ecf_id));
+  if (row.ecf_id !== null) {
+    context.ecfIds.push(Number(row.ecf_id));
+    await recordEcfTransitionEvents(db, scope.tenantId, [Number(row.ecf_id)], context.dgii);
+  }
   return rowFromJson(inv, row.invoice);
 }
 

@@ -12,6 +12,7 @@ import { decimal2, exchangeRateText, timestamp, unitPriceText } from "../../lib/
 import { documentTypeName, isElectronicPrefix } from "../../lib/ncf";
 import { assertFiscalProfile } from "../company/service";
 import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
+import { recordEcfTransitionEvents } from "../ecf/documents";
 import { assertEcfReady, type EcfSource, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import type { InvoiceContext } from "../invoices/context";
@@ -435,7 +436,10 @@ export async function createNote(
   const row = rowsOf<StockResult & { note: Record<string, unknown> | null; ecf_id: number | null }>(result)[0]!;
   if (!row.note) throw await refusalAfterTaking(db, t, subtypeId, issueDate);
   await checkStockResult(db, changes, row);
-  if (row.ecf_id !== null) context.ecfIds.push(Number(row.ecf_id));
+  if (row.ecf_id !== null) {
+    context.ecfIds.push(Number(row.ecf_id));
+    await recordEcfTransitionEvents(db, t, [Number(row.ecf_id)], context.dgii);
+  }
 
   const credited = new Big(invoice.creditedAmount).plus(kind === "credit" ? totals.totalAmount : 0);
   const debited = new Big(invoice.debitedAmount).plus(kind === "debit" ? totals.totalAmount : 0);

@@ -78,7 +78,10 @@ purchasesRouter.openapi(
     const db = c.var.db;
     const input = c.req.valid("json");
     return idempotent(c, db, async () => {
-      const result = await purchases.createPurchase(db, c.var.scope, input, dominicanToday(), { encryptionKey: config(c.env).APP_ENCRYPTION_KEY });
+      const result = await purchases.createPurchase(db, c.var.scope, input, dominicanToday(), {
+        encryptionKey: config(c.env).APP_ENCRYPTION_KEY,
+        dgii: config(c.env),
+      });
       if (result.ecfId !== null) c.var.ecf.push(result.ecfId);
       return { status: 201, body: written(result, input.status === "draft" ? "Draft created." : "Purchase entered.") };
     });
@@ -118,6 +121,7 @@ purchasesRouter.openapi(
   async (c) => {
     const result = await purchases.enterDraft(c.var.db, c.var.scope, c.req.valid("param").id, dominicanToday(), {
       encryptionKey: config(c.env).APP_ENCRYPTION_KEY,
+      dgii: config(c.env),
     });
     if (result.ecfId !== null) c.var.ecf.push(result.ecfId);
     return c.json(written(result, "Purchase entered."), 200);

@@ -11,6 +11,7 @@ import { log } from "../../lib/log";
 import { enqueueEmail } from "../outbox/service";
 import { eventPayload } from "./data-formats";
 import type { CreateEndpointInput, UpdateEndpointInput, WebhookDelivery, WebhookEndpoint, WebhookEvent } from "./schemas";
+import { prefixWildcard } from "./schemas";
 import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "./url";
 
 const e = schema.webhookEndpoints;
@@ -214,7 +215,7 @@ export function matchingEndpoints(db: AnyDb, tenantId: number, type: string, wor
       and(
         eq(e.tenantId, tenantId),
         eq(e.enabled, true),
-        sql`(${e.events} @> ARRAY[${type}]::text[] OR ${e.events} @> ARRAY['*']::text[])`,
+        sql`${e.events} && ARRAY[${type}, ${prefixWildcard(type)}, '*']::text[]`,
         workspaceId === null ? undefined : sql`(${e.workspaceIds} IS NULL OR ${workspaceId} = ANY(${e.workspaceIds}))`,
       ),
     );
