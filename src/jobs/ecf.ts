@@ -157,7 +157,7 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
           await save({ status: "in_process", trackId, lastError: null, unreachableSince: null, nextAttemptAt: new Date(now.getTime() + delay * 1000) });
           const webhooks = await transitionEvent("in_process");
           log.info("ecf: sent", { ...context, trackId });
-          return { outcome: "in_process", status: "in_process", retryInSeconds: delay, webhooks };
+          return { outcome: "in_process", status: "in_process", retryInSeconds: delay, ...(webhooks.length ? { webhooks } : {}) };
         }
         log.info("ecf: DGII already holds it; following its trackId instead of sending again", {
           ...context,
@@ -193,7 +193,7 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
           nextAttemptAt: new Date(now.getTime() + delay * 1000),
         });
         const webhooks = await transitionEvent("in_process");
-        return { outcome: "in_process", status: "in_process", retryInSeconds: delay, webhooks };
+        return { outcome: "in_process", status: "in_process", retryInSeconds: delay, ...(webhooks.length ? { webhooks } : {}) };
       }
       // Accepted, it goes to the buyer's receiver next (jobs/ecf-delivery.ts), when it names one.
       const deliver = (final === "accepted" || final === "accepted_conditional") && row.buyerRnc !== null;
