@@ -14,6 +14,7 @@ import {
   sendConsumerSummary,
   sendEcf,
   trackIdToFollow,
+  UNJUDGED,
   withDgiiToken,
 } from "../modules/ecf/dgii";
 import { sendingPausedUntil } from "../modules/ecf/dgii-status";
@@ -181,14 +182,17 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
       }
       const final = FINAL_BY_CODE[result.code];
       if (!final) {
-        // 3 en proceso (or 0, not found yet): ask again later, backing off.
+        // 3 en proceso (or 0, not found yet): ask again later, backing off. An answer that cannot be
+        // judged (neither a codigo nor an estado of DGII's) is never taken for a final one either.
+        const unjudged = result.code === UNJUDGED ? "DGII's answer could not be judged (no codigo nor estado of DGII's): asked again." : null;
+        if (unjudged) log.warn("ecf: DGII's answer could not be judged", { ...context, messages: result.messages });
         const polls = row.trackId ? attempts - 1 : attempts;
         const delay = pollDelaySeconds(polls);
         await save({
           ...(followed ? { trackId: followed.trackId } : {}),
           status: "in_process",
           dgiiMessages: result.messages,
-          lastError: null,
+          lastError: unjudged,
           unreachableSince: null,
           nextAttemptAt: new Date(now.getTime() + delay * 1000),
         });
