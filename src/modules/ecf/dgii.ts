@@ -425,7 +425,12 @@ export function annulmentOutcome(body: unknown): AnnulmentAnswer {
   const detailed = messages.length > 1 && said.some((text) => /con excepci[oó]n de las secuencias del detalle/i.test(text));
   const annulled = said.some((text) => ANNULLED_WORDING.test(text)) && !said.some((text) => NOT_ANNULLED_WORDING.test(text)) && !detailed;
   const code = typeof answer.codigo === "string" || typeof answer.codigo === "number" ? String(answer.codigo) : null;
-  return { annulled, code, messages: all.length ? all : [{ codigo: "", valor: "DGII's answer said nothing." }] };
+  // What is kept and shown: DGII's messages, or its `nombre` when it gave none.
+  return {
+    annulled,
+    code,
+    messages: messages.length ? messages : nombre ? [{ codigo: "", valor: nombre }] : [{ codigo: "", valor: "DGII's answer said nothing." }],
+  };
 }
 
 /**
