@@ -18,9 +18,10 @@ import {
   withDgiiToken,
 } from "../modules/ecf/dgii";
 import { sendingPausedUntil } from "../modules/ecf/dgii-status";
-import { recordEcfTransitionEvents } from "../modules/ecf/documents";
+import { documentKindOf } from "../modules/ecf/documents";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
+import { recordEcfTransitionEvent } from "../modules/ecf/transitions";
 import { dueRows, ECF_MAX_OUTAGE_MS, lockedEcfRow, outageDelaySeconds } from "./due";
 import { type EcfRef, enqueueDeliveries, enqueueEcf, enqueueWebhooks } from "./messages";
 
@@ -129,7 +130,15 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
      * A change of state as its event (modules/ecf/events.ts), in this step's transaction; its
      * deliveries are queued after the commit. A step that leaves the state as it was emits nothing.
      */
-    const transitionEvent = async (status: string) => (status === row.status ? [] : recordEcfTransitionEvents(db, row.tenantId, [row.id], config(env)));
+    const transitionEvent = async (status: "in_process" | "accepted" | "accepted_conditional" | "rejected" | "failed") =>
+      status === row.status
+        ? []
+        : recordEcfTransitionEvent(
+            db,
+            row.tenantId,
+            { id: row.id, workspaceId: row.workspaceId, kind: documentKindOf(row), documentId: (row.invoiceId ?? row.noteId ?? row.purchaseId)! },
+            status === "in_process" ? "sent" : status,
+          );
     const fileName = `${row.issuerRnc}${row.encf}.xml`;
     /** A trackId DGII already held for this e-NCF, followed instead of the row's (saved with the step). */
     let followed: HeldTrackId | null = null;

@@ -9,10 +9,10 @@ import { formatDocumentNumber } from "../../lib/ncf";
 import { cancelForAnnulledEcf } from "../invoices/changes";
 import { buildAnecf } from "./anecf";
 import { sendAnnulment, withDgiiToken } from "./dgii";
-import { recordEcfTransitionEvents } from "./documents";
 import type { CreateAnnulmentInput, EcfEnvironment } from "./schemas";
 import { dgiiUrls, openedCertificate } from "./service";
 import { signXml } from "./signature";
+import { recordEcfTransitionEvent } from "./transitions";
 
 const ds = schema.documentSubtypes;
 const e = schema.ecfDocuments;
@@ -132,12 +132,10 @@ export async function annulRange(
     await cancelForAnnulledEcf(db, scope, row.invoiceId!, encf);
     await db.update(e).set({ status: "annulled", lastError: null, updatedAt: now }).where(eq(e.id, row.id));
   }
-  await recordEcfTransitionEvents(
-    db,
-    scope.tenantId,
-    taken.map((encf) => byEncf.get(encf)!.id),
-    config,
-  );
+  for (const encf of taken) {
+    const row = byEncf.get(encf)!;
+    await recordEcfTransitionEvent(db, scope.tenantId, { id: row.id, workspaceId: row.workspaceId, kind: "invoice", documentId: row.invoiceId! }, "annulled");
+  }
   if (input.to >= next) {
     await db
       .update(ds)

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, isNull, lte, sql } from "drizzle-orm";
+import { and, asc, eq, gte, isNull, lte } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { orderBy, pageOf } from "../../db/queries";
 import * as schema from "../../db/schema";
@@ -8,8 +8,6 @@ import type { RequestScope } from "../../http/scope";
 import { AppError, notFound } from "../../lib/errors";
 import { decimal2, timestamp } from "../../lib/format";
 import type { PdfDocumentData } from "../sales/pdf";
-import { recordEvent } from "../webhooks/events";
-import type { WebhookEventType } from "../webhooks/schemas";
 import { TimbreError, timbreUrl } from "./qr";
 import type { ECF_DELIVERY_STATUSES, ECF_STATUS_VALUES, ECF_TIMELINE_STATES, EcfEnvironment, SubmissionFilter, SubmissionSort } from "./schemas";
 import { dgiiUrls } from "./service";
@@ -24,7 +22,7 @@ const notes = schema.invoiceNotes;
 export type EcfRow = typeof e.$inferSelect;
 
 /** The e-CF of a document visible in the request's workspace (404 for another branch's, a deleted one, or one without e-CF). */
-async function findEcf(db: AnyDb, scope: RequestScope, owner: EcfOwner, id: number, lock = false): Promise<EcfRow> {
+export async function findEcf(db: AnyDb, scope: RequestScope, owner: EcfOwner, id: number, lock = false): Promise<EcfRow> {
   const purchases = schema.purchases;
   const query =
     owner === "purchase"
@@ -181,18 +179,22 @@ export function nextAction(row: EcfRow, owner: EcfOwner, documentId: number) {
   return null;
 }
 
+/** The document an e-CF is (what its events are about). */
+export function documentKindOf(row: Pick<EcfRow, "invoiceId" | "purchaseId" | "ecfType">) {
+  return row.invoiceId !== null
+    ? ("invoice" as const)
+    : row.purchaseId !== null
+      ? ("purchase" as const)
+      : row.ecfType === "33"
+        ? ("debit_note" as const)
+        : ("credit_note" as const);
+}
+
 /** An e-CF with the document it is, as GET /ecf/submissions lists it (also ecf.accepted and ecf.rejected's `data`). */
 export function serializeSubmission(row: EcfRow, config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">) {
   return {
     id: row.id,
-    document_kind:
-      row.invoiceId !== null
-        ? ("invoice" as const)
-        : row.purchaseId !== null
-          ? ("purchase" as const)
-          : row.ecfType === "33"
-            ? ("debit_note" as const)
-            : ("credit_note" as const),
+    document_kind: documentKindOf(row),
     document_id: (row.invoiceId ?? row.noteId ?? row.purchaseId)!,
     issue_date: row.issueDate,
     ...serializeEcf(row, config),
@@ -201,39 +203,6 @@ export function serializeSubmission(row: EcfRow, config: Pick<Config, "DGII_ECF_
 
 export async function getDocumentEcf(db: AnyDb, scope: RequestScope, owner: EcfOwner, id: number): Promise<EcfRow> {
   return findEcf(db, scope, owner, id);
-}
-
-/**
- * POST …/ecf/retry: a `failed` e-CF (DGII unreachable for 24 h) is sent again; so is a `rejected`
- * one whose e-NCF DGII says was not used (secuenciaUtilizada false: a refused signature or
- * structure, an unauthorized signer), once its cause is fixed. The stored signed XML is what is
- * sent: it is never rebuilt. Anything else → 409 ecf_not_retryable.
- */
-export async function retryDocumentEcf(
-  db: AnyDb,
-  scope: RequestScope,
-  owner: EcfOwner,
-  id: number,
-  now: Date,
-  config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">,
-): Promise<EcfRow> {
-  const row = await findEcf(db, scope, owner, id, true);
-  const retryable = row.status === "failed" || (row.status === "rejected" && row.sequenceUsed === false);
-  if (!retryable) {
-    throw new AppError(
-      "ecf_not_retryable",
-      row.status === "rejected"
-        ? "DGII rejected this e-CF and says its e-NCF was used: correct it with a credit or debit note instead."
-        : `Only a failed e-CF, or a rejected one whose e-NCF DGII says was not used, can be sent again; this one is ${row.status}.`,
-    );
-  }
-  const [updated] = await db
-    .update(e)
-    .set({ status: "pending", trackId: null, sequenceUsed: null, unreachableSince: null, lastError: null, nextAttemptAt: now, updatedAt: now })
-    .where(eq(e.id, row.id))
-    .returning();
-  await recordEcfTransitionEvents(db, scope.tenantId, [row.id], config);
-  return updated!;
 }
 
 /**
@@ -276,51 +245,4 @@ export async function listSubmissions(
     data: page.rows.map((row) => serializeSubmission(row, config)),
     total: page.total,
   };
-}
-
-/**
- * Every transition of an e-CF's state is a webhook event (issue 33: "so an integrator never polls"),
- * recorded in the transaction that changes the state — the event is the outbox row of that change,
- * committed with it or not at all. The transition itself is the row the trigger ecf_record_transition
- * (drizzle/0046) wrote for the change; its state names the event. `accepted_conditional` is an
- * `ecf.accepted` as it has been since the event existed (`data.status` tells them apart).
- */
-export const ECF_EVENT_OF_STATE: Record<(typeof ECF_TIMELINE_STATES)[number], WebhookEventType> = {
-  signed: "ecf.signed",
-  sent: "ecf.sent",
-  retried: "ecf.retried",
-  accepted: "ecf.accepted",
-  accepted_conditional: "ecf.accepted",
-  rejected: "ecf.rejected",
-  failed: "ecf.failed",
-  annulled: "ecf.annulled",
-};
-
-/**
- * The event of each e-CF's last transition, in the caller's transaction, after the statement that
- * changed its state: `data` is the e-CF as GET /ecf/submissions lists it (id, e-NCF, the document,
- * status, trackId, DGII's messages…) with `transition` (the state, when, its cause), the entry its
- * timeline shows. Returns the delivery ids (also kept on `db` for a request's after-commit dispatch).
- */
-export async function recordEcfTransitionEvents(
-  db: AnyDb,
-  tenantId: number,
-  ecfIds: number[],
-  config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">,
-): Promise<number[]> {
-  if (!ecfIds.length) return [];
-  const t = schema.ecfTransitions;
-  const rows = await db
-    .select({ document: e, state: t.state, cause: t.cause, at: t.at })
-    .from(e)
-    .innerJoin(t, eq(t.ecfDocumentId, e.id))
-    .where(and(eq(e.tenantId, tenantId), inArray(e.id, ecfIds), sql`${t.id} = (SELECT max(last.id) FROM ${t} last WHERE last.ecf_document_id = ${e.id})`))
-    .orderBy(asc(t.id));
-  const ids: number[] = [];
-  for (const row of rows) {
-    const state = row.state as (typeof ECF_TIMELINE_STATES)[number];
-    const data = { ...serializeSubmission(row.document, config), transition: { state, at: timestamp(row.at)!, cause: row.cause } };
-    ids.push(...(await recordEvent(db, tenantId, ECF_EVENT_OF_STATE[state], row.document.workspaceId, async () => data)));
-  }
-  return ids;
 }

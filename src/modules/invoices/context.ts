@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { type Config, config } from "../../env";
+import { config } from "../../env";
 import type { AppEnv } from "../../http/context";
 import { dominicanToday } from "../../lib/dates";
 
@@ -13,8 +13,6 @@ export interface InvoiceContext {
   encryptionKey: string | undefined;
   /** e-CF rows written by the request: sent through ECF_QUEUE once it has committed (jobs/ecf.ts). */
   ecfIds: number[];
-  /** DGII's URLs, for the ecf.signed event of an e-CF signed now (its QR link). */
-  dgii: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">;
 }
 
 /** The request's InvoiceContext: today's Dominican date, the app's URL for links, its list of e-CF to send. */
@@ -23,5 +21,4 @@ export const invoiceContext = (c: Context<AppEnv>): InvoiceContext => ({
   appUrl: config(c.env).APP_URL,
   encryptionKey: config(c.env).APP_ENCRYPTION_KEY,
   ecfIds: c.var.ecf,
-  dgii: config(c.env),
 });

@@ -10,8 +10,8 @@ import { isElectronicPrefix, isNcfPrefix } from "../../lib/ncf";
 import { assertFiscalProfile } from "../company/service";
 import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
 import { assertSalesInvoicePrefix } from "../document-subtypes/service";
-import { recordEcfTransitionEvents } from "../ecf/documents";
 import { assertEcfReady, type EcfSource, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
+import { recordEcfTransitionEvent } from "../ecf/transitions";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import { type InvoiceData, serializeInvoice } from "../sales/invoice-json";
 import { insertLines, lineRecords, storedLineItems } from "../sales/items";
@@ -211,7 +211,12 @@ async function runIssue(db: AnyDb, scope: RequestScope, issue: Issue, invoice: (
   await checkStockResult(db, issue.changes, row);
   if (row.ecf_id !== null) {
     context.ecfIds.push(Number(row.ecf_id));
-    await recordEcfTransitionEvents(db, scope.tenantId, [Number(row.ecf_id)], context.dgii);
+    await recordEcfTransitionEvent(
+      db,
+      scope.tenantId,
+      { id: Number(row.ecf_id), workspaceId: scope.workspaceId, kind: "invoice", documentId: Number(row.invoice.id) },
+      "signed",
+    );
   }
   return rowFromJson(inv, row.invoice);
 }

@@ -78,10 +78,7 @@ purchasesRouter.openapi(
     const db = c.var.db;
     const input = c.req.valid("json");
     return idempotent(c, db, async () => {
-      const result = await purchases.createPurchase(db, c.var.scope, input, dominicanToday(), {
-        encryptionKey: config(c.env).APP_ENCRYPTION_KEY,
-        dgii: config(c.env),
-      });
+      const result = await purchases.createPurchase(db, c.var.scope, input, dominicanToday(), { encryptionKey: config(c.env).APP_ENCRYPTION_KEY });
       if (result.ecfId !== null) c.var.ecf.push(result.ecfId);
       return { status: 201, body: written(result, input.status === "draft" ? "Draft created." : "Purchase entered.") };
     });
@@ -121,7 +118,6 @@ purchasesRouter.openapi(
   async (c) => {
     const result = await purchases.enterDraft(c.var.db, c.var.scope, c.req.valid("param").id, dominicanToday(), {
       encryptionKey: config(c.env).APP_ENCRYPTION_KEY,
-      dgii: config(c.env),
     });
     if (result.ecfId !== null) c.var.ecf.push(result.ecfId);
     return c.json(written(result, "Purchase entered."), 200);

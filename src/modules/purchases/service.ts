@@ -4,7 +4,6 @@ import { isUniqueViolation } from "../../db/errors";
 import { findRow, orderBy, pageOf } from "../../db/queries";
 import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
-import type { Config } from "../../env";
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
@@ -13,8 +12,8 @@ import { decimal2, exchangeRateText, timestamp, unitPriceText } from "../../lib/
 import { documentTypeName, formatDocumentNumber, isElectronicNumber, isElectronicPrefix, isNcfPrefix, parseDocumentNumber } from "../../lib/ncf";
 import { assertActiveBankAccount } from "../bank-accounts/service";
 import { numberCtes, numberingRefusal, numberingState, numberingUnavailable, refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
-import { recordEcfTransitionEvents } from "../ecf/documents";
 import { insertEcfStatement, type SignedEcf } from "../ecf/issue";
+import { recordEcfTransitionEvent } from "../ecf/transitions";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import type { CreatePaymentInput } from "../invoices/schemas";
 import { activeRecords } from "../rnc/queries";
@@ -568,15 +567,12 @@ function draftWritten(result: Parameters<typeof rowsOf>[0], p: Prepared): Writte
 /** What entering may need beyond the body: the key that opens the e-CF certificate. */
 export interface EnterOptions {
   encryptionKey?: string;
-  /** DGII's URLs, for the ecf.signed event of an e-CF signed now (its QR link). */
-  dgii?: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">;
 }
 
-/** The ecf.signed event of the e-CF a purchase signed, in its transaction (ecf/documents.ts). */
-async function signedEvent(db: AnyDb, scope: RequestScope, ecfId: number | null, options: EnterOptions): Promise<void> {
-  if (ecfId === null) return;
-  if (!options.dgii) throw new Error("an e-CF signed needs DGII's URLs for its event");
-  await recordEcfTransitionEvents(db, scope.tenantId, [ecfId], options.dgii);
+/** The ecf.signed event of the e-CF a purchase signed, in its transaction (ecf/transitions.ts). */
+async function signedEvent(db: AnyDb, scope: RequestScope, ecfId: number | null, purchaseId: number): Promise<void> {
+  if (ecfId !== null)
+    await recordEcfTransitionEvent(db, scope.tenantId, { id: ecfId, workspaceId: scope.workspaceId, kind: "purchase", documentId: purchaseId }, "signed");
 }
 
 /**
@@ -623,7 +619,7 @@ export async function createPurchase(
       RETURNING *`,
     sql``,
   );
-  await signedEvent(db, scope, ecfId, options);
+  await signedEvent(db, scope, ecfId, row.id);
   return { purchase: serializePurchase(row), warnings: p.warnings, ecfId };
 }
 
@@ -707,7 +703,7 @@ export async function enterDraft(db: AnyDb, scope: RequestScope, id: number, tod
       FROM ${num} WHERE purchases.id = ${id} RETURNING purchases.*`,
     sql`gone AS (DELETE FROM purchase_items WHERE purchase_id = ${id}), `,
   );
-  await signedEvent(db, scope, ecfId, options);
+  await signedEvent(db, scope, ecfId, row.id);
   return { purchase: serializePurchase(row), warnings: p.warnings, ecfId };
 }
 

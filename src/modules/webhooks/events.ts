@@ -56,6 +56,8 @@ export interface EventDataQuery {
   statement: SQL;
   /** The resource's id (what `data` would name), for GET /events' filter. */
   resourceId: number;
+  /** The resource's type when the event type does not fix it (the document an e-CF is). */
+  resourceType?: string;
 }
 
 type EventData = (() => Promise<unknown>) | EventDataQuery;
@@ -80,7 +82,7 @@ async function eventStatement(tenantId: number, type: WebhookEventType, workspac
   } else {
     value = sql`(SELECT to_jsonb(source) FROM (${data.statement}) source)`;
     format = data.format;
-    resource = { type: WEBHOOK_EVENTS[type].resource, id: data.resourceId };
+    resource = { type: data.resourceType ?? WEBHOOK_EVENTS[type].resource, id: data.resourceId };
   }
   const workspaceMatch = workspaceId === null ? sql`true` : sql`(${e.workspaceIds} IS NULL OR ${workspaceId}::int = ANY(${e.workspaceIds}))`;
   return sql`

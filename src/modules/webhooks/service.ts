@@ -9,7 +9,7 @@ import { AppError, fieldError } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import { log } from "../../lib/log";
 import { enqueueEmail } from "../outbox/service";
-import { eventPayload } from "./data-formats";
+import { type EventFormatConfig, eventPayload } from "./data-formats";
 import type { CreateEndpointInput, UpdateEndpointInput, WebhookDelivery, WebhookEndpoint, WebhookEvent } from "./schemas";
 import { prefixWildcard } from "./schemas";
 import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "./url";
@@ -264,7 +264,7 @@ export const EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000;
 
 type EventRow = typeof ev.$inferSelect;
 
-export function serializeEvent(row: EventRow): WebhookEvent {
+export function serializeEvent(row: EventRow, config: EventFormatConfig): WebhookEvent {
   return {
     id: row.publicId,
     type: row.type as WebhookEvent["type"],
@@ -272,7 +272,7 @@ export function serializeEvent(row: EventRow): WebhookEvent {
     workspace_id: row.workspaceId,
     resource_type: row.resourceType,
     resource_id: row.resourceId,
-    data: eventPayload(row),
+    data: eventPayload(row, config),
   };
 }
 
