@@ -1,9 +1,11 @@
 import { eq, sql } from "drizzle-orm";
+import type { Context } from "hono";
 import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
+import type { AppEnv } from "../../http/context";
 import type { RequestScope } from "../../http/scope";
 import { AppError } from "../../lib/errors";
-import { recordEvent } from "../webhooks/events";
+import { type EventDataQuery, emitEvent, recordEvent } from "../webhooks/events";
 import type { WebhookEventType } from "../webhooks/schemas";
 import { type EcfOwner, type EcfRow, findEcf } from "./documents";
 import type { ECF_TIMELINE_STATES } from "./schemas";
@@ -43,14 +45,28 @@ export interface EcfSubject {
  * Returns the delivery ids (also kept on `db` for a request's after-commit dispatch).
  */
 export function recordEcfTransitionEvent(db: AnyDb, tenantId: number, subject: EcfSubject, state: (typeof ECF_TIMELINE_STATES)[number]): Promise<number[]> {
-  return recordEvent(db, tenantId, ECF_EVENT_OF_STATE[state], subject.workspaceId, {
+  return recordEvent(db, tenantId, ECF_EVENT_OF_STATE[state], subject.workspaceId, ecfEventData(tenantId, subject));
+}
+
+/**
+ * The same event written by the request's COMMIT message (webhooks/events.ts emitEvent): issuing an
+ * e-CF costs no round trip for its ecf.signed. Its statement reads the e-CF's last transition at the
+ * commit, which is still the one the request made (the e-CF is the request's own, locked until then).
+ */
+export function emitEcfTransitionEvent(c: Context<AppEnv>, subject: EcfSubject, state: (typeof ECF_TIMELINE_STATES)[number]): Promise<void> {
+  return emitEvent(c, ECF_EVENT_OF_STATE[state], subject.workspaceId, ecfEventData(c.get("tenant").id, subject));
+}
+
+/** The e-CF and its last transition, read by the statement that stores the event (data format `ecf`). */
+function ecfEventData(tenantId: number, subject: EcfSubject): EventDataQuery {
+  return {
     format: "ecf",
     resourceId: subject.documentId,
     resourceType: subject.kind,
     statement: sql`SELECT row_to_json(d) AS document, json_build_object('state', t.state, 'at', t.at, 'cause', t.cause) AS transition
       FROM ecf_documents d, LATERAL (SELECT state, at, cause FROM ecf_transitions WHERE ecf_document_id = d.id ORDER BY id DESC LIMIT 1) t
       WHERE d.tenant_id = ${tenantId} AND d.id = ${subject.id}`,
-  });
+  };
 }
 
 const e = schema.ecfDocuments;

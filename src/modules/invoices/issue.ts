@@ -11,7 +11,6 @@ import { assertFiscalProfile } from "../company/service";
 import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
 import { assertSalesInvoicePrefix } from "../document-subtypes/service";
 import { assertEcfReady, type EcfSource, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
-import { recordEcfTransitionEvent } from "../ecf/transitions";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import { type InvoiceData, serializeInvoice } from "../sales/invoice-json";
 import { insertLines, lineRecords, storedLineItems } from "../sales/items";
@@ -211,12 +210,7 @@ async function runIssue(db: AnyDb, scope: RequestScope, issue: Issue, invoice: (
   await checkStockResult(db, issue.changes, row);
   if (row.ecf_id !== null) {
     context.ecfIds.push(Number(row.ecf_id));
-    await recordEcfTransitionEvent(
-      db,
-      scope.tenantId,
-      { id: Number(row.ecf_id), workspaceId: scope.workspaceId, kind: "invoice", documentId: Number(row.invoice.id) },
-      "signed",
-    );
+    await context.ecfSigned({ id: Number(row.ecf_id), workspaceId: scope.workspaceId, kind: "invoice", documentId: Number(row.invoice.id) });
   }
   return rowFromJson(inv, row.invoice);
 }

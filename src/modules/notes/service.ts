@@ -13,7 +13,6 @@ import { documentTypeName, isElectronicPrefix } from "../../lib/ncf";
 import { assertFiscalProfile } from "../company/service";
 import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
 import { assertEcfReady, type EcfSource, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
-import { recordEcfTransitionEvent } from "../ecf/transitions";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import type { InvoiceContext } from "../invoices/context";
 import { recordInvoiceChange } from "../invoices/history";
@@ -438,12 +437,12 @@ export async function createNote(
   await checkStockResult(db, changes, row);
   if (row.ecf_id !== null) {
     context.ecfIds.push(Number(row.ecf_id));
-    await recordEcfTransitionEvent(
-      db,
-      t,
-      { id: Number(row.ecf_id), workspaceId: invoice.workspaceId, kind: kind === "credit" ? "credit_note" : "debit_note", documentId: Number(row.note.id) },
-      "signed",
-    );
+    await context.ecfSigned({
+      id: Number(row.ecf_id),
+      workspaceId: invoice.workspaceId,
+      kind: kind === "credit" ? "credit_note" : "debit_note",
+      documentId: Number(row.note.id),
+    });
   }
 
   const credited = new Big(invoice.creditedAmount).plus(kind === "credit" ? totals.totalAmount : 0);
