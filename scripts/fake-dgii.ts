@@ -86,7 +86,11 @@ import { type LocalServer, listenOnLoopback } from "./lib/local-server";
  * its next `unindexed` trackIds lookups find nothing yet, as before DGII has indexed a reception;
  * the next result queries of its documents, and its summaries, answer these states in order; a
  * final state is then that trackId's for good; the first document of an e-NCF in `reject`, e-CF or
- * summary, is answered rejected, as DGII rejects a chosen case of a test set), `POST /_control/expire-tokens?signer=` (its tokens stop
+ * summary, is answered rejected, as DGII rejects a chosen case of a test set; `answers: [{service, status, body}]` — its next call
+ * to `service` (the path's first segment: "recepcion", "consultaresultado", "recepcionfc",
+ * "anulacionrangos") is answered `status` with that JSON `body` instead, still recorded as received: how DGII's
+ * answers that contradict their HTTP status are played, a refusal with 200 or an acceptance with
+ * 400), `POST /_control/expire-tokens?signer=` (its tokens stop
  * working: 401), `GET /_control/received?signer=` (what it sent: kind, eNCF, trackId, errors, xml),
  * `GET /_control/annulments?signer=` (its ANECF and the fake's verdicts), `GET
  * /_control/approvals?signer=` (its ACECF and the verdicts), `POST /_control/directory` with JSON
@@ -126,6 +130,8 @@ interface Token {
 }
 
 type ScriptedState = "in_process" | "accepted" | "accepted_conditional" | "rejected" | "rejected_unused";
+/** An answer given instead of the computed one (`answers` of /_control/script). */
+type ScriptedAnswer = { service: string; status: number; body: unknown };
 
 interface Received {
   kind: "ecf" | "rfce";
@@ -422,11 +428,14 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
   const seeds = new Set<string>();
   const tokens = new Map<string, Token>();
   let ttlSeconds = 3600;
-  const scripts = new Map<string, { down: number; drop: number; unindexed: number; results: ScriptedState[]; reject: Set<string> }>();
+  const scripts = new Map<
+    string,
+    { down: number; drop: number; unindexed: number; results: ScriptedState[]; answers: ScriptedAnswer[]; reject: Set<string> }
+  >();
   const received: Received[] = [];
   const annulments: { signer: string; environment: string; rnc: string; xml: string; errors: string[] }[] = [];
   const script = (signer: string) => {
-    const entry = scripts.get(signer) ?? { down: 0, drop: 0, unindexed: 0, results: [], reject: new Set<string>() };
+    const entry = scripts.get(signer) ?? { down: 0, drop: 0, unindexed: 0, results: [], answers: [], reject: new Set<string>() };
     scripts.set(signer, entry);
     return entry;
   };
@@ -571,7 +580,13 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
 
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://dgii.local");
+    /** A scripted answer (`answers` of /_control/script) replacing what this request computes. */
+    let scriptedAnswer: ScriptedAnswer | null = null;
     const send = (status: number, body: unknown, type = "application/json", headers: Record<string, string> = {}) => {
+      if (scriptedAnswer) {
+        ({ status, body } = scriptedAnswer);
+        type = "application/json";
+      }
       res.writeHead(status, { "content-type": type, ...headers });
       res.end(typeof body === "string" ? body : JSON.stringify(body));
     };
@@ -593,6 +608,7 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
           unindexed?: number;
           results?: ScriptedState[];
           reject?: string[];
+          answers?: ScriptedAnswer[];
         };
         const entry = script(body.signer);
         for (const encf of body.reject ?? []) entry.reject.add(encf);
@@ -600,6 +616,7 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
         if (body.drop !== undefined) entry.drop = body.drop;
         if (body.unindexed !== undefined) entry.unindexed = body.unindexed;
         if (body.results) entry.results.push(...body.results);
+        if (body.answers) entry.answers.push(...body.answers);
         return send(200, entry);
       }
       if (url.pathname === "/_control/expire-tokens" && req.method === "POST") {
@@ -725,6 +742,9 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
         if (token === null) return send(401, { mensaje: "Token no válido." });
         if (token === "expired") return send(401, { mensaje: "El token ha expirado." });
         if (isDown(token.signer)) return send(503, { mensaje: "Servicio no disponible temporalmente." });
+        const answers = script(token.signer).answers;
+        const scripted = answers.findIndex((answer) => answer.service === path.slice(0, path.indexOf("/")));
+        if (scripted >= 0) scriptedAnswer = answers.splice(scripted, 1)[0]!;
         if (path === "consultaestado/api/consultas/estado" && req.method === "GET") {
           // Consulta de estado e-CF: by RNC emisor and e-NCF (e-CF received whole or as an RFCE);
           // a security code that is not the document's finds nothing.

@@ -14,13 +14,14 @@ import {
   sendConsumerSummary,
   sendEcf,
   trackIdToFollow,
+  UNJUDGED,
   withDgiiToken,
 } from "../modules/ecf/dgii";
 import { sendingPausedUntil } from "../modules/ecf/dgii-status";
-import { serializeSubmission } from "../modules/ecf/documents";
+import { documentKindOf } from "../modules/ecf/documents";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
-import { recordEvent } from "../modules/webhooks/events";
+import { recordEcfTransitionEvent } from "../modules/ecf/transitions";
 import { dueRows, ECF_MAX_OUTAGE_MS, lockedEcfRow, outageDelaySeconds } from "./due";
 import { type EcfRef, enqueueDeliveries, enqueueEcf, enqueueWebhooks } from "./messages";
 
@@ -79,7 +80,7 @@ export interface StepResult {
   retryInSeconds?: number;
   /** DGII accepted an e-CF naming a buyer: its delivery to the buyer's receiver is due now. */
   deliver?: boolean;
-  /** The deliveries of the ecf.accepted / ecf.rejected event the step recorded: queued after its commit. */
+  /** The deliveries of the event of the transition the step made (ecf.sent, ecf.accepted…): queued after its commit. */
   webhooks?: number[];
 }
 
@@ -132,13 +133,20 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
       db
         .update(e)
         .set({ attempts, lastAttemptAt: now, updatedAt: now, ...values })
-        .where(eq(e.id, row.id))
-        .returning();
-    /** DGII's final answer as an event, in this step's transaction; its deliveries are queued after the commit. */
-    const finalEvent = async (saved: EcfRow[], status: string) => {
-      const type = status === "rejected" ? "ecf.rejected" : status === "failed" ? "ecf.failed" : "ecf.accepted";
-      return recordEvent(db, row.tenantId, type, row.workspaceId, async () => serializeSubmission(saved[0]!, config(env)));
-    };
+        .where(eq(e.id, row.id));
+    /**
+     * A change of state as its event (modules/ecf/events.ts), in this step's transaction; its
+     * deliveries are queued after the commit. A step that leaves the state as it was emits nothing.
+     */
+    const transitionEvent = async (status: "in_process" | "accepted" | "accepted_conditional" | "rejected" | "failed") =>
+      status === row.status
+        ? []
+        : recordEcfTransitionEvent(
+            db,
+            row.tenantId,
+            { id: row.id, workspaceId: row.workspaceId, kind: documentKindOf(row), documentId: (row.invoiceId ?? row.noteId ?? row.purchaseId)! },
+            status === "in_process" ? "sent" : status,
+          );
     const fileName = `${row.issuerRnc}${row.encf}.xml`;
     /** A trackId DGII already held for this e-NCF, followed instead of the row's (saved with the step). */
     let followed: HeldTrackId | null = null;
@@ -165,8 +173,9 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
           const trackId = await withToken(env, db, row, (token, urls) => sendEcf(urls.ecf, token, row.xml, fileName));
           const delay = pollDelaySeconds(1);
           await save({ status: "in_process", trackId, lastError: null, unreachableSince: null, nextAttemptAt: new Date(now.getTime() + delay * 1000) });
+          const webhooks = await transitionEvent("in_process");
           log.info("ecf: sent", { ...context, trackId });
-          return { outcome: "in_process", status: "in_process", retryInSeconds: delay };
+          return { outcome: "in_process", status: "in_process", retryInSeconds: delay, ...(webhooks.length ? { webhooks } : {}) };
         }
         log.info("ecf: DGII already holds it; following its trackId instead of sending again", {
           ...context,
@@ -190,22 +199,26 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
       }
       const final = FINAL_BY_CODE[result.code];
       if (!final) {
-        // 3 en proceso (or 0, not found yet): ask again later, backing off.
+        // 3 en proceso (or 0, not found yet): ask again later, backing off. An answer that cannot be
+        // judged (neither a codigo nor an estado of DGII's) is never taken for a final one either.
+        const unjudged = result.code === UNJUDGED ? "DGII's answer could not be judged (no codigo nor estado of DGII's): asked again." : null;
+        if (unjudged) log.warn("ecf: DGII's answer could not be judged", { ...context, messages: result.messages });
         const polls = row.trackId ? attempts - 1 : attempts;
         const delay = pollDelaySeconds(polls);
         await save({
           ...(followed ? { trackId: followed.trackId } : {}),
           status: "in_process",
           dgiiMessages: result.messages,
-          lastError: null,
+          lastError: unjudged,
           unreachableSince: null,
           nextAttemptAt: new Date(now.getTime() + delay * 1000),
         });
-        return { outcome: "in_process", status: "in_process", retryInSeconds: delay };
+        const webhooks = await transitionEvent("in_process");
+        return { outcome: "in_process", status: "in_process", retryInSeconds: delay, ...(webhooks.length ? { webhooks } : {}) };
       }
       // Accepted, it goes to the buyer's receiver next (jobs/ecf-delivery.ts), when it names one.
       const deliver = (final === "accepted" || final === "accepted_conditional") && row.buyerRnc !== null;
-      const saved = await save({
+      await save({
         ...(followed ? { trackId: followed.trackId } : {}),
         status: final,
         dgiiMessages: result.messages,
@@ -214,22 +227,22 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
         unreachableSince: null,
         ...(deliver ? { deliveryStatus: "pending", deliveryNextAttemptAt: now } : {}),
       });
-      const webhooks = await finalEvent(saved, final);
+      const webhooks = await transitionEvent(final);
       log.info("ecf: final", { ...context, status: final });
       return deliver ? { outcome: "final", status: final, deliver, webhooks } : { outcome: "final", status: final, webhooks };
     } catch (error) {
       if (error instanceof DgiiRefused) {
         // DGII refused the file itself: nothing was received, so the number was not used.
-        const saved = await save({ status: "rejected", dgiiMessages: refusalMessages(error.body), sequenceUsed: false, lastError: error.message });
-        const webhooks = await finalEvent(saved, "rejected");
+        await save({ status: "rejected", dgiiMessages: refusalMessages(error.body), sequenceUsed: false, lastError: error.message });
+        const webhooks = await transitionEvent("rejected");
         log.warn("ecf: refused by DGII", { ...context, error: error.message });
         return { outcome: "final", status: "rejected", webhooks };
       }
       if (!(error instanceof DgiiUnavailable)) throw error;
       const since = row.unreachableSince ?? now;
       if (now.getTime() - since.getTime() >= ECF_MAX_OUTAGE_MS) {
-        const saved = await save({ status: "failed", lastError: error.message, unreachableSince: since });
-        const webhooks = await finalEvent(saved, "failed");
+        await save({ status: "failed", lastError: error.message, unreachableSince: since });
+        const webhooks = await transitionEvent("failed");
         log.error("ecf: DGII unreachable for 24 hours; failed", { ...context, error: error.message });
         return { outcome: "failed", status: "failed", webhooks };
       }

@@ -150,7 +150,12 @@ export async function deliverWebhook(env: Env, ref: WebhookRef, options: { now?:
     if (problem) {
       result = { statusCode: null, body: null, error: `url refused: ${problem}`, durationMs: 0 };
     } else {
-      const payload = JSON.stringify({ id: event.publicId, type: event.type, created_at: event.createdAt.toISOString(), data: eventPayload(event) });
+      const payload = JSON.stringify({
+        id: event.publicId,
+        type: event.type,
+        created_at: event.createdAt.toISOString(),
+        data: eventPayload(event, config(env)),
+      });
       const secrets = [await decryptSecret(APP_ENCRYPTION_KEY, endpoint.secretEncrypted)];
       if (endpoint.previousSecretEncrypted && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) {
         secrets.push(await decryptSecret(APP_ENCRYPTION_KEY, endpoint.previousSecretEncrypted));

@@ -25,8 +25,21 @@ export async function received(signer: string): Promise<Received[]> {
   return (await (await fetch(`${fakeDgii}/_control/received?signer=${encodeURIComponent(signer)}`)).json()) as Received[];
 }
 
-/** Scripts the fake DGII for one signer: the next `down` calls answer 503; the next result queries answer `results`. */
-export async function script(signer: string, body: { down?: number; drop?: number; unindexed?: number; results?: string[]; reject?: string[] }): Promise<void> {
+/**
+ * Scripts the fake DGII for one signer: the next `down` calls answer 503; the next result queries
+ * answer `results`; the next call to each `answers[].service` answers that status and body instead.
+ */
+export async function script(
+  signer: string,
+  body: {
+    down?: number;
+    drop?: number;
+    unindexed?: number;
+    results?: string[];
+    reject?: string[];
+    answers?: { service: string; status: number; body: unknown }[];
+  },
+): Promise<void> {
   const res = await fetch(`${fakeDgii}/_control/script`, { method: "POST", body: JSON.stringify({ signer, ...body }) });
   expect(res.status).toBe(200);
 }

@@ -4,6 +4,7 @@ import { ecfTenant, received, waitForStatus } from "../ecf/helpers";
 import type { Data } from "../support/api";
 import { fetchBytes, pdfText } from "../support/pdf";
 import { ownerRow, seedTenant, sql } from "../support/seed";
+import { storedEvents } from "../webhooks/helpers";
 import { createSupplier } from "./helpers";
 
 /**
@@ -64,6 +65,13 @@ describe("purchases: E41, E43 through the e-CF pipeline", () => {
 
     const submissions = await t.tenant.api.get("/ecf/submissions?filter[type]=41");
     expect(submissions.body.data).toEqual([expect.objectContaining({ document_kind: "purchase", document_id: purchase.id, encf: "E410000000001" })]);
+    // Each transition an event about the purchase (test/ecf/events.test.ts follows them all).
+    const events = (await storedEvents(t.tenant.tenantId)).filter((event) => event.type.startsWith("ecf."));
+    expect(events.map((event) => [event.type, event.resource_type, event.resource_id, event.data.encf])).toEqual([
+      ["ecf.signed", "purchase", purchase.id, "E410000000001"],
+      ["ecf.sent", "purchase", purchase.id, "E410000000001"],
+      ["ecf.accepted", "purchase", purchase.id, "E410000000001"],
+    ]);
     // An issued e-CF is never voided.
     const voided = await t.tenant.api.delete(`/purchases/${purchase.id}`, { body: { reason: "error" } });
     expect(voided.status).toBe(409);
@@ -88,6 +96,9 @@ describe("purchases: E41, E43 through the e-CF pipeline", () => {
     expect(entered.status, entered.text).toBe(200);
     // The refused one gave its number back.
     expect(entered.body.data).toMatchObject({ ncf: "E430000000001", total_amount: "450.00" });
+    expect((await storedEvents(t.tenant.tenantId, "ecf.signed")).map((event) => [event.resource_type, event.resource_id, event.data.status])).toEqual([
+      ["purchase", draft.body.data.id, "pending"],
+    ]);
     await waitForStatus(t, `/purchases/${draft.body.data.id}`, "accepted");
     const xml = (await t.tenant.api.get(`/purchases/${draft.body.data.id}/ecf.xml`)).text;
     expect(xml).not.toContain("<Comprador>");

@@ -148,9 +148,14 @@ describe("webhook events: invoice.updated, quotation.converted, product.stock_lo
     // The e-CF at the moment of DGII's answer: its delivery to the buyer (the next step) was still pending.
     const listed = (await t.tenant.api.get("/ecf/submissions")).body.data;
     const listedFor = (id: number) => listed.find((row: { document_id: number }) => row.document_id === id);
-    expect(stored[0]!.data).toEqual({ ...listedFor(accepted.id), buyer_delivery: expect.anything() });
+    // With the transition it is (test/ecf/events.test.ts follows every one).
+    expect(stored[0]!.data).toEqual({
+      ...listedFor(accepted.id),
+      buyer_delivery: expect.anything(),
+      transition: expect.objectContaining({ state: "accepted" }),
+    });
     expect(stored[0]!.data.buyer_delivery.status).toBe("pending");
-    expect(stored[1]!.data).toEqual(listedFor(rejected.id));
+    expect(stored[1]!.data).toEqual({ ...listedFor(rejected.id), transition: expect.objectContaining({ state: "rejected" }) });
     expect(stored[1]!.data.buyer_delivery).toBeNull();
     await vi.waitFor(async () => expect(await receivedHooks(hook.key)).toHaveLength(2), { timeout: 15_000, interval: 100 });
     const hits = await receivedHooks(hook.key);

@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { config } from "../../src/env";
 import { eventPayload } from "../../src/modules/webhooks/data-formats";
 import type { WebhookEndpointWithSecret } from "../../src/modules/webhooks/schemas";
 import type { DataWithMessage } from "../support/api";
@@ -18,7 +19,7 @@ export async function storedEvents(tenantId: number, ...types: string[]): Promis
   );
   return rows
     .filter((row) => !types.length || types.includes(row.type))
-    .map(({ data_format, ...row }) => ({ ...row, data: eventPayload({ data: row.data, dataFormat: data_format }) }));
+    .map(({ data_format, ...row }) => ({ ...row, data: eventPayload({ data: row.data, dataFormat: data_format }, config(env)) }));
 }
 
 /** The fake receiver of scripts/fake-providers.ts: a URL of its own per test. */

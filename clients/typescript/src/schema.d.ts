@@ -8525,7 +8525,7 @@ export interface paths {
                     "filter[resource_id]"?: string;
                     /** @description What the event is about (docs/webhooks.md): with resource_id, one resource's events */
                     "filter[resource_type]"?: "invoice" | "quotation" | "product" | "credit_note" | "ecf_alert" | "purchase" | "contact" | "tax" | "currency" | "document_subtype" | "salesman" | "bank_account" | "role" | "invitation" | "member" | "messaging_bot" | "chat_account" | "debit_note";
-                    "filter[type]"?: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
+                    "filter[type]"?: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
                     /** @description An ISO-8601 instant with its offset; its day from 1900-01-01 to 2199-12-31 */
                     "filter[updated_since]"?: string;
                     page?: number;
@@ -23996,7 +23996,18 @@ export interface webhooks {
                     "application/json": {
                         /** @description When the change happened (ISO 8601, UTC) */
                         created_at: string;
-                        data: components["schemas"]["EcfSubmission"];
+                        /** @description The e-CF at DGII's answer: accepted or accepted_conditional (`status` tells), as GET /api/v1/ecf/submissions lists it, with the transition. */
+                        data: components["schemas"]["EcfSubmission"] & {
+                            /** @description The change of state this event is, as GET …/ecf's timeline lists it */
+                            transition: {
+                                /** @description When the state changed (the timeline's `at`) */
+                                at: string;
+                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                cause: string | null;
+                                /** @enum {string} */
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                            };
+                        };
                         /** @description The event's id, as in webhook-id */
                         id: string;
                         /** @enum {string} */
@@ -24076,6 +24087,73 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "ecf.annulled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The ecf.annulled event
+         * @description Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (evt_…): the same on every attempt; deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one). */
+                    "webhook-signature": string;
+                    /** @description Seconds since the epoch when this attempt was signed. */
+                    "webhook-timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description When the change happened (ISO 8601, UTC) */
+                        created_at: string;
+                        /** @description The e-CF whose unsent e-NCF DGII annulled (POST /api/v1/ecf/annulments), as GET /api/v1/ecf/submissions lists it, with the transition. */
+                        data: components["schemas"]["EcfSubmission"] & {
+                            /** @description The change of state this event is, as GET …/ecf's timeline lists it */
+                            transition: {
+                                /** @description When the state changed (the timeline's `at`) */
+                                at: string;
+                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                cause: string | null;
+                                /** @enum {string} */
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                            };
+                        };
+                        /** @description The event's id, as in webhook-id */
+                        id: string;
+                        /** @enum {string} */
+                        type: "ecf.annulled";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "ecf.failed": {
         parameters: {
             query?: never;
@@ -24108,7 +24186,18 @@ export interface webhooks {
                     "application/json": {
                         /** @description When the change happened (ISO 8601, UTC) */
                         created_at: string;
-                        data: components["schemas"]["EcfSubmission"] & unknown;
+                        /** @description The e-CF DGII could not be reached for in 24 hours (failed), as GET /api/v1/ecf/submissions lists it, with the transition. */
+                        data: components["schemas"]["EcfSubmission"] & {
+                            /** @description The change of state this event is, as GET …/ecf's timeline lists it */
+                            transition: {
+                                /** @description When the state changed (the timeline's `at`) */
+                                at: string;
+                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                cause: string | null;
+                                /** @enum {string} */
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                            };
+                        };
                         /** @description The event's id, as in webhook-id */
                         id: string;
                         /** @enum {string} */
@@ -24164,11 +24253,223 @@ export interface webhooks {
                     "application/json": {
                         /** @description When the change happened (ISO 8601, UTC) */
                         created_at: string;
-                        data: components["schemas"]["EcfSubmission"] & unknown;
+                        /** @description The e-CF at DGII's answer: rejected (or the reception refused outright); `sequence_used` says whether its e-NCF was used, as GET /api/v1/ecf/submissions lists it, with the transition. */
+                        data: components["schemas"]["EcfSubmission"] & {
+                            /** @description The change of state this event is, as GET …/ecf's timeline lists it */
+                            transition: {
+                                /** @description When the state changed (the timeline's `at`) */
+                                at: string;
+                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                cause: string | null;
+                                /** @enum {string} */
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                            };
+                        };
                         /** @description The event's id, as in webhook-id */
                         id: string;
                         /** @enum {string} */
                         type: "ecf.rejected";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ecf.retried": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The ecf.retried event
+         * @description Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (evt_…): the same on every attempt; deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one). */
+                    "webhook-signature": string;
+                    /** @description Seconds since the epoch when this attempt was signed. */
+                    "webhook-timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description When the change happened (ISO 8601, UTC) */
+                        created_at: string;
+                        /** @description The e-CF sent again (POST …/ecf/retry): back to pending, as GET /api/v1/ecf/submissions lists it, with the transition. */
+                        data: components["schemas"]["EcfSubmission"] & {
+                            /** @description The change of state this event is, as GET …/ecf's timeline lists it */
+                            transition: {
+                                /** @description When the state changed (the timeline's `at`) */
+                                at: string;
+                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                cause: string | null;
+                                /** @enum {string} */
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                            };
+                        };
+                        /** @description The event's id, as in webhook-id */
+                        id: string;
+                        /** @enum {string} */
+                        type: "ecf.retried";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ecf.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The ecf.sent event
+         * @description Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (evt_…): the same on every attempt; deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one). */
+                    "webhook-signature": string;
+                    /** @description Seconds since the epoch when this attempt was signed. */
+                    "webhook-timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description When the change happened (ISO 8601, UTC) */
+                        created_at: string;
+                        /** @description The e-CF received by DGII, which gave its trackId (in_process), as GET /api/v1/ecf/submissions lists it, with the transition. */
+                        data: components["schemas"]["EcfSubmission"] & {
+                            /** @description The change of state this event is, as GET …/ecf's timeline lists it */
+                            transition: {
+                                /** @description When the state changed (the timeline's `at`) */
+                                at: string;
+                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                cause: string | null;
+                                /** @enum {string} */
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                            };
+                        };
+                        /** @description The event's id, as in webhook-id */
+                        id: string;
+                        /** @enum {string} */
+                        type: "ecf.sent";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ecf.signed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The ecf.signed event
+         * @description Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (evt_…): the same on every attempt; deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one). */
+                    "webhook-signature": string;
+                    /** @description Seconds since the epoch when this attempt was signed. */
+                    "webhook-timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description When the change happened (ISO 8601, UTC) */
+                        created_at: string;
+                        /** @description The e-CF signed and queued for DGII (pending): an invoice, note or purchase issued as e-CF, as GET /api/v1/ecf/submissions lists it, with the transition. */
+                        data: components["schemas"]["EcfSubmission"] & {
+                            /** @description The change of state this event is, as GET …/ecf's timeline lists it */
+                            transition: {
+                                /** @description When the state changed (the timeline's `at`) */
+                                at: string;
+                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                cause: string | null;
+                                /** @enum {string} */
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                            };
+                        };
+                        /** @description The event's id, as in webhook-id */
+                        id: string;
+                        /** @enum {string} */
+                        type: "ecf.signed";
                     };
                 };
             };
@@ -25997,12 +26298,14 @@ export interface components {
             description?: string | null;
             enabled?: boolean;
             /**
+             * @description Event types; `<prefix>.*` (`ecf.*`, `invoice.*`) is every type of that prefix, `*` alone every type.
              * @example [
              *       "invoice.created",
-             *       "payment.received"
+             *       "payment.received",
+             *       "ecf.*"
              *     ]
              */
-            events: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "*")[];
+            events: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "invoice.*" | "payment.*" | "quotation.*" | "product.*" | "credit_note.*" | "ecf.*" | "purchase.*" | "contact.*" | "tax.*" | "currency.*" | "document_subtype.*" | "salesman.*" | "bank_account.*" | "role.*" | "invitation.*" | "member.*" | "messaging_bot.*" | "chat_account.*" | "*")[];
             /** @example https://example.com/hooks/sucursal */
             url: string;
             /** @description Only events of these workspaces; null or absent: every workspace. */
@@ -26314,7 +26617,6 @@ export interface components {
             /** @description TipoeCF: 31, 32, 33, 34, 44, 45, 46 */
             type: string;
         };
-        /** @description The e-CF at DGII's answer (accepted or accepted_conditional), as GET /api/v1/ecf/submissions lists it. */
         EcfSubmission: components["schemas"]["EcfStatus"] & {
             document_id: number;
             /** @enum {string} */
@@ -27763,12 +28065,14 @@ export interface components {
             description?: string | null;
             enabled?: boolean;
             /**
+             * @description Event types; `<prefix>.*` (`ecf.*`, `invoice.*`) is every type of that prefix, `*` alone every type.
              * @example [
              *       "invoice.created",
-             *       "payment.received"
+             *       "payment.received",
+             *       "ecf.*"
              *     ]
              */
-            events?: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "*")[];
+            events?: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "invoice.*" | "payment.*" | "quotation.*" | "product.*" | "credit_note.*" | "ecf.*" | "purchase.*" | "contact.*" | "tax.*" | "currency.*" | "document_subtype.*" | "salesman.*" | "bank_account.*" | "role.*" | "invitation.*" | "member.*" | "messaging_bot.*" | "chat_account.*" | "*")[];
             /** @example https://example.com/hooks/sucursal */
             url?: string;
             /** @description Only events of these workspaces; null or absent: every workspace. */
@@ -27845,7 +28149,7 @@ export interface components {
             resource_id: number | null;
             resource_type: string | null;
             /** @enum {string} */
-            type: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
+            type: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
             workspace_id: number | null;
         };
         WebhookReceived: {

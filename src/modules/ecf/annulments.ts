@@ -8,10 +8,11 @@ import { timestamp } from "../../lib/format";
 import { formatDocumentNumber } from "../../lib/ncf";
 import { cancelForAnnulledEcf } from "../invoices/changes";
 import { buildAnecf } from "./anecf";
-import { DgiiRefused, refusalMessages, sendAnnulment, withDgiiToken } from "./dgii";
+import { sendAnnulment, withDgiiToken } from "./dgii";
 import type { CreateAnnulmentInput, EcfEnvironment } from "./schemas";
 import { dgiiUrls, openedCertificate } from "./service";
 import { signXml } from "./signature";
+import { recordEcfTransitionEvent } from "./transitions";
 
 const ds = schema.documentSubtypes;
 const e = schema.ecfDocuments;
@@ -118,21 +119,22 @@ export async function annulRange(
   const xml = signXml(buildAnecf({ rnc: profile.rnc, at: now, ranges: [{ type, from, to }] }), material).xml;
   const environment = settings.environment as EcfEnvironment;
   const urls = dgiiUrls(config, environment);
-  let messages: { codigo: string; valor: string }[];
-  try {
-    messages = await withDgiiToken(scope.tenantId, environment, urls.ecf, material, (token) =>
-      sendAnnulment(urls.ecf, token, xml, `${profile.rnc}${from}.xml`),
-    );
-  } catch (error) {
-    if (error instanceof DgiiRefused) {
-      throw new AppError("validation_failed", "DGII refused the annulment.", { from: refusalMessages(error.body).map((m) => m.valor) });
-    }
-    throw error;
+  // Judged by what DGII's answer says, not by its HTTP status (dgii.ts, annulmentOutcome).
+  const answer = await withDgiiToken(scope.tenantId, environment, urls.ecf, material, (token) =>
+    sendAnnulment(urls.ecf, token, xml, `${profile.rnc}${from}.xml`),
+  );
+  if (!answer.annulled) {
+    throw new AppError("validation_failed", "DGII did not annul the numbers.", { from: answer.messages.map((m) => m.valor) });
   }
+  const messages = answer.messages;
   for (const encf of taken) {
     const row = byEncf.get(encf)!;
     await cancelForAnnulledEcf(db, scope, row.invoiceId!, encf);
     await db.update(e).set({ status: "annulled", lastError: null, updatedAt: now }).where(eq(e.id, row.id));
+  }
+  for (const encf of taken) {
+    const row = byEncf.get(encf)!;
+    await recordEcfTransitionEvent(db, scope.tenantId, { id: row.id, workspaceId: row.workspaceId, kind: "invoice", documentId: row.invoiceId! }, "annulled");
   }
   if (input.to >= next) {
     await db

@@ -238,12 +238,53 @@ function messagesOf(value: unknown): DgiiMessage[] {
   );
 }
 
-function resultOf(answer: { codigo?: unknown; mensajes?: unknown; secuenciaUtilizada?: unknown }): DgiiResult {
+/**
+ * DGII's states in its words (Descripción técnica, "Consulta resultado" and "Recepción de resumen
+ * factura de consumo": No encontrado 0, Aceptado 1, Rechazado 2, En Proceso 3, Aceptado
+ * Condicional 4).
+ */
+const STATE_CODES: Record<string, number> = { "no encontrado": 0, aceptado: 1, rechazado: 2, "en proceso": 3, "aceptado condicional": 4 };
+const STATE_CODES_SET = new Set(Object.values(STATE_CODES));
+
+/** A result's code when DGII's answer has neither a known estado nor a known codigo: never final, asked again. */
+export const UNJUDGED = -1;
+
+/**
+ * What DGII says of a document, judged by the body alone (issue 33: never by the HTTP status): its
+ * `estado` — DGII's verdict in words, of which `codigo` is only "el código asociado al estado" — or,
+ * without a known estado, its `codigo`. A codigo 1 whose estado is "Rechazado" is a rejection. An
+ * answer with neither is UNJUDGED: never final, asked again.
+ */
+function resultOf(answer: { codigo?: unknown; estado?: unknown; mensajes?: unknown; secuenciaUtilizada?: unknown }): DgiiResult {
+  const raw = typeof answer.codigo === "string" ? answer.codigo.trim() : answer.codigo;
+  const byCode = (typeof raw === "number" || (typeof raw === "string" && /^\d+$/.test(raw))) && STATE_CODES_SET.has(Number(raw)) ? Number(raw) : null;
+  const stateWords = typeof answer.estado === "string" ? answer.estado.trim().toLowerCase().replace(/\s+/g, " ") : "";
+  const byState = stateWords in STATE_CODES ? STATE_CODES[stateWords]! : null;
+  const code = byState ?? byCode ?? UNJUDGED;
   return {
-    code: Number(answer.codigo ?? 0),
+    code,
     messages: messagesOf(answer.mensajes),
     sequenceUsed: typeof answer.secuenciaUtilizada === "boolean" ? answer.secuenciaUtilizada : null,
   };
+}
+
+/**
+ * A refusal (4xx) whose body is still DGII's answer about the document (`codigo`/`estado`) is judged by
+ * that body like any other answer: a 400 saying "Rechazado" with secuenciaUtilizada true used the
+ * number; one saying "Aceptado" is an acceptance. A body that says nothing of the document leaves
+ * the refusal as it was.
+ */
+function judgedRefusal(error: unknown): DgiiResult | null {
+  if (!(error instanceof DgiiRefused) || !error.body) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(error.body);
+  } catch {
+    return null;
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return null;
+  const result = resultOf(parsed as Record<string, unknown>);
+  return result.code === UNJUDGED || result.code === 0 ? null : result;
 }
 
 /**
@@ -265,7 +306,13 @@ export async function sendEcf(ecfBaseUrl: string, token: string, xml: string, fi
 /** Consulta de resultado: GET {ecf}/consultaresultado/api/consultas/estado?trackid=… */
 export async function queryResult(ecfBaseUrl: string, token: string, trackId: string): Promise<DgiiResult> {
   const url = `${ecfBaseUrl}/consultaresultado/api/consultas/estado?trackid=${encodeURIComponent(trackId)}`;
-  return resultOf(await boundedJson<Record<string, unknown>>(await call(url, { headers: bearer(token) }), DGII_ANSWER_BYTES, url));
+  try {
+    return resultOf(await boundedJson<Record<string, unknown>>(await call(url, { headers: bearer(token) }), DGII_ANSWER_BYTES, url));
+  } catch (error) {
+    const judged = judgedRefusal(error);
+    if (judged) return judged;
+    throw error;
+  }
 }
 
 /** One trackId DGII holds for an e-NCF, with its state as DGII words it ("Aceptado", "Rechazado"…). */
@@ -318,13 +365,19 @@ export function trackIdToFollow(held: HeldTrackId[]): HeldTrackId | null {
  */
 export async function sendConsumerSummary(fcBaseUrl: string, token: string, xml: string, fileName: string): Promise<DgiiResult> {
   const url = `${fcBaseUrl}/recepcionfc/api/recepcion/ecf`;
-  return resultOf(
-    await boundedJson<Record<string, unknown>>(
-      await call(url, { method: "POST", body: xmlForm(xml, fileName), headers: bearer(token) }),
-      DGII_ANSWER_BYTES,
-      url,
-    ),
-  );
+  try {
+    return resultOf(
+      await boundedJson<Record<string, unknown>>(
+        await call(url, { method: "POST", body: xmlForm(xml, fileName), headers: bearer(token) }),
+        DGII_ANSWER_BYTES,
+        url,
+      ),
+    );
+  } catch (error) {
+    const judged = judgedRefusal(error);
+    if (judged) return judged;
+    throw error;
+  }
 }
 
 /** Parses a refusal's body for DGII's messages (its JSON `mensaje`/`mensajes`/`error`), else the text itself. */
@@ -340,20 +393,72 @@ export function refusalMessages(body: string): DgiiMessage[] {
   return [{ codigo: "", valor: body.slice(0, 500) }];
 }
 
+/** DGII's answer to an ANECF, judged by its body (annulmentOutcome). */
+export interface AnnulmentAnswer {
+  annulled: boolean;
+  /** DGII's `codigo` as it gave it (no table of them is published: recorded, not judged on). */
+  code: string | null;
+  messages: DgiiMessage[];
+}
+
+/**
+ * The wording of DGII's ANECF answers (Descripción técnica, "Anulación de e-NCF", VALIDACIONES): the
+ * one that says the sequences were annulled, and those that say they were not. DGII publishes no
+ * table of the answer's `codigo`, only these messages, so they are what is judged on.
+ */
+const ANNULLED_WORDING = /secuencias fueron anuladas correctamente/i;
+const NOT_ANNULLED_WORDING = /no fue posible anular|han sido utilizadas|no es v[aá]lid|no est[aá] delegado|es mayor al del campo|favor proveer un xml/i;
+
+/**
+ * Numbers are annulled only when DGII says they are (issue 33): the answer's messages or `nombre`
+ * say "Las secuencias fueron anuladas correctamente" and nothing in it says a sequence was not
+ * (a validation message, or an exception detailed after "Con excepción de las secuencias del
+ * detalle"). Whatever the HTTP status: a refusal answered 200 is a refusal, and an answer that does
+ * not say the numbers were annulled leaves them as they were.
+ */
+export function annulmentOutcome(body: unknown): AnnulmentAnswer {
+  const answer = body && typeof body === "object" && !Array.isArray(body) ? (body as { codigo?: unknown; nombre?: unknown; mensajes?: unknown }) : {};
+  const messages = messagesOf(answer.mensajes);
+  const nombre = typeof answer.nombre === "string" ? answer.nombre.trim() : "";
+  const all = nombre && !messages.some((m) => m.valor === nombre) ? [{ codigo: "", valor: nombre }, ...messages] : messages;
+  const said = all.map((m) => m.valor);
+  const detailed = messages.length > 1 && said.some((text) => /con excepci[oó]n de las secuencias del detalle/i.test(text));
+  const annulled = said.some((text) => ANNULLED_WORDING.test(text)) && !said.some((text) => NOT_ANNULLED_WORDING.test(text)) && !detailed;
+  const code = typeof answer.codigo === "string" || typeof answer.codigo === "number" ? String(answer.codigo) : null;
+  // What is kept and shown: DGII's messages, or its `nombre` when it gave none.
+  return {
+    annulled,
+    code,
+    messages: messages.length ? messages : nombre ? [{ codigo: "", valor: nombre }] : [{ codigo: "", valor: "DGII's answer said nothing." }],
+  };
+}
+
 /**
  * Anulación de e-NCF: POST {ecf}/anulacionrangos/api/operaciones/anularrango, the signed ANECF as
- * multipart `xml` → `{rnc, codigo, nombre, mensajes}`. DGII refusing (used numbers, a bad
- * signature) answers an error status: DgiiRefused, with its messages.
+ * multipart `xml` → `{rnc, codigo, nombre, mensajes}`, judged by that body (annulmentOutcome) whether
+ * DGII answered 2xx or 4xx. An answer that is not DGII's JSON (a 4xx page) is a refusal with its
+ * text; 5xx, 408, 429 and no answer are DgiiUnavailable (nothing can be said of the numbers).
  */
-export async function sendAnnulment(ecfBaseUrl: string, token: string, xml: string, fileName: string): Promise<DgiiMessage[]> {
+export async function sendAnnulment(ecfBaseUrl: string, token: string, xml: string, fileName: string): Promise<AnnulmentAnswer> {
   const url = `${ecfBaseUrl}/anulacionrangos/api/operaciones/anularrango`;
-  const answer = await boundedJson<{ mensajes?: unknown; nombre?: string }>(
-    await call(url, { method: "POST", body: xmlForm(xml, fileName), headers: bearer(token) }),
-    DGII_ANSWER_BYTES,
-    url,
-  );
-  const messages = messagesOf(answer.mensajes);
-  return messages.length ? messages : answer.nombre ? [{ codigo: "", valor: answer.nombre }] : [];
+  try {
+    const answer = await boundedJson<unknown>(
+      await call(url, { method: "POST", body: xmlForm(xml, fileName), headers: bearer(token) }),
+      DGII_ANSWER_BYTES,
+      url,
+      null,
+    );
+    return annulmentOutcome(answer);
+  } catch (error) {
+    if (!(error instanceof DgiiRefused)) throw error;
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(error.body);
+    } catch {
+      return { annulled: false, code: null, messages: refusalMessages(error.body) };
+    }
+    return annulmentOutcome(parsed);
+  }
 }
 
 /**

@@ -25,7 +25,7 @@ const notes = schema.invoiceNotes;
 export type EcfRow = typeof e.$inferSelect;
 
 /** The e-CF of a document visible in the request's workspace (404 for another branch's, a deleted one, or one without e-CF). */
-async function findEcf(db: AnyDb, scope: RequestScope, owner: EcfOwner, id: number, lock = false): Promise<EcfRow> {
+export async function findEcf(db: AnyDb, scope: RequestScope, owner: EcfOwner, id: number, lock = false): Promise<EcfRow> {
   const purchases = schema.purchases;
   const query =
     owner === "purchase"
@@ -189,18 +189,22 @@ export function nextAction(row: EcfRow, owner: EcfOwner, documentId: number) {
   return null;
 }
 
+/** The document an e-CF is (what its events are about). */
+export function documentKindOf(row: Pick<EcfRow, "invoiceId" | "purchaseId" | "ecfType">) {
+  return row.invoiceId !== null
+    ? ("invoice" as const)
+    : row.purchaseId !== null
+      ? ("purchase" as const)
+      : row.ecfType === "33"
+        ? ("debit_note" as const)
+        : ("credit_note" as const);
+}
+
 /** An e-CF with the document it is, as GET /ecf/submissions lists it (also ecf.accepted and ecf.rejected's `data`). */
 export function serializeSubmission(row: EcfRow, config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">) {
   return {
     id: row.id,
-    document_kind:
-      row.invoiceId !== null
-        ? ("invoice" as const)
-        : row.purchaseId !== null
-          ? ("purchase" as const)
-          : row.ecfType === "33"
-            ? ("debit_note" as const)
-            : ("credit_note" as const),
+    document_kind: documentKindOf(row),
     document_id: (row.invoiceId ?? row.noteId ?? row.purchaseId)!,
     issue_date: row.issueDate,
     ...serializeEcf(row, config),
@@ -209,31 +213,6 @@ export function serializeSubmission(row: EcfRow, config: Pick<Config, "DGII_ECF_
 
 export async function getDocumentEcf(db: AnyDb, scope: RequestScope, owner: EcfOwner, id: number): Promise<EcfRow> {
   return findEcf(db, scope, owner, id);
-}
-
-/**
- * POST …/ecf/retry: a `failed` e-CF (DGII unreachable for 24 h) is sent again; so is a `rejected`
- * one whose e-NCF DGII says was not used (secuenciaUtilizada false: a refused signature or
- * structure, an unauthorized signer), once its cause is fixed. The stored signed XML is what is
- * sent: it is never rebuilt. Anything else → 409 ecf_not_retryable.
- */
-export async function retryDocumentEcf(db: AnyDb, scope: RequestScope, owner: EcfOwner, id: number, now: Date): Promise<EcfRow> {
-  const row = await findEcf(db, scope, owner, id, true);
-  const retryable = row.status === "failed" || (row.status === "rejected" && row.sequenceUsed === false);
-  if (!retryable) {
-    throw new AppError(
-      "ecf_not_retryable",
-      row.status === "rejected"
-        ? "DGII rejected this e-CF and says its e-NCF was used: correct it with a credit or debit note instead."
-        : `Only a failed e-CF, or a rejected one whose e-NCF DGII says was not used, can be sent again; this one is ${row.status}.`,
-    );
-  }
-  const [updated] = await db
-    .update(e)
-    .set({ status: "pending", trackId: null, sequenceUsed: null, unreachableSince: null, lastError: null, nextAttemptAt: now, updatedAt: now })
-    .where(eq(e.id, row.id))
-    .returning();
-  return updated!;
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   SubmissionListQuery,
 } from "./schemas";
 import * as ecf from "./service";
+import { retryDocumentEcf } from "./transitions";
 
 export const ecfRouter = createRouter();
 const tags = ["e-CF"];
@@ -261,7 +262,7 @@ for (const { owner, path, name, tag, view, send } of OWNERS) {
     ),
     async (c) => {
       const id = c.req.valid("param").id;
-      const row = await documents.retryDocumentEcf(c.var.db, c.var.scope, owner, id, new Date());
+      const row = await retryDocumentEcf(c.var.db, c.var.scope, owner, id, new Date());
       c.var.ecf.push(row.id);
       const view = {
         ...documents.serializeEcf(row, config(c.env)),

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { config } from "../../env";
 import type { AppEnv } from "../../http/context";
 import { dominicanToday } from "../../lib/dates";
+import { type EcfSubject, emitEcfTransitionEvent } from "../ecf/transitions";
 
 /** What issuing a document (an invoice, a note) needs from the request. */
 export interface InvoiceContext {
@@ -13,6 +14,8 @@ export interface InvoiceContext {
   encryptionKey: string | undefined;
   /** e-CF rows written by the request: sent through ECF_QUEUE once it has committed (jobs/ecf.ts). */
   ecfIds: number[];
+  /** Records an e-CF signed now as its ecf.signed event, written with the request's COMMIT (ecf/transitions.ts). */
+  ecfSigned: (subject: EcfSubject) => Promise<void>;
 }
 
 /** The request's InvoiceContext: today's Dominican date, the app's URL for links, its list of e-CF to send. */
@@ -21,4 +24,5 @@ export const invoiceContext = (c: Context<AppEnv>): InvoiceContext => ({
   appUrl: config(c.env).APP_URL,
   encryptionKey: config(c.env).APP_ENCRYPTION_KEY,
   ecfIds: c.var.ecf,
+  ecfSigned: (subject) => emitEcfTransitionEvent(c, subject, "signed"),
 });

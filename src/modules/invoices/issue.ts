@@ -242,7 +242,10 @@ async function runIssue(db: AnyDb, scope: RequestScope, issue: Issue, invoice: (
   // No number: the sequence ran out or expired since it was read (the stock moved above rolls back).
   if (!row.invoice) throw await refusalAfterTaking(db, t, issue.resolved.subtype.id, issue.issueDate);
   await checkStockResult(db, issue.changes, row);
-  if (row.ecf_id !== null) context.ecfIds.push(Number(row.ecf_id));
+  if (row.ecf_id !== null) {
+    context.ecfIds.push(Number(row.ecf_id));
+    await context.ecfSigned({ id: Number(row.ecf_id), workspaceId: scope.workspaceId, kind: "invoice", documentId: Number(row.invoice.id) });
+  }
   return rowFromJson(inv, row.invoice);
 }
 

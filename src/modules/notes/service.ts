@@ -435,7 +435,15 @@ export async function createNote(
   const row = rowsOf<StockResult & { note: Record<string, unknown> | null; ecf_id: number | null }>(result)[0]!;
   if (!row.note) throw await refusalAfterTaking(db, t, subtypeId, issueDate);
   await checkStockResult(db, changes, row);
-  if (row.ecf_id !== null) context.ecfIds.push(Number(row.ecf_id));
+  if (row.ecf_id !== null) {
+    context.ecfIds.push(Number(row.ecf_id));
+    await context.ecfSigned({
+      id: Number(row.ecf_id),
+      workspaceId: invoice.workspaceId,
+      kind: kind === "credit" ? "credit_note" : "debit_note",
+      documentId: Number(row.note.id),
+    });
+  }
 
   const credited = new Big(invoice.creditedAmount).plus(kind === "credit" ? totals.totalAmount : 0);
   const debited = new Big(invoice.debitedAmount).plus(kind === "debit" ? totals.totalAmount : 0);

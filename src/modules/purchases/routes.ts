@@ -8,6 +8,7 @@ import { idParam } from "../../lib/bounds";
 import { dominicanToday } from "../../lib/dates";
 import { isElectronicNumber } from "../../lib/ncf";
 import { printedEcf } from "../ecf/documents";
+import { emitEcfTransitionEvent } from "../ecf/transitions";
 import { CreatePaymentBody } from "../invoices/schemas";
 import { renderDocumentPdf } from "../sales/pdf";
 import { deletedEventData, emitEvent } from "../webhooks/events";
@@ -78,7 +79,10 @@ purchasesRouter.openapi(
     const db = c.var.db;
     const input = c.req.valid("json");
     return idempotent(c, db, async () => {
-      const result = await purchases.createPurchase(db, c.var.scope, input, dominicanToday(), { encryptionKey: config(c.env).APP_ENCRYPTION_KEY });
+      const result = await purchases.createPurchase(db, c.var.scope, input, dominicanToday(), {
+        encryptionKey: config(c.env).APP_ENCRYPTION_KEY,
+        ecfSigned: (subject) => emitEcfTransitionEvent(c, subject, "signed"),
+      });
       if (result.ecfId !== null) c.var.ecf.push(result.ecfId);
       return { status: 201, body: written(result, input.status === "draft" ? "Draft created." : "Purchase entered.") };
     });
@@ -118,6 +122,7 @@ purchasesRouter.openapi(
   async (c) => {
     const result = await purchases.enterDraft(c.var.db, c.var.scope, c.req.valid("param").id, dominicanToday(), {
       encryptionKey: config(c.env).APP_ENCRYPTION_KEY,
+      ecfSigned: (subject) => emitEcfTransitionEvent(c, subject, "signed"),
     });
     if (result.ecfId !== null) c.var.ecf.push(result.ecfId);
     return c.json(written(result, "Purchase entered."), 200);

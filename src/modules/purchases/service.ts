@@ -13,6 +13,7 @@ import { documentTypeName, formatDocumentNumber, isElectronicNumber, isElectroni
 import { assertActiveBankAccount } from "../bank-accounts/service";
 import { numberCtes, numberingRefusal, numberingState, numberingUnavailable, refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
 import { insertEcfStatement, type SignedEcf } from "../ecf/issue";
+import { type EcfSubject, recordEcfTransitionEvent } from "../ecf/transitions";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import type { CreatePaymentInput } from "../invoices/schemas";
 import { activeRecords } from "../rnc/queries";
@@ -566,6 +567,16 @@ function draftWritten(result: Parameters<typeof rowsOf>[0], p: Prepared): Writte
 /** What entering may need beyond the body: the key that opens the e-CF certificate. */
 export interface EnterOptions {
   encryptionKey?: string;
+  /** Records an e-CF signed now as its ecf.signed event with the request's COMMIT (a request's InvoiceContext.ecfSigned). */
+  ecfSigned?: (subject: EcfSubject) => Promise<void>;
+}
+
+/** The ecf.signed event of the e-CF a purchase signed, in its transaction (ecf/transitions.ts). */
+async function signedEvent(db: AnyDb, scope: RequestScope, ecfId: number | null, purchaseId: number, options: EnterOptions): Promise<void> {
+  if (ecfId === null) return;
+  const subject: EcfSubject = { id: ecfId, workspaceId: scope.workspaceId, kind: "purchase", documentId: purchaseId };
+  if (options.ecfSigned) await options.ecfSigned(subject);
+  else await recordEcfTransitionEvent(db, scope.tenantId, subject, "signed");
 }
 
 /**
@@ -612,6 +623,7 @@ export async function createPurchase(
       RETURNING *`,
     sql``,
   );
+  await signedEvent(db, scope, ecfId, row.id, options);
   return { purchase: serializePurchase(row), warnings: p.warnings, ecfId };
 }
 
@@ -695,6 +707,7 @@ export async function enterDraft(db: AnyDb, scope: RequestScope, id: number, tod
       FROM ${num} WHERE purchases.id = ${id} RETURNING purchases.*`,
     sql`gone AS (DELETE FROM purchase_items WHERE purchase_id = ${id}), `,
   );
+  await signedEvent(db, scope, ecfId, row.id, options);
   return { purchase: serializePurchase(row), warnings: p.warnings, ecfId };
 }
 

@@ -5,7 +5,7 @@ import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { AppEnv } from "../../http/context";
 import type { EventDataFormat } from "./data-formats";
-import { WEBHOOK_EVENTS, type WebhookEventType } from "./schemas";
+import { prefixWildcard, WEBHOOK_EVENTS, type WebhookEventType } from "./schemas";
 
 /**
  * `evt_` and 24 hex digits of a random UUID (92 random bits: its version digit is always 4): the id
@@ -56,6 +56,8 @@ export interface EventDataQuery {
   statement: SQL;
   /** The resource's id (what `data` would name), for GET /events' filter. */
   resourceId: number;
+  /** The resource's type when the event type does not fix it (the document an e-CF is). */
+  resourceType?: string;
 }
 
 type EventData = (() => Promise<unknown>) | EventDataQuery;
@@ -80,7 +82,7 @@ async function eventStatement(tenantId: number, type: WebhookEventType, workspac
   } else {
     value = sql`(SELECT to_jsonb(source) FROM (${data.statement}) source)`;
     format = data.format;
-    resource = { type: WEBHOOK_EVENTS[type].resource, id: data.resourceId };
+    resource = { type: data.resourceType ?? WEBHOOK_EVENTS[type].resource, id: data.resourceId };
   }
   const workspaceMatch = workspaceId === null ? sql`true` : sql`(${e.workspaceIds} IS NULL OR ${workspaceId}::int = ANY(${e.workspaceIds}))`;
   return sql`
@@ -94,7 +96,7 @@ async function eventStatement(tenantId: number, type: WebhookEventType, workspac
     INSERT INTO ${d} (${sql.identifier(d.tenantId.name)}, ${sql.identifier(d.endpointId.name)}, ${sql.identifier(d.eventId.name)})
     SELECT ${tenantId}, ${e.id}, event.id FROM ${e}, event
     WHERE ${e.tenantId} = ${tenantId} AND ${e.enabled}
-      AND (${e.events} @> ARRAY[${type}]::text[] OR ${e.events} @> ARRAY['*']::text[]) AND ${workspaceMatch}
+      AND ${e.events} && ARRAY[${type}, ${prefixWildcard(type)}, '*']::text[] AND ${workspaceMatch}
     RETURNING id`;
 }
 

@@ -1,5 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { EcfAlert, EcfSubmission } from "../ecf/schemas";
+import { ECF_TIMELINE_STATES, EcfAlert, EcfSubmission } from "../ecf/schemas";
 import { LowStockItem } from "../inventory/schemas";
 import { InvoiceDetail, Payment } from "../invoices/schemas";
 import { NoteDetail } from "../notes/schemas";
@@ -22,6 +22,18 @@ const DeletedData = z.object({
 const deleted = (what: string, where = "its workspace") => ({ schema: DeletedData, resource: `The deleted ${what}'s id, ${where} and when it was deleted.` });
 const COMPANY = "workspace null (the company's)";
 
+/** `data` of the e-CF events: the e-CF as GET /ecf/submissions lists it, with the transition it is (its timeline's entry). */
+const EcfTransitionData = EcfSubmission.extend({
+  transition: z
+    .object({
+      state: z.enum(ECF_TIMELINE_STATES),
+      at: z.string().openapi({ description: "When the state changed (the timeline's `at`)" }),
+      cause: z.string().nullable().openapi({ description: "DGII's messages of a rejection or a conditional acceptance; the error that made it failed" }),
+    })
+    .openapi({ description: "The change of state this event is, as GET …/ecf's timeline lists it" }),
+});
+const ecf = (what: string) => ({ schema: EcfTransitionData, resource: `The e-CF ${what}, as GET /api/v1/ecf/submissions lists it, with the transition.` });
+
 const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string }> = {
   "invoice.created": { schema: InvoiceDetail, resource: "The invoice, as GET /api/v1/invoices/{id} answers it." },
   "invoice.updated": {
@@ -34,9 +46,13 @@ const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string
     resource: "The converted quotation (invoice_id names the invoice), as GET /api/v1/quotations/{id} answers it.",
   },
   "product.stock_low": { schema: LowStockItem, resource: "The product's level in the workspace, as GET /api/v1/inventory/low-stock lists it." },
-  "ecf.accepted": { schema: EcfSubmission, resource: "The e-CF at DGII's answer (accepted or accepted_conditional), as GET /api/v1/ecf/submissions lists it." },
-  "ecf.rejected": { schema: EcfSubmission, resource: "The e-CF at DGII's answer (rejected), as GET /api/v1/ecf/submissions lists it." },
-  "ecf.failed": { schema: EcfSubmission, resource: "The e-CF DGII could not be reached for in 24 hours (failed), as GET /api/v1/ecf/submissions lists it." },
+  "ecf.signed": ecf("signed and queued for DGII (pending): an invoice, note or purchase issued as e-CF"),
+  "ecf.sent": ecf("received by DGII, which gave its trackId (in_process)"),
+  "ecf.accepted": ecf("at DGII's answer: accepted or accepted_conditional (`status` tells)"),
+  "ecf.rejected": ecf("at DGII's answer: rejected (or the reception refused outright); `sequence_used` says whether its e-NCF was used"),
+  "ecf.failed": ecf("DGII could not be reached for in 24 hours (failed)"),
+  "ecf.retried": ecf("sent again (POST …/ecf/retry): back to pending"),
+  "ecf.annulled": ecf("whose unsent e-NCF DGII annulled (POST /api/v1/ecf/annulments)"),
   "ecf.alert": {
     schema: EcfAlert,
     resource:

@@ -1,3 +1,4 @@
+import { config } from "../../env";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
@@ -166,7 +167,15 @@ webhooksRouter.openapi(
   async (c) => {
     const query = c.req.valid("query");
     const { rows, total } = await listEvents(c.var.db, c.get("tenant").id, query);
-    return c.json(paginate(c, query, total, rows.map(serializeEvent)), 200);
+    return c.json(
+      paginate(
+        c,
+        query,
+        total,
+        rows.map((row) => serializeEvent(row, config(c.env))),
+      ),
+      200,
+    );
   },
 );
 

@@ -16,9 +16,13 @@ export const WEBHOOK_EVENTS = {
   "quotation.converted": { resource: "quotation", id: "id" },
   "product.stock_low": { resource: "product", id: "product_id" },
   "credit_note.created": { resource: "credit_note", id: "id" },
+  "ecf.signed": { resource: "document_kind", id: "document_id" },
+  "ecf.sent": { resource: "document_kind", id: "document_id" },
   "ecf.accepted": { resource: "document_kind", id: "document_id" },
   "ecf.rejected": { resource: "document_kind", id: "document_id" },
   "ecf.failed": { resource: "document_kind", id: "document_id" },
+  "ecf.retried": { resource: "document_kind", id: "document_id" },
+  "ecf.annulled": { resource: "document_kind", id: "document_id" },
   "ecf.alert": { resource: "ecf_alert", id: "id" },
   "invoice.deleted": { resource: "invoice", id: "id" },
   "quotation.deleted": { resource: "quotation", id: "id" },
@@ -46,17 +50,23 @@ export const EVENT_RESOURCE_TYPES = [
     "debit_note",
   ]),
 ] as [string, ...string[]];
-/** The event types endpoints can subscribe to; `*` is every type. */
+/** The event types endpoints can subscribe to; `*` is every type, `<prefix>.*` every type of a prefix (`ecf.*`). */
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as (keyof typeof WEBHOOK_EVENTS)[];
 export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
+/** The subscription that takes every type of `type`'s prefix: `ecf.*` for `ecf.accepted`. */
+export const prefixWildcard = (type: string) => `${type.slice(0, type.indexOf("."))}.*`;
+const WILDCARDS = [...new Set(WEBHOOK_EVENT_TYPES.map(prefixWildcard))];
 
 const events = z
-  .array(z.enum([...(WEBHOOK_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]]), "*"]))
+  .array(z.enum([...(WEBHOOK_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]]), ...WILDCARDS, "*"]))
   .min(1)
-  .max(WEBHOOK_EVENT_TYPES.length + 1)
+  .max(WEBHOOK_EVENT_TYPES.length + WILDCARDS.length + 1)
   .refine((list) => !list.includes("*") || list.length === 1, 'Use ["*"] alone for every event, or list the types.')
   .transform((list) => [...new Set(list)])
-  .openapi({ example: ["invoice.created", "payment.received"] });
+  .openapi({
+    example: ["invoice.created", "payment.received", "ecf.*"],
+    description: "Event types; `<prefix>.*` (`ecf.*`, `invoice.*`) is every type of that prefix, `*` alone every type.",
+  });
 const url = z.string().trim().min(1).max(2048).openapi({ example: "https://example.com/hooks/sucursal" });
 const description = z.string().trim().max(500).nullable();
 const workspaceIds = z

@@ -9,8 +9,9 @@ import { AppError, fieldError } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import { log } from "../../lib/log";
 import { enqueueEmail } from "../outbox/service";
-import { eventPayload } from "./data-formats";
+import { type EventFormatConfig, eventPayload } from "./data-formats";
 import type { CreateEndpointInput, UpdateEndpointInput, WebhookDelivery, WebhookEndpoint, WebhookEvent } from "./schemas";
+import { prefixWildcard } from "./schemas";
 import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "./url";
 
 const e = schema.webhookEndpoints;
@@ -214,7 +215,7 @@ export function matchingEndpoints(db: AnyDb, tenantId: number, type: string, wor
       and(
         eq(e.tenantId, tenantId),
         eq(e.enabled, true),
-        sql`(${e.events} @> ARRAY[${type}]::text[] OR ${e.events} @> ARRAY['*']::text[])`,
+        sql`${e.events} && ARRAY[${type}, ${prefixWildcard(type)}, '*']::text[]`,
         workspaceId === null ? undefined : sql`(${e.workspaceIds} IS NULL OR ${workspaceId} = ANY(${e.workspaceIds}))`,
       ),
     );
@@ -263,7 +264,7 @@ export const EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000;
 
 type EventRow = typeof ev.$inferSelect;
 
-export function serializeEvent(row: EventRow): WebhookEvent {
+export function serializeEvent(row: EventRow, config: EventFormatConfig): WebhookEvent {
   return {
     id: row.publicId,
     type: row.type as WebhookEvent["type"],
@@ -271,7 +272,7 @@ export function serializeEvent(row: EventRow): WebhookEvent {
     workspace_id: row.workspaceId,
     resource_type: row.resourceType,
     resource_id: row.resourceId,
-    data: eventPayload(row),
+    data: eventPayload(row, config),
   };
 }
 
