@@ -221,6 +221,8 @@ export const CONFIGURATION_VARIABLES = [
   "ECF_TRUSTED_CA_PEM",
   "ALERT_DEFERRED_HOURS_LEFT",
   "ALERT_DGII_DOWN_HOURS",
+  "CONTINGENCY_LIMIT_HOURS",
+  "ALERT_CONTINGENCY_HOURS_LEFT",
 ] as const;
 
 /** .dev.vars: what `npm run dev` set up (the local database, relays, secrets, DGII stand-in), overridden by whatever this shell sets. */

@@ -43,6 +43,9 @@ export interface Env {
   /** e-CF alerts (jobs/ecf-alerts.ts): hours left on a deferred e-CF's 24 h, hours DGII's reception is down. */
   ALERT_DEFERRED_HOURS_LEFT?: string;
   ALERT_DGII_DOWN_HOURS?: string;
+  /** How long a contingency may stay open (hours; 72, unconfirmed by DGII), and the alert's hours before it. */
+  CONTINGENCY_LIMIT_HOURS?: string;
+  ALERT_CONTINGENCY_HOURS_LEFT?: string;
   OUTBOX_QUEUE?: Queue;
   RNC_SYNC_QUEUE?: Queue;
   ECF_QUEUE?: Queue;
@@ -113,6 +116,10 @@ const schema = z.object({
   // DGII) not yet accepted with this many hours left, and DGII's reception reported down this long.
   ALERT_DEFERRED_HOURS_LEFT: count(4),
   ALERT_DGII_DOWN_HOURS: count(2),
+  // A contingency's limit: only third-party summaries of DGII's Informe Técnico give one (72 hours,
+  // CERTIFICATION.md "Contingency"), so it is configuration; the alert comes this many hours before.
+  CONTINGENCY_LIMIT_HOURS: count(72),
+  ALERT_CONTINGENCY_HOURS_LEFT: count(12),
 });
 
 /** The Worker's configuration, parsed: numbers are numbers, defaults applied, base URLs without a trailing slash. */

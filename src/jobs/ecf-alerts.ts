@@ -24,7 +24,12 @@ const TENANTS_PER_PAGE = 500;
 export async function sweepAlertsOf(env: Env, tenantId: number, options: { now?: Date } = {}): Promise<AlertSweepResult> {
   const settings = config(env);
   const now = options.now ?? new Date();
-  const thresholds = { deferredHoursLeft: settings.ALERT_DEFERRED_HOURS_LEFT, dgiiDownHours: settings.ALERT_DGII_DOWN_HOURS };
+  const thresholds = {
+    deferredHoursLeft: settings.ALERT_DEFERRED_HOURS_LEFT,
+    dgiiDownHours: settings.ALERT_DGII_DOWN_HOURS,
+    contingencyLimitHours: settings.CONTINGENCY_LIMIT_HOURS,
+    contingencyHoursLeft: settings.ALERT_CONTINGENCY_HOURS_LEFT,
+  };
   const result = await withTenantTransaction(env, tenantId, (db) => sweepTenantAlerts(db, tenantId, now, thresholds, settings.APP_URL));
   if (result.outboxIds.length)
     await enqueueOutbox(

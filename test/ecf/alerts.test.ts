@@ -205,4 +205,55 @@ describe("e-CF alerts", () => {
     expect((await openAlerts(t)).map((alert) => alert.kind)).toEqual(["sequence_expiring"]);
     await emailsTo(t.tenant.admin.email, 3);
   });
+
+  it("a contingency still open 12 hours before its 72: one email and one signed ecf.alert, once; resolved when it is closed", async () => {
+    const t = await ecfTenant();
+    const hook = await receiverEndpoint(t.tenant, ["ecf.alert"]);
+    const workspaceId = Number((await ownerRow<{ id: number }>(sql`SELECT id FROM workspaces WHERE tenant_id = ${t.tenant.tenantId}`)).id);
+    const opened = await t.tenant.api.post("/ecf/contingency", { scope: "branches", workspace_ids: [workspaceId], reason: "Sin internet" });
+    expect(opened.status, opened.text).toBe(201);
+    const contingency = opened.body.data;
+
+    // Just opened: 72 hours ahead, nothing to say.
+    expect((await sweepAlertsOf(env, t.tenant.tenantId)).raised).toEqual([]);
+
+    // Opened 61 hours ago (the clock stays the real one, as the hourly cron's): 11 hours left.
+    const openedAt = new Date(Math.floor((Date.now() - 61 * HOUR) / 1000) * 1000);
+    await ownerRows(sql`UPDATE ecf_contingencies SET opened_at = ${openedAt.toISOString()}::timestamptz WHERE id = ${contingency.id}`);
+    const deadline = new Date(openedAt.getTime() + 72 * HOUR);
+    const now = new Date();
+    await sweepAlertsOf(env, t.tenant.tenantId, { now });
+    const alerts = await openAlerts(t);
+    expect(alerts).toEqual([
+      {
+        id: expect.any(Number),
+        kind: "contingency_limit",
+        subject: `ecf_contingency:${contingency.id}`,
+        message: `The contingency opened at ${apiTime(openedAt)} for branches ${workspaceId} is still open: 10 h left of its 72 h, until ${apiTime(deadline)}. Close it (DELETE /api/v1/ecf/contingency/${contingency.id}) once the branches are back, so their e-CF reach DGII.`,
+        details: { contingency_id: contingency.id, workspace_ids: String(workspaceId), opened_at: apiTime(openedAt), deadline: apiTime(deadline) },
+        due_at: apiTime(deadline),
+        raised_at: expect.any(String),
+        resolved_at: null,
+      },
+    ]);
+    const local = (date: Date) => new Date(date.getTime() - 4 * HOUR).toISOString().slice(0, 16).replace("T", " ");
+    const [email] = await emailsTo(t.tenant.admin.email, 1);
+    expect(email!.subject).toBe(`Alerta e-CF: la contingencia abierta el ${local(openedAt)} (hora de Santo Domingo) se acerca a su límite`);
+    expect(email!.text).toContain(
+      `La contingencia de las sucursales ${workspaceId}, abierta el ${local(openedAt)} (hora de Santo Domingo) (motivo: Sin internet), sigue abierta; su plazo de 72 horas vence el ${local(deadline)} (hora de Santo Domingo).`,
+    );
+    const [hit] = await hooksOf(hook.key, 1);
+    expect(hit!.verified.current).toBe(true);
+    expect(hit!.body.type).toBe("ecf.alert");
+    expect(hit!.body.data).toEqual(alerts[0]);
+
+    // Once, also past the limit.
+    expect((await sweepAlertsOf(env, t.tenant.tenantId, { now: new Date(deadline.getTime() + HOUR) })).raised).toEqual([]);
+
+    // Closed: resolved.
+    expect((await t.tenant.api.delete(`/ecf/contingency/${contingency.id}`)).status).toBe(200);
+    expect((await sweepAlertsOf(env, t.tenant.tenantId)).resolved).toBe(1);
+    expect(await openAlerts(t)).toEqual([]);
+    expect(await receivedHooks(hook.key)).toHaveLength(1);
+  });
 });

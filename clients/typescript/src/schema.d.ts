@@ -26441,7 +26441,7 @@ export interface components {
             field: string;
             message: string;
         };
-        /** @description A deadline at risk, raised once per cause by the hourly sweep (deferred e-CF near its 24 hours, DGII's reception down for hours, the certificate or a range expiring, a range running out), as GET /api/v1/ecf/dgii-status lists it. */
+        /** @description A deadline at risk, raised once per cause by the hourly sweep (deferred e-CF near its 24 hours, DGII's reception down for hours, the certificate or a range expiring, a range running out, a contingency open near its limit), as GET /api/v1/ecf/dgii-status lists it. */
         EcfAlert: {
             /** @description What the alert is about: the e-NCF and deadline, the service and since when, the certificate, the range and what is left */
             details: {
@@ -26451,10 +26451,10 @@ export interface components {
             due_at: string | null;
             id: number;
             /**
-             * @description deferred_deadline: a deferred e-CF not yet accepted near (or past) its 24 hours; dgii_down: DGII's reception reported down for hours; certificate_expiring: the signing certificate within 30 days of its end; sequence_low: a range with under 10 % of its numbers left; sequence_expiring: a range's valid_until within 30 days
+             * @description deferred_deadline: a deferred e-CF not yet accepted near (or past) its 24 hours; dgii_down: DGII's reception reported down for hours; certificate_expiring: the signing certificate within 30 days of its end; sequence_low: a range with under 10 % of its numbers left; sequence_expiring: a range's valid_until within 30 days; contingency_limit: a contingency still open near CONTINGENCY_LIMIT_HOURS (72 by default)
              * @enum {string}
              */
-            kind: "deferred_deadline" | "dgii_down" | "certificate_expiring" | "sequence_low" | "sequence_expiring";
+            kind: "deferred_deadline" | "dgii_down" | "certificate_expiring" | "sequence_low" | "sequence_expiring" | "contingency_limit";
             message: string;
             raised_at: string;
             /** @description When the sweep found the cause gone; null while open */

@@ -6,6 +6,7 @@ import { addDays, dominicanToday } from "../../lib/dates";
 import { timestamp } from "../../lib/format";
 import { enqueueEmail } from "../outbox/service";
 import { recordEvent } from "../webhooks/events";
+import { openContingencies } from "./contingency";
 import { ECF_ALERT_KINDS, type EcfEnvironment } from "./schemas";
 
 /**
@@ -16,8 +17,8 @@ import { ECF_ALERT_KINDS, type EcfEnvironment } from "./schemas";
  * (`resolved_at`) when the sweep no longer finds its cause.
  *
  * Each kind is one producer: a function that reads, in the tenant's transaction, the causes present
- * now. A new kind (a contingency period near its limit, once contingency lands) is one entry of
- * ALERT_PRODUCERS, one name in ALERT_KINDS, and its Spanish words for the email.
+ * now. A new kind is one entry of ALERT_PRODUCERS, one name in ALERT_KINDS, and its Spanish words
+ * for the email.
  */
 
 export const ALERT_KINDS = ECF_ALERT_KINDS;
@@ -44,6 +45,10 @@ export interface AlertThresholds {
   deferredHoursLeft: number;
   /** DGII's reception reported down this long (ALERT_DGII_DOWN_HOURS). */
   dgiiDownHours: number;
+  /** How long a contingency may last before its e-CF must have reached DGII (CONTINGENCY_LIMIT_HOURS). */
+  contingencyLimitHours: number;
+  /** A contingency still open this close to that limit (ALERT_CONTINGENCY_HOURS_LEFT). */
+  contingencyHoursLeft: number;
 }
 
 export interface AlertContext {
@@ -253,6 +258,47 @@ const sequencesExpiring: AlertProducer = async (db, { tenantId, now }) => {
   });
 };
 
+/**
+ * A contingency still open near its limit. DGII's own texts give no period within which a
+ * contingency's e-CF must reach it; third-party summaries of DGII's Informe Técnico speak of 72
+ * hours (CERTIFICATION.md, "Contingency": unconfirmed), so the limit is configuration
+ * (CONTINGENCY_LIMIT_HOURS) and the alert comes `contingencyHoursLeft` before it. Closing the
+ * contingency (DELETE, or DGII's reception back for a total one) clears it.
+ */
+const contingencyLimits: AlertProducer = async (db, { tenantId, now, thresholds }) => {
+  const open = await openContingencies(db, tenantId);
+  return open.flatMap((contingency) => {
+    const deadline = new Date(contingency.openedAt.getTime() + thresholds.contingencyLimitHours * HOUR_MS);
+    if (deadline.getTime() - now.getTime() > thresholds.contingencyHoursLeft * HOUR_MS) return [];
+    const left = deadline.getTime() - now.getTime();
+    const scope = contingency.workspaceIds ? `branches ${contingency.workspaceIds.join(", ")}` : "every branch";
+    const alcance = contingency.workspaceIds ? `las sucursales ${contingency.workspaceIds.join(", ")}` : "todas las sucursales";
+    const when =
+      left > 0
+        ? `${hoursBetween(now, deadline)} h left of its ${thresholds.contingencyLimitHours} h, until ${timestamp(deadline)}`
+        : `its ${thresholds.contingencyLimitHours} h passed at ${timestamp(deadline)}`;
+    return [
+      {
+        kind: "contingency_limit" as const,
+        subject: `ecf_contingency:${contingency.id}`,
+        message: `The contingency opened at ${timestamp(contingency.openedAt)} for ${scope} is still open: ${when}. Close it (DELETE /api/v1/ecf/contingency/${contingency.id}) once the branches are back, so their e-CF reach DGII.`,
+        details: {
+          contingency_id: contingency.id,
+          workspace_ids: contingency.workspaceIds ? contingency.workspaceIds.join(",") : null,
+          opened_at: timestamp(contingency.openedAt),
+          deadline: timestamp(deadline),
+        },
+        dueAt: deadline,
+        workspaceId: contingency.workspaceIds?.length === 1 ? contingency.workspaceIds[0]! : null,
+        email: {
+          subject: `Alerta e-CF: la contingencia abierta el ${santoDomingo(contingency.openedAt)} se acerca a su límite`,
+          text: `La contingencia de ${alcance}, abierta el ${santoDomingo(contingency.openedAt)} (motivo: ${contingency.reason}), sigue abierta; su plazo de ${thresholds.contingencyLimitHours} horas ${left > 0 ? "vence" : "venció"} el ${santoDomingo(deadline)}. Ciérrela en cuanto las sucursales vuelvan a estar en línea, para que sus e-CF lleguen a la DGII.\n`,
+        },
+      },
+    ];
+  });
+};
+
 /** Every kind and its producer: a new kind of alert is one more entry. */
 export const ALERT_PRODUCERS: Record<AlertKind, AlertProducer> = {
   deferred_deadline: deferredDeadlines,
@@ -260,6 +306,7 @@ export const ALERT_PRODUCERS: Record<AlertKind, AlertProducer> = {
   certificate_expiring: certificateExpiring,
   sequence_low: sequencesLow,
   sequence_expiring: sequencesExpiring,
+  contingency_limit: contingencyLimits,
 };
 
 const a = schema.ecfAlerts;

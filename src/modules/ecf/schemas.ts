@@ -173,14 +173,14 @@ export const EcfAnnulment = z
   })
   .openapi("EcfAnnulment");
 
-export const ECF_ALERT_KINDS = ["deferred_deadline", "dgii_down", "certificate_expiring", "sequence_low", "sequence_expiring"] as const;
+export const ECF_ALERT_KINDS = ["deferred_deadline", "dgii_down", "certificate_expiring", "sequence_low", "sequence_expiring", "contingency_limit"] as const;
 
 export const EcfAlert = z
   .object({
     id: z.number().int(),
     kind: z.enum(ECF_ALERT_KINDS).openapi({
       description:
-        "deferred_deadline: a deferred e-CF not yet accepted near (or past) its 24 hours; dgii_down: DGII's reception reported down for hours; certificate_expiring: the signing certificate within 30 days of its end; sequence_low: a range with under 10 % of its numbers left; sequence_expiring: a range's valid_until within 30 days",
+        "deferred_deadline: a deferred e-CF not yet accepted near (or past) its 24 hours; dgii_down: DGII's reception reported down for hours; certificate_expiring: the signing certificate within 30 days of its end; sequence_low: a range with under 10 % of its numbers left; sequence_expiring: a range's valid_until within 30 days; contingency_limit: a contingency still open near CONTINGENCY_LIMIT_HOURS (72 by default)",
     }),
     subject: z.string().openapi({ description: "The cause: one alert per kind and subject, ever", example: "ecf_document:42" }),
     message: z.string(),

@@ -56,7 +56,7 @@ const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string
   "ecf.alert": {
     schema: EcfAlert,
     resource:
-      "A deadline at risk, raised once per cause by the hourly sweep (deferred e-CF near its 24 hours, DGII's reception down for hours, the certificate or a range expiring, a range running out), as GET /api/v1/ecf/dgii-status lists it.",
+      "A deadline at risk, raised once per cause by the hourly sweep (deferred e-CF near its 24 hours, DGII's reception down for hours, the certificate or a range expiring, a range running out, a contingency open near its limit), as GET /api/v1/ecf/dgii-status lists it.",
   },
   "invoice.paid": {
     schema: InvoiceDetail,
