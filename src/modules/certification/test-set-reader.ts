@@ -18,7 +18,6 @@
  * inflates a part of 512 KB or more in a Web Worker, which workerd has not, and DGII's e-CF sheet
  * is 5.7 MB.
  */
-import readXlsxFile from "read-excel-file/universal";
 import { Big } from "../../lib/decimal";
 import { AppError, fieldError } from "../../lib/errors";
 import {
@@ -304,6 +303,8 @@ export async function readTestSet(bytes: ArrayBuffer): Promise<ReadTestSet> {
   let sheets: { sheet: string; data: Cell[][] }[];
   try {
     await checkUnpackedSize(bytes);
+    // Loaded here: only an import of a test set reads a workbook (docs/reliability.md, import time).
+    const { default: readXlsxFile } = await import("read-excel-file/universal");
     sheets = (await readXlsxFile(bytes, { parseNumber: (text) => new NumberCell(text), trim: false })) as { sheet: string; data: Cell[][] }[];
   } catch (error) {
     if (error instanceof AppError) throw error;

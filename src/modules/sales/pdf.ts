@@ -1,4 +1,13 @@
-import { PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from "pdf-lib";
+import type { PDFDocument, PDFFont, PDFPage } from "pdf-lib";
+
+/**
+ * pdf-lib, loaded when the first PDF is drawn: most requests (and most test files' Workers) never
+ * draw one, and importing it costs every isolate that loads the app (docs/reliability.md).
+ */
+let pdfLib: typeof import("pdf-lib") | undefined;
+const loadPdfLib = async () => (pdfLib ??= await import("pdf-lib"));
+const rgb = (red: number, green: number, blue: number) => pdfLib!.rgb(red, green, blue);
+
 import { type QrMatrix, timbreQr } from "../ecf/qr";
 
 interface PdfLine {
@@ -343,6 +352,7 @@ class Timbre {
 
 /** An invoice or quotation as a PDF with Spanish labels. */
 export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Array<ArrayBuffer>> {
+  const { PDFDocument, StandardFonts } = await loadPdfLib();
   const pdf = await PDFDocument.create();
   pdf.setTitle(`${data.title} ${data.documentNumber}`);
   pdf.setProducer("Sucursal");
