@@ -31,6 +31,13 @@ const DownloadQuery = z.object({ codigo: z.string().max(LOOKUP_INPUT_MAX).openap
 const html = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 const NOT_FOUND = "No consumer invoice (E32) with this e-NCF and security code.";
 
+/** A download's E32, or the one 404 every miss gets (unknown e-NCF and wrong code alike). */
+async function downloadable<T>(lookup: Promise<T | null>): Promise<T> {
+  const found = await lookup;
+  if (!found) throw new AppError("not_found", NOT_FOUND);
+  return found;
+}
+
 lookupRouter.openapi(
   defineRoute("public", {
     method: "get",
@@ -75,15 +82,9 @@ lookupRouter.openapi(
     },
   }),
   async (c) => {
-    const found = await findConsumerInvoice(
-      c.var.db,
-      c.get("tenant").id,
-      c.req.valid("param").encf,
-      c.req.valid("query").codigo,
-      config(c.env),
-      new URL(c.req.url).origin,
+    const found = await downloadable(
+      findConsumerInvoice(c.var.db, c.get("tenant").id, c.req.valid("param").encf, c.req.valid("query").codigo, config(c.env), new URL(c.req.url).origin),
     );
-    if (!found) throw new AppError("not_found", NOT_FOUND);
     return c.body(await renderDocumentPdf(found.pdf), 200, {
       "Content-Type": "application/pdf",
       "Content-Disposition": `attachment; filename="${found.encf}.pdf"`,
@@ -106,15 +107,9 @@ lookupRouter.openapi(
     },
   }),
   async (c) => {
-    const found = await findConsumerInvoice(
-      c.var.db,
-      c.get("tenant").id,
-      c.req.valid("param").encf,
-      c.req.valid("query").codigo,
-      config(c.env),
-      new URL(c.req.url).origin,
+    const found = await downloadable(
+      findConsumerInvoice(c.var.db, c.get("tenant").id, c.req.valid("param").encf, c.req.valid("query").codigo, config(c.env), new URL(c.req.url).origin),
     );
-    if (!found) throw new AppError("not_found", NOT_FOUND);
     return c.body(found.xml, 200, {
       "Content-Type": "application/xml; charset=utf-8",
       "Content-Disposition": `attachment; filename="${found.issuerRnc}${found.encf}.xml"`,
