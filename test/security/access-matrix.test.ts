@@ -156,9 +156,9 @@ describe("access matrix over every operation of the route table", () => {
     unsigned = unsignedToken(world.tenant);
   }, 120_000);
 
-  // Its own work is instant, but it starts while the world's writes are still being delivered to the
-  // world's "*" webhook endpoint in this same Worker: on a slow 2-CPU machine (2026-11-26) its start
-  // waited over 30 s behind them, so it gets the bound of the file's other tests.
+  // Its own work is instant, yet on a slow 2-CPU machine (CI of 2026-11-26) it timed out at 30 s: most
+  // likely its start waited behind the background work of the world's writes (deliveries to the
+  // world's "*" webhook endpoint run in this same Worker). It gets the bound of the file's other tests.
   it("covers every route of the table, with a fixture for every path parameter", () => {
     expect(routes).toHaveLength(routeTable.length);
     expect(routeTable.length).toBeGreaterThan(100);
