@@ -129,7 +129,11 @@ describe("secrets never appear in a response body or a log line", () => {
           FOR EACH ROW WHEN (NEW.full_name LIKE 'zz-forced-failure-%') EXECUTE FUNCTION test_secrets_forced_failure()`),
         );
       });
-      const parameters = { full_name: uniqueName("zz-forced-failure-"), email: `${uniqueName("param")}@secreto.do`, phone: `809${String(Date.now() % 10_000_000).padStart(7, "0")}` };
+      const parameters = {
+        full_name: uniqueName("zz-forced-failure-"),
+        email: `${uniqueName("param")}@secreto.do`,
+        phone: `809${String(Date.now() % 10_000_000).padStart(7, "0")}`,
+      };
       const forced = await keep(as.post("/salesmen", parameters));
       expect(forced.status, forced.text).toBe(500);
       const unhandled = lines.filter((line) => line.includes('"unhandled error"'));
