@@ -149,7 +149,9 @@ describe("e-CF alerts", () => {
   it("a certificate within 30 days of its end, a range under 10 % left and one expiring within 30 days: raised once each, resolved by a new certificate and a longer range", async () => {
     const t = await ecfTenant();
     const now = new Date();
-    const notAfter = new Date(Math.floor((now.getTime() + 20 * 24 * HOUR) / 1000) * 1000);
+    // 19 days and a half: 19 whole days left for any sweep within 12 hours of now (the hourly cron
+    // of test/ecf/dgii-status.test.ts may sweep this tenant too, a few seconds off this clock).
+    const notAfter = new Date(Math.floor((now.getTime() + 19.5 * 24 * HOUR) / 1000) * 1000);
     const short = await makeCertificate({ commonName: t.signer, holderId: t.rnc, notAfter });
     expect((await t.tenant.api.put("/ecf/certificate", { p12_base64: short.p12Base64, password: short.password })).status).toBe(200);
     const certificate = (await t.tenant.api.get("/ecf/certificate")).body.data;
@@ -200,9 +202,14 @@ describe("e-CF alerts", () => {
     expect((await t.tenant.api.put("/ecf/certificate", { p12_base64: renewed.p12Base64, password: renewed.password })).status).toBe(200);
     const patched = await t.tenant.api.patch(`/document-subtypes/${low}`, { end_number: 1000 });
     expect(patched.status, patched.text).toBe(200);
+    // Resolved by this sweep, or by the hourly cron if it ran in between: the same code either way.
     const result = await sweepAlertsOf(env, t.tenant.tenantId, { now });
-    expect([result.raised.length, result.resolved]).toEqual([0, 2]);
+    expect(result.raised).toEqual([]);
     expect((await openAlerts(t)).map((alert) => alert.kind)).toEqual(["sequence_expiring"]);
+    const closed = await ownerRows<{ kind: string }>(
+      sql`SELECT kind FROM ecf_alerts WHERE tenant_id = ${t.tenant.tenantId} AND resolved_at IS NOT NULL ORDER BY kind`,
+    );
+    expect(closed.map((row) => row.kind)).toEqual(["certificate_expiring", "sequence_low"]);
     await emailsTo(t.tenant.admin.email, 3);
   });
 
