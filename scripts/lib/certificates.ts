@@ -5,7 +5,7 @@ import forge from "node-forge";
  * certification authority standing in for an INDOTEL-accredited one, and RSA certificates it issues
  * as Dominican authorities do (the holder's RNC or cédula in the subject's serialNumber), in a
  * PKCS#12 as a tenant uploads it. Keys come from WebCrypto (in Node and in workerd alike: fast),
- * certificates and PKCS#12 from node-forge. The Worker trusts the authority through
+ * certificates and PKCS#12 from node-forge, their signatures from WebCrypto. The Worker trusts the authority through
  * ECF_TRUSTED_CA_PEM (src/modules/reception/signers.ts).
  *
  * Hostile variants are options: self-signed, another authority, an RSA-1024 key, a SHA-1 signature,
@@ -25,7 +25,14 @@ export interface TestCertificate {
   certificatePem: string;
 }
 
-async function rsaKeyPair(bits = 2048): Promise<{ privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey }> {
+interface KeyPair {
+  privateKey: forge.pki.rsa.PrivateKey;
+  publicKey: forge.pki.rsa.PublicKey;
+  /** The private key as PKCS#8 DER, for WebCrypto. */
+  pkcs8: Uint8Array<ArrayBuffer>;
+}
+
+async function rsaKeyPair(bits = 2048): Promise<KeyPair> {
   const pair = (await crypto.subtle.generateKey(
     { name: "RSASSA-PKCS1-v1_5", modulusLength: bits, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
     true,
@@ -34,7 +41,35 @@ async function rsaKeyPair(bits = 2048): Promise<{ privateKey: forge.pki.rsa.Priv
   const pkcs8 = new Uint8Array((await crypto.subtle.exportKey("pkcs8", pair.privateKey)) as ArrayBuffer);
   const der = forge.util.binary.raw.encode(pkcs8);
   const privateKey = forge.pki.privateKeyFromAsn1(forge.asn1.fromDer(der)) as forge.pki.rsa.PrivateKey;
-  return { privateKey, publicKey: forge.pki.rsa.setPublicKey(privateKey.n, privateKey.e) };
+  return { privateKey, publicKey: forge.pki.rsa.setPublicKey(privateKey.n, privateKey.e), pkcs8 };
+}
+
+/** forge's binary strings (one char per byte) as bytes. */
+const bytesOf = (binary: string): Uint8Array<ArrayBuffer> => Uint8Array.from(binary, (char) => char.charCodeAt(0));
+
+/** An authority's PEM key (PKCS#1, as forge writes it) as PKCS#8 DER, for WebCrypto. */
+function pkcs8OfPem(privateKeyPem: string): Uint8Array<ArrayBuffer> {
+  const asn1 = forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(forge.pki.privateKeyFromPem(privateKeyPem)));
+  return bytesOf(forge.asn1.toDer(asn1).getBytes());
+}
+
+/** forge's certificate functions its type declarations leave out. */
+const forgePki = forge.pki as typeof forge.pki & { getTBSCertificate(cert: forge.pki.Certificate): forge.asn1.Asn1 };
+
+/**
+ * What forge's `cert.sign(key, md)` does, with the RSA signature made by WebCrypto: forge's
+ * JavaScript big integers took half of a test Worker's CPU (one signature per certificate a test
+ * makes, docs/reliability.md), WebCrypto is native in Node and in workerd.
+ */
+async function signCertificate(cert: forge.pki.Certificate, signerPkcs8: Uint8Array<ArrayBuffer>, hash: "sha256" | "sha1"): Promise<void> {
+  cert.md = hash === "sha1" ? forge.md.sha1.create() : forge.md.sha256.create();
+  const algorithmOid = forge.pki.oids[`${hash}WithRSAEncryption`]!;
+  cert.signatureOid = algorithmOid;
+  cert.siginfo.algorithmOid = algorithmOid;
+  cert.tbsCertificate = forgePki.getTBSCertificate(cert);
+  const tbs = bytesOf(forge.asn1.toDer(cert.tbsCertificate).getBytes());
+  const key = await crypto.subtle.importKey("pkcs8", signerPkcs8, { name: "RSASSA-PKCS1-v1_5", hash: hash === "sha1" ? "SHA-1" : "SHA-256" }, false, ["sign"]);
+  cert.signature = forge.util.binary.raw.encode(new Uint8Array(await crypto.subtle.sign("RSASSA-PKCS1-v1_5", key, tbs)));
 }
 
 let serial = Date.now();
@@ -47,7 +82,7 @@ const nextSerial = () => `01${(++serial).toString(16).padStart(12, "0")}`;
 
 /** A certification authority (self-signed root, CA:true, keyCertSign). */
 export async function makeAuthority(commonName = "AUTORIDAD DE CERTIFICACION DE PRUEBA"): Promise<Authority> {
-  const { privateKey, publicKey } = await rsaKeyPair();
+  const { privateKey, publicKey, pkcs8 } = await rsaKeyPair();
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
   cert.serialNumber = nextSerial();
@@ -65,7 +100,7 @@ export async function makeAuthority(commonName = "AUTORIDAD DE CERTIFICACION DE 
     { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
     { name: "subjectKeyIdentifier" },
   ]);
-  cert.sign(privateKey, forge.md.sha256.create());
+  await signCertificate(cert, pkcs8, "sha256");
   return { certificatePem: forge.pki.certificateToPem(cert), privateKeyPem: forge.pki.privateKeyToPem(privateKey) };
 }
 
@@ -89,7 +124,7 @@ export interface CertificateOptions {
 }
 
 export async function makeCertificate(options: CertificateOptions): Promise<TestCertificate> {
-  const { privateKey, publicKey } = await rsaKeyPair(options.keyBits ?? 2048);
+  const { privateKey, publicKey, pkcs8 } = await rsaKeyPair(options.keyBits ?? 2048);
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
   cert.serialNumber = nextSerial();
@@ -107,14 +142,14 @@ export async function makeCertificate(options: CertificateOptions): Promise<Test
     { shortName: "C", value: "DO" },
   ]);
   cert.setExtensions([{ name: "keyUsage", digitalSignature: true, nonRepudiation: true, critical: true }]);
-  const hash = options.hash === "sha1" ? forge.md.sha1.create() : forge.md.sha256.create();
+  const hash = options.hash ?? "sha256";
   if (options.authority) {
     const issuer = forge.pki.certificateFromPem(options.authority.certificatePem);
     cert.setIssuer(issuer.subject.attributes);
-    cert.sign(forge.pki.privateKeyFromPem(options.authority.privateKeyPem), hash);
+    await signCertificate(cert, pkcs8OfPem(options.authority.privateKeyPem), hash);
   } else {
     cert.setIssuer(cert.subject.attributes);
-    cert.sign(privateKey, hash);
+    await signCertificate(cert, pkcs8, hash);
   }
   const password = options.password ?? "clave-de-prueba";
   const asn1 = forge.pkcs12.toPkcs12Asn1(options.withKey === false ? null : privateKey, [cert], password, { algorithm: "3des" });
