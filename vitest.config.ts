@@ -8,8 +8,8 @@ const TEST_ENCRYPTION_KEY = "dGVzdC1lbmNyeXB0aW9uLWtleS0zMi1ieXRlcy0hISE=";
 export default defineConfig({
   test: {
     // Two test files at a time (vitest's default on 2 CPUs is one): a file spends much of its time
-    // waiting on Postgres, the fakes and its Worker's queue, and each file's Worker (its own
-    // miniflare, queues included) and tenants are its own. Measured in docs/reliability.md.
+    // waiting on Postgres, the fakes and its Worker's queue; each runner has its own Worker
+    // (miniflare, queues included) and each test its own tenants. Measured in docs/reliability.md.
     maxWorkers: 2,
     projects: [
       {
@@ -74,6 +74,10 @@ export default defineConfig({
         ],
         test: {
           name: "workers",
+          // One Worker per runner, reused by every file it runs, instead of a new workerd and a new
+          // import of the app for each file (~5 s each; docs/reliability.md, "Test time"). Tests
+          // keep to their own tenants and leave no module state behind (CONTRIBUTING.md).
+          isolate: false,
           // Vite pre-bundles the ESM libraries the app imports, one module each instead of hundreds:
           // each test file's Worker fetches every module of the app from this process one round trip
           // at a time, and that was most of a file's ~5 s start (docs/reliability.md, "Test time").
