@@ -2,6 +2,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { expect } from "vitest";
 import { createApp } from "../../src/app";
 import * as schema from "../../src/db/schema";
+import type { Env } from "../../src/env";
 import { issueAccessToken } from "../../src/modules/auth/service";
 import { botToken, chatAccountInput, platformId } from "../integrations/helpers";
 import { type ApiResponse, type CallOptions, type Client, client, readResponse, testRequest, v1 } from "../support/api";
@@ -59,6 +60,14 @@ export function expectErrorShape(res: ApiResponse, context = "") {
   }
 }
 
+/** One app, as the Worker has (src/index.ts): building it registers every route and schema (~20 ms). */
+let app: ReturnType<typeof createApp> | undefined;
+/**
+ * The Worker's env with each overrides object applied, made once per overrides object: the app
+ * parses an env object's settings once (src/env.ts), so a new object per call re-parsed them.
+ */
+const envWith = new WeakMap<Record<string, unknown>, Env>();
+
 /**
  * Calls the app directly with env overrides (createApp().fetch), e.g. a lifted rate limit for
  * suites that are not about rate limits, or a database URL / relay under fault.
@@ -66,7 +75,13 @@ export function expectErrorShape(res: ApiResponse, context = "") {
 export async function appCall(subdomain: string, path: string, options: CallOptions & { env?: Record<string, unknown> } = {}): Promise<ApiResponse> {
   const ctx = createExecutionContext();
   const request = testRequest(subdomain, v1(path), options);
-  const response = await createApp().fetch(request, { ...env, ...options.env } as never, ctx);
+  app ??= createApp();
+  let workerEnv = options.env ? envWith.get(options.env) : env;
+  if (!workerEnv) {
+    workerEnv = { ...env, ...options.env } as Env;
+    envWith.set(options.env!, workerEnv);
+  }
+  const response = await app.fetch(request, workerEnv, ctx);
   await checkConformance(request.method, request.url, response); // as workerFetch's (test/support/api.ts)
   const result = await readResponse(response);
   await waitOnExecutionContext(ctx);
@@ -78,10 +93,11 @@ export const NO_LIMIT = { RATE_LIMIT_AUTHENTICATED_PER_MINUTE: "1000000", RATE_L
 
 /** A client over appCall with the limiter lifted. */
 export function unlimited(subdomain: string, token?: string, extraEnv: Record<string, unknown> = {}) {
+  const overrides = { ...NO_LIMIT, ...extraEnv };
   const go =
     (method: string) =>
     (path: string, body?: unknown, options: CallOptions = {}) =>
-      appCall(subdomain, path, { token, ...options, method, body, env: { ...NO_LIMIT, ...extraEnv } });
+      appCall(subdomain, path, { token, ...options, method, body, env: overrides });
   return {
     get: (path: string, options: CallOptions = {}) => go("GET")(path, undefined, options),
     post: go("POST"),
