@@ -8,7 +8,7 @@ import { mark } from "./helpers";
 function listRoutes(): { path: string; parameters: { name: string; schema?: { enum?: string[] } }[] }[] {
   const doc = createApp().getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Sucursal", version: "1" } });
   return Object.entries(doc.paths ?? {})
-    .map(([path, item]) => ({ path, parameters: ((item?.get?.parameters ?? []) as { name: string; schema?: { enum?: string[] } }[]) ?? [] }))
+    .map(([path, item]) => ({ path, parameters: (item?.get?.parameters ?? []) as { name: string; schema?: { enum?: string[] } }[] }))
     .filter((route) => route.parameters.some((p) => p.name === "sort"));
 }
 
