@@ -125,7 +125,15 @@ export default defineConfig({
       {
         // Static checks that need Node (a JSON-schema compiler; reading docs/permissions.md).
         // testTimeout as the workers project's: some render and rasterize a dozen PDFs (ecf-qr), slow on a busy 2-CPU machine.
-        test: { name: "node", environment: "node", include: ["test/node/**/*.test.ts"], testTimeout: 30_000 },
+        test: {
+          name: "node",
+          environment: "node",
+          include: ["test/node/**/*.test.ts"],
+          testTimeout: 30_000,
+          // One process for the Node files, not a fork each: 78 s against 95 s for this project alone
+          // (user CPU 113 s against 138 s). They change no process state (no env, no cwd).
+          isolate: false,
+        },
       },
     ],
   },
