@@ -141,7 +141,7 @@ export async function startRun(db: AnyDb, tenantId: number, userId: number | nul
   return run!.id;
 }
 
-/** The set's latest run, or null when it was never run. */
+/** The set's latest run, or null before its first one. */
 export async function latestRun(db: AnyDb, tenantId: number, setId: number): Promise<RunView | null> {
   const [run] = await db
     .select()
