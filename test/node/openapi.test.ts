@@ -94,7 +94,7 @@ describe("OpenAPI document", () => {
     });
 
     it("nullability and lengths of text fields, the null a PATCH accepts", () => {
-      expect(schemas.UpdateWorkspaceRequest!.properties!.phone).toEqual({ type: ["string", "null"], maxLength: 30 });
+      expect(schemas.UpdateWorkspaceRequest!.properties!.phone).toEqual({ type: ["string", "null"], maxLength: 30, pattern: "^[^\\u0000]*$" });
       expect(schemas.UpdateWorkspaceRequest!.properties!.address).toMatchObject({ type: ["string", "null"], maxLength: 250 });
       expect(schemas.UpdateCompanyRequest!.properties!.email).toMatchObject({ type: ["string", "null"], maxLength: 254, format: "email" });
     });
