@@ -17713,7 +17713,7 @@ export interface paths {
                     group_by: "workspace" | "document_type" | "day";
                     /** @description Last issue date included; at most 366 days after from */
                     to: string;
-                    /** @description Only this workspace. Without view_all_locations only the request's workspace may be summarized (its default) */
+                    /** @description Only this workspace, one of this company's (422 otherwise). Without view_all_locations only the request's workspace may be summarized (its default) */
                     workspace_id?: number;
                 };
                 header?: never;
