@@ -8,10 +8,10 @@ import { promisify } from "node:util";
 import { DOMImplementation, DOMParser, XMLSerializer } from "@xmldom/xmldom";
 import forge from "node-forge";
 import * as xmldsig from "xmldsigjs";
-import { validateXML } from "xmllint-wasm";
 import { SCHEMA_NAMES, type SchemaName, schemaText } from "../src/modules/ecf/formats";
 import { type Authority, makeAuthority } from "./lib/certificates";
 import { type LocalServer, listenOnLoopback } from "./lib/local-server";
+import { validateXml } from "./lib/xmllint";
 
 /**
  * A local stand-in for DGII's e-CF services (issue 18), speaking their protocol as DGII's
@@ -280,10 +280,7 @@ const STATES: Record<Exclude<ScriptedState, "rejected_unused">, { codigo: number
 };
 
 async function schemaErrors(xml: string, xsd: string): Promise<string[]> {
-  const result = await validateXML({
-    xml: [{ fileName: "document.xml", contents: xml }],
-    schema: [{ fileName: xsd, contents: schemaSource(xsd) ?? "" }],
-  });
+  const result = await validateXml([{ fileName: "document.xml", contents: xml }], [{ fileName: xsd, contents: schemaSource(xsd) ?? "" }]);
   return result.valid ? [] : result.errors.map((error) => error.message);
 }
 
