@@ -1,15 +1,15 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import migration0054 from "../../drizzle/0054_company_members.sql?raw";
+import migration0055 from "../../drizzle/0055_company_members.sql?raw";
 import { rowsOf } from "../../src/db/rows";
 import { asOwner, seedTenant, seedUser, seedWorkspace, uniqueName } from "../support/seed";
 
 /**
- * Migration 0054: the companies that exist already get their company roles. The owner is the owner
+ * Migration 0055: the companies that exist already get their company roles. The owner is the owner
  * of the first workspace (admin); a user who held one same role in every workspace keeps it at
  * company level when it holds a company-level permission; an admin of some branches gets nothing.
  */
-describe("company roles of existing companies (migration 0054)", () => {
+describe("company roles of existing companies (migration 0055)", () => {
   it("makes the first workspace's owner the company's owner and keeps what a role gave in every branch, nothing more", async () => {
     const tenant = await seedTenant();
     const w1 = tenant.workspaceId;
@@ -26,13 +26,13 @@ describe("company roles of existing companies (migration 0054)", () => {
       SELECT ${tenant.tenantId}, ${w2}, ${mixed.id}, id FROM roles WHERE tenant_id = ${tenant.tenantId} AND name = 'member'`),
     );
 
-    // As the company was before 0054: nobody holds anything at company level.
+    // As the company was before 0055: nobody holds anything at company level.
     await asOwner((db) => db.execute(sql`DELETE FROM company_members WHERE tenant_id = ${tenant.tenantId}`));
     expect((await tenant.api.put("/ecf/settings", { environment: "certecf" })).body.code).toBe("company_forbidden");
 
     // The migration's backfill, as the application role inside this tenant: row-level security
     // keeps it to this company, whatever the other test files have in the database meanwhile.
-    const backfill = migration0054.split("--> statement-breakpoint").filter((statement) => /^\s*(--[^\n]*\n\s*)*INSERT INTO company_members/.test(statement));
+    const backfill = migration0055.split("--> statement-breakpoint").filter((statement) => /^\s*(--[^\n]*\n\s*)*INSERT INTO company_members/.test(statement));
     expect(backfill).toHaveLength(2);
     const rows = await asOwner(async (db) => {
       await db.execute(sql`SET LOCAL ROLE sucursal_app`);

@@ -4,6 +4,7 @@ import { AppError, fieldError } from "../../lib/errors";
 import type { LineAmounts, TaxBreakdown } from "../sales/lines";
 import type { LoadedEcfSettings } from "../sales/references";
 import type { DocumentSnapshot } from "../sales/schemas";
+import { DEFERRED_SENDING_LIMIT_MS } from "./dating";
 import { buildRfce } from "./rfce";
 import { openedCertificate } from "./service";
 import { signXml } from "./signature";
@@ -103,9 +104,6 @@ export interface SignedEcf {
   offlineIssuedAt: Date | null;
   deferredDeadline: Date | null;
 }
-
-/** DGII must have a deferred e-CF within 24 hours of the sale (CERTIFICATION.md, "Deferred sending": CA5197). */
-export const DEFERRED_SENDING_LIMIT_MS = 24 * 3_600_000;
 
 /** Tabla I codes of a line's additional taxes (ISC, propina, others), as its TablaImpuestoAdicional lists them. */
 function additionalCodes(amounts: LineAmounts): string[] | undefined {

@@ -12,6 +12,7 @@ import { decimal2, exchangeRateText, timestamp, unitPriceText } from "../../lib/
 import { documentTypeName, isElectronicPrefix } from "../../lib/ncf";
 import { assertFiscalProfile } from "../company/service";
 import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
+import { assertIssuedToday } from "../ecf/dating";
 import { assertEcfReady, type EcfSource, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import type { InvoiceContext } from "../invoices/context";
@@ -345,7 +346,11 @@ export async function createNote(
     { contact_id: invoice.contactId, document_subtype_id: subtypeId, currency_id: invoice.currencyId, items: [] },
     { documentType: SUBTYPE_TYPE[kind], takeNumber: false, takeElectronicNumber: true, checkNumbering: true, today: issueDate },
   );
-  if (isElectronicPrefix(resolved.subtype.prefix)) assertEcfReady(resolved.subtype.prefix, resolved.ecf);
+  if (isElectronicPrefix(resolved.subtype.prefix)) {
+    assertEcfReady(resolved.subtype.prefix, resolved.ecf);
+    // An E33/E34 bears the day it is signed (ecf/dating.ts; docs/fiscal.md, "The date of an e-CF").
+    assertIssuedToday(issueDate, resolved.subtype.authorizedAt, today);
+  }
   assertFiscalProfile(resolved.issuer);
 
   const taxIds = (input.items ?? []).flatMap((item) => ("tax_ids" in item ? (item.tax_ids ?? []) : []));
