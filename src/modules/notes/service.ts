@@ -430,7 +430,7 @@ export async function createNote(
       FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(position int, invoice_item_id int, product_id int, description text,
         quantity numeric, unit_price numeric, discount numeric, discount_amount numeric, subtotal numeric, tax_amount numeric, total numeric, taxes jsonb)
       WHERE ${noteId} IS NOT NULL
-    )${ecf ? sql`, ecf AS (${insertEcfStatement(t, invoice.workspaceId, "note", noteId, ecf)})` : sql``}, ${stockCtes(scope, changes, sql`${invoice.id}::int`, documentNumber)}
+    )${ecf ? sql`, ecf AS (${insertEcfStatement(t, invoice.workspaceId, "note", noteId, ecf, scope.userId)})` : sql``}, ${stockCtes(scope, changes, sql`${invoice.id}::int`, documentNumber)}
     SELECT (SELECT row_to_json(note) FROM note) AS note, ${ecf ? sql`(SELECT id FROM ecf)` : sql`NULL::int`} AS ecf_id, ${stockResultColumns}`);
   const row = rowsOf<StockResult & { note: Record<string, unknown> | null; ecf_id: number | null }>(result)[0]!;
   if (!row.note) throw await refusalAfterTaking(db, t, subtypeId, issueDate);
