@@ -24,21 +24,29 @@ export interface Replacement {
 const ds = schema.documentSubtypes;
 
 /**
- * The paper NCF `replaces` names must be of the type the e-CF replaces (B01 for an E31…), inside
- * the request branch's contingency range of that type, dated no later than the e-CF and within
- * the range's validity, and not replaced before (409 contingency_ncf_used; the unique index
- * invoices_tenant_replaced_ncf_key decides under concurrency).
+ * The paper NCF `replaces` names must be of the type the e-CF replaces (B01 for an E31, B04 for an
+ * E34…), inside the request branch's contingency range of that type, dated no later than the e-CF
+ * and within the range's validity, and not replaced before (409 contingency_ncf_used; the unique
+ * index invoices_tenant_replaced_ncf_key, or invoice_notes_tenant_replaced_ncf_key for a note,
+ * decides under concurrency).
  */
-export async function checkReplacement(db: AnyDb, scope: RequestScope, ecfPrefix: string, issueDate: string, replaces: Replacement): Promise<EcfReference> {
+export async function checkReplacement(
+  db: AnyDb,
+  scope: RequestScope,
+  ecfPrefix: string,
+  issueDate: string,
+  replaces: Replacement,
+  by: "invoice" | "note" = "invoice",
+): Promise<EcfReference> {
   const paperPrefix = replaces.ncf.slice(0, 3);
   const equivalent = REPLACEMENT_ECF_PREFIX[paperPrefix];
   if (!equivalent) {
-    throw fieldError("replaces.ncf", `Only paper sales NCF are replaced here: ${PAPER_REPLACEABLE_PREFIXES.join(", ")}.`);
+    throw fieldError("replaces.ncf", `Only paper NCF written in contingency are replaced: ${PAPER_REPLACEABLE_PREFIXES.join(", ")}.`);
   }
   if (equivalent !== ecfPrefix) {
     throw fieldError(
       "replaces.ncf",
-      `A ${paperPrefix} is replaced by an ${equivalent} (Formato e-CF v1.0: the replaced NCF's type is the equivalent of the e-CF's); this invoice's subtype is ${ecfPrefix}.`,
+      `A ${paperPrefix} is replaced by an ${equivalent} (Formato e-CF v1.0: the replaced NCF's type is the equivalent of the e-CF's); this ${by}'s subtype is ${ecfPrefix}.`,
     );
   }
   if (replaces.issueDate > issueDate) throw fieldError("replaces.issue_date", "The paper NCF's date cannot be after the replacement's issue date.");
@@ -59,10 +67,11 @@ export async function checkReplacement(db: AnyDb, scope: RequestScope, ecfPrefix
   if (range.validUntil !== null && replaces.issueDate > range.validUntil) {
     throw fieldError("replaces.issue_date", `The contingency range of ${replaces.ncf} expired on ${range.validUntil}.`);
   }
+  const table = by === "invoice" ? schema.invoices : schema.invoiceNotes;
   const [used] = await db
-    .select({ documentNumber: schema.invoices.documentNumber })
-    .from(schema.invoices)
-    .where(and(eq(schema.invoices.tenantId, scope.tenantId), eq(schema.invoices.replacedNcf, replaces.ncf)))
+    .select({ documentNumber: table.documentNumber })
+    .from(table)
+    .where(and(eq(table.tenantId, scope.tenantId), eq(table.replacedNcf, replaces.ncf)))
     .limit(1);
   if (used)
     throw new AppError("contingency_ncf_used", `${replaces.ncf} was replaced already, by ${used.documentNumber}.`, { "replaces.ncf": ["Replaced already."] });
