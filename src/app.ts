@@ -4,6 +4,7 @@ import { bearerToken } from "./http/auth";
 import type { AppEnv } from "./http/context";
 import { databaseSession } from "./http/database";
 import { DOCS_ASSETS_PATH, docsAsset, docsPage } from "./http/docs-page";
+import { noRoute, registerGetPath } from "./http/methods";
 import { errorResponse } from "./http/on-error";
 import { createRouter, V1 } from "./http/openapi";
 import { anonymousRateLimit, rateLimit } from "./http/rate-limit";
@@ -112,8 +113,10 @@ export function createApp() {
   registerWebhookDocs(app.openAPIRegistry);
   app.doc31(`${V1}/openapi.json`, OPENAPI_DOCUMENT);
   app.get(`${V1}/docs`, (c) => c.html(docsPage(`${V1}/openapi.json`)));
+  for (const path of ["/health", `${DOCS_ASSETS_PATH}/:file`, `${V1}/openapi.json`, `${V1}/docs`]) registerGetPath(path);
 
-  app.notFound((c) => c.json({ message: "Route not found.", code: "route_not_found" }, 404));
+  // A path the API has, asked with a method it does not take: 405 with Allow; else 404 route_not_found.
+  app.notFound(noRoute);
   app.onError(errorResponse); // the one error path: AppError, HTTP errors, SQLSTATEs, 500
   registerSelf(app.fetch);
   return app;

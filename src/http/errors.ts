@@ -17,6 +17,7 @@ export const errorStatus = {
   not_found: 404,
   tenant_not_found: 404,
   route_not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   owner_cannot_be_removed: 409,
   owner_role_immutable: 409,

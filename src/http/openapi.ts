@@ -6,6 +6,7 @@ import { authenticate, publicSession } from "./auth";
 import type { AppEnv } from "./context";
 import { errorStatus } from "./errors";
 import { requirePermission } from "./permissions";
+import { strictRequest } from "./request-schema";
 
 export const V1 = "/api/v1";
 
@@ -36,11 +37,27 @@ export function defineRoute<const R extends RouteConfig>(access: Access, config:
   if (typeof access === "object") guards.push(requirePermission(access.permission));
   return createRoute({
     ...config,
+    request: strictRequestOf(config.request) as R["request"],
     middleware: (access === "public" ? guards : [...guards, ...own]) as R["middleware"],
     security: access === "public" ? [] : [{ bearerAuth: [] }],
     // The route's own answers win (their descriptions say more); the pipeline's are added to every route.
     responses: { ...pipelineErrors(config), ...config.responses } as R["responses"],
   });
+}
+
+/**
+ * The route's JSON body and query as the API takes them (request-schema.ts): unknown fields refused
+ * and text without NUL, for every route, stated in the document by the same schemas.
+ */
+function strictRequestOf(request: RouteConfig["request"]): RouteConfig["request"] {
+  if (!request) return request;
+  const json = request.body?.content?.["application/json"];
+  const body =
+    request.body && json && "schema" in json && json.schema instanceof z.ZodType
+      ? { ...request.body, content: { ...request.body.content, "application/json": { ...json, schema: strictRequest(json.schema) } } }
+      : request.body;
+  const query = request.query ? strictRequest(request.query) : request.query;
+  return { ...request, body, query };
 }
 
 /**

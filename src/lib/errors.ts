@@ -18,6 +18,7 @@ export type ErrorCode =
   | "not_found"
   | "tenant_not_found"
   | "route_not_found"
+  | "method_not_allowed"
   | "conflict"
   | "owner_cannot_be_removed"
   | "owner_role_immutable"
@@ -96,12 +97,19 @@ export function notFound(what = "Resource"): AppError {
   return new AppError("not_found", `${what} not found.`);
 }
 
-/** zod issues → `{ "items.0.quantity": ["..."] }`; a root-level issue is reported under `body`. */
+/** zod issues → `{ "items.0.quantity": ["..."] }`; an unknown field under its own name; a root-level issue under `body`. */
 export function fieldErrorsFromZod(error: ZodError): FieldErrors {
   const errors: FieldErrors = {};
+  const add = (key: string, message: string) => {
+    errors[key] = [...(errors[key] ?? []), message];
+  };
   for (const issue of error.issues) {
-    const key = issue.path.length ? issue.path.map(String).join(".") : "body";
-    errors[key] = [...(errors[key] ?? []), issue.message];
+    // An unknown field is named as the field itself, so a typo points at its own spelling.
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) add([...issue.path, key].map(String).join("."), "Unknown field: this request takes no such field.");
+      continue;
+    }
+    add(issue.path.length ? issue.path.map(String).join(".") : "body", issue.message);
   }
   return errors;
 }

@@ -34,4 +34,15 @@ describe("conformance of every exchange with the OpenAPI document (test/support/
     await expect(checkConformance("GET", url("/api/v1/no-such-thing"), json({ ok: true }, 200))).rejects.toThrow(/no operation of the OpenAPI document/);
     await expect(checkConformance("GET", url("/health"), json({ status: "ok" }, 200))).resolves.toBeUndefined();
   });
+
+  it("holds a method the path does not have to 405 method_not_allowed with Allow naming the document's methods", async () => {
+    const refused = (allow: string, status = 405) =>
+      new Response(JSON.stringify({ message: "No.", code: status === 405 ? "method_not_allowed" : "route_not_found" }), {
+        status,
+        headers: { "content-type": "application/json", allow },
+      });
+    await expect(checkConformance("PUT", url("/api/v1/products/7"), refused("GET, HEAD, PATCH, DELETE"))).resolves.toBeUndefined();
+    await expect(checkConformance("PUT", url("/api/v1/products/7"), refused("GET, HEAD"))).rejects.toThrow(/Allow "GET, HEAD" is not the document's/);
+    await expect(checkConformance("PUT", url("/api/v1/products/7"), refused("", 404))).rejects.toThrow(/no operation of the OpenAPI document/);
+  });
 });

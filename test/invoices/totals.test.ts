@@ -60,26 +60,28 @@ describe("line math (exact decimals, half-up to cents)", () => {
 });
 
 describe("invoice totals through the API", () => {
-  it("computes every line and the document to the cent and ignores client-sent totals", async () => {
+  it("computes every line and the document to the cent; client-sent totals are refused, naming each (issue 44)", async () => {
     const tenant = await seedTenant();
     const ids = await catalogIds(tenant.api);
     const contact = await createContact(tenant.api);
     const a = await createProduct(tenant.api, { default_tax_ids: [ids.itbis18] });
     const b = await createProduct(tenant.api, { product_type: "service", track_inventory: false });
     await initialStock(tenant.api, [{ product_id: a.id, quantity: "10" }]);
-    const res = await tenant.api.post("/invoices", {
+    const body = {
       contact_id: contact.id,
       document_subtype_id: ids.b01,
       issue_date: "2026-11-20",
-      total_amount: "1.00",
-      status: "paid",
-      document_number: "B0199999999",
-      workspace_id: 999,
       items: [
         { product_id: a.id, quantity: "2", unit_price: "49.99", discount: "10" },
         { product_id: b.id, quantity: 1, unit_price: 1000, tax_ids: [ids.itbis16, ids.propina], description: "Instalación" },
       ],
-    });
+    };
+    // What the server sets is not the client's to send: a 422 naming every such field, nothing written.
+    const forged = await tenant.api.post("/invoices", { ...body, total_amount: "1.00", status: "paid", document_number: "B0199999999", workspace_id: 999 });
+    expect(forged.status).toBe(422);
+    expect(Object.keys(forged.body.errors).sort()).toEqual(["document_number", "status", "total_amount", "workspace_id"]);
+    expect(forged.body.errors.total_amount).toEqual(["Unknown field: this request takes no such field."]);
+    const res = await tenant.api.post("/invoices", body);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.data).toMatchObject({
       status: "pending_payment",

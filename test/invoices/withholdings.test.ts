@@ -94,7 +94,7 @@ describe("the buyer's withholdings", () => {
       [withholdings("0", "-1", "2026-11-10"), "isr_withheld", ""],
       [{ itbis_withheld: "1.00", withholding_date: "2026-11-10" }, "isr_withheld", ""],
       [withholdings("1.00", "0", "2026-11-31"), "withholding_date", ""],
-      [{ ...withholdings("1", "0", "2026-11-10"), extra: true }, "body", ""],
+      [{ ...withholdings("1", "0", "2026-11-10"), extra: true }, "extra", "Unknown field: this request takes no such field."],
     ];
     for (const [body, field, message] of cases) {
       const res = await put(body);

@@ -94,7 +94,7 @@ describe("OpenAPI document", () => {
     });
 
     it("nullability and lengths of text fields, the null a PATCH accepts", () => {
-      expect(schemas.UpdateWorkspaceRequest!.properties!.phone).toEqual({ type: ["string", "null"], maxLength: 30 });
+      expect(schemas.UpdateWorkspaceRequest!.properties!.phone).toEqual({ type: ["string", "null"], maxLength: 30, pattern: "^[^\\u0000]*$" });
       expect(schemas.UpdateWorkspaceRequest!.properties!.address).toMatchObject({ type: ["string", "null"], maxLength: 250 });
       expect(schemas.UpdateCompanyRequest!.properties!.email).toMatchObject({ type: ["string", "null"], maxLength: 254, format: "email" });
     });
@@ -102,12 +102,34 @@ describe("OpenAPI document", () => {
     it("decimals: a number within the bounds or a string with their pattern; nullable where null is taken", () => {
       const cost = jsonBodyOf("post", "/api/v1/products").properties.cost!;
       const anyOf = cost.anyOf as Record<string, unknown>[];
-      expect(anyOf[0]).toMatchObject({ type: "number", minimum: 0 });
+      expect(anyOf[0]).toEqual({ type: "number", minimum: 0, maximum: 999999999999.99, multipleOf: 0.01 });
       expect(anyOf[1]).toMatchObject({ type: "string" });
       const pattern = new RegExp(anyOf[1]!.pattern as string);
-      for (const ok of ["10", "10.5", "10.50", "-0", " 12.00 ", "999999999999.99", "1.5000"]) expect(ok, ok).toMatch(pattern);
-      for (const bad of ["", "1e3", "10.", ".5", "10.555", "1,000", "0x10", "1000000000000"]) expect(bad, bad).not.toMatch(pattern);
+      for (const ok of ["10", "10.5", "10.50", "0", "0.00", " 12.00 ", "999999999999.99", "1.5000", "007"]) expect(ok, ok).toMatch(pattern);
+      for (const bad of ["", "-0", "-5", "1e3", "10.", ".5", "10.555", "1,000", "0x10", "1000000000000", "\u0663"]) expect(bad, bad).not.toMatch(pattern);
       expect(anyOf).toContainEqual({ type: "null" });
+      // Greater than 0 (a payment), in both branches: no "0" string, no 0 number.
+      const amount = jsonBodyOf("post", "/api/v1/invoices/{id}/payments").properties.amount!.anyOf as Record<string, unknown>[];
+      expect(amount[0]).toEqual({ type: "number", exclusiveMinimum: 0, maximum: 999999999999.99, multipleOf: 0.01 });
+      for (const bad of ["0", "0.00", "000", "-5"]) expect(bad, bad).not.toMatch(new RegExp(amount[1]!.pattern as string));
+      for (const ok of ["0.01", "0.10", "1"]) expect(ok, ok).toMatch(new RegExp(amount[1]!.pattern as string));
+      // An exchange rate: up to 6 decimals; as a number no larger than a double carries with 6 decimals.
+      const rate = jsonBodyOf("post", "/api/v1/currencies").properties.exchange_rate!.anyOf as Record<string, unknown>[];
+      expect(rate[0]).toEqual({ type: "number", exclusiveMinimum: 0, maximum: 999999999.999999, multipleOf: 0.000001 });
+      expect("999999999999.999999").toMatch(new RegExp(rate[1]!.pattern as string));
+      expect("1000000000000").not.toMatch(new RegExp(rate[1]!.pattern as string));
+      // A rate or discount: 0 to 100.
+      const discount = new RegExp((jsonBodyOf("post", "/api/v1/taxes").properties.rate!.anyOf as Record<string, string>[])[1]!.pattern!);
+      for (const ok of ["0", "100", "100.00", "99.99", "0100"]) expect(ok, ok).toMatch(discount);
+      for (const bad of ["100.01", "101", "-1", "1000"]) expect(bad, bad).not.toMatch(discount);
+      const adjustment = (
+        jsonBodyOf("post", "/api/v1/inventory-adjustments") as unknown as Doc["components"]["schemas"][string] & {
+          properties: { items: { items: { properties: Record<string, { anyOf: Record<string, unknown>[] }> } } };
+        }
+      ).properties.items.items.properties.quantity_adjustment!.anyOf;
+      expect(adjustment[0]).toMatchObject({ minimum: -999999999999.99, maximum: 999999999999.99, not: { const: 0 } });
+      for (const ok of ["-5", "5", "-0.01"]) expect(ok, ok).toMatch(new RegExp(adjustment[1]!.pattern as string));
+      for (const bad of ["0", "-0", "-0.00", "--5"]) expect(bad, bad).not.toMatch(new RegExp(adjustment[1]!.pattern as string));
     });
 
     it("id filters as integer text with the exact int4 pattern, and the other constrained parameters", () => {

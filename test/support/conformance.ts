@@ -95,12 +95,22 @@ export async function checkConformance(method: string, url: string, response: Re
   const entry = operations.find((candidate) => candidate.method === asMethod && candidate.pattern.test(path));
   const label = `${method} ${entry?.template ?? path}`;
   if (!entry) {
-    // A path or method the API does not have: the router's 404 route_not_found is the one answer,
+    // A method the path does not have: 405 method_not_allowed, Allow naming exactly the methods the
+    // document gives the path (HEAD with GET).
+    const others = operations.filter((candidate) => candidate.pattern.test(path)).map((candidate) => candidate.method);
+    if (others.length > 0 && response.status === 405) {
+      const allowed = [...new Set(others.flatMap((m) => (m === "GET" ? ["GET", "HEAD"] : [m])))];
+      const header = (response.headers.get("allow") ?? "").split(",").map((m) => m.trim());
+      const code = ((await readJson(response)) as { code?: string } | undefined)?.code;
+      if (code === "method_not_allowed" && header.length === allowed.length && allowed.every((m) => header.includes(m))) return;
+      throw new ConformanceError(`${label} → 405 ${code}: Allow "${header.join(", ")}" is not the document's ${allowed.join(", ")}`);
+    }
+    // A path the API does not have: the router's 404 route_not_found is the one answer,
     // or, on a host no tenant has, 404 tenant_not_found (the tenant is found before the route).
     if (response.status === 404) {
       const body = await readJson(response);
       const code = (body as { code?: string } | undefined)?.code;
-      if (code === "route_not_found" || code === "tenant_not_found") return;
+      if (code === "tenant_not_found" || (code === "route_not_found" && others.length === 0)) return;
     }
     throw new ConformanceError(`${label} → ${response.status}: no operation of the OpenAPI document matches this request`);
   }

@@ -25868,7 +25868,7 @@ export interface components {
             /** @enum {string} */
             contact_type?: "customer" | "supplier" | "both";
             /**
-             * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+             * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
              * @example 100.00
              */
             credit_limit?: number | string | null;
@@ -25968,7 +25968,7 @@ export interface components {
                 notes?: string;
                 product_id: number;
                 /**
-                 * @description Decimal as a string or number, at most 2 decimals, at least -999999999999.99, at most 999999999999.99
+                 * @description Decimal as a string or number, at most 2 decimals, not 0, from -999999999999.99 to 999999999999.99
                  * @example 100.00
                  */
                 quantity_adjustment: number | string;
@@ -26028,8 +26028,8 @@ export interface components {
                 /** @description Taxes of the line; omitted: the product's default taxes; []: none */
                 tax_ids?: number[];
                 /**
-                 * @description Decimal as a string or number, at most 4 decimals, at least 0, at most 9999999999.9999
-                 * @example 100.00
+                 * @description Decimal as a string or number, at most 4 decimals, from 0 to 9999999999.9999
+                 * @example 100.0000
                  */
                 unit_price: number | string;
             }[];
@@ -26082,7 +26082,7 @@ export interface components {
         };
         CreatePaymentRequest: {
             /**
-             * @description Decimal as a string or number, at most 2 decimals, greater than 0, at least 0, at most 999999999999.99
+             * @description Decimal as a string or number, at most 2 decimals, greater than 0, at most 999999999999.99
              * @example 100.00
              */
             amount: number | string;
@@ -26099,7 +26099,7 @@ export interface components {
         CreateProductRequest: {
             allow_negative_stock?: boolean;
             /**
-             * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+             * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
              * @example 100.00
              */
             cost?: number | string | null;
@@ -26108,7 +26108,7 @@ export interface components {
             is_active?: boolean;
             name: string;
             /**
-             * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+             * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
              * @example 100.00
              */
             price?: number | string;
@@ -26129,7 +26129,7 @@ export interface components {
             due_date?: string;
             /**
              * @description DOP per unit of the currency on the issue date; default: the currency's current rate (1 in DOP)
-             * @example 100.00
+             * @example 58.750000
              */
             exchange_rate?: number | string | null;
             /**
@@ -26138,7 +26138,7 @@ export interface components {
              */
             expense_type: "10" | "11" | "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08" | "09";
             /**
-             * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+             * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
              * @default 0.00
              * @example 100.00
              */
@@ -26150,7 +26150,7 @@ export interface components {
              */
             issue_date: string;
             /**
-             * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+             * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
              * @default 0.00
              * @example 100.00
              */
@@ -26174,8 +26174,8 @@ export interface components {
                 /** @description Taxes of the line; omitted: the product's default taxes (none without a product); []: none */
                 tax_ids?: number[];
                 /**
-                 * @description Decimal as a string or number, at most 4 decimals, at least 0, at most 9999999999.9999
-                 * @example 100.00
+                 * @description Decimal as a string or number, at most 4 decimals, from 0 to 9999999999.9999
+                 * @example 100.0000
                  */
                 unit_cost: number | string;
             }[];
@@ -26239,8 +26239,8 @@ export interface components {
                 /** @description Taxes of the line; omitted: the product's default taxes; []: none */
                 tax_ids?: number[];
                 /**
-                 * @description Decimal as a string or number, at most 4 decimals, at least 0, at most 9999999999.9999
-                 * @example 100.00
+                 * @description Decimal as a string or number, at most 4 decimals, from 0 to 9999999999.9999
+                 * @example 100.0000
                  */
                 unit_price: number | string;
             }[];
@@ -26626,10 +26626,10 @@ export interface components {
         };
         Error: {
             /**
-             * @description Machine-readable; one of (HTTP status): malformed_json (400), unauthenticated (401), invalid_credentials (401), forbidden (403), workspace_forbidden (403), builtin_role_immutable (403), webhook_verification_failed (403), not_found (404), tenant_not_found (404), route_not_found (404), conflict (409), owner_cannot_be_removed (409), owner_role_immutable (409), owner_cannot_be_deactivated (409), role_in_use (409), in_use (409), invoice_not_editable (409), invoice_not_deletable (409), invoice_not_payable (409), invoice_not_draft (409), invoice_not_modifiable (409), invoice_has_notes (409), duplicate_supplier_ncf (409), purchase_not_draft (409), purchase_not_payable (409), purchase_not_voidable (409), purchase_has_payments (409), purchase_not_printable (409), invalid_transition (409), quotation_not_convertible (409), stock_already_initialized (409), ncf_range_overlap (409), contingency_overlap (409), contingency_closed (409), contingency_ncf_used (409), ncf_range_in_use (409), ecf_already_sent (409), approval_already_sent (409), certification_incomplete (409), certification_step_observed (409), certification_not_certecf (409), certification_run_in_progress (409), received_ecf_already_purchased (409), ecf_not_retryable (409), invitation_not_usable (410), event_expired (410), payload_too_large (413), unsupported_media_type (415), validation_failed (422), insufficient_stock (422), ncf_sequence_exhausted (422), ncf_sequence_expired (422), fiscal_profile_incomplete (422), ecf_not_configured (422), deferred_sending_not_authorized (422), webhooks_not_configured (422), no_webhook_endpoint (422), idempotency_key_reused (422), template_not_approved (422), rate_limited (429), internal_error (500), integration_failed (502), service_unavailable (503), receiver_not_configured (503).
+             * @description Machine-readable; one of (HTTP status): malformed_json (400), unauthenticated (401), invalid_credentials (401), forbidden (403), workspace_forbidden (403), builtin_role_immutable (403), webhook_verification_failed (403), not_found (404), tenant_not_found (404), route_not_found (404), method_not_allowed (405), conflict (409), owner_cannot_be_removed (409), owner_role_immutable (409), owner_cannot_be_deactivated (409), role_in_use (409), in_use (409), invoice_not_editable (409), invoice_not_deletable (409), invoice_not_payable (409), invoice_not_draft (409), invoice_not_modifiable (409), invoice_has_notes (409), duplicate_supplier_ncf (409), purchase_not_draft (409), purchase_not_payable (409), purchase_not_voidable (409), purchase_has_payments (409), purchase_not_printable (409), invalid_transition (409), quotation_not_convertible (409), stock_already_initialized (409), ncf_range_overlap (409), contingency_overlap (409), contingency_closed (409), contingency_ncf_used (409), ncf_range_in_use (409), ecf_already_sent (409), approval_already_sent (409), certification_incomplete (409), certification_step_observed (409), certification_not_certecf (409), certification_run_in_progress (409), received_ecf_already_purchased (409), ecf_not_retryable (409), invitation_not_usable (410), event_expired (410), payload_too_large (413), unsupported_media_type (415), validation_failed (422), insufficient_stock (422), ncf_sequence_exhausted (422), ncf_sequence_expired (422), fiscal_profile_incomplete (422), ecf_not_configured (422), deferred_sending_not_authorized (422), webhooks_not_configured (422), no_webhook_endpoint (422), idempotency_key_reused (422), template_not_approved (422), rate_limited (429), internal_error (500), integration_failed (502), service_unavailable (503), receiver_not_configured (503).
              * @enum {string}
              */
-            code: "malformed_json" | "unauthenticated" | "invalid_credentials" | "forbidden" | "workspace_forbidden" | "builtin_role_immutable" | "webhook_verification_failed" | "not_found" | "tenant_not_found" | "route_not_found" | "conflict" | "owner_cannot_be_removed" | "owner_role_immutable" | "owner_cannot_be_deactivated" | "role_in_use" | "in_use" | "invoice_not_editable" | "invoice_not_deletable" | "invoice_not_payable" | "invoice_not_draft" | "invoice_not_modifiable" | "invoice_has_notes" | "duplicate_supplier_ncf" | "purchase_not_draft" | "purchase_not_payable" | "purchase_not_voidable" | "purchase_has_payments" | "purchase_not_printable" | "invalid_transition" | "quotation_not_convertible" | "stock_already_initialized" | "ncf_range_overlap" | "contingency_overlap" | "contingency_closed" | "contingency_ncf_used" | "ncf_range_in_use" | "ecf_already_sent" | "approval_already_sent" | "certification_incomplete" | "certification_step_observed" | "certification_not_certecf" | "certification_run_in_progress" | "received_ecf_already_purchased" | "ecf_not_retryable" | "invitation_not_usable" | "event_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "insufficient_stock" | "ncf_sequence_exhausted" | "ncf_sequence_expired" | "fiscal_profile_incomplete" | "ecf_not_configured" | "deferred_sending_not_authorized" | "webhooks_not_configured" | "no_webhook_endpoint" | "idempotency_key_reused" | "template_not_approved" | "rate_limited" | "internal_error" | "integration_failed" | "service_unavailable" | "receiver_not_configured";
+            code: "malformed_json" | "unauthenticated" | "invalid_credentials" | "forbidden" | "workspace_forbidden" | "builtin_role_immutable" | "webhook_verification_failed" | "not_found" | "tenant_not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "owner_cannot_be_removed" | "owner_role_immutable" | "owner_cannot_be_deactivated" | "role_in_use" | "in_use" | "invoice_not_editable" | "invoice_not_deletable" | "invoice_not_payable" | "invoice_not_draft" | "invoice_not_modifiable" | "invoice_has_notes" | "duplicate_supplier_ncf" | "purchase_not_draft" | "purchase_not_payable" | "purchase_not_voidable" | "purchase_has_payments" | "purchase_not_printable" | "invalid_transition" | "quotation_not_convertible" | "stock_already_initialized" | "ncf_range_overlap" | "contingency_overlap" | "contingency_closed" | "contingency_ncf_used" | "ncf_range_in_use" | "ecf_already_sent" | "approval_already_sent" | "certification_incomplete" | "certification_step_observed" | "certification_not_certecf" | "certification_run_in_progress" | "received_ecf_already_purchased" | "ecf_not_retryable" | "invitation_not_usable" | "event_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "insufficient_stock" | "ncf_sequence_exhausted" | "ncf_sequence_expired" | "fiscal_profile_incomplete" | "ecf_not_configured" | "deferred_sending_not_authorized" | "webhooks_not_configured" | "no_webhook_endpoint" | "idempotency_key_reused" | "template_not_approved" | "rate_limited" | "internal_error" | "integration_failed" | "service_unavailable" | "receiver_not_configured";
             errors?: {
                 [key: string]: string[];
             };
@@ -26639,13 +26639,13 @@ export interface components {
         InitialStock: {
             items: {
                 /**
-                 * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+                 * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
                  * @example 100.00
                  */
                 cost?: number | string;
                 product_id: number;
                 /**
-                 * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+                 * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
                  * @example 100.00
                  */
                 quantity: number | string;
@@ -26783,12 +26783,12 @@ export interface components {
         };
         InvoiceWithholdingsRequest: {
             /**
-             * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+             * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
              * @example 100.00
              */
             isr_withheld: number | string;
             /**
-             * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+             * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
              * @example 100.00
              */
             itbis_withheld: number | string;
@@ -27243,13 +27243,13 @@ export interface components {
              */
             expense_type: "10" | "11" | "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08" | "09";
             /**
-             * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+             * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
              * @default 0.00
              * @example 100.00
              */
             isr_withheld?: number | string;
             /**
-             * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+             * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
              * @default 0.00
              * @example 100.00
              */
@@ -27274,8 +27274,8 @@ export interface components {
                 /** @description Taxes of the line; omitted: the product's default taxes (none without a product); []: none */
                 tax_ids?: number[];
                 /**
-                 * @description Decimal as a string or number, at most 4 decimals, at least 0, at most 9999999999.9999
-                 * @example 100.00
+                 * @description Decimal as a string or number, at most 4 decimals, from 0 to 9999999999.9999
+                 * @example 100.0000
                  */
                 unit_cost: number | string;
             }[];
@@ -27594,7 +27594,7 @@ export interface components {
         };
         StockMinimum: {
             /**
-             * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+             * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
              * @example 100.00
              */
             minimum_quantity: number | string;
@@ -27762,7 +27762,7 @@ export interface components {
             /** @enum {string} */
             contact_type?: "customer" | "supplier" | "both";
             /**
-             * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+             * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
              * @example 100.00
              */
             credit_limit?: number | string | null;
@@ -27870,8 +27870,8 @@ export interface components {
                 /** @description Taxes of the line; omitted: the product's default taxes; []: none */
                 tax_ids?: number[];
                 /**
-                 * @description Decimal as a string or number, at most 4 decimals, at least 0, at most 9999999999.9999
-                 * @example 100.00
+                 * @description Decimal as a string or number, at most 4 decimals, from 0 to 9999999999.9999
+                 * @example 100.0000
                  */
                 unit_price: number | string;
             }[];
@@ -27892,7 +27892,7 @@ export interface components {
         UpdateProductRequest: {
             allow_negative_stock?: boolean;
             /**
-             * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+             * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
              * @example 100.00
              */
             cost?: number | string | null;
@@ -27901,7 +27901,7 @@ export interface components {
             is_active?: boolean;
             name?: string;
             /**
-             * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+             * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
              * @example 100.00
              */
             price?: number | string;
@@ -27922,7 +27922,7 @@ export interface components {
             due_date?: string;
             /**
              * @description DOP per unit of the currency on the issue date; default: the currency's current rate (1 in DOP)
-             * @example 100.00
+             * @example 58.750000
              */
             exchange_rate?: number | string | null;
             /**
@@ -27931,7 +27931,7 @@ export interface components {
              */
             expense_type?: "10" | "11" | "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08" | "09";
             /**
-             * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+             * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
              * @example 100.00
              */
             isr_withheld?: number | string;
@@ -27942,7 +27942,7 @@ export interface components {
              */
             issue_date?: string;
             /**
-             * @description Decimal as a string or number, at most 2 decimals, at least 0, at most 999999999999.99
+             * @description Decimal as a string or number, at most 2 decimals, from 0 to 999999999999.99
              * @example 100.00
              */
             itbis_withheld?: number | string;
@@ -27965,8 +27965,8 @@ export interface components {
                 /** @description Taxes of the line; omitted: the product's default taxes (none without a product); []: none */
                 tax_ids?: number[];
                 /**
-                 * @description Decimal as a string or number, at most 4 decimals, at least 0, at most 9999999999.9999
-                 * @example 100.00
+                 * @description Decimal as a string or number, at most 4 decimals, from 0 to 9999999999.9999
+                 * @example 100.0000
                  */
                 unit_cost: number | string;
             }[];
@@ -28024,8 +28024,8 @@ export interface components {
                 /** @description Taxes of the line; omitted: the product's default taxes; []: none */
                 tax_ids?: number[];
                 /**
-                 * @description Decimal as a string or number, at most 4 decimals, at least 0, at most 9999999999.9999
-                 * @example 100.00
+                 * @description Decimal as a string or number, at most 4 decimals, from 0 to 9999999999.9999
+                 * @example 100.0000
                  */
                 unit_price: number | string;
             }[];

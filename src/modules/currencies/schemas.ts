@@ -22,7 +22,7 @@ const CurrencyCode = z
   .refine((v) => knownCurrencyCodes()?.has(v) ?? true, "Not an ISO 4217 currency code.")
   .openapi({ example: "USD", description: "An ISO 4217 code (three letters, any case)" });
 
-const ExchangeRate = decimalInput({ positive: true, scale: 6, max: "999999999999.999999" }).openapi({
+const ExchangeRate = decimalInput({ sign: "positive", scale: 6, max: "999999999999.999999" }).openapi({
   example: "58.750000",
   description: "Units of the default currency per unit of this one; up to 6 decimals",
 });

@@ -5,7 +5,7 @@ import { decimalInput } from "../../lib/decimal";
 
 const id = () => idInput();
 const text = (max: number) => z.string().trim().max(max).optional();
-const positiveQuantity = () => decimalInput({ positive: true, max: MONEY_MAX });
+const positiveQuantity = () => decimalInput({ sign: "positive", max: MONEY_MAX });
 
 export const CreateTransferBody = z
   .object({
@@ -26,7 +26,7 @@ export const CreateAdjustmentBody = z
       .array(
         z.object({
           product_id: id(),
-          quantity_adjustment: decimalInput({ min: `-${MONEY_MAX}`, max: MONEY_MAX }).refine((v) => Number(v) !== 0, "Must not be 0."),
+          quantity_adjustment: decimalInput({ sign: "nonzero", max: MONEY_MAX }),
           reason: AdjustmentReason,
           notes: text(1000),
         }),
@@ -42,8 +42,8 @@ export const InitialStockBody = z
       .array(
         z.object({
           product_id: id(),
-          quantity: decimalInput({ min: "0", max: MONEY_MAX }),
-          cost: decimalInput({ min: "0", max: MONEY_MAX }).optional(),
+          quantity: decimalInput({ max: MONEY_MAX }),
+          cost: decimalInput({ max: MONEY_MAX }).optional(),
         }),
       )
       .min(1)
@@ -51,7 +51,7 @@ export const InitialStockBody = z
   })
   .openapi("InitialStock");
 
-export const MinimumBody = z.object({ workspace_id: id(), minimum_quantity: decimalInput({ min: "0", max: MONEY_MAX }) }).openapi("StockMinimum");
+export const MinimumBody = z.object({ workspace_id: id(), minimum_quantity: decimalInput({ max: MONEY_MAX }) }).openapi("StockMinimum");
 
 const Ref = z.object({ id: z.number(), name: z.string() });
 

@@ -23,7 +23,7 @@ const base = {
 };
 
 /** A rate given for the document (DOP per unit of its currency); default: the currency's rate now. */
-const exchangeRate = decimalInput({ min: "0.000001", max: "999999999999.999999", scale: 6 }).openapi({
+const exchangeRate = decimalInput({ sign: "positive", max: "999999999999.999999", scale: 6 }).openapi({
   example: "58.75",
   description: "DOP per unit of the invoice's currency on its issue date; default: the currency's current rate (1 in DOP)",
 });

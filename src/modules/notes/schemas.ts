@@ -20,7 +20,7 @@ const MODIFICATION_MESSAGE = "One of 1 (anula), 2 (corrige texto), 3 (corrige mo
 const InvoiceLineItem = z
   .object({
     invoice_item_id: id(),
-    quantity: decimalInput({ positive: true, max: "99999999.99" }),
+    quantity: decimalInput({ sign: "positive", max: "99999999.99" }),
   })
   .strict();
 
@@ -28,7 +28,7 @@ const InvoiceLineItem = z
 const AmountItem = z
   .object({
     description: z.string().trim().min(1).max(1000),
-    amount: decimalInput({ positive: true, max: "9999999999.99" }).openapi({ description: "The amount before taxes" }),
+    amount: decimalInput({ sign: "positive", max: "9999999999.99" }).openapi({ description: "The amount before taxes" }),
     tax_ids: z.array(id()).max(10).optional().openapi({ description: "Taxes on the amount; default none" }),
   })
   .strict();

@@ -29,9 +29,9 @@ const EXPENSE_TYPE_CODES = Object.keys(EXPENSE_TYPES) as [keyof typeof EXPENSE_T
 const PurchaseLineInput = z.object({
   product_id: id().nullable().optional().openapi({ description: "Omitted or null: an expense line (no product, no stock)" }),
   description: z.string().trim().max(1000).nullable().optional().openapi({ description: "Required without a product" }),
-  quantity: decimalInput({ positive: true, max: "99999999.99" }),
-  unit_cost: decimalInput({ min: "0", max: "9999999999.9999", scale: 4 }),
-  discount: decimalInput({ min: "0", max: "100" }).default("0.00").openapi({ description: "Percentage 0-100 of the line subtotal" }),
+  quantity: decimalInput({ sign: "positive", max: "99999999.99" }),
+  unit_cost: decimalInput({ max: "9999999999.9999", scale: 4 }),
+  discount: decimalInput({ max: "100" }).default("0.00").openapi({ description: "Percentage 0-100 of the line subtotal" }),
   tax_ids: z
     .array(id())
     .max(10)
@@ -58,7 +58,7 @@ const fields = {
   issue_date: dateInput(),
   due_date: dateInput().nullable().optional(),
   currency_id: id().nullable().optional(),
-  exchange_rate: decimalInput({ min: "0.000001", max: "999999999999.999999", scale: 6 })
+  exchange_rate: decimalInput({ sign: "positive", max: "999999999999.999999", scale: 6 })
     .nullable()
     .optional()
     .openapi({ description: "DOP per unit of the currency on the issue date; default: the currency's current rate (1 in DOP)" }),

@@ -9,11 +9,11 @@ const id = () => idInput();
 const LineItemInput = z.object({
   product_id: id(),
   description: z.string().trim().max(1000).nullable().optional(),
-  quantity: decimalInput({ positive: true, max: "99999999.99" }),
+  quantity: decimalInput({ sign: "positive", max: "99999999.99" }),
   // Up to 4 decimals, as the e-CF's PrecioUnitarioItem (Formato e-CF v1.0); each line's amounts
   // still round half-up to the cent (sales/lines.ts).
-  unit_price: decimalInput({ min: "0", max: "9999999999.9999", scale: 4 }),
-  discount: decimalInput({ min: "0", max: "100" }).default("0.00").openapi({ description: "Percentage 0-100 of the line subtotal" }),
+  unit_price: decimalInput({ max: "9999999999.9999", scale: 4 }),
+  discount: decimalInput({ max: "100" }).default("0.00").openapi({ description: "Percentage 0-100 of the line subtotal" }),
   tax_ids: z.array(id()).max(10).optional().openapi({ description: "Taxes of the line; omitted: the product's default taxes; []: none" }),
 });
 

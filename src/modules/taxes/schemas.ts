@@ -6,14 +6,14 @@ export const TAX_TYPES = ["itbis", "isc", "exento", "no_facturable", "propina_le
 const fields = {
   name: z.string().trim().min(1).max(100),
   type: z.enum(TAX_TYPES),
-  rate: decimalInput({ min: "0", max: "100", scale: 2 }).openapi({ description: "Percent, 0 to 100, at most 2 decimals", example: "18.00" }),
+  rate: decimalInput({ max: "100" }).openapi({ description: "Percent, 0 to 100, at most 2 decimals", example: "18.00" }),
   dgii_code: z
     .string()
     .regex(/^0(0[1-9]|[12]\d|3[0-9])$/, "A code of Formato e-CF's Tabla I: 001 to 039.")
     .nullable()
     .optional()
     .openapi({ description: "Tabla I code: 001 propina legal, 002-005 other additional taxes, 006-022 ISC específico, 023-039 ISC ad valorem" }),
-  amount_per_unit: decimalInput({ positive: true, max: "999999999999.99", scale: 2 })
+  amount_per_unit: decimalInput({ sign: "positive", max: "999999999999.99" })
     .nullable()
     .optional()
     .openapi({ description: "ISC específico (006-022): the tax per unit sold", example: "632.58" }),
