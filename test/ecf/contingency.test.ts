@@ -178,7 +178,8 @@ describe("paper B-series replaced by e-CF after a branch's contingency", () => {
     const other = await seedWorkspace(t.tenant);
     const product = await createProduct(api, { price: "500.00" });
     await initialStock(api, [{ product_id: product.id, quantity: "10" }]);
-    expect((await api.post("/ecf/contingency", { scope: "branches", workspace_ids: [branch], reason: "Sistema caído" })).status).toBe(201);
+    const contingency = await api.post("/ecf/contingency", { scope: "branches", workspace_ids: [branch], reason: "Sistema caído" });
+    expect(contingency.status).toBe(201);
 
     // The paper ranges kept for the branch's contingency.
     const paperRange = async (prefix: string, body: Record<string, unknown> = {}) =>
@@ -345,7 +346,8 @@ describe("paper B-series replaced by e-CF after a branch's contingency", () => {
     const e33 = await paperNote("debit-notes", "E33", { ncf: "B0300006001", issue_date: "2026-11-22" })();
     expect(e33.status, e33.text).toBe(201);
     expect(e33.body.data).toMatchObject({ document_number: "E330000000001", replaces: { ncf: "B0300006001", issue_date: "2026-11-22" } });
-    // Each e-CF names its paper note with code 4 and the reason; DGII's schema (here and at the fake DGII, which accepts them) takes it.
+    // The contingency closed, each e-CF goes: it names its paper note with code 4 and the reason; DGII's schema (here and at the fake DGII, which accepts them) takes it.
+    expect((await api.delete(`/ecf/contingency/${contingency.body.data.id}`)).status).toBe(200);
     for (const [path, type, ncf, date] of [
       [`/credit-notes/${e34.body.data.id}`, "34", "B0400006001", "21-11-2026"],
       [`/debit-notes/${e33.body.data.id}`, "33", "B0300006001", "22-11-2026"],
