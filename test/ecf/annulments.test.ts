@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { stepEcfDocument } from "../../src/jobs/ecf";
+import { today } from "../support/dates";
 import { env } from "../support/env";
 import { ownerRow, sql, uniqueName } from "../support/seed";
 import { afterFirstAttempt, ecfTenant, fakeDgii, received, script, waitForStatus } from "./helpers";
@@ -16,7 +17,7 @@ describe("e-CF annulment of unused ranges (ANECF)", () => {
       const res = await t.tenant.api.post("/invoices", {
         contact_id: t.contact.id,
         document_subtype_id: subtype,
-        issue_date: "2026-11-23",
+        issue_date: today(),
         items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
       });
       expect(res.status, res.text).toBe(201);
@@ -66,7 +67,7 @@ describe("e-CF annulment of unused ranges (ANECF)", () => {
     const res = await t.tenant.api.post("/invoices", {
       contact_id: t.contact.id,
       document_subtype_id: subtype,
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
     });
     await waitForStatus(t, `/invoices/${res.body.data.id}`, "accepted");
@@ -92,7 +93,7 @@ describe("e-CF annulment of unused ranges (ANECF)", () => {
       const res = await t.tenant.api.post("/invoices", {
         contact_id: t.contact.id,
         document_subtype_id: subtype,
-        issue_date: "2026-11-23",
+        issue_date: today(),
         items: [{ product_id: product.id, quantity: "2", unit_price: "500", tax_ids: [t.ids.itbis18] }],
       });
       expect(res.status, res.text).toBe(201);

@@ -2,6 +2,7 @@ import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import type { Certification } from "../../src/modules/certification/schemas";
 import type { DataWithMessage } from "../support/api";
+import { today } from "../support/dates";
 import { fetchBytes, pdfText } from "../support/pdf";
 import { seedTenant, seedUser } from "../support/seed";
 import { ecfTenant, issueE31, waitForStatus } from "./helpers";
@@ -35,7 +36,7 @@ describe("certification: the simulation and its printed representations", () => 
     const consumer = await t.tenant.api.post("/invoices", {
       contact_id: anonymous.id,
       document_subtype_id: await t.subtype("E32"),
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [{ product_id: t.service.id, quantity: "3", unit_price: "150", tax_ids: [t.ids.itbis18] }],
     });
     expect(consumer.status, consumer.text).toBe(201);

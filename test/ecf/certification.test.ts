@@ -3,6 +3,7 @@ import type { Certification } from "../../src/modules/certification/schemas";
 import { buildAcecf } from "../../src/modules/ecf/receipts";
 import { fe, receiveFromSupplier, signAsSupplier, supplierToken } from "../reception/helpers";
 import type { DataWithMessage } from "../support/api";
+import { today } from "../support/dates";
 import { freshRnc } from "../support/sales";
 import { seedTenant, seedUser } from "../support/seed";
 import { ecfTenant, waitForStatus } from "./helpers";
@@ -109,7 +110,7 @@ describe("DGII's certification of a tenant", () => {
     const invoice = await t.tenant.api.post("/invoices", {
       contact_id: contact.body.data.id,
       document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [{ product_id: t.service.id, description: "Asesoría", quantity: "2", unit_price: "1000", tax_ids: [t.ids.itbis18] }],
     });
     expect(invoice.status, invoice.text).toBe(201);
@@ -131,7 +132,7 @@ describe("DGII's certification of a tenant", () => {
     const approval = buildAcecf({
       issuerRnc: t.rnc,
       encf: invoice.body.data.document_number,
-      issueDate: "2026-11-23",
+      issueDate: invoice.body.data.issue_date,
       totalAmount: "2360.00",
       buyerRnc,
       approved: true,

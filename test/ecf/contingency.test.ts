@@ -3,6 +3,7 @@ import { stepEcfDocument } from "../../src/jobs/ecf";
 import type { EcfContingency } from "../../src/modules/ecf/schemas";
 import type { Report607 } from "../../src/modules/reports/schemas";
 import type { Data, DataWithMessage } from "../support/api";
+import { daysFromToday, dmy, today } from "../support/dates";
 import { env } from "../support/env";
 import { createContact } from "../support/sales";
 import { ownerRows, seedTenant, seedUser, seedWorkspace, sql } from "../support/seed";
@@ -144,7 +145,7 @@ describe("e-CF of a branch in contingency", () => {
     const issued = await otherApi.post("/invoices", {
       contact_id: (await createContact(otherApi)).id,
       document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
     });
     expect(issued.status, issued.text).toBe(201);
@@ -212,34 +213,36 @@ describe("paper B-series replaced by e-CF after a branch's contingency", () => {
     expect(numbered.status).toBe(422);
     expect(numbered.body.errors.document_subtype_id[0]).toMatch(/^This is a paper contingency range/);
 
-    const replacement = async (prefix: string, replaces: unknown, extra: Record<string, unknown> = {}, client = api) =>
+    // The paper sales were made yesterday; a replacement bears its paper's date (src/modules/ecf/dating.ts).
+    const paperDay = daysFromToday(-1);
+    const replacement = async (prefix: string, replaces: { ncf: string; issue_date?: string }, extra: Record<string, unknown> = {}, client = api) =>
       client.post("/invoices", {
         contact_id: t.contact.id,
         document_subtype_id: await t.subtype(prefix),
-        issue_date: "2026-11-23",
+        issue_date: replaces.issue_date ?? paperDay,
         items: [{ product_id: product.id, quantity: "2", unit_price: "500", tax_ids: [t.ids.itbis18] }],
         replaces,
         ...extra,
       });
-    const e31 = await replacement("E31", { ncf: "b0100006003", issue_date: "2026-11-20" });
+    const e31 = await replacement("E31", { ncf: "b0100006003", issue_date: paperDay });
     expect(e31.status, e31.text).toBe(201);
-    expect(e31.body.data).toMatchObject({ document_number: "E310000000001", total_amount: "1180.00", issue_date: "2026-11-23" });
-    expect((await api.get(`/invoices/${e31.body.data.id}`)).body.data.replaces).toEqual({ ncf: "B0100006003", issue_date: "2026-11-20" });
+    expect(e31.body.data).toMatchObject({ document_number: "E310000000001", total_amount: "1180.00", issue_date: paperDay });
+    expect((await api.get(`/invoices/${e31.body.data.id}`)).body.data.replaces).toEqual({ ncf: "B0100006003", issue_date: paperDay });
     const e32 = await replacement(
       "E32",
-      { ncf: "B0200006007", issue_date: "2026-11-21" },
+      { ncf: "B0200006007", issue_date: paperDay },
       {
         items: [{ product_id: product.id, quantity: "1", unit_price: "500", tax_ids: [t.ids.itbis18] }],
       },
     );
     expect(e32.status, e32.text).toBe(201);
     expect(e32.body.data).toMatchObject({ document_number: "E320000000001", total_amount: "590.00" });
-    expect((await api.get(`/invoices/${e32.body.data.id}`)).body.data.replaces).toEqual({ ncf: "B0200006007", issue_date: "2026-11-21" });
+    expect((await api.get(`/invoices/${e32.body.data.id}`)).body.data.replaces).toEqual({ ncf: "B0200006007", issue_date: paperDay });
 
     // The signed XML names the paper NCF, its date and code 4, and DGII's schema takes it.
     for (const [invoice, type, ncf, date] of [
-      [e31.body.data, "31", "B0100006003", "20-11-2026"],
-      [e32.body.data, "32", "B0200006007", "21-11-2026"],
+      [e31.body.data, "31", "B0100006003", dmy(paperDay)],
+      [e32.body.data, "32", "B0200006007", dmy(paperDay)],
     ] as const) {
       const xml = (await api.get(`/invoices/${invoice.id}/ecf.xml`)).text;
       expect(xml).toContain(
@@ -252,26 +255,26 @@ describe("paper B-series replaced by e-CF after a branch's contingency", () => {
     expect(await levelOf(product.id, branch)).toBe("7.00");
     await expectStockInvariant(t.tenant.tenantId);
 
-    // Refusals: a paper NCF replaced already, outside the range, of another type, of another branch, on a B subtype, dated after, as a draft.
-    const again = await replacement("E31", { ncf: "B0100006003", issue_date: "2026-11-20" });
+    // Refusals: a paper NCF replaced already, outside the range, of another type, of another branch, on a B subtype, dated tomorrow, as a draft.
+    const again = await replacement("E31", { ncf: "B0100006003", issue_date: paperDay });
     expect([again.status, again.body.code, again.body.message]).toEqual([409, "contingency_ncf_used", "B0100006003 was replaced already, by E310000000001."]);
-    const refusals: [string, unknown, Record<string, unknown>, string, string][] = [
-      ["E31", { ncf: "B0100006051", issue_date: "2026-11-20" }, {}, "replaces.ncf", "B0100006051 is not in this branch's contingency range of B01."],
+    const refusals: [string, { ncf: string; issue_date?: string }, Record<string, unknown>, string, string][] = [
+      ["E31", { ncf: "B0100006051", issue_date: paperDay }, {}, "replaces.ncf", "B0100006051 is not in this branch's contingency range of B01."],
       [
         "E31",
-        { ncf: "B0200006008", issue_date: "2026-11-20" },
+        { ncf: "B0200006008", issue_date: paperDay },
         {},
         "replaces.ncf",
         "A B02 is replaced by an E32 (Formato e-CF v1.0: the replaced NCF's type is the equivalent of the e-CF's); this invoice's subtype is E31.",
       ],
       [
         "E31",
-        { ncf: "B0100006004", issue_date: "2026-11-24" },
+        { ncf: "B0100006004", issue_date: daysFromToday(1) },
         {},
         "replaces.issue_date",
-        "The paper NCF's date cannot be after the replacement's issue date.",
+        `The paper NCF's date cannot be in the future (today is ${today()} in the Dominican Republic).`,
       ],
-      ["E31", { ncf: "B0100006004", issue_date: "2026-11-20" }, { draft: true }, "replaces", "A contingency replacement is issued at once, never a draft."],
+      ["E31", { ncf: "B0100006004", issue_date: paperDay }, { draft: true }, "replaces", "A contingency replacement is issued at once, never a draft."],
       ["E31", { ncf: "B0100006004" }, {}, "replaces.issue_date", ""],
     ];
     for (const [prefix, replaces, extra, field, message] of refusals) {
@@ -283,9 +286,9 @@ describe("paper B-series replaced by e-CF after a branch's contingency", () => {
     const paperSubtype = await api.post("/invoices", {
       contact_id: t.contact.id,
       document_subtype_id: b01.body.data.id,
-      issue_date: "2026-11-23",
+      issue_date: paperDay,
       items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
-      replaces: { ncf: "B0100006004", issue_date: "2026-11-20" },
+      replaces: { ncf: "B0100006004", issue_date: paperDay },
     });
     expect(paperSubtype.status).toBe(422);
     // Another branch has no contingency range: its paper NCF are not this branch's.
@@ -293,9 +296,9 @@ describe("paper B-series replaced by e-CF after a branch's contingency", () => {
     const elsewhere = await otherApi.post("/invoices", {
       contact_id: (await createContact(otherApi)).id,
       document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
+      issue_date: paperDay,
       items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
-      replaces: { ncf: "B0100006004", issue_date: "2026-11-20" },
+      replaces: { ncf: "B0100006004", issue_date: paperDay },
     });
     expect([elsewhere.status, elsewhere.body.errors["replaces.ncf"]]).toEqual([422, ["B0100006004 is not in this branch's contingency range of B01."]]);
     // Two entries of one paper NCF at once: one replacement, the other 409 as above.
@@ -303,7 +306,7 @@ describe("paper B-series replaced by e-CF after a branch's contingency", () => {
       [0, 1].map(() =>
         replacement(
           "E31",
-          { ncf: "B0100006010", issue_date: "2026-11-22" },
+          { ncf: "B0100006010", issue_date: paperDay },
           { items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }] },
         ),
       ),
@@ -314,11 +317,12 @@ describe("paper B-series replaced by e-CF after a branch's contingency", () => {
     expect(await levelOf(product.id, branch)).toBe("7.00");
 
     // The 607 (with e-CF): each E31 once, naming the paper NCF it replaced; the E32 once in the consumer summary; no paper NCF row.
-    const report = await api.get<Report607>("/reports/607?period=202611&format=json&include_ecf=true");
+    // In the period of the paper sales: a replacement bears their date.
+    const report = await api.get<Report607>(`/reports/607?period=${paperDay.slice(0, 7).replace("-", "")}&format=json&include_ecf=true`);
     expect(report.status, report.text).toBe(200);
     expect(report.body.rows.map((row) => [row.ncf, row.modified_ncf, row.issue_date, row.amount, row.itbis_invoiced])).toEqual([
-      ["E310000000001", "B0100006003", "20261123", "1000.00", "180.00"],
-      ["E310000000002", "B0100006010", "20261123", "100.00", "18.00"],
+      ["E310000000001", "B0100006003", paperDay.replace(/-/g, ""), "1000.00", "180.00"],
+      ["E310000000002", "B0100006010", paperDay.replace(/-/g, ""), "100.00", "18.00"],
     ]);
     expect(report.body.consumer_summary).toMatchObject({ count: "1", amount: "500.00", itbis_invoiced: "90.00" });
 
@@ -326,47 +330,50 @@ describe("paper B-series replaced by e-CF after a branch's contingency", () => {
     // replaced, entered as the E34 and E33 that replace them, on that invoice.
     expect((await paperRange("B04", { type: "credit_note" })).status).toBe(201);
     expect((await paperRange("B03", { type: "debit_note" })).status).toBe(201);
-    const paperNote = (kind: "credit-notes" | "debit-notes", prefix: string, replaces: unknown) => async () =>
+    // A replacement bears its paper's date (src/modules/ecf/dating.ts): the B04 was written today, the B03 the day of the sales.
+    const paperNote = (kind: "credit-notes" | "debit-notes", prefix: string, replaces: { ncf: string; issue_date: string }) => async () =>
       api.post(`/invoices/${e31.body.data.id}/${kind}`, {
         document_subtype_id: await t.subtype(prefix),
-        issue_date: "2026-11-23",
+        issue_date: replaces.issue_date,
         modification_code: 3,
         reason: "Descuento acordado en contingencia",
         items: [{ description: "Descuento", amount: "100.00", tax_ids: [t.ids.itbis18] }],
         replaces,
       });
-    const e34 = await paperNote("credit-notes", "E34", { ncf: "B0400006001", issue_date: "2026-11-21" })();
+    const noteDay = today();
+    const e34 = await paperNote("credit-notes", "E34", { ncf: "B0400006001", issue_date: noteDay })();
     expect(e34.status, e34.text).toBe(201);
     expect(e34.body.data).toMatchObject({
       document_number: "E340000000001",
+      issue_date: noteDay,
       modified_ncf: "E310000000001",
       total_amount: "118.00",
-      replaces: { ncf: "B0400006001", issue_date: "2026-11-21" },
+      replaces: { ncf: "B0400006001", issue_date: noteDay },
     });
-    const e33 = await paperNote("debit-notes", "E33", { ncf: "B0300006001", issue_date: "2026-11-22" })();
+    const e33 = await paperNote("debit-notes", "E33", { ncf: "B0300006001", issue_date: paperDay })();
     expect(e33.status, e33.text).toBe(201);
-    expect(e33.body.data).toMatchObject({ document_number: "E330000000001", replaces: { ncf: "B0300006001", issue_date: "2026-11-22" } });
+    expect(e33.body.data).toMatchObject({ document_number: "E330000000001", replaces: { ncf: "B0300006001", issue_date: paperDay } });
     // The contingency closed, each e-CF goes: it names its paper note with code 4 and the reason; DGII's schema (here and at the fake DGII, which accepts them) takes it.
     expect((await api.delete(`/ecf/contingency/${contingency.body.data.id}`)).status).toBe(200);
     for (const [path, type, ncf, date] of [
-      [`/credit-notes/${e34.body.data.id}`, "34", "B0400006001", "21-11-2026"],
-      [`/debit-notes/${e33.body.data.id}`, "33", "B0300006001", "22-11-2026"],
+      [`/credit-notes/${e34.body.data.id}`, "34", "B0400006001", noteDay],
+      [`/debit-notes/${e33.body.data.id}`, "33", "B0300006001", paperDay],
     ] as const) {
       const xml = (await api.get(`${path}/ecf.xml`)).text;
       expect(xml).toContain(
-        `<InformacionReferencia><NCFModificado>${ncf}</NCFModificado><FechaNCFModificado>${date}</FechaNCFModificado><CodigoModificacion>4</CodigoModificacion><RazonModificacion>Descuento acordado en contingencia</RazonModificacion></InformacionReferencia>`,
+        `<InformacionReferencia><NCFModificado>${ncf}</NCFModificado><FechaNCFModificado>${dmy(date)}</FechaNCFModificado><CodigoModificacion>4</CodigoModificacion><RazonModificacion>Descuento acordado en contingencia</RazonModificacion></InformacionReferencia>`,
       );
       expect(await schemaErrors(xml, `e-CF-${type}.xsd`)).toEqual([]);
       expect(await waitForStatus(t, path, "accepted")).toMatchObject({ dgii_messages: [] });
       const [signed] = (await api.get(`${path}/ecf`)).body.data.timeline;
-      expect(signed.cause).toBe(`Issued by ${signed.by.name}, replacing the paper NCF ${ncf} of 2026-11-${date.slice(0, 2)}, written during a contingency.`);
+      expect(signed.cause).toBe(`Issued by ${signed.by.name}, replacing the paper NCF ${ncf} of ${date}, written during a contingency.`);
     }
     expect((await received(t.signer)).filter((r) => r.encf.startsWith("E33") || r.encf.startsWith("E34")).map((r) => [r.encf, r.errors])).toEqual([
       ["E340000000001", []],
       ["E330000000001", []],
     ]);
     // Refusals: a paper note replaced already, of the other kind, dated before the paper invoice, a paper invoice's NCF.
-    const noteAgain = await paperNote("credit-notes", "E34", { ncf: "B0400006001", issue_date: "2026-11-21" })();
+    const noteAgain = await paperNote("credit-notes", "E34", { ncf: "B0400006001", issue_date: noteDay })();
     expect([noteAgain.status, noteAgain.body.code, noteAgain.body.message]).toEqual([
       409,
       "contingency_ncf_used",
@@ -374,12 +381,12 @@ describe("paper B-series replaced by e-CF after a branch's contingency", () => {
     ]);
     for (const [replaces, field, message] of [
       [
-        { ncf: "B0300006002", issue_date: "2026-11-21" },
+        { ncf: "B0300006002", issue_date: noteDay },
         "replaces.ncf",
         "A B03 is replaced by an E33 (Formato e-CF v1.0: the replaced NCF's type is the equivalent of the e-CF's); this note's subtype is E34.",
       ],
-      [{ ncf: "B0400006002", issue_date: "2026-11-19" }, "replaces.issue_date", "The paper note cannot precede the invoice it modifies (2026-11-20)."],
-      [{ ncf: "B0100006020", issue_date: "2026-11-21" }, "replaces.ncf", "A paper note's NCF: B03 (debit) or B04 (credit) and 8 digits."],
+      [{ ncf: "B0400006002", issue_date: daysFromToday(-2) }, "issue_date", `A note cannot precede the invoice it modifies (${paperDay}).`],
+      [{ ncf: "B0100006020", issue_date: noteDay }, "replaces.ncf", "A paper note's NCF: B03 (debit) or B04 (credit) and 8 digits."],
     ] as const) {
       const res = await paperNote("credit-notes", "E34", replaces)();
       expect(res.status, JSON.stringify(replaces)).toBe(422);

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { addDays, dominicanToday } from "../../src/lib/dates";
+import { today } from "../support/dates";
 import { ownerRow, sql } from "../support/seed";
 import { ecfTenant, received, waitForStatus } from "./helpers";
 
@@ -9,10 +11,17 @@ import { ecfTenant, received, waitForStatus } from "./helpers";
  * must reach DGII within 24 hours of the sale, a deadline kept per document.
  */
 
+/** An instant `hours` ago, to the second, as a device sends it. */
+const hoursAgo = (hours: number) => new Date(Math.floor((Date.now() - hours * 3_600_000) / 1000) * 1000).toISOString().replace(".000Z", "Z");
+
+/** A sale's body: dated the Dominican day of its offline_issued_at, when it has one (an e-CF issued now: today). */
 const saleBody = (t: Awaited<ReturnType<typeof ecfTenant>>, subtypeId: number, extra: Record<string, unknown> = {}) => ({
   contact_id: t.contact.id,
   document_subtype_id: subtypeId,
-  issue_date: "2026-11-23",
+  issue_date:
+    typeof extra.offline_issued_at === "string" && !Number.isNaN(Date.parse(extra.offline_issued_at))
+      ? dominicanToday(new Date(extra.offline_issued_at))
+      : today(),
   items: [{ product_id: t.service.id, quantity: "2", unit_price: "250.25", tax_ids: [t.ids.itbis18] }],
   ...extra,
 });
@@ -21,7 +30,7 @@ describe("deferred sending", () => {
   it("is refused until DGII's authorization is recorded, for a paper NCF, a draft and a sale in the future", async () => {
     const t = await ecfTenant();
     const e31 = await t.subtype("E31");
-    const offline = "2026-11-23T09:15:00-04:00";
+    const offline = hoursAgo(2);
 
     const settings = await t.tenant.api.get("/ecf/settings");
     expect(settings.body.data.deferred_sending_authorization).toBeNull();
@@ -47,10 +56,11 @@ describe("deferred sending", () => {
     const future = await t.tenant.api.post("/invoices", saleBody(t, e31, { offline_issued_at: new Date(Date.now() + 3_600_000).toISOString() }));
     expect(future.status, future.text).toBe(422);
     expect(future.body.errors.offline_issued_at).toEqual(["The offline sale's time is in the future."]);
-    // Its day is the e-CF's FechaEmision: 02:30 in Santo Domingo on the 24th is the 24th's sale.
-    const otherDay = await t.tenant.api.post("/invoices", saleBody(t, e31, { offline_issued_at: "2026-11-24T06:30:00Z" }));
+    // Its day is the e-CF's FechaEmision: dated the day before, refused naming its day in Santo Domingo.
+    const saleDay = dominicanToday(new Date(offline));
+    const otherDay = await t.tenant.api.post("/invoices", { ...saleBody(t, e31, { offline_issued_at: offline }), issue_date: addDays(saleDay, -1) });
     expect(otherDay.status, otherDay.text).toBe(422);
-    expect(otherDay.body.errors).toEqual({ issue_date: ["An offline sale is issued on its own day: 2026-11-24 (offline_issued_at in Santo Domingo)."] });
+    expect(otherDay.body.errors).toEqual({ issue_date: [`An offline sale is issued on its own day: ${saleDay} (offline_issued_at in Santo Domingo).`] });
     const local = await t.tenant.api.post("/invoices", saleBody(t, e31, { offline_issued_at: "2026-11-23T09:15:00" }));
     expect(local.status).toBe(422);
     expect(Object.keys(local.body.errors)).toEqual(["offline_issued_at"]);
@@ -65,7 +75,8 @@ describe("deferred sending", () => {
     expect((await t.tenant.api.put("/ecf/settings", { deferred_sending_authorization: "DGII-ED-2026-000124" })).status).toBe(200);
     const e31 = await t.subtype("E31");
 
-    const res = await t.tenant.api.post("/invoices", saleBody(t, e31, { offline_issued_at: "2026-11-23T09:15:00-04:00" }));
+    const offline = hoursAgo(3);
+    const res = await t.tenant.api.post("/invoices", saleBody(t, e31, { offline_issued_at: offline }));
     expect(res.status, res.text).toBe(201);
     const invoice = res.body.data;
     expect(invoice.document_number).toBe("E310000000001");
@@ -80,9 +91,11 @@ describe("deferred sending", () => {
 
     const ecf = await t.tenant.api.get(`/invoices/${invoice.id}/ecf`);
     expect(ecf.status, ecf.text).toBe(200);
-    expect(ecf.body.data.deferred_sending).toEqual({ offline_issued_at: "2026-11-23T13:15:00Z", deadline: "2026-11-24T13:15:00Z" });
+    // The deadline: the sale plus 24 hours.
+    const deferred = { offline_issued_at: offline, deadline: new Date(Date.parse(offline) + 24 * 3_600_000).toISOString().replace(".000Z", "Z") };
+    expect(ecf.body.data.deferred_sending).toEqual(deferred);
     const listed = await t.tenant.api.get("/ecf/submissions");
-    expect(listed.body.data[0].deferred_sending).toEqual({ offline_issued_at: "2026-11-23T13:15:00Z", deadline: "2026-11-24T13:15:00Z" });
+    expect(listed.body.data[0].deferred_sending).toEqual(deferred);
 
     const normal = await t.tenant.api.post("/invoices", saleBody(t, e31));
     expect(normal.status, normal.text).toBe(201);

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { stepEcfDocument } from "../../src/jobs/ecf";
+import { today } from "../support/dates";
 import { env } from "../support/env";
 import { storedEvents } from "../webhooks/helpers";
 import { afterFirstAttempt, type EcfTenant, ecfRow, ecfTenant, received, script, waitForStatus } from "./helpers";
@@ -18,7 +19,7 @@ async function consumerInvoice(t: EcfTenant) {
   const res = await t.tenant.api.post("/invoices", {
     contact_id: anonymous.id,
     document_subtype_id: await t.subtype("E32"),
-    issue_date: "2026-11-23",
+    issue_date: today(),
     items: [{ product_id: t.service.id, quantity: "1", unit_price: "450", tax_ids: [t.ids.itbis18] }],
   });
   expect(res.status, res.text).toBe(201);
@@ -41,7 +42,7 @@ describe("DGII's answers judged by their body (issue 33)", () => {
       await t.tenant.api.post("/invoices", {
         contact_id: t.contact.id,
         document_subtype_id: subtype,
-        issue_date: "2026-11-23",
+        issue_date: today(),
         items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
       })
     ).body.data as { id: number; document_number: string };
@@ -208,7 +209,7 @@ describe("DGII's answers judged by their body (issue 33)", () => {
     const refusedInvoice = await t.tenant.api.post("/invoices", {
       contact_id: t.contact.id,
       document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
     });
     expect(refusedInvoice.status).toBe(201);
@@ -232,7 +233,7 @@ describe("DGII's answers judged by their body (issue 33)", () => {
     const rejectedInvoice = await t.tenant.api.post("/invoices", {
       contact_id: t.contact.id,
       document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
     });
     const rejected = await waitForStatus(t, `/invoices/${rejectedInvoice.body.data.id}`, "rejected");
@@ -243,7 +244,7 @@ describe("DGII's answers judged by their body (issue 33)", () => {
     const unjudgedInvoice = await t.tenant.api.post("/invoices", {
       contact_id: t.contact.id,
       document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
     });
     const unjudgedId = unjudgedInvoice.body.data.id as number;
@@ -259,7 +260,7 @@ describe("DGII's answers judged by their body (issue 33)", () => {
     const acceptedInvoice = await t.tenant.api.post("/invoices", {
       contact_id: t.contact.id,
       document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
     });
     await waitForStatus(t, `/invoices/${acceptedInvoice.body.data.id}`, "accepted");

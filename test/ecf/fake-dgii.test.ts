@@ -3,6 +3,7 @@ import { signingMaterial } from "../../src/modules/ecf/certificate";
 import { requestToken } from "../../src/modules/ecf/dgii";
 import { signXml } from "../../src/modules/ecf/signature";
 import { makeCertificate } from "../support/certificates";
+import { dmy } from "../support/dates";
 import { freshRnc } from "../support/sales";
 import { uniqueName } from "../support/seed";
 import { signable } from "../support/signable";
@@ -32,7 +33,7 @@ describe("fake DGII: status query and directory", () => {
       ncfElectronico: "E310000000001",
       montoTotal: 1180,
       totalITBIS: 180,
-      fechaEmision: "23-11-2026",
+      fechaEmision: dmy(invoice.issue_date),
       codigoSeguridad: view.security_code,
     });
     const wrong = await ask(`consultaestado/api/consultas/estado?rncemisor=${t.rnc}&ncfelectronico=E310000000001&codigoseguridad=zzzzzz`);

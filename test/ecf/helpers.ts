@@ -1,6 +1,7 @@
 import { expect, vi } from "vitest";
 import type { Data } from "../support/api";
 import { makeCertificate, type TestCertificate } from "../support/certificates";
+import { today } from "../support/dates";
 import { env } from "../support/env";
 import { runQueue } from "../support/jobs";
 import { catalogIds, createContact, freshRnc } from "../support/sales";
@@ -106,11 +107,11 @@ export async function issueE31(t: EcfTenant, api = t.tenant.api, unitPrice = "10
   const res = await api.post("/invoices", {
     contact_id: t.contact.id,
     document_subtype_id: await t.subtype("E31"),
-    issue_date: "2026-11-23",
+    issue_date: today(),
     items: [{ product_id: t.service.id, quantity: "1", unit_price: unitPrice, tax_ids: [t.ids.itbis18] }],
   });
   expect(res.status, res.text).toBe(201);
-  return res.body.data as { id: number; document_number: string; total_amount: string };
+  return res.body.data as { id: number; document_number: string; total_amount: string; issue_date: string };
 }
 
 export interface EcfView {

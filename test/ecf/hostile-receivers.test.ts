@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { ReceivedEcf } from "../../src/modules/reception/schemas";
 import { inDirectory, receiveFromSupplier } from "../reception/helpers";
 import type { Data } from "../support/api";
+import { today } from "../support/dates";
 import { createContact, freshRnc } from "../support/sales";
 import { ownerRow, sql } from "../support/seed";
 import { type EcfTenant, ecfTenant, fakeDgii, received, waitForStatus } from "./helpers";
@@ -50,7 +51,7 @@ async function acceptedE31To(t: EcfTenant, rnc: string) {
   const res = await t.tenant.api.post("/invoices", {
     contact_id: contact.id,
     document_subtype_id: await t.subtype("E31"),
-    issue_date: "2026-11-23",
+    issue_date: today(),
     items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
   });
   expect(res.status, res.text).toBe(201);
@@ -170,7 +171,7 @@ describe("DGII's own seed", { timeout: 90_000 }, () => {
     const res = await t.tenant.api.post("/invoices", {
       contact_id: contact.id,
       document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
     });
     expect(res.status).toBe(201);

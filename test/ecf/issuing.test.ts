@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { atInstant, today } from "../support/dates";
 import { ownerRow, seedWorkspace, sql } from "../support/seed";
 import { ecfOf, ecfTenant, received, script, waitForStatus } from "./helpers";
 
@@ -13,7 +14,7 @@ describe("e-CF issuing: an E31 through HTTP", () => {
     const res = await t.tenant.api.post("/invoices", {
       contact_id: t.contact.id,
       document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [
         { product_id: t.service.id, description: "Consultoría fiscal & contable <noviembre>", quantity: "3", unit_price: "1500.5", tax_ids: [t.ids.itbis18] },
         { product_id: t.service.id, description: "Capacitación", quantity: "1", unit_price: "2000", tax_ids: [t.ids.exento] },
@@ -70,7 +71,7 @@ describe("e-CF issuing: an E31 through HTTP", () => {
     const body = (contactId: number) => ({
       contact_id: contactId,
       document_subtype_id: subtype,
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
     });
     const anonymous = (await t.tenant.api.post("/contacts", { name: "Consumidor final" })).body.data;
@@ -98,7 +99,7 @@ describe("e-CF issuing: an E31 through HTTP", () => {
     const res = await t.tenant.api.post("/invoices", {
       contact_id: t.contact.id,
       document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
     });
     expect(res.status, res.text).toBe(201);
@@ -113,7 +114,7 @@ describe("e-CF issuing: an E31 through HTTP", () => {
     const b01 = await t.tenant.api.post("/invoices", {
       contact_id: t.contact.id,
       document_subtype_id: t.ids.b01,
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
     });
     expect((await t.tenant.api.get(`/invoices/${b01.body.data.id}/ecf`)).status).toBe(404);
@@ -125,19 +126,21 @@ describe("e-CF submissions: the operator's view", () => {
   it("lists the workspace's e-CF with DGII's state, filtered by status, type and date; another branch sees none", async () => {
     const t = await ecfTenant();
     await script(t.signer, { results: ["accepted", "rejected"] });
-    const issue = async (date: string) => {
+    const e31 = await t.subtype("E31");
+    const issue = async () => {
       const res = await t.tenant.api.post("/invoices", {
         contact_id: t.contact.id,
-        document_subtype_id: await t.subtype("E31"),
-        issue_date: date,
+        document_subtype_id: e31,
+        issue_date: today(),
         items: [{ product_id: t.service.id, quantity: "2", unit_price: "50", tax_ids: [t.ids.itbis18] }],
       });
       expect(res.status, res.text).toBe(201);
-      return res.body.data.id as number;
+      return res.body.data as { id: number; issue_date: string };
     };
-    const first = await issue("2026-11-20");
+    // The first issued a day earlier (an e-CF bears the day it is signed): the clock moved back for it.
+    const { id: first, issue_date: firstDate } = await atInstant(Date.now() - 86_400_000, issue);
     await waitForStatus(t, `/invoices/${first}`, "accepted");
-    const second = await issue("2026-11-23");
+    const { id: second } = await issue();
     await waitForStatus(t, `/invoices/${second}`, "rejected");
 
     const all = await t.tenant.api.get("/ecf/submissions");
@@ -147,10 +150,10 @@ describe("e-CF submissions: the operator's view", () => {
       ["E310000000002", "rejected", second],
       ["E310000000001", "accepted", first],
     ]);
-    expect(all.body.data[1]).toMatchObject({ document_kind: "invoice", type: "31", issue_date: "2026-11-20", total_amount: "118.00" });
+    expect(all.body.data[1]).toMatchObject({ document_kind: "invoice", type: "31", issue_date: firstDate, total_amount: "118.00" });
     const rejected = await t.tenant.api.get("/ecf/submissions?filter[status]=rejected");
     expect(rejected.body.data.map((s: { encf: string }) => s.encf)).toEqual(["E310000000002"]);
-    const early = await t.tenant.api.get("/ecf/submissions?filter[issue_date_to]=2026-11-21&filter[type]=31");
+    const early = await t.tenant.api.get(`/ecf/submissions?filter[issue_date_to]=${firstDate}&filter[type]=31`);
     expect(early.body.data.map((s: { encf: string }) => s.encf)).toEqual(["E310000000001"]);
     expect((await t.tenant.api.get("/ecf/submissions?filter[type]=32")).body.meta.total).toBe(0);
     expect((await t.tenant.api.get("/ecf/submissions?filter[status]=sent")).status).toBe(422);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { timbreQr } from "../../src/modules/ecf/qr";
+import { dmy, today } from "../support/dates";
 import { fetchBytes, pdfText } from "../support/pdf";
 import { ecfTenant, fakeDgii, waitForStatus } from "./helpers";
 
@@ -14,7 +15,7 @@ describe("e-CF printed representation", () => {
     const res = await t.tenant.api.post("/invoices", {
       contact_id: t.contact.id,
       document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [{ product_id: t.service.id, quantity: "2", unit_price: "617.5", tax_ids: [t.ids.itbis18] }],
     });
     expect(res.status, res.text).toBe(201);
@@ -28,7 +29,7 @@ describe("e-CF printed representation", () => {
       rncemisor: t.rnc,
       rnccomprador: buyer,
       encf: "E310000000001",
-      fechaemision: "23-11-2026",
+      fechaemision: dmy(res.body.data.issue_date),
       montototal: "1457.30",
       fechafirma: signedAt,
       codigoseguridad: view.security_code,
@@ -52,7 +53,7 @@ describe("e-CF printed representation", () => {
     const consumer = await t.tenant.api.post("/invoices", {
       contact_id: anonymous.id,
       document_subtype_id: await t.subtype("E32"),
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [{ product_id: t.service.id, quantity: "1", unit_price: "500", tax_ids: [t.ids.itbis18] }],
     });
     expect(consumer.status, consumer.text).toBe(201);

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { stepEcfDocument } from "../../src/jobs/ecf";
 import { unlimited } from "../security/world";
 import { makeCertificate } from "../support/certificates";
+import { today } from "../support/dates";
 import { env } from "../support/env";
 import { catalogIds, createContact, freshRnc } from "../support/sales";
 import { ownerRow, seedTenant, seedUser, seedWorkspace, sql, uniqueName } from "../support/seed";
@@ -50,7 +51,7 @@ describe("e-CF secrets and access", () => {
           api.post("/invoices", {
             contact_id: contact.id,
             document_subtype_id: subtype.body.data.id,
-            issue_date: "2026-11-23",
+            issue_date: today(),
             items: [{ product_id: product.id, quantity: "1", unit_price: "100", tax_ids: [ids.itbis18] }],
           }),
           201,
@@ -103,7 +104,7 @@ describe("e-CF secrets and access", () => {
     const invoice = await tenant.api.post("/invoices", {
       contact_id: t.contact.id,
       document_subtype_id: subtype.id,
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [{ product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] }],
     });
     expect(invoice.status, invoice.text).toBe(201);

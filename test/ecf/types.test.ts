@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Data } from "../support/api";
+import { daysFromToday, dmy, today } from "../support/dates";
 import { ownerRow, sql } from "../support/seed";
 import { type EcfTenant, ecfTenant, received, waitForStatus } from "./helpers";
 
@@ -12,6 +13,7 @@ import { type EcfTenant, ecfTenant, received, waitForStatus } from "./helpers";
 interface Doc {
   id: number;
   document_number: string;
+  issue_date: string;
   total_amount: string;
   tax_amount: string;
 }
@@ -22,7 +24,7 @@ async function issue(t: EcfTenant, prefix: string, body: Record<string, unknown>
   const res = await t.tenant.api.post<Data<Doc>>("/invoices", {
     contact_id: t.contact.id,
     document_subtype_id: await t.subtype(prefix),
-    issue_date: "2026-11-23",
+    issue_date: today(),
     ...body,
   });
   expect(res.status, res.text).toBe(201);
@@ -47,11 +49,11 @@ async function expectAccepted(t: EcfTenant, path: string, doc: Doc, kind: "ecf" 
   return { view, xml, received: got[0]! };
 }
 
-/** An E34 of the next day taking 100.00 + ITBIS off the invoice (modification code 3). */
+/** An E34 of the day taking 100.00 + ITBIS off the invoice (modification code 3). */
 async function discountNote(t: EcfTenant, invoiceId: number, reason: string): Promise<Doc & { modified_ncf: string }> {
   const res = await t.tenant.api.post<Data<Doc & { modified_ncf: string }>>(`/invoices/${invoiceId}/credit-notes`, {
     document_subtype_id: await t.subtype("E34"),
-    issue_date: "2026-11-24",
+    issue_date: today(),
     modification_code: 3,
     reason,
     items: [{ description: "Descuento", amount: "100", tax_ids: [t.ids.itbis18] }],
@@ -99,14 +101,15 @@ describe("e-CF types through HTTP: golden cases", () => {
     expect(tag(r44.xml, "MontoExento")).toBe("3000.00");
     expect(tag(r44.xml, "TotalITBIS")).toBeNull();
 
+    const due = daysFromToday(26);
     const e45 = await issue(t, "E45", {
-      due_date: "2026-12-23",
+      due_date: due,
       items: [{ product_id: t.service.id, quantity: "10", unit_price: "99.99", tax_ids: [t.ids.itbis18] }],
     });
     expect(e45.total_amount).toBe("1179.88");
     const r45 = await expectAccepted(t, `/invoices/${e45.id}`, e45);
     expect(tag(r45.xml, "TipoPago")).toBe("2");
-    expect(tag(r45.xml, "FechaLimitePago")).toBe("23-12-2026");
+    expect(tag(r45.xml, "FechaLimitePago")).toBe(dmy(due));
     expect(tag(r45.xml, "TotalITBIS1")).toBe("179.98");
 
     const zero = (await t.tenant.api.post("/taxes", { name: "ITBIS 0%", type: "itbis", rate: "0" })).body.data;
@@ -147,13 +150,13 @@ describe("e-CF types through HTTP: golden cases", () => {
     expect(note).toMatchObject({ document_number: "E340000000001", total_amount: "118.00", modified_ncf: invoice.document_number });
     const r34 = await expectAccepted(t, `/credit-notes/${note.id}`, note);
     expect(tag(r34.xml, "NCFModificado")).toBe("E310000000001");
-    expect(tag(r34.xml, "FechaNCFModificado")).toBe("23-11-2026");
+    expect(tag(r34.xml, "FechaNCFModificado")).toBe(dmy(invoice.issue_date));
     expect(tag(r34.xml, "CodigoModificacion")).toBe("3");
     expect(tag(r34.xml, "IndicadorNotaCredito")).toBe("0");
 
     const debit = await t.tenant.api.post(`/invoices/${invoice.id}/debit-notes`, {
       document_subtype_id: await t.subtype("E33"),
-      issue_date: "2026-11-24",
+      issue_date: today(),
       modification_code: 3,
       reason: "Cargo por flete",
       items: [{ description: "Flete", amount: "50", tax_ids: [t.ids.itbis18] }],
@@ -179,14 +182,14 @@ describe("the e-CF's TipoIngresos", () => {
     const draft = await t.tenant.api.post<Data<Doc>>("/invoices", {
       contact_id: t.contact.id,
       document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: line,
       income_type: "02",
       draft: true,
     });
     expect(draft.status, draft.text).toBe(201);
     expect((await t.tenant.api.patch(`/invoices/${draft.body.data.id}`, { income_type: "05" })).status).toBe(200);
-    const issued = await t.tenant.api.post(`/invoices/${draft.body.data.id}/issue`, { issue_date: "2026-11-23" });
+    const issued = await t.tenant.api.post(`/invoices/${draft.body.data.id}/issue`, { issue_date: today() });
     expect(issued.status, issued.text).toBe(200);
     expect(tag(await storedXml(t, `/invoices/${draft.body.data.id}`), "TipoIngresos")).toBe("05");
 
@@ -227,7 +230,7 @@ describe("what an e-CF cannot carry yet", () => {
     const refused = await t.tenant.api.post("/invoices", {
       contact_id: t.contact.id,
       document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [
         { product_id: t.service.id, quantity: "1", unit_price: "100", tax_ids: [t.ids.itbis18] },
         { product_id: t.service.id, quantity: "2", unit_price: "900", tax_ids: [t.ids.itbis18, isc.id] },

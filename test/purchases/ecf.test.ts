@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { PurchaseSummary } from "../../src/modules/purchases/schemas";
 import { ecfTenant, received, waitForStatus } from "../ecf/helpers";
 import type { Data } from "../support/api";
+import { today } from "../support/dates";
 import { fetchBytes, pdfText } from "../support/pdf";
 import { ownerRow, seedTenant, sql } from "../support/seed";
 import { storedEvents } from "../webhooks/helpers";
@@ -23,7 +24,7 @@ describe("purchases: E41, E43 through the e-CF pipeline", () => {
     const res = await t.tenant.api.post<Data<PurchaseSummary>>("/purchases", {
       supplier_id: informal.id,
       self_issued_subtype_id: e41,
-      issue_date: "2026-11-23",
+      issue_date: today(),
       expense_type: "02",
       items: [
         { description: "Flete Santiago - Santo Domingo", quantity: "1", unit_cost: "5000", tax_ids: [t.ids.itbis18] },
@@ -31,7 +32,7 @@ describe("purchases: E41, E43 through the e-CF pipeline", () => {
       ],
       itbis_withheld: "900.00",
       isr_withheld: "700.00",
-      withholding_date: "2026-11-23",
+      withholding_date: today(),
       payment_method: "cash",
     });
     expect(res.status, res.text).toBe(201);
@@ -83,11 +84,11 @@ describe("purchases: E41, E43 through the e-CF pipeline", () => {
     const e43 = await t.subtype("E43");
     const body = {
       self_issued_subtype_id: e43,
-      issue_date: "2026-11-23",
+      issue_date: today(),
       expense_type: "02",
       items: [{ description: "Parqueo y peajes", quantity: "3", unit_cost: "150", tax_ids: [t.ids.exento] }],
     };
-    const withheld = await t.tenant.api.post("/purchases", { ...body, itbis_withheld: "0.00", isr_withheld: "10.00", withholding_date: "2026-11-23" });
+    const withheld = await t.tenant.api.post("/purchases", { ...body, itbis_withheld: "0.00", isr_withheld: "10.00", withholding_date: today() });
     expect(withheld.status).toBe(422);
     expect(withheld.body.errors).toEqual({ isr_withheld: [expect.stringContaining("E43")] });
     const draft = await t.tenant.api.post<Data<PurchaseSummary>>("/purchases", { ...body, status: "draft" });
@@ -118,7 +119,7 @@ describe("purchases: E41, E43 through the e-CF pipeline", () => {
     expect(seq.status, seq.text).toBe(201);
     const res = await tenant.api.post("/purchases", {
       self_issued_subtype_id: seq.body.data.id,
-      issue_date: "2026-11-23",
+      issue_date: today(),
       expense_type: "02",
       items: [{ description: "Peaje", quantity: "1", unit_cost: "100" }],
     });

@@ -1,9 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
 import { stepApproval } from "../../src/jobs/approvals";
+import { addDays } from "../../src/lib/dates";
 import { buildAcecf } from "../../src/modules/ecf/receipts";
 import type { ReceivedEcf } from "../../src/modules/reception/schemas";
 import { type EcfTenant, ecfTenant, waitForStatus } from "../ecf/helpers";
 import type { Data } from "../support/api";
+import { today } from "../support/dates";
 import { env } from "../support/env";
 import { freshRnc } from "../support/sales";
 import { ownerRow, ownerRows, sql } from "../support/seed";
@@ -152,23 +154,32 @@ describe("a buyer's commercial approval of an e-CF we issued", () => {
     const res = await t.tenant.api.post("/invoices", {
       contact_id: contact.body.data.id,
       document_subtype_id: await t.subtype("E31"),
-      issue_date: "2026-11-23",
+      issue_date: today(),
       items: [{ product_id: t.service.id, description: "Asesoría", quantity: "2", unit_price: "1000", tax_ids: [t.ids.itbis18] }],
     });
     expect(res.status, res.text).toBe(201);
     await waitForStatus(t, `/invoices/${res.body.data.id}`, "accepted");
-    return { invoice: res.body.data as { id: number; document_number: string }, buyerRnc };
+    return { invoice: res.body.data as { id: number; document_number: string; issue_date: string }, buyerRnc };
   }
 
-  const acecf = (t: EcfTenant, encf: string, buyerRnc: string, approved: boolean, reason?: string) =>
-    buildAcecf({ issuerRnc: t.rnc, encf, issueDate: "2026-11-23", totalAmount: "2360.00", buyerRnc, approved, reason, at: new Date() });
+  const acecf = (t: EcfTenant, invoice: { document_number: string; issue_date: string }, buyerRnc: string, approved: boolean, reason?: string) =>
+    buildAcecf({
+      issuerRnc: t.rnc,
+      encf: invoice.document_number,
+      issueDate: invoice.issue_date,
+      totalAmount: "2360.00",
+      buyerRnc,
+      approved,
+      reason,
+      at: new Date(),
+    });
 
   it("an ACECF signed by the buyer records the e-CF's commercial status; a later one replaces it", async () => {
     const t = await ecfTenant();
     const { invoice, buyerRnc } = await issuedE31(t);
     const token = await supplierToken(t.tenant.subdomain, buyerRnc);
     const accepted = await fe(t.tenant.subdomain, "/fe/aprobacioncomercial/api/ecf", {
-      xml: await signAsSupplier(acecf(t, invoice.document_number, buyerRnc, true)),
+      xml: await signAsSupplier(acecf(t, invoice, buyerRnc, true)),
       token,
     });
     expect(accepted.status, accepted.text).toBe(200);
@@ -176,7 +187,7 @@ describe("a buyer's commercial approval of an e-CF we issued", () => {
     let ecf = await t.tenant.api.get(`/invoices/${invoice.id}/ecf`);
     expect(ecf.body.data).toMatchObject({ commercial_status: "approved", commercial_reason: null });
     const rejected = await fe(t.tenant.subdomain, "/fe/aprobacioncomercial/api/ecf", {
-      xml: await signAsSupplier(acecf(t, invoice.document_number, buyerRnc, false, "Precio distinto al pactado")),
+      xml: await signAsSupplier(acecf(t, invoice, buyerRnc, false, "Precio distinto al pactado")),
       token,
     });
     expect(rejected.status, rejected.text).toBe(200);
@@ -190,28 +201,28 @@ describe("a buyer's commercial approval of an e-CF we issued", () => {
     const encf = invoice.document_number;
     const token = await supplierToken(t.tenant.subdomain, buyerRnc);
     const send = (xml: string, as = token) => fe(t.tenant.subdomain, "/fe/aprobacioncomercial/api/ecf", { xml, token: as });
-    const ours = { issuerRnc: t.rnc, encf, issueDate: "2026-11-23", totalAmount: "2360.00", buyerRnc, approved: true, at: new Date() };
+    const ours = { issuerRnc: t.rnc, encf, issueDate: invoice.issue_date, totalAmount: "2360.00", buyerRnc, approved: true, at: new Date() };
     const NO_MATCH = "No se encuentra un e-CF válido para esta aprobación comercial";
     // Another buyer, with a token of its own (its certificate names it): told nothing more than an unknown e-NCF.
     const otherBuyer = freshRnc();
     const otherToken = await supplierToken(t.tenant.subdomain, otherBuyer);
     const cases: [string, string, string, string?][] = [
-      ["unsigned", acecf(t, encf, buyerRnc, true), "La firma del XML no es válida"],
+      ["unsigned", acecf(t, invoice, buyerRnc, true), "La firma del XML no es válida"],
       ["another issuer", await signAsSupplier(buildAcecf({ ...ours, issuerRnc: freshRnc() })), NO_MATCH],
       ["another buyer", await signAsSupplier(buildAcecf({ ...ours, buyerRnc: otherBuyer })), NO_MATCH, otherToken],
-      ["unknown e-NCF", await signAsSupplier(acecf(t, "E310000009999", buyerRnc, true)), NO_MATCH],
-      ["another issue date", await signAsSupplier(buildAcecf({ ...ours, issueDate: "2026-11-22" })), NO_MATCH],
+      ["unknown e-NCF", await signAsSupplier(acecf(t, { ...invoice, document_number: "E310000009999" }, buyerRnc, true)), NO_MATCH],
+      ["another issue date", await signAsSupplier(buildAcecf({ ...ours, issueDate: addDays(invoice.issue_date, -1) })), NO_MATCH],
       ["an impossible issue date", await signAsSupplier(buildAcecf({ ...ours, issueDate: "2026-02-31" })), NO_MATCH],
       ["another total", await signAsSupplier(buildAcecf({ ...ours, totalAmount: "2360.01" })), NO_MATCH],
       [
         "the buyer's ACECF under another buyer's token",
-        await signAsSupplier(acecf(t, encf, buyerRnc, true)),
+        await signAsSupplier(acecf(t, invoice, buyerRnc, true)),
         `El certificado no corresponde al RNCComprador ${buyerRnc} ni al que obtuvo el token.`,
         otherToken,
       ],
       [
         "signed by another taxpayer for the buyer",
-        await signAsSupplier(acecf(t, encf, buyerRnc, true), otherBuyer),
+        await signAsSupplier(acecf(t, invoice, buyerRnc, true), otherBuyer),
         `El certificado no corresponde al RNCComprador ${buyerRnc} ni al que obtuvo el token.`,
         otherToken,
       ],

@@ -4,6 +4,7 @@ import { AppError, fieldError } from "../../lib/errors";
 import type { LineAmounts, TaxBreakdown } from "../sales/lines";
 import type { LoadedEcfSettings } from "../sales/references";
 import type { DocumentSnapshot } from "../sales/schemas";
+import { DEFERRED_SENDING_LIMIT_MS } from "./dating";
 import { buildRfce } from "./rfce";
 import { openedCertificate } from "./service";
 import { signXml } from "./signature";
@@ -116,9 +117,6 @@ function issuedAs(source: EcfSource): string {
   if (source.offlineIssuedAt) parts.push(`from the sale a branch device made offline at ${source.offlineIssuedAt.toISOString()} (deferred sending)`);
   return parts.length ? `, ${parts.join(", ")}` : "";
 }
-
-/** DGII must have a deferred e-CF within 24 hours of the sale (CERTIFICATION.md, "Deferred sending": CA5197). */
-export const DEFERRED_SENDING_LIMIT_MS = 24 * 3_600_000;
 
 /** Tabla I codes of a line's additional taxes (ISC, propina, others), as its TablaImpuestoAdicional lists them. */
 function additionalCodes(amounts: LineAmounts): string[] | undefined {

@@ -4,7 +4,6 @@ import { isUniqueViolation } from "../../db/errors";
 import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
-import { dominicanToday } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
 import { AppError, fieldError } from "../../lib/errors";
 import { exchangeRateText } from "../../lib/format";
@@ -12,6 +11,7 @@ import { isElectronicPrefix, isNcfPrefix } from "../../lib/ncf";
 import { assertFiscalProfile } from "../company/service";
 import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
 import { assertSalesInvoicePrefix } from "../document-subtypes/service";
+import { assertDeferredDate, assertIssuedToday } from "../ecf/dating";
 import { assertEcfReady, type EcfSource, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
 import type { EcfReference } from "../ecf/xml";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
@@ -176,13 +176,11 @@ async function signIssue(
   });
 }
 
-/** A device's clock may run a little ahead of the server's: a sale this far in the future is still taken. */
-const DEVICE_CLOCK_TOLERANCE_MS = 5 * 60_000;
-
 /**
  * Deferred sending (CERTIFICATION.md, "Deferred sending"): IndicadorEnvioDiferido is only for
  * taxpayers DGII authorized (ecf_settings.deferred_sending_authorization), on an e-CF, for a sale
- * already made (422 on offline_issued_at otherwise).
+ * already made within DGII's window, dated its own day (ecf/dating.ts; 422 on offline_issued_at
+ * or issue_date otherwise).
  */
 function assertDeferredSending(resolved: ResolvedDocument, offlineIssuedAt: Date, issueDate: string, now: Date): void {
   if (!isElectronicPrefix(resolved.subtype.prefix)) {
@@ -195,12 +193,7 @@ function assertDeferredSending(resolved: ResolvedDocument, offlineIssuedAt: Date
       "deferred_sending_not_authorized",
     );
   }
-  if (offlineIssuedAt.getTime() > now.getTime() + DEVICE_CLOCK_TOLERANCE_MS) {
-    throw fieldError("offline_issued_at", "The offline sale's time is in the future.");
-  }
-  // The e-CF's FechaEmision is the sale's day, in the Dominican Republic.
-  const saleDay = dominicanToday(offlineIssuedAt);
-  if (issueDate !== saleDay) throw fieldError("issue_date", `An offline sale is issued on its own day: ${saleDay} (offline_issued_at in Santo Domingo).`);
+  assertDeferredDate(issueDate, offlineIssuedAt, resolved.subtype.authorizedAt, now);
 }
 
 /**
@@ -277,13 +270,25 @@ export async function createInvoice(
   if (offlineIssuedAt && input.draft) throw fieldError("offline_issued_at", "A draft is not a sale: only an issued e-CF made offline is sent deferred.");
   if (input.draft) return { ...(await createDraft(db, scope, input, resolved)), warnings: [] };
   const issue = prepareIssue(scope, resolved, input.issue_date, input.exchange_rate, context);
+  if (offlineIssuedAt && input.replaces)
+    throw fieldError("offline_issued_at", "A contingency replacement is not a deferred sale: it bears the paper NCF's date.");
   if (offlineIssuedAt) assertDeferredSending(resolved, offlineIssuedAt, input.issue_date, new Date());
   // A contingency replacement: an e-CF naming the paper NCF it replaces (invoices/replacement.ts).
   let reference: EcfReference | undefined;
   if (input.replaces) {
     if (!isElectronicPrefix(resolved.subtype.prefix)) throw fieldError("replaces", "A paper NCF is replaced by an e-CF: choose an E-series subtype.");
-    reference = await checkReplacement(db, scope, resolved.subtype.prefix, input.issue_date, { ncf: input.replaces.ncf, issueDate: input.replaces.issue_date });
+    reference = await checkReplacement(
+      db,
+      scope,
+      resolved.subtype.prefix,
+      input.issue_date,
+      { ncf: input.replaces.ncf, issueDate: input.replaces.issue_date },
+      context.today,
+    );
     issue.columns.push(["replaced_ncf", sql`${reference.ncf}`], ["replaced_ncf_date", sql`${reference.date}::date`]);
+  } else if (!offlineIssuedAt && isElectronicPrefix(resolved.subtype.prefix)) {
+    // An e-CF bears the day it is signed (ecf/dating.ts; docs/fiscal.md, "The date of an e-CF").
+    assertIssuedToday(input.issue_date, resolved.subtype.authorizedAt, context.today);
   }
   await signIssue(scope, issue, { dueDate: input.due_date, incomeType: input.income_type ?? "01", offlineIssuedAt }, context, reference);
   const t = scope.tenantId;
@@ -364,6 +369,8 @@ export async function issueDraft(db: AnyDb, scope: RequestScope, id: number, inp
     { documentType: "invoice", takeNumber: false, takeElectronicNumber: true, checkNumbering: true, today: issueDate },
   );
   const issue = prepareIssue(scope, resolved, issueDate, input.exchange_rate, context);
+  // The draft's e-CF bears the day it is issued, not the draft's (ecf/dating.ts).
+  if (isElectronicPrefix(resolved.subtype.prefix)) assertIssuedToday(issueDate, resolved.subtype.authorizedAt, context.today);
   await signIssue(scope, issue, draft, context);
   const set = sql.join(
     issue.columns.map(([name, value]) => sql`${sql.raw(name)} = ${value}`),

@@ -4,6 +4,7 @@ import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
 import { AppError, fieldError } from "../../lib/errors";
 import { PAPER_REPLACEABLE_PREFIXES, REPLACEMENT_ECF_PREFIX } from "../../lib/ncf";
+import { assertReplacementDate } from "../ecf/dating";
 import type { EcfReference } from "../ecf/xml";
 
 /**
@@ -25,10 +26,11 @@ const ds = schema.documentSubtypes;
 
 /**
  * The paper NCF `replaces` names must be of the type the e-CF replaces (B01 for an E31, B04 for an
- * E34…), inside the request branch's contingency range of that type, dated no later than the e-CF
- * and within the range's validity, and not replaced before (409 contingency_ncf_used; the unique
- * index invoices_tenant_replaced_ncf_key, or invoice_notes_tenant_replaced_ncf_key for a note,
- * decides under concurrency).
+ * E34…), inside the request branch's contingency range of that type, dated within the range's
+ * authorization and validity and not in the future, and not replaced before (409
+ * contingency_ncf_used; the unique index invoices_tenant_replaced_ncf_key, or
+ * invoice_notes_tenant_replaced_ncf_key for a note, decides under concurrency). The e-CF bears the
+ * paper's date, the day of the sale (ecf/dating.ts).
  */
 export async function checkReplacement(
   db: AnyDb,
@@ -36,6 +38,7 @@ export async function checkReplacement(
   ecfPrefix: string,
   issueDate: string,
   replaces: Replacement,
+  today: string,
   by: "invoice" | "note" = "invoice",
 ): Promise<EcfReference> {
   const paperPrefix = replaces.ncf.slice(0, 3);
@@ -49,10 +52,9 @@ export async function checkReplacement(
       `A ${paperPrefix} is replaced by an ${equivalent} (Formato e-CF v1.0: the replaced NCF's type is the equivalent of the e-CF's); this ${by}'s subtype is ${ecfPrefix}.`,
     );
   }
-  if (replaces.issueDate > issueDate) throw fieldError("replaces.issue_date", "The paper NCF's date cannot be after the replacement's issue date.");
   const number = Number(replaces.ncf.slice(3));
   const [range] = await db
-    .select({ id: ds.id, validUntil: ds.validUntil })
+    .select({ id: ds.id, validUntil: ds.validUntil, authorizedAt: ds.authorizedAt })
     .from(ds)
     .where(
       and(
@@ -67,6 +69,7 @@ export async function checkReplacement(
   if (range.validUntil !== null && replaces.issueDate > range.validUntil) {
     throw fieldError("replaces.issue_date", `The contingency range of ${replaces.ncf} expired on ${range.validUntil}.`);
   }
+  assertReplacementDate(issueDate, replaces.issueDate, range.authorizedAt, today);
   const table = by === "invoice" ? schema.invoices : schema.invoiceNotes;
   const [used] = await db
     .select({ documentNumber: table.documentNumber })

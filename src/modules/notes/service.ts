@@ -13,6 +13,7 @@ import { decimal2, exchangeRateText, timestamp, unitPriceText } from "../../lib/
 import { documentTypeName, isElectronicPrefix } from "../../lib/ncf";
 import { assertFiscalProfile } from "../company/service";
 import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
+import { assertIssuedToday } from "../ecf/dating";
 import { assertEcfReady, type EcfSource, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
 import type { EcfReference } from "../ecf/xml";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
@@ -349,7 +350,12 @@ export async function createNote(
     { contact_id: invoice.contactId, document_subtype_id: subtypeId, currency_id: invoice.currencyId, items: [] },
     { documentType: SUBTYPE_TYPE[kind], takeNumber: false, takeElectronicNumber: true, checkNumbering: true, today: issueDate },
   );
-  if (isElectronicPrefix(resolved.subtype.prefix)) assertEcfReady(resolved.subtype.prefix, resolved.ecf);
+  if (isElectronicPrefix(resolved.subtype.prefix)) {
+    assertEcfReady(resolved.subtype.prefix, resolved.ecf);
+    // An E33/E34 bears the day it is signed (ecf/dating.ts; docs/fiscal.md, "The date of an e-CF"),
+    // a replacement its paper note's day (checkReplacement, below).
+    if (!input.replaces) assertIssuedToday(issueDate, resolved.subtype.authorizedAt, today);
+  }
   assertFiscalProfile(resolved.issuer);
   // A paper note written in contingency, entered as the E33/E34 that replaces it (issue 43): its e-CF
   // names the paper NCF with CodigoModificacion 4 (Formato e-CF v1.0, section F); the note still
@@ -362,7 +368,15 @@ export async function createNote(
     if (input.replaces.issue_date < invoiceDate) {
       throw fieldError("replaces.issue_date", `The paper note cannot precede the invoice it modifies (${invoiceDate}).`);
     }
-    replaced = await checkReplacement(db, scope, resolved.subtype.prefix, issueDate, { ncf: input.replaces.ncf, issueDate: input.replaces.issue_date }, "note");
+    replaced = await checkReplacement(
+      db,
+      scope,
+      resolved.subtype.prefix,
+      issueDate,
+      { ncf: input.replaces.ncf, issueDate: input.replaces.issue_date },
+      today,
+      "note",
+    );
   }
 
   const taxIds = (input.items ?? []).flatMap((item) => ("tax_ids" in item ? (item.tax_ids ?? []) : []));

@@ -12,6 +12,7 @@ import { decimal2, exchangeRateText, timestamp, unitPriceText } from "../../lib/
 import { documentTypeName, formatDocumentNumber, isElectronicNumber, isElectronicPrefix, isNcfPrefix, parseDocumentNumber } from "../../lib/ncf";
 import { assertActiveBankAccount } from "../bank-accounts/service";
 import { numberCtes, numberingRefusal, numberingState, numberingUnavailable, refusalAfterTaking, takeNumberStatement } from "../document-subtypes/numbering";
+import { assertIssuedToday } from "../ecf/dating";
 import { insertEcfStatement, type SignedEcf } from "../ecf/issue";
 import { type EcfSubject, recordEcfTransitionEvent } from "../ecf/transitions";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
@@ -85,6 +86,7 @@ interface Loaded {
     end_number: number;
     valid_until: string | null;
     authorization_number: string | null;
+    authorized_at: string | null;
   } | null;
   products: LoadedProduct[];
   taxes: { id: number; name: string; type: string; rate: string; is_active: boolean; dgii_code: string | null; amount_per_unit: string | null }[];
@@ -154,7 +156,7 @@ async function preparePurchase(
            THEN (SELECT r.status FROM (${activeRecords(sql`identification = c.identification`)}) r) END)
        FROM contacts c WHERE c.tenant_id = ${t} AND c.id = ${input.supplier_id ?? null}::int) AS supplier,
       (SELECT json_build_object('id', id, 'type', type, 'prefix', prefix, 'name', name, 'is_active', is_active, 'next_number', next_number,
-         'end_number', end_number, 'valid_until', valid_until, 'authorization_number', authorization_number)
+         'end_number', end_number, 'valid_until', valid_until, 'authorization_number', authorization_number, 'authorized_at', authorized_at)
        FROM document_subtypes WHERE tenant_id = ${t} AND id = ${input.self_issued_subtype_id ?? null}::int) AS subtype,
       (SELECT coalesce(json_agg(p), '[]') FROM (${productRows}) p) AS products,
       (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'type', type, 'rate', rate, 'is_active', is_active,
@@ -174,6 +176,8 @@ async function preparePurchase(
     if (options.entering) {
       const refusal = numberingRefusal(numberingState(subtype), input.issue_date);
       if (refusal) throw retarget(refusal, "self_issued_subtype_id");
+      // An E41/E43/E47 we issue bears the day it is signed (ecf/dating.ts; docs/fiscal.md, "The date of an e-CF").
+      if (isElectronicPrefix(subtype.prefix)) assertIssuedToday(input.issue_date, subtype.authorized_at, options.today);
     }
   }
   const supplier = input.supplier_id == null ? null : loaded.supplier;
@@ -689,11 +693,25 @@ export async function updatePurchase(db: AnyDb, scope: RequestScope, id: number,
   }
 }
 
+/** Whether the self-issued sequence of a purchase (if any) is an E-series one: its entering signs an e-CF. */
+async function selfIssuesEcf(db: AnyDb, scope: RequestScope, subtypeId: number | null): Promise<boolean> {
+  if (subtypeId === null) return false;
+  const [row] = await db
+    .select({ prefix: schema.documentSubtypes.prefix })
+    .from(schema.documentSubtypes)
+    .where(and(eq(schema.documentSubtypes.tenantId, scope.tenantId), eq(schema.documentSubtypes.id, subtypeId)));
+  return row !== undefined && isElectronicPrefix(row.prefix);
+}
+
 /** POST /purchases/{id}/enter: a draft is entered with the checks, number, stock and cost of POST /purchases. */
 export async function enterDraft(db: AnyDb, scope: RequestScope, id: number, today: string, options: EnterOptions = {}): Promise<WrittenPurchase> {
   const draft = await lockPurchase(db, scope, id);
   assertDraft(draft, "entered");
-  const p = await preparePurchase(db, scope, await draftInput(db, draft), { entering: true, today, encryptionKey: options.encryptionKey });
+  const input = await draftInput(db, draft);
+  // A self-issued E41/E43/E47 is dated the day it is entered and signed, not the draft's day, as an
+  // invoice draft is on its issue (ecf/dating.ts).
+  if (await selfIssuesEcf(db, scope, draft.selfIssuedSubtypeId)) input.issue_date = today;
+  const p = await preparePurchase(db, scope, input, { entering: true, today, encryptionKey: options.encryptionKey });
   const set = sql.join(
     headColumns(p).map(([name, value]) => sql`${sql.raw(name)} = ${value}`),
     sql`, `,

@@ -47,7 +47,7 @@ export interface ResolvedDocument {
     /** Whether the registry was looked up (a completed sync exists and the buyer has an RNC or cédula). */
     registryChecked: boolean;
   };
-  subtype: { id: number; name: string; prefix: string; validUntil: string | null; authorizationNumber: string | null };
+  subtype: { id: number; name: string; prefix: string; validUntil: string | null; authorizationNumber: string | null; authorizedAt: string | null };
   documentNumber: string | null;
   currencyId: number | null;
   /** The currency's ISO code (null only when the tenant has no currency at all). */
@@ -109,6 +109,7 @@ interface Loaded {
     end_number: number;
     valid_until: string | null;
     authorization_number: string | null;
+    authorized_at: string | null;
     contingency_workspace_id: number | null;
   } | null;
   contact: {
@@ -188,7 +189,7 @@ export async function resolveDocument(
       (SELECT row_to_json(taken) FROM taken) AS taken,
       (SELECT json_build_object('id', id, 'name', name, 'type', type, 'prefix', prefix, 'is_active', is_active,
          'next_number', next_number, 'end_number', end_number, 'valid_until', valid_until, 'authorization_number', authorization_number,
-         'contingency_workspace_id', contingency_workspace_id)
+         'authorized_at', authorized_at, 'contingency_workspace_id', contingency_workspace_id)
        FROM document_subtypes WHERE tenant_id = ${t} AND id = ${input.document_subtype_id}) AS subtype,
       (SELECT json_build_object('id', c.id, 'name', c.name, 'email', c.email, 'workspace_id', c.workspace_id,
          'identification_type', c.identification_type, 'identification', c.identification, 'address', c.address,
@@ -274,7 +275,14 @@ export async function resolveDocument(
       registryStatus: loaded.contact.registry_status,
       registryChecked: loaded.contact.registry_checked,
     },
-    subtype: { id: subtype.id, name: subtype.name, prefix: subtype.prefix, validUntil: subtype.valid_until, authorizationNumber: subtype.authorization_number },
+    subtype: {
+      id: subtype.id,
+      name: subtype.name,
+      prefix: subtype.prefix,
+      validUntil: subtype.valid_until,
+      authorizationNumber: subtype.authorization_number,
+      authorizedAt: subtype.authorized_at,
+    },
     documentNumber,
     currencyId: loaded.currency?.id ?? null,
     currencyCode: loaded.currency?.code ?? null,
