@@ -57,7 +57,7 @@ export const ecfDocuments = pgTable(
     /**
      * The timeline entries the statement that writes it adds (issue 43): `[{state, code, cause,
      * attempt, track_id, user_id}]`, in order, turned into `ecf_transitions` rows by the trigger
-     * `ecf_documents_transition` (drizzle/0054) when the value changes or the status does. What it
+     * `ecf_documents_transition` (drizzle/0055) when the value changes or the status does. What it
      * holds afterwards is the last entries written: what the next step reads to say what held it.
      */
     transition: jsonb("transition"),
@@ -324,11 +324,11 @@ export const dgiiMaintenanceWindows = pgTable(
 /**
  * Each change of an e-CF's state, and each exchange with DGII that changed its course, with its time
  * and cause (issues 33 and 43; GET …/ecf's `timeline`): written by the trigger
- * `ecf_documents_transition` (drizzle/0046, 0054) on every INSERT, every change of
+ * `ecf_documents_transition` (drizzle/0046, 0055) on every INSERT, every change of
  * `ecf_documents.status` and every new `ecf_documents.transition`, whichever code made it, so none
  * is missed. `state` is `signed` (the INSERT), `sent` (in_process), `retried` (back to pending), the
  * status itself, or a course entry that changed no status (`held`, `unanswered`, `used_number`);
- * `code` the kind of cause (null for entries written before 0054), `cause` it in words, `attempt`
+ * `code` the kind of cause (null for entries written before 0055), `cause` it in words, `attempt`
  * the send attempt, `track_id` DGII's trackId involved, `user_id` who did it; `at` the database's
  * clock at the change (the row's updated_at, drizzle/0036).
  */
@@ -399,6 +399,14 @@ export const ecfCertificationTestCases = pgTable(
     /** The row's elements in column order, as [name, value] pairs (a JSON object would lose the order). */
     fields: jsonb("fields").$type<[string, string][]>().notNull(),
     /**
+     * How the run sends it (certification/case-sending.ts): ecf (whole, to Recepción), rfce (the
+     * summary, to Recepción FC: an E32 under RD$250,000, as production issues it) or acecf.
+     */
+    sentAs: text("sent_as").notNull().default("ecf"),
+    /** An E32 sent as its summary: the row of sheet RFCE that gives the summary's values, and them (null: derived from the E32's row). */
+    summaryRow: integer("summary_row"),
+    summaryFields: jsonb("summary_fields").$type<[string, string][]>(),
+    /**
      * The case in the set's latest run (certification/test-set-runs.ts): pending (not sent yet), sent
      * (DGII has it, its result not final), accepted, accepted_conditional or rejected. A new run
      * starts every case over.
@@ -407,8 +415,10 @@ export const ecfCertificationTestCases = pgTable(
     /** The run that last took the case, and the e-NCF the case carries in it (a rerun takes new numbers). */
     runId: integer("run_id"),
     runEncf: text("run_encf"),
-    /** The signed document as sent, byte for byte. */
+    /** The signed document, byte for byte: as sent, or for an E32 sent as its summary the whole E32 kept for the OFV. */
     xml: text("xml"),
+    /** An E32 sent as its summary: the signed RFCE as sent. */
+    summaryXml: text("summary_xml"),
     securityCode: text("security_code"),
     trackId: text("track_id"),
     /** DGII's word for the case's state ("Aceptado", "Rechazado"…) and its messages. */
@@ -421,6 +431,7 @@ export const ecfCertificationTestCases = pgTable(
     uniqueIndex("ecf_certification_test_cases_case_idx").on(t.testSetId, t.sheet, t.caseName),
     uniqueIndex("ecf_certification_test_cases_position_idx").on(t.testSetId, t.position),
     check("ecf_certification_test_cases_document", sql`${t.document} IN ('ecf', 'rfce', 'acecf')`),
+    check("ecf_certification_test_cases_sent_as", sql`${t.sentAs} IN ('ecf', 'rfce', 'acecf')`),
     check("ecf_certification_test_cases_state", sql`${t.state} IN ('pending', 'sent', 'accepted', 'accepted_conditional', 'rejected')`),
     tenantIsolation("ecf_certification_test_cases"),
   ],
