@@ -57,7 +57,7 @@ export const ecfDocuments = pgTable(
     /**
      * The timeline entries the statement that writes it adds (issue 43): `[{state, code, cause,
      * attempt, track_id, user_id}]`, in order, turned into `ecf_transitions` rows by the trigger
-     * `ecf_documents_transition` (drizzle/0055) when the value changes or the status does. What it
+     * `ecf_documents_transition` (drizzle/0056) when the value changes or the status does. What it
      * holds afterwards is the last entries written: what the next step reads to say what held it.
      */
     transition: jsonb("transition"),
@@ -324,11 +324,11 @@ export const dgiiMaintenanceWindows = pgTable(
 /**
  * Each change of an e-CF's state, and each exchange with DGII that changed its course, with its time
  * and cause (issues 33 and 43; GET …/ecf's `timeline`): written by the trigger
- * `ecf_documents_transition` (drizzle/0046, 0055) on every INSERT, every change of
+ * `ecf_documents_transition` (drizzle/0046, 0056) on every INSERT, every change of
  * `ecf_documents.status` and every new `ecf_documents.transition`, whichever code made it, so none
  * is missed. `state` is `signed` (the INSERT), `sent` (in_process), `retried` (back to pending), the
  * status itself, or a course entry that changed no status (`held`, `unanswered`, `used_number`);
- * `code` the kind of cause (null for entries written before 0055), `cause` it in words, `attempt`
+ * `code` the kind of cause (null for entries written before 0056), `cause` it in words, `attempt`
  * the send attempt, `track_id` DGII's trackId involved, `user_id` who did it; `at` the database's
  * clock at the change (the row's updated_at, drizzle/0036).
  */

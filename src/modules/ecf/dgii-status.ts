@@ -179,7 +179,7 @@ export async function recordDgiiStatus(
       .onConflictDoNothing();
   }
   // A total contingency closes by itself then (issue 33), across the tenants signing in that
-  // environment, and their held e-CF become due (drizzle/0055 close_total_ecf_contingencies); the
+  // environment, and their held e-CF become due (drizzle/0056 close_total_ecf_contingencies); the
   // caller puts them on the queue at once.
   let contingenciesClosed = 0;
   const released: { tenant_id: number; ecf_id: number }[] = [];

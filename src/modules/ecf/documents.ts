@@ -152,7 +152,7 @@ export function serializeEcf(row: EcfRow, config: Pick<Config, "DGII_ECF_BASE_UR
   };
 }
 
-/** The e-CF's timeline in order: each entry with its time, what caused it and who (ecf_transitions, written by a trigger: drizzle/0046, 0055). */
+/** The e-CF's timeline in order: each entry with its time, what caused it and who (ecf_transitions, written by a trigger: drizzle/0046, 0056). */
 export async function ecfTimeline(db: AnyDb, row: EcfRow) {
   const t = schema.ecfTransitions;
   const u = schema.users;

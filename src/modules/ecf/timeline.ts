@@ -5,7 +5,7 @@ import type { ECF_CAUSE_CODES, ECF_TIMELINE_STATES } from "./schemas";
 /**
  * Why each entry of an e-CF's timeline happened (issue 43): the code that makes a change writes
  * the entries it adds in the same statement (`ecf_documents.transition`, turned into rows by the
- * trigger of drizzle/0055), so an entry costs no round trip and none is missed. An entry is a
+ * trigger of drizzle/0056), so an entry costs no round trip and none is missed. An entry is a
  * change of state (signed, sent, accepted…) or a course entry, an exchange that changed what
  * happens next without changing the state: held (a window, a reported outage, a contingency),
  * unanswered (DGII not reached, or its answer lost), used_number (DGII refused a resend as a used
