@@ -2894,6 +2894,508 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/v1/company/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who holds a role at company level (the owner first): what the company-level routes read their permission from */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The company's role holders */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CompanyMember"][];
+                        };
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found: tenant_not_found (the host names no tenant) or the resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the request body is over the size limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error: an unexpected error, with the request's reference */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description service_unavailable: the database (or DGII) is unavailable; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/company/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Grant a user a role at company level, or change it (the owner's own is changed only by handing the company over) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    user_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PutCompanyMemberRequest"];
+                };
+            };
+            responses: {
+                /** @description Role changed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CompanyMember"];
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Role granted */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CompanyMember"];
+                            message: string;
+                        };
+                    };
+                };
+                /** @description malformed_json: the body is not valid JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 404 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description owner_role_immutable: the owner's role */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the request body is over the size limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unsupported_media_type: a body that is not JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error: an unexpected error, with the request's reference */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description service_unavailable: the database (or DGII) is unavailable; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Take back a user's role at company level (their branch roles stay) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    user_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Role revoked */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Message"];
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 404 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description owner_cannot_be_removed: the owner */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the request body is over the size limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error: an unexpected error, with the request's reference */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description service_unavailable: the database (or DGII) is unavailable; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/company/transfer-ownership": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hand the company over: the heir becomes its owner (admin at company level); the former owner keeps admin there or previous_owner_role */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransferCompanyOwnershipRequest"];
+                };
+            };
+            responses: {
+                /** @description Ownership transferred */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CompanyMember"];
+                            message: string;
+                        };
+                    };
+                };
+                /** @description malformed_json: the body is not valid JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 404 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the request body is over the size limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unsupported_media_type: a body that is not JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error: an unexpected error, with the request's reference */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description service_unavailable: the database (or DGII) is unavailable; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/contacts": {
         parameters: {
             query?: never;
@@ -6730,11 +7232,14 @@ export interface paths {
         };
         /**
          * Step 5: a ZIP of the PDF of each e-CF DGII accepted in certecf (the simulation, step 4), named <e-NCF>.pdf, each under DGII's 10 MB, to upload in the Oficina Virtual
-         * @description 409 when no e-CF has been accepted in certecf yet, or when there are more than 500 (download each document's PDF then).
+         * @description 409 when no e-CF has been accepted in certecf yet, or when there are more than 500 (download each document's PDF then). With workspace_id, only that branch's: ecf:manage as a member of it or at company level (403 forbidden otherwise); without, the whole company's (403 company_forbidden without ecf:manage at company level).
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Only this branch's e-CF: ecf:manage as a member of it (or at company level). Omitted: every branch's, an act on the whole company (ecf:manage at company level) */
+                    workspace_id?: number;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -17334,7 +17839,7 @@ export interface paths {
                     group_by: "workspace" | "document_type" | "day";
                     /** @description Last issue date included; at most 366 days after from */
                     to: string;
-                    /** @description Only this workspace. Without view_all_locations only the request's workspace may be summarized (its default) */
+                    /** @description Only this workspace, one of this company's (422 otherwise). Without view_all_locations only the request's workspace may be summarized (its default) */
                     workspace_id?: number;
                 };
                 header?: never;
@@ -25918,6 +26423,18 @@ export interface components {
             updated_at: string | null;
             website: string | null;
         };
+        CompanyMember: {
+            added_at: string;
+            email: string;
+            /** @description The company's owner: holds admin at company level, and alone grants the others */
+            is_owner: boolean;
+            name: string;
+            /** @description The role held at company level: the routes of company level read their permission from it, and nothing else does */
+            role: string;
+            /** @enum {string} */
+            status: "active" | "deactivated";
+            user_id: number;
+        };
         ConsumerSummary607: {
             amount: string;
             bank: string;
@@ -26764,10 +27281,10 @@ export interface components {
         };
         Error: {
             /**
-             * @description Machine-readable; one of (HTTP status): malformed_json (400), unauthenticated (401), invalid_credentials (401), forbidden (403), workspace_forbidden (403), builtin_role_immutable (403), webhook_verification_failed (403), not_found (404), tenant_not_found (404), route_not_found (404), method_not_allowed (405), conflict (409), owner_cannot_be_removed (409), owner_role_immutable (409), owner_cannot_be_deactivated (409), role_in_use (409), in_use (409), invoice_not_editable (409), invoice_not_deletable (409), invoice_not_payable (409), invoice_not_draft (409), invoice_not_modifiable (409), invoice_has_notes (409), duplicate_supplier_ncf (409), purchase_not_draft (409), purchase_not_payable (409), purchase_not_voidable (409), purchase_has_payments (409), purchase_not_printable (409), invalid_transition (409), quotation_not_convertible (409), stock_already_initialized (409), ncf_range_overlap (409), contingency_overlap (409), contingency_closed (409), contingency_ncf_used (409), ncf_range_in_use (409), ecf_already_sent (409), approval_already_sent (409), certification_incomplete (409), certification_step_observed (409), certification_not_certecf (409), certification_run_in_progress (409), received_ecf_already_purchased (409), ecf_not_retryable (409), invitation_not_usable (410), event_expired (410), payload_too_large (413), unsupported_media_type (415), validation_failed (422), insufficient_stock (422), ncf_sequence_exhausted (422), ncf_sequence_expired (422), fiscal_profile_incomplete (422), ecf_not_configured (422), deferred_sending_not_authorized (422), webhooks_not_configured (422), no_webhook_endpoint (422), idempotency_key_reused (422), template_not_approved (422), rate_limited (429), internal_error (500), integration_failed (502), service_unavailable (503), receiver_not_configured (503).
+             * @description Machine-readable; one of (HTTP status): malformed_json (400), unauthenticated (401), invalid_credentials (401), forbidden (403), workspace_forbidden (403), company_forbidden (403), builtin_role_immutable (403), webhook_verification_failed (403), not_found (404), tenant_not_found (404), route_not_found (404), method_not_allowed (405), conflict (409), owner_cannot_be_removed (409), owner_role_immutable (409), owner_cannot_be_deactivated (409), role_in_use (409), in_use (409), invoice_not_editable (409), invoice_not_deletable (409), invoice_not_payable (409), invoice_not_draft (409), invoice_not_modifiable (409), invoice_has_notes (409), duplicate_supplier_ncf (409), purchase_not_draft (409), purchase_not_payable (409), purchase_not_voidable (409), purchase_has_payments (409), purchase_not_printable (409), invalid_transition (409), quotation_not_convertible (409), stock_already_initialized (409), ncf_range_overlap (409), contingency_overlap (409), contingency_closed (409), contingency_ncf_used (409), ncf_range_in_use (409), ecf_already_sent (409), approval_already_sent (409), certification_incomplete (409), certification_step_observed (409), certification_not_certecf (409), certification_run_in_progress (409), received_ecf_already_purchased (409), ecf_not_retryable (409), invitation_not_usable (410), event_expired (410), payload_too_large (413), unsupported_media_type (415), validation_failed (422), insufficient_stock (422), ncf_sequence_exhausted (422), ncf_sequence_expired (422), fiscal_profile_incomplete (422), ecf_not_configured (422), deferred_sending_not_authorized (422), webhooks_not_configured (422), no_webhook_endpoint (422), idempotency_key_reused (422), template_not_approved (422), rate_limited (429), internal_error (500), integration_failed (502), service_unavailable (503), receiver_not_configured (503).
              * @enum {string}
              */
-            code: "malformed_json" | "unauthenticated" | "invalid_credentials" | "forbidden" | "workspace_forbidden" | "builtin_role_immutable" | "webhook_verification_failed" | "not_found" | "tenant_not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "owner_cannot_be_removed" | "owner_role_immutable" | "owner_cannot_be_deactivated" | "role_in_use" | "in_use" | "invoice_not_editable" | "invoice_not_deletable" | "invoice_not_payable" | "invoice_not_draft" | "invoice_not_modifiable" | "invoice_has_notes" | "duplicate_supplier_ncf" | "purchase_not_draft" | "purchase_not_payable" | "purchase_not_voidable" | "purchase_has_payments" | "purchase_not_printable" | "invalid_transition" | "quotation_not_convertible" | "stock_already_initialized" | "ncf_range_overlap" | "contingency_overlap" | "contingency_closed" | "contingency_ncf_used" | "ncf_range_in_use" | "ecf_already_sent" | "approval_already_sent" | "certification_incomplete" | "certification_step_observed" | "certification_not_certecf" | "certification_run_in_progress" | "received_ecf_already_purchased" | "ecf_not_retryable" | "invitation_not_usable" | "event_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "insufficient_stock" | "ncf_sequence_exhausted" | "ncf_sequence_expired" | "fiscal_profile_incomplete" | "ecf_not_configured" | "deferred_sending_not_authorized" | "webhooks_not_configured" | "no_webhook_endpoint" | "idempotency_key_reused" | "template_not_approved" | "rate_limited" | "internal_error" | "integration_failed" | "service_unavailable" | "receiver_not_configured";
+            code: "malformed_json" | "unauthenticated" | "invalid_credentials" | "forbidden" | "workspace_forbidden" | "company_forbidden" | "builtin_role_immutable" | "webhook_verification_failed" | "not_found" | "tenant_not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "owner_cannot_be_removed" | "owner_role_immutable" | "owner_cannot_be_deactivated" | "role_in_use" | "in_use" | "invoice_not_editable" | "invoice_not_deletable" | "invoice_not_payable" | "invoice_not_draft" | "invoice_not_modifiable" | "invoice_has_notes" | "duplicate_supplier_ncf" | "purchase_not_draft" | "purchase_not_payable" | "purchase_not_voidable" | "purchase_has_payments" | "purchase_not_printable" | "invalid_transition" | "quotation_not_convertible" | "stock_already_initialized" | "ncf_range_overlap" | "contingency_overlap" | "contingency_closed" | "contingency_ncf_used" | "ncf_range_in_use" | "ecf_already_sent" | "approval_already_sent" | "certification_incomplete" | "certification_step_observed" | "certification_not_certecf" | "certification_run_in_progress" | "received_ecf_already_purchased" | "ecf_not_retryable" | "invitation_not_usable" | "event_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "insufficient_stock" | "ncf_sequence_exhausted" | "ncf_sequence_expired" | "fiscal_profile_incomplete" | "ecf_not_configured" | "deferred_sending_not_authorized" | "webhooks_not_configured" | "no_webhook_endpoint" | "idempotency_key_reused" | "template_not_approved" | "rate_limited" | "internal_error" | "integration_failed" | "service_unavailable" | "receiver_not_configured";
             errors?: {
                 [key: string]: string[];
             };
@@ -26997,6 +27514,13 @@ export interface components {
         };
         Me: {
             data: {
+                /** @description The caller's role at company level; null when the owner granted them none */
+                company: {
+                    is_owner: boolean;
+                    /** @description What the role gives at company level (the routes declared at company level read these) */
+                    permissions: string[];
+                    role: string;
+                } | null;
                 current_workspace: {
                     id: number;
                     name: string;
@@ -27276,6 +27800,10 @@ export interface components {
         };
         PutCertificationRequest: {
             uses_certified_provider: boolean;
+        };
+        PutCompanyMemberRequest: {
+            /** @description A role name (admin, or a custom role): what the user may do at company level */
+            role: string;
         };
         PutEcfCertificateRequest: {
             /** @description The PKCS#12 (.p12/.pfx) file in base64: an RSA key and its certificate, from a DGII-accredited authority */
@@ -27841,6 +28369,12 @@ export interface components {
                 /** @enum {string} */
                 token_type: "Bearer";
             };
+        };
+        TransferCompanyOwnershipRequest: {
+            /** @description The former owner's role at company level afterwards (a role name); admin when omitted */
+            previous_owner_role?: string;
+            /** @description The new owner: an active user of the company */
+            user_id: number;
         };
         TransferOwnershipRequest: {
             /** @description The former owner's role there afterwards (a role name); admin when omitted */
