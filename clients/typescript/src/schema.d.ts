@@ -9156,7 +9156,7 @@ export interface paths {
                     "filter[resource_id]"?: string;
                     /** @description What the event is about (docs/webhooks.md): with resource_id, one resource's events */
                     "filter[resource_type]"?: "invoice" | "quotation" | "product" | "credit_note" | "ecf_alert" | "purchase" | "contact" | "tax" | "currency" | "document_subtype" | "salesman" | "bank_account" | "role" | "invitation" | "member" | "messaging_bot" | "chat_account" | "debit_note";
-                    "filter[type]"?: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
+                    "filter[type]"?: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "ecf.alert_resolved" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
                     /** @description An ISO-8601 instant with its offset; its day from 1900-01-01 to 2199-12-31 */
                     "filter[updated_since]"?: string;
                     page?: number;
@@ -24633,10 +24633,15 @@ export interface webhooks {
                             transition: {
                                 /** @description When the state changed (the timeline's `at`) */
                                 at: string;
-                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                /** @description What caused it, in words (the timeline's `cause`) */
                                 cause: string | null;
+                                /**
+                                 * @description What caused it (the timeline's `code`)
+                                 * @enum {string|null}
+                                 */
+                                code: "issued" | "first_attempt" | "after_outage" | "after_window" | "after_reported_outage" | "after_contingency" | "after_retry" | "dgii_answer" | "reconciled" | "refused" | "window" | "reported_outage" | "contingency" | "unreachable" | "unjudged" | "outage_24h" | "retry" | "annulled" | null;
                                 /** @enum {string} */
-                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled" | "held" | "unanswered" | "used_number";
                             };
                         };
                         /** @description The event's id, as in webhook-id */
@@ -24718,6 +24723,62 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "ecf.alert_resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The ecf.alert_resolved event
+         * @description Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (evt_…): the same on every attempt; deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one). */
+                    "webhook-signature": string;
+                    /** @description Seconds since the epoch when this attempt was signed. */
+                    "webhook-timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description When the change happened (ISO 8601, UTC) */
+                        created_at: string;
+                        data: components["schemas"]["EcfAlert"] & unknown;
+                        /** @description The event's id, as in webhook-id */
+                        id: string;
+                        /** @enum {string} */
+                        type: "ecf.alert_resolved";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "ecf.annulled": {
         parameters: {
             query?: never;
@@ -24756,10 +24817,15 @@ export interface webhooks {
                             transition: {
                                 /** @description When the state changed (the timeline's `at`) */
                                 at: string;
-                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                /** @description What caused it, in words (the timeline's `cause`) */
                                 cause: string | null;
+                                /**
+                                 * @description What caused it (the timeline's `code`)
+                                 * @enum {string|null}
+                                 */
+                                code: "issued" | "first_attempt" | "after_outage" | "after_window" | "after_reported_outage" | "after_contingency" | "after_retry" | "dgii_answer" | "reconciled" | "refused" | "window" | "reported_outage" | "contingency" | "unreachable" | "unjudged" | "outage_24h" | "retry" | "annulled" | null;
                                 /** @enum {string} */
-                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled" | "held" | "unanswered" | "used_number";
                             };
                         };
                         /** @description The event's id, as in webhook-id */
@@ -24823,10 +24889,15 @@ export interface webhooks {
                             transition: {
                                 /** @description When the state changed (the timeline's `at`) */
                                 at: string;
-                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                /** @description What caused it, in words (the timeline's `cause`) */
                                 cause: string | null;
+                                /**
+                                 * @description What caused it (the timeline's `code`)
+                                 * @enum {string|null}
+                                 */
+                                code: "issued" | "first_attempt" | "after_outage" | "after_window" | "after_reported_outage" | "after_contingency" | "after_retry" | "dgii_answer" | "reconciled" | "refused" | "window" | "reported_outage" | "contingency" | "unreachable" | "unjudged" | "outage_24h" | "retry" | "annulled" | null;
                                 /** @enum {string} */
-                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled" | "held" | "unanswered" | "used_number";
                             };
                         };
                         /** @description The event's id, as in webhook-id */
@@ -24890,10 +24961,15 @@ export interface webhooks {
                             transition: {
                                 /** @description When the state changed (the timeline's `at`) */
                                 at: string;
-                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                /** @description What caused it, in words (the timeline's `cause`) */
                                 cause: string | null;
+                                /**
+                                 * @description What caused it (the timeline's `code`)
+                                 * @enum {string|null}
+                                 */
+                                code: "issued" | "first_attempt" | "after_outage" | "after_window" | "after_reported_outage" | "after_contingency" | "after_retry" | "dgii_answer" | "reconciled" | "refused" | "window" | "reported_outage" | "contingency" | "unreachable" | "unjudged" | "outage_24h" | "retry" | "annulled" | null;
                                 /** @enum {string} */
-                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled" | "held" | "unanswered" | "used_number";
                             };
                         };
                         /** @description The event's id, as in webhook-id */
@@ -24957,10 +25033,15 @@ export interface webhooks {
                             transition: {
                                 /** @description When the state changed (the timeline's `at`) */
                                 at: string;
-                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                /** @description What caused it, in words (the timeline's `cause`) */
                                 cause: string | null;
+                                /**
+                                 * @description What caused it (the timeline's `code`)
+                                 * @enum {string|null}
+                                 */
+                                code: "issued" | "first_attempt" | "after_outage" | "after_window" | "after_reported_outage" | "after_contingency" | "after_retry" | "dgii_answer" | "reconciled" | "refused" | "window" | "reported_outage" | "contingency" | "unreachable" | "unjudged" | "outage_24h" | "retry" | "annulled" | null;
                                 /** @enum {string} */
-                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled" | "held" | "unanswered" | "used_number";
                             };
                         };
                         /** @description The event's id, as in webhook-id */
@@ -25024,10 +25105,15 @@ export interface webhooks {
                             transition: {
                                 /** @description When the state changed (the timeline's `at`) */
                                 at: string;
-                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                /** @description What caused it, in words (the timeline's `cause`) */
                                 cause: string | null;
+                                /**
+                                 * @description What caused it (the timeline's `code`)
+                                 * @enum {string|null}
+                                 */
+                                code: "issued" | "first_attempt" | "after_outage" | "after_window" | "after_reported_outage" | "after_contingency" | "after_retry" | "dgii_answer" | "reconciled" | "refused" | "window" | "reported_outage" | "contingency" | "unreachable" | "unjudged" | "outage_24h" | "retry" | "annulled" | null;
                                 /** @enum {string} */
-                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled" | "held" | "unanswered" | "used_number";
                             };
                         };
                         /** @description The event's id, as in webhook-id */
@@ -25091,10 +25177,15 @@ export interface webhooks {
                             transition: {
                                 /** @description When the state changed (the timeline's `at`) */
                                 at: string;
-                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                /** @description What caused it, in words (the timeline's `cause`) */
                                 cause: string | null;
+                                /**
+                                 * @description What caused it (the timeline's `code`)
+                                 * @enum {string|null}
+                                 */
+                                code: "issued" | "first_attempt" | "after_outage" | "after_window" | "after_reported_outage" | "after_contingency" | "after_retry" | "dgii_answer" | "reconciled" | "refused" | "window" | "reported_outage" | "contingency" | "unreachable" | "unjudged" | "outage_24h" | "retry" | "annulled" | null;
                                 /** @enum {string} */
-                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled" | "held" | "unanswered" | "used_number";
                             };
                         };
                         /** @description The event's id, as in webhook-id */
@@ -26732,6 +26823,17 @@ export interface components {
             modification_code: number;
             /** @description RazonModificacion, e.g. 'error en precio' */
             reason: string;
+            /** @description Contingency replacement (issue 43; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper note, from this branch's contingency range, that this E33 (a B03) or E34 (a B04) replaces; each paper NCF once. Its e-CF names the paper note in InformacionReferencia; the note still modifies this invoice */
+            replaces?: {
+                /**
+                 * Format: date
+                 * @description The date written on the paper note (FechaNCFModificado)
+                 * @example 2026-11-20
+                 */
+                issue_date: string;
+                /** @example B0400000007 */
+                ncf: string;
+            };
             /** @description Credit notes: return the credited products to the invoice's workspace (default true) */
             restock?: boolean;
         };
@@ -26960,7 +27062,7 @@ export interface components {
              *       "ecf.*"
              *     ]
              */
-            events: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "invoice.*" | "payment.*" | "quotation.*" | "product.*" | "credit_note.*" | "ecf.*" | "purchase.*" | "contact.*" | "tax.*" | "currency.*" | "document_subtype.*" | "salesman.*" | "bank_account.*" | "role.*" | "invitation.*" | "member.*" | "messaging_bot.*" | "chat_account.*" | "*")[];
+            events: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "ecf.alert_resolved" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "invoice.*" | "payment.*" | "quotation.*" | "product.*" | "credit_note.*" | "ecf.*" | "purchase.*" | "contact.*" | "tax.*" | "currency.*" | "document_subtype.*" | "salesman.*" | "bank_account.*" | "role.*" | "invitation.*" | "member.*" | "messaging_bot.*" | "chat_account.*" | "*")[];
             /** @example https://example.com/hooks/sucursal */
             url: string;
             /** @description Only events of these workspaces; null or absent: every workspace. */
@@ -27121,6 +27223,7 @@ export interface components {
             subject: string;
         };
         EcfAnnulment: {
+            /** @description How many e-NCF of the range DGII annulled */
             count: number;
             created_at: string;
             dgii_messages: {
@@ -27133,6 +27236,12 @@ export interface components {
             /** @example E310000000011 */
             from: string;
             id: number;
+            /** @description Number by number, the e-NCF of the range DGII did not annul (a partial answer: 'Con excepción de las secuencias del detalle'); every other number of the range was annulled. Empty when all were */
+            not_annulled: {
+                encf: string;
+                /** @description DGII's message naming it */
+                reason: string;
+            }[];
             /** @example E310000000020 */
             to: string;
             type: string;
@@ -27180,14 +27289,8 @@ export interface components {
                 method: "POST";
                 path: string;
             } | null;
-            /** @description Each change of state in order: signed, sent (DGII gave a trackId), retried, then DGII's answer or failed, annulled */
-            timeline: {
-                at: string;
-                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
-                cause: string | null;
-                /** @enum {string} */
-                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
-            }[];
+            /** @description In order, each change of state (signed, sent, retried, DGII's answer, failed, annulled) and each exchange with DGII that changed the course (held, unanswered, used_number), each with what caused it */
+            timeline: components["schemas"]["EcfTimelineEntry"][];
         };
         EcfSettings: {
             /** @description DGII's authorization to send deferred (IndicadorEnvioDiferido): its reference; null when not authorized. Only then may an invoice be created with offline_issued_at */
@@ -27278,6 +27381,27 @@ export interface components {
             document_kind: "invoice" | "credit_note" | "debit_note" | "purchase";
             id: number;
             issue_date: string;
+        };
+        EcfTimelineEntry: {
+            at: string;
+            /** @description The send attempt it happened on, when one did */
+            attempt: number | null;
+            /** @description The user who did it (issued, retried, annulled); null for what Sucursal or DGII did */
+            by: {
+                id: number;
+                name: string;
+            } | null;
+            /** @description The cause in words: who, which attempt, what DGII answered */
+            cause: string | null;
+            /**
+             * @description What caused it: issued; first_attempt, after_outage, after_window, after_reported_outage, after_contingency, after_retry (a send); dgii_answer, reconciled (through consultatrackids: track_id is the one followed), refused (DGII refused the file); window, reported_outage, contingency (held); unreachable, unjudged (DGII's answer had neither codigo nor estado: its state is asked, nothing is sent again); outage_24h; retry; annulled. Null for entries written before issue 43
+             * @enum {string|null}
+             */
+            code: "issued" | "first_attempt" | "after_outage" | "after_window" | "after_reported_outage" | "after_contingency" | "after_retry" | "dgii_answer" | "reconciled" | "refused" | "window" | "reported_outage" | "contingency" | "unreachable" | "unjudged" | "outage_24h" | "retry" | "annulled" | null;
+            /** @enum {string} */
+            state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled" | "held" | "unanswered" | "used_number";
+            /** @description DGII's trackId the entry is about (the one sent, answered or followed) */
+            track_id: string | null;
         };
         Error: {
             /**
@@ -27583,6 +27707,11 @@ export interface components {
             modified_issue_date: string;
             modified_ncf: string;
             reason: string;
+            /** @description A contingency replacement: the paper note its e-CF replaces (CodigoModificacion 4) and its date; null otherwise */
+            replaces: {
+                issue_date: string;
+                ncf: string;
+            } | null;
             restock: boolean;
             /** @enum {string} */
             status: "issued";
@@ -28744,7 +28873,7 @@ export interface components {
              *       "ecf.*"
              *     ]
              */
-            events?: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "invoice.*" | "payment.*" | "quotation.*" | "product.*" | "credit_note.*" | "ecf.*" | "purchase.*" | "contact.*" | "tax.*" | "currency.*" | "document_subtype.*" | "salesman.*" | "bank_account.*" | "role.*" | "invitation.*" | "member.*" | "messaging_bot.*" | "chat_account.*" | "*")[];
+            events?: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "ecf.alert_resolved" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "invoice.*" | "payment.*" | "quotation.*" | "product.*" | "credit_note.*" | "ecf.*" | "purchase.*" | "contact.*" | "tax.*" | "currency.*" | "document_subtype.*" | "salesman.*" | "bank_account.*" | "role.*" | "invitation.*" | "member.*" | "messaging_bot.*" | "chat_account.*" | "*")[];
             /** @example https://example.com/hooks/sucursal */
             url?: string;
             /** @description Only events of these workspaces; null or absent: every workspace. */
@@ -28821,7 +28950,7 @@ export interface components {
             resource_id: number | null;
             resource_type: string | null;
             /** @enum {string} */
-            type: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
+            type: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "ecf.alert_resolved" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
             workspace_id: number | null;
         };
         WebhookReceived: {

@@ -218,7 +218,7 @@ for (const { owner, path, name, tag, view, send } of OWNERS) {
       const view = {
         ...documents.serializeEcf(row, config(c.env)),
         timeline: await documents.ecfTimeline(c.var.db, row),
-        next_action: documents.nextAction(row, owner, id),
+        next_action: await documents.nextAction(c.var.db, row, owner, id),
       };
       return c.json({ data: view }, 200);
     },
@@ -268,7 +268,7 @@ for (const { owner, path, name, tag, view, send } of OWNERS) {
       const view = {
         ...documents.serializeEcf(row, config(c.env)),
         timeline: await documents.ecfTimeline(c.var.db, row),
-        next_action: documents.nextAction(row, owner, id),
+        next_action: await documents.nextAction(c.var.db, row, owner, id),
       };
       return c.json({ data: view, message: "The e-CF will be sent to DGII again." }, 200);
     },
@@ -312,6 +312,10 @@ ecfRouter.openapi(
   ),
   async (c) => {
     const row = await annulRange(c.var.db, c.var.scope, c.req.valid("json"), config(c.env), new Date());
-    return c.json({ data: serializeAnnulment(row), message: `${row.count} e-NCF annulled with DGII.` }, 201);
+    const kept = serializeAnnulment(row).not_annulled;
+    const message = kept.length
+      ? `${row.count} of ${row.count + kept.length} e-NCF annulled with DGII; DGII did not annul ${kept.map((n) => n.encf).join(", ")} (not_annulled says why).`
+      : `${row.count} e-NCF annulled with DGII.`;
+    return c.json({ data: serializeAnnulment(row), message }, 201);
   },
 );
