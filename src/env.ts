@@ -99,10 +99,10 @@ const schema = z.object({
   // to taxpayers that meet its requirements; without one the sweep is off and sending does not pause.
   DGII_STATUS_BASE_URL: baseUrl("https://statusecf.dgii.gov.do"),
   DGII_STATUS_API_KEY: optionalText,
-  // Off in production: webhook endpoints must be https:// to a public host (modules/webhooks/url.ts).
+  // Off in production: webhook endpoints must be https:// to a public host (lib/outbound-url.ts).
   WEBHOOKS_ALLOW_HTTP_LOOPBACK: z.preprocess(blankIsUnset, z.enum(["true", "false"]).default("false")).transform((v) => v === "true"),
   // DNS over HTTPS (JSON API) that webhook endpoint names are resolved through before a delivery, so
-  // a name pointing at a private address is refused (modules/webhooks/url.ts).
+  // a name pointing at a private address is refused (lib/outbound-url.ts).
   WEBHOOKS_DNS_RESOLVER_URL: baseUrl("https://cloudflare-dns.com/dns-query"),
   // The authorities accredited by INDOTEL for DGII (Ley 32-23 art. 6) as a PEM bundle: a supplier's
   // e-CF, a buyer's ACECF or ARECF is accepted only when signed by a certificate chaining to one of

@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
  * program and messages as xmllint-wasm's own validateXML, which in Node starts a worker thread and
  * compiles the 780 KB module again for every document (0.7-1.6 s a document on a busy 2-CPU
  * machine, against 70-250 ms here). The fake DGII validates every document it receives, so this is
- * most of what a test of sending costs. As src/lib/xsd.ts does in the Worker: the package's
+ * most of what a test of sending costs. As src/modules/ecf/xsd.ts does in the Worker: the package's
  * browser build (its Emscripten factory, exported by patches/xmllint-wasm+5.3.0.patch) with an
  * `instantiateWasm` hook that instantiates the compiled module.
  */

@@ -1,7 +1,7 @@
 import type { Pool } from "@neondatabase/serverless";
 import type { Database, RequestTransaction } from "../db/client";
+import type { CompanyGrant } from "../db/grants";
 import type { Env } from "../env";
-import type { CompanyGrant } from "../modules/members/grants";
 import type { RequestScope } from "./scope";
 
 export interface Tenant {

@@ -19,7 +19,7 @@ export const V1 = "/api/v1";
  * - `level: "company"`: at company level (the company's owner, or a company role the owner granted);
  *   the act is on the whole company, so no branch role counts;
  * - `level: "branches"`: at company level, or as a member of every branch the request names — the
- *   service checks the names (members/grants.ts assertHeldForBranches); naming none acts on the
+ *   service checks the names (db/grants.ts assertHeldForBranches); naming none acts on the
  *   whole company.
  */
 export type AccessLevel = "company" | "branches";

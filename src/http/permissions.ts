@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { type CompanyGrant, companyForbidden, companyGrantOf, missingAtCompanyLevel } from "../db/grants";
 import { AppError } from "../lib/errors";
-import { type CompanyGrant, companyForbidden, companyGrantOf, missingAtCompanyLevel } from "../modules/members/grants";
 import { requireAuth } from "./auth";
 import type { AppEnv } from "./context";
 import { requireWorkspace } from "./workspace";
@@ -21,7 +21,7 @@ export function requirePermission(permission: string) {
   });
 }
 
-/** The caller's company role (members/grants.ts), read once per request and only by the routes that ask. */
+/** The caller's company role (db/grants.ts), read once per request and only by the routes that ask. */
 export async function companyGrant(c: Context<AppEnv>): Promise<CompanyGrant | null> {
   let grant = c.get("company");
   if (grant === undefined) {
@@ -45,7 +45,7 @@ export function requireCompanyPermission(permission: string) {
 
 /**
  * A branch-scoped act (`level: "branches"`): the first gate, before the service checks every branch
- * the request names (members/grants.ts assertHeldForBranches) — the permission at company level or
+ * the request names (db/grants.ts assertHeldForBranches) — the permission at company level or
  * in the request's workspace; neither → 403 `forbidden`.
  */
 export function requireBranchesPermission(permission: string) {

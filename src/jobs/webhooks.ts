@@ -6,9 +6,9 @@ import * as schema from "../db/schema";
 import { config, type Env } from "../env";
 import { decryptSecret } from "../lib/crypto";
 import { log } from "../lib/log";
+import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "../lib/outbound-url";
 import { eventPayload } from "../modules/webhooks/data-formats";
 import { disableForFailures, EVENT_RETENTION_MS } from "../modules/webhooks/service";
-import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "../modules/webhooks/url";
 import { enqueueOutbox, enqueueWebhooks, type WebhookRef } from "./messages";
 
 /**
@@ -84,7 +84,7 @@ interface Attempt {
 }
 
 /**
- * What the endpoint's host resolves to now (modules/webhooks/url.ts), as a refusal: a private
+ * What the endpoint's host resolves to now (lib/outbound-url.ts), as a refusal: a private
  * address, or no answer from the resolver — the attempt is not sent while the host is unknown, and
  * is retried on the schedule as any failed attempt.
  */

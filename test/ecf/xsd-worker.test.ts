@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { SCHEMA_NAMES, validateAgainstSchema } from "../../src/lib/xsd";
 import { signingMaterial } from "../../src/modules/ecf/certificate";
 import { ECF_FORMAT, ECF_KINDS } from "../../src/modules/ecf/formats/ecf";
 import { schemaOf } from "../../src/modules/ecf/formats/schema";
 import { signXml } from "../../src/modules/ecf/signature";
 import { buildEcf } from "../../src/modules/ecf/xml";
+import { SCHEMA_NAMES, validateAgainstSchema } from "../../src/modules/ecf/xsd";
 import { makeCertificate } from "../support/certificates";
 import { documentFor } from "../support/ecf-documents";
 
 /**
- * DGII's formats inside workerd (issue 19, reception; issue 31): src/lib/xsd.ts runs libxml2's
+ * DGII's formats inside workerd (issue 19, reception; issue 31): src/modules/ecf/xsd.ts runs libxml2's
  * xmllint, compiled to WebAssembly and imported as a module, against the schemas generated from our
  * own definitions (src/modules/ecf/formats/), nothing read from outside the repository. An E31 the project builds and signs validates; the same E31 missing a mandatory element,
  * or with two in the wrong order, is refused with libxml2's message naming the element.

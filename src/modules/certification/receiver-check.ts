@@ -4,6 +4,7 @@ import * as schema from "../../db/schema";
 import type { Config } from "../../env";
 import { Big } from "../../lib/decimal";
 import { AppError } from "../../lib/errors";
+import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "../../lib/outbound-url";
 import type { SigningMaterial } from "../ecf/certificate";
 import { boundedText, RECEIVER_ANSWER_BYTES, UnusableAnswer } from "../ecf/dgii";
 import { buildAcecf, EcfReadError, readArecf } from "../ecf/receipts";
@@ -14,7 +15,6 @@ import { buildEcf, type EcfDocument } from "../ecf/xml";
 import { namesAuthor, trustStoreOf } from "../reception/signers";
 import { verifySignedDocument } from "../reception/verify";
 import { lineAmounts, taxBreakdown } from "../sales/lines";
-import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "../webhooks/url";
 
 /**
  * Certification steps 7-11 (issue 32): before DGII sends its own e-CF and ACECF, the admin checks

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { assertHeldForBranches } from "../../db/grants";
 import { config } from "../../env";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { companyGrant } from "../../http/permissions";
@@ -6,7 +7,6 @@ import { FILE_UPLOAD_TYPE_MESSAGE } from "../../http/request-checks";
 import { dataOnly, dataWithMessage } from "../../http/schemas";
 import { selfFetcher } from "../../http/self";
 import { AppError } from "../../lib/errors";
-import { assertHeldForBranches } from "../members/grants";
 import { pdfZipStream } from "../quotations/zip";
 import { renderDocumentPdf } from "../sales/pdf";
 import { PRINTED_REPRESENTATION_MAX_BYTES, simulationPrintedEntries } from "./printed";

@@ -3,7 +3,7 @@ import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { AppError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
-import type { SchemaName } from "../../lib/xsd";
+import type { SchemaName } from "../ecf/xsd";
 import { problemErrors } from "./case-problems";
 import { type DgiiService, type PlannedCase, planCases, SERVICE_OF, type SentAs, summaryInput } from "./case-sending";
 import { type CaseInput, caseXml, explainedByMissing, schemaErrorColumn, withSignaturePlaceholder } from "./case-xml";
@@ -101,11 +101,11 @@ export function sendingSummary(view: Pick<TestCaseView, "sent_as" | "document">[
 }
 
 // Loaded on first use, as reception does: the validator's WebAssembly module is the Worker's (the Node tools that read the route table never load it).
-const validateAgainstSchema = async (xml: string, name: SchemaName) => (await import("../../lib/xsd")).validateAgainstSchema(xml, name);
+const validateAgainstSchema = async (xml: string, name: SchemaName) => (await import("../ecf/xsd")).validateAgainstSchema(xml, name);
 
 /**
  * Each case built into its document (case-xml.ts) and checked against our definition of its
- * format (src/lib/xsd.ts) before anything is stored: a case that cannot make a valid document is
+ * format (src/modules/ecf/xsd.ts) before anything is stored: a case that cannot make a valid document is
  * refused with the import, naming the cell at fault and why; an E32 sent as its summary, its
  * summary too (on sheet RFCE's row when it gives it). The check stands in a FechaHoraFirma, a
  * security code and a Signature, which the run adds when it signs.

@@ -1,9 +1,9 @@
 import { asc, desc, eq } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { ADMIN_ROLE } from "../../db/grants";
 import * as schema from "../../db/schema";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
-import { ADMIN_ROLE } from "../members/grants";
 import { roleByName } from "../roles/service";
 import type { CompanyMember } from "./schemas";
 

@@ -1,11 +1,11 @@
 import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { assertHeldForBranches, type CompanyGrant } from "../../db/grants";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
-import { assertHeldForBranches, type CompanyGrant } from "../members/grants";
 import type { CreateContingencyInput, EcfContingency } from "./schemas";
 
 /**

@@ -1,5 +1,5 @@
 import { AppError } from "../../lib/errors";
-import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "../webhooks/url";
+import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "../../lib/outbound-url";
 import type { SigningMaterial } from "./certificate";
 import type { EcfEnvironment } from "./schemas";
 import { MAX_SEED_BYTES, NotASeed, seedToSign } from "./seed";
@@ -590,7 +590,7 @@ export async function directoryReceiver(
 /**
  * How another taxpayer's receiver may be called (issue 30): its URL, read from DGII's directory
  * (which any taxpayer fills in for itself), gets the rules of a webhook endpoint
- * (modules/webhooks/url.ts): https to a public address, the name resolved through DNS over HTTPS
+ * (lib/outbound-url.ts): https to a public address, the name resolved through DNS over HTTPS
  * before each attempt; development allows http to loopback (the local DGII stand-in).
  */
 export interface ReceiverPolicy {

@@ -5,8 +5,8 @@ import type { Config } from "../../env";
 import { decryptSecret, encryptSecret } from "../../lib/crypto";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
+import { endpointUrlProblem } from "../../lib/outbound-url";
 import { assertReadyForProduction } from "../certification/service";
-import { endpointUrlProblem } from "../webhooks/url";
 import { inspectCertificate, type SigningMaterial, signingMaterial } from "./certificate";
 import type { ReceiverPolicy } from "./dgii";
 import type { EcfEnvironment, PutCertificateInput, PutSettingsInput } from "./schemas";
@@ -74,7 +74,7 @@ export async function putSettings(db: AnyDb, tenantId: number, input: PutSetting
 
 /**
  * The receiver's base URL as DGII's directory lists one (urlRecepcion: the host, /fe/… appended by
- * whoever calls): the rules of a webhook endpoint (modules/webhooks/url.ts: https to a public
+ * whoever calls): the rules of a webhook endpoint (lib/outbound-url.ts: https to a public
  * address), without query, fragment or a path ending in /fe; the trailing slash dropped.
  */
 function receiverBaseUrl(raw: string, allowHttpLoopback: boolean): string {

@@ -3,6 +3,7 @@ import { and, asc, desc, eq, exists, gte, inArray, lt, type SQL, sql } from "dri
 import { alias } from "drizzle-orm/pg-core";
 import type { AnyDb } from "../../db/client";
 import { postgresError } from "../../db/errors";
+import { memberWorkspacesHolding } from "../../db/grants";
 import { pageOffset, pageTotal, updatedSince } from "../../db/queries";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
@@ -11,7 +12,6 @@ import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { decimal2, timestamp } from "../../lib/format";
-import { memberWorkspacesHolding } from "../members/grants";
 import { assertWritableIn } from "../products/ownership";
 import type {
   AdjustmentItem,

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { assertHeldInEvery, grantsOf } from "../../db/grants";
 import { type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
@@ -7,7 +8,6 @@ import type { ListQuery } from "../../http/pagination";
 import { sha256Hex } from "../../lib/crypto";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../lib/errors";
 import { hashPassword } from "../../lib/password";
-import { assertHeldInEvery, grantsOf } from "../members/grants";
 import { enqueueEmail } from "../outbox/service";
 import { roleByName } from "../roles/service";
 

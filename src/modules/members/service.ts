@@ -1,11 +1,11 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { assertHeldInEvery, grantsOf } from "../../db/grants";
 import { type Page, pageOffset, pageTotal, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import { AppError, notFound } from "../../lib/errors";
 import { type Caller, roleByName } from "../roles/service";
-import { assertHeldInEvery, grantsOf } from "./grants";
 
 const { workspaceMembers, users, roles, workspaces } = schema;
 

@@ -1,10 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { grantsOf, missingIn } from "../../db/grants";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
 import { AppError, fieldError } from "../../lib/errors";
-import { grantsOf, missingIn } from "../members/grants";
 
 /**
  * Writes are authorized in the workspace that owns what they change, not only in the request's

@@ -11,7 +11,6 @@ import { Big } from "../../lib/decimal";
 import { AppError, fieldError, fieldErrorsFromZod, notFound } from "../../lib/errors";
 import { decimal2, timestamp } from "../../lib/format";
 import { normalizeIdentification } from "../../lib/identification";
-import type { SchemaName } from "../../lib/xsd";
 import { createContact } from "../contacts/service";
 import type { SigningMaterial } from "../ecf/certificate";
 import {
@@ -29,6 +28,7 @@ import {
 import type { EcfEnvironment } from "../ecf/schemas";
 import { openedCertificate } from "../ecf/service";
 import { parseUntrustedXml, signXml, UntrustedXmlError, type XmlDocument } from "../ecf/signature";
+import type { SchemaName } from "../ecf/xsd";
 import { CreatePurchaseBody, type CreatePurchaseInput } from "../purchases/schemas";
 import { createPurchase, type WrittenPurchase } from "../purchases/service";
 import { ourSeedExpiry, type TokenHolder } from "./receiver-auth";
@@ -48,7 +48,7 @@ import { verifySignedDocument } from "./verify";
  * gives (wrangler's CompiledWasm rule), and Node scripts that read the route table (docs:routes, the
  * OpenAPI checks) never load it.
  */
-const validateAgainstSchema = async (xml: string, name: SchemaName) => (await import("../../lib/xsd")).validateAgainstSchema(xml, name);
+const validateAgainstSchema = async (xml: string, name: SchemaName) => (await import("../ecf/xsd")).validateAgainstSchema(xml, name);
 
 const received = schema.receivedEcf;
 const seedUses = schema.receiverSeedUses;

@@ -1,12 +1,12 @@
 import { and, asc, desc, eq, isNotNull, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
+import { assertCompanyHolds, assertHeldInEvery, companyGrantOf, grantsOf, pendingInvitationsOffering, workspacesHoldingRole } from "../../db/grants";
 import { type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../lib/errors";
 import { isKnownPermission } from "../../lib/permissions";
-import { assertCompanyHolds, assertHeldInEvery, companyGrantOf, grantsOf, pendingInvitationsOffering, workspacesHoldingRole } from "../members/grants";
 
 /** Who is asking: the user and the request's workspace. */
 export interface Caller {

@@ -1,5 +1,6 @@
 import { and, asc, eq, ilike, inArray, isNotNull, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { ADMIN_ROLE, companyGrantOf, grantsOf, isAdminGrant } from "../../db/grants";
 import { likePattern, orderBy, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
@@ -7,7 +8,6 @@ import type { ListQuery } from "../../http/pagination";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import { hashPassword, verifyPassword } from "../../lib/password";
-import { ADMIN_ROLE, companyGrantOf, grantsOf, isAdminGrant } from "../members/grants";
 
 const { users, workspaces, workspaceMembers, roles, accessTokens } = schema;
 

@@ -8,11 +8,11 @@ import { encryptSecret } from "../../lib/crypto";
 import { AppError, fieldError } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import { log } from "../../lib/log";
+import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "../../lib/outbound-url";
 import { enqueueEmail } from "../outbox/service";
 import { type EventFormatConfig, eventPayload } from "./data-formats";
 import type { CreateEndpointInput, UpdateEndpointInput, WebhookDelivery, WebhookEndpoint, WebhookEvent } from "./schemas";
 import { prefixWildcard } from "./schemas";
-import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "./url";
 
 const e = schema.webhookEndpoints;
 const d = schema.webhookDeliveries;

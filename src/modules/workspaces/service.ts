@@ -2,12 +2,12 @@ import { and, asc, desc, eq, ilike, ne, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
+import { ADMIN_ROLE, assertHeldInEvery, grantsOf } from "../../db/grants";
 import { likePattern, type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import type { ListQuery } from "../../http/pagination";
 import { AppError, fieldError, notFound } from "../../lib/errors";
-import { ADMIN_ROLE, assertHeldInEvery, grantsOf } from "../members/grants";
 import { roleByName } from "../roles/service";
 
 /** Who is looking: a member sees their workspaces; `view_all_locations` sees every one of the tenant. */

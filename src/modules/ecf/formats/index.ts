@@ -1,6 +1,6 @@
 /**
  * The schemas of every document DGII defines, generated from our own format definitions (ecf.ts,
- * messages.ts) by schema.ts: what src/lib/xsd.ts validates against, in the Worker (received e-CF)
+ * messages.ts) by schema.ts: what src/modules/ecf/xsd.ts validates against, in the Worker (received e-CF)
  * and in tests (what we build). Each schema's text is generated once, on first use.
  */
 

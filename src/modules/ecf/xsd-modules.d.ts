@@ -1,4 +1,4 @@
-// Types of the two modules src/lib/xsd.ts imports from xmllint-wasm that the package does not type.
+// Types of the two modules src/modules/ecf/xsd.ts imports from xmllint-wasm that the package does not type.
 
 // wrangler's default CompiledWasm rule: a .wasm import is the module, compiled when the Worker loads.
 declare module "*.wasm" {

@@ -1,7 +1,7 @@
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
-import type { AnyDb } from "../../db/client";
-import * as schema from "../../db/schema";
-import { AppError } from "../../lib/errors";
+import { AppError } from "../lib/errors";
+import type { AnyDb } from "./client";
+import * as schema from "./schema";
 
 /**
  * What a user holds in each workspace they are a member of. Roles apply tenant-wide but are held

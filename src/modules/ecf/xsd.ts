@@ -18,9 +18,9 @@
 
 import xmllintWasm from "xmllint-wasm/xmllint.wasm";
 import xmllint from "xmllint-wasm/xmllint-browser.mjs";
-import { type SchemaName, schemaText } from "../modules/ecf/formats";
+import { type SchemaName, schemaText } from "./formats";
 
-export { SCHEMA_NAMES, type SchemaName } from "../modules/ecf/formats";
+export { SCHEMA_NAMES, type SchemaName } from "./formats";
 
 export interface SchemaValidation {
   valid: boolean;
