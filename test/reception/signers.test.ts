@@ -81,6 +81,20 @@ describe("who may authenticate at the receiver", { timeout: 60_000 }, () => {
         makeCertificate({ holderId: null }).then(async (c) => signAs(c, await seedOf(sub))),
         "El certificado no identifica a un contribuyente: su serialNumber no es un RNC ni una cédula.",
       ],
+      // A passport of nine digits is not that RNC (issue 41); nor a prefix no accredited authority writes, a bare number or a wrong check digit.
+      ...(
+        [
+          ["a passport (PASDO-)", { holderId: `PASDO-${rnc}` }],
+          ["a TINDO- prefix", { holderId: `TINDO-${rnc}` }],
+          ["a bare number", { holderId: null, serialNumber: rnc }],
+          ["a cédula with a wrong check digit", { holderId: "IDCDO-00113918206" }],
+          ["an RNC with a wrong check digit", { holderId: null, organizationIdentifier: `VATDO-${rnc.slice(0, 8)}${(Number(rnc[8]) + 1) % 10}` }],
+        ] as const
+      ).map(([what, options]): [string, Promise<string>, string] => [
+        what,
+        makeCertificate(options).then(async (c) => signAs(c, await seedOf(sub))),
+        "El certificado no identifica a un contribuyente: su serialNumber no es un RNC ni una cédula.",
+      ]),
     ];
     for (const [what, signed, reason] of cases) {
       const res = await exchange(sub, await signed);
@@ -106,17 +120,18 @@ describe("who may authenticate at the receiver", { timeout: 60_000 }, () => {
     expect(spent!.seconds).toBeLessThanOrEqual(300);
   });
 
-  it("accepts the holder's id with an ETSI prefix, and a representative's certificate naming the company as organizationIdentifier", async () => {
+  it("accepts the prefixes accredited authorities write: a cédula as IDCDO-, a company's RNC as VATDO- on its representative's certificate", async () => {
     const t = await ecfTenant();
     const supplierRnc = freshRnc();
-    for (const cert of [
-      await makeCertificate({ holderId: `TINDO-${supplierRnc}` }),
-      await makeCertificate({ holderId: "IDCDO-00112345678", organizationIdentifier: `VATDO-${supplierRnc}` }),
-    ]) {
+    for (const [cert, issuer] of [
+      // A taxpayer registered under its cédula (RNCEmisor of 11 digits), signing with its own certificate.
+      [await makeCertificate({ holderId: "IDCDO-00113918205" }), "00113918205"],
+      [await makeCertificate({ holderId: "IDCDO-00113918205", organizationIdentifier: `VATDO-${supplierRnc}` }), supplierRnc],
+    ] as const) {
       const token = await receiverToken(t.tenant.subdomain, cert);
       const encf = nextEncf();
       const res = await fe(t.tenant.subdomain, "/fe/recepcion/api/ecf", {
-        xml: signAs(cert, supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf })),
+        xml: signAs(cert, supplierEcf({ issuerRnc: issuer, buyerRnc: t.rnc, encf })),
         token,
       });
       expect(arecfFields(res.text), res.text).toMatchObject({ estado: "0", encf });
