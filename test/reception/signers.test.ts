@@ -268,14 +268,16 @@ describe("bounded before parsing", () => {
     }
   });
 
-  it("one IP flooding the receiver spends its own share: the tenant's real suppliers from other IPs still get through", async () => {
+  it("one client flooding the receiver spends its own share, an IPv6 one counted by its /64: the tenant's real suppliers from other IPs still get through", async () => {
     const t = await ecfTenant();
     const sub = t.tenant.subdomain;
     const limits = { RATE_LIMIT_RECEIVER_PER_IP_PER_MINUTE: "5", RATE_LIMIT_WEBHOOK_PER_MINUTE: "8" };
     const url = `http://${sub}.${TEST_DOMAIN}/fe/autenticacion/api/semilla`;
-    const flood = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+    // A new address of one /64 for each call (issue 41): one client all the same.
+    const net = `2001:db8:${(Math.floor(Math.random() * 0xfffe) + 1).toString(16)}:1`;
+    const flood = `${net}::1`;
     const statuses: number[] = [];
-    for (let i = 0; i < 7; i++) statuses.push((await appCall(sub, url, { ip: flood, env: limits })).status);
+    for (let i = 0; i < 7; i++) statuses.push((await appCall(sub, url, { ip: `${net}:${i + 1}::${i + 7}`, env: limits })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
     // The stranger's refused calls did not count against the tenant: a supplier's IP still has the tenant's remaining 3.
     const supplier = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
