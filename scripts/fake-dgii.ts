@@ -8,10 +8,10 @@ import { promisify } from "node:util";
 import { DOMImplementation, DOMParser, XMLSerializer } from "@xmldom/xmldom";
 import forge from "node-forge";
 import * as xmldsig from "xmldsigjs";
-import { validateXML } from "xmllint-wasm";
 import { SCHEMA_NAMES, type SchemaName, schemaText } from "../src/modules/ecf/formats";
 import { type Authority, makeAuthority } from "./lib/certificates";
 import { type LocalServer, listenOnLoopback } from "./lib/local-server";
+import { validateXml } from "./lib/xmllint";
 
 /**
  * A local stand-in for DGII's e-CF services (issue 18), speaking their protocol as DGII's
@@ -27,7 +27,8 @@ import { type LocalServer, listenOnLoopback } from "./lib/local-server";
  * - POST /{env}/recepcion/api/facturaselectronicas (bearer token; multipart `xml`) → `{trackId}`;
  *   the e-CF is checked at once — its schema (e-CF-{TipoeCF}.xsd), its signature (xmldsigjs), that
  *   the token's signer signed it, the file name RNCEmisor+eNCF.xml, an e-NCF not received before
- *   for that RNC — and the result kept for the trackId;
+ *   for that RNC, not an E32 under RD$250,000 (its summary goes to recepcionfc), not a credit note
+ *   crediting more than its e-CF's total with the notes before it — and the result kept for the trackId;
  * - GET /{env}/consultaresultado/api/consultas/estado?trackid=… → `{trackId, codigo, estado, rnc,
  *   eNCF, secuenciaUtilizada, fechaRecepcion, mensajes}` (1 Aceptado, 2 Rechazado, 3 En Proceso,
  *   4 Aceptado Condicional): Rechazado with DGII-like messages when the checks failed, else what
@@ -284,10 +285,7 @@ const STATES: Record<Exclude<ScriptedState, "rejected_unused">, { codigo: number
 };
 
 async function schemaErrors(xml: string, xsd: string): Promise<string[]> {
-  const result = await validateXML({
-    xml: [{ fileName: "document.xml", contents: xml }],
-    schema: [{ fileName: xsd, contents: schemaSource(xsd) ?? "" }],
-  });
+  const result = await validateXml([{ fileName: "document.xml", contents: xml }], [{ fileName: xsd, contents: schemaSource(xsd) ?? "" }]);
   return result.valid ? [] : result.errors.map((error) => error.message);
 }
 
@@ -516,6 +514,40 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
       errors.push(`El e-NCF ${encf} ya fue recibido.`);
     }
     return errors;
+  }
+
+  /**
+   * What DGII's reception refuses of an e-CF beyond its structure: an E32 under RD$250,000, whose
+   * summary goes to Recepción FC instead (Descripción técnica, "Recepción de e-CF": "no serán
+   * recibidos por este servicio"); a credit note (E34) that, with the notes DGII took before, credits
+   * more than the e-CF it modifies (Formato e-CF v1.0, MontoTotal, note 30: the sum of the credit
+   * notes of an e-CF is at most its total). The e-CF modified is one DGII holds from that issuer,
+   * whole or as a summary, not refused.
+   */
+  function receptionRules(xml: string, environment: string): string[] {
+    const cents = (text: string) => Math.round(Number(text || "0") * 100);
+    const total = cents(field(xml, "MontoTotal"));
+    const type = field(xml, "TipoeCF");
+    const rnc = field(xml, "RNCEmisor");
+    if (type === "32" && total < 250_000_00)
+      return [
+        "Las Facturas de Consumo Electrónica con un monto inferior a los RD$250,000.00 no son recibidas por este servicio: remita su resumen (RFCE) a la recepción de resumen factura de consumo.",
+      ];
+    const modified = field(xml, "NCFModificado");
+    if (type !== "34" || !modified) return [];
+    const standing = (r: Received) =>
+      r.rnc === rnc && r.environment === environment && !r.errors.length && !r.resend && r.final !== "rejected" && r.final !== "rejected_unused";
+    const invoice = received.find((r) => standing(r) && r.encf === modified);
+    if (!invoice) return [];
+    const credited = received
+      .filter((r) => standing(r) && r.kind === "ecf" && field(r.xml, "TipoeCF") === "34" && field(r.xml, "NCFModificado") === modified)
+      .reduce((sum, r) => sum + cents(field(r.xml, "MontoTotal")), 0);
+    const limit = cents(field(invoice.xml, "MontoTotal"));
+    if (credited + total <= limit) return [];
+    const money = (c: number) => (c / 100).toFixed(2);
+    return [
+      `La sumatoria de los montos de las notas de crédito (${money(credited + total)}) excede el monto total del e-CF modificado ${modified} (${money(limit)}).`,
+    ];
   }
 
   type Send = (status: number, body: unknown, type?: string, headers?: Record<string, string>) => void;
@@ -902,7 +934,7 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
         if (path === "recepcion/api/facturaselectronicas") {
           const type = field(xml, "TipoeCF");
           if (!/^(31|32|33|34|41|43|44|45|46|47)$/.test(type)) return send(400, { trackId: null, error: "El tipo de comprobante no es válido", mensaje: type });
-          const errors = await check(xml, `e-CF-${type}.xsd`, token, fileName, "ecf");
+          const errors = [...(await check(xml, `e-CF-${type}.xsd`, token, fileName, "ecf")), ...receptionRules(xml, environment)];
           const trackId = randomUUID();
           const encf = field(xml, "eNCF");
           const rnc = field(xml, "RNCEmisor");

@@ -88,9 +88,16 @@ export async function stepApproval(env: Env, ref: ApprovalRef, options: { now?: 
     if (row.dgiiStatus === "pending") {
       dgii = await attempt("DGII", async () => {
         try {
-          dgiiMessages = await withDgiiToken(row.tenantId, environment, urls.ecf, material, (token) =>
+          const answer = await withDgiiToken(row.tenantId, environment, urls.ecf, material, (token) =>
             sendCommercialApproval(urls.ecf, token, row.xml, fileName),
           );
+          dgiiMessages = answer.messages;
+          // Judged by the body (issue 33): "rechazada" is a refusal whatever the HTTP status.
+          if (answer.code === 2)
+            throw new DgiiRefused(
+              `DGII refused the approval: ${answer.messages.map((m) => m.valor).join(" ")}`.trim(),
+              JSON.stringify({ mensajes: answer.messages }),
+            );
         } catch (error) {
           if (error instanceof DgiiRefused) dgiiMessages = refusalMessages(error.body);
           throw error;

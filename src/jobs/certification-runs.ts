@@ -1,9 +1,12 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, ne } from "drizzle-orm";
 import { withTenantTransaction } from "../db/client";
 import * as schema from "../db/schema";
 import { config, type Env } from "../env";
+import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
+import { summaryInput } from "../modules/certification/case-sending";
 import { caseXml } from "../modules/certification/case-xml";
+import type { SigningMaterial } from "../modules/ecf/certificate";
 import {
   type DgiiMessage,
   DgiiRefused,
@@ -15,6 +18,7 @@ import {
   sendConsumerSummary,
   sendEcf,
   trackIdToFollow,
+  UNJUDGED,
   withDgiiToken,
 } from "../modules/ecf/dgii";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
@@ -32,17 +36,22 @@ import { type CertificationRunRef, enqueueCertificationRuns } from "./messages";
  *
  * - sent (an e-CF DGII gave a trackId): its result is queried, as production e-CF are (jobs/ecf.ts:
  *   the same token, Consulta Resultado, the same backoff between queries);
- * - pending: built from its row with the run's e-NCF (case-xml.ts), signed with the tenant's
- *   certificate, and sent: an e-CF to Recepción (its result asked at once, then later through
- *   its trackId while DGII has it in process), a summary
- *   (RFCE) to the consumer-invoice host (fc; answered at once), an ACECF to Aprobación Comercial
- *   (answered at once).
+ * - pending: built from its row with the run's e-NCF (case-xml.ts; a note's NCFModificado naming
+ *   an invoice of the set takes that invoice's number in this run), signed with the tenant's
+ *   certificate, and sent as the import decided (certification/case-sending.ts): an e-CF to
+ *   Recepción (its result asked at once, then later through its trackId while DGII has it in
+ *   process); an E32 under RD$250,000 signed whole and kept, its summary (RFCE, carrying the E32's
+ *   security code) to the consumer-invoice host (fc; answered at once); an ACECF to Aprobación
+ *   Comercial (answered at once).
  *
- * An accepted case lets the step go on with the next one; a rejected one (DGII's answer, or a
- * refused reception) stops the run with the case and DGII's messages; the last case accepted
- * completes it. DGII unreachable: the step is retried with the e-CF outage backoff (30 s doubling,
- * capped at 15 min), for as long as it takes: the run is stopped by a rejection only. Nothing here
- * writes an invoice, a stock movement or an ecf_documents row: the set's e-CF stay out of the books.
+ * Every answer is judged by its body, as production's are (issue 33): a reception or an approval
+ * answered 200 whose codigo/estado says rechazada is a rejection. An accepted case lets the step go
+ * on with the next one; a rejected one stops the run with the case and DGII's messages; the last
+ * case accepted completes it. DGII unreachable: the step is retried with the e-CF outage backoff
+ * (30 s doubling, capped at 15 min), for as long as it takes. The signing certificate removed
+ * meanwhile stops the run, saying so: nothing can be signed (not even DGII's seed) until one is
+ * uploaded again. Nothing here writes an invoice, a stock movement or an ecf_documents row: the
+ * set's e-CF stay out of the books.
  */
 
 const runs = schema.ecfCertificationRuns;
@@ -80,8 +89,6 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
     const settings = config(env);
     const environment = run.environment as EcfEnvironment;
     const urls = dgiiUrls(settings, environment);
-    const material = await tenantSigningMaterial(db, run.tenantId, settings.APP_ENCRYPTION_KEY);
-    const dgii = <T>(call: (token: string) => Promise<T>) => withDgiiToken(run.tenantId, environment, urls.ecf, material, call);
     const attempts = run.attempts + 1;
     const context = { tenantId: run.tenantId, runId: run.id, attempts };
     const saveRun = (values: Partial<typeof runs.$inferSelect>) =>
@@ -90,6 +97,42 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
         .set({ attempts, lastError: null, unreachableSince: null, ...values })
         .where(eq(runs.id, run.id));
     const saveCase = (id: number, values: Partial<CaseRow>) => db.update(cases).set(values).where(eq(cases.id, id));
+    const nextCase = async () =>
+      (
+        await db
+          .select()
+          .from(cases)
+          .where(and(eq(cases.tenantId, run.tenantId), eq(cases.runId, run.id), inArray(cases.state, ["pending", "sent"])))
+          .orderBy(asc(cases.position))
+          .limit(1)
+      )[0];
+    let material: SigningMaterial;
+    try {
+      material = await tenantSigningMaterial(db, run.tenantId, settings.APP_ENCRYPTION_KEY);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== "ecf_not_configured") throw error;
+      // Retrying would never help: without the certificate nothing is signed, not even DGII's seed.
+      const waiting = await nextCase();
+      await saveRun({
+        state: "stopped",
+        finishedAt: now,
+        stoppedCaseId: waiting?.id ?? null,
+        stopReason:
+          "The e-CF signing certificate was removed during the run (DELETE /api/v1/ecf/certificate): nothing more can be signed nor sent. Upload it again (PUT /api/v1/ecf/certificate) and start a new run.",
+      });
+      log.warn("certification run: stopped, the signing certificate was removed", { ...context, case: waiting?.caseName });
+      return { outcome: "final", state: "stopped" };
+    }
+    const dgii = <T>(call: (token: string) => Promise<T>) => withDgiiToken(run.tenantId, environment, urls.ecf, material, call);
+    // The set's e-NCF → this run's: a note refers to the invoice of its own run (issue 42).
+    const references = new Map(
+      (
+        await db
+          .select({ encf: cases.encf, runEncf: cases.runEncf })
+          .from(cases)
+          .where(and(eq(cases.tenantId, run.tenantId), eq(cases.runId, run.id), ne(cases.document, "acecf")))
+      ).map((c) => [c.encf, c.runEncf ?? c.encf]),
+    );
     const later = async (seconds: number): Promise<RunStepResult> => {
       await saveRun({ nextAttemptAt: new Date(now.getTime() + seconds * 1000) });
       return { outcome: "in_process", state: "running", retryInSeconds: seconds };
@@ -112,12 +155,7 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
     let current: CaseRow | undefined;
     try {
       for (let action = 0; action < ACTIONS_PER_STEP; action++) {
-        [current] = await db
-          .select()
-          .from(cases)
-          .where(and(eq(cases.tenantId, run.tenantId), eq(cases.runId, run.id), inArray(cases.state, ["pending", "sent"])))
-          .orderBy(asc(cases.position))
-          .limit(1);
+        current = await nextCase();
         if (!current) {
           await saveRun({ state: "completed", finishedAt: now });
           log.info("certification run: completed", context);
@@ -141,7 +179,7 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
         // timeout, a cut connection): DGII's trackIds say whether it holds this e-NCF, and a copy it
         // holds is followed instead of sending again, which DGII would reject as a used sequence
         // and so stop the run (issue 33, as jobs/ecf.ts does).
-        if (row.document === "ecf" && row.sentAt) {
+        if (row.sentAs === "ecf" && row.sentAt) {
           const issuer = fieldOf(row, "RNCEmisor");
           const held = await dgii((token) => queryTrackIds(urls.ecf, token, issuer, row.runEncf!)).catch((error) => {
             if (error instanceof DgiiRefused) return [];
@@ -154,7 +192,22 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
             continue;
           }
         }
-        // Pending: built from its row with the run's number, signed, sent.
+        // Pending: built from its row with the run's number, signed, sent. Descripción técnica,
+        // "Formato de Nombre de Archivo": RNCEmisor + e-NCF (an ACECF: the approver's RNC, RNCComprador).
+        const fileName = `${fieldOf(row, row.document === "acecf" ? "RNCComprador" : "RNCEmisor")}${row.runEncf}.xml`;
+        const signedAt = ecfDateTime(now);
+        if (row.document === "ecf" && row.sentAs === "rfce") {
+          // An E32 under RD$250,000: signed whole and kept (the OFV asks for it), its summary sent
+          // with the E32's security code, as production issues it (ecf/issue.ts).
+          const e32 = signXml(caseXml({ document: "ecf", type: row.ecfType, fields: row.fields }, { encf: row.runEncf!, signedAt, references }).xml, material);
+          const summary = signXml(caseXml(summaryInput(row), { encf: row.runEncf!, securityCode: e32.securityCode }).xml, material);
+          await saveCase(row.id, { xml: e32.xml, summaryXml: summary.xml, securityCode: e32.securityCode, sentAt: now });
+          const result = await dgii((token) => sendConsumerSummary(urls.fc, token, summary.xml, fileName));
+          log.info("certification run: summary sent", { ...context, case: row.caseName, encf: row.runEncf });
+          const stop = await answer(row, FINAL_BY_CODE[result.code] ?? "rejected", result.messages);
+          if (stop) return stop;
+          continue;
+        }
         const securityCode =
           row.document === "rfce"
             ? ((
@@ -166,15 +219,9 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
             : undefined;
         const built = caseXml(
           { document: row.document as "ecf" | "rfce" | "acecf", type: row.ecfType, fields: row.fields },
-          {
-            encf: row.runEncf!,
-            signedAt: ecfDateTime(now),
-            securityCode: securityCode || undefined,
-          },
+          { encf: row.runEncf!, signedAt, securityCode: securityCode || undefined, references },
         );
         const signed = signXml(built.xml, material);
-        // Descripción técnica, "Formato de Nombre de Archivo": RNCEmisor + e-NCF (an ACECF: the approver's RNC, RNCComprador).
-        const fileName = `${fieldOf(row, row.document === "acecf" ? "RNCComprador" : "RNCEmisor")}${row.runEncf}.xml`;
         await saveCase(row.id, { xml: signed.xml, securityCode: signed.securityCode, sentAt: now });
         if (row.document === "ecf") {
           const trackId = await dgii((token) => sendEcf(urls.ecf, token, signed.xml, fileName));
@@ -196,8 +243,16 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
           if (stop) return stop;
           continue;
         }
-        const messages = await dgii((token) => sendCommercialApproval(urls.ecf, token, signed.xml, fileName));
-        const stop = await answer(row, "accepted", messages);
+        const approval = await dgii((token) => sendCommercialApproval(urls.ecf, token, signed.xml, fileName));
+        const verdict = approval.code === 1 ? "accepted" : "rejected";
+        const said =
+          approval.code === UNJUDGED
+            ? [
+                ...approval.messages,
+                { codigo: "", valor: "DGII's answer said neither aprobada nor rechazada (no estado nor codigo of DGII's): not taken as accepted." },
+              ]
+            : approval.messages;
+        const stop = await answer(row, verdict, said);
         if (stop) return stop;
       }
       // More cases answered at once: the next message goes on with them.

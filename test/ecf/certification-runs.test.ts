@@ -3,21 +3,18 @@ import type { TestSet } from "../../src/modules/certification/schemas";
 import type { Data, DataWithMessage } from "../support/api";
 import { runCron, runQueue } from "../support/jobs";
 import { ownerRow, ownerRows, sql } from "../support/seed";
-import { approvalRows, ecfCases, rfceCases, SMALL_E32, upload, workbook } from "../support/test-sets";
-import { type EcfTenant, ecfTenant, fakeDgii, received, script } from "./helpers";
+import { approvalRows, ecfCases, type Row, rfceCases, SMALL_E32, upload, workbook } from "../support/test-sets";
+import { type EcfTenant, ecfTenant, fakeDgii, issueE31, type Received, received, script, waitForStatus } from "./helpers";
 
 type TestSetData = import("zod").infer<typeof TestSet>;
+type CaseData = TestSetData["cases"][number];
 
 const PATH = "/ecf/certification/test-sets";
 
-/** A tenant in CerteCF with DGII's e-CF set imported, its rows naming the tenant's RNC as the issuer (as DGII's set for it does). */
-async function certTenant(sheets?: Parameters<typeof workbook>[0], tenant?: EcfTenant) {
-  const t = tenant ?? (await ecfTenant());
-  const res = await t.tenant.api.post<DataWithMessage<TestSetData>>(PATH, undefined, {
-    rawBody: upload(await workbook(sheets ?? { ECF: ecfCases(t.rnc), RFCE: rfceCases(t.rnc) })),
-  });
+async function importSet(t: EcfTenant, sheets: Record<string, Row[]>) {
+  const res = await t.tenant.api.post<DataWithMessage<TestSetData>>(PATH, undefined, { rawBody: upload(await workbook(sheets)) });
   expect(res.status, res.text).toBe(201);
-  return { t, set: res.body.data };
+  return res.body;
 }
 
 const certecf = async (t: EcfTenant) => expect((await t.tenant.api.put("/ecf/settings", { environment: "certecf", enabled: true })).status).toBe(200);
@@ -43,6 +40,10 @@ async function driveRun(t: EcfTenant, setId: number, state: "completed" | "stopp
     },
     { timeout: 60_000, interval: 5 },
   );
+  return getSet(t, setId);
+}
+
+async function getSet(t: EcfTenant, setId: number) {
   const res = await t.tenant.api.get<Data<TestSetData>>(`${PATH}/${setId}`);
   expect(res.status, res.text).toBe(200);
   return res.body.data;
@@ -51,17 +52,70 @@ async function driveRun(t: EcfTenant, setId: number, state: "completed" | "stopp
 const step = async (t: EcfTenant, number: number) => (await t.tenant.api.get("/ecf/certification")).body.data.steps[number - 1];
 
 const first6 = (xml: string) => /<SignatureValue>([^<]{6})/.exec(xml)![1];
+const element = (xml: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1];
+const SMALL = SMALL_E32.map((n) => `E32${String(n).padStart(10, "0")}`);
+
+/** The fake DGII's verdict on a document: its signature (xmldsigjs), its signer, and libxml2 against DGII's `xsd` of xsd-strict. */
+async function verify(xml: string, xsd: string) {
+  const res = await fetch(`${fakeDgii}/_control/verify`, { method: "POST", body: JSON.stringify({ xml, xsd }) });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { signature: boolean; signer: string | null; schemaErrors: string[] };
+}
 
 /**
- * Running DGII's test sets in CerteCF (issue 32, steps 2 and 3): each case signed and sent in
- * order through ECF_QUEUE to the fake DGII (its checks: DGII's XSDs, the signature, the signer, the
- * file name, an e-NCF not received before), a rejection stopping the run, a rerun starting over
- * with new numbers; the books untouched.
+ * Each note DGII received in a run names, as NCFModificado, the run's own number of the invoice the
+ * set's row names: the set's e-NCF → the run's, from the run's cases.
+ */
+function expectNotesOfTheirRun(got: Received[], cases: CaseData[]) {
+  const runNumber = new Map(cases.map((c) => [c.encf, c.run_encf]));
+  const set = ecfCases();
+  const notes = got.filter((r) => /^E3[34]/.test(r.encf));
+  expect(notes.length).toBe(5);
+  for (const note of notes) {
+    const row = cases.find((c) => c.run_encf === note.encf)!;
+    const referenced = String(set.find((r) => r.some(([h, v]) => h === "ENCF" && v === row.encf))!.find(([h]) => h === "NCFModificado")![1]);
+    expect([note.encf, element(note.xml, "NCFModificado")]).toEqual([note.encf, runNumber.get(referenced)]);
+  }
+}
+
+/** A tenant for the smaller cases of this file (each on its own set), made on first use. */
+let sharedTenant: Promise<EcfTenant> | null = null;
+const shared = () => {
+  sharedTenant ??= ecfTenant().then(async (t) => {
+    await certecf(t);
+    return t;
+  });
+  return sharedTenant;
+};
+
+/** Rows of the DGII-layout set picked by their e-NCF, for the smaller cases. */
+const pick = (rows: Row[], encfs: string[]) => rows.filter((row) => encfs.includes(String(row.find(([h]) => h === "ENCF")![1])));
+
+/**
+ * Running DGII's test sets in CerteCF (issues 32 and 42, steps 2 and 3): each case signed and sent
+ * in order through ECF_QUEUE to the fake DGII (its checks: DGII's XSDs, the signature, the signer,
+ * the file name, an e-NCF not received before, no E32 under RD$250,000 at reception, no credit
+ * beyond its invoice), every answer judged by its body, a rejection stopping the run, a rerun
+ * starting over with new numbers whose notes refer to their own run's invoices; the books untouched.
  */
 describe("running DGII's test sets", () => {
-  it("runs the e-CF set in CerteCF: every case accepted, RFCE to the fc host with its E32's code, step 2 done, the books untouched", async () => {
-    const { t, set } = await certTenant();
-    expect(set.run).toBeNull();
+  it("runs a set of DGII's layout (sheet ECF only, 29 rows): 25 e-CF to recepcion, the 4 E32 under RD$250,000 as RFCE to recepcionfc, their whole XML kept and downloadable", async () => {
+    const t = await ecfTenant();
+    const imported = await importSet(t, { ECF: ecfCases(t.rnc) });
+    const set = imported.data;
+    // The import says how each case goes to DGII, before anything is run.
+    expect(imported.message).toBe("Test set imported: 29 cases: 25 sent whole to recepcion, 4 E32 under RD$250,000 as their summary (RFCE) to recepcionfc.");
+    expect(set.cases.filter((c) => c.sent_as === "rfce").map((c) => [c.sheet, c.document, c.encf, c.sent_to, c.summary_row])).toEqual(
+      SMALL.map((encf) => ["ECF", "ecf", encf, "recepcionfc", null]),
+    );
+    expect(set.cases.filter((c) => c.sent_to === "recepcion").length).toBe(25);
+    const e3211 = set.cases.find((c) => c.encf === "E320000000011")!;
+    const notYet = await t.tenant.api.get(`${PATH}/${set.id}/cases/${e3211.position}/xml`);
+    expect(notYet.status, notYet.text).toBe(409);
+    expect(notYet.body).toMatchObject({
+      code: "conflict",
+      message: `Case ${e3211.position} (${e3211.name}) has not been signed in the set's latest run yet: its XML is kept once the run reaches it.`,
+    });
 
     const outside = await startRun(t, set.id);
     expect(outside.status, outside.text).toBe(409);
@@ -79,7 +133,7 @@ describe("running DGII's test sets", () => {
     expect(started.status, started.text).toBe(202);
     expect(started.body.message).toBe("Run 1 started: 29 cases to send.");
     expect(started.body.data.run).toMatchObject({ number: 1, state: "running", environment: "certecf", started_by: t.tenant.admin.id, stop_reason: null });
-    // The first run sends the set's own e-NCFs.
+    // The first run of a fresh tenant sends the set's own e-NCFs.
     expect(started.body.data.cases.map((c) => c.run_encf)).toEqual(started.body.data.cases.map((c) => c.encf));
     const again = await startRun(t, set.id);
     expect(again.status, again.text).toBe(409);
@@ -92,16 +146,15 @@ describe("running DGII's test sets", () => {
       stopped_at_case: null,
       progress: { cases: 29, pending: 0, sent: 0, accepted: 29, rejected: 0 },
     });
-    expect(done.run!.finished_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(done.cases.map((c) => [c.state, c.dgii_state])).toEqual(done.cases.map(() => ["accepted", "Aceptado"]));
-    expect(done.cases.filter((c) => c.document === "ecf").every((c) => /^[0-9a-f-]{36}$/.test(c.track_id ?? ""))).toBe(true);
-    expect(done.cases.filter((c) => c.document === "rfce").map((c) => c.track_id)).toEqual([null, null, null, null]);
+    expect(done.cases.filter((c) => c.sent_as === "ecf").every((c) => /^[0-9a-f-]{36}$/.test(c.track_id ?? ""))).toBe(true);
+    expect(done.cases.filter((c) => c.sent_as === "rfce").map((c) => c.track_id)).toEqual([null, null, null, null]);
 
     // What DGII received: each case once (the first e-CF too, its lost answer notwithstanding), in
-    // the set's order, as the row has it, the e-CF to reception and the summaries to the fc host,
-    // none refused by its checks.
+    // the set's order, the 25 whole to reception and the 4 summaries to the fc host, none at reception.
     const got = await received(t.signer);
-    expect(got.map((r) => [r.kind, r.encf, r.errors])).toEqual(done.cases.map((c) => [c.document, c.run_encf, []]));
+    expect(got.map((r) => [r.kind, r.encf, r.errors])).toEqual(done.cases.map((c) => [c.sent_as, c.run_encf, []]));
+    expect(got.filter((r) => r.kind === "ecf" && SMALL.includes(r.encf))).toEqual([]);
     expect(got.map((r) => r.fileName)).toEqual(done.cases.map((c) => `${t.rnc}${c.run_encf}.xml`));
     const e311 = got[0]!.xml;
     expect(e311).toContain("<MontoTotal>926.30</MontoTotal>");
@@ -111,13 +164,35 @@ describe("running DGII's test sets", () => {
     expect(e311).toContain(
       "<SubRecargo><TipoSubRecargo>%</TipoSubRecargo><SubRecargoPorcentaje>10.00</SubRecargoPorcentaje><MontoSubRecargo>43.50</MontoSubRecargo></SubRecargo>",
     );
-    // A summary carries the security code of its E32, signed in the same run.
-    for (const n of SMALL_E32) {
-      const encf = `E32${String(n).padStart(10, "0")}`;
-      const e32 = got.find((r) => r.kind === "ecf" && r.encf === encf)!;
-      const rfce = got.find((r) => r.kind === "rfce" && r.encf === encf)!;
-      expect(rfce.xml).toContain(`<CodigoSeguridadeCF>${first6(e32.xml)}</CodigoSeguridadeCF>`);
+    expectNotesOfTheirRun(got, done.cases);
+
+    // Each small E32's whole XML, as signed, whose security code its summary carries; the summary
+    // as DGII received it. The first's bytes are a valid signed E32 and RFCE (DGII's xsd-strict, xmldsigjs).
+    for (const [i, encf] of SMALL.entries()) {
+      const c = done.cases.find((x) => x.encf === encf)!;
+      const whole = await t.tenant.api.get(`${PATH}/${set.id}/cases/${c.position}/xml`);
+      expect(whole.status, whole.text).toBe(200);
+      expect(whole.headers.get("content-type")).toBe("application/xml; charset=utf-8");
+      expect(whole.headers.get("content-disposition")).toBe(`attachment; filename="${t.rnc}${encf}.xml"`);
+      expect(element(whole.text, "eNCF")).toBe(encf);
+      const row = ecfCases(t.rnc).find((r) => r.some(([h, v]) => h === "ENCF" && v === encf))!;
+      expect(element(whole.text, "MontoTotal")).toBe(row.find(([h]) => h === "MontoTotal")![1]);
+      const summary = await t.tenant.api.get(`${PATH}/${set.id}/cases/${c.position}/xml?part=summary`);
+      expect(summary.status, summary.text).toBe(200);
+      expect(summary.text).toBe(got.find((r) => r.kind === "rfce" && r.encf === encf)!.xml);
+      expect(element(summary.text, "CodigoSeguridadeCF")).toBe(first6(whole.text));
+      if (i > 0) continue;
+      expect(await verify(whole.text, "e-CF-32.xsd")).toEqual({ signature: true, signer: t.signer, schemaErrors: [] });
+      expect(await verify(summary.text, "RFCE-32.xsd")).toEqual({ signature: true, signer: t.signer, schemaErrors: [] });
     }
+    // A case sent whole: the bytes DGII received; it has no summary.
+    const e31 = await t.tenant.api.get(`${PATH}/${set.id}/cases/1/xml`);
+    expect(e31.text).toBe(e311);
+    expect(await verify(e31.text, "e-CF-31.xsd")).toEqual({ signature: true, signer: t.signer, schemaErrors: [] });
+    const noSummary = await t.tenant.api.get(`${PATH}/${set.id}/cases/1/xml?part=summary`);
+    expect(noSummary.status).toBe(409);
+    expect(noSummary.body).toMatchObject({ message: `Case 1 (${done.cases[0]!.name}) is sent whole to recepcion: it has no summary.` });
+    expect((await t.tenant.api.get(`${PATH}/${set.id}/cases/30/xml`)).status).toBe(404);
 
     expect(await step(t, 2)).toMatchObject({ number: 2, state: "done", evidence: { runs: 1, last_run_state: "completed", cases_accepted: 29 } });
     expect(await step(t, 3)).toMatchObject({ number: 3, state: "pending", evidence: { runs: 0 } });
@@ -127,17 +202,143 @@ describe("running DGII's test sets", () => {
              (SELECT count(*)::int FROM stock_movements WHERE tenant_id = ${t.tenant.tenantId}) AS movements,
              (SELECT count(*)::int FROM purchases WHERE tenant_id = ${t.tenant.tenantId}) AS purchases`);
     expect(books).toEqual({ invoices: 0, ecf: 0, movements: 0, purchases: 0 });
+  }, 60_000);
+
+  it("reruns the set with sheet RFCE after a rejection: runs 2 and 3 complete, each run's notes modify its own invoices, and no number goes to DGII twice, the simulation's invoices included", async () => {
+    const t = await ecfTenant();
+    const { data: set } = await importSet(t, { ECF: ecfCases(t.rnc), RFCE: rfceCases(t.rnc) });
+    expect(set.cases.filter((c) => c.sent_as === "rfce").map((c) => [c.encf, c.summary_row])).toEqual(SMALL.map((encf, i) => [encf, i + 2]));
+    await certecf(t);
+    // An invoice of the simulation (step 4) takes E31 1 from the tenant's range first.
+    const before = await issueE31(t);
+    expect(before.document_number).toBe("E310000000001");
+    await waitForStatus(t, `/invoices/${before.id}`, "accepted");
+    // DGII rejects the first E41 of run 1, after its notes were accepted.
+    await script(t.signer, { reject: ["E410000000001"] });
+
+    const runs: CaseData[][] = [];
+    const counts: number[] = [(await received(t.signer)).length];
+    for (const [number, state] of [
+      [1, "stopped"],
+      [2, "completed"],
+      [3, "completed"],
+    ] as const) {
+      const started = await startRun(t, set.id);
+      expect(started.status, started.text).toBe(202);
+      expect(started.body.message).toBe(`Run ${number} started: 29 cases to send.`);
+      const done = await driveRun(t, set.id, state);
+      expect(done.run).toMatchObject({ number, state });
+      runs.push(done.cases);
+      counts.push((await received(t.signer)).length);
+    }
+    const [run1, run2, run3] = runs as [CaseData[], CaseData[], CaseData[]];
+    const numbers = (cases: CaseData[], type: string) => cases.filter((c) => c.type === type).map((c) => c.run_encf);
+    // E31: past the simulation's invoice, then past each run; the other types past each run, the set's order and gaps kept.
+    expect(numbers(run1, "31")).toEqual(["E310000000002", "E310000000003", "E310000000004", "E310000000005", "E310000000006", "E310000000007"]);
+    expect(numbers(run2, "31")).toEqual(["E310000000008", "E310000000009", "E310000000010", "E310000000011", "E310000000012", "E310000000013"]);
+    expect(numbers(run3, "32")).toEqual(["E320000000027", "E320000000028", "E320000000033", "E320000000034", "E320000000035", "E320000000037"]);
+    expect(numbers(run3, "34")).toEqual(["E340000000007", "E340000000008", "E340000000009"]);
+
+    const got = await received(t.signer);
+    const [ofRun1, ofRun2, ofRun3] = [got.slice(counts[0], counts[1]), got.slice(counts[1], counts[2]), got.slice(counts[2], counts[3])];
+    // Run 1 stopped at the rejected E41, saying which and why; nothing after it was sent.
+    const e41 = run1.find((c) => c.encf === "E410000000001")!;
+    expect(e41).toMatchObject({
+      state: "rejected",
+      dgii_state: "Rechazado",
+      dgii_messages: [{ codigo: "2", valor: "El RNC Comprador no se encuentra activo." }],
+    });
+    expect(ofRun1.map((r) => r.encf)).toEqual(run1.slice(0, e41.position).map((c) => c.run_encf));
+    expect((await getSet(t, set.id)).run).toMatchObject({ number: 3, state: "completed", progress: { accepted: 29, rejected: 0 } });
+    // Every run's notes modify that run's invoices (run 1 credited its E31 3 in full: a note of a
+    // later run on it would be refused as credit beyond the invoice), and every document passed DGII's checks.
+    for (const [cases, of] of [
+      [run1, ofRun1],
+      [run2, ofRun2],
+      [run3, ofRun3],
+    ] as const) {
+      expectNotesOfTheirRun(of, cases);
+      expect(of.filter((r) => r.errors.length)).toEqual([]);
+      expect(of.filter((r) => r.kind === "rfce").map((r) => r.encf)).toEqual(cases.filter((c) => c.sent_as === "rfce").map((c) => c.run_encf));
+    }
+    expect(element(ofRun3.find((r) => r.encf === "E340000000009")!.xml, "NCFModificado")).toBe("E320000000033");
+    // One owner per number: DGII never received an e-NCF twice, and the simulation's next invoice numbers after the runs.
+    const all = got.map((r) => r.encf);
+    expect(new Set(all).size).toBe(all.length);
+    const after = await issueE31(t);
+    expect(after.document_number).toBe("E310000000020");
+    await waitForStatus(t, `/invoices/${after.id}`, "accepted");
+  }, 120_000);
+
+  it("judges DGII's answers by their body: an ACECF and a reception answered HTTP 200 with a refusal code are recorded refused", async () => {
+    const t = await shared();
+    // Step 3: DGII answers the second approval 200 with codigo 2 (rechazada).
+    const { data: approvals } = await importSet(t, {
+      ACEECF_Generadas: approvalRows(
+        [
+          { encf: "E310000000002", total: "4674.35", state: "1" },
+          { encf: "E310000000004", total: "18283.00", state: "1" },
+        ],
+        t.rnc,
+      ),
+    });
+    const refusal = { mensaje: ["No se encuentra un e-CF válido para esta aprobación comercial"], estado: "Aprobación comercial rechazada", codigo: "2" };
+    await script(t.signer, { answers: [{ service: "aprobacioncomercial", status: 200, body: refusal }] });
+    expect((await startRun(t, approvals.id)).status).toBe(202);
+    const stopped = await driveRun(t, approvals.id, "stopped");
+    expect(stopped.cases.map((c) => [c.state, c.dgii_state, c.dgii_messages])).toEqual([
+      ["rejected", "Rechazado", [{ codigo: "", valor: "No se encuentra un e-CF válido para esta aprobación comercial" }]],
+      ["pending", null, []],
+    ]);
+    expect(stopped.run).toMatchObject({
+      stopped_at_case: { position: 1, encf: "E310000000002" },
+      stop_reason: `Case E310000000002 (E310000000002) was rejected by DGII: No se encuentra un e-CF válido para esta aprobación comercial`,
+    });
+
+    // Step 2: the reception answers 200 with a trackId and codigo 2 (Rechazado): not followed to a result, refused.
+    const { data: set } = await importSet(t, { ECF: pick(ecfCases(t.rnc), ["E310000000001", "E310000000002"]) });
+    const rejection = {
+      trackId: "9b1f6c1e-5a3b-4f7e-9d2a-0c4e8f1a2b3c",
+      codigo: 2,
+      estado: "Rechazado",
+      mensajes: [{ codigo: 9, valor: "El e-NCF no corresponde a una secuencia autorizada." }],
+    };
+    await script(t.signer, { answers: [{ service: "recepcion", status: 200, body: rejection }] });
+    expect((await startRun(t, set.id)).status).toBe(202);
+    const refused = await driveRun(t, set.id, "stopped");
+    expect(refused.cases.map((c) => [c.state, c.dgii_state, c.track_id, c.dgii_messages])).toEqual([
+      ["rejected", "Rechazado", null, [{ codigo: "9", valor: "El e-NCF no corresponde a una secuencia autorizada." }]],
+      ["pending", null, null, []],
+    ]);
   });
 
-  it("stops the run at a rejected case, saying which and why; a rerun starts the whole set over with the next e-NCF numbers and completes", async () => {
-    // A smaller set than DGII's (the whole set runs in the test above): two E31, a small E32 and its summary, an E33.
-    const t = await ecfTenant();
-    const keep = (encf: string) => ["E310000000001", "E310000000002", "E320000000011", "E330000000001"].includes(encf);
-    const pick = (rows: ReturnType<typeof ecfCases>) => rows.filter((row) => keep(String(row.find(([h]) => h === "ENCF")![1])));
-    const { set } = await certTenant({ ECF: pick(ecfCases(t.rnc)), RFCE: pick(rfceCases(t.rnc)) }, t);
-    await certecf(t);
-    // DGII still has the first e-CF in process when first asked; it rejects the E33.
-    await script(t.signer, { results: ["in_process"], reject: ["E330000000001"] });
+  it("refuses to run a set naming another RNC than the company's, naming each case and column; nothing is sent", async () => {
+    const t = await shared();
+    const sent = (await received(t.signer)).length;
+    // The fixture's own issuer (101010101), not the tenant's: another company's set.
+    const { data: set } = await importSet(t, { ECF: pick(ecfCases(), ["E310000000001", "E320000000011"]), RFCE: pick(rfceCases(), ["E320000000011"]) });
+    const res = await startRun(t, set.id);
+    expect(res.status, res.text).toBe(422);
+    const why = (row: number) =>
+      `Row ${row}: RNCEmisor is "101010101", not the company's RNC ${t.rnc}: DGII's set for this company names it as the issuer. Upload the set DGII gave this company, or correct the company's RNC (PATCH /api/v1/company).`;
+    expect(res.body).toMatchObject({
+      code: "validation_failed",
+      message: "The test set names an RNC other than the company's (errors: each case and column); nothing was sent.",
+      errors: {
+        "ECF[101010101E310000000001].RNCEmisor": [why(2)],
+        "ECF[101010101E320000000011].RNCEmisor": [why(3)],
+        "RFCE[101010101E320000000011].RNCEmisor": [why(2)],
+      },
+    });
+    expect((await getSet(t, set.id)).run).toBeNull();
+    expect((await received(t.signer)).length).toBe(sent);
+  });
+
+  it("stops a run whose signing certificate is removed meanwhile, saying so, instead of retrying for ever", async () => {
+    const t = await shared();
+    const { data: set } = await importSet(t, { ECF: pick(ecfCases(t.rnc), ["E310000000001", "E310000000002"]) });
+    // DGII still has the first case in process when asked: the run waits for it.
+    await script(t.signer, { results: ["in_process"] });
     expect((await startRun(t, set.id)).status).toBe(202);
     await vi.waitFor(
       async () => {
@@ -150,55 +351,22 @@ describe("running DGII's test sets", () => {
       },
       { timeout: 20_000, interval: 20 },
     );
-    const waiting = (await t.tenant.api.get<Data<TestSetData>>(`${PATH}/${set.id}`)).body.data;
-    expect(waiting.run).toMatchObject({ number: 1, state: "running", progress: { cases: 5, pending: 4, sent: 1, accepted: 0, rejected: 0 } });
-    expect(waiting.cases[0]).toMatchObject({ state: "sent", dgii_state: "En Proceso", dgii_messages: [], answered_at: null });
-    expect(waiting.cases[0]!.track_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(await step(t, 2)).toMatchObject({ state: "in_progress", evidence: { runs: 1, last_run_state: "running" } });
+    expect((await t.tenant.api.delete("/ecf/certificate")).status).toBe(200);
     const stopped = await driveRun(t, set.id, "stopped");
-    expect(stopped.cases[0]).toMatchObject({ state: "accepted", dgii_state: "Aceptado", track_id: waiting.cases[0]!.track_id });
-    expect(stopped.cases.map((c) => [c.document, c.encf])).toEqual([
-      ["ecf", "E310000000001"],
-      ["ecf", "E310000000002"],
-      ["ecf", "E320000000011"],
-      ["ecf", "E330000000001"],
-      ["rfce", "E320000000011"],
-    ]);
-    const e33 = stopped.cases[3]!;
     expect(stopped.run).toMatchObject({
-      number: 1,
       state: "stopped",
-      stopped_at_case: { position: 4, name: e33.name, encf: "E330000000001" },
-      stop_reason: `Case ${e33.name} (E330000000001) was rejected by DGII: El RNC Comprador no se encuentra activo.`,
-      progress: { cases: 5, accepted: 3, rejected: 1, sent: 0, pending: 1 },
+      stopped_at_case: { position: 1, encf: stopped.cases[0]!.run_encf },
+      stop_reason:
+        "The e-CF signing certificate was removed during the run (DELETE /api/v1/ecf/certificate): nothing more can be signed nor sent. Upload it again (PUT /api/v1/ecf/certificate) and start a new run.",
+      last_error: null,
     });
-    expect(e33).toMatchObject({
-      state: "rejected",
-      dgii_state: "Rechazado",
-      dgii_messages: [{ codigo: "2", valor: "El RNC Comprador no se encuentra activo." }],
-    });
-    // Nothing after the rejected case was sent: the summary waits for a run that gets that far.
-    expect((await received(t.signer)).map((r) => [r.kind, r.encf])).toEqual(stopped.cases.slice(0, 4).map((c) => [c.document, c.encf]));
-    expect(stopped.cases[4]).toMatchObject({ state: "pending", track_id: null, sent_at: null });
-    expect(await step(t, 2)).toMatchObject({ state: "failed", evidence: { runs: 1, last_run_state: "stopped" } });
-
-    const rerun = await startRun(t, set.id);
-    expect(rerun.status, rerun.text).toBe(202);
-    expect(rerun.body.message).toBe("Run 2 started: 5 cases to send.");
-    const cases = rerun.body.data.cases;
-    expect(cases.every((c) => c.state === "pending" && c.track_id === null && c.dgii_state === null && c.dgii_messages.length === 0)).toBe(true);
-    // Each type's sequences move past the last number run 1 took, keeping the set's order and gaps; a summary takes its E32's number.
-    expect(cases.map((c) => c.run_encf)).toEqual(["E310000000003", "E310000000004", "E320000000012", "E330000000002", "E320000000012"]);
-
-    const done = await driveRun(t, set.id, "completed");
-    expect(done.run).toMatchObject({ number: 2, state: "completed", stopped_at_case: null, stop_reason: null, progress: { accepted: 5, rejected: 0 } });
-    const got = await received(t.signer);
-    expect(got.slice(4).map((r) => [r.kind, r.encf, r.errors])).toEqual(done.cases.map((c) => [c.document, c.run_encf, []]));
-    // The XML's e-NCF is the run's; all else is the row's.
-    expect(got[4]!.xml).toContain("<eNCF>E310000000003</eNCF>");
-    expect(got[4]!.xml).toContain("<MontoTotal>926.30</MontoTotal>");
-    expect(got[7]!.xml).toContain("<NCFModificado>E310000000002</NCFModificado>");
-    expect(await step(t, 2)).toMatchObject({ state: "done", evidence: { runs: 2, last_run_state: "completed", cases_accepted: 5 } });
+    expect(stopped.cases.map((c) => c.state)).toEqual(["sent", "pending"]);
+    expect(await step(t, 2)).toMatchObject({ state: "failed" });
+    // Uploaded again, a new run goes through.
+    expect((await t.tenant.api.put("/ecf/certificate", { p12_base64: t.cert.p12Base64, password: t.cert.password })).status).toBe(200);
+    await certecf(t);
+    expect((await startRun(t, set.id)).status).toBe(202);
+    expect((await driveRun(t, set.id, "completed")).run).toMatchObject({ number: 2, progress: { accepted: 2 } });
   });
 
   it("runs the commercial approval set (step 3): each row a signed ACECF sent to DGII's aprobacioncomercial, each answer recorded", async () => {
@@ -213,6 +381,7 @@ describe("running DGII's test sets", () => {
     );
     const res = await t0.tenant.api.post<DataWithMessage<TestSetData>>(PATH, undefined, { rawBody: upload(await workbook({ ACEECF_Generadas: rows })) });
     expect(res.status, res.text).toBe(201);
+    expect(res.body.message).toBe("Test set imported: 3 cases: 3 ACECF to aprobacioncomercial.");
     const set = res.body.data;
     await certecf(t0);
     // DGII unreachable at first: the run keeps its place, says why, and tries again.

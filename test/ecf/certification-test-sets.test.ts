@@ -38,7 +38,7 @@ const fieldsOf = (row: Row, rows: Row[]) =>
  * make a document refuses the file with its case, column and why.
  */
 describe("importing DGII's test sets", () => {
-  it("imports the e-CF set (25 cases of sheet ECF and the 4 summaries of sheet RFCE), each case's elements as DGII gives them", async () => {
+  it("imports the e-CF set (29 cases of sheet ECF, the 4 E32 under RD$250,000 paired with their summaries of sheet RFCE), each case's elements as DGII gives them and how it is sent", async () => {
     const tenant = await seedTenant();
     const ecf = ecfCases();
     // Cells as another program may have saved them: numbers and dates stored as such, an empty cell.
@@ -55,23 +55,27 @@ describe("importing DGII's test sets", () => {
     const res = await post(tenant, upload(await workbook({ ECF: [...ecf, [["CasoPrueba", "#e"]]], RFCE: rfceCases() })));
     expect(res.status, res.text).toBe(201);
     const set = res.body.data;
-    expect(res.body.message).toBe("Test set imported: 29 cases.");
+    expect(res.body.message).toBe("Test set imported: 29 cases: 25 sent whole to recepcion, 4 E32 under RD$250,000 as their summary (RFCE) to recepcionfc.");
     expect(set).toMatchObject({ kind: "ecf", file_name: "SetPruebas.xlsx", case_count: 29, uploaded_by: tenant.admin.id });
     expect(set.uploaded_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
 
+    // Each row of sheet ECF is a case; an E32 under RD$250,000 is sent as its summary, whose values
+    // sheet RFCE's row for it gives (rows 2-5 there).
     const encfs = ecf.map((row) => String(row.find(([h]) => h === "ENCF")![1]));
     const small = SMALL_E32.map((n) => `E32${String(n).padStart(10, "0")}`);
-    expect(set.cases.map((c) => [c.position, c.sheet, c.document, c.type, c.encf, c.name, c.state])).toEqual([
-      ...encfs.map((encf, i) => [i + 1, "ECF", "ecf", encf.slice(1, 3), encf, `${ISSUER_RNC}${encf}`, "pending"]),
-      ...small.map((encf, i) => [26 + i, "RFCE", "rfce", "32", encf, `${ISSUER_RNC}${encf}`, "pending"]),
-    ]);
-    expect(set.cases.filter((c) => c.sheet === "ECF").map((c) => c.type)).toEqual([
-      ...["31", "31", "31", "31"],
+    expect(set.cases.map((c) => [c.position, c.sheet, c.row, c.document, c.type, c.encf, c.name, c.state, c.sent_as, c.sent_to, c.summary_row])).toEqual(
+      encfs.map((encf, i) => {
+        const summary = small.indexOf(encf);
+        const how = summary >= 0 ? ["rfce", "recepcionfc", summary + 2] : ["ecf", "recepcion", null];
+        return [i + 1, "ECF", i + 2, "ecf", encf.slice(1, 3), encf, `${ISSUER_RNC}${encf}`, "pending", ...how];
+      }),
+    );
+    expect(set.cases.map((c) => c.type)).toEqual([
+      ...["31", "31", "31", "31", "31", "31"],
       ...["32", "32", "32", "32", "32", "32"],
-      "33",
-      ...["34", "34", "41", "41", "43", "43", "44", "44", "45", "45", "46", "46", "47", "47"],
+      ...["33", "33", "34", "34", "34"],
+      ...["41", "41", "43", "43", "44", "44", "45", "45", "46", "46", "47", "47"],
     ]);
-    expect(set.cases.map((c) => c.row)).toEqual([...Array.from({ length: 25 }, (_, i) => i + 2), 2, 3, 4, 5]);
 
     // Field by field: each row's elements in column order, `#e` left out, DGII's misspelling corrected.
     for (const [i, row] of ecf.entries()) {
@@ -97,9 +101,9 @@ describe("importing DGII's test sets", () => {
     expect(first).toContainEqual({ name: "NumeroContenedor", value: "8019289" });
     expect(first).toContainEqual({ name: "TelefonoEmisor[2]", value: "809-491-1918" });
     expect(first.find((f) => f.name === "MontoTotal")).toEqual({ name: "MontoTotal", value: "926.30" });
-    // The E32 over RD$250,000 are cases of sheet ECF only.
-    expect(set.cases[4]!.fields.find((f) => f.name === "MontoTotal")).toEqual({ name: "MontoTotal", value: "323331.80" });
-    expect(set.cases.filter((c) => c.encf === "E320000000005").map((c) => c.sheet)).toEqual(["ECF"]);
+    // An E32 of RD$250,000 or more is sent whole.
+    expect(set.cases[6]).toMatchObject({ encf: "E320000000005", sent_as: "ecf", sent_to: "recepcion", summary_row: null });
+    expect(set.cases[6]!.fields.find((f) => f.name === "MontoTotal")).toEqual({ name: "MontoTotal", value: "323331.80" });
 
     // Numbers and dates stored as such come back as the text Excel shows; an empty cell is absent.
     const saved = set.cases[e41]!.fields;
@@ -109,27 +113,6 @@ describe("importing DGII's test sets", () => {
     expect(saved.find((f) => f.name === "FechaLimitePago")?.value).toBe("11-11-2020");
     expect(saved.some((f) => f.name === "NombreComercial")).toBe(false);
     expect(saved.find((f) => f.name === "NumeroPedidoInterno")?.value).toBe("1234567890123456");
-
-    // The summaries: sheet RFCE's columns only.
-    expect(set.cases[25]!.fields).toEqual(fieldsOf(rfceCases()[0]!, rfceCases()));
-    expect(set.cases[25]!.fields.map((f) => f.name)).toEqual([
-      "CasoPrueba",
-      "Version",
-      "TipoeCF",
-      "ENCF",
-      "TipoIngresos",
-      "TipoPago",
-      "RNCEmisor",
-      "RazonSocialEmisor",
-      "FechaEmision",
-      "RNCComprador",
-      "RazonSocialComprador",
-      "MontoGravadoTotal",
-      "MontoGravadoI1",
-      "TotalITBIS",
-      "TotalITBIS1",
-      "MontoTotal",
-    ]);
 
     const read = await tenant.api.get<Data<TestSetData>>(`${PATH}/${set.id}`);
     expect(read.status, read.text).toBe(200);
@@ -237,8 +220,17 @@ describe("importing DGII's test sets", () => {
       ["NombreItem[3]", "EXTRA"],
       ["MontoItem[3]", "-5"],
     ]);
+    // Two rows of one e-NCF; a summary in sheet RFCE for an E32 that is sent whole.
+    const e316 = at("E310000000006");
+    ecf[e316] = withCells(ecf[e316]!, [["ENCF", "E310000000005"]]);
     const rfce = rfceCases();
     rfce[1] = withCells(rfce[1]!, [["MontoTotal", "250000.00"]]);
+    rfce.push(
+      withCells(rfce[0]!, [
+        ["CasoPrueba", `${ISSUER_RNC}E320000000005`],
+        ["ENCF", "E320000000005"],
+      ]),
+    );
     const res = await post(tenant, upload(await workbook({ ECF: ecf, RFCE: rfce })));
     expect(res.status, res.text).toBe(422);
     expect(res.body).toMatchObject({
@@ -250,12 +242,16 @@ describe("importing DGII's test sets", () => {
       "ECF[101010101E310000000002].FechaEmision": ['Row 3: FechaEmision must be a date dd-MM-yyyy (FechaValidationType); "2020-04-01" is not.'],
       "ECF[101010101E310000000002].NumeroLinea[2]": ['Row 3: NumeroLinea[2] is "3": line 2\'s number is 2.'],
       "ECF[101010101E310000000003].TipoeCF": ['Row 4: TipoeCF is "35", not a TipoeCF of Formato e-CF v1.0 (31, 32, 33, 34, 41, 43, 44, 45, 46, 47).'],
-      "ECF[101010101E410000000002].MontoItem[3]": ['Row 16: MontoItem[3] must be an amount of up to 16 digits and 2 decimals, not negative; "-5" is not.'],
-      "ECF[101010101E410000000002].NumeroLinea[3]": ["Row 16: NumeroLinea[3] is on line 3 but line 2 has no values: lines are numbered 1, 2, … without gaps."],
+      "ECF[101010101E310000000006].ENCF": ["Row 7: ENCF repeats the e-NCF of row 6 (E310000000005): DGII receives each e-NCF once."],
+      "ECF[101010101E410000000002].MontoItem[3]": ['Row 20: MontoItem[3] must be an amount of up to 16 digits and 2 decimals, not negative; "-5" is not.'],
+      "ECF[101010101E410000000002].NumeroLinea[3]": ["Row 20: NumeroLinea[3] is on line 3 but line 2 has no values: lines are numbered 1, 2, … without gaps."],
       "ECF[101010101E410000000002].TipoSubDescuento[1][2]": [
-        "Row 16: TipoSubDescuento[1][2] is entry 2 of line 1's TablaSubDescuento but entry 1 has no values: entries are numbered 1, 2, … without gaps.",
+        "Row 20: TipoSubDescuento[1][2] is entry 2 of line 1's TablaSubDescuento but entry 1 has no values: entries are numbered 1, 2, … without gaps.",
       ],
       "RFCE[101010101E320000000012].MontoTotal": ["Row 3: MontoTotal is 250000.00: a summary (RFCE) is for an E32 under RD$250,000 (Formato RFCE v1.0)."],
+      "RFCE[101010101E320000000005].ENCF": [
+        "Row 6: ENCF is the e-NCF of row 8 of sheet ECF, an E32 of RD$250,000 or more (MontoTotal 323331.80): it is sent whole, with no summary.",
+      ],
     });
     const list = await tenant.api.get<Data<Summary[]>>(PATH);
     expect(list.body.data).toEqual([]);
@@ -278,7 +274,7 @@ describe("importing DGII's test sets", () => {
     });
   });
 
-  it("refuses a set whose case cannot make a valid document of its type (our schema check in the Worker), naming the case, the element and why", async () => {
+  it("refuses a set whose case cannot make a valid document of its type (our schema check in the Worker), naming the case, the cell and why", async () => {
     const tenant = await seedTenant();
     const ecf = ecfCases();
     const at = (encf: string) => ecf.findIndex((row) => row.some(([h, v]) => h === "ENCF" && v === encf));
@@ -287,17 +283,22 @@ describe("importing DGII's test sets", () => {
     ecf[e43] = withCells(ecf[e43]!, [["RNCComprador", "131880681"]]);
     const e45 = at("E450000000002");
     ecf[e45] = withCells(ecf[e45]!, [["TipoPago", "7"]]);
+    // Required cells left empty: named by their column, in words (libxml2 would name Emisor and Item).
+    const e314 = at("E310000000004");
+    ecf[e314] = withCells(ecf[e314]!, [["FechaEmision", ""]]);
+    const e441 = at("E440000000001");
+    ecf[e441] = withCells(ecf[e441]!, [["MontoItem[1]", "#e"]]);
     const approvals = approvalRows([{ encf: "E310000000002", total: "10.5", state: "1" }]);
     const res = await post(tenant, upload(await workbook({ ECF: ecf, RFCE: rfceCases() })));
     expect(res.status, res.text).toBe(422);
-    const errors = (res.body as unknown as { errors: Record<string, string[]> }).errors;
-    expect(Object.keys(errors).sort()).toEqual(["ECF[101010101E430000000001].RNCComprador", "ECF[101010101E450000000002].TipoPago"]);
-    expect(errors["ECF[101010101E430000000001].RNCComprador"]).toEqual([
-      "Row 17: RNCComprador is not an element of an E43 (Formato e-CF v1.0): the document has no place for it.",
-    ]);
-    expect(errors["ECF[101010101E450000000002].TipoPago"]).toEqual([
-      "Row 22: TipoPago makes the document invalid against e-CF-45.xsd: Schemas validity error : Element 'TipoPago': [facet 'enumeration'] The value '7' is not an element of the set {'1', '2', '3'}.",
-    ]);
+    expect((res.body as unknown as { errors: Record<string, string[]> }).errors).toEqual({
+      "ECF[101010101E310000000004].FechaEmision": ["Row 5: FechaEmision is empty (or #e), but an E31 (Formato e-CF v1.0) requires it: FechaEmision of Emisor."],
+      "ECF[101010101E430000000001].RNCComprador": ["Row 21: RNCComprador is not an element of an E43 (Formato e-CF v1.0): the document has no place for it."],
+      "ECF[101010101E440000000001].MontoItem[1]": ["Row 23: MontoItem[1] is empty (or #e), but an E44 (Formato e-CF v1.0) requires it: MontoItem of Item."],
+      "ECF[101010101E450000000002].TipoPago": [
+        "Row 26: TipoPago makes the document invalid against e-CF-45.xsd: Schemas validity error : Element 'TipoPago': [facet 'enumeration'] The value '7' is not an element of the set {'1', '2', '3'}.",
+      ],
+    });
     const refused = await post(tenant, upload(await workbook({ ACEECF_Generadas: approvals })));
     expect(refused.status, refused.text).toBe(422);
     expect(Object.keys((refused.body as unknown as { errors: Record<string, string[]> }).errors)).toEqual(["ACEECF_Generadas[E310000000002].MontoTotal"]);

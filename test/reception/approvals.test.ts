@@ -3,7 +3,7 @@ import { stepApproval } from "../../src/jobs/approvals";
 import { addDays } from "../../src/lib/dates";
 import { buildAcecf } from "../../src/modules/ecf/receipts";
 import type { ReceivedEcf } from "../../src/modules/reception/schemas";
-import { type EcfTenant, ecfTenant, waitForStatus } from "../ecf/helpers";
+import { type EcfTenant, ecfTenant, script, waitForStatus } from "../ecf/helpers";
 import type { Data } from "../support/api";
 import { today } from "../support/dates";
 import { env } from "../support/env";
@@ -130,16 +130,20 @@ describe("our commercial approval of a received e-CF", () => {
     expect(await receiverApprovals(supplierRnc)).toHaveLength(1);
   });
 
-  it("a supplier DGII's directory does not list: the issuer delivery is refused with the reason, DGII's is delivered", async () => {
+  it("a supplier DGII's directory does not list: the issuer delivery is refused with the reason; DGII answering 200 'rechazada' is a refusal too (judged by the body)", async () => {
     const t = await ecfTenant();
     const supplierRnc = freshRnc();
     const doc = await receiveFromSupplier(t, supplierRnc);
+    const refusal = { mensaje: ["Factura no encontrada para esta Aprobación comercial."], estado: "Aprobación comercial rechazada", codigo: "2" };
+    await script(t.signer, { answers: [{ service: "aprobacioncomercial", status: 200, body: refusal }] });
     expect((await t.tenant.api.post(`/received-ecf/${doc.id}/approval`, { approved: true })).status).toBe(200);
     await vi.waitFor(
       async () => {
         const row = await approvalRow(doc.id);
-        expect([row.dgii_status, row.issuer_status]).toEqual(["delivered", "refused"]);
-        expect(row.last_error).toContain(`DGII's directory lists no receiver for RNC ${supplierRnc}`);
+        expect([row.dgii_status, row.issuer_status]).toEqual(["refused", "refused"]);
+        expect(row.last_error).toBe(
+          `DGII: DGII refused the approval: Factura no encontrada para esta Aprobación comercial. | issuer's receiver: DGII's directory lists no receiver for RNC ${supplierRnc}.`,
+        );
       },
       { timeout: 20_000, interval: 200 },
     );

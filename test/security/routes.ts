@@ -60,6 +60,8 @@ function resolver(world: World): Record<string, { id: string | number; scope: Sc
     // Step 13 (declaración jurada) is one the admin marks: a write by the admin succeeds, nothing else changes.
     "ecf/certification/steps": { id: 13, scope: "tenant" },
     "ecf/certification/test-sets": { id: o.testSet.id, scope: "tenant" },
+    // A case's position in tenant A's test set (the set's id names the tenant's object).
+    "test-sets/{id}/cases": { id: 1, scope: "tenant" },
     "ecf/contingency": { id: o.contingency.id, scope: "tenant" },
     "webhook-endpoints": { id: o.webhook.id, scope: "tenant" },
     events: { id: o.event.id, scope: "tenant" },

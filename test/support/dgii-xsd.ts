@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { validateXML } from "xmllint-wasm";
 import { makeCertificate } from "../../scripts/lib/certificates";
+import { validateXml } from "../../scripts/lib/xmllint";
 import { signingMaterial } from "../../src/modules/ecf/certificate";
 import { SCHEMA_NAMES, type SchemaName, schemaText } from "../../src/modules/ecf/formats";
 import { signXml } from "../../src/modules/ecf/signature";
@@ -9,8 +9,9 @@ import { signable } from "./signable";
 
 /**
  * DGII's schemas, read from ../shared/dgii/xsd-strict/ (never copied into the project: see its
- * README), validated with libxml2 compiled to WebAssembly (xmllint-wasm) — the validator the fake
- * DGII uses; and a signer with one test certificate per test file. For the node project.
+ * README), validated with libxml2 compiled to WebAssembly (xmllint-wasm, run in process by
+ * scripts/lib/xmllint.ts) — the validator the fake DGII uses; and a signer with one test
+ * certificate per test file. For the node project.
  *
  * Where ../shared/dgii is absent (a clone on its own), `validate` uses our own definitions of the
  * same formats (src/modules/ecf/formats/), which test/node/formats-conformance.test.ts holds
@@ -26,13 +27,16 @@ const schema = (name: string) => {
 };
 
 export async function validate(xml: string, xsd: string) {
-  const result = await validateXML({ xml: [{ fileName: "document.xml", contents: xml }], schema: [schema(xsd)] });
+  const result = await validateXml([{ fileName: "document.xml", contents: xml }], [schema(xsd)]);
   return { valid: result.valid, errors: result.errors.map((error) => error.message) };
 }
 
 /** Several documents against one schema in one run of libxml2 (one schema parse): each document's errors, by its index. */
 export async function validateMany(xmls: string[], xsd: string): Promise<string[][]> {
-  const result = await validateXML({ xml: xmls.map((contents, i) => ({ fileName: `document-${i}.xml`, contents })), schema: [schema(xsd)] });
+  const result = await validateXml(
+    xmls.map((contents, i) => ({ fileName: `document-${i}.xml`, contents })),
+    [schema(xsd)],
+  );
   const errors: string[][] = xmls.map(() => []);
   for (const error of result.errors) {
     const index = Number(/^document-(\d+)\.xml$/.exec(error.loc?.fileName ?? "")?.[1] ?? -1);

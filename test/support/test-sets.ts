@@ -16,10 +16,10 @@ export const ISSUER_RNC = "101010101";
 const BUYER_RNC = "131880681";
 
 const TYPES_OF_THE_SET: [string, number][] = [
-  ["31", 4],
+  ["31", 6],
   ["32", 6],
-  ["33", 1],
-  ["34", 2],
+  ["33", 2],
+  ["34", 3],
   ["41", 2],
   ["43", 2],
   ["44", 2],
@@ -129,12 +129,15 @@ const reference = (ncf: string, code: string): Row => [
   ["CodigoModificacion", code],
 ];
 
-/** The four E32 under RD$250,000 that the set also carries as summaries (RFCE), as DGII's does. */
+/** The four E32 under RD$250,000, in sheet ECF among the others and, in a set that has sheet RFCE, as summaries there too. */
 export const SMALL_E32 = [11, 12, 13, 15];
 
 /**
- * The 25 e-CF cases, types as DGII's set has them (E31 x4, E32 x6: two over RD$250,000 and four
- * under, E33, E34 x2, E41 x2, E43 x2, E44 x2, E45 x2, E46 x2, E47 x2).
+ * Sheet ECF of DGII's layout: 29 rows, the 25 e-CF DGII's reception takes (E31 x6, E32 x2 over
+ * RD$250,000, E33 x2, E34 x3, E41 x2, E43 x2, E44 x2, E45 x2, E46 x2, E47 x2) and, among them
+ * where DGII's set has them, the four E32 under RD$250,000 (sent as summaries). The notes refer to
+ * invoices of the set: E33 1 → E31 2, E33 2 → E32 5, E34 1 and 2 → E31 3 (crediting it in full
+ * between them), E34 3 → the small E32 11.
  */
 export function ecfCases(issuer = ISSUER_RNC): Row[] {
   return fixtureCases().map((row) =>
@@ -198,9 +201,12 @@ function fixtureCases(): Row[] {
           ]),
         );
       } else if (type === "33") {
-        cases.push(ecfCase(type, sequence, [{ name: "CARGO POR MORA", quantity: 1, price: 50_000 }], { reference: reference("E310000000002", "3") }));
+        const modified = k === 1 ? "E310000000002" : "E320000000005";
+        cases.push(ecfCase(type, sequence, [{ name: "CARGO POR MORA", quantity: 1, price: 50_000 }], { reference: reference(modified, "3") }));
       } else if (type === "34") {
-        cases.push(ecfCase(type, sequence, [{ name: "DEVOLUCION", quantity: 1, price: 20_000 * k }], { reference: reference("E310000000003", "3") }));
+        // E31 3 is 118.00: its two notes of 59.00 credit it in full; the third credits part of the small E32 11 (118.00).
+        const [modified, price] = k < 3 ? ["E310000000003", 5_000] : ["E320000000011", 2_000];
+        cases.push(ecfCase(type, sequence, [{ name: "DEVOLUCION", quantity: 1, price }], { reference: reference(modified, "3") }));
       } else {
         const lines = Array.from({ length: (k % 3) + 1 }, (_, i) => ({ name: `ARTICULO ${type}-${k}-${i + 1}`, quantity: i + 1, price: 10_000 + 2_500 * i }));
         cases.push(ecfCase(type, sequence, lines));

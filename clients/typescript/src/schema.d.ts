@@ -7552,6 +7552,132 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ecf/certification/test-sets/{id}/cases/{position}/xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A case's signed XML in the set's latest run, byte for byte, named RNCEmisor + e-NCF: an E32 sent as its summary gives the whole E32 (the OFV asks for it under «Facturas de consumo < 250Mil»), `part=summary` the RFCE sent
+         * @description 409 before the run has signed the case, or `part=summary` of a case sent whole.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description document: the case's signed document (an E32 sent as its summary: the whole E32, for the OFV); summary: the signed RFCE sent for it */
+                    part?: "document" | "summary";
+                };
+                header?: never;
+                path: {
+                    id: number;
+                    position: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The signed XML */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/xml": string;
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 404 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 409 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the request body is over the size limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error: an unexpected error, with the request's reference */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description service_unavailable: the database (or DGII) is unavailable; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ecf/certification/test-sets/{id}/run": {
         parameters: {
             query?: never;
@@ -25618,7 +25744,7 @@ export interface components {
              */
             dgii_state: string | null;
             /**
-             * @description What the case becomes: an e-CF, the summary (RFCE) of an E32 under RD$250,000, or an ACECF
+             * @description What the case's row is: an e-CF (sheet ECF), a summary (RFCE) of sheet RFCE whose E32 the set does not carry, or an ACECF
              * @enum {string}
              */
             document: "ecf" | "rfce" | "acecf";
@@ -25634,7 +25760,7 @@ export interface components {
              * @example 101010101E310000000001
              */
             name: string;
-            /** @description The case's place in the set: sheet ECF's rows, then RFCE's */
+            /** @description The case's place in the set, the order it is sent in: sheet ECF's rows, then summaries of sheet RFCE without their E32, or the approvals */
             position: number;
             /** @description The case's row in DGII's sheet */
             row: number;
@@ -25643,7 +25769,17 @@ export interface components {
              * @example E310000000001
              */
             run_encf: string | null;
+            /**
+             * @description What DGII receives of the case: the e-CF whole (ecf), its summary (rfce: an E32 under RD$250,000, which DGII's reception does not take; the whole E32 is signed and kept), or the ACECF
+             * @enum {string}
+             */
+            sent_as: "ecf" | "rfce" | "acecf";
             sent_at: string | null;
+            /**
+             * @description DGII's service the run sends the case to
+             * @enum {string}
+             */
+            sent_to: "recepcion" | "recepcionfc" | "aprobacioncomercial";
             /** @example ECF */
             sheet: string;
             /**
@@ -25651,6 +25787,8 @@ export interface components {
              * @enum {string}
              */
             state: "pending" | "sent" | "accepted" | "accepted_conditional" | "rejected";
+            /** @description An E32 sent as its summary: the row of sheet RFCE giving the summary's values; null when they are taken from the E32's own row */
+            summary_row: number | null;
             /** @description DGII's trackId of the e-CF sent (RFCE and ACECF are answered at once: none) */
             track_id: string | null;
             /**

@@ -379,6 +379,14 @@ export const ecfCertificationTestCases = pgTable(
     /** The row's elements in column order, as [name, value] pairs (a JSON object would lose the order). */
     fields: jsonb("fields").$type<[string, string][]>().notNull(),
     /**
+     * How the run sends it (certification/case-sending.ts): ecf (whole, to Recepción), rfce (the
+     * summary, to Recepción FC: an E32 under RD$250,000, as production issues it) or acecf.
+     */
+    sentAs: text("sent_as").notNull().default("ecf"),
+    /** An E32 sent as its summary: the row of sheet RFCE that gives the summary's values, and them (null: derived from the E32's row). */
+    summaryRow: integer("summary_row"),
+    summaryFields: jsonb("summary_fields").$type<[string, string][]>(),
+    /**
      * The case in the set's latest run (certification/test-set-runs.ts): pending (not sent yet), sent
      * (DGII has it, its result not final), accepted, accepted_conditional or rejected. A new run
      * starts every case over.
@@ -387,8 +395,10 @@ export const ecfCertificationTestCases = pgTable(
     /** The run that last took the case, and the e-NCF the case carries in it (a rerun takes new numbers). */
     runId: integer("run_id"),
     runEncf: text("run_encf"),
-    /** The signed document as sent, byte for byte. */
+    /** The signed document, byte for byte: as sent, or for an E32 sent as its summary the whole E32 kept for the OFV. */
     xml: text("xml"),
+    /** An E32 sent as its summary: the signed RFCE as sent. */
+    summaryXml: text("summary_xml"),
     securityCode: text("security_code"),
     trackId: text("track_id"),
     /** DGII's word for the case's state ("Aceptado", "Rechazado"…) and its messages. */
@@ -401,6 +411,7 @@ export const ecfCertificationTestCases = pgTable(
     uniqueIndex("ecf_certification_test_cases_case_idx").on(t.testSetId, t.sheet, t.caseName),
     uniqueIndex("ecf_certification_test_cases_position_idx").on(t.testSetId, t.position),
     check("ecf_certification_test_cases_document", sql`${t.document} IN ('ecf', 'rfce', 'acecf')`),
+    check("ecf_certification_test_cases_sent_as", sql`${t.sentAs} IN ('ecf', 'rfce', 'acecf')`),
     check("ecf_certification_test_cases_state", sql`${t.state} IN ('pending', 'sent', 'accepted', 'accepted_conditional', 'rejected')`),
     tenantIsolation("ecf_certification_test_cases"),
   ],

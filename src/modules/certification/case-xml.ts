@@ -37,11 +37,22 @@ export interface CaseXmlOptions {
   signedAt?: string;
   /** CodigoSeguridadeCF of a summary (RFCE): the first 6 characters of its E32's SignatureValue. */
   securityCode?: string;
+  /**
+   * The set's e-NCF → this run's, for the references between cases (a note's NCFModificado naming
+   * an invoice of the set): a rerun's notes modify that run's invoices, not the first run's.
+   */
+  references?: ReadonlyMap<string, string>;
 }
 
 export interface CaseProblem {
   column: string;
   message: string;
+  /**
+   * A required element the row leaves empty: the group it is missing from and that group's
+   * elements. libxml2 says it of the group ("Missing child element(s)") or of an element after it
+   * in the group ("not expected"), with a list of what was expected that it cuts short.
+   */
+  missingFrom?: { group: string; elements: string[] };
 }
 
 export interface CaseXml {
@@ -111,6 +122,8 @@ export function caseXml(input: CaseInput, options: CaseXmlOptions = {}): CaseXml
     if (name === "CasoPrueba") continue;
     put(name, value);
   }
+  const reference = values.get("NCFModificado")?.get("");
+  if (reference !== undefined && options.references?.has(reference)) put("NCFModificado", options.references.get(reference)!);
   if (options.encf) put(input.document === "acecf" ? "eNCF" : "ENCF", options.encf);
   if (options.signedAt && input.document === "ecf") put("FechaHoraFirma", options.signedAt);
   if (options.securityCode && input.document === "rfce") put("CodigoSeguridadeCF", options.securityCode);
@@ -140,6 +153,30 @@ export function caseXml(input: CaseInput, options: CaseXmlOptions = {}): CaseXml
     return [...found].sort((a, b) => a - b);
   };
 
+  const problems: CaseProblem[] = [];
+  const what =
+    input.document === "ecf"
+      ? `an E${input.type} (Formato e-CF v1.0)`
+      : input.document === "rfce"
+        ? "a summary RFCE (Formato RFCE v1.0)"
+        : "an ACECF (Formato ACECF v1.0)";
+  const mandatory = (row: Row) => row.presence[tree.index] === "1";
+
+  /**
+   * The first element the schema requires under `row` (itself for a leaf), as the column a row
+   * fills it from: a mandatory group left empty is named by the first cell it needs.
+   */
+  const firstRequired = (row: Row, parent: string, indexes: number[]): { column: string; element: string } | null => {
+    const own = repeated(row) ? [...indexes, 1] : indexes;
+    if (row.type !== "-") return { column: `${columnOf(row, parent)}${indexText(own)}`, element: row.name };
+    for (const child of row.children) {
+      if (!present(child) || !mandatory(child) || child.type === "any") continue;
+      const found = firstRequired(child, row.name, own);
+      if (found) return found;
+    }
+    return null;
+  };
+
   const emit = (row: Row, parent: string, prefix: number[]): string => {
     if (!present(row) || row.type === "any") return "";
     const occurrences = repeated(row) ? entries(row, parent, prefix).map((i) => [...prefix, i]) : [prefix];
@@ -153,24 +190,31 @@ export function caseXml(input: CaseInput, options: CaseXmlOptions = {}): CaseXml
         used.add(`${column}${key}`);
         out += `<${row.name}>${escapeXml(value)}</${row.name}>`;
       } else {
-        const inner = row.children.map((child) => emit(child, row.name, indexes)).join("");
-        if (inner) out += `<${row.name}>${inner}</${row.name}>`;
+        const inner = row.children.map((child) => ({ child, xml: emit(child, row.name, indexes) }));
+        if (inner.every((part) => !part.xml)) {
+          // A group the schema requires whose elements are all optional is written empty (an E32's Comprador without a buyer).
+          if (mandatory(row) && !repeated(row) && !firstRequired(row, parent, prefix)) out += `<${row.name}></${row.name}>`;
+          continue;
+        }
+        // A mandatory element the row leaves empty: named by its cell, in words (libxml2 would name the parent).
+        for (const { child, xml } of inner) {
+          if (xml || !present(child) || !mandatory(child) || child.type === "any") continue;
+          const required = firstRequired(child, row.name, indexes);
+          if (required)
+            problems.push({
+              column: required.column,
+              message: `is empty (or #e), but ${what} requires it: ${required.element} of ${child.type === "-" ? child.name : row.name}.`,
+              missingFrom: { group: row.name, elements: row.children.map((c) => c.name) },
+            });
+        }
+        out += `<${row.name}>${inner.map((part) => part.xml).join("")}</${row.name}>`;
       }
     }
     return out;
   };
 
-  const [root] = tree.rows;
-  const body = root!.children.map((child) => emit(child, root!.name, [])).join("");
-  const xml = `<?xml version="1.0" encoding="utf-8"?><${root!.name}>${body}</${root!.name}>`;
-
-  const problems: CaseProblem[] = [];
-  const what =
-    input.document === "ecf"
-      ? `an E${input.type} (Formato e-CF v1.0)`
-      : input.document === "rfce"
-        ? "a summary RFCE (Formato RFCE v1.0)"
-        : "an ACECF (Formato ACECF v1.0)";
+  const root = tree.rows[0]!;
+  const xml = `<?xml version="1.0" encoding="utf-8"?>${emit(root, "", []) || `<${root.name}></${root.name}>`}`;
   for (const [column, byIndex] of values) {
     for (const key of byIndex.keys()) {
       if (!used.has(`${column}${key}`))
@@ -192,4 +236,21 @@ export function withSignaturePlaceholder(xml: string): string {
 /** libxml2's `line 1: element MontoExento: Schemas validity error : Element 'MontoExento': …` → the element it names. */
 export function schemaErrorColumn(message: string): string {
   return /Element '([^']+)'/.exec(message)?.[1] ?? /element (\w+)/.exec(message)?.[1] ?? "document";
+}
+
+/**
+ * Whether libxml2's error is one a missing element (CaseProblem.missingFrom) already says: the
+ * group's "Missing child element(s)", or "This element is not expected" of an element of the same
+ * group after it (the case's XML holds its elements in the schema's order, so that is the only way
+ * an element of the group comes unexpected).
+ */
+export function explainedByMissing(message: string, problems: CaseProblem[]): boolean {
+  const element = /Element '([^']+)'/.exec(message)?.[1];
+  if (!element) return false;
+  return problems.some(
+    (p) =>
+      p.missingFrom !== undefined &&
+      ((/Missing child element/.test(message) && element === p.missingFrom.group) ||
+        (/not expected/.test(message) && p.missingFrom.elements.includes(element))),
+  );
 }

@@ -9,7 +9,18 @@ import { pdfZipStream } from "../quotations/zip";
 import { renderDocumentPdf } from "../sales/pdf";
 import { PRINTED_REPRESENTATION_MAX_BYTES, simulationPrintedEntries } from "./printed";
 import { checkReceiver, receiverTarget } from "./receiver-check";
-import { Certification, MarkStepBody, PutCertificationBody, ReceiverCheck, StepParam, TestSet, TestSetSummary, TestSetUpload } from "./schemas";
+import {
+  CaseParams,
+  CaseXmlQuery,
+  Certification,
+  MarkStepBody,
+  PutCertificationBody,
+  ReceiverCheck,
+  StepParam,
+  TestSet,
+  TestSetSummary,
+  TestSetUpload,
+} from "./schemas";
 import * as certification from "./service";
 import * as testSetRuns from "./test-set-runs";
 import * as testSets from "./test-sets";
@@ -179,7 +190,7 @@ certificationRouter.openapi(
     const tenantId = c.get("tenant").id;
     const id = await testSets.importTestSet(c.var.db, tenantId, c.var.scope.userId, file.name || "test-set.xlsx", await file.arrayBuffer());
     const set = await testSets.getTestSet(c.var.db, tenantId, id);
-    return c.json({ data: set, message: `Test set imported: ${set.case_count} cases.` }, 201);
+    return c.json({ data: set, message: `Test set imported: ${set.case_count} cases: ${testSets.sendingSummary(set.cases)}.` }, 201);
   },
 );
 
@@ -232,5 +243,33 @@ certificationRouter.openapi(
     c.var.certificationRuns.push(runId);
     const set = await testSets.getTestSet(c.var.db, tenantId, id);
     return c.json({ data: set, message: `Run ${set.run!.number} started: ${set.case_count} cases to send.` }, 202);
+  },
+);
+
+certificationRouter.openapi(
+  defineRoute(
+    { permission: "ecf:manage" },
+    {
+      method: "get",
+      path: `${V1}/ecf/certification/test-sets/{id}/cases/{position}/xml`,
+      tags,
+      summary:
+        "A case's signed XML in the set's latest run, byte for byte, named RNCEmisor + e-NCF: an E32 sent as its summary gives the whole E32 (the OFV asks for it under «Facturas de consumo < 250Mil»), `part=summary` the RFCE sent",
+      description: "409 before the run has signed the case, or `part=summary` of a case sent whole.",
+      request: { params: CaseParams, query: CaseXmlQuery },
+      responses: {
+        200: { description: "The signed XML", content: { "application/xml": { schema: z.string() } } },
+        ...errorResponses(404, 409),
+        ...commonErrors,
+      },
+    },
+  ),
+  async (c) => {
+    const { id, position } = c.req.valid("param");
+    const file = await testSets.caseXmlFile(c.var.db, c.get("tenant").id, id, position, c.req.valid("query").part);
+    return c.body(file.xml, 200, {
+      "Content-Type": "application/xml; charset=utf-8",
+      "Content-Disposition": `attachment; filename="${file.fileName}"`,
+    });
   },
 );

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { idParam } from "../../lib/bounds";
 import { ECF_ENVIRONMENTS } from "../ecf/schemas";
 
 export const CERTIFICATION_STEP_STATES = ["pending", "in_progress", "done", "failed", "not_applicable"] as const;
@@ -76,13 +77,23 @@ export const TestSetSummary = z
 
 export const TestCaseView = z
   .object({
-    position: z.number().int().openapi({ description: "The case's place in the set: sheet ECF's rows, then RFCE's" }),
+    position: z.number().int().openapi({
+      description: "The case's place in the set, the order it is sent in: sheet ECF's rows, then summaries of sheet RFCE without their E32, or the approvals",
+    }),
     sheet: z.string().openapi({ example: "ECF" }),
     row: z.number().int().openapi({ description: "The case's row in DGII's sheet" }),
     name: z.string().openapi({ description: "CasoPrueba (the e-NCF for an approval)", example: "101010101E310000000001" }),
     document: z
       .enum(TEST_CASE_DOCUMENTS)
-      .openapi({ description: "What the case becomes: an e-CF, the summary (RFCE) of an E32 under RD$250,000, or an ACECF" }),
+      .openapi({ description: "What the case's row is: an e-CF (sheet ECF), a summary (RFCE) of sheet RFCE whose E32 the set does not carry, or an ACECF" }),
+    sent_as: z.enum(TEST_CASE_DOCUMENTS).openapi({
+      description:
+        "What DGII receives of the case: the e-CF whole (ecf), its summary (rfce: an E32 under RD$250,000, which DGII's reception does not take; the whole E32 is signed and kept), or the ACECF",
+    }),
+    sent_to: z.enum(["recepcion", "recepcionfc", "aprobacioncomercial"]).openapi({ description: "DGII's service the run sends the case to" }),
+    summary_row: z.number().int().nullable().openapi({
+      description: "An E32 sent as its summary: the row of sheet RFCE giving the summary's values; null when they are taken from the E32's own row",
+    }),
     type: z.string().openapi({ description: "TipoeCF", example: "31" }),
     encf: z.string().openapi({ example: "E310000000001" }),
     state: z.enum(TEST_CASE_STATES).openapi({
@@ -169,3 +180,11 @@ export const ReceiverCheck = z
     checked_at: z.string(),
   })
   .openapi("ReceiverCheck");
+
+export const CaseParams = z.object({ id: idParam("id", 7), position: idParam("position", 5) });
+
+export const CaseXmlQuery = z.object({
+  part: z.enum(["document", "summary"]).default("document").openapi({
+    description: "document: the case's signed document (an E32 sent as its summary: the whole E32, for the OFV); summary: the signed RFCE sent for it",
+  }),
+});

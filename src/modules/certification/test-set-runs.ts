@@ -1,9 +1,10 @@
-import { and, asc, desc, eq, inArray, isNotNull, max, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNotNull, lte, max, ne, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { AppError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
-import type { TestSetKind } from "./test-set-reader";
+import { problemErrors } from "./case-problems";
+import type { TestSetKind, TestSetProblem } from "./test-set-reader";
 
 /**
  * Running DGII's test sets (issue 32, steps 2 and 3; docs/ecf.md, "Step 2: the e-CF test set").
@@ -12,11 +13,17 @@ import type { TestSetKind } from "./test-set-reader";
  * before it is accepted. DGII's rule is that one rejection restarts the whole set, so a rejection
  * stops the run, and a new run starts every case over with new e-NCF numbers.
  *
- * Numbers: a run's e-CF carry the set's e-NCF with the sequence moved past every number a run of
- * the tenant took before, per type (sent or not): the first run sends the set's own e-NCFs; a
- * rerun shifts each type's sequences by the same amount, so their order and gaps stay as DGII gave
- * them. The summary (RFCE) of an E32 takes the number its E32 takes. A commercial approval is
- * about an e-CF someone else issued: its eNCF is never changed.
+ * Numbers: one owner per number. A run's e-CF carry the set's e-NCF with the sequence moved past
+ * every number of that type already taken in the tenant's name — by a run before (sent or not),
+ * by the tenant's own e-CF in certecf (the simulation, step 4), or handed out by its E-series
+ * ranges (document subtypes) — and the run then takes its numbers from those ranges (their next
+ * number moves past the run's highest), so an invoice of the simulation never gets a number a run
+ * sent, nor a run one an invoice sent. The first run of a fresh tenant sends the set's own e-NCFs;
+ * a rerun shifts each type's sequences by the same amount, so their order and gaps stay as DGII
+ * gave them. The summary (RFCE) of an E32 takes the number its E32 takes, and a note's
+ * NCFModificado naming an invoice of the set names that invoice's number in the same run
+ * (jobs/certification-runs.ts). A commercial approval is about an e-CF someone else issued: its
+ * eNCF is never changed.
  */
 
 const sets = schema.ecfCertificationTestSets;
@@ -47,15 +54,36 @@ const encfOf = (type: string, sequence: number) => `E${type}${String(sequence).p
 
 /**
  * Each case's e-NCF in a new run (see above): per type, the set's sequences shifted past the
- * highest sequence of that type any run of the tenant took.
+ * highest sequence of that type taken in the tenant's name; then the tenant's ranges of those
+ * types are moved past the run's numbers. The ranges are locked first (FOR UPDATE), so an invoice
+ * issued meanwhile waits and then numbers after the run.
  */
 async function runNumbers(db: AnyDb, tenantId: number, setCases: (typeof cases.$inferSelect)[]): Promise<Map<number, string>> {
-  const used = await db
+  const subtypes = schema.documentSubtypes;
+  const documents = schema.ecfDocuments;
+  const prefixes = [...new Set(setCases.filter((c) => c.document !== "acecf").map((c) => `E${c.ecfType}`))];
+  if (!prefixes.length) return new Map(setCases.map((c) => [c.id, c.encf]));
+  const ranges = await db
+    .select({ id: subtypes.id, prefix: subtypes.prefix, start: subtypes.startNumber, end: subtypes.endNumber, next: subtypes.nextNumber })
+    .from(subtypes)
+    .where(and(eq(subtypes.tenantId, tenantId), inArray(subtypes.prefix, prefixes)))
+    .orderBy(asc(subtypes.id))
+    .for("update");
+  const byRuns = await db
     .select({ type: cases.ecfType, last: max(sql<number>`substring(${cases.runEncf} from 4)::bigint`) })
     .from(cases)
     .where(and(eq(cases.tenantId, tenantId), isNotNull(cases.runEncf), ne(cases.document, "acecf")))
     .groupBy(cases.ecfType);
-  const lastUsed = new Map(used.map((u) => [u.type, Number(u.last ?? 0)]));
+  const byDocuments = await db
+    .select({ type: documents.ecfType, last: max(sql<number>`substring(${documents.encf} from 4)::bigint`) })
+    .from(documents)
+    .where(and(eq(documents.tenantId, tenantId), eq(documents.environment, "certecf")))
+    .groupBy(documents.ecfType);
+  const lastUsed = new Map<string, number>();
+  const taken = (type: string, last: number) => lastUsed.set(type, Math.max(lastUsed.get(type) ?? 0, last));
+  for (const u of [...byRuns, ...byDocuments]) taken(u.type, Number(u.last ?? 0));
+  // What a range handed out: start … next - 1 (nothing while next is its start).
+  for (const r of ranges) if (r.next > r.start) taken(r.prefix.slice(1), r.next - 1);
   const first = new Map<string, number>();
   for (const c of setCases) if (c.document !== "acecf") first.set(c.ecfType, Math.min(first.get(c.ecfType) ?? Number.MAX_SAFE_INTEGER, sequenceOf(c.encf)));
   const numbers = new Map<number, string>();
@@ -72,7 +100,57 @@ async function runNumbers(db: AnyDb, tenantId: number, setCases: (typeof cases.$
     if (sequence > 9_999_999_999) throw new AppError("validation_failed", `The e-NCF sequence of type ${c.ecfType} is exhausted for a new run.`);
     numbers.set(c.id, encfOf(c.ecfType, sequence));
   }
+  // The run takes its numbers from the ranges that hold them: each range's next number moves past
+  // the run's highest of its type when its numbers and the run's meet (a range past them is untouched).
+  const span = new Map<string, { low: number; high: number }>();
+  for (const c of setCases) {
+    if (c.document === "acecf") continue;
+    const sequence = sequenceOf(numbers.get(c.id)!);
+    const known = span.get(c.ecfType);
+    span.set(c.ecfType, { low: Math.min(known?.low ?? sequence, sequence), high: Math.max(known?.high ?? sequence, sequence) });
+  }
+  for (const r of ranges) {
+    const run = span.get(r.prefix.slice(1));
+    if (!run || r.start > run.high || r.end < run.low || r.next > run.high) continue;
+    await db
+      .update(subtypes)
+      .set({ nextNumber: Math.min(run.high, r.end) + 1, updatedAt: new Date() })
+      .where(and(eq(subtypes.tenantId, tenantId), eq(subtypes.id, r.id), lte(subtypes.nextNumber, run.high), gte(subtypes.endNumber, run.low)));
+  }
   return numbers;
+}
+
+/**
+ * DGII's set for a company names it: the issuer (RNCEmisor) of every e-CF and summary, the buyer
+ * (RNCComprador) of every approval. A set naming another RNC is refused before anything is sent
+ * (DGII would refuse each document as signed by someone not delegated for that RNC).
+ */
+async function issuerProblems(db: AnyDb, tenantId: number, setCases: (typeof cases.$inferSelect)[]): Promise<void> {
+  const [company] = await db.select({ rnc: schema.companyProfiles.rnc }).from(schema.companyProfiles).where(eq(schema.companyProfiles.tenantId, tenantId));
+  if (!company?.rnc)
+    throw new AppError("fiscal_profile_incomplete", "The company has no RNC (PATCH /api/v1/company): DGII's test set names the company's RNC in each case.");
+  const problems: TestSetProblem[] = [];
+  const check = (fields: [string, string][], where: { sheet: string; row: number; case: string }, column: string, who: string) => {
+    const value = fields.find(([name]) => name === column)?.[1];
+    if (value !== company.rnc)
+      problems.push({
+        ...where,
+        column,
+        message: `is ${value ? `"${value}"` : "empty"}, not the company's RNC ${company.rnc}: DGII's set for this company names it as ${who}. Upload the set DGII gave this company, or correct the company's RNC (PATCH /api/v1/company).`,
+      });
+  };
+  for (const c of setCases) {
+    const where = { sheet: c.sheet, row: c.row, case: c.caseName };
+    if (c.document === "acecf") check(c.fields, where, "RNCComprador", "the buyer who approves");
+    else check(c.fields, where, "RNCEmisor", "the issuer");
+    if (c.summaryFields && c.summaryRow !== null) check(c.summaryFields, { sheet: "RFCE", row: c.summaryRow, case: c.caseName }, "RNCEmisor", "the issuer");
+  }
+  if (problems.length)
+    throw new AppError(
+      "validation_failed",
+      "The test set names an RNC other than the company's (errors: each case and column); nothing was sent.",
+      problemErrors(problems),
+    );
 }
 
 /**
@@ -116,6 +194,7 @@ export async function startRun(db: AnyDb, tenantId: number, userId: number | nul
     .from(cases)
     .where(and(eq(cases.tenantId, tenantId), eq(cases.testSetId, setId)))
     .orderBy(asc(cases.position));
+  await issuerProblems(db, tenantId, setCases);
   const numbers = await runNumbers(db, tenantId, setCases);
   const [run] = await db
     .insert(runs)
@@ -129,6 +208,7 @@ export async function startRun(db: AnyDb, tenantId: number, userId: number | nul
         runId: run!.id,
         runEncf: numbers.get(c.id)!,
         xml: null,
+        summaryXml: null,
         securityCode: null,
         trackId: null,
         dgiiState: null,

@@ -1,11 +1,13 @@
 import { and, asc, desc, eq } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
-import { AppError, type FieldErrors, notFound } from "../../lib/errors";
+import { AppError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import type { SchemaName } from "../../lib/xsd";
-import { caseXml, schemaErrorColumn, withSignaturePlaceholder } from "./case-xml";
-import { type ReadTestSet, readTestSet, type TestSetKind, type TestSetProblem } from "./test-set-reader";
+import { problemErrors } from "./case-problems";
+import { type DgiiService, type PlannedCase, planCases, SERVICE_OF, type SentAs, summaryInput } from "./case-sending";
+import { type CaseInput, caseXml, explainedByMissing, schemaErrorColumn, withSignaturePlaceholder } from "./case-xml";
+import { readTestSet, type TestSetKind, type TestSetProblem } from "./test-set-reader";
 import { latestRun, type RunView } from "./test-set-runs";
 
 /**
@@ -31,6 +33,11 @@ export interface TestCaseView {
   row: number;
   name: string;
   document: "ecf" | "rfce" | "acecf";
+  /** What DGII receives (an E32 under RD$250,000: its summary, rfce) and where. */
+  sent_as: SentAs;
+  sent_to: DgiiService;
+  /** An E32 sent as its summary: the row of sheet RFCE giving the summary's values, null when they are the E32 row's. */
+  summary_row: number | null;
   type: string;
   encf: string;
   state: "pending" | "sent" | "accepted" | "accepted_conditional" | "rejected";
@@ -48,20 +55,11 @@ export interface TestSetView extends TestSetSummaryView {
   cases: TestCaseView[];
 }
 
-/** `ECF[101010101E310000000001].MontoTotal` → ["Row 3: MontoTotal must be …"]: the case, the column and why. */
-function problemErrors(problems: TestSetProblem[]): FieldErrors {
-  const errors: FieldErrors = {};
-  for (const p of problems) {
-    const key = `${p.sheet}[${p.case ?? `row ${p.row}`}].${p.column}`;
-    errors[key] = [...(errors[key] ?? []), `Row ${p.row}: ${p.column} ${p.message}`];
-  }
-  return errors;
-}
-
 /** Reads DGII's workbook and stores the set and its cases; a row that cannot make a document refuses the whole file (422). */
 export async function importTestSet(db: AnyDb, tenantId: number, userId: number | null, fileName: string, bytes: ArrayBuffer): Promise<number> {
   const read = await readTestSet(bytes);
-  if (!read.problems.length) read.problems.push(...(await documentProblems(read)));
+  const planned = planCases(read.cases, read.problems);
+  if (!read.problems.length) read.problems.push(...(await documentProblems(planned)));
   if (read.problems.length) {
     throw new AppError(
       "validation_failed",
@@ -69,12 +67,9 @@ export async function importTestSet(db: AnyDb, tenantId: number, userId: number 
       problemErrors(read.problems),
     );
   }
-  const [set] = await db
-    .insert(sets)
-    .values({ tenantId, kind: read.kind, fileName, uploadedBy: userId, caseCount: read.cases.length })
-    .returning({ id: sets.id });
+  const [set] = await db.insert(sets).values({ tenantId, kind: read.kind, fileName, uploadedBy: userId, caseCount: planned.length }).returning({ id: sets.id });
   await db.insert(cases).values(
-    read.cases.map((c, i) => ({
+    planned.map((c, i) => ({
       tenantId,
       testSetId: set!.id,
       position: i + 1,
@@ -82,6 +77,9 @@ export async function importTestSet(db: AnyDb, tenantId: number, userId: number 
       row: c.row,
       caseName: c.name,
       document: c.document,
+      sentAs: c.sentAs,
+      summaryRow: c.summary?.row ?? null,
+      summaryFields: c.summary?.fields ?? null,
       ecfType: c.type,
       encf: c.encf,
       fields: c.fields,
@@ -90,24 +88,47 @@ export async function importTestSet(db: AnyDb, tenantId: number, userId: number 
   return set!.id;
 }
 
+/** "25 sent whole to recepcion, 4 as their summary (RFCE) to recepcionfc": how the set's cases go to DGII, for the import's message. */
+export function sendingSummary(view: Pick<TestCaseView, "sent_as" | "document">[]): string {
+  const count = (as: SentAs, document?: string) => view.filter((c) => c.sent_as === as && (document === undefined || c.document === document)).length;
+  const parts = [
+    count("ecf") && `${count("ecf")} sent whole to recepcion`,
+    count("rfce", "ecf") && `${count("rfce", "ecf")} E32 under RD$250,000 as their summary (RFCE) to recepcionfc`,
+    count("rfce", "rfce") && `${count("rfce", "rfce")} summaries (RFCE) to recepcionfc`,
+    count("acecf") && `${count("acecf")} ACECF to aprobacioncomercial`,
+  ];
+  return parts.filter(Boolean).join(", ");
+}
+
 // Loaded on first use, as reception does: the validator's WebAssembly module is the Worker's (the Node tools that read the route table never load it).
 const validateAgainstSchema = async (xml: string, name: SchemaName) => (await import("../../lib/xsd")).validateAgainstSchema(xml, name);
 
 /**
  * Each case built into its document (case-xml.ts) and checked against our definition of its
  * format (src/lib/xsd.ts) before anything is stored: a case that cannot make a valid document is
- * refused with the import, naming the element at fault. The check stands in a FechaHoraFirma, a
+ * refused with the import, naming the cell at fault and why; an E32 sent as its summary, its
+ * summary too (on sheet RFCE's row when it gives it). The check stands in a FechaHoraFirma, a
  * security code and a Signature, which the run adds when it signs.
  */
-async function documentProblems(read: ReadTestSet): Promise<TestSetProblem[]> {
+async function documentProblems(planned: PlannedCase[]): Promise<TestSetProblem[]> {
   const problems: TestSetProblem[] = [];
-  for (const c of read.cases) {
-    const report = (column: string, message: string) => problems.push({ sheet: c.sheet, row: c.row, case: c.name, column, message });
-    const built = caseXml(c, { signedAt: "01-01-2026 00:00:00", securityCode: "000000" });
+  const check = async (input: CaseInput, where: { sheet: string; row: number; case: string }) => {
+    const report = (column: string, message: string) => problems.push({ ...where, column, message });
+    const built = caseXml(input, { signedAt: "01-01-2026 00:00:00", securityCode: "000000" });
     for (const p of built.problems) report(p.column, p.message);
     const checked = await validateAgainstSchema(withSignaturePlaceholder(built.xml), built.schema);
-    for (const error of checked.errors)
+    for (const error of checked.errors) {
+      // An element the row leaves empty is said above by its cell; libxml2 says it of the group, or of the element after it.
+      if (explainedByMissing(error, built.problems)) continue;
       report(schemaErrorColumn(error), `makes the document invalid against ${built.schema}.xsd: ${error.replace(/^line \d+: /, "")}`);
+    }
+    return built.problems.length + checked.errors.length === 0;
+  };
+  for (const c of planned) {
+    const valid = await check(c, { sheet: c.sheet, row: c.row, case: c.name });
+    if (!valid || c.sentAs !== "rfce" || c.document !== "ecf") continue;
+    const where = c.summary ? { sheet: "RFCE", row: c.summary.row, case: c.summary.name } : { sheet: c.sheet, row: c.row, case: c.name };
+    await check(summaryInput({ ecfType: c.type, fields: c.fields, summaryFields: c.summary?.fields ?? null }), where);
   }
   return problems;
 }
@@ -149,6 +170,9 @@ export async function getTestSet(db: AnyDb, tenantId: number, id: number): Promi
       row: c.row,
       name: c.caseName,
       document: c.document as TestCaseView["document"],
+      sent_as: c.sentAs as SentAs,
+      sent_to: SERVICE_OF[c.sentAs as SentAs],
+      summary_row: c.summaryRow,
       type: c.ecfType,
       encf: c.encf,
       state: c.state as TestCaseView["state"],
@@ -161,4 +185,28 @@ export async function getTestSet(db: AnyDb, tenantId: number, id: number): Promi
       fields: c.fields.map(([name, value]) => ({ name, value })),
     })),
   };
+}
+
+export type CaseXmlPart = "document" | "summary";
+
+/**
+ * A case's signed XML in the set's latest run, byte for byte as it was signed: `document` the case's
+ * own (an E32 sent as its summary: the whole E32, which the OFV asks for under "Facturas de consumo
+ * < 250Mil"), `summary` the RFCE sent for it. Named as DGII names files: RNCEmisor (an ACECF's
+ * RNCComprador) + e-NCF + .xml. 409 before the run has signed it, or for a summary of a case sent whole.
+ */
+export async function caseXmlFile(db: AnyDb, tenantId: number, setId: number, position: number, part: CaseXmlPart): Promise<{ xml: string; fileName: string }> {
+  const [row] = await db
+    .select()
+    .from(cases)
+    .where(and(eq(cases.tenantId, tenantId), eq(cases.testSetId, setId), eq(cases.position, position)));
+  if (!row) throw notFound("Test case");
+  const label = `Case ${position} (${row.caseName})`;
+  if (part === "summary" && row.sentAs !== "rfce")
+    throw new AppError("conflict", `${label} is sent whole to ${SERVICE_OF[row.sentAs as SentAs]}: it has no summary.`);
+  const xml = part === "summary" && row.document === "ecf" ? row.summaryXml : row.xml;
+  if (!xml || !row.runEncf)
+    throw new AppError("conflict", `${label} has not been signed in the set's latest run yet: its XML is kept once the run reaches it.`);
+  const rnc = row.fields.find(([name]) => name === (row.document === "acecf" ? "RNCComprador" : "RNCEmisor"))?.[1] ?? "";
+  return { xml, fileName: `${rnc}${row.runEncf}.xml` };
 }

@@ -275,6 +275,14 @@ function resultOf(answer: { codigo?: unknown; estado?: unknown; mensajes?: unkno
  * the refusal as it was.
  */
 function judgedRefusal(error: unknown): DgiiResult | null {
+  const body = refusalBody(error);
+  if (!body) return null;
+  const result = resultOf(body);
+  return result.code === UNJUDGED || result.code === 0 ? null : result;
+}
+
+/** A refusal's body when it is a JSON object (DGII's answer, to be judged), else null. */
+function refusalBody(error: unknown): Record<string, unknown> | null {
   if (!(error instanceof DgiiRefused) || !error.body) return null;
   let parsed: unknown;
   try {
@@ -282,24 +290,28 @@ function judgedRefusal(error: unknown): DgiiResult | null {
   } catch {
     return null;
   }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return null;
-  const result = resultOf(parsed as Record<string, unknown>);
-  return result.code === UNJUDGED || result.code === 0 ? null : result;
+  return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
 }
 
 /**
  * Recepción de e-CF: POST {ecf}/recepcion/api/facturaselectronicas, the signed XML as multipart
  * field `xml` named RNCEmisor + e-NCF + ".xml" (Descripción técnica, "Formato de Nombre de
- * Archivo") → the trackId to query the result with.
+ * Archivo") → the trackId to query the result with. Judged by the body (issue 33): no trackId, or
+ * an answer whose codigo/estado says Rechazado (with a trackId or not, whatever the HTTP status),
+ * is a refusal.
  */
 export async function sendEcf(ecfBaseUrl: string, token: string, xml: string, fileName: string): Promise<string> {
   const url = `${ecfBaseUrl}/recepcion/api/facturaselectronicas`;
-  const answer = await boundedJson<{ trackId?: string | null; error?: string; mensaje?: string }>(
+  const answer = await boundedJson<{ trackId?: string | null; error?: string; mensaje?: string; mensajes?: unknown; codigo?: unknown; estado?: unknown }>(
     await call(url, { method: "POST", body: xmlForm(xml, fileName), headers: bearer(token) }),
     DGII_ANSWER_BYTES,
     url,
   );
-  if (!answer.trackId) throw new DgiiRefused(`DGII gave no trackId: ${answer.error ?? ""} ${answer.mensaje ?? ""}`.trim(), JSON.stringify(answer));
+  const refused = resultOf(answer).code === 2;
+  if (!answer.trackId || refused) {
+    const said = [answer.error, answer.mensaje, ...messagesOf(answer.mensajes).map((m) => m.valor)].filter(Boolean).join(" ");
+    throw new DgiiRefused(`${refused ? "DGII refused the e-CF at reception" : "DGII gave no trackId"}: ${said}`.trim(), JSON.stringify(answer));
+  }
   return answer.trackId;
 }
 
@@ -461,20 +473,48 @@ export async function sendAnnulment(ecfBaseUrl: string, token: string, xml: stri
   }
 }
 
+/** DGII's verdict on a commercial approval: 1 aprobada, 2 rechazada, UNJUDGED when its answer says neither. */
+export interface ApprovalAnswer {
+  code: 1 | 2 | typeof UNJUDGED;
+  messages: DgiiMessage[];
+}
+
+/**
+ * An approval's answer judged by its body (Descripción técnica, "Recepción de aprobación comercial",
+ * ESTADOS: "Aprobación comercial aprobada (1)", "… rechazada (2)"): its estado's words first, else
+ * its codigo; an answer with neither is UNJUDGED. A 200 whose body says rechazada is a refusal.
+ */
+function approvalAnswer(answer: { mensaje?: unknown; mensajes?: unknown; estado?: unknown; codigo?: unknown }): ApprovalAnswer {
+  const words = typeof answer.estado === "string" ? answer.estado.toLowerCase() : "";
+  const byState = /rechazad/.test(words) ? 2 : /aprobad|aceptad/.test(words) ? 1 : null;
+  const raw = typeof answer.codigo === "string" ? answer.codigo.trim() : answer.codigo;
+  const byCode = raw === 1 || raw === "1" ? 1 : raw === 2 || raw === "2" ? 2 : null;
+  return { code: byState ?? byCode ?? UNJUDGED, messages: messagesOf(answer.mensaje ?? answer.mensajes) };
+}
+
 /**
  * Recepción de aprobación comercial: POST {ecf}/aprobacioncomercial/api/aprobacioncomercial, the
  * signed ACECF as multipart `xml` (Descripción técnica, "Recepción de aprobación comercial") →
- * `{mensaje, estado, codigo}`; a refusal is a 4xx with its messages (DgiiRefused).
+ * `{mensaje, estado, codigo}`, judged by that body (approvalAnswer). A 4xx whose body is DGII's
+ * answer is judged the same; one that is not stays a refusal (DgiiRefused).
  */
-export async function sendCommercialApproval(ecfBaseUrl: string, token: string, xml: string, fileName: string): Promise<DgiiMessage[]> {
+export async function sendCommercialApproval(ecfBaseUrl: string, token: string, xml: string, fileName: string): Promise<ApprovalAnswer> {
   const url = `${ecfBaseUrl}/aprobacioncomercial/api/aprobacioncomercial`;
-  const answer = await boundedJson<{ mensaje?: unknown }>(
-    await call(url, { method: "POST", body: xmlForm(xml, fileName), headers: bearer(token) }),
-    DGII_ANSWER_BYTES,
-    url,
-    {},
-  );
-  return messagesOf(answer.mensaje);
+  try {
+    return approvalAnswer(
+      await boundedJson<Record<string, unknown>>(
+        await call(url, { method: "POST", body: xmlForm(xml, fileName), headers: bearer(token) }),
+        DGII_ANSWER_BYTES,
+        url,
+        {},
+      ),
+    );
+  } catch (error) {
+    const body = refusalBody(error);
+    const judged = body ? approvalAnswer(body) : null;
+    if (!judged || judged.code === UNJUDGED) throw error;
+    return judged;
+  }
 }
 
 /**
