@@ -1,6 +1,7 @@
 /**
  * npm run dev: Postgres (DATABASE_URL, else embedded PGlite with data in .dev-data/), the local
- * relays, migrations, the demo tenant, then `wrangler dev`; prints a curl to try. Ctrl-C stops all.
+ * relays, migrations, the demo tenant, then `wrangler dev` with wrangler.toml's crons fired on
+ * their minutes (`--no-cron` turns them off); prints a curl to try. Ctrl-C stops all.
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
@@ -13,8 +14,10 @@ import pg from "pg";
 import * as schema from "../src/db/schema";
 import { issueAccessToken } from "../src/modules/auth/service";
 import { createTenant } from "../src/modules/tenants/service";
+import { readWranglerToml } from "./deploy";
 import { startFakeDgii } from "./fake-dgii";
 import { type Authority, makeCertificate } from "./lib/certificates";
+import { type CronRunner, fireThroughWranglerDev, startCronRunner } from "./lib/crons";
 import { type DatabaseTarget, freePort, portAnswers, ROOT, runMigrations, startEmbedded } from "./lib/database";
 import { seedDemoData } from "./lib/demo-data";
 import { DEV_DATA_DIR, DEV_STATE_FILE } from "./lib/local-database";
@@ -32,7 +35,13 @@ export function devPort(argv: readonly string[], env: Readonly<Record<string, st
   return port;
 }
 
+/** `npm run dev -- --no-cron`: wrangler dev fires no cron, as before issue 43 (a sweep is then run by hand). */
+export function devCrons(argv: readonly string[]): boolean {
+  return !argv.includes("--no-cron");
+}
+
 const PORT = devPort(process.argv.slice(2), process.env);
+const CRONS = devCrons(process.argv.slice(2));
 const DEMO = {
   subdomain: "demo",
   name: "Demo SRL",
@@ -281,9 +290,11 @@ async function main() {
   });
 
   let stopping = false;
+  let crons: CronRunner | null = null;
   const stop = async (code = 0) => {
     if (stopping) return;
     stopping = true;
+    crons?.stop();
     wrangler.kill("SIGTERM");
     await upstash?.close().catch(() => undefined);
     await wsRelay.close().catch(() => undefined);
@@ -299,6 +310,20 @@ async function main() {
   // A failure from here on stops wrangler and the relays too, rather than leaving them running.
   try {
     await waitForHealth(wrangler);
+    // Production's clock (issue 43): every schedule of wrangler.toml on its minute, so held e-CF go
+    // out, DGII's status is read, alerts are raised, as they would be once deployed.
+    const schedules = readWranglerToml(fs.readFileSync(path.join(ROOT, "wrangler.toml"), "utf8")).crons;
+    const cronNote = CRONS
+      ? `Crons: wrangler.toml's ${schedules.map((cron) => `"${cron}"`).join(", ")} fire on their minute (UTC) through /cdn-cgi/handler/scheduled; --no-cron turns them off.`
+      : `Crons: off (--no-cron); a sweep runs with curl 'http://127.0.0.1:${PORT}/cdn-cgi/handler/scheduled?cron=*+*+*+*+*'.`;
+    if (CRONS) {
+      crons = startCronRunner({
+        crons: schedules,
+        fire: (cron, time) => fireThroughWranglerDev(`http://127.0.0.1:${PORT}`, cron, time),
+        onError: (cron, error) => console.error(`cron "${cron}" failed: ${error instanceof Error ? error.message : String(error)}`),
+      });
+    }
+    console.log(cronNote);
     if (authority) {
       await demoEcf(token, authority);
       const seeded = await seedDemoData(
@@ -319,7 +344,9 @@ Try:
   ${curl} http://127.0.0.1:${PORT}/api/v1/me
   ${curl} 'http://127.0.0.1:${PORT}/api/v1/invoices?sort=-created_at'
 ${e31 ? `  ${curl} -o factura-e31.pdf http://127.0.0.1:${PORT}/api/v1/invoices/${e31}/pdf\n` : ""}
-OpenAPI: http://127.0.0.1:${PORT}/api/v1/openapi.json (send Host: demo.localhost:${PORT}). Ctrl-C stops everything.
+OpenAPI: http://127.0.0.1:${PORT}/api/v1/openapi.json (send Host: demo.localhost:${PORT}).
+${cronNote}
+Ctrl-C stops everything.
 `);
   } catch (error) {
     console.error(error);

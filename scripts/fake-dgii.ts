@@ -44,6 +44,9 @@ import { validateXml } from "./lib/xmllint";
  *   `Authorization: Apikey …`) → every service of each environment, "Disponible" unless
  *   `POST /_control/dgii-status {ambiente, servicio, estatus}` says otherwise (`{reset: true}`
  *   clears), and the windows `POST /_control/dgii-windows` gave, in DGII's shape;
+ * - GET /{env}/consultarfce/api/Consultas/Consulta?RNC_Emisor&ENCF&Cod_Seguridad_eCF → the state of
+ *   a summary (RFCE) it received, `{rnc, encf, secuenciaUtilizada, codigo, estado, mensajes}`, or
+ *   No encontrado;
  * - GET /{env}/consultatrackids/api/trackids/consulta?rncemisor&encf → `[{trackId, estado,
  *   fechaRecepcion}]`, every reception of that e-NCF (a resend of a used number is received and
  *   answered rejected, "secuencia ya utilizada"); 400 when the token's signer did not send them;
@@ -768,7 +771,7 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
         );
       }
       const service =
-        /^\/(testecf|certecf|ecf)\/(recepcion\/api\/facturaselectronicas|consultaresultado\/api\/consultas\/estado|recepcionfc\/api\/recepcion\/ecf|anulacionrangos\/api\/operaciones\/anularrango|consultaestado\/api\/consultas\/estado|consultatrackids\/api\/trackids\/consulta|consultadirectorio\/api\/consultas\/(?:listado|obtenerdirectorioporrnc)|aprobacioncomercial\/api\/aprobacioncomercial)$/i.exec(
+        /^\/(testecf|certecf|ecf)\/(recepcion\/api\/facturaselectronicas|consultaresultado\/api\/consultas\/estado|recepcionfc\/api\/recepcion\/ecf|anulacionrangos\/api\/operaciones\/anularrango|consultaestado\/api\/consultas\/estado|consultarfce\/api\/consultas\/consulta|consultatrackids\/api\/trackids\/consulta|consultadirectorio\/api\/consultas\/(?:listado|obtenerdirectorioporrnc)|aprobacioncomercial\/api\/aprobacioncomercial)$/i.exec(
           url.pathname,
         );
       if (service) {
@@ -811,6 +814,22 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
             codigoSeguridad: security,
             idExtranjero: field(document.xml, "IdentificadorExtranjero") || null,
           });
+        }
+        if (path === "consultarfce/api/consultas/consulta" && req.method === "GET") {
+          // Consulta de Resumen de Factura (Descripción técnica, "Consulta de Resumen de Factura
+          // (RFCE)"): the state of a summary received, by RNC_Emisor, ENCF and Cod_Seguridad_eCF;
+          // No encontrado (0) when none was, or the code is not its.
+          const rnc = url.searchParams.get("RNC_Emisor") ?? "";
+          const encf = url.searchParams.get("ENCF") ?? "";
+          const code = url.searchParams.get("Cod_Seguridad_eCF") ?? "";
+          const summary = received.find(
+            (r) => r.kind === "rfce" && r.rnc === rnc && r.encf === encf && r.environment === environment && field(r.xml, "CodigoSeguridadeCF") === code,
+          );
+          if (!summary) return send(200, { rnc, encf, secuenciaUtilizada: false, codigo: "0", estado: "No encontrado", mensajes: [] });
+          const final = summary.errors.length ? "rejected_unused" : (summary.final ?? "accepted");
+          const state = final === "rejected_unused" || final === "in_process" ? STATES.rejected : STATES[final];
+          const mensajes = summary.errors.map((valor, i) => ({ codigo: i + 1, valor }));
+          return send(200, { rnc, encf, secuenciaUtilizada: final !== "rejected_unused", codigo: String(state.codigo), estado: state.estado, mensajes });
         }
         if (path === "consultatrackids/api/trackids/consulta" && req.method === "GET") {
           // Consulta de trackIds (Descripción técnica, "Consulta de trackId e-CF"): every trackId of

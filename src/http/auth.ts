@@ -10,17 +10,21 @@ import { requestedWorkspaceId, resolveWorkspace, type WorkspaceRow } from "./wor
 
 const unauthenticated = () => new AppError("unauthenticated", "Unauthenticated.");
 
-/** A scope for a request that has none: reading any of its fields throws `refusal()`. */
-function scopeRefusing(refusal: () => AppError): RequestScope {
+/**
+ * A scope for a request without a workspace: reading a field it lacks throws `refusal()`. An
+ * authenticated caller without a workspace (a company role and no branch) still has its tenant and
+ * user, which the company-level routes need.
+ */
+function scopeRefusing(refusal: () => AppError, caller?: { tenantId: number; userId: number }): RequestScope {
   const refuse = (): never => {
     throw refusal();
   };
   return {
     get tenantId() {
-      return refuse();
+      return caller ? caller.tenantId : refuse();
     },
     get userId() {
-      return refuse();
+      return caller ? caller.userId : refuse();
     },
     get workspaceId() {
       return refuse();
@@ -90,7 +94,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   if (workspace) {
     c.set("workspace", workspace);
     c.set("scope", { tenantId: claims.tenantId, userId: claims.userId, workspaceId: workspace.id, viewAll: workspace.viewAllLocations });
-  } else c.set("scope", scopeRefusing(workspaceForbidden));
+  } else c.set("scope", scopeRefusing(workspaceForbidden, { tenantId: claims.tenantId, userId: claims.userId }));
   await next();
 });
 

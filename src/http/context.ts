@@ -1,6 +1,7 @@
 import type { Pool } from "@neondatabase/serverless";
 import type { Database, RequestTransaction } from "../db/client";
 import type { Env } from "../env";
+import type { CompanyGrant } from "../modules/members/grants";
 import type { RequestScope } from "./scope";
 
 export interface Tenant {
@@ -41,6 +42,8 @@ export interface AppVariables {
   tokenClaims?: TokenClaims;
   auth?: AuthContext;
   workspace?: WorkspaceContext;
+  /** The caller's company role (null: none), once a company-level rule has read it (http/permissions.ts companyGrant). */
+  company?: CompanyGrant | null;
   /**
    * The tenant transaction's drizzle handle. Set for every route declared with `defineRoute`
    * (publicSession or authenticate), so handlers read it without a check.

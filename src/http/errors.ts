@@ -12,6 +12,7 @@ export const errorStatus = {
   invalid_credentials: 401,
   forbidden: 403,
   workspace_forbidden: 403,
+  company_forbidden: 403,
   builtin_role_immutable: 403,
   webhook_verification_failed: 403,
   not_found: 404,

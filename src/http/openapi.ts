@@ -5,16 +5,25 @@ import { type ErrorCode, validationError } from "../lib/errors";
 import { authenticate, publicSession } from "./auth";
 import type { AppEnv } from "./context";
 import { errorStatus } from "./errors";
-import { requirePermission } from "./permissions";
+import { requireBranchesPermission, requireCompanyPermission, requirePermission } from "./permissions";
 import { strictRequest } from "./request-schema";
 
 export const V1 = "/api/v1";
 
 /**
  * Who may call a route: `public` (no token; the tenant still comes from the host), `authenticated`
- * (any valid token of the tenant), or a permission identifier evaluated in the request's workspace.
+ * (any valid token of the tenant), or a permission identifier and where it must be held
+ * (docs/permissions.md, "The company and its branches"):
+ * - no `level`: in the request's workspace (the role held there; only `:view` ones when it is
+ *   reached through view_all_locations);
+ * - `level: "company"`: at company level (the company's owner, or a company role the owner granted);
+ *   the act is on the whole company, so no branch role counts;
+ * - `level: "branches"`: at company level, or as a member of every branch the request names — the
+ *   service checks the names (members/grants.ts assertHeldForBranches); naming none acts on the
+ *   whole company.
  */
-export type Access = "public" | "authenticated" | { permission: string };
+export type AccessLevel = "company" | "branches";
+export type Access = "public" | "authenticated" | { permission: string; level?: AccessLevel };
 
 export interface RouteAccess {
   method: string;
@@ -29,12 +38,15 @@ export const routeTable: RouteAccess[] = [];
 export function defineRoute<const R extends RouteConfig>(access: Access, config: R): R {
   routeTable.push({ method: config.method.toUpperCase(), path: config.path, access });
   // Before validation: the tenant transaction (c.var.db) and, with a token, the caller (c.var.auth,
-  // c.var.workspace, c.var.scope); then the route's permission in the request's workspace.
+  // c.var.workspace, c.var.scope); then the route's permission, held where its access says.
   // A public route's own middleware runs first: it may authenticate an optional token (invitation
   // acceptance), which opens the transaction itself; publicSession then only opens it if not.
   const own = config.middleware ? (Array.isArray(config.middleware) ? config.middleware : [config.middleware]) : [];
   const guards: MiddlewareHandler<AppEnv>[] = access === "public" ? [...own, publicSession] : [authenticate];
-  if (typeof access === "object") guards.push(requirePermission(access.permission));
+  if (typeof access === "object") {
+    const guard = access.level === "company" ? requireCompanyPermission : access.level === "branches" ? requireBranchesPermission : requirePermission;
+    guards.push(guard(access.permission));
+  }
   return createRoute({
     ...config,
     request: strictRequestOf(config.request) as R["request"],

@@ -3,6 +3,7 @@ import { config, type Env } from "../env";
 import { log } from "../lib/log";
 import { DgiiUnavailable } from "../modules/ecf/dgii";
 import { readDgiiStatusService, recordDgiiStatus } from "../modules/ecf/dgii-status";
+import { enqueueEcf } from "./messages";
 
 /**
  * The minute sweep of DGII's status service (modules/ecf/dgii-status.ts): off without
@@ -15,8 +16,10 @@ export async function sweepDgiiStatus(env: Env, options: { now?: Date } = {}): P
   const now = options.now ?? new Date();
   try {
     const { services, windows } = await readDgiiStatusService(settings, settings.DGII_STATUS_API_KEY);
-    const { contingenciesClosed } = await withTenantTransaction(env, null, (db) => recordDgiiStatus(db, now, services, windows));
-    if (contingenciesClosed) log.info("dgii status: reception back; total contingencies closed", { closed: contingenciesClosed });
+    const { contingenciesClosed, released } = await withTenantTransaction(env, null, (db) => recordDgiiStatus(db, now, services, windows));
+    // What the closed contingencies held goes now, not at the next minute's e-CF sweep.
+    if (contingenciesClosed)
+      log.info("dgii status: reception back; total contingencies closed", { closed: contingenciesClosed, released: await enqueueEcf(env, released) });
     const down = services.filter((s) => !s.available);
     if (down.length) log.warn("dgii status: services down", { down: down.map((s) => `${s.environment} ${s.service}`) });
     return "recorded";

@@ -8,6 +8,7 @@ import {
   type DgiiResult,
   DgiiUnavailable,
   type HeldTrackId,
+  queryConsumerSummary,
   queryResult,
   queryTrackIds,
   refusalMessages,
@@ -21,6 +22,7 @@ import { sendingPausedUntil } from "../modules/ecf/dgii-status";
 import { documentKindOf } from "../modules/ecf/documents";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
+import { entriesValue, messagesText, sameHold, sentAfter, type TimelineEntry, writtenEntries } from "../modules/ecf/timeline";
 import { recordEcfTransitionEvent } from "../modules/ecf/transitions";
 import { dueRows, ECF_MAX_OUTAGE_MS, lockedEcfRow, outageDelaySeconds } from "./due";
 import { type EcfRef, enqueueDeliveries, enqueueEcf, enqueueWebhooks } from "./messages";
@@ -88,6 +90,8 @@ const e = schema.ecfDocuments;
 type EcfRow = typeof e.$inferSelect;
 
 const FINAL_BY_CODE: Record<number, "accepted" | "rejected" | "accepted_conditional"> = { 1: "accepted", 2: "rejected", 4: "accepted_conditional" };
+/** DGII's words for its final states, as the timeline quotes them. */
+const STATE_WORDS = { accepted: "Aceptado", rejected: "Rechazado", accepted_conditional: "Aceptado Condicional" } as const;
 
 /** Calls DGII for a document with its tenant's token (refreshed once on a 401). */
 async function withToken<T>(env: Env, db: Database, row: EcfRow, call: (token: string, urls: { ecf: string; fc: string }) => Promise<T>): Promise<T> {
@@ -120,19 +124,31 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
     );
     if (pause) {
       const retryInSeconds = Math.max(1, Math.ceil((pause.until.getTime() - now.getTime()) / 1000));
+      // The first step a hold meets is a timeline entry; the same hold met again is not (issue 43).
+      const cause = `${{ contingency: "Held", window: "Held through", reported_outage: "Held while" }[pause.kind]} ${pause.reason.replace(/^held /, "")}.`;
+      const entry = sameHold(row.transition, pause.kind, cause)
+        ? {}
+        : { transition: entriesValue([{ state: "held", code: pause.kind, cause, attempt: row.attempts || null, track_id: row.trackId }]) };
       await db
         .update(e)
-        .set({ nextAttemptAt: pause.until, lastError: `Paused: ${pause.reason}.`, updatedAt: now, ...(pause.contingency ? { unreachableSince: null } : {}) })
+        .set({
+          nextAttemptAt: pause.until,
+          lastError: `Paused: ${pause.reason}.`,
+          updatedAt: now,
+          ...(pause.kind === "contingency" ? { unreachableSince: null } : {}),
+          ...entry,
+        })
         .where(eq(e.id, row.id));
       log.info("ecf: paused", { tenantId: row.tenantId, ecfId: row.id, encf: row.encf, reason: pause.reason, retryInSeconds });
       return { outcome: "paused", status: row.status, retryInSeconds };
     }
     const attempts = row.attempts + 1;
     const context = { tenantId: row.tenantId, ecfId: row.id, encf: row.encf, attempts };
-    const save = (values: Partial<EcfRow>) =>
+    /** The step's one write, with the timeline entries it adds (modules/ecf/timeline.ts), in order. */
+    const save = (values: Partial<EcfRow>, entries: TimelineEntry[] = []) =>
       db
         .update(e)
-        .set({ attempts, lastAttemptAt: now, updatedAt: now, ...values })
+        .set({ attempts, lastAttemptAt: now, updatedAt: now, ...values, ...(entries.length ? { transition: entriesValue(entries) } : {}) })
         .where(eq(e.id, row.id));
     /**
      * A change of state as its event (modules/ecf/events.ts), in this step's transaction; its
@@ -148,8 +164,15 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
             status === "in_process" ? "sent" : status,
           );
     const fileName = `${row.issuerRnc}${row.encf}.xml`;
+    /** What this step is, in the timeline's words: a send, or a step after one. */
+    const after = sentAfter(row.transition, attempts);
+    const sentWords = after.code === "first_attempt" ? "on the first attempt" : `on attempt ${attempts}, ${after.words}`;
+    /** The entries the step writes before its final one (the rejection of a resend as a used number). */
+    const course: TimelineEntry[] = [];
     /** A trackId DGII already held for this e-NCF, followed instead of the row's (saved with the step). */
     let followed: HeldTrackId | null = null;
+    /** How the step learnt the summary's state when it did not send it (consultarfce). */
+    let summaryLookedUp = false;
     const heldByDgii = async () => {
       try {
         return await withToken(env, db, row, (token, urls) => queryTrackIds(urls.ecf, token, row.issuerRnc, row.encf));
@@ -163,7 +186,28 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
     try {
       let result: DgiiResult | null = null;
       if (row.summaryXml) {
-        result = await withToken(env, db, row, (token, urls) => sendConsumerSummary(urls.fc, token, row.summaryXml!, fileName));
+        // A summary already attempted is first looked up (issue 43): DGII may hold it though its
+        // answer was lost or could not be judged. One DGII answered without a codigo or an estado
+        // was received: it is never sent again, its state is asked until DGII gives one.
+        const answeredUnjudged = writtenEntries(row.transition).some((entry) => entry.code === "unjudged");
+        if (row.attempts > 0) {
+          const known = await withToken(env, db, row, (token, urls) => queryConsumerSummary(urls.fc, token, row.issuerRnc, row.encf, row.securityCode)).catch(
+            (error: unknown) => {
+              // The lookup refused (not the summary): as if DGII held nothing; an outage is retried.
+              if (!(error instanceof DgiiRefused)) throw error;
+              log.warn("ecf: DGII's summary lookup refused", { ...context, error: error.message });
+              return { code: 0, messages: [], sequenceUsed: null } satisfies DgiiResult;
+            },
+          );
+          if (FINAL_BY_CODE[known.code]) {
+            result = known;
+            summaryLookedUp = true;
+          } else if (answeredUnjudged) {
+            result = { ...known, code: known.code === UNJUDGED ? UNJUDGED : 0 };
+            summaryLookedUp = true;
+          }
+        }
+        result ??= await withToken(env, db, row, (token, urls) => sendConsumerSummary(urls.fc, token, row.summaryXml!, fileName));
       } else if (!row.trackId) {
         // An earlier attempt may have reached DGII though its answer was lost: ask before sending again.
         // A copy DGII rejected is not followed: a retry of a rejection whose number was not used
@@ -172,7 +216,9 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
         if (!followed) {
           const trackId = await withToken(env, db, row, (token, urls) => sendEcf(urls.ecf, token, row.xml, fileName));
           const delay = pollDelaySeconds(1);
-          await save({ status: "in_process", trackId, lastError: null, unreachableSince: null, nextAttemptAt: new Date(now.getTime() + delay * 1000) });
+          await save({ status: "in_process", trackId, lastError: null, unreachableSince: null, nextAttemptAt: new Date(now.getTime() + delay * 1000) }, [
+            { state: "sent", code: after.code, cause: `Sent to DGII ${sentWords}; DGII gave trackId ${trackId}.`, attempt: attempts, track_id: trackId },
+          ]);
           const webhooks = await transitionEvent("in_process");
           log.info("ecf: sent", { ...context, trackId });
           return { outcome: "in_process", status: "in_process", retryInSeconds: delay, ...(webhooks.length ? { webhooks } : {}) };
@@ -187,17 +233,31 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
       } else {
         result = await withToken(env, db, row, (token, urls) => queryResult(urls.ecf, token, row.trackId!));
       }
+      /** How the step came to the trackId it reports: found through consultatrackids, or the row's. */
+      let reconciled: string | null = followed
+        ? `Not sent again on attempt ${attempts}: DGII's consultatrackids shows it already received this e-NCF as trackId ${followed.trackId} (${followed.state}); followed`
+        : null;
       if (FINAL_BY_CODE[result.code] === "rejected" && !row.summaryXml) {
         // "Secuencia ya utilizada" after a resend: DGII may hold an accepted copy under another trackId.
         const current = followed?.trackId ?? row.trackId;
         const copy = trackIdToFollow((await heldByDgii()).filter((held) => held.trackId !== current && /^aceptado/i.test(held.state)));
         if (copy) {
           log.info("ecf: rejected as a resend of an accepted copy; following the copy", { ...context, rejectedTrackId: current, trackId: copy.trackId });
+          const refused = messagesText(result.messages);
+          course.push({
+            state: "used_number",
+            code: "dgii_answer",
+            cause: `DGII rejected trackId ${current}${refused ? `: ${refused}` : ""} (its e-NCF was already used).`,
+            attempt: attempts,
+            track_id: current,
+          });
           followed = copy;
+          reconciled = `Reconciled through DGII's consultatrackids: it already held this e-NCF as trackId ${copy.trackId} (${copy.state}); followed`;
           result = await withToken(env, db, row, (token, urls) => queryResult(urls.ecf, token, copy.trackId));
         }
       }
       const final = FINAL_BY_CODE[result.code];
+      const trackId = followed?.trackId ?? row.trackId;
       if (!final) {
         // 3 en proceso (or 0, not found yet): ask again later, backing off. An answer that cannot be
         // judged (neither a codigo nor an estado of DGII's) is never taken for a final one either.
@@ -205,35 +265,79 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
         if (unjudged) log.warn("ecf: DGII's answer could not be judged", { ...context, messages: result.messages });
         const polls = row.trackId ? attempts - 1 : attempts;
         const delay = pollDelaySeconds(polls);
-        await save({
-          ...(followed ? { trackId: followed.trackId } : {}),
-          status: "in_process",
-          dgiiMessages: result.messages,
-          lastError: unjudged,
-          unreachableSince: null,
-          nextAttemptAt: new Date(now.getTime() + delay * 1000),
-        });
+        const entries: TimelineEntry[] = [...course];
+        if (row.status === "pending") {
+          entries.push({
+            state: "sent",
+            code: reconciled ? "reconciled" : after.code,
+            cause: reconciled ? `${reconciled}.` : `Consumer summary (RFCE) sent to DGII ${sentWords}.`,
+            attempt: attempts,
+            track_id: trackId,
+          });
+        }
+        if (row.summaryXml && unjudged && !summaryLookedUp) {
+          entries.push({
+            state: "unanswered",
+            code: "unjudged",
+            cause: `DGII's answer to the consumer summary (attempt ${attempts}) had neither a codigo nor an estado: it is never sent again; its state is asked of DGII (consultarfce) until DGII gives one.`,
+            attempt: attempts,
+            track_id: null,
+          });
+        }
+        await save(
+          {
+            ...(followed ? { trackId: followed.trackId } : {}),
+            status: "in_process",
+            dgiiMessages: result.messages,
+            lastError: unjudged ?? (summaryLookedUp ? "DGII has no state for the summary yet (consultarfce): asked again." : null),
+            unreachableSince: null,
+            nextAttemptAt: new Date(now.getTime() + delay * 1000),
+          },
+          entries,
+        );
         const webhooks = await transitionEvent("in_process");
         return { outcome: "in_process", status: "in_process", retryInSeconds: delay, ...(webhooks.length ? { webhooks } : {}) };
       }
       // Accepted, it goes to the buyer's receiver next (jobs/ecf-delivery.ts), when it names one.
       const deliver = (final === "accepted" || final === "accepted_conditional") && row.buyerRnc !== null;
-      await save({
-        ...(followed ? { trackId: followed.trackId } : {}),
-        status: final,
-        dgiiMessages: result.messages,
-        sequenceUsed: final === "rejected" ? result.sequenceUsed : null,
-        lastError: null,
-        unreachableSince: null,
-        ...(deliver ? { deliveryStatus: "pending", deliveryNextAttemptAt: now } : {}),
-      });
+      const sequenceUsed = final === "rejected" ? result.sequenceUsed : null;
+      const messages = messagesText(result.messages);
+      const said = `${STATE_WORDS[final]}${messages ? ` (${messages})` : ""}`;
+      const used = final === "rejected" ? (sequenceUsed === false ? "; its e-NCF was not used" : "; its e-NCF counts as used") : "";
+      const cause = row.summaryXml
+        ? summaryLookedUp
+          ? `Not sent again on attempt ${attempts}: DGII's consultarfce says the consumer summary (RFCE) it received is ${said}${used}.`
+          : `Consumer summary (RFCE) sent to DGII ${sentWords}; DGII answered ${said}${used}.`
+        : reconciled
+          ? `${reconciled}; DGII answered ${said} for it${used}.`
+          : `DGII answered ${said} for trackId ${trackId}${used}.`;
+      await save(
+        {
+          ...(followed ? { trackId: followed.trackId } : {}),
+          status: final,
+          dgiiMessages: result.messages,
+          sequenceUsed,
+          lastError: null,
+          unreachableSince: null,
+          ...(deliver ? { deliveryStatus: "pending", deliveryNextAttemptAt: now } : {}),
+        },
+        [...course, { state: final, code: reconciled || summaryLookedUp ? "reconciled" : "dgii_answer", cause, attempt: attempts, track_id: trackId }],
+      );
       const webhooks = await transitionEvent(final);
       log.info("ecf: final", { ...context, status: final });
       return deliver ? { outcome: "final", status: final, deliver, webhooks } : { outcome: "final", status: final, webhooks };
     } catch (error) {
       if (error instanceof DgiiRefused) {
         // DGII refused the file itself: nothing was received, so the number was not used.
-        await save({ status: "rejected", dgiiMessages: refusalMessages(error.body), sequenceUsed: false, lastError: error.message });
+        await save({ status: "rejected", dgiiMessages: refusalMessages(error.body), sequenceUsed: false, lastError: error.message }, [
+          {
+            state: "rejected",
+            code: "refused",
+            cause: `DGII refused it on attempt ${attempts}: ${error.message.slice(0, 600)} Nothing was received: its e-NCF was not used.`,
+            attempt: attempts,
+            track_id: row.trackId,
+          },
+        ]);
         const webhooks = await transitionEvent("rejected");
         log.warn("ecf: refused by DGII", { ...context, error: error.message });
         return { outcome: "final", status: "rejected", webhooks };
@@ -241,14 +345,41 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
       if (!(error instanceof DgiiUnavailable)) throw error;
       const since = row.unreachableSince ?? now;
       if (now.getTime() - since.getTime() >= ECF_MAX_OUTAGE_MS) {
-        await save({ status: "failed", lastError: error.message, unreachableSince: since });
+        await save({ status: "failed", lastError: error.message, unreachableSince: since }, [
+          {
+            state: "failed",
+            code: "outage_24h",
+            cause: `DGII could not be reached for 24 hours, since ${since.toISOString()}: ${error.message.slice(0, 600)}`,
+            attempt: attempts,
+            track_id: row.trackId,
+          },
+        ]);
         const webhooks = await transitionEvent("failed");
         log.error("ecf: DGII unreachable for 24 hours; failed", { ...context, error: error.message });
         return { outcome: "failed", status: "failed", webhooks };
       }
       const failures = row.unreachableSince ? attempts : 1;
       const delay = outageDelaySeconds(failures);
-      await save({ lastError: error.message, unreachableSince: since, nextAttemptAt: new Date(now.getTime() + delay * 1000) });
+      // The first failure of an outage is a timeline entry (the course changed); the retries of it are not.
+      const next = row.trackId
+        ? "Its result is asked again"
+        : row.summaryXml
+          ? "Before sending again, DGII is asked whether it received the summary (consultarfce)"
+          : "Before sending again, DGII is asked whether it received it (consultatrackids)";
+      await save(
+        { lastError: error.message, unreachableSince: since, nextAttemptAt: new Date(now.getTime() + delay * 1000) },
+        row.unreachableSince
+          ? []
+          : [
+              {
+                state: "unanswered",
+                code: "unreachable",
+                cause: `Attempt ${attempts} got no answer from DGII (${error.message.slice(0, 600)}). ${next}, backing off from ${delay} s.`,
+                attempt: attempts,
+                track_id: row.trackId,
+              },
+            ],
+      );
       log.warn("ecf: DGII unreachable; will retry", { ...context, retryInSeconds: delay, error: error.message });
       return { outcome: "retry", status: row.status, retryInSeconds: delay };
     }

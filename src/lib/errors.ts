@@ -13,6 +13,7 @@ export type ErrorCode =
   | "invalid_credentials"
   | "forbidden"
   | "workspace_forbidden"
+  | "company_forbidden"
   | "builtin_role_immutable"
   | "webhook_verification_failed"
   | "not_found"

@@ -71,11 +71,20 @@ export const SALES_INVOICE_PREFIXES: readonly string[] = ["B01", "B02", "B14", "
 export const NOTE_PREFIXES: readonly string[] = ["B03", "B04", "E33", "E34"];
 
 /**
- * A paper sales NCF issued in contingency and the e-CF type that replaces it (Formato e-CF v1.0,
+ * A paper NCF issued in contingency and the e-CF type that replaces it (Formato e-CF v1.0,
  * section F, NCFModificado: with CodigoModificacion 4 "el tipo del NCF modificado sea el
- * equivalente al tipo de e-CF que se está emitiendo"; CERTIFICATION.md, "Contingency").
+ * equivalente al tipo de e-CF que se está emitiendo"; CERTIFICATION.md, "Contingency"): the sales
+ * invoices (issue 33), and the debit and credit notes B03 → E33, B04 → E34 (issue 43).
  */
-export const REPLACEMENT_ECF_PREFIX: Readonly<Record<string, string>> = { B01: "E31", B02: "E32", B14: "E44", B15: "E45", B16: "E46" };
+export const REPLACEMENT_ECF_PREFIX: Readonly<Record<string, string>> = {
+  B01: "E31",
+  B02: "E32",
+  B14: "E44",
+  B15: "E45",
+  B16: "E46",
+  B03: "E33",
+  B04: "E34",
+};
 export const PAPER_REPLACEABLE_PREFIXES: readonly string[] = Object.keys(REPLACEMENT_ECF_PREFIX);
 
 export const FREE_PREFIX = /^[A-Z0-9-]{1,10}$/;

@@ -65,7 +65,7 @@ describe("e-CF alerts", () => {
   it("a deferred e-CF not accepted 4 hours before its limit: one email to each admin and one signed ecf.alert, once; resolved when DGII accepts it", async () => {
     const t = await ecfTenant();
     expect((await t.tenant.api.put("/ecf/settings", { deferred_sending_authorization: "DGII-ED-2026-000200" })).status).toBe(200);
-    const hook = await receiverEndpoint(t.tenant, ["ecf.alert"]);
+    const hook = await receiverEndpoint(t.tenant, ["ecf.alert", "ecf.alert_resolved"]);
     // A branch member (no ecf:manage) gets no email; a second admin does.
     const workspaceId = Number((await ownerRow<{ id: number }>(sql`SELECT id FROM workspaces WHERE tenant_id = ${t.tenant.tenantId}`)).id);
     const member = await seedUser(t.tenant, { role: "member", workspaceIds: [workspaceId] });
@@ -143,8 +143,21 @@ describe("e-CF alerts", () => {
     const resolved = await ownerRow<{ ms: number }>(sql`SELECT (extract(epoch FROM resolved_at) * 1000)::float8 AS ms FROM ecf_alerts WHERE id = ${alert.id}`);
     expect(Number(resolved.ms)).toBe(after.getTime());
     expect((await sweepAlertsOf(env, t.tenant.tenantId, { now: after })).raised).toEqual([]);
-    expect(await receivedHooks(hook.key)).toHaveLength(1);
-  });
+    // Its resolution is its own signed event, once (issue 43): the dashboard clears without polling.
+    const [, cleared] = await hooksOf(hook.key, 2);
+    expect(cleared!.verified.current).toBe(true);
+    expect(cleared!.body.type).toBe("ecf.alert_resolved");
+    expect(cleared!.body.data).toEqual({ ...alert, resolved_at: apiTime(after) });
+    const events = await ownerRows<{ type: string; workspace_id: number | null }>(
+      sql`SELECT type, workspace_id FROM webhook_events WHERE tenant_id = ${t.tenant.tenantId} AND type LIKE 'ecf.alert%' ORDER BY id`,
+    );
+    expect(events.map((event) => [event.type, Number(event.workspace_id)])).toEqual([
+      ["ecf.alert", workspaceId],
+      ["ecf.alert_resolved", workspaceId],
+    ]);
+    expect(await receivedHooks(hook.key)).toHaveLength(2);
+    // Its own bound: two sweeps' deliveries and DGII's acceptance on a busy machine (30 s was its whole budget before ecf.alert_resolved).
+  }, 60_000);
 
   it("a certificate within 30 days of its end, a range under 10 % left and one expiring within 30 days: raised once each, resolved by a new certificate and a longer range", async () => {
     const t = await ecfTenant();

@@ -179,7 +179,8 @@ describe("paper B-series replaced by e-CF after a branch's contingency", () => {
     const other = await seedWorkspace(t.tenant);
     const product = await createProduct(api, { price: "500.00" });
     await initialStock(api, [{ product_id: product.id, quantity: "10" }]);
-    expect((await api.post("/ecf/contingency", { scope: "branches", workspace_ids: [branch], reason: "Sistema caído" })).status).toBe(201);
+    const contingency = await api.post("/ecf/contingency", { scope: "branches", workspace_ids: [branch], reason: "Sistema caído" });
+    expect(contingency.status).toBe(201);
 
     // The paper ranges kept for the branch's contingency.
     const paperRange = async (prefix: string, body: Record<string, unknown> = {}) =>
@@ -324,5 +325,72 @@ describe("paper B-series replaced by e-CF after a branch's contingency", () => {
       ["E310000000002", "B0100006010", paperDay.replace(/-/g, ""), "100.00", "18.00"],
     ]);
     expect(report.body.consumer_summary).toMatchObject({ count: "1", amount: "500.00", itbis_invoiced: "90.00" });
+
+    // Paper notes written in contingency (issue 43): a B04 and a B03 on the paper B01 the E31
+    // replaced, entered as the E34 and E33 that replace them, on that invoice.
+    expect((await paperRange("B04", { type: "credit_note" })).status).toBe(201);
+    expect((await paperRange("B03", { type: "debit_note" })).status).toBe(201);
+    // A replacement bears its paper's date (src/modules/ecf/dating.ts): the B04 was written today, the B03 the day of the sales.
+    const paperNote = (kind: "credit-notes" | "debit-notes", prefix: string, replaces: { ncf: string; issue_date: string }) => async () =>
+      api.post(`/invoices/${e31.body.data.id}/${kind}`, {
+        document_subtype_id: await t.subtype(prefix),
+        issue_date: replaces.issue_date,
+        modification_code: 3,
+        reason: "Descuento acordado en contingencia",
+        items: [{ description: "Descuento", amount: "100.00", tax_ids: [t.ids.itbis18] }],
+        replaces,
+      });
+    const noteDay = today();
+    const e34 = await paperNote("credit-notes", "E34", { ncf: "B0400006001", issue_date: noteDay })();
+    expect(e34.status, e34.text).toBe(201);
+    expect(e34.body.data).toMatchObject({
+      document_number: "E340000000001",
+      issue_date: noteDay,
+      modified_ncf: "E310000000001",
+      total_amount: "118.00",
+      replaces: { ncf: "B0400006001", issue_date: noteDay },
+    });
+    const e33 = await paperNote("debit-notes", "E33", { ncf: "B0300006001", issue_date: paperDay })();
+    expect(e33.status, e33.text).toBe(201);
+    expect(e33.body.data).toMatchObject({ document_number: "E330000000001", replaces: { ncf: "B0300006001", issue_date: paperDay } });
+    // The contingency closed, each e-CF goes: it names its paper note with code 4 and the reason; DGII's schema (here and at the fake DGII, which accepts them) takes it.
+    expect((await api.delete(`/ecf/contingency/${contingency.body.data.id}`)).status).toBe(200);
+    for (const [path, type, ncf, date] of [
+      [`/credit-notes/${e34.body.data.id}`, "34", "B0400006001", noteDay],
+      [`/debit-notes/${e33.body.data.id}`, "33", "B0300006001", paperDay],
+    ] as const) {
+      const xml = (await api.get(`${path}/ecf.xml`)).text;
+      expect(xml).toContain(
+        `<InformacionReferencia><NCFModificado>${ncf}</NCFModificado><FechaNCFModificado>${dmy(date)}</FechaNCFModificado><CodigoModificacion>4</CodigoModificacion><RazonModificacion>Descuento acordado en contingencia</RazonModificacion></InformacionReferencia>`,
+      );
+      expect(await schemaErrors(xml, `e-CF-${type}.xsd`)).toEqual([]);
+      expect(await waitForStatus(t, path, "accepted")).toMatchObject({ dgii_messages: [] });
+      const [signed] = (await api.get(`${path}/ecf`)).body.data.timeline;
+      expect(signed.cause).toBe(`Issued by ${signed.by.name}, replacing the paper NCF ${ncf} of ${date}, written during a contingency.`);
+    }
+    expect((await received(t.signer)).filter((r) => r.encf.startsWith("E33") || r.encf.startsWith("E34")).map((r) => [r.encf, r.errors])).toEqual([
+      ["E340000000001", []],
+      ["E330000000001", []],
+    ]);
+    // Refusals: a paper note replaced already, of the other kind, dated before the paper invoice, a paper invoice's NCF.
+    const noteAgain = await paperNote("credit-notes", "E34", { ncf: "B0400006001", issue_date: noteDay })();
+    expect([noteAgain.status, noteAgain.body.code, noteAgain.body.message]).toEqual([
+      409,
+      "contingency_ncf_used",
+      "B0400006001 was replaced already, by E340000000001.",
+    ]);
+    for (const [replaces, field, message] of [
+      [
+        { ncf: "B0300006002", issue_date: noteDay },
+        "replaces.ncf",
+        "A B03 is replaced by an E33 (Formato e-CF v1.0: the replaced NCF's type is the equivalent of the e-CF's); this note's subtype is E34.",
+      ],
+      [{ ncf: "B0400006002", issue_date: daysFromToday(-2) }, "issue_date", `A note cannot precede the invoice it modifies (${paperDay}).`],
+      [{ ncf: "B0100006020", issue_date: noteDay }, "replaces.ncf", "A paper note's NCF: B03 (debit) or B04 (credit) and 8 digits."],
+    ] as const) {
+      const res = await paperNote("credit-notes", "E34", replaces)();
+      expect(res.status, JSON.stringify(replaces)).toBe(422);
+      expect(res.body.errors).toEqual({ [field]: [message] });
+    }
   });
 });

@@ -1,10 +1,23 @@
 import { describe, expect, it } from "vitest";
 import { stepEcfDocument } from "../../src/jobs/ecf";
+import type { EcfTimelineEntry } from "../../src/modules/ecf/schemas";
 import { env } from "../support/env";
 import { storedEvents } from "../webhooks/helpers";
-import { afterFirstAttempt, ecfOf, ecfTenant, issueE31, received, script, waitForStatus } from "./helpers";
+import { afterFirstAttempt, type EcfTenant, ecfOf, ecfTenant, issueE31, received, script, waitForStatus } from "./helpers";
 
 const later = (from: Date, seconds: number) => new Date(from.getTime() + seconds * 1000);
+
+/** The timeline of a document's e-CF, each entry as [state, code, attempt, track_id] (its cause checked apart). */
+async function timelineOf(t: EcfTenant, path: string) {
+  const timeline = (await t.tenant.api.get(`${path}/ecf`)).body.data.timeline as EcfTimelineEntry[];
+  return { timeline, steps: timeline.map((entry) => [entry.state, entry.code, entry.attempt, entry.track_id]) };
+}
+
+/** The tenant's admin as the timeline names them (issued by, retried by). */
+async function adminOf(t: EcfTenant) {
+  const me = (await t.tenant.api.get("/me")).body.data as { id: number; name: string };
+  return { id: me.id, name: me.name };
+}
 
 /** The trackIds DGII (the fake) holds for an e-NCF, asked as the tenant would. */
 async function trackIdsAtDgii(signer: string, encf: string) {
@@ -43,6 +56,23 @@ describe("an e-CF whose answer DGII never gave back", () => {
       last_error: null,
       dgii_messages: [],
     });
+    // Its timeline says why (issue 43): issued by whom, the attempt DGII did not answer, then the
+    // reception DGII already held, found through consultatrackids and followed.
+    const admin = await adminOf(t);
+    const { timeline, steps } = await timelineOf(t, `/invoices/${invoice.id}`);
+    expect(steps).toEqual([
+      ["signed", "issued", null, null],
+      ["unanswered", "unreachable", 1, null],
+      ["accepted", "reconciled", 2, held[0]],
+    ]);
+    expect(timeline[0]).toMatchObject({ cause: `Issued by ${admin.name}.`, by: admin });
+    expect(timeline[1]!.cause).toBe(
+      `Attempt 1 got no answer from DGII (${first.last_error}). Before sending again, DGII is asked whether it received it (consultatrackids), backing off from 30 s.`,
+    );
+    expect(timeline[2]!.cause).toBe(
+      `Not sent again on attempt 2: DGII's consultatrackids shows it already received this e-NCF as trackId ${held[0]} (Aceptado); followed; DGII answered Aceptado for it.`,
+    );
+    expect(timeline.slice(1).map((entry) => entry.by)).toEqual([null, null]);
   });
 
   it("a resend DGII rejects as 'secuencia ya utilizada' while it holds an accepted copy: the e-CF is accepted under the copy's trackId, never rejected", async () => {
@@ -62,6 +92,20 @@ describe("an e-CF whose answer DGII never gave back", () => {
     expect(await stepEcfDocument(env, ref, { now: later(start, 40) })).toEqual({ outcome: "final", status: "accepted", deliver: true, webhooks: [] });
     const ecf = await ecfOf(t, `/invoices/${invoice.id}`);
     expect(ecf).toMatchObject({ status: "accepted", track_id: original, sequence_used: null, dgii_messages: [] });
+    // The timeline shows the resend DGII refused as a used number, then the switch to the copy it held.
+    const { timeline, steps } = await timelineOf(t, `/invoices/${invoice.id}`);
+    expect(steps).toEqual([
+      ["signed", "issued", null, null],
+      ["unanswered", "unreachable", 1, null],
+      ["sent", "after_outage", 2, resend],
+      ["used_number", "dgii_answer", 3, resend],
+      ["accepted", "reconciled", 3, original],
+    ]);
+    expect(timeline[2]!.cause).toBe(`Sent to DGII on attempt 2, after DGII did not answer an earlier attempt; DGII gave trackId ${resend}.`);
+    expect(timeline[3]!.cause).toMatch(new RegExp(`^DGII rejected trackId ${resend}: .*[Ss]ecuencia.*utilizada.* \\(its e-NCF was already used\\)\\.$`));
+    expect(timeline[4]!.cause).toBe(
+      `Reconciled through DGII's consultatrackids: it already held this e-NCF as trackId ${original} (Aceptado); followed; DGII answered Aceptado for it.`,
+    );
   });
 
   it("a retry of a rejection whose number DGII did not use is sent again, not matched to the rejected copy", async () => {
@@ -89,8 +133,25 @@ describe("an e-CF's timeline and what to do next", () => {
     await waitForStatus(t, `/invoices/${invoice.id}`, "rejected");
     const rejected = (await t.tenant.api.get(`/invoices/${invoice.id}/ecf`)).body.data;
     expect(states(rejected.timeline)).toEqual(["signed", "sent", "rejected"]);
-    expect(rejected.timeline[0]).toEqual({ state: "signed", at: rejected.signed_at, cause: null });
-    expect(rejected.timeline[2].cause).toBe("El e-NCF no está autorizado para el RNC Emisor del comprobante fiscal electrónico.");
+    const admin = await adminOf(t);
+    expect(rejected.timeline[0]).toEqual({
+      state: "signed",
+      at: rejected.signed_at,
+      code: "issued",
+      cause: `Issued by ${admin.name}.`,
+      attempt: null,
+      track_id: null,
+      by: admin,
+    });
+    expect(rejected.timeline[1]).toMatchObject({
+      code: "first_attempt",
+      attempt: 1,
+      cause: `Sent to DGII on the first attempt; DGII gave trackId ${rejected.timeline[1].track_id}.`,
+    });
+    expect(rejected.timeline[2]).toMatchObject({
+      code: "dgii_answer",
+      cause: `DGII answered Rechazado (5 El e-NCF no está autorizado para el RNC Emisor del comprobante fiscal electrónico.) for trackId ${rejected.track_id}; its e-NCF was not used.`,
+    });
     expect(rejected.next_action).toEqual({
       code: "retry",
       method: "POST",
@@ -105,6 +166,15 @@ describe("an e-CF's timeline and what to do next", () => {
     await waitForStatus(t, `/invoices/${invoice.id}`, "accepted");
     const accepted = (await t.tenant.api.get(`/invoices/${invoice.id}/ecf`)).body.data;
     expect(states(accepted.timeline)).toEqual(["signed", "sent", "rejected", "retried", "sent", "accepted"]);
+    expect(accepted.timeline[3]).toMatchObject({
+      code: "retry",
+      by: admin,
+      cause: `Sent again by ${admin.name} (POST …/ecf/retry), after it was rejected without its e-NCF being used.`,
+    });
+    expect(accepted.timeline[4]).toMatchObject({
+      code: "after_retry",
+      cause: expect.stringMatching(/^Sent to DGII on attempt \d+, after it was sent again on request; DGII gave trackId /),
+    });
     expect(accepted.next_action).toBeNull();
     const times = accepted.timeline.map((entry: { at: string }) => entry.at);
     expect([...times].sort()).toEqual(times);
@@ -117,7 +187,21 @@ describe("an e-CF's timeline and what to do next", () => {
     await waitForStatus(t, `/invoices/${used.id}`, "rejected");
     const rejected = (await t.tenant.api.get(`/invoices/${used.id}/ecf`)).body.data;
     expect(rejected.next_action).toMatchObject({ code: "issue_again", method: "POST", path: "/api/v1/invoices" });
-    expect(rejected.timeline.at(-1)).toMatchObject({ state: "rejected", cause: "El RNC Comprador no se encuentra activo." });
+    expect(rejected.timeline.at(-1)).toMatchObject({
+      state: "rejected",
+      code: "dgii_answer",
+      cause: `DGII answered Rechazado (2 El RNC Comprador no se encuentra activo.) for trackId ${rejected.track_id}; its e-NCF counts as used.`,
+    });
+    // One story (issue 43): its retry's 409 says what next_action says, with the same action.
+    const refused = await t.tenant.api.post(`/invoices/${used.id}/ecf/retry`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({
+      code: "ecf_not_retryable",
+      message: `${rejected.next_action.description} (POST /api/v1/invoices)`,
+    });
+    expect(rejected.next_action.description).toBe(
+      "DGII rejected it and counts its e-NCF as used: this e-CF is void for tax purposes, so it cannot be sent again nor corrected by a credit or debit note. Issue the sale again as a new invoice, with the next e-NCF, correcting what DGII's messages say.",
+    );
 
     await script(t.signer, { down: 3 });
     const invoice = await issueE31(t);
@@ -129,7 +213,16 @@ describe("an e-CF's timeline and what to do next", () => {
     expect(failedStep).toMatchObject({ outcome: "failed", status: "failed" });
     const failed = (await t.tenant.api.get(`/invoices/${invoice.id}/ecf`)).body.data;
     // A transition's time is the database's clock at the change (updated_at, drizzle/0036): this test moves only the job's clock.
-    expect(failed.timeline.at(-1)).toEqual({ state: "failed", at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/), cause: failed.last_error });
+    expect(failed.timeline.at(-1)).toEqual({
+      state: "failed",
+      at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
+      code: "outage_24h",
+      cause: `DGII could not be reached for 24 hours, since ${start.toISOString()}: ${failed.last_error}`,
+      attempt: 3,
+      track_id: null,
+      by: null,
+    });
+    expect(failed.timeline.map((entry: EcfTimelineEntry) => entry.state)).toEqual(["signed", "unanswered", "failed"]);
     expect(Date.parse(failed.timeline.at(-1).at)).toBeGreaterThanOrEqual(Date.parse(failed.timeline[0].at) - 1000);
     expect(failed.last_error).toContain("Servicio no disponible temporalmente");
     expect(failed.next_action).toMatchObject({ code: "retry", path: `/api/v1/invoices/${invoice.id}/ecf/retry` });

@@ -3,7 +3,7 @@ import { stepEcfDocument } from "../../src/jobs/ecf";
 import { today } from "../support/dates";
 import { env } from "../support/env";
 import { storedEvents } from "../webhooks/helpers";
-import { afterFirstAttempt, type EcfTenant, ecfRow, ecfTenant, script, waitForStatus } from "./helpers";
+import { afterFirstAttempt, type EcfTenant, ecfRow, ecfTenant, received, script, waitForStatus } from "./helpers";
 
 /**
  * DGII's answers are judged by their body — its codigo, estado and messages — never by the HTTP
@@ -86,28 +86,43 @@ describe("DGII's answers judged by their body (issue 33)", () => {
     expect(unsaid.body.errors).toEqual({ from: ["Recibido"] });
     await unchanged();
 
-    // "Annulled, except the sequences of the detail" with a detail: not all of them were.
-    await script(t.signer, {
-      answers: [
-        {
-          service: "anulacionrangos",
-          status: 200,
-          body: {
-            rnc: t.rnc,
-            codigo: "1",
-            nombre: "Anulación recibida",
-            mensajes: ["Las secuencias fueron anuladas correctamente. Con excepción de las secuencias del detalle", "E310000000002"],
-          },
-        },
-      ],
+    // "Annulled, except the sequences of the detail" with a detail naming no e-NCF: nothing can be
+    // said number by number, so nothing changes.
+    const partly = (detail: string[]): Answer => ({
+      service: "anulacionrangos",
+      status: 200,
+      body: {
+        rnc: t.rnc,
+        codigo: "1",
+        nombre: "Anulación recibida",
+        mensajes: ["Las secuencias fueron anuladas correctamente. Con excepción de las secuencias del detalle", ...detail],
+      },
     });
+    await script(t.signer, { answers: [partly(["No fue posible anular algunas secuencias."])] });
     expect((await annul()).status).toBe(422);
     await unchanged();
 
-    // DGII's own answer: the sequences were annulled (the fake's, HTTP 200).
-    const done = await annul();
+    // A partial ANECF (issue 43), reported number by number: the detail names the invoice's e-NCF,
+    // which stays as it was; 2 and 3 are annulled and the sequence moves past them.
+    await script(t.signer, { answers: [partly([`${invoice.document_number}: No fue posible anular la secuencia.`])] });
+    const partial = await annul();
+    expect(partial.status, partial.text).toBe(201);
+    expect(partial.body.message).toBe(`2 of 3 e-NCF annulled with DGII; DGII did not annul ${invoice.document_number} (not_annulled says why).`);
+    expect(partial.body.data).toMatchObject({
+      from: "E310000000001",
+      to: "E310000000003",
+      count: 2,
+      not_annulled: [{ encf: invoice.document_number, reason: `${invoice.document_number}: No fue posible anular la secuencia.` }],
+    });
+    expect((await t.tenant.api.get(`/invoices/${invoice.id}`)).body.data.status).toBe("pending_payment");
+    expect((await ecfView(t, invoice.id)).status).toBe("pending");
+    expect((await t.tenant.api.get(`/document-subtypes/${subtype}`)).body.data.next_number).toBe(4);
+    expect(await storedEvents(t.tenant.tenantId, "ecf.annulled")).toEqual([]);
+
+    // DGII's own answer for the number left: annulled (the fake's, HTTP 200).
+    const done = await t.tenant.api.post("/ecf/annulments", { document_subtype_id: subtype, from: 1, to: 1 });
     expect(done.status, done.text).toBe(201);
-    expect(done.body.data).toMatchObject({ from: "E310000000001", to: "E310000000003", count: 3 });
+    expect(done.body.data).toMatchObject({ from: "E310000000001", to: "E310000000001", count: 1, not_annulled: [] });
     expect(done.body.data.dgii_messages).toEqual([{ codigo: "", valor: "Las secuencias fueron anuladas correctamente." }]);
     expect((await ecfView(t, invoice.id)).status).toBe("annulled");
     expect((await t.tenant.api.get(`/document-subtypes/${subtype}`)).body.data.next_number).toBe(4);
@@ -168,6 +183,21 @@ describe("DGII's answers judged by their body (issue 33)", () => {
     await script(t.signer, { answers: [{ service: "recepcionfc", status: 200, body: { ...rejectedBody(true), codigo: 1 } }] });
     const contradictory = await consumerInvoice(t);
     expect(await waitForStatus(t, `/invoices/${contradictory.id}`, "rejected")).toMatchObject({ sequence_used: true });
+
+    // An answer with neither codigo nor estado (issue 43): DGII received the summary, so it is never
+    // sent again; its state is asked of DGII (consultarfce), which says it was accepted.
+    await script(t.signer, { answers: [{ service: "recepcionfc", status: 200, body: { mensajes: [] } }] });
+    const unjudged = await consumerInvoice(t);
+    expect(await waitForStatus(t, `/invoices/${unjudged.id}`, "accepted")).toMatchObject({ consumer_summary: true, last_error: null });
+    expect((await received(t.signer)).filter((r) => r.encf === unjudged.document_number)).toHaveLength(1);
+    const { timeline } = await ecfView(t, unjudged.id);
+    expect(timeline.map((entry: { state: string; code: string; attempt: number | null }) => [entry.state, entry.code, entry.attempt])).toEqual([
+      ["signed", "issued", null],
+      ["sent", "first_attempt", 1],
+      ["unanswered", "unjudged", 1],
+      ["accepted", "reconciled", 2],
+    ]);
+    expect(timeline[3].cause).toBe("Not sent again on attempt 2: DGII's consultarfce says the consumer summary (RFCE) it received is Aceptado.");
   });
 
   it("reception and result: a reception answered 200 without a trackId is a refusal; a result's estado decides, whatever the status", async () => {

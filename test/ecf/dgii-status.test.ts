@@ -146,6 +146,19 @@ describe("DGII's status and maintenance windows", () => {
     });
     expect((await received(t.signer)).map((r) => r.encf)).toEqual(["E310000000001"]);
     expect((await ecfRow(invoice.id)).attempts).toBe(1);
+    // The timeline says why it waited and that it was sent after the window (issue 43): one held entry, however many steps met it.
+    const timeline = (await t.tenant.api.get(`/invoices/${invoice.id}/ecf`)).body.data.timeline as {
+      state: string;
+      code: string;
+      cause: string;
+      attempt: number | null;
+    }[];
+    expect(timeline.map((entry) => [entry.state, entry.code, entry.attempt])).toEqual([
+      ["signed", "issued", null],
+      ["held", "window", null],
+      ["sent", "after_window", 1],
+    ]);
+    expect(timeline[1]!.cause).toBe(`Held through ${paused.last_error!.slice("Paused: ".length)}`);
   });
 
   it("reception reported down pauses sending a minute at a time while the report is fresh; a report older than 5 minutes does not", async () => {
@@ -199,12 +212,28 @@ describe("DGII's status and maintenance windows", () => {
     expect(await sweepDgiiStatus(withKey, { now: back })).toBe("recorded");
     const [closed] = (await t.tenant.api.get<Data<EcfContingency[]>>("/ecf/contingency")).body.data;
     expect(closed).toMatchObject({ open: false, closed_how: "dgii", closed_by: null, closed_at: apiTime(back) });
-    const due = await ecfRow(invoice.id);
-    expect([new Date(due.next_attempt_at).getTime(), due.attempts]).toEqual([back.getTime(), 0]);
-    expect(await stepEcfDocument(env, { tenant_id: t.tenant.tenantId, ecf_id: held.id }, { now: new Date(back.getTime() + 1000) })).toMatchObject({
-      outcome: "in_process",
-    });
+    // The sweep put it on the queue itself (issue 43): sent without waiting for the minute's e-CF sweep.
+    const sent = await vi.waitFor(
+      async () => {
+        const row = await ecfRow(invoice.id);
+        expect(row.attempts).toBe(1);
+        return row;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(sent.id).toBe(held.id);
     expect((await received(t.signer)).map((r) => r.encf)).toEqual(["E310000000001"]);
+    // Its timeline says what held it, and that it was sent after the contingency.
+    const timeline = (await t.tenant.api.get(`/invoices/${invoice.id}/ecf`)).body.data.timeline as { state: string; code: string; cause: string }[];
+    expect(timeline.slice(0, 3).map((entry) => [entry.state, entry.code, entry.cause])).toEqual([
+      ["signed", "issued", expect.stringMatching(/^Issued by .+\.$/)],
+      ["held", "contingency", `Held by contingency #${opened.body.data.id} until it closes.`],
+      [
+        "sent",
+        "after_contingency",
+        expect.stringMatching(/^Sent to DGII on attempt 1, after the contingency that held it was closed; DGII gave trackId [\w-]+\.$/),
+      ],
+    ]);
   });
 
   it("reception down for 2 hours: the hourly cron raises one ecf.alert per tenant in that environment, emailed and signed, once; resolved when DGII is back", async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { type ReceivedHook, receivedHooks, receiverEndpoint, storedEvents } from "../webhooks/helpers";
 import { type EcfTenant, ecfTenant, issueE31, script, waitForStatus } from "./helpers";
 
-type Transition = { state: string; at: string; cause: string | null };
+type Transition = { state: string; at: string; cause: string | null; code: string | null };
 
 /** The e-CF's timeline as GET …/ecf shows it: what the events must repeat, one for one, in order. */
 async function timeline(t: EcfTenant, invoiceId: number): Promise<Transition[]> {
@@ -47,7 +47,7 @@ describe("e-CF webhook events: every transition of an e-CF, signed, in order (is
     // One event per transition, in the timeline's order, each carrying that transition.
     for (const invoice of [accepted, rejected, conditional, retried]) {
       const expected = await timeline(t, invoice.id);
-      expect(of(invoice.id).map((event) => event.data.transition)).toEqual(expected);
+      expect(of(invoice.id).map((event) => event.data.transition)).toEqual(expected.map(({ state, at, cause, code }) => ({ state, at, cause, code })));
     }
     expect(of(accepted.id).map((event) => [event.type, event.data.status])).toEqual([
       ["ecf.signed", "pending"],
@@ -91,7 +91,11 @@ describe("e-CF webhook events: every transition of an e-CF, signed, in order (is
     expect(final!.data).toMatchObject({ id: ecfId, status: "accepted", track_id: sent!.data.track_id });
     const rejection = of(rejected.id).at(-1)!;
     expect(rejection.data.dgii_messages).toEqual([{ codigo: expect.anything(), valor: "El RNC Comprador no se encuentra activo." }]);
-    expect(rejection.data.transition).toMatchObject({ state: "rejected", cause: "El RNC Comprador no se encuentra activo." });
+    expect(rejection.data.transition).toMatchObject({
+      state: "rejected",
+      code: "dgii_answer",
+      cause: `DGII answered Rechazado (2 El RNC Comprador no se encuentra activo.) for trackId ${rejection.data.track_id}; its e-NCF counts as used.`,
+    });
     expect(of(conditional.id).at(-1)!.data.dgii_messages.length).toBeGreaterThan(0);
 
     // Delivered to the endpoint, signed: the receiver verified each with the Standard Webhooks library.

@@ -67,13 +67,13 @@ describe("company fiscal profile", () => {
     expect((await tenant.api.get("/company")).body.data.economic_activity).toBe("Venta de artículos de ferretería");
   });
 
-  it("PATCH is for admins only: 403 for a member and a viewer", async () => {
+  it("PATCH is for the company's administrators only: 403 company_forbidden for a member and a viewer", async () => {
     const tenant = await seedTenant();
     for (const role of ["member", "viewer"]) {
       const user = await seedUser(tenant, { role, workspaceIds: [tenant.workspaceId] });
       const res = await user.api.patch("/company", { legal_name: "Otra SRL" });
       expect(res.status, role).toBe(403);
-      expect(res.body.code, role).toBe("forbidden");
+      expect(res.body.code, role).toBe("company_forbidden");
     }
     expect((await tenant.api.get("/company")).body.data.legal_name).toBe(`Tenant ${tenant.subdomain} SRL`);
   });

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import http from "node:http";
 import path from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,7 +38,8 @@ async function startDev(): Promise<ChildProcess> {
   port = await freePort();
   const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/dev.ts"], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port) },
+    // Its own rate-limit namespace: Redis is shared with other runs of npm run dev, whose demo admin has the same ids.
+    env: { ...process.env, PORT: String(port), RATE_LIMIT_NAMESPACE: `docs-offline-${process.pid}-${Date.now()}` },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true, // its own process group: wrangler and workerd end with it
   });
@@ -55,8 +57,44 @@ async function startDev(): Promise<ChildProcess> {
   return child;
 }
 
+/** The DGII stand-in `npm run dev` started (null when the shell pointed it at another DGII). */
+const standIn = () => /DGII: local stand-in at (http:\/\/127\.0\.0\.1:\d+)\)/.exec(devOutput)?.[1] ?? null;
+
+/** A control call to the DGII stand-in (scripts/fake-dgii.ts). */
+async function dgiiControl(route: string, body: unknown): Promise<void> {
+  const res = await fetch(`${standIn()}/_control/${route}`, { method: "POST", body: JSON.stringify(body) });
+  expect(res.status).toBe(200);
+}
+
+/** The demo tenant's API as its admin (the token npm run dev printed), on its host. */
+function demoApi<T = unknown>(method: string, apiPath: string, body?: unknown): Promise<{ status: number; body: { data: T; code?: string } }> {
+  const token = /Authorization: Bearer ([^']+)'/.exec(devOutput)![1]!;
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path: `/api/v1${apiPath}`,
+        headers: { Host: `demo.localhost:${port}`, Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") }));
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
 beforeAll(async () => {
   dev = await startDev();
+  // The crons' check below starts now, so that the minute it waits for overlaps the other tests:
+  // the stand-in's status service reports DGII's reception down (DGII's "PreCertificacion" is testecf).
+  if (standIn()) await dgiiControl("dgii-status", { ambiente: "PreCertificacion", servicio: "Recepción", estatus: "No Disponible" });
 }, 300_000);
 
 afterAll(async () => {
@@ -235,4 +273,60 @@ describe.skipIf(skipReason !== undefined)("GET /api/v1/docs and the consumer loo
     expect(problems).toEqual([]);
     expect(blocked).toEqual([]);
   });
+});
+
+describe("npm run dev runs wrangler.toml's crons (issue 43)", () => {
+  it("says so, and a held e-CF goes to DGII by itself within two minutes of the stand-in reporting reception back", async () => {
+    expect(devOutput).toContain(
+      `Crons: wrangler.toml's "0 6 * * SUN", "* * * * *", "0 * * * *" fire on their minute (UTC) through /cdn-cgi/handler/scheduled; --no-cron turns them off.`,
+    );
+    if (!standIn()) return console.warn("docs-offline.test.ts: npm run dev used another DGII; the held e-CF check needs the stand-in");
+    type Status = { services: { environment: string; service: string; available: boolean }[] };
+    type Ecf = { status: string; last_error: string | null; timeline: { state: string; code: string | null; cause: string | null }[] };
+    // The minute cron read DGII's status service: reception down (set in beforeAll).
+    const reception = async () =>
+      (await demoApi<Status>("GET", "/ecf/dgii-status")).body.data.services.find((s) => s.environment === "testecf" && s.service === "Recepción")?.available;
+    // Polled every 5 s: the demo admin may make 60 requests a minute.
+    await expect.poll(reception, { timeout: 75_000, interval: 5_000 }).toBe(false);
+    // A total contingency (one left open by an earlier run on the same .dev-data is closed first), and an E32 issued under it: held.
+    for (const open of (await demoApi<{ id: number; open: boolean }[]>("GET", "/ecf/contingency")).body.data.filter((c) => c.open)) {
+      expect((await demoApi("DELETE", `/ecf/contingency/${open.id}`)).status).toBe(200);
+    }
+    const contingency = await demoApi<{ id: number }>("POST", "/ecf/contingency", { scope: "total", reason: "DGII no recibe (prueba de npm run dev)" });
+    expect(contingency.status).toBe(201);
+    const subtypes = (await demoApi<{ id: number; prefix: string }[]>("GET", "/document-subtypes?per_page=100")).body.data;
+    const taxes = (await demoApi<{ id: number; name: string }[]>("GET", "/taxes?per_page=100")).body.data;
+    const consumer = await demoApi<{ id: number }>("POST", "/contacts", { name: "Consumidor (cron)" });
+    const service = (await demoApi<{ id: number; sku: string | null }[]>("GET", "/products?per_page=100")).body.data.find((p) => p.sku === "SRV-INS")!;
+    const invoice = await demoApi<{ id: number }>("POST", "/invoices", {
+      contact_id: consumer.body.data.id,
+      document_subtype_id: subtypes.find((row) => row.prefix === "E32")!.id,
+      issue_date: new Date(Date.now() - 4 * 3_600_000).toISOString().slice(0, 10),
+      items: [{ product_id: service.id, quantity: "1", unit_price: "1000.00", tax_ids: [taxes.find((tax) => tax.name === "ITBIS 18%")!.id] }],
+    });
+    expect(invoice.status, JSON.stringify(invoice.body)).toBe(201);
+    const ecf = async () => (await demoApi<Ecf>("GET", `/invoices/${invoice.body.data.id}/ecf`)).body.data;
+    await expect
+      .poll(async () => (await ecf()).last_error, { timeout: 30_000, interval: 1_000 })
+      .toBe(`Paused: held by contingency #${contingency.body.data.id} until it closes.`);
+
+    // DGII's reception back: the minute's status sweep closes the contingency and sends what it held.
+    await dgiiControl("dgii-status", { reset: true });
+    const back = Date.now();
+    await expect.poll(async () => (await ecf()).status, { timeout: 130_000, interval: 3_000 }).toBe("accepted");
+    expect(Date.now() - back).toBeLessThan(120_000);
+    const { timeline } = await ecf();
+    expect(timeline.map((entry) => [entry.state, entry.code])).toEqual([
+      ["signed", "issued"],
+      ["held", "contingency"],
+      ["accepted", "dgii_answer"],
+    ]);
+    expect(timeline[2]!.cause).toBe(
+      "Consumer summary (RFCE) sent to DGII on attempt 1, after the contingency that held it was closed; DGII answered Aceptado.",
+    );
+    const closed = (await demoApi<{ id: number; closed_how: string | null }[]>("GET", "/ecf/contingency")).body.data.find(
+      (c) => c.id === contingency.body.data.id,
+    );
+    expect(closed?.closed_how).toBe("dgii");
+  }, 300_000);
 });

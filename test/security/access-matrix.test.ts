@@ -28,14 +28,20 @@ import {
  *     deactivated user → 401
  *     `unauthenticated` on every non-public route; public routes answer a 4xx (bad credentials,
  *     unknown invitation, unverified webhook);
- *   - a viewer of W1 on every write guarded by a permission → 403 `forbidden`;
+ *   - a viewer of W1 on every write guarded by a permission → 403 `forbidden` (`company_forbidden`
+ *     for a company-level act);
  *   - a member of W2 only (a custom role with every permission except view_all_locations):
  *       · with X-Workspace-ID of W1 on every permission-guarded route → 403 `workspace_forbidden`;
  *       · naming a W1 workspace-scoped object (invoice, payment, quotation, transfer, adjustment,
  *         W1-only product and contact, invitation, member, bot, chat account, the workspace) → 403/404;
  *       · tenant-wide catalog resources (taxes, currencies, document subtypes, salesmen, bank
- *         accounts, roles, RNC) are legitimately readable and writable with the permission;
+ *         accounts, roles, RNC) are legitimately readable with the permission (their writes are
+ *         company-level acts, below);
  *       · self-service routes (the caller's own tokens and workspace context) never act on others;
+ *   - an administrator of W2 only (the built-in admin role, so view_all_locations too):
+ *       · every act on the company (`level: "company"`) → 403 `company_forbidden`: a branch role,
+ *         even admin, never counts at company level;
+ *       · every act on named branches (`level: "branches"`) naming W1 → 403 `forbidden`;
  *   - the admin of another tenant, on their own host, naming tenant A's objects → 403/404.
  * Always: never 5xx, errors in the documented shape, and no body carries the other party's markers.
  */
@@ -72,6 +78,7 @@ let world: World;
 let other: SeededTenant;
 let crossWs: TokenPool;
 let viewers: TokenPool;
+let branchAdmins: TokenPool;
 let revoked: TokenPool;
 let otherAdmins: TokenPool;
 let expired: string;
@@ -141,6 +148,7 @@ describe("access matrix over every operation of the route table", () => {
     expect(role.status, JSON.stringify(role.body)).toBe(201);
     const nonPublic = routes.filter((r) => r.scope !== "public").length;
     crossWs = await TokenPool.of(nonPublic * 2, async () => (await seedUser(world.tenant, { role: roleName, workspaceIds: [world.w2] })).token);
+    branchAdmins = await TokenPool.of(1, async () => (await seedUser(world.tenant, { role: "admin", workspaceIds: [world.w2] })).token);
     viewers = await TokenPool.of(
       routes.filter((r) => r.isWrite).length,
       async () => (await seedUser(world.tenant, { role: "viewer", workspaceIds: [world.w1] })).token,
@@ -197,7 +205,7 @@ describe("access matrix over every operation of the route table", () => {
         route,
         host: world.tenant.subdomain,
         token: () => viewers.next(),
-        expect: viewerMayRead(route) ? anything : typeof route.route.access === "object" ? forbidden("forbidden") : status4xx,
+        expect: viewerMayRead(route) ? anything : typeof route.route.access === "object" ? forbidden(refusalOf(route)) : status4xx,
         markers: [],
       }));
     expect(checks.length).toBeGreaterThan(50);
@@ -245,6 +253,35 @@ describe("access matrix over every operation of the route table", () => {
     expect(await run(checks)).toEqual([]);
   }, 180_000);
 
+  it("refuses an administrator of W2 only every act on the company (403 company_forbidden) and every act naming W1 (403 forbidden)", async () => {
+    const checks: Check[] = [];
+    for (const route of routes) {
+      if (typeof route.route.access !== "object") continue;
+      if (route.route.access.level === "company") {
+        checks.push({
+          identity: "admin of W2 only, on the company",
+          route,
+          host: world.tenant.subdomain,
+          token: () => branchAdmins.next(),
+          expect: forbidden("company_forbidden"),
+          markers: [],
+        });
+      } else if (route.namingW1) {
+        checks.push({
+          identity: "admin of W2 only, naming W1",
+          route: { ...route, url: route.namingW1.url, body: route.namingW1.body },
+          host: world.tenant.subdomain,
+          token: () => branchAdmins.next(),
+          expect: forbidden("forbidden"),
+          markers: world.markers,
+        });
+      }
+    }
+    expect(checks.filter((c) => c.identity.endsWith("naming W1")).length).toBe(3);
+    expect(checks.length).toBeGreaterThan(40);
+    expect(await run(checks)).toEqual([]);
+  }, 120_000);
+
   it("answers another tenant's admin 403/404 for every object of this tenant, never its data", async () => {
     const checks: Check[] = routes
       .filter((r) => r.scope !== "public" && r.namesTenantObject)
@@ -262,13 +299,18 @@ describe("access matrix over every operation of the route table", () => {
 
   it("records the figures", async () => {
     console.log(`access matrix: ${tally.cases} cases, slowest ${slowest.ms} ms (${slowest.what})`);
-    await record({ suite: "access matrix", cases: tally.cases, failures: tally.failures, invariants: 4, notes: `${routes.length} routes` });
+    await record({ suite: "access matrix", cases: tally.cases, failures: tally.failures, invariants: 5, notes: `${routes.length} routes` });
   });
 });
 
 /** Reads sent as POST (a ZIP of PDFs) are guarded by a `:view` permission the viewer holds. */
 function viewerMayRead(route: ConcreteRoute): boolean {
   return typeof route.route.access === "object" && route.route.access.permission.endsWith(":view");
+}
+
+/** The code of a refusal for lack of the route's permission: at company level, company_forbidden. */
+function refusalOf(route: ConcreteRoute): string {
+  return typeof route.route.access === "object" && route.route.access.level === "company" ? "company_forbidden" : "forbidden";
 }
 
 let openApi: ReturnType<ReturnType<typeof createApp>["getOpenAPI31Document"]> | undefined;

@@ -73,7 +73,10 @@ const BUSINESS_RULES: Record<string, { field: string; described: string }[]> = {
   "GET /api/v1/reports/606": [{ field: "period", described: "a past month or the current one" }],
   "GET /api/v1/reports/607": [{ field: "period", described: "a past month or the current one" }],
   "GET /api/v1/reports/608": [{ field: "period", described: "a past month or the current one" }],
-  "GET /api/v1/reports/sales-summary": [{ field: "to", described: "days after from" }],
+  "GET /api/v1/reports/sales-summary": [
+    { field: "to", described: "days after from" },
+    { field: "workspace_id", described: "one of this company's" },
+  ],
 };
 
 /** A JSON value outside a body property's schema; undefined when none is known. */

@@ -22,6 +22,11 @@ export interface ConcreteRoute {
   namesTenantObject: boolean;
   scope: Scope;
   isWrite: boolean;
+  /**
+   * A route of `level: "branches"` (an act on the branches it names), as a request naming W1: a
+   * member of W2 only, even its admin, must get 403 `forbidden`.
+   */
+  namingW1: { url: string; body: unknown } | null;
 }
 
 /** Segment → the W1 object id, and whether the resource is workspace-scoped or tenant-wide. */
@@ -51,6 +56,8 @@ function resolver(world: World): Record<string, { id: string | number; scope: Sc
     "messaging-bots": { id: o.bot.id, scope: "workspace" },
     "chat-accounts": { id: o.chat.id, scope: "workspace" },
     roles: { id: o.role.id, scope: "tenant" },
+    // The company's role holders: a grant to W1's viewer (viewer at company level) is harmless.
+    "company/members": { id: o.w1Viewer.id, scope: "tenant" },
     taxes: { id: o.tax.id, scope: "tenant" },
     currencies: { id: o.currency.id, scope: "tenant" },
     "document-subtypes": { id: o.subtype.id, scope: "tenant" },
@@ -86,6 +93,7 @@ const COLLECTION_SCOPE: [RegExp, Scope][] = [
   // DGII's reports are the whole company's (workspace_id only narrows them for review).
   [/^\/api\/v1\/reports\//, "tenant"],
   [/^\/api\/v1\/(webhook-endpoints|events)\b/, "tenant"],
+  [/^\/api\/v1\/company\b/, "tenant"],
   [/^\/api\/v1\/workspaces$/, "tenant"],
   [/./, "workspace"],
 ];
@@ -167,6 +175,9 @@ export function validBody(world: World, method: string, path: string): unknown {
     "PATCH /api/v1/webhook-endpoints/{id}": { description: uniqueName("Webhook ") },
     "POST /api/v1/events/{id}/resend": { endpoint_id: o.webhook.id },
     "PATCH /api/v1/company": { trade_name: uniqueName("Comercial ") },
+    "PUT /api/v1/company/members/{user_id}": { role: "viewer" },
+    // No such user: the owner's request is refused (404), so the world keeps its owner.
+    "POST /api/v1/company/transfer-ownership": { user_id: 2147483647 },
     "POST /api/v1/salesmen": { full_name: uniqueName("V ") },
     "PATCH /api/v1/salesmen/{id}": { full_name: uniqueName("V ") },
     "POST /api/v1/bank-accounts": { name: uniqueName("B ") },
@@ -196,6 +207,16 @@ export function validBody(world: World, method: string, path: string): unknown {
 const W1_QUERIES: Record<string, (world: World) => string> = {
   "GET /api/v1/inventory/low-stock": (w) => `?workspace_id=${w.w1}`,
   "GET /api/v1/inventory/movements": (w) => `?workspace_id=${w.w1}`,
+};
+
+/**
+ * The acts on named branches (`level: "branches"`), each as a request naming W1. The world's
+ * contingency covers W1 (closed: whoever may close it gets 409).
+ */
+const NAMING_W1: Record<string, (world: World) => { query?: string; body?: unknown }> = {
+  "POST /api/v1/ecf/contingency": (w) => ({ body: { scope: "branches", workspace_ids: [w.w1], reason: "Sin enlace" } }),
+  "DELETE /api/v1/ecf/contingency/{id}": () => ({}),
+  "GET /api/v1/ecf/certification/printed-representations.zip": (w) => ({ query: `?workspace_id=${w.w1}` }),
 };
 
 /** Queries a route needs to answer at all (not naming a workspace). */
@@ -236,16 +257,24 @@ export function concreteRoutes(world: World): ConcreteRoute[] {
     const required = REQUIRED_QUERIES[key] ?? "";
     if (key === "POST /api/v1/quotations/bulk/pdf") namesWorkspaceObject = true;
     scope ??= COLLECTION_SCOPE.find(([pattern]) => pattern.test(route.path))![1];
+    const body = validBody(world, route.method, route.path);
+    let namingW1: ConcreteRoute["namingW1"] = null;
+    if (typeof route.access === "object" && route.access.level === "branches") {
+      const naming = NAMING_W1[key]?.(world);
+      if (!naming) throw new Error(`no request naming W1 for ${key}, an act on named branches: add it to NAMING_W1 in test/security/routes.ts`);
+      namingW1 = { url: url + (naming.query ?? ""), body: naming.body ?? body };
+    }
     return {
       route,
       key,
       method: route.method,
       url: url + (query || required),
-      body: validBody(world, route.method, route.path),
+      body,
       namesWorkspaceObject,
       namesTenantObject,
       scope,
       isWrite,
+      namingW1,
     };
   });
 }

@@ -280,11 +280,12 @@ export async function buildWorld() {
       .values({ tenantId: tenant.tenantId, kind: "approval", fileName: testSetFile, caseCount: 0 })
       .returning({ id: schema.ecfCertificationTestSets.id }),
   );
-  // A contingency of W3, closed already (tenant-wide, ecf:manage): closing it again is 409 for whoever may.
+  // A contingency of W1, closed already (ecf:manage at company level or as a member of W1): closing
+  // it again is 409 for whoever may.
   const [contingency] = await asOwner((db) =>
     db
       .insert(schema.ecfContingencies)
-      .values({ tenantId: tenant.tenantId, workspaceIds: [w3], reason: "Apagón", closedAt: new Date(), closedHow: "manual" })
+      .values({ tenantId: tenant.tenantId, workspaceIds: [w1], reason: "Apagón", closedAt: new Date(), closedHow: "manual" })
       .returning({ id: schema.ecfContingencies.id }),
   );
   const tokens = (await api.get("/auth/tokens")).body.data as { id: string }[];

@@ -48,6 +48,8 @@ const DELETE_EVENTS: Record<string, string | null> = {
   "/api/v1/ecf/certification/steps/{number}": null,
   // Closes a contingency: it stays in GET /ecf/contingency with its closed_at.
   "/api/v1/ecf/contingency/{id}": null,
+  // A company role taken back: not a list's row of a branch; GET /company/members shows it gone.
+  "/api/v1/company/members/{user_id}": null,
   // The endpoints themselves: an event about them would go to the endpoints being changed.
   "/api/v1/webhook-endpoints/{id}": null,
 };

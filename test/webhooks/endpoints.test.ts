@@ -254,7 +254,7 @@ describe("webhook endpoints", () => {
     expect((await tenant.api.get<Page<WebhookEndpoint>>("/webhook-endpoints")).body.data).toEqual([]);
   });
 
-  it("needs webhooks:manage (admins); another tenant's endpoints are invisible", async () => {
+  it("needs webhooks:manage at company level (403 company_forbidden for branch roles); another tenant's endpoints are invisible", async () => {
     const tenant = await seedTenant();
     const created = await tenant.api.post("/webhook-endpoints", endpointBody());
     const id = created.body.data.id;
@@ -270,7 +270,7 @@ describe("webhook endpoints", () => {
         await user.api.delete(`/webhook-endpoints/${id}`),
       ]) {
         expect(res.status).toBe(403);
-        expect(res.body.code).toBe("forbidden");
+        expect(res.body.code).toBe("company_forbidden");
       }
     }
     const other = await seedTenant();

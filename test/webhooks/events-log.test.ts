@@ -81,7 +81,7 @@ describe("GET /events: the log of the last 30 days", () => {
     const member = await seedUser(tenant, { role: "member", workspaceIds: [tenant.workspaceId] });
     const refused = await member.api.get("/events");
     expect(refused.status).toBe(403);
-    expect(refused.body.code).toBe("forbidden");
+    expect(refused.body.code).toBe("company_forbidden");
     const other = await setup();
     const theirs = await other.tenant.api.get<Page<WebhookEvent>>("/events");
     expect(theirs.body.meta.total).toBe(0);

@@ -30,8 +30,9 @@ describe("built-in roles of existing tenants (migration 0032)", () => {
       db.execute(sql`UPDATE roles SET permissions = ARRAY(SELECT p FROM unnest(permissions) p WHERE NOT p = ANY(${`{${newer.join(",")}}`}::text[]))
         WHERE tenant_id = ${tenant.tenantId} AND is_builtin`),
     );
+    // (Branch-level reads: the owner, admin at company level, holds every company-level permission whatever the role's list.)
     expect((await tenant.api.get("/purchases")).status).toBe(403);
-    expect((await tenant.api.get("/webhook-endpoints")).status).toBe(403);
+    expect((await tenant.api.get("/received-ecf")).status).toBe(403);
 
     await asOwner(async (db) => {
       for (const statement of migration0032.split("--> statement-breakpoint")) await db.execute(sql.raw(statement));
@@ -47,6 +48,6 @@ describe("built-in roles of existing tenants (migration 0032)", () => {
     ];
     expect(roles.map((r) => ({ ...r, permissions: [...r.permissions].sort() }))).toEqual(expected.sort((a, b) => a.name.localeCompare(b.name)));
     expect((await tenant.api.get("/purchases")).status).toBe(200);
-    expect((await tenant.api.get("/webhook-endpoints")).status).toBe(200);
+    expect((await tenant.api.get("/received-ecf")).status).toBe(200);
   });
 });

@@ -2894,6 +2894,508 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/v1/company/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who holds a role at company level (the owner first): what the company-level routes read their permission from */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The company's role holders */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CompanyMember"][];
+                        };
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found: tenant_not_found (the host names no tenant) or the resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the request body is over the size limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error: an unexpected error, with the request's reference */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description service_unavailable: the database (or DGII) is unavailable; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/company/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Grant a user a role at company level, or change it (the owner's own is changed only by handing the company over) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    user_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PutCompanyMemberRequest"];
+                };
+            };
+            responses: {
+                /** @description Role changed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CompanyMember"];
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Role granted */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CompanyMember"];
+                            message: string;
+                        };
+                    };
+                };
+                /** @description malformed_json: the body is not valid JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 404 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description owner_role_immutable: the owner's role */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the request body is over the size limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unsupported_media_type: a body that is not JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error: an unexpected error, with the request's reference */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description service_unavailable: the database (or DGII) is unavailable; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Take back a user's role at company level (their branch roles stay) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    user_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Role revoked */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Message"];
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 404 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description owner_cannot_be_removed: the owner */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the request body is over the size limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error: an unexpected error, with the request's reference */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description service_unavailable: the database (or DGII) is unavailable; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/company/transfer-ownership": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hand the company over: the heir becomes its owner (admin at company level); the former owner keeps admin there or previous_owner_role */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransferCompanyOwnershipRequest"];
+                };
+            };
+            responses: {
+                /** @description Ownership transferred */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CompanyMember"];
+                            message: string;
+                        };
+                    };
+                };
+                /** @description malformed_json: the body is not valid JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 404 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the request body is over the size limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unsupported_media_type: a body that is not JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error: an unexpected error, with the request's reference */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description service_unavailable: the database (or DGII) is unavailable; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/contacts": {
         parameters: {
             query?: never;
@@ -6730,11 +7232,14 @@ export interface paths {
         };
         /**
          * Step 5: a ZIP of the PDF of each e-CF DGII accepted in certecf (the simulation, step 4), named <e-NCF>.pdf, each under DGII's 10 MB, to upload in the Oficina Virtual
-         * @description 409 when no e-CF has been accepted in certecf yet, or when there are more than 500 (download each document's PDF then).
+         * @description 409 when no e-CF has been accepted in certecf yet, or when there are more than 500 (download each document's PDF then). With workspace_id, only that branch's: ecf:manage as a member of it or at company level (403 forbidden otherwise); without, the whole company's (403 company_forbidden without ecf:manage at company level).
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Only this branch's e-CF: ecf:manage as a member of it (or at company level). Omitted: every branch's, an act on the whole company (ecf:manage at company level) */
+                    workspace_id?: number;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -8651,7 +9156,7 @@ export interface paths {
                     "filter[resource_id]"?: string;
                     /** @description What the event is about (docs/webhooks.md): with resource_id, one resource's events */
                     "filter[resource_type]"?: "invoice" | "quotation" | "product" | "credit_note" | "ecf_alert" | "purchase" | "contact" | "tax" | "currency" | "document_subtype" | "salesman" | "bank_account" | "role" | "invitation" | "member" | "messaging_bot" | "chat_account" | "debit_note";
-                    "filter[type]"?: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
+                    "filter[type]"?: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "ecf.alert_resolved" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
                     /** @description An ISO-8601 instant with its offset; its day from 1900-01-01 to 2199-12-31 */
                     "filter[updated_since]"?: string;
                     page?: number;
@@ -17334,7 +17839,7 @@ export interface paths {
                     group_by: "workspace" | "document_type" | "day";
                     /** @description Last issue date included; at most 366 days after from */
                     to: string;
-                    /** @description Only this workspace. Without view_all_locations only the request's workspace may be summarized (its default) */
+                    /** @description Only this workspace, one of this company's (422 otherwise). Without view_all_locations only the request's workspace may be summarized (its default) */
                     workspace_id?: number;
                 };
                 header?: never;
@@ -24128,10 +24633,15 @@ export interface webhooks {
                             transition: {
                                 /** @description When the state changed (the timeline's `at`) */
                                 at: string;
-                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                /** @description What caused it, in words (the timeline's `cause`) */
                                 cause: string | null;
+                                /**
+                                 * @description What caused it (the timeline's `code`)
+                                 * @enum {string|null}
+                                 */
+                                code: "issued" | "first_attempt" | "after_outage" | "after_window" | "after_reported_outage" | "after_contingency" | "after_retry" | "dgii_answer" | "reconciled" | "refused" | "window" | "reported_outage" | "contingency" | "unreachable" | "unjudged" | "outage_24h" | "retry" | "annulled" | null;
                                 /** @enum {string} */
-                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled" | "held" | "unanswered" | "used_number";
                             };
                         };
                         /** @description The event's id, as in webhook-id */
@@ -24213,6 +24723,62 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "ecf.alert_resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The ecf.alert_resolved event
+         * @description Sent to each enabled endpoint subscribed to this type (or to `*`), signed per Standard Webhooks. Answer any 2xx within 5 seconds; anything else is retried with backoff for 3 days (docs/webhooks.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (evt_…): the same on every attempt; deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks signature(s), space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's secret (during a rotation also the previous one). */
+                    "webhook-signature": string;
+                    /** @description Seconds since the epoch when this attempt was signed. */
+                    "webhook-timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description When the change happened (ISO 8601, UTC) */
+                        created_at: string;
+                        data: components["schemas"]["EcfAlert"] & unknown;
+                        /** @description The event's id, as in webhook-id */
+                        id: string;
+                        /** @enum {string} */
+                        type: "ecf.alert_resolved";
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "ecf.annulled": {
         parameters: {
             query?: never;
@@ -24251,10 +24817,15 @@ export interface webhooks {
                             transition: {
                                 /** @description When the state changed (the timeline's `at`) */
                                 at: string;
-                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                /** @description What caused it, in words (the timeline's `cause`) */
                                 cause: string | null;
+                                /**
+                                 * @description What caused it (the timeline's `code`)
+                                 * @enum {string|null}
+                                 */
+                                code: "issued" | "first_attempt" | "after_outage" | "after_window" | "after_reported_outage" | "after_contingency" | "after_retry" | "dgii_answer" | "reconciled" | "refused" | "window" | "reported_outage" | "contingency" | "unreachable" | "unjudged" | "outage_24h" | "retry" | "annulled" | null;
                                 /** @enum {string} */
-                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled" | "held" | "unanswered" | "used_number";
                             };
                         };
                         /** @description The event's id, as in webhook-id */
@@ -24318,10 +24889,15 @@ export interface webhooks {
                             transition: {
                                 /** @description When the state changed (the timeline's `at`) */
                                 at: string;
-                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                /** @description What caused it, in words (the timeline's `cause`) */
                                 cause: string | null;
+                                /**
+                                 * @description What caused it (the timeline's `code`)
+                                 * @enum {string|null}
+                                 */
+                                code: "issued" | "first_attempt" | "after_outage" | "after_window" | "after_reported_outage" | "after_contingency" | "after_retry" | "dgii_answer" | "reconciled" | "refused" | "window" | "reported_outage" | "contingency" | "unreachable" | "unjudged" | "outage_24h" | "retry" | "annulled" | null;
                                 /** @enum {string} */
-                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled" | "held" | "unanswered" | "used_number";
                             };
                         };
                         /** @description The event's id, as in webhook-id */
@@ -24385,10 +24961,15 @@ export interface webhooks {
                             transition: {
                                 /** @description When the state changed (the timeline's `at`) */
                                 at: string;
-                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                /** @description What caused it, in words (the timeline's `cause`) */
                                 cause: string | null;
+                                /**
+                                 * @description What caused it (the timeline's `code`)
+                                 * @enum {string|null}
+                                 */
+                                code: "issued" | "first_attempt" | "after_outage" | "after_window" | "after_reported_outage" | "after_contingency" | "after_retry" | "dgii_answer" | "reconciled" | "refused" | "window" | "reported_outage" | "contingency" | "unreachable" | "unjudged" | "outage_24h" | "retry" | "annulled" | null;
                                 /** @enum {string} */
-                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled" | "held" | "unanswered" | "used_number";
                             };
                         };
                         /** @description The event's id, as in webhook-id */
@@ -24452,10 +25033,15 @@ export interface webhooks {
                             transition: {
                                 /** @description When the state changed (the timeline's `at`) */
                                 at: string;
-                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                /** @description What caused it, in words (the timeline's `cause`) */
                                 cause: string | null;
+                                /**
+                                 * @description What caused it (the timeline's `code`)
+                                 * @enum {string|null}
+                                 */
+                                code: "issued" | "first_attempt" | "after_outage" | "after_window" | "after_reported_outage" | "after_contingency" | "after_retry" | "dgii_answer" | "reconciled" | "refused" | "window" | "reported_outage" | "contingency" | "unreachable" | "unjudged" | "outage_24h" | "retry" | "annulled" | null;
                                 /** @enum {string} */
-                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled" | "held" | "unanswered" | "used_number";
                             };
                         };
                         /** @description The event's id, as in webhook-id */
@@ -24519,10 +25105,15 @@ export interface webhooks {
                             transition: {
                                 /** @description When the state changed (the timeline's `at`) */
                                 at: string;
-                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                /** @description What caused it, in words (the timeline's `cause`) */
                                 cause: string | null;
+                                /**
+                                 * @description What caused it (the timeline's `code`)
+                                 * @enum {string|null}
+                                 */
+                                code: "issued" | "first_attempt" | "after_outage" | "after_window" | "after_reported_outage" | "after_contingency" | "after_retry" | "dgii_answer" | "reconciled" | "refused" | "window" | "reported_outage" | "contingency" | "unreachable" | "unjudged" | "outage_24h" | "retry" | "annulled" | null;
                                 /** @enum {string} */
-                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled" | "held" | "unanswered" | "used_number";
                             };
                         };
                         /** @description The event's id, as in webhook-id */
@@ -24586,10 +25177,15 @@ export interface webhooks {
                             transition: {
                                 /** @description When the state changed (the timeline's `at`) */
                                 at: string;
-                                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
+                                /** @description What caused it, in words (the timeline's `cause`) */
                                 cause: string | null;
+                                /**
+                                 * @description What caused it (the timeline's `code`)
+                                 * @enum {string|null}
+                                 */
+                                code: "issued" | "first_attempt" | "after_outage" | "after_window" | "after_reported_outage" | "after_contingency" | "after_retry" | "dgii_answer" | "reconciled" | "refused" | "window" | "reported_outage" | "contingency" | "unreachable" | "unjudged" | "outage_24h" | "retry" | "annulled" | null;
                                 /** @enum {string} */
-                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
+                                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled" | "held" | "unanswered" | "used_number";
                             };
                         };
                         /** @description The event's id, as in webhook-id */
@@ -25918,6 +26514,18 @@ export interface components {
             updated_at: string | null;
             website: string | null;
         };
+        CompanyMember: {
+            added_at: string;
+            email: string;
+            /** @description The company's owner: holds admin at company level, and alone grants the others */
+            is_owner: boolean;
+            name: string;
+            /** @description The role held at company level: the routes of company level read their permission from it, and nothing else does */
+            role: string;
+            /** @enum {string} */
+            status: "active" | "deactivated";
+            user_id: number;
+        };
         ConsumerSummary607: {
             amount: string;
             bank: string;
@@ -26215,6 +26823,17 @@ export interface components {
             modification_code: number;
             /** @description RazonModificacion, e.g. 'error en precio' */
             reason: string;
+            /** @description Contingency replacement (issue 43; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper note, from this branch's contingency range, that this E33 (a B03) or E34 (a B04) replaces; each paper NCF once. Its e-CF names the paper note in InformacionReferencia; the note still modifies this invoice */
+            replaces?: {
+                /**
+                 * Format: date
+                 * @description The date written on the paper note (FechaNCFModificado)
+                 * @example 2026-11-20
+                 */
+                issue_date: string;
+                /** @example B0400000007 */
+                ncf: string;
+            };
             /** @description Credit notes: return the credited products to the invoice's workspace (default true) */
             restock?: boolean;
         };
@@ -26443,7 +27062,7 @@ export interface components {
              *       "ecf.*"
              *     ]
              */
-            events: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "invoice.*" | "payment.*" | "quotation.*" | "product.*" | "credit_note.*" | "ecf.*" | "purchase.*" | "contact.*" | "tax.*" | "currency.*" | "document_subtype.*" | "salesman.*" | "bank_account.*" | "role.*" | "invitation.*" | "member.*" | "messaging_bot.*" | "chat_account.*" | "*")[];
+            events: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "ecf.alert_resolved" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "invoice.*" | "payment.*" | "quotation.*" | "product.*" | "credit_note.*" | "ecf.*" | "purchase.*" | "contact.*" | "tax.*" | "currency.*" | "document_subtype.*" | "salesman.*" | "bank_account.*" | "role.*" | "invitation.*" | "member.*" | "messaging_bot.*" | "chat_account.*" | "*")[];
             /** @example https://example.com/hooks/sucursal */
             url: string;
             /** @description Only events of these workspaces; null or absent: every workspace. */
@@ -26604,6 +27223,7 @@ export interface components {
             subject: string;
         };
         EcfAnnulment: {
+            /** @description How many e-NCF of the range DGII annulled */
             count: number;
             created_at: string;
             dgii_messages: {
@@ -26616,6 +27236,12 @@ export interface components {
             /** @example E310000000011 */
             from: string;
             id: number;
+            /** @description Number by number, the e-NCF of the range DGII did not annul (a partial answer: 'Con excepción de las secuencias del detalle'); every other number of the range was annulled. Empty when all were */
+            not_annulled: {
+                encf: string;
+                /** @description DGII's message naming it */
+                reason: string;
+            }[];
             /** @example E310000000020 */
             to: string;
             type: string;
@@ -26663,14 +27289,8 @@ export interface components {
                 method: "POST";
                 path: string;
             } | null;
-            /** @description Each change of state in order: signed, sent (DGII gave a trackId), retried, then DGII's answer or failed, annulled */
-            timeline: {
-                at: string;
-                /** @description DGII's messages of a rejection or a conditional acceptance; the error that made it failed */
-                cause: string | null;
-                /** @enum {string} */
-                state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled";
-            }[];
+            /** @description In order, each change of state (signed, sent, retried, DGII's answer, failed, annulled) and each exchange with DGII that changed the course (held, unanswered, used_number), each with what caused it */
+            timeline: components["schemas"]["EcfTimelineEntry"][];
         };
         EcfSettings: {
             /** @description DGII's authorization to send deferred (IndicadorEnvioDiferido): its reference; null when not authorized. Only then may an invoice be created with offline_issued_at */
@@ -26762,12 +27382,33 @@ export interface components {
             id: number;
             issue_date: string;
         };
+        EcfTimelineEntry: {
+            at: string;
+            /** @description The send attempt it happened on, when one did */
+            attempt: number | null;
+            /** @description The user who did it (issued, retried, annulled); null for what Sucursal or DGII did */
+            by: {
+                id: number;
+                name: string;
+            } | null;
+            /** @description The cause in words: who, which attempt, what DGII answered */
+            cause: string | null;
+            /**
+             * @description What caused it: issued; first_attempt, after_outage, after_window, after_reported_outage, after_contingency, after_retry (a send); dgii_answer, reconciled (through consultatrackids: track_id is the one followed), refused (DGII refused the file); window, reported_outage, contingency (held); unreachable, unjudged (DGII's answer had neither codigo nor estado: its state is asked, nothing is sent again); outage_24h; retry; annulled. Null for entries written before issue 43
+             * @enum {string|null}
+             */
+            code: "issued" | "first_attempt" | "after_outage" | "after_window" | "after_reported_outage" | "after_contingency" | "after_retry" | "dgii_answer" | "reconciled" | "refused" | "window" | "reported_outage" | "contingency" | "unreachable" | "unjudged" | "outage_24h" | "retry" | "annulled" | null;
+            /** @enum {string} */
+            state: "signed" | "sent" | "retried" | "accepted" | "accepted_conditional" | "rejected" | "failed" | "annulled" | "held" | "unanswered" | "used_number";
+            /** @description DGII's trackId the entry is about (the one sent, answered or followed) */
+            track_id: string | null;
+        };
         Error: {
             /**
-             * @description Machine-readable; one of (HTTP status): malformed_json (400), unauthenticated (401), invalid_credentials (401), forbidden (403), workspace_forbidden (403), builtin_role_immutable (403), webhook_verification_failed (403), not_found (404), tenant_not_found (404), route_not_found (404), method_not_allowed (405), conflict (409), owner_cannot_be_removed (409), owner_role_immutable (409), owner_cannot_be_deactivated (409), role_in_use (409), in_use (409), invoice_not_editable (409), invoice_not_deletable (409), invoice_not_payable (409), invoice_not_draft (409), invoice_not_modifiable (409), invoice_has_notes (409), duplicate_supplier_ncf (409), purchase_not_draft (409), purchase_not_payable (409), purchase_not_voidable (409), purchase_has_payments (409), purchase_not_printable (409), invalid_transition (409), quotation_not_convertible (409), stock_already_initialized (409), ncf_range_overlap (409), contingency_overlap (409), contingency_closed (409), contingency_ncf_used (409), ncf_range_in_use (409), ecf_already_sent (409), approval_already_sent (409), certification_incomplete (409), certification_step_observed (409), certification_not_certecf (409), certification_run_in_progress (409), received_ecf_already_purchased (409), ecf_not_retryable (409), invitation_not_usable (410), event_expired (410), payload_too_large (413), unsupported_media_type (415), validation_failed (422), insufficient_stock (422), ncf_sequence_exhausted (422), ncf_sequence_expired (422), fiscal_profile_incomplete (422), ecf_not_configured (422), deferred_sending_not_authorized (422), webhooks_not_configured (422), no_webhook_endpoint (422), idempotency_key_reused (422), template_not_approved (422), rate_limited (429), internal_error (500), integration_failed (502), service_unavailable (503), receiver_not_configured (503).
+             * @description Machine-readable; one of (HTTP status): malformed_json (400), unauthenticated (401), invalid_credentials (401), forbidden (403), workspace_forbidden (403), company_forbidden (403), builtin_role_immutable (403), webhook_verification_failed (403), not_found (404), tenant_not_found (404), route_not_found (404), method_not_allowed (405), conflict (409), owner_cannot_be_removed (409), owner_role_immutable (409), owner_cannot_be_deactivated (409), role_in_use (409), in_use (409), invoice_not_editable (409), invoice_not_deletable (409), invoice_not_payable (409), invoice_not_draft (409), invoice_not_modifiable (409), invoice_has_notes (409), duplicate_supplier_ncf (409), purchase_not_draft (409), purchase_not_payable (409), purchase_not_voidable (409), purchase_has_payments (409), purchase_not_printable (409), invalid_transition (409), quotation_not_convertible (409), stock_already_initialized (409), ncf_range_overlap (409), contingency_overlap (409), contingency_closed (409), contingency_ncf_used (409), ncf_range_in_use (409), ecf_already_sent (409), approval_already_sent (409), certification_incomplete (409), certification_step_observed (409), certification_not_certecf (409), certification_run_in_progress (409), received_ecf_already_purchased (409), ecf_not_retryable (409), invitation_not_usable (410), event_expired (410), payload_too_large (413), unsupported_media_type (415), validation_failed (422), insufficient_stock (422), ncf_sequence_exhausted (422), ncf_sequence_expired (422), fiscal_profile_incomplete (422), ecf_not_configured (422), deferred_sending_not_authorized (422), webhooks_not_configured (422), no_webhook_endpoint (422), idempotency_key_reused (422), template_not_approved (422), rate_limited (429), internal_error (500), integration_failed (502), service_unavailable (503), receiver_not_configured (503).
              * @enum {string}
              */
-            code: "malformed_json" | "unauthenticated" | "invalid_credentials" | "forbidden" | "workspace_forbidden" | "builtin_role_immutable" | "webhook_verification_failed" | "not_found" | "tenant_not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "owner_cannot_be_removed" | "owner_role_immutable" | "owner_cannot_be_deactivated" | "role_in_use" | "in_use" | "invoice_not_editable" | "invoice_not_deletable" | "invoice_not_payable" | "invoice_not_draft" | "invoice_not_modifiable" | "invoice_has_notes" | "duplicate_supplier_ncf" | "purchase_not_draft" | "purchase_not_payable" | "purchase_not_voidable" | "purchase_has_payments" | "purchase_not_printable" | "invalid_transition" | "quotation_not_convertible" | "stock_already_initialized" | "ncf_range_overlap" | "contingency_overlap" | "contingency_closed" | "contingency_ncf_used" | "ncf_range_in_use" | "ecf_already_sent" | "approval_already_sent" | "certification_incomplete" | "certification_step_observed" | "certification_not_certecf" | "certification_run_in_progress" | "received_ecf_already_purchased" | "ecf_not_retryable" | "invitation_not_usable" | "event_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "insufficient_stock" | "ncf_sequence_exhausted" | "ncf_sequence_expired" | "fiscal_profile_incomplete" | "ecf_not_configured" | "deferred_sending_not_authorized" | "webhooks_not_configured" | "no_webhook_endpoint" | "idempotency_key_reused" | "template_not_approved" | "rate_limited" | "internal_error" | "integration_failed" | "service_unavailable" | "receiver_not_configured";
+            code: "malformed_json" | "unauthenticated" | "invalid_credentials" | "forbidden" | "workspace_forbidden" | "company_forbidden" | "builtin_role_immutable" | "webhook_verification_failed" | "not_found" | "tenant_not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "owner_cannot_be_removed" | "owner_role_immutable" | "owner_cannot_be_deactivated" | "role_in_use" | "in_use" | "invoice_not_editable" | "invoice_not_deletable" | "invoice_not_payable" | "invoice_not_draft" | "invoice_not_modifiable" | "invoice_has_notes" | "duplicate_supplier_ncf" | "purchase_not_draft" | "purchase_not_payable" | "purchase_not_voidable" | "purchase_has_payments" | "purchase_not_printable" | "invalid_transition" | "quotation_not_convertible" | "stock_already_initialized" | "ncf_range_overlap" | "contingency_overlap" | "contingency_closed" | "contingency_ncf_used" | "ncf_range_in_use" | "ecf_already_sent" | "approval_already_sent" | "certification_incomplete" | "certification_step_observed" | "certification_not_certecf" | "certification_run_in_progress" | "received_ecf_already_purchased" | "ecf_not_retryable" | "invitation_not_usable" | "event_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "insufficient_stock" | "ncf_sequence_exhausted" | "ncf_sequence_expired" | "fiscal_profile_incomplete" | "ecf_not_configured" | "deferred_sending_not_authorized" | "webhooks_not_configured" | "no_webhook_endpoint" | "idempotency_key_reused" | "template_not_approved" | "rate_limited" | "internal_error" | "integration_failed" | "service_unavailable" | "receiver_not_configured";
             errors?: {
                 [key: string]: string[];
             };
@@ -26997,6 +27638,13 @@ export interface components {
         };
         Me: {
             data: {
+                /** @description The caller's role at company level; null when the owner granted them none */
+                company: {
+                    is_owner: boolean;
+                    /** @description What the role gives at company level (the routes declared at company level read these) */
+                    permissions: string[];
+                    role: string;
+                } | null;
                 current_workspace: {
                     id: number;
                     name: string;
@@ -27059,6 +27707,11 @@ export interface components {
             modified_issue_date: string;
             modified_ncf: string;
             reason: string;
+            /** @description A contingency replacement: the paper note its e-CF replaces (CodigoModificacion 4) and its date; null otherwise */
+            replaces: {
+                issue_date: string;
+                ncf: string;
+            } | null;
             restock: boolean;
             /** @enum {string} */
             status: "issued";
@@ -27276,6 +27929,10 @@ export interface components {
         };
         PutCertificationRequest: {
             uses_certified_provider: boolean;
+        };
+        PutCompanyMemberRequest: {
+            /** @description A role name (admin, or a custom role): what the user may do at company level */
+            role: string;
         };
         PutEcfCertificateRequest: {
             /** @description The PKCS#12 (.p12/.pfx) file in base64: an RSA key and its certificate, from a DGII-accredited authority */
@@ -27842,6 +28499,12 @@ export interface components {
                 token_type: "Bearer";
             };
         };
+        TransferCompanyOwnershipRequest: {
+            /** @description The former owner's role at company level afterwards (a role name); admin when omitted */
+            previous_owner_role?: string;
+            /** @description The new owner: an active user of the company */
+            user_id: number;
+        };
         TransferOwnershipRequest: {
             /** @description The former owner's role there afterwards (a role name); admin when omitted */
             previous_owner_role?: string;
@@ -28210,7 +28873,7 @@ export interface components {
              *       "ecf.*"
              *     ]
              */
-            events?: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "invoice.*" | "payment.*" | "quotation.*" | "product.*" | "credit_note.*" | "ecf.*" | "purchase.*" | "contact.*" | "tax.*" | "currency.*" | "document_subtype.*" | "salesman.*" | "bank_account.*" | "role.*" | "invitation.*" | "member.*" | "messaging_bot.*" | "chat_account.*" | "*")[];
+            events?: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "ecf.alert_resolved" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "invoice.*" | "payment.*" | "quotation.*" | "product.*" | "credit_note.*" | "ecf.*" | "purchase.*" | "contact.*" | "tax.*" | "currency.*" | "document_subtype.*" | "salesman.*" | "bank_account.*" | "role.*" | "invitation.*" | "member.*" | "messaging_bot.*" | "chat_account.*" | "*")[];
             /** @example https://example.com/hooks/sucursal */
             url?: string;
             /** @description Only events of these workspaces; null or absent: every workspace. */
@@ -28287,7 +28950,7 @@ export interface components {
             resource_id: number | null;
             resource_type: string | null;
             /** @enum {string} */
-            type: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
+            type: "invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "ecf.alert_resolved" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted";
             workspace_id: number | null;
         };
         WebhookReceived: {

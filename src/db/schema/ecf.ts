@@ -55,6 +55,13 @@ export const ecfDocuments = pgTable(
     unreachableSince: timestamp("unreachable_since", { withTimezone: true }),
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
     /**
+     * The timeline entries the statement that writes it adds (issue 43): `[{state, code, cause,
+     * attempt, track_id, user_id}]`, in order, turned into `ecf_transitions` rows by the trigger
+     * `ecf_documents_transition` (drizzle/0056) when the value changes or the status does. What it
+     * holds afterwards is the last entries written: what the next step reads to say what held it.
+     */
+    transition: jsonb("transition"),
+    /**
      * Deferred sending (IndicadorEnvioDiferido 1): when the branch device made the sale offline,
      * and the time DGII must have it by, 24 hours later (DGII's help answer CA5197). Null otherwise.
      */
@@ -129,6 +136,12 @@ export const ecfAnnulments = pgTable(
     environment: text("environment").notNull(),
     xml: text("xml").notNull(),
     dgiiMessages: jsonb("dgii_messages").notNull().default([]),
+    /**
+     * The e-NCF of the range DGII did not annul, each with DGII's words (issue 43): `[{encf,
+     * reason}]`, from a partial answer ("Con excepción de las secuencias del detalle"); every other
+     * number of the range was annulled. Empty when all were.
+     */
+    notAnnulled: jsonb("not_annulled").notNull().default([]),
     createdBy: integer("created_by"),
     createdAt: createdAt(),
   },
@@ -309,12 +322,15 @@ export const dgiiMaintenanceWindows = pgTable(
 );
 
 /**
- * Each change of an e-CF's state, with its time and cause (issue 33; GET …/ecf's `timeline`):
- * written by the trigger `ecf_documents_transition` (drizzle/0046) on every INSERT and every change
- * of `ecf_documents.status`, whichever code made it, so none is missed. `state` is `signed` (the
- * INSERT), `sent` (in_process), `retried` (back to pending), or the status itself; `cause` is DGII's
- * messages of a rejection or a conditional acceptance, the error that made it `failed`; `at` the
- * database's clock at the change (the row's updated_at, drizzle/0036).
+ * Each change of an e-CF's state, and each exchange with DGII that changed its course, with its time
+ * and cause (issues 33 and 43; GET …/ecf's `timeline`): written by the trigger
+ * `ecf_documents_transition` (drizzle/0046, 0056) on every INSERT, every change of
+ * `ecf_documents.status` and every new `ecf_documents.transition`, whichever code made it, so none
+ * is missed. `state` is `signed` (the INSERT), `sent` (in_process), `retried` (back to pending), the
+ * status itself, or a course entry that changed no status (`held`, `unanswered`, `used_number`);
+ * `code` the kind of cause (null for entries written before 0056), `cause` it in words, `attempt`
+ * the send attempt, `track_id` DGII's trackId involved, `user_id` who did it; `at` the database's
+ * clock at the change (the row's updated_at, drizzle/0036).
  */
 export const ecfTransitions = pgTable(
   "ecf_transitions",
@@ -326,6 +342,10 @@ export const ecfTransitions = pgTable(
       .references(() => ecfDocuments.id),
     state: text("state").notNull(),
     cause: text("cause"),
+    code: text("code"),
+    attempt: integer("attempt"),
+    trackId: text("track_id"),
+    userId: integer("user_id"),
     at: timestamp("at", { withTimezone: true }).notNull(),
   },
   (t) => [index("ecf_transitions_document_idx").on(t.ecfDocumentId, t.id), tenantIsolation("ecf_transitions")],

@@ -293,6 +293,13 @@ export const invoiceNotes = pgTable(
     reason: text("reason").notNull(),
     /** IndicadorNotaCredito: 1 when issued more than 30 days after the invoice (no ITBIS back); null for debit notes. */
     creditNoteIndicator: integer("credit_note_indicator"),
+    /**
+     * A contingency replacement (issue 43; Formato e-CF v1.0, section F, CodigoModificacion 4): the
+     * paper B03/B04 this E33/E34 replaces, from its branch's contingency range, and its date
+     * (FechaNCFModificado). Each paper NCF is replaced once.
+     */
+    replacedNcf: text("replaced_ncf"),
+    replacedNcfDate: date("replaced_ncf_date", { mode: "string" }),
     restock: boolean("restock").notNull().default(false),
     ...documentAmountColumns(),
     currencyId: integer("currency_id").references(() => currencies.id),
@@ -308,6 +315,7 @@ export const invoiceNotes = pgTable(
   },
   (t) => [
     uniqueIndex("invoice_notes_tenant_document_number_key").on(t.tenantId, t.documentNumber),
+    uniqueIndex("invoice_notes_tenant_replaced_ncf_key").on(t.tenantId, t.replacedNcf),
     index("invoice_notes_invoice_idx").on(t.tenantId, t.invoiceId, t.id),
     index("invoice_notes_list_idx").on(t.tenantId, t.workspaceId, t.kind, t.issueDate, t.id),
     // DGII's 607: the company's notes of a month.

@@ -157,6 +157,35 @@ export const workspaceMembers = pgTable(
   ],
 );
 
+/**
+ * The company's own grants (issue 41; docs/permissions.md, "The company and its branches"): a role
+ * held at company level, apart from any branch membership. Only the company-level permissions a
+ * route asks for are read from it, and only these rows give them: a branch role never does. One row
+ * per tenant is its owner (`is_owner`, role admin), who alone grants, changes and revokes the
+ * others and cannot lose their own; the owner hands the company over with POST
+ * /company/transfer-ownership.
+ */
+export const companyMembers = pgTable(
+  "company_members",
+  {
+    tenantId: tenantId().references(() => tenants.id),
+    userId: integer("user_id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    roleId: integer("role_id")
+      .notNull()
+      .references(() => roles.id),
+    isOwner: boolean("is_owner").notNull().default(false),
+    addedAt: timestamp("added_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("company_members_one_owner_key").on(t.tenantId).where(sql`is_owner`),
+    index("company_members_role_idx").on(t.roleId),
+    tenantIsolation("company_members"),
+  ],
+);
+
 export const accessTokens = pgTable(
   "access_tokens",
   {

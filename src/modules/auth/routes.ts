@@ -4,6 +4,7 @@ import { requireAuth } from "../../http/auth";
 import { errorStatus } from "../../http/errors";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
+import { companyGrant } from "../../http/permissions";
 import { guardLogin } from "../../http/rate-limit";
 import { MessageResponse } from "../../http/schemas";
 import { AppError, notFound } from "../../lib/errors";
@@ -60,6 +61,7 @@ const me = defineRoute("authenticated", {
 authRouter.openapi(me, async (c) => {
   const { user, memberships } = await describeUser(c.var.db, requireAuth(c).userId);
   const workspace = c.get("workspace");
+  const company = await companyGrant(c);
   return c.json(
     {
       data: {
@@ -70,6 +72,7 @@ authRouter.openapi(me, async (c) => {
         current_workspace: workspace ? { id: workspace.id, name: workspace.name } : null,
         workspaces: memberships,
         permissions: workspace ? [...workspace.permissions].sort() : [],
+        company: company && { role: company.roleName, is_owner: company.isOwner, permissions: [...company.permissions].sort() },
       },
     },
     200,

@@ -24,6 +24,14 @@ export const MeResponse = z
       current_workspace: z.object({ id: z.number(), name: z.string() }).nullable(),
       workspaces: z.array(z.object({ id: z.number(), name: z.string(), role: z.string() })),
       permissions: z.array(z.string()),
+      company: z
+        .object({
+          role: z.string(),
+          is_owner: z.boolean(),
+          permissions: z.array(z.string()).openapi({ description: "What the role gives at company level (the routes declared at company level read these)" }),
+        })
+        .nullable()
+        .openapi({ description: "The caller's role at company level; null when the owner granted them none" }),
     }),
   })
   .openapi("Me");

@@ -54,7 +54,7 @@ bankAccountsRouter.openapi(get, async (c) => {
 });
 
 const create = defineRoute(
-  { permission: "bank_accounts:create" },
+  { permission: "bank_accounts:create", level: "company" },
   {
     method: "post",
     path: `${V1}/bank-accounts`,
@@ -70,7 +70,7 @@ bankAccountsRouter.openapi(create, async (c) => {
 });
 
 const update = defineRoute(
-  { permission: "bank_accounts:edit" },
+  { permission: "bank_accounts:edit", level: "company" },
   {
     method: "patch",
     path: `${V1}/bank-accounts/{id}`,
@@ -86,7 +86,7 @@ bankAccountsRouter.openapi(update, async (c) => {
 });
 
 const remove = defineRoute(
-  { permission: "bank_accounts:delete" },
+  { permission: "bank_accounts:delete", level: "company" },
   {
     method: "delete",
     path: `${V1}/bank-accounts/{id}`,

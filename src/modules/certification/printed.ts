@@ -38,12 +38,21 @@ export async function simulationPrintedEntries(
   userId: number,
   cfg: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">,
   origin?: string,
+  /** Only this workspace's e-CF (a branch's printed representations); undefined: every workspace's. */
+  workspaceId?: number,
 ): Promise<PrintedEntry[]> {
   const e = schema.ecfDocuments;
   const rows = await db
     .select({ id: e.id, encf: e.encf, workspaceId: e.workspaceId, invoiceId: e.invoiceId, noteId: e.noteId, purchaseId: e.purchaseId, updatedAt: e.updatedAt })
     .from(e)
-    .where(and(eq(e.tenantId, tenantId), eq(e.environment, "certecf"), inArray(e.status, ["accepted", "accepted_conditional"])))
+    .where(
+      and(
+        eq(e.tenantId, tenantId),
+        eq(e.environment, "certecf"),
+        inArray(e.status, ["accepted", "accepted_conditional"]),
+        workspaceId === undefined ? undefined : eq(e.workspaceId, workspaceId),
+      ),
+    )
     .orderBy(asc(e.signedAt), asc(e.id))
     .limit(PRINTED_REPRESENTATIONS_MAX + 1);
   if (rows.length > PRINTED_REPRESENTATIONS_MAX) {

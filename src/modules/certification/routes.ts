@@ -1,10 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { config } from "../../env";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { companyGrant } from "../../http/permissions";
 import { FILE_UPLOAD_TYPE_MESSAGE } from "../../http/request-checks";
 import { dataOnly, dataWithMessage } from "../../http/schemas";
 import { selfFetcher } from "../../http/self";
 import { AppError } from "../../lib/errors";
+import { assertHeldForBranches } from "../members/grants";
 import { pdfZipStream } from "../quotations/zip";
 import { renderDocumentPdf } from "../sales/pdf";
 import { PRINTED_REPRESENTATION_MAX_BYTES, simulationPrintedEntries } from "./printed";
@@ -14,6 +16,7 @@ import {
   CaseXmlQuery,
   Certification,
   MarkStepBody,
+  PrintedRepresentationsQuery,
   PutCertificationBody,
   ReceiverCheck,
   StepParam,
@@ -31,7 +34,7 @@ const tags = ["e-CF certification"];
 
 certificationRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "company" },
     {
       method: "get",
       path: `${V1}/ecf/certification`,
@@ -45,7 +48,7 @@ certificationRouter.openapi(
 
 certificationRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "company" },
     {
       method: "put",
       path: `${V1}/ecf/certification`,
@@ -64,7 +67,7 @@ certificationRouter.openapi(
 
 certificationRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "company" },
     {
       method: "put",
       path: `${V1}/ecf/certification/steps/{number}`,
@@ -84,7 +87,7 @@ certificationRouter.openapi(
 
 certificationRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "company" },
     {
       method: "delete",
       path: `${V1}/ecf/certification/steps/{number}`,
@@ -106,14 +109,16 @@ certificationRouter.openapi(
 
 certificationRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "branches" },
     {
       method: "get",
       path: `${V1}/ecf/certification/printed-representations.zip`,
       tags,
       summary:
         "Step 5: a ZIP of the PDF of each e-CF DGII accepted in certecf (the simulation, step 4), named <e-NCF>.pdf, each under DGII's 10 MB, to upload in the Oficina Virtual",
-      description: "409 when no e-CF has been accepted in certecf yet, or when there are more than 500 (download each document's PDF then).",
+      description:
+        "409 when no e-CF has been accepted in certecf yet, or when there are more than 500 (download each document's PDF then). With workspace_id, only that branch's: ecf:manage as a member of it or at company level (403 forbidden otherwise); without, the whole company's (403 company_forbidden without ecf:manage at company level).",
+      request: { query: PrintedRepresentationsQuery },
       responses: {
         200: { description: "ZIP of <e-NCF>.pdf files", content: { "application/zip": { schema: z.string().openapi({ format: "binary" }) } } },
         ...errorResponses(409),
@@ -123,7 +128,10 @@ certificationRouter.openapi(
   ),
   async (c) => {
     // Every database read happens here, inside the request's transaction; the stream below only renders.
-    const entries = await simulationPrintedEntries(c.var.db, c.get("tenant").id, c.var.scope.userId, config(c.env), new URL(c.req.url).origin);
+    const { workspace_id: workspaceId } = c.req.valid("query");
+    const caller = { userId: c.var.scope.userId, company: await companyGrant(c) };
+    await assertHeldForBranches(c.var.db, caller, "ecf:manage", workspaceId === undefined ? null : [workspaceId], "download these printed representations");
+    const entries = await simulationPrintedEntries(c.var.db, c.get("tenant").id, caller.userId, config(c.env), new URL(c.req.url).origin, workspaceId);
     const zip = pdfZipStream(entries, {
       requestId: c.get("requestId"),
       async render(data) {
@@ -144,7 +152,7 @@ certificationRouter.openapi(
 
 certificationRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "company" },
     {
       method: "post",
       path: `${V1}/ecf/certification/receiver-check`,
@@ -171,7 +179,7 @@ const XLSX_UPLOAD = "multipart/form-data";
 
 certificationRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "company" },
     {
       method: "post",
       path: `${V1}/ecf/certification/test-sets`,
@@ -196,7 +204,7 @@ certificationRouter.openapi(
 
 certificationRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "company" },
     {
       method: "get",
       path: `${V1}/ecf/certification/test-sets`,
@@ -210,7 +218,7 @@ certificationRouter.openapi(
 
 certificationRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "company" },
     {
       method: "get",
       path: `${V1}/ecf/certification/test-sets/{id}`,
@@ -225,7 +233,7 @@ certificationRouter.openapi(
 
 certificationRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "company" },
     {
       method: "post",
       path: `${V1}/ecf/certification/test-sets/{id}/run`,
@@ -248,7 +256,7 @@ certificationRouter.openapi(
 
 certificationRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "company" },
     {
       method: "get",
       path: `${V1}/ecf/certification/test-sets/{id}/cases/{position}/xml`,

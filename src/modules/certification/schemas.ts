@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { idParam } from "../../lib/bounds";
+import { idParam, idQuery } from "../../lib/bounds";
 import { ECF_ENVIRONMENTS } from "../ecf/schemas";
 
 export const CERTIFICATION_STEP_STATES = ["pending", "in_progress", "done", "failed", "not_applicable"] as const;
@@ -39,6 +39,15 @@ export const Certification = z
     steps: z.array(CertificationStepView),
   })
   .openapi("Certification");
+
+export const PrintedRepresentationsQuery = z
+  .object({
+    workspace_id: idQuery().openapi({
+      description:
+        "Only this branch's e-CF: ecf:manage as a member of it (or at company level). Omitted: every branch's, an act on the whole company (ecf:manage at company level)",
+    }),
+  })
+  .strict();
 
 export const PutCertificationBody = z.object({ uses_certified_provider: z.boolean() }).strict().openapi("PutCertificationRequest");
 

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { nullableText } from "../../http/schemas";
+import { idInput, idParam } from "../../lib/bounds";
 
 const code = (example: string, description: string) =>
   z
@@ -45,3 +46,38 @@ export const Company = z
     updated_at: z.string().nullable(),
   })
   .openapi("Company");
+
+export const CompanyMember = z
+  .object({
+    user_id: z.number().int(),
+    name: z.string(),
+    email: z.string(),
+    role: z
+      .string()
+      .openapi({ description: "The role held at company level: the routes of company level read their permission from it, and nothing else does" }),
+    is_owner: z.boolean().openapi({ description: "The company's owner: holds admin at company level, and alone grants the others" }),
+    status: z.enum(["active", "deactivated"]),
+    added_at: z.string(),
+  })
+  .openapi("CompanyMember");
+export type CompanyMember = z.output<typeof CompanyMember>;
+
+export const CompanyMemberParam = z.object({ user_id: idParam("user_id", 2) });
+
+/** A role's name, as members and invitations name it. */
+const roleName = () => z.string().trim().min(1).max(50);
+
+export const PutCompanyMemberBody = z
+  .object({ role: roleName().openapi({ description: "A role name (admin, or a custom role): what the user may do at company level" }) })
+  .strict()
+  .openapi("PutCompanyMemberRequest");
+
+export const TransferCompanyOwnershipBody = z
+  .object({
+    user_id: idInput().openapi({ description: "The new owner: an active user of the company" }),
+    previous_owner_role: roleName()
+      .optional()
+      .openapi({ description: "The former owner's role at company level afterwards (a role name); admin when omitted" }),
+  })
+  .strict()
+  .openapi("TransferCompanyOwnershipRequest");

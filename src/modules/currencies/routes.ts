@@ -49,7 +49,7 @@ currenciesRouter.openapi(get, async (c) => {
 });
 
 const create = defineRoute(
-  { permission: "currencies:create" },
+  { permission: "currencies:create", level: "company" },
   {
     method: "post",
     path: `${V1}/currencies`,
@@ -65,7 +65,7 @@ currenciesRouter.openapi(create, async (c) => {
 });
 
 const update = defineRoute(
-  { permission: "currencies:edit" },
+  { permission: "currencies:edit", level: "company" },
   {
     method: "patch",
     path: `${V1}/currencies/{id}`,
@@ -81,7 +81,7 @@ currenciesRouter.openapi(update, async (c) => {
 });
 
 const remove = defineRoute(
-  { permission: "currencies:delete" },
+  { permission: "currencies:delete", level: "company" },
   {
     method: "delete",
     path: `${V1}/currencies/{id}`,

@@ -77,7 +77,7 @@ documentSubtypesRouter.openapi(get, async (c) => {
 });
 
 const create = defineRoute(
-  { permission: "document_subtypes:create" },
+  { permission: "document_subtypes:create", level: "company" },
   {
     method: "post",
     path: `${V1}/document-subtypes`,
@@ -97,7 +97,7 @@ documentSubtypesRouter.openapi(create, async (c) => {
 });
 
 const update = defineRoute(
-  { permission: "document_subtypes:edit" },
+  { permission: "document_subtypes:edit", level: "company" },
   {
     method: "patch",
     path: `${V1}/document-subtypes/{id}`,
@@ -118,7 +118,7 @@ documentSubtypesRouter.openapi(update, async (c) => {
 });
 
 const remove = defineRoute(
-  { permission: "document_subtypes:delete" },
+  { permission: "document_subtypes:delete", level: "company" },
   {
     method: "delete",
     path: `${V1}/document-subtypes/{id}`,

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
@@ -14,7 +14,7 @@ import { ECF_ALERT_KINDS, type EcfEnvironment } from "./schemas";
  * the hourly sweep (jobs/ecf-alerts.ts) and raised ONCE per cause — a row of `ecf_alerts`, unique
  * per tenant, kind and subject — as an email to the tenant's admins and the webhook event
  * `ecf.alert`; open alerts show on GET /api/v1/ecf/dgii-status, and an alert is resolved
- * (`resolved_at`) when the sweep no longer finds its cause.
+ * (`resolved_at`) when the sweep no longer finds its cause, and sent as `ecf.alert_resolved`.
  *
  * Each kind is one producer: a function that reads, in the tenant's transaction, the causes present
  * now. A new kind is one entry of ALERT_PRODUCERS, one name in ALERT_KINDS, and its Spanish words
@@ -391,7 +391,9 @@ export async function sweepTenantAlerts(db: AnyDb, tenantId: number, now: Date, 
     .where(and(eq(a.tenantId, tenantId), isNull(a.resolvedAt)));
   const gone = open.filter((row) => !present.has(`${row.kind}\u0000${row.subject}`)).map((row) => row.id);
   if (gone.length) {
-    await db
+    // Each resolution is its own signed event (issue 43), to the branch the alert was sent to: an
+    // integrator's dashboard clears without polling.
+    const resolved = await db
       .update(a)
       .set({ resolvedAt: now })
       .where(
@@ -402,7 +404,16 @@ export async function sweepTenantAlerts(db: AnyDb, tenantId: number, now: Date, 
             sql`, `,
           )})`,
         ),
-      );
+      )
+      .returning({
+        ...getTableColumns(a),
+        workspaceId: sql<number | null>`(SELECT d.workspace_id FROM ecf_documents d
+          WHERE ${a.kind} = 'deferred_deadline' AND d.tenant_id = ${a.tenantId} AND d.id = (${a.details} ->> 'ecf_id')::int)`,
+      });
+    for (const { workspaceId, ...row } of resolved.sort((x, y) => x.id - y.id)) {
+      const data = serializeAlert(row);
+      webhookDeliveryIds.push(...(await recordEvent(db, tenantId, "ecf.alert_resolved", workspaceId, async () => data)));
+    }
   }
   return { raised, resolved: gone.length, outboxIds, webhookDeliveryIds };
 }

@@ -12,6 +12,7 @@ import { sendAnnulment, withDgiiToken } from "./dgii";
 import type { CreateAnnulmentInput, EcfEnvironment } from "./schemas";
 import { dgiiUrls, openedCertificate } from "./service";
 import { signXml } from "./signature";
+import { userEntryValue } from "./timeline";
 import { recordEcfTransitionEvent } from "./transitions";
 
 const ds = schema.documentSubtypes;
@@ -29,6 +30,7 @@ export function serializeAnnulment(row: AnnulmentRow) {
     count: row.count,
     environment: row.environment as EcfEnvironment,
     dgii_messages: row.dgiiMessages as { codigo: string; valor: string }[],
+    not_annulled: row.notAnnulled as { encf: string; reason: string }[],
     created_at: timestamp(row.createdAt)!,
   };
 }
@@ -123,23 +125,40 @@ export async function annulRange(
   const answer = await withDgiiToken(scope.tenantId, environment, urls.ecf, material, (token) =>
     sendAnnulment(urls.ecf, token, xml, `${profile.rnc}${from}.xml`),
   );
-  if (!answer.annulled) {
+  // A partial answer names the numbers DGII did not annul (issue 43): the others were. One naming a
+  // number outside the range cannot be read number by number: nothing changes.
+  const size = input.to - input.from + 1;
+  const inRange = (encf: string) => encf.startsWith(subtype.prefix) && Number(encf.slice(3)) >= input.from && Number(encf.slice(3)) <= input.to;
+  const notAnnulled = answer.exceptions;
+  if (!answer.annulled || notAnnulled.some((n) => !inRange(n.encf)) || notAnnulled.length >= size) {
     throw new AppError("validation_failed", "DGII did not annul the numbers.", { from: answer.messages.map((m) => m.valor) });
   }
+  const kept = new Set(notAnnulled.map((n) => n.encf));
   const messages = answer.messages;
-  for (const encf of taken) {
+  const annulledTaken = taken.filter((encf) => !kept.has(encf));
+  for (const encf of annulledTaken) {
     const row = byEncf.get(encf)!;
     await cancelForAnnulledEcf(db, scope, row.invoiceId!, encf);
-    await db.update(e).set({ status: "annulled", lastError: null, updatedAt: now }).where(eq(e.id, row.id));
+    const transition = userEntryValue(
+      { state: "annulled", code: "annulled", attempt: row.attempts },
+      scope.userId,
+      "Annulled with DGII by ",
+      ` (ANECF ${from} to ${to}); its invoice was cancelled.`,
+    );
+    await db.update(e).set({ status: "annulled", lastError: null, updatedAt: now, transition }).where(eq(e.id, row.id));
   }
-  for (const encf of taken) {
+  for (const encf of annulledTaken) {
     const row = byEncf.get(encf)!;
     await recordEcfTransitionEvent(db, scope.tenantId, { id: row.id, workspaceId: row.workspaceId, kind: "invoice", documentId: row.invoiceId! }, "annulled");
   }
-  if (input.to >= next) {
+  // The sequence moves past the last number DGII annulled: an unused number DGII did not annul
+  // after it may still be issued; one before it is left behind, reported in not_annulled.
+  let lastAnnulled = input.to;
+  while (kept.has(formatDocumentNumber(subtype.prefix, lastAnnulled))) lastAnnulled -= 1;
+  if (lastAnnulled >= next) {
     await db
       .update(ds)
-      .set({ nextNumber: input.to + 1, updatedAt: now })
+      .set({ nextNumber: lastAnnulled + 1, updatedAt: now })
       .where(eq(ds.id, subtype.id));
   }
   const [row] = await db
@@ -150,10 +169,11 @@ export async function annulRange(
       ecfType: type,
       fromEncf: from,
       toEncf: to,
-      count: input.to - input.from + 1,
+      count: size - notAnnulled.length,
       environment,
       xml,
       dgiiMessages: messages,
+      notAnnulled,
       createdBy: scope.userId,
     })
     .returning();

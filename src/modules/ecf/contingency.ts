@@ -5,6 +5,7 @@ import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
+import { assertHeldForBranches, type CompanyGrant } from "../members/grants";
 import type { CreateContingencyInput, EcfContingency } from "./schemas";
 
 /**
@@ -37,11 +38,24 @@ export function serializeContingency(row: ContingencyRow): EcfContingency {
   };
 }
 
-/** Opens a contingency; one that would cover a branch an open one covers already (a total one covers all) is 409 contingency_overlap. */
-export async function openContingency(db: AnyDb, scope: RequestScope, input: CreateContingencyInput): Promise<ContingencyRow> {
+/**
+ * Opens a contingency; one that would cover a branch an open one covers already (a total one covers
+ * all) is 409 contingency_overlap. Who may (issue 41): a total one acts on the whole company and
+ * needs ecf:manage at company level (403 company_forbidden); one of some branches needs it there or
+ * as a member of every branch listed (403 forbidden naming the first that fails, before anything
+ * else is said about the branches listed).
+ */
+export async function openContingency(db: AnyDb, scope: RequestScope, company: CompanyGrant | null, input: CreateContingencyInput): Promise<ContingencyRow> {
   const ids = input.scope === "branches" ? [...new Set(input.workspace_ids ?? [])].sort((a, b) => a - b) : null;
   if (input.scope === "branches" && !ids?.length) throw fieldError("workspace_ids", "A contingency of some branches lists them.");
   if (input.scope === "total" && input.workspace_ids !== undefined) throw fieldError("workspace_ids", "A total contingency covers every branch: list none.");
+  await assertHeldForBranches(
+    db,
+    { userId: scope.userId, company },
+    "ecf:manage",
+    ids,
+    ids ? "open a contingency for these branches" : "open a total contingency",
+  );
   if (ids) {
     const found = await db.select({ id: schema.workspaces.id }).from(schema.workspaces).where(inArray(schema.workspaces.id, ids));
     const missing = ids.filter((id) => !found.some((w) => w.id === id));
@@ -77,15 +91,29 @@ export async function openContingency(db: AnyDb, scope: RequestScope, input: Cre
 /**
  * Closes an open contingency (closedHow manual) and makes its held e-CF due now, except those of a
  * branch another open contingency still covers. Returns the row and the released e-CF ids (queued
- * after the commit).
+ * after the commit). Closing one sends its branches' held e-CF: a total one needs ecf:manage at
+ * company level, one of some branches there or as a member of each of them (as opening it).
  */
-export async function closeContingency(db: AnyDb, scope: RequestScope, id: number, now: Date): Promise<{ row: ContingencyRow; released: number[] }> {
+export async function closeContingency(
+  db: AnyDb,
+  scope: RequestScope,
+  company: CompanyGrant | null,
+  id: number,
+  now: Date,
+): Promise<{ row: ContingencyRow; released: number[] }> {
   await db.execute(sql`SELECT pg_advisory_xact_lock(${scope.tenantId}::integer, hashtext('ecf-contingency-writes'))`);
   const [current] = await db
     .select()
     .from(c)
     .where(and(eq(c.tenantId, scope.tenantId), eq(c.id, id)));
   if (!current) throw notFound("Contingency");
+  await assertHeldForBranches(
+    db,
+    { userId: scope.userId, company },
+    "ecf:manage",
+    current.workspaceIds,
+    current.workspaceIds ? "close a contingency of these branches" : "close a total contingency",
+  );
   if (current.closedAt !== null) throw new AppError("contingency_closed", `This contingency was closed at ${timestamp(current.closedAt)}.`);
   const [row] = await db.update(c).set({ closedAt: now, closedBy: scope.userId, closedHow: "manual" }).where(eq(c.id, id)).returning();
   const covered = current.workspaceIds === null ? sql`true` : sql`d.workspace_id = ANY (${`{${current.workspaceIds.join(",")}}`}::int[])`;

@@ -147,7 +147,7 @@ export async function recordDgiiStatus(
   now: Date,
   services: ServiceState[],
   windowList: MaintenanceWindow[],
-): Promise<{ contingenciesClosed: number }> {
+): Promise<{ contingenciesClosed: number; released: { tenant_id: number; ecf_id: number }[] }> {
   // Reception reported down before and available now: DGII answers again.
   const wasDown = services.length
     ? await db
@@ -179,15 +179,20 @@ export async function recordDgiiStatus(
       .onConflictDoNothing();
   }
   // A total contingency closes by itself then (issue 33), across the tenants signing in that
-  // environment, and their held e-CF become due (drizzle/0053 close_total_ecf_contingencies).
+  // environment, and their held e-CF become due (drizzle/0056 close_total_ecf_contingencies); the
+  // caller puts them on the queue at once.
   let contingenciesClosed = 0;
+  const released: { tenant_id: number; ecf_id: number }[] = [];
   for (const { environment } of back) {
-    const [row] = rowsOf<{ closed: number }>(
-      await db.execute(sql`SELECT close_total_ecf_contingencies(${environment}, ${now.toISOString()}::timestamptz) AS closed`),
+    const rows = rowsOf<{ closed_count: number; released_tenant_id: number | null; released_ecf_id: number | null }>(
+      await db.execute(sql`SELECT * FROM close_total_ecf_contingencies(${environment}, ${now.toISOString()}::timestamptz)`),
     );
-    contingenciesClosed += Number(row?.closed ?? 0);
+    contingenciesClosed += Number(rows[0]?.closed_count ?? 0);
+    for (const row of rows) {
+      if (row.released_ecf_id != null) released.push({ tenant_id: Number(row.released_tenant_id), ecf_id: Number(row.released_ecf_id) });
+    }
   }
-  return { contingenciesClosed };
+  return { contingenciesClosed, released };
 }
 
 /** A reported state older than this is not trusted to pause sending (the sweep may have stopped). */
@@ -210,7 +215,7 @@ export async function sendingPausedUntil(
   service: string,
   now: Date,
   held?: { tenantId: number; workspaceId: number },
-): Promise<{ until: Date; reason: string; contingency?: boolean } | null> {
+): Promise<{ until: Date; reason: string; kind: "contingency" | "window" | "reported_outage" } | null> {
   // One round trip per e-CF step: the contingency, the window in progress and the service's last report together.
   const at = now.toISOString();
   const [row] = rowsOf<{
@@ -236,16 +241,20 @@ export async function sendingPausedUntil(
         LEFT JOIN ${status} s ON s.environment = ${environment} AND s.service = ${service}`),
   );
   if (row?.contingency_id != null) {
-    return { until: new Date(now.getTime() + CONTINGENCY_HOLD_MS), reason: `held by contingency #${row.contingency_id} until it closes`, contingency: true };
+    return { until: new Date(now.getTime() + CONTINGENCY_HOLD_MS), reason: `held by contingency #${row.contingency_id} until it closes`, kind: "contingency" };
   }
   // Times come back as epoch milliseconds, read alike by every driver.
   if (row?.window_end != null) {
     const until = new Date(Number(row.window_end));
-    return { until, reason: `DGII's maintenance window (${environment}) until ${timestamp(until)}` };
+    return { until, reason: `DGII's maintenance window (${environment}) until ${timestamp(until)}`, kind: "window" };
   }
   if (row && row.available === false && row.checked_at != null && now.getTime() - Number(row.checked_at) <= STATUS_FRESH_MS) {
     const since = row.down_since == null ? null : new Date(Number(row.down_since));
-    return { until: new Date(now.getTime() + DOWN_PAUSE_MS), reason: `DGII reports ${service} (${environment}) ${row.status} since ${timestamp(since)}` };
+    return {
+      until: new Date(now.getTime() + DOWN_PAUSE_MS),
+      reason: `DGII reports ${service} (${environment}) ${row.status} since ${timestamp(since)}`,
+      kind: "reported_outage",
+    };
   }
   return null;
 }

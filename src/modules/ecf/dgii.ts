@@ -315,9 +315,8 @@ export async function sendEcf(ecfBaseUrl: string, token: string, xml: string, fi
   return answer.trackId;
 }
 
-/** Consulta de resultado: GET {ecf}/consultaresultado/api/consultas/estado?trackid=… */
-export async function queryResult(ecfBaseUrl: string, token: string, trackId: string): Promise<DgiiResult> {
-  const url = `${ecfBaseUrl}/consultaresultado/api/consultas/estado?trackid=${encodeURIComponent(trackId)}`;
+/** A GET of DGII's state of a document, judged by its body whatever its status (judgedRefusal). */
+async function stateAt(url: string, token: string): Promise<DgiiResult> {
   try {
     return resultOf(await boundedJson<Record<string, unknown>>(await call(url, { headers: bearer(token) }), DGII_ANSWER_BYTES, url));
   } catch (error) {
@@ -325,6 +324,11 @@ export async function queryResult(ecfBaseUrl: string, token: string, trackId: st
     if (judged) return judged;
     throw error;
   }
+}
+
+/** Consulta de resultado: GET {ecf}/consultaresultado/api/consultas/estado?trackid=… */
+export function queryResult(ecfBaseUrl: string, token: string, trackId: string): Promise<DgiiResult> {
+  return stateAt(`${ecfBaseUrl}/consultaresultado/api/consultas/estado?trackid=${encodeURIComponent(trackId)}`, token);
 }
 
 /** One trackId DGII holds for an e-NCF, with its state as DGII words it ("Aceptado", "Rechazado"…). */
@@ -392,6 +396,17 @@ export async function sendConsumerSummary(fcBaseUrl: string, token: string, xml:
   }
 }
 
+/**
+ * Consulta de Resumen de Factura (RFCE): GET {fc}/consultarfce/api/Consultas/Consulta?RNC_Emisor=…&ENCF=…&Cod_Seguridad_eCF=…
+ * (Descripción técnica, "Consulta de Resumen de Factura (RFCE)") → DGII's state of the summary it
+ * received, judged as any answer (0 No encontrado: it has none). How a sender learns what became
+ * of a summary whose answer it could not judge or did not get, before sending it again (issue 43).
+ */
+export function queryConsumerSummary(fcBaseUrl: string, token: string, issuerRnc: string, encf: string, securityCode: string): Promise<DgiiResult> {
+  const query = `RNC_Emisor=${encodeURIComponent(issuerRnc)}&ENCF=${encodeURIComponent(encf)}&Cod_Seguridad_eCF=${encodeURIComponent(securityCode)}`;
+  return stateAt(`${fcBaseUrl}/consultarfce/api/Consultas/Consulta?${query}`, token);
+}
+
 /** Parses a refusal's body for DGII's messages (its JSON `mensaje`/`mensajes`/`error`), else the text itself. */
 export function refusalMessages(body: string): DgiiMessage[] {
   try {
@@ -408,6 +423,11 @@ export function refusalMessages(body: string): DgiiMessage[] {
 /** DGII's answer to an ANECF, judged by its body (annulmentOutcome). */
 export interface AnnulmentAnswer {
   annulled: boolean;
+  /**
+   * A partial answer (issue 43): the e-NCF DGII's detail names as not annulled, each with the
+   * message that names it (`annulled` is true: the other numbers were). Empty otherwise.
+   */
+  exceptions: { encf: string; reason: string }[];
   /** DGII's `codigo` as it gave it (no table of them is published: recorded, not judged on). */
   code: string | null;
   messages: DgiiMessage[];
@@ -420,13 +440,31 @@ export interface AnnulmentAnswer {
  */
 const ANNULLED_WORDING = /secuencias fueron anuladas correctamente/i;
 const NOT_ANNULLED_WORDING = /no fue posible anular|han sido utilizadas|no es v[aá]lid|no est[aá] delegado|es mayor al del campo|favor proveer un xml/i;
+const DETAILED_WORDING = /con excepci[oó]n de las secuencias del detalle/i;
+/** An e-NCF, or a range of them ("E310000000005 - E310000000007", "E31…05 al E31…07"), as a detail names it. */
+const ENCF_OR_RANGE = /(E\d{2})(\d{10})(?:\s*(?:-|–|a|al|hasta)\s*E\d{2}(\d{10}))?/g;
+
+/** The e-NCF a detail message names, a range expanded (at most 10,000: a detail is a list of numbers). */
+function encfsNamed(text: string): string[] | null {
+  const named: string[] = [];
+  for (const match of text.matchAll(ENCF_OR_RANGE)) {
+    const prefix = match[1]!;
+    const from = Number(match[2]);
+    const to = match[3] === undefined ? from : Number(match[3]);
+    if (to < from || to - from >= 10_000 || named.length + (to - from) >= 10_000) return null;
+    for (let n = from; n <= to; n++) named.push(`${prefix}${String(n).padStart(10, "0")}`);
+  }
+  return named;
+}
 
 /**
  * Numbers are annulled only when DGII says they are (issue 33): the answer's messages or `nombre`
- * say "Las secuencias fueron anuladas correctamente" and nothing in it says a sequence was not
- * (a validation message, or an exception detailed after "Con excepción de las secuencias del
- * detalle"). Whatever the HTTP status: a refusal answered 200 is a refusal, and an answer that does
- * not say the numbers were annulled leaves them as they were.
+ * say "Las secuencias fueron anuladas correctamente" and nothing in it says a sequence was not.
+ * Whatever the HTTP status: a refusal answered 200 is a refusal, and an answer that does not say the
+ * numbers were annulled leaves them as they were. A partial answer (issue 43) — annulled "Con
+ * excepción de las secuencias del detalle", followed by messages naming the numbers that were not —
+ * annuls the others, when every message of the detail names the e-NCF it is about; a detail that
+ * names none leaves the whole range as it was (nothing can be said number by number).
  */
 export function annulmentOutcome(body: unknown): AnnulmentAnswer {
   const answer = body && typeof body === "object" && !Array.isArray(body) ? (body as { codigo?: unknown; nombre?: unknown; mensajes?: unknown }) : {};
@@ -434,15 +472,24 @@ export function annulmentOutcome(body: unknown): AnnulmentAnswer {
   const nombre = typeof answer.nombre === "string" ? answer.nombre.trim() : "";
   const all = nombre && !messages.some((m) => m.valor === nombre) ? [{ codigo: "", valor: nombre }, ...messages] : messages;
   const said = all.map((m) => m.valor);
-  const detailed = messages.length > 1 && said.some((text) => /con excepci[oó]n de las secuencias del detalle/i.test(text));
-  const annulled = said.some((text) => ANNULLED_WORDING.test(text)) && !said.some((text) => NOT_ANNULLED_WORDING.test(text)) && !detailed;
   const code = typeof answer.codigo === "string" || typeof answer.codigo === "number" ? String(answer.codigo) : null;
   // What is kept and shown: DGII's messages, or its `nombre` when it gave none.
-  return {
-    annulled,
-    code,
-    messages: messages.length ? messages : nombre ? [{ codigo: "", valor: nombre }] : [{ codigo: "", valor: "DGII's answer said nothing." }],
-  };
+  const shown = messages.length ? messages : nombre ? [{ codigo: "", valor: nombre }] : [{ codigo: "", valor: "DGII's answer said nothing." }];
+  const success = said.some((text) => ANNULLED_WORDING.test(text));
+  const detailed = said.some((text) => DETAILED_WORDING.test(text));
+  // The detail is DGII's messages after the one that says so (its `nombre` names the answer, not a number).
+  const detail = messages.map((m) => m.valor).filter((text) => !ANNULLED_WORDING.test(text) && !DETAILED_WORDING.test(text));
+  if (success && detailed && detail.length) {
+    const exceptions: { encf: string; reason: string }[] = [];
+    for (const text of detail) {
+      const named = encfsNamed(text);
+      if (!named?.length) return { annulled: false, exceptions: [], code, messages: shown };
+      for (const encf of named) if (!exceptions.some((e) => e.encf === encf)) exceptions.push({ encf, reason: text });
+    }
+    return { annulled: true, exceptions, code, messages: shown };
+  }
+  const annulled = success && !said.some((text) => NOT_ANNULLED_WORDING.test(text)) && !detailed;
+  return { annulled, exceptions: [], code, messages: shown };
 }
 
 /**
@@ -467,7 +514,7 @@ export async function sendAnnulment(ecfBaseUrl: string, token: string, xml: stri
     try {
       parsed = JSON.parse(error.body);
     } catch {
-      return { annulled: false, code: null, messages: refusalMessages(error.body) };
+      return { annulled: false, exceptions: [], code: null, messages: refusalMessages(error.body) };
     }
     return annulmentOutcome(parsed);
   }

@@ -9,7 +9,15 @@ import { AppError, notFound } from "../../lib/errors";
 import { decimal2, timestamp } from "../../lib/format";
 import type { PdfDocumentData } from "../sales/pdf";
 import { TimbreError, timbreUrl } from "./qr";
-import type { ECF_DELIVERY_STATUSES, ECF_STATUS_VALUES, ECF_TIMELINE_STATES, EcfEnvironment, SubmissionFilter, SubmissionSort } from "./schemas";
+import type {
+  ECF_CAUSE_CODES,
+  ECF_DELIVERY_STATUSES,
+  ECF_STATUS_VALUES,
+  ECF_TIMELINE_STATES,
+  EcfEnvironment,
+  SubmissionFilter,
+  SubmissionSort,
+} from "./schemas";
 import { dgiiUrls } from "./service";
 import { type EcfType, ecfDateTime } from "./xml";
 
@@ -144,27 +152,53 @@ export function serializeEcf(row: EcfRow, config: Pick<Config, "DGII_ECF_BASE_UR
   };
 }
 
-/** The e-CF's states in order, each with its time and cause (ecf_transitions, written by a trigger: drizzle/0046). */
+/** The e-CF's timeline in order: each entry with its time, what caused it and who (ecf_transitions, written by a trigger: drizzle/0046, 0056). */
 export async function ecfTimeline(db: AnyDb, row: EcfRow) {
   const t = schema.ecfTransitions;
+  const u = schema.users;
   const rows = await db
-    .select({ state: t.state, cause: t.cause, at: t.at })
+    .select({ state: t.state, code: t.code, cause: t.cause, attempt: t.attempt, trackId: t.trackId, userId: t.userId, userName: u.name, at: t.at })
     .from(t)
+    .leftJoin(u, eq(u.id, t.userId))
     .where(and(eq(t.tenantId, row.tenantId), eq(t.ecfDocumentId, row.id)))
     .orderBy(asc(t.id));
-  return rows.map((r) => ({ state: r.state as (typeof ECF_TIMELINE_STATES)[number], at: timestamp(r.at)!, cause: r.cause }));
+  return rows.map((r) => ({
+    state: r.state as (typeof ECF_TIMELINE_STATES)[number],
+    at: timestamp(r.at)!,
+    code: r.code as (typeof ECF_CAUSE_CODES)[number] | null,
+    cause: r.cause,
+    attempt: r.attempt,
+    track_id: r.trackId,
+    by: r.userId === null ? null : { id: r.userId, name: r.userName ?? `user #${r.userId}` },
+  }));
 }
 
 const OWNER_PATHS: Record<EcfOwner, string> = { invoice: "invoices", credit_note: "credit-notes", debit_note: "debit-notes", purchase: "purchases" };
 
+/** Where a document of each kind is issued anew: a note on its invoice. */
+async function issuePath(db: AnyDb, row: EcfRow, owner: EcfOwner): Promise<string> {
+  if (owner === "invoice" || owner === "purchase") return `/api/v1/${OWNER_PATHS[owner]}`;
+  const [note] = await db.select({ invoiceId: notes.invoiceId }).from(notes).where(eq(notes.id, row.noteId!));
+  return `/api/v1/invoices/${note!.invoiceId}/${owner === "credit_note" ? "credit-notes" : "debit-notes"}`;
+}
+
+const ISSUED_AGAIN: Record<EcfOwner, string> = {
+  invoice: "Issue the sale again as a new invoice",
+  credit_note: "Issue the credit note again on its invoice",
+  debit_note: "Issue the debit note again on its invoice",
+  purchase: "Record the purchase again",
+};
+
 /**
- * What to do next with an e-CF that did not go through, from DGII's answer (issue 33): a `failed`
- * one, or a `rejected` one whose e-NCF DGII says was not used (secuenciaUtilizada false), is sent
- * again once its cause is fixed; a rejection that used the number leaves the e-CF void for tax
- * purposes (Descripción técnica, "Consulta resultado": Rechazado), so the sale is issued again
- * under a new e-NCF. Null while nothing is to be done.
+ * What to do next with an e-CF that did not go through, from DGII's answer (issues 33, 43): a
+ * `failed` one, or a `rejected` one whose e-NCF DGII says was not used (secuenciaUtilizada false),
+ * is sent again once its cause is fixed; a rejection that used the number leaves the e-CF void for
+ * tax purposes (Descripción técnica, "Consulta resultado": Rechazado), so it cannot be sent again,
+ * nor modified by a credit or debit note (a note modifies a valid e-CF: Formato e-CF v1.0,
+ * InformacionReferencia): the document is issued again under a new e-NCF. The same words are the
+ * 409 of its retry (transitions.ts). Null while nothing is to be done.
  */
-export function nextAction(row: EcfRow, owner: EcfOwner, documentId: number) {
+export async function nextAction(db: AnyDb, row: EcfRow, owner: EcfOwner, documentId: number) {
   const base = `/api/v1/${OWNER_PATHS[owner]}/${documentId}`;
   if (row.status === "failed" || (row.status === "rejected" && row.sequenceUsed === false)) {
     return {
@@ -181,9 +215,8 @@ export function nextAction(row: EcfRow, owner: EcfOwner, documentId: number) {
     return {
       code: "issue_again" as const,
       method: "POST" as const,
-      path: `/api/v1/${OWNER_PATHS[owner]}`,
-      description:
-        "DGII rejected it and counts its e-NCF as used: this e-CF is void for tax purposes and cannot be sent again. Issue the sale again as a new document, with the next e-NCF, correcting what DGII's messages say.",
+      path: await issuePath(db, row, owner),
+      description: `DGII rejected it and counts its e-NCF as used: this e-CF is void for tax purposes, so it cannot be sent again nor corrected by a credit or debit note. ${ISSUED_AGAIN[owner]}, with the next e-NCF, correcting what DGII's messages say.`,
     };
   }
   return null;

@@ -8,6 +8,7 @@ import { DEFERRED_SENDING_LIMIT_MS } from "./dating";
 import { buildRfce } from "./rfce";
 import { openedCertificate } from "./service";
 import { signXml } from "./signature";
+import { userEntryValue } from "./timeline";
 import { buildEcf, CONSUMER_THRESHOLD_DOP, EcfBuildError, type EcfDocument, type EcfLine, ecfAmounts } from "./xml";
 
 /**
@@ -103,6 +104,18 @@ export interface SignedEcf {
   /** Deferred sending: the offline sale's time and the 24 hours DGII must have it within. */
   offlineIssuedAt: Date | null;
   deferredDeadline: Date | null;
+  /** What the issue was, for its timeline's `signed` entry: a replacement of a paper NCF, a note, a deferred sale (", replacing …"), or "". */
+  issuedAs: string;
+}
+
+/** The words after "Issued by X" in an e-CF's timeline (issue 43). */
+function issuedAs(source: EcfSource): string {
+  const parts: string[] = [];
+  const ref = source.reference;
+  if (ref?.modificationCode === 4) parts.push(`replacing the paper NCF ${ref.ncf} of ${ref.date}, written during a contingency`);
+  else if (ref) parts.push(`modifying ${ref.ncf} of ${ref.date}`);
+  if (source.offlineIssuedAt) parts.push(`from the sale a branch device made offline at ${source.offlineIssuedAt.toISOString()} (deferred sending)`);
+  return parts.length ? `, ${parts.join(", ")}` : "";
 }
 
 /** Tabla I codes of a line's additional taxes (ISC, propina, others), as its TablaImpuestoAdicional lists them. */
@@ -203,18 +216,30 @@ export async function signEcf(settings: ReadyEcfSettings, encryptionKey: string 
     totalAmount: ecfAmounts(doc).dop.total.toFixed(2),
     offlineIssuedAt: source.offlineIssuedAt ?? null,
     deferredDeadline: source.offlineIssuedAt ? new Date(source.offlineIssuedAt.getTime() + DEFERRED_SENDING_LIMIT_MS) : null,
+    issuedAs: issuedAs(source),
   };
 }
 
-/** The INSERT of a signed e-CF for the issuing statement's WITH list (`documentId`: the invoice's, note's or purchase's id, in SQL). */
-export function insertEcfStatement(tenantId: number, workspaceId: number, kind: "invoice" | "note" | "purchase", documentId: SQL, ecf: SignedEcf): SQL {
+/**
+ * The INSERT of a signed e-CF for the issuing statement's WITH list (`documentId`: the invoice's,
+ * note's or purchase's id, in SQL), with its timeline's first entry: signed, issued by `userId`.
+ */
+export function insertEcfStatement(
+  tenantId: number,
+  workspaceId: number,
+  kind: "invoice" | "note" | "purchase",
+  documentId: SQL,
+  ecf: SignedEcf,
+  userId: number,
+): SQL {
   const owner = (which: typeof kind) => (kind === which ? documentId : null);
+  const signed = userEntryValue({ state: "signed", code: "issued", attempt: null, track_id: null }, userId, "Issued by ", `${ecf.issuedAs}.`);
   return sql`INSERT INTO ecf_documents (tenant_id, workspace_id, invoice_id, note_id, purchase_id, ecf_type, encf, environment, xml, summary_xml, security_code, signed_at,
-      issuer_rnc, buyer_rnc, issue_date, total_amount, offline_issued_at, deferred_deadline)
+      issuer_rnc, buyer_rnc, issue_date, total_amount, offline_issued_at, deferred_deadline, transition)
     SELECT ${tenantId}, ${workspaceId}, ${owner("invoice")}, ${owner("note")}, ${owner("purchase")}, ${ecf.ecfType}, ${ecf.encf},
       ${ecf.environment}, ${ecf.xml}, ${ecf.summaryXml}, ${ecf.securityCode}, ${ecf.signedAt.toISOString()}::timestamptz, ${ecf.issuerRnc}, ${ecf.buyerRnc},
       ${ecf.issueDate}::date, ${ecf.totalAmount}::numeric, ${ecf.offlineIssuedAt?.toISOString() ?? null}::timestamptz,
-      ${ecf.deferredDeadline?.toISOString() ?? null}::timestamptz
+      ${ecf.deferredDeadline?.toISOString() ?? null}::timestamptz, ${signed}
     WHERE ${documentId} IS NOT NULL
     RETURNING id`;
 }

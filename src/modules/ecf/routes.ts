@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { config } from "../../env";
 import { commonErrors, createRouter, defineRoute, errorResponse, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
+import { companyGrant } from "../../http/permissions";
 import { dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { annulRange, serializeAnnulment } from "./annulments";
 import { closeContingency, listContingencies, openContingency, serializeContingency } from "./contingency";
@@ -29,7 +30,7 @@ const tags = ["e-CF"];
 
 ecfRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "company" },
     {
       method: "put",
       path: `${V1}/ecf/certificate`,
@@ -48,7 +49,7 @@ ecfRouter.openapi(
 
 ecfRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "company" },
     {
       method: "get",
       path: `${V1}/ecf/certificate`,
@@ -62,7 +63,7 @@ ecfRouter.openapi(
 
 ecfRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "company" },
     {
       method: "delete",
       path: `${V1}/ecf/certificate`,
@@ -79,7 +80,7 @@ ecfRouter.openapi(
 
 ecfRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "company" },
     {
       method: "get",
       path: `${V1}/ecf/settings`,
@@ -93,7 +94,7 @@ ecfRouter.openapi(
 
 ecfRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "company" },
     {
       method: "put",
       path: `${V1}/ecf/settings`,
@@ -130,7 +131,7 @@ ecfRouter.openapi(
 
 ecfRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "branches" },
     {
       method: "post",
       path: `${V1}/ecf/contingency`,
@@ -146,7 +147,7 @@ ecfRouter.openapi(
     },
   ),
   async (c) => {
-    const row = await openContingency(c.var.db, c.var.scope, c.req.valid("json"));
+    const row = await openContingency(c.var.db, c.var.scope, await companyGrant(c), c.req.valid("json"));
     return c.json({ data: serializeContingency(row), message: "Contingency opened: e-CF are issued and held until it closes." }, 201);
   },
 );
@@ -167,7 +168,7 @@ ecfRouter.openapi(
 
 ecfRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "branches" },
     {
       method: "delete",
       path: `${V1}/ecf/contingency/{id}`,
@@ -183,7 +184,7 @@ ecfRouter.openapi(
     },
   ),
   async (c) => {
-    const { row, released } = await closeContingency(c.var.db, c.var.scope, c.req.valid("param").id, new Date());
+    const { row, released } = await closeContingency(c.var.db, c.var.scope, await companyGrant(c), c.req.valid("param").id, new Date());
     c.var.ecf.push(...released);
     return c.json({ data: serializeContingency(row), message: `Contingency closed: ${released.length} e-CF held are sent to DGII now.` }, 200);
   },
@@ -217,7 +218,7 @@ for (const { owner, path, name, tag, view, send } of OWNERS) {
       const view = {
         ...documents.serializeEcf(row, config(c.env)),
         timeline: await documents.ecfTimeline(c.var.db, row),
-        next_action: documents.nextAction(row, owner, id),
+        next_action: await documents.nextAction(c.var.db, row, owner, id),
       };
       return c.json({ data: view }, 200);
     },
@@ -267,7 +268,7 @@ for (const { owner, path, name, tag, view, send } of OWNERS) {
       const view = {
         ...documents.serializeEcf(row, config(c.env)),
         timeline: await documents.ecfTimeline(c.var.db, row),
-        next_action: documents.nextAction(row, owner, id),
+        next_action: await documents.nextAction(c.var.db, row, owner, id),
       };
       return c.json({ data: view, message: "The e-CF will be sent to DGII again." }, 200);
     },
@@ -295,7 +296,7 @@ ecfRouter.openapi(
 
 ecfRouter.openapi(
   defineRoute(
-    { permission: "ecf:manage" },
+    { permission: "ecf:manage", level: "company" },
     {
       method: "post",
       path: `${V1}/ecf/annulments`,
@@ -311,6 +312,10 @@ ecfRouter.openapi(
   ),
   async (c) => {
     const row = await annulRange(c.var.db, c.var.scope, c.req.valid("json"), config(c.env), new Date());
-    return c.json({ data: serializeAnnulment(row), message: `${row.count} e-NCF annulled with DGII.` }, 201);
+    const kept = serializeAnnulment(row).not_annulled;
+    const message = kept.length
+      ? `${row.count} of ${row.count + kept.length} e-NCF annulled with DGII; DGII did not annul ${kept.map((n) => n.encf).join(", ")} (not_annulled says why).`
+      : `${row.count} e-NCF annulled with DGII.`;
+    return c.json({ data: serializeAnnulment(row), message }, 201);
   },
 );

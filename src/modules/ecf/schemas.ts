@@ -166,9 +166,13 @@ export const EcfAnnulment = z
     type: z.string(),
     from: z.string().openapi({ example: "E310000000011" }),
     to: z.string().openapi({ example: "E310000000020" }),
-    count: z.number().int(),
+    count: z.number().int().openapi({ description: "How many e-NCF of the range DGII annulled" }),
     environment: z.enum(ECF_ENVIRONMENTS),
     dgii_messages: z.array(z.object({ codigo: z.string(), valor: z.string() })),
+    not_annulled: z.array(z.object({ encf: z.string(), reason: z.string().openapi({ description: "DGII's message naming it" }) })).openapi({
+      description:
+        "Number by number, the e-NCF of the range DGII did not annul (a partial answer: 'Con excepción de las secuencias del detalle'); every other number of the range was annulled. Empty when all were",
+    }),
     created_at: z.string(),
   })
   .openapi("EcfAnnulment");
@@ -220,19 +224,73 @@ export const DgiiStatus = z
   })
   .openapi("DgiiStatus");
 
-export const ECF_TIMELINE_STATES = ["signed", "sent", "retried", "accepted", "accepted_conditional", "rejected", "failed", "annulled"] as const;
+/**
+ * The timeline's entries: the changes of state, and the course entries (no change of state) of an
+ * exchange with DGII that changed what happens next: held (a window, a reported outage, a
+ * contingency), unanswered (DGII not reached or its answer lost), used_number (DGII refused a resend
+ * as a used number).
+ */
+export const ECF_TIMELINE_STATES = [
+  "signed",
+  "sent",
+  "retried",
+  "accepted",
+  "accepted_conditional",
+  "rejected",
+  "failed",
+  "annulled",
+  "held",
+  "unanswered",
+  "used_number",
+] as const;
+
+/** What caused a timeline entry (docs/ecf.md, "Timeline and next action"). */
+export const ECF_CAUSE_CODES = [
+  "issued",
+  "first_attempt",
+  "after_outage",
+  "after_window",
+  "after_reported_outage",
+  "after_contingency",
+  "after_retry",
+  "dgii_answer",
+  "reconciled",
+  "refused",
+  "window",
+  "reported_outage",
+  "contingency",
+  "unreachable",
+  "unjudged",
+  "outage_24h",
+  "retry",
+  "annulled",
+] as const;
+
+export const EcfTimelineEntry = z
+  .object({
+    state: z.enum(ECF_TIMELINE_STATES),
+    at: z.string(),
+    code: z.enum(ECF_CAUSE_CODES).nullable().openapi({
+      description:
+        "What caused it: issued; first_attempt, after_outage, after_window, after_reported_outage, after_contingency, after_retry (a send); dgii_answer, reconciled (through consultatrackids: track_id is the one followed), refused (DGII refused the file); window, reported_outage, contingency (held); unreachable, unjudged (DGII's answer had neither codigo nor estado: its state is asked, nothing is sent again); outage_24h; retry; annulled. Null for entries written before issue 43",
+    }),
+    cause: z.string().nullable().openapi({ description: "The cause in words: who, which attempt, what DGII answered" }),
+    attempt: z.number().int().nullable().openapi({ description: "The send attempt it happened on, when one did" }),
+    track_id: z.string().nullable().openapi({ description: "DGII's trackId the entry is about (the one sent, answered or followed)" }),
+    by: z
+      .object({ id: z.number().int(), name: z.string() })
+      .nullable()
+      .openapi({ description: "The user who did it (issued, retried, annulled); null for what Sucursal or DGII did" }),
+  })
+  .openapi("EcfTimelineEntry");
+export type EcfTimelineEntry = z.output<typeof EcfTimelineEntry>;
 
 /** GET …/ecf: the e-CF, its timeline and what to do next. */
 export const EcfDocument = EcfStatus.extend({
-  timeline: z
-    .array(
-      z.object({
-        state: z.enum(ECF_TIMELINE_STATES),
-        at: z.string(),
-        cause: z.string().nullable().openapi({ description: "DGII's messages of a rejection or a conditional acceptance; the error that made it failed" }),
-      }),
-    )
-    .openapi({ description: "Each change of state in order: signed, sent (DGII gave a trackId), retried, then DGII's answer or failed, annulled" }),
+  timeline: z.array(EcfTimelineEntry).openapi({
+    description:
+      "In order, each change of state (signed, sent, retried, DGII's answer, failed, annulled) and each exchange with DGII that changed the course (held, unanswered, used_number), each with what caused it",
+  }),
   next_action: z
     .object({
       code: z.enum(["retry", "issue_again"]),

@@ -7,8 +7,12 @@ import type { RequestScope } from "../../http/scope";
 import { AppError } from "../../lib/errors";
 import { type EventDataQuery, emitEvent, recordEvent } from "../webhooks/events";
 import type { WebhookEventType } from "../webhooks/schemas";
-import { type EcfOwner, type EcfRow, findEcf } from "./documents";
+import { type EcfOwner, type EcfRow, findEcf, nextAction } from "./documents";
 import type { ECF_TIMELINE_STATES } from "./schemas";
+import { userEntryValue } from "./timeline";
+
+/** The timeline's changes of state, each an event; its course entries (held, unanswered, used_number) are not. */
+type EcfStateChange = Exclude<(typeof ECF_TIMELINE_STATES)[number], "held" | "unanswered" | "used_number">;
 
 /**
  * Every transition of an e-CF's state is a webhook event (issue 33: "so an integrator never polls"),
@@ -18,7 +22,7 @@ import type { ECF_TIMELINE_STATES } from "./schemas";
  * that stores the event (no round trip of its own); `accepted_conditional` is an `ecf.accepted`, as
  * it has been since that event existed (`data.status` tells them apart).
  */
-export const ECF_EVENT_OF_STATE: Record<(typeof ECF_TIMELINE_STATES)[number], WebhookEventType> = {
+export const ECF_EVENT_OF_STATE: Record<EcfStateChange, WebhookEventType> = {
   signed: "ecf.signed",
   sent: "ecf.sent",
   retried: "ecf.retried",
@@ -44,7 +48,7 @@ export interface EcfSubject {
  * its cause: its timeline's entry), shaped by the `ecf` data format (webhooks/data-formats.ts).
  * Returns the delivery ids (also kept on `db` for a request's after-commit dispatch).
  */
-export function recordEcfTransitionEvent(db: AnyDb, tenantId: number, subject: EcfSubject, state: (typeof ECF_TIMELINE_STATES)[number]): Promise<number[]> {
+export function recordEcfTransitionEvent(db: AnyDb, tenantId: number, subject: EcfSubject, state: EcfStateChange): Promise<number[]> {
   return recordEvent(db, tenantId, ECF_EVENT_OF_STATE[state], subject.workspaceId, ecfEventData(tenantId, subject));
 }
 
@@ -53,7 +57,7 @@ export function recordEcfTransitionEvent(db: AnyDb, tenantId: number, subject: E
  * e-CF costs no round trip for its ecf.signed. Its statement reads the e-CF's last transition at the
  * commit, which is still the one the request made (the e-CF is the request's own, locked until then).
  */
-export function emitEcfTransitionEvent(c: Context<AppEnv>, subject: EcfSubject, state: (typeof ECF_TIMELINE_STATES)[number]): Promise<void> {
+export function emitEcfTransitionEvent(c: Context<AppEnv>, subject: EcfSubject, state: EcfStateChange): Promise<void> {
   return emitEvent(c, ECF_EVENT_OF_STATE[state], subject.workspaceId, ecfEventData(c.get("tenant").id, subject));
 }
 
@@ -63,8 +67,12 @@ function ecfEventData(tenantId: number, subject: EcfSubject): EventDataQuery {
     format: "ecf",
     resourceId: subject.documentId,
     resourceType: subject.kind,
-    statement: sql`SELECT row_to_json(d) AS document, json_build_object('state', t.state, 'at', t.at, 'cause', t.cause) AS transition
-      FROM ecf_documents d, LATERAL (SELECT state, at, cause FROM ecf_transitions WHERE ecf_document_id = d.id ORDER BY id DESC LIMIT 1) t
+    statement: sql`SELECT row_to_json(d) AS document, json_build_object('state', t.state, 'at', t.at, 'cause', t.cause, 'code', t.code) AS transition
+      FROM ecf_documents d, LATERAL (SELECT state, at, cause, code FROM ecf_transitions WHERE ecf_document_id = d.id
+        AND state IN (${sql.join(
+          Object.keys(ECF_EVENT_OF_STATE).map((state) => sql`${state}`),
+          sql`, `,
+        )}) ORDER BY id DESC LIMIT 1) t
       WHERE d.tenant_id = ${tenantId} AND d.id = ${subject.id}`,
   };
 }
@@ -82,16 +90,32 @@ export async function retryDocumentEcf(db: AnyDb, scope: RequestScope, owner: Ec
   const row = await findEcf(db, scope, owner, id, true);
   const retryable = row.status === "failed" || (row.status === "rejected" && row.sequenceUsed === false);
   if (!retryable) {
+    // One story (issue 43): a rejection that used the number says here what GET …/ecf's next_action says.
+    const action = await nextAction(db, row, owner, id);
     throw new AppError(
       "ecf_not_retryable",
-      row.status === "rejected"
-        ? "DGII rejected this e-CF and says its e-NCF was used: correct it with a credit or debit note instead."
+      action
+        ? `${action.description} (${action.method} ${action.path})`
         : `Only a failed e-CF, or a rejected one whose e-NCF DGII says was not used, can be sent again; this one is ${row.status}.`,
     );
   }
   const [updated] = await db
     .update(e)
-    .set({ status: "pending", trackId: null, sequenceUsed: null, unreachableSince: null, lastError: null, nextAttemptAt: now, updatedAt: now })
+    .set({
+      status: "pending",
+      trackId: null,
+      sequenceUsed: null,
+      unreachableSince: null,
+      lastError: null,
+      nextAttemptAt: now,
+      updatedAt: now,
+      transition: userEntryValue(
+        { state: "retried", code: "retry", attempt: row.attempts, track_id: row.trackId },
+        scope.userId,
+        "Sent again by ",
+        ` (POST …/ecf/retry), after it was ${row.status === "failed" ? "failed: DGII could not be reached for 24 hours" : "rejected without its e-NCF being used"}.`,
+      ),
+    })
     .where(eq(e.id, row.id))
     .returning();
   await recordEcfTransitionEvent(db, scope.tenantId, { id: row.id, workspaceId: row.workspaceId, kind: owner, documentId: id }, "retried");

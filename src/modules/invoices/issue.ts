@@ -222,7 +222,7 @@ async function runIssue(db: AnyDb, scope: RequestScope, issue: Issue, invoice: (
   const documentNumber = sql`(SELECT document_number FROM num)`;
   // An e-CF's number was taken by the read (resolveDocument) and is signed in its XML already.
   const numbering = numberCtes(t, issue.resolved.subtype.id, issue.issueDate, "invoice", issue.resolved.documentNumber);
-  const ecf = issue.ecf ? sql`, ecf AS (${insertEcfStatement(t, scope.workspaceId, "invoice", invoiceId, issue.ecf)})` : sql``;
+  const ecf = issue.ecf ? sql`, ecf AS (${insertEcfStatement(t, scope.workspaceId, "invoice", invoiceId, issue.ecf, scope.userId)})` : sql``;
   const result = await db.execute(sql`
     WITH ${numbering}, inv AS (${invoice(sql`num`)}
     ), ${extra(invoiceId)}${insertLines("invoice", t, invoiceId, issue.records)}, mail AS (

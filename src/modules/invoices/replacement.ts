@@ -25,11 +25,12 @@ export interface Replacement {
 const ds = schema.documentSubtypes;
 
 /**
- * The paper NCF `replaces` names must be of the type the e-CF replaces (B01 for an E31…), inside
- * the request branch's contingency range of that type, dated within the range's authorization and
- * validity and not in the future, and not replaced before (409 contingency_ncf_used; the unique
- * index invoices_tenant_replaced_ncf_key decides under concurrency). The e-CF bears the paper's
- * date, the day of the sale (ecf/dating.ts).
+ * The paper NCF `replaces` names must be of the type the e-CF replaces (B01 for an E31, B04 for an
+ * E34…), inside the request branch's contingency range of that type, dated within the range's
+ * authorization and validity and not in the future, and not replaced before (409
+ * contingency_ncf_used; the unique index invoices_tenant_replaced_ncf_key, or
+ * invoice_notes_tenant_replaced_ncf_key for a note, decides under concurrency). The e-CF bears the
+ * paper's date, the day of the sale (ecf/dating.ts).
  */
 export async function checkReplacement(
   db: AnyDb,
@@ -38,16 +39,17 @@ export async function checkReplacement(
   issueDate: string,
   replaces: Replacement,
   today: string,
+  by: "invoice" | "note" = "invoice",
 ): Promise<EcfReference> {
   const paperPrefix = replaces.ncf.slice(0, 3);
   const equivalent = REPLACEMENT_ECF_PREFIX[paperPrefix];
   if (!equivalent) {
-    throw fieldError("replaces.ncf", `Only paper sales NCF are replaced here: ${PAPER_REPLACEABLE_PREFIXES.join(", ")}.`);
+    throw fieldError("replaces.ncf", `Only paper NCF written in contingency are replaced: ${PAPER_REPLACEABLE_PREFIXES.join(", ")}.`);
   }
   if (equivalent !== ecfPrefix) {
     throw fieldError(
       "replaces.ncf",
-      `A ${paperPrefix} is replaced by an ${equivalent} (Formato e-CF v1.0: the replaced NCF's type is the equivalent of the e-CF's); this invoice's subtype is ${ecfPrefix}.`,
+      `A ${paperPrefix} is replaced by an ${equivalent} (Formato e-CF v1.0: the replaced NCF's type is the equivalent of the e-CF's); this ${by}'s subtype is ${ecfPrefix}.`,
     );
   }
   const number = Number(replaces.ncf.slice(3));
@@ -68,10 +70,11 @@ export async function checkReplacement(
     throw fieldError("replaces.issue_date", `The contingency range of ${replaces.ncf} expired on ${range.validUntil}.`);
   }
   assertReplacementDate(issueDate, replaces.issueDate, range.authorizedAt, today);
+  const table = by === "invoice" ? schema.invoices : schema.invoiceNotes;
   const [used] = await db
-    .select({ documentNumber: schema.invoices.documentNumber })
-    .from(schema.invoices)
-    .where(and(eq(schema.invoices.tenantId, scope.tenantId), eq(schema.invoices.replacedNcf, replaces.ncf)))
+    .select({ documentNumber: table.documentNumber })
+    .from(table)
+    .where(and(eq(table.tenantId, scope.tenantId), eq(table.replacedNcf, replaces.ncf)))
     .limit(1);
   if (used)
     throw new AppError("contingency_ncf_used", `${replaces.ncf} was replaced already, by ${used.documentNumber}.`, { "replaces.ncf": ["Replaced already."] });

@@ -50,6 +50,66 @@ export function assertHeldInEvery(grants: Map<number, Grant>, workspaceIds: Iter
 }
 
 /**
+ * What a user holds at company level (issue 41; docs/permissions.md, "The company and its
+ * branches"): the role of their company_members row, which only the company's owner grants. It
+ * answers the routes declared `level: "company"` (and "branches"), never a branch's: a branch role,
+ * even admin, gives nothing here, and a company role gives nothing in a branch.
+ */
+export interface CompanyGrant {
+  isOwner: boolean;
+  roleName: string;
+  permissions: ReadonlySet<string>;
+}
+
+/** The user's company role, or null when they hold none. */
+export async function companyGrantOf(db: AnyDb, userId: number): Promise<CompanyGrant | null> {
+  const [row] = await db
+    .select({ isOwner: schema.companyMembers.isOwner, roleName: schema.roles.name, permissions: schema.roles.permissions })
+    .from(schema.companyMembers)
+    .innerJoin(schema.roles, eq(schema.roles.id, schema.companyMembers.roleId))
+    .where(eq(schema.companyMembers.userId, userId));
+  return row ? { isOwner: row.isOwner, roleName: row.roleName, permissions: new Set(row.permissions) } : null;
+}
+
+/** The permissions of `required` the company grant lacks (none for the owner and the admin role). */
+export function missingAtCompanyLevel(grant: CompanyGrant | null, required: Iterable<string>): string[] {
+  if (grant && (grant.isOwner || grant.roleName === ADMIN_ROLE)) return [];
+  return [...new Set(required)].filter((p) => !grant?.permissions.has(p)).sort();
+}
+
+/** 403 `company_forbidden`: `what` completes "You cannot …". */
+export function companyForbidden(what: string, missing: readonly string[]): AppError {
+  return new AppError(
+    "company_forbidden",
+    `You cannot ${what}: it acts on the whole company and needs ${missing.join(", ")} at company level, which only the company's owner and the company roles the owner grants hold.`,
+  );
+}
+
+/** Refuses with 403 `company_forbidden` unless the grant holds every permission of `required` at company level. */
+export function assertCompanyHolds(grant: CompanyGrant | null, required: Iterable<string>, what: string): void {
+  const missing = missingAtCompanyLevel(grant, required);
+  if (missing.length) throw companyForbidden(what, missing);
+}
+
+/**
+ * A branch-scoped act (a contingency of some branches, their printed representations): `permission`
+ * at company level, or as a member of every branch it names (403 `forbidden` naming the first one
+ * that fails: a branch is never silently dropped from the request). Naming none is an act on the
+ * whole company (403 `company_forbidden` without it at company level).
+ */
+export async function assertHeldForBranches(
+  db: AnyDb,
+  caller: { userId: number; company: CompanyGrant | null },
+  permission: string,
+  workspaceIds: readonly number[] | null,
+  what: string,
+): Promise<void> {
+  if (missingAtCompanyLevel(caller.company, [permission]).length === 0) return;
+  if (workspaceIds === null) throw companyForbidden(what, [permission]);
+  assertHeldInEvery(await grantsOf(db, caller.userId), workspaceIds, [permission], what);
+}
+
+/**
  * `column IN (workspaces where the user is a member holding `permission`)`, for a write's WHERE:
  * a row is written only under a permission held in the workspace that owns it. Membership only:
  * `view_all_locations` grants visibility, never writes.

@@ -49,6 +49,22 @@ export const CreateNoteBody = z
     items: z.array(NoteItem).min(1).max(500).optional(),
     full: z.boolean().optional().openapi({ description: "Credit notes: everything the invoice still has uncredited" }),
     restock: z.boolean().optional().openapi({ description: "Credit notes: return the credited products to the invoice's workspace (default true)" }),
+    replaces: z
+      .object({
+        ncf: z
+          .string()
+          .trim()
+          .toUpperCase()
+          .regex(/^B0[34]\d{8}$/, "A paper note's NCF: B03 (debit) or B04 (credit) and 8 digits.")
+          .openapi({ example: "B0400000007" }),
+        issue_date: dateInput().openapi({ description: "The date written on the paper note (FechaNCFModificado)" }),
+      })
+      .strict()
+      .optional()
+      .openapi({
+        description:
+          "Contingency replacement (issue 43; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper note, from this branch's contingency range, that this E33 (a B03) or E34 (a B04) replaces; each paper NCF once. Its e-CF names the paper note in InformacionReferencia; the note still modifies this invoice",
+      }),
   })
   .strict()
   .openapi("CreateNoteRequest");
@@ -81,6 +97,10 @@ export const NoteSummary = z
       .nullable()
       .openapi({ description: "IndicadorNotaCredito: 1 when issued more than 30 days after the invoice; null on debit notes" }),
     restock: z.boolean(),
+    replaces: z
+      .object({ ncf: z.string(), issue_date: z.string() })
+      .nullable()
+      .openapi({ description: "A contingency replacement: the paper note its e-CF replaces (CodigoModificacion 4) and its date; null otherwise" }),
     subtotal_amount: z.string(),
     discount_amount: z.string(),
     tax_amount: z.string(),

@@ -1,5 +1,6 @@
 import { and, asc, eq, gte, lte, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { isUniqueViolation } from "../../db/errors";
 import { findRow, orderBy, pageOf } from "../../db/queries";
 import { rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
@@ -14,9 +15,11 @@ import { assertFiscalProfile } from "../company/service";
 import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
 import { assertIssuedToday } from "../ecf/dating";
 import { assertEcfReady, type EcfSource, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
+import type { EcfReference } from "../ecf/xml";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import type { InvoiceContext } from "../invoices/context";
 import { recordInvoiceChange } from "../invoices/history";
+import { checkReplacement } from "../invoices/replacement";
 import { invoiceStatus } from "../invoices/status";
 import { pdfLines } from "../sales/items";
 import { type AppliedTax, documentAmounts, EXCLUSIVE_TAX_TYPES, type LineAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
@@ -52,6 +55,7 @@ export function serializeNote(row: NoteRow): NoteSummary {
     reason: row.reason,
     credit_note_indicator: row.creditNoteIndicator,
     restock: row.restock,
+    replaces: row.replacedNcf === null ? null : { ncf: row.replacedNcf, issue_date: row.replacedNcfDate! },
     subtotal_amount: decimal2(row.subtotalAmount)!,
     discount_amount: decimal2(row.discountAmount)!,
     tax_amount: decimal2(row.taxAmount)!,
@@ -348,10 +352,32 @@ export async function createNote(
   );
   if (isElectronicPrefix(resolved.subtype.prefix)) {
     assertEcfReady(resolved.subtype.prefix, resolved.ecf);
-    // An E33/E34 bears the day it is signed (ecf/dating.ts; docs/fiscal.md, "The date of an e-CF").
-    assertIssuedToday(issueDate, resolved.subtype.authorizedAt, today);
+    // An E33/E34 bears the day it is signed (ecf/dating.ts; docs/fiscal.md, "The date of an e-CF"),
+    // a replacement its paper note's day (checkReplacement, below).
+    if (!input.replaces) assertIssuedToday(issueDate, resolved.subtype.authorizedAt, today);
   }
   assertFiscalProfile(resolved.issuer);
+  // A paper note written in contingency, entered as the E33/E34 that replaces it (issue 43): its e-CF
+  // names the paper NCF with CodigoModificacion 4 (Formato e-CF v1.0, section F); the note still
+  // modifies this invoice (its stock, its amounts, modified_ncf).
+  let replaced: EcfReference | null = null;
+  if (input.replaces) {
+    if (!isElectronicPrefix(resolved.subtype.prefix)) throw fieldError("replaces", "A paper note is replaced by an e-CF: choose an E33 or E34 subtype.");
+    // The invoice's own paper date when it replaced one: the paper note followed the paper invoice.
+    const invoiceDate = invoice.replacedNcfDate ?? invoice.issueDate;
+    if (input.replaces.issue_date < invoiceDate) {
+      throw fieldError("replaces.issue_date", `The paper note cannot precede the invoice it modifies (${invoiceDate}).`);
+    }
+    replaced = await checkReplacement(
+      db,
+      scope,
+      resolved.subtype.prefix,
+      issueDate,
+      { ncf: input.replaces.ncf, issueDate: input.replaces.issue_date },
+      today,
+      "note",
+    );
+  }
 
   const taxIds = (input.items ?? []).flatMap((item) => ("tax_ids" in item ? (item.tax_ids ?? []) : []));
   const loaded = await loadLines(db, scope, invoiceId, [...new Set(taxIds)]);
@@ -398,12 +424,14 @@ export async function createNote(
           breakdown,
           total: totals.totalAmount,
           services: new Map(loaded.lines.map((line) => [line.id, line.is_service])),
-          reference: {
-            ncf: invoice.documentNumber,
-            date: invoice.issueDate,
-            modificationCode: input.modification_code as 1 | 2 | 3 | 4 | 5,
-            reason: input.reason,
-          },
+          reference: replaced
+            ? { ...replaced, reason: input.reason }
+            : {
+                ncf: invoice.documentNumber,
+                date: invoice.issueDate,
+                modificationCode: input.modification_code as 1 | 2 | 3 | 4 | 5,
+                reason: input.reason,
+              },
           creditNoteIndicator: indicator === null ? undefined : (indicator as 0 | 1),
           currency: resolved.currencyIsDefault || !resolved.currencyCode ? undefined : { code: resolved.currencyCode, exchangeRate: exchangeRateText(rate) },
           incomeType: invoice.incomeType as EcfSource["incomeType"],
@@ -414,14 +442,16 @@ export async function createNote(
   const noteId = sql`(SELECT id FROM note)`;
   const documentNumber = sql`(SELECT document_number FROM num)`;
   const numbering = numberCtes(t, subtypeId, issueDate, SUBTYPE_TYPE[kind], ecf?.encf ?? null);
-  const result = await db.execute(sql`
+  const result = await db
+    .execute(sql`
     WITH ${numbering}, note AS (
       INSERT INTO invoice_notes (tenant_id, workspace_id, invoice_id, contact_id, kind, document_subtype_id, document_number, issue_date,
-        modified_ncf, modified_issue_date, modification_code, reason, credit_note_indicator, restock, subtotal_amount, discount_amount,
+        modified_ncf, modified_issue_date, modification_code, reason, credit_note_indicator, replaced_ncf, replaced_ncf_date, restock, subtotal_amount, discount_amount,
         tax_amount, total_amount, tax_breakdown, currency_id, exchange_rate, subtotal_amount_dop, discount_amount_dop, tax_amount_dop, total_amount_dop,
         snapshot, created_by)
       SELECT ${t}, ${invoice.workspaceId}, ${invoice.id}, ${invoice.contactId}, ${kind}, ${subtypeId}, num.document_number, ${issueDate},
-        ${invoice.documentNumber}, ${invoice.issueDate}, ${input.modification_code}, ${input.reason}, ${indicator}, ${restock},
+        ${invoice.documentNumber}, ${invoice.issueDate}, ${input.modification_code}, ${input.reason}, ${indicator}, ${replaced?.ncf ?? null},
+        ${replaced?.date ?? null}::date, ${restock},
         ${totals.subtotalAmount}, ${totals.discountAmount}, ${totals.taxAmount}, ${totals.totalAmount}, ${JSON.stringify(breakdown)}::jsonb,
         ${invoice.currencyId}, ${rate},
         ${dop.subtotalAmount}, ${dop.discountAmount}, ${dop.taxAmount}, ${dop.totalAmount}, ${JSON.stringify(snapshot)}::jsonb, ${scope.userId}
@@ -435,8 +465,15 @@ export async function createNote(
       FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(position int, invoice_item_id int, product_id int, description text,
         quantity numeric, unit_price numeric, discount numeric, discount_amount numeric, subtotal numeric, tax_amount numeric, total numeric, taxes jsonb)
       WHERE ${noteId} IS NOT NULL
-    )${ecf ? sql`, ecf AS (${insertEcfStatement(t, invoice.workspaceId, "note", noteId, ecf)})` : sql``}, ${stockCtes(scope, changes, sql`${invoice.id}::int`, documentNumber)}
-    SELECT (SELECT row_to_json(note) FROM note) AS note, ${ecf ? sql`(SELECT id FROM ecf)` : sql`NULL::int`} AS ecf_id, ${stockResultColumns}`);
+    )${ecf ? sql`, ecf AS (${insertEcfStatement(t, invoice.workspaceId, "note", noteId, ecf, scope.userId)})` : sql``}, ${stockCtes(scope, changes, sql`${invoice.id}::int`, documentNumber)}
+    SELECT (SELECT row_to_json(note) FROM note) AS note, ${ecf ? sql`(SELECT id FROM ecf)` : sql`NULL::int`} AS ecf_id, ${stockResultColumns}`)
+    .catch((error: unknown) => {
+      // Two concurrent replacements of one paper note: the unique index decides, the loser is told why.
+      if (replaced && isUniqueViolation(error, "invoice_notes_tenant_replaced_ncf_key")) {
+        throw new AppError("contingency_ncf_used", `${replaced.ncf} was replaced already.`, { "replaces.ncf": ["Replaced already."] });
+      }
+      throw error;
+    });
   const row = rowsOf<StockResult & { note: Record<string, unknown> | null; ecf_id: number | null }>(result)[0]!;
   if (!row.note) throw await refusalAfterTaking(db, t, subtypeId, issueDate);
   await checkStockResult(db, changes, row);

@@ -524,7 +524,7 @@ async function runEnter(
     p.subtypeId === null
       ? sql`num AS (SELECT NULL::text AS document_number)`
       : sql`${numberCtes(t, p.subtypeId, p.input.issue_date, "invoice", p.ecf?.encf ?? null)}`;
-  const ecfInsert = p.ecf ? sql`, ecf_doc AS (${insertEcfStatement(t, scope.workspaceId, "purchase", purchaseId, p.ecf)})` : sql``;
+  const ecfInsert = p.ecf ? sql`, ecf_doc AS (${insertEcfStatement(t, scope.workspaceId, "purchase", purchaseId, p.ecf, scope.userId)})` : sql``;
   const entries = stockEntries(p);
   const changes: StockChange[] = entries.map((e) => ({
     productId: e.productId,

@@ -280,7 +280,7 @@ receptionRouter.openapi(
 
 receptionRouter.openapi(
   defineRoute(
-    { permission: "received_ecf:approve" },
+    { permission: "received_ecf:approve", level: "company" },
     {
       method: "post",
       path: `${V1}/received-ecf/{id}/approval`,

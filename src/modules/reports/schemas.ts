@@ -143,7 +143,8 @@ export const SalesSummaryQuery = z
       .enum(["workspace", "document_type", "day"])
       .openapi({ description: "One group per workspace, per NCF type (B01, E31, B04…) or per issue date" }),
     workspace_id: idQuery().openapi({
-      description: "Only this workspace. Without view_all_locations only the request's workspace may be summarized (its default)",
+      description:
+        "Only this workspace, one of this company's (422 otherwise). Without view_all_locations only the request's workspace may be summarized (its default)",
     }),
   })
   .strict()

@@ -6,7 +6,7 @@ import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../lib/errors";
 import { isKnownPermission } from "../../lib/permissions";
-import { assertHeldInEvery, grantsOf, pendingInvitationsOffering, workspacesHoldingRole } from "../members/grants";
+import { assertCompanyHolds, assertHeldInEvery, companyGrantOf, grantsOf, pendingInvitationsOffering, workspacesHoldingRole } from "../members/grants";
 
 /** Who is asking: the user and the request's workspace. */
 export interface Caller {
@@ -111,9 +111,24 @@ export async function createRole(
  * held nowhere yet is checked in the request's workspace, like a new role.
  */
 async function assertCanChangeRole(db: AnyDb, caller: Caller, role: RoleRow, required: readonly string[], what: string) {
+  // A company role (one the owner granted someone at company level) acts on the whole company: only
+  // who holds its whole set there changes it, so nobody raises the company role they hold, nor
+  // anyone's, with a branch's roles:edit (issue 41).
+  if ((await companyHoldersOf(db, role.id)) > 0) {
+    assertCompanyHolds(await companyGrantOf(db, caller.userId), required, `${what} the role "${role.name}", held at company level,`);
+  }
   const held = await workspacesHoldingRole(db, role.id);
   if (!held.length) return assertGrantable(caller.workspace, required);
   assertHeldInEvery(await grantsOf(db, caller.userId), held, required, `${what} the role "${role.name}"`);
+}
+
+/** How many users hold the role at company level (company_members). */
+async function companyHoldersOf(db: AnyDb, roleId: number): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)`.mapWith(Number) })
+    .from(schema.companyMembers)
+    .where(eq(schema.companyMembers.roleId, roleId));
+  return row?.n ?? 0;
 }
 
 const immutable = (name: string) => new AppError("builtin_role_immutable", `The built-in role "${name}" cannot be modified or deleted.`);
@@ -152,9 +167,11 @@ export async function deleteRole(db: AnyDb, caller: Caller, id: number): Promise
     .from(schema.invitations)
     .where(pendingInvitationsOffering(id));
   const pendingInvitations = pending?.n ?? 0;
-  if (role.membersCount > 0 || pendingInvitations > 0) {
+  const companyHolders = await companyHoldersOf(db, id);
+  if (role.membersCount > 0 || pendingInvitations > 0 || companyHolders > 0) {
     const parts = [];
     if (role.membersCount > 0) parts.push(`${role.membersCount} member${role.membersCount === 1 ? "" : "s"}`);
+    if (companyHolders > 0) parts.push(`${companyHolders} user${companyHolders === 1 ? "" : "s"} at company level`);
     if (pendingInvitations > 0) parts.push(`${pendingInvitations} pending invitation${pendingInvitations === 1 ? "" : "s"}`);
     throw new AppError("role_in_use", `The role "${role.name}" is assigned to ${parts.join(" and ")}; reassign or revoke them first.`);
   }

@@ -49,7 +49,7 @@ salesmenRouter.openapi(get, async (c) => {
 });
 
 const create = defineRoute(
-  { permission: "salesmen:create" },
+  { permission: "salesmen:create", level: "company" },
   {
     method: "post",
     path: `${V1}/salesmen`,
@@ -65,7 +65,7 @@ salesmenRouter.openapi(create, async (c) => {
 });
 
 const update = defineRoute(
-  { permission: "salesmen:edit" },
+  { permission: "salesmen:edit", level: "company" },
   {
     method: "patch",
     path: `${V1}/salesmen/{id}`,
@@ -81,7 +81,7 @@ salesmenRouter.openapi(update, async (c) => {
 });
 
 const remove = defineRoute(
-  { permission: "salesmen:delete" },
+  { permission: "salesmen:delete", level: "company" },
   {
     method: "delete",
     path: `${V1}/salesmen/{id}`,

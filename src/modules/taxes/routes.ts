@@ -49,7 +49,7 @@ taxesRouter.openapi(get, async (c) => {
 });
 
 const create = defineRoute(
-  { permission: "taxes:create" },
+  { permission: "taxes:create", level: "company" },
   {
     method: "post",
     path: `${V1}/taxes`,
@@ -65,7 +65,7 @@ taxesRouter.openapi(create, async (c) => {
 });
 
 const update = defineRoute(
-  { permission: "taxes:edit" },
+  { permission: "taxes:edit", level: "company" },
   {
     method: "patch",
     path: `${V1}/taxes/{id}`,
@@ -81,7 +81,7 @@ taxesRouter.openapi(update, async (c) => {
 });
 
 const remove = defineRoute(
-  { permission: "taxes:delete" },
+  { permission: "taxes:delete", level: "company" },
   {
     method: "delete",
     path: `${V1}/taxes/{id}`,

@@ -31,8 +31,8 @@ export interface NewTenant {
 export const DEMO_RANGE_END = 5_000;
 
 /**
- * Creates a tenant with what every new tenant gets: built-in roles, an admin user, a first
- * workspace "Principal" owned by that admin, taxes, currencies and NCF document subtypes.
+ * Creates a tenant with what every new tenant gets: built-in roles, an admin user who owns the
+ * company, a first workspace "Principal" owned by that admin, taxes, currencies and NCF document subtypes.
  * Runs as the database owner (operator CLI, test seeding), inside the caller's transaction.
  */
 export interface CreatedTenant {
@@ -79,6 +79,8 @@ export async function createTenant(db: AnyDb, input: NewTenant): Promise<Created
     .returning();
   const [workspace] = await db.insert(schema.workspaces).values({ tenantId, name: "Principal", ownerId: user!.id }).returning();
   await db.insert(schema.workspaceMembers).values({ tenantId, workspaceId: workspace!.id, userId: user!.id, roleId: adminRoleId });
+  // The first admin owns the company too: the one who grants company roles (docs/permissions.md).
+  await db.insert(schema.companyMembers).values({ tenantId, userId: user!.id, roleId: adminRoleId, isOwner: true });
   await db.update(schema.users).set({ currentWorkspaceId: workspace!.id }).where(sql`id = ${user!.id}`);
 
   await db.insert(schema.taxes).values([

@@ -7,7 +7,7 @@ import type { ListQuery } from "../../http/pagination";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import { hashPassword, verifyPassword } from "../../lib/password";
-import { ADMIN_ROLE, grantsOf, isAdminGrant } from "../members/grants";
+import { ADMIN_ROLE, companyGrantOf, grantsOf, isAdminGrant } from "../members/grants";
 
 const { users, workspaces, workspaceMembers, roles, accessTokens } = schema;
 
@@ -91,13 +91,20 @@ async function lockManageable(db: AnyDb, callerId: number, targetId: number, ver
   const [target] = await db.select(userColumns).from(users).where(eq(users.id, targetId)).for("update");
   if (!target) throw notFound("User");
   const memberships = await membershipsOf(db, [targetId]);
+  // Someone the owner made a company role holder answers to the owner alone: an admin of every
+  // branch they belong to (perhaps none) does not reach what they hold for the company (issue 41).
+  const [atCompany] = await db.select({ isOwner: schema.companyMembers.isOwner }).from(schema.companyMembers).where(eq(schema.companyMembers.userId, targetId));
+  // (The owner themselves is never deactivated: deactivateUser answers 409 for them.)
+  if (atCompany && !atCompany.isOwner && !(await companyGrantOf(db, callerId))?.isOwner) {
+    throw new AppError("company_forbidden", `Only the company's owner can ${verb} this user: they hold a role at company level.`);
+  }
   const grants = await grantsOf(db, callerId);
   for (const membership of memberships) {
     if (!isAdminGrant(grants.get(membership.id))) {
       throw new AppError("forbidden", `You cannot ${verb} this user: they are a member of workspace ${membership.id}, where you are not an administrator.`);
     }
   }
-  return { target, memberships };
+  return { target, memberships, ownsCompany: atCompany?.isOwner ?? false };
 }
 
 /**
@@ -108,11 +115,16 @@ async function lockManageable(db: AnyDb, callerId: number, targetId: number, ver
  */
 export async function deactivateUser(db: AnyDb, callerId: number, targetId: number): Promise<UserData> {
   if (targetId === callerId) throw new AppError("conflict", "You cannot deactivate your own account.");
-  const { target, memberships } = await lockManageable(db, callerId, targetId, "deactivate");
+  const { target, memberships, ownsCompany } = await lockManageable(db, callerId, targetId, "deactivate");
   const [owned] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.ownerId, targetId)).limit(1);
   if (owned) {
     throw new AppError("owner_cannot_be_deactivated", `This user owns workspace ${owned.id}: transfer its ownership before deactivating them.`);
   }
+  if (ownsCompany)
+    throw new AppError(
+      "owner_cannot_be_deactivated",
+      "This user owns the company: they hand it over (POST /company/transfer-ownership) before they can be deactivated.",
+    );
   const [updated] = await db
     .update(users)
     .set({ deactivatedAt: sql`coalesce(${users.deactivatedAt}, now())`, updatedAt: sql`now()` })

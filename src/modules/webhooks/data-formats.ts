@@ -3,7 +3,7 @@ import * as schema from "../../db/schema";
 import type { Config } from "../../env";
 import { timestamp } from "../../lib/format";
 import { serializeSubmission } from "../ecf/documents";
-import type { ECF_TIMELINE_STATES } from "../ecf/schemas";
+import type { ECF_CAUSE_CODES, ECF_TIMELINE_STATES } from "../ecf/schemas";
 import { type InvoiceJson, invoiceFromJson, paymentFromJson } from "../sales/invoice-json";
 
 /** What a format may need besides the stored data: DGII's URLs (an e-CF's QR link). */
@@ -12,7 +12,7 @@ export type EventFormatConfig = Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE
 /** What the e-CF events' statement reads (ecf/transitions.ts): the row and its last transition. */
 interface EcfTransitionJson {
   document: Record<string, unknown>;
-  transition: { state: (typeof ECF_TIMELINE_STATES)[number]; at: string; cause: string | null };
+  transition: { state: (typeof ECF_TIMELINE_STATES)[number]; at: string; cause: string | null; code?: (typeof ECF_CAUSE_CODES)[number] | null };
 }
 
 /**
@@ -27,7 +27,7 @@ const EVENT_DATA_FORMATS = {
     const { document, transition } = raw as EcfTransitionJson;
     return {
       ...serializeSubmission(rowFromJson(schema.ecfDocuments, document), config),
-      transition: { state: transition.state, at: timestamp(transition.at)!, cause: transition.cause },
+      transition: { state: transition.state, at: timestamp(transition.at)!, cause: transition.cause, code: transition.code ?? null },
     };
   },
 } as const satisfies Record<string, (raw: unknown, config: EventFormatConfig) => unknown>;

@@ -1,5 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { ECF_TIMELINE_STATES, EcfAlert, EcfSubmission } from "../ecf/schemas";
+import { ECF_CAUSE_CODES, ECF_TIMELINE_STATES, EcfAlert, EcfSubmission } from "../ecf/schemas";
 import { LowStockItem } from "../inventory/schemas";
 import { InvoiceDetail, Payment } from "../invoices/schemas";
 import { NoteDetail } from "../notes/schemas";
@@ -28,7 +28,8 @@ const EcfTransitionData = EcfSubmission.extend({
     .object({
       state: z.enum(ECF_TIMELINE_STATES),
       at: z.string().openapi({ description: "When the state changed (the timeline's `at`)" }),
-      cause: z.string().nullable().openapi({ description: "DGII's messages of a rejection or a conditional acceptance; the error that made it failed" }),
+      cause: z.string().nullable().openapi({ description: "What caused it, in words (the timeline's `cause`)" }),
+      code: z.enum(ECF_CAUSE_CODES).nullable().openapi({ description: "What caused it (the timeline's `code`)" }),
     })
     .openapi({ description: "The change of state this event is, as GET …/ecf's timeline lists it" }),
 });
@@ -57,6 +58,11 @@ const EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; resource: string
     schema: EcfAlert,
     resource:
       "A deadline at risk, raised once per cause by the hourly sweep (deferred e-CF near its 24 hours, DGII's reception down for hours, the certificate or a range expiring, a range running out, a contingency open near its limit), as GET /api/v1/ecf/dgii-status lists it.",
+  },
+  "ecf.alert_resolved": {
+    schema: EcfAlert,
+    resource:
+      "An alert whose cause the hourly sweep no longer finds (DGII answered the e-CF, the service is back, a new certificate, the range extended or deactivated, the contingency closed), with its resolved_at; the same id as its ecf.alert.",
   },
   "invoice.paid": {
     schema: InvoiceDetail,

@@ -35,7 +35,7 @@ import {
 /** Outgoing webhook endpoints of the tenant (issue 21, docs/webhooks.md). */
 export const webhooksRouter = createRouter();
 
-const MANAGE = { permission: "webhooks:manage" } as const;
+const MANAGE = { permission: "webhooks:manage", level: "company" } as const;
 const tags = ["Webhooks"];
 const path = `${V1}/webhook-endpoints`;
 

@@ -24,6 +24,7 @@ export const WEBHOOK_EVENTS = {
   "ecf.retried": { resource: "document_kind", id: "document_id" },
   "ecf.annulled": { resource: "document_kind", id: "document_id" },
   "ecf.alert": { resource: "ecf_alert", id: "id" },
+  "ecf.alert_resolved": { resource: "ecf_alert", id: "id" },
   "invoice.deleted": { resource: "invoice", id: "id" },
   "quotation.deleted": { resource: "quotation", id: "id" },
   "purchase.deleted": { resource: "purchase", id: "id" },
