@@ -151,6 +151,15 @@ describe("the owner and the company roles the owner grants", () => {
     expectRefused(await carla.api.patch("/company", { trade_name: "Otra" }), "company_forbidden", "company:edit");
     expectRefused(await carla.api.get("/webhook-endpoints"), "company_forbidden", "webhooks:manage");
     expectRefused(await carla.api.post("/products", { name: "No", price: "1.00" }), "forbidden", "products:create in W2");
+    // A company role needs no branch at all: someone of head office, a member of no workspace.
+    const office = await seedUser(tenant, { role: "viewer", workspaceIds: [] });
+    expect((await owner.put(`/company/members/${office.id}`, { role: me.body.data.company.role })).status).toBe(201);
+    const fromOffice = await office.api.post("/ecf/contingency", { scope: "total", reason: "DGII caído" });
+    expect(fromOffice.status, fromOffice.text).toBe(201);
+    expect(fromOffice.body.data.opened_by).toBe(office.id);
+    expect((await office.api.delete(`/ecf/contingency/${fromOffice.body.data.id}`)).body.data).toMatchObject({ open: false, closed_by: office.id });
+    expectRefused(await office.api.get("/invoices"), "workspace_forbidden", "a branch's invoices");
+    expect((await owner.delete(`/company/members/${office.id}`)).status).toBe(200);
     const members = await owner.get("/company/members");
     expect(members.status).toBe(200);
     expect(members.body.data.map((m: { user_id: number; is_owner: boolean }) => [m.user_id, m.is_owner])).toEqual([
