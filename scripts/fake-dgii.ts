@@ -207,7 +207,8 @@ export const SUPPLIER_RNC = "130000001";
 /**
  * The other taxpayer, signing as one RNC: an RSA 2048 key (node:crypto) and a certificate the run's
  * certification authority issues it (node-forge; CN SUPPLIER_NAME, the RNC in the subject's
- * serialNumber, as an INDOTEL-accredited authority writes it), and xmldsigjs to sign with.
+ * organizationIdentifier `VATDO-…`, a cédula in its serialNumber `IDCDO-…`, as INDOTEL-accredited
+ * authorities write them), and xmldsigjs to sign with.
  */
 async function taxpayerIdentity(authority: Authority, rnc: string) {
   const { privateKey, publicKey } = await promisify(generateKeyPair)("rsa", { modulusLength: 2048 });
@@ -219,7 +220,10 @@ async function taxpayerIdentity(authority: Authority, rnc: string) {
   cert.validity.notAfter = new Date(Date.now() + 365 * 86_400_000);
   cert.setSubject([
     { shortName: "CN", value: SUPPLIER_NAME },
-    { name: "serialNumber", value: rnc },
+    rnc.length === 11
+      ? { name: "serialNumber", value: `IDCDO-${rnc}` }
+      : // forge writes the tag number (a UTF8String) into valueTagClass; its types call that field an asn1.Class.
+        { type: "2.5.4.97", value: `VATDO-${rnc}`, valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class },
     { shortName: "C", value: "DO" },
   ]);
   cert.setIssuer(forge.pki.certificateFromPem(authority.certificatePem).subject.attributes);

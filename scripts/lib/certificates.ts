@@ -106,8 +106,15 @@ export async function makeAuthority(commonName = "AUTORIDAD DE CERTIFICACION DE 
 
 export interface CertificateOptions {
   password?: string;
-  /** The holder's RNC or cédula, in the subject's serialNumber; null for none. */
+  /**
+   * Whom the certificate names, as INDOTEL-accredited authorities write it (docs/security.md, "Who
+   * a certificate names"): bare digits go under their scheme — a cédula (11) in serialNumber
+   * `IDCDO-…`, an RNC in organizationIdentifier `VATDO-…` — and a value with a prefix (`PASDO-…`)
+   * goes in serialNumber as given; null for none.
+   */
   holderId?: string | null;
+  /** The subject's serialNumber exactly as given (a bare number, say), whatever holderId says. */
+  serialNumber?: string;
   /** The subject's organizationIdentifier (2.5.4.97), e.g. `VATDO-<RNC>` on a representative's certificate. */
   organizationIdentifier?: string;
   commonName?: string;
@@ -131,12 +138,15 @@ export async function makeCertificate(options: CertificateOptions): Promise<Test
   cert.validity.notBefore = options.notBefore ?? new Date(Date.now() - 86_400_000);
   cert.validity.notAfter = options.notAfter ?? new Date(Date.now() + 365 * 86_400_000);
   const holderId = options.holderId === undefined ? "131246796" : options.holderId;
+  const bare = holderId !== null && /^\d+$/.test(holderId);
+  const serialNumber = options.serialNumber ?? (holderId === null ? null : !bare ? holderId : holderId.length === 11 ? `IDCDO-${holderId}` : null);
+  const organizationIdentifier = options.organizationIdentifier ?? (bare && holderId.length !== 11 ? `VATDO-${holderId}` : null);
   cert.setSubject([
     { shortName: "CN", value: options.commonName ?? "EMISOR DE PRUEBA SRL" },
-    ...(holderId === null ? [] : [{ name: "serialNumber", value: holderId }]),
+    ...(serialNumber === null ? [] : [{ name: "serialNumber", value: serialNumber }]),
     // forge writes the tag number (a UTF8String) into valueTagClass; its types call that field an asn1.Class.
-    ...(options.organizationIdentifier
-      ? [{ type: "2.5.4.97", value: options.organizationIdentifier, valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class }]
+    ...(organizationIdentifier
+      ? [{ type: "2.5.4.97", value: organizationIdentifier, valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class }]
       : []),
     { shortName: "O", value: "Sucursal Pruebas" },
     { shortName: "C", value: "DO" },

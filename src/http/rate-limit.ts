@@ -2,6 +2,7 @@ import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis/cloudflare";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import ipaddr from "ipaddr.js";
 import { config, type Env } from "../env";
 import { canonicalId } from "../lib/bounds";
 import { sha256Hex } from "../lib/crypto";
@@ -27,11 +28,20 @@ interface Limiter {
 
 /** How long a Redis call may take before the limiter counts Redis as unavailable (and lets the request through). */
 export const REDIS_TIMEOUT_MS = 1000;
-/** Login failures one account (tenant + email) may have in LOGIN_WINDOW before its logins are refused. */
+/** Login failures one account (tenant + email) may have in FAILURE_WINDOW before its logins are refused. */
 export const LOGIN_FAILURES = 10;
-const LOGIN_WINDOW = { ms: 15 * 60_000, upstash: "15 m" } as const;
+/**
+ * Failed lookups one e-NCF of a tenant may have in FAILURE_WINDOW before its lookup is locked to the
+ * window's end (docs/security.md, "The consumer's lookup").
+ */
+export const LOOKUP_FAILURES = 5;
+/** The fixed window failures are counted in (logins, lookups): a lock lasts to its end, at most 15 minutes. */
+export const FAILURE_WINDOW = { ms: 15 * 60_000, upstash: "15 m" } as const;
 const MINUTE = { ms: 60_000, upstash: "1 m" } as const;
-type Window = typeof MINUTE | typeof LOGIN_WINDOW;
+type Window = typeof MINUTE | typeof FAILURE_WINDOW;
+/** Limiters counting failures, in fixed windows, none cached in the isolate: what one isolate saw is not the count. */
+type FailureKind = "login" | "lookup";
+const isFailureKind = (kind: string): kind is FailureKind => kind === "login" || kind === "lookup";
 
 /** Fixed windows in this isolate's memory: the fallback when no Redis is configured. */
 class MemoryLimiter implements Limiter {
@@ -98,7 +108,7 @@ const limiters = new Map<string, Limiter>();
 let warnedNoRedis = false;
 let lastRedisWarning = 0;
 
-function limiterFor(env: Env, kind: "user" | "ip" | "webhook" | "receiver" | "login", max: number, window: Window = MINUTE): Limiter {
+function limiterFor(env: Env, kind: "user" | "ip" | "webhook" | "receiver" | FailureKind, max: number, window: Window = MINUTE): Limiter {
   const { UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token, RATE_LIMIT_NAMESPACE: namespace } = config(env);
   const cacheKey = `${namespace}:${kind}:${max}:${window.ms}:${url ?? "memory"}`;
   let limiter = limiters.get(cacheKey);
@@ -115,12 +125,12 @@ function limiterFor(env: Env, kind: "user" | "ip" | "webhook" | "receiver" | "lo
     limiter = new RedisLimiter(
       new Ratelimit({
         redis,
-        // Login failures are counted in fixed windows: "10 in these 15 minutes", with a Retry-After to the window's end.
-        limiter: kind === "login" ? Ratelimit.fixedWindow(max, window.upstash) : Ratelimit.slidingWindow(max, window.upstash),
+        // Failures are counted in fixed windows: "10 in these 15 minutes", with a Retry-After to the window's end.
+        limiter: isFailureKind(kind) ? Ratelimit.fixedWindow(max, window.upstash) : Ratelimit.slidingWindow(max, window.upstash),
         prefix: `${namespace}:rl:${kind}`,
         timeout: 0, // withTimeout instead: Upstash's own timeout lets the request through silently
         analytics: false,
-        ephemeralCache: kind === "login" ? false : undefined,
+        ephemeralCache: isFailureKind(kind) ? false : undefined,
       }),
     );
   } else {
@@ -148,9 +158,29 @@ function redisUnavailable(c: Context<AppEnv>, error: unknown): null {
   return null;
 }
 
+/**
+ * The client's address as the key of a per-IP bucket: an IPv4 address whole; an IPv6 address by
+ * its /64, the smallest block one subscriber is given (RFC 6177; a LAN is a /64), whose 2^64
+ * addresses its owner can rotate through at will — counted one by one, eleven guesses from one /64
+ * were eleven first tries (issue 41). An IPv4-mapped IPv6 address is its IPv4 address. What does
+ * not parse is kept as sent, cut to 64 characters.
+ */
+export function clientBucket(address: string): string {
+  const text = address.trim();
+  if (!ipaddr.isValid(text)) return text.slice(0, 64);
+  const parsed = ipaddr.parse(text);
+  if (parsed.kind() === "ipv4") return parsed.toString();
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+  return `${v6.parts
+    .slice(0, 4)
+    .map((part) => part.toString(16))
+    .join(":")}::/64`;
+}
+
 function clientIp(c: Context<AppEnv>): string {
   // Cloudflare sets CF-Connecting-IP itself and overwrites any value a client sends.
-  return c.req.header("cf-connecting-ip") ?? "unknown";
+  return clientBucket(c.req.header("cf-connecting-ip") ?? "unknown");
 }
 
 /** The host's first label as sent (no database): the tenant part of an anonymous bucket. */
@@ -253,6 +283,31 @@ async function loginKey(tenantId: number, email: string): Promise<string> {
 }
 
 /**
+ * What a key has spent of its failures in the current FAILURE_WINDOW: `locked` (with the seconds to
+ * the window's end) once `max` were recorded, and the function that records one more. Redis down
+ * or hung: never locked (fail open), logged.
+ */
+async function failureGuard(c: Context<AppEnv>, kind: FailureKind, max: number, key: string) {
+  const limiter = limiterFor(c.env, kind, max, FAILURE_WINDOW);
+  let state: { remaining: number; reset: number } | null = null;
+  try {
+    if (!redisFailed.has(c.req.raw)) state = await limiter.remaining(key);
+  } catch (error) {
+    redisUnavailable(c, error);
+  }
+  return {
+    lockedForSeconds: state && state.remaining <= 0 ? Math.max(1, Math.ceil((state.reset - Date.now()) / 1000)) : null,
+    async recordFailure(): Promise<void> {
+      try {
+        if (!redisFailed.has(c.req.raw)) await limiter.limit(key);
+      } catch (error) {
+        redisUnavailable(c, error);
+      }
+    },
+  };
+}
+
+/**
  * Failed logins per account: after LOGIN_FAILURES failures for one (tenant, lowercased email) in the
  * current 15-minute window, every login for that account — the right password included — is 429
  * `rate_limited` with Retry-After until the window ends, whatever the IP. Counted by the email string,
@@ -262,29 +317,23 @@ async function loginKey(tenantId: number, email: string): Promise<string> {
  * Returns the function that records a failure. Redis down or hung: no account limit (fail open), logged.
  */
 export async function guardLogin(c: Context<AppEnv>, email: string): Promise<() => Promise<void>> {
-  const limiter = limiterFor(c.env, "login", LOGIN_FAILURES, LOGIN_WINDOW);
-  const key = await loginKey(c.get("tenant").id, email);
-  let state: { remaining: number; reset: number } | null = null;
-  try {
-    if (!redisFailed.has(c.req.raw)) state = await limiter.remaining(key);
-  } catch (error) {
-    redisUnavailable(c, error);
-  }
-  if (state && state.remaining <= 0) {
+  const guard = await failureGuard(c, "login", LOGIN_FAILURES, await loginKey(c.get("tenant").id, email));
+  if (guard.lockedForSeconds !== null) {
     c.header("X-RateLimit-Limit", String(LOGIN_FAILURES));
     c.header("X-RateLimit-Remaining", "0");
-    throw new AppError(
-      "rate_limited",
-      "Too many failed logins for this account; try again later.",
-      undefined,
-      Math.max(1, Math.ceil((state.reset - Date.now()) / 1000)),
-    );
+    throw new AppError("rate_limited", "Too many failed logins for this account; try again later.", undefined, guard.lockedForSeconds);
   }
-  return async () => {
-    try {
-      if (!redisFailed.has(c.req.raw)) await limiter.limit(key);
-    } catch (error) {
-      redisUnavailable(c, error);
-    }
-  };
+  return guard.recordFailure;
+}
+
+/**
+ * Failed lookups per e-NCF of a tenant (the consumer's lookup, modules/lookup): after
+ * LOOKUP_FAILURES wrong codes for one (tenant, e-NCF) in the current 15-minute window, from any IP,
+ * that e-NCF is `locked` to the window's end. The caller answers a locked e-NCF exactly as a miss
+ * and records every miss; counted by the number as typed, whether an E32 has it or not, so a lock
+ * says nothing about which numbers exist (docs/security.md, "The consumer's lookup").
+ */
+export async function guardLookup(c: Context<AppEnv>, tenantId: number, encf: string): Promise<{ locked: boolean; recordFailure: () => Promise<void> }> {
+  const guard = await failureGuard(c, "lookup", LOOKUP_FAILURES, `${tenantId}:${encf}`);
+  return { locked: guard.lockedForSeconds !== null, recordFailure: guard.recordFailure };
 }

@@ -68,3 +68,41 @@ export function normalizeIdentification(type: IdentificationType, raw: string): 
     }
   }
 }
+
+/**
+ * The attributes of a certificate's subject that name its holder's taxpayer id (X.520): serialNumber
+ * (2.5.4.5) and organizationIdentifier (2.5.4.97).
+ */
+export type CertificateIdAttribute = "serialNumber" | "organizationIdentifier";
+
+/**
+ * The semantics identifiers (ETSI EN 319 412-1, 5.1.3 and 5.1.4: three letters of the scheme, the
+ * country, "-", the number) that INDOTEL-accredited authorities write on the certificates taxpayers
+ * sign e-CF with, and what each may hold (docs/security.md, "Who a certificate names"):
+ * `IDCDO-` a cédula (identity card) in serialNumber, on a person's certificate for tax procedures;
+ * `VATDO-` an RNC (or the cédula a person is registered under) in organizationIdentifier, on a
+ * company's. Any other (a passport `PASDO-`, another country's, a bare number) names no RNC nor
+ * cédula: read as one, a passport number of 9 digits would pass for someone's RNC.
+ */
+const CERTIFICATE_ID_SCHEMES: Record<CertificateIdAttribute, Record<string, readonly ("rnc" | "cedula")[]>> = {
+  serialNumber: { IDCDO: ["cedula"] },
+  organizationIdentifier: { VATDO: ["rnc", "cedula"] },
+};
+
+const HOW_AUTHORITIES_WRITE = "an accredited authority writes a cédula as serialNumber IDCDO-…, an RNC as organizationIdentifier VATDO-…";
+
+/** The RNC or cédula (digits) a certificate's serialNumber or organizationIdentifier names, with valid check digits; else why not. */
+export function certificateIdentifier(attribute: CertificateIdAttribute, raw: string): IdentificationResult {
+  const value = raw.trim().slice(0, 64);
+  const match = /^([A-Z]{3}[A-Z]{2})-(.{1,40})$/.exec(value);
+  if (!match) return { ok: false, message: `The certificate's ${attribute} "${value}" names no Dominican taxpayer: ${HOW_AUTHORITIES_WRITE}.` };
+  const types = CERTIFICATE_ID_SCHEMES[attribute][match[1]!];
+  if (!types) {
+    const what = match[1] === "PASDO" ? "a passport" : `a ${match[1]}- identifier`;
+    return { ok: false, message: `The certificate's ${attribute} ${value} is ${what}, not an RNC nor a cédula: ${HOW_AUTHORITIES_WRITE}.` };
+  }
+  const digits = compactIdentification(match[2]!);
+  const type = types.find((candidate) => (candidate === "rnc" ? digits.length !== 11 : digits.length === 11)) ?? types[0]!;
+  const result = normalizeIdentification(type, digits);
+  return result.ok ? result : { ok: false, message: `The certificate's ${attribute} ${value}: ${result.message}` };
+}

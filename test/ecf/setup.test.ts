@@ -10,14 +10,15 @@ describe("e-CF certificate and settings", () => {
   it("stores a valid PKCS#12 encrypted and shows only what identifies it", async () => {
     const tenant = await seedTenant();
     expect((await tenant.api.get("/ecf/certificate")).status).toBe(404);
-    const cert = await makeCertificate({ password: "s3creta-de-prueba", holderId: "00112345678" });
+    // A person's certificate for tax procedures: the holder's cédula, IDCDO- (docs/security.md, "Who a certificate names").
+    const cert = await makeCertificate({ password: "s3creta-de-prueba", holderId: "00113918205" });
     const put = await tenant.api.put("/ecf/certificate", { p12_base64: cert.p12Base64, password: cert.password });
     expect(put.status, put.text).toBe(200);
     expect(put.body.message).toBe("Certificate stored.");
     const data = put.body.data;
     expect(data).toMatchObject({
-      subject: "CN=EMISOR DE PRUEBA SRL, SERIALNUMBER=00112345678, O=Sucursal Pruebas, C=DO",
-      serial_number: "00112345678",
+      subject: "CN=EMISOR DE PRUEBA SRL, SERIALNUMBER=IDCDO-00113918205, O=Sucursal Pruebas, C=DO",
+      serial_number: "IDCDO-00113918205",
       // Issued by the run's test certification authority (test/global-setup.ts), as a real one is by an accredited CA.
       issuer: "CN=AUTORIDAD DE CERTIFICACION DE PRUEBA, O=Sucursal Pruebas, C=DO",
       warnings: [],
@@ -57,6 +58,35 @@ describe("e-CF certificate and settings", () => {
     expect(await field({ p12_base64: future.p12Base64, password: future.password })).toEqual(["p12_base64"]);
     expect(await field({ password: "x" })).toEqual(["p12_base64"]);
     expect((await tenant.api.get("/ecf/certificate")).status).toBe(404);
+  });
+
+  it("refuses a certificate that names no RNC nor cédula: a passport, another prefix, a bare number, a wrong check digit; takes a company's VATDO-", async () => {
+    const tenant = await seedTenant();
+    const put = async (options: Parameters<typeof makeCertificate>[0]) => {
+      const cert = await makeCertificate(options);
+      return tenant.api.put("/ecf/certificate", { p12_base64: cert.p12Base64, password: cert.password });
+    };
+    // A passport of nine digits is not RNC 131000002 (issue 41).
+    const passport = await put({ holderId: "PASDO-131000002" });
+    expect(passport.status).toBe(422);
+    expect(passport.body.errors).toEqual({
+      p12_base64: [
+        "The certificate names no RNC nor cédula: The certificate's serialNumber PASDO-131000002 is a passport, not an RNC nor a cédula: an accredited authority writes a cédula as serialNumber IDCDO-…, an RNC as organizationIdentifier VATDO-….",
+      ],
+    });
+    const badDigit = await put({ holderId: "IDCDO-00113918206" });
+    expect(badDigit.body.errors).toEqual({
+      p12_base64: ["The certificate names no RNC nor cédula: The certificate's serialNumber IDCDO-00113918206: This cédula has an invalid check digit."],
+    });
+    for (const options of [{ holderId: "TINDO-131000002" }, { serialNumber: "131000002", holderId: null }, { holderId: null }, { holderId: "131000003" }]) {
+      const res = await put(options);
+      expect([res.status, Object.keys(res.body.errors)], JSON.stringify(options)).toEqual([422, ["p12_base64"]]);
+    }
+    expect((await tenant.api.get("/ecf/certificate")).status).toBe(404);
+    // A company's certificate: its RNC as organizationIdentifier.
+    const company = await put({ holderId: "131000002" });
+    expect(company.status, company.text).toBe(200);
+    expect(company.body.data.subject).toBe("CN=EMISOR DE PRUEBA SRL, 2.5.4.97=VATDO-131000002, O=Sucursal Pruebas, C=DO");
   });
 
   it("warns within 30 days of expiry", async () => {

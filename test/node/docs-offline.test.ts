@@ -206,9 +206,14 @@ describe.skipIf(skipReason !== undefined)("GET /api/v1/docs and the consumer loo
     });
     const problems: string[] = [];
     page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    // The lookup's Content-Security-Policy blocks nothing the page itself uses (a blocked style or form would say so here).
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) problems.push(`CSP: ${message.text()}`);
+    });
     await page.setViewportSize({ width: 390, height: 844 });
-    expect((await page.goto(`${origin}/consulta`))?.status()).toBe(200);
-    // The demo's E32, as its admin reads it from the API (fetched by the page: Node does not resolve demo.localhost).
+    // The demo's E32, as its admin reads it from the API (fetched by the browser: Node does not resolve demo.localhost),
+    // from a page of the host the lookup's policy does not govern (its connect-src is 'none').
+    await page.goto(`${origin}/health`);
     const e32 = (await page.evaluate(async (bearer) => {
       const headers = { authorization: `Bearer ${bearer}` };
       const list = (await (await fetch("/api/v1/invoices?per_page=100", { headers })).json()) as { data: { id: number; document_number: string }[] };
@@ -217,6 +222,7 @@ describe.skipIf(skipReason !== undefined)("GET /api/v1/docs and the consumer loo
       return ((await (await fetch(`/api/v1/invoices/${invoice.id}/ecf`, { headers })).json()) as { data: { encf: string; security_code: string } }).data;
     }, token!)) as { encf: string; security_code: string } | null;
     expect(e32, "the demo data has an E32").not.toBeNull();
+    expect((await page.goto(`${origin}/consulta`))?.status()).toBe(200);
 
     await page.fill('input[name="encf"]', e32!.encf);
     await page.fill('input[name="codigo"]', e32!.security_code);
@@ -236,18 +242,21 @@ describe.skipIf(skipReason !== undefined)("GET /api/v1/docs and the consumer loo
       const box = await page.locator(id).boundingBox();
       expect(box!.x + box!.width, id).toBeLessThanOrEqual(390);
     }
-    // The downloads answer for the e-NCF and code the page was given.
-    const downloads = await page.evaluate(async () => {
-      const head = async (id: string) => {
-        const res = await fetch((document.querySelector(id) as HTMLAnchorElement).href);
+    // The downloads answer for the e-NCF and code the page was given (fetched, as above, outside the page's policy).
+    const links = await page.evaluate(() => ["#pdf", "#xml"].map((id) => (document.querySelector(id) as HTMLAnchorElement).href));
+    await page.goto(`${origin}/health`);
+    const downloads = await page.evaluate(async (hrefs) => {
+      const head = async (href: string) => {
+        const res = await fetch(href);
         return [res.status, res.headers.get("content-type"), (await res.text()).slice(0, 5)];
       };
-      return [await head("#pdf"), await head("#xml")];
-    });
+      return [await head(hrefs[0]!), await head(hrefs[1]!)];
+    }, links);
     expect(downloads).toEqual([
       [200, "application/pdf", "%PDF-"],
       [200, "application/xml; charset=utf-8", "<?xml"],
     ]);
+    await page.goto(`${origin}/consulta`);
 
     // A wrong code: the form again and the one not-found message.
     await page.fill('input[name="encf"]', e32!.encf);

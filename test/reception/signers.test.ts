@@ -81,6 +81,20 @@ describe("who may authenticate at the receiver", { timeout: 60_000 }, () => {
         makeCertificate({ holderId: null }).then(async (c) => signAs(c, await seedOf(sub))),
         "El certificado no identifica a un contribuyente: su serialNumber no es un RNC ni una cédula.",
       ],
+      // A passport of nine digits is not that RNC (issue 41); nor a prefix no accredited authority writes, a bare number or a wrong check digit.
+      ...(
+        [
+          ["a passport (PASDO-)", { holderId: `PASDO-${rnc}` }],
+          ["a TINDO- prefix", { holderId: `TINDO-${rnc}` }],
+          ["a bare number", { holderId: null, serialNumber: rnc }],
+          ["a cédula with a wrong check digit", { holderId: "IDCDO-00113918206" }],
+          ["an RNC with a wrong check digit", { holderId: null, organizationIdentifier: `VATDO-${rnc.slice(0, 8)}${(Number(rnc[8]) + 1) % 10}` }],
+        ] as const
+      ).map(([what, options]): [string, Promise<string>, string] => [
+        what,
+        makeCertificate(options).then(async (c) => signAs(c, await seedOf(sub))),
+        "El certificado no identifica a un contribuyente: su serialNumber no es un RNC ni una cédula.",
+      ]),
     ];
     for (const [what, signed, reason] of cases) {
       const res = await exchange(sub, await signed);
@@ -106,17 +120,18 @@ describe("who may authenticate at the receiver", { timeout: 60_000 }, () => {
     expect(spent!.seconds).toBeLessThanOrEqual(300);
   });
 
-  it("accepts the holder's id with an ETSI prefix, and a representative's certificate naming the company as organizationIdentifier", async () => {
+  it("accepts the prefixes accredited authorities write: a cédula as IDCDO-, a company's RNC as VATDO- on its representative's certificate", async () => {
     const t = await ecfTenant();
     const supplierRnc = freshRnc();
-    for (const cert of [
-      await makeCertificate({ holderId: `TINDO-${supplierRnc}` }),
-      await makeCertificate({ holderId: "IDCDO-00112345678", organizationIdentifier: `VATDO-${supplierRnc}` }),
-    ]) {
+    for (const [cert, issuer] of [
+      // A taxpayer registered under its cédula (RNCEmisor of 11 digits), signing with its own certificate.
+      [await makeCertificate({ holderId: "IDCDO-00113918205" }), "00113918205"],
+      [await makeCertificate({ holderId: "IDCDO-00113918205", organizationIdentifier: `VATDO-${supplierRnc}` }), supplierRnc],
+    ] as const) {
       const token = await receiverToken(t.tenant.subdomain, cert);
       const encf = nextEncf();
       const res = await fe(t.tenant.subdomain, "/fe/recepcion/api/ecf", {
-        xml: signAs(cert, supplierEcf({ issuerRnc: supplierRnc, buyerRnc: t.rnc, encf })),
+        xml: signAs(cert, supplierEcf({ issuerRnc: issuer, buyerRnc: t.rnc, encf })),
         token,
       });
       expect(arecfFields(res.text), res.text).toMatchObject({ estado: "0", encf });
@@ -253,14 +268,16 @@ describe("bounded before parsing", () => {
     }
   });
 
-  it("one IP flooding the receiver spends its own share: the tenant's real suppliers from other IPs still get through", async () => {
+  it("one client flooding the receiver spends its own share, an IPv6 one counted by its /64: the tenant's real suppliers from other IPs still get through", async () => {
     const t = await ecfTenant();
     const sub = t.tenant.subdomain;
     const limits = { RATE_LIMIT_RECEIVER_PER_IP_PER_MINUTE: "5", RATE_LIMIT_WEBHOOK_PER_MINUTE: "8" };
     const url = `http://${sub}.${TEST_DOMAIN}/fe/autenticacion/api/semilla`;
-    const flood = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+    // A new address of one /64 for each call (issue 41): one client all the same.
+    const net = `2001:db8:${(Math.floor(Math.random() * 0xfffe) + 1).toString(16)}:1`;
+    const flood = `${net}::1`;
     const statuses: number[] = [];
-    for (let i = 0; i < 7; i++) statuses.push((await appCall(sub, url, { ip: flood, env: limits })).status);
+    for (let i = 0; i < 7; i++) statuses.push((await appCall(sub, url, { ip: `${net}:${i + 1}::${i + 7}`, env: limits })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
     // The stranger's refused calls did not count against the tenant: a supplier's IP still has the tenant's remaining 3.
     const supplier = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;

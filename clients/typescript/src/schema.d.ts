@@ -23109,7 +23109,7 @@ export interface paths {
         };
         /**
          * The consumer's lookup page (HTML, no token): a form for the E32's e-NCF and security code; with both, the document (issuer, date, lines, totals, the QR) and links to its PDF and signed XML
-         * @description An unknown e-NCF and a wrong code get the same 404 page. Limited per IP and host (RATE_LIMIT_ANONYMOUS_PER_MINUTE): 429 beyond.
+         * @description An unknown e-NCF, a wrong code and an e-NCF locked by 5 wrong codes in its 15-minute window get the same 404 page. Limited per IP (IPv6 per /64) and host (RATE_LIMIT_ANONYMOUS_PER_MINUTE): 429 beyond. Sent with a strict Content-Security-Policy, X-Frame-Options DENY, nosniff and no referrer.
          */
         get: {
             parameters: {

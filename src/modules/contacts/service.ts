@@ -1,4 +1,4 @@
-import { and, eq, ilike, inArray, isNull, ne, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, ilike, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
 import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
@@ -111,6 +111,9 @@ async function assertUniqueIdentification(db: AnyDb, scope: RequestScope, identi
         workspaceId === null ? undefined : or(isNull(ct.workspaceId), eq(ct.workspaceId, workspaceId)),
       ),
     )
+    // Several may clash: name one the caller may see when there is one, else the oldest, so the
+    // answer is the same each time.
+    .orderBy(...(scope.viewAll ? [] : [desc(sql`${ct.workspaceId} IS NULL OR ${ct.workspaceId} = ${scope.workspaceId}`)]), asc(ct.id))
     .limit(1);
   if (!clash) return;
   const visible = clash.workspaceId === null || clash.workspaceId === scope.workspaceId || scope.viewAll;

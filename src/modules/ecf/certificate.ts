@@ -1,6 +1,8 @@
 import { createPrivateKey, type KeyObject } from "node:crypto";
 import forge from "node-forge";
 import { fieldError } from "../../lib/errors";
+import { certificateIdentifier } from "../../lib/identification";
+import { subjectIdentifiers } from "../reception/signers";
 
 /**
  * The e-CF signing certificate: a PKCS#12 (.p12) from a DGII-accredited certification authority,
@@ -62,14 +64,34 @@ function open(p12Base64: string, password: string): { key: forge.pki.rsa.Private
 }
 
 /**
+ * Whom the certificate names: DGII requires the "SN" of a signing certificate to be its holder's
+ * RNC or cédula (Descripción técnica, "Firmado de XML"), and the receivers we and others run accept
+ * a signer only by it (reception/signers.ts). So the subject's serialNumber or organizationIdentifier
+ * must name an RNC or a cédula, in a prefix an accredited authority writes and with valid check
+ * digits (lib/identification.ts certificateIdentifier): a passport (`PASDO-131000002`) names none.
+ */
+function assertNamesTaxpayer(certificate: forge.pki.Certificate): void {
+  const named = subjectIdentifiers(certificate).map(({ attribute, value }) => certificateIdentifier(attribute, value));
+  if (named.some((result) => result.ok)) return;
+  const why = named.flatMap((result) => (result.ok ? [] : [result.message]));
+  throw fieldError(
+    "p12_base64",
+    why.length
+      ? `The certificate names no RNC nor cédula: ${why.join(" ")}`
+      : "The certificate names no RNC nor cédula: its subject has no serialNumber (IDCDO-…) nor organizationIdentifier (VATDO-…).",
+  );
+}
+
+/**
  * Checks a PKCS#12 as PUT /ecf/certificate receives it: it opens with the password, holds an RSA
- * key and its certificate, and the certificate is valid at `now`.
+ * key and its certificate, the certificate is valid at `now` and names an RNC or a cédula.
  */
 export function inspectCertificate(p12Base64: string, password: string, now: Date): CertificateInfo {
   const { certificate } = open(p12Base64, password);
   const { notBefore, notAfter } = certificate.validity;
   if (now < notBefore) throw fieldError("p12_base64", `The certificate is valid only from ${notBefore.toISOString()}.`);
   if (now > notAfter) throw fieldError("p12_base64", `The certificate expired on ${notAfter.toISOString()}.`);
+  assertNamesTaxpayer(certificate);
   const der = forge.asn1.toDer(forge.pki.certificateToAsn1(certificate)).getBytes();
   const digest = forge.md.sha256.create().update(der).digest().toHex().toUpperCase();
   const serial = certificate.subject.getField({ name: "serialNumber" }) as { value: string } | null;

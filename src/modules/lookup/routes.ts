@@ -1,16 +1,22 @@
 import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { config } from "../../env";
+import type { AppEnv } from "../../http/context";
 import { createRouter, defineRoute, ErrorBody, errorResponse, errorResponses } from "../../http/openapi";
+import { guardLookup } from "../../http/rate-limit";
 import { AppError } from "../../lib/errors";
 import { LOOKUP_PATH } from "../ecf/documents";
 import { renderDocumentPdf } from "../sales/pdf";
+import { lookupHeaders } from "./headers";
 import { lookupPage } from "./page";
-import { findConsumerInvoice, LOOKUP_INPUT_MAX } from "./service";
+import { type ConsumerInvoice, findConsumerInvoice, LOOKUP_INPUT_MAX, lookupNumber } from "./service";
 
 /**
  * The consumer's lookup of an E32 on the tenant's host (issue 32; docs/ecf.md, "The consumer's
- * lookup"): a public HTML page and its downloads, no token. Limited per IP and host as every
- * anonymous request is (RATE_LIMIT_ANONYMOUS_PER_MINUTE, http/rate-limit.ts).
+ * lookup"): a public HTML page and its downloads, no token. Limited per IP (an IPv6 client per /64)
+ * and host as every anonymous request is (RATE_LIMIT_ANONYMOUS_PER_MINUTE, http/rate-limit.ts), and
+ * per e-NCF: LOOKUP_FAILURES wrong codes lock it for the rest of a 15-minute window (guardLookup;
+ * docs/security.md, "The consumer's lookup"). Every answer carries the headers of headers.ts.
  */
 export const lookupRouter = createRouter();
 const tags = ["Consumer lookup"];
@@ -31,9 +37,25 @@ const DownloadQuery = z.object({ codigo: z.string().max(LOOKUP_INPUT_MAX).openap
 const html = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 const NOT_FOUND = "No consumer invoice (E32) with this e-NCF and security code.";
 
-/** A download's E32, or the one 404 every miss gets (unknown e-NCF and wrong code alike). */
-async function downloadable<T>(lookup: Promise<T | null>): Promise<T> {
-  const found = await lookup;
+/**
+ * The E32 the request names, or null for any miss. A miss is counted against the e-NCF, and an
+ * e-NCF locked by its misses answers every lookup as a miss, the right code included, after the
+ * same query and comparison (findConsumerInvoice): to whoever lacks the code, a locked e-NCF is an
+ * unknown one.
+ */
+async function lookUp(c: Context<AppEnv>, encf: string, code: string): Promise<ConsumerInvoice | null> {
+  const tenantId = c.get("tenant").id;
+  const number = lookupNumber(encf);
+  const guard = number ? await guardLookup(c, tenantId, number) : null;
+  const found = await findConsumerInvoice(c.var.db, tenantId, encf, code, config(c.env), new URL(c.req.url).origin, guard?.locked ?? false);
+  if (!found) await guard?.recordFailure();
+  return found;
+}
+
+/** A download's E32, or the one 404 every miss gets (unknown e-NCF, wrong code and a locked e-NCF alike). */
+async function downloadable(c: Context<AppEnv>, encf: string, code: string): Promise<ConsumerInvoice> {
+  lookupHeaders(c, "download");
+  const found = await lookUp(c, encf, code);
   if (!found) throw new AppError("not_found", NOT_FOUND);
   return found;
 }
@@ -45,7 +67,8 @@ lookupRouter.openapi(
     tags,
     summary:
       "The consumer's lookup page (HTML, no token): a form for the E32's e-NCF and security code; with both, the document (issuer, date, lines, totals, the QR) and links to its PDF and signed XML",
-    description: "An unknown e-NCF and a wrong code get the same 404 page. Limited per IP and host (RATE_LIMIT_ANONYMOUS_PER_MINUTE): 429 beyond.",
+    description:
+      "An unknown e-NCF, a wrong code and an e-NCF locked by 5 wrong codes in its 15-minute window get the same 404 page. Limited per IP (IPv6 per /64) and host (RATE_LIMIT_ANONYMOUS_PER_MINUTE): 429 beyond. Sent with a strict Content-Security-Policy, X-Frame-Options DENY, nosniff and no referrer.",
     request: { query: LookupQuery },
     responses: {
       200: html("The form, or the document found"),
@@ -57,9 +80,10 @@ lookupRouter.openapi(
     },
   }),
   async (c) => {
+    lookupHeaders(c, "page");
     const { encf = "", codigo = "" } = c.req.valid("query");
     const searched = encf.trim() !== "" || codigo.trim() !== "";
-    const found = searched ? await findConsumerInvoice(c.var.db, c.get("tenant").id, encf, codigo, config(c.env), new URL(c.req.url).origin) : null;
+    const found = searched ? await lookUp(c, encf, codigo) : null;
     // A browser gets the page again with the one message; a client that does not ask for HTML gets
     // the API's error body (the same for every miss, as the downloads').
     if (searched && !found && !/text\/html/i.test(c.req.header("accept") ?? "")) throw new AppError("not_found", NOT_FOUND);
@@ -82,9 +106,7 @@ lookupRouter.openapi(
     },
   }),
   async (c) => {
-    const found = await downloadable(
-      findConsumerInvoice(c.var.db, c.get("tenant").id, c.req.valid("param").encf, c.req.valid("query").codigo, config(c.env), new URL(c.req.url).origin),
-    );
+    const found = await downloadable(c, c.req.valid("param").encf, c.req.valid("query").codigo);
     return c.body(await renderDocumentPdf(found.pdf), 200, {
       "Content-Type": "application/pdf",
       "Content-Disposition": `attachment; filename="${found.encf}.pdf"`,
@@ -107,9 +129,7 @@ lookupRouter.openapi(
     },
   }),
   async (c) => {
-    const found = await downloadable(
-      findConsumerInvoice(c.var.db, c.get("tenant").id, c.req.valid("param").encf, c.req.valid("query").codigo, config(c.env), new URL(c.req.url).origin),
-    );
+    const found = await downloadable(c, c.req.valid("param").encf, c.req.valid("query").codigo);
     return c.body(found.xml, 200, {
       "Content-Type": "application/xml; charset=utf-8",
       "Content-Disposition": `attachment; filename="${found.issuerRnc}${found.encf}.xml"`,

@@ -32,10 +32,18 @@ function sameCode(given: string, stored: string): boolean {
   return difference === 0;
 }
 
+/** The e-NCF as looked up (trimmed, upper case) when it is an E32's, else null: only an E32 can be found. */
+export function lookupNumber(encf: string): string | null {
+  const number = encf.trim().toUpperCase();
+  return /^E32\d{10}$/.test(number) ? number : null;
+}
+
 /**
  * The tenant's E32 of `encf` when `code` is its security code, else null. One query either way; the
  * code is compared even when no E32 has that number, so an unknown e-NCF and a wrong code take the
- * same path up to the answer.
+ * same path up to the answer. `locked` (too many failures for this e-NCF, http/rate-limit.ts
+ * guardLookup): the same query and comparison, then null whatever they found — a locked e-NCF
+ * answers as an unknown one, in the same steps.
  */
 export async function findConsumerInvoice(
   db: AnyDb,
@@ -44,17 +52,18 @@ export async function findConsumerInvoice(
   code: string,
   cfg: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">,
   origin: string,
+  locked = false,
 ): Promise<ConsumerInvoice | null> {
   const e = schema.ecfDocuments;
-  const number = encf.trim().toUpperCase();
-  const [row] = /^E32\d{10}$/.test(number)
+  const number = lookupNumber(encf);
+  const [row] = number
     ? await db
         .select({ invoiceId: e.invoiceId, workspaceId: e.workspaceId, securityCode: e.securityCode, issuerRnc: e.issuerRnc, xml: e.xml })
         .from(e)
         .where(and(eq(e.tenantId, tenantId), eq(e.ecfType, "32"), eq(e.encf, number), isNotNull(e.invoiceId)))
     : [];
   const matches = sameCode(code.trim(), row?.securityCode ?? "\u0000".repeat(6));
-  if (!row || !matches || row.invoiceId === null) return null;
+  if (!row || !matches || row.invoiceId === null || locked || !number) return null;
   // The customer sees what the printed receipt shows: the invoice's snapshot, read in its workspace.
   const scope = { tenantId, userId: 0, workspaceId: row.workspaceId, viewAll: true };
   const { pdf } = await invoicePdfData(db, scope, row.invoiceId);

@@ -1,4 +1,5 @@
 import forge from "node-forge";
+import { type CertificateIdAttribute, certificateIdentifier } from "../../lib/identification";
 
 /**
  * Who may sign what another taxpayer sends us (issue 30, "Accept signatures only from who the
@@ -15,10 +16,11 @@ import forge from "node-forge";
  * - every certificate of that path is RSA of at least 2048 bits and signed with SHA-256 or
  *   stronger (a SHA-1 or MD5 certificate signature is refused, as RSA-1024 keys are);
  * - the end certificate's key usage, when it states one, allows signing;
- * - and the party it names is the document's author: the subject's serialNumber (OID 2.5.4.5, where
- *   Dominican authorities write the holder's RNC or cédula, bare or with an ETSI EN 319 412-1 prefix
- *   such as `IDCDO-` or `TINDO-`), or its organizationIdentifier (2.5.4.97, `VATDO-…` on
- *   certificates "con vínculo institucional" issued to a representative for a company).
+ * - and the party it names is the document's author: the RNC or cédula of the subject's serialNumber
+ *   (OID 2.5.4.5, `IDCDO-` and a cédula) or organizationIdentifier (2.5.4.97, `VATDO-` and an
+ *   RNC, on certificates "con vínculo institucional" issued to a representative for a company),
+ *   with valid check digits; no other prefix names a taxpayer (lib/identification.ts
+ *   certificateIdentifier; docs/security.md, "Who a certificate names").
  */
 
 /** The trust store parsed from a PEM bundle; null when none is configured. */
@@ -61,22 +63,22 @@ export function certificateFingerprint(certificate: forge.pki.Certificate): stri
 
 const ORGANIZATION_IDENTIFIER = "2.5.4.97";
 
-/** `IDCDO-00112345678`, `TINDO-131246796`, `001-1234567-8` → the digits, when they are an RNC (9) or a cédula (11). */
-function identifierOf(value: unknown): string | null {
-  if (typeof value !== "string") return null;
-  const digits = value
-    .trim()
-    .replace(/^[A-Z]{3}[A-Z]{2}-/, "")
-    .replace(/[\s-]/g, "");
-  return /^(\d{9}|\d{11})$/.test(digits) ? digits : null;
+/** The subject's serialNumber and organizationIdentifier values, each with its attribute. */
+export function subjectIdentifiers(certificate: forge.pki.Certificate): { attribute: CertificateIdAttribute; value: string }[] {
+  return certificate.subject.attributes.flatMap((attribute) => {
+    const name: CertificateIdAttribute | null =
+      attribute.name === "serialNumber" ? "serialNumber" : attribute.type === ORGANIZATION_IDENTIFIER ? "organizationIdentifier" : null;
+    return name && typeof attribute.value === "string" ? [{ attribute: name, value: attribute.value }] : [];
+  });
 }
 
-/** The RNC or cédula a certificate's subject names (serialNumber, organizationIdentifier), deduplicated. */
+/** The RNC or cédula a certificate's subject names (certificateIdentifier), deduplicated; those that name none are left out. */
 export function identifiersOf(certificate: forge.pki.Certificate): string[] {
-  const values = certificate.subject.attributes
-    .filter((attribute) => attribute.name === "serialNumber" || attribute.type === ORGANIZATION_IDENTIFIER)
-    .map((attribute) => identifierOf(attribute.value));
-  return [...new Set(values.filter((value): value is string => value !== null))];
+  const values = subjectIdentifiers(certificate).flatMap(({ attribute, value }) => {
+    const named = certificateIdentifier(attribute, value);
+    return named.ok ? [named.value] : [];
+  });
+  return [...new Set(values)];
 }
 
 /** The subject's CN, or the whole subject when it has none. */
