@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { stepEcfDocument } from "../../src/jobs/ecf";
 import type { EcfTimelineEntry } from "../../src/modules/ecf/schemas";
+import { today } from "../support/dates";
 import { env } from "../support/env";
+import { createProduct, expectStockInvariant, initialStock, levelOf } from "../support/stock";
 import { storedEvents } from "../webhooks/helpers";
 import { afterFirstAttempt, type EcfTenant, ecfOf, ecfTenant, issueE31, received, script, waitForStatus } from "./helpers";
 
@@ -180,6 +182,121 @@ describe("an e-CF's timeline and what to do next", () => {
     expect([...times].sort()).toEqual(times);
   });
 
+  it("an invoice whose e-CF DGII rejected as void is cancelled without a credit note and its stock returns; one DGII holds no copy of is not", async () => {
+    const t = await ecfTenant();
+    const goods = await createProduct(t.tenant.api, { track_inventory: true });
+    await initialStock(t.tenant.api, [{ product_id: goods.id, quantity: "10" }]);
+    const e34 = await t.subtype("E34");
+    const sell = async () => {
+      const res = await t.tenant.api.post("/invoices", {
+        contact_id: t.contact.id,
+        document_subtype_id: await t.subtype("E31"),
+        issue_date: today(),
+        items: [{ product_id: goods.id, quantity: "3", unit_price: "250", tax_ids: [t.ids.itbis18] }],
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.body.data as { id: number; document_number: string };
+    };
+    await script(t.signer, { results: ["rejected"] });
+    const voided = await sell();
+    await waitForStatus(t, `/invoices/${voided.id}`, "rejected");
+    expect(await levelOf(goods.id, t.tenant.workspaceId)).toBe("7.00");
+
+    // Before: an E34 crediting an e-CF DGII counts as void was issued (and DGII refuses such a note).
+    const cancelled = await t.tenant.api.post(`/invoices/${voided.id}/cancel`, { annulment_reason: "05" });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body).toMatchObject({
+      data: { id: voided.id, status: "cancelled", document_number: voided.document_number },
+      message: "Invoice cancelled.",
+    });
+    expect(await levelOf(goods.id, t.tenant.workspaceId)).toBe("10.00");
+    const notes = await t.tenant.api.get("/credit-notes");
+    expect(notes.body.data.filter((note: { document_number: string }) => note.document_number.startsWith("E34"))).toEqual([]);
+    expect(e34).toBeGreaterThan(0);
+    await expectStockInvariant(t.tenant.tenantId);
+
+    // A rejection DGII says did not use the number: no valid copy at DGII, so no note may modify it.
+    await script(t.signer, { results: ["rejected_unused"] });
+    const unsent = await sell();
+    expect((await waitForStatus(t, `/invoices/${unsent.id}`, "rejected")).sequence_used).toBe(false);
+    const refused = await t.tenant.api.post(`/invoices/${unsent.id}/cancel`, {});
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({
+      code: "ecf_not_cancellable",
+      message: `DGII holds no valid copy of this invoice's e-CF, so no credit note can modify it: send it again (POST /api/v1/invoices/${unsent.id}/ecf/retry) once its cause is fixed, or annul its e-NCF with DGII (POST /api/v1/ecf/annulments), which cancels the invoice.`,
+    });
+    expect(await levelOf(goods.id, t.tenant.workspaceId)).toBe("7.00");
+  });
+
+  it("a credit note whose e-CF DGII rejected as void is cancelled: its amounts leave the invoice, its restock goes back out, and it can be issued again; any other note stands", async () => {
+    const t = await ecfTenant();
+    const goods = await createProduct(t.tenant.api, { track_inventory: true });
+    await initialStock(t.tenant.api, [{ product_id: goods.id, quantity: "10" }]);
+    const sale = await t.tenant.api.post("/invoices", {
+      contact_id: t.contact.id,
+      document_subtype_id: await t.subtype("E31"),
+      issue_date: today(),
+      items: [{ product_id: goods.id, quantity: "4", unit_price: "250", tax_ids: [t.ids.itbis18] }],
+    });
+    expect(sale.status, sale.text).toBe(201);
+    const invoice = sale.body.data as { id: number; total_amount: string };
+    expect(invoice.total_amount).toBe("1180.00");
+    await script(t.signer, { results: ["accepted", "rejected"] });
+    await waitForStatus(t, `/invoices/${invoice.id}`, "accepted");
+    const fullCredit = async () => {
+      const res = await t.tenant.api.post(`/invoices/${invoice.id}/credit-notes`, {
+        document_subtype_id: await t.subtype("E34"),
+        issue_date: today(),
+        modification_code: 3,
+        reason: "Devolución",
+        full: true,
+      });
+      return res;
+    };
+    const first = await fullCredit();
+    expect(first.status, first.text).toBe(201);
+    const note = first.body.data as { id: number; document_number: string };
+    const rejected = await waitForStatus(t, `/credit-notes/${note.id}`, "rejected");
+    expect(rejected.sequence_used).toBe(true);
+    expect(await levelOf(goods.id, t.tenant.workspaceId)).toBe("10.00");
+    const next = (await t.tenant.api.get(`/credit-notes/${note.id}/ecf`)).body.data.next_action;
+    expect(next).toMatchObject({ code: "issue_again", path: `/api/v1/invoices/${invoice.id}/credit-notes` });
+    expect(next.description).toContain(
+      `Cancel this credit note (POST /api/v1/credit-notes/${note.id}/cancel: its amounts leave the invoice and what it restocked goes back out), then issue the credit note again on its invoice`,
+    );
+    // Before: the void note still credited the whole invoice, so it could not be issued again.
+    const blocked = await fullCredit();
+    expect(blocked.status).toBe(422);
+
+    const cancelled = await t.tenant.api.post(`/credit-notes/${note.id}/cancel`);
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body).toMatchObject({ data: { id: note.id, status: "cancelled" }, message: `Credit note ${note.document_number} cancelled.` });
+    expect(await levelOf(goods.id, t.tenant.workspaceId)).toBe("6.00");
+    const after = (await t.tenant.api.get(`/invoices/${invoice.id}`)).body.data;
+    expect(after).toMatchObject({ status: "pending_payment", credited_amount: "0.00", amount_due: "1180.00" });
+    expect(after.credit_notes).toEqual([expect.objectContaining({ id: note.id, status: "cancelled", total_amount: "1180.00" })]);
+    expect((await t.tenant.api.post(`/credit-notes/${note.id}/cancel`)).body).toEqual({
+      code: "note_not_cancellable",
+      message: `${note.document_number} is cancelled already.`,
+    });
+    await expectStockInvariant(t.tenant.tenantId);
+
+    // Issued again, in full, and accepted: it stands, and cannot be cancelled.
+    const again = await fullCredit();
+    expect(again.status, again.text).toBe(201);
+    const reissued = again.body.data as { id: number; document_number: string; total_amount: string };
+    expect(reissued.total_amount).toBe("1180.00");
+    await waitForStatus(t, `/credit-notes/${reissued.id}`, "accepted");
+    expect(await levelOf(goods.id, t.tenant.workspaceId)).toBe("10.00");
+    const stands = await t.tenant.api.post(`/credit-notes/${reissued.id}/cancel`);
+    expect(stands.status).toBe(409);
+    expect(stands.body).toEqual({
+      code: "note_not_cancellable",
+      message: `A credit note stands once issued; only one whose e-CF DGII rejected as void can be cancelled. Correct ${reissued.document_number} with another note.`,
+    });
+    expect((await t.tenant.api.get(`/invoices/${invoice.id}`)).body.data).toMatchObject({ status: "paid", credited_amount: "1180.00", amount_due: "0.00" });
+  });
+
   it("a rejection that used the number says to issue the sale again; 24 hours unreachable is failed, with its cause, the retry offered and an ecf.failed event", async () => {
     const t = await ecfTenant();
     await script(t.signer, { results: ["rejected"] });
@@ -200,7 +317,7 @@ describe("an e-CF's timeline and what to do next", () => {
       message: `${rejected.next_action.description} (POST /api/v1/invoices)`,
     });
     expect(rejected.next_action.description).toBe(
-      "DGII rejected it and counts its e-NCF as used: this e-CF is void for tax purposes, so it cannot be sent again nor corrected by a credit or debit note. Issue the sale again as a new invoice, with the next e-NCF, correcting what DGII's messages say.",
+      `DGII rejected it and counts its e-NCF as used: this e-CF is void for tax purposes, so it cannot be sent again nor corrected by a credit or debit note. Cancel this invoice (POST /api/v1/invoices/${used.id}/cancel: its stock returns, no credit note is issued), then issue the sale again as a new invoice, with the next e-NCF, correcting what DGII's messages say.`,
     );
 
     await script(t.signer, { down: 3 });
