@@ -432,19 +432,22 @@ function headColumns(p: Prepared): [string, SQL][] {
 
 /** The CTE `items` inserting the purchase's lines (one JSON parameter) for the purchase `purchaseId`. */
 function insertItems(tenantId: number, purchaseId: SQL, p: Prepared): SQL {
-  const json = p.lines.map((line, position) => ({
-    position,
-    product_id: line.productId,
-    description: line.description,
-    quantity: line.quantity,
-    unit_cost: line.unitCost,
-    discount: line.discount,
-    discount_amount: p.amounts[position]!.discountAmount,
-    subtotal: p.amounts[position]!.subtotal,
-    tax_amount: p.amounts[position]!.taxAmount,
-    total: p.amounts[position]!.total,
-    taxes: p.amounts[position]!.taxes,
-  }));
+  const json = p.lines.map((line, position) => {
+    const { discountAmount, subtotal, taxAmount, total, taxes } = p.amounts[position]!;
+    return {
+      position,
+      product_id: line.productId,
+      description: line.description,
+      quantity: line.quantity,
+      unit_cost: line.unitCost,
+      discount: line.discount,
+      discount_amount: discountAmount,
+      subtotal,
+      tax_amount: taxAmount,
+      total,
+      taxes,
+    };
+  });
   return sql`items AS (
       INSERT INTO purchase_items (tenant_id, purchase_id, position, product_id, description, quantity, unit_cost, discount, discount_amount,
         subtotal, tax_amount, total, taxes)
