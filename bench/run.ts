@@ -2,6 +2,7 @@
  * npm run bench [-- --rtt-ms 20] [--duration 8] [--warmup 2] [--rt-samples 20] [--invoices 100000] [--no-readme]
  * npm run bench -- --readme-only   (regenerates docs/performance.md's generated block from bench/results/latest.json)
  * npm run bench -- --only invoices_list,health   (those scenarios; results in bench/results/tmp/partial.json)
+ * npm run bench -- --only scale   (many companies: bench/scale.ts, its own stack; = npm run bench:scale)
  * npm run bench -- --hold   (starts the stack, prints how to call it, waits: for profiling by hand)
  *
  * The API bench (issue 10). Everything on 127.0.0.1, every loop bounded in count and time:
@@ -834,7 +835,11 @@ async function main() {
   console.log(`Results: ${path.relative(ROOT, resultsFile)} (${results.seconds} s).`);
 }
 
-if (options["readme-only"]) {
+// The many-companies scenario is its own stack and database (bench/scale.ts): `--only scale` runs it alone.
+if (options.only === "scale") {
+  const child = spawn(path.join(ROOT, "node_modules", ".bin", "tsx"), [path.join(ROOT, "bench/scale.ts")], { cwd: ROOT, stdio: "inherit" });
+  child.on("exit", (code) => process.exit(code ?? 1));
+} else if (options["readme-only"]) {
   const { page } = renderPerformance(JSON.parse(fs.readFileSync(RESULTS, "utf8")) as BenchResults);
   fs.writeFileSync(PERFORMANCE_DOC, page(fs.readFileSync(PERFORMANCE_DOC, "utf8")));
   console.log("docs/performance.md: the bench block regenerated from bench/results/latest.json.");
@@ -845,16 +850,17 @@ const watchdog = setTimeout(() => {
   console.error(`bench: over ${WATCHDOG_MS / 60000} minutes, stopping`);
   void stopAll().finally(() => process.exit(1));
 }, WATCHDOG_MS);
-process.on("SIGINT", () => void stopAll().finally(() => process.exit(130)));
-process.on("SIGTERM", () => void stopAll().finally(() => process.exit(143)));
-
-main()
-  .then(() => {
-    clearTimeout(watchdog);
-    process.exit(0);
-  })
-  .catch(async (error) => {
-    console.error(error);
-    await stopAll();
-    process.exit(1);
-  });
+if (options.only !== "scale") {
+  process.on("SIGINT", () => void stopAll().finally(() => process.exit(130)));
+  process.on("SIGTERM", () => void stopAll().finally(() => process.exit(143)));
+  main()
+    .then(() => {
+      clearTimeout(watchdog);
+      process.exit(0);
+    })
+    .catch(async (error) => {
+      console.error(error);
+      await stopAll();
+      process.exit(1);
+    });
+} else clearTimeout(watchdog);
