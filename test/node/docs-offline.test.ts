@@ -232,12 +232,21 @@ describe.skipIf(skipReason !== undefined)("GET /api/v1/docs and the consumer loo
     expect(await page.locator("#codigo").innerText()).toBe(e32!.security_code);
     expect(await page.locator("#titulo").innerText()).toBe("Factura de Consumo Electrónica");
     expect(await page.locator("#lineas tbody tr").count()).toBe(1);
-    expect(await page.locator("#totales").innerText()).toContain("1947.00");
-    // The QR drawn, square, inside the phone's width; nothing wider than the screen but the lines' own scroller.
+    expect(await page.locator("#totales").innerText()).toContain("1,947.00");
+    // The QR drawn, square, inside the phone's width; nothing wider than the screen, no sideways scroll.
     const qr = await page.locator("figure svg").boundingBox();
     expect(qr!.width).toBeGreaterThan(150);
     expect(Math.abs(qr!.width - qr!.height)).toBeLessThan(1);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
+    // Each line stacked on the phone: its ITBIS and its value (with their names) on screen, not cut off to the right.
+    for (const cell of ["#lineas td.itbis", "#lineas td.valor"]) {
+      await expect.poll(() => page.locator(cell).first().isVisible(), { timeout: 5_000 }).toBe(true);
+      const box = (await page.locator(cell).first().boundingBox())!;
+      expect(box.x, cell).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width, cell).toBeLessThanOrEqual(390);
+      expect(await page.locator(cell).first().innerText(), cell).toMatch(/^(ITBIS|Valor)\s+[\d,]+\.\d{2}$/);
+    }
     for (const id of ["#pdf", "#xml"]) {
       const box = await page.locator(id).boundingBox();
       expect(box!.x + box!.width, id).toBeLessThanOrEqual(390);
