@@ -9,7 +9,7 @@ const loadPdfLib = async () => (pdfLib ??= await import("pdf-lib"));
 const rgb = (red: number, green: number, blue: number) => pdfLib!.rgb(red, green, blue);
 
 import { groupedDecimal } from "../../lib/decimal";
-import { type QrMatrix, timbreQr } from "../ecf/qr";
+import { type QrMatrix, timbreQr } from "./qr";
 
 interface PdfLine {
   description: string;
@@ -92,7 +92,7 @@ export interface PdfDocumentData {
   notes: string | null;
   /**
    * An e-CF's printed representation (DGII, Descripción técnica, "Consulta timbre (QR)"): the QR of
-   * DGII's timbre URL (`timbreUrl()` in ecf/qr.ts), the security code and the signature time,
+   * DGII's timbre URL (`timbreUrl()` in qr.ts), the security code and the signature time,
    * already formatted dd-MM-yyyy HH:mm:ss.
    */
   ecf?: {
