@@ -217,7 +217,8 @@ describe.skipIf(skipReason !== undefined)("GET /api/v1/docs and the consumer loo
     const e32 = (await page.evaluate(async (bearer) => {
       const headers = { authorization: `Bearer ${bearer}` };
       const list = (await (await fetch("/api/v1/invoices?per_page=100", { headers })).json()) as { data: { id: number; document_number: string }[] };
-      const invoice = list.data.find((row) => row.document_number.startsWith("E32"));
+      // The demo's own E32, the oldest: a rerun on the same .dev-data also holds the cron check's.
+      const invoice = list.data.filter((row) => row.document_number.startsWith("E32")).sort((x, y) => x.id - y.id)[0];
       if (!invoice) return null;
       return ((await (await fetch(`/api/v1/invoices/${invoice.id}/ecf`, { headers })).json()) as { data: { encf: string; security_code: string } }).data;
     }, token!)) as { encf: string; security_code: string } | null;
@@ -245,7 +246,15 @@ describe.skipIf(skipReason !== undefined)("GET /api/v1/docs and the consumer loo
       const box = (await page.locator(cell).first().boundingBox())!;
       expect(box.x, cell).toBeGreaterThanOrEqual(0);
       expect(box.x + box.width, cell).toBeLessThanOrEqual(390);
-      expect(await page.locator(cell).first().innerText(), cell).toMatch(/^(ITBIS|Valor)\s+[\d,]+\.\d{2}$/);
+      expect(await page.locator(cell).first().innerText(), cell).toMatch(/^[\d,]+\.\d{2}$/);
+      // Its column's name beside it (the table's head is hidden on a phone).
+      expect(
+        await page
+          .locator(cell)
+          .first()
+          .evaluate((e) => getComputedStyle(e, "::before").content),
+        cell,
+      ).toBe(cell.endsWith("itbis") ? '"ITBIS"' : '"Valor"');
     }
     for (const id of ["#pdf", "#xml"]) {
       const box = await page.locator(id).boundingBox();
