@@ -21,6 +21,7 @@ import { contactsRouter } from "./modules/contacts/routes";
 import { currenciesRouter } from "./modules/currencies/routes";
 import { documentSubtypesRouter } from "./modules/document-subtypes/routes";
 import { ecfRouter } from "./modules/ecf/routes";
+import { fiscalPeriodsRouter } from "./modules/fiscal-periods/routes";
 import { integrationsRouter } from "./modules/integrations/routes";
 import { inventoryRouter } from "./modules/inventory/routes";
 import { invitationsRouter } from "./modules/invitations/routes";
@@ -90,6 +91,7 @@ export function createApp() {
   api.route("/", receptionRouter);
   api.route("/", lookupRouter);
   api.route("/", reportsRouter);
+  api.route("/", fiscalPeriodsRouter);
   api.route("/", quotationsRouter);
   api.route("/", workspacesRouter);
   api.route("/", membersRouter);
