@@ -8,10 +8,8 @@ import { Big } from "../../lib/decimal";
 import { AppError, fieldError } from "../../lib/errors";
 import { decimal2, timestamp } from "../../lib/format";
 import { isElectronicNumber, isNcfPrefix } from "../../lib/ncf";
-import { assertNoEcf } from "../ecf/documents";
+import { assertNoEcf, ecfStanding } from "../ecf/documents";
 import { applyStockChanges, type StockChange } from "../inventory/stock";
-import { createNote } from "../notes/service";
-import { type InvoiceData, serializeInvoice } from "../sales/invoice-json";
 import { lineRecords, replaceLines, storedLineItems } from "../sales/items";
 import { documentAmounts, lineAmounts, taxBreakdown } from "../sales/lines";
 import { type ResolvedLine, resolveDocument } from "../sales/references";
@@ -19,6 +17,8 @@ import { buyerSnapshot, type DocumentSnapshot, dopAmounts } from "../sales/snaps
 import { assertBuyerRules } from "./buyer-rules";
 import type { InvoiceContext } from "./context";
 import { recordInvoiceChange } from "./history";
+import { type InvoiceData, serializeInvoice } from "./json";
+import { cancellationNotes } from "./ports";
 import type { UpdateInvoiceInput } from "./schemas";
 import { lockInvoice } from "./service";
 import { invoiceStatus } from "./status";
@@ -282,7 +282,17 @@ export async function cancelInvoice(
     throw new AppError("invoice_not_editable", `Only invoices pending payment can be cancelled; this one is ${invoice.status}.`);
   }
   assertNoNotes(invoice, "It");
-  if (isElectronicNumber(invoice.documentNumber)) return cancelElectronic(db, scope, invoice, reason, context);
+  if (isElectronicNumber(invoice.documentNumber)) {
+    const standing = await ecfStanding(db, invoice.id);
+    if (standing === "unsent") {
+      throw new AppError(
+        "ecf_not_cancellable",
+        `DGII holds no valid copy of this invoice's e-CF, so no credit note can modify it: send it again (POST /api/v1/invoices/${invoice.id}/ecf/retry) once its cause is fixed, or annul its e-NCF with DGII (POST /api/v1/ecf/annulments), which cancels the invoice.`,
+      );
+    }
+    if (standing === "void") return cancelVoidEcf(db, scope, invoice);
+    return cancelElectronic(db, scope, invoice, reason, context);
+  }
   await returnStock(db, scope, invoice, "invoice cancelled");
   await recordAnnulment(db, scope, invoice, reason, "cancelled");
   const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, id)).returning();
@@ -313,6 +323,21 @@ export async function cancelForAnnulledEcf(db: AnyDb, scope: RequestScope, invoi
 }
 
 /**
+ * An invoice whose e-CF DGII rejected with its e-NCF counted as used is void for tax purposes
+ * (Descripción técnica, "Consulta resultado": Rechazado): there is nothing to credit — an E34 would
+ * modify an e-CF DGII does not hold as valid, and DGII refuses it — and nothing to annul (ANECF
+ * annuls unused numbers only; Formato Anulación de e-NCF). Cancelling it returns its stock and
+ * marks it cancelled, so the sale issued again under the next e-NCF is not counted twice in stock,
+ * in receivables or in the reports. No 608 entry: e-NCF are not reported in the 608.
+ */
+async function cancelVoidEcf(db: AnyDb, scope: RequestScope, invoice: InvoiceRow) {
+  await returnStock(db, scope, invoice, "invoice cancelled: its e-CF was rejected by DGII");
+  const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, invoice.id)).returning();
+  await recordInvoiceChange(db, scope, "cancelled", invoice, updated!);
+  return { invoice: serializeInvoice(updated!), creditNote: null, creditNoteId: null };
+}
+
+/**
  * An e-CF is never voided in place: DGII has it (or will), so cancelling it issues an E34 credit
  * note for all of it with modification code 1, "anula el NCF modificado" (Formato e-CF v1.0,
  * CodigoModificacion; Formato Anulación de e-NCF, section 1), which returns the stock as any full
@@ -333,18 +358,11 @@ async function cancelElectronic(db: AnyDb, scope: RequestScope, invoice: Invoice
       "Cancelling an e-CF issues an E34 credit note (modification code 1), and the company has no active E34 sequence: create one (POST /api/v1/document-subtypes, type credit_note, prefix E34).",
     );
   }
-  const note = await createNote(
+  const note = await cancellationNotes.use.issueFullCredit(
     db,
     scope,
     invoice.id,
-    "credit",
-    {
-      document_subtype_id: subtype.id,
-      issue_date: context.today > invoice.issueDate ? context.today : invoice.issueDate,
-      modification_code: 1,
-      reason: ANNULMENT_REASONS[reason],
-      full: true,
-    },
+    { document_subtype_id: subtype.id, issue_date: context.today > invoice.issueDate ? context.today : invoice.issueDate, reason: ANNULMENT_REASONS[reason] },
     context,
   );
   const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, invoice.id)).returning();
