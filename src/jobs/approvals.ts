@@ -23,7 +23,7 @@ import { type ApprovalRef, enqueueApprovals } from "./messages";
  * service and to the issuer's receiver, whose URL DGII's directory gives (Descripción técnica,
  * "Recepción de aprobación comercial" and "Estándar de comunicación Emisor-Receptor"). As for e-CF
  * (jobs/ecf.ts): each `ecf_approvals` row is its own outbox entry, one queue message is one step
- * under the row's lock, the minute sweep re-enqueues what is due (drizzle/0057
+ * under the row's lock, the minute sweep re-enqueues what is due (drizzle/0060
  * sweep_due). A step attempts each delivery still pending: `delivered` on a 2xx,
  * `refused` on a 4xx (sending the same ACECF again would not help; the messages are kept), and
  * otherwise retried with the e-CF backoff (30 s doubling to 15 min) for 24 hours, then `failed`.

@@ -286,7 +286,7 @@ export async function handleCertificationRunMessage(message: Message<Certificati
   }
 }
 
-/** The minute sweep: every running run due, across tenants, fairly (drizzle/0057 sweep_due), back on the queue. */
+/** The minute sweep: every running run due, across tenants, fairly (drizzle/0060 sweep_due), back on the queue. */
 export async function sweepCertificationRuns(env: Env, options: SweepOptions = {}): Promise<number> {
   const refs = (await dueRows(env, "ecf_certification_runs", options)).map((row) => ({ tenant_id: row.tenantId, certification_run_id: row.id }));
   if (refs.length) log.info("certification run sweep", { due: refs.length, enqueued: await enqueueCertificationRuns(env, refs) });

@@ -9,7 +9,7 @@ import { log } from "../lib/log";
  * What the e-CF steps share (jobs/ecf.ts, approvals.ts, ecf-delivery.ts): each row is its own
  * outbox entry, a queue message is one step, and the minute sweep finds, across tenants, the rows
  * due for a while (a message still on its way is not sent twice) through the SECURITY DEFINER
- * function sweep_due (drizzle/0057), fairly between tenants. A party that cannot be reached (DGII, a receiver) is retried with
+ * function sweep_due (drizzle/0060), fairly between tenants. A party that cannot be reached (DGII, a receiver) is retried with
  * one backoff, 30 s doubling to 15 min, for 24 hours from the first failure of the outage.
  */
 
@@ -38,7 +38,7 @@ export const SWEEP_LIMIT = 1000;
 /** A tenant's share of one sweep, for the sweeps without a pace of their own (the e-CF sweep has ECF_SENDS_PER_MINUTE). */
 export const SWEEP_PER_TENANT = 50;
 
-/** The minute sweeps of drizzle/0057 sweep_due: which table and state each finds due. */
+/** The minute sweeps of drizzle/0060 sweep_due: which table and state each finds due. */
 export type Sweep = "ecf" | "ecf_deliveries" | "ecf_approvals" | "ecf_certification_runs" | "outbox" | "webhooks";
 
 export interface SweepOptions {
@@ -51,7 +51,7 @@ export interface SweepOptions {
 
 /**
  * The rows due, across tenants, dealt round-robin with at most `perTenant` of each tenant
- * (drizzle/0057 sweep_due): one tenant's backlog never pushes another tenant's due row out of the
+ * (drizzle/0060 sweep_due): one tenant's backlog never pushes another tenant's due row out of the
  * sweep, and the sweep's cost grows with the tenants that have work open, not with the tenants.
  */
 export async function dueRows(env: Env, sweep: Sweep, options: SweepOptions = {}): Promise<{ tenantId: number; id: number }[]> {

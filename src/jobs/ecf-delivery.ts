@@ -21,7 +21,7 @@ import { type DeliveryRef, enqueueDeliveries } from "./messages";
  *
  * When DGII accepts an e-CF naming a buyer's RNC (jobs/ecf.ts), its row gets `delivery_status`
  * `pending`; one queue message is one attempt under the row's lock, as for the other e-CF steps,
- * and the minute sweep re-enqueues what is due (drizzle/0057 sweep_due). An attempt finds
+ * and the minute sweep re-enqueues what is due (drizzle/0060 sweep_due). An attempt finds
  * the buyer's receiver in DGII's directory (none: `not_electronic`, the printed representation is
  * the delivery), sends the signed XML as stored, and keeps the ARECF it answers: `delivered`
  * when it says received (Estado 0), `not_received` with its CodigoMotivoNoRecibido otherwise. A

@@ -442,7 +442,7 @@ export async function handleEcfMessage(message: Message<EcfRef>, env: Env): Prom
 }
 
 /**
- * The minute sweep: open documents due, across tenants, back on the queue (drizzle/0057
+ * The minute sweep: open documents due, across tenants, back on the queue (drizzle/0060
  * sweep_due): round-robin between companies, at most ECF_SENDS_PER_MINUTE of one company a minute
  * (its pace towards DGII), none of a company DGII asked to wait. A company's backlog (a
  * contingency's held e-CF) drains at that pace while every other company's due e-CF goes in the

@@ -202,7 +202,7 @@ export async function handleOutboxMessage(message: Message<OutboxRef>, env: Env,
 
 /**
  * The cron sweep: pending rows due for at least SWEEP_GRACE_SECONDS, across tenants and fairly
- * between them (drizzle/0057 sweep_due), go back on the Queue. Returns the count.
+ * between them (drizzle/0060 sweep_due), go back on the Queue. Returns the count.
  */
 export async function sweepOutbox(env: Env, options: SweepOptions = {}): Promise<number> {
   const refs = (await dueRows(env, "outbox", options)).map((row) => ({ tenant_id: row.tenantId, outbox_id: row.id }));

@@ -238,7 +238,7 @@ export async function handleWebhookMessage(message: Message<unknown>, env: Env, 
   }
 }
 
-/** The minute sweep: pending deliveries due for SWEEP_GRACE_SECONDS, across tenants and fairly between them (drizzle/0057 sweep_due), back on the Queue. */
+/** The minute sweep: pending deliveries due for SWEEP_GRACE_SECONDS, across tenants and fairly between them (drizzle/0060 sweep_due), back on the Queue. */
 export async function sweepWebhooks(env: Env, options: SweepOptions = {}): Promise<number> {
   const refs = (await dueRows(env, "webhooks", options)).map((row) => ({ tenant_id: row.tenantId, webhook_delivery_id: row.id }));
   if (refs.length) log.info("webhook sweep", { due: refs.length, enqueued: await enqueueWebhooks(env, refs) });

@@ -101,7 +101,7 @@ export const ecfDocuments = pgTable(
   },
   (t) => [
     uniqueIndex("ecf_documents_encf_idx").on(t.tenantId, t.encf),
-    // The minute sweeps' indexes (drizzle/0057 sweep_due) lead with the tenant: the sweep walks the
+    // The minute sweeps' indexes (drizzle/0060 sweep_due) lead with the tenant: the sweep walks the
     // tenants with open work and takes a few due rows of each, so an idle tenant costs nothing.
     index("ecf_documents_delivery_due_idx").on(t.tenantId, t.deliveryNextAttemptAt).where(sql`${t.deliveryStatus} = 'pending'`),
     check("ecf_documents_delivery_status", sql`${t.deliveryStatus} IN ('pending', 'delivered', 'not_received', 'refused', 'not_electronic', 'failed')`),

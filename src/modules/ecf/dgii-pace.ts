@@ -5,7 +5,7 @@ import * as schema from "../../db/schema";
 /**
  * DGII's pace, per company (issue 48). DGII answering one company 429 (too many requests) or 503
  * (unavailable) makes that company wait — its e-CF steps are not taken and the minute sweep
- * (drizzle/0057 sweep_due) passes it by — while every other company's sending goes on: one
+ * (drizzle/0060 sweep_due) passes it by — while every other company's sending goes on: one
  * taxpayer's burst (a contingency's backlog) is not everyone's outage. The wait doubles with each
  * such answer in a row, 30 s to 15 min (as an unreachable document's backoff), or is DGII's
  * Retry-After when longer (at most an hour); the next answer DGII gives the company ends it.
