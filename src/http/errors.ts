@@ -53,6 +53,7 @@ export const errorStatus = {
   certification_run_in_progress: 409,
   received_ecf_already_purchased: 409,
   ecf_not_retryable: 409,
+  ecf_not_cancellable: 409,
   invitation_not_usable: 410,
   event_expired: 410,
   payload_too_large: 413,

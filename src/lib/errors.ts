@@ -54,6 +54,7 @@ export type ErrorCode =
   | "certification_run_in_progress"
   | "received_ecf_already_purchased"
   | "ecf_not_retryable"
+  | "ecf_not_cancellable"
   | "invitation_not_usable"
   | "event_expired"
   | "payload_too_large"

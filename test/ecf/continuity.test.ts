@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { stepEcfDocument } from "../../src/jobs/ecf";
 import type { EcfTimelineEntry } from "../../src/modules/ecf/schemas";
+import { today } from "../support/dates";
 import { env } from "../support/env";
+import { createProduct, expectStockInvariant, initialStock, levelOf } from "../support/stock";
 import { storedEvents } from "../webhooks/helpers";
 import { afterFirstAttempt, type EcfTenant, ecfOf, ecfTenant, issueE31, received, script, waitForStatus } from "./helpers";
 
@@ -180,6 +182,52 @@ describe("an e-CF's timeline and what to do next", () => {
     expect([...times].sort()).toEqual(times);
   });
 
+  it("an invoice whose e-CF DGII rejected as void is cancelled without a credit note and its stock returns; one DGII holds no copy of is not", async () => {
+    const t = await ecfTenant();
+    const goods = await createProduct(t.tenant.api, { track_inventory: true });
+    await initialStock(t.tenant.api, [{ product_id: goods.id, quantity: "10" }]);
+    const e34 = await t.subtype("E34");
+    const sell = async () => {
+      const res = await t.tenant.api.post("/invoices", {
+        contact_id: t.contact.id,
+        document_subtype_id: await t.subtype("E31"),
+        issue_date: today(),
+        items: [{ product_id: goods.id, quantity: "3", unit_price: "250", tax_ids: [t.ids.itbis18] }],
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.body.data as { id: number; document_number: string };
+    };
+    await script(t.signer, { results: ["rejected"] });
+    const voided = await sell();
+    await waitForStatus(t, `/invoices/${voided.id}`, "rejected");
+    expect(await levelOf(goods.id, t.tenant.workspaceId)).toBe("7.00");
+
+    // Before: an E34 crediting an e-CF DGII counts as void was issued (and DGII refuses such a note).
+    const cancelled = await t.tenant.api.post(`/invoices/${voided.id}/cancel`, { annulment_reason: "05" });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body).toMatchObject({
+      data: { id: voided.id, status: "cancelled", document_number: voided.document_number },
+      message: "Invoice cancelled.",
+    });
+    expect(await levelOf(goods.id, t.tenant.workspaceId)).toBe("10.00");
+    const notes = await t.tenant.api.get("/credit-notes");
+    expect(notes.body.data.filter((note: { document_number: string }) => note.document_number.startsWith("E34"))).toEqual([]);
+    expect(e34).toBeGreaterThan(0);
+    await expectStockInvariant(t.tenant.tenantId);
+
+    // A rejection DGII says did not use the number: no valid copy at DGII, so no note may modify it.
+    await script(t.signer, { results: ["rejected_unused"] });
+    const unsent = await sell();
+    expect((await waitForStatus(t, `/invoices/${unsent.id}`, "rejected")).sequence_used).toBe(false);
+    const refused = await t.tenant.api.post(`/invoices/${unsent.id}/cancel`, {});
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({
+      code: "ecf_not_cancellable",
+      message: `DGII holds no valid copy of this invoice's e-CF, so no credit note can modify it: send it again (POST /api/v1/invoices/${unsent.id}/ecf/retry) once its cause is fixed, or annul its e-NCF with DGII (POST /api/v1/ecf/annulments), which cancels the invoice.`,
+    });
+    expect(await levelOf(goods.id, t.tenant.workspaceId)).toBe("7.00");
+  });
+
   it("a rejection that used the number says to issue the sale again; 24 hours unreachable is failed, with its cause, the retry offered and an ecf.failed event", async () => {
     const t = await ecfTenant();
     await script(t.signer, { results: ["rejected"] });
@@ -200,7 +248,7 @@ describe("an e-CF's timeline and what to do next", () => {
       message: `${rejected.next_action.description} (POST /api/v1/invoices)`,
     });
     expect(rejected.next_action.description).toBe(
-      "DGII rejected it and counts its e-NCF as used: this e-CF is void for tax purposes, so it cannot be sent again nor corrected by a credit or debit note. Issue the sale again as a new invoice, with the next e-NCF, correcting what DGII's messages say.",
+      `DGII rejected it and counts its e-NCF as used: this e-CF is void for tax purposes, so it cannot be sent again nor corrected by a credit or debit note. Cancel this invoice (POST /api/v1/invoices/${used.id}/cancel: its stock returns, no credit note is issued), then issue the sale again as a new invoice, with the next e-NCF, correcting what DGII's messages say.`,
     );
 
     await script(t.signer, { down: 3 });

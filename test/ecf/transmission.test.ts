@@ -40,7 +40,7 @@ describe("e-CF transmission and DGII's states", () => {
     expect(retry.body).toMatchObject({
       code: "ecf_not_retryable",
       message: expect.stringMatching(
-        /^DGII rejected it and counts its e-NCF as used: .* Issue the sale again as a new invoice, .*\(POST \/api\/v1\/invoices\)$/,
+        /^DGII rejected it and counts its e-NCF as used: .* Cancel this invoice \(POST \/api\/v1\/invoices\/\d+\/cancel: its stock returns, no credit note is issued\), then issue the sale again as a new invoice, .*\(POST \/api\/v1\/invoices\)$/,
       ),
     });
     expect((await t.tenant.api.post(`/invoices/${conditional.id}/ecf/retry`)).body.code).toBe("ecf_not_retryable");

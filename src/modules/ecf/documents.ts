@@ -182,11 +182,12 @@ async function issuePath(db: AnyDb, row: EcfRow, owner: EcfOwner): Promise<strin
   return `/api/v1/invoices/${note!.invoiceId}/${owner === "credit_note" ? "credit-notes" : "debit-notes"}`;
 }
 
-const ISSUED_AGAIN: Record<EcfOwner, string> = {
-  invoice: "Issue the sale again as a new invoice",
-  credit_note: "Issue the credit note again on its invoice",
-  debit_note: "Issue the debit note again on its invoice",
-  purchase: "Record the purchase again",
+const ISSUED_AGAIN: Record<EcfOwner, (path: string) => string> = {
+  // The void invoice still holds its stock and its balance until it is cancelled (invoices/changes.ts, cancelVoidEcf).
+  invoice: (path) => `Cancel this invoice (POST ${path}/cancel: its stock returns, no credit note is issued), then issue the sale again as a new invoice`,
+  credit_note: () => "Issue the credit note again on its invoice",
+  debit_note: () => "Issue the debit note again on its invoice",
+  purchase: () => "Record the purchase again",
 };
 
 /**
@@ -216,7 +217,7 @@ export async function nextAction(db: AnyDb, row: EcfRow, owner: EcfOwner, docume
       code: "issue_again" as const,
       method: "POST" as const,
       path: await issuePath(db, row, owner),
-      description: `DGII rejected it and counts its e-NCF as used: this e-CF is void for tax purposes, so it cannot be sent again nor corrected by a credit or debit note. ${ISSUED_AGAIN[owner]}, with the next e-NCF, correcting what DGII's messages say.`,
+      description: `DGII rejected it and counts its e-NCF as used: this e-CF is void for tax purposes, so it cannot be sent again nor corrected by a credit or debit note. ${ISSUED_AGAIN[owner](base)}, with the next e-NCF, correcting what DGII's messages say.`,
     };
   }
   return null;
@@ -261,6 +262,21 @@ export async function assertNoEcf(db: AnyDb, invoiceId: number, what: string, un
     throw new AppError("ecf_already_sent", `This invoice's e-CF was sent to DGII: it cannot be ${what}; correct it with a credit or debit note.`);
   }
   throw new AppError(unsentCode, `This invoice's e-CF is signed: it cannot be ${what}; correct it with a credit or debit note.`);
+}
+
+/**
+ * Where an invoice's e-CF stands with DGII, for cancelling it (invoices/changes.ts): `void` when DGII
+ * rejected it and counts its e-NCF as used (Descripción técnica, "Consulta resultado": Rechazado —
+ * the e-CF is void for tax purposes, so no note may modify it), `unsent` when DGII holds no valid
+ * copy (rejected without using the number, or unreachable for 24 hours), `valid` otherwise (sent,
+ * accepted or on its way), null when the invoice has no e-CF.
+ */
+export async function ecfStanding(db: AnyDb, invoiceId: number): Promise<"void" | "unsent" | "valid" | null> {
+  const [row] = await db.select({ status: e.status, sequenceUsed: e.sequenceUsed }).from(e).where(eq(e.invoiceId, invoiceId));
+  if (!row) return null;
+  if (row.status === "rejected") return row.sequenceUsed === false ? "unsent" : "void";
+  if (row.status === "failed") return "unsent";
+  return "valid";
 }
 
 /**

@@ -8,7 +8,7 @@ import { Big } from "../../lib/decimal";
 import { AppError, fieldError } from "../../lib/errors";
 import { decimal2, timestamp } from "../../lib/format";
 import { isElectronicNumber, isNcfPrefix } from "../../lib/ncf";
-import { assertNoEcf } from "../ecf/documents";
+import { assertNoEcf, ecfStanding } from "../ecf/documents";
 import { applyStockChanges, type StockChange } from "../inventory/stock";
 import { createNote } from "../notes/service";
 import { type InvoiceData, serializeInvoice } from "../sales/invoice-json";
@@ -282,7 +282,17 @@ export async function cancelInvoice(
     throw new AppError("invoice_not_editable", `Only invoices pending payment can be cancelled; this one is ${invoice.status}.`);
   }
   assertNoNotes(invoice, "It");
-  if (isElectronicNumber(invoice.documentNumber)) return cancelElectronic(db, scope, invoice, reason, context);
+  if (isElectronicNumber(invoice.documentNumber)) {
+    const standing = await ecfStanding(db, invoice.id);
+    if (standing === "unsent") {
+      throw new AppError(
+        "ecf_not_cancellable",
+        `DGII holds no valid copy of this invoice's e-CF, so no credit note can modify it: send it again (POST /api/v1/invoices/${invoice.id}/ecf/retry) once its cause is fixed, or annul its e-NCF with DGII (POST /api/v1/ecf/annulments), which cancels the invoice.`,
+      );
+    }
+    if (standing === "void") return cancelVoidEcf(db, scope, invoice);
+    return cancelElectronic(db, scope, invoice, reason, context);
+  }
   await returnStock(db, scope, invoice, "invoice cancelled");
   await recordAnnulment(db, scope, invoice, reason, "cancelled");
   const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, id)).returning();
@@ -310,6 +320,21 @@ export async function cancelForAnnulledEcf(db: AnyDb, scope: RequestScope, invoi
   await returnStock(db, scope, invoice, "e-NCF annulled");
   const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, invoice.id)).returning();
   await recordInvoiceChange(db, scope, "cancelled", invoice, updated!);
+}
+
+/**
+ * An invoice whose e-CF DGII rejected with its e-NCF counted as used is void for tax purposes
+ * (Descripción técnica, "Consulta resultado": Rechazado): there is nothing to credit — an E34 would
+ * modify an e-CF DGII does not hold as valid, and DGII refuses it — and nothing to annul (ANECF
+ * annuls unused numbers only; Formato Anulación de e-NCF). Cancelling it returns its stock and
+ * marks it cancelled, so the sale issued again under the next e-NCF is not counted twice in stock,
+ * in receivables or in the reports. No 608 entry: e-NCF are not reported in the 608.
+ */
+async function cancelVoidEcf(db: AnyDb, scope: RequestScope, invoice: InvoiceRow) {
+  await returnStock(db, scope, invoice, "invoice cancelled: its e-CF was rejected by DGII");
+  const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, invoice.id)).returning();
+  await recordInvoiceChange(db, scope, "cancelled", invoice, updated!);
+  return { invoice: serializeInvoice(updated!), creditNote: null, creditNoteId: null };
 }
 
 /**

@@ -185,7 +185,8 @@ invoicesRouter.openapi(
       method: "post",
       path: `${V1}/invoices/{id}/cancel`,
       tags,
-      summary: "Cancel an invoice pending payment (stock returns; the NCF stays used and is recorded as annulled; an e-CF is cancelled by an E34 credit note)",
+      summary:
+        "Cancel an invoice pending payment (stock returns; the NCF stays used and is recorded as annulled; an e-CF is cancelled by an E34 credit note, one DGII rejected as void without one; 409 ecf_not_cancellable when DGII holds no valid copy)",
       request: { params: IdParam, body: { content: { "application/json": { schema: AnnulInvoiceBody } }, required: false } },
       responses: {
         200: jsonResponse("Invoice cancelled", z.object({ data: InvoiceSummary, message: z.string() })),
