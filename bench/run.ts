@@ -46,7 +46,7 @@ import { type BenchResults, type Load, type RoundTrips, renderPerformance, type 
 import { measureReport, previousMonth, type ReportBenchResult, seedSalesMonth } from "./reports";
 import { prng } from "./rnc-generator";
 import { type Seeded, seed } from "./seed";
-import { describeTestSet, measureTestSet } from "./testset";
+import { describeHostileTestSets, describeTestSet, measureHostileTestSets, measureTestSet } from "./testset";
 import { describeUploadSize, measureUploadSize } from "./upload-size";
 
 const exec = promisify(execFile);
@@ -588,6 +588,8 @@ async function main() {
   console.log("importing DGII's test set (bench/testset.ts) …");
   const testSet = await measureTestSet();
   for (const line of describeTestSet(testSet)) console.log(`  ${line}`);
+  const testSetHostile = await measureHostileTestSets();
+  for (const line of describeHostileTestSets(testSetHostile)) console.log(`  ${line}`);
 
   console.log("database …");
   stack.database = await openDatabase();
@@ -797,6 +799,7 @@ async function main() {
     ecfSigning,
     hostileXml,
     testSet,
+    testSetHostile,
     reports,
     scenarios: list.map((s): ScenarioResult => {
       const rtr = roundTrips[s.key]!;

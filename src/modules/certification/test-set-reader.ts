@@ -62,8 +62,16 @@ export interface TestSetProblem {
 export interface ReadTestSet {
   kind: TestSetKind;
   cases: TestSetCase[];
+  /** The first problems found (MAX_KEPT_PROBLEMS at most: a 422 lists no more). */
   problems: TestSetProblem[];
+  /** Problems found past those kept, counted only. */
+  unlisted: number;
 }
+
+/** Problems kept while reading; the 422 lists 100 (case-problems.ts), planning and the schema check add theirs after. */
+const MAX_KEPT_PROBLEMS = 100;
+
+type Report = (problem: TestSetProblem) => void;
 
 const OMITTED = "#e";
 const SHEET_ECF = "ECF";
@@ -211,7 +219,7 @@ function lineProblems(fields: [string, string][], report: (column: string, messa
 
 const fieldOf = (fields: [string, string][], name: string) => fields.find(([n]) => n === name)?.[1] ?? null;
 
-function documentCases(sheet: SheetRows, document: "ecf" | "rfce", problems: TestSetProblem[]): TestSetCase[] {
+function documentCases(sheet: SheetRows, document: "ecf" | "rfce", add: Report): TestSetCase[] {
   const cases: TestSetCase[] = [];
   const seen = new Map<string, number>();
   const nameIndex = sheet.columns.findIndex((c) => c.element === "CasoPrueba");
@@ -220,7 +228,7 @@ function documentCases(sheet: SheetRows, document: "ecf" | "rfce", problems: Tes
     let bad = false;
     const report = (column: string, message: string) => {
       bad = true;
-      problems.push({ sheet: sheet.sheet, row, case: name, column, message });
+      add({ sheet: sheet.sheet, row, case: name, column, message });
     };
     const fields = rowFields(sheet, cells, report);
     if (!name) report("CasoPrueba", "is empty: each case is named by its CasoPrueba.");
@@ -245,7 +253,7 @@ function documentCases(sheet: SheetRows, document: "ecf" | "rfce", problems: Tes
   return cases;
 }
 
-function approvalCases(sheet: SheetRows, problems: TestSetProblem[]): TestSetCase[] {
+function approvalCases(sheet: SheetRows, add: Report): TestSetCase[] {
   const cases: TestSetCase[] = [];
   const seen = new Map<string, number>();
   const encfIndex = sheet.columns.findIndex((c) => c.element === "eNCF");
@@ -254,7 +262,7 @@ function approvalCases(sheet: SheetRows, problems: TestSetProblem[]): TestSetCas
     let bad = false;
     const report = (column: string, message: string) => {
       bad = true;
-      problems.push({ sheet: sheet.sheet, row, case: encf, column, message });
+      add({ sheet: sheet.sheet, row, case: encf, column, message });
     };
     const fields = rowFields(sheet, cells, report);
     const type = encf?.slice(1, 3) ?? "";
@@ -288,18 +296,23 @@ export async function readTestSet(bytes: ArrayBuffer): Promise<ReadTestSet> {
   );
   const named = (name: string) => read.sheets.find((s) => s.name === name)?.rows;
   const problems: TestSetProblem[] = [];
+  let unlisted = 0;
+  const add: Report = (problem) => {
+    if (problems.length < MAX_KEPT_PROBLEMS) problems.push(problem);
+    else unlisted++;
+  };
   const ecf = named(SHEET_ECF);
   const approvals = named(SHEET_APPROVALS);
   let kind: TestSetKind;
   let cases: TestSetCase[];
   if (ecf) {
     kind = "ecf";
-    cases = documentCases(sheetRows(SHEET_ECF, ecf, ECF_COLUMNS), "ecf", problems);
+    cases = documentCases(sheetRows(SHEET_ECF, ecf, ECF_COLUMNS), "ecf", add);
     const rfce = named(SHEET_RFCE);
-    if (rfce) cases.push(...documentCases(sheetRows(SHEET_RFCE, rfce, RFCE_COLUMNS), "rfce", problems));
+    if (rfce) cases.push(...documentCases(sheetRows(SHEET_RFCE, rfce, RFCE_COLUMNS), "rfce", add));
   } else if (approvals) {
     kind = "approval";
-    cases = approvalCases(sheetRows(SHEET_APPROVALS, approvals, APPROVAL_COLUMNS), problems);
+    cases = approvalCases(sheetRows(SHEET_APPROVALS, approvals, APPROVAL_COLUMNS), add);
   } else {
     throw fieldError(
       "file",
@@ -308,5 +321,5 @@ export async function readTestSet(bytes: ArrayBuffer): Promise<ReadTestSet> {
   }
   if (cases.length + problems.length === 0) throw fieldError("file", "The workbook's test set has no cases (no rows under row 1).");
   if (cases.length > MAX_CASES) throw fieldError("file", `A test set has at most ${MAX_CASES} cases; this one has ${cases.length}.`);
-  return { kind, cases, problems };
+  return { kind, cases, problems, unlisted };
 }

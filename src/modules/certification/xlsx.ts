@@ -26,9 +26,12 @@ import { AppError, fieldError } from "../../lib/errors";
 
 /**
  * What the workbook may unpack to. DGII's e-CF set is 463 KB zipped and 6 MB unpacked (a sheet of
- * 26 rows x 5,215 columns); 32 MiB leaves room and bounds what a small zip can make the Worker hold.
+ * 26 rows x 5,215 columns); 16 MiB leaves room and bounds what a small zip can make the Worker read
+ * (a 1 MiB upload crafted to cost the most takes well under a second: bench/testset.ts).
  */
-export const MAX_UNPACKED_BYTES = 32 * 1024 * 1024;
+export const MAX_UNPACKED_BYTES = 16 * 1024 * 1024;
+/** Cells holding a value, over the sheets read: DGII's e-CF set has 26 x 5,215 (about 136,000, mostly `#e`). */
+export const MAX_VALUES = 300_000;
 /** Entries of the zip: an .xlsx has a dozen or two. */
 export const MAX_PARTS = 1000;
 /** Excel's own limit on a cell's text (Excel specifications and limits: 32,767 characters). */
@@ -93,7 +96,7 @@ function centralDirectory(data: Uint8Array): Entry[] {
   }
   if (end < 0) throw refuse(NOT_A_WORKBOOK);
   if (end >= 20 && u32(data, end - 20) === ZIP64_LOCATOR) {
-    throw refuse("The workbook's zip has a ZIP64 record; a test set is a few hundred KB and needs none (unpacked sizes would be read from it).");
+    throw refuse("The workbook's zip has a ZIP64 end-of-central-directory record; a test set is far under ZIP64's 4 GB and needs none.");
   }
   const onDisk = u16(data, end + 8);
   const total = u16(data, end + 10);
@@ -176,15 +179,41 @@ function unzipParts(bytes: ArrayBuffer): Map<string, Uint8Array> {
 
 // ---- The XML
 
-/** `&amp;`, `&#233;` … and Excel's `_xHHHH_` escapes (ECMA-376 Part 1, ST_Xstring), left to right. */
+const NAMED_ENTITIES: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
+
+/**
+ * `&amp;`, `&#233;` … and Excel's `_xHHHH_` escapes (ECMA-376 Part 1, ST_Xstring), left to right:
+ * one pass, each reference looked at within its first 10 characters.
+ */
 function decode(raw: string): string {
   let text = raw;
-  if (text.includes("&")) {
-    text = text.replace(/&(?:#x([0-9a-fA-F]{1,6})|#([0-9]{1,7})|(lt|gt|amp|quot|apos));/g, (whole, hex?: string, dec?: string, name?: string) => {
-      if (name) return { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" }[name]!;
-      const code = hex ? Number.parseInt(hex, 16) : Number(dec);
-      return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    });
+  let amp = text.indexOf("&");
+  if (amp >= 0) {
+    let out = "";
+    let last = 0;
+    while (amp >= 0) {
+      let semi = -1;
+      for (let k = amp + 1; k < text.length && k <= amp + 10; k++) {
+        if (text.charCodeAt(k) === 0x3b /* ; */) {
+          semi = k;
+          break;
+        }
+      }
+      let char: string | undefined;
+      if (semi > 0) {
+        const ref = text.slice(amp + 1, semi);
+        if (ref.length > 1 && ref.charCodeAt(0) === 0x23 /* # */) {
+          const code = ref[1] === "x" ? Number.parseInt(ref.slice(2), 16) : Number(ref.slice(1));
+          if (Number.isInteger(code) && code >= 0 && code <= 0x10ffff) char = String.fromCodePoint(code);
+        } else char = NAMED_ENTITIES[ref];
+      }
+      if (char !== undefined) {
+        out += text.slice(last, amp) + char;
+        last = semi + 1;
+        amp = text.indexOf("&", last);
+      } else amp = text.indexOf("&", amp + 1);
+    }
+    text = out + text.slice(last);
   }
   if (text.includes("_x")) text = text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
   return text;
@@ -196,36 +225,41 @@ const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0
  * A tag's attributes by local name (`r:id` → `id`), values decoded: one pass over the tag (at most
  * MAX_TAG long; a regular expression here could backtrack over it quadratically).
  */
-function attributes(tag: string): Record<string, string> {
+function attributes(tag: Tag): Record<string, string> {
   const out: Record<string, string> = {};
-  const n = tag.length;
-  let i = 0;
-  while (i < n && !isSpace(tag.charCodeAt(i))) i++;
+  const { xml, from, to: n } = tag;
+  let i = from;
   while (i < n) {
-    while (i < n && isSpace(tag.charCodeAt(i))) i++;
+    while (i < n && isSpace(xml.charCodeAt(i))) i++;
     const start = i;
-    while (i < n && tag.charCodeAt(i) !== 0x3d && !isSpace(tag.charCodeAt(i))) i++;
-    const name = tag.slice(start, i);
-    while (i < n && isSpace(tag.charCodeAt(i))) i++;
-    if (tag.charCodeAt(i) !== 0x3d /* = */) {
+    while (i < n && xml.charCodeAt(i) !== 0x3d && !isSpace(xml.charCodeAt(i))) i++;
+    const name = xml.slice(start, i);
+    while (i < n && isSpace(xml.charCodeAt(i))) i++;
+    if (i >= n || xml.charCodeAt(i) !== 0x3d /* = */) {
       if (i === start) i++;
       continue;
     }
     i++;
-    while (i < n && isSpace(tag.charCodeAt(i))) i++;
-    const quote = tag[i];
+    while (i < n && isSpace(xml.charCodeAt(i))) i++;
+    const quote = xml[i];
     if (quote !== '"' && quote !== "'") break;
-    const end = tag.indexOf(quote, i + 1);
-    if (end < 0) break;
-    out[name.slice(name.indexOf(":") + 1)] = decode(tag.slice(i + 1, end));
+    const end = xml.indexOf(quote, i + 1);
+    if (end < 0 || end >= n) break;
+    out[name.slice(name.indexOf(":") + 1)] = decode(xml.slice(i + 1, end));
     i = end + 1;
   }
   return out;
 }
 
+/** Where a tag's attributes lie in its part (read by attributes() only when wanted). */
+interface Tag {
+  xml: string;
+  from: number;
+  to: number;
+}
+
 interface XmlHandler {
-  /** `tag` is the tag's text without `<`, `>` and the closing `/`. */
-  open(name: string, tag: string, selfClosing: boolean): void;
+  open(name: string, tag: Tag, selfClosing: boolean): void;
   close(name: string): void;
   /** Raw (undecoded) character data; CDATA decoded already. */
   text(raw: string, cdata: boolean): void;
@@ -290,13 +324,18 @@ function scanXml(xml: string, part: string, handler: XmlHandler): void {
     if (j >= n) throw unterminated(lt);
     const closing = next === 0x2f; /* / */
     const selfClosing = !closing && xml.charCodeAt(j - 1) === 0x2f;
-    const tag = xml.slice(closing ? lt + 2 : lt + 1, selfClosing ? j - 1 : j);
-    const space = tag.search(/\s/);
-    const qualified = space < 0 ? tag : tag.slice(0, space);
-    const name = qualified.slice(qualified.indexOf(":") + 1);
+    const to = selfClosing ? j - 1 : j;
+    let k = closing ? lt + 2 : lt + 1;
+    let nameStart = k;
+    for (; k < to; k++) {
+      const c = xml.charCodeAt(k);
+      if (isSpace(c)) break;
+      if (c === 0x3a /* : */) nameStart = k + 1;
+    }
+    const name = xml.slice(nameStart, k);
     if (closing) handler.close(name);
     else {
-      handler.open(name, tag, selfClosing);
+      handler.open(name, { xml, from: k, to }, selfClosing);
       if (selfClosing) handler.close(name);
     }
     i = j + 1;
@@ -307,15 +346,12 @@ function scanXml(xml: string, part: string, handler: XmlHandler): void {
 class TextBuffer {
   private parts: string[] = [];
   private length = 0;
-  constructor(
-    private readonly part: string,
-    private readonly where: () => string,
-  ) {}
+  constructor(private readonly where: () => string) {}
   add(raw: string, cdata: boolean): void {
     const text = cdata ? raw : decode(raw);
     this.length += text.length;
     if (this.length > MAX_CELL_CHARS) {
-      throw refuse(`${this.where()} of the workbook's part "${this.part}" holds more than ${count(MAX_CELL_CHARS)} characters, Excel's limit of a cell.`);
+      throw refuse(`${this.where()} holds more than ${count(MAX_CELL_CHARS)} characters, Excel's limit of a cell.`);
     }
     this.parts.push(text);
   }
@@ -382,7 +418,7 @@ function sharedStrings(xml: string, part: string): string[] {
   let inString = false;
   let inText = false;
   let phonetic = 0;
-  const buffer = new TextBuffer(part, () => `Shared string ${count(strings.length + 1)}`);
+  const buffer = new TextBuffer(() => `Shared string ${count(strings.length + 1)} (${part})`);
   scanXml(xml, part, {
     open(name, _tag, selfClosing) {
       if (name === "si") inString = true;
@@ -466,12 +502,15 @@ interface SheetContext {
   /** The last row a cell holding a value may be on, and why (for the refusal). */
   maxRow: number;
   maxRowReason: string;
+  /** Cells holding a value read so far, over every sheet. */
+  values: { count: number };
 }
 
 function sheetRows(xml: string, ctx: SheetContext): Cell[][] {
   const rows: Cell[][] = [];
   const where = (ref: string) => `Cell ${ref} of sheet ${ctx.name}`;
-  const outside = (ref: string) => refuse(`${where(ref)} lies outside A1:XFD1048576, the extent of a worksheet (columns A to XFD, rows 1 to 1,048,576).`);
+  const outside = (what: string) =>
+    refuse(`${what} of sheet ${ctx.name} lies outside A1:XFD1048576, the extent of a worksheet (columns A to XFD, rows 1 to 1,048,576).`);
   let inData = false;
   let row = 0;
   let column = 0;
@@ -481,7 +520,7 @@ function sheetRows(xml: string, ctx: SheetContext): Cell[][] {
   let inInlineText = false;
   let phonetic = 0;
   let hasValue = false;
-  const buffer = new TextBuffer(ctx.part, () => where(cell?.ref ?? "?"));
+  const buffer = new TextBuffer(() => where(cell?.ref ?? "?"));
   const columnLetters = (n: number) => {
     let s = "";
     for (let c = n; c > 0; c = Math.floor((c - 1) / 26)) s = String.fromCharCode(65 + ((c - 1) % 26)) + s;
@@ -496,7 +535,7 @@ function sheetRows(xml: string, ctx: SheetContext): Cell[][] {
       case "s": {
         const index = /^[0-9]{1,9}$/.test(text) ? Number(text) : -1;
         if (index < 0 || index >= ctx.strings.length) {
-          throw refuse(`${where(cell.ref)} points at shared string ${text}, which the workbook does not have.`);
+          throw refuse(`${where(cell.ref)} points at shared string ${text.slice(0, 20)}, which the workbook does not have.`);
         }
         value = ctx.strings[index]!;
         break;
@@ -520,6 +559,9 @@ function sheetRows(xml: string, ctx: SheetContext): Cell[][] {
       }
     }
     if (value === null) return;
+    if (++ctx.values.count > MAX_VALUES) {
+      throw refuse(`The workbook's sheets hold more than ${count(MAX_VALUES)} cells with a value (at ${where(cell.ref)}); DGII's test set has about 136,000.`);
+    }
     const cells = rows[cell.row - 1] ?? [];
     rows[cell.row - 1] = cells;
     cells[cell.column - 1] = value;
@@ -535,7 +577,7 @@ function sheetRows(xml: string, ctx: SheetContext): Cell[][] {
         const r = attributes(tag).r;
         if (r === undefined) row++;
         else {
-          if (!/^[1-9][0-9]{0,6}$/.test(r) || Number(r) > MAX_ROW) throw outside(`in row ${r}`);
+          if (!/^[1-9][0-9]{0,6}$/.test(r) || Number(r) > MAX_ROW) throw outside(`Row ${r.slice(0, 20)}`);
           row = Number(r);
         }
         column = 0;
@@ -544,12 +586,12 @@ function sheetRows(xml: string, ctx: SheetContext): Cell[][] {
         let ref = a.r;
         if (ref === undefined) {
           column++;
-          if (column > MAX_COLUMN || row < 1) throw outside(`${columnLetters(column)}${row}`);
+          if (column > MAX_COLUMN || row < 1) throw outside(`Cell ${columnLetters(column)}${row}`);
           ref = `${columnLetters(column)}${row}`;
         } else {
           const m = ref.length <= 10 ? /^([A-Z]+)([0-9]+)$/.exec(ref) : null;
           const c = m ? columnNumber(m[1]!) : 0;
-          if (!m || !c || !/^[1-9][0-9]{0,6}$/.test(m[2]!) || Number(m[2]) > MAX_ROW) throw outside(ref.slice(0, 20));
+          if (!m || !c || !/^[1-9][0-9]{0,6}$/.test(m[2]!) || Number(m[2]) > MAX_ROW) throw outside(`Cell ${ref.slice(0, 20)}`);
           column = c;
           row = Number(m[2]);
         }
@@ -602,12 +644,13 @@ export function readWorkbook(bytes: ArrayBuffer, wanted: string[], maxRow: numbe
   const strings = stringsXml ? sharedStrings(stringsXml, stringsPart) : [];
   const dates = dateStyles(decodePart(parts.get(stylesPart)), stylesPart);
   const sheets: Sheet[] = [];
+  const values = { count: 0 };
   for (const { name, relationship } of info.sheets) {
     if (!wanted.includes(name)) continue;
     const part = rels.get(relationship)?.part;
     const xml = part ? decodePart(parts.get(part)) : undefined;
     if (!part || xml === undefined) throw refuse(`The workbook names sheet ${name} but has no part for it.`);
-    const rows = sheetRows(xml, { name, part, strings, dates, date1904: info.date1904, maxRow, maxRowReason });
+    const rows = sheetRows(xml, { name, part, strings, dates, date1904: info.date1904, maxRow, maxRowReason, values });
     // Rows without a value are empty, not holes: the reader walks every row.
     sheets.push({ name, rows: Array.from(rows, (r) => r ?? []) });
   }
