@@ -16,17 +16,22 @@ import { afterCommitDispatch } from "./jobs/dispatch";
 import { authRouter } from "./modules/auth/routes";
 import { bankAccountsRouter } from "./modules/bank-accounts/routes";
 import { certificationRouter } from "./modules/certification/routes";
+import { assertReadyForProduction } from "./modules/certification/service";
 import { companyRouter } from "./modules/company/routes";
 import { contactsRouter } from "./modules/contacts/routes";
 import { currenciesRouter } from "./modules/currencies/routes";
 import { documentSubtypesRouter } from "./modules/document-subtypes/routes";
+import { annulledInvoices, productionGate } from "./modules/ecf/ports";
 import { ecfRouter } from "./modules/ecf/routes";
 import { integrationsRouter } from "./modules/integrations/routes";
 import { inventoryRouter } from "./modules/inventory/routes";
 import { invitationsRouter } from "./modules/invitations/routes";
+import { cancelForAnnulledEcf } from "./modules/invoices/changes";
+import { cancellationNotes } from "./modules/invoices/ports";
 import { invoicesRouter } from "./modules/invoices/routes";
 import { lookupRouter } from "./modules/lookup/routes";
 import { membersRouter } from "./modules/members/routes";
+import { fullCreditNotes } from "./modules/notes/cancellation";
 import { notesRouter } from "./modules/notes/routes";
 import { productsRouter } from "./modules/products/routes";
 import { purchasesRouter } from "./modules/purchases/routes";
@@ -61,7 +66,18 @@ export const OPENAPI_DOCUMENT = {
   info: { title: "Sucursal API", version: "1.0.0", description: "Multi-location business management for the Dominican Republic." },
 };
 
+/**
+ * The ports (lib/port.ts): what a lower module needs from a higher one, plugged in here, where every
+ * module is in view, before any request is served.
+ */
+function plugPorts() {
+  cancellationNotes.provide(fullCreditNotes); // invoices: cancelling an e-CF issues a credit note
+  productionGate.provide(assertReadyForProduction); // e-CF: production only once certified
+  annulledInvoices.provide(cancelForAnnulledEcf); // e-CF: an annulled e-NCF cancels its invoice
+}
+
 export function createApp() {
+  plugPorts();
   const app = new OpenAPIHono<AppEnv>({ getPath: receiverServicePath });
   // The request pipeline, in order. Each route then adds its guards (http/openapi.ts defineRoute):
   // publicSession, or authenticate (token in the database, caller, workspace, c.var.db and

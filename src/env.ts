@@ -106,7 +106,7 @@ const schema = z.object({
   WEBHOOKS_DNS_RESOLVER_URL: baseUrl("https://cloudflare-dns.com/dns-query"),
   // The authorities accredited by INDOTEL for DGII (Ley 32-23 art. 6) as a PEM bundle: a supplier's
   // e-CF, a buyer's ACECF or ARECF is accepted only when signed by a certificate chaining to one of
-  // them (modules/reception/signers.ts). Unset: the receiver services refuse with a configuration
+  // them (modules/ecf/signers.ts). Unset: the receiver services refuse with a configuration
   // error rather than trust any certificate. Read when used, so a bad bundle names itself there.
   ECF_TRUSTED_CA_PEM: optionalText,
   // One client IP's share of a tenant's receiver services (/fe/…), so a stranger flooding them cannot

@@ -6,7 +6,7 @@ import forge from "node-forge";
  * as Dominican authorities do (the holder's RNC or cédula in the subject's serialNumber), in a
  * PKCS#12 as a tenant uploads it. Keys come from WebCrypto (in Node and in workerd alike: fast),
  * certificates and PKCS#12 from node-forge, their signatures from WebCrypto. The Worker trusts the authority through
- * ECF_TRUSTED_CA_PEM (src/modules/reception/signers.ts).
+ * ECF_TRUSTED_CA_PEM (src/modules/ecf/signers.ts).
  *
  * Hostile variants are options: self-signed, another authority, an RSA-1024 key, a SHA-1 signature,
  * outside its dates, without serialNumber.

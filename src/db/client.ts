@@ -111,7 +111,7 @@ export class RequestTransaction {
 
   /**
    * Runs `statement` at the commit, in the COMMIT's own round trip: a write whose result the
-   * request does not wait for (a webhook event and its deliveries, modules/webhooks/events.ts)
+   * request does not wait for (a webhook event and its deliveries, modules/events/service.ts)
    * then costs no round trip of its own. Its values are inlined (drizzle's inlineParams: strings
    * quoted with '' doubled, safe as begin() forced standard_conforming_strings on for the transaction),
    * since a simple-query message carries no parameters; a Date is refused, its text not being

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, ne } from "drizzle-orm";
 import { withTenantTransaction } from "../db/client";
 import * as schema from "../db/schema";
 import { config, type Env } from "../env";
+import { ecfDateTime } from "../lib/dates";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { summaryInput } from "../modules/certification/case-sending";
@@ -24,7 +25,6 @@ import {
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
 import { signXml } from "../modules/ecf/signature";
-import { ecfDateTime } from "../modules/ecf/xml";
 import { dueRows, outageDelaySeconds } from "./due";
 import { type CertificationRunRef, enqueueCertificationRuns } from "./messages";
 

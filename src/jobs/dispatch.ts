@@ -1,13 +1,13 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../http/context";
-import { takeRecordedDeliveries } from "../modules/webhooks/events";
+import { takeRecordedDeliveries } from "../modules/events/service";
 import { enqueueApprovals, enqueueCertificationRuns, enqueueEcf, enqueueOutbox, enqueueWebhooks } from "./messages";
 
 /**
  * What a request wrote for the background goes on its Queue once the request has committed:
  * outbox rows (`c.var.outbox`: emails, bot messages), signed e-CF (`c.var.ecf`), commercial
  * approvals (`c.var.approvals`), runs of DGII's test sets (`c.var.certificationRuns`) and the webhook deliveries recorded on the request's transaction
- * (modules/webhooks/events.ts). Mounted outside
+ * (modules/events/service.ts). Mounted outside
  * `databaseSession`, so when `next()` returns the commit (or rollback) has happened; a failed
  * request sends nothing. A send that fails is logged and left to the minute sweeps.
  */

@@ -8,7 +8,7 @@ import { EcfReadError, readArecf } from "../modules/ecf/receipts";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, receiverPolicy, tenantSigningMaterial } from "../modules/ecf/service";
 import { parseUntrustedXml, UntrustedXmlError } from "../modules/ecf/signature";
-import { namesAuthor, type TrustStore, trustStoreOf } from "../modules/reception/signers";
+import { namesAuthor, type TrustStore, trustStoreOf } from "../modules/ecf/signers";
 import { verifySignedDocument } from "../modules/reception/verify";
 import { dueRows, ECF_MAX_OUTAGE_MS, handleStepMessage, lockedEcfRow, outageDelaySeconds } from "./due";
 import { type DeliveryRef, enqueueDeliveries } from "./messages";

@@ -151,7 +151,7 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
         .set({ attempts, lastAttemptAt: now, updatedAt: now, ...values, ...(entries.length ? { transition: entriesValue(entries) } : {}) })
         .where(eq(e.id, row.id));
     /**
-     * A change of state as its event (modules/ecf/events.ts), in this step's transaction; its
+     * A change of state as its event (modules/ecf/transitions.ts), in this step's transaction; its
      * deliveries are queued after the commit. A step that leaves the state as it was emits nothing.
      */
     const transitionEvent = async (status: "in_process" | "accepted" | "accepted_conditional" | "rejected" | "failed") =>

@@ -143,3 +143,6 @@ export function describeFormat(prefix: string): string {
   const digits = sequenceDigits(prefix);
   return `${prefix} followed by ${digits} digits (${prefix.length + digits} characters)`;
 }
+
+/** The e-CF types (TipoeCF, Formato e-CF v1.0): E31 crédito fiscal … E47 pagos al exterior. */
+export type EcfType = "31" | "32" | "33" | "34" | "41" | "43" | "44" | "45" | "46" | "47";

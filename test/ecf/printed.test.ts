@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { timbreQr } from "../../src/modules/ecf/qr";
+import { timbreQr } from "../../src/modules/sales/qr";
 import { dmy, today } from "../support/dates";
 import { fetchBytes, pdfText } from "../support/pdf";
 import { ecfTenant, fakeDgii, waitForStatus } from "./helpers";

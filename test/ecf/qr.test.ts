@@ -1,7 +1,7 @@
 import jsQR from "jsqr";
 import { describe, expect, it } from "vitest";
-import { type QrMatrix, timbreQr, timbreUrl } from "../../src/modules/ecf/qr";
 import { renderDocumentPdf } from "../../src/modules/sales/pdf";
+import { type QrMatrix, timbreQr, timbreUrl } from "../../src/modules/sales/qr";
 import { pdfText } from "../support/pdf";
 
 /**

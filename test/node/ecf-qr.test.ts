@@ -3,9 +3,9 @@ import jsQR from "jsqr";
 import * as mupdf from "mupdf";
 import { extractText, getDocumentProxy } from "unpdf";
 import { describe, expect, it } from "vitest";
-import { TIMBRE_QR_VERSION, TimbreError, type TimbreInput, timbreQr, timbreUrl } from "../../src/modules/ecf/qr";
-import { ecfDateTime } from "../../src/modules/ecf/xml";
+import { ecfDateTime } from "../../src/lib/dates";
 import { type PdfDocumentData, renderDocumentPdf } from "../../src/modules/sales/pdf";
+import { TIMBRE_QR_VERSION, TimbreError, type TimbreInput, timbreQr, timbreUrl } from "../../src/modules/sales/qr";
 
 /**
  * The printed representation of an e-CF (DGII, descripcion-tecnica.txt, "Consulta timbre (QR)" and

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { errorStatus } from "../../src/http/errors";
 import { DATE_PATTERN, DATE_TIME_PATTERN, isStorableDate } from "../../src/lib/bounds";
-import { WEBHOOK_EVENT_TYPES } from "../../src/modules/webhooks/schemas";
+import { WEBHOOK_EVENT_TYPES } from "../../src/modules/events/catalog";
 
 describe("OpenAPI document", () => {
   it("is a valid OpenAPI 3.1 document describing the v1 API", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS, type WebhookEvent, type WebhookEventType } from "../../src/modules/webhooks/schemas";
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS, type WebhookEventType } from "../../src/modules/events/catalog";
+import type { WebhookEvent } from "../../src/modules/webhooks/schemas";
 import { botToken, chatAccountInput } from "../integrations/helpers";
 import { createSupplier, purchaseBody } from "../purchases/helpers";
 import { walk } from "../quotations/helpers";

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { idFilter, listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
-import { deletedEventData, emitEvent } from "../webhooks/events";
+import { deletedEventData, emitEvent } from "../events/service";
 import { BANK_ACCOUNT_TYPES, BankAccount, CreateBankAccountBody, UpdateBankAccountBody } from "./schemas";
 import { createBankAccount, deleteBankAccount, getBankAccount, listBankAccounts, serializeBankAccount, updateBankAccount } from "./service";
 

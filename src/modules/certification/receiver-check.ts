@@ -11,8 +11,8 @@ import { buildAcecf, EcfReadError, readArecf } from "../ecf/receipts";
 import { MAX_SEED_BYTES, NotASeed, seedToSign } from "../ecf/seed";
 import { tenantSigningMaterial } from "../ecf/service";
 import { parseUntrustedXml, signXml, UntrustedXmlError } from "../ecf/signature";
+import { namesAuthor, trustStoreOf } from "../ecf/signers";
 import { buildEcf, type EcfDocument } from "../ecf/xml";
-import { namesAuthor, trustStoreOf } from "../reception/signers";
 import { verifySignedDocument } from "../reception/verify";
 import { lineAmounts, taxBreakdown } from "../sales/lines";
 

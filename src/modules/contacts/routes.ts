@@ -3,7 +3,7 @@ import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonB
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage, MessageResponse, WorkspaceFilter } from "../../http/schemas";
 import { IDENTIFICATION_TYPES } from "../../lib/identification";
-import { deletedEventData, emitEvent } from "../webhooks/events";
+import { deletedEventData, emitEvent } from "../events/service";
 import { CONTACT_TYPES, Contact, CreateContactBody, UpdateContactBody } from "./schemas";
 import { createContact, deleteContact, getContact, listContacts, serializeContacts, updateContact } from "./service";
 

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
-import { deletedEventData, emitEvent } from "../webhooks/events";
+import { deletedEventData, emitEvent } from "../events/service";
 import { CreateCurrencyBody, Currency, UpdateCurrencyBody } from "./schemas";
 import { createCurrency, deleteCurrency, getCurrency, listCurrencies, serializeCurrency, updateCurrency } from "./service";
 

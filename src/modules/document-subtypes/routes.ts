@@ -5,7 +5,7 @@ import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
 import { idParam } from "../../lib/bounds";
-import { deletedEventData, emitEvent } from "../webhooks/events";
+import { deletedEventData, emitEvent } from "../events/service";
 import {
   CreateDocumentSubtypeBody,
   DOCUMENT_TYPES,

@@ -4,8 +4,8 @@ import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { addDays, dominicanToday } from "../../lib/dates";
 import { timestamp } from "../../lib/format";
+import { recordEvent } from "../events/service";
 import { enqueueEmail } from "../outbox/service";
-import { recordEvent } from "../webhooks/events";
 import { openContingencies } from "./contingency";
 import { ECF_ALERT_KINDS, type EcfEnvironment } from "./schemas";
 

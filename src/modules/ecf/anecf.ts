@@ -1,6 +1,7 @@
+import { ecfDateTime } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
 import { built, type SignableXml } from "./signature";
-import { children, EcfBuildError, ecfDateTime, element } from "./xml";
+import { children, EcfBuildError, element } from "./xml";
 
 /**
  * The annulment of unused e-NCF (ANECF: Formato Anulación de e-NCF v1.0,

@@ -6,9 +6,9 @@ import type { RequestScope } from "../../http/scope";
 import { AppError, fieldError } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import { formatDocumentNumber } from "../../lib/ncf";
-import { cancelForAnnulledEcf } from "../invoices/changes";
 import { buildAnecf } from "./anecf";
 import { sendAnnulment, withDgiiToken } from "./dgii";
+import { annulledInvoices } from "./ports";
 import type { CreateAnnulmentInput, EcfEnvironment } from "./schemas";
 import { dgiiUrls, openedCertificate } from "./service";
 import { signXml } from "./signature";
@@ -138,7 +138,7 @@ export async function annulRange(
   const annulledTaken = taken.filter((encf) => !kept.has(encf));
   for (const encf of annulledTaken) {
     const row = byEncf.get(encf)!;
-    await cancelForAnnulledEcf(db, scope, row.invoiceId!, encf);
+    await annulledInvoices.use(db, scope, row.invoiceId!, encf);
     const transition = userEntryValue(
       { state: "annulled", code: "annulled", attempt: row.attempts },
       scope.userId,

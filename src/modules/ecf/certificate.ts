@@ -2,7 +2,7 @@ import { createPrivateKey, type KeyObject } from "node:crypto";
 import forge from "node-forge";
 import { fieldError } from "../../lib/errors";
 import { certificateIdentifier } from "../../lib/identification";
-import { subjectIdentifiers } from "../reception/signers";
+import { subjectIdentifiers } from "./signers";
 
 /**
  * The e-CF signing certificate: a PKCS#12 (.p12) from a DGII-accredited certification authority,
@@ -66,7 +66,7 @@ function open(p12Base64: string, password: string): { key: forge.pki.rsa.Private
 /**
  * Whom the certificate names: DGII requires the "SN" of a signing certificate to be its holder's
  * RNC or cédula (Descripción técnica, "Firmado de XML"), and the receivers we and others run accept
- * a signer only by it (reception/signers.ts). So the subject's serialNumber or organizationIdentifier
+ * a signer only by it (signers.ts). So the subject's serialNumber or organizationIdentifier
  * must name an RNC or a cédula, in a prefix an accredited authority writes and with valid check
  * digits (lib/identification.ts certificateIdentifier): a passport (`PASDO-131000002`) names none.
  */

@@ -5,10 +5,12 @@ import * as schema from "../../db/schema";
 import type { Config } from "../../env";
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
+import { ecfDateTime } from "../../lib/dates";
 import { AppError, notFound } from "../../lib/errors";
 import { decimal2, timestamp } from "../../lib/format";
+import type { EcfType } from "../../lib/ncf";
 import type { PdfDocumentData } from "../sales/pdf";
-import { TimbreError, timbreUrl } from "./qr";
+import { TimbreError, timbreUrl } from "../sales/qr";
 import type {
   ECF_CAUSE_CODES,
   ECF_DELIVERY_STATUSES,
@@ -19,7 +21,6 @@ import type {
   SubmissionSort,
 } from "./schemas";
 import { dgiiUrls } from "./service";
-import { type EcfType, ecfDateTime } from "./xml";
 
 /** The consumer's lookup page of a tenant's E32 (modules/lookup/routes.ts), on the tenant's host. */
 export const LOOKUP_PATH = "/consulta";

@@ -1,6 +1,8 @@
+import { ecfDate, ecfDateTime } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
+import type { EcfType } from "../../lib/ncf";
 import { built, DSIG, parseUntrustedXml, type SignableXml, type XmlDocument, type XmlElement } from "./signature";
-import { children, EcfBuildError, type EcfType, ecfDate, ecfDateTime, money } from "./xml";
+import { children, EcfBuildError, money } from "./xml";
 
 /**
  * The receiver's answers to an e-CF, and what we read of the e-CF and answers we receive.

@@ -1,6 +1,7 @@
+import { ecfDate } from "../../lib/dates";
 import type { Big } from "../../lib/decimal";
 import { built, type SignableXml } from "./signature";
-import { buyerIds, CONSUMER_THRESHOLD_DOP, children, type EcfAmounts, EcfBuildError, type EcfDocument, ecfAmounts, ecfDate, element, money } from "./xml";
+import { buyerIds, CONSUMER_THRESHOLD_DOP, children, type EcfAmounts, EcfBuildError, type EcfDocument, ecfAmounts, element, money } from "./xml";
 
 /**
  * The Resumen Factura de Consumo Electrónica (RFCE): what DGII receives of an E32 under

@@ -6,9 +6,9 @@ import { decryptSecret, encryptSecret } from "../../lib/crypto";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import { endpointUrlProblem } from "../../lib/outbound-url";
-import { assertReadyForProduction } from "../certification/service";
 import { inspectCertificate, type SigningMaterial, signingMaterial } from "./certificate";
 import type { ReceiverPolicy } from "./dgii";
+import { productionGate } from "./ports";
 import type { EcfEnvironment, PutCertificateInput, PutSettingsInput } from "./schemas";
 
 const settings = schema.ecfSettings;
@@ -60,7 +60,7 @@ export async function putSettings(db: AnyDb, tenantId: number, input: PutSetting
     throw fieldError("enabled", "Upload the signing certificate (PUT /api/v1/ecf/certificate) before enabling e-CF.");
   }
   // DGII opens production only to a certified issuer (issue 32): the steps Sucursal runs must be done.
-  if (input.environment === "ecf" && current?.environment !== "ecf") await assertReadyForProduction(db, tenantId);
+  if (input.environment === "ecf" && current?.environment !== "ecf") await productionGate.use(db, tenantId);
   const values = {
     environment: input.environment ?? current?.environment ?? "testecf",
     enabled: input.enabled ?? current?.enabled ?? false,

@@ -5,8 +5,8 @@ import * as schema from "../../db/schema";
 import type { AppEnv } from "../../http/context";
 import type { RequestScope } from "../../http/scope";
 import { AppError } from "../../lib/errors";
-import { type EventDataQuery, emitEvent, recordEvent } from "../webhooks/events";
-import type { WebhookEventType } from "../webhooks/schemas";
+import type { WebhookEventType } from "../events/catalog";
+import { type EventDataQuery, emitEvent, recordEvent } from "../events/service";
 import { type EcfOwner, type EcfRow, findEcf, nextAction } from "./documents";
 import type { ECF_TIMELINE_STATES } from "./schemas";
 import { userEntryValue } from "./timeline";
@@ -53,7 +53,7 @@ export function recordEcfTransitionEvent(db: AnyDb, tenantId: number, subject: E
 }
 
 /**
- * The same event written by the request's COMMIT message (webhooks/events.ts emitEvent): issuing an
+ * The same event written by the request's COMMIT message (events/service.ts emitEvent): issuing an
  * e-CF costs no round trip for its ecf.signed. Its statement reads the e-CF's last transition at the
  * commit, which is still the one the request made (the e-CF is the request's own, locked until then).
  */

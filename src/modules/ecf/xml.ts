@@ -1,4 +1,6 @@
+import { ecfDate, ecfDateTime } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
+import type { EcfType } from "../../lib/ncf";
 import type { TaxBreakdown } from "../sales/lines";
 import type { DocumentSnapshot } from "../sales/schemas";
 import { built, type SignableXml } from "./signature";
@@ -25,8 +27,6 @@ import { built, type SignableXml } from "./signature";
  * Moneda, fields 134-136). So with a foreign currency every peso amount is the document's amount ×
  * the rate, rounded to the cent, and the foreign amounts are the document's own.
  */
-
-export type EcfType = "31" | "32" | "33" | "34" | "41" | "43" | "44" | "45" | "46" | "47";
 
 /** A line as the e-CF's DetallesItems carries it, in the document's currency. */
 export interface EcfLine {
@@ -133,15 +133,6 @@ export function children(fields: { [name: string]: Node }): string {
   return Object.entries(fields)
     .map(([name, content]) => element(name, content))
     .join("");
-}
-
-/** dd-MM-yyyy, the schemas' date format. */
-export const ecfDate = (isoDate: string) => `${isoDate.slice(8, 10)}-${isoDate.slice(5, 7)}-${isoDate.slice(0, 4)}`;
-
-/** dd-MM-yyyy HH:mm:ss in the Dominican Republic (UTC−4, no daylight saving). */
-export function ecfDateTime(at: Date): string {
-  const local = new Date(at.getTime() - 4 * 3_600_000).toISOString();
-  return `${ecfDate(local.slice(0, 10))} ${local.slice(11, 19)}`;
 }
 
 export const money = (value: string | Big) => new Big(value).toFixed(2);

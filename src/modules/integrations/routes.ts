@@ -7,7 +7,7 @@ import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../..
 import { requireWorkspace } from "../../http/workspace";
 import { canonicalId, INT4_MAX } from "../../lib/bounds";
 import { AppError } from "../../lib/errors";
-import { deletedEventData, emitEvent } from "../webhooks/events";
+import { deletedEventData, emitEvent } from "../events/service";
 import { createBot, deleteBot, getBot, type IntegrationScope, listBots, receiveBotUpdate, sendTestMessage, serializeBot, updateBot } from "./bots";
 import {
   createAccount,

@@ -5,7 +5,7 @@ import * as schema from "../../db/schema";
 import { Big } from "../../lib/decimal";
 import { AppError } from "../../lib/errors";
 import { decimal2 } from "../../lib/format";
-import { recordEvent } from "../webhooks/events";
+import { recordEvent } from "../events/service";
 
 /** `return`: goods a credit note takes back into the workspace that sold them (notes/service.ts). */
 type MovementType = "sale" | "return" | "purchase" | "transfer_out" | "transfer_in" | "adjustment" | "initial_stock";

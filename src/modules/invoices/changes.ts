@@ -10,8 +10,6 @@ import { decimal2, timestamp } from "../../lib/format";
 import { isElectronicNumber, isNcfPrefix } from "../../lib/ncf";
 import { assertNoEcf, ecfStanding } from "../ecf/documents";
 import { applyStockChanges, type StockChange } from "../inventory/stock";
-import { createNote } from "../notes/service";
-import { type InvoiceData, serializeInvoice } from "../sales/invoice-json";
 import { lineRecords, replaceLines, storedLineItems } from "../sales/items";
 import { documentAmounts, lineAmounts, taxBreakdown } from "../sales/lines";
 import { type ResolvedLine, resolveDocument } from "../sales/references";
@@ -19,6 +17,8 @@ import { buyerSnapshot, type DocumentSnapshot, dopAmounts } from "../sales/snaps
 import { assertBuyerRules } from "./buyer-rules";
 import type { InvoiceContext } from "./context";
 import { recordInvoiceChange } from "./history";
+import { type InvoiceData, serializeInvoice } from "./json";
+import { cancellationNotes } from "./ports";
 import type { UpdateInvoiceInput } from "./schemas";
 import { lockInvoice } from "./service";
 import { invoiceStatus } from "./status";
@@ -358,18 +358,11 @@ async function cancelElectronic(db: AnyDb, scope: RequestScope, invoice: Invoice
       "Cancelling an e-CF issues an E34 credit note (modification code 1), and the company has no active E34 sequence: create one (POST /api/v1/document-subtypes, type credit_note, prefix E34).",
     );
   }
-  const note = await createNote(
+  const note = await cancellationNotes.use.issueFullCredit(
     db,
     scope,
     invoice.id,
-    "credit",
-    {
-      document_subtype_id: subtype.id,
-      issue_date: context.today > invoice.issueDate ? context.today : invoice.issueDate,
-      modification_code: 1,
-      reason: ANNULMENT_REASONS[reason],
-      full: true,
-    },
+    { document_subtype_id: subtype.id, issue_date: context.today > invoice.issueDate ? context.today : invoice.issueDate, reason: ANNULMENT_REASONS[reason] },
     context,
   );
   const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, invoice.id)).returning();

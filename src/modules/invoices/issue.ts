@@ -15,7 +15,6 @@ import { assertDeferredDate, assertIssuedToday } from "../ecf/dating";
 import { assertEcfReady, type EcfSource, insertEcfStatement, type ReadyEcfSettings, type SignedEcf, signEcf } from "../ecf/issue";
 import type { EcfReference } from "../ecf/xml";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
-import { type InvoiceData, serializeInvoice } from "../sales/invoice-json";
 import { insertLines, lineRecords, storedLineItems } from "../sales/items";
 import { documentAmounts, type LineAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import { type ResolvedDocument, type ResolvedLine, resolveDocument } from "../sales/references";
@@ -23,6 +22,7 @@ import { type DocumentSnapshot, type DocumentWarning, documentSnapshot, dopAmoun
 import { assertBuyerRules } from "./buyer-rules";
 import type { InvoiceContext } from "./context";
 import { recordInvoiceChange } from "./history";
+import { type InvoiceData, serializeInvoice } from "./json";
 import { checkReplacement } from "./replacement";
 import type { CreateInvoiceInput, IssueInvoiceInput } from "./schemas";
 import { lockInvoice } from "./service";

@@ -6,10 +6,11 @@ import { Big } from "../../lib/decimal";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { decimal2 } from "../../lib/format";
 import { assertActiveBankAccount } from "../bank-accounts/service";
-import { type InvoiceData, serializeInvoice } from "../sales/invoice-json";
 import type { TaxBreakdown } from "../sales/lines";
+import type { CreatePaymentInput } from "../sales/schemas";
 import { recordInvoiceChange } from "./history";
-import type { CreatePaymentInput, InvoiceWithholdingsInput } from "./schemas";
+import { type InvoiceData, serializeInvoice } from "./json";
+import type { InvoiceWithholdingsInput } from "./schemas";
 import { lockInvoice } from "./service";
 import { balanceOf, invoiceStatus } from "./status";
 

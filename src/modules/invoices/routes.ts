@@ -8,19 +8,19 @@ import { idParam } from "../../lib/bounds";
 import { dominicanToday } from "../../lib/dates";
 import { isElectronicNumber } from "../../lib/ncf";
 import { printedEcf } from "../ecf/documents";
-import { getNote } from "../notes/service";
-import { invoiceEventData, paymentEventData } from "../sales/invoice-json";
+import { deletedEventData, emitEvent } from "../events/service";
 import { renderDocumentPdf } from "../sales/pdf";
-import { deletedEventData, emitEvent } from "../webhooks/events";
+import { CreatePaymentBody } from "../sales/schemas";
 import { cancelInvoice, deleteInvoice, updateInvoice } from "./changes";
 import { invoiceContext } from "./context";
 import { createInvoice, issueDraft, type WrittenInvoice } from "./issue";
+import { invoiceEventData, paymentEventData } from "./json";
 import { addPayment, deletePayment, setWithholdings } from "./payments";
+import { cancellationNotes } from "./ports";
 import {
   AnnulInvoiceBody,
   CreatedInvoice,
   CreateInvoiceBody,
-  CreatePaymentBody,
   InvoiceDetail,
   InvoiceHistoryEntry,
   InvoiceListQuery,
@@ -204,7 +204,8 @@ invoicesRouter.openapi(
       c.req.valid("json").annulment_reason,
       invoiceContext(c),
     );
-    if (creditNoteId !== null) await emitEvent(c, "credit_note.created", invoice.workspace_id, () => getNote(db, c.var.scope, "credit", creditNoteId));
+    if (creditNoteId !== null)
+      await emitEvent(c, "credit_note.created", invoice.workspace_id, () => cancellationNotes.use.eventData(db, c.var.scope, creditNoteId));
     await emitEvent(c, "invoice.cancelled", invoice.workspace_id, invoiceEventData(c.var.scope, invoice.id));
     return c.json({ data: invoice, message: creditNote ? `Invoice cancelled by credit note ${creditNote}.` : "Invoice cancelled." }, 200);
   },

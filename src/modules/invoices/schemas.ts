@@ -3,11 +3,20 @@ import { idFilter, listQuerySchema } from "../../http/pagination";
 import { ANNULMENT_REASON_CODES, DEFAULT_ANNULMENT_REASON } from "../../lib/annulments";
 import { dateInput as dateFilter, dateTimeInput } from "../../lib/bounds";
 import { decimalInput, moneyInput } from "../../lib/decimal";
-import { CREATED_DOCUMENT_FIELDS, DocumentSnapshot, dateInput, id, incomeType, LineItemOutput, LineItems, TaxBreakdown } from "../sales/schemas";
+import {
+  CREATED_DOCUMENT_FIELDS,
+  DocumentSnapshot,
+  DocumentWarning,
+  dateInput,
+  id,
+  incomeType,
+  LineItemOutput,
+  LineItems,
+  TaxBreakdown,
+} from "../sales/schemas";
 import { HISTORY_ACTIONS } from "./history";
 
 const INVOICE_STATUSES = ["pending_payment", "partially_paid", "paid", "cancelled", "draft"] as const;
-export const PAYMENT_METHODS = ["cash", "bank_transfer", "credit_card", "debit_card", "check", "other"] as const;
 
 const base = {
   income_type: incomeType.optional(),
@@ -97,16 +106,6 @@ export type InvoiceWithholdingsInput = z.output<typeof InvoiceWithholdingsBody>;
 export type CreateInvoiceInput = z.output<typeof CreateInvoiceBody>;
 export type UpdateInvoiceInput = z.output<typeof UpdateInvoiceBody>;
 
-export const CreatePaymentBody = z
-  .object({
-    amount: moneyInput({ positive: true }),
-    payment_date: dateInput(),
-    payment_method: z.enum(PAYMENT_METHODS),
-    bank_account_id: id().nullable().optional(),
-  })
-  .openapi("CreatePaymentRequest");
-export type CreatePaymentInput = z.output<typeof CreatePaymentBody>;
-
 export const InvoiceSummary = z
   .object({
     id: z.number(),
@@ -157,6 +156,10 @@ export const Payment = z
   })
   .openapi("Payment");
 
+/** The notes an invoice may carry: credit notes (E34/B04) and debit notes (E33/B03). */
+export const NOTE_KINDS = ["credit", "debit"] as const;
+export type NoteKind = (typeof NOTE_KINDS)[number];
+
 /** A note as its invoice's GET embeds it. */
 export const EmbeddedNote = z.object({
   id: z.number(),
@@ -177,9 +180,6 @@ export const InvoiceDetail = InvoiceSummary.extend({
   debit_notes: z.array(EmbeddedNote),
   snapshot: DocumentSnapshot.nullable().openapi({ description: "Frozen at issue; null for a draft or an invoice issued before snapshots existed" }),
 }).openapi("Invoice");
-
-/** A remark that does not refuse the write (e.g. the buyer is not ACTIVO in DGII's registry). */
-export const DocumentWarning = z.object({ code: z.string(), field: z.string(), message: z.string() }).openapi("DocumentWarning");
 
 export const CreatedInvoice = z.object({
   data: InvoiceSummary.pick(CREATED_DOCUMENT_FIELDS),

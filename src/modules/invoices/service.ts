@@ -7,18 +7,18 @@ import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
 import { notFound } from "../../lib/errors";
 import { documentTypeName } from "../../lib/ncf";
-import { type InvoiceData, type InvoiceDetailData, type InvoiceJson, invoiceFromJson, invoiceJsonStatement, invoiceListJson } from "../sales/invoice-json";
 import { pdfLines } from "../sales/items";
 import type { PdfDocumentData } from "../sales/pdf";
 import { type DocumentSnapshot, pdfIssuer } from "../sales/snapshots";
 import { liveInvoiceCount } from "./counts";
 import { invoiceHistory } from "./history";
+import { type InvoiceData, type InvoiceDetailData, type InvoiceJson, invoiceFromJson, invoiceJsonStatement, invoiceListJson } from "./json";
 
 /*
  * Reading invoices: the list, one invoice, its history and what its PDF prints; and the row a
  * change works on (lockInvoice). Creating and issuing are in issue.ts, changing, deleting and
  * cancelling in changes.ts, payments and withholdings in payments.ts; how an invoice is shown is
- * sales/invoice-json.ts.
+ * json.ts.
  */
 
 const inv = schema.invoices;

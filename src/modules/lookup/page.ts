@@ -1,5 +1,5 @@
-import { timbreQr } from "../ecf/qr";
 import type { PdfDocumentData } from "../sales/pdf";
+import { timbreQr } from "../sales/qr";
 import type { ConsumerInvoice } from "./service";
 
 /** The one answer for an unknown e-NCF and a wrong security code alike: no oracle of which numbers exist. */

@@ -4,7 +4,7 @@ import { paginate, paginated } from "../../http/pagination";
 import { MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
 import { timestamp } from "../../lib/format";
-import { deletedEventData, emitEvent } from "../webhooks/events";
+import { deletedEventData, emitEvent } from "../events/service";
 import { WorkspaceMember } from "../workspaces/schemas";
 import { MemberListQuery, UpdateMemberBody, UserIdParam } from "./schemas";
 import { changeMemberRole, listMembers, removeMember } from "./service";

@@ -6,11 +6,12 @@ import { paginate, paginated } from "../../http/pagination";
 import { dataOnly } from "../../http/schemas";
 import { isElectronicNumber } from "../../lib/ncf";
 import { printedEcf } from "../ecf/documents";
+import { emitEvent } from "../events/service";
 import { invoiceContext } from "../invoices/context";
-import { invoiceEventData } from "../sales/invoice-json";
+import { invoiceEventData } from "../invoices/json";
+import type { NoteKind } from "../invoices/schemas";
 import { renderDocumentPdf } from "../sales/pdf";
-import { emitEvent } from "../webhooks/events";
-import { CreateNoteBody, NoteDetail, type NoteKind, NoteListQuery, NoteSummary } from "./schemas";
+import { CreateNoteBody, NoteDetail, NoteListQuery, NoteSummary } from "./schemas";
 import * as notes from "./service";
 
 export const notesRouter = createRouter();

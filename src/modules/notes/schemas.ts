@@ -2,10 +2,8 @@ import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
 import { dateInput as dateFilter } from "../../lib/bounds";
 import { decimalInput } from "../../lib/decimal";
+import { NOTE_KINDS } from "../invoices/schemas";
 import { DocumentSnapshot, dateInput, id, LineItemOutput, TaxBreakdown } from "../sales/schemas";
-
-export const NOTE_KINDS = ["credit", "debit"] as const;
-export type NoteKind = (typeof NOTE_KINDS)[number];
 
 /**
  * Formato e-CF v1.0, InformacionReferencia, CodigoModificacion: 1 anula el NCF modificado, 2 corrige

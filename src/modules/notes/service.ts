@@ -20,13 +20,14 @@ import { checkStockResult, type StockChange, type StockResult, stockCtes, stockR
 import type { InvoiceContext } from "../invoices/context";
 import { recordInvoiceChange } from "../invoices/history";
 import { checkReplacement } from "../invoices/replacement";
+import type { NoteKind } from "../invoices/schemas";
 import { invoiceStatus } from "../invoices/status";
 import { pdfLines } from "../sales/items";
 import { type AppliedTax, documentAmounts, EXCLUSIVE_TAX_TYPES, type LineAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { type ResolvedDocument, resolveDocument } from "../sales/references";
 import { type DocumentSnapshot, documentSnapshot, dopAmounts, pdfIssuer } from "../sales/snapshots";
-import type { CreateNoteInput, NoteDetail, NoteKind, NoteSummary } from "./schemas";
+import type { CreateNoteInput, NoteDetail, NoteSummary } from "./schemas";
 
 const notes = schema.invoiceNotes;
 const inv = schema.invoices;

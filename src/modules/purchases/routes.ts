@@ -9,9 +9,9 @@ import { dominicanToday } from "../../lib/dates";
 import { isElectronicNumber } from "../../lib/ncf";
 import { printedEcf } from "../ecf/documents";
 import { emitEcfTransitionEvent } from "../ecf/transitions";
-import { CreatePaymentBody } from "../invoices/schemas";
+import { deletedEventData, emitEvent } from "../events/service";
 import { renderDocumentPdf } from "../sales/pdf";
-import { deletedEventData, emitEvent } from "../webhooks/events";
+import { CreatePaymentBody } from "../sales/schemas";
 import {
   CreatePurchaseBody,
   PurchaseDetail,

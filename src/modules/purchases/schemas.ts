@@ -2,8 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
 import { dateInput as dateFilter } from "../../lib/bounds";
 import { decimalInput, moneyInput } from "../../lib/decimal";
-import { DocumentWarning, PAYMENT_METHODS } from "../invoices/schemas";
-import { dateInput, id, TaxBreakdown } from "../sales/schemas";
+import { DocumentWarning, dateInput, id, PAYMENT_METHODS, TaxBreakdown } from "../sales/schemas";
 
 export const PURCHASE_STATUSES = ["draft", "pending_payment", "partially_paid", "paid", "voided"] as const;
 

@@ -16,7 +16,6 @@ import { assertIssuedToday } from "../ecf/dating";
 import { insertEcfStatement, type SignedEcf } from "../ecf/issue";
 import { type EcfSubject, recordEcfTransitionEvent } from "../ecf/transitions";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
-import type { CreatePaymentInput } from "../invoices/schemas";
 import { activeRecords } from "../rnc/queries";
 import { pdfLines } from "../sales/items";
 import {
@@ -38,6 +37,7 @@ import {
   type LoadedIssuer,
   type LoadedProduct,
 } from "../sales/references";
+import type { CreatePaymentInput } from "../sales/schemas";
 import { type DocumentWarning, dopAmounts, registryWarnings } from "../sales/snapshots";
 import { signPurchaseEcf } from "./ecf";
 import type { CreatePurchaseInput, PurchaseDetail, PurchaseSummary, UpdatePurchaseInput } from "./schemas";

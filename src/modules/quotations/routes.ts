@@ -6,10 +6,10 @@ import { hasPermission } from "../../http/permissions";
 import { dataOnly, MessageResponse } from "../../http/schemas";
 import { dominicanToday } from "../../lib/dates";
 import { AppError } from "../../lib/errors";
+import { deletedEventData, emitEvent } from "../events/service";
 import { invoiceContext } from "../invoices/context";
-import { invoiceEventData } from "../sales/invoice-json";
+import { invoiceEventData } from "../invoices/json";
 import { renderDocumentPdf } from "../sales/pdf";
-import { deletedEventData, emitEvent } from "../webhooks/events";
 import {
   BulkPdfBody,
   ConvertedQuotation,

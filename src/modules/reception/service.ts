@@ -28,12 +28,12 @@ import {
 import type { EcfEnvironment } from "../ecf/schemas";
 import { openedCertificate } from "../ecf/service";
 import { parseUntrustedXml, signXml, UntrustedXmlError, type XmlDocument } from "../ecf/signature";
+import { namesAuthor, type TrustStore, TrustStoreError, trustStoreOf } from "../ecf/signers";
 import type { SchemaName } from "../ecf/xsd";
 import { CreatePurchaseBody, type CreatePurchaseInput } from "../purchases/schemas";
 import { createPurchase, type WrittenPurchase } from "../purchases/service";
 import { ourSeedExpiry, type TokenHolder } from "./receiver-auth";
 import type { DeliveryStatus, ReceivedEcfFilter, ReceivedEcfPurchaseInput, ReceivedEcfSort } from "./schemas";
-import { namesAuthor, type TrustStore, TrustStoreError, trustStoreOf } from "./signers";
 import { verifySignedDocument } from "./verify";
 
 /**

@@ -1,7 +1,7 @@
 import forge from "node-forge";
 import { SignedXml } from "xml-crypto";
 import { DSIG, forXmlCrypto, type XmlDocument, type XmlElement } from "../ecf/signature";
-import { type AcceptedSigner, checkSigner, type TrustStore } from "./signers";
+import { type AcceptedSigner, checkSigner, type TrustStore } from "../ecf/signers";
 
 /**
  * Verifies the enveloped XMLDSig signature of a document someone sent us (a supplier's e-CF, a

@@ -5,7 +5,7 @@ import { MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
 import { timestamp } from "../../lib/format";
 import { permissionCatalog } from "../../lib/permissions";
-import { deletedEventData, emitEvent } from "../webhooks/events";
+import { deletedEventData, emitEvent } from "../events/service";
 import { CreateRoleBody, PermissionListResponse, Role, RoleListQuery, RoleResponse, UpdateRoleBody } from "./schemas";
 import { createRole, deleteRole, listRoles, type RoleRow, updateRole } from "./service";
 

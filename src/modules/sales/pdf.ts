@@ -8,7 +8,7 @@ let pdfLib: typeof import("pdf-lib") | undefined;
 const loadPdfLib = async () => (pdfLib ??= await import("pdf-lib"));
 const rgb = (red: number, green: number, blue: number) => pdfLib!.rgb(red, green, blue);
 
-import { type QrMatrix, timbreQr } from "../ecf/qr";
+import { type QrMatrix, timbreQr } from "./qr";
 
 interface PdfLine {
   description: string;
@@ -56,7 +56,7 @@ export interface PdfDocumentData {
   notes: string | null;
   /**
    * An e-CF's printed representation (DGII, Descripción técnica, "Consulta timbre (QR)"): the QR of
-   * DGII's timbre URL (`timbreUrl()` in ecf/qr.ts), the security code and the signature time,
+   * DGII's timbre URL (`timbreUrl()` in qr.ts), the security code and the signature time,
    * already formatted dd-MM-yyyy HH:mm:ss.
    */
   ecf?: {

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { dateInput, idInput } from "../../lib/bounds";
-import { decimalInput } from "../../lib/decimal";
+import { decimalInput, moneyInput } from "../../lib/decimal";
 
 const MAX_LINES = 500;
 const id = () => idInput();
@@ -127,3 +127,20 @@ export const CREATED_DOCUMENT_FIELDS = {
   total_amount: true,
   created_at: true,
 } as const;
+
+/** How a payment is made, on a sale or a purchase. */
+export const PAYMENT_METHODS = ["cash", "bank_transfer", "credit_card", "debit_card", "check", "other"] as const;
+
+/** A payment of an invoice or a purchase. */
+export const CreatePaymentBody = z
+  .object({
+    amount: moneyInput({ positive: true }),
+    payment_date: dateInput(),
+    payment_method: z.enum(PAYMENT_METHODS),
+    bank_account_id: id().nullable().optional(),
+  })
+  .openapi("CreatePaymentRequest");
+export type CreatePaymentInput = z.output<typeof CreatePaymentBody>;
+
+/** A remark that does not refuse the write (e.g. the buyer is not ACTIVO in DGII's registry). */
+export const DocumentWarning = z.object({ code: z.string(), field: z.string(), message: z.string() }).openapi("DocumentWarning");

@@ -4,7 +4,8 @@ import type { Config } from "../../env";
 import { timestamp } from "../../lib/format";
 import { serializeSubmission } from "../ecf/documents";
 import type { ECF_CAUSE_CODES, ECF_TIMELINE_STATES } from "../ecf/schemas";
-import { type InvoiceJson, invoiceFromJson, paymentFromJson } from "../sales/invoice-json";
+import type { EventDataFormat } from "../events/catalog";
+import { type InvoiceJson, invoiceFromJson, paymentFromJson } from "../invoices/json";
 
 /** What a format may need besides the stored data: DGII's URLs (an e-CF's QR link). */
 export type EventFormatConfig = Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">;
@@ -16,7 +17,7 @@ interface EcfTransitionJson {
 }
 
 /**
- * The payload of an event stored as the database read it (its `data_format`, events.ts
+ * The payload of an event stored as the database read it (its `data_format`, events/service.ts
  * EventDataQuery): each format's function makes the API's shape of it — the same function the
  * resource's GET uses — whenever the event is listed, resent or delivered.
  */
@@ -30,9 +31,7 @@ const EVENT_DATA_FORMATS = {
       transition: { state: transition.state, at: timestamp(transition.at)!, cause: transition.cause, code: transition.code ?? null },
     };
   },
-} as const satisfies Record<string, (raw: unknown, config: EventFormatConfig) => unknown>;
-
-export type EventDataFormat = keyof typeof EVENT_DATA_FORMATS;
+} as const satisfies Record<EventDataFormat, (raw: unknown, config: EventFormatConfig) => unknown>;
 
 /** An event's `data` as sent: stored as is, or made from what its statement read. */
 export function eventPayload(event: { data: unknown; dataFormat: string | null }, config: EventFormatConfig): unknown {

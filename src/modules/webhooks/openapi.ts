@@ -1,17 +1,17 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ECF_CAUSE_CODES, ECF_TIMELINE_STATES, EcfAlert, EcfSubmission } from "../ecf/schemas";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../events/catalog";
 import { LowStockItem } from "../inventory/schemas";
 import { InvoiceDetail, Payment } from "../invoices/schemas";
 import { NoteDetail } from "../notes/schemas";
 import { QuotationDetail } from "../quotations/schemas";
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./schemas";
 
 /**
  * The OpenAPI document's `webhooks` section (OpenAPI 3.1): one entry per event type, the POST an
  * endpoint receives. `data` is the resource as its GET answers it (docs/webhooks.md); the record
  * below must name a schema for every type, so a new type cannot be left out of the document.
  */
-/** `data` of the `.deleted` events (events.ts, deletedEventData). */
+/** `data` of the `.deleted` events (events/service.ts, deletedEventData). */
 const DeletedData = z.object({
   id: z.number(),
   workspace_id: z.number().nullable(),

@@ -2,7 +2,7 @@ import { config } from "../../env";
 import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
-import { queueAfterCommit } from "./events";
+import { queueAfterCommit } from "../events/service";
 import {
   CreateEndpointBody,
   DeliveryListQuery,

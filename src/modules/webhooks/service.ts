@@ -9,10 +9,10 @@ import { AppError, fieldError } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import { log } from "../../lib/log";
 import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "../../lib/outbound-url";
+import { prefixWildcard } from "../events/catalog";
 import { enqueueEmail } from "../outbox/service";
 import { type EventFormatConfig, eventPayload } from "./data-formats";
 import type { CreateEndpointInput, UpdateEndpointInput, WebhookDelivery, WebhookEndpoint, WebhookEvent } from "./schemas";
-import { prefixWildcard } from "./schemas";
 
 const e = schema.webhookEndpoints;
 const d = schema.webhookDeliveries;

@@ -4,8 +4,7 @@ import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { AppEnv } from "../../http/context";
-import type { EventDataFormat } from "./data-formats";
-import { prefixWildcard, WEBHOOK_EVENTS, type WebhookEventType } from "./schemas";
+import { type EventDataFormat, prefixWildcard, WEBHOOK_EVENTS, type WebhookEventType } from "./catalog";
 
 /**
  * `evt_` and 24 hex digits of a random UUID (92 random bits: its version digit is always 4): the id
@@ -34,7 +33,7 @@ export function takeRecordedDeliveries(db: AnyDb | undefined): number[] {
   return ids;
 }
 
-/** What the event is about, for GET /events' resource filter (schemas.ts, WEBHOOK_EVENTS). */
+/** What the event is about, for GET /events' resource filter (catalog.ts, WEBHOOK_EVENTS). */
 function resourceOf(type: WebhookEventType, data: unknown): { type: string | null; id: number | null } {
   const spec = WEBHOOK_EVENTS[type];
   const fields = (data ?? {}) as Record<string, unknown>;
@@ -47,7 +46,7 @@ function resourceOf(type: WebhookEventType, data: unknown): { type: string | nul
  * An event's `data` read by SQL inside the statement that stores the event, so reading it costs no
  * round trip of its own: `statement` yields one row whose one column is the resource as the
  * database gives it, stored as read with its `format`; the API's shape is made from it by that
- * format's function whenever the event is shown or sent (data-formats.ts). Events whose `data` the
+ * format's function whenever the event is shown or sent (modules/webhooks/data-formats.ts). Events whose `data` the
  * caller has in hand, or reads with JS in between, pass a function instead.
  */
 export interface EventDataQuery {

@@ -4,21 +4,20 @@ import { rowFromJson } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
 import { decimal2, exchangeRateSql, exchangeRateText } from "../../lib/format";
-import type { EmbeddedNote as EmbeddedNoteSchema, InvoiceDetail, InvoiceSummary, Payment } from "../invoices/schemas";
-import { DUE_SQL, dueAmounts } from "../invoices/status";
-import type { NoteKind } from "../notes/schemas";
-import { type ItemJson, itemsBreakdown, itemsJson, serializeItems } from "./items";
-import type { TaxBreakdown } from "./lines";
-import type { DocumentSnapshot } from "./schemas";
-import { documentFields } from "./serialize";
+import { type ItemJson, itemsBreakdown, itemsJson, serializeItems } from "../sales/items";
+import type { TaxBreakdown } from "../sales/lines";
+import type { DocumentSnapshot } from "../sales/schemas";
+import { documentFields } from "../sales/serialize";
+import type { EmbeddedNote as EmbeddedNoteSchema, InvoiceDetail, InvoiceSummary, NoteKind, Payment } from "./schemas";
+import { DUE_SQL, dueAmounts } from "./status";
 
 /*
  * How an invoice is shown: its row as the API writes it, the list's page built by Postgres, the
  * whole invoice (lines, payments, salesmen and the credit and debit notes it embeds) read as JSON
  * in one statement, and the `data` of invoice and payment events, which store that statement's
  * JSON and make it the API's shape when they are listed or delivered (webhooks/data-formats.ts).
- * Here, below the services of invoices and notes, so that events, notes and invoices read these
- * shapes without importing each other's services.
+ * Apart from the invoice's services, so that notes (above invoices), quotations and the webhooks'
+ * formats read these shapes without reaching into a service.
  */
 
 const inv = schema.invoices;
@@ -90,7 +89,7 @@ export interface InvoiceJson {
 
 /**
  * A visible invoice with its contact, lines, payments, salesmen and notes, in one statement (GET
- * /invoices/{id}; also read inside an invoice event's own statement, modules/webhooks/events.ts).
+ * /invoices/{id}; also read inside an invoice event's own statement, modules/events/service.ts).
  */
 export function invoiceJsonStatement(scope: RequestScope, id: number): SQL {
   return sql`
@@ -123,7 +122,7 @@ export function invoiceFromJson(row: InvoiceJson): InvoiceDetailData {
   };
 }
 
-/** An invoice event's `data`, read in the event's own statement (webhooks/events.ts). */
+/** An invoice event's `data`, read in the event's own statement (events/service.ts). */
 export const invoiceEventData = (scope: RequestScope, id: number) => ({
   format: "invoice" as const,
   statement: invoiceJsonStatement(scope, id),

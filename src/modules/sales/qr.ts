@@ -1,6 +1,7 @@
 import { encode } from "uqr";
+import { ecfDate, ecfDateTime } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
-import { type EcfType, ecfDate, ecfDateTime } from "./xml";
+import type { EcfType } from "../../lib/ncf";
 
 /**
  * The timbre of an e-CF's printed representation (representación impresa, RI): the URL its QR code
