@@ -1,8 +1,11 @@
 /**
  * npm run bench [-- --rtt-ms 20] [--duration 8] [--warmup 2] [--rt-samples 20] [--invoices 100000] [--no-readme]
  * npm run bench -- --readme-only   (regenerates docs/performance.md's generated block from bench/results/latest.json)
- * npm run bench -- --only invoices_list,health   (those scenarios; results in bench/results/tmp/partial.json)
+ * npm run bench -- --only invoices_list,health   (those scenarios; results in bench/results/tmp/partial.json; the
+ *   Node-side figures — bundle, upload, ecf_signing, hostile_xml, test_set — and reports only when named)
  * npm run bench -- --hold   (starts the stack, prints how to call it, waits: for profiling by hand)
+ * npm run bench -- --profile [--only …]   (the Worker's inspector on: a CPU profile of each scenario
+ *   with a CPU budget, summed by package and source file (bench/worker-profile.ts); nothing else measured)
  *
  * The API bench (issue 10). Everything on 127.0.0.1, every loop bounded in count and time:
  * 1. a fresh database `sucursal_bench_<ts>` on DATABASE_URL's server, else 127.0.0.1:5432, else an
@@ -37,7 +40,9 @@ import { cliOptions } from "../scripts/lib/args";
 import { makeCertificate } from "../scripts/lib/certificates";
 import { APP_ROLE, createTestDatabase, type DatabaseTarget, freePort, ROOT } from "../scripts/lib/database";
 import { startWsRelay, type WsRelay } from "../scripts/lib/ws-relay";
+import { splitStatements } from "../src/db/inline";
 import { normalizeIdentification } from "../src/lib/identification";
+import { PAGE_ROWS } from "../src/modules/reports/service";
 import { describeEcfSigning, measureEcfSigning } from "./ecf";
 import { describeHostileXml, measureHostileXml } from "./hostile-xml";
 import { type ConnectionRecord, type Sniffer, type Statement, startSniffer } from "./pg-sniffer";
@@ -48,6 +53,8 @@ import { prng } from "./rnc-generator";
 import { type Seeded, seed } from "./seed";
 import { describeHostileTestSets, describeTestSet, measureHostileTestSets, measureTestSet } from "./testset";
 import { describeUploadSize, measureUploadSize } from "./upload-size";
+import { measureWorkerCpu, type WorkerCpu } from "./worker-cpu";
+import { type ProfileSummary, profileRequests } from "./worker-profile";
 
 const exec = promisify(execFile);
 const TMP = path.join(ROOT, "bench/results/tmp");
@@ -70,6 +77,7 @@ const options = cliOptions({
   "report-rows": { type: "string" },
   "report-runs": { type: "string" },
   hold: { type: "boolean" },
+  profile: { type: "boolean" },
 });
 const RTT_MS = Number(options["rtt-ms"] ?? 20);
 const DURATION = Math.min(Number(options.duration ?? 8), 60);
@@ -134,11 +142,11 @@ const toolEnv = () => ({
 });
 
 /** `wrangler dev` (bench/worker-host.ts): its public URL and the Worker's own socket. */
-async function startWrangler(envPath: string, port: number, host: string): Promise<{ url: string; direct: string | null }> {
+async function startWrangler(envPath: string, port: number, host: string, inspectorPort?: number): Promise<{ url: string; direct: string | null }> {
   const log = fs.openSync(path.join(TMP, "wrangler.log"), "w");
   const child = spawn(
     path.join(ROOT, "node_modules", ".bin", "tsx"),
-    [path.join(ROOT, "bench/worker-host.ts"), envPath, String(port), path.join(TMP, "wrangler-state"), host],
+    [path.join(ROOT, "bench/worker-host.ts"), envPath, String(port), path.join(TMP, "wrangler-state"), host, ...(inspectorPort ? [String(inspectorPort)] : [])],
     { cwd: ROOT, stdio: ["ignore", "pipe", log], env: toolEnv(), detached: true },
   );
   stack.wrangler = child; // so that a stop during start-up still ends it
@@ -206,6 +214,11 @@ interface Scenario {
    * consumer, whose connection (for this or a previous request) would otherwise be counted with it.
    */
   requestConnectionOnly?: boolean;
+  /**
+   * The Worker's CPU per request (bench/worker-cpu.ts): how many requests to average over (none:
+   * not measured) and the budget of issue 46 in ms (after the /health floor), if any.
+   */
+  cpu?: { requests: number; budgetMs: number | null };
 }
 
 /** The e-CF fixture (setUpEcf): an E31 subtype and a buyer with a valid RNC. */
@@ -229,25 +242,47 @@ function scenarios(s: Seeded, today: string): Scenario[] {
       body: JSON.stringify({ contact_id: int(s.contactIds[0], s.contactIds[1]), document_subtype_id: s.b02SubtypeId, issue_date: today, items }),
     };
   };
+  const ecf = (lines: number, key: string, label: string, cpuBudgetMs: number | null): Scenario => ({
+    key,
+    label,
+    budget: 4,
+    requestConnectionOnly: true,
+    // The e-CF queue's send to DGII, after each response, is counted in: it is this request's work.
+    cpu: { requests: 100, budgetMs: cpuBudgetMs },
+    make: () => {
+      const req = invoice(lines);
+      const body = { ...JSON.parse(req.body!), contact_id: ecfFixture.contactId, document_subtype_id: ecfFixture.subtypeId };
+      return { ...req, body: JSON.stringify(body) };
+    },
+  });
   return [
-    { key: "health", label: "GET /health (no database: the floor of wrangler dev here)", budget: null, make: () => ({ method: "GET", path: "/health" }) },
+    {
+      key: "health",
+      label: "GET /health (no database: the floor of wrangler dev here)",
+      budget: null,
+      cpu: { requests: 1000, budgetMs: null },
+      make: () => ({ method: "GET", path: "/health" }),
+    },
     {
       key: "invoices_list",
       label: "GET /invoices?filter[status]=pending_payment&sort=-issue_date",
       budget: 2,
+      cpu: { requests: 400, budgetMs: 1 },
       make: () => ({ method: "GET", path: "/api/v1/invoices?filter%5Bstatus%5D=pending_payment&sort=-issue_date" }),
     },
     {
       key: "invoice_get",
       label: "GET /invoices/{id}",
       budget: 2,
+      cpu: { requests: 400, budgetMs: 1 },
       make: () => ({ method: "GET", path: `/api/v1/invoices/${s.sampleInvoiceIds[int(0, s.sampleInvoiceIds.length - 1)]}` }),
     },
-    { key: "invoice_create", label: "POST /invoices (3 lines, B02)", budget: 4, make: () => invoice(3) },
+    { key: "invoice_create", label: "POST /invoices (3 lines, B02)", budget: 4, cpu: { requests: 200, budgetMs: 5 }, make: () => invoice(3) },
     {
       key: "stock_transfer",
       label: "POST /stock-transfers",
       budget: 3,
+      cpu: { requests: 200, budgetMs: null },
       make: () => ({
         method: "POST",
         path: "/api/v1/stock-transfers",
@@ -258,6 +293,7 @@ function scenarios(s: Seeded, today: string): Scenario[] {
       key: "rnc_search",
       label: "GET /rnc?search=",
       budget: null,
+      cpu: { requests: 400, budgetMs: 1 },
       make: () => ({ method: "GET", path: `/api/v1/rnc?search=${encodeURIComponent(s.rncTerms[int(0, s.rncTerms.length - 1)]!)}` }),
     },
     {
@@ -268,18 +304,10 @@ function scenarios(s: Seeded, today: string): Scenario[] {
     },
     { key: "invoice_create_1_line", label: "POST /invoices (1 line)", budget: 4, make: () => invoice(1) },
     { key: "invoice_create_50_lines", label: "POST /invoices (50 lines)", budget: 4, make: () => invoice(50) },
-    {
-      // Last: the e-CF it issues are sent to the fake DGII after each response.
-      key: "invoice_create_ecf",
-      label: "POST /invoices (3 lines, E31: built and signed in the transaction)",
-      budget: 4,
-      requestConnectionOnly: true,
-      make: () => {
-        const req = invoice(3);
-        const body = { ...JSON.parse(req.body!), contact_id: ecfFixture.contactId, document_subtype_id: ecfFixture.subtypeId };
-        return { ...req, body: JSON.stringify(body) };
-      },
-    },
+    // Last: the e-CF they issue are sent to the fake DGII after each response.
+    ecf(3, "invoice_create_ecf", "POST /invoices (3 lines, E31: built and signed in the transaction)", null),
+    // Issue 46's CPU goal: an E31 of 10 lines signed within the free plan's 10 ms cap.
+    ecf(10, "invoice_create_ecf_10_lines", "POST /invoices (10 lines, E31: built and signed in the transaction)", 10),
   ];
 }
 
@@ -293,14 +321,18 @@ type RoundTripResult = RoundTrips & { afterResponseRoundTrips: number; statement
 
 function summarize(text: string): string {
   const t = text.replace(/\s+/g, " ").trim();
-  if (/^BEGIN/.test(t))
-    return `${t
-      .split(";")
-      .slice(0, -1)
-      .map((x) => x.trim().split(" ")[0])
-      .join("+")}+context query (token, user, workspace, permissions)`;
-  const first = t.slice(0, 90);
-  return first.length < t.length ? `${first}…` : first;
+  const short = (x: string) => (x.length > 90 ? `${x.slice(0, 90)}…` : x);
+  if (/^BEGIN/.test(t)) {
+    // BEGIN, the tenant, the context query, and the handler's first statements sent with them
+    // (RequestTransaction.openLater), each a statement of one simple-query message.
+    const parts = splitStatements(text).map((x) => x.replace(/\s+/g, " "));
+    const context = parts.findIndex((x) => /request_context\(/.test(x));
+    const opening = (context < 0 ? parts : parts.slice(0, context)).map((x) => x.split(" ")[0]).join("+");
+    const label = context < 0 ? opening : `${opening}+context query (token, user, workspace, permissions)`;
+    const rest = context < 0 ? [] : parts.slice(context + 1).map(short);
+    return [label, ...rest].join(" + ");
+  }
+  return short(t);
 }
 
 async function measureRoundTrips(port: number, host: string, token: string, scenario: Scenario, samples: number): Promise<RoundTripResult> {
@@ -465,7 +497,8 @@ async function pgbenchScript(ownerUrl: string, statements: Statement[]): Promise
   const lines: string[] = [];
   for (const st of statements) {
     if (st.kind === "simple") {
-      const parts = st.text.split(/;\s*(?=BEGIN|SET |SELECT set_config|SELECT \* FROM request_context|COMMIT|ROLLBACK)/);
+      // One message, one round trip: its statements joined with \; so pgbench sends them together.
+      const parts = splitStatements(st.text).map((p) => p.replace(/--[^\n]*(\n|$)/g, "\n"));
       lines.push(`${parts.map((p) => p.replace(/\s*\n\s*/g, " ").trim()).join(" \\; ")};`);
       continue;
     }
@@ -574,22 +607,42 @@ async function main() {
   fs.mkdirSync(TMP, { recursive: true });
   const today = new Date(Date.now() - 4 * 3_600_000).toISOString().slice(0, 10);
 
-  console.log("bundle: wrangler deploy --dry-run …");
-  const bundle = await bundleSize();
-  console.log("upload size against Cloudflare's limits (bench/upload-size.ts) …");
-  const upload = await measureUploadSize();
-  for (const line of describeUploadSize(upload)) console.log(`  ${line}`);
-  console.log("e-CF build and sign (bench/ecf.ts) …");
-  const ecfSigning = await measureEcfSigning();
-  for (const line of describeEcfSigning(ecfSigning)) console.log(`  ${line}`);
-  console.log("hostile XML at the receiver (bench/hostile-xml.ts) …");
-  const hostileXml = measureHostileXml();
-  for (const line of describeHostileXml(hostileXml)) console.log(`  ${line}`);
-  console.log("importing DGII's test set (bench/testset.ts) …");
-  const testSet = await measureTestSet();
-  for (const line of describeTestSet(testSet)) console.log(`  ${line}`);
-  const testSetHostile = await measureHostileTestSets();
-  for (const line of describeHostileTestSets(testSetHostile)) console.log(`  ${line}`);
+  // A run with --only measures the Node-side figures only when named (bundle, upload, ecf_signing,
+  // hostile_xml, test_set): they take minutes and do not depend on the scenarios.
+  const only = options.only ? new Set(String(options.only).split(",")) : null;
+  const wants = (key: string) => !only || only.has(key);
+  let bundle = { files: 0, bytes: 0, gzipBytes: 0 };
+  if (wants("bundle")) {
+    console.log("bundle: wrangler deploy --dry-run …");
+    bundle = await bundleSize();
+  }
+  let upload: Awaited<ReturnType<typeof measureUploadSize>> | undefined;
+  if (wants("upload")) {
+    console.log("upload size against Cloudflare's limits (bench/upload-size.ts) …");
+    upload = await measureUploadSize();
+    for (const line of describeUploadSize(upload)) console.log(`  ${line}`);
+  }
+  let ecfSigning: Awaited<ReturnType<typeof measureEcfSigning>> | undefined;
+  if (wants("ecf_signing")) {
+    console.log("e-CF build and sign (bench/ecf.ts) …");
+    ecfSigning = await measureEcfSigning();
+    for (const line of describeEcfSigning(ecfSigning)) console.log(`  ${line}`);
+  }
+  let hostileXml: ReturnType<typeof measureHostileXml> | undefined;
+  if (wants("hostile_xml")) {
+    console.log("hostile XML at the receiver (bench/hostile-xml.ts) …");
+    hostileXml = measureHostileXml();
+    for (const line of describeHostileXml(hostileXml)) console.log(`  ${line}`);
+  }
+  let testSet: Awaited<ReturnType<typeof measureTestSet>> | undefined;
+  let testSetHostile: Awaited<ReturnType<typeof measureHostileTestSets>> | undefined;
+  if (wants("test_set")) {
+    console.log("importing DGII's test set (bench/testset.ts) …");
+    testSet = await measureTestSet();
+    for (const line of describeTestSet(testSet)) console.log(`  ${line}`);
+    testSetHostile = await measureHostileTestSets();
+    for (const line of describeHostileTestSets(testSetHostile)) console.log(`  ${line}`);
+  }
 
   console.log("database …");
   stack.database = await openDatabase();
@@ -646,7 +699,8 @@ async function main() {
   );
   console.log("wrangler dev …");
   const host = `${seeded.subdomain}.localhost:${port}`;
-  const served = await startWrangler(envPath, port, host);
+  const inspectorPort = options.profile ? await freePort() : undefined;
+  const served = await startWrangler(envPath, port, host, inspectorPort);
   // Loads go to the Worker's own socket (no dev proxy hop; it does not exist in production) when
   // found; GET /invoices at 16 connections is also measured through wrangler's public port.
   const target = served.direct ?? served.url;
@@ -706,6 +760,58 @@ async function main() {
     const r = roundTrips[scenario.key]!;
     console.log(`  ${scenario.label}: ${r.roundTrips} RT after connecting (+${r.setupRoundTrips} setup), statuses ${JSON.stringify(r.statuses)}`);
   }
+
+  if (inspectorPort) {
+    console.log("CPU profiles of the Worker (bench/worker-profile.ts) …");
+    bypassSniffer(true);
+    const profiles: Record<string, ProfileSummary> = {};
+    for (const scenario of list.filter((s) => s.cpu)) {
+      const requests = Math.min(scenario.cpu!.requests, 200);
+      for (let i = 0; i < 20; i++) await send(Number(new URL(target).port), host, seeded.token, scenario.make());
+      const summary = await profileRequests({
+        inspectorPort,
+        out: path.join(TMP, `profile-${scenario.key}.cpuprofile`),
+        run: async () => {
+          for (let i = 0; i < requests; i++) await send(Number(new URL(target).port), host, seeded.token, scenario.make());
+          return requests;
+        },
+      });
+      profiles[scenario.key] = summary;
+      console.log(`  ${scenario.label}: ${summary.msPerRequest} ms sampled per request (+${summary.gcMsPerRequest} ms GC)`);
+      for (const o of summary.byOrigin) console.log(`    ${o.ms.toFixed(3)} ms  ${o.origin}`);
+      console.log("    top functions:");
+      for (const f of summary.byFunction.slice(0, 10)) console.log(`    ${f.ms.toFixed(3)} ms  ${f.fn} (${f.origin})`);
+    }
+    fs.writeFileSync(path.join(TMP, "profile.json"), `${JSON.stringify(profiles, null, 2)}\n`);
+    await stopAll();
+    return;
+  }
+
+  console.log("Worker CPU per request (bench/worker-cpu.ts: workerd's process CPU over N requests at one connection) …");
+  bypassSniffer(true);
+  const cpu: Record<string, WorkerCpu> = {};
+  let floorMs: number | null = null;
+  for (const scenario of [...list].sort((a, b) => (a.key === "health" ? -1 : b.key === "health" ? 1 : 0))) {
+    if (!scenario.cpu) continue;
+    const measured = await measureWorkerCpu({
+      target,
+      host,
+      token: seeded.token,
+      processGroup: stack.wrangler!.pid!,
+      make: scenario.make,
+      requests: scenario.cpu.requests,
+      settleMs: scenario.requestConnectionOnly ? 2000 : 300,
+    });
+    if (!measured) break;
+    if (scenario.key === "health") floorMs = measured.rawMs;
+    const ms = scenario.key === "health" || floorMs === null ? null : round(measured.rawMs - floorMs, 3);
+    const budgetMs = scenario.cpu.budgetMs;
+    cpu[scenario.key] = { ...measured, ms, budgetMs, withinBudget: budgetMs === null || ms === null ? null : ms <= budgetMs };
+    console.log(
+      `  ${scenario.label}: ${measured.rawMs} ms per request${ms === null ? "" : ` (${ms} ms above /health)`}, statuses ${JSON.stringify(measured.statuses)}`,
+    );
+  }
+  bypassSniffer(false);
 
   console.log(`throughput (autocannon, at ${served.direct ? "the Worker's socket" : "wrangler's public port"}) …`);
   bypassSniffer(true);
@@ -769,7 +875,7 @@ async function main() {
         const result = await measureReport(target, host, seeded.token, format, month.period, stack.relay, stack.wrangler!.pid!, run);
         reports.push(result);
         console.log(
-          `  GET /reports/${format}?period=${month.period} (run ${run}): ${result.status}, ${result.rows} rows, ${(result.bytes / 2 ** 20).toFixed(1)} MiB in ${result.seconds} s (${result.rowsPerSecond} rows/s), ${result.roundTripsPerPage} round trips per page of ${result.pages}, workerd RSS ${result.memoryMiB.before} → peak ${result.memoryMiB.peak} MiB (first quarter ${result.memoryMiB.firstQuarterPeak}, last ${result.memoryMiB.lastQuarterPeak})`,
+          `  GET /reports/${format}?period=${month.period} (run ${run}): ${result.status}, ${result.rows} rows, ${(result.bytes / 2 ** 20).toFixed(1)} MiB in ${result.seconds} s (${result.rowsPerSecond} rows/s), ${result.roundTripsPerPage} round trips per page of ${PAGE_ROWS} rows (${result.pages} pages), workerd RSS ${result.memoryMiB.before} → peak ${result.memoryMiB.peak} MiB (first quarter ${result.memoryMiB.firstQuarterPeak}, last ${result.memoryMiB.lastQuarterPeak})`,
         );
       }
     }
@@ -810,6 +916,7 @@ async function main() {
         label: s.label,
         budget: s.budget,
         roundTrips: (({ statements: _statements, ...counted }) => counted)(rtr),
+        cpu: cpu[s.key] ?? null,
         loads: ld,
         rtt: rtt[s.key]
           ? { rttMs: RTT_MS, p50: rtt[s.key]!.p50, p50AtZero: ld.find((l) => l.connections === 1)?.p50 ?? null, errors: rtt[s.key]!.errors }

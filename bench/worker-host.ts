@@ -10,14 +10,16 @@
  * developer calls it); `direct` is the socket of the workerd running our Worker, found among this
  * process's workerd children (Linux: `ss`), or null.
  *
- * tsx bench/worker-host.ts <env-file> <port> <persist-dir> <host-header>
+ * tsx bench/worker-host.ts <env-file> <port> <persist-dir> <host-header> [<inspector-port>]
+ * With an inspector port (`npm run bench -- --profile`), the inspector is on there, for CPU profiles
+ * (bench/worker-profile.ts); the figures of such a run are not comparable, and the bench takes none.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { unstable_startWorker } from "wrangler";
 
 const exec = promisify(execFile);
-const [envFile, port, persist, hostHeader] = process.argv.slice(2);
+const [envFile, port, persist, hostHeader, inspectorPort] = process.argv.slice(2);
 if (!envFile || !port || !persist || !hostHeader) throw new Error("usage: worker-host.ts <env-file> <port> <persist-dir> <host-header>");
 
 const worker = await unstable_startWorker({
@@ -27,7 +29,14 @@ const worker = await unstable_startWorker({
   // later): without this, the e-CF signer's node:crypto and xml-crypto's requires fail to bundle.
   build: { nodejsCompatMode: "v2" },
   envFiles: [envFile],
-  dev: { server: { hostname: "127.0.0.1", port: Number(port) }, inspector: false, watch: false, liveReload: false, logLevel: "warn", persist },
+  dev: {
+    server: { hostname: "127.0.0.1", port: Number(port) },
+    inspector: inspectorPort ? { hostname: "127.0.0.1", port: Number(inspectorPort) } : false,
+    watch: false,
+    liveReload: false,
+    logLevel: "warn",
+    persist,
+  },
 });
 await worker.ready;
 const url = String(await worker.url).replace(/\/$/, "");

@@ -54,6 +54,7 @@ export const errorStatus = {
   received_ecf_already_purchased: 409,
   ecf_not_retryable: 409,
   ecf_not_cancellable: 409,
+  note_not_cancellable: 409,
   invitation_not_usable: 410,
   event_expired: 410,
   payload_too_large: 413,

@@ -55,6 +55,7 @@ export type ErrorCode =
   | "received_ecf_already_purchased"
   | "ecf_not_retryable"
   | "ecf_not_cancellable"
+  | "note_not_cancellable"
   | "invitation_not_usable"
   | "event_expired"
   | "payload_too_large"

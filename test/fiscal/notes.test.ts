@@ -78,6 +78,7 @@ describe("credit notes", () => {
         issue_date: "2026-11-22",
         modification_code: 3,
         reason: "Devolución de mercancía",
+        status: "issued",
         total_amount: "236.00",
       },
     ]);

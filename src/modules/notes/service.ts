@@ -49,7 +49,7 @@ export function serializeNote(row: NoteRow): NoteSummary {
     document_subtype_id: row.documentSubtypeId,
     document_number: row.documentNumber,
     issue_date: row.issueDate,
-    status: "issued",
+    status: row.status as NoteSummary["status"],
     modified_ncf: row.modifiedNcf,
     modified_issue_date: row.modifiedIssueDate,
     modification_code: row.modificationCode,
@@ -117,9 +117,9 @@ async function loadLines(db: AnyDb, scope: RequestScope, invoiceId: number, taxI
               'discount_amount', coalesce(sum(ni.discount_amount), 0), 'tax_amount', coalesce(sum(ni.tax_amount), 0), 'total', coalesce(sum(ni.total), 0),
               'taxes', coalesce((SELECT json_object_agg(x.id, x.amount) FROM (
                   SELECT t->>'id' AS id, sum((t->>'amount')::numeric) AS amount
-                  FROM invoice_note_items ni2 JOIN invoice_notes n2 ON n2.id = ni2.note_id AND n2.kind = 'credit', jsonb_array_elements(ni2.taxes) t
+                  FROM invoice_note_items ni2 JOIN invoice_notes n2 ON n2.id = ni2.note_id AND n2.kind = 'credit' AND n2.status = 'issued', jsonb_array_elements(ni2.taxes) t
                   WHERE ni2.invoice_item_id = it.id GROUP BY 1) x), '{}'))
-            FROM invoice_note_items ni JOIN invoice_notes n ON n.id = ni.note_id AND n.kind = 'credit' WHERE ni.invoice_item_id = it.id))
+            FROM invoice_note_items ni JOIN invoice_notes n ON n.id = ni.note_id AND n.kind = 'credit' AND n.status = 'issued' WHERE ni.invoice_item_id = it.id))
           ORDER BY it.position), '[]')
        FROM invoice_items it JOIN products p ON p.id = it.product_id WHERE it.invoice_id = ${invoiceId}) AS lines,
       (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'type', type, 'rate', rate::text, 'is_active', is_active,
