@@ -52,7 +52,7 @@ import { type BenchResults, type Load, type RoundTrips, renderPerformance, type 
 import { measureReport, previousMonth, type ReportBenchResult, seedSalesMonth } from "./reports";
 import { prng } from "./rnc-generator";
 import { type Seeded, seed } from "./seed";
-import { describeTestSet, measureTestSet } from "./testset";
+import { describeHostileTestSets, describeTestSet, measureHostileTestSets, measureTestSet } from "./testset";
 import { describeUploadSize, measureUploadSize } from "./upload-size";
 import { measureWorkerCpu, type WorkerCpu } from "./worker-cpu";
 import { type ProfileSummary, profileRequests } from "./worker-profile";
@@ -636,10 +636,13 @@ async function main() {
     for (const line of describeHostileXml(hostileXml)) console.log(`  ${line}`);
   }
   let testSet: Awaited<ReturnType<typeof measureTestSet>> | undefined;
+  let testSetHostile: Awaited<ReturnType<typeof measureHostileTestSets>> | undefined;
   if (wants("test_set")) {
     console.log("importing DGII's test set (bench/testset.ts) …");
     testSet = await measureTestSet();
     for (const line of describeTestSet(testSet)) console.log(`  ${line}`);
+    testSetHostile = await measureHostileTestSets();
+    for (const line of describeHostileTestSets(testSetHostile)) console.log(`  ${line}`);
   }
 
   console.log("database …");
@@ -903,6 +906,7 @@ async function main() {
     ecfSigning,
     hostileXml,
     testSet,
+    testSetHostile,
     reports,
     scenarios: list.map((s): ScenarioResult => {
       const rtr = roundTrips[s.key]!;
