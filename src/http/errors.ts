@@ -39,6 +39,7 @@ export const errorStatus = {
   purchase_not_printable: 409,
   invalid_transition: 409,
   quotation_not_convertible: 409,
+  period_closed: 409,
   stock_already_initialized: 409,
   ncf_range_overlap: 409,
   contingency_overlap: 409,
