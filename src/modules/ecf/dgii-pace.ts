@@ -1,5 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 
 /**
@@ -32,7 +33,7 @@ export async function dgiiBackoffOf(db: AnyDb, tenantId: number): Promise<{ unti
 /** DGII asked the company to slow down: its wait starts (or doubles) now. Answers the wait's end. */
 export async function recordDgiiBackoff(db: AnyDb, tenantId: number, now: Date, error: string, retryAfterSeconds?: number): Promise<Date> {
   const at = sql`${now.toISOString()}::timestamptz`;
-  const [row] = await db
+  const row = await db
     .insert(b)
     .values({
       tenantId,
@@ -52,8 +53,9 @@ export async function recordDgiiBackoff(db: AnyDb, tenantId: number, now: Date, 
         updatedAt: now,
       },
     })
-    .returning({ until: b.until });
-  return row!.until;
+    .returning({ until: b.until })
+    .then(oneRow);
+  return row.until;
 }
 
 /** DGII answered the company: its wait is over. */
