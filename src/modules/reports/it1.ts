@@ -286,9 +286,8 @@ function compute(
   // IX. ITBIS pagado, by column: A compras locales (the goods' share of each 606 row), B servicios, C importaciones (input).
   const ix: Record<string, { a: Big; b: Big; c: Big }> = {};
   const add = (casilla: string, goodsShare: Big, servicesShare: Big) => {
-    const cell = (ix[casilla] ??= { a: ZERO, b: ZERO, c: ZERO });
-    cell.a = cell.a.plus(goodsShare);
-    cell.b = cell.b.plus(servicesShare);
+    const cell = ix[casilla] ?? { a: ZERO, b: ZERO, c: ZERO };
+    ix[casilla] = { a: cell.a.plus(goodsShare), b: cell.b.plus(servicesShare), c: cell.c };
   };
   const deductibleLine = DEDUCTIBLE_LINE[query.deductible_as];
   for (const row of rows606) {
