@@ -3,7 +3,7 @@ import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import { AppError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
-import { problemErrors } from "./case-problems";
+import { problemsRefusal } from "./case-problems";
 import type { TestSetKind, TestSetProblem } from "./test-set-reader";
 
 /**
@@ -145,12 +145,7 @@ async function issuerProblems(db: AnyDb, tenantId: number, setCases: (typeof cas
     else check(c.fields, where, "RNCEmisor", "the issuer");
     if (c.summaryFields && c.summaryRow !== null) check(c.summaryFields, { sheet: "RFCE", row: c.summaryRow, case: c.caseName }, "RNCEmisor", "the issuer");
   }
-  if (problems.length)
-    throw new AppError(
-      "validation_failed",
-      "The test set names an RNC other than the company's (errors: each case and column); nothing was sent.",
-      problemErrors(problems),
-    );
+  if (problems.length) throw problemsRefusal("The test set names an RNC other than the company's (errors: each case and column); nothing was sent.", problems);
 }
 
 /**

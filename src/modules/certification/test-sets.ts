@@ -4,7 +4,7 @@ import * as schema from "../../db/schema";
 import { AppError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
 import type { SchemaName } from "../ecf/xsd";
-import { problemErrors } from "./case-problems";
+import { problemsRefusal } from "./case-problems";
 import { type DgiiService, type PlannedCase, planCases, SERVICE_OF, type SentAs, summaryInput } from "./case-sending";
 import { type CaseInput, caseXml, explainedByMissing, schemaErrorColumn, withSignaturePlaceholder } from "./case-xml";
 import { readTestSet, type TestSetKind, type TestSetProblem } from "./test-set-reader";
@@ -61,10 +61,10 @@ export async function importTestSet(db: AnyDb, tenantId: number, userId: number 
   const planned = planCases(read.cases, read.problems);
   if (!read.problems.length) read.problems.push(...(await documentProblems(planned)));
   if (read.problems.length) {
-    throw new AppError(
-      "validation_failed",
+    throw problemsRefusal(
       "The test set has rows that cannot make a document (errors: each case, column and why); nothing was imported.",
-      problemErrors(read.problems),
+      read.problems,
+      read.unlisted,
     );
   }
   const [set] = await db.insert(sets).values({ tenantId, kind: read.kind, fileName, uploadedBy: userId, caseCount: planned.length }).returning({ id: sets.id });

@@ -22,7 +22,7 @@ import { recordInvoiceChange } from "../invoices/history";
 import { checkReplacement } from "../invoices/replacement";
 import type { NoteKind } from "../invoices/schemas";
 import { invoiceStatus } from "../invoices/status";
-import { pdfLines } from "../sales/items";
+import { pdfLines, printedTotals } from "../sales/items";
 import { type AppliedTax, documentAmounts, EXCLUSIVE_TAX_TYPES, type LineAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { type ResolvedDocument, resolveDocument } from "../sales/references";
@@ -566,27 +566,27 @@ export async function notePdfData(db: AnyDb, scope: RequestScope, kind: NoteKind
   const note = await getNote(db, scope, kind, id);
   const { issuer, buyer, sequence, currency } = note.snapshot;
   const foreign = currency.code !== null && note.exchange_rate !== "1.00";
+  const ecfType = isElectronicPrefix(sequence.prefix) ? sequence.prefix.slice(1) : null;
   return {
     note,
     pdf: {
       title: documentTypeName(sequence.prefix) ?? (kind === "credit" ? "Nota de Crédito" : "Nota de Débito"),
       issuer: pdfIssuer(issuer),
       documentNumber: note.document_number,
+      ecfType,
+      numberLabel: ecfType ? "e-NCF" : undefined,
       subtypeName: sequence.name,
       validUntil: sequence.valid_until,
       issueDate: note.issue_date,
       dueDate: null,
       dueDateLabel: "",
-      reference: { ncf: note.modified_ncf, date: note.modified_issue_date, reason: note.reason },
+      reference: { ncf: note.modified_ncf, date: note.modified_issue_date, reason: note.reason, code: note.modification_code },
       currency: foreign ? { code: currency.code!, exchangeRate: note.exchange_rate } : null,
       customer: { name: buyer.name, identification: buyer.identification, identificationType: buyer.identification_type },
       ...pdfLines(note.items),
       totals: [
-        { label: "Subtotal", value: note.subtotal_amount },
-        { label: "Descuento", value: note.discount_amount },
-        { label: "Impuestos", value: note.tax_amount },
-        { label: "Total", value: note.total_amount, bold: true },
-        ...(foreign ? [{ label: "Total en DOP", value: note.total_amount_dop }] : []),
+        ...printedTotals(note.items, { subtotal: note.subtotal_amount, discount: note.discount_amount, total: note.total_amount }, ecfType !== null),
+        ...(foreign ? [{ label: "Total en DOP", value: note.total_amount_dop, dop: true }] : []),
       ],
       notes: null,
     },
