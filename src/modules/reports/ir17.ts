@@ -186,11 +186,11 @@ function computeIr17(rnc: string, period: string, rows: Row606[], query: Ir17Que
   put(liq.fringe, "Retribuciones complementarias (27 %)", fringe, "input");
   const due = afterTreaty.plus(fringe);
   put(liq.due, "Impuesto a pagar", due, "formula");
-  const credits = [query.compensable_balances, query.payments_on_account, query.previous_balance].map(input);
-  put(liq.compensable, "Saldos compensables autorizados (otros impuestos) y/o reembolsos", credits[0]!, "input");
-  put(liq.onAccount, "Pagos computables a cuenta", credits[1]!, "input");
-  put(liq.previous, "Saldo a favor anterior", credits[2]!, "input");
-  const balance = due.minus(credits[0]!).minus(credits[1]!).minus(credits[2]!);
+  const [compensable, onAccount, previous] = [query.compensable_balances, query.payments_on_account, query.previous_balance].map(input) as [Big, Big, Big];
+  put(liq.compensable, "Saldos compensables autorizados (otros impuestos) y/o reembolsos", compensable, "input");
+  put(liq.onAccount, "Pagos computables a cuenta", onAccount, "input");
+  put(liq.previous, "Saldo a favor anterior", previous, "input");
+  const balance = due.minus(compensable).minus(onAccount).minus(previous);
   put(liq.difference, "Diferencia a pagar", positive(balance), "formula");
   put(liq.newBalance, "Nuevo saldo a favor", positive(balance.times(-1)), "formula");
   put(liq.surcharges, "Recargos", input(query.surcharges), "input");

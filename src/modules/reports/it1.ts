@@ -96,9 +96,7 @@ async function saleBases(db: AnyDb, tenantId: number, period: Period): Promise<S
 /** Renglón IX's columns: which line the deductible ITBIS goes on follows what the company sells (a setting of the request). */
 const DEDUCTIBLE_LINE = { exports: "49", goods: "50", services: "51" } as const;
 
-interface Inputs {
-  [casilla: string]: Big;
-}
+type Inputs = Record<It1InputName, Big>;
 
 export interface It1 {
   form: "IT-1";
@@ -142,7 +140,7 @@ export async function it1Report(db: AnyDb, tenantId: number, query: It1Query): P
   const purchases = await readWhole(db, tenantId, purchases606, base);
   const withheld = await readWhole(db, tenantId, withheld606, base);
   const bases = await saleBases(db, tenantId, period);
-  const input: Inputs = Object.fromEntries(Object.keys(IT1_INPUTS).map((name) => [name, new Big(query[name as It1InputName] ?? "0")]));
+  const input = Object.fromEntries(Object.keys(IT1_INPUTS).map((name) => [name, new Big(query[name as It1InputName] ?? "0")])) as Inputs;
   return compute(
     sales.header.rnc,
     period.text,
@@ -198,8 +196,8 @@ function compute(
     const extra = casilla === "2" ? { count: Number(consumer.count), amount: new Big(consumer.amount) } : { count: 0, amount: ZERO };
     put(anexo, "a", casilla, name, amountOf(rows).plus(extra.amount), "books", rows.length + extra.count);
   }
-  put(anexo, "a", "9", "Otras operaciones (positivas)", input.anexo_a_9!, "input");
-  put(anexo, "a", "10", "Otras operaciones (negativas)", input.anexo_a_10!, "input");
+  put(anexo, "a", "9", "Otras operaciones (positivas)", input.anexo_a_9, "input");
+  put(anexo, "a", "10", "Otras operaciones (negativas)", input.anexo_a_10, "input");
   const signed = (casilla: string) => (casilla === "4" ? -1 : 1);
   const ops = ["1", "2", "3", "4", "5", "6", "7", "8"];
   put(
@@ -248,10 +246,10 @@ function compute(
 
   // V. Pagos computables: ITBIS withheld by our buyers (607 column 10); the State's apart.
   const buyersWithheld = (state: boolean) => sum(rows607.filter((row) => isType(row.ncf, "15", "45") === state).map((row) => col(row, "itbis_withheld")));
-  put(anexo, "a", "27", "Pagos computables por retenciones (Norma 08-04)", input.anexo_a_27!, "input");
-  put(anexo, "a", "28", "Pagos computables por ventas de pasajes aéreos (Norma 02-05, BSP-IATA)", input.anexo_a_28!, "input");
+  put(anexo, "a", "27", "Pagos computables por retenciones (Norma 08-04)", input.anexo_a_27, "input");
+  put(anexo, "a", "28", "Pagos computables por ventas de pasajes aéreos (Norma 02-05, BSP-IATA)", input.anexo_a_28, "input");
   put(anexo, "a", "29", "Pagos computables por otras retenciones (Norma 02-05)", buyersWithheld(false), "books");
-  put(anexo, "a", "30", "Pagos computables por ventas de paquetes de alojamiento y ocupación", input.anexo_a_30!, "input");
+  put(anexo, "a", "30", "Pagos computables por ventas de paquetes de alojamiento y ocupación", input.anexo_a_30, "input");
   put(anexo, "a", "31", "Crédito por retención realizada por entidades del Estado", buyersWithheld(true), "books");
   put(anexo, "a", "32", "Pagos computables por ITBIS percibido", ZERO, "books");
   put(anexo, "a", "33", "Total pagos computables (27 a 32)", sum(["27", "28", "29", "30", "31", "32"].map(a)), "formula");
@@ -369,7 +367,7 @@ function compute(
   const coefficient = t("1").eq(0) ? ZERO : t("2").plus(t("5")).plus(t("10")).div(t("1")).times(100).round(2, Big.roundHalfUp);
   const admitted = (x: Big) => cents(x.times(coefficient).div(100));
   ix["55"] = { a: admitted(cell("53").a), b: admitted(cell("53").b), c: ZERO };
-  ix["56"] = { a: cell("52").a.plus(cell("55").a), b: cell("52").b.plus(cell("55").b), c: input.anexo_a_56c! };
+  ix["56"] = { a: cell("52").a.plus(cell("55").a), b: cell("52").b.plus(cell("55").b), c: input.anexo_a_56c };
   const itbisPaidRows: CasillaByColumn[] = itbisPaid.map(([casilla, name, from]) => {
     if (casilla === "54") return { casilla, name, a: coefficient.toFixed(2), b: coefficient.toFixed(2), c: "0.00", d: coefficient.toFixed(2), from };
     const { a: ca, b: cb, c: cc } = cell(casilla);
@@ -378,51 +376,51 @@ function compute(
 
   put(it1, "t", "22", "ITBIS pagado en compras locales (Anexo A 56 A)", cell("56").a, "formula");
   put(it1, "t", "23", "ITBIS pagado por servicios deducibles (Anexo A 56 B)", cell("56").b, "formula");
-  put(it1, "t", "24", "ITBIS pagado en importaciones (Anexo A 56 C)", cell("56").c, input.anexo_a_56c!.gt(0) ? "input" : "formula");
+  put(it1, "t", "24", "ITBIS pagado en importaciones (Anexo A 56 C)", cell("56").c, input.anexo_a_56c.gt(0) ? "input" : "formula");
   put(it1, "t", "25", "Total ITBIS deducible (22+23+24)", t("22").plus(t("23")).plus(t("24")), "formula");
   put(it1, "t", "26", "Impuesto a pagar (21-25, si es positivo)", positive(t("21").minus(t("25"))), "formula");
   put(it1, "t", "27", "Saldo a favor (25-21, si es positivo)", positive(t("25").minus(t("21"))), "formula");
-  put(it1, "t", "28", "Saldos compensables autorizados (otros impuestos) y/o reembolsos", input.it1_28!, "input");
-  put(it1, "t", "29", "Saldo a favor anterior", input.it1_29!, "input");
+  put(it1, "t", "28", "Saldos compensables autorizados (otros impuestos) y/o reembolsos", input.it1_28, "input");
+  put(it1, "t", "29", "Saldo a favor anterior", input.it1_29, "input");
   put(it1, "t", "30", "Total pagos computables por retenciones (Anexo A 33)", a("33"), "formula");
-  put(it1, "t", "31", "Otros pagos computables a cuenta", input.it1_31!, "input");
-  put(it1, "t", "32", "Compensaciones y/o reembolsos autorizados", input.it1_32!, "input");
+  put(it1, "t", "31", "Otros pagos computables a cuenta", input.it1_31, "input");
+  put(it1, "t", "32", "Compensaciones y/o reembolsos autorizados", input.it1_32, "input");
   const credits = sum(["28", "29", "30", "31", "32"].map(t));
   const balance = t("26").minus(credits);
   put(it1, "t", "33", "Diferencia a pagar (26-28-29-30-31-32, si es positivo)", positive(balance), "formula");
   put(it1, "t", "34", "Nuevo saldo a favor", t("27").gt(0) ? t("27").plus(credits) : positive(balance.times(-1)), "formula");
-  put(it1, "t", "35", "Recargos", input.it1_35!, "input");
-  put(it1, "t", "36", "Interés indemnizatorio", input.it1_36!, "input");
-  put(it1, "t", "37", "Sanciones", input.it1_37!, "input");
+  put(it1, "t", "35", "Recargos", input.it1_35, "input");
+  put(it1, "t", "36", "Interés indemnizatorio", input.it1_36, "input");
+  put(it1, "t", "37", "Sanciones", input.it1_37, "input");
   put(it1, "t", "38", "Total a pagar (33+35+36+37)", sum(["33", "35", "36", "37"].map(t)), "formula");
 
   // Section A: the ITBIS the company withheld from its suppliers, declared and paid with the IT-1
   // (not in the IR-17): the 606 rows of the purchases withheld in the period.
   const sectionA: Casilla[] = [];
-  const baseOf: Record<string, Big> = { "39": ZERO, "42": ZERO, "43": ZERO, "47": ZERO };
+  const baseOf = { "39": ZERO, "42": ZERO, "43": ZERO, "47": ZERO };
   for (const row of withheld) {
     if (col(row, "itbis_withheld").eq(0)) continue;
     const services = col(row, "services_amount");
     const goods = col(row, "goods_amount");
     if (isType(row.ncf, "11", "41")) {
       // Comprobante de compras (Norma 05-19): the goods bought from an informal supplier, and any services.
-      baseOf["47"] = baseOf["47"]!.plus(goods);
-      baseOf["39"] = baseOf["39"]!.plus(services);
+      baseOf["47"] = baseOf["47"].plus(goods);
+      baseOf["39"] = baseOf["39"].plus(services);
     } else if (row.supplier_id_type === "2") {
-      baseOf["39"] = baseOf["39"]!.plus(services).plus(goods);
+      baseOf["39"] = baseOf["39"].plus(services).plus(goods);
     } else if (col(row, "itbis_withheld").gte(col(row, "itbis_invoiced"))) {
-      baseOf["42"] = baseOf["42"]!.plus(services).plus(goods);
+      baseOf["42"] = baseOf["42"].plus(services).plus(goods);
     } else {
-      baseOf["43"] = baseOf["43"]!.plus(services).plus(goods);
+      baseOf["43"] = baseOf["43"].plus(services).plus(goods);
     }
   }
-  put(sectionA, "t", "39", "Servicios sujetos a retención personas físicas", baseOf["39"]!, "books");
+  put(sectionA, "t", "39", "Servicios sujetos a retención personas físicas", baseOf["39"], "books");
   put(sectionA, "t", "40", "Servicios sujetos a retención entidades no lucrativas (Norma 01-11)", ZERO, "accountant");
   put(sectionA, "t", "41", "Total servicios sujetos a retención a personas físicas y entidades no lucrativas (39+40)", t("39").plus(t("40")), "formula");
-  put(sectionA, "t", "42", "Servicios sujetos a retención sociedades (Norma 07-09)", baseOf["42"]!, "books");
-  put(sectionA, "t", "43", "Servicios sujetos a retención sociedades (Normas 02-05 y 07-07)", baseOf["43"]!, "books");
+  put(sectionA, "t", "42", "Servicios sujetos a retención sociedades (Norma 07-09)", baseOf["42"], "books");
+  put(sectionA, "t", "43", "Servicios sujetos a retención sociedades (Normas 02-05 y 07-07)", baseOf["43"], "books");
   put(sectionA, "t", "46", "Total bienes o servicios sujetos a retención a contribuyentes del RST (44+45)", ZERO, "accountant");
-  put(sectionA, "t", "47", "Bienes sujetos a retención de comprobante de compras 18% (Normas 08-10 y 05-19)", baseOf["47"]!, "books");
+  put(sectionA, "t", "47", "Bienes sujetos a retención de comprobante de compras 18% (Normas 08-10 y 05-19)", baseOf["47"], "books");
   put(sectionA, "t", "48", "Bienes sujetos a retención de comprobante de compras 16%", ZERO, "books");
   put(sectionA, "t", "49", "Total bienes sujetos a retención de comprobante de compras (47+48)", t("47").plus(t("48")), "formula");
   put(sectionA, "t", "50", "ITBIS por servicios sujetos a retención personas físicas y entidades no lucrativas (18% de 41)", rate("41", "18"), "formula");
@@ -434,12 +432,12 @@ function compute(
   put(sectionA, "t", "58", "Total ITBIS por compras sujetas a retención de comprobante de compras (56+57)", t("56").plus(t("57")), "formula");
   put(sectionA, "t", "59", "Total ITBIS percibido en venta", ZERO, "books");
   put(sectionA, "t", "60", "Impuesto a pagar (50+51+52+55+58+59)", sum(["50", "51", "52", "55", "58", "59"].map(t)), "formula");
-  put(sectionA, "t", "61", "Pagos computables a cuenta", input.it1_61!, "input");
+  put(sectionA, "t", "61", "Pagos computables a cuenta", input.it1_61, "input");
   put(sectionA, "t", "62", "Diferencia a pagar (60-61, si es positivo)", positive(t("60").minus(t("61"))), "formula");
   put(sectionA, "t", "63", "Nuevo saldo a favor (61-60, si es positivo)", positive(t("61").minus(t("60"))), "formula");
-  put(sectionA, "t", "64", "Recargos", input.it1_64!, "input");
-  put(sectionA, "t", "65", "Interés indemnizatorio", input.it1_65!, "input");
-  put(sectionA, "t", "66", "Sanciones", input.it1_66!, "input");
+  put(sectionA, "t", "64", "Recargos", input.it1_64, "input");
+  put(sectionA, "t", "65", "Interés indemnizatorio", input.it1_65, "input");
+  put(sectionA, "t", "66", "Sanciones", input.it1_66, "input");
   put(sectionA, "t", "67", "Total a pagar (62+64+65+66)", sum(["62", "64", "65", "66"].map(t)), "formula");
   put(sectionA, "t", "68", "Total general (38+67)", t("38").plus(t("67")), "formula");
 
