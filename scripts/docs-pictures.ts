@@ -272,6 +272,9 @@ async function main(): Promise<number> {
     process.env.XDG_CONFIG_HOME ??= path.join(ROOT, ".config");
     worker = await unstable_startWorker({
       config: path.join(ROOT, "wrangler.toml"),
+      // As bench/worker-host.ts: unstable_startWorker does not derive the bundle's Node.js
+      // compatibility from wrangler.toml's nodejs_compat (the signer's node:crypto, xml-crypto).
+      build: { nodejsCompatMode: "v2" },
       envFiles: [envPath],
       dev: {
         server: { hostname: "127.0.0.1", port },

@@ -25,7 +25,7 @@ import {
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
 import { signXml } from "../modules/ecf/signature";
-import { dueRows, outageDelaySeconds } from "./due";
+import { dueRows, outageDelaySeconds, type SweepOptions } from "./due";
 import { type CertificationRunRef, enqueueCertificationRuns } from "./messages";
 
 /**
@@ -286,9 +286,9 @@ export async function handleCertificationRunMessage(message: Message<Certificati
   }
 }
 
-/** The minute sweep: every running run due, across tenants (ecf_due_certification_runs), back on the queue. */
-export async function sweepCertificationRuns(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {
-  const refs = (await dueRows(env, "ecf_due_certification_runs", options)).map((row) => ({ tenant_id: row.tenantId, certification_run_id: row.id }));
+/** The minute sweep: every running run due, across tenants, fairly (drizzle/0060 sweep_due), back on the queue. */
+export async function sweepCertificationRuns(env: Env, options: SweepOptions = {}): Promise<number> {
+  const refs = (await dueRows(env, "ecf_certification_runs", options)).map((row) => ({ tenant_id: row.tenantId, certification_run_id: row.id }));
   if (refs.length) log.info("certification run sweep", { due: refs.length, enqueued: await enqueueCertificationRuns(env, refs) });
   return refs.length;
 }

@@ -22,6 +22,7 @@ const SPAWNED = [
   "ensure-chromium.sh",
   "fake-dgii.ts",
   "fake-providers.ts",
+  "non-null-count.ts",
   "rnc-file-server.ts",
   "rnc-status.ts",
   "rnc-sync.ts",

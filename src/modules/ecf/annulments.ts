@@ -1,5 +1,6 @@
 import { and, eq, inArray, like } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { Config } from "../../env";
 import type { RequestScope } from "../../http/scope";
@@ -31,7 +32,7 @@ export function serializeAnnulment(row: AnnulmentRow) {
     environment: row.environment as EcfEnvironment,
     dgii_messages: row.dgiiMessages as { codigo: string; valor: string }[],
     not_annulled: row.notAnnulled as { encf: string; reason: string }[],
-    created_at: timestamp(row.createdAt)!,
+    created_at: timestamp(row.createdAt),
   };
 }
 
@@ -161,7 +162,7 @@ export async function annulRange(
       .set({ nextNumber: lastAnnulled + 1, updatedAt: now })
       .where(eq(ds.id, subtype.id));
   }
-  const [row] = await db
+  const row = await db
     .insert(a)
     .values({
       tenantId: scope.tenantId,
@@ -176,6 +177,7 @@ export async function annulRange(
       notAnnulled,
       createdBy: scope.userId,
     })
-    .returning();
-  return row!;
+    .returning()
+    .then(oneRow);
+  return row;
 }

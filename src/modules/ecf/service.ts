@@ -1,5 +1,6 @@
 import { and, eq, isNotNull } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { Config } from "../../env";
 import { decryptSecret, encryptSecret } from "../../lib/crypto";
@@ -89,12 +90,13 @@ function receiverBaseUrl(raw: string, allowHttpLoopback: boolean): string {
 
 /** The tenant's one settings row, created on its first write. */
 async function upsertSettings(db: AnyDb, tenantId: number, values: Partial<typeof settings.$inferInsert>): Promise<SettingsRow> {
-  const [row] = await db
+  const row = await db
     .insert(settings)
     .values({ tenantId, ...values })
     .onConflictDoUpdate({ target: settings.tenantId, set: values })
-    .returning();
-  return row!;
+    .returning()
+    .then(oneRow);
+  return row;
 }
 
 export function serializeCertificate(row: SettingsRow | undefined, now: Date) {
@@ -106,7 +108,7 @@ export function serializeCertificate(row: SettingsRow | undefined, now: Date) {
     serial_number: row.certificateSerialNumber,
     issuer: row.certificateIssuer!,
     not_before: timestamp(row.certificateNotBefore)!,
-    not_after: timestamp(notAfter)!,
+    not_after: timestamp(notAfter),
     fingerprint_sha256: row.certificateFingerprint!,
     warnings:
       daysLeft < 0

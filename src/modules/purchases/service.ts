@@ -2,7 +2,7 @@ import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
 import { findRow, orderBy, pageOf } from "../../db/queries";
-import { rowFromJson, rowsOf } from "../../db/rows";
+import { oneRow, rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
@@ -165,7 +165,7 @@ async function preparePurchase(
          OR id IN (SELECT unnest(default_tax_ids) FROM products WHERE tenant_id = ${t} AND id = ANY(${intArray(productIds)}::int[])))) AS taxes,
       (SELECT json_build_object('id', id, 'code', code, 'is_default', is_default, 'exchange_rate', CASE WHEN is_default THEN '1' ELSE exchange_rate::text END)
        FROM currencies WHERE tenant_id = ${t} AND ${input.currency_id == null ? sql`is_default` : sql`id = ${input.currency_id}`} LIMIT 1) AS currency`);
-  const loaded = rowsOf<Loaded>(result)[0]!;
+  const loaded = oneRow(rowsOf<Loaded>(result));
   const inWorkspace = (workspaceId: number | null) => workspaceId === null || workspaceId === scope.workspaceId;
 
   const subtype = input.self_issued_subtype_id == null ? null : loaded.subtype;
@@ -387,20 +387,20 @@ export function serializePurchase(row: PurchaseRow): PurchaseSummary {
     payment_method: row.paymentMethod,
     currency_id: row.currencyId,
     exchange_rate: exchangeRateText(row.exchangeRate),
-    subtotal_amount: decimal2(row.subtotalAmount)!,
-    discount_amount: decimal2(row.discountAmount)!,
-    tax_amount: decimal2(row.taxAmount)!,
-    total_amount: decimal2(row.totalAmount)!,
-    total_amount_dop: decimal2(row.totalAmountDop)!,
-    itbis_withheld: decimal2(row.itbisWithheld)!,
-    isr_withheld: decimal2(row.isrWithheld)!,
+    subtotal_amount: decimal2(row.subtotalAmount),
+    discount_amount: decimal2(row.discountAmount),
+    tax_amount: decimal2(row.taxAmount),
+    total_amount: decimal2(row.totalAmount),
+    total_amount_dop: decimal2(row.totalAmountDop),
+    itbis_withheld: decimal2(row.itbisWithheld),
+    isr_withheld: decimal2(row.isrWithheld),
     withholding_date: row.withholdingDate,
-    amount_paid: decimal2(row.amountPaid)!,
+    amount_paid: decimal2(row.amountPaid),
     amount_due: (due.gt(0) && row.status !== "voided" ? due : new Big(0)).toFixed(2),
     notes: row.notes,
     void_reason: row.voidReason,
-    created_at: timestamp(row.createdAt)!,
-    updated_at: timestamp(row.updatedAt)!,
+    created_at: timestamp(row.createdAt),
+    updated_at: timestamp(row.updatedAt),
   };
 }
 
@@ -432,19 +432,22 @@ function headColumns(p: Prepared): [string, SQL][] {
 
 /** The CTE `items` inserting the purchase's lines (one JSON parameter) for the purchase `purchaseId`. */
 function insertItems(tenantId: number, purchaseId: SQL, p: Prepared): SQL {
-  const json = p.lines.map((line, position) => ({
-    position,
-    product_id: line.productId,
-    description: line.description,
-    quantity: line.quantity,
-    unit_cost: line.unitCost,
-    discount: line.discount,
-    discount_amount: p.amounts[position]!.discountAmount,
-    subtotal: p.amounts[position]!.subtotal,
-    tax_amount: p.amounts[position]!.taxAmount,
-    total: p.amounts[position]!.total,
-    taxes: p.amounts[position]!.taxes,
-  }));
+  const json = p.lines.map((line, position) => {
+    const { discountAmount, subtotal, taxAmount, total, taxes } = p.amounts[position]!;
+    return {
+      position,
+      product_id: line.productId,
+      description: line.description,
+      quantity: line.quantity,
+      unit_cost: line.unitCost,
+      discount: line.discount,
+      discount_amount: discountAmount,
+      subtotal,
+      tax_amount: taxAmount,
+      total,
+      taxes,
+    };
+  });
   return sql`items AS (
       INSERT INTO purchase_items (tenant_id, purchase_id, position, product_id, description, quantity, unit_cost, discount, discount_amount,
         subtotal, tax_amount, total, taxes)
@@ -540,7 +543,7 @@ async function runEnter(
       WITH ${numbering}, pur AS (${write(sql`num`)}
       ), ${extra}${insertItems(t, purchaseId, p)}, ${costCtes(entries, 1, sql`${purchaseId} IS NOT NULL`)}, ${stockCtes(scope, changes, sql`NULL::int`, reference, purchaseId)}${ecfInsert}
       SELECT (SELECT row_to_json(pur) FROM pur) AS purchase, (SELECT count(*) FROM costs)::int AS costed${p.ecf ? sql`, (SELECT id FROM ecf_doc) AS ecf_id` : sql``}`);
-    const row = rowsOf<{ purchase: Record<string, unknown> | null; ecf_id?: number | null }>(result)[0]!;
+    const row = oneRow(rowsOf<{ purchase: Record<string, unknown> | null; ecf_id?: number | null }>(result));
     if (!row.purchase) throw await refusalAfterTaking(db, t, p.subtypeId!, p.input.issue_date).then((error) => retarget(error, "self_issued_subtype_id"));
     return { row: rowFromJson(pur, row.purchase), ecfId: row.ecf_id ?? null };
   } catch (error) {
@@ -564,7 +567,7 @@ export interface WrittenPurchase {
 
 /** A draft's write statement's answer (its row as `purchase`) as the API gives it: no number, no e-CF. */
 function draftWritten(result: Parameters<typeof rowsOf>[0], p: Prepared): WrittenPurchase {
-  const row = rowsOf<{ purchase: Record<string, unknown> }>(result)[0]!;
+  const row = oneRow(rowsOf<{ purchase: Record<string, unknown> }>(result));
   return { purchase: serializePurchase(rowFromJson(pur, row.purchase)), warnings: p.warnings, ecfId: null };
 }
 
@@ -778,7 +781,7 @@ export async function deletePurchase(db: AnyDb, scope: RequestScope, id: number,
       UPDATE purchases SET status = 'voided', void_reason = ${reason}, voided_at = now(), updated_at = now() WHERE id = ${id} RETURNING id
     ), ${costCtes(entries, -1, sql`true`)}, ${stockCtes(scope, changes, sql`NULL::int`, sql`NULL::text`, sql`${id}::int`)}
     SELECT ${stockResultColumns}`);
-  await checkStockResult(db, changes, rowsOf<StockResult>(written)[0]!);
+  await checkStockResult(db, changes, oneRow(rowsOf<StockResult>(written)));
   return "voided";
 }
 
@@ -791,7 +794,7 @@ export async function addPurchasePayment(db: AnyDb, scope: RequestScope, id: num
   const due = amountDue(row);
   if (new Big(input.amount).gt(due)) throw fieldError("amount", `The amount exceeds what is due (${due.toFixed(2)}).`);
   await assertActiveBankAccount(db, scope.tenantId, input.bank_account_id);
-  const [payment] = await db
+  const payment = await db
     .insert(schema.purchasePayments)
     .values({
       tenantId: scope.tenantId,
@@ -802,14 +805,16 @@ export async function addPurchasePayment(db: AnyDb, scope: RequestScope, id: num
       bankAccountId: input.bank_account_id ?? null,
       createdBy: scope.userId,
     })
-    .returning();
+    .returning()
+    .then(oneRow);
   const paid = new Big(row.amountPaid).plus(input.amount).toFixed(2);
-  const [updated] = await db
+  const updated = await db
     .update(pur)
     .set({ amountPaid: paid, status: paymentStatus({ ...row, amountPaid: paid }), updatedAt: new Date() })
     .where(eq(pur.id, id))
-    .returning();
-  return { payment: serializePayment(payment!), purchase: serializePurchase(updated!) };
+    .returning()
+    .then(oneRow);
+  return { payment: serializePayment(payment), purchase: serializePurchase(updated) };
 }
 
 export async function deletePurchasePayment(db: AnyDb, scope: RequestScope, id: number, paymentId: number): Promise<PurchaseSummary> {
@@ -821,16 +826,17 @@ export async function deletePurchasePayment(db: AnyDb, scope: RequestScope, id: 
     .returning();
   if (!payment) throw notFound("Payment");
   const paid = new Big(row.amountPaid).minus(payment.amount).toFixed(2);
-  const [updated] = await db
+  const updated = await db
     .update(pur)
     .set({ amountPaid: paid, status: paymentStatus({ ...row, amountPaid: paid }), updatedAt: new Date() })
     .where(eq(pur.id, id))
-    .returning();
-  return serializePurchase(updated!);
+    .returning()
+    .then(oneRow);
+  return serializePurchase(updated);
 }
 
 function serializePayment(p: typeof schema.purchasePayments.$inferSelect) {
-  return { id: p.id, amount: decimal2(p.amount)!, payment_date: p.paymentDate, payment_method: p.paymentMethod, bank_account_id: p.bankAccountId };
+  return { id: p.id, amount: decimal2(p.amount), payment_date: p.paymentDate, payment_method: p.paymentMethod, bank_account_id: p.bankAccountId };
 }
 
 const LIST_SORT = { issue_date: pur.issueDate, total_amount: pur.totalAmount, created_at: pur.createdAt, updated_at: pur.updatedAt } as const;
@@ -881,15 +887,15 @@ export async function getPurchase(db: AnyDb, scope: RequestScope, id: number): P
     supplier: row.supplier,
     items: row.items.map((it) => ({
       ...it,
-      quantity: decimal2(it.quantity)!,
+      quantity: decimal2(it.quantity),
       unit_cost: unitPriceText(it.unit_cost),
-      discount: decimal2(it.discount)!,
-      discount_amount: decimal2(it.discount_amount)!,
-      subtotal: decimal2(it.subtotal)!,
-      tax_amount: decimal2(it.tax_amount)!,
-      total: decimal2(it.total)!,
+      discount: decimal2(it.discount),
+      discount_amount: decimal2(it.discount_amount),
+      subtotal: decimal2(it.subtotal),
+      tax_amount: decimal2(it.tax_amount),
+      total: decimal2(it.total),
     })),
-    payments: row.payments.map((pm) => ({ ...pm, amount: decimal2(pm.amount)! })),
+    payments: row.payments.map((pm) => ({ ...pm, amount: decimal2(pm.amount) })),
     tax_breakdown: purchase.taxBreakdown as TaxBreakdown,
   };
 }
@@ -920,12 +926,14 @@ export async function purchasePdfData(db: AnyDb, scope: RequestScope, id: number
     FROM tenants t LEFT JOIN company_profiles cp ON cp.tenant_id = t.id
       JOIN workspaces w ON w.id = ${purchase.workspace_id} JOIN document_subtypes s ON s.id = ${purchase.self_issued_subtype_id}
     WHERE t.id = ${scope.tenantId}`);
-  const row = rowsOf<{
-    issuer: { rnc: string | null; legal_name: string; trade_name: string | null; address: string | null; phone: string | null; email: string | null };
-    branch: { name: string; address: string | null; phone: string | null };
-    sequence: { prefix: string; name: string; valid_until: string | null };
-    currency_code: string | null;
-  }>(result)[0]!;
+  const row = oneRow(
+    rowsOf<{
+      issuer: { rnc: string | null; legal_name: string; trade_name: string | null; address: string | null; phone: string | null; email: string | null };
+      branch: { name: string; address: string | null; phone: string | null };
+      sequence: { prefix: string; name: string; valid_until: string | null };
+      currency_code: string | null;
+    }>(result),
+  );
   const foreign = purchase.exchange_rate !== "1.00" && row.currency_code !== null;
   const supplier = purchase.supplier;
   const ecfType = isElectronicPrefix(row.sequence.prefix) ? row.sequence.prefix.slice(1) : null;
