@@ -244,6 +244,7 @@ export const CONFIGURATION_VARIABLES = [
   "ALERT_DGII_DOWN_HOURS",
   "CONTINGENCY_LIMIT_HOURS",
   "ALERT_CONTINGENCY_HOURS_LEFT",
+  "ECF_SENDS_PER_MINUTE",
 ] as const;
 
 /** This run's vars: what `npm run dev` set up (the local database, relays, secrets, DGII stand-in), overridden by whatever this shell sets. */

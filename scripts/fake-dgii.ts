@@ -90,7 +90,7 @@ import { validateXml } from "./lib/xmllint";
  * each tenant a certificate of its own). Control, for tests: `GET /_control/tokens`,
  * `POST /_control/token-ttl?seconds=` (life of the next tokens), `POST /_control/script` with JSON
  * `{signer, down?: n, drop?: n, unindexed?: n, results?: ["in_process", "accepted", "accepted_conditional", "rejected",
- * "rejected_unused"], reject?: [eNCF]}` (the next n calls from that signer answer 503; its next `drop` e-CF are
+ * "rejected_unused"], reject?: [eNCF]}` (the next n calls from that signer answer 503; its next `drop` e-CF or summaries (RFCE) are
  * received and kept, then the connection is cut before the answer, as when a send's answer is lost;
  * its next `unindexed` trackIds lookups find nothing yet, as before DGII has indexed a reception;
  * the next result queries of its documents, and its summaries, answer these states in order; a
@@ -1061,11 +1061,38 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
           at: new Date().toISOString(),
           final: null,
         };
+        // A summary of an e-NCF DGII already took (accepted, or rejected as used) is refused as a used sequence.
+        const earlier = received.find(
+          (r) =>
+            r.kind === "rfce" &&
+            r.signer === token.signer &&
+            r.environment === environment &&
+            r.encf === encf &&
+            !r.errors.length &&
+            r.final !== null &&
+            r.final !== "rejected_unused",
+        );
         received.push(summary);
         if (errors.length)
           return send(200, { ...STATES.rejected, mensajes: errors.map((valor, i) => ({ codigo: String(i + 1), valor })), encf, secuenciaUtilizada: false });
+        if (earlier) {
+          summary.final = "rejected";
+          return send(200, {
+            ...STATES.rejected,
+            mensajes: [{ codigo: "1", valor: "Secuencia ya utilizada: el e-NCF fue recibido anteriormente." }],
+            encf,
+            secuenciaUtilizada: true,
+          });
+        }
         const next = decide(token.signer, encf);
         summary.final = next;
+        const plan = script(token.signer);
+        if (plan.drop > 0) {
+          // Received and judged, but the answer never reaches the sender.
+          plan.drop -= 1;
+          req.socket.destroy();
+          return;
+        }
         const state = next === "rejected_unused" || next === "in_process" ? "rejected" : next;
         return send(200, { ...STATES[state], mensajes: [], encf, secuenciaUtilizada: next !== "rejected_unused" });
       }
