@@ -56,7 +56,7 @@ export function serializeNote(row: NoteRow): NoteSummary {
     reason: row.reason,
     credit_note_indicator: row.creditNoteIndicator,
     restock: row.restock,
-    replaces: row.replacedNcf === null ? null : { ncf: row.replacedNcf, issue_date: row.replacedNcfDate! },
+    replaces: row.replacedNcf === null || row.replacedNcfDate === null ? null : { ncf: row.replacedNcf, issue_date: row.replacedNcfDate },
     subtotal_amount: decimal2(row.subtotalAmount),
     discount_amount: decimal2(row.discountAmount),
     tax_amount: decimal2(row.taxAmount),
