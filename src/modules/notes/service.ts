@@ -584,7 +584,7 @@ export async function notePdfData(db: AnyDb, scope: RequestScope, kind: NoteKind
       dueDate: null,
       dueDateLabel: "",
       reference: { ncf: note.modified_ncf, date: note.modified_issue_date, reason: note.reason, code: note.modification_code },
-      currency: foreign ? { code: currency.code!, exchangeRate: note.exchange_rate } : null,
+      currency: foreign && currency.code !== null ? { code: currency.code, exchangeRate: note.exchange_rate } : null,
       customer: { name: buyer.name, identification: buyer.identification, identificationType: buyer.identification_type },
       ...pdfLines(note.items),
       totals: [
