@@ -9959,7 +9959,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description period_closed: the month is closed already */
+                /** @description period_closed: the month is closed already; conflict: e-CF of the month still await DGII's answer */
                 409: {
                     headers: {
                         [name: string]: unknown;
