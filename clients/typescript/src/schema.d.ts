@@ -9681,7 +9681,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description The first month listed (default: 11 months before `to`) */
+                    /** @description The first month listed: on or before `to`, at most 35 months before it (default: 11 months before `to`) */
                     from?: string;
                     /** @description The last month listed (default: the current month, Dominican time) */
                     to?: string;
