@@ -9,8 +9,10 @@ import { DOMImplementation, DOMParser, XMLSerializer } from "@xmldom/xmldom";
 import forge from "node-forge";
 import * as xmldsig from "xmldsigjs";
 import { SCHEMA_NAMES, type SchemaName, schemaText } from "../src/modules/ecf/formats";
+import { command, commandLine, isMain } from "./lib/args";
 import { type Authority, makeAuthority } from "./lib/certificates";
-import { type LocalServer, listenOnLoopback } from "./lib/local-server";
+import { type LocalServer, listenOnLoopback, serveUntilStopped } from "./lib/local-server";
+import { localAuthority } from "./lib/secrets";
 import { validateXml } from "./lib/xmllint";
 
 /**
@@ -1115,4 +1117,22 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
     }
   });
   return { ...(await listenOnLoopback(server)), tokens };
+}
+
+export const COMMAND = command({
+  usage: `Usage: npx tsx scripts/fake-dgii.ts
+
+The local DGII stand-in on its own (npm run dev and the tests start their own): DGII's e-CF services
+under /{testecf|certecf|ecf}/ on a free loopback port, its certification authority the one npm run
+dev keeps in .dev-data/. Point DGII_ECF_BASE_URL and DGII_FC_BASE_URL at the URL it prints. Takes no
+options; Ctrl-C stops it.`,
+  options: {},
+});
+
+if (isMain(import.meta.url)) {
+  commandLine(COMMAND);
+  void serveUntilStopped(
+    "The DGII stand-in",
+    localAuthority().then((authority) => startFakeDgii({ authority })),
+  );
 }

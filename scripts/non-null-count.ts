@@ -10,8 +10,18 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
+import { command, commandLine } from "./lib/args";
 
 const LIMIT = 150;
+
+export const COMMAND = command({
+  usage: `Usage: npx tsx scripts/non-null-count.ts [--list]
+
+Counts the non-null assertions (x!) under src/ and exits 1 at ${LIMIT} or more (npm run lint runs it);
+--list prints where each one is.`,
+  options: { list: { type: "boolean" } },
+});
+const { values } = commandLine(COMMAND);
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -31,6 +41,6 @@ for (const file of files("src")) {
   };
   visit(source);
 }
-if (process.argv.includes("--list")) for (const line of found) console.log(line);
+if (values.list) for (const line of found) console.log(line);
 console.log(`${found.length} non-null assertions (!) in src/ (limit: under ${LIMIT})`);
 if (found.length >= LIMIT) process.exit(1);
