@@ -1,6 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { getPath } from "hono/utils/url";
-import { bearerToken } from "./http/auth";
+import { bearerToken, replayOf } from "./http/auth";
 import type { AppEnv } from "./http/context";
 import { databaseSession } from "./http/database";
 import { DOCS_ASSETS_PATH, docsAsset, docsPage } from "./http/docs-page";
@@ -134,6 +134,17 @@ export function createApp() {
   // A path the API has, asked with a method it does not take: 405 with Allow; else 404 route_not_found.
   app.notFound(noRoute);
   app.onError(errorResponse); // the one error path: AppError, HTTP errors, SQLSTATEs, 500
+  // A request run on the caller's context as this isolate last saw it, which the database then
+  // contradicted (another workspace, other permissions: http/auth.ts), runs again from the start
+  // with its context read first; its first answer is dropped unread.
+  const dispatch = app.fetch;
+  app.fetch = async (request, env, executionCtx) => {
+    const response = await dispatch(request, env, executionCtx);
+    const again = replayOf(request);
+    if (!again) return response;
+    await response.body?.cancel();
+    return dispatch(again, env, executionCtx);
+  };
   registerSelf(app.fetch);
   return app;
 }
