@@ -23,7 +23,7 @@ const LAYERS = [
   { name: "ecf", modules: ["ecf"] },
   { name: "invoices", modules: ["invoices"] },
   { name: "documents", modules: ["notes", "quotations", "purchases"] },
-  { name: "top", modules: ["certification", "reception", "reports", "lookup", "webhooks", "integrations"] },
+  { name: "top", modules: ["certification", "reception", "reports", "fiscal-periods", "lookup", "webhooks", "integrations"] },
   { name: "jobs", paths: ["jobs/"] },
   { name: "app", paths: ["app.ts"] },
   { name: "worker", paths: ["index.ts"] },

@@ -1,5 +1,8 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { testWranglerConfig } from "./test/support/wrangler-config.ts";
 
 const TEST_JWT_SECRET = "test-jwt-secret-of-at-least-thirty-two-chars";
 // 32 bytes, base64: the AES-GCM key of integration secrets in tests.
@@ -17,7 +20,8 @@ export default defineConfig({
         plugins: [
           cloudflareTest(async ({ inject }) => ({
             main: "./src/index.ts",
-            wrangler: { configPath: "./wrangler.toml" },
+            // wrangler.toml, from a folder without the developer's .dev.vars or .env (test/support/wrangler-config.ts).
+            wrangler: { configPath: testWranglerConfig(path.dirname(fileURLToPath(import.meta.url))) },
             miniflare: {
               // wrangler.toml's consumers, flushed at once: miniflare holds a batch that is not full
               // for max_batch_timeout (1 s) before delivering it, a second a test would wait per hop.
@@ -50,7 +54,6 @@ export default defineConfig({
                 DGII_FC_BASE_URL: inject("fakeDgiiUrl"),
                 // DGII's status service: the fake's; no API key, so the sweep is off unless a test turns it on.
                 DGII_STATUS_BASE_URL: inject("fakeDgiiUrl"),
-                // Blank, over a .dev.vars that npm run dev (test/node/docs-offline) may have written with its local key.
                 DGII_STATUS_API_KEY: "",
                 TEST_FAKE_DGII_URL: inject("fakeDgiiUrl"),
                 APP_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,

@@ -95,10 +95,11 @@ async function demoToken(ownerUrl: string, jwtSecret: string): Promise<string> {
   });
 }
 
+/** KEY="value" lines as wrangler's dotenv reads them: quoted, newlines as \n, and `$` escaped (it expands `$NAME` in an env file). */
 function devVars(values: Record<string, string | undefined>): string {
   return Object.entries(values)
     .filter(([, v]) => v !== undefined && v !== "")
-    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .map(([k, v]) => `${k}=${JSON.stringify(v).replaceAll("$", "\\$")}`)
     .join("\n");
 }
 
@@ -196,9 +197,9 @@ async function demoEcf(token: string, authority: Authority): Promise<void> {
 
 /**
  * Every setting README's "Configuration" table lists (its bindings aside): set in this shell, it
- * reaches the Worker as given. wrangler reads .dev.vars instead of the process environment once
- * that file exists, so each must be written there; test/node/dev-vars.test.ts holds this list to
- * the README.
+ * reaches the Worker as given, for this run only. wrangler gives the Worker the values of an env
+ * file, never the shell's, so each is written to this run's file (devVarsPath);
+ * test/node/dev-vars.test.ts holds this list to the README.
  */
 export const CONFIGURATION_VARIABLES = [
   "DATABASE_URL",
@@ -234,11 +235,45 @@ export const CONFIGURATION_VARIABLES = [
   "ALERT_CONTINGENCY_HOURS_LEFT",
 ] as const;
 
-/** .dev.vars: what `npm run dev` set up (the local database, relays, secrets, DGII stand-in), overridden by whatever this shell sets. */
+/** This run's vars: what `npm run dev` set up (the local database, relays, secrets, DGII stand-in), overridden by whatever this shell sets. */
 export function devVarsFile(local: Record<string, string | undefined>, env: Readonly<Record<string, string | undefined>>): string {
   const fromShell = Object.fromEntries(CONFIGURATION_VARIABLES.map((name) => [name, env[name]]).filter(([, value]) => value !== undefined && value !== ""));
   return `${devVars({ ...local, ...fromShell })}\n`;
 }
+
+/** This run's vars file, under .dev-data/ (git-ignored), named by the run's process so two runs never share one. */
+export function devVarsPath(pid: number): string {
+  return path.join(ROOT, ".dev-data", `run-${pid}.vars`);
+}
+
+/** The vars files of earlier runs whose process is gone (one killed before it could remove its own). */
+function removeStaleVarsFiles(): void {
+  const dir = path.dirname(devVarsPath(0));
+  for (const name of fs.readdirSync(dir)) {
+    const pid = /^run-(\d+)\.vars$/.exec(name)?.[1];
+    if (pid && !processAlive(Number(pid))) fs.rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * `wrangler dev` reading only this run's file: given --env-file, wrangler skips .dev.vars (and
+ * .env), so neither a developer's own file nor an older run's leaks in.
+ */
+export function wranglerDevArgs(port: number, varsFile: string): string[] {
+  return ["dev", "--port", String(port), "--ip", "127.0.0.1", "--env-file", varsFile];
+}
+
+/** The env file is read as given: not skipped (…_FROM_DOT_ENV), and not topped up with the whole shell (…_PROCESS_ENV: PATH, HOME…). */
+export const WRANGLER_DEV_ENV = { CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "true", CLOUDFLARE_INCLUDE_PROCESS_ENV: "false" } as const;
 
 async function main() {
   const database = await openDatabase();
@@ -252,8 +287,13 @@ async function main() {
   const jwtSecret = localJwtSecret();
   const token = await demoToken(database.ownerUrl, jwtSecret);
 
+  // This run's values, in a file of its own that ends with it: never .dev.vars, which the next run
+  // (whose shell may set nothing) would read, and a test run too if it read that file (issue 44).
+  const varsFile = devVarsPath(process.pid);
+  fs.mkdirSync(path.dirname(varsFile), { recursive: true });
+  removeStaleVarsFiles();
   fs.writeFileSync(
-    path.join(ROOT, ".dev.vars"),
+    varsFile,
     devVarsFile(
       {
         DATABASE_URL: database.appUrl,
@@ -275,13 +315,15 @@ async function main() {
       },
       process.env,
     ),
+    { mode: 0o600 },
   );
 
-  const wrangler = spawn(path.join(ROOT, "node_modules", ".bin", "wrangler"), ["dev", "--port", String(PORT), "--ip", "127.0.0.1"], {
+  const wrangler = spawn(path.join(ROOT, "node_modules", ".bin", "wrangler"), wranglerDevArgs(PORT, varsFile), {
     cwd: ROOT,
     stdio: ["ignore", "inherit", "inherit"],
     env: {
       ...process.env,
+      ...WRANGLER_DEV_ENV,
       WRANGLER_SEND_METRICS: "false",
       CLOUDFLARE_CF_FETCH_ENABLED: "false",
       WRANGLER_HIDE_BANNER: "true",
@@ -296,6 +338,8 @@ async function main() {
     stopping = true;
     crons?.stop();
     wrangler.kill("SIGTERM");
+    // First: a second Ctrl-C may end this process before the awaits below do.
+    fs.rmSync(varsFile, { force: true });
     await upstash?.close().catch(() => undefined);
     await wsRelay.close().catch(() => undefined);
     await fakeDgii?.close().catch(() => undefined);

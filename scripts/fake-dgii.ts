@@ -81,6 +81,9 @@ import { validateXml } from "./lib/xmllint";
  * scripted so too for the next calls of one environment (`POST /_control/dgii-hostile-seed` with JSON
  * `{kind, calls, environment}`).
  *
+ * - GET /{env}/consultatimbre and /{env}/consultatimbrefc (public) → DGII's timbre page, the one a
+ *   printed e-CF's QR opens, for a document this stand-in received (`timbrePage`).
+ *
  * A token, a document and a script belong to a signer: the certificate's subject CN (tests give
  * each tenant a certificate of its own). Control, for tests: `GET /_control/tokens`,
  * `POST /_control/token-ttl?seconds=` (life of the next tokens), `POST /_control/script` with JSON
@@ -152,6 +155,58 @@ interface Received {
   final: ScriptedState | null;
   /** A resend of an e-NCF DGII already received whole: its result is "secuencia ya utilizada". */
   resend?: boolean;
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * DGII's timbre page, the one a printed e-CF's QR opens (Descripción técnica, "Consulta timbre
+ * (QR)" and "Consulta timbre FC (QR)"): public, by the timbre's parameters. The document is found
+ * when the issuer, the e-NCF, the security code and the total are those of one this stand-in
+ * received (the e-CF, or an E32's summary with `fc`), as DGII answers "No fue encontrada la factura
+ * (e-CF)" otherwise. It shows DGII's outputs: issuer and buyer (RNC, name), e-NCF, issue date,
+ * ITBIS, total and the state (Aceptado, Aceptado Condicional, Rechazado; En Proceso while the
+ * stand-in has not yet answered its result).
+ */
+function timbrePage(received: readonly Received[], environment: string, fc: boolean, query: URLSearchParams): string {
+  const rnc = query.get("rncemisor") ?? "";
+  const encf = (query.get("encf") ?? "").toUpperCase();
+  const code = query.get("codigoseguridad") ?? "";
+  const total = Number(query.get("montototal"));
+  const document = [...received]
+    .reverse()
+    .find(
+      (r) =>
+        r.kind === (fc ? "rfce" : "ecf") &&
+        r.environment === environment &&
+        r.rnc === rnc &&
+        r.encf === encf &&
+        !r.errors.length &&
+        (field(r.xml, "CodigoSeguridadeCF") || field(r.xml, "SignatureValue").slice(0, 6)) === code &&
+        Number(field(r.xml, "MontoTotal")) === total,
+    );
+  const title = fc ? "Consulta Timbre Factura de Consumo Electrónica" : "Consulta Timbre e-CF";
+  const page = (body: string) =>
+    `<!doctype html><html lang="es"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1>${body}<p>Servicio local que hace las veces de la DGII (${environment}).</p></body></html>`;
+  if (!document) return page(`<p id="estado">No fue encontrada la factura (e-CF)</p>`);
+  const final = document.final ?? "in_process";
+  const state = final === "rejected_unused" ? STATES.rejected.estado : STATES[final].estado;
+  const rows: [string, string][] = [
+    ["RNC Emisor", rnc],
+    ["Razón social emisor", field(document.xml, "RazonSocialEmisor")],
+    ...(fc
+      ? []
+      : ([
+          ["RNC Comprador", field(document.xml, "RNCComprador")],
+          ["Razón social comprador", field(document.xml, "RazonSocialComprador")],
+        ] as [string, string][])),
+    ["e-NCF", encf],
+    ["Fecha de Emisión", field(document.xml, "FechaEmision")],
+    ["Total de ITBIS", field(document.xml, "TotalITBIS") || "0.00"],
+    ["Monto Total", field(document.xml, "MontoTotal")],
+    ["Estado", state],
+  ];
+  return page(`<table>${rows.map(([name, value]) => `<tr><th>${escapeHtml(name)}</th><td>${escapeHtml(value)}</td></tr>`).join("")}</table>`);
 }
 
 export interface FakeDgii extends LocalServer {
@@ -770,6 +825,9 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
           received.filter((r) => r.signer === signer),
         );
       }
+      const timbre = /^\/(testecf|certecf|ecf)\/(consultatimbre|consultatimbrefc)$/i.exec(url.pathname);
+      if (timbre && req.method === "GET")
+        return send(200, timbrePage(received, timbre[1]!, timbre[2]!.toLowerCase() === "consultatimbrefc", url.searchParams), "text/html; charset=utf-8");
       const service =
         /^\/(testecf|certecf|ecf)\/(recepcion\/api\/facturaselectronicas|consultaresultado\/api\/consultas\/estado|recepcionfc\/api\/recepcion\/ecf|anulacionrangos\/api\/operaciones\/anularrango|consultaestado\/api\/consultas\/estado|consultarfce\/api\/consultas\/consulta|consultatrackids\/api\/trackids\/consulta|consultadirectorio\/api\/consultas\/(?:listado|obtenerdirectorioporrnc)|aprobacioncomercial\/api\/aprobacioncomercial)$/i.exec(
           url.pathname,

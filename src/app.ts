@@ -23,6 +23,7 @@ import { currenciesRouter } from "./modules/currencies/routes";
 import { documentSubtypesRouter } from "./modules/document-subtypes/routes";
 import { annulledInvoices, productionGate } from "./modules/ecf/ports";
 import { ecfRouter } from "./modules/ecf/routes";
+import { fiscalPeriodsRouter } from "./modules/fiscal-periods/routes";
 import { integrationsRouter } from "./modules/integrations/routes";
 import { inventoryRouter } from "./modules/inventory/routes";
 import { invitationsRouter } from "./modules/invitations/routes";
@@ -106,6 +107,7 @@ export function createApp() {
   api.route("/", receptionRouter);
   api.route("/", lookupRouter);
   api.route("/", reportsRouter);
+  api.route("/", fiscalPeriodsRouter);
   api.route("/", quotationsRouter);
   api.route("/", workspacesRouter);
   api.route("/", membersRouter);

@@ -1,4 +1,4 @@
-import { AppError } from "../lib/errors";
+import { AppError, periodClosed } from "../lib/errors";
 
 /**
  * Database errors that input can cause, mapped in one place by SQLSTATE (the app's onError): a
@@ -102,6 +102,8 @@ const RETRY_AFTER_TIMEOUT_SECONDS = 30;
  * - class 22 (data exception: numeric overflow, date out of range, invalid text, NUL) → 422.
  * - class 40 (serialization failure, deadlock): the transaction was rolled back and can simply be
  *   retried → 503 service_unavailable with Retry-After.
+ * - P0001 raised by the fiscal-period lock (constraint `period_closed`, the period in its detail;
+ *   drizzle/0058_period_lock.sql) → 409 period_closed naming the period.
  * - 57014 a statement cut by the application role's statement_timeout (migration 0048) → 503
  *   service_unavailable with Retry-After, saying so.
  */
@@ -132,6 +134,9 @@ export function databaseRefusal(error: unknown): AppError | null {
       return invalid(fieldFor(pg.column), "A value is required.");
     case "23001":
       return new AppError("in_use", "The record is still referenced by other records and cannot be removed.");
+    case "P0001":
+      if (pg.constraint === "period_closed" && /^[0-9]{6}$/.test(pg.detail ?? "")) return periodClosed(pg.detail!);
+      return null;
   }
   if (code.startsWith("22")) return invalid("body", DATA_EXCEPTIONS[code] ?? "A value is out of range or not valid.");
   if (code === "57014") {

@@ -164,3 +164,18 @@ function decimalDocument(rule: Required<DecimalRule>) {
 /** Money amounts: 0 to 999,999,999,999.99 (numeric(14,2)) unless told otherwise. */
 export const moneyInput = (options: { max?: string; positive?: boolean } = {}) =>
   decimalInput({ sign: options.positive ? "positive" : "nonnegative", max: options.max ?? MONEY_MAX, scale: 2 });
+
+/**
+ * A decimal string as a Dominican printed document writes amounts: thousands separated by commas,
+ * a point before the decimals (DGII's printed models, representacion-impresa.pdf: "334,300.00"),
+ * at least `minScale` decimals and more only where the value has them ("30.1250" → "30.125").
+ * Done on the digits (Big), never through a binary float: 9,999,999,999,999.99 prints exactly.
+ */
+export function groupedDecimal(value: string, minScale = 2): string {
+  const big = new Big(value);
+  const plain = big.abs().toFixed();
+  const decimals = Math.max(minScale, plain.includes(".") ? plain.split(".")[1]!.length : 0);
+  const [integer, fraction] = big.abs().toFixed(decimals).split(".");
+  const grouped = integer!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return `${big.lt(0) ? "-" : ""}${grouped}${fraction ? `.${fraction}` : ""}`;
+}

@@ -40,6 +40,7 @@ export type ErrorCode =
   | "purchase_not_printable"
   | "invalid_transition"
   | "quotation_not_convertible"
+  | "period_closed"
   | "stock_already_initialized"
   | "ncf_range_overlap"
   | "ncf_range_in_use"
@@ -55,6 +56,7 @@ export type ErrorCode =
   | "received_ecf_already_purchased"
   | "ecf_not_retryable"
   | "ecf_not_cancellable"
+  | "note_not_cancellable"
   | "invitation_not_usable"
   | "event_expired"
   | "payload_too_large"
@@ -77,6 +79,18 @@ export type ErrorCode =
   | "receiver_not_configured";
 
 export type FieldErrors = Record<string, string[]>;
+
+/**
+ * A write into a closed fiscal period (issue 47, drizzle/0058_period_lock.sql): 409 naming the
+ * period, in the message and under `errors.period` (`YYYYMM`), for programs.
+ */
+export function periodClosed(period: string): AppError {
+  return new AppError(
+    "period_closed",
+    `The fiscal period ${period} is closed: its returns were filed, so nothing may be issued, dated, moved or changed into it. Date the correction in an open period (a credit note is dated when issued), or have the owner re-open ${period}.`,
+    { period: [period] },
+  );
+}
 
 export class AppError extends Error {
   constructor(

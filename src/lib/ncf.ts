@@ -42,9 +42,9 @@ const TYPE_NAMES: Record<string, string> = {
   "34": "Nota de Crédito Electrónica",
   "41": "Compras Electrónico",
   "43": "Gastos Menores Electrónico",
-  "44": "Regímenes Especiales Electrónico",
+  "44": "Regímenes Especiales Electrónica",
   "45": "Gubernamental Electrónico",
-  "46": "Comprobante de Exportaciones Electrónico",
+  "46": "Comprobante para Exportaciones Electrónico",
   "47": "Comprobante para Pagos al Exterior Electrónico",
 };
 

@@ -45,6 +45,7 @@ export const permissionCatalog: Record<string, string> = {
   "received_ecf:view": "View the e-CF suppliers sent (received through the receiver services)",
   "received_ecf:approve": "Approve or reject received e-CF (commercial approval, sent to DGII and the supplier)",
   "reports:view": "Download DGII's monthly reports (606 purchases, 608 annulled NCFs) of the whole company",
+  "fiscal_periods:close": "Close a month once its returns are filed: nothing may be written into it any more, and its reports are kept as filed",
   "webhooks:manage": "Manage outgoing webhook endpoints (their URLs, events and signing secrets) and see their deliveries",
   view_all_locations: "See every workspace of the tenant",
 };

@@ -57,15 +57,15 @@ describe("certification: the simulation and its printed representations", () => 
     expect(e31.document_number).toBe("E310000000002");
     expect(Object.keys(files)).toEqual(["E310000000002.pdf", "E320000000001.pdf"]);
     const expected: Record<string, { code: string; total: string }> = {
-      "E310000000002.pdf": { code: e31View.security_code, total: "Total 2950.00" },
-      "E320000000001.pdf": { code: e32View.security_code, total: "Total 531.00" },
+      "E310000000002.pdf": { code: e31View.security_code, total: "Total: RD$2,950.00" },
+      "E320000000001.pdf": { code: e32View.security_code, total: "Total: RD$531.00" },
     };
     for (const [name, bytes] of Object.entries(files)) {
       expect(new TextDecoder().decode(bytes.slice(0, 5)), name).toBe("%PDF-");
       expect(bytes.length, name).toBeLessThan(10 * 1024 * 1024);
       const text = await pdfText(bytes);
-      expect(text, name).toContain(`NCF: ${name.replace(".pdf", "")}`);
-      expect(text, name).toContain(`Código de seguridad: ${expected[name]!.code}`);
+      expect(text, name).toContain(`e-NCF: ${name.replace(".pdf", "")}`);
+      expect(text, name).toContain(`Código de Seguridad: ${expected[name]!.code}`);
       expect(text, name).toContain(expected[name]!.total);
     }
     // The E32's receipt sends the consumer to the tenant's lookup page.

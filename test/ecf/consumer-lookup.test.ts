@@ -45,11 +45,11 @@ describe("the consumer's lookup page of an E32", () => {
     expect(page.text).toContain(`RNC: <span id="rnc">${t.rnc}</span>`);
     expect(page.text).toContain(`<dd id="encf">${encf}</dd>`);
     expect(page.text).toContain(`<dd id="fecha">${dmy(res.body.data.issue_date)}</dd>`);
-    expect(page.text).toContain("<td>Corte de cabello</td>");
+    expect(page.text).toContain('<td data-label="Descripción" class="d">Corte de cabello</td>');
     // Escaped, never markup.
-    expect(page.text).toContain("<td>Lavado &lt;especial&gt; &amp; secado</td>");
+    expect(page.text).toContain('<td data-label="Descripción" class="d">Lavado &lt;especial&gt; &amp; secado</td>');
     expect(page.text).toContain('<th scope="row">Total</th><td class="n">708.00</td>');
-    expect(page.text).toContain('<th scope="row">Impuestos</th><td class="n">108.00</td>');
+    expect(page.text).toContain('<th scope="row">Total ITBIS</th><td class="n">108.00</td>');
     expect(page.text).not.toContain("Pendiente");
     expect(page.text).toMatch(/<svg [^>]*aria-label="Código QR del timbre de la DGII"[^>]*><rect [^>]*\/><path d="M/);
     expect(page.text).toContain(`Código de seguridad: <span id="codigo">${code}</span>`);
@@ -61,8 +61,8 @@ describe("the consumer's lookup page of an E32", () => {
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get("content-disposition")).toBe(`attachment; filename="${encf}.pdf"`);
     const text = await pdfText(new Uint8Array(await pdf.arrayBuffer()));
-    expect(text).toContain(`NCF: ${encf}`);
-    expect(text).toContain(`Código de seguridad: ${code}`);
+    expect(text).toContain(`e-NCF: ${encf}`);
+    expect(text).toContain(`Código de Seguridad: ${code}`);
     expect(text).toContain(`Consulte este comprobante en: ${host}/consulta`);
     // The admin's own PDF of the invoice prints the same address.
     const own = await fetchBytes(t.tenant.subdomain, t.tenant.admin.token, `/invoices/${res.body.data.id}/pdf`);

@@ -228,6 +228,75 @@ describe("an e-CF's timeline and what to do next", () => {
     expect(await levelOf(goods.id, t.tenant.workspaceId)).toBe("7.00");
   });
 
+  it("a credit note whose e-CF DGII rejected as void is cancelled: its amounts leave the invoice, its restock goes back out, and it can be issued again; any other note stands", async () => {
+    const t = await ecfTenant();
+    const goods = await createProduct(t.tenant.api, { track_inventory: true });
+    await initialStock(t.tenant.api, [{ product_id: goods.id, quantity: "10" }]);
+    const sale = await t.tenant.api.post("/invoices", {
+      contact_id: t.contact.id,
+      document_subtype_id: await t.subtype("E31"),
+      issue_date: today(),
+      items: [{ product_id: goods.id, quantity: "4", unit_price: "250", tax_ids: [t.ids.itbis18] }],
+    });
+    expect(sale.status, sale.text).toBe(201);
+    const invoice = sale.body.data as { id: number; total_amount: string };
+    expect(invoice.total_amount).toBe("1180.00");
+    await script(t.signer, { results: ["accepted", "rejected"] });
+    await waitForStatus(t, `/invoices/${invoice.id}`, "accepted");
+    const fullCredit = async () => {
+      const res = await t.tenant.api.post(`/invoices/${invoice.id}/credit-notes`, {
+        document_subtype_id: await t.subtype("E34"),
+        issue_date: today(),
+        modification_code: 3,
+        reason: "Devolución",
+        full: true,
+      });
+      return res;
+    };
+    const first = await fullCredit();
+    expect(first.status, first.text).toBe(201);
+    const note = first.body.data as { id: number; document_number: string };
+    const rejected = await waitForStatus(t, `/credit-notes/${note.id}`, "rejected");
+    expect(rejected.sequence_used).toBe(true);
+    expect(await levelOf(goods.id, t.tenant.workspaceId)).toBe("10.00");
+    const next = (await t.tenant.api.get(`/credit-notes/${note.id}/ecf`)).body.data.next_action;
+    expect(next).toMatchObject({ code: "issue_again", path: `/api/v1/invoices/${invoice.id}/credit-notes` });
+    expect(next.description).toContain(
+      `Cancel this credit note (POST /api/v1/credit-notes/${note.id}/cancel: its amounts leave the invoice and what it restocked goes back out), then issue the credit note again on its invoice`,
+    );
+    // Before: the void note still credited the whole invoice, so it could not be issued again.
+    const blocked = await fullCredit();
+    expect(blocked.status).toBe(422);
+
+    const cancelled = await t.tenant.api.post(`/credit-notes/${note.id}/cancel`);
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body).toMatchObject({ data: { id: note.id, status: "cancelled" }, message: `Credit note ${note.document_number} cancelled.` });
+    expect(await levelOf(goods.id, t.tenant.workspaceId)).toBe("6.00");
+    const after = (await t.tenant.api.get(`/invoices/${invoice.id}`)).body.data;
+    expect(after).toMatchObject({ status: "pending_payment", credited_amount: "0.00", amount_due: "1180.00" });
+    expect(after.credit_notes).toEqual([expect.objectContaining({ id: note.id, status: "cancelled", total_amount: "1180.00" })]);
+    expect((await t.tenant.api.post(`/credit-notes/${note.id}/cancel`)).body).toEqual({
+      code: "note_not_cancellable",
+      message: `${note.document_number} is cancelled already.`,
+    });
+    await expectStockInvariant(t.tenant.tenantId);
+
+    // Issued again, in full, and accepted: it stands, and cannot be cancelled.
+    const again = await fullCredit();
+    expect(again.status, again.text).toBe(201);
+    const reissued = again.body.data as { id: number; document_number: string; total_amount: string };
+    expect(reissued.total_amount).toBe("1180.00");
+    await waitForStatus(t, `/credit-notes/${reissued.id}`, "accepted");
+    expect(await levelOf(goods.id, t.tenant.workspaceId)).toBe("10.00");
+    const stands = await t.tenant.api.post(`/credit-notes/${reissued.id}/cancel`);
+    expect(stands.status).toBe(409);
+    expect(stands.body).toEqual({
+      code: "note_not_cancellable",
+      message: `A credit note stands once issued; only one whose e-CF DGII rejected as void can be cancelled. Correct ${reissued.document_number} with another note.`,
+    });
+    expect((await t.tenant.api.get(`/invoices/${invoice.id}`)).body.data).toMatchObject({ status: "paid", credited_amount: "1180.00", amount_due: "0.00" });
+  });
+
   it("a rejection that used the number says to issue the sale again; 24 hours unreachable is failed, with its cause, the retry offered and an ecf.failed event", async () => {
     const t = await ecfTenant();
     await script(t.signer, { results: ["rejected"] });

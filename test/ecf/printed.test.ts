@@ -43,8 +43,8 @@ describe("e-CF printed representation", () => {
     const pdf = await fetchBytes(t.tenant.subdomain, t.tenant.admin.token, `/invoices/${res.body.data.id}/pdf`);
     expect(pdf.status).toBe(200);
     const text = await pdfText(pdf.bytes);
-    expect(text).toContain(`Código de seguridad: ${view.security_code}`);
-    expect(text).toContain(`Fecha de firma: ${signedAt}`);
+    expect(text).toContain(`Código de Seguridad: ${view.security_code}`);
+    expect(text).toContain(`Fecha Firma: ${signedAt}`);
     // The type's whole name, wrapped in its column rather than cut ("Factura de Crédito Fiscal El…").
     expect(text.replace(/\s+/g, " ")).toContain("Factura de Crédito Fiscal Electrónica");
     expect(text).not.toContain("…");

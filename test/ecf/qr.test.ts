@@ -64,20 +64,33 @@ describe("the timbre QR in workerd", () => {
       title: "Factura de Crédito Fiscal Electrónica",
       issuer: { legalName: "Ferretería La Esquina SRL", tradeName: null, rnc: "131880738", address: null, branchName: "Principal", branchAddress: null },
       documentNumber: "E310000000123",
+      ecfType: "31",
       numberLabel: "e-NCF",
       subtypeName: "Crédito Fiscal",
-      issueDate: "20-11-2026",
+      issueDate: "2026-11-20",
       dueDate: null,
       dueDateLabel: "Vence",
       customer: { name: "Constructora Norte SRL", identification: "101010632", identificationType: "rnc" },
-      lines: [{ description: "Cemento gris", quantity: "2.00", unitPrice: "617.25", discount: "0.00", taxes: "ITBIS 18%", total: "1234.50" }],
+      lines: [
+        {
+          description: "Cemento gris",
+          quantity: "2.00",
+          unitPrice: "617.25",
+          discount: "0.00",
+          discountAmount: "0.00",
+          taxes: "ITBIS 18%",
+          itbis: "188.31",
+          amount: "1046.19",
+          total: "1234.50",
+        },
+      ],
       taxBreakdown: [],
       totals: [{ label: "Total", value: "1234.50", bold: true }],
       notes: null,
       ecf: { qrUrl: URL_E31, securityCode: "aB/x9+", signedAt: "20-11-2026 14:05:09" },
     });
     const text = (await pdfText(pdf)).replace(/\s+/g, " ");
-    expect(text).toContain("Código de seguridad: aB/x9+");
-    expect(text).toContain("Fecha de firma: 20-11-2026 14:05:09");
+    expect(text).toContain("Código de Seguridad: aB/x9+");
+    expect(text).toContain("Fecha Firma: 20-11-2026 14:05:09");
   });
 });

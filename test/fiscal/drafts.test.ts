@@ -204,7 +204,7 @@ describe("snapshots and foreign currency", () => {
     expect(text).not.toContain("Nombre Cambiado");
     expect(text).toContain("Moneda: USD — Tasa: 60.00");
     expect(text).toContain("Total en DOP");
-    expect(text).toContain("7080.00");
+    expect(text).toContain("RD$7,080.00");
 
     // New lines on the issued invoice: DOP amounts at the invoice's rate (60), not the currency's new one.
     const updated = await tenant.api.patch(`/invoices/${id}`, { items: [{ product_id: service.id, quantity: "1", unit_price: "10.00", tax_ids: [] }] });

@@ -78,6 +78,7 @@ describe("credit notes", () => {
         issue_date: "2026-11-22",
         modification_code: 3,
         reason: "Devolución de mercancía",
+        status: "issued",
         total_amount: "236.00",
       },
     ]);
@@ -95,9 +96,9 @@ describe("credit notes", () => {
 
     // The invoice's PDF shows what the note took, so its amounts add up: 790.00 − 236.00 = 554.00.
     const printed = (await pdfText((await fetchBytes(tenant.subdomain, tenant.admin.token, `/invoices/${invoice.id}/pdf`)).bytes)).replace(/\s+/g, " ");
-    expect(printed).toContain("Total 790.00");
-    expect(printed).toContain("Notas de crédito -236.00");
-    expect(printed).toContain("Pendiente 554.00");
+    expect(printed).toContain("Total RD$790.00");
+    expect(printed).toContain("Notas de crédito -RD$236.00");
+    expect(printed).toContain("Pendiente RD$554.00");
 
     const history = (await tenant.api.get(`/invoices/${invoice.id}/history`)).body.data as { action: string; before: unknown; after: unknown }[];
     expect(history.map((h) => [h.action, h.before, h.after])).toEqual([["credit_note", { credited_amount: "0.00" }, { credited_amount: "236.00" }]]);
@@ -221,7 +222,7 @@ describe("credit notes", () => {
     expect(late.body.data).toMatchObject({ credit_note_indicator: 1, total_amount: "10.00" });
     expect((await tenant.api.get(`/invoices/${invoice.id}`)).body.data).toMatchObject({ amount_due: "0.00", refund_due: "128.00", status: "paid" });
     const printed = (await pdfText((await fetchBytes(tenant.subdomain, tenant.admin.token, `/invoices/${invoice.id}/pdf`)).bytes)).replace(/\s+/g, " ");
-    expect(printed).toContain("Reembolso al cliente 128.00");
+    expect(printed).toContain("Reembolso al cliente RD$128.00");
   });
 
   it("refuses what no note can do, naming the field; an invoice with notes keeps its lines and its number", async () => {
@@ -285,7 +286,7 @@ describe("credit notes", () => {
       "Nota de Crédito",
       "NCF: B0400000001",
       `NCF modificado: ${invoice.document_number}`,
-      "Fecha NCF modificado: 2026-11-20",
+      "Fecha NCF modificado: 20-11-2026",
       "Error en precio del artículo",
       `Tenant ${tenant.subdomain} SRL`,
       "RNC: 131246796",

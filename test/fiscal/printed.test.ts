@@ -48,13 +48,13 @@ describe("the printed invoice", () => {
       "Sucursal: Principal — Calle del Sol 12, Santiago — Tel.: 809-555-0199",
       "Factura de Crédito Fiscal",
       "NCF: B0100000001",
-      `Válida hasta: ${b01.valid_until}`,
-      "Fecha: 2026-11-20",
+      `Válida hasta: ${b01.valid_until.split("-").reverse().join("-")}`,
+      "Fecha de emisión: 20-11-2026",
       "Constructora Norte SRL",
       "RNC: 101010632",
-      "ITBIS 18% (base 1000.00) 180.00", // the ITBIS per rate, apart, with its base
-      "Subtotal 1000.00",
-      "Total 1180.00",
+      "ITBIS 18% (base 1,000.00) 180.00", // the ITBIS per rate, apart, with its base
+      "Subtotal RD$1,000.00",
+      "Total RD$1,180.00",
     ]) {
       expect(text, element).toContain(element);
     }
@@ -81,7 +81,7 @@ describe("the printed quotation", () => {
       `RNC: ${TEST_RNC}`,
       "Moneda: USD — Tasa: 60.00",
       "ITBIS 18% (base 100.00) 18.00",
-      "Total 118.00",
+      "Total US$118.00",
     ]) {
       expect(text, element).toContain(element);
     }

@@ -138,13 +138,13 @@ describe("tax kinds", () => {
 
     const text = await pdfText((await fetchBytes(tenant.subdomain, tenant.admin.token, `/invoices/${invoice.id}/pdf`)).bytes);
     for (const expected of [
-      "ITBIS 18% (base 4000.00)",
+      "ITBIS 18% (base 4,000.00)",
       "965.73",
       "ITBIS 16% (base 250.00)",
       "Monto exento",
       "ISC ad valorem 10% (código 030)",
       "ISC específico (código 013)",
-      "1265.16",
+      "1,265.16",
       "Propina legal 10%",
     ]) {
       expect(text, expected).toContain(expected);

@@ -1,5 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
 import http from "node:http";
+import os from "node:os";
 import path from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,7 +41,14 @@ async function startDev(): Promise<ChildProcess> {
   const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/dev.ts"], {
     cwd: ROOT,
     // Its own rate-limit namespace: Redis is shared with other runs of npm run dev, whose demo admin has the same ids.
-    env: { ...process.env, PORT: String(port), RATE_LIMIT_NAMESPACE: `docs-offline-${process.pid}-${Date.now()}` },
+    // And a setting given to this run only (issue 44): the Worker has it, .dev.vars never does.
+    // (The cast: wrangler's generated types give process.env the literal values of wrangler.toml's vars.)
+    env: {
+      ...process.env,
+      PORT: String(port),
+      RATE_LIMIT_NAMESPACE: `docs-offline-${process.pid}-${Date.now()}`,
+      RATE_LIMIT_AUTHENTICATED_PER_MINUTE: "997" as "60",
+    },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true, // its own process group: wrangler and workerd end with it
   });
@@ -90,6 +99,10 @@ function demoApi<T = unknown>(method: string, apiPath: string, body?: unknown): 
   });
 }
 
+/** The developer's .dev.vars as it was before npm run dev started (null: there was none). */
+const devVarsPath = path.join(ROOT, ".dev.vars");
+const devVarsBefore = fs.existsSync(devVarsPath) ? fs.readFileSync(devVarsPath, "utf8") : null;
+
 beforeAll(async () => {
   dev = await startDev();
   // The crons' check below starts now, so that the minute it waits for overlaps the other tests:
@@ -104,6 +117,78 @@ afterAll(async () => {
     await exited;
   }
 }, 60_000);
+
+/** A GET of the demo API through node:http (fetch cannot send the tenant's Host): status, headers, body. */
+function demoGet(apiPath: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+  const token = /Authorization: Bearer ([^']+)'/.exec(devOutput)![1]!;
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: "127.0.0.1", port, path: `/api/v1${apiPath}`, headers: { Host: `demo.localhost:${port}`, Authorization: `Bearer ${token}` } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
+      })
+      .on("error", reject);
+  });
+}
+
+describe("a setting given to npm run dev (issue 44)", () => {
+  it("reaches the Worker for that run, and .dev.vars is left as it was", async () => {
+    const me = await demoGet("/me");
+    expect(me.status).toBe(200);
+    expect(me.headers["x-ratelimit-limit"]).toBe("997");
+    expect(fs.existsSync(devVarsPath) ? fs.readFileSync(devVarsPath, "utf8") : null).toBe(devVarsBefore);
+  });
+});
+
+describe("README's worked example", () => {
+  it("runs as written against the demo: an E31 issued, its e-CF accepted by the local DGII, the XML and PDF saved, the QR's timbre page showing it accepted", async () => {
+    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const block = /<!-- worked example: run as written by test\/node\/docs-offline\.test\.ts -->\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block, "README.md has the worked example").toBeTruthy();
+    // As a reader runs it: the token npm run dev printed pasted in, on this run's port.
+    const token = /Authorization: Bearer ([^']+)'/.exec(devOutput)![1]!;
+    const script = block!.replace(/^TOKEN='…'/m, `TOKEN='${token}'`).replaceAll(":8787", `:${port}`);
+    expect(script).toContain(`TOKEN='${token}'`);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sucursal-readme-"));
+    try {
+      const output = execFileSync("sh", ["-e", "-c", script], { cwd: dir, encoding: "utf8", timeout: 60_000 });
+      const created = JSON.parse(fs.readFileSync(path.join(dir, "invoice.json"), "utf8")) as {
+        data: { id: number; document_number: string; total_amount: string };
+      };
+      expect(output).toContain('"message":"Invoice created."');
+      expect(created.data.document_number).toMatch(/^E31\d{10}$/);
+      // 10 × 495.00 + 2,500.00, plus ITBIS 18%: as README prints it.
+      expect(created.data.total_amount).toBe("8791.00");
+      let ecf: { status: string; encf: string; qr_url: string } | undefined;
+      await expect
+        .poll(
+          async () => {
+            ecf = JSON.parse((await demoGet(`/invoices/${created.data.id}/ecf`)).text).data;
+            return ecf?.status;
+          },
+          { timeout: 60_000, interval: 500 },
+        )
+        .toBe("accepted");
+      expect(ecf!.encf).toBe(created.data.document_number);
+      expect(fs.readFileSync(path.join(dir, "e-cf.xml"), "utf8")).toContain(`<eNCF>${ecf!.encf}</eNCF>`);
+      expect(fs.readFileSync(path.join(dir, "factura.pdf")).subarray(0, 5).toString("latin1")).toBe("%PDF-");
+      // The QR opens the local DGII stand-in's timbre page (DGII's consultatimbre), which knows the e-CF it accepted.
+      expect(ecf!.qr_url.startsWith(`${standIn()}/testecf/consultatimbre?`)).toBe(true);
+      const timbre = await fetch(ecf!.qr_url);
+      expect(timbre.status).toBe(200);
+      const page = await timbre.text();
+      expect(page).toContain(`<th>e-NCF</th><td>${ecf!.encf}</td>`);
+      expect(page).toContain("<th>Monto Total</th><td>8791.00</td>");
+      expect(page).toContain("<th>Estado</th><td>Aceptado</td>");
+      // Another security code is not that e-CF's timbre.
+      const forged = await (await fetch(ecf!.qr_url.replace(/codigoseguridad=[^&]*/, "codigoseguridad=AAAAAA"))).text();
+      expect(forged).toContain("No fue encontrada la factura (e-CF)");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
 
 describe("npm run dev's printed curls", () => {
   it("list the demo's invoices (its E31 accepted, its B02) and fetch the E31's PDF", () => {
@@ -217,7 +302,8 @@ describe.skipIf(skipReason !== undefined)("GET /api/v1/docs and the consumer loo
     const e32 = (await page.evaluate(async (bearer) => {
       const headers = { authorization: `Bearer ${bearer}` };
       const list = (await (await fetch("/api/v1/invoices?per_page=100", { headers })).json()) as { data: { id: number; document_number: string }[] };
-      const invoice = list.data.find((row) => row.document_number.startsWith("E32"));
+      // The demo's own E32, the oldest: a rerun on the same .dev-data also holds the cron check's.
+      const invoice = list.data.filter((row) => row.document_number.startsWith("E32")).sort((x, y) => x.id - y.id)[0];
       if (!invoice) return null;
       return ((await (await fetch(`/api/v1/invoices/${invoice.id}/ecf`, { headers })).json()) as { data: { encf: string; security_code: string } }).data;
     }, token!)) as { encf: string; security_code: string } | null;
@@ -232,12 +318,29 @@ describe.skipIf(skipReason !== undefined)("GET /api/v1/docs and the consumer loo
     expect(await page.locator("#codigo").innerText()).toBe(e32!.security_code);
     expect(await page.locator("#titulo").innerText()).toBe("Factura de Consumo Electrónica");
     expect(await page.locator("#lineas tbody tr").count()).toBe(1);
-    expect(await page.locator("#totales").innerText()).toContain("1947.00");
-    // The QR drawn, square, inside the phone's width; nothing wider than the screen but the lines' own scroller.
+    expect(await page.locator("#totales").innerText()).toContain("1,947.00");
+    // The QR drawn, square, inside the phone's width; nothing wider than the screen, no sideways scroll.
     const qr = await page.locator("figure svg").boundingBox();
     expect(qr!.width).toBeGreaterThan(150);
     expect(Math.abs(qr!.width - qr!.height)).toBeLessThan(1);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
+    // Each line stacked on the phone: its ITBIS and its value (with their names) on screen, not cut off to the right.
+    for (const cell of ["#lineas td.itbis", "#lineas td.valor"]) {
+      await expect.poll(() => page.locator(cell).first().isVisible(), { timeout: 5_000 }).toBe(true);
+      const box = (await page.locator(cell).first().boundingBox())!;
+      expect(box.x, cell).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width, cell).toBeLessThanOrEqual(390);
+      expect(await page.locator(cell).first().innerText(), cell).toMatch(/^[\d,]+\.\d{2}$/);
+      // Its column's name beside it (the table's head is hidden on a phone).
+      expect(
+        await page
+          .locator(cell)
+          .first()
+          .evaluate((e) => getComputedStyle(e, "::before").content),
+        cell,
+      ).toBe(cell.endsWith("itbis") ? '"ITBIS"' : '"Valor"');
+    }
     for (const id of ["#pdf", "#xml"]) {
       const box = await page.locator(id).boundingBox();
       expect(box!.x + box!.width, id).toBeLessThanOrEqual(390);

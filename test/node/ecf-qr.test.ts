@@ -136,7 +136,10 @@ function invoice(ecf: PdfDocumentData["ecf"], lineCount = 3): PdfDocumentData {
     quantity: "2.00",
     unitPrice: "617.25",
     discount: "0.00",
+    discountAmount: "0.00",
     taxes: "ITBIS 18%",
+    itbis: "188.31",
+    amount: "1046.19",
     total: "1234.50",
   }));
   return {
@@ -152,18 +155,19 @@ function invoice(ecf: PdfDocumentData["ecf"], lineCount = 3): PdfDocumentData {
       branchAddress: "Calle del Sol 12, Santiago",
     },
     documentNumber: "E310000000123",
+    ecfType: "31",
     numberLabel: "e-NCF",
     subtypeName: "Crédito Fiscal",
-    validUntil: "31-12-2027",
-    issueDate: "20-11-2026",
-    dueDate: "20-12-2026",
+    validUntil: "2027-12-31",
+    issueDate: "2026-11-20",
+    dueDate: "2026-12-20",
     dueDateLabel: "Vence",
     customer: { name: "Constructora Norte SRL", identification: "101010632", identificationType: "rnc" },
     lines,
     taxBreakdown: [{ label: "ITBIS 18% (base 1046.19)", amount: "188.31" }],
     totals: [
-      { label: "Subtotal", value: "1046.19" },
-      { label: "ITBIS", value: "188.31" },
+      { label: "Subtotal Gravado", value: "1046.19" },
+      { label: "Total ITBIS", value: "188.31" },
       { label: "Total", value: "1234.50", bold: true },
     ],
     notes: "Entrega en obra.",
@@ -270,9 +274,9 @@ describe("the printed e-CF", () => {
     expect(qr.y1).toBeGreaterThan(total.box.y1);
 
     const text = (await pdfText(pdf)).replace(/\s+/g, " ");
-    expect(text).toContain("Código de seguridad: aB/x9+");
-    expect(text).toContain("Fecha de firma: 20-11-2026 14:05:09");
-    expect(text).toContain("Total 1234.50");
+    expect(text).toContain("Código de Seguridad: aB/x9+");
+    expect(text).toContain("Fecha Firma: 20-11-2026 14:05:09");
+    expect(text).toContain("Total: RD$1,234.50");
     expect(text).toContain("e-NCF: E310000000123");
   });
 
@@ -283,6 +287,7 @@ describe("the printed e-CF", () => {
       ...data,
       title: "Factura de Consumo Electrónica",
       documentNumber: "E320000000064",
+      ecfType: "32",
       customer: { name: "Consumidor final", identification: null, identificationType: null },
     });
     const [page] = readPages(pdf);
@@ -299,8 +304,8 @@ describe("the printed e-CF", () => {
     expect([...decoded.searchParams.keys()]).toEqual(["rncemisor", "encf", "montototal", "codigoseguridad"]);
 
     const text = (await pdfText(pdf)).replace(/\s+/g, " ");
-    expect(text).toContain("Código de seguridad: uabnyh");
-    expect(text).toContain("Fecha de firma: 20-11-2026 14:05:09");
+    expect(text).toContain("Código de Seguridad: uabnyh");
+    expect(text).toContain("Fecha Firma: 20-11-2026 14:05:09");
   });
 
   it("keeps the QR, its quiet zone and its two lines clear of all text, on the totals' page, however many lines push them down", async () => {
@@ -325,8 +330,8 @@ describe("the printed e-CF", () => {
       const zone = { x0: page.qrBox!.x0 - quiet, y0: page.qrBox!.y0 - quiet, x1: page.qrBox!.x1 + quiet, y1: page.qrBox!.y1 + quiet };
       expect(zone.x0, `${count} lines`).toBeGreaterThanOrEqual(39);
       for (const line of page.textLines) expect(overlaps(zone, line.box), `${count} lines: "${line.text}" over the QR`).toBe(false);
-      const code = page.textLines.find((line) => line.text.startsWith("Código de seguridad:"))!;
-      const signed = page.textLines.find((line) => line.text.startsWith("Fecha de firma:"))!;
+      const code = page.textLines.find((line) => line.text.startsWith("Código de Seguridad:"))!;
+      const signed = page.textLines.find((line) => line.text.startsWith("Fecha Firma:"))!;
       expect(code.box.y0, `${count} lines`).toBeGreaterThanOrEqual(zone.y1 - 0.5);
       expect(signed.box.y0).toBeGreaterThan(code.box.y0);
       expect(signed.box.y1, `${count} lines`).toBeLessThanOrEqual(792 - 36);
@@ -344,7 +349,7 @@ describe("the printed e-CF", () => {
     const [page] = readPages(pdf);
     expect(page!.code).toBeNull();
     const text = await pdfText(pdf);
-    expect(text).not.toContain("Código de seguridad");
-    expect(text).not.toContain("Fecha de firma");
+    expect(text).not.toContain("Código de Seguridad");
+    expect(text).not.toContain("Fecha Firma");
   });
 });

@@ -10,7 +10,7 @@ import { buildRfce } from "../../src/modules/ecf/rfce";
 import { seedToSign } from "../../src/modules/ecf/seed";
 import { buildEcf, type EcfDocument } from "../../src/modules/ecf/xml";
 import { lineAmounts, taxBreakdown } from "../../src/modules/sales/lines";
-import { sign } from "../support/dgii-xsd";
+import { sayWhySkipped, sign } from "../support/dgii-xsd";
 import { documentFor } from "../support/ecf-documents";
 
 /**
@@ -189,6 +189,7 @@ function builderCorpus(): Record<SchemaName, string[]> {
 const present = existsSync(DGII);
 const suite = present ? describe : describe.skip;
 if (!present) {
+  sayWhySkipped("formats-conformance.test.ts", "the conformance of our formats to DGII's XSDs");
   describe.skip(`conformance to DGII's XSDs: skipped, ${DGII} is absent (a clone outside the project's workspace); CI runs it`, () => {
     it("holds our formats against DGII's schemas", () => {});
   });

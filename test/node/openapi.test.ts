@@ -89,7 +89,7 @@ describe("OpenAPI document", () => {
       for (const other of integers)
         expect(other.schema, `${other.route} ${other.name}`).toMatchObject({ minimum: expect.any(Number), maximum: expect.any(Number) });
       const others = params.filter((p) => p.schema.type !== "integer");
-      expect([...new Set(others.map((p) => p.name))].sort()).toEqual(["encf", "id", "identification", "token", "token_id"]);
+      expect([...new Set(others.map((p) => p.name))].sort()).toEqual(["encf", "id", "identification", "period", "token", "token_id"]);
       for (const other of others) expect(other.schema.pattern ?? other.schema.format ?? other.schema.maxLength, `${other.route} ${other.name}`).toBeDefined();
     });
 

@@ -61,7 +61,7 @@ describe("purchases: E41, E43 through the e-CF pipeline", () => {
     const pdf = await fetchBytes(t.tenant.subdomain, t.tenant.admin.token, `/purchases/${purchase.id}/pdf`);
     expect(pdf.status).toBe(200);
     const text = await pdfText(pdf.bytes);
-    for (const printed of ["E410000000001", "Pedro Almonte (transportista)", `Código de seguridad: ${ecf.security_code}`, "Fecha de firma:"])
+    for (const printed of ["E410000000001", "Pedro Almonte (transportista)", `Código de Seguridad: ${ecf.security_code}`, "Fecha Firma:"])
       expect(text).toContain(printed);
 
     const submissions = await t.tenant.api.get("/ecf/submissions?filter[type]=41");

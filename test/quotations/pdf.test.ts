@@ -22,9 +22,9 @@ describe("quotations: PDF", () => {
       "No.: COT00000001",
       contact.name,
       "RNC: 131246796",
-      "Válida hasta: 2026-12-20",
+      "Válida hasta: 20-12-2026",
       "Instalación",
-      "1366.18",
+      "1,366.18",
       "Válida 30 días",
     ]) {
       expect(text).toContain(expected);
@@ -53,7 +53,11 @@ describe("quotations: PDF of a large document", () => {
     // spaces, the descriptions and the notes come back whole, and nothing is cut with "…".
     // A description that continues on the next page has the column headers repeated before its
     // next line there: take them out to read it whole.
-    const flowing = text.replace(/\s+/g, " ").split("Descripción Cant. Precio Desc. % Impuestos Total ").join("");
+    const flowing = text
+      .replace(/Página No\. \d+ de \d+/g, "")
+      .replace(/\s+/g, " ")
+      .split("Descripción Cant. Precio Desc. % Impuestos Total ")
+      .join("");
     expect(text.split("Descripción").length - 1).toBeGreaterThan(50);
     expect(flowing).toContain(description(0));
     expect(flowing).toContain(description(250));
@@ -81,7 +85,7 @@ describe("quotations: bulk PDF", () => {
     expect(res.headers.get("content-length")).toBeNull();
     const files = unzipSync(res.bytes);
     expect(Object.keys(files)).toEqual(["COT00000003.pdf", "COT00000001.pdf", "COT00000002.pdf"]);
-    const totals: Record<string, string> = { "COT00000001.pdf": "1366.18", "COT00000002.pdf": "35.40", "COT00000003.pdf": "1366.18" };
+    const totals: Record<string, string> = { "COT00000001.pdf": "1,366.18", "COT00000002.pdf": "35.40", "COT00000003.pdf": "1,366.18" };
     for (const [name, bytes] of Object.entries(files)) {
       const text = await pdfText(bytes);
       expect(text).toContain(`No.: ${name.replace(".pdf", "")}`);

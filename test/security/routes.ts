@@ -77,6 +77,8 @@ function resolver(world: World): Record<string, { id: string | number; scope: Sc
     // Public: an E32 number no tenant of the world issued (the lookup answers the same 404 for any miss).
     consulta: { id: "E320000000001", scope: "public" },
     rnc: { id: "131246796", scope: "tenant" },
+    // A month no suite writes into (they date documents in 2026): closing it locks nothing they use.
+    "fiscal-periods": { id: "201901", scope: "tenant" },
   };
 }
 
@@ -94,6 +96,7 @@ const COLLECTION_SCOPE: [RegExp, Scope][] = [
   [/^\/api\/v1\/reports\//, "tenant"],
   [/^\/api\/v1\/(webhook-endpoints|events)\b/, "tenant"],
   [/^\/api\/v1\/company\b/, "tenant"],
+  [/^\/api\/v1\/fiscal-periods\b/, "tenant"],
   [/^\/api\/v1\/workspaces$/, "tenant"],
   [/./, "workspace"],
 ];
@@ -118,6 +121,7 @@ export function validBody(world: World, method: string, path: string): unknown {
     "PUT /api/v1/products/{id}/stock/minimum": { workspace_id: world.w1, minimum_quantity: "1" },
     "POST /api/v1/invoices": { contact_id: o.contact.id, document_subtype_id: ids.b02, issue_date: "2026-11-20", items: [line] },
     "PATCH /api/v1/invoices/{id}": { notes: "cambiada" },
+    "DELETE /api/v1/fiscal-periods/{period}/close": { reason: "Declaración rectificativa" },
     "POST /api/v1/invoices/{id}/payments": { amount: "1.00", payment_date: "2026-11-21", payment_method: "cash" },
     "PUT /api/v1/invoices/{id}/withholdings": { itbis_withheld: "0", isr_withheld: "0", withholding_date: null },
     "DELETE /api/v1/invoices/{id}": { annulment_reason: "04" },
@@ -223,6 +227,7 @@ const NAMING_W1: Record<string, (world: World) => { query?: string; body?: unkno
 const REQUIRED_QUERIES: Record<string, string> = {
   "GET /api/v1/reports/606": "?period=202610",
   "GET /api/v1/reports/608": "?period=202610",
+  "GET /api/v1/fiscal-periods/{period}/snapshot": "?report=606",
   "GET /api/v1/reports/sales-summary": "?from=2026-10-01&to=2026-10-31&group_by=workspace",
   // The lookup page without a query is its form (200, for anyone): with one, a miss, the 404 every stranger gets.
   "GET /consulta": "?encf=E320000000001&codigo=aB3dE5",
@@ -244,8 +249,8 @@ export function concreteRoutes(world: World): ConcreteRoute[] {
       if (!key) throw new Error(`no fixture for the parameter of ${route.method} ${route.path}: add it to test/security/routes.ts`);
       const target = resolve[key]!;
       if (target.scope === "workspace") namesWorkspaceObject = true;
-      // An RNC of the registry and a step number of DGII's certification are every tenant's.
-      if (target.scope !== "public" && key !== "rnc" && key !== "ecf/certification/steps") namesTenantObject = true;
+      // An RNC of the registry, a step number of DGII's certification and a month are every tenant's.
+      if (target.scope !== "public" && !["rnc", "ecf/certification/steps", "fiscal-periods"].includes(key)) namesTenantObject = true;
       // The innermost parameter decides (payments of an invoice are workspace-scoped...).
       if (scope !== "public") scope = target.scope;
       return encodeURIComponent(String(target.id));

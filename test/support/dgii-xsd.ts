@@ -19,6 +19,14 @@ import { signable } from "./signable";
  */
 export const DGII_XSD = path.resolve(__dirname, "../../../shared/dgii/xsd-strict");
 export const DGII_PRESENT = existsSync(DGII_XSD);
+
+/**
+ * A test skipped for want of ../shared says why in vitest's default output, not only under
+ * --reporter=verbose (issue 44): its reason is printed as the file is collected.
+ */
+export function sayWhySkipped(file: string, what: string): void {
+  console.warn(`${file}: skipped ${what}: ${DGII_XSD} is absent (a clone outside the project's workspace); CI runs it.`);
+}
 const schema = (name: string) => {
   if (DGII_PRESENT) return { fileName: name, contents: readFileSync(path.join(DGII_XSD, name), "utf8") };
   const ours = name.replace(/\.xsd$/, "") as SchemaName;

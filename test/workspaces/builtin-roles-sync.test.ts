@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import migration0032 from "../../drizzle/0032_builtin_roles_sync.sql?raw";
+import migration0059 from "../../drizzle/0059_builtin_roles_sync_fiscal_periods.sql?raw";
 import { rowsOf } from "../../src/db/rows";
 import { builtinRoles } from "../../src/lib/permissions";
 import { asOwner, seedTenant } from "../support/seed";
@@ -24,6 +25,7 @@ describe("built-in roles of existing tenants (migration 0032)", () => {
       "received_ecf:view",
       "received_ecf:approve",
       "webhooks:manage",
+      "fiscal_periods:close",
     ];
     // As a tenant created before issues 17-21 was: its built-in roles without the permissions they brought.
     await asOwner((db) =>
@@ -35,7 +37,9 @@ describe("built-in roles of existing tenants (migration 0032)", () => {
     expect((await tenant.api.get("/received-ecf")).status).toBe(403);
 
     await asOwner(async (db) => {
-      for (const statement of migration0032.split("--> statement-breakpoint")) await db.execute(sql.raw(statement));
+      // 0032, then the latest sync (0059: fiscal_periods:close, issue 47), as a tenant of before both meets them.
+      for (const migration of [migration0032, migration0059])
+        for (const statement of migration.split("--> statement-breakpoint")) await db.execute(sql.raw(statement));
     });
     const roles = await asOwner(async (db) =>
       rowsOf<{ name: string; is_builtin: boolean; permissions: string[] }>(

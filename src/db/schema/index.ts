@@ -1,5 +1,6 @@
 export * from "./catalog";
 export * from "./ecf";
+export * from "./fiscal";
 export * from "./integrations";
 export * from "./inventory";
 export * from "./purchases";

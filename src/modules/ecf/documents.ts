@@ -186,8 +186,10 @@ async function issuePath(db: AnyDb, row: EcfRow, owner: EcfOwner): Promise<strin
 const ISSUED_AGAIN: Record<EcfOwner, (path: string) => string> = {
   // The void invoice still holds its stock and its balance until it is cancelled (invoices/changes.ts, cancelVoidEcf).
   invoice: (path) => `Cancel this invoice (POST ${path}/cancel: its stock returns, no credit note is issued), then issue the sale again as a new invoice`,
-  credit_note: () => "Issue the credit note again on its invoice",
-  debit_note: () => "Issue the debit note again on its invoice",
+  // A void note still counts on its invoice (and a credit note's restocked goods stay in stock) until it is cancelled (notes/void.ts).
+  credit_note: (path) =>
+    `Cancel this credit note (POST ${path}/cancel: its amounts leave the invoice and what it restocked goes back out), then issue the credit note again on its invoice`,
+  debit_note: (path) => `Cancel this debit note (POST ${path}/cancel: its amounts leave the invoice), then issue the debit note again on its invoice`,
   purchase: () => "Record the purchase again",
 };
 
@@ -266,14 +268,17 @@ export async function assertNoEcf(db: AnyDb, invoiceId: number, what: string, un
 }
 
 /**
- * Where an invoice's e-CF stands with DGII, for cancelling it (invoices/changes.ts): `void` when DGII
+ * Where a document's e-CF stands with DGII, for cancelling it (invoices/changes.ts, notes/void.ts): `void` when DGII
  * rejected it and counts its e-NCF as used (Descripción técnica, "Consulta resultado": Rechazado —
  * the e-CF is void for tax purposes, so no note may modify it), `unsent` when DGII holds no valid
  * copy (rejected without using the number, or unreachable for 24 hours), `valid` otherwise (sent,
- * accepted or on its way), null when the invoice has no e-CF.
+ * accepted or on its way), null when the document has no e-CF.
  */
-export async function ecfStanding(db: AnyDb, invoiceId: number): Promise<"void" | "unsent" | "valid" | null> {
-  const [row] = await db.select({ status: e.status, sequenceUsed: e.sequenceUsed }).from(e).where(eq(e.invoiceId, invoiceId));
+export async function ecfStanding(db: AnyDb, document: { invoiceId: number } | { noteId: number }): Promise<"void" | "unsent" | "valid" | null> {
+  const [row] = await db
+    .select({ status: e.status, sequenceUsed: e.sequenceUsed })
+    .from(e)
+    .where("invoiceId" in document ? eq(e.invoiceId, document.invoiceId) : eq(e.noteId, document.noteId));
   if (!row) return null;
   if (row.status === "rejected") return row.sequenceUsed === false ? "unsent" : "void";
   if (row.status === "failed") return "unsent";

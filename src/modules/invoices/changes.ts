@@ -283,7 +283,7 @@ export async function cancelInvoice(
   }
   assertNoNotes(invoice, "It");
   if (isElectronicNumber(invoice.documentNumber)) {
-    const standing = await ecfStanding(db, invoice.id);
+    const standing = await ecfStanding(db, { invoiceId: invoice.id });
     if (standing === "unsent") {
       throw new AppError(
         "ecf_not_cancellable",

@@ -6,7 +6,7 @@ import { decimal2, timestamp } from "../../lib/format";
 
 type InvoiceRow = typeof schema.invoices.$inferSelect;
 
-/** What happened to an issued invoice: issued from a draft, changed, paid or a payment removed, the buyer's withholdings recorded, a note issued, cancelled, deleted. */
+/** What happened to an issued invoice: issued from a draft, changed, paid or a payment removed, the buyer's withholdings recorded, a note issued or cancelled (one DGII rejected as void), cancelled, deleted. */
 export const HISTORY_ACTIONS = [
   "issued",
   "updated",
@@ -15,6 +15,7 @@ export const HISTORY_ACTIONS = [
   "withholdings",
   "credit_note",
   "debit_note",
+  "note_cancelled",
   "cancelled",
   "deleted",
 ] as const;

@@ -145,6 +145,6 @@ export function paymentFromJson(raw: InvoiceJson & { payment_id: number }) {
 /** The notes an invoice's GET embeds, per kind, oldest first. */
 export function invoiceNotesJson(invoiceId: SQL, kind: NoteKind): SQL {
   return sql`(SELECT coalesce(json_agg(json_build_object('id', n.id, 'document_number', n.document_number, 'issue_date', n.issue_date,
-      'modification_code', n.modification_code, 'reason', n.reason, 'total_amount', n.total_amount::text) ORDER BY n.id), '[]')
+      'modification_code', n.modification_code, 'reason', n.reason, 'status', n.status, 'total_amount', n.total_amount::text) ORDER BY n.id), '[]')
     FROM invoice_notes n WHERE n.invoice_id = ${invoiceId} AND n.kind = ${kind})`;
 }

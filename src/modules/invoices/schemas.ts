@@ -159,6 +159,8 @@ export const Payment = z
 /** The notes an invoice may carry: credit notes (E34/B04) and debit notes (E33/B03). */
 export const NOTE_KINDS = ["credit", "debit"] as const;
 export type NoteKind = (typeof NOTE_KINDS)[number];
+/** A note is issued; one whose e-CF DGII rejected as void can be cancelled (notes/void.ts), and then no longer counts on its invoice. */
+export const NOTE_STATUSES = ["issued", "cancelled"] as const;
 
 /** A note as its invoice's GET embeds it. */
 export const EmbeddedNote = z.object({
@@ -167,6 +169,7 @@ export const EmbeddedNote = z.object({
   issue_date: z.string(),
   modification_code: z.number(),
   reason: z.string(),
+  status: z.enum(NOTE_STATUSES),
   total_amount: z.string(),
 });
 

@@ -6,8 +6,8 @@ import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
 import { notFound } from "../../lib/errors";
-import { documentTypeName } from "../../lib/ncf";
-import { pdfLines } from "../sales/items";
+import { documentTypeName, isElectronicPrefix } from "../../lib/ncf";
+import { pdfLines, printedTotals } from "../sales/items";
 import type { PdfDocumentData } from "../sales/pdf";
 import { type DocumentSnapshot, pdfIssuer } from "../sales/snapshots";
 import { liveInvoiceCount } from "./counts";
@@ -97,18 +97,22 @@ export async function invoicePdfData(db: AnyDb, scope: RequestScope, id: number)
   const { issuer, buyer, sequence, currency } = snapshot;
   const draft = invoice.status === "draft";
   const foreign = currency.code !== null && invoice.exchange_rate !== null && invoice.exchange_rate !== "1.00";
-  const totals = [
-    { label: "Subtotal", value: invoice.subtotal_amount },
-    { label: "Descuento", value: invoice.discount_amount },
-    { label: "Impuestos", value: invoice.tax_amount },
-    { label: "Total", value: invoice.total_amount, bold: true },
-    ...(foreign && invoice.total_amount_dop ? [{ label: "Total en DOP", value: invoice.total_amount_dop }] : []),
-    // Notes move what is owed: shown, so the page's amounts add up (total + debits − credits − paid).
-    ...(invoice.debited_amount !== "0.00" ? [{ label: "Notas de débito", value: invoice.debited_amount }] : []),
-    ...(invoice.credited_amount !== "0.00" ? [{ label: "Notas de crédito", value: `-${invoice.credited_amount}` }] : []),
-    { label: "Pagado", value: invoice.amount_paid },
-    { label: "Pendiente", value: invoice.amount_due, bold: true },
-    ...(invoice.refund_due !== "0.00" ? [{ label: "Reembolso al cliente", value: invoice.refund_due, bold: true }] : []),
+  // An e-CF is printed as DGII's models lay it out (representacion-impresa.pdf): the document's
+  // amounts only. A B-series invoice also says what notes and payments changed of what is owed.
+  const ecfType = !draft && isElectronicPrefix(sequence.prefix) ? sequence.prefix.slice(1) : null;
+  const totals: PdfDocumentData["totals"] = [
+    ...printedTotals(invoice.items, { subtotal: invoice.subtotal_amount, discount: invoice.discount_amount, total: invoice.total_amount }, ecfType !== null),
+    ...(foreign && invoice.total_amount_dop ? [{ label: "Total en DOP", value: invoice.total_amount_dop, dop: true }] : []),
+    ...(ecfType
+      ? []
+      : [
+          // Notes move what is owed: shown, so the page's amounts add up (total + debits − credits − paid).
+          ...(invoice.debited_amount !== "0.00" ? [{ label: "Notas de débito", value: invoice.debited_amount }] : []),
+          ...(invoice.credited_amount !== "0.00" ? [{ label: "Notas de crédito", value: `-${invoice.credited_amount}` }] : []),
+          { label: "Pagado", value: invoice.amount_paid },
+          { label: "Pendiente", value: invoice.amount_due, bold: true },
+          ...(invoice.refund_due !== "0.00" ? [{ label: "Reembolso al cliente", value: invoice.refund_due, bold: true }] : []),
+        ]),
   ];
   return {
     invoice,
@@ -116,11 +120,15 @@ export async function invoicePdfData(db: AnyDb, scope: RequestScope, id: number)
       title: draft ? "Borrador de factura" : (documentTypeName(sequence.prefix) ?? "Factura"),
       issuer: pdfIssuer(issuer),
       documentNumber: invoice.document_number ?? "(sin número hasta su emisión)",
+      ecfType,
+      numberLabel: ecfType ? "e-NCF" : undefined,
       subtypeName: sequence.name,
       validUntil: draft ? null : sequence.valid_until,
       issueDate: invoice.issue_date,
       dueDate: invoice.due_date,
-      dueDateLabel: "Vence",
+      dueDateLabel: ecfType ? "Fecha Límite de Pago" : "Vence",
+      // A contingency replacement names the paper NCF it replaces (CodigoModificacion 4).
+      reference: ecfType && invoice.replaces ? { ncf: invoice.replaces.ncf, date: invoice.replaces.issue_date, reason: "", code: 4 } : null,
       currency: foreign ? { code: currency.code!, exchangeRate: invoice.exchange_rate! } : null,
       customer: { name: buyer.name, identification: buyer.identification, identificationType: buyer.identification_type },
       ...pdfLines(invoice.items),

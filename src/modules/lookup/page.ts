@@ -1,3 +1,4 @@
+import { groupedDecimal } from "../../lib/decimal";
 import type { PdfDocumentData } from "../sales/pdf";
 import { timbreQr } from "../sales/qr";
 import type { ConsumerInvoice } from "./service";
@@ -27,22 +28,40 @@ function qrSvg(url: string): string {
 /** dd-MM-yyyy, as the receipt prints dates. */
 const dominicanDate = (iso: string) => `${iso.slice(8, 10)}-${iso.slice(5, 7)}-${iso.slice(0, 4)}`;
 
-/** What the customer may see of the totals: the document's amounts, not its payment state. */
-const SHOWN_TOTALS = new Set(["Subtotal", "Descuento", "Impuestos", "Total", "Total en DOP"]);
+/** What the customer may see of the totals: the document's amounts (as its e-CF prints them), not its payment state. */
+const SHOWN_TOTALS = new Set([
+  "Subtotal Gravado",
+  "Monto Exento",
+  "Monto No Facturable",
+  "Total ITBIS",
+  "Total ISC",
+  "Propina Legal",
+  "Otros Impuestos",
+  "Total",
+  "Total en DOP",
+]);
+
+/** An amount as the printed e-CF writes it: thousands separated, two decimals (representacion-impresa.pdf). */
+const money = (value: string) => (/^-?\d+(\.\d+)?$/.test(value) ? groupedDecimal(value) : value);
+const count = (value: string) => (/^-?\d+(\.\d+)?$/.test(value) ? groupedDecimal(value, 0) : value);
+
+/**
+ * One line: a cell per column of DGII's models (Cantidad, Descripción, Precio, ITBIS, Valor), each
+ * naming its column (data-label) for a phone, where each line is stacked rather than a table row.
+ */
+function lineRow(line: PdfDocumentData["lines"][number]): string {
+  const cell = (label: string, value: string, className: string) => `<td data-label="${label}" class="${className}">${escapeHtml(value)}</td>`;
+  return `<tr>${cell("Descripción", line.description, "d")}${cell("Cantidad", count(line.quantity), "n")}${cell("Precio", money(line.unitPrice), "n")}${cell("ITBIS", money(line.itbis), "n itbis")}${cell("Valor", money(line.amount), "n valor")}</tr>`;
+}
 
 function documentSection(found: ConsumerInvoice, code: string): string {
   const pdf: PdfDocumentData = found.pdf;
   const issuer = pdf.issuer;
   const query = `?codigo=${encodeURIComponent(code)}`;
-  const lines = pdf.lines
-    .map(
-      (line) =>
-        `<tr><td>${escapeHtml(line.description)}</td><td class="n">${escapeHtml(line.quantity)}</td><td class="n">${escapeHtml(line.unitPrice)}</td><td>${escapeHtml(line.taxes)}</td><td class="n">${escapeHtml(line.total)}</td></tr>`,
-    )
-    .join("");
+  const lines = pdf.lines.map(lineRow).join("");
   const totals = pdf.totals
     .filter((row) => SHOWN_TOTALS.has(row.label))
-    .map((row) => `<tr${row.bold ? ' class="b"' : ""}><th scope="row">${escapeHtml(row.label)}</th><td class="n">${escapeHtml(row.value)}</td></tr>`)
+    .map((row) => `<tr${row.bold ? ' class="b"' : ""}><th scope="row">${escapeHtml(row.label)}</th><td class="n">${escapeHtml(money(row.value))}</td></tr>`)
     .join("");
   const ecf = pdf.ecf;
   return `<section id="comprobante" aria-labelledby="titulo">
@@ -51,7 +70,7 @@ function documentSection(found: ConsumerInvoice, code: string): string {
 <br>RNC: <span id="rnc">${escapeHtml(issuer.rnc ?? "")}</span>${issuer.address ? `<br>${escapeHtml(issuer.address)}` : ""}</div>
 <dl><dt>e-NCF</dt><dd id="encf">${escapeHtml(found.encf)}</dd><dt>Fecha de emisión</dt><dd id="fecha">${dominicanDate(pdf.issueDate)}</dd>
 <dt>Cliente</dt><dd>${escapeHtml(pdf.customer.name)}</dd></dl>
-<div class="scroll"><table id="lineas"><thead><tr><th>Descripción</th><th class="n">Cant.</th><th class="n">Precio</th><th>Impuestos</th><th class="n">Total</th></tr></thead><tbody>${lines}</tbody></table></div>
+<table id="lineas"><thead><tr><th>Descripción</th><th class="n">Cantidad</th><th class="n">Precio</th><th class="n">ITBIS</th><th class="n">Valor</th></tr></thead><tbody>${lines}</tbody></table>
 <table id="totales">${totals}</table>
 ${
   ecf
@@ -79,8 +98,16 @@ label{display:grid;gap:4px;font-weight:600}input{font:inherit;padding:10px;borde
 button{font:inherit;padding:12px;border:0;border-radius:6px;background:#0b5cad;color:#fff;font-weight:600}
 section{background:#fff;margin-top:16px;padding:16px;border-radius:8px;border:1px solid #dde}
 dl{display:grid;grid-template-columns:auto 1fr;gap:4px 12px}dt{font-weight:600}dd{margin:0}
-.scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;margin:8px 0}th,td{padding:6px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
-.n{text-align:right;white-space:nowrap}#totales{max-width:320px;margin-left:auto}.b{font-weight:700}
+table{border-collapse:collapse;width:100%;margin:8px 0}th,td{padding:6px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
+.n{text-align:right;white-space:nowrap}.d{overflow-wrap:anywhere}#totales{max-width:320px;margin-left:auto}.b{font-weight:700}
+@media (max-width:600px){
+#lineas thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+#lineas,#lineas tbody{display:block}
+#lineas tr{display:grid;grid-template-columns:1fr 1fr;gap:2px 16px;padding:8px 0;border-bottom:1px solid #dde}
+#lineas td{display:flex;justify-content:space-between;gap:8px;padding:2px 0;border:0;white-space:normal}
+#lineas td::before{content:attr(data-label);font-weight:600;color:#555}
+#lineas td.d{grid-column:1/-1;font-weight:600}#lineas td.d::before{content:none}
+}
 figure{margin:12px 0;display:flex;flex-wrap:wrap;gap:12px;align-items:center}svg{max-width:100%;height:auto}
 .downloads{display:flex;flex-wrap:wrap;gap:12px}.downloads a{padding:10px 14px;border:1px solid #0b5cad;border-radius:6px;text-decoration:none;color:#0b5cad}
 #no-encontrado{background:#fff4f4;border:1px solid #e0a0a0;padding:12px;border-radius:8px;margin-top:16px}

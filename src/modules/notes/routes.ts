@@ -13,10 +13,11 @@ import type { NoteKind } from "../invoices/schemas";
 import { renderDocumentPdf } from "../sales/pdf";
 import { CreateNoteBody, NoteDetail, NoteListQuery, NoteSummary } from "./schemas";
 import * as notes from "./service";
+import { cancelVoidNote } from "./void";
 
 export const notesRouter = createRouter();
 
-/** The same five endpoints for each kind: create on an invoice, list, show, PDF. */
+/** The same endpoints for each kind: create on an invoice, cancel a void one, list, show, PDF. */
 for (const kind of ["credit", "debit"] as const satisfies readonly NoteKind[]) {
   const collection = `${kind}-notes`;
   const name = kind === "credit" ? "Credit note" : "Debit note";
@@ -54,6 +55,29 @@ for (const kind of ["credit", "debit"] as const satisfies readonly NoteKind[]) {
         await emitEvent(c, "invoice.updated", note.workspace_id, invoiceEventData(c.var.scope, id));
         return { status: 201, body: { data: note, message: `${name} issued.` } };
       });
+    },
+  );
+
+  notesRouter.openapi(
+    defineRoute(
+      { permission: "invoices:edit" },
+      {
+        method: "post",
+        path: `${V1}/${collection}/{id}/cancel`,
+        tags,
+        summary: `Cancel a ${name.toLowerCase()} whose e-CF DGII rejected as void (its amounts leave the invoice${kind === "credit" ? ", what it restocked goes back out" : ""}); any other note stands (409)`,
+        request: { params: IdParam },
+        responses: {
+          200: jsonResponse(`${name} cancelled`, z.object({ data: NoteSummary, message: z.string() })),
+          ...errorResponses(404, 409),
+          ...commonErrors,
+        },
+      },
+    ),
+    async (c) => {
+      const note = await cancelVoidNote(c.var.db, c.var.scope, kind, c.req.valid("param").id);
+      await emitEvent(c, "invoice.updated", note.workspace_id, invoiceEventData(c.var.scope, note.invoice_id));
+      return c.json({ data: note, message: `${name} ${note.document_number} cancelled.` }, 200);
     },
   );
 

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
 import { dateInput as dateFilter } from "../../lib/bounds";
 import { decimalInput } from "../../lib/decimal";
-import { NOTE_KINDS } from "../invoices/schemas";
+import { NOTE_KINDS, NOTE_STATUSES } from "../invoices/schemas";
 import { DocumentSnapshot, dateInput, id, LineItemOutput, TaxBreakdown } from "../sales/schemas";
 
 /**
@@ -85,7 +85,9 @@ export const NoteSummary = z
     document_subtype_id: z.number(),
     document_number: z.string(),
     issue_date: z.string(),
-    status: z.literal("issued"),
+    status: z
+      .enum(NOTE_STATUSES)
+      .openapi({ description: "cancelled: DGII rejected its e-CF as void and it was cancelled (POST …/cancel); it no longer counts on its invoice" }),
     modified_ncf: z.string(),
     modified_issue_date: z.string(),
     modification_code: z.number(),
@@ -125,7 +127,7 @@ export const NoteListQuery = listQuerySchema({
     contact_id: idFilter("Must be a contact id."),
     issue_date_from: dateFilter().optional(),
     issue_date_to: dateFilter().optional(),
-    status: z.enum(["issued"]).optional(),
+    status: z.enum(NOTE_STATUSES).optional(),
   },
   sorts: ["issue_date", "document_number", "total_amount", "created_at"] as const,
   defaultSort: "-issue_date",

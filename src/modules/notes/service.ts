@@ -22,7 +22,7 @@ import { recordInvoiceChange } from "../invoices/history";
 import { checkReplacement } from "../invoices/replacement";
 import type { NoteKind } from "../invoices/schemas";
 import { invoiceStatus } from "../invoices/status";
-import { pdfLines } from "../sales/items";
+import { pdfLines, printedTotals } from "../sales/items";
 import { type AppliedTax, documentAmounts, EXCLUSIVE_TAX_TYPES, type LineAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { type ResolvedDocument, resolveDocument } from "../sales/references";
@@ -49,7 +49,7 @@ export function serializeNote(row: NoteRow): NoteSummary {
     document_subtype_id: row.documentSubtypeId,
     document_number: row.documentNumber,
     issue_date: row.issueDate,
-    status: "issued",
+    status: row.status as NoteSummary["status"],
     modified_ncf: row.modifiedNcf,
     modified_issue_date: row.modifiedIssueDate,
     modification_code: row.modificationCode,
@@ -117,9 +117,9 @@ async function loadLines(db: AnyDb, scope: RequestScope, invoiceId: number, taxI
               'discount_amount', coalesce(sum(ni.discount_amount), 0), 'tax_amount', coalesce(sum(ni.tax_amount), 0), 'total', coalesce(sum(ni.total), 0),
               'taxes', coalesce((SELECT json_object_agg(x.id, x.amount) FROM (
                   SELECT t->>'id' AS id, sum((t->>'amount')::numeric) AS amount
-                  FROM invoice_note_items ni2 JOIN invoice_notes n2 ON n2.id = ni2.note_id AND n2.kind = 'credit', jsonb_array_elements(ni2.taxes) t
+                  FROM invoice_note_items ni2 JOIN invoice_notes n2 ON n2.id = ni2.note_id AND n2.kind = 'credit' AND n2.status = 'issued', jsonb_array_elements(ni2.taxes) t
                   WHERE ni2.invoice_item_id = it.id GROUP BY 1) x), '{}'))
-            FROM invoice_note_items ni JOIN invoice_notes n ON n.id = ni.note_id AND n.kind = 'credit' WHERE ni.invoice_item_id = it.id))
+            FROM invoice_note_items ni JOIN invoice_notes n ON n.id = ni.note_id AND n.kind = 'credit' AND n.status = 'issued' WHERE ni.invoice_item_id = it.id))
           ORDER BY it.position), '[]')
        FROM invoice_items it JOIN products p ON p.id = it.product_id WHERE it.invoice_id = ${invoiceId}) AS lines,
       (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'type', type, 'rate', rate::text, 'is_active', is_active,
@@ -566,27 +566,27 @@ export async function notePdfData(db: AnyDb, scope: RequestScope, kind: NoteKind
   const note = await getNote(db, scope, kind, id);
   const { issuer, buyer, sequence, currency } = note.snapshot;
   const foreign = currency.code !== null && note.exchange_rate !== "1.00";
+  const ecfType = isElectronicPrefix(sequence.prefix) ? sequence.prefix.slice(1) : null;
   return {
     note,
     pdf: {
       title: documentTypeName(sequence.prefix) ?? (kind === "credit" ? "Nota de Crédito" : "Nota de Débito"),
       issuer: pdfIssuer(issuer),
       documentNumber: note.document_number,
+      ecfType,
+      numberLabel: ecfType ? "e-NCF" : undefined,
       subtypeName: sequence.name,
       validUntil: sequence.valid_until,
       issueDate: note.issue_date,
       dueDate: null,
       dueDateLabel: "",
-      reference: { ncf: note.modified_ncf, date: note.modified_issue_date, reason: note.reason },
+      reference: { ncf: note.modified_ncf, date: note.modified_issue_date, reason: note.reason, code: note.modification_code },
       currency: foreign ? { code: currency.code!, exchangeRate: note.exchange_rate } : null,
       customer: { name: buyer.name, identification: buyer.identification, identificationType: buyer.identification_type },
       ...pdfLines(note.items),
       totals: [
-        { label: "Subtotal", value: note.subtotal_amount },
-        { label: "Descuento", value: note.discount_amount },
-        { label: "Impuestos", value: note.tax_amount },
-        { label: "Total", value: note.total_amount, bold: true },
-        ...(foreign ? [{ label: "Total en DOP", value: note.total_amount_dop }] : []),
+        ...printedTotals(note.items, { subtotal: note.subtotal_amount, discount: note.discount_amount, total: note.total_amount }, ecfType !== null),
+        ...(foreign ? [{ label: "Total en DOP", value: note.total_amount_dop, dop: true }] : []),
       ],
       notes: null,
     },

@@ -17,7 +17,7 @@ import { insertEcfStatement, type SignedEcf } from "../ecf/issue";
 import { type EcfSubject, recordEcfTransitionEvent } from "../ecf/transitions";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import { activeRecords } from "../rnc/queries";
-import { pdfLines } from "../sales/items";
+import { pdfLines, printedTotals } from "../sales/items";
 import {
   type AppliedTax,
   documentAmounts,
@@ -928,6 +928,8 @@ export async function purchasePdfData(db: AnyDb, scope: RequestScope, id: number
   }>(result)[0]!;
   const foreign = purchase.exchange_rate !== "1.00" && row.currency_code !== null;
   const supplier = purchase.supplier;
+  const ecfType = isElectronicPrefix(row.sequence.prefix) ? row.sequence.prefix.slice(1) : null;
+  const printedItems = purchase.items.map((item) => ({ ...item, unit_price: item.unit_cost, taxes: item.taxes as AppliedTax[] }));
   const withheld = [
     ...(purchase.itbis_withheld !== "0.00" ? [{ label: "ITBIS retenido", value: `-${purchase.itbis_withheld}` }] : []),
     ...(purchase.isr_withheld !== "0.00" ? [{ label: "ISR retenido", value: `-${purchase.isr_withheld}` }] : []),
@@ -948,6 +950,8 @@ export async function purchasePdfData(db: AnyDb, scope: RequestScope, id: number
         branchPhone: row.branch.phone,
       },
       documentNumber: purchase.ncf,
+      ecfType,
+      numberLabel: ecfType ? "e-NCF" : undefined,
       subtypeName: row.sequence.name,
       validUntil: row.sequence.valid_until,
       issueDate: purchase.issue_date,
@@ -960,15 +964,22 @@ export async function purchasePdfData(db: AnyDb, scope: RequestScope, id: number
         identificationType: supplier?.identification_type ?? null,
       },
       customerLabel: "Proveedor",
-      ...pdfLines(purchase.items.map((item) => ({ ...item, unit_price: item.unit_cost, taxes: item.taxes as AppliedTax[] }))),
+      ...pdfLines(printedItems),
       totals: [
-        { label: "Subtotal", value: purchase.subtotal_amount },
-        { label: "Descuento", value: purchase.discount_amount },
-        { label: "Impuestos", value: purchase.tax_amount },
-        { label: "Total", value: purchase.total_amount, bold: true },
+        ...printedTotals(
+          printedItems,
+          { subtotal: purchase.subtotal_amount, discount: purchase.discount_amount, total: purchase.total_amount },
+          ecfType !== null,
+        ),
+        ...(foreign && purchase.total_amount_dop ? [{ label: "Total en DOP", value: purchase.total_amount_dop, dop: true }] : []),
         ...withheld,
-        { label: "Pagado", value: purchase.amount_paid },
-        { label: "Pendiente", value: purchase.amount_due, bold: true },
+        // What is paid is the company's bookkeeping, not part of an e-CF (DGII's models print none).
+        ...(ecfType
+          ? []
+          : [
+              { label: "Pagado", value: purchase.amount_paid },
+              { label: "Pendiente", value: purchase.amount_due, bold: true },
+            ]),
       ],
       notes: purchase.notes,
     },

@@ -8,7 +8,8 @@ import { purchases606 } from "./purchases606";
 import { salesSummary } from "./sales-summary";
 import { sales607 } from "./sales607";
 import { Report606, Report607, Report607Query, Report608, ReportQuery, SalesSummary, SalesSummaryQuery } from "./schemas";
-import { openReport, type ReportSource } from "./service";
+import { openReport, periodOf, type ReportSource } from "./service";
+import { type SnapshotReport, storedSnapshot } from "./snapshots";
 import { jsonChunks, txtChunks } from "./writer";
 
 export const reportsRouter = createRouter();
@@ -31,6 +32,25 @@ async function answer<Row extends Record<string, string>, Query extends ReportQu
   source: ReportSource<Row, Query>,
   query: Query,
 ): Promise<TypedResponse<string, 200, "text">> {
+  // A closed period's file is the one kept at its close (docs/reports.md, "Closing the month"), byte
+  // for byte; a branch's review (workspace_id) is not a filed file and is read from the books.
+  if (query.workspace_id === undefined) {
+    const key = (source.format === "607" && (query as { include_ecf?: boolean }).include_ecf ? "607-ecf" : source.format) as SnapshotReport;
+    const kept = await storedSnapshot(c.var.db, c.var.scope.tenantId, periodOf(query.period).text, key, query.format);
+    if (kept) {
+      const headers: Record<string, string> = {
+        "Content-Type": kept.contentType,
+        "X-Content-SHA256": kept.sha256,
+        "X-Fiscal-Period-Version": String(kept.version),
+      };
+      if (query.format === "txt") {
+        const rnc = /^[^|]*\|([^|]*)\|/.exec(kept.body)?.[1] ?? "";
+        headers["Content-Disposition"] = `attachment; filename="DGII_F_${source.format}_${rnc}_${query.period}.TXT"`;
+      }
+      const response = c.req.raw.method === "HEAD" ? c.body(null, 200, headers) : c.body(kept.body, 200, headers);
+      return response as unknown as TypedResponse<string, 200, "text">;
+    }
+  }
   const report = await openReport(c.var.db, c.var.scope.tenantId, source, query);
   const chunks = query.format === "json" ? jsonChunks(report) : txtChunks(report, source.columns);
   const headers: Record<string, string> = { "Content-Type": chunks.contentType };

@@ -56,6 +56,8 @@ export interface OpenedReport<Row> {
   first: Row[];
   /** The next page, empty once every row was read. */
   next(): Promise<Row[]>;
+  /** Closes the cursor, so that another report may be opened in the same transaction (a period's close). */
+  close(): Promise<void>;
 }
 
 /** Rows per FETCH: one round trip per page, a page at a time in the Worker's memory. */
@@ -123,5 +125,8 @@ export async function openReport<Row extends Record<string, string>, Query exten
     },
     first: first.rows,
     next: async () => (await fetchPage()).rows,
+    close: async () => {
+      await db.execute(sql.raw("CLOSE report_rows"));
+    },
   };
 }

@@ -3,7 +3,7 @@ import { asc, eq, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
-import { Big } from "../../lib/decimal";
+import { Big, groupedDecimal } from "../../lib/decimal";
 import { decimal2, unitPriceText } from "../../lib/format";
 import { type AppliedTax, type LineAmounts, type TaxBreakdown, taxBreakdown } from "./lines";
 import type { PdfDocumentData } from "./pdf";
@@ -158,7 +158,7 @@ export function itemsBreakdown(items: PrintedItem[]): TaxBreakdown {
 function taxLabels(breakdown: TaxBreakdown): PdfDocumentData["taxBreakdown"] {
   const rate = (value: string) => `${new Big(value).toFixed()}%`;
   return [
-    ...breakdown.itbis.map((entry) => ({ label: `ITBIS ${rate(entry.rate)} (base ${entry.base})`, amount: entry.amount })),
+    ...breakdown.itbis.map((entry) => ({ label: `ITBIS ${rate(entry.rate)} (base ${groupedDecimal(entry.base)})`, amount: entry.amount })),
     ...(new Big(breakdown.exempt_base).gt(0) ? [{ label: "Monto exento", amount: breakdown.exempt_base }] : []),
     ...breakdown.additional.map((entry) => {
       const code = entry.code ? ` (código ${entry.code})` : "";
@@ -181,9 +181,67 @@ export function pdfLines(items: PrintedItem[]): Pick<PdfDocumentData, "lines" | 
       quantity: item.quantity,
       unitPrice: item.unit_price,
       discount: item.discount,
+      discountAmount: item.discount_amount,
       taxes: item.taxes.map((tax) => tax.name).join(", "),
+      // The line's ITBIS and its MontoItem (price × quantity − discount, taxes apart): the columns of
+      // DGII's printed models (representacion-impresa.pdf, 1.1: "ITBIS" and "Valor").
+      itbis: item.taxes
+        .filter((tax) => tax.type === "itbis")
+        .reduce((sum, tax) => sum.plus(tax.amount), new Big(0))
+        .toFixed(2),
+      amount: new Big(item.subtotal).minus(item.discount_amount).toFixed(2),
       total: item.total,
     })),
     taxBreakdown: taxLabels(itemsBreakdown(items)),
   };
+}
+
+/** How the totals name each additional tax (Formato e-CF v1.0, Totales: ISC específico and ad valorem, other taxes; propina). */
+const ADDITIONAL_TOTAL_LABELS: Record<TaxBreakdown["additional"][number]["kind"], string> = {
+  isc_specific: "Total ISC",
+  isc_ad_valorem: "Total ISC",
+  propina: "Propina Legal",
+  other: "Otros Impuestos",
+};
+
+/**
+ * The tax and total rows of a printed document. An e-CF's are DGII's (representacion-impresa.pdf,
+ * 1.1 and 1.4; Formato e-CF v1.0, Totales, fields printed "I"): "Subtotal Gravado" (MontoGravadoTotal),
+ * "Monto Exento", "Total ITBIS", "Total ISC" and the other additional taxes, "Total". A B-series
+ * document's (Norma General 06-2018: the ITBIS apart from the other taxes): subtotal, discount,
+ * ITBIS, each additional tax, total. Only rows with an amount are printed, except ITBIS where
+ * anything is taxed and the total.
+ */
+export function printedTotals(
+  items: PrintedItem[],
+  amounts: { subtotal: string; discount: string; total: string },
+  electronic: boolean,
+): PdfDocumentData["totals"] {
+  const breakdown = itemsBreakdown(items);
+  const itbis = breakdown.itbis.reduce((sum, entry) => sum.plus(entry.amount), new Big(0));
+  const taxed = breakdown.itbis.reduce((sum, entry) => sum.plus(entry.base), new Big(0));
+  const additional = new Map<string, Big>();
+  for (const entry of breakdown.additional) {
+    const label = ADDITIONAL_TOTAL_LABELS[entry.kind];
+    additional.set(label, (additional.get(label) ?? new Big(0)).plus(entry.amount));
+  }
+  const additionalRows = [...additional].filter(([, amount]) => !amount.eq(0)).map(([label, amount]) => ({ label, value: amount.toFixed(2) }));
+  const itbisRow = breakdown.itbis.length ? [{ label: electronic ? "Total ITBIS" : "ITBIS", value: itbis.toFixed(2) }] : [];
+  if (electronic) {
+    return [
+      ...(breakdown.itbis.length ? [{ label: "Subtotal Gravado", value: taxed.toFixed(2) }] : []),
+      ...(new Big(breakdown.exempt_base).gt(0) ? [{ label: "Monto Exento", value: breakdown.exempt_base }] : []),
+      ...(new Big(breakdown.non_billable).gt(0) ? [{ label: "Monto No Facturable", value: breakdown.non_billable }] : []),
+      ...itbisRow,
+      ...additionalRows,
+      { label: "Total", value: amounts.total, bold: true },
+    ];
+  }
+  return [
+    { label: "Subtotal", value: amounts.subtotal },
+    ...(new Big(amounts.discount).gt(0) ? [{ label: "Descuento", value: `-${new Big(amounts.discount).toFixed(2)}` }] : []),
+    ...itbisRow,
+    ...additionalRows,
+    { label: "Total", value: amounts.total, bold: true },
+  ];
 }
