@@ -1,6 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { getPath } from "hono/utils/url";
-import { bearerToken, replayOf } from "./http/auth";
+import { bearerToken, type DispatchSlot, dispatchSlot } from "./http/auth";
 import type { AppEnv } from "./http/context";
 import { databaseSession } from "./http/database";
 import { DOCS_ASSETS_PATH, docsAsset, docsPage } from "./http/docs-page";
@@ -141,11 +141,11 @@ export function createApp() {
   // with its context read first; its first answer is dropped unread.
   const dispatch = app.fetch;
   app.fetch = async (request, env, executionCtx) => {
-    const response = await dispatch(request, env, executionCtx);
-    const again = replayOf(request);
-    if (!again) return response;
+    const slot: DispatchSlot = { replayed: false };
+    const response = await dispatchSlot.run(slot, () => dispatch(request, env, executionCtx));
+    if (!slot.again) return response;
     await response.body?.cancel();
-    return dispatch(again, env, executionCtx);
+    return dispatchSlot.run({ replayed: true }, () => dispatch(slot.again!, env, executionCtx));
   };
   registerSelf(app.fetch);
   return app;

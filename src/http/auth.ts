@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { config } from "../env";
@@ -84,25 +85,26 @@ function remember(key: string, row: Record<string, unknown>): void {
   contexts.set(key, { row, text: JSON.stringify(row), until: Date.now() + CONTEXT_TTL_MS });
 }
 
-/** Requests to run again, context first: their context changed since this isolate last saw it (`createApp`). */
-const replays = new WeakMap<Request, Request>();
-/** Replayed requests: never run on a predicted context. */
-const replaying = new WeakSet<Request>();
-
-/** The request to dispatch again in place of `request`'s answer, if its predicted context was wrong. */
-export function replayOf(request: Request): Request | undefined {
-  const again = replays.get(request);
-  if (again) replaying.add(again);
-  return again;
+/**
+ * Per dispatch of a request (`createApp` runs each in `dispatchSlot.run`): whether it is a replay,
+ * and the request to run again in its place. Not keyed by the Request object: the body limiter
+ * (http/request-checks.ts) wraps a request with a body in a new one.
+ */
+export interface DispatchSlot {
+  replayed: boolean;
+  again?: Request;
 }
+export const dispatchSlot = new AsyncLocalStorage<DispatchSlot>();
 
 async function replay(c: Context<AppEnv>): Promise<void> {
+  const slot = dispatchSlot.getStore();
+  if (!slot) throw new ContextChanged();
   const raw = c.req.raw;
   const body = raw.method === "GET" || raw.method === "HEAD" ? undefined : await c.req.arrayBuffer();
-  replays.set(raw, new Request(raw.url, { method: raw.method, headers: raw.headers, body }));
+  slot.again = new Request(raw.url, { method: raw.method, headers: raw.headers, body });
 }
 
-/** The context this isolate predicted is no longer the token's: the request runs again (`replayOf`). */
+/** The context this isolate predicted is no longer the token's: the request runs again (`createApp`). */
 class ContextChanged extends AppError {
   constructor() {
     super("service_unavailable", "The caller's context changed during the request; try again.", undefined, 0);
@@ -164,7 +166,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const workspaceId = requestedWorkspaceId(c);
   const statement = contextQuery(claims.userId, claims.tokenId, workspaceId);
   const key = `${claims.tenantId}:${claims.tokenId}:${workspaceId ?? ""}`;
-  const predicted = replaying.has(c.req.raw) ? undefined : recalled(key);
+  const predicted = dispatchSlot.getStore()?.replayed === false ? recalled(key) : undefined;
   if (!predicted) {
     const row = contextRow(await beginTenantTransaction(c, statement));
     if (!row) throw unauthenticated();

@@ -65,12 +65,14 @@ describe("a predicted request context is confirmed before the answer", () => {
     const before = await tenant.api.get("/me");
     expect(before.body.data.current_workspace_id).toBe(tenant.workspaceId);
     await asOwner((db) => db.execute(sql`UPDATE users SET current_workspace_id = ${second} WHERE id = ${tenant.admin.id}`));
+    // A write with a body, first after the change: it runs again, context first, with its body.
+    const name = uniqueName("P");
+    const created = await tenant.api.post("/products", { name, price: "10.00" });
+    expect(created.status).toBe(201);
+    expect(created.body.data.name).toBe(name);
     const after = await tenant.api.get("/me");
     expect(after.status).toBe(200);
     expect(after.body.data.current_workspace_id).toBe(second);
-    // A write runs in the workspace it resolves to now: the product is the second workspace's.
-    const created = await tenant.api.post("/products", { name: uniqueName("P"), price: "10.00", workspace_id: second });
-    expect(created.status).toBe(201);
     await asOwner((db) => db.execute(sql`UPDATE users SET current_workspace_id = ${tenant.workspaceId} WHERE id = ${tenant.admin.id}`));
     const back = await tenant.api.get("/me");
     expect(back.body.data.current_workspace_id).toBe(tenant.workspaceId);
