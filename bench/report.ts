@@ -2,7 +2,7 @@ import { PAGE_ROWS } from "../src/modules/reports/service";
 import type { EcfSigningResult } from "./ecf";
 import type { HostileXmlResult } from "./hostile-xml";
 import { REPORT_BUDGET_SECONDS, type ReportBenchResult } from "./reports";
-import type { TestSetBenchResult } from "./testset";
+import type { HostileTestSetResults, TestSetBenchResult } from "./testset";
 import type { UploadSizeResult } from "./upload-size";
 import type { WorkerCpu } from "./worker-cpu";
 /** The bench's stdout table and the generated block of docs/performance.md, both from latest.json. */
@@ -71,6 +71,7 @@ export interface BenchResults {
   hostileXml?: HostileXmlResult[];
   /** CPU and memory of importing DGII's test set (bench/testset.ts). */
   testSet?: TestSetBenchResult[];
+  testSetHostile?: HostileTestSetResults;
   /** DGII reports of a seeded month through the Worker (bench/reports.ts). */
   reports?: ReportBenchResult[];
   seconds: number;

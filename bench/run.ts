@@ -3,6 +3,7 @@
  * npm run bench -- --readme-only   (regenerates docs/performance.md's generated block from bench/results/latest.json)
  * npm run bench -- --only invoices_list,health   (those scenarios; results in bench/results/tmp/partial.json; the
  *   Node-side figures — bundle, upload, ecf_signing, hostile_xml, test_set — and reports only when named)
+ * npm run bench -- --only scale   (many companies: bench/scale.ts, its own stack; = npm run bench:scale)
  * npm run bench -- --hold   (starts the stack, prints how to call it, waits: for profiling by hand)
  * npm run bench -- --profile [--only …]   (the Worker's inspector on: a CPU profile of each scenario
  *   with a CPU budget, summed by package and source file (bench/worker-profile.ts); nothing else measured)
@@ -51,7 +52,7 @@ import { type BenchResults, type Load, type RoundTrips, renderPerformance, type 
 import { measureReport, previousMonth, type ReportBenchResult, seedSalesMonth } from "./reports";
 import { prng } from "./rnc-generator";
 import { type Seeded, seed } from "./seed";
-import { describeTestSet, measureTestSet } from "./testset";
+import { describeHostileTestSets, describeTestSet, measureHostileTestSets, measureTestSet } from "./testset";
 import { describeUploadSize, measureUploadSize } from "./upload-size";
 import { measureWorkerCpu, type WorkerCpu } from "./worker-cpu";
 import { type ProfileSummary, profileRequests } from "./worker-profile";
@@ -635,10 +636,13 @@ async function main() {
     for (const line of describeHostileXml(hostileXml)) console.log(`  ${line}`);
   }
   let testSet: Awaited<ReturnType<typeof measureTestSet>> | undefined;
+  let testSetHostile: Awaited<ReturnType<typeof measureHostileTestSets>> | undefined;
   if (wants("test_set")) {
     console.log("importing DGII's test set (bench/testset.ts) …");
     testSet = await measureTestSet();
     for (const line of describeTestSet(testSet)) console.log(`  ${line}`);
+    testSetHostile = await measureHostileTestSets();
+    for (const line of describeHostileTestSets(testSetHostile)) console.log(`  ${line}`);
   }
 
   console.log("database …");
@@ -912,6 +916,7 @@ async function main() {
     ecfSigning,
     hostileXml,
     testSet,
+    testSetHostile,
     reports,
     scenarios: list.map((s): ScenarioResult => {
       const rtr = roundTrips[s.key]!;
@@ -950,7 +955,11 @@ async function main() {
   console.log(`Results: ${path.relative(ROOT, resultsFile)} (${results.seconds} s).`);
 }
 
-if (options["readme-only"]) {
+// The many-companies scenario is its own stack and database (bench/scale.ts): `--only scale` runs it alone.
+if (options.only === "scale") {
+  const child = spawn(path.join(ROOT, "node_modules", ".bin", "tsx"), [path.join(ROOT, "bench/scale.ts")], { cwd: ROOT, stdio: "inherit" });
+  child.on("exit", (code) => process.exit(code ?? 1));
+} else if (options["readme-only"]) {
   const { page } = renderPerformance(JSON.parse(fs.readFileSync(RESULTS, "utf8")) as BenchResults);
   fs.writeFileSync(PERFORMANCE_DOC, page(fs.readFileSync(PERFORMANCE_DOC, "utf8")));
   console.log("docs/performance.md: the bench block regenerated from bench/results/latest.json.");
@@ -961,16 +970,17 @@ const watchdog = setTimeout(() => {
   console.error(`bench: over ${WATCHDOG_MS / 60000} minutes, stopping`);
   void stopAll().finally(() => process.exit(1));
 }, WATCHDOG_MS);
-process.on("SIGINT", () => void stopAll().finally(() => process.exit(130)));
-process.on("SIGTERM", () => void stopAll().finally(() => process.exit(143)));
-
-main()
-  .then(() => {
-    clearTimeout(watchdog);
-    process.exit(0);
-  })
-  .catch(async (error) => {
-    console.error(error);
-    await stopAll();
-    process.exit(1);
-  });
+if (options.only !== "scale") {
+  process.on("SIGINT", () => void stopAll().finally(() => process.exit(130)));
+  process.on("SIGTERM", () => void stopAll().finally(() => process.exit(143)));
+  main()
+    .then(() => {
+      clearTimeout(watchdog);
+      process.exit(0);
+    })
+    .catch(async (error) => {
+      console.error(error);
+      await stopAll();
+      process.exit(1);
+    });
+} else clearTimeout(watchdog);

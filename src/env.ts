@@ -46,6 +46,8 @@ export interface Env {
   /** How long a contingency may stay open (hours; 72, unconfirmed by DGII), and the alert's hours before it. */
   CONTINGENCY_LIMIT_HOURS?: string;
   ALERT_CONTINGENCY_HOURS_LEFT?: string;
+  /** e-CF steps the minute sweep hands out per company per minute (jobs/ecf.ts; an assumption, not DGII's figure). */
+  ECF_SENDS_PER_MINUTE?: string;
   OUTBOX_QUEUE?: Queue;
   RNC_SYNC_QUEUE?: Queue;
   ECF_QUEUE?: Queue;
@@ -120,6 +122,11 @@ const schema = z.object({
   // CERTIFICATION.md "Contingency"), so it is configuration; the alert comes this many hours before.
   CONTINGENCY_LIMIT_HOURS: count(72),
   ALERT_CONTINGENCY_HOURS_LEFT: count(12),
+  // A company's pace towards DGII through the minute sweep (issue 48): DGII publishes no rate limit
+  // in the documents we have (Descripción Técnica); it says a validation takes ~200 ms on average,
+  // so one document at a time is ~300 a minute. An assumption, a setting: lowered when DGII answers
+  // 429 (which also backs the company off by itself, jobs/ecf.ts).
+  ECF_SENDS_PER_MINUTE: count(300),
 });
 
 /** The Worker's configuration, parsed: numbers are numbers, defaults applied, base URLs without a trailing slash. */

@@ -15,7 +15,7 @@ import {
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, receiverPolicy, tenantSigningMaterial } from "../modules/ecf/service";
 import type { DeliveryStatus } from "../modules/reception/schemas";
-import { dueRows, ECF_MAX_OUTAGE_MS, handleStepMessage, outageDelaySeconds } from "./due";
+import { dueRows, ECF_MAX_OUTAGE_MS, handleStepMessage, outageDelaySeconds, type SweepOptions } from "./due";
 import { type ApprovalRef, enqueueApprovals } from "./messages";
 
 /**
@@ -23,8 +23,8 @@ import { type ApprovalRef, enqueueApprovals } from "./messages";
  * service and to the issuer's receiver, whose URL DGII's directory gives (Descripción técnica,
  * "Recepción de aprobación comercial" and "Estándar de comunicación Emisor-Receptor"). As for e-CF
  * (jobs/ecf.ts): each `ecf_approvals` row is its own outbox entry, one queue message is one step
- * under the row's lock, the minute sweep re-enqueues what is due (drizzle/0027
- * ecf_due_approvals). A step attempts each delivery still pending: `delivered` on a 2xx,
+ * under the row's lock, the minute sweep re-enqueues what is due (drizzle/0060
+ * sweep_due). A step attempts each delivery still pending: `delivered` on a 2xx,
  * `refused` on a 4xx (sending the same ACECF again would not help; the messages are kept), and
  * otherwise retried with the e-CF backoff (30 s doubling to 15 min) for 24 hours, then `failed`.
  */
@@ -153,8 +153,8 @@ export const handleApprovalMessage = (message: Message<ApprovalRef>, env: Env) =
   );
 
 /** The minute sweep: approvals with a delivery pending and due, across tenants, back on the queue. */
-export async function sweepApprovals(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {
-  const refs = (await dueRows(env, "ecf_due_approvals", options)).map((row) => ({ tenant_id: row.tenantId, approval_id: row.id }));
+export async function sweepApprovals(env: Env, options: SweepOptions = {}): Promise<number> {
+  const refs = (await dueRows(env, "ecf_approvals", options)).map((row) => ({ tenant_id: row.tenantId, approval_id: row.id }));
   if (refs.length) log.info("approval sweep", { due: refs.length, enqueued: await enqueueApprovals(env, refs) });
   return refs.length;
 }

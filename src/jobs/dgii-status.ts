@@ -17,9 +17,21 @@ export async function sweepDgiiStatus(env: Env, options: { now?: Date } = {}): P
   try {
     const { services, windows } = await readDgiiStatusService(settings, settings.DGII_STATUS_API_KEY);
     const { contingenciesClosed, released } = await withTenantTransaction(env, null, (db) => recordDgiiStatus(db, now, services, windows));
-    // What the closed contingencies held goes now, not at the next minute's e-CF sweep.
-    if (contingenciesClosed)
-      log.info("dgii status: reception back; total contingencies closed", { closed: contingenciesClosed, released: await enqueueEcf(env, released) });
+    // What the closed contingencies held goes now, not at the next minute's e-CF sweep: a minute's
+    // worth of each company (its pace); the rest is the sweep's, fairly between companies (issue 48).
+    if (contingenciesClosed) {
+      const taken = new Map<number, number>();
+      const first = released.filter((ref) => {
+        const count = (taken.get(ref.tenant_id) ?? 0) + 1;
+        taken.set(ref.tenant_id, count);
+        return count <= settings.ECF_SENDS_PER_MINUTE;
+      });
+      log.info("dgii status: reception back; total contingencies closed", {
+        closed: contingenciesClosed,
+        released: released.length,
+        enqueued: await enqueueEcf(env, first),
+      });
+    }
     const down = services.filter((s) => !s.available);
     if (down.length) log.warn("dgii status: services down", { down: down.map((s) => `${s.environment} ${s.service}`) });
     return "recorded";

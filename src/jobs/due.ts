@@ -8,8 +8,8 @@ import { log } from "../lib/log";
 /**
  * What the e-CF steps share (jobs/ecf.ts, approvals.ts, ecf-delivery.ts): each row is its own
  * outbox entry, a queue message is one step, and the minute sweep finds, across tenants, the rows
- * due for a while (a message still on its way is not sent twice) through a SECURITY DEFINER
- * function of the row's table. A party that cannot be reached (DGII, a receiver) is retried with
+ * due for a while (a message still on its way is not sent twice) through the SECURITY DEFINER
+ * function sweep_due (drizzle/0060), fairly between tenants. A party that cannot be reached (DGII, a receiver) is retried with
  * one backoff, 30 s doubling to 15 min, for 24 hours from the first failure of the outage.
  */
 
@@ -32,19 +32,36 @@ export async function lockedEcfRow(db: Database, ref: { tenant_id: number; ecf_i
 }
 
 /** A row due this long ago, and still not stepped, had its message lost. */
-const SWEEP_GRACE_SECONDS = 15;
-const SWEEP_LIMIT = 500;
+export const SWEEP_GRACE_SECONDS = 15;
+/** Rows one sweep hands out at most (sweep_due caps it at 1,000): ten sendBatch calls. */
+export const SWEEP_LIMIT = 1000;
+/** A tenant's share of one sweep, for the sweeps without a pace of their own (the e-CF sweep has ECF_SENDS_PER_MINUTE). */
+export const SWEEP_PER_TENANT = 50;
 
-/** The SQL functions returning due rows: (max_rows, due_before) → (tenant_id, id). */
-type DueFunction = "ecf_due_documents" | "ecf_due_approvals" | "ecf_due_deliveries" | "ecf_due_certification_runs";
+/** The minute sweeps of drizzle/0060 sweep_due: which table and state each finds due. */
+export type Sweep = "ecf" | "ecf_deliveries" | "ecf_approvals" | "ecf_certification_runs" | "outbox" | "webhooks";
 
-/** The rows the function finds due, across tenants. */
-export async function dueRows(env: Env, dueFunction: DueFunction, options: { now?: Date; limit?: number } = {}): Promise<{ tenantId: number; id: number }[]> {
+export interface SweepOptions {
+  now?: Date;
+  /** Rows at most, across tenants. */
+  limit?: number;
+  /** Rows at most of one tenant. */
+  perTenant?: number;
+}
+
+/**
+ * The rows due, across tenants, dealt round-robin with at most `perTenant` of each tenant
+ * (drizzle/0060 sweep_due): one tenant's backlog never pushes another tenant's due row out of the
+ * sweep, and the sweep's cost grows with the tenants that have work open, not with the tenants.
+ */
+export async function dueRows(env: Env, sweep: Sweep, options: SweepOptions = {}): Promise<{ tenantId: number; id: number }[]> {
   const now = options.now ?? new Date();
   const dueBefore = new Date(now.getTime() - SWEEP_GRACE_SECONDS * 1000).toISOString();
   const rows = await withTenantTransaction(env, null, async (db) =>
     rowsOf<{ tenant_id: number; id: number }>(
-      await db.execute(sql`SELECT tenant_id, id FROM ${sql.identifier(dueFunction)}(${options.limit ?? SWEEP_LIMIT}, ${dueBefore}::timestamptz)`),
+      await db.execute(
+        sql`SELECT tenant_id, id FROM sweep_due(${sweep}, ${options.limit ?? SWEEP_LIMIT}, ${options.perTenant ?? SWEEP_PER_TENANT}, ${dueBefore}::timestamptz)`,
+      ),
     ),
   );
   return rows.map((row) => ({ tenantId: Number(row.tenant_id), id: Number(row.id) }));

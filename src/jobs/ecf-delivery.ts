@@ -10,7 +10,7 @@ import { dgiiUrls, receiverPolicy, tenantSigningMaterial } from "../modules/ecf/
 import { parseUntrustedXml, UntrustedXmlError } from "../modules/ecf/signature";
 import { namesAuthor, type TrustStore, trustStoreOf } from "../modules/ecf/signers";
 import { verifySignedDocument } from "../modules/reception/verify";
-import { dueRows, ECF_MAX_OUTAGE_MS, handleStepMessage, lockedEcfRow, outageDelaySeconds } from "./due";
+import { dueRows, ECF_MAX_OUTAGE_MS, handleStepMessage, lockedEcfRow, outageDelaySeconds, type SweepOptions } from "./due";
 import { type DeliveryRef, enqueueDeliveries } from "./messages";
 
 /**
@@ -21,7 +21,7 @@ import { type DeliveryRef, enqueueDeliveries } from "./messages";
  *
  * When DGII accepts an e-CF naming a buyer's RNC (jobs/ecf.ts), its row gets `delivery_status`
  * `pending`; one queue message is one attempt under the row's lock, as for the other e-CF steps,
- * and the minute sweep re-enqueues what is due (drizzle/0033 ecf_due_deliveries). An attempt finds
+ * and the minute sweep re-enqueues what is due (drizzle/0060 sweep_due). An attempt finds
  * the buyer's receiver in DGII's directory (none: `not_electronic`, the printed representation is
  * the delivery), sends the signed XML as stored, and keeps the ARECF it answers: `delivered`
  * when it says received (Estado 0), `not_received` with its CodigoMotivoNoRecibido otherwise. A
@@ -150,8 +150,8 @@ export const handleDeliveryMessage = (message: Message<DeliveryRef>, env: Env) =
   );
 
 /** The minute sweep: deliveries pending and due, across tenants, back on the queue. */
-export async function sweepDeliveries(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {
-  const refs: DeliveryRef[] = (await dueRows(env, "ecf_due_deliveries", options)).map((row) => ({ tenant_id: row.tenantId, ecf_id: row.id, delivery: true }));
+export async function sweepDeliveries(env: Env, options: SweepOptions = {}): Promise<number> {
+  const refs: DeliveryRef[] = (await dueRows(env, "ecf_deliveries", options)).map((row) => ({ tenant_id: row.tenantId, ecf_id: row.id, delivery: true }));
   if (refs.length) log.info("ecf delivery sweep", { due: refs.length, enqueued: await enqueueDeliveries(env, refs) });
   return refs.length;
 }

@@ -18,13 +18,14 @@ import {
   UNJUDGED,
   withDgiiToken,
 } from "../modules/ecf/dgii";
+import { clearDgiiBackoff, dgiiBackoffOf, recordDgiiBackoff, slowDownStatus } from "../modules/ecf/dgii-pace";
 import { sendingPausedUntil } from "../modules/ecf/dgii-status";
 import { documentKindOf } from "../modules/ecf/documents";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
 import { entriesValue, messagesText, sameHold, sentAfter, type TimelineEntry, writtenEntries } from "../modules/ecf/timeline";
 import { recordEcfTransitionEvent } from "../modules/ecf/transitions";
-import { dueRows, ECF_MAX_OUTAGE_MS, lockedEcfRow, outageDelaySeconds } from "./due";
+import { dueRows, ECF_MAX_OUTAGE_MS, lockedEcfRow, outageDelaySeconds, type SweepOptions } from "./due";
 import { type EcfRef, enqueueDeliveries, enqueueEcf, enqueueWebhooks } from "./messages";
 
 /**
@@ -68,6 +69,8 @@ type StepOutcome =
   | "retry"
   /** DGII is in a maintenance window or reports the service down: nothing tried, again after `retryInSeconds`. */
   | "paused"
+  /** DGII asked this company to slow down (a 429 or 503, modules/ecf/dgii-pace.ts): nothing tried, the sweep takes it after the wait. */
+  | "backoff"
   /** Unreachable for 24 h: failed. */
   | "failed"
   | "not_due"
@@ -110,6 +113,12 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
     if (row.status !== "pending" && row.status !== "in_process") return { outcome: "done", status: row.status };
     const dueIn = Math.ceil((row.nextAttemptAt.getTime() - now.getTime()) / 1000);
     if (dueIn > 0) return { outcome: "not_due", retryInSeconds: dueIn };
+    // DGII asked this company to wait (a 429 or 503 to one of its steps): no call until the wait is
+    // over; the minute sweep takes the document then, at the company's pace (issue 48).
+    const backoff = await dgiiBackoffOf(db, row.tenantId);
+    if (backoff && backoff.until > now) {
+      return { outcome: "backoff", status: row.status, retryInSeconds: Math.max(1, Math.ceil((backoff.until.getTime() - now.getTime()) / 1000)) };
+    }
     // A known outage (a maintenance window, a service DGII reports down) is waited out: no attempt
     // is spent and no backoff grows through it (issue 33).
     const service = row.summaryXml ? "Recepción FC" : row.trackId ? "Consulta Resultado" : "Recepción";
@@ -144,6 +153,23 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
     }
     const attempts = row.attempts + 1;
     const context = { tenantId: row.tenantId, ecfId: row.id, encf: row.encf, attempts };
+    /** A call to DGII with the company's token; the first answer DGII gives ends a wait it had asked for. */
+    let waited = backoff !== undefined;
+    const dgii = async <T>(call: (token: string, urls: { ecf: string; fc: string }) => Promise<T>): Promise<T> => {
+      const answered = async () => {
+        if (!waited) return;
+        waited = false;
+        await clearDgiiBackoff(db, row.tenantId);
+      };
+      try {
+        const result = await withToken(env, db, row, call);
+        await answered();
+        return result;
+      } catch (error) {
+        if (error instanceof DgiiRefused) await answered();
+        throw error;
+      }
+    };
     /** The step's one write, with the timeline entries it adds (modules/ecf/timeline.ts), in order. */
     const save = (values: Partial<EcfRow>, entries: TimelineEntry[] = []) =>
       db
@@ -175,7 +201,7 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
     let summaryLookedUp = false;
     const heldByDgii = async () => {
       try {
-        return await withToken(env, db, row, (token, urls) => queryTrackIds(urls.ecf, token, row.issuerRnc, row.encf));
+        return await dgii((token, urls) => queryTrackIds(urls.ecf, token, row.issuerRnc, row.encf));
       } catch (error) {
         // The lookup refused (not the document): go on as if DGII held nothing; an outage is retried.
         if (!(error instanceof DgiiRefused)) throw error;
@@ -191,14 +217,12 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
         // was received: it is never sent again, its state is asked until DGII gives one.
         const answeredUnjudged = writtenEntries(row.transition).some((entry) => entry.code === "unjudged");
         if (row.attempts > 0) {
-          const known = await withToken(env, db, row, (token, urls) => queryConsumerSummary(urls.fc, token, row.issuerRnc, row.encf, row.securityCode)).catch(
-            (error: unknown) => {
-              // The lookup refused (not the summary): as if DGII held nothing; an outage is retried.
-              if (!(error instanceof DgiiRefused)) throw error;
-              log.warn("ecf: DGII's summary lookup refused", { ...context, error: error.message });
-              return { code: 0, messages: [], sequenceUsed: null } satisfies DgiiResult;
-            },
-          );
+          const known = await dgii((token, urls) => queryConsumerSummary(urls.fc, token, row.issuerRnc, row.encf, row.securityCode)).catch((error: unknown) => {
+            // The lookup refused (not the summary): as if DGII held nothing; an outage is retried.
+            if (!(error instanceof DgiiRefused)) throw error;
+            log.warn("ecf: DGII's summary lookup refused", { ...context, error: error.message });
+            return { code: 0, messages: [], sequenceUsed: null } satisfies DgiiResult;
+          });
           if (FINAL_BY_CODE[known.code]) {
             result = known;
             summaryLookedUp = true;
@@ -207,14 +231,14 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
             summaryLookedUp = true;
           }
         }
-        result ??= await withToken(env, db, row, (token, urls) => sendConsumerSummary(urls.fc, token, row.summaryXml!, fileName));
+        result ??= await dgii((token, urls) => sendConsumerSummary(urls.fc, token, row.summaryXml!, fileName));
       } else if (!row.trackId) {
         // An earlier attempt may have reached DGII though its answer was lost: ask before sending again.
         // A copy DGII rejected is not followed: a retry of a rejection whose number was not used
         // (its cause fixed, POST …/ecf/retry) must reach DGII again.
         followed = row.attempts > 0 ? trackIdToFollow((await heldByDgii()).filter((held) => !/^rechazado/i.test(held.state))) : null;
         if (!followed) {
-          const trackId = await withToken(env, db, row, (token, urls) => sendEcf(urls.ecf, token, row.xml, fileName));
+          const trackId = await dgii((token, urls) => sendEcf(urls.ecf, token, row.xml, fileName));
           const delay = pollDelaySeconds(1);
           await save({ status: "in_process", trackId, lastError: null, unreachableSince: null, nextAttemptAt: new Date(now.getTime() + delay * 1000) }, [
             { state: "sent", code: after.code, cause: `Sent to DGII ${sentWords}; DGII gave trackId ${trackId}.`, attempt: attempts, track_id: trackId },
@@ -229,9 +253,9 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
           state: followed.state,
         });
         const trackId = followed.trackId;
-        result = await withToken(env, db, row, (token, urls) => queryResult(urls.ecf, token, trackId));
+        result = await dgii((token, urls) => queryResult(urls.ecf, token, trackId));
       } else {
-        result = await withToken(env, db, row, (token, urls) => queryResult(urls.ecf, token, row.trackId!));
+        result = await dgii((token, urls) => queryResult(urls.ecf, token, row.trackId!));
       }
       /** How the step came to the trackId it reports: found through consultatrackids, or the row's. */
       let reconciled: string | null = followed
@@ -253,7 +277,7 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
           });
           followed = copy;
           reconciled = `Reconciled through DGII's consultatrackids: it already held this e-NCF as trackId ${copy.trackId} (${copy.state}); followed`;
-          result = await withToken(env, db, row, (token, urls) => queryResult(urls.ecf, token, copy.trackId));
+          result = await dgii((token, urls) => queryResult(urls.ecf, token, copy.trackId));
         }
       }
       const final = FINAL_BY_CODE[result.code];
@@ -343,6 +367,11 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
         return { outcome: "final", status: "rejected", webhooks };
       }
       if (!(error instanceof DgiiUnavailable)) throw error;
+      // DGII asking to slow down (429, 503) holds the whole company back, not only this document.
+      if (slowDownStatus(error.status)) {
+        const until = await recordDgiiBackoff(db, row.tenantId, now, error.message, error.retryAfterSeconds);
+        log.warn("ecf: DGII asked the company to slow down", { ...context, status: error.status, until: until.toISOString() });
+      }
       const since = row.unreachableSince ?? now;
       if (now.getTime() - since.getTime() >= ECF_MAX_OUTAGE_MS) {
         await save({ status: "failed", lastError: error.message, unreachableSince: since }, [
@@ -390,8 +419,11 @@ export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Da
 export async function handleEcfMessage(message: Message<EcfRef>, env: Env): Promise<void> {
   try {
     const result = await stepEcfDocument(env, message.body);
-    // A delay past the queue's 12-hour limit is left to the sweep.
-    if ((result.outcome === "in_process" || result.outcome === "retry" || result.outcome === "paused") && result.retryInSeconds) {
+    // A delay past the queue's 12-hour limit is left to the sweep. A held document (paused: a
+    // contingency, a maintenance window) and a company DGII asked to wait (backoff) are left to the
+    // sweep too, which takes them when due at the company's pace: 20,000 held e-CF do not all come
+    // back on the queue at the same second, ahead of every other company's (issue 48).
+    if ((result.outcome === "in_process" || result.outcome === "retry") && result.retryInSeconds) {
       await enqueueEcf(env, [message.body], Math.min(result.retryInSeconds, 43_200));
     }
     if (result.deliver) await enqueueDeliveries(env, [{ tenant_id: message.body.tenant_id, ecf_id: message.body.ecf_id, delivery: true }]);
@@ -409,9 +441,16 @@ export async function handleEcfMessage(message: Message<EcfRef>, env: Env): Prom
   }
 }
 
-/** The minute sweep: every open document due, across tenants (drizzle/0023 ecf_due_documents), back on the queue. */
-export async function sweepEcf(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {
-  const refs = (await dueRows(env, "ecf_due_documents", options)).map((row) => ({ tenant_id: row.tenantId, ecf_id: row.id }));
+/**
+ * The minute sweep: open documents due, across tenants, back on the queue (drizzle/0060
+ * sweep_due): round-robin between companies, at most ECF_SENDS_PER_MINUTE of one company a minute
+ * (its pace towards DGII), none of a company DGII asked to wait. A company's backlog (a
+ * contingency's held e-CF) drains at that pace while every other company's due e-CF goes in the
+ * same minute.
+ */
+export async function sweepEcf(env: Env, options: SweepOptions = {}): Promise<number> {
+  const perTenant = options.perTenant ?? config(env).ECF_SENDS_PER_MINUTE;
+  const refs = (await dueRows(env, "ecf", { ...options, perTenant })).map((row) => ({ tenant_id: row.tenantId, ecf_id: row.id }));
   if (refs.length) log.info("ecf sweep", { due: refs.length, enqueued: await enqueueEcf(env, refs) });
   return refs.length;
 }

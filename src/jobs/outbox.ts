@@ -1,10 +1,10 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { Resend } from "resend";
 import { type Database, withTenantTransaction } from "../db/client";
-import { rowsOf } from "../db/rows";
 import * as schema from "../db/schema";
 import { config, type Env } from "../env";
 import { log } from "../lib/log";
+import { dueRows, type SweepOptions } from "./due";
 import { enqueueOutbox, type OutboxRef } from "./messages";
 
 /**
@@ -33,9 +33,6 @@ export const OUTBOX_SWEEP_CRON = "* * * * *";
 export const OUTBOX_MAX_ATTEMPTS = 5;
 const OUTBOX_BACKOFF_BASE_SECONDS = 30;
 const OUTBOX_BACKOFF_CAP_SECONDS = 3600;
-/** A new row's own queue message normally delivers it within seconds; the sweep waits this long first. */
-const SWEEP_GRACE_SECONDS = 15;
-const SWEEP_LIMIT = 500;
 const PROVIDER_TIMEOUT_MS = 10_000;
 
 type DeliveryOutcome =
@@ -204,17 +201,11 @@ export async function handleOutboxMessage(message: Message<OutboxRef>, env: Env,
 }
 
 /**
- * The cron sweep: every pending row due for at least SWEEP_GRACE_SECONDS, across tenants (through
- * the `outbox_due_messages` function; see drizzle/0008), goes back on the Queue. Returns the count.
+ * The cron sweep: pending rows due for at least SWEEP_GRACE_SECONDS, across tenants and fairly
+ * between them (drizzle/0060 sweep_due), go back on the Queue. Returns the count.
  */
-export async function sweepOutbox(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {
-  const now = options.now ?? new Date();
-  const dueBefore = new Date(now.getTime() - SWEEP_GRACE_SECONDS * 1000).toISOString();
-  const rows = await withTenantTransaction(env, null, async (db) => {
-    const result = await db.execute(sql`SELECT tenant_id, id FROM outbox_due_messages(${options.limit ?? SWEEP_LIMIT}, ${dueBefore}::timestamptz)`);
-    return rowsOf<{ tenant_id: number; id: number }>(result);
-  });
-  const refs = rows.map((r) => ({ tenant_id: Number(r.tenant_id), outbox_id: Number(r.id) }));
+export async function sweepOutbox(env: Env, options: SweepOptions = {}): Promise<number> {
+  const refs = (await dueRows(env, "outbox", options)).map((row) => ({ tenant_id: row.tenantId, outbox_id: row.id }));
   if (refs.length) {
     const sent = await enqueueOutbox(env, refs);
     log.info("outbox sweep", { due: refs.length, enqueued: sent });

@@ -9,6 +9,7 @@ import { log } from "../lib/log";
 import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "../lib/outbound-url";
 import { eventPayload } from "../modules/webhooks/data-formats";
 import { disableForFailures, EVENT_RETENTION_MS } from "../modules/webhooks/service";
+import { dueRows, type SweepOptions } from "./due";
 import { enqueueOutbox, enqueueWebhooks, type WebhookRef } from "./messages";
 
 /**
@@ -34,8 +35,6 @@ export const RETRY_WINDOW_MS = 3 * 24 * 3600 * 1000;
 /** An endpoint with no successful attempt for this long after a failed one is disabled, and the admins emailed. */
 export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 const RESPONSE_BODY_BYTES = 1024;
-const SWEEP_GRACE_SECONDS = 15;
-const SWEEP_LIMIT = 500;
 
 export type WebhookOutcome = "succeeded" | "retry" | "failed" | "not_due" | "done" | "unavailable";
 
@@ -239,16 +238,9 @@ export async function handleWebhookMessage(message: Message<unknown>, env: Env, 
   }
 }
 
-/** The minute sweep: pending deliveries due for SWEEP_GRACE_SECONDS, across tenants (drizzle/0031), back on the Queue. */
-export async function sweepWebhooks(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {
-  const now = options.now ?? new Date();
-  const dueBefore = new Date(now.getTime() - SWEEP_GRACE_SECONDS * 1000).toISOString();
-  const rows = await withTenantTransaction(env, null, async (db) =>
-    rowsOf<{ tenant_id: number; id: number }>(
-      await db.execute(sql`SELECT tenant_id, id FROM webhook_due_deliveries(${options.limit ?? SWEEP_LIMIT}, ${dueBefore}::timestamptz)`),
-    ),
-  );
-  const refs = rows.map((r) => ({ tenant_id: Number(r.tenant_id), webhook_delivery_id: Number(r.id) }));
+/** The minute sweep: pending deliveries due for SWEEP_GRACE_SECONDS, across tenants and fairly between them (drizzle/0060 sweep_due), back on the Queue. */
+export async function sweepWebhooks(env: Env, options: SweepOptions = {}): Promise<number> {
+  const refs = (await dueRows(env, "webhooks", options)).map((row) => ({ tenant_id: row.tenantId, webhook_delivery_id: row.id }));
   if (refs.length) log.info("webhook sweep", { due: refs.length, enqueued: await enqueueWebhooks(env, refs) });
   return refs.length;
 }
@@ -264,7 +256,7 @@ const PURGE_LIMIT = 1000;
  * clamps any cutoff to 31 days ago: keep the two in step). Bounded per run: a backlog is worked
  * off a run at a time.
  */
-export async function purgeWebhookEvents(env: Env, options: { now?: Date; limit?: number } = {}): Promise<number> {
+export async function purgeWebhookEvents(env: Env, options: SweepOptions = {}): Promise<number> {
   const now = options.now ?? new Date();
   const before = new Date(now.getTime() - EVENT_PURGE_AFTER_MS).toISOString();
   const [row] = await withTenantTransaction(env, null, async (db) =>

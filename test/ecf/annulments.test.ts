@@ -100,9 +100,9 @@ describe("e-CF annulment of unused ranges (ANECF)", () => {
       return res.body.data as { id: number; document_number: string };
     };
     const first = await issue();
-    const second = await issue();
     await afterFirstAttempt(first.id);
-    await afterFirstAttempt(second.id);
+    // DGII's 503 to the first made the company wait (issue 48): the second is not even attempted.
+    const second = await issue();
 
     // DGII unreachable for the annulment too: 503, and nothing changes.
     const unreachable = await t.tenant.api.post("/ecf/annulments", { document_subtype_id: subtype, from: 1, to: 4 });

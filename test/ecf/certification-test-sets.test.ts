@@ -325,19 +325,19 @@ describe("importing DGII's test sets", () => {
       file: ["The workbook has no sheet ECF (the e-CF test set) nor ACEECF_Generadas (the commercial approvals); its sheets: Hoja1."],
     });
 
-    // Over the API's 1 MiB body cap; a workbook that would unpack to more than 32 MiB (its zip's directory says so).
+    // Over the API's 1 MiB body cap; a workbook that would unpack to more than 16 MiB (its zip's directory says so).
     const big = await post(tenant, upload(new Uint8Array(1024 * 1024 + 1).buffer));
     expect(big.status, big.text).toBe(413);
     expect(big.body).toMatchObject({ code: "payload_too_large", message: "Request bodies are limited to 1048576 bytes." });
     const bomb = new Uint8Array(await workbook({ ACEECF_Generadas: approvalRows([{ encf: "E310000000002", total: "10.00", state: 1 }]) }));
     const view = new DataView(bomb.buffer);
     for (let at = 0; at + 46 < bomb.length; at++) {
-      // Each central directory entry (PK\x01\x02) declares 8 MiB unpacked: 4 or more entries pass 32 MiB.
+      // Each central directory entry (PK\x01\x02) declares 8 MiB unpacked: 3 or more entries pass 16 MiB.
       if (view.getUint32(at, true) === 0x02014b50) view.setUint32(at + 24, 8 * 1024 * 1024, true);
     }
     const unpacked = await post(tenant, upload(bomb.buffer));
     expect(unpacked.status, unpacked.text).toBe(413);
-    expect(unpacked.body).toMatchObject({ code: "payload_too_large", errors: { file: ["unpacks to more than 33554432 bytes"] } });
+    expect(unpacked.body).toMatchObject({ code: "payload_too_large", errors: { file: ["unpacks to more than 16777216 bytes"] } });
     expect((await tenant.api.get<Data<Summary[]>>(PATH)).body.data).toEqual([]);
   });
 

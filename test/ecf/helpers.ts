@@ -20,6 +20,8 @@ export interface Received {
   fileName: string;
   errors: string[];
   xml: string;
+  /** The fake's verdict on it, once judged. */
+  final?: string | null;
 }
 
 export async function received(signer: string): Promise<Received[]> {
@@ -141,15 +143,21 @@ export async function ecfOf(t: EcfTenant, path: string, api = t.tenant.api): Pro
 /** The states in which an e-CF still has a step to take (jobs/ecf.ts). */
 const OPEN = new Set(["pending", "in_process"]);
 
+/** A wait DGII's 429 or 503 put on the company (modules/ecf/dgii-pace.ts) is a due time too: brought to the present. */
+async function endDgiiWait(tenantId: number) {
+  await ownerRows(sql`UPDATE ecf_dgii_backoff SET until = LEAST(until, now()) WHERE tenant_id = ${tenantId} RETURNING tenant_id`);
+}
+
 /**
  * Makes the e-CF's next step due now and hands it to the Worker's consumer: its due time
- * (next_attempt_at, the backoff between steps) is brought to the present, as the owner, and its
+ * (next_attempt_at, the backoff between steps, and the company's wait) is brought to the present, as the owner, and its
  * message is put on ECF_QUEUE, which miniflare delivers at once (vitest.config.ts). The step runs
  * in the Worker's own module instance, as the request did: its caches (DGII's token) are the ones
  * a test counts. A step already under way holds the row (SKIP LOCKED) or has moved it on: this
  * message then does nothing.
  */
 export async function stepNow(tenantId: number, ecfId: number) {
+  await endDgiiWait(tenantId);
   await ownerRows(
     sql`UPDATE ecf_documents SET next_attempt_at = LEAST(next_attempt_at, now()) WHERE tenant_id = ${tenantId} AND id = ${ecfId} AND status IN ('pending', 'in_process') RETURNING id`,
   );
@@ -162,6 +170,7 @@ export async function stepNow(tenantId: number, ecfId: number) {
  * the Worker's: a test that counts tokens steps with stepNow.
  */
 export async function stepOpen(tenantId: number) {
+  await endDgiiWait(tenantId);
   const rows = await ownerRows<{ id: number }>(
     sql`UPDATE ecf_documents SET next_attempt_at = LEAST(next_attempt_at, now()) WHERE tenant_id = ${tenantId} AND status IN ('pending', 'in_process') RETURNING id`,
   );

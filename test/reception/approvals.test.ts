@@ -117,9 +117,9 @@ describe("our commercial approval of a received e-CF", () => {
     expect(row.last_error).toContain("503");
     const ref = { tenant_id: t.tenant.tenantId, approval_id: row.id };
     const due = new Date(row.next_attempt_at);
-    // The minute sweep's function (drizzle/0027 ecf_due_approvals) finds it once it is due, not before.
+    // The minute sweep's function (drizzle/0060 sweep_due) finds it once it is due, not before.
     const dueIds = async (at: Date) =>
-      (await ownerRows<{ id: number }>(sql`SELECT id FROM ecf_due_approvals(1000, ${at.toISOString()}::timestamptz)`)).map((r) => Number(r.id));
+      (await ownerRows<{ id: number }>(sql`SELECT id FROM sweep_due('ecf_approvals', 1000, 1000, ${at.toISOString()}::timestamptz)`)).map((r) => Number(r.id));
     expect(await dueIds(new Date(due.getTime() - 1000))).not.toContain(row.id);
     expect(await dueIds(due)).toContain(row.id);
     expect(await stepApproval(env, ref, { now: new Date(due.getTime() - 5_000) })).toMatchObject({ outcome: "not_due" });

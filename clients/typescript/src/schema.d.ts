@@ -10174,8 +10174,8 @@ export interface paths {
             parameters: {
                 query: {
                     format?: "txt" | "json";
-                    /** @description `607-ecf`: the 607 with include_ecf=true */
-                    report: "606" | "607" | "608" | "607-ecf";
+                    /** @description `607-ecf`: the 607 with include_ecf=true; it1 and ir17 in JSON only */
+                    report: "606" | "607" | "608" | "607-ecf" | "it1" | "ir17";
                     /** @description The close's version; default the latest */
                     version?: number;
                 };
@@ -18612,6 +18612,278 @@ export interface paths {
                     content: {
                         "application/json": components["schemas"]["Report608"];
                         "text/plain": string;
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found: tenant_not_found (the host names no tenant) or the resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the request body is over the size limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error: an unexpected error, with the request's reference */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description service_unavailable: the database (or DGII) is unavailable; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/ir17": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** DGII's IR-17 of a month: the ISR withheld from suppliers by concept, with the rates in force, from the purchases withheld in it as the 606 reports them (payroll out of scope) */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Saldos compensables autorizados: casilla 30 (2026-07), 27 (2025), 24 (before); 0.00 when not given */
+                    compensable_balances?: string;
+                    /** @description Retribuciones complementarias: casilla 28 (2026-07), 25 (2025), 22 (before); 0.00 when not given */
+                    fringe_benefits?: string;
+                    /** @description Interés indemnizatorio: casilla 36 (2026-07), 33 (2025), 30 (before); 0.00 when not given */
+                    interest?: string;
+                    /** @description Pagos computables a cuenta: casilla 31 (2026-07), 28 (2025), 25 (before); 0.00 when not given */
+                    payments_on_account?: string;
+                    /** @description The month reported, YYYYMM: a past month or the current one (Dominican time), from 201805 (Norma General 07-2018) */
+                    period: string;
+                    /** @description Saldo a favor anterior: casilla 32 (2026-07), 29 (2025), 26 (before); 0.00 when not given */
+                    previous_balance?: string;
+                    /** @description Recargos: casilla 35 (2026-07), 32 (2025), 29 (before); 0.00 when not given */
+                    surcharges?: string;
+                    /** @description Retenciones por convenios (anexo R9C): casilla 26 (2026-07 layout) or 23 (2025); 0.00 when not given */
+                    treaty_withholdings?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The IR-17's casillas */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ir17"];
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found: tenant_not_found (the host names no tenant) or the resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the request body is over the size limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error: an unexpected error, with the request's reference */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description service_unavailable: the database (or DGII) is unavailable; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/it1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** DGII's IT-1 with its Anexo A (2020 edition) of a month, casilla by casilla, from the period's 607 and 606; what the books cannot know is given by casilla */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Anexo A 10, otras operaciones (negativas); 0.00 when not given */
+                    anexo_a_10?: string;
+                    /** @description Anexo A 27, ITBIS withheld by the card processors (Norma 08-04), from the bank statements; 0.00 when not given */
+                    anexo_a_27?: string;
+                    /** @description Anexo A 28, pasajes aéreos (BSP-IATA); 0.00 when not given */
+                    anexo_a_28?: string;
+                    /** @description Anexo A 30, paquetes de alojamiento; 0.00 when not given */
+                    anexo_a_30?: string;
+                    /** @description Anexo A 56 C, ITBIS deductible paid on imports (the DUA); 0.00 when not given */
+                    anexo_a_56c?: string;
+                    /** @description Anexo A 9, otras operaciones (positivas); 0.00 when not given */
+                    anexo_a_9?: string;
+                    /** @description Where the deductible ITBIS paid goes in Anexo A IX, after what the company sells: 50 (bienes gravados), 51 (servicios gravados) or 49 (bienes exportados) */
+                    deductible_as?: "goods" | "services" | "exports";
+                    /** @description IT-1 28, saldos compensables autorizados y/o reembolsos; 0.00 when not given */
+                    it1_28?: string;
+                    /** @description IT-1 29, saldo a favor anterior (last month's casilla 34 as filed); 0.00 when not given */
+                    it1_29?: string;
+                    /** @description IT-1 31, otros pagos computables a cuenta; 0.00 when not given */
+                    it1_31?: string;
+                    /** @description IT-1 32, compensaciones y/o reembolsos autorizados; 0.00 when not given */
+                    it1_32?: string;
+                    /** @description IT-1 35, recargos; 0.00 when not given */
+                    it1_35?: string;
+                    /** @description IT-1 36, interés indemnizatorio; 0.00 when not given */
+                    it1_36?: string;
+                    /** @description IT-1 37, sanciones; 0.00 when not given */
+                    it1_37?: string;
+                    /** @description IT-1 61, pagos computables a cuenta of the ITBIS withheld; 0.00 when not given */
+                    it1_61?: string;
+                    /** @description IT-1 64, recargos of the ITBIS withheld; 0.00 when not given */
+                    it1_64?: string;
+                    /** @description IT-1 65, interés indemnizatorio of the ITBIS withheld; 0.00 when not given */
+                    it1_65?: string;
+                    /** @description IT-1 66, sanciones of the ITBIS withheld; 0.00 when not given */
+                    it1_66?: string;
+                    /** @description The month reported, YYYYMM: a past month or the current one (Dominican time), from 201805 (Norma General 07-2018) */
+                    period: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The IT-1's casillas */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["It1"];
                     };
                 };
                 /** @description Missing or invalid authentication */
@@ -27158,6 +27430,21 @@ export interface components {
         BulkQuotationPdfRequest: {
             quotation_ids: number[];
         };
+        Casilla: {
+            /** @description DOP, two decimals */
+            amount: string;
+            /** @description DGII's number of the casilla */
+            casilla: string;
+            /** @description Documents, where the form counts them */
+            count?: number;
+            /**
+             * @description `books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, 0.00 here
+             * @enum {string}
+             */
+            from: "books" | "input" | "formula" | "accountant";
+            /** @description DGII's name of the casilla */
+            name: string;
+        };
         Certification: {
             /** @description The first step Sucursal runs that is not done: the environment cannot switch to ecf (production) while there is one */
             blocking_step: number | null;
@@ -28498,6 +28785,39 @@ export interface components {
              */
             withholding_date: string;
         };
+        Ir17: {
+            checks: {
+                actual: string;
+                difference: string;
+                expected: string;
+                rule: string;
+            }[];
+            concepts: {
+                /** @description ISR withheld: Σ 606 column 18 */
+                amount: string;
+                base: string;
+                casilla: string;
+                count: number;
+                /** @enum {string} */
+                from: "books" | "accountant";
+                name: string;
+                /** @description The rate in force for the period's payments, percent */
+                rate: string;
+            }[];
+            /** @enum {string} */
+            form: "IR-17";
+            layout: string;
+            liquidation: {
+                amount: string;
+                casilla: string;
+                /** @enum {string} */
+                from: "books" | "input" | "formula";
+                name: string;
+            }[];
+            out_of_scope: string;
+            period: string;
+            rnc: string;
+        };
         IssueInvoiceRequest: {
             /**
              * @description DOP per unit of the invoice's currency on its issue date; default: the currency's current rate (1 in DOP)
@@ -28510,6 +28830,36 @@ export interface components {
              * @example 2026-11-20
              */
             issue_date?: string;
+        };
+        It1: {
+            anexo_a: components["schemas"]["Casilla"][];
+            checks: {
+                actual: string;
+                difference: string;
+                expected: string;
+                rule: string;
+            }[];
+            edition: string;
+            /** @enum {string} */
+            form: "IT-1";
+            it1: components["schemas"]["Casilla"][];
+            itbis_paid: {
+                a: string;
+                b: string;
+                c: string;
+                casilla: string;
+                d: string;
+                /**
+                 * @description `books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, 0.00 here
+                 * @enum {string}
+                 */
+                from: "books" | "input" | "formula" | "accountant";
+                name: string;
+            }[];
+            left_to_accountant: string[];
+            period: string;
+            rnc: string;
+            section_a: components["schemas"]["Casilla"][];
         };
         LineItem: {
             description: string;

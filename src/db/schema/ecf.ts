@@ -101,12 +101,14 @@ export const ecfDocuments = pgTable(
   },
   (t) => [
     uniqueIndex("ecf_documents_encf_idx").on(t.tenantId, t.encf),
-    index("ecf_documents_delivery_due_idx").on(t.deliveryNextAttemptAt).where(sql`${t.deliveryStatus} = 'pending'`),
+    // The minute sweeps' indexes (drizzle/0060 sweep_due) lead with the tenant: the sweep walks the
+    // tenants with open work and takes a few due rows of each, so an idle tenant costs nothing.
+    index("ecf_documents_delivery_due_idx").on(t.tenantId, t.deliveryNextAttemptAt).where(sql`${t.deliveryStatus} = 'pending'`),
     check("ecf_documents_delivery_status", sql`${t.deliveryStatus} IN ('pending', 'delivered', 'not_received', 'refused', 'not_electronic', 'failed')`),
     uniqueIndex("ecf_documents_invoice_idx").on(t.invoiceId),
     uniqueIndex("ecf_documents_note_idx").on(t.noteId),
     uniqueIndex("ecf_documents_purchase_idx").on(t.purchaseId),
-    index("ecf_documents_due_idx").on(t.nextAttemptAt).where(sql`${t.status} IN ('pending', 'in_process')`),
+    index("ecf_documents_due_idx").on(t.tenantId, t.nextAttemptAt).where(sql`${t.status} IN ('pending', 'in_process')`),
     index("ecf_documents_list_idx").on(t.tenantId, t.issueDate, t.id),
     index("ecf_documents_deferred_idx").on(t.tenantId, t.deferredDeadline).where(sql`${t.deferredDeadline} IS NOT NULL`),
     check("ecf_documents_one_document", sql`num_nonnulls(${t.invoiceId}, ${t.noteId}, ${t.purchaseId}) = 1`),
@@ -259,7 +261,7 @@ export const ecfApprovals = pgTable(
   },
   (t) => [
     uniqueIndex("ecf_approvals_received_idx").on(t.receivedEcfId),
-    index("ecf_approvals_due_idx").on(t.nextAttemptAt).where(sql`${t.dgiiStatus} = 'pending' OR ${t.issuerStatus} = 'pending'`),
+    index("ecf_approvals_due_idx").on(t.tenantId, t.nextAttemptAt).where(sql`${t.dgiiStatus} = 'pending' OR ${t.issuerStatus} = 'pending'`),
     check("ecf_approvals_dgii_status", sql`${t.dgiiStatus} IN ('pending', 'delivered', 'refused', 'failed')`),
     check("ecf_approvals_issuer_status", sql`${t.issuerStatus} IN ('pending', 'delivered', 'refused', 'failed')`),
     tenantIsolation("ecf_approvals"),
@@ -507,7 +509,7 @@ export const ecfCertificationRuns = pgTable(
     uniqueIndex("ecf_certification_runs_number_idx").on(t.testSetId, t.number),
     // One run of a set at a time.
     uniqueIndex("ecf_certification_runs_running_idx").on(t.testSetId).where(sql`${t.state} = 'running'`),
-    index("ecf_certification_runs_due_idx").on(t.nextAttemptAt).where(sql`${t.state} = 'running'`),
+    index("ecf_certification_runs_due_idx").on(t.tenantId, t.nextAttemptAt).where(sql`${t.state} = 'running'`),
     check("ecf_certification_runs_state", sql`${t.state} IN ('running', 'completed', 'stopped')`),
     tenantIsolation("ecf_certification_runs"),
   ],
@@ -543,4 +545,24 @@ export const ecfContingencies = pgTable(
     check("ecf_contingencies_closed", sql`(${t.closedAt} IS NULL) = (${t.closedHow} IS NULL)`),
     tenantIsolation("ecf_contingencies"),
   ],
+);
+
+/**
+ * DGII's pace per company (issue 48): when DGII answers one company's calls 429 (too many) or 503
+ * (unavailable), that company's sending waits until `until` — its documents are not stepped and the
+ * minute sweep passes the company by — while every other company's goes on. `failures` counts the
+ * answers in a row (the wait doubles, jobs/ecf.ts); the row is deleted by the next answer DGII gives.
+ */
+export const ecfDgiiBackoff = pgTable(
+  "ecf_dgii_backoff",
+  {
+    tenantId: tenantId()
+      .primaryKey()
+      .references(() => tenants.id),
+    until: timestamp("until", { withTimezone: true }).notNull(),
+    failures: integer("failures").notNull().default(1),
+    lastError: text("last_error"),
+    updatedAt: updatedAt(),
+  },
+  () => [tenantIsolation("ecf_dgii_backoff")],
 );

@@ -136,8 +136,17 @@ export const invoiceStatusCounts = pgTable(
     workspaceId: integer("workspace_id").notNull(),
     status: text("status").notNull(),
     delta: integer("delta").notNull(),
+    /**
+     * A row the fold wrote (the sum of a key's deltas); the triggers' deltas are not: the minute's
+     * fold looks only at keys with a delta not folded yet (the partial index), never at every key.
+     */
+    folded: boolean("folded").notNull().default(false),
   },
-  (t) => [index("invoice_status_counts_key_idx").on(t.tenantId, t.workspaceId, t.status, t.delta), tenantIsolation("invoice_status_counts")],
+  (t) => [
+    index("invoice_status_counts_key_idx").on(t.tenantId, t.workspaceId, t.status, t.delta),
+    index("invoice_status_counts_unfolded_idx").on(t.tenantId, t.workspaceId, t.status).where(sql`NOT ${t.folded}`),
+    tenantIsolation("invoice_status_counts"),
+  ],
 );
 
 export const invoiceItems = pgTable(

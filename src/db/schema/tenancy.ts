@@ -243,5 +243,18 @@ export const outboxMessages = pgTable(
     sentAt: timestamp("sent_at", { withTimezone: true }),
     createdAt: createdAt(),
   },
-  (t) => [index("outbox_messages_status_idx").on(t.status, t.nextAttemptAt), tenantIsolation("outbox_messages")],
+  // What is due, per tenant (the minute sweep, drizzle/0060 sweep_due): sent rows are not in it.
+  (t) => [index("outbox_messages_due_idx").on(t.tenantId, t.nextAttemptAt).where(sql`${t.status} = 'pending'`), tenantIsolation("outbox_messages")],
 );
+
+/**
+ * Where each minute sweep left off (drizzle/0060 sweep_due): when more tenants have work due than
+ * one invocation takes, the next minute starts after the last tenant served. Global (no tenant_id,
+ * no row-level security): it names no tenant's data, only a position among tenant ids, and only the
+ * SECURITY DEFINER sweep function reads or writes it (the app role has no grant on it).
+ */
+export const sweepCursors = pgTable("sweep_cursors", {
+  sweep: text("sweep").primaryKey(),
+  afterTenant: integer("after_tenant").notNull().default(0),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});

@@ -91,7 +91,8 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     index("webhook_deliveries_endpoint_idx").on(t.tenantId, t.endpointId, t.id),
-    index("webhook_deliveries_due_idx").on(t.status, t.nextAttemptAt),
+    // What is due, per tenant (the minute sweep, drizzle/0060 sweep_due): finished deliveries are not in it.
+    index("webhook_deliveries_due_idx").on(t.tenantId, t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     // An event's deliveries: its resend, and the retention sweep's check and cascade (webhook_purge_events).
     index("webhook_deliveries_event_idx").on(t.eventId),
     check("webhook_deliveries_status", sql`${t.status} IN ('pending', 'succeeded', 'failed')`),

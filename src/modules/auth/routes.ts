@@ -34,7 +34,7 @@ authRouter.openapi(createToken, async (c) => {
   });
   const { JWT_SECRET, ACCESS_TOKEN_TTL_DAYS } = config(c.env);
   const issued = await issueAccessToken(db, JWT_SECRET, { tenantId: c.get("tenant").id, userId, name: body.name ?? "api", ttlDays: ACCESS_TOKEN_TTL_DAYS });
-  return c.json({ data: { token: issued.token, token_type: "Bearer" as const, expires_at: timestamp(issued.expiresAt)! } }, 201);
+  return c.json({ data: { token: issued.token, token_type: "Bearer" as const, expires_at: timestamp(issued.expiresAt) } }, 201);
 });
 
 const revokeCurrent = defineRoute("authenticated", {
@@ -97,10 +97,10 @@ authRouter.openapi(listTokens, async (c) => {
   const data = rows.map((t) => ({
     id: t.id,
     name: t.name,
-    expires_at: timestamp(t.expiresAt)!,
+    expires_at: timestamp(t.expiresAt),
     last_used_at: timestamp(t.lastUsedAt),
     revoked_at: timestamp(t.revokedAt),
-    created_at: timestamp(t.createdAt)!,
+    created_at: timestamp(t.createdAt),
     is_current: t.id === auth.tokenId,
   }));
   return c.json(paginate(c, query, total, data), 200);

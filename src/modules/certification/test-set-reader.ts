@@ -13,13 +13,11 @@
  * as 0.30000000000000004 is "0.3"); a date as dd-MM-yyyy, DGII's form. DGII's own workbook stores
  * every cell as text, so these matter for a set re-saved by another program.
  *
- * The reader is read-excel-file's universal build (fflate + saxen, no Node API: it runs in workerd),
- * patched (patches/read-excel-file+9.3.17.patch) to unzip with fflate's unzipSync: its own unzip
- * inflates a part of 512 KB or more in a Web Worker, which workerd has not, and DGII's e-CF sheet
- * is 5.7 MB.
+ * The workbook is read by xlsx.ts (fflate's inflater and a one-pass XML scanner, no Node API: it
+ * runs in workerd), which bounds what an upload can cost (issue 41) before any row is built here.
  */
 import { Big } from "../../lib/decimal";
-import { AppError, fieldError } from "../../lib/errors";
+import { fieldError } from "../../lib/errors";
 import {
   APPROVAL_COLUMNS,
   DATE_FIELDS,
@@ -33,6 +31,7 @@ import {
   type SheetColumns,
   valueProblem,
 } from "./test-set-columns";
+import { type Cell, NumberCell, readWorkbook, serialDate } from "./xlsx";
 
 export type TestSetKind = "ecf" | "approval";
 /** What a case becomes: an e-CF, the summary (RFCE) of an E32 under RD$250,000, or a commercial approval (ACECF). */
@@ -63,25 +62,25 @@ export interface TestSetProblem {
 export interface ReadTestSet {
   kind: TestSetKind;
   cases: TestSetCase[];
+  /** The first problems found (MAX_KEPT_PROBLEMS at most: a 422 lists no more). */
   problems: TestSetProblem[];
+  /** Problems found past those kept, counted only. */
+  unlisted: number;
 }
+
+/** Problems kept while reading; the 422 lists 100 (case-problems.ts), planning and the schema check add theirs after. */
+const MAX_KEPT_PROBLEMS = 100;
+
+type Report = (problem: TestSetProblem) => void;
 
 const OMITTED = "#e";
 const SHEET_ECF = "ECF";
 const SHEET_RFCE = "RFCE";
 const SHEET_APPROVALS = "ACEECF_Generadas";
-/**
- * What the workbook may unpack to. DGII's e-CF set is 463 KB zipped and 6 MB unpacked (a sheet of
- * 26 rows x 5,215 columns); 32 MiB leaves room and bounds what a small zip can make the Worker
- * hold (read-excel-file unpacks every part into memory).
- */
-export const MAX_UNPACKED_BYTES = 32 * 1024 * 1024;
 /** Rows per sheet: DGII's sets have 25 e-CF, 4 RFCE and a dozen approvals. */
 export const MAX_CASES = 500;
 /** Formato RFCE v1.0, introduction: the summary is for the E32 under RD$250,000. */
 const RFCE_LIMIT = new Big("250000");
-
-const NOT_A_WORKBOOK = "The file is not an .xlsx workbook (DGII's test sets are .xlsx files).";
 
 interface Column {
   /** The header as written (trimmed). */
@@ -93,13 +92,6 @@ interface Column {
   indexes: number[];
   known: boolean;
 }
-
-/** A number cell, as the reader gives it through parseNumber: the file's text of the number. */
-class NumberCell {
-  constructor(readonly text: string) {}
-}
-
-type Cell = string | NumberCell | boolean | Date | null;
 
 const HEADER = /^([A-Za-z][A-Za-z0-9]*)((?:\[\d+\])*)$/;
 
@@ -118,11 +110,6 @@ const pad = (n: number) => String(n).padStart(2, "0");
 function dateText(date: Date, withTime: boolean): string {
   const day = `${pad(date.getUTCDate())}-${pad(date.getUTCMonth() + 1)}-${date.getUTCFullYear()}`;
   return withTime ? `${day} ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}` : day;
-}
-
-/** Excel's serial day (1900 system: day 1 is 1900-01-01, counted from 1899-12-30 past its 1900-02-29). */
-function serialDate(serial: number): Date {
-  return new Date(Math.round((Date.UTC(1899, 11, 30) + serial * 86_400_000) / 1000) * 1000);
 }
 
 /**
@@ -157,7 +144,8 @@ interface SheetRows {
 
 function sheetRows(sheet: string, data: Cell[][], known: SheetColumns): SheetRows {
   const [head = [], ...body] = data;
-  const columns = head.map((h) => column(h === null ? "" : String(h instanceof NumberCell ? h.text : h).trim(), known));
+  // Row 1 is sparse (only its cells holding a value are set): every column up to its last gets an entry.
+  const columns = Array.from(head, (h) => column(h === null || h === undefined ? "" : String(h instanceof NumberCell ? h.text : h).trim(), known));
   const rows = body
     .map((cells, i) => ({ row: i + 2, cells }))
     // A row of empty and `#e` cells is no case (a sheet's trailing rows).
@@ -231,7 +219,7 @@ function lineProblems(fields: [string, string][], report: (column: string, messa
 
 const fieldOf = (fields: [string, string][], name: string) => fields.find(([n]) => n === name)?.[1] ?? null;
 
-function documentCases(sheet: SheetRows, document: "ecf" | "rfce", problems: TestSetProblem[]): TestSetCase[] {
+function documentCases(sheet: SheetRows, document: "ecf" | "rfce", add: Report): TestSetCase[] {
   const cases: TestSetCase[] = [];
   const seen = new Map<string, number>();
   const nameIndex = sheet.columns.findIndex((c) => c.element === "CasoPrueba");
@@ -240,7 +228,7 @@ function documentCases(sheet: SheetRows, document: "ecf" | "rfce", problems: Tes
     let bad = false;
     const report = (column: string, message: string) => {
       bad = true;
-      problems.push({ sheet: sheet.sheet, row, case: name, column, message });
+      add({ sheet: sheet.sheet, row, case: name, column, message });
     };
     const fields = rowFields(sheet, cells, report);
     if (!name) report("CasoPrueba", "is empty: each case is named by its CasoPrueba.");
@@ -265,7 +253,7 @@ function documentCases(sheet: SheetRows, document: "ecf" | "rfce", problems: Tes
   return cases;
 }
 
-function approvalCases(sheet: SheetRows, problems: TestSetProblem[]): TestSetCase[] {
+function approvalCases(sheet: SheetRows, add: Report): TestSetCase[] {
   const cases: TestSetCase[] = [];
   const seen = new Map<string, number>();
   const encfIndex = sheet.columns.findIndex((c) => c.element === "eNCF");
@@ -274,7 +262,7 @@ function approvalCases(sheet: SheetRows, problems: TestSetProblem[]): TestSetCas
     let bad = false;
     const report = (column: string, message: string) => {
       bad = true;
-      problems.push({ sheet: sheet.sheet, row, case: encf, column, message });
+      add({ sheet: sheet.sheet, row, case: encf, column, message });
     };
     const fields = rowFields(sheet, cells, report);
     const type = encf?.slice(1, 3) ?? "";
@@ -300,67 +288,38 @@ function approvalCases(sheet: SheetRows, problems: TestSetProblem[]): TestSetCas
  * back as problems, each naming its case, its column and why.
  */
 export async function readTestSet(bytes: ArrayBuffer): Promise<ReadTestSet> {
-  let sheets: { sheet: string; data: Cell[][] }[];
-  try {
-    await checkUnpackedSize(bytes);
-    // Loaded here: only an import of a test set reads a workbook (docs/reliability.md, import time).
-    const { default: readXlsxFile } = await import("read-excel-file/universal");
-    sheets = (await readXlsxFile(bytes, { parseNumber: (text) => new NumberCell(text), trim: false })) as { sheet: string; data: Cell[][] }[];
-  } catch (error) {
-    if (error instanceof AppError) throw error;
-    throw fieldError("file", NOT_A_WORKBOOK);
-  }
-  const named = (name: string) => sheets.find((s) => s.sheet === name);
+  const read = readWorkbook(
+    bytes,
+    [SHEET_ECF, SHEET_RFCE, SHEET_APPROVALS],
+    MAX_CASES + 1,
+    `a test set has at most ${MAX_CASES} cases, in rows 2 to ${MAX_CASES + 1} under the header row.`,
+  );
+  const named = (name: string) => read.sheets.find((s) => s.name === name)?.rows;
   const problems: TestSetProblem[] = [];
+  let unlisted = 0;
+  const add: Report = (problem) => {
+    if (problems.length < MAX_KEPT_PROBLEMS) problems.push(problem);
+    else unlisted++;
+  };
   const ecf = named(SHEET_ECF);
   const approvals = named(SHEET_APPROVALS);
   let kind: TestSetKind;
   let cases: TestSetCase[];
   if (ecf) {
     kind = "ecf";
-    cases = documentCases(sheetRows(SHEET_ECF, ecf.data, ECF_COLUMNS), "ecf", problems);
+    cases = documentCases(sheetRows(SHEET_ECF, ecf, ECF_COLUMNS), "ecf", add);
     const rfce = named(SHEET_RFCE);
-    if (rfce) cases.push(...documentCases(sheetRows(SHEET_RFCE, rfce.data, RFCE_COLUMNS), "rfce", problems));
+    if (rfce) cases.push(...documentCases(sheetRows(SHEET_RFCE, rfce, RFCE_COLUMNS), "rfce", add));
   } else if (approvals) {
     kind = "approval";
-    cases = approvalCases(sheetRows(SHEET_APPROVALS, approvals.data, APPROVAL_COLUMNS), problems);
+    cases = approvalCases(sheetRows(SHEET_APPROVALS, approvals, APPROVAL_COLUMNS), add);
   } else {
     throw fieldError(
       "file",
-      `The workbook has no sheet ${SHEET_ECF} (the e-CF test set) nor ${SHEET_APPROVALS} (the commercial approvals); its sheets: ${sheets.map((s) => s.sheet).join(", ")}.`,
+      `The workbook has no sheet ${SHEET_ECF} (the e-CF test set) nor ${SHEET_APPROVALS} (the commercial approvals); its sheets: ${read.names.join(", ")}.`,
     );
   }
   if (cases.length + problems.length === 0) throw fieldError("file", "The workbook's test set has no cases (no rows under row 1).");
   if (cases.length > MAX_CASES) throw fieldError("file", `A test set has at most ${MAX_CASES} cases; this one has ${cases.length}.`);
-  return { kind, cases, problems };
-}
-
-/**
- * The sizes the zip's central directory declares for its parts, summed, against
- * MAX_UNPACKED_BYTES: read before anything is unpacked.
- */
-async function checkUnpackedSize(bytes: ArrayBuffer): Promise<void> {
-  const view = new DataView(bytes);
-  // End of central directory: signature 0x06054b50, at most 64 KiB of comment from the end.
-  let end = -1;
-  for (let i = bytes.byteLength - 22; i >= Math.max(0, bytes.byteLength - 22 - 0xffff); i--) {
-    if (view.getUint32(i, true) === 0x06054b50) {
-      end = i;
-      break;
-    }
-  }
-  if (end < 0) throw fieldError("file", NOT_A_WORKBOOK);
-  const entries = view.getUint16(end + 10, true);
-  let offset = view.getUint32(end + 16, true);
-  let total = 0;
-  for (let i = 0; i < entries; i++) {
-    if (offset + 46 > bytes.byteLength || view.getUint32(offset, true) !== 0x02014b50) throw fieldError("file", NOT_A_WORKBOOK);
-    total += view.getUint32(offset + 24, true);
-    offset += 46 + view.getUint16(offset + 28, true) + view.getUint16(offset + 30, true) + view.getUint16(offset + 32, true);
-  }
-  if (total > MAX_UNPACKED_BYTES) {
-    throw new AppError("payload_too_large", `The workbook unpacks to ${total} bytes; a test set may unpack to at most ${MAX_UNPACKED_BYTES}.`, {
-      file: [`unpacks to more than ${MAX_UNPACKED_BYTES} bytes`],
-    });
-  }
+  return { kind, cases, problems, unlisted };
 }

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { oneRow } from "../../db/rows";
 import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage, MessageResponse, WorkspaceFilter } from "../../http/schemas";
@@ -54,8 +55,8 @@ const get = defineRoute(
 contactsRouter.openapi(get, async (c) => {
   const db = c.var.db;
   const row = await getContact(db, c.var.scope, c.req.valid("param").id);
-  const [data] = await serializeContacts(db, [row]);
-  return c.json({ data: data! }, 200);
+  const data = oneRow(await serializeContacts(db, [row]));
+  return c.json({ data: data }, 200);
 });
 
 const create = defineRoute(
@@ -72,8 +73,8 @@ const create = defineRoute(
 contactsRouter.openapi(create, async (c) => {
   const db = c.var.db;
   const row = await createContact(db, c.var.scope, c.req.valid("json"));
-  const [data] = await serializeContacts(db, [row]);
-  return c.json({ data: data!, message: "Contact created." }, 201);
+  const data = oneRow(await serializeContacts(db, [row]));
+  return c.json({ data: data, message: "Contact created." }, 201);
 });
 
 const update = defineRoute(
@@ -90,8 +91,8 @@ const update = defineRoute(
 contactsRouter.openapi(update, async (c) => {
   const db = c.var.db;
   const row = await updateContact(db, c.var.scope, c.req.valid("param").id, c.req.valid("json"));
-  const [data] = await serializeContacts(db, [row]);
-  return c.json({ data: data!, message: "Contact updated." }, 200);
+  const data = oneRow(await serializeContacts(db, [row]));
+  return c.json({ data: data, message: "Contact updated." }, 200);
 });
 
 const remove = defineRoute(

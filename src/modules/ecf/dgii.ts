@@ -23,7 +23,13 @@ const tokens = new Map<string, DgiiToken>();
 
 /** DGII answered with an error, or could not be reached (the caller retries later). */
 export class DgiiUnavailable extends AppError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** DGII's HTTP status when it answered (429, 503…); undefined when it could not be reached. */
+    readonly status?: number,
+    /** Its Retry-After, in seconds, when it gave one. */
+    readonly retryAfterSeconds?: number,
+  ) {
     super("service_unavailable", message);
   }
 }
@@ -132,7 +138,8 @@ async function call(url: string, init: RequestInit, maxBytes = DGII_ANSWER_BYTES
     const message = `DGII answered ${response.status} at ${url}: ${body.slice(0, 500)}`;
     if (response.status === 401) throw new DgiiUnauthorized(message);
     if (response.status >= 400 && response.status < 500 && ![408, 429].includes(response.status)) throw new DgiiRefused(message, body, response.status);
-    throw new DgiiUnavailable(message);
+    const retryAfter = Number(response.headers.get("retry-after"));
+    throw new DgiiUnavailable(message, response.status, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
   }
   return response;
 }

@@ -6,6 +6,7 @@ import { companyGrant } from "../../http/permissions";
 import { dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { annulRange, serializeAnnulment } from "./annulments";
 import { closeContingency, listContingencies, openContingency, serializeContingency } from "./contingency";
+import { clearDgiiBackoff } from "./dgii-pace";
 import { dgiiStatusView } from "./dgii-status";
 import * as documents from "./documents";
 import {
@@ -185,8 +186,12 @@ ecfRouter.openapi(
   ),
   async (c) => {
     const { row, released } = await closeContingency(c.var.db, c.var.scope, await companyGrant(c), c.req.valid("param").id, new Date());
-    c.var.ecf.push(...released);
-    return c.json({ data: serializeContingency(row), message: `Contingency closed: ${released.length} e-CF held are sent to DGII now.` }, 200);
+    // A minute's worth goes on the queue now; the rest is the minute sweep's, at the company's pace,
+    // so a long contingency's backlog does not queue ahead of every other company's e-CF (issue 48).
+    const pace = config(c.env).ECF_SENDS_PER_MINUTE;
+    c.var.ecf.push(...released.slice(0, pace));
+    const when = released.length > pace ? `from now, ${pace} a minute` : "now";
+    return c.json({ data: serializeContingency(row), message: `Contingency closed: ${released.length} e-CF held are sent to DGII ${when}.` }, 200);
   },
 );
 
@@ -264,6 +269,9 @@ for (const { owner, path, name, tag, view, send } of OWNERS) {
     async (c) => {
       const id = c.req.valid("param").id;
       const row = await retryDocumentEcf(c.var.db, c.var.scope, owner, id, new Date());
+      // A person asking to send again is asked for an attempt now: a wait DGII's 429 or 503 had put
+      // on the company (modules/ecf/dgii-pace.ts) ends with it; DGII's next answer sets it again if need be.
+      await clearDgiiBackoff(c.var.db, c.var.scope.tenantId);
       c.var.ecf.push(row.id);
       const view = {
         ...documents.serializeEcf(row, config(c.env)),

@@ -22,7 +22,9 @@ export const ReopenBody = z
 
 export const SnapshotQuery = z
   .object({
-    report: z.enum(["606", "607", "607-ecf", "608"]).openapi({ description: "`607-ecf`: the 607 with include_ecf=true" }),
+    report: z
+      .enum(["606", "607", "607-ecf", "608", "it1", "ir17"])
+      .openapi({ description: "`607-ecf`: the 607 with include_ecf=true; it1 and ir17 in JSON only" }),
     format: z.enum(["txt", "json"]).default("txt"),
     version: z.coerce.number().int().min(1).max(10_000).optional().openapi({ description: "The close's version; default the latest" }),
   })

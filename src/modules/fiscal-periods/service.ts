@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { rowsOf } from "../../db/rows";
+import { oneRow, rowsOf } from "../../db/rows";
 import { sha256Hex } from "../../lib/crypto";
 import { dominicanToday } from "../../lib/dates";
 import { AppError, fieldError, notFound } from "../../lib/errors";
@@ -125,11 +125,13 @@ export async function closePeriod(db: AnyDb, tenantId: number, userId: number, p
       WHERE tenant_id = ${tenantId} AND period = ${period} ORDER BY version DESC LIMIT 1`),
   );
   if (last?.standing) throw new AppError("period_closed", `The fiscal period ${period} is closed already.`, { period: [period] });
-  const [close] = rowsOf<{ id: number }>(
-    await db.execute(sql`INSERT INTO fiscal_period_closes (tenant_id, period, version, closed_by)
+  const close = oneRow(
+    rowsOf<{ id: number }>(
+      await db.execute(sql`INSERT INTO fiscal_period_closes (tenant_id, period, version, closed_by)
       VALUES (${tenantId}, ${period}, ${(last?.version ?? 0) + 1}, ${userId}) RETURNING id`),
+    ),
   );
-  await keepSnapshots(db, tenantId, close!.id, await renderFormats(db, tenantId, period));
+  await keepSnapshots(db, tenantId, close.id, await renderFormats(db, tenantId, period));
   return getPeriod(db, tenantId, period);
 }
 

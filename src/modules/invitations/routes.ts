@@ -28,8 +28,8 @@ function serializeInvitation(row: InvitationRow) {
     email: row.email,
     role: row.role,
     status: row.status,
-    expires_at: timestamp(row.expiresAt)!,
-    created_at: timestamp(row.createdAt)!,
+    expires_at: timestamp(row.expiresAt),
+    created_at: timestamp(row.createdAt),
   };
 }
 

@@ -27,7 +27,7 @@ const list = defineRoute(
 membersRouter.openapi(list, async (c) => {
   const query = c.req.valid("query");
   const { rows, total } = await listMembers(c.var.db, requireWorkspace(c).id, query);
-  const data = rows.map((m) => ({ id: m.id, name: m.name, email: m.email, role: m.role, added_at: timestamp(m.addedAt)! }));
+  const data = rows.map((m) => ({ id: m.id, name: m.name, email: m.email, role: m.role, added_at: timestamp(m.addedAt) }));
   return c.json(paginate(c, query, total, data), 200);
 });
 

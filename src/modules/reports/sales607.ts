@@ -121,13 +121,14 @@ export function row607(raw: Raw607): Row607 {
   };
 }
 
-const prefixPattern = (prefixes: readonly string[], includeEcf: boolean) => `^(${prefixes.filter((prefix) => includeEcf || prefix.startsWith("B")).join("|")})`;
+export const prefixPattern = (prefixes: readonly string[], includeEcf: boolean) =>
+  `^(${prefixes.filter((prefix) => includeEcf || prefix.startsWith("B")).join("|")})`;
 
 const inWorkspace = (alias: string, workspaceId: number | undefined) =>
   workspaceId === undefined ? sql`` : sql`AND ${sql.raw(alias)}.workspace_id = ${workspaceId}`;
 
 /** The invoices of the 607 (alias `i`): issued in the period, not drafts, not annulled (the 608's), of a sales NCF type. */
-const reportedInvoices = (period: Period, workspaceId: number | undefined, query: Report607Query) => sql`
+export const reportedInvoices = (period: Period, workspaceId: number | undefined, query: Report607Query) => sql`
   i.deleted_at IS NULL AND i.status NOT IN ('draft', 'cancelled')
   AND i.issue_date BETWEEN ${period.from}::date AND ${period.to}::date
   AND i.document_number ~ ${prefixPattern(SALES_INVOICE_PREFIXES, query.include_ecf)}

@@ -19,8 +19,8 @@ export function serializeRole(role: RoleRow) {
     permissions: [...role.permissions].sort(),
     is_builtin: role.isBuiltin,
     members_count: role.membersCount,
-    created_at: timestamp(role.createdAt)!,
-    updated_at: timestamp(role.updatedAt)!,
+    created_at: timestamp(role.createdAt),
+    updated_at: timestamp(role.updatedAt),
   };
 }
 

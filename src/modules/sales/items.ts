@@ -51,19 +51,22 @@ export type ItemJson = z.output<typeof LineItemOutput>;
 
 /** Line records for the insert statement: amounts computed, taxes snapshotted. */
 export function lineRecords(lines: ResolvedLine[], amounts: LineAmounts[]): LineRecord[] {
-  return lines.map((line, position) => ({
-    position,
-    productId: line.productId,
-    description: line.description,
-    quantity: line.quantity,
-    unitPrice: line.unitPrice,
-    discount: line.discount,
-    discountAmount: amounts[position]!.discountAmount,
-    subtotal: amounts[position]!.subtotal,
-    taxAmount: amounts[position]!.taxAmount,
-    total: amounts[position]!.total,
-    taxes: amounts[position]!.taxes,
-  }));
+  return lines.map((line, position) => {
+    const { discountAmount, subtotal, taxAmount, total, taxes } = amounts[position]!;
+    return {
+      position,
+      productId: line.productId,
+      description: line.description,
+      quantity: line.quantity,
+      unitPrice: line.unitPrice,
+      discount: line.discount,
+      discountAmount,
+      subtotal,
+      taxAmount,
+      total,
+      taxes,
+    };
+  });
 }
 
 const columnList = (columns: PgColumn[], alias?: string): SQL =>
@@ -133,13 +136,13 @@ export function replaceLines(kind: DocumentKind, tenantId: number, documentId: n
 export function serializeItems(items: ItemJson[]): ItemJson[] {
   return items.map((it) => ({
     ...it,
-    quantity: decimal2(it.quantity)!,
+    quantity: decimal2(it.quantity),
     unit_price: unitPriceText(it.unit_price),
-    discount: decimal2(it.discount)!,
-    discount_amount: decimal2(it.discount_amount)!,
-    subtotal: decimal2(it.subtotal)!,
-    tax_amount: decimal2(it.tax_amount)!,
-    total: decimal2(it.total)!,
+    discount: decimal2(it.discount),
+    discount_amount: decimal2(it.discount_amount),
+    subtotal: decimal2(it.subtotal),
+    tax_amount: decimal2(it.tax_amount),
+    total: decimal2(it.total),
   }));
 }
 

@@ -47,8 +47,8 @@ function serializeListItem(row: Omit<WorkspaceListRow, "total">, userId: number)
     owner: { id: row.ownerId, name: row.ownerName, email: row.ownerEmail },
     is_owner: row.ownerId === userId,
     role: row.role,
-    created_at: timestamp(row.createdAt)!,
-    updated_at: timestamp(row.updatedAt)!,
+    created_at: timestamp(row.createdAt),
+    updated_at: timestamp(row.updatedAt),
   };
 }
 
@@ -99,7 +99,7 @@ workspacesRouter.openapi(create, async (c) => {
   const workspace = await createWorkspace(c.var.db, c.get("tenant").id, caller, name, { address, phone });
   return c.json(
     {
-      data: { id: workspace.id, name: workspace.name, owner_id: workspace.ownerId, created_at: timestamp(workspace.createdAt)! },
+      data: { id: workspace.id, name: workspace.name, owner_id: workspace.ownerId, created_at: timestamp(workspace.createdAt) },
       message: "Workspace created.",
     },
     201,
@@ -126,7 +126,7 @@ async function detail(db: Database, who: Viewer, id: number) {
     ...serializeListItem(row, who.userId),
     address: row.address,
     phone: row.phone,
-    members: members.map((m) => ({ id: m.id, name: m.name, email: m.email, role: m.role, added_at: timestamp(m.addedAt)! })),
+    members: members.map((m) => ({ id: m.id, name: m.name, email: m.email, role: m.role, added_at: timestamp(m.addedAt) })),
   };
 }
 
@@ -149,7 +149,7 @@ workspacesRouter.openapi(update, async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
   const workspace = await updateWorkspace(c.var.db, viewer(c), id, { name: body.name, address: body.address, phone: body.phone });
-  return c.json({ data: { id: workspace.id, name: workspace.name, updated_at: timestamp(workspace.updatedAt)! }, message: "Workspace updated." }, 200);
+  return c.json({ data: { id: workspace.id, name: workspace.name, updated_at: timestamp(workspace.updatedAt) }, message: "Workspace updated." }, 200);
 });
 
 const transfer = defineRoute("authenticated", {
