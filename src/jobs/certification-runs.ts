@@ -194,6 +194,8 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
           return { outcome: "final", state: "completed" };
         }
         const row = current;
+        // The run's number for the case, given to every case when the run starts (test-set-runs.ts).
+        const runEncf = row.runEncf ?? row.encf;
         if (row.state === "sent") {
           const result = await dgii((token) => queryResult(urls.ecf, token, row.trackId!));
           const final = FINAL_BY_CODE[result.code];
@@ -213,7 +215,7 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
         // and so stop the run (issue 33, as jobs/ecf.ts does).
         if (row.sentAs === "ecf" && row.sentAt) {
           const issuer = fieldOf(row, "RNCEmisor");
-          const held = await dgii((token) => queryTrackIds(urls.ecf, token, issuer, row.runEncf!)).catch((error) => {
+          const held = await dgii((token) => queryTrackIds(urls.ecf, token, issuer, runEncf)).catch((error) => {
             if (error instanceof DgiiRefused) return [];
             throw error;
           });
@@ -229,7 +231,7 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
         if (row.sentAs === "rfce" && row.sentAt) {
           const issuer = fieldOf(row, "RNCEmisor");
           const code = await e32Code(row);
-          const held = await dgii((token) => queryConsumerSummary(urls.fc, token, issuer, row.runEncf!, code));
+          const held = await dgii((token) => queryConsumerSummary(urls.fc, token, issuer, runEncf, code));
           if (held.code !== 0) {
             const stop = await summaryAnswer(row, held);
             if (stop) return stop;
@@ -243,8 +245,8 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
         if (row.document === "ecf" && row.sentAs === "rfce") {
           // An E32 under RD$250,000: signed whole and kept (the OFV asks for it), its summary sent
           // with the E32's security code, as production issues it (ecf/issue.ts).
-          const e32 = signXml(caseXml({ document: "ecf", type: row.ecfType, fields: row.fields }, { encf: row.runEncf!, signedAt, references }).xml, material);
-          const summary = signXml(caseXml(summaryInput(row), { encf: row.runEncf!, securityCode: e32.securityCode }).xml, material);
+          const e32 = signXml(caseXml({ document: "ecf", type: row.ecfType, fields: row.fields }, { encf: runEncf, signedAt, references }).xml, material);
+          const summary = signXml(caseXml(summaryInput(row), { encf: runEncf, securityCode: e32.securityCode }).xml, material);
           await saveCase(row.id, { xml: e32.xml, summaryXml: summary.xml, securityCode: e32.securityCode, sentAt: now });
           const result = await dgii((token) => sendConsumerSummary(urls.fc, token, summary.xml, fileName));
           log.info("certification run: summary sent", { ...context, case: row.caseName, encf: row.runEncf });
@@ -255,7 +257,7 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
         const securityCode = row.document === "rfce" ? await e32Code(row) : undefined;
         const built = caseXml(
           { document: row.document as "ecf" | "rfce" | "acecf", type: row.ecfType, fields: row.fields },
-          { encf: row.runEncf!, signedAt, securityCode: securityCode || undefined, references },
+          { encf: runEncf, signedAt, securityCode: securityCode || undefined, references },
         );
         const signed = signXml(built.xml, material);
         await saveCase(row.id, { xml: signed.xml, securityCode: signed.securityCode, sentAt: now });

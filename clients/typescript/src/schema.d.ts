@@ -9699,7 +9699,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description The first month listed (default: 11 months before `to`) */
+                    /** @description The first month listed: on or before `to`, at most 35 months before it (default: 11 months before `to`) */
                     from?: string;
                     /** @description The last month listed (default: the current month, Dominican time) */
                     to?: string;
@@ -9977,7 +9977,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description period_closed: the month is closed already */
+                /** @description period_closed: the month is closed already; conflict: e-CF of the month still await DGII's answer */
                 409: {
                     headers: {
                         [name: string]: unknown;

@@ -100,16 +100,18 @@ async function upsertSettings(db: AnyDb, tenantId: number, values: Partial<typeo
 }
 
 export function serializeCertificate(row: SettingsRow | undefined, now: Date) {
-  if (!row?.certificateEncrypted) throw notFound("Certificate");
-  const notAfter = row.certificateNotAfter!;
+  // PUT /ecf/certificate writes the sealed file and what it read of it together (putCertificate).
+  const { certificateNotAfter: notAfter, certificateSubject: subject, certificateIssuer: issuer, certificateNotBefore: notBefore } = row ?? {};
+  const fingerprint = row?.certificateFingerprint;
+  if (!row?.certificateEncrypted || !notAfter || !subject || !issuer || !notBefore || !fingerprint) throw notFound("Certificate");
   const daysLeft = Math.floor((notAfter.getTime() - now.getTime()) / 86_400_000);
   return {
-    subject: row.certificateSubject!,
+    subject,
     serial_number: row.certificateSerialNumber,
-    issuer: row.certificateIssuer!,
-    not_before: timestamp(row.certificateNotBefore)!,
+    issuer,
+    not_before: timestamp(notBefore),
     not_after: timestamp(notAfter),
-    fingerprint_sha256: row.certificateFingerprint!,
+    fingerprint_sha256: fingerprint,
     warnings:
       daysLeft < 0
         ? [{ code: "certificate_expired", message: `The certificate expired on ${timestamp(notAfter)}: e-CF cannot be signed until a new one is uploaded.` }]

@@ -51,7 +51,7 @@ export function serializeInvoice(row: InvoiceRow) {
     discount_amount_dop: decimal2(row.discountAmountDop),
     tax_amount_dop: decimal2(row.taxAmountDop),
     total_amount_dop: decimal2(row.totalAmountDop),
-    replaces: row.replacedNcf === null ? null : { ncf: row.replacedNcf, issue_date: row.replacedNcfDate! },
+    replaces: row.replacedNcf === null || row.replacedNcfDate === null ? null : { ncf: row.replacedNcf, issue_date: row.replacedNcfDate },
   };
 }
 

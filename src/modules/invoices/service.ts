@@ -129,7 +129,7 @@ export async function invoicePdfData(db: AnyDb, scope: RequestScope, id: number)
       dueDateLabel: ecfType ? "Fecha Límite de Pago" : "Vence",
       // A contingency replacement names the paper NCF it replaces (CodigoModificacion 4).
       reference: ecfType && invoice.replaces ? { ncf: invoice.replaces.ncf, date: invoice.replaces.issue_date, reason: "", code: 4 } : null,
-      currency: foreign ? { code: currency.code!, exchangeRate: invoice.exchange_rate! } : null,
+      currency: foreign && currency.code !== null && invoice.exchange_rate !== null ? { code: currency.code, exchangeRate: invoice.exchange_rate } : null,
       customer: { name: buyer.name, identification: buyer.identification, identificationType: buyer.identification_type },
       ...pdfLines(invoice.items),
       totals,

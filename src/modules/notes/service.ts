@@ -56,7 +56,7 @@ export function serializeNote(row: NoteRow): NoteSummary {
     reason: row.reason,
     credit_note_indicator: row.creditNoteIndicator,
     restock: row.restock,
-    replaces: row.replacedNcf === null ? null : { ncf: row.replacedNcf, issue_date: row.replacedNcfDate! },
+    replaces: row.replacedNcf === null || row.replacedNcfDate === null ? null : { ncf: row.replacedNcf, issue_date: row.replacedNcfDate },
     subtotal_amount: decimal2(row.subtotalAmount),
     discount_amount: decimal2(row.discountAmount),
     tax_amount: decimal2(row.taxAmount),
@@ -584,7 +584,7 @@ export async function notePdfData(db: AnyDb, scope: RequestScope, kind: NoteKind
       dueDate: null,
       dueDateLabel: "",
       reference: { ncf: note.modified_ncf, date: note.modified_issue_date, reason: note.reason, code: note.modification_code },
-      currency: foreign ? { code: currency.code!, exchangeRate: note.exchange_rate } : null,
+      currency: foreign && currency.code !== null ? { code: currency.code, exchangeRate: note.exchange_rate } : null,
       customer: { name: buyer.name, identification: buyer.identification, identificationType: buyer.identification_type },
       ...pdfLines(note.items),
       totals: [

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { Database } from "../../db/client";
 import { requireAuth } from "../../http/auth";
 import type { AppEnv } from "../../http/context";
-import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { type AppRouteHandler, commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
@@ -52,7 +52,7 @@ function serializeListItem(row: Omit<WorkspaceListRow, "total">, userId: number)
   };
 }
 
-const list = defineRoute(
+const listRoute = defineRoute(
   { permission: "workspaces:view" },
   {
     method: "get",
@@ -64,7 +64,7 @@ const list = defineRoute(
   },
 );
 
-workspacesRouter.openapi(list, async (c) => {
+export const list: AppRouteHandler<typeof listRoute> = async (c) => {
   const query = c.req.valid("query");
   const who = viewer(c);
   const { rows, total } = await listWorkspaces(c.var.db, who, query);
@@ -77,9 +77,10 @@ workspacesRouter.openapi(list, async (c) => {
     ),
     200,
   );
-});
+};
+workspacesRouter.openapi(listRoute, list);
 
-const create = defineRoute(
+const createRoute = defineRoute(
   { permission: "workspaces:create" },
   {
     method: "post",
@@ -93,7 +94,7 @@ const create = defineRoute(
   },
 );
 
-workspacesRouter.openapi(create, async (c) => {
+export const create: AppRouteHandler<typeof createRoute> = async (c) => {
   const { name, address, phone } = c.req.valid("json");
   const caller = { userId: requireAuth(c).userId, workspace: requireWorkspace(c) };
   const workspace = await createWorkspace(c.var.db, c.get("tenant").id, caller, name, { address, phone });
@@ -104,9 +105,10 @@ workspacesRouter.openapi(create, async (c) => {
     },
     201,
   );
-});
+};
+workspacesRouter.openapi(createRoute, create);
 
-const show = defineRoute(
+const showRoute = defineRoute(
   { permission: "workspaces:view" },
   {
     method: "get",
@@ -130,12 +132,13 @@ async function detail(db: Database, who: Viewer, id: number) {
   };
 }
 
-workspacesRouter.openapi(show, async (c) => {
+export const show: AppRouteHandler<typeof showRoute> = async (c) => {
   const { id } = c.req.valid("param");
   return c.json({ data: await detail(c.var.db, viewer(c), id) }, 200);
-});
+};
+workspacesRouter.openapi(showRoute, show);
 
-const update = defineRoute("authenticated", {
+const updateRoute = defineRoute("authenticated", {
   method: "patch",
   path: `${V1}/workspaces/{id}`,
   tags: ["Workspaces"],
@@ -145,14 +148,15 @@ const update = defineRoute("authenticated", {
   responses: { 200: jsonResponse("Workspace updated", WorkspaceUpdatedResponse), ...commonErrors, ...errorResponses(404, 409) },
 });
 
-workspacesRouter.openapi(update, async (c) => {
+export const update: AppRouteHandler<typeof updateRoute> = async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
   const workspace = await updateWorkspace(c.var.db, viewer(c), id, { name: body.name, address: body.address, phone: body.phone });
   return c.json({ data: { id: workspace.id, name: workspace.name, updated_at: timestamp(workspace.updatedAt) }, message: "Workspace updated." }, 200);
-});
+};
+workspacesRouter.openapi(updateRoute, update);
 
-const transfer = defineRoute("authenticated", {
+const transferRoute = defineRoute("authenticated", {
   method: "post",
   path: `${V1}/workspaces/{id}/transfer-ownership`,
   tags: ["Workspaces"],
@@ -164,7 +168,7 @@ const transfer = defineRoute("authenticated", {
   responses: { 200: jsonResponse("Ownership transferred", WorkspaceTransferredResponse), ...commonErrors, ...errorResponses(404) },
 });
 
-workspacesRouter.openapi(transfer, async (c) => {
+export const transfer: AppRouteHandler<typeof transferRoute> = async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
   const who = viewer(c);
@@ -172,9 +176,10 @@ workspacesRouter.openapi(transfer, async (c) => {
   await transferOwnership(db, who, id, { userId: body.user_id, previousOwnerRole: body.previous_owner_role });
   const data = await detail(db, who, id);
   return c.json({ data, message: `Ownership transferred to ${data.owner.name}.` }, 200);
-});
+};
+workspacesRouter.openapi(transferRoute, transfer);
 
-const switchTo = defineRoute("authenticated", {
+const switchToRoute = defineRoute("authenticated", {
   method: "patch",
   path: `${V1}/workspace-context/{id}`,
   tags: ["Workspaces"],
@@ -184,7 +189,7 @@ const switchTo = defineRoute("authenticated", {
   responses: { 200: jsonResponse("Current workspace set", WorkspaceContextResponse), ...commonErrors, ...errorResponses(404) },
 });
 
-workspacesRouter.openapi(switchTo, async (c) => {
+export const switchTo: AppRouteHandler<typeof switchToRoute> = async (c) => {
   const { id } = c.req.valid("param");
   const workspace = await switchContext(c.var.db, viewer(c), id);
   return c.json(
@@ -194,9 +199,10 @@ workspacesRouter.openapi(switchTo, async (c) => {
     },
     200,
   );
-});
+};
+workspacesRouter.openapi(switchToRoute, switchTo);
 
-const clear = defineRoute("authenticated", {
+const clearRoute = defineRoute("authenticated", {
   method: "delete",
   path: `${V1}/workspace-context/{id}`,
   tags: ["Workspaces"],
@@ -205,7 +211,7 @@ const clear = defineRoute("authenticated", {
   responses: { 200: jsonResponse("Context cleared or unchanged", MessageResponse), ...commonErrors, ...errorResponses(404) },
 });
 
-workspacesRouter.openapi(clear, async (c) => {
+export const clear: AppRouteHandler<typeof clearRoute> = async (c) => {
   const { id } = c.req.valid("param");
   const cleared = await clearContext(c.var.db, viewer(c), id);
   return c.json(
@@ -216,4 +222,5 @@ workspacesRouter.openapi(clear, async (c) => {
     },
     200,
   );
-});
+};
+workspacesRouter.openapi(clearRoute, clear);
