@@ -3,10 +3,11 @@ import { addDays, dominicanToday } from "../../src/lib/dates";
 import type { Ir17, Ir17Concept } from "../../src/modules/reports/ir17";
 import type { Casilla, CasillaByColumn, It1 } from "../../src/modules/reports/it1";
 import type { Report607 } from "../../src/modules/reports/schemas";
-import { type EcfTenant, ecfTenant } from "../ecf/helpers";
+import { type EcfTenant, ecfTenant, waitForStatus } from "../ecf/helpers";
 import { createPurchase, createSupplier } from "../purchases/helpers";
 import { atInstant } from "../support/dates";
 import { createContact } from "../support/sales";
+import { ownerRows, sql } from "../support/seed";
 import { createProduct } from "../support/stock";
 
 /**
@@ -22,6 +23,8 @@ import { createProduct } from "../support/stock";
 let t: EcfTenant;
 let today: string;
 let period: string;
+/** The month's E31 and E32 invoices. */
+let ecfInvoices: number[];
 
 const txtRows = (txt: string) =>
   txt
@@ -78,9 +81,10 @@ beforeAll(async () => {
   const s3 = await sale(ids.b02, [line(service, "300.00", ids.itbis16)], { contact_id: consumer });
   await pay(s3.id, "348.00", "cash");
   // S4 E31 1,000.00 + 18 % on credit; S5 E32 500.00 + 18 % cash.
-  await sale(await t.subtype("E31"), [line(service, "1000.00", ids.itbis18)]);
+  const s4 = await sale(await t.subtype("E31"), [line(service, "1000.00", ids.itbis18)]);
   const s5 = await sale(await t.subtype("E32"), [line(service, "500.00", ids.itbis18)], { contact_id: consumer });
   await pay(s5.id, "590.00", "cash");
+  ecfInvoices = [s4.id, s5.id];
 
   // Purchases: goods; a persona física's professional fee (ITBIS 100 %, ISR 15 % from July 2026,
   // Ley 30-26); a company's rent (ITBIS 30 %, ISR 15 %).
@@ -233,6 +237,10 @@ describe("the worked month, closed", () => {
     ];
     const read = async () => Promise.all(paths.map(async (path) => (await api.get(path)).text));
     const before = await read();
+    // DGII answers the month's e-CF first: one it has not answered could still be rejected.
+    for (const id of ecfInvoices) await waitForStatus(t, `/invoices/${id}`, "accepted");
+    const setStatus = (status: string) =>
+      ownerRows(sql`UPDATE ecf_documents SET status = ${status} WHERE tenant_id = ${t.tenant.tenantId} AND invoice_id = ${ecfInvoices[0]} RETURNING id`);
     // The first day after the month, in Santo Domingo: the month has ended and may be closed.
     const lastDay = (() => {
       const [y, m] = [Number(period.slice(0, 4)), Number(period.slice(4))];
@@ -240,6 +248,11 @@ describe("the worked month, closed", () => {
     })();
     const nextDay = addDays(lastDay, 1);
     await atInstant(Date.parse(`${nextDay}T16:00:00Z`), async () => {
+      expect(await setStatus("failed")).toHaveLength(1);
+      const waiting = await api.post(`/fiscal-periods/${period}/close`);
+      expect([waiting.status, waiting.body.code], waiting.text).toEqual([409, "conflict"]);
+      expect(waiting.body.message).toContain("1 e-CF");
+      await setStatus("accepted");
       const closed = await api.post(`/fiscal-periods/${period}/close`);
       expect(closed.status, closed.text).toBe(200);
       const kept = closed.body.data.closes[0].snapshots.map((s: { report: string; format: string }) => `${s.report}.${s.format}`);

@@ -73,6 +73,9 @@ const BUSINESS_RULES: Record<string, { field: string; described: string }[]> = {
   "GET /api/v1/reports/606": [{ field: "period", described: "a past month or the current one" }],
   "GET /api/v1/reports/607": [{ field: "period", described: "a past month or the current one" }],
   "GET /api/v1/reports/608": [{ field: "period", described: "a past month or the current one" }],
+  "GET /api/v1/reports/it1": [{ field: "period", described: "a past month or the current one" }],
+  "GET /api/v1/reports/ir17": [{ field: "period", described: "a past month or the current one" }],
+  "GET /api/v1/fiscal-periods": [{ field: "from", described: "on or before `to`" }],
   "GET /api/v1/reports/sales-summary": [
     { field: "to", described: "days after from" },
     { field: "workspace_id", described: "one of this company's" },

@@ -56,9 +56,9 @@ const createRoute = defineRoute(
     method: "post",
     path: `${V1}/currencies`,
     tags,
-    summary: "Create a currency",
+    summary: "Create a currency (409 duplicate_currency_code when the tenant has that code)",
     request: jsonBody(CreateCurrencyBody),
-    responses: { 201: jsonResponse("Created", dataWithMessage(Currency)), ...commonErrors },
+    responses: { 201: jsonResponse("Created", dataWithMessage(Currency)), ...errorResponses(409), ...commonErrors },
   },
 );
 export const create: AppRouteHandler<typeof createRoute> = async (c) => {
@@ -73,9 +73,9 @@ const updateRoute = defineRoute(
     method: "patch",
     path: `${V1}/currencies/{id}`,
     tags,
-    summary: "Update a currency (only the fields given)",
+    summary: "Update a currency (only the fields given; 409 duplicate_currency_code for a code the tenant has)",
     request: { params: IdParam, ...jsonBody(UpdateCurrencyBody) },
-    responses: { 200: jsonResponse("Updated", dataWithMessage(Currency)), ...errorResponses(404), ...commonErrors },
+    responses: { 200: jsonResponse("Updated", dataWithMessage(Currency)), ...errorResponses(404, 409), ...commonErrors },
   },
 );
 export const update: AppRouteHandler<typeof updateRoute> = async (c) => {

@@ -47,7 +47,7 @@ export async function getCurrency(db: AnyDb, tenantId: number, id: number, lock 
 }
 
 function codeTaken(error: unknown): never {
-  if (isUniqueViolation(error, "currencies_tenant_code_key")) throw fieldError("code", "This currency already exists.");
+  if (isUniqueViolation(error, "currencies_tenant_code_key")) throw fieldError("code", "This currency already exists.", "duplicate_currency_code");
   throw error;
 }
 

@@ -8,7 +8,7 @@ export const PeriodParam = z.object({ period: period("The month, YYYYMM") });
 
 export const FiscalPeriodsQuery = z
   .object({
-    from: period("The first month listed (default: 11 months before `to`)").optional(),
+    from: period("The first month listed: on or before `to`, at most 35 months before it (default: 11 months before `to`)").optional(),
     to: period("The last month listed (default: the current month, Dominican time)").optional(),
   })
   .strict();

@@ -125,6 +125,19 @@ export async function closePeriod(db: AnyDb, tenantId: number, userId: number, p
       WHERE tenant_id = ${tenantId} AND period = ${period} ORDER BY version DESC LIMIT 1`),
   );
   if (last?.standing) throw new AppError("period_closed", `The fiscal period ${period} is closed already.`, { period: [period] });
+  // An e-CF of the month DGII has not answered yet may still be rejected, and its invoice then
+  // cancelled (a change the lock would refuse): the month closes once DGII has answered them all.
+  const [waiting] = rowsOf<{ count: number }>(
+    await db.execute(sql`SELECT count(*)::int AS count FROM ecf_documents e WHERE e.tenant_id = ${tenantId}
+      AND e.issue_date BETWEEN ${`${period.slice(0, 4)}-${period.slice(4)}-01`}::date AND (${`${period.slice(0, 4)}-${period.slice(4)}-01`}::date + interval '1 month - 1 day')::date
+      AND e.status IN ('pending', 'in_process', 'failed')`),
+  );
+  if (waiting && waiting.count > 0) {
+    throw new AppError(
+      "conflict",
+      `${waiting.count} e-CF of ${period} still await DGII's answer (pending, in process or failed: GET /api/v1/ecf/submissions): close the month once DGII has answered them.`,
+    );
+  }
   const close = oneRow(
     rowsOf<{ id: number }>(
       await db.execute(sql`INSERT INTO fiscal_period_closes (tenant_id, period, version, closed_by)

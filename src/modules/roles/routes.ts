@@ -49,10 +49,10 @@ const createRoute = defineRoute(
     method: "post",
     path: `${V1}/roles`,
     tags: ["Roles"],
-    summary: "Create a custom role",
+    summary: "Create a custom role (409 duplicate_role_name for a name taken)",
     description: "The caller must hold every permission the role grants.",
     request: jsonBody(CreateRoleBody),
-    responses: { 201: jsonResponse("Role created", RoleResponse), ...commonErrors },
+    responses: { 201: jsonResponse("Role created", RoleResponse), ...commonErrors, ...errorResponses(409) },
   },
 );
 

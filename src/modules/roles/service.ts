@@ -81,7 +81,7 @@ export async function roleByName(db: AnyDb, name: string, field = "role", option
 
 async function assertNameFree(db: AnyDb, name: string) {
   const [taken] = await db.select({ id: schema.roles.id }).from(schema.roles).where(sql`lower(${schema.roles.name}) = ${name.toLowerCase()}`);
-  if (taken) throw fieldError("name", "A role with this name already exists.");
+  if (taken) throw fieldError("name", "A role with this name already exists.", "duplicate_role_name");
 }
 
 export async function createRole(
@@ -101,7 +101,7 @@ export async function createRole(
       .then(oneRow);
     return { ...role, membersCount: 0 };
   } catch (error) {
-    if (isUniqueViolation(error)) throw fieldError("name", "A role with this name already exists.");
+    if (isUniqueViolation(error)) throw fieldError("name", "A role with this name already exists.", "duplicate_role_name");
     throw error;
   }
 }

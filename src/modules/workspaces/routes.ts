@@ -86,11 +86,11 @@ const createRoute = defineRoute(
     method: "post",
     path: `${V1}/workspaces`,
     tags: ["Workspaces"],
-    summary: "Create a workspace: the caller becomes its owner and an admin member, and switches to it",
+    summary: "Create a workspace: the caller becomes its owner and an admin member, and switches to it (409 duplicate_workspace_name for a name taken)",
     description: "Because the creator becomes admin there, the caller must hold every permission of the admin role.",
     "x-access-note": "and every permission of the admin role",
     request: jsonBody(CreateWorkspaceBody),
-    responses: { 201: jsonResponse("Workspace created", WorkspaceCreatedResponse), ...commonErrors },
+    responses: { 201: jsonResponse("Workspace created", WorkspaceCreatedResponse), ...commonErrors, ...errorResponses(409) },
   },
 );
 
@@ -142,10 +142,10 @@ const updateRoute = defineRoute("authenticated", {
   method: "patch",
   path: `${V1}/workspaces/{id}`,
   tags: ["Workspaces"],
-  summary: "Rename a workspace (its owner only)",
+  summary: "Rename a workspace (its owner only; 409 duplicate_workspace_name for a name taken)",
   "x-access-note": "owner of the workspace only",
   request: { params: IdParam, ...jsonBody(UpdateWorkspaceBody) },
-  responses: { 200: jsonResponse("Workspace updated", WorkspaceUpdatedResponse), ...commonErrors, ...errorResponses(404) },
+  responses: { 200: jsonResponse("Workspace updated", WorkspaceUpdatedResponse), ...commonErrors, ...errorResponses(404, 409) },
 });
 
 export const update: AppRouteHandler<typeof updateRoute> = async (c) => {

@@ -107,7 +107,7 @@ async function assertNameFree(db: AnyDb, name: string, exceptId?: number) {
   if (taken) throw duplicateName();
 }
 
-const duplicateName = () => fieldError("name", "A workspace with this name already exists.");
+const duplicateName = () => fieldError("name", "A workspace with this name already exists.", "duplicate_workspace_name");
 
 /**
  * The creator becomes the owner and an `admin` member, and the new workspace becomes their current
