@@ -9,7 +9,7 @@ import type { RequestScope } from "../../http/scope";
 import { addDays } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
 import { AppError, type FieldErrors, fieldError } from "../../lib/errors";
-import { decimal2, exchangeRateText, timestamp, unitPriceText } from "../../lib/format";
+import { decimal2, exchangeRateText, timestamp } from "../../lib/format";
 import { documentTypeName, isElectronicPrefix } from "../../lib/ncf";
 import { assertFiscalProfile } from "../company/service";
 import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
@@ -22,7 +22,7 @@ import { recordInvoiceChange } from "../invoices/history";
 import { checkReplacement } from "../invoices/replacement";
 import type { NoteKind } from "../invoices/schemas";
 import { invoiceStatus } from "../invoices/status";
-import { pdfLines, printedTotals } from "../sales/items";
+import { lineMoneyText, pdfLines, printedTotals } from "../sales/items";
 import { type AppliedTax, documentAmounts, EXCLUSIVE_TAX_TYPES, type LineAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { type ResolvedDocument, resolveDocument } from "../sales/references";
@@ -549,13 +549,18 @@ export async function getNote(db: AnyDb, scope: RequestScope, kind: NoteKind, id
       id: line.id,
       invoice_item_id: line.invoiceItemId,
       description: line.description,
-      quantity: decimal2(line.quantity),
-      unit_price: unitPriceText(line.unitPrice),
-      discount: decimal2(line.discount),
-      discount_amount: decimal2(line.discountAmount),
-      subtotal: decimal2(line.subtotal),
-      tax_amount: decimal2(line.taxAmount),
-      total: decimal2(line.total),
+      ...lineMoneyText(
+        {
+          quantity: line.quantity,
+          discount: line.discount,
+          discount_amount: line.discountAmount,
+          subtotal: line.subtotal,
+          tax_amount: line.taxAmount,
+          total: line.total,
+        },
+        "unit_price",
+        line.unitPrice,
+      ),
       taxes: line.taxes as AppliedTax[],
       product: product?.id ? product : null,
     })),

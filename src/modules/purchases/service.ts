@@ -6,9 +6,9 @@ import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
 import { AppError, notFound } from "../../lib/errors";
-import { decimal2, exchangeRateText, timestamp, unitPriceText } from "../../lib/format";
+import { decimal2, exchangeRateText, timestamp } from "../../lib/format";
 import { documentTypeName, isElectronicPrefix } from "../../lib/ncf";
-import { pdfLines, printedTotals } from "../sales/items";
+import { lineMoneyText, pdfLines, printedTotals } from "../sales/items";
 import type { AppliedTax, TaxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { type PurchaseRow, pur } from "./prepare";
@@ -114,16 +114,7 @@ export async function getPurchase(db: AnyDb, scope: RequestScope, id: number): P
   return {
     ...serializePurchase(purchase),
     supplier: row.supplier,
-    items: row.items.map((it) => ({
-      ...it,
-      quantity: decimal2(it.quantity),
-      unit_cost: unitPriceText(it.unit_cost),
-      discount: decimal2(it.discount),
-      discount_amount: decimal2(it.discount_amount),
-      subtotal: decimal2(it.subtotal),
-      tax_amount: decimal2(it.tax_amount),
-      total: decimal2(it.total),
-    })),
+    items: row.items.map((it) => ({ ...it, ...lineMoneyText(it, "unit_cost", it.unit_cost) })),
     payments: row.payments.map((pm) => ({ ...pm, amount: decimal2(pm.amount) })),
     tax_breakdown: purchase.taxBreakdown as TaxBreakdown,
   };
