@@ -27659,6 +27659,7 @@ export interface components {
             file: string;
         };
         ChangePasswordRequest: {
+            /** @description The caller's current password: checked */
             current_password: string;
             new_password: string;
         };
@@ -27680,6 +27681,7 @@ export interface components {
             language?: string;
             /** @default [] */
             parameters?: string[];
+            /** @description The name of one of this account's templates (POST /api/chat-accounts/{account}/templates) */
             template: string;
             to: string;
         };
@@ -27876,6 +27878,7 @@ export interface components {
             authorized_at?: string;
             /** @description A paper B-series range kept for this branch's contingency (issue 33): never numbered by Sucursal; each paper NCF is entered later as a replacement e-CF (POST /invoices with replaces). Fixed once created. */
             contingency_workspace_id?: number | null;
+            /** @description The range's last number: at least start_number (and next_number) */
             end_number: number;
             is_active?: boolean;
             is_default?: boolean;
@@ -27935,7 +27938,10 @@ export interface components {
         CreateInvitationRequest: {
             /** Format: email */
             email: string;
-            /** @default member */
+            /**
+             * @description The name of one of the company's roles (GET /api/v1/roles)
+             * @default member
+             */
             role?: string;
         };
         CreateInvoiceRequest: {
@@ -27995,7 +28001,7 @@ export interface components {
              */
             offline_issued_at?: string;
             payment_term?: string | null;
-            /** @description Contingency replacement (issue 33; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper B-series NCF, from this branch's contingency range, that this e-CF of the equivalent type (B01 → E31, B02 → E32, B14 → E44, B15 → E45, B16 → E46) replaces; each paper NCF once */
+            /** @description Contingency replacement (issue 33; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper B-series NCF, from this branch's contingency range, that this e-CF of the equivalent type (B01 → E31, B02 → E32, B14 → E44, B15 → E45, B16 → E46) replaces; each paper NCF once. A replacement is issued at once, never a draft: not with draft true */
             replaces?: {
                 /**
                  * Format: date
@@ -28013,13 +28019,16 @@ export interface components {
             name: string;
             /** @example <BOT_TOKEN> */
             token: string;
-            /** @description Registered with the platform (setWebhook) together with the bot's webhook secret. */
+            /**
+             * Format: uri
+             * @description Registered with the platform (setWebhook) together with the bot's webhook secret.
+             */
             webhook_url?: string | null;
         };
         CreateNoteRequest: {
             /** @description A credit_note (B04/E34) or debit_note (B03/E33) subtype; default: the tenant's default one */
             document_subtype_id?: number;
-            /** @description Credit notes: everything the invoice still has uncredited */
+            /** @description Credit notes: everything the invoice still has uncredited. Give either items or full: true, not both */
             full?: boolean;
             /**
              * Format: date
@@ -28027,6 +28036,7 @@ export interface components {
              * @example 2026-11-20
              */
             issue_date?: string;
+            /** @description The lines credited or debited. Give either items or full: true, not both (one of the two is required) */
             items?: components["schemas"]["NoteItem"][];
             /** @description DGII's CodigoModificacion: 1 anula, 2 corrige texto, 3 corrige montos, 4 reemplazo de NCF de contingencia */
             modification_code: number;
@@ -28215,7 +28225,7 @@ export interface components {
         CreateRoleRequest: {
             display_name: string;
             name: string;
-            permissions: string[];
+            permissions: ("workspaces:view" | "workspaces:create" | "workspaces:edit" | "members:view" | "members:edit" | "members:delete" | "roles:view" | "roles:create" | "roles:edit" | "roles:delete" | "invitations:view" | "invitations:create" | "invitations:delete" | "products:view" | "products:create" | "products:edit" | "products:delete" | "contacts:view" | "contacts:create" | "contacts:edit" | "contacts:delete" | "invoices:view" | "invoices:create" | "invoices:edit" | "invoices:delete" | "payments:view" | "payments:create" | "payments:delete" | "quotations:view" | "quotations:create" | "quotations:edit" | "quotations:delete" | "purchases:view" | "purchases:create" | "purchases:edit" | "purchases:delete" | "inventory:view" | "inventory:adjust" | "inventory:transfer" | "document_subtypes:view" | "document_subtypes:create" | "document_subtypes:edit" | "document_subtypes:delete" | "taxes:view" | "taxes:create" | "taxes:edit" | "taxes:delete" | "currencies:view" | "currencies:create" | "currencies:edit" | "currencies:delete" | "salesmen:view" | "salesmen:create" | "salesmen:edit" | "salesmen:delete" | "bank_accounts:view" | "bank_accounts:create" | "bank_accounts:edit" | "bank_accounts:delete" | "integrations:view" | "integrations:manage" | "rnc:view" | "company:edit" | "ecf:manage" | "received_ecf:view" | "received_ecf:approve" | "reports:view" | "fiscal_periods:close" | "webhooks:manage" | "view_all_locations")[];
         };
         CreateSalesmanRequest: {
             /** Format: email */
@@ -28233,21 +28243,22 @@ export interface components {
              */
             quantity: number | string;
             reference?: string;
+            /** @description The destination: another workspace than the caller's, which the stock leaves */
             to_workspace_id: number;
         };
         CreateTaxRequest: {
             /**
-             * @description ISC específico (006-022): the tax per unit sold
+             * @description ISC específico (006-022): the tax per unit sold; required for it and only for it
              * @example 632.58
              */
             amount_per_unit?: number | string | null;
-            /** @description Tabla I code: 001 propina legal, 002-005 other additional taxes, 006-022 ISC específico, 023-039 ISC ad valorem */
+            /** @description Tabla I code: 001 propina legal, 002-005 other additional taxes, 006-022 ISC específico, 023-039 ISC ad valorem. Follows the type: only isc, propina_legal and other have a code; null for itbis, exento and no_facturable */
             dgii_code?: string | null;
             is_active?: boolean;
             is_default?: boolean;
             name: string;
             /**
-             * @description Percent, 0 to 100, at most 2 decimals
+             * @description Percent, 0 to 100, at most 2 decimals. Follows the type: itbis 18, 16 or 0; exento and no_facturable 0; propina_legal 10; an ISC específico 0, an ISC ad valorem more than 0
              * @example 18.00
              */
             rate: number | string;
@@ -29256,7 +29267,7 @@ export interface components {
             role: string;
         };
         PutEcfCertificateRequest: {
-            /** @description The PKCS#12 (.p12/.pfx) file in base64: an RSA key and its certificate, from a DGII-accredited authority */
+            /** @description The PKCS#12 (.p12/.pfx) file in base64 (whitespace ignored): an RSA key and its certificate, from a DGII-accredited authority, opened with password */
             p12_base64: string;
             /** @description The file's password; stored encrypted, never returned */
             password: string;
@@ -29267,6 +29278,7 @@ export interface components {
              * @example DGII-ED-2026-000123
              */
             deferred_sending_authorization?: string | null;
+            /** @description true needs the signing certificate uploaded first (PUT /api/v1/ecf/certificate) */
             enabled?: boolean;
             /**
              * @description testecf (pre-certification), certecf (certification), ecf (production)
@@ -29823,13 +29835,13 @@ export interface components {
         TransferCompanyOwnershipRequest: {
             /** @description The former owner's role at company level afterwards (a role name); admin when omitted */
             previous_owner_role?: string;
-            /** @description The new owner: an active user of the company */
+            /** @description The new owner: an active user of the company, not its current owner */
             user_id: number;
         };
         TransferOwnershipRequest: {
             /** @description The former owner's role there afterwards (a role name); admin when omitted */
             previous_owner_role?: string;
-            /** @description The new owner: a member of the workspace */
+            /** @description The new owner: a member of the workspace, not its current owner */
             user_id: number;
         };
         UpdateBankAccountRequest: {
@@ -29927,10 +29939,11 @@ export interface components {
              * @example 2027-12-31
              */
             authorized_at?: string;
-            /** @description Fixed once a number was issued (409 ncf_range_in_use) */
+            /** @description Fixed once a number was issued (409 ncf_range_in_use); at least start_number */
             end_number?: number;
             is_active?: boolean;
             is_default?: boolean;
+            /** @description Follows the prefix: true exactly for E-series (e-CF) */
             is_electronic?: boolean;
             name?: string;
             /** @description Read-only: only the current value is accepted */
@@ -30009,6 +30022,10 @@ export interface components {
             is_active?: boolean;
             name?: string;
             token?: string;
+            /**
+             * Format: uri
+             * @description An https:// URL
+             */
             webhook_url?: string | null;
         };
         UpdateProductRequest: {
@@ -30155,7 +30172,7 @@ export interface components {
         };
         UpdateRoleRequest: {
             display_name?: string;
-            permissions?: string[];
+            permissions?: ("workspaces:view" | "workspaces:create" | "workspaces:edit" | "members:view" | "members:edit" | "members:delete" | "roles:view" | "roles:create" | "roles:edit" | "roles:delete" | "invitations:view" | "invitations:create" | "invitations:delete" | "products:view" | "products:create" | "products:edit" | "products:delete" | "contacts:view" | "contacts:create" | "contacts:edit" | "contacts:delete" | "invoices:view" | "invoices:create" | "invoices:edit" | "invoices:delete" | "payments:view" | "payments:create" | "payments:delete" | "quotations:view" | "quotations:create" | "quotations:edit" | "quotations:delete" | "purchases:view" | "purchases:create" | "purchases:edit" | "purchases:delete" | "inventory:view" | "inventory:adjust" | "inventory:transfer" | "document_subtypes:view" | "document_subtypes:create" | "document_subtypes:edit" | "document_subtypes:delete" | "taxes:view" | "taxes:create" | "taxes:edit" | "taxes:delete" | "currencies:view" | "currencies:create" | "currencies:edit" | "currencies:delete" | "salesmen:view" | "salesmen:create" | "salesmen:edit" | "salesmen:delete" | "bank_accounts:view" | "bank_accounts:create" | "bank_accounts:edit" | "bank_accounts:delete" | "integrations:view" | "integrations:manage" | "rnc:view" | "company:edit" | "ecf:manage" | "received_ecf:view" | "received_ecf:approve" | "reports:view" | "fiscal_periods:close" | "webhooks:manage" | "view_all_locations")[];
         };
         UpdateSalesmanRequest: {
             /** Format: email */
@@ -30166,17 +30183,17 @@ export interface components {
         };
         UpdateTaxRequest: {
             /**
-             * @description ISC específico (006-022): the tax per unit sold
+             * @description ISC específico (006-022): the tax per unit sold; required for it and only for it
              * @example 632.58
              */
             amount_per_unit?: number | string | null;
-            /** @description Tabla I code: 001 propina legal, 002-005 other additional taxes, 006-022 ISC específico, 023-039 ISC ad valorem */
+            /** @description Tabla I code: 001 propina legal, 002-005 other additional taxes, 006-022 ISC específico, 023-039 ISC ad valorem. Follows the type: only isc, propina_legal and other have a code; null for itbis, exento and no_facturable */
             dgii_code?: string | null;
             is_active?: boolean;
             is_default?: boolean;
             name?: string;
             /**
-             * @description Percent, 0 to 100, at most 2 decimals
+             * @description Percent, 0 to 100, at most 2 decimals. Follows the type: itbis 18, 16 or 0; exento and no_facturable 0; propina_legal 10; an ISC específico 0, an ISC ad valorem more than 0
              * @example 18.00
              */
             rate?: number | string;
