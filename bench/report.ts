@@ -82,6 +82,8 @@ export const END = "<!-- bench:end -->";
 const MIB = 1024 * 1024;
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
+/** Issue 46: a read at one connection at least half as fast as pgbench running its statements on a kept connection. */
+const READ_RATIO_BUDGET = 0.5;
 
 function verdict(ok: boolean) {
   return ok ? "✅" : "❌";
@@ -170,6 +172,14 @@ export function renderPerformance(r: BenchResults) {
         (s) =>
           `- ${s.label}: the Worker's CPU ${s.cpu!.ms} ms per request above /health (${s.cpu!.rawMs} ms raw, /health ${round3(s.cpu!.rawMs - s.cpu!.ms!)} ms; ${s.cpu!.requests} requests at one connection) (budget ${s.cpu!.budgetMs} ms) ${verdict(s.cpu!.withinBudget === true)}`,
       ),
+    ...r.scenarios
+      .filter((s) => s.label.startsWith("GET /") && s.key !== "health" && Array.isArray(s.pgbench))
+      .map((s) => {
+        const one = (s.pgbench as { connections: number; ratio: number }[]).find((p) => p.connections === 1);
+        return one
+          ? `- ${s.label}: API ÷ pgbench (persistent connection) at one connection ${one.ratio} (budget ≥ ${READ_RATIO_BUDGET}) ${verdict(one.ratio >= READ_RATIO_BUDGET)}`
+          : "";
+      }),
     one && fifty
       ? `- 1-line vs 50-line invoice: ${one.roundTrips.roundTrips} vs ${fifty.roundTrips.roundTrips} round trips ${verdict(one.roundTrips.roundTrips === fifty.roundTrips.roundTrips)}`
       : "",

@@ -274,7 +274,7 @@ async function copyBacklog(owner: pg.Client, tenantId: number, invoiceId: number
   );
   const ecfCols = await columns("ecf_documents", ["id", "invoice_id", "encf"]);
   await owner.query(
-    `INSERT INTO ecf_documents (${ecfCols.replace(/(^|, )/g, "$1e.")}, invoice_id, encf)
+    `INSERT INTO ecf_documents (${ecfCols}, invoice_id, encf)
      SELECT ${ecfCols.replace(/(^|, )/g, "$1e.")}, i.id, i.document_number
      FROM ecf_documents e JOIN invoices i ON i.tenant_id = e.tenant_id AND i.id > $2 AND i.document_number <= 'E31' || lpad(($3::int + 1)::text, 10, '0')
      WHERE e.tenant_id = $1 AND e.invoice_id = $2`,
@@ -358,8 +358,10 @@ async function main() {
   if (stack.database.kind === "embedded") throw new Error("the scale bench needs Postgres (127.0.0.1:5432 or DATABASE_URL)");
   const owner = new pg.Client({ connectionString: stack.database.ownerUrl });
   await owner.connect();
+  owner.on("error", () => undefined);
   const stats = new pg.Client({ connectionString: stack.database.ownerUrl });
   await stats.connect();
+  stats.on("error", () => undefined);
   stack.relay = await startWsRelay();
   stack.fakeDgii = await startFakeDgii();
   const jwtSecret = randomBytes(32).toString("hex");
@@ -432,6 +434,8 @@ async function main() {
     size: number;
     tenants: number;
     branches: number;
+    /** Companies the hourly cron sweeps (e-CF on, or an alert open): one queue message each. */
+    alertTenants: number;
     explain: Awaited<ReturnType<typeof explainSweeps>>;
     minute: Invocation[];
     hourly: Invocation;
@@ -443,7 +447,10 @@ async function main() {
     await growTenants(owner, have, size);
     have = size;
     await openEcfSpread(owner, backlog.tenantId, backlog.invoiceId, Math.min(size, 10_000));
-    const { rows: counts } = await owner.query(`SELECT (SELECT count(*) FROM tenants)::int AS t, (SELECT count(*) FROM workspaces)::int AS w`);
+    const { rows: counts } = await owner.query(
+      `SELECT (SELECT count(*) FROM tenants)::int AS t, (SELECT count(*) FROM workspaces)::int AS w,
+              (SELECT count(*) FROM (SELECT tenant_id FROM ecf_settings WHERE enabled UNION SELECT tenant_id FROM ecf_alerts WHERE resolved_at IS NULL) a)::int AS alert_tenants`,
+    );
     const explain = await explainSweeps(owner);
     const minute: Invocation[] = [];
     if (!fairness) {
@@ -457,7 +464,7 @@ async function main() {
         single.tenantId,
       ]);
       const t0 = performance.now();
-      const first = await fire(port, "scale.localhost", MINUTE_CRON, stats);
+      const first = await fire(port, `127.0.0.1:${port}`, MINUTE_CRON, stats);
       minute.push(first);
       let singleAt: number | null = null;
       for (let i = 0; i < 600 && singleAt === null; i++) {
@@ -478,7 +485,7 @@ async function main() {
       }
       backlogSent.push(last);
       for (let m = 1; m < MINUTES; m++) {
-        minute.push(await fire(port, "scale.localhost", MINUTE_CRON, stats));
+        minute.push(await fire(port, `127.0.0.1:${port}`, MINUTE_CRON, stats));
         last = -1;
         for (let i = 0; i < 120; i++) {
           const now = await sentOf();
@@ -496,10 +503,10 @@ async function main() {
       };
       console.log(`  fairness: ${JSON.stringify(fairness)}`);
     } else {
-      for (let m = 0; m < MINUTES; m++) minute.push(await fire(port, "scale.localhost", MINUTE_CRON, stats));
+      for (let m = 0; m < MINUTES; m++) minute.push(await fire(port, `127.0.0.1:${port}`, MINUTE_CRON, stats));
     }
-    const hourly = await fire(port, "scale.localhost", HOURLY_CRON, stats);
-    results.push({ size, tenants: counts[0].t, branches: counts[0].w, explain, minute, hourly });
+    const hourly = await fire(port, `127.0.0.1:${port}`, HOURLY_CRON, stats);
+    results.push({ size, tenants: counts[0].t, branches: counts[0].w, alertTenants: counts[0].alert_tenants, explain, minute, hourly });
     const m = minute.at(-1)!;
     console.log(
       `  minute cron: ${m.wallMs} ms wall, ${m.workerCpuMs} ms workerd CPU, ${m.roundTrips} RT, ${m.connections} connections, ${m.rowsRead} rows read; hourly: ${hourly.wallMs} ms, ${hourly.workerCpuMs} ms CPU, ${hourly.roundTrips} RT, ${hourly.connections} connections, ${hourly.rowsRead} rows read`,

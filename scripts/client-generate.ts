@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { createApp, OPENAPI_DOCUMENT } from "../src/app";
+import { command, commandLine, isMain } from "./lib/args";
 
 export const CLIENT_SCHEMA_PATH = fileURLToPath(new URL("../clients/typescript/src/schema.d.ts", import.meta.url));
 
@@ -27,9 +28,18 @@ export async function renderClientSchema(): Promise<string> {
   return HEADER + astToString(ast);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+export const COMMAND = command({
+  usage: `Usage: npm run client:generate [-- --check]
+
+Rewrites the typed client's types (clients/typescript/src/schema.d.ts) from the OpenAPI document;
+--check writes nothing and exits 1 when the committed file is out of date.`,
+  options: { check: { type: "boolean" } },
+});
+
+if (isMain(import.meta.url)) {
+  const { values } = commandLine(COMMAND);
   const rendered = await renderClientSchema();
-  if (process.argv.includes("--check")) {
+  if (values.check) {
     const current = readFileSync(CLIENT_SCHEMA_PATH, "utf8");
     if (current !== rendered) {
       console.error(`${CLIENT_SCHEMA_PATH} is out of date: run npm run client:generate`);

@@ -6,15 +6,16 @@
  * this shell's DATABASE_URL is the database's owner (the role that runs migrations, never
  * `sucursal_app`). Each missing thing is reported with the command that creates it, and nothing is
  * deployed. Then: the migrations of drizzle/ as that owner, then `wrangler deploy`. With
- * `--dry-run`: the checks, then `wrangler deploy --dry-run` (a build, nothing uploaded, nothing
- * migrated). docs/operations.md walks the whole production setup.
+ * `--dry-run`: the checks and `wrangler deploy --dry-run` (a build, nothing uploaded, nothing
+ * migrated) whatever they find; offline, what needs no account (wrangler.toml's queues, secrets and
+ * crons, the database, the build) is still checked, and every problem is listed together.
+ * docs/operations.md walks the whole production setup.
  */
 
 import fs from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 import pg from "pg";
+import { command, isMain, parseCommandLine } from "./lib/args";
 import { APP_ROLE, ROOT, runMigrations } from "./lib/database";
 import { type CommandResult, runCommand } from "./lib/run";
 
@@ -48,6 +49,8 @@ export interface DeployIO {
   migrate(url: string): Promise<void>;
   env: Record<string, string | undefined>;
   out(line: string): void;
+  /** A usage error, to stderr. */
+  err(line: string): void;
   /** wrangler.toml's text. */
   wranglerToml: string;
 }
@@ -63,14 +66,51 @@ export interface DatabaseFacts {
   applied: number;
 }
 
-/** What wrangler.toml names: the Worker, its queues (producers and consumers), its crons. Only the keys this script reads. */
-export function readWranglerToml(text: string): { name: string | null; queues: string[]; crons: string[] } {
+/** The queue bindings the Worker sends on (src/env.ts), each consumed by it too (src/jobs/queue.ts). */
+const QUEUE_BINDINGS = ["OUTBOX_QUEUE", "RNC_SYNC_QUEUE", "ECF_QUEUE"];
+
+/** What wrangler.toml names: the Worker, its queues (producers and consumers), its crons, its plain vars. Only the keys this script reads. */
+export function readWranglerToml(text: string): {
+  name: string | null;
+  queues: string[];
+  producers: { binding: string; queue: string }[];
+  consumers: string[];
+  crons: string[];
+  vars: string[];
+} {
   const body = text.replace(/#.*$/gm, "");
   const name = /^\s*name\s*=\s*"([^"]+)"/m.exec(body)?.[1] ?? null;
   const queues = [...new Set([...body.matchAll(/^\s*queue\s*=\s*"([^"]+)"/gm)].map((m) => m[1]!))];
   const cronList = /^\s*crons\s*=\s*\[([^\]]*)\]/m.exec(body)?.[1] ?? "";
   const crons = [...cronList.matchAll(/"([^"]*)"/g)].map((m) => m[1]!);
-  return { name, queues, crons };
+  // Each table up to the next header: [[queues.producers]] binding + queue, [[queues.consumers]] queue, [vars] keys.
+  const tables = body.split(/^(?=\s*\[)/m).map((table) => ({ header: /^\s*(\[\[?[^\]]+\]\]?)/.exec(table)?.[1] ?? "", table }));
+  const value = (table: string, key: string) => new RegExp(`^\\s*${key}\\s*=\\s*"([^"]+)"`, "m").exec(table)?.[1];
+  const producers = tables
+    .filter((t) => t.header === "[[queues.producers]]")
+    .map((t) => ({ binding: value(t.table, "binding") ?? "", queue: value(t.table, "queue") ?? "" }));
+  const consumers = tables.filter((t) => t.header === "[[queues.consumers]]").map((t) => value(t.table, "queue") ?? "");
+  const varsTable = tables.find((t) => t.header === "[vars]")?.table ?? "";
+  const vars = [...varsTable.matchAll(/^\s*([A-Z][A-Z0-9_]*)\s*=/gm)].map((m) => m[1]!);
+  return { name, queues, producers, consumers, crons, vars };
+}
+
+/**
+ * What wrangler.toml must say of queues and secrets, read offline: a producer for each binding the
+ * Worker sends on, a consumer for each of those queues, and no secret written as a plain var (it
+ * would be uploaded in clear and shadow the secret).
+ */
+export function offlineProblems(toml: ReturnType<typeof readWranglerToml>): string[] {
+  const problems: string[] = [];
+  for (const binding of QUEUE_BINDINGS) {
+    const producer = toml.producers.find((p) => p.binding === binding);
+    if (!producer) problems.push(`wrangler.toml binds no queue as ${binding} ([[queues.producers]] binding = "${binding}"): the Worker sends on it`);
+    else if (!toml.consumers.includes(producer.queue))
+      problems.push(`wrangler.toml has no [[queues.consumers]] for queue "${producer.queue}" (${binding}): what is sent on it would never be taken`);
+  }
+  for (const secret of REQUIRED_SECRETS)
+    if (toml.vars.includes(secret.name)) problems.push(`wrangler.toml's [vars] has ${secret.name}, a secret: remove it and run ${secret.how}`);
+  return problems;
 }
 
 /** Queue names in `wrangler queues list`'s table (its second column, "name"). */
@@ -100,6 +140,12 @@ export async function check(io: DeployIO): Promise<{ problems: string[]; ownerUr
   const problems: string[] = [];
   const toml = readWranglerToml(io.wranglerToml);
 
+  // What needs no account first: a dry run offline still reaches these (issue 44).
+  const offline = offlineProblems(toml);
+  problems.push(...offline);
+  if (!offline.length)
+    io.out(`✓ wrangler.toml: queues ${toml.producers.map((p) => `${p.queue} (${p.binding})`).join(", ")} produced and consumed; no secret among its vars`);
+
   const whoami = await io.run("wrangler", ["whoami", "--json"]);
   let loggedIn = false;
   try {
@@ -108,7 +154,9 @@ export async function check(io: DeployIO): Promise<{ problems: string[]; ownerUr
     loggedIn = false;
   }
   if (!loggedIn) {
-    problems.push("wrangler is not logged in: run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID)");
+    problems.push(
+      `wrangler is not logged in: run \`npx wrangler login\` (or set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID); until then whether the queues (${toml.queues.join(", ")}) exist and the secrets (${REQUIRED_SECRETS.map((secret) => secret.name).join(", ")}) are set cannot be checked`,
+    );
   } else {
     io.out("✓ wrangler is logged in");
     // The queues list is paged: read pages until every queue is found or a page comes back empty.
@@ -192,19 +240,45 @@ export async function check(io: DeployIO): Promise<{ problems: string[]; ownerUr
   return { problems, ownerUrl };
 }
 
+export const COMMAND = command({
+  usage: `Usage: npm run deploy [-- --dry-run]
+
+Checks what production needs (wrangler's login, the queues, the Worker's secrets, the crons, this
+shell's DATABASE_URL as the database's owner), then applies the migrations and runs wrangler deploy.
+--dry-run: the checks that need no account offline too, and the build (wrangler deploy --dry-run),
+every problem listed at once; nothing migrated, nothing uploaded. docs/operations.md walks the whole
+production setup.`,
+  options: { "dry-run": { type: "boolean" } },
+});
+
 export async function deploy(argv: string[], io: DeployIO): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { "dry-run": { type: "boolean" } }, strict: true, allowPositionals: false });
-  const dryRun = values["dry-run"] === true;
+  const parsed = parseCommandLine(COMMAND, argv);
+  if ("help" in parsed) {
+    io.out(COMMAND.usage.trim());
+    return 0;
+  }
+  if ("error" in parsed) {
+    io.err(`${parsed.error} (--help for the usage)`);
+    return 2;
+  }
+  const dryRun = parsed.values["dry-run"] === true;
   io.out(dryRun ? "Checking (dry run: nothing will be migrated or uploaded)…" : "Checking…");
   const { problems, ownerUrl } = await check(io);
+  if (dryRun) {
+    // The build needs no account: a dry run makes it whatever the checks found, and lists its failure with them.
+    io.out("Building (wrangler deploy --dry-run)…");
+    const build = await io.run("wrangler", ["deploy", "--dry-run"], { inherit: true });
+    if (build.code !== 0) problems.push(`the build failed (wrangler deploy --dry-run exited ${build.code}): its errors are above`);
+    else io.out("✓ build: the Worker builds as a deploy would upload it");
+  }
   if (problems.length) {
     io.out(`\nNot deployed: ${problems.length} thing${problems.length === 1 ? "" : "s"} to fix first.`);
     for (const problem of problems) io.out(`✗ ${problem}`);
     return 1;
   }
   if (dryRun) {
-    const build = await io.run("wrangler", ["deploy", "--dry-run"], { inherit: true });
-    return build.code;
+    io.out("\nDry run: everything checked; nothing migrated, nothing uploaded.");
+    return 0;
   }
   io.out("Applying the migrations as the owner…");
   await io.migrate(ownerUrl!);
@@ -249,10 +323,11 @@ export const defaultIO = (): DeployIO => ({
   migrate: runMigrations,
   env: process.env,
   out: (line) => console.log(line),
+  err: (line) => console.error(line),
   wranglerToml: fs.readFileSync(path.join(ROOT, "wrangler.toml"), "utf8"),
 });
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMain(import.meta.url)) {
   deploy(process.argv.slice(2), defaultIO()).then(
     (code) => process.exit(code),
     (error) => {

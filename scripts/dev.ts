@@ -8,7 +8,6 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { eq } from "drizzle-orm";
 import pg from "pg";
 import * as schema from "../src/db/schema";
@@ -16,6 +15,7 @@ import { issueAccessToken } from "../src/modules/auth/service";
 import { createTenant } from "../src/modules/tenants/service";
 import { readWranglerToml } from "./deploy";
 import { startFakeDgii } from "./fake-dgii";
+import { command, commandLine, isMain } from "./lib/args";
 import { type Authority, makeCertificate } from "./lib/certificates";
 import { type CronRunner, fireThroughWranglerDev, startCronRunner } from "./lib/crons";
 import { type DatabaseTarget, freePort, portAnswers, ROOT, runMigrations, startEmbedded } from "./lib/database";
@@ -25,6 +25,17 @@ import { localAuthority, localEncryptionKey, localJwtSecret } from "./lib/secret
 import { inOwnerTransaction } from "./lib/tenants";
 import { startUpstashRelay, type UpstashRelay } from "./lib/upstash-relay";
 import { startWsRelay, type WsRelay } from "./lib/ws-relay";
+
+export const COMMAND = command({
+  usage: `Usage: npm run dev [-- --port N] [--no-cron]
+
+The API on wrangler dev (port --port, else PORT, else 8787) with a migrated, seeded database
+(DATABASE_URL, else an embedded Postgres kept in .dev-data/), the local relays, the DGII stand-in
+(unless DGII_ECF_BASE_URL is set) and the demo tenant; prints curl commands with a fresh token.
+--no-cron: wrangler.toml's crons do not fire on their minutes. Every setting of README's
+Configuration set in the shell reaches the Worker for this run only. Ctrl-C stops everything.`,
+  options: { port: { type: "string" }, "no-cron": { type: "boolean" } },
+});
 
 /** `npm run dev -- --port 8790` (or `--port=8790`), else PORT, else 8787. */
 export function devPort(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): number {
@@ -233,6 +244,7 @@ export const CONFIGURATION_VARIABLES = [
   "ALERT_DGII_DOWN_HOURS",
   "CONTINGENCY_LIMIT_HOURS",
   "ALERT_CONTINGENCY_HOURS_LEFT",
+  "ECF_SENDS_PER_MINUTE",
 ] as const;
 
 /** This run's vars: what `npm run dev` set up (the local database, relays, secrets, DGII stand-in), overridden by whatever this shell sets. */
@@ -432,7 +444,8 @@ async function demoE31(ownerUrl: string): Promise<number | null> {
 }
 
 // Run as a script (npm run dev); imported by its test, it only lends its functions.
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+if (isMain(import.meta.url)) {
+  commandLine(COMMAND);
   main().catch((error) => {
     console.error(error);
     process.exit(1);

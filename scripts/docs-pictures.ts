@@ -16,7 +16,7 @@ import path from "node:path";
 import * as mupdf from "mupdf";
 import { unstable_startWorker } from "wrangler";
 import { normalizeIdentification } from "../src/lib/identification";
-import { runMain } from "./lib/args";
+import { command, commandLine, isMain, runMain } from "./lib/args";
 import { createTestDatabase, type DatabaseTarget, freePort, portAnswers, ROOT } from "./lib/database";
 import { createTenantWithToken } from "./lib/tenants";
 import { startUpstashRelay, type UpstashRelay } from "./lib/upstash-relay";
@@ -214,7 +214,16 @@ async function createDocuments(api: Api, workspaceId: number): Promise<Record<st
   return pdfs;
 }
 
+export const COMMAND = command({
+  usage: `Usage: npm run docs:pictures
+
+Renders page 1 of one invoice, quotation, credit note and debit note PDF to docs/pictures/, made
+through the API of a Worker on a fresh database that is dropped at the end. Takes no options.`,
+  options: {},
+});
+
 async function main(): Promise<number> {
+  commandLine(COMMAND);
   const temporary = fs.mkdtempSync(path.join(os.tmpdir(), "sucursal-pictures-"));
   let database: DatabaseTarget | undefined;
   let relay: WsRelay | undefined;
@@ -304,4 +313,4 @@ async function main(): Promise<number> {
   }
 }
 
-runMain(main);
+if (isMain(import.meta.url)) runMain(main);

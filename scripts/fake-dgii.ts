@@ -9,8 +9,10 @@ import { DOMImplementation, DOMParser, XMLSerializer } from "@xmldom/xmldom";
 import forge from "node-forge";
 import * as xmldsig from "xmldsigjs";
 import { SCHEMA_NAMES, type SchemaName, schemaText } from "../src/modules/ecf/formats";
+import { command, commandLine, isMain } from "./lib/args";
 import { type Authority, makeAuthority } from "./lib/certificates";
-import { type LocalServer, listenOnLoopback } from "./lib/local-server";
+import { type LocalServer, listenOnLoopback, serveUntilStopped } from "./lib/local-server";
+import { localAuthority } from "./lib/secrets";
 import { validateXml } from "./lib/xmllint";
 
 /**
@@ -88,7 +90,7 @@ import { validateXml } from "./lib/xmllint";
  * each tenant a certificate of its own). Control, for tests: `GET /_control/tokens`,
  * `POST /_control/token-ttl?seconds=` (life of the next tokens), `POST /_control/script` with JSON
  * `{signer, down?: n, drop?: n, unindexed?: n, results?: ["in_process", "accepted", "accepted_conditional", "rejected",
- * "rejected_unused"], reject?: [eNCF]}` (the next n calls from that signer answer 503; its next `drop` e-CF are
+ * "rejected_unused"], reject?: [eNCF]}` (the next n calls from that signer answer 503; its next `drop` e-CF or summaries (RFCE) are
  * received and kept, then the connection is cut before the answer, as when a send's answer is lost;
  * its next `unindexed` trackIds lookups find nothing yet, as before DGII has indexed a reception;
  * the next result queries of its documents, and its summaries, answer these states in order; a
@@ -1059,11 +1061,38 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
           at: new Date().toISOString(),
           final: null,
         };
+        // A summary of an e-NCF DGII already took (accepted, or rejected as used) is refused as a used sequence.
+        const earlier = received.find(
+          (r) =>
+            r.kind === "rfce" &&
+            r.signer === token.signer &&
+            r.environment === environment &&
+            r.encf === encf &&
+            !r.errors.length &&
+            r.final !== null &&
+            r.final !== "rejected_unused",
+        );
         received.push(summary);
         if (errors.length)
           return send(200, { ...STATES.rejected, mensajes: errors.map((valor, i) => ({ codigo: String(i + 1), valor })), encf, secuenciaUtilizada: false });
+        if (earlier) {
+          summary.final = "rejected";
+          return send(200, {
+            ...STATES.rejected,
+            mensajes: [{ codigo: "1", valor: "Secuencia ya utilizada: el e-NCF fue recibido anteriormente." }],
+            encf,
+            secuenciaUtilizada: true,
+          });
+        }
         const next = decide(token.signer, encf);
         summary.final = next;
+        const plan = script(token.signer);
+        if (plan.drop > 0) {
+          // Received and judged, but the answer never reaches the sender.
+          plan.drop -= 1;
+          req.socket.destroy();
+          return;
+        }
         const state = next === "rejected_unused" || next === "in_process" ? "rejected" : next;
         return send(200, { ...STATES[state], mensajes: [], encf, secuenciaUtilizada: next !== "rejected_unused" });
       }
@@ -1088,4 +1117,22 @@ export async function startFakeDgii(options: { authority?: Authority } = {}): Pr
     }
   });
   return { ...(await listenOnLoopback(server)), tokens };
+}
+
+export const COMMAND = command({
+  usage: `Usage: npx tsx scripts/fake-dgii.ts
+
+The local DGII stand-in on its own (npm run dev and the tests start their own): DGII's e-CF services
+under /{testecf|certecf|ecf}/ on a free loopback port, its certification authority the one npm run
+dev keeps in .dev-data/. Point DGII_ECF_BASE_URL and DGII_FC_BASE_URL at the URL it prints. Takes no
+options; Ctrl-C stops it.`,
+  options: {},
+});
+
+if (isMain(import.meta.url)) {
+  commandLine(COMMAND);
+  void serveUntilStopped(
+    "The DGII stand-in",
+    localAuthority().then((authority) => startFakeDgii({ authority })),
+  );
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import { Webhook } from "standardwebhooks";
-import { listenOnLoopback } from "./lib/local-server";
+import { command, commandLine, isMain } from "./lib/args";
+import { listenOnLoopback, serveUntilStopped } from "./lib/local-server";
 
 /**
  * One local HTTP server standing in for the three integration platforms during tests (loopback only):
@@ -301,4 +302,18 @@ export async function startFakeProviders(): Promise<FakeProviders> {
     });
   });
   return listenOnLoopback(server);
+}
+
+export const COMMAND = command({
+  usage: `Usage: npx tsx scripts/fake-providers.ts
+
+The local stand-ins of Resend (/resend), Telegram (/telegram), Graph (/graph/v21.0) and a webhook
+receiver (/receiver/<key>) on a free loopback port, as the tests use them. Takes no options;
+Ctrl-C stops it.`,
+  options: {},
+});
+
+if (isMain(import.meta.url)) {
+  commandLine(COMMAND);
+  void serveUntilStopped("The fake providers", startFakeProviders());
 }

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { listenOnLoopback } from "./lib/local-server";
+import { command, commandLine, isMain } from "./lib/args";
+import { listenOnLoopback, serveUntilStopped } from "./lib/local-server";
 
 /**
  * A local HTTP server standing in for DGII's download (tests and the bench):
@@ -51,4 +52,17 @@ export async function startFileServer(options: { dir?: string } = {}): Promise<F
     res.writeHead(404).end();
   });
   return listenOnLoopback(server);
+}
+
+export const COMMAND = command({
+  usage: `Usage: npx tsx scripts/rnc-file-server.ts [-- --dir PATH]
+
+The stand-in for DGII's RNC download on a free loopback port: GET /files/<name> serves the file of
+that name in --dir (or one PUT there), GET /status/<code> answers that status. Ctrl-C stops it.`,
+  options: { dir: { type: "string" } },
+});
+
+if (isMain(import.meta.url)) {
+  const { values } = commandLine(COMMAND);
+  void serveUntilStopped("The file server", startFileServer({ dir: values.dir }));
 }

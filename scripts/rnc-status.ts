@@ -1,12 +1,20 @@
 /** npm run rnc:status [-- --limit N]: the last RNC sync runs and the size of the registry. */
 import { sql } from "drizzle-orm";
 import { recentRuns } from "../src/modules/rnc/sync/runs";
-import { cliOptions, runMain } from "./lib/args";
+import { command, commandLine, isMain, runMain } from "./lib/args";
 import { openOperatorDatabase } from "./lib/local-database";
-import { nodeStore } from "./rnc-node";
+import { nodeStore } from "./lib/rnc-node";
+
+export const COMMAND = command({
+  usage: `Usage: npm run rnc:status [-- --limit N]
+
+The last N runs of the RNC sync (default 10, at most 100) and the size of the registry, from the
+database of npm run dev (.dev-data/) or DATABASE_URL's.`,
+  options: { limit: { type: "string" } },
+});
 
 async function main(): Promise<number> {
-  const options = cliOptions({ limit: { type: "string" } });
+  const options = commandLine(COMMAND).values;
   const limit = Math.min(100, Math.max(1, Number(options.limit ?? 10) || 10));
   const database = await openOperatorDatabase();
   const store = nodeStore(database.ownerUrl, { setRole: database.setRole });
@@ -49,4 +57,4 @@ async function main(): Promise<number> {
   }
 }
 
-runMain(main);
+if (isMain(import.meta.url)) runMain(main);

@@ -12,22 +12,24 @@ import { Readable } from "node:stream";
 import { RegistryFileError } from "../src/modules/rnc/sync/parse";
 import { getRun } from "../src/modules/rnc/sync/runs";
 import { openUrl, runRncSync } from "../src/modules/rnc/sync/sync";
-import { cliOptions, runMain } from "./lib/args";
+import { command, commandLine, isMain, runMain } from "./lib/args";
 import { openOperatorDatabase } from "./lib/local-database";
-import { inProcessQueue, nodeStore } from "./rnc-node";
+import { inProcessQueue, nodeStore } from "./lib/rnc-node";
 
 const DGII_URL = "https://dgii.gov.do/app/WebApps/Consultas/RNC/DGII_RNC.zip";
 
+export const COMMAND = command({
+  usage: `Usage: npm run rnc:sync -- [--url URL | --file PATH] [--concurrency N] [--force]
+
+Loads DGII's taxpayer registry (the weekly RNC file) into the database of npm run dev (.dev-data/)
+or DATABASE_URL's. --url: where to download it (default TAX_AUTHORITY_DATA_URL, else DGII's);
+--file: a ZIP or TXT already downloaded; --concurrency: batches written at once (1 to 32, default 4);
+--force: load it even when the file is the one loaded last.`,
+  options: { url: { type: "string" }, file: { type: "string" }, concurrency: { type: "string" }, force: { type: "boolean" } },
+});
+
 async function main(): Promise<number> {
-  const spec = { url: { type: "string" }, file: { type: "string" }, concurrency: { type: "string" }, force: { type: "boolean" } } as const;
-  let options: ReturnType<typeof cliOptions<typeof spec>>;
-  try {
-    options = cliOptions(spec);
-  } catch (error) {
-    console.error((error as Error).message);
-    console.error("Usage: npm run rnc:sync -- [--url URL | --file PATH] [--concurrency N] [--force]");
-    return 1;
-  }
+  const options = commandLine(COMMAND).values;
   if (options.url && options.file) {
     console.error("Give --url or --file, not both.");
     return 1;
@@ -74,4 +76,4 @@ async function main(): Promise<number> {
   }
 }
 
-runMain(main);
+if (isMain(import.meta.url)) runMain(main);

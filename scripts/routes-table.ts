@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { createApp } from "../src/app";
 import { type Access, routeTable } from "../src/http/openapi";
 import { builtinRoles, permissionCatalog } from "../src/lib/permissions";
+import { command, commandLine, isMain } from "./lib/args";
 
 export const START_MARKER = "<!-- permissions-table:start -->";
 export const END_MARKER = "<!-- permissions-table:end -->";
@@ -92,10 +93,19 @@ export function withPermissionsBlock(page: string, block = renderPermissionsBloc
   return `${page.slice(0, start + START_MARKER.length)}\n${block}\n${page.slice(end)}`;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+export const COMMAND = command({
+  usage: `Usage: npm run docs:routes [-- --check]
+
+Regenerates the permission table of docs/permissions.md from the route table; --check writes
+nothing and exits 1 when it is out of date.`,
+  options: { check: { type: "boolean" } },
+});
+
+if (isMain(import.meta.url)) {
+  const { values } = commandLine(COMMAND);
   const page = readFileSync(PERMISSIONS_DOC_PATH, "utf8");
   const updated = withPermissionsBlock(page);
-  if (process.argv.includes("--check")) {
+  if (values.check) {
     if (updated !== page) {
       console.error("docs/permissions.md's permission table is out of date: run `npm run docs:routes`.");
       process.exit(1);

@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { command, commandLine } from "./lib/args";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const RESULTS = path.join(ROOT, "bench/results");
@@ -20,10 +21,20 @@ interface Record {
   notes?: string;
 }
 
+export const COMMAND = command({
+  usage: `Usage: npm run soak [-- test/security/<file>…]
+
+The reliability suites (test/security, or the files given) at their large sizes, then a summary
+table, saved to bench/results/soak.json. Takes no options; not part of npm test.`,
+  options: {},
+  positionals: true,
+});
+const { positionals } = commandLine(COMMAND);
+
 mkdirSync(RESULTS, { recursive: true });
 rmSync(RECORDS, { force: true });
 const started = new Date();
-const run = spawnSync("npx", ["vitest", "run", "--project", "workers", "test/security", ...process.argv.slice(2)], {
+const run = spawnSync("npx", ["vitest", "run", "--project", "workers", ...(positionals.length ? positionals : ["test/security"])], {
   cwd: ROOT,
   stdio: "inherit",
   env: { ...process.env, SUCURSAL_SOAK: "1", SUCURSAL_SOAK_RECORDS: RECORDS },

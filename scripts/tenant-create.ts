@@ -7,13 +7,19 @@
  */
 
 import { TenantInputError } from "../src/modules/tenants/service";
-import { cliOptions, runMain } from "./lib/args";
+import { command, commandLine, isMain, runMain } from "./lib/args";
 import { openOperatorDatabase } from "./lib/local-database";
 import { localJwtSecret } from "./lib/secrets";
 import { createTenantWithToken } from "./lib/tenants";
 
-async function main(): Promise<number> {
-  const spec = {
+export const COMMAND = command({
+  usage: `Usage: npm run tenant:create -- --subdomain acme --name "Acme SRL" --admin-email a@acme.do --admin-password …
+         [--admin-name …] [--rnc 131246796] [--legal-name "Acme SRL"] [--address "…"] [--demo-sequences] [--json]
+
+A tenant with its admin, first workspace and defaults, in the database of npm run dev (.dev-data/)
+or DATABASE_URL's; prints the admin's token (--json: the whole result as JSON). Without
+--demo-sequences the tenant has no NCF sequence: its admin types in the ranges DGII authorized.`,
+  options: {
     subdomain: { type: "string" },
     name: { type: "string" },
     "admin-email": { type: "string" },
@@ -24,14 +30,11 @@ async function main(): Promise<number> {
     address: { type: "string" },
     "demo-sequences": { type: "boolean" },
     json: { type: "boolean" },
-  } as const;
-  let options: ReturnType<typeof cliOptions<typeof spec>>;
-  try {
-    options = cliOptions(spec);
-  } catch (error) {
-    console.error((error as Error).message);
-    return 1;
-  }
+  },
+});
+
+async function main(): Promise<number> {
+  const options = commandLine(COMMAND).values;
   const missing = ["subdomain", "name", "admin-email", "admin-password"].filter((k) => !options[k as keyof typeof options]);
   if (missing.length) {
     console.error(`Missing: ${missing.map((m) => `--${m}`).join(", ")}`);
@@ -70,4 +73,4 @@ async function main(): Promise<number> {
   }
 }
 
-runMain(main);
+if (isMain(import.meta.url)) runMain(main);

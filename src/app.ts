@@ -1,6 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { getPath } from "hono/utils/url";
-import { bearerToken } from "./http/auth";
+import { bearerToken, type DispatchSlot, dispatchSlot } from "./http/auth";
 import type { AppEnv } from "./http/context";
 import { databaseSession } from "./http/database";
 import { DOCS_ASSETS_PATH, docsAsset, docsPage } from "./http/docs-page";
@@ -136,6 +136,17 @@ export function createApp() {
   // A path the API has, asked with a method it does not take: 405 with Allow; else 404 route_not_found.
   app.notFound(noRoute);
   app.onError(errorResponse); // the one error path: AppError, HTTP errors, SQLSTATEs, 500
+  // A request run on the caller's context as this isolate last saw it, which the database then
+  // contradicted (another workspace, other permissions: http/auth.ts), runs again from the start
+  // with its context read first; its first answer is dropped unread.
+  const dispatch = app.fetch;
+  app.fetch = async (request, env, executionCtx) => {
+    const slot: DispatchSlot = { replayed: false };
+    const response = await dispatchSlot.run(slot, () => dispatch(request, env, executionCtx));
+    if (!slot.again) return response;
+    await response.body?.cancel();
+    return dispatchSlot.run({ replayed: true }, () => dispatch(slot.again!, env, executionCtx));
+  };
   registerSelf(app.fetch);
   return app;
 }

@@ -1,9 +1,10 @@
-import { neonConfig, Pool, type PoolClient } from "@neondatabase/serverless";
+import { neonConfig, Pool, type PoolClient, types } from "@neondatabase/serverless";
 import type { SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/neon-serverless";
 import { type PgDatabase, PgDialect, type PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { config, type Env } from "../env";
 import { log } from "../lib/log";
+import { inlineStatement, NotInlinable } from "./inline";
 import { setLocalRole } from "./transaction";
 
 /**
@@ -54,7 +55,7 @@ export function createPool(env: Env, connectionString = config(env).DATABASE_URL
  * or role running with it off would read a backslash as an escape. A SET in the COMMIT's own
  * message would be too late, Postgres parsing a whole simple-query message before running it.
  */
-function beginStatements(env: Env, tenantId: number | null): string {
+function beginStatements(env: Env, tenantId: number | null): string[] {
   const parts = ["BEGIN", "SET LOCAL standard_conforming_strings = on"];
   const role = config(env).DB_SET_ROLE;
   if (role) parts.push(setLocalRole(role));
@@ -62,7 +63,65 @@ function beginStatements(env: Env, tenantId: number | null): string {
     if (!Number.isSafeInteger(tenantId)) throw new Error("tenant id must be an integer");
     parts.push(`SELECT set_config('app.tenant_id', '${tenantId}', true)`);
   }
-  return parts.join("; ");
+  return parts;
+}
+
+/** Checks the rows of the statement sent with BEGIN (the request context); throws to refuse the request. */
+export type VerifyOpening = (rows: Record<string, unknown>[]) => void;
+
+/** What drizzle hands the driver: node-postgres's query config. */
+interface QueryConfig {
+  text: string;
+  rowMode?: "array";
+  types?: { getTypeParser: (id: number, format?: "text" | "binary") => (value: string) => unknown };
+}
+
+interface Field {
+  name: string;
+  dataTypeID: number;
+}
+
+interface RawResult {
+  command: string;
+  rowCount: number | null;
+  oid: number | null;
+  fields: Field[];
+  rows: (string | null)[][];
+}
+
+/** Every column as the text Postgres sent: the rows of a batch are parsed for each statement's caller (`shaped`). */
+const RAW_TEXT = { getTypeParser: () => (value: string) => value };
+
+/** One statement's result set of a batch, as the driver would have given it to the caller of `config`. */
+function shaped(set: RawResult, config: Pick<QueryConfig, "rowMode" | "types">) {
+  const parsers = set.fields.map((field) => (config.types ?? types).getTypeParser(field.dataTypeID, "text") as (value: string) => unknown);
+  const rows = set.rows.map((raw) => {
+    const values = raw.map((value, i) => (value === null ? null : parsers[i]!(value)));
+    if (config.rowMode === "array") return values;
+    const row: Record<string, unknown> = {};
+    for (const [i, field] of set.fields.entries()) row[field.name] = values[i];
+    return row;
+  });
+  return { command: set.command, rowCount: set.rowCount, oid: set.oid, fields: set.fields, rows, rowAsArray: config.rowMode === "array" };
+}
+
+interface Queued {
+  config: QueryConfig;
+  values: unknown[] | undefined;
+  resolve: (result: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The connection as drizzle sees it: every statement goes through the transaction, which sends the
+ * first ones with BEGIN (RequestTransaction.openLater). A class, so that drizzle does not take it
+ * for a config object.
+ */
+class TransactionConnection {
+  constructor(private readonly tx: RequestTransaction) {}
+  query(config: string | QueryConfig, values?: unknown[]): Promise<unknown> {
+    return this.tx.query(typeof config === "string" ? { text: config } : config, values);
+  }
 }
 
 /**
@@ -77,9 +136,9 @@ export class RequestTransaction {
     readonly client: PoolClient,
     private readonly env: Env,
   ) {
-    // The client itself, not `{ client }`: drizzle's config-object sniffing (isConfig) showed as a
+    // A class instance, not `{ client }`: drizzle's config-object sniffing (isConfig) showed as a
     // hot spot of the request's CPU profile.
-    this.db = drizzle(client);
+    this.db = drizzle(new TransactionConnection(this) as unknown as PoolClient);
     // A connection lost between statements: the next query fails, and the request answers 503
     // (connectionLost); the socket's error event itself must not become an uncaught exception.
     client.on("error", (error) => {
@@ -99,12 +158,104 @@ export class RequestTransaction {
   }
 
   async begin(tenantId: number | null, alsoRun?: string): Promise<Record<string, unknown>[]> {
-    const text = alsoRun ? `${beginStatements(this.env, tenantId)}; ${alsoRun}` : beginStatements(this.env, tenantId);
+    const text = [...beginStatements(this.env, tenantId), ...(alsoRun ? [alsoRun] : [])].join("; ");
     const result = (await this.client.query(text)) as unknown;
     this.state = "open";
     const results = Array.isArray(result) ? result : [result];
     const last = results[results.length - 1] as { rows?: Record<string, unknown>[] };
     return alsoRun ? (last.rows ?? []) : [];
+  }
+
+  /** BEGIN and what goes with it, not sent yet: it leaves with the first statements (openLater). */
+  private opening: { statements: string[]; verify?: VerifyOpening } | null = null;
+  private queued: Queued[] = [];
+  /** The opening's batch, sent and not yet answered or verified: later statements wait for it. */
+  private sent: Promise<void> | null = null;
+
+  /**
+   * Opens the transaction without a round trip of its own: BEGIN, the tenant, `alsoRun` (the request
+   * context) and the statements the handler issues before its first await (drizzle's, or several
+   * issued together) leave in one simple-query message, their parameters inlined (db/inline.ts).
+   * `verify` sees `alsoRun`'s rows before any caller sees its statement's result, and refuses by
+   * throwing: the callers then get its error and nothing of what was read, and the transaction
+   * is rolled back (databaseSession, for an error answer). `confirm()` sends the opening alone
+   * when no statement took it. A statement that cannot be inlined (a Date, a buffer, an array)
+   * goes the usual way, after the opening.
+   */
+  openLater(tenantId: number | null, alsoRun?: string, verify?: VerifyOpening): void {
+    if (this.state !== "idle") throw new Error("the request transaction is already open");
+    this.opening = { statements: [...beginStatements(this.env, tenantId), ...(alsoRun ? [alsoRun] : [])], verify };
+    this.state = "open";
+  }
+
+  /** The opening sent (alone if nothing took it) and verified; throws what `verify` threw. */
+  async confirm(): Promise<void> {
+    if (this.opening) this.flush();
+    await this.sent;
+  }
+
+  /** A statement of the transaction (drizzle's, through TransactionConnection). */
+  async query(config: QueryConfig, values?: unknown[]): Promise<unknown> {
+    if (this.opening) {
+      return new Promise((resolve, reject) => {
+        if (!this.queued.length) setTimeout(() => this.flush(), 0);
+        this.queued.push({ config, values, resolve, reject });
+      });
+    }
+    if (this.sent) await this.sent;
+    return this.client.query(config as never, values as never);
+  }
+
+  private flush(): void {
+    const opening = this.opening;
+    if (!opening) return;
+    this.opening = null;
+    const batch = this.queued;
+    this.queued = [];
+    const sent = this.sendOpening(opening, batch);
+    // Settled for the callers in the batch by sendOpening; later callers await `sent` and get its error.
+    sent.catch(() => undefined);
+    this.sent = sent;
+  }
+
+  private async sendOpening(opening: { statements: string[]; verify?: VerifyOpening }, batch: Queued[]): Promise<void> {
+    let inlined: string[] | null = null;
+    try {
+      inlined = batch.map((q) => inlineStatement(q.config.text, q.values ?? []));
+    } catch (error) {
+      if (!(error instanceof NotInlinable)) throw error;
+    }
+    try {
+      if (inlined?.length) {
+        let results: RawResult[] | null = null;
+        try {
+          results = (await this.client.query({
+            text: [...opening.statements, ...inlined].join(";\n"),
+            rowMode: "array",
+            types: RAW_TEXT,
+          } as never)) as unknown as RawResult[];
+        } catch (error) {
+          if (this.connectionLost) throw error;
+          // A statement of the batch failed, and Postgres skipped the rest of the message: the
+          // answer to give depends first on the request context, so the transaction starts again,
+          // the opening alone, and the statements follow as they would have, failing again or not.
+          await this.client.query("ROLLBACK");
+        }
+        if (results) {
+          const context = results[opening.statements.length - 1]!;
+          opening.verify?.(shaped(context, {}).rows as Record<string, unknown>[]);
+          const own = results.slice(opening.statements.length);
+          for (const [i, q] of batch.entries()) q.resolve(shaped(own[i]!, q.config));
+          return;
+        }
+      }
+      const result = (await this.client.query(opening.statements.join("; "))) as unknown as { rows: Record<string, unknown>[] }[];
+      opening.verify?.(result[result.length - 1]!.rows);
+    } catch (error) {
+      for (const q of batch) q.reject(error);
+      throw error;
+    }
+    for (const q of batch) this.client.query(q.config as never, q.values as never).then(q.resolve, q.reject);
   }
 
   private deferred: { text: string; onRows?: (rows: Record<string, unknown>[]) => void }[] = [];
@@ -130,6 +281,12 @@ export class RequestTransaction {
   async commit(): Promise<void> {
     if (this.state !== "open") return;
     this.state = "done";
+    // Opened lazily and never used: nothing was sent, nothing to commit.
+    if (this.opening) {
+      this.opening = null;
+      return;
+    }
+    if (this.sent) await this.sent;
     const deferred = this.deferred;
     this.deferred = [];
     if (!deferred.length) {
@@ -153,6 +310,12 @@ export class RequestTransaction {
     if (this.state !== "open") return;
     this.state = "done";
     this.deferred = [];
+    if (this.opening) {
+      this.opening = null;
+      for (const q of this.queued.splice(0)) q.reject(new Error("the request transaction was rolled back"));
+      return;
+    }
+    await this.sent?.catch(() => undefined);
     await this.client.query("ROLLBACK");
   }
 }

@@ -135,8 +135,7 @@ export function databaseRefusal(error: unknown): AppError | null {
     case "23001":
       return new AppError("in_use", "The record is still referenced by other records and cannot be removed.");
     case "P0001":
-      if (pg.constraint === "period_closed" && /^[0-9]{6}$/.test(pg.detail ?? "")) return periodClosed(pg.detail!);
-      return null;
+      return pg.constraint === "period_closed" && pg.detail && /^[0-9]{6}$/.test(pg.detail) ? periodClosed(pg.detail) : null;
   }
   if (code.startsWith("22")) return invalid("body", DATA_EXCEPTIONS[code] ?? "A value is out of range or not valid.");
   if (code === "57014") {

@@ -16,3 +16,14 @@ export function rowFromJson<T extends Table>(table: T, json: Record<string, unkn
 
 /** The rows of a `db.execute()` result (its type is the driver's, unknown to a driver-neutral handle). */
 export const rowsOf = <T>(result: unknown): T[] => (result as { rows?: T[] }).rows ?? [];
+
+/**
+ * The one row of a statement certain to return it (an INSERT of one row, an UPDATE or DELETE of a
+ * row the transaction holds or just found, an aggregate, a row a foreign key guarantees): a
+ * missing row is a bug, thrown here, never an `undefined` to carry on with.
+ */
+export function oneRow<T>(rows: T[]): T {
+  const row = rows[0];
+  if (row === undefined) throw new Error("a statement certain of its row returned none");
+  return row;
+}

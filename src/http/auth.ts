@@ -1,10 +1,11 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { config } from "../env";
 import { AppError } from "../lib/errors";
 import { verifyAccessToken } from "../lib/tokens";
 import type { AppEnv } from "./context";
-import { beginTenantTransaction, tenantDb } from "./database";
+import { beginTenantTransaction, openTenantTransactionLater, tenantDb } from "./database";
 import { type RequestScope, workspaceForbidden } from "./scope";
 import { requestedWorkspaceId, resolveWorkspace, type WorkspaceRow } from "./workspace";
 
@@ -44,7 +45,91 @@ function scopeRefusing(refusal: () => AppError, caller?: { tenantId: number; use
  */
 function contextQuery(userId: number, tokenId: string, workspaceId: number | null): string {
   const header = workspaceId === null ? "NULL" : String(workspaceId);
-  return `SELECT * FROM request_context('${tokenId}'::uuid, ${userId}, ${header})`;
+  // One row always; a refused token's (user_id null) also sets the transaction's tenant to none
+  // (0), so a statement sent with it (openLater) reads and writes nothing under RLS.
+  return `SELECT ctx.*, set_config('app.tenant_id', CASE WHEN ctx.user_id IS NULL THEN '0' ELSE current_setting('app.tenant_id') END, true) AS tenant_gate FROM (SELECT 1) AS one LEFT JOIN request_context('${tokenId}'::uuid, ${userId}, ${header}) AS ctx ON true`;
+}
+
+/** request_context's row, or null for a token it refuses. */
+function contextRow(rows: Record<string, unknown>[]): Record<string, unknown> | null {
+  const row = rows[0];
+  if (!row || row.user_id === null || row.user_id === undefined) return null;
+  const { tenant_gate: _gate, ...context } = row;
+  return context;
+}
+
+/**
+ * The last context each token had in this isolate (per tenant and X-Workspace-ID): a prediction,
+ * never a credential. With one, the request runs as that context at once and its first statements
+ * leave with BEGIN and the context query (RequestTransaction.openLater): one round trip for a read.
+ * The context the database returns is checked against it before any result reaches the handler:
+ * a token refused now is 401 as always; a context that changed (another workspace, other
+ * permissions) has the request run again from the start with the context read first (`replayed`).
+ * Bounded: oldest entry out first.
+ */
+const CONTEXT_TTL_MS = 5 * 60_000;
+const CONTEXT_CACHE_MAX = 1000;
+const contexts = new Map<string, { row: Record<string, unknown>; text: string; until: number }>();
+
+function recalled(key: string): { row: Record<string, unknown>; text: string } | undefined {
+  const entry = contexts.get(key);
+  if (!entry) return undefined;
+  if (entry.until > Date.now()) return entry;
+  contexts.delete(key);
+  return undefined;
+}
+
+function remember(key: string, row: Record<string, unknown>): void {
+  contexts.delete(key);
+  if (contexts.size >= CONTEXT_CACHE_MAX) contexts.delete(contexts.keys().next().value!);
+  contexts.set(key, { row, text: JSON.stringify(row), until: Date.now() + CONTEXT_TTL_MS });
+}
+
+/**
+ * Per dispatch of a request (`createApp` runs each in `dispatchSlot.run`): whether it is a replay,
+ * and the request to run again in its place. Not keyed by the Request object: the body limiter
+ * (http/request-checks.ts) wraps a request with a body in a new one.
+ */
+export interface DispatchSlot {
+  replayed: boolean;
+  again?: Request;
+}
+export const dispatchSlot = new AsyncLocalStorage<DispatchSlot>();
+
+async function replay(c: Context<AppEnv>): Promise<void> {
+  const slot = dispatchSlot.getStore();
+  if (!slot) throw new ContextChanged();
+  const raw = c.req.raw;
+  const body = raw.method === "GET" || raw.method === "HEAD" ? undefined : await c.req.arrayBuffer();
+  slot.again = new Request(raw.url, { method: raw.method, headers: raw.headers, body });
+}
+
+/** The context this isolate predicted is no longer the token's: the request runs again (`createApp`). */
+class ContextChanged extends AppError {
+  constructor() {
+    super("service_unavailable", "The caller's context changed during the request; try again.", undefined, 0);
+  }
+}
+
+function applyContext(
+  c: Context<AppEnv>,
+  claims: { tenantId: number; userId: number; tokenId: string },
+  row: Record<string, unknown>,
+  workspaceId: number | null,
+) {
+  c.set("auth", {
+    userId: Number(row.user_id),
+    tokenId: claims.tokenId,
+    name: String(row.name),
+    email: String(row.email),
+    currentWorkspaceId: row.current_workspace_id === null ? null : Number(row.current_workspace_id),
+  });
+  c.set("db", c.get("tx")!.db);
+  const workspace = resolveWorkspace(row as unknown as WorkspaceRow, workspaceId);
+  if (workspace) {
+    c.set("workspace", workspace);
+    c.set("scope", { tenantId: claims.tenantId, userId: claims.userId, workspaceId: workspace.id, viewAll: workspace.viewAllLocations });
+  } else c.set("scope", scopeRefusing(workspaceForbidden, { tenantId: claims.tenantId, userId: claims.userId }));
 }
 
 /**
@@ -79,23 +164,45 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const claims = c.get("tokenClaims");
   if (!claims || claims.tenantId !== c.get("tenant").id) throw unauthenticated();
   const workspaceId = requestedWorkspaceId(c);
-  const rows = await beginTenantTransaction(c, contextQuery(claims.userId, claims.tokenId, workspaceId));
-  const row = rows[0];
-  if (!row) throw unauthenticated();
-  c.set("auth", {
-    userId: Number(row.user_id),
-    tokenId: claims.tokenId,
-    name: String(row.name),
-    email: String(row.email),
-    currentWorkspaceId: row.current_workspace_id === null ? null : Number(row.current_workspace_id),
+  const statement = contextQuery(claims.userId, claims.tokenId, workspaceId);
+  const key = `${claims.tenantId}:${claims.tokenId}:${workspaceId ?? ""}`;
+  const predicted = dispatchSlot.getStore()?.replayed === false ? recalled(key) : undefined;
+  if (!predicted) {
+    const row = contextRow(await beginTenantTransaction(c, statement));
+    if (!row) throw unauthenticated();
+    remember(key, row);
+    applyContext(c, claims, row, workspaceId);
+    await next();
+    return;
+  }
+  let changed = false;
+  const tx = await openTenantTransactionLater(c, statement, (rows) => {
+    const row = contextRow(rows);
+    if (!row) {
+      contexts.delete(key);
+      throw unauthenticated();
+    }
+    remember(key, row);
+    if (JSON.stringify(row) === predicted.text) return;
+    changed = true;
+    throw new ContextChanged();
   });
-  c.set("db", c.get("tx")!.db);
-  const workspace = resolveWorkspace(row as unknown as WorkspaceRow, workspaceId);
-  if (workspace) {
-    c.set("workspace", workspace);
-    c.set("scope", { tenantId: claims.tenantId, userId: claims.userId, workspaceId: workspace.id, viewAll: workspace.viewAllLocations });
-  } else c.set("scope", scopeRefusing(workspaceForbidden, { tenantId: claims.tenantId, userId: claims.userId }));
-  await next();
+  // Resolving the workspace may refuse (403) on the predicted context: judged again once confirmed.
+  let refusal: unknown = null;
+  try {
+    applyContext(c, claims, predicted.row, workspaceId);
+  } catch (error) {
+    refusal = error;
+  }
+  if (!refusal) await next();
+  // Nothing of the request leaves before the database has confirmed the predicted context.
+  try {
+    await tx.confirm();
+  } catch (error) {
+    if (changed) return replay(c);
+    throw error;
+  }
+  if (refusal) throw refusal;
 });
 
 export function requireAuth(c: Context<AppEnv>) {

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { createPool, type Database, RequestTransaction } from "../db/client";
+import { createPool, type Database, RequestTransaction, type VerifyOpening } from "../db/client";
 import { errorLogFields } from "../db/errors";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
@@ -117,12 +117,23 @@ export async function beginTenantTransaction(c: Context<AppEnv>, alsoRun?: strin
 }
 
 /**
- * The drizzle handle of the request's tenant transaction, opening it when a public route needs it.
- * Its one caller is `publicSession` (http/auth.ts): handlers read `c.var.db`, set by the route guards.
+ * Opens the tenant transaction with no round trip of its own: BEGIN, the tenant and `alsoRun` leave
+ * with the handler's first statements, `verify` judging `alsoRun`'s rows before the handler sees
+ * any result (RequestTransaction.openLater). `tx.confirm()` must settle before the response leaves.
+ */
+export async function openTenantTransactionLater(c: Context<AppEnv>, alsoRun?: string, verify?: VerifyOpening): Promise<RequestTransaction> {
+  const tx = await requestTransaction(c);
+  tx.openLater(c.get("tenant").id, alsoRun, verify);
+  return tx;
+}
+
+/**
+ * The drizzle handle of the request's tenant transaction, opening it when a public route needs it
+ * (lazily: BEGIN leaves with the first statement). Its one caller is `publicSession` (http/auth.ts):
+ * handlers read `c.var.db`, set by the route guards.
  */
 export async function tenantDb(c: Context<AppEnv>): Promise<Database> {
   const tx = c.get("tx");
   if (tx?.isOpen) return tx.db;
-  await beginTenantTransaction(c);
-  return c.get("tx")!.db;
+  return (await openTenantTransactionLater(c)).db;
 }

@@ -32,6 +32,10 @@ export const errorStatus = {
   invoice_not_modifiable: 409,
   invoice_has_notes: 409,
   duplicate_supplier_ncf: 409,
+  // A name or code already taken in the tenant: a conflict with what exists, like the others (issue 44), not a malformed field.
+  duplicate_currency_code: 409,
+  duplicate_workspace_name: 409,
+  duplicate_role_name: 409,
   purchase_not_draft: 409,
   purchase_not_payable: 409,
   purchase_not_voidable: 409,

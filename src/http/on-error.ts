@@ -21,6 +21,9 @@ import { FILE_UPLOAD_TYPE_MESSAGE, isFileUpload } from "./request-checks";
  */
 export function errorResponse(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof AppError) return appErrorResponse(c, error);
+  // A statement refused before it ran, by the pipeline (the request context the database returned
+  // with it, http/auth.ts), reaches here wrapped by drizzle (DrizzleQueryError, the refusal its cause).
+  if (error.cause instanceof AppError) return appErrorResponse(c, error.cause);
   if (error instanceof HTTPException && error.status === 400) {
     return c.json({ message: "The request body is not valid JSON.", code: "malformed_json" }, 400);
   }

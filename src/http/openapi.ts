@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { idParam } from "../lib/bounds";
 import { type ErrorCode, validationError } from "../lib/errors";
@@ -33,6 +33,13 @@ export interface RouteAccess {
 
 /** Every route declared through defineRoute, with its access rule: the source of docs/permissions.md. */
 export const routeTable: RouteAccess[] = [];
+
+/**
+ * A route's handler, typed by its route (as hono-open-api-starter's AppRouteHandler): declared
+ * apart and named (`export const list: AppRouteHandler<typeof listRoute> = async (c) => …`), so it
+ * can be found by name, followed and called alone; `router.openapi(listRoute, list)` mounts it.
+ */
+export type AppRouteHandler<R extends RouteConfig> = RouteHandler<R, AppEnv>;
 
 /** Declares an endpoint once: zod schemas validate, type the handler and document it. */
 export function defineRoute<const R extends RouteConfig>(access: Access, config: R): R {

@@ -12,6 +12,7 @@ import {
   type DgiiMessage,
   DgiiRefused,
   DgiiUnavailable,
+  queryConsumerSummary,
   queryResult,
   queryTrackIds,
   refusalMessages,
@@ -152,6 +153,37 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
       return { outcome: "final", state: "stopped" };
     };
 
+    /**
+     * A summary's (RFCE) answer: a state DGII gives is final at once (Formato RFCE v1.0: no
+     * trackId). Without one — an answer with neither codigo nor estado, or DGII's consultarfce
+     * finding none yet — the case stays pending with its send recorded, so the next step asks
+     * DGII (consultarfce) before it is ever sent again: a second send of the same e-NCF is refused
+     * by DGII as a used sequence and would stop the run (issue 43, as jobs/ecf.ts does).
+     */
+    const summaryAnswer = async (row: CaseRow, result: { code: number; messages: DgiiMessage[] }): Promise<RunStepResult | null> => {
+      const final = FINAL_BY_CODE[result.code];
+      if (final) return answer(row, final, result.messages);
+      await saveCase(row.id, { dgiiMessages: result.messages });
+      log.warn("certification run: the summary's answer had no state; DGII is asked (consultarfce) before sending again", {
+        ...context,
+        case: row.caseName,
+        code: result.code,
+      });
+      // Backing off as a result query does: 2 s, then as long again as it has waited, up to 10 min.
+      const waited = Math.ceil((now.getTime() - (row.sentAt ?? now).getTime()) / 1000);
+      return later(Math.min(600, Math.max(2, waited)));
+    };
+    /** The security code of the E32 a summary is about (its CodigoSeguridadeCF): the run's signed E32's, else the sheet's. */
+    const e32Code = async (row: CaseRow): Promise<string> =>
+      row.document === "ecf"
+        ? (row.securityCode ?? "")
+        : ((
+            await db
+              .select({ code: cases.securityCode })
+              .from(cases)
+              .where(and(eq(cases.runId, run.id), eq(cases.document, "ecf"), eq(cases.encf, row.encf)))
+          )[0]?.code ?? fieldOf(row, "CodigoSeguridadeCF"));
+
     let current: CaseRow | undefined;
     try {
       for (let action = 0; action < ACTIONS_PER_STEP; action++) {
@@ -162,6 +194,8 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
           return { outcome: "final", state: "completed" };
         }
         const row = current;
+        // The run's number for the case, given to every case when the run starts (test-set-runs.ts).
+        const runEncf = row.runEncf ?? row.encf;
         if (row.state === "sent") {
           const result = await dgii((token) => queryResult(urls.ecf, token, row.trackId!));
           const final = FINAL_BY_CODE[result.code];
@@ -181,7 +215,7 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
         // and so stop the run (issue 33, as jobs/ecf.ts does).
         if (row.sentAs === "ecf" && row.sentAt) {
           const issuer = fieldOf(row, "RNCEmisor");
-          const held = await dgii((token) => queryTrackIds(urls.ecf, token, issuer, row.runEncf!)).catch((error) => {
+          const held = await dgii((token) => queryTrackIds(urls.ecf, token, issuer, runEncf)).catch((error) => {
             if (error instanceof DgiiRefused) return [];
             throw error;
           });
@@ -192,6 +226,18 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
             continue;
           }
         }
+        // A summary sent before whose answer was lost or could not be judged: DGII's consultarfce
+        // says what it holds (0 No encontrado: nothing, so it is sent again).
+        if (row.sentAs === "rfce" && row.sentAt) {
+          const issuer = fieldOf(row, "RNCEmisor");
+          const code = await e32Code(row);
+          const held = await dgii((token) => queryConsumerSummary(urls.fc, token, issuer, runEncf, code));
+          if (held.code !== 0) {
+            const stop = await summaryAnswer(row, held);
+            if (stop) return stop;
+            continue;
+          }
+        }
         // Pending: built from its row with the run's number, signed, sent. Descripción técnica,
         // "Formato de Nombre de Archivo": RNCEmisor + e-NCF (an ACECF: the approver's RNC, RNCComprador).
         const fileName = `${fieldOf(row, row.document === "acecf" ? "RNCComprador" : "RNCEmisor")}${row.runEncf}.xml`;
@@ -199,27 +245,19 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
         if (row.document === "ecf" && row.sentAs === "rfce") {
           // An E32 under RD$250,000: signed whole and kept (the OFV asks for it), its summary sent
           // with the E32's security code, as production issues it (ecf/issue.ts).
-          const e32 = signXml(caseXml({ document: "ecf", type: row.ecfType, fields: row.fields }, { encf: row.runEncf!, signedAt, references }).xml, material);
-          const summary = signXml(caseXml(summaryInput(row), { encf: row.runEncf!, securityCode: e32.securityCode }).xml, material);
+          const e32 = signXml(caseXml({ document: "ecf", type: row.ecfType, fields: row.fields }, { encf: runEncf, signedAt, references }).xml, material);
+          const summary = signXml(caseXml(summaryInput(row), { encf: runEncf, securityCode: e32.securityCode }).xml, material);
           await saveCase(row.id, { xml: e32.xml, summaryXml: summary.xml, securityCode: e32.securityCode, sentAt: now });
           const result = await dgii((token) => sendConsumerSummary(urls.fc, token, summary.xml, fileName));
           log.info("certification run: summary sent", { ...context, case: row.caseName, encf: row.runEncf });
-          const stop = await answer(row, FINAL_BY_CODE[result.code] ?? "rejected", result.messages);
+          const stop = await summaryAnswer(row, result);
           if (stop) return stop;
           continue;
         }
-        const securityCode =
-          row.document === "rfce"
-            ? ((
-                await db
-                  .select({ code: cases.securityCode })
-                  .from(cases)
-                  .where(and(eq(cases.runId, run.id), eq(cases.document, "ecf"), eq(cases.encf, row.encf)))
-              )[0]?.code ?? fieldOf(row, "CodigoSeguridadeCF"))
-            : undefined;
+        const securityCode = row.document === "rfce" ? await e32Code(row) : undefined;
         const built = caseXml(
           { document: row.document as "ecf" | "rfce" | "acecf", type: row.ecfType, fields: row.fields },
-          { encf: row.runEncf!, signedAt, securityCode: securityCode || undefined, references },
+          { encf: runEncf, signedAt, securityCode: securityCode || undefined, references },
         );
         const signed = signXml(built.xml, material);
         await saveCase(row.id, { xml: signed.xml, securityCode: signed.securityCode, sentAt: now });
@@ -239,7 +277,7 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
         }
         if (row.document === "rfce") {
           const result = await dgii((token) => sendConsumerSummary(urls.fc, token, signed.xml, fileName));
-          const stop = await answer(row, FINAL_BY_CODE[result.code] ?? "rejected", result.messages);
+          const stop = await summaryAnswer(row, result);
           if (stop) return stop;
           continue;
         }

@@ -4,12 +4,12 @@ import { rowsOf } from "../db/rows";
 import { config, type Env } from "../env";
 import { log } from "../lib/log";
 import { type AlertSweepResult, sweepTenantAlerts } from "../modules/ecf/alerts";
-import { enqueueOutbox, enqueueWebhooks } from "./messages";
+import { type AlertSweepRef, enqueueAlertSweeps, enqueueOutbox, enqueueWebhooks } from "./messages";
 
 /**
  * The hourly alert sweep (issue 33, "Deadlines watched"; modules/ecf/alerts.ts): the tenants with
  * e-CF on or an alert open, found across tenants by `ecf_alert_tenants` (drizzle/0050, past RLS,
- * ids only), each swept in its own transaction; what it raised (emails, webhook deliveries) is put
+ * ids only), each swept in its own transaction, from its own queue message (sweepEcfAlerts); what it raised (emails, webhook deliveries) is put
  * on the queues after that commit, and the minute sweeps of the outbox and webhooks would find it
  * anyway.
  */
@@ -45,9 +45,17 @@ export async function sweepAlertsOf(env: Env, tenantId: number, options: { now?:
   return result;
 }
 
-export async function sweepEcfAlerts(env: Env, options: { now?: Date } = {}): Promise<{ tenants: number; raised: number; resolved: number }> {
+/**
+ * The hourly cron: the companies to sweep (e-CF on, or an alert open), a page of 500 at a time,
+ * each put on the `ecf` queue as its own message (issue 48): the cron's cost is a query and a
+ * `sendBatch` per 100 companies, not a transaction per company — 10,000 companies with e-CF on
+ * would otherwise be 10,000 transactions, and as many subrequests, in one invocation (Cloudflare
+ * allows 10,000). The consumers sweep each company at the cron's time. A page whose send failed is
+ * swept here, as before.
+ */
+export async function sweepEcfAlerts(env: Env, options: { now?: Date } = {}): Promise<{ tenants: number; queued: number; raised: number; resolved: number }> {
   const now = options.now ?? new Date();
-  const totals = { tenants: 0, raised: 0, resolved: 0 };
+  const totals = { tenants: 0, queued: 0, raised: 0, resolved: 0 };
   let after = 0;
   for (;;) {
     const tenants = await withTenantTransaction(env, null, async (db) =>
@@ -55,19 +63,39 @@ export async function sweepEcfAlerts(env: Env, options: { now?: Date } = {}): Pr
         Number(row.tenant_id),
       ),
     );
-    for (const tenantId of tenants) {
-      try {
-        const result = await sweepAlertsOf(env, tenantId, { now });
-        totals.tenants++;
-        totals.raised += result.raised.length;
-        totals.resolved += result.resolved;
-      } catch (error) {
-        // One tenant's failure (a lost connection) leaves the others swept; the next hour tries it again.
-        log.error("ecf alerts: tenant sweep errored", { tenantId, error: (error as Error).message });
+    totals.tenants += tenants.length;
+    if (
+      await enqueueAlertSweeps(
+        env,
+        tenants.map((tenantId) => ({ tenant_id: tenantId, alerts_at: now.getTime() })),
+      )
+    ) {
+      totals.queued += tenants.length;
+    } else {
+      for (const tenantId of tenants) {
+        try {
+          const result = await sweepAlertsOf(env, tenantId, { now });
+          totals.raised += result.raised.length;
+          totals.resolved += result.resolved;
+        } catch (error) {
+          // One tenant's failure (a lost connection) leaves the others swept; the next hour tries it again.
+          log.error("ecf alerts: tenant sweep errored", { tenantId, error: (error as Error).message });
+        }
       }
     }
     if (tenants.length < TENANTS_PER_PAGE) break;
     after = tenants[tenants.length - 1]!;
   }
   return totals;
+}
+
+/** One company's hourly alert sweep from the `ecf` queue; an error (the database unreachable) retries it. */
+export async function handleAlertSweepMessage(message: Message<AlertSweepRef>, env: Env): Promise<void> {
+  try {
+    await sweepAlertsOf(env, message.body.tenant_id, { now: new Date(message.body.alerts_at) });
+    message.ack();
+  } catch (error) {
+    log.error("ecf alerts: tenant sweep errored", { ...message.body, error: (error as Error).message });
+    message.retry();
+  }
 }

@@ -47,6 +47,13 @@ export interface CertificationRunRef {
   certification_run_id: number;
 }
 
+/** `ecf` queue: one company's hourly alert sweep, at the cron's time (jobs/ecf-alerts.ts). */
+export interface AlertSweepRef {
+  tenant_id: number;
+  /** The cron's scheduled time (ms): the deadlines are judged at it, however late the message is consumed. */
+  alerts_at: number;
+}
+
 const ids = (body: unknown, ...names: string[]): boolean => {
   const b = body as Record<string, unknown> | null;
   return !!b && names.every((name) => Number.isSafeInteger(b[name]));
@@ -59,6 +66,7 @@ export const isEcfRef = (body: unknown): body is EcfRef => ids(body, "tenant_id"
 export const isDeliveryRef = (body: unknown): body is DeliveryRef => isEcfRef(body) && (body as Partial<DeliveryRef>).delivery === true;
 export const isCertificationRunRef = (body: unknown): body is CertificationRunRef => ids(body, "tenant_id", "certification_run_id");
 export const isApprovalRef = (body: unknown): body is ApprovalRef => ids(body, "tenant_id", "approval_id");
+export const isAlertSweepRef = (body: unknown): body is AlertSweepRef => ids(body, "tenant_id", "alerts_at");
 
 /** Sends outbox references to the Queue; false (logged) when the send failed. */
 export const enqueueOutbox = (env: Env, refs: OutboxRef[], requestId?: string) => sendToQueue(config(env).OUTBOX_QUEUE, refs, "outbox", { requestId });
@@ -75,3 +83,5 @@ export const enqueueApprovals = (env: Env, refs: ApprovalRef[], delaySeconds = 0
 
 export const enqueueCertificationRuns = (env: Env, refs: CertificationRunRef[], delaySeconds = 0) =>
   sendToQueue(config(env).ECF_QUEUE, refs, "certification runs", { delaySeconds });
+
+export const enqueueAlertSweeps = (env: Env, refs: AlertSweepRef[]) => sendToQueue(config(env).ECF_QUEUE, refs, "alert sweeps");

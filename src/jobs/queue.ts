@@ -3,8 +3,9 @@ import { log } from "../lib/log";
 import { handleApprovalMessage } from "./approvals";
 import { handleCertificationRunMessage } from "./certification-runs";
 import { handleEcfMessage } from "./ecf";
+import { handleAlertSweepMessage } from "./ecf-alerts";
 import { handleDeliveryMessage } from "./ecf-delivery";
-import { isApprovalRef, isCertificationRunRef, isDeliveryRef, isEcfRef, isOutboxRef, isWebhookRef } from "./messages";
+import { isAlertSweepRef, isApprovalRef, isCertificationRunRef, isDeliveryRef, isEcfRef, isOutboxRef, isWebhookRef } from "./messages";
 import { handleOutboxMessage } from "./outbox";
 import { handleRncSyncBatch } from "./rnc-sync";
 import { handleWebhookMessage } from "./webhooks";
@@ -25,6 +26,7 @@ const job = <Ref>(accepts: Job<Ref>["accepts"], consume: Job<Ref>["consume"]) =>
 const QUEUES: Record<string, (batch: MessageBatch<unknown>, env: Env) => Promise<void>> = {
   outbox: byMessage("outbox", [job(isWebhookRef, handleWebhookMessage), job(isOutboxRef, handleOutboxMessage)]),
   ecf: byMessage("ecf", [
+    job(isAlertSweepRef, handleAlertSweepMessage),
     job(isCertificationRunRef, handleCertificationRunMessage),
     job(isApprovalRef, handleApprovalMessage),
     job(isDeliveryRef, handleDeliveryMessage),
@@ -47,7 +49,7 @@ function byMessage(queue: string, jobs: Job<unknown>[]) {
   };
 }
 
-/** The Worker's queue handler: `outbox` (email and webhook deliveries), `ecf` (e-CF to DGII, buyer deliveries, approvals, runs of DGII's test sets) and `rnc-sync` (registry batches). */
+/** The Worker's queue handler: `outbox` (email and webhook deliveries), `ecf` (e-CF to DGII, buyer deliveries, approvals, runs of DGII's test sets, each company's hourly alert sweep) and `rnc-sync` (registry batches). */
 export async function handleQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const consume = QUEUES[batch.queue];
   if (consume) return consume(batch, env);

@@ -2,7 +2,9 @@ import Big from "big.js";
 
 Big.RM = Big.roundHalfUp;
 
-/** Decimal string with two places, as every decimal in a response: "1234.50". */
+/** Decimal string with two places, as every decimal in a response: "1234.50"; null stays null. */
+export function decimal2(value: string | number | Big): string;
+export function decimal2(value: string | number | Big | null | undefined): string | null;
 export function decimal2(value: string | number | Big | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   return new Big(value).toFixed(2);
@@ -26,7 +28,9 @@ export function exchangeRateText(value: string | number | Big): string {
 export const exchangeRateSql = (column: string) =>
   `CASE WHEN ${column} IS NULL THEN NULL WHEN scale(trim_scale(${column})) < 2 THEN round(${column}, 2)::text ELSE trim_scale(${column})::text END`;
 
-/** ISO 8601 UTC ending in Z. */
+/** ISO 8601 UTC ending in Z; null stays null. */
+export function timestamp(value: Date | string): string;
+export function timestamp(value: Date | string | null | undefined): string | null;
 export function timestamp(value: Date | string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   const date = value instanceof Date ? value : new Date(value.includes("T") || value.endsWith("Z") ? value : `${value.replace(" ", "T")}`);

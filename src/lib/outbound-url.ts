@@ -36,20 +36,21 @@ const allPublic = (...addresses: ipaddr.IPv4[]): HostKind => (addresses.every((a
 function v6Kind(address: ipaddr.IPv6): HostKind {
   // IPv4-mapped (::ffff:a.b.c.d): the IPv4 address itself, loopback included.
   if (address.isIPv4MappedAddress()) return v4Kind(address.toIPv4Address());
-  const p = address.parts;
+  // The eight 16-bit groups (ipaddr.js always gives eight); the tunnels below carry IPv4 in some.
+  const [, g1 = 0, g2 = 0, g3 = 0, , , g6 = 0, g7 = 0] = address.parts;
   switch (address.range()) {
     case "loopback":
       return "loopback";
     // 6to4 (RFC 3056): 2002:AABB:CCDD::/48 carries a.b.c.d in its second and third groups.
     case "6to4":
-      return allPublic(v4Of(p[1]!, p[2]!));
+      return allPublic(v4Of(g1, g2));
     // Teredo (RFC 4380): 2001:0:SSSS:SSSS:flags:port:CCCC:CCCC, the server's IPv4 address, then the
     // client's with every bit inverted.
     case "teredo":
-      return allPublic(v4Of(p[2]!, p[3]!), v4Of(~p[6]! & 0xffff, ~p[7]! & 0xffff));
+      return allPublic(v4Of(g2, g3), v4Of(~g6 & 0xffff, ~g7 & 0xffff));
     case "unicast":
       // ::a.b.c.d, the deprecated IPv4-compatible form (RFC 4291 2.5.5.1), is unicast to the library.
-      return p.slice(0, 6).every((part) => part === 0) ? "private" : "public";
+      return address.parts.slice(0, 6).every((part) => part === 0) ? "private" : "public";
     default:
       return "private";
   }

@@ -24,7 +24,6 @@ describe("currencies", () => {
     expect((await t.api.get(`/currencies/${eur.body.data.id}`)).body.data.exchange_rate).toBe("65.50");
 
     const cases: [unknown, string][] = [
-      [{ code: "EUR", name: "Euro", symbol: "€" }, "code"],
       [{ code: "XYZ", name: "?", symbol: "?" }, "code"],
       [{ code: "EURO", name: "?", symbol: "?" }, "code"],
       [{ code: "GBP", name: "Libra", symbol: "£", exchange_rate: 0 }, "exchange_rate"],
@@ -37,9 +36,14 @@ describe("currencies", () => {
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(Object.keys(res.body.errors), JSON.stringify(body)).toEqual([field]);
     }
+    // A code the tenant has is a conflict with it (issue 44): 409 with its own code, on create and on update.
     const dup = await t.api.patch(`/currencies/${eur.body.data.id}`, { code: "USD" });
-    expect(dup.status).toBe(422);
+    expect(dup.status).toBe(409);
+    expect(dup.body.code).toBe("duplicate_currency_code");
     expect(dup.body.errors).toEqual({ code: ["This currency already exists."] });
+    const again = await t.api.post("/currencies", { code: "EUR", name: "Euro", symbol: "€" });
+    expect(again.status, JSON.stringify(again.body)).toBe(409);
+    expect(again.body.code).toBe("duplicate_currency_code");
   });
 
   it("keeps exactly one default, with a rate of 1", async () => {

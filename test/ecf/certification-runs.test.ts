@@ -312,6 +312,27 @@ describe("running DGII's test sets", () => {
     ]);
   });
 
+  it("a summary (RFCE) whose answer is lost, or says no state, is asked of DGII (consultarfce) and never sent twice", async () => {
+    // A tenant of its own: its completed runs would mark step 2 done for the shared tenant's other cases.
+    const t = await ecfTenant();
+    await certecf(t);
+    // The answer to the summary is lost after DGII took it: sent again, DGII would refuse the used sequence and stop the run.
+    const { data: lost } = await importSet(t, { ECF: pick(ecfCases(t.rnc), [SMALL[0]!]) });
+    await script(t.signer, { drop: 1 });
+    expect((await startRun(t, lost.id)).status).toBe(202);
+    const first = await driveRun(t, lost.id, "completed");
+    expect(first.cases.map((c) => [c.sent_to, c.state, c.dgii_state])).toEqual([["recepcionfc", "accepted", "Aceptado"]]);
+    // An answer with neither codigo nor estado is no verdict (it stopped the run as a rejection before).
+    const { data: unjudged } = await importSet(t, { ECF: pick(ecfCases(t.rnc), [SMALL[1]!]) });
+    await script(t.signer, { answers: [{ service: "recepcionfc", status: 200, body: { mensaje: "Procesando." } }] });
+    expect((await startRun(t, unjudged.id)).status).toBe(202);
+    const second = await driveRun(t, unjudged.id, "completed");
+    expect(second.cases.map((c) => [c.sent_to, c.state, c.dgii_state])).toEqual([["recepcionfc", "accepted", "Aceptado"]]);
+    const numbers = [first.cases[0]!.run_encf, second.cases[0]!.run_encf];
+    const got = (await received(t.signer)).filter((r) => numbers.includes(r.encf));
+    expect(got.map((r) => [r.kind, r.encf, r.final])).toEqual(numbers.map((encf) => ["rfce", encf, "accepted"]));
+  });
+
   it("refuses to run a set naming another RNC than the company's, naming each case and column; nothing is sent", async () => {
     const t = await shared();
     const sent = (await received(t.signer)).length;

@@ -6,7 +6,7 @@ import type { EcfContingency } from "../../src/modules/ecf/schemas";
 import { received as sentTo } from "../integrations/helpers";
 import type { Data, DataWithMessage } from "../support/api";
 import { env } from "../support/env";
-import { runCron } from "../support/jobs";
+import { runCron, runQueue } from "../support/jobs";
 import { ownerRow, sql } from "../support/seed";
 import { receivedHooks, receiverEndpoint, storedEvents } from "../webhooks/helpers";
 import { ecfTenant, fakeDgii, issueE31, received } from "./helpers";
@@ -58,6 +58,20 @@ async function allClear() {
 
 beforeEach(allClear);
 afterAll(allClear);
+
+/**
+ * The hourly cron through the Worker's scheduled handler, its queue driven by the test (issue 48:
+ * each company's alert sweep is a message of the ecf queue): the messages are recorded, and this
+ * tenant's is run through the Worker's queue handler; the other files' tenants are left alone.
+ */
+async function hourlyCron(tenantId: number, scheduledTime: Date) {
+  const sent: { tenant_id: number }[] = [];
+  const queue = { sendBatch: async (messages: { body: { tenant_id: number } }[]) => void sent.push(...messages.map((m) => m.body)) };
+  await runCron(ALERTS_SWEEP_CRON, { scheduledTime, env: { ...env, ECF_QUEUE: queue as unknown as Queue } });
+  const ours = sent.filter((body) => body.tenant_id === tenantId);
+  expect(ours).toEqual([{ tenant_id: tenantId, alerts_at: scheduledTime.getTime() }]);
+  expect((await runQueue("ecf", ours)).explicitAcks).toHaveLength(1);
+}
 
 describe("DGII's status and maintenance windows", () => {
   it("the sweep keeps each service per environment and the windows; GET /ecf/dgii-status shows them and since when a service is down", async () => {
@@ -250,7 +264,7 @@ describe("DGII's status and maintenance windows", () => {
     expect((await t.tenant.api.get("/ecf/dgii-status")).body.data.alerts).toEqual([]);
 
     expect(await sweepDgiiStatus(withKey, { now: new Date(now.getTime() - 60_000) })).toBe("recorded");
-    await runCron(ALERTS_SWEEP_CRON, { scheduledTime: now });
+    await hourlyCron(t.tenant.tenantId, now);
     const alerts = (await t.tenant.api.get("/ecf/dgii-status")).body.data.alerts;
     expect(alerts).toEqual([
       {
@@ -288,13 +302,13 @@ describe("DGII's status and maintenance windows", () => {
     expect(hit.body).toMatchObject({ type: "ecf.alert", data: alerts[0] });
 
     // The next hour: the same outage raises nothing more.
-    await runCron(ALERTS_SWEEP_CRON, { scheduledTime: new Date(now.getTime() + 1000) });
+    await hourlyCron(t.tenant.tenantId, new Date(now.getTime() + 1000));
     expect((await t.tenant.api.get("/ecf/dgii-status")).body.data.alerts).toEqual(alerts);
     expect(await storedEvents(t.tenant.tenantId, "ecf.alert")).toHaveLength(1);
 
     // DGII back: resolved.
     await allClear();
-    await runCron(ALERTS_SWEEP_CRON, { scheduledTime: new Date(now.getTime() + 2000) });
+    await hourlyCron(t.tenant.tenantId, new Date(now.getTime() + 2000));
     expect((await t.tenant.api.get("/ecf/dgii-status")).body.data.alerts).toEqual([]);
     expect((await sentTo("resend", t.tenant.admin.email)).deliveries).toHaveLength(1);
   });

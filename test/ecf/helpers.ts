@@ -20,6 +20,8 @@ export interface Received {
   fileName: string;
   errors: string[];
   xml: string;
+  /** The fake's verdict on it, once judged. */
+  final?: string | null;
 }
 
 export async function received(signer: string): Promise<Received[]> {

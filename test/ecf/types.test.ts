@@ -220,6 +220,23 @@ describe("cancelling an e-CF", () => {
     const r34 = await expectAccepted(t, `/credit-notes/${notes[0].id}`, notes[0] as Doc);
     expect(tag(r34.xml, "CodigoModificacion")).toBe("1");
     expect(tag(r34.xml, "NCFModificado")).toBe(invoice.document_number);
+
+    // The 607 with e-CF: the sale DGII holds stays, and its E34 takes it back (a cancelled B-series
+    // invoice, with no note, is the 608's instead). Before, the E31 was left out and only the E34 counted.
+    const period = invoice.issue_date.slice(0, 7).replace("-", "");
+    const report = await t.tenant.api.get(`/reports/607?period=${period}&format=json&include_ecf=true`);
+    expect(report.status, report.text).toBe(200);
+    expect(
+      report.body.rows.map((row: { ncf: string; modified_ncf: string; amount: string; itbis_invoiced: string }) => [
+        row.ncf,
+        row.modified_ncf,
+        row.amount,
+        row.itbis_invoiced,
+      ]),
+    ).toEqual([
+      [invoice.document_number, "", "300.00", "54.00"],
+      ["E340000000001", invoice.document_number, "300.00", "54.00"],
+    ]);
   });
 });
 

@@ -124,7 +124,9 @@ describe("closing a month", () => {
     expect(data.closes).toHaveLength(1);
     // What was kept is what was downloaded just before, byte for byte, with its SHA-256.
     const kept = Object.fromEntries(data.closes[0]!.snapshots.map((s) => [`${s.report}.${s.format}`, s.sha256]));
-    expect(Object.keys(kept).sort()).toEqual(["606.json", "606.txt", "607.json", "607.txt", "607-ecf.json", "607-ecf.txt", "608.json", "608.txt"].sort());
+    expect(Object.keys(kept).sort()).toEqual(
+      ["606.json", "606.txt", "607.json", "607.txt", "607-ecf.json", "607-ecf.txt", "608.json", "608.txt", "it1.json", "ir17.json"].sort(),
+    );
     for (const [name, body] of Object.entries(before)) expect(kept[name], name).toBe(await sha256Hex(body));
 
     expectClosed(await tenant.api.post(`/fiscal-periods/${PERIOD}/close`), "a second close");

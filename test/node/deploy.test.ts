@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { offlineProblems, readWranglerToml } from "../../scripts/deploy";
 import { APP_ROLE, ROOT, withDatabase } from "../../scripts/lib/database";
 import { runCommand } from "../../scripts/lib/run";
 
@@ -207,11 +208,60 @@ describe("npm run deploy", () => {
     expect(again.output).toContain(`${MIGRATIONS} migrations applied`);
   });
 
+  it("--help prints the usage and exits 0; an unknown option is one line and exit 2, nothing run (issue 44)", async () => {
+    const help = await runDeploy(["--help"], { loggedIn: true, queues: [], secrets: [] }, undefined);
+    expect(help.code).toBe(0);
+    expect(help.output).toMatch(/^Usage: npm run deploy \[-- --dry-run\]\n/);
+    const unknown = await runDeploy(["--dryrun"], { loggedIn: true, queues: [], secrets: [] }, undefined);
+    expect(unknown.code).toBe(2);
+    expect(unknown.output).toBe("Unknown option '--dryrun' (--help for the usage)\n");
+    expect([...help.calls, ...unknown.calls]).toEqual([]);
+  });
+
+  it("--dry-run offline (not logged in): still checks wrangler.toml, the database and the build, and lists every problem at once (issue 44)", async () => {
+    const url = await freshDatabase();
+    const run = await runDeploy(["--dry-run"], { loggedIn: false, queues: [], secrets: [] }, url);
+    expect(run.code, run.output).toBe(1);
+    expect(run.output).toContain(
+      "✓ wrangler.toml: queues outbox (OUTBOX_QUEUE), rnc-sync (RNC_SYNC_QUEUE), ecf (ECF_QUEUE) produced and consumed; no secret among its vars",
+    );
+    expect(run.output).toContain('✓ crons: "0 6 * * SUN", "* * * * *", "0 * * * *"');
+    expect(run.output).toContain("(the owner, for migrations); 0 migrations applied");
+    expect(run.output).toContain("✓ build: the Worker builds as a deploy would upload it");
+    expect(run.output).toContain("Not deployed: 1 thing to fix first.");
+    expect(run.output).toContain(
+      "✗ wrangler is not logged in: run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID); until then whether the queues (outbox, rnc-sync, ecf) exist and the secrets (JWT_SECRET, DATABASE_URL,",
+    );
+    // (The fake records whoami only when logged in.)
+    expect(run.calls.map((call) => call.args.join(" "))).toEqual(["deploy --dry-run"]);
+    expect(await appliedMigrations(url)).toBe(0);
+  });
+
   it("--dry-run: the checks, then wrangler deploy --dry-run, nothing migrated", async () => {
     const url = await freshDatabase();
     const run = await runDeploy(["--dry-run"], { loggedIn: true, queues: ["outbox", "ecf", "rnc-sync"], secrets: ALL_SECRETS }, url);
     expect(run.code, run.output).toBe(0);
     expect(run.calls.filter((call) => call.args[0] === "deploy").map((call) => call.args)).toEqual([["deploy", "--dry-run"]]);
     expect(await appliedMigrations(url)).toBe(0);
+  });
+});
+
+describe("npm run deploy's offline checks of wrangler.toml (issue 44)", () => {
+  const toml = fs.readFileSync(path.join(ROOT, "wrangler.toml"), "utf8");
+
+  it("the project's wrangler.toml passes", () => {
+    expect(offlineProblems(readWranglerToml(toml))).toEqual([]);
+  });
+
+  it("a queue without its consumer, a binding missing and a secret among the vars are each a problem", () => {
+    const broken = toml
+      .replace(/\[\[queues\.consumers\]\]\nqueue = "ecf"/, '[[queues.consumers]]\nqueue = "ecf-old"')
+      .replace('binding = "RNC_SYNC_QUEUE"', 'binding = "RNC_QUEUE"')
+      .replace("[vars]\n", '[vars]\nJWT_SECRET = "in-clear"\n');
+    expect(offlineProblems(readWranglerToml(broken))).toEqual([
+      'wrangler.toml binds no queue as RNC_SYNC_QUEUE ([[queues.producers]] binding = "RNC_SYNC_QUEUE"): the Worker sends on it',
+      'wrangler.toml has no [[queues.consumers]] for queue "ecf" (ECF_QUEUE): what is sent on it would never be taken',
+      "wrangler.toml's [vars] has JWT_SECRET, a secret: remove it and run openssl rand -base64 48 | npx wrangler secret put JWT_SECRET",
+    ]);
   });
 });

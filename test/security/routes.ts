@@ -227,6 +227,8 @@ const NAMING_W1: Record<string, (world: World) => { query?: string; body?: unkno
 const REQUIRED_QUERIES: Record<string, string> = {
   "GET /api/v1/reports/606": "?period=202610",
   "GET /api/v1/reports/608": "?period=202610",
+  "GET /api/v1/reports/it1": "?period=202610",
+  "GET /api/v1/reports/ir17": "?period=202610",
   "GET /api/v1/fiscal-periods/{period}/snapshot": "?report=606",
   "GET /api/v1/reports/sales-summary": "?from=2026-10-01&to=2026-10-31&group_by=workspace",
   // The lookup page without a query is its form (200, for anyone): with one, a miss, the 404 every stranger gets.

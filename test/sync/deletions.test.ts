@@ -51,6 +51,8 @@ const DELETE_EVENTS: Record<string, string | null> = {
   "/api/v1/ecf/contingency/{id}": null,
   // A company role taken back: not a list's row of a branch; GET /company/members shows it gone.
   "/api/v1/company/members/{user_id}": null,
+  // Re-opens a closed month: it stays in GET /fiscal-periods, open, its closes recorded.
+  "/api/v1/fiscal-periods/{period}/close": null,
   // The endpoints themselves: an event about them would go to the endpoints being changed.
   "/api/v1/webhook-endpoints/{id}": null,
 };

@@ -26,12 +26,13 @@ describe("roles: refusals", () => {
     }
   });
 
-  it("refuses a duplicate name, also against built-ins and case-insensitively (422 on name)", async () => {
+  it("refuses a duplicate name, also against built-ins and case-insensitively (409 duplicate_role_name on name; issue 44)", async () => {
     const tenant = await seedTenant();
     expect((await tenant.api.post("/roles", { name: "cajero", display_name: "Cajero", permissions: [] })).status).toBe(201);
     for (const name of ["cajero", "CAJERO", "Admin"]) {
       const res = await tenant.api.post("/roles", { name, display_name: "Otro", permissions: [] });
-      expect(res.status, name).toBe(422);
+      expect(res.status, name).toBe(409);
+      expect(res.body.code).toBe("duplicate_role_name");
       expect(res.body.errors).toEqual({ name: ["A role with this name already exists."] });
     }
   });

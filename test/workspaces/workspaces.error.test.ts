@@ -2,16 +2,17 @@ import { describe, expect, it } from "vitest";
 import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
 
 describe("workspaces: refusals", () => {
-  it("refuses a duplicate name, case-insensitively, with 422 on name (create and rename)", async () => {
+  it("refuses a duplicate name, case-insensitively, with 409 duplicate_workspace_name on name (create and rename; issue 44)", async () => {
     const tenant = await seedTenant();
     const dup = await tenant.api.post("/workspaces", { name: "PRINCIPAL" });
-    expect(dup.status).toBe(422);
-    expect(dup.body.code).toBe("validation_failed");
+    expect(dup.status).toBe(409);
+    expect(dup.body.code).toBe("duplicate_workspace_name");
     expect(dup.body.errors.name).toEqual(["A workspace with this name already exists."]);
 
     const second = await seedWorkspace(tenant, "Santiago");
     const rename = await tenant.api.patch(`/workspaces/${second}`, { name: "principal" });
-    expect(rename.status).toBe(422);
+    expect(rename.status).toBe(409);
+    expect(rename.body.code).toBe("duplicate_workspace_name");
     expect(Object.keys(rename.body.errors)).toEqual(["name"]);
     expect((await tenant.api.get(`/workspaces/${second}`)).body.data.name).toBe("Santiago");
   });

@@ -4916,7 +4916,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a currency */
+        /** Create a currency (409 duplicate_currency_code when the tenant has that code) */
         post: {
             parameters: {
                 query?: never;
@@ -4971,6 +4971,15 @@ export interface paths {
                 };
                 /** @description Not found: tenant_not_found (the host names no tenant) or the resource */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 409 */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5252,7 +5261,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Update a currency (only the fields given) */
+        /** Update a currency (only the fields given; 409 duplicate_currency_code for a code the tenant has) */
         patch: {
             parameters: {
                 query?: never;
@@ -5309,6 +5318,15 @@ export interface paths {
                 };
                 /** @description Error 404 */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 409 */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9681,7 +9699,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description The first month listed (default: 11 months before `to`) */
+                    /** @description The first month listed: on or before `to`, at most 35 months before it (default: 11 months before `to`) */
                     from?: string;
                     /** @description The last month listed (default: the current month, Dominican time) */
                     to?: string;
@@ -9959,7 +9977,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description period_closed: the month is closed already */
+                /** @description period_closed: the month is closed already; conflict: e-CF of the month still await DGII's answer */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -10174,8 +10192,8 @@ export interface paths {
             parameters: {
                 query: {
                     format?: "txt" | "json";
-                    /** @description `607-ecf`: the 607 with include_ecf=true */
-                    report: "606" | "607" | "608" | "607-ecf";
+                    /** @description `607-ecf`: the 607 with include_ecf=true; it1 and ir17 in JSON only */
+                    report: "606" | "607" | "608" | "607-ecf" | "it1" | "ir17";
                     /** @description The close's version; default the latest */
                     version?: number;
                 };
@@ -18696,6 +18714,278 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reports/ir17": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** DGII's IR-17 of a month: the ISR withheld from suppliers by concept, with the rates in force, from the purchases withheld in it as the 606 reports them (payroll out of scope) */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Saldos compensables autorizados: casilla 30 (2026-07), 27 (2025), 24 (before); 0.00 when not given */
+                    compensable_balances?: string;
+                    /** @description Retribuciones complementarias: casilla 28 (2026-07), 25 (2025), 22 (before); 0.00 when not given */
+                    fringe_benefits?: string;
+                    /** @description Interés indemnizatorio: casilla 36 (2026-07), 33 (2025), 30 (before); 0.00 when not given */
+                    interest?: string;
+                    /** @description Pagos computables a cuenta: casilla 31 (2026-07), 28 (2025), 25 (before); 0.00 when not given */
+                    payments_on_account?: string;
+                    /** @description The month reported, YYYYMM: a past month or the current one (Dominican time), from 201805 (Norma General 07-2018) */
+                    period: string;
+                    /** @description Saldo a favor anterior: casilla 32 (2026-07), 29 (2025), 26 (before); 0.00 when not given */
+                    previous_balance?: string;
+                    /** @description Recargos: casilla 35 (2026-07), 32 (2025), 29 (before); 0.00 when not given */
+                    surcharges?: string;
+                    /** @description Retenciones por convenios (anexo R9C): casilla 26 (2026-07 layout) or 23 (2025); 0.00 when not given */
+                    treaty_withholdings?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The IR-17's casillas */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ir17"];
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found: tenant_not_found (the host names no tenant) or the resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the request body is over the size limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error: an unexpected error, with the request's reference */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description service_unavailable: the database (or DGII) is unavailable; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/it1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** DGII's IT-1 with its Anexo A (2020 edition) of a month, casilla by casilla, from the period's 607 and 606; what the books cannot know is given by casilla */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Anexo A 10, otras operaciones (negativas); 0.00 when not given */
+                    anexo_a_10?: string;
+                    /** @description Anexo A 27, ITBIS withheld by the card processors (Norma 08-04), from the bank statements; 0.00 when not given */
+                    anexo_a_27?: string;
+                    /** @description Anexo A 28, pasajes aéreos (BSP-IATA); 0.00 when not given */
+                    anexo_a_28?: string;
+                    /** @description Anexo A 30, paquetes de alojamiento; 0.00 when not given */
+                    anexo_a_30?: string;
+                    /** @description Anexo A 56 C, ITBIS deductible paid on imports (the DUA); 0.00 when not given */
+                    anexo_a_56c?: string;
+                    /** @description Anexo A 9, otras operaciones (positivas); 0.00 when not given */
+                    anexo_a_9?: string;
+                    /** @description Where the deductible ITBIS paid goes in Anexo A IX, after what the company sells: 50 (bienes gravados), 51 (servicios gravados) or 49 (bienes exportados) */
+                    deductible_as?: "goods" | "services" | "exports";
+                    /** @description IT-1 28, saldos compensables autorizados y/o reembolsos; 0.00 when not given */
+                    it1_28?: string;
+                    /** @description IT-1 29, saldo a favor anterior (last month's casilla 34 as filed); 0.00 when not given */
+                    it1_29?: string;
+                    /** @description IT-1 31, otros pagos computables a cuenta; 0.00 when not given */
+                    it1_31?: string;
+                    /** @description IT-1 32, compensaciones y/o reembolsos autorizados; 0.00 when not given */
+                    it1_32?: string;
+                    /** @description IT-1 35, recargos; 0.00 when not given */
+                    it1_35?: string;
+                    /** @description IT-1 36, interés indemnizatorio; 0.00 when not given */
+                    it1_36?: string;
+                    /** @description IT-1 37, sanciones; 0.00 when not given */
+                    it1_37?: string;
+                    /** @description IT-1 61, pagos computables a cuenta of the ITBIS withheld; 0.00 when not given */
+                    it1_61?: string;
+                    /** @description IT-1 64, recargos of the ITBIS withheld; 0.00 when not given */
+                    it1_64?: string;
+                    /** @description IT-1 65, interés indemnizatorio of the ITBIS withheld; 0.00 when not given */
+                    it1_65?: string;
+                    /** @description IT-1 66, sanciones of the ITBIS withheld; 0.00 when not given */
+                    it1_66?: string;
+                    /** @description The month reported, YYYYMM: a past month or the current one (Dominican time), from 201805 (Norma General 07-2018) */
+                    period: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The IT-1's casillas */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["It1"];
+                    };
+                };
+                /** @description Missing or invalid authentication */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Insufficient permission or workspace not accessible */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found: tenant_not_found (the host names no tenant) or the resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the request body is over the size limit */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation failed */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error: an unexpected error, with the request's reference */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description service_unavailable: the database (or DGII) is unavailable; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/reports/sales-summary": {
         parameters: {
             query?: never;
@@ -19149,7 +19439,7 @@ export interface paths {
         };
         put?: never;
         /**
-         * Create a custom role
+         * Create a custom role (409 duplicate_role_name for a name taken)
          * @description The caller must hold every permission the role grants.
          */
         post: {
@@ -19203,6 +19493,15 @@ export interface paths {
                 };
                 /** @description Not found: tenant_not_found (the host names no tenant) or the resource */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 409 */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -23243,7 +23542,7 @@ export interface paths {
         };
         put?: never;
         /**
-         * Create a workspace: the caller becomes its owner and an admin member, and switches to it
+         * Create a workspace: the caller becomes its owner and an admin member, and switches to it (409 duplicate_workspace_name for a name taken)
          * @description Because the creator becomes admin there, the caller must hold every permission of the admin role.
          */
         post: {
@@ -23297,6 +23596,15 @@ export interface paths {
                 };
                 /** @description Not found: tenant_not_found (the host names no tenant) or the resource */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 409 */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -23473,7 +23781,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Rename a workspace (its owner only) */
+        /** Rename a workspace (its owner only; 409 duplicate_workspace_name for a name taken) */
         patch: {
             parameters: {
                 query?: never;
@@ -23527,6 +23835,15 @@ export interface paths {
                 };
                 /** @description Error 404 */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error 409 */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -27158,6 +27475,21 @@ export interface components {
         BulkQuotationPdfRequest: {
             quotation_ids: number[];
         };
+        Casilla: {
+            /** @description DOP, two decimals */
+            amount: string;
+            /** @description DGII's number of the casilla */
+            casilla: string;
+            /** @description Documents, where the form counts them */
+            count?: number;
+            /**
+             * @description `books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, 0.00 here
+             * @enum {string}
+             */
+            from: "books" | "input" | "formula" | "accountant";
+            /** @description DGII's name of the casilla */
+            name: string;
+        };
         Certification: {
             /** @description The first step Sucursal runs that is not done: the environment cannot switch to ecf (production) while there is one */
             blocking_step: number | null;
@@ -27324,6 +27656,7 @@ export interface components {
             file: string;
         };
         ChangePasswordRequest: {
+            /** @description The caller's current password: checked */
             current_password: string;
             new_password: string;
         };
@@ -27345,6 +27678,7 @@ export interface components {
             language?: string;
             /** @default [] */
             parameters?: string[];
+            /** @description The name of one of this account's templates (POST /api/chat-accounts/{account}/templates) */
             template: string;
             to: string;
         };
@@ -27541,6 +27875,7 @@ export interface components {
             authorized_at?: string;
             /** @description A paper B-series range kept for this branch's contingency (issue 33): never numbered by Sucursal; each paper NCF is entered later as a replacement e-CF (POST /invoices with replaces). Fixed once created. */
             contingency_workspace_id?: number | null;
+            /** @description The range's last number: at least start_number (and next_number) */
             end_number: number;
             is_active?: boolean;
             is_default?: boolean;
@@ -27600,7 +27935,10 @@ export interface components {
         CreateInvitationRequest: {
             /** Format: email */
             email: string;
-            /** @default member */
+            /**
+             * @description The name of one of the company's roles (GET /api/v1/roles)
+             * @default member
+             */
             role?: string;
         };
         CreateInvoiceRequest: {
@@ -27660,7 +27998,7 @@ export interface components {
              */
             offline_issued_at?: string;
             payment_term?: string | null;
-            /** @description Contingency replacement (issue 33; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper B-series NCF, from this branch's contingency range, that this e-CF of the equivalent type (B01 → E31, B02 → E32, B14 → E44, B15 → E45, B16 → E46) replaces; each paper NCF once */
+            /** @description Contingency replacement (issue 33; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper B-series NCF, from this branch's contingency range, that this e-CF of the equivalent type (B01 → E31, B02 → E32, B14 → E44, B15 → E45, B16 → E46) replaces; each paper NCF once. A replacement is issued at once, never a draft: not with draft true */
             replaces?: {
                 /**
                  * Format: date
@@ -27678,13 +28016,16 @@ export interface components {
             name: string;
             /** @example <BOT_TOKEN> */
             token: string;
-            /** @description Registered with the platform (setWebhook) together with the bot's webhook secret. */
+            /**
+             * Format: uri
+             * @description Registered with the platform (setWebhook) together with the bot's webhook secret.
+             */
             webhook_url?: string | null;
         };
         CreateNoteRequest: {
             /** @description A credit_note (B04/E34) or debit_note (B03/E33) subtype; default: the tenant's default one */
             document_subtype_id?: number;
-            /** @description Credit notes: everything the invoice still has uncredited */
+            /** @description Credit notes: everything the invoice still has uncredited. Give either items or full: true, not both */
             full?: boolean;
             /**
              * Format: date
@@ -27692,6 +28033,7 @@ export interface components {
              * @example 2026-11-20
              */
             issue_date?: string;
+            /** @description The lines credited or debited. Give either items or full: true, not both (one of the two is required) */
             items?: components["schemas"]["NoteItem"][];
             /** @description DGII's CodigoModificacion: 1 anula, 2 corrige texto, 3 corrige montos, 4 reemplazo de NCF de contingencia */
             modification_code: number;
@@ -27880,7 +28222,7 @@ export interface components {
         CreateRoleRequest: {
             display_name: string;
             name: string;
-            permissions: string[];
+            permissions: ("workspaces:view" | "workspaces:create" | "workspaces:edit" | "members:view" | "members:edit" | "members:delete" | "roles:view" | "roles:create" | "roles:edit" | "roles:delete" | "invitations:view" | "invitations:create" | "invitations:delete" | "products:view" | "products:create" | "products:edit" | "products:delete" | "contacts:view" | "contacts:create" | "contacts:edit" | "contacts:delete" | "invoices:view" | "invoices:create" | "invoices:edit" | "invoices:delete" | "payments:view" | "payments:create" | "payments:delete" | "quotations:view" | "quotations:create" | "quotations:edit" | "quotations:delete" | "purchases:view" | "purchases:create" | "purchases:edit" | "purchases:delete" | "inventory:view" | "inventory:adjust" | "inventory:transfer" | "document_subtypes:view" | "document_subtypes:create" | "document_subtypes:edit" | "document_subtypes:delete" | "taxes:view" | "taxes:create" | "taxes:edit" | "taxes:delete" | "currencies:view" | "currencies:create" | "currencies:edit" | "currencies:delete" | "salesmen:view" | "salesmen:create" | "salesmen:edit" | "salesmen:delete" | "bank_accounts:view" | "bank_accounts:create" | "bank_accounts:edit" | "bank_accounts:delete" | "integrations:view" | "integrations:manage" | "rnc:view" | "company:edit" | "ecf:manage" | "received_ecf:view" | "received_ecf:approve" | "reports:view" | "fiscal_periods:close" | "webhooks:manage" | "view_all_locations")[];
         };
         CreateSalesmanRequest: {
             /** Format: email */
@@ -27898,21 +28240,22 @@ export interface components {
              */
             quantity: number | string;
             reference?: string;
+            /** @description The destination: another workspace than the caller's, which the stock leaves */
             to_workspace_id: number;
         };
         CreateTaxRequest: {
             /**
-             * @description ISC específico (006-022): the tax per unit sold
+             * @description ISC específico (006-022): the tax per unit sold; required for it and only for it
              * @example 632.58
              */
             amount_per_unit?: number | string | null;
-            /** @description Tabla I code: 001 propina legal, 002-005 other additional taxes, 006-022 ISC específico, 023-039 ISC ad valorem */
+            /** @description Tabla I code: 001 propina legal, 002-005 other additional taxes, 006-022 ISC específico, 023-039 ISC ad valorem. Follows the type: only isc, propina_legal and other have a code; null for itbis, exento and no_facturable */
             dgii_code?: string | null;
             is_active?: boolean;
             is_default?: boolean;
             name: string;
             /**
-             * @description Percent, 0 to 100, at most 2 decimals
+             * @description Percent, 0 to 100, at most 2 decimals. Follows the type: itbis 18, 16 or 0; exento and no_facturable 0; propina_legal 10; an ISC específico 0, an ISC ad valorem more than 0
              * @example 18.00
              */
             rate: number | string;
@@ -28279,10 +28622,10 @@ export interface components {
         };
         Error: {
             /**
-             * @description Machine-readable; one of (HTTP status): malformed_json (400), unauthenticated (401), invalid_credentials (401), forbidden (403), workspace_forbidden (403), company_forbidden (403), builtin_role_immutable (403), webhook_verification_failed (403), not_found (404), tenant_not_found (404), route_not_found (404), method_not_allowed (405), conflict (409), owner_cannot_be_removed (409), owner_role_immutable (409), owner_cannot_be_deactivated (409), role_in_use (409), in_use (409), invoice_not_editable (409), invoice_not_deletable (409), invoice_not_payable (409), invoice_not_draft (409), invoice_not_modifiable (409), invoice_has_notes (409), duplicate_supplier_ncf (409), purchase_not_draft (409), purchase_not_payable (409), purchase_not_voidable (409), purchase_has_payments (409), purchase_not_printable (409), invalid_transition (409), quotation_not_convertible (409), period_closed (409), stock_already_initialized (409), ncf_range_overlap (409), contingency_overlap (409), contingency_closed (409), contingency_ncf_used (409), ncf_range_in_use (409), ecf_already_sent (409), approval_already_sent (409), certification_incomplete (409), certification_step_observed (409), certification_not_certecf (409), certification_run_in_progress (409), received_ecf_already_purchased (409), ecf_not_retryable (409), ecf_not_cancellable (409), note_not_cancellable (409), invitation_not_usable (410), event_expired (410), payload_too_large (413), unsupported_media_type (415), validation_failed (422), insufficient_stock (422), ncf_sequence_exhausted (422), ncf_sequence_expired (422), fiscal_profile_incomplete (422), ecf_not_configured (422), deferred_sending_not_authorized (422), webhooks_not_configured (422), no_webhook_endpoint (422), idempotency_key_reused (422), template_not_approved (422), rate_limited (429), internal_error (500), integration_failed (502), service_unavailable (503), receiver_not_configured (503).
+             * @description Machine-readable; one of (HTTP status): malformed_json (400), unauthenticated (401), invalid_credentials (401), forbidden (403), workspace_forbidden (403), company_forbidden (403), builtin_role_immutable (403), webhook_verification_failed (403), not_found (404), tenant_not_found (404), route_not_found (404), method_not_allowed (405), conflict (409), owner_cannot_be_removed (409), owner_role_immutable (409), owner_cannot_be_deactivated (409), role_in_use (409), in_use (409), invoice_not_editable (409), invoice_not_deletable (409), invoice_not_payable (409), invoice_not_draft (409), invoice_not_modifiable (409), invoice_has_notes (409), duplicate_supplier_ncf (409), duplicate_currency_code (409), duplicate_workspace_name (409), duplicate_role_name (409), purchase_not_draft (409), purchase_not_payable (409), purchase_not_voidable (409), purchase_has_payments (409), purchase_not_printable (409), invalid_transition (409), quotation_not_convertible (409), period_closed (409), stock_already_initialized (409), ncf_range_overlap (409), contingency_overlap (409), contingency_closed (409), contingency_ncf_used (409), ncf_range_in_use (409), ecf_already_sent (409), approval_already_sent (409), certification_incomplete (409), certification_step_observed (409), certification_not_certecf (409), certification_run_in_progress (409), received_ecf_already_purchased (409), ecf_not_retryable (409), ecf_not_cancellable (409), note_not_cancellable (409), invitation_not_usable (410), event_expired (410), payload_too_large (413), unsupported_media_type (415), validation_failed (422), insufficient_stock (422), ncf_sequence_exhausted (422), ncf_sequence_expired (422), fiscal_profile_incomplete (422), ecf_not_configured (422), deferred_sending_not_authorized (422), webhooks_not_configured (422), no_webhook_endpoint (422), idempotency_key_reused (422), template_not_approved (422), rate_limited (429), internal_error (500), integration_failed (502), service_unavailable (503), receiver_not_configured (503).
              * @enum {string}
              */
-            code: "malformed_json" | "unauthenticated" | "invalid_credentials" | "forbidden" | "workspace_forbidden" | "company_forbidden" | "builtin_role_immutable" | "webhook_verification_failed" | "not_found" | "tenant_not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "owner_cannot_be_removed" | "owner_role_immutable" | "owner_cannot_be_deactivated" | "role_in_use" | "in_use" | "invoice_not_editable" | "invoice_not_deletable" | "invoice_not_payable" | "invoice_not_draft" | "invoice_not_modifiable" | "invoice_has_notes" | "duplicate_supplier_ncf" | "purchase_not_draft" | "purchase_not_payable" | "purchase_not_voidable" | "purchase_has_payments" | "purchase_not_printable" | "invalid_transition" | "quotation_not_convertible" | "period_closed" | "stock_already_initialized" | "ncf_range_overlap" | "contingency_overlap" | "contingency_closed" | "contingency_ncf_used" | "ncf_range_in_use" | "ecf_already_sent" | "approval_already_sent" | "certification_incomplete" | "certification_step_observed" | "certification_not_certecf" | "certification_run_in_progress" | "received_ecf_already_purchased" | "ecf_not_retryable" | "ecf_not_cancellable" | "note_not_cancellable" | "invitation_not_usable" | "event_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "insufficient_stock" | "ncf_sequence_exhausted" | "ncf_sequence_expired" | "fiscal_profile_incomplete" | "ecf_not_configured" | "deferred_sending_not_authorized" | "webhooks_not_configured" | "no_webhook_endpoint" | "idempotency_key_reused" | "template_not_approved" | "rate_limited" | "internal_error" | "integration_failed" | "service_unavailable" | "receiver_not_configured";
+            code: "malformed_json" | "unauthenticated" | "invalid_credentials" | "forbidden" | "workspace_forbidden" | "company_forbidden" | "builtin_role_immutable" | "webhook_verification_failed" | "not_found" | "tenant_not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "owner_cannot_be_removed" | "owner_role_immutable" | "owner_cannot_be_deactivated" | "role_in_use" | "in_use" | "invoice_not_editable" | "invoice_not_deletable" | "invoice_not_payable" | "invoice_not_draft" | "invoice_not_modifiable" | "invoice_has_notes" | "duplicate_supplier_ncf" | "duplicate_currency_code" | "duplicate_workspace_name" | "duplicate_role_name" | "purchase_not_draft" | "purchase_not_payable" | "purchase_not_voidable" | "purchase_has_payments" | "purchase_not_printable" | "invalid_transition" | "quotation_not_convertible" | "period_closed" | "stock_already_initialized" | "ncf_range_overlap" | "contingency_overlap" | "contingency_closed" | "contingency_ncf_used" | "ncf_range_in_use" | "ecf_already_sent" | "approval_already_sent" | "certification_incomplete" | "certification_step_observed" | "certification_not_certecf" | "certification_run_in_progress" | "received_ecf_already_purchased" | "ecf_not_retryable" | "ecf_not_cancellable" | "note_not_cancellable" | "invitation_not_usable" | "event_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "insufficient_stock" | "ncf_sequence_exhausted" | "ncf_sequence_expired" | "fiscal_profile_incomplete" | "ecf_not_configured" | "deferred_sending_not_authorized" | "webhooks_not_configured" | "no_webhook_endpoint" | "idempotency_key_reused" | "template_not_approved" | "rate_limited" | "internal_error" | "integration_failed" | "service_unavailable" | "receiver_not_configured";
             errors?: {
                 [key: string]: string[];
             };
@@ -28498,6 +28841,39 @@ export interface components {
              */
             withholding_date: string;
         };
+        Ir17: {
+            checks: {
+                actual: string;
+                difference: string;
+                expected: string;
+                rule: string;
+            }[];
+            concepts: {
+                /** @description ISR withheld: Σ 606 column 18 */
+                amount: string;
+                base: string;
+                casilla: string;
+                count: number;
+                /** @enum {string} */
+                from: "books" | "accountant";
+                name: string;
+                /** @description The rate in force for the period's payments, percent */
+                rate: string;
+            }[];
+            /** @enum {string} */
+            form: "IR-17";
+            layout: string;
+            liquidation: {
+                amount: string;
+                casilla: string;
+                /** @enum {string} */
+                from: "books" | "input" | "formula";
+                name: string;
+            }[];
+            out_of_scope: string;
+            period: string;
+            rnc: string;
+        };
         IssueInvoiceRequest: {
             /**
              * @description DOP per unit of the invoice's currency on its issue date; default: the currency's current rate (1 in DOP)
@@ -28510,6 +28886,36 @@ export interface components {
              * @example 2026-11-20
              */
             issue_date?: string;
+        };
+        It1: {
+            anexo_a: components["schemas"]["Casilla"][];
+            checks: {
+                actual: string;
+                difference: string;
+                expected: string;
+                rule: string;
+            }[];
+            edition: string;
+            /** @enum {string} */
+            form: "IT-1";
+            it1: components["schemas"]["Casilla"][];
+            itbis_paid: {
+                a: string;
+                b: string;
+                c: string;
+                casilla: string;
+                d: string;
+                /**
+                 * @description `books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, 0.00 here
+                 * @enum {string}
+                 */
+                from: "books" | "input" | "formula" | "accountant";
+                name: string;
+            }[];
+            left_to_accountant: string[];
+            period: string;
+            rnc: string;
+            section_a: components["schemas"]["Casilla"][];
         };
         LineItem: {
             description: string;
@@ -28858,7 +29264,7 @@ export interface components {
             role: string;
         };
         PutEcfCertificateRequest: {
-            /** @description The PKCS#12 (.p12/.pfx) file in base64: an RSA key and its certificate, from a DGII-accredited authority */
+            /** @description The PKCS#12 (.p12/.pfx) file in base64 (whitespace ignored): an RSA key and its certificate, from a DGII-accredited authority, opened with password */
             p12_base64: string;
             /** @description The file's password; stored encrypted, never returned */
             password: string;
@@ -28869,6 +29275,7 @@ export interface components {
              * @example DGII-ED-2026-000123
              */
             deferred_sending_authorization?: string | null;
+            /** @description true needs the signing certificate uploaded first (PUT /api/v1/ecf/certificate) */
             enabled?: boolean;
             /**
              * @description testecf (pre-certification), certecf (certification), ecf (production)
@@ -29425,13 +29832,13 @@ export interface components {
         TransferCompanyOwnershipRequest: {
             /** @description The former owner's role at company level afterwards (a role name); admin when omitted */
             previous_owner_role?: string;
-            /** @description The new owner: an active user of the company */
+            /** @description The new owner: an active user of the company, not its current owner */
             user_id: number;
         };
         TransferOwnershipRequest: {
             /** @description The former owner's role there afterwards (a role name); admin when omitted */
             previous_owner_role?: string;
-            /** @description The new owner: a member of the workspace */
+            /** @description The new owner: a member of the workspace, not its current owner */
             user_id: number;
         };
         UpdateBankAccountRequest: {
@@ -29529,10 +29936,11 @@ export interface components {
              * @example 2027-12-31
              */
             authorized_at?: string;
-            /** @description Fixed once a number was issued (409 ncf_range_in_use) */
+            /** @description Fixed once a number was issued (409 ncf_range_in_use); at least start_number */
             end_number?: number;
             is_active?: boolean;
             is_default?: boolean;
+            /** @description Follows the prefix: true exactly for E-series (e-CF) */
             is_electronic?: boolean;
             name?: string;
             /** @description Read-only: only the current value is accepted */
@@ -29611,6 +30019,10 @@ export interface components {
             is_active?: boolean;
             name?: string;
             token?: string;
+            /**
+             * Format: uri
+             * @description An https:// URL
+             */
             webhook_url?: string | null;
         };
         UpdateProductRequest: {
@@ -29757,7 +30169,7 @@ export interface components {
         };
         UpdateRoleRequest: {
             display_name?: string;
-            permissions?: string[];
+            permissions?: ("workspaces:view" | "workspaces:create" | "workspaces:edit" | "members:view" | "members:edit" | "members:delete" | "roles:view" | "roles:create" | "roles:edit" | "roles:delete" | "invitations:view" | "invitations:create" | "invitations:delete" | "products:view" | "products:create" | "products:edit" | "products:delete" | "contacts:view" | "contacts:create" | "contacts:edit" | "contacts:delete" | "invoices:view" | "invoices:create" | "invoices:edit" | "invoices:delete" | "payments:view" | "payments:create" | "payments:delete" | "quotations:view" | "quotations:create" | "quotations:edit" | "quotations:delete" | "purchases:view" | "purchases:create" | "purchases:edit" | "purchases:delete" | "inventory:view" | "inventory:adjust" | "inventory:transfer" | "document_subtypes:view" | "document_subtypes:create" | "document_subtypes:edit" | "document_subtypes:delete" | "taxes:view" | "taxes:create" | "taxes:edit" | "taxes:delete" | "currencies:view" | "currencies:create" | "currencies:edit" | "currencies:delete" | "salesmen:view" | "salesmen:create" | "salesmen:edit" | "salesmen:delete" | "bank_accounts:view" | "bank_accounts:create" | "bank_accounts:edit" | "bank_accounts:delete" | "integrations:view" | "integrations:manage" | "rnc:view" | "company:edit" | "ecf:manage" | "received_ecf:view" | "received_ecf:approve" | "reports:view" | "fiscal_periods:close" | "webhooks:manage" | "view_all_locations")[];
         };
         UpdateSalesmanRequest: {
             /** Format: email */
@@ -29768,17 +30180,17 @@ export interface components {
         };
         UpdateTaxRequest: {
             /**
-             * @description ISC específico (006-022): the tax per unit sold
+             * @description ISC específico (006-022): the tax per unit sold; required for it and only for it
              * @example 632.58
              */
             amount_per_unit?: number | string | null;
-            /** @description Tabla I code: 001 propina legal, 002-005 other additional taxes, 006-022 ISC específico, 023-039 ISC ad valorem */
+            /** @description Tabla I code: 001 propina legal, 002-005 other additional taxes, 006-022 ISC específico, 023-039 ISC ad valorem. Follows the type: only isc, propina_legal and other have a code; null for itbis, exento and no_facturable */
             dgii_code?: string | null;
             is_active?: boolean;
             is_default?: boolean;
             name?: string;
             /**
-             * @description Percent, 0 to 100, at most 2 decimals
+             * @description Percent, 0 to 100, at most 2 decimals. Follows the type: itbis 18, 16 or 0; exento and no_facturable 0; propina_legal 10; an ISC específico 0, an ISC ad valorem more than 0
              * @example 18.00
              */
             rate?: number | string;

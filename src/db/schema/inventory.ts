@@ -70,7 +70,7 @@ export const stockMovements = pgTable(
     transferId: uuid("transfer_id"),
     adjustmentId: integer("adjustment_id").references(() => inventoryAdjustments.id),
     invoiceId: integer("invoice_id"),
-    /** A purchase's stock entry (and its reversal when voided): purchases/service.ts. */
+    /** A purchase's stock entry (and its reversal when voided): purchases/enter.ts and changes.ts. */
     purchaseId: integer("purchase_id"),
     createdBy: integer("created_by").references(() => users.id),
     createdAt: createdAt(),

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { config } from "../../env";
 import { requireAuth } from "../../http/auth";
 import { errorStatus } from "../../http/errors";
-import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { type AppRouteHandler, commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { companyGrant } from "../../http/permissions";
 import { guardLogin } from "../../http/rate-limit";
@@ -14,7 +14,7 @@ import { checkCredentials, describeUser, issueAccessToken, listAccessTokens, rev
 
 export const authRouter = createRouter();
 
-const createToken = defineRoute("public", {
+const createTokenRoute = defineRoute("public", {
   method: "post",
   path: `${V1}/auth/tokens`,
   tags: ["Auth"],
@@ -23,7 +23,7 @@ const createToken = defineRoute("public", {
   responses: { 201: jsonResponse("Token issued", TokenResponse), ...errorResponses(401, 422, 429) },
 });
 
-authRouter.openapi(createToken, async (c) => {
+export const createToken: AppRouteHandler<typeof createTokenRoute> = async (c) => {
   const body = c.req.valid("json");
   // Before any database work: 429 once this account (tenant + email) has had 10 failures in 15 minutes.
   const recordFailure = await guardLogin(c, body.email);
@@ -34,10 +34,11 @@ authRouter.openapi(createToken, async (c) => {
   });
   const { JWT_SECRET, ACCESS_TOKEN_TTL_DAYS } = config(c.env);
   const issued = await issueAccessToken(db, JWT_SECRET, { tenantId: c.get("tenant").id, userId, name: body.name ?? "api", ttlDays: ACCESS_TOKEN_TTL_DAYS });
-  return c.json({ data: { token: issued.token, token_type: "Bearer" as const, expires_at: timestamp(issued.expiresAt)! } }, 201);
-});
+  return c.json({ data: { token: issued.token, token_type: "Bearer" as const, expires_at: timestamp(issued.expiresAt) } }, 201);
+};
+authRouter.openapi(createTokenRoute, createToken);
 
-const revokeCurrent = defineRoute("authenticated", {
+const revokeCurrentRoute = defineRoute("authenticated", {
   method: "delete",
   path: `${V1}/auth/tokens/current`,
   tags: ["Auth"],
@@ -45,12 +46,13 @@ const revokeCurrent = defineRoute("authenticated", {
   responses: { 200: jsonResponse("Token revoked", MessageResponse), ...commonErrors },
 });
 
-authRouter.openapi(revokeCurrent, async (c) => {
+export const revokeCurrent: AppRouteHandler<typeof revokeCurrentRoute> = async (c) => {
   await revokeAccessToken(c.var.db, requireAuth(c).tokenId);
   return c.json({ message: "Token revoked." }, 200);
-});
+};
+authRouter.openapi(revokeCurrentRoute, revokeCurrent);
 
-const me = defineRoute("authenticated", {
+const meRoute = defineRoute("authenticated", {
   method: "get",
   path: `${V1}/me`,
   tags: ["Auth"],
@@ -58,7 +60,7 @@ const me = defineRoute("authenticated", {
   responses: { 200: jsonResponse("The caller", MeResponse), ...commonErrors },
 });
 
-authRouter.openapi(me, async (c) => {
+export const me: AppRouteHandler<typeof meRoute> = async (c) => {
   const { user, memberships } = await describeUser(c.var.db, requireAuth(c).userId);
   const workspace = c.get("workspace");
   const company = await companyGrant(c);
@@ -77,11 +79,12 @@ authRouter.openapi(me, async (c) => {
     },
     200,
   );
-});
+};
+authRouter.openapi(meRoute, me);
 
 const TokenListQuery = listQuerySchema({ filters: {}, sorts: ["created_at", "last_used_at", "expires_at"] as const, defaultSort: "-created_at" });
 
-const listTokens = defineRoute("authenticated", {
+const listTokensRoute = defineRoute("authenticated", {
   method: "get",
   path: `${V1}/auth/tokens`,
   tags: ["Auth"],
@@ -90,23 +93,24 @@ const listTokens = defineRoute("authenticated", {
   responses: { 200: jsonResponse("Tokens", paginated(AccessTokenItem)), ...commonErrors },
 });
 
-authRouter.openapi(listTokens, async (c) => {
+export const listTokens: AppRouteHandler<typeof listTokensRoute> = async (c) => {
   const query = c.req.valid("query");
   const auth = requireAuth(c);
   const { rows, total } = await listAccessTokens(c.var.db, auth.userId, query, query.sort);
   const data = rows.map((t) => ({
     id: t.id,
     name: t.name,
-    expires_at: timestamp(t.expiresAt)!,
+    expires_at: timestamp(t.expiresAt),
     last_used_at: timestamp(t.lastUsedAt),
     revoked_at: timestamp(t.revokedAt),
-    created_at: timestamp(t.createdAt)!,
+    created_at: timestamp(t.createdAt),
     is_current: t.id === auth.tokenId,
   }));
   return c.json(paginate(c, query, total, data), 200);
-});
+};
+authRouter.openapi(listTokensRoute, listTokens);
 
-const revokeToken = defineRoute("authenticated", {
+const revokeTokenRoute = defineRoute("authenticated", {
   method: "delete",
   path: `${V1}/auth/tokens/{token_id}`,
   tags: ["Auth"],
@@ -115,8 +119,9 @@ const revokeToken = defineRoute("authenticated", {
   responses: { 200: jsonResponse("Token revoked", MessageResponse), 404: jsonResponse("No such token", MessageResponse), ...commonErrors },
 });
 
-authRouter.openapi(revokeToken, async (c) => {
+export const revokeToken: AppRouteHandler<typeof revokeTokenRoute> = async (c) => {
   const { token_id } = c.req.valid("param");
   if (!(await revokeOwnToken(c.var.db, requireAuth(c).userId, token_id))) throw notFound("Token");
   return c.json({ message: "Token revoked." }, 200);
-});
+};
+authRouter.openapi(revokeTokenRoute, revokeToken);

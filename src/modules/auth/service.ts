@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "../../lib/password";
@@ -47,7 +48,7 @@ export async function describeUser(
   db: AnyDb,
   userId: number,
 ): Promise<{ user: typeof schema.users.$inferSelect; memberships: { id: number; name: string; role: string }[] }> {
-  const [user] = await db.select().from(schema.users).where(eq(schema.users.id, userId));
+  const user = await db.select().from(schema.users).where(eq(schema.users.id, userId)).then(oneRow);
   const memberships = await db
     .select({ id: schema.workspaces.id, name: schema.workspaces.name, role: schema.roles.name })
     .from(schema.workspaceMembers)
@@ -55,7 +56,7 @@ export async function describeUser(
     .innerJoin(schema.roles, eq(schema.roles.id, schema.workspaceMembers.roleId))
     .where(eq(schema.workspaceMembers.userId, userId))
     .orderBy(schema.workspaces.id);
-  return { user: user!, memberships };
+  return { user: user, memberships };
 }
 
 export async function listAccessTokens(

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { type AppRouteHandler, commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { idFilter, listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { deletedEventData, emitEvent } from "../events/service";
@@ -20,7 +20,7 @@ const BankAccountListQuery = listQuerySchema({
   defaultSort: "name",
 });
 
-const list = defineRoute(
+const listRoute = defineRoute(
   { permission: "bank_accounts:view" },
   {
     method: "get",
@@ -31,13 +31,14 @@ const list = defineRoute(
     responses: { 200: jsonResponse("Bank accounts", paginated(BankAccount)), ...commonErrors },
   },
 );
-bankAccountsRouter.openapi(list, async (c) => {
+export const list: AppRouteHandler<typeof listRoute> = async (c) => {
   const query = c.req.valid("query");
   const { rows, total } = await listBankAccounts(c.var.db, c.get("tenant").id, query);
   return c.json(paginate(c, query, total, rows.map(serializeBankAccount)), 200);
-});
+};
+bankAccountsRouter.openapi(listRoute, list);
 
-const get = defineRoute(
+const getRoute = defineRoute(
   { permission: "bank_accounts:view" },
   {
     method: "get",
@@ -48,12 +49,13 @@ const get = defineRoute(
     responses: { 200: jsonResponse("The bank account", dataOnly(BankAccount)), ...errorResponses(404), ...commonErrors },
   },
 );
-bankAccountsRouter.openapi(get, async (c) => {
+export const get: AppRouteHandler<typeof getRoute> = async (c) => {
   const row = await getBankAccount(c.var.db, c.get("tenant").id, c.req.valid("param").id);
   return c.json({ data: serializeBankAccount(row) }, 200);
-});
+};
+bankAccountsRouter.openapi(getRoute, get);
 
-const create = defineRoute(
+const createRoute = defineRoute(
   { permission: "bank_accounts:create", level: "company" },
   {
     method: "post",
@@ -64,12 +66,13 @@ const create = defineRoute(
     responses: { 201: jsonResponse("Created", dataWithMessage(BankAccount)), ...commonErrors },
   },
 );
-bankAccountsRouter.openapi(create, async (c) => {
+export const create: AppRouteHandler<typeof createRoute> = async (c) => {
   const row = await createBankAccount(c.var.db, c.get("tenant").id, c.req.valid("json"));
   return c.json({ data: serializeBankAccount(row), message: "Bank account created." }, 201);
-});
+};
+bankAccountsRouter.openapi(createRoute, create);
 
-const update = defineRoute(
+const updateRoute = defineRoute(
   { permission: "bank_accounts:edit", level: "company" },
   {
     method: "patch",
@@ -80,12 +83,13 @@ const update = defineRoute(
     responses: { 200: jsonResponse("Updated", dataWithMessage(BankAccount)), ...errorResponses(404), ...commonErrors },
   },
 );
-bankAccountsRouter.openapi(update, async (c) => {
+export const update: AppRouteHandler<typeof updateRoute> = async (c) => {
   const row = await updateBankAccount(c.var.db, c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeBankAccount(row), message: "Bank account updated." }, 200);
-});
+};
+bankAccountsRouter.openapi(updateRoute, update);
 
-const remove = defineRoute(
+const removeRoute = defineRoute(
   { permission: "bank_accounts:delete", level: "company" },
   {
     method: "delete",
@@ -96,10 +100,11 @@ const remove = defineRoute(
     responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
   },
 );
-bankAccountsRouter.openapi(remove, async (c) => {
+export const remove: AppRouteHandler<typeof removeRoute> = async (c) => {
   const id = c.req.valid("param").id;
   await deleteBankAccount(c.var.db, c.get("tenant").id, id);
   // The company's, in no workspace; it leaves the list, so the event tells a syncing client.
   await emitEvent(c, "bank_account.deleted", null, deletedEventData(id, null));
   return c.json({ message: "Bank account deleted." }, 200);
-});
+};
+bankAccountsRouter.openapi(removeRoute, remove);

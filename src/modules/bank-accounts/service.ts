@@ -2,6 +2,7 @@ import { and, eq, ilike, or } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
 import { firstReference, likePattern, orderBy, type Page, pageOffset, pageTotal, referencedBy, totalOfPage, updatedSince } from "../../db/queries";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import { AppError, fieldError, notFound } from "../../lib/errors";
@@ -22,8 +23,8 @@ export function serializeBankAccount({ account, currency }: Joined) {
     currency_id: account.currencyId,
     currency: currency ? { id: currency.id, code: currency.code, symbol: currency.symbol } : null,
     is_active: account.isActive,
-    created_at: timestamp(account.createdAt)!,
-    updated_at: timestamp(account.updatedAt)!,
+    created_at: timestamp(account.createdAt),
+    updated_at: timestamp(account.updatedAt),
   };
 }
 
@@ -85,7 +86,7 @@ async function resolveCurrency(db: AnyDb, tenantId: number, currencyId: number |
 
 export async function createBankAccount(db: AnyDb, tenantId: number, input: CreateBankAccountInput): Promise<Joined> {
   const currencyId = await resolveCurrency(db, tenantId, input.currency_id);
-  const [row] = await db
+  const row = await db
     .insert(b)
     .values({
       tenantId,
@@ -95,8 +96,9 @@ export async function createBankAccount(db: AnyDb, tenantId: number, input: Crea
       currencyId,
       isActive: input.is_active ?? true,
     })
-    .returning({ id: b.id });
-  return getBankAccount(db, tenantId, row!.id);
+    .returning({ id: b.id })
+    .then(oneRow);
+  return getBankAccount(db, tenantId, row.id);
 }
 
 export async function updateBankAccount(db: AnyDb, tenantId: number, id: number, input: UpdateBankAccountInput): Promise<Joined> {

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gte, inArray, isNotNull, lte, max, ne, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
@@ -191,16 +192,17 @@ export async function startRun(db: AnyDb, tenantId: number, userId: number | nul
     .orderBy(asc(cases.position));
   await issuerProblems(db, tenantId, setCases);
   const numbers = await runNumbers(db, tenantId, setCases);
-  const [run] = await db
+  const run = await db
     .insert(runs)
     .values({ tenantId, testSetId: setId, number: (last?.number ?? 0) + 1, environment: "certecf", startedBy: userId })
-    .returning({ id: runs.id });
+    .returning({ id: runs.id })
+    .then(oneRow);
   for (const c of setCases) {
     await db
       .update(cases)
       .set({
         state: "pending",
-        runId: run!.id,
+        runId: run.id,
         runEncf: numbers.get(c.id)!,
         xml: null,
         summaryXml: null,
@@ -213,7 +215,7 @@ export async function startRun(db: AnyDb, tenantId: number, userId: number | nul
       })
       .where(eq(cases.id, c.id));
   }
-  return run!.id;
+  return run.id;
 }
 
 /** The set's latest run, or null before its first one. */
@@ -243,7 +245,7 @@ export async function latestRun(db: AnyDb, tenantId: number, setId: number): Pro
     state: run.state as RunState,
     environment: run.environment,
     started_by: run.startedBy,
-    started_at: timestamp(run.startedAt)!,
+    started_at: timestamp(run.startedAt),
     finished_at: timestamp(run.finishedAt),
     stopped_at_case: stopped ?? null,
     stop_reason: run.stopReason,

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, notFound } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
@@ -67,11 +68,15 @@ export async function importTestSet(db: AnyDb, tenantId: number, userId: number 
       read.unlisted,
     );
   }
-  const [set] = await db.insert(sets).values({ tenantId, kind: read.kind, fileName, uploadedBy: userId, caseCount: planned.length }).returning({ id: sets.id });
+  const set = await db
+    .insert(sets)
+    .values({ tenantId, kind: read.kind, fileName, uploadedBy: userId, caseCount: planned.length })
+    .returning({ id: sets.id })
+    .then(oneRow);
   await db.insert(cases).values(
     planned.map((c, i) => ({
       tenantId,
-      testSetId: set!.id,
+      testSetId: set.id,
       position: i + 1,
       sheet: c.sheet,
       row: c.row,
@@ -85,7 +90,7 @@ export async function importTestSet(db: AnyDb, tenantId: number, userId: number 
       fields: c.fields,
     })),
   );
-  return set!.id;
+  return set.id;
 }
 
 /** "25 sent whole to recepcion, 4 as their summary (RFCE) to recepcionfc": how the set's cases go to DGII, for the import's message. */
@@ -139,7 +144,7 @@ function summary(row: typeof sets.$inferSelect): TestSetSummaryView {
     kind: row.kind as TestSetKind,
     file_name: row.fileName,
     uploaded_by: row.uploadedBy,
-    uploaded_at: timestamp(row.uploadedAt)!,
+    uploaded_at: timestamp(row.uploadedAt),
     case_count: row.caseCount,
   };
 }

@@ -37,7 +37,7 @@ export function serializeCompanyMember(row: MemberRow): CompanyMember {
     role: row.role,
     is_owner: row.isOwner,
     status: row.deactivatedAt === null ? "active" : "deactivated",
-    added_at: timestamp(row.addedAt)!,
+    added_at: timestamp(row.addedAt),
   };
 }
 

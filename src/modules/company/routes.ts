@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { requireAuth } from "../../http/auth";
-import { commonErrors, createRouter, defineRoute, errorResponse, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { type AppRouteHandler, commonErrors, createRouter, defineRoute, errorResponse, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { grantCompanyRole, listCompanyMembers, revokeCompanyRole, serializeCompanyMember, transferCompanyOwnership } from "./members";
 import { Company, CompanyMember, CompanyMemberParam, PutCompanyMemberBody, TransferCompanyOwnershipBody, UpdateCompanyBody } from "./schemas";
@@ -10,19 +10,20 @@ export const companyRouter = createRouter();
 const tags = ["Company"];
 
 // Readable by every member of the tenant: the issuer's identity prints on every document they make.
-const get = defineRoute("authenticated", {
+const getRoute = defineRoute("authenticated", {
   method: "get",
   path: `${V1}/company`,
   tags,
   summary: "The company's fiscal profile (issuer of its documents)",
   responses: { 200: jsonResponse("The profile", dataOnly(Company)), ...commonErrors },
 });
-companyRouter.openapi(get, async (c) => {
+export const get: AppRouteHandler<typeof getRoute> = async (c) => {
   const row = await getProfile(c.var.db, c.get("tenant").id);
   return c.json({ data: serializeCompany(row) }, 200);
-});
+};
+companyRouter.openapi(getRoute, get);
 
-const update = defineRoute(
+const updateRoute = defineRoute(
   { permission: "company:edit", level: "company" },
   {
     method: "patch",
@@ -33,16 +34,17 @@ const update = defineRoute(
     responses: { 200: jsonResponse("Updated", dataWithMessage(Company)), ...commonErrors },
   },
 );
-companyRouter.openapi(update, async (c) => {
+export const update: AppRouteHandler<typeof updateRoute> = async (c) => {
   const row = await updateProfile(c.var.db, c.get("tenant").id, c.req.valid("json"));
   return c.json({ data: serializeCompany(row), message: "Company profile updated." }, 200);
-});
+};
+companyRouter.openapi(updateRoute, update);
 
 // ---- The company's role holders (issue 41; docs/permissions.md, "The company and its branches")
 
 const OWNER_ONLY = "the company's owner only (403 `company_forbidden` otherwise)";
 
-const members = defineRoute(
+const membersRoute = defineRoute(
   { permission: "members:view", level: "company" },
   {
     method: "get",
@@ -52,9 +54,11 @@ const members = defineRoute(
     responses: { 200: jsonResponse("The company's role holders", dataOnly(z.array(CompanyMember))), ...commonErrors },
   },
 );
-companyRouter.openapi(members, async (c) => c.json({ data: (await listCompanyMembers(c.var.db)).map(serializeCompanyMember) }, 200));
+export const members: AppRouteHandler<typeof membersRoute> = async (c) =>
+  c.json({ data: (await listCompanyMembers(c.var.db)).map(serializeCompanyMember) }, 200);
+companyRouter.openapi(membersRoute, members);
 
-const grant = defineRoute("authenticated", {
+const grantRoute = defineRoute("authenticated", {
   method: "put",
   path: `${V1}/company/members/{user_id}`,
   tags,
@@ -69,16 +73,17 @@ const grant = defineRoute("authenticated", {
     ...commonErrors,
   },
 });
-companyRouter.openapi(grant, async (c) => {
+export const grant: AppRouteHandler<typeof grantRoute> = async (c) => {
   const { user_id } = c.req.valid("param");
   const { member, created } = await grantCompanyRole(c.var.db, requireAuth(c).userId, user_id, c.req.valid("json").role);
   const data = serializeCompanyMember(member);
   return created
     ? c.json({ data, message: `${data.name} holds ${data.role} at company level.` }, 201)
     : c.json({ data, message: `${data.name} now holds ${data.role} at company level.` }, 200);
-});
+};
+companyRouter.openapi(grantRoute, grant);
 
-const revoke = defineRoute("authenticated", {
+const revokeRoute = defineRoute("authenticated", {
   method: "delete",
   path: `${V1}/company/members/{user_id}`,
   tags,
@@ -92,12 +97,13 @@ const revoke = defineRoute("authenticated", {
     ...commonErrors,
   },
 });
-companyRouter.openapi(revoke, async (c) => {
+export const revoke: AppRouteHandler<typeof revokeRoute> = async (c) => {
   await revokeCompanyRole(c.var.db, requireAuth(c).userId, c.req.valid("param").user_id);
   return c.json({ message: "The user holds no role at company level any more." }, 200);
-});
+};
+companyRouter.openapi(revokeRoute, revoke);
 
-const transfer = defineRoute("authenticated", {
+const transferRoute = defineRoute("authenticated", {
   method: "post",
   path: `${V1}/company/transfer-ownership`,
   tags,
@@ -106,8 +112,9 @@ const transfer = defineRoute("authenticated", {
   request: jsonBody(TransferCompanyOwnershipBody),
   responses: { 200: jsonResponse("Ownership transferred", dataWithMessage(CompanyMember)), ...errorResponses(404), ...commonErrors },
 });
-companyRouter.openapi(transfer, async (c) => {
+export const transfer: AppRouteHandler<typeof transferRoute> = async (c) => {
   const body = c.req.valid("json");
   const heir = await transferCompanyOwnership(c.var.db, requireAuth(c).userId, { userId: body.user_id, previousOwnerRole: body.previous_owner_role });
   return c.json({ data: serializeCompanyMember(heir), message: `${heir.name} owns the company now.` }, 200);
-});
+};
+companyRouter.openapi(transferRoute, transfer);

@@ -74,7 +74,7 @@ export const PutCompanyMemberBody = z
 
 export const TransferCompanyOwnershipBody = z
   .object({
-    user_id: idInput().openapi({ description: "The new owner: an active user of the company" }),
+    user_id: idInput().openapi({ description: "The new owner: an active user of the company, not its current owner" }),
     previous_owner_role: roleName()
       .optional()
       .openapi({ description: "The former owner's role at company level afterwards (a role name); admin when omitted" }),

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError, fieldError } from "../../lib/errors";
 import { timestamp } from "../../lib/format";
@@ -47,7 +48,7 @@ export function serializeCompany(row: ProfileRow | undefined) {
     economic_activity: row?.economicActivity ?? null,
     is_complete: missing.length === 0,
     missing_fields: missing,
-    updated_at: row ? timestamp(row.updatedAt)! : null,
+    updated_at: row ? timestamp(row.updatedAt) : null,
   };
 }
 
@@ -95,12 +96,13 @@ export function profileValues(input: Partial<UpdateCompanyInput>, current?: Prof
 export async function updateProfile(db: AnyDb, tenantId: number, input: UpdateCompanyInput): Promise<ProfileRow> {
   const current = await getProfile(db, tenantId);
   const values = profileValues(input, current);
-  const [row] = await db
+  const row = await db
     .insert(cp)
     .values({ tenantId, ...values })
     .onConflictDoUpdate({ target: cp.tenantId, set: { ...values, updatedAt: new Date() } })
-    .returning();
-  return row!;
+    .returning()
+    .then(oneRow);
+  return row;
 }
 
 /**

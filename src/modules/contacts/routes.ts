@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { oneRow } from "../../db/rows";
+import { type AppRouteHandler, commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage, MessageResponse, WorkspaceFilter } from "../../http/schemas";
 import { IDENTIFICATION_TYPES } from "../../lib/identification";
@@ -22,7 +23,7 @@ const ContactListQuery = listQuerySchema({
   defaultSort: "name",
 });
 
-const list = defineRoute(
+const listRoute = defineRoute(
   { permission: "contacts:view" },
   {
     method: "get",
@@ -33,14 +34,15 @@ const list = defineRoute(
     responses: { 200: jsonResponse("Contacts", paginated(Contact)), ...commonErrors },
   },
 );
-contactsRouter.openapi(list, async (c) => {
+export const list: AppRouteHandler<typeof listRoute> = async (c) => {
   const query = c.req.valid("query");
   const db = c.var.db;
   const { rows, total } = await listContacts(db, c.var.scope, query);
   return c.json(paginate(c, query, total, await serializeContacts(db, rows)), 200);
-});
+};
+contactsRouter.openapi(listRoute, list);
 
-const get = defineRoute(
+const getRoute = defineRoute(
   { permission: "contacts:view" },
   {
     method: "get",
@@ -51,14 +53,15 @@ const get = defineRoute(
     responses: { 200: jsonResponse("The contact", dataOnly(Contact)), ...errorResponses(404), ...commonErrors },
   },
 );
-contactsRouter.openapi(get, async (c) => {
+export const get: AppRouteHandler<typeof getRoute> = async (c) => {
   const db = c.var.db;
   const row = await getContact(db, c.var.scope, c.req.valid("param").id);
-  const [data] = await serializeContacts(db, [row]);
-  return c.json({ data: data! }, 200);
-});
+  const data = oneRow(await serializeContacts(db, [row]));
+  return c.json({ data: data }, 200);
+};
+contactsRouter.openapi(getRoute, get);
 
-const create = defineRoute(
+const createRoute = defineRoute(
   { permission: "contacts:create" },
   {
     method: "post",
@@ -69,14 +72,15 @@ const create = defineRoute(
     responses: { 201: jsonResponse("Created", dataWithMessage(Contact)), ...commonErrors },
   },
 );
-contactsRouter.openapi(create, async (c) => {
+export const create: AppRouteHandler<typeof createRoute> = async (c) => {
   const db = c.var.db;
   const row = await createContact(db, c.var.scope, c.req.valid("json"));
-  const [data] = await serializeContacts(db, [row]);
-  return c.json({ data: data!, message: "Contact created." }, 201);
-});
+  const data = oneRow(await serializeContacts(db, [row]));
+  return c.json({ data: data, message: "Contact created." }, 201);
+};
+contactsRouter.openapi(createRoute, create);
 
-const update = defineRoute(
+const updateRoute = defineRoute(
   { permission: "contacts:edit" },
   {
     method: "patch",
@@ -87,14 +91,15 @@ const update = defineRoute(
     responses: { 200: jsonResponse("Updated", dataWithMessage(Contact)), ...errorResponses(404), ...commonErrors },
   },
 );
-contactsRouter.openapi(update, async (c) => {
+export const update: AppRouteHandler<typeof updateRoute> = async (c) => {
   const db = c.var.db;
   const row = await updateContact(db, c.var.scope, c.req.valid("param").id, c.req.valid("json"));
-  const [data] = await serializeContacts(db, [row]);
-  return c.json({ data: data!, message: "Contact updated." }, 200);
-});
+  const data = oneRow(await serializeContacts(db, [row]));
+  return c.json({ data: data, message: "Contact updated." }, 200);
+};
+contactsRouter.openapi(updateRoute, update);
 
-const remove = defineRoute(
+const removeRoute = defineRoute(
   { permission: "contacts:delete" },
   {
     method: "delete",
@@ -105,10 +110,11 @@ const remove = defineRoute(
     responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
   },
 );
-contactsRouter.openapi(remove, async (c) => {
+export const remove: AppRouteHandler<typeof removeRoute> = async (c) => {
   const id = c.req.valid("param").id;
   const { workspaceId } = await deleteContact(c.var.db, c.var.scope, id);
   // Incremental sync cannot see a deleted row: the event, in the delete's transaction, tells (docs/api.md).
   await emitEvent(c, "contact.deleted", workspaceId, deletedEventData(id, workspaceId));
   return c.json({ message: "Contact deleted." }, 200);
-});
+};
+contactsRouter.openapi(removeRoute, remove);

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, ilike, inArray, isNull, ne, or, sql } from "drizzle
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
 import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import { listWorkspaceCondition, type RequestScope, visibleByIdCondition } from "../../http/scope";
@@ -38,8 +39,8 @@ function serializeContact(row: ContactRow, taxpayer: Taxpayer | null = null) {
     address: row.address,
     notes: row.notes,
     credit_limit: decimal2(row.creditLimit),
-    created_at: timestamp(row.createdAt)!,
-    updated_at: timestamp(row.updatedAt)!,
+    created_at: timestamp(row.createdAt),
+    updated_at: timestamp(row.updatedAt),
     taxpayer,
   };
 }
@@ -127,7 +128,7 @@ export async function createContact(db: AnyDb, scope: RequestScope, input: Creat
   await assertAssignableWorkspace(db, scope, workspaceId, "contacts:create");
   const identification = identificationOf(input.identification_type ?? null, input.identification ?? null);
   if (identification.value) await assertUniqueIdentification(db, scope, identification.value, workspaceId);
-  const [row] = await db
+  const row = await db
     .insert(ct)
     .values({
       tenantId: scope.tenantId,
@@ -142,8 +143,9 @@ export async function createContact(db: AnyDb, scope: RequestScope, input: Creat
       notes: input.notes ?? null,
       creditLimit: input.credit_limit ?? null,
     })
-    .returning();
-  return row!;
+    .returning()
+    .then(oneRow);
+  return row;
 }
 
 export async function updateContact(db: AnyDb, scope: RequestScope, id: number, input: UpdateContactInput): Promise<ContactRow> {
@@ -168,7 +170,7 @@ export async function updateContact(db: AnyDb, scope: RequestScope, id: number, 
   if (identification.value && (identification.value !== current.identification || workspaceId !== current.workspaceId)) {
     await assertUniqueIdentification(db, scope, identification.value, workspaceId, id);
   }
-  const [row] = await db
+  const row = await db
     .update(ct)
     .set({
       workspaceId,
@@ -184,8 +186,9 @@ export async function updateContact(db: AnyDb, scope: RequestScope, id: number, 
       updatedAt: new Date(),
     })
     .where(and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id)))
-    .returning();
-  return row!;
+    .returning()
+    .then(oneRow);
+  return row;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { type AppRouteHandler, commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { deletedEventData, emitEvent } from "../events/service";
@@ -15,7 +15,7 @@ const CurrencyListQuery = listQuerySchema({
   defaultSort: "code",
 });
 
-const list = defineRoute(
+const listRoute = defineRoute(
   { permission: "currencies:view" },
   {
     method: "get",
@@ -26,13 +26,14 @@ const list = defineRoute(
     responses: { 200: jsonResponse("Currencies", paginated(Currency)), ...commonErrors },
   },
 );
-currenciesRouter.openapi(list, async (c) => {
+export const list: AppRouteHandler<typeof listRoute> = async (c) => {
   const query = c.req.valid("query");
   const { rows, total } = await listCurrencies(c.var.db, c.get("tenant").id, query);
   return c.json(paginate(c, query, total, rows.map(serializeCurrency)), 200);
-});
+};
+currenciesRouter.openapi(listRoute, list);
 
-const get = defineRoute(
+const getRoute = defineRoute(
   { permission: "currencies:view" },
   {
     method: "get",
@@ -43,44 +44,47 @@ const get = defineRoute(
     responses: { 200: jsonResponse("The currency", dataOnly(Currency)), ...errorResponses(404), ...commonErrors },
   },
 );
-currenciesRouter.openapi(get, async (c) => {
+export const get: AppRouteHandler<typeof getRoute> = async (c) => {
   const row = await getCurrency(c.var.db, c.get("tenant").id, c.req.valid("param").id);
   return c.json({ data: serializeCurrency(row) }, 200);
-});
+};
+currenciesRouter.openapi(getRoute, get);
 
-const create = defineRoute(
+const createRoute = defineRoute(
   { permission: "currencies:create", level: "company" },
   {
     method: "post",
     path: `${V1}/currencies`,
     tags,
-    summary: "Create a currency",
+    summary: "Create a currency (409 duplicate_currency_code when the tenant has that code)",
     request: jsonBody(CreateCurrencyBody),
-    responses: { 201: jsonResponse("Created", dataWithMessage(Currency)), ...commonErrors },
+    responses: { 201: jsonResponse("Created", dataWithMessage(Currency)), ...errorResponses(409), ...commonErrors },
   },
 );
-currenciesRouter.openapi(create, async (c) => {
+export const create: AppRouteHandler<typeof createRoute> = async (c) => {
   const row = await createCurrency(c.var.db, c.get("tenant").id, c.req.valid("json"));
   return c.json({ data: serializeCurrency(row), message: "Currency created." }, 201);
-});
+};
+currenciesRouter.openapi(createRoute, create);
 
-const update = defineRoute(
+const updateRoute = defineRoute(
   { permission: "currencies:edit", level: "company" },
   {
     method: "patch",
     path: `${V1}/currencies/{id}`,
     tags,
-    summary: "Update a currency (only the fields given)",
+    summary: "Update a currency (only the fields given; 409 duplicate_currency_code for a code the tenant has)",
     request: { params: IdParam, ...jsonBody(UpdateCurrencyBody) },
-    responses: { 200: jsonResponse("Updated", dataWithMessage(Currency)), ...errorResponses(404), ...commonErrors },
+    responses: { 200: jsonResponse("Updated", dataWithMessage(Currency)), ...errorResponses(404, 409), ...commonErrors },
   },
 );
-currenciesRouter.openapi(update, async (c) => {
+export const update: AppRouteHandler<typeof updateRoute> = async (c) => {
   const row = await updateCurrency(c.var.db, c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeCurrency(row), message: "Currency updated." }, 200);
-});
+};
+currenciesRouter.openapi(updateRoute, update);
 
-const remove = defineRoute(
+const removeRoute = defineRoute(
   { permission: "currencies:delete", level: "company" },
   {
     method: "delete",
@@ -91,10 +95,11 @@ const remove = defineRoute(
     responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
   },
 );
-currenciesRouter.openapi(remove, async (c) => {
+export const remove: AppRouteHandler<typeof removeRoute> = async (c) => {
   const id = c.req.valid("param").id;
   await deleteCurrency(c.var.db, c.get("tenant").id, id);
   // The company's, in no workspace; it leaves the list, so the event tells a syncing client.
   await emitEvent(c, "currency.deleted", null, deletedEventData(id, null));
   return c.json({ message: "Currency deleted." }, 200);
-});
+};
+currenciesRouter.openapi(removeRoute, remove);

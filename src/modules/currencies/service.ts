@@ -2,6 +2,7 @@ import { and, eq, ilike, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey, isUniqueViolation } from "../../db/errors";
 import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
@@ -21,8 +22,8 @@ export function serializeCurrency(row: CurrencyRow) {
     symbol: row.symbol,
     exchange_rate: exchangeRateText(row.exchangeRate),
     is_default: row.isDefault,
-    created_at: timestamp(row.createdAt)!,
-    updated_at: timestamp(row.updatedAt)!,
+    created_at: timestamp(row.createdAt),
+    updated_at: timestamp(row.updatedAt),
   };
 }
 
@@ -46,7 +47,7 @@ export async function getCurrency(db: AnyDb, tenantId: number, id: number, lock 
 }
 
 function codeTaken(error: unknown): never {
-  if (isUniqueViolation(error, "currencies_tenant_code_key")) throw fieldError("code", "This currency already exists.");
+  if (isUniqueViolation(error, "currencies_tenant_code_key")) throw fieldError("code", "This currency already exists.", "duplicate_currency_code");
   throw error;
 }
 
@@ -67,7 +68,7 @@ export async function createCurrency(db: AnyDb, tenantId: number, input: CreateC
     checkDefaultRate(input.exchange_rate);
     await clearDefault(db, tenantId);
   }
-  const [row] = await db
+  const row = await db
     .insert(cur)
     .values({
       tenantId,
@@ -78,8 +79,9 @@ export async function createCurrency(db: AnyDb, tenantId: number, input: CreateC
       isDefault: input.is_default ?? false,
     })
     .returning()
-    .catch(codeTaken);
-  return row!;
+    .catch(codeTaken)
+    .then(oneRow);
+  return row;
 }
 
 export async function updateCurrency(db: AnyDb, tenantId: number, id: number, input: UpdateCurrencyInput): Promise<CurrencyRow> {
@@ -90,7 +92,7 @@ export async function updateCurrency(db: AnyDb, tenantId: number, id: number, in
   const becomesDefault = input.is_default === true && !current.isDefault;
   if (current.isDefault || becomesDefault) checkDefaultRate(input.exchange_rate);
   if (becomesDefault) await clearDefault(db, tenantId);
-  const [row] = await db
+  const row = await db
     .update(cur)
     .set({
       code: input.code,
@@ -102,8 +104,9 @@ export async function updateCurrency(db: AnyDb, tenantId: number, id: number, in
     })
     .where(and(eq(cur.tenantId, tenantId), eq(cur.id, id)))
     .returning()
-    .catch(codeTaken);
-  return row!;
+    .catch(codeTaken)
+    .then(oneRow);
+  return row;
 }
 
 /** Why a currency cannot be deleted because invoices or quotations are in it. Returns a reason or null. */
@@ -117,11 +120,12 @@ async function currencyDocumentReferences(db: AnyDb, tenantId: number, currencyI
 export async function deleteCurrency(db: AnyDb, tenantId: number, id: number): Promise<void> {
   const current = await getCurrency(db, tenantId, id, true);
   if (current.isDefault) throw new AppError("in_use", "The default currency cannot be deleted: make another currency the default first.");
-  const [accounts] = await db
+  const accounts = await db
     .select({ n: sql<number>`count(*)`.mapWith(Number) })
     .from(schema.bankAccounts)
-    .where(and(eq(schema.bankAccounts.tenantId, tenantId), eq(schema.bankAccounts.currencyId, id)));
-  const reason = accounts!.n > 0 ? `${accounts!.n} bank account(s) are in this currency` : await currencyDocumentReferences(db, tenantId, id);
+    .where(and(eq(schema.bankAccounts.tenantId, tenantId), eq(schema.bankAccounts.currencyId, id)))
+    .then(oneRow);
+  const reason = accounts.n > 0 ? `${accounts.n} bank account(s) are in this currency` : await currencyDocumentReferences(db, tenantId, id);
   if (reason) throw new AppError("in_use", `This currency cannot be deleted: ${reason}.`);
   await db
     .delete(cur)

@@ -1,6 +1,17 @@
 import { z } from "@hono/zod-openapi";
 import { requireAuth } from "../../http/auth";
-import { commonErrors, createRouter, defineRoute, errorResponse, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import {
+  type AppRouteHandler,
+  commonErrors,
+  createRouter,
+  defineRoute,
+  errorResponse,
+  errorResponses,
+  IdParam,
+  jsonBody,
+  jsonResponse,
+  V1,
+} from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
@@ -43,7 +54,7 @@ const SubtypeListQuery = listQuerySchema({
   defaultSort: "id",
 });
 
-const list = defineRoute(
+const listRoute = defineRoute(
   { permission: "document_subtypes:view" },
   {
     method: "get",
@@ -54,13 +65,14 @@ const list = defineRoute(
     responses: { 200: jsonResponse("Document subtypes", paginated(DocumentSubtype)), ...commonErrors },
   },
 );
-documentSubtypesRouter.openapi(list, async (c) => {
+export const list: AppRouteHandler<typeof listRoute> = async (c) => {
   const query = c.req.valid("query");
   const { rows, total } = await listSubtypes(c.var.db, c.get("tenant").id, query);
   return c.json(paginate(c, query, total, rows.map(serializeSubtype)), 200);
-});
+};
+documentSubtypesRouter.openapi(listRoute, list);
 
-const get = defineRoute(
+const getRoute = defineRoute(
   { permission: "document_subtypes:view" },
   {
     method: "get",
@@ -71,12 +83,13 @@ const get = defineRoute(
     responses: { 200: jsonResponse("The document subtype", dataOnly(DocumentSubtype)), ...errorResponses(404), ...commonErrors },
   },
 );
-documentSubtypesRouter.openapi(get, async (c) => {
+export const get: AppRouteHandler<typeof getRoute> = async (c) => {
   const row = await getSubtype(c.var.db, c.get("tenant").id, c.req.valid("param").id);
   return c.json({ data: serializeSubtype(row) }, 200);
-});
+};
+documentSubtypesRouter.openapi(getRoute, get);
 
-const create = defineRoute(
+const createRoute = defineRoute(
   { permission: "document_subtypes:create", level: "company" },
   {
     method: "post",
@@ -91,12 +104,13 @@ const create = defineRoute(
     },
   },
 );
-documentSubtypesRouter.openapi(create, async (c) => {
+export const create: AppRouteHandler<typeof createRoute> = async (c) => {
   const row = await createSubtype(c.var.db, c.get("tenant").id, c.req.valid("json"));
   return c.json({ data: serializeSubtype(row), message: "Document subtype created." }, 201);
-});
+};
+documentSubtypesRouter.openapi(createRoute, create);
 
-const update = defineRoute(
+const updateRoute = defineRoute(
   { permission: "document_subtypes:edit", level: "company" },
   {
     method: "patch",
@@ -112,12 +126,13 @@ const update = defineRoute(
     },
   },
 );
-documentSubtypesRouter.openapi(update, async (c) => {
+export const update: AppRouteHandler<typeof updateRoute> = async (c) => {
   const row = await updateSubtype(c.var.db, c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeSubtype(row), message: "Document subtype updated." }, 200);
-});
+};
+documentSubtypesRouter.openapi(updateRoute, update);
 
-const remove = defineRoute(
+const removeRoute = defineRoute(
   { permission: "document_subtypes:delete", level: "company" },
   {
     method: "delete",
@@ -128,19 +143,20 @@ const remove = defineRoute(
     responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
   },
 );
-documentSubtypesRouter.openapi(remove, async (c) => {
+export const remove: AppRouteHandler<typeof removeRoute> = async (c) => {
   const id = c.req.valid("param").id;
   await deleteSubtype(c.var.db, c.get("tenant").id, id);
   // The company's, in no workspace; it leaves the list, so the event tells a syncing client.
   await emitEvent(c, "document_subtype.deleted", null, deletedEventData(id, null));
   return c.json({ message: "Document subtype deleted." }, 200);
-});
+};
+documentSubtypesRouter.openapi(removeRoute, remove);
 
 const WorkspaceIdParam = z.object({
   id: idParam("id"),
 });
 
-const setPreferred = defineRoute(
+const setPreferredRoute = defineRoute(
   { permission: "workspaces:edit" },
   {
     method: "put",
@@ -151,7 +167,7 @@ const setPreferred = defineRoute(
     responses: { 200: jsonResponse("Preference saved", dataWithMessage(PreferredSubtype)), ...errorResponses(404), ...commonErrors },
   },
 );
-documentSubtypesRouter.openapi(setPreferred, async (c) => {
+export const setPreferred: AppRouteHandler<typeof setPreferredRoute> = async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
   const subtype = await setPreferredSubtype(c.var.db, c.get("tenant").id, requireAuth(c).userId, id, body.type, body.document_subtype_id);
@@ -167,9 +183,10 @@ documentSubtypesRouter.openapi(setPreferred, async (c) => {
     },
     200,
   );
-});
+};
+documentSubtypesRouter.openapi(setPreferredRoute, setPreferred);
 
-const listPreferred = defineRoute(
+const listPreferredRoute = defineRoute(
   { permission: "workspaces:view" },
   {
     method: "get",
@@ -180,7 +197,7 @@ const listPreferred = defineRoute(
     responses: { 200: jsonResponse("Preferences", dataOnly(z.array(PreferredSubtype))), ...errorResponses(404), ...commonErrors },
   },
 );
-documentSubtypesRouter.openapi(listPreferred, async (c) => {
+export const listPreferred: AppRouteHandler<typeof listPreferredRoute> = async (c) => {
   const { id } = c.req.valid("param");
   const workspace = requireWorkspace(c);
   const rows = await listPreferredSubtypes(c.var.db, c.get("tenant").id, requireAuth(c).userId, workspace.viewAllLocations, id);
@@ -195,9 +212,10 @@ documentSubtypesRouter.openapi(listPreferred, async (c) => {
     },
     200,
   );
-});
+};
+documentSubtypesRouter.openapi(listPreferredRoute, listPreferred);
 
-const validate = defineRoute(
+const validateRoute = defineRoute(
   { permission: "invoices:create" },
   {
     method: "post",
@@ -208,8 +226,9 @@ const validate = defineRoute(
     responses: { 200: jsonResponse("The verdict (top-level, no data wrapper)", ValidateNcfResponse), ...commonErrors },
   },
 );
-documentSubtypesRouter.openapi(validate, async (c) => {
+export const validate: AppRouteHandler<typeof validateRoute> = async (c) => {
   const body = c.req.valid("json");
   const result = await validateNcf(c.var.db, c.get("tenant").id, body.ncf, body.document_subtype_id);
   return c.json(result, 200);
-});
+};
+documentSubtypesRouter.openapi(validateRoute, validate);

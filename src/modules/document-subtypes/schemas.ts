@@ -30,7 +30,7 @@ export const CreateDocumentSubtypeBody = z
         description: "Invoices: B01-B04, B11-B17, E31-E34, E41, E43-E47; credit notes: B04 or E34; debit notes: B03 or E33; quotations: free",
       }),
     start_number: sequence.optional().openapi({ description: "Default 1" }),
-    end_number: sequence,
+    end_number: sequence.openapi({ description: "The range's last number: at least start_number (and next_number)" }),
     next_number: sequence.optional().openapi({ description: "Default start_number; read-only after creation" }),
     valid_until: isoDate.nullable().optional().openapi({ description: "Required for invoices and notes" }),
     authorization_number: authorizationNumber,
@@ -51,14 +51,14 @@ export const UpdateDocumentSubtypeBody = z
     type: z.enum(DOCUMENT_TYPES).optional().openapi({ description: "Cannot change" }),
     prefix: CreateDocumentSubtypeBody.shape.prefix.optional().openapi({ description: "Only while no number was issued" }),
     start_number: sequence.optional().openapi({ description: "Fixed once a number was issued (409 ncf_range_in_use)" }),
-    end_number: sequence.optional().openapi({ description: "Fixed once a number was issued (409 ncf_range_in_use)" }),
+    end_number: sequence.optional().openapi({ description: "Fixed once a number was issued (409 ncf_range_in_use); at least start_number" }),
     next_number: z.number().optional().openapi({ description: "Read-only: only the current value is accepted" }),
     valid_until: isoDate.nullable().optional(),
     authorization_number: authorizationNumber,
     authorized_at: isoDate.nullable().optional(),
     is_default: z.boolean().optional(),
     is_active: z.boolean().optional(),
-    is_electronic: z.boolean().optional(),
+    is_electronic: z.boolean().optional().openapi({ description: "Follows the prefix: true exactly for E-series (e-CF)" }),
   })
   .openapi("UpdateDocumentSubtypeRequest");
 

@@ -2,7 +2,7 @@ import { and, asc, eq, ilike, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey, postgresError } from "../../db/errors";
 import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
-import { rowsOf } from "../../db/rows";
+import { oneRow, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import { addDays, dominicanToday } from "../../lib/dates";
@@ -72,8 +72,8 @@ export function serializeSubtype(row: SubtypeRow) {
     is_electronic: row.isElectronic,
     contingency_workspace_id: row.contingencyWorkspaceId,
     warnings: warningsOf(row),
-    created_at: timestamp(row.createdAt)!,
-    updated_at: timestamp(row.updatedAt)!,
+    created_at: timestamp(row.createdAt),
+    updated_at: timestamp(row.updatedAt),
   };
 }
 
@@ -213,7 +213,7 @@ export async function createSubtype(db: AnyDb, tenantId: number, input: CreateDo
   if (contingencyWorkspaceId !== null) await checkContingencyRange(db, n, contingencyWorkspaceId);
   await lockSequenceWrites(db, tenantId);
   if (n.isDefault) await clearDefault(db, tenantId, n.type);
-  const [row] = await db
+  const row = await db
     .insert(ds)
     .values({
       tenantId,
@@ -232,8 +232,9 @@ export async function createSubtype(db: AnyDb, tenantId: number, input: CreateDo
       contingencyWorkspaceId,
     })
     .returning()
-    .catch(rangeOverlap);
-  return row!;
+    .catch(rangeOverlap)
+    .then(oneRow);
+  return row;
 }
 
 /**
@@ -287,7 +288,7 @@ export async function updateSubtype(db: AnyDb, tenantId: number, id: number, inp
   };
   checkNumbering(n);
   if (n.isDefault && !current.isDefault) await clearDefault(db, tenantId, n.type, id);
-  const [row] = await db
+  const row = await db
     .update(ds)
     .set({
       name: input.name,
@@ -304,8 +305,9 @@ export async function updateSubtype(db: AnyDb, tenantId: number, id: number, inp
     })
     .where(and(eq(ds.tenantId, tenantId), eq(ds.id, id)))
     .returning()
-    .catch(rangeOverlap);
-  return row!;
+    .catch(rangeOverlap)
+    .then(oneRow);
+  return row;
 }
 
 /**
@@ -370,7 +372,7 @@ async function isDocumentNumberUsed(db: AnyDb, tenantId: number, documentNumber:
   const used = (table: typeof schema.invoices | typeof schema.invoiceNotes) =>
     sql`EXISTS (SELECT 1 FROM ${table} WHERE ${table.tenantId} = ${tenantId} AND ${table.documentNumber} = ${documentNumber})`;
   const result = await db.execute(sql`SELECT ${used(schema.invoices)} OR ${used(schema.invoiceNotes)} AS used`);
-  return rowsOf<{ used: boolean }>(result)[0]!.used;
+  return oneRow(rowsOf<{ used: boolean }>(result)).used;
 }
 
 /** Whether `ncf` may be used with the subtype: format, prefix, range, expiry, not already used. */

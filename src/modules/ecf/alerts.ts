@@ -321,7 +321,7 @@ export function serializeAlert(row: AlertRow) {
     message: row.message,
     details: row.details as Record<string, string | number | null>,
     due_at: timestamp(row.dueAt),
-    raised_at: timestamp(row.raisedAt)!,
+    raised_at: timestamp(row.raisedAt),
     resolved_at: timestamp(row.resolvedAt),
   };
 }

@@ -1,5 +1,6 @@
 import { and, eq, inArray, like } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { Config } from "../../env";
 import type { RequestScope } from "../../http/scope";
@@ -31,7 +32,7 @@ export function serializeAnnulment(row: AnnulmentRow) {
     environment: row.environment as EcfEnvironment,
     dgii_messages: row.dgiiMessages as { codigo: string; valor: string }[],
     not_annulled: row.notAnnulled as { encf: string; reason: string }[],
-    created_at: timestamp(row.createdAt)!,
+    created_at: timestamp(row.createdAt),
   };
 }
 
@@ -91,11 +92,14 @@ export async function annulRange(
         .for("update")
     : [];
   const byEncf = new Map(unsent.map((row) => [row.encf, row]));
+  // Each taken number's e-CF, once checked to be an invoice's.
+  const takenEcf: { encf: string; row: (typeof unsent)[number]; invoiceId: number }[] = [];
   for (const encf of taken) {
     const row = byEncf.get(encf);
     if (!row) throw fieldError("from", `${encf} was issued without an e-CF of this company: it cannot be annulled here.`);
     if (row.noteId !== null) throw fieldError("from", `${encf} is a note's e-NCF: correct it with another note once it is sent.`);
     if (row.invoiceId === null) throw fieldError("from", `${encf} is a purchase's e-NCF: its e-CF is sent with the purchase and cannot be annulled here.`);
+    takenEcf.push({ encf, row, invoiceId: row.invoiceId });
     if (row.trackId !== null || (row.status !== "pending" && row.status !== "failed")) {
       throw new AppError(
         "ecf_already_sent",
@@ -135,10 +139,9 @@ export async function annulRange(
   }
   const kept = new Set(notAnnulled.map((n) => n.encf));
   const messages = answer.messages;
-  const annulledTaken = taken.filter((encf) => !kept.has(encf));
-  for (const encf of annulledTaken) {
-    const row = byEncf.get(encf)!;
-    await annulledInvoices.use(db, scope, row.invoiceId!, encf);
+  const annulledTaken = takenEcf.filter(({ encf }) => !kept.has(encf));
+  for (const { encf, row, invoiceId } of annulledTaken) {
+    await annulledInvoices.use(db, scope, invoiceId, encf);
     const transition = userEntryValue(
       { state: "annulled", code: "annulled", attempt: row.attempts },
       scope.userId,
@@ -147,9 +150,8 @@ export async function annulRange(
     );
     await db.update(e).set({ status: "annulled", lastError: null, updatedAt: now, transition }).where(eq(e.id, row.id));
   }
-  for (const encf of annulledTaken) {
-    const row = byEncf.get(encf)!;
-    await recordEcfTransitionEvent(db, scope.tenantId, { id: row.id, workspaceId: row.workspaceId, kind: "invoice", documentId: row.invoiceId! }, "annulled");
+  for (const { row, invoiceId } of annulledTaken) {
+    await recordEcfTransitionEvent(db, scope.tenantId, { id: row.id, workspaceId: row.workspaceId, kind: "invoice", documentId: invoiceId }, "annulled");
   }
   // The sequence moves past the last number DGII annulled: an unused number DGII did not annul
   // after it may still be issued; one before it is left behind, reported in not_annulled.
@@ -161,7 +163,7 @@ export async function annulRange(
       .set({ nextNumber: lastAnnulled + 1, updatedAt: now })
       .where(eq(ds.id, subtype.id));
   }
-  const [row] = await db
+  const row = await db
     .insert(a)
     .values({
       tenantId: scope.tenantId,
@@ -176,6 +178,7 @@ export async function annulRange(
       notAnnulled,
       createdBy: scope.userId,
     })
-    .returning();
-  return row!;
+    .returning()
+    .then(oneRow);
+  return row;
 }

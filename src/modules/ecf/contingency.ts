@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { assertHeldForBranches, type CompanyGrant } from "../../db/grants";
-import { rowsOf } from "../../db/rows";
+import { oneRow, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
 import { AppError, fieldError, notFound } from "../../lib/errors";
@@ -30,7 +30,7 @@ export function serializeContingency(row: ContingencyRow): EcfContingency {
     workspace_ids: row.workspaceIds,
     reason: row.reason,
     open: row.closedAt === null,
-    opened_at: timestamp(row.openedAt)!,
+    opened_at: timestamp(row.openedAt),
     opened_by: row.openedBy,
     closed_at: timestamp(row.closedAt),
     closed_by: row.closedBy,
@@ -84,8 +84,8 @@ export async function openContingency(db: AnyDb, scope: RequestScope, company: C
         : `Contingency #${other.id}, open since ${timestamp(other.openedAt)}, already covers branch ${other.workspaceIds.filter((id) => !ids || ids.includes(id)).join(", ")}.`,
     );
   }
-  const [row] = await db.insert(c).values({ tenantId: scope.tenantId, workspaceIds: ids, reason: input.reason, openedBy: scope.userId }).returning();
-  return row!;
+  const row = await db.insert(c).values({ tenantId: scope.tenantId, workspaceIds: ids, reason: input.reason, openedBy: scope.userId }).returning().then(oneRow);
+  return row;
 }
 
 /**
@@ -115,7 +115,7 @@ export async function closeContingency(
     current.workspaceIds ? "close a contingency of these branches" : "close a total contingency",
   );
   if (current.closedAt !== null) throw new AppError("contingency_closed", `This contingency was closed at ${timestamp(current.closedAt)}.`);
-  const [row] = await db.update(c).set({ closedAt: now, closedBy: scope.userId, closedHow: "manual" }).where(eq(c.id, id)).returning();
+  const row = await db.update(c).set({ closedAt: now, closedBy: scope.userId, closedHow: "manual" }).where(eq(c.id, id)).returning().then(oneRow);
   const covered = current.workspaceIds === null ? sql`true` : sql`d.workspace_id = ANY (${`{${current.workspaceIds.join(",")}}`}::int[])`;
   const released = rowsOf<{ id: number }>(
     await db.execute(sql`
@@ -125,7 +125,7 @@ export async function closeContingency(
           AND (o.workspace_ids IS NULL OR d.workspace_id = ANY (o.workspace_ids)))
       RETURNING d.id`),
   );
-  return { row: row!, released: released.map((r) => Number(r.id)) };
+  return { row: row, released: released.map((r) => Number(r.id)) };
 }
 
 /** GET /ecf/contingency: the tenant's contingencies, the latest first (the last 200). */

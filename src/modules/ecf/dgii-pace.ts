@@ -1,5 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 
 /**
@@ -32,28 +33,30 @@ export async function dgiiBackoffOf(db: AnyDb, tenantId: number): Promise<{ unti
 /** DGII asked the company to slow down: its wait starts (or doubles) now. Answers the wait's end. */
 export async function recordDgiiBackoff(db: AnyDb, tenantId: number, now: Date, error: string, retryAfterSeconds?: number): Promise<Date> {
   const at = sql`${now.toISOString()}::timestamptz`;
-  const [row] = await db
-    .insert(b)
-    .values({
-      tenantId,
-      until: new Date(now.getTime() + paceDelaySeconds(1, retryAfterSeconds) * 1000),
-      failures: 1,
-      lastError: error.slice(0, 600),
-      updatedAt: now,
-    })
-    .onConflictDoUpdate({
-      target: b.tenantId,
-      // Several steps of the company may meet the same 503 at once: the wait grows once, when the last one is over.
-      set: {
-        failures: sql`CASE WHEN ${b.until} > ${at} THEN ${b.failures} ELSE ${b.failures} + 1 END`,
-        until: sql`CASE WHEN ${b.until} > ${at} THEN ${b.until}
-          ELSE ${at} + make_interval(secs => greatest(least(30 * 2 ^ ${b.failures}, 900), ${Math.min(retryAfterSeconds ?? 0, MAX_RETRY_AFTER_SECONDS)})) END`,
+  const row = oneRow(
+    await db
+      .insert(b)
+      .values({
+        tenantId,
+        until: new Date(now.getTime() + paceDelaySeconds(1, retryAfterSeconds) * 1000),
+        failures: 1,
         lastError: error.slice(0, 600),
         updatedAt: now,
-      },
-    })
-    .returning({ until: b.until });
-  return row!.until;
+      })
+      .onConflictDoUpdate({
+        target: b.tenantId,
+        // Several steps of the company may meet the same 503 at once: the wait grows once, when the last one is over.
+        set: {
+          failures: sql`CASE WHEN ${b.until} > ${at} THEN ${b.failures} ELSE ${b.failures} + 1 END`,
+          until: sql`CASE WHEN ${b.until} > ${at} THEN ${b.until}
+          ELSE ${at} + make_interval(secs => greatest(least(30 * 2 ^ ${b.failures}, 900), ${Math.min(retryAfterSeconds ?? 0, MAX_RETRY_AFTER_SECONDS)})) END`,
+          lastError: error.slice(0, 600),
+          updatedAt: now,
+        },
+      })
+      .returning({ until: b.until }),
+  );
+  return row.until;
 }
 
 /** DGII answered the company: its wait is over. */

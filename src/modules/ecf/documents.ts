@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, isNull, lte } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { orderBy, pageOf } from "../../db/queries";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { Config } from "../../env";
 import type { ListQuery } from "../../http/pagination";
@@ -124,7 +125,7 @@ export function serializeEcf(row: EcfRow, config: Pick<Config, "DGII_ECF_BASE_UR
     status: row.status as (typeof ECF_STATUS_VALUES)[number],
     track_id: row.trackId,
     security_code: row.securityCode,
-    signed_at: timestamp(row.signedAt)!,
+    signed_at: timestamp(row.signedAt),
     qr_url: qrUrlOf(row, dgiiUrls(config, row.environment as EcfEnvironment)),
     dgii_messages: row.dgiiMessages as { codigo: string; valor: string }[],
     sequence_used: row.sequenceUsed,
@@ -133,9 +134,9 @@ export function serializeEcf(row: EcfRow, config: Pick<Config, "DGII_ECF_BASE_UR
     last_attempt_at: timestamp(row.lastAttemptAt),
     next_attempt_at: open ? timestamp(row.nextAttemptAt) : null,
     last_error: row.lastError,
-    total_amount: decimal2(row.totalAmount)!,
+    total_amount: decimal2(row.totalAmount),
     deferred_sending:
-      row.offlineIssuedAt && row.deferredDeadline ? { offline_issued_at: timestamp(row.offlineIssuedAt)!, deadline: timestamp(row.deferredDeadline)! } : null,
+      row.offlineIssuedAt && row.deferredDeadline ? { offline_issued_at: timestamp(row.offlineIssuedAt), deadline: timestamp(row.deferredDeadline) } : null,
     commercial_status: row.commercialStatus as "approved" | "rejected" | null,
     commercial_reason: row.commercialReason,
     commercial_at: timestamp(row.commercialAt),
@@ -165,7 +166,7 @@ export async function ecfTimeline(db: AnyDb, row: EcfRow) {
     .orderBy(asc(t.id));
   return rows.map((r) => ({
     state: r.state as (typeof ECF_TIMELINE_STATES)[number],
-    at: timestamp(r.at)!,
+    at: timestamp(r.at),
     code: r.code as (typeof ECF_CAUSE_CODES)[number] | null,
     cause: r.cause,
     attempt: r.attempt,
@@ -179,8 +180,8 @@ const OWNER_PATHS: Record<EcfOwner, string> = { invoice: "invoices", credit_note
 /** Where a document of each kind is issued anew: a note on its invoice. */
 async function issuePath(db: AnyDb, row: EcfRow, owner: EcfOwner): Promise<string> {
   if (owner === "invoice" || owner === "purchase") return `/api/v1/${OWNER_PATHS[owner]}`;
-  const [note] = await db.select({ invoiceId: notes.invoiceId }).from(notes).where(eq(notes.id, row.noteId!));
-  return `/api/v1/invoices/${note!.invoiceId}/${owner === "credit_note" ? "credit-notes" : "debit-notes"}`;
+  const note = await db.select({ invoiceId: notes.invoiceId }).from(notes).where(eq(notes.id, row.noteId!)).then(oneRow);
+  return `/api/v1/invoices/${note.invoiceId}/${owner === "credit_note" ? "credit-notes" : "debit-notes"}`;
 }
 
 const ISSUED_AGAIN: Record<EcfOwner, (path: string) => string> = {

@@ -160,15 +160,15 @@ function required(from: XmlElement, path: string[], pattern?: RegExp): string {
 
 /** dd-MM-yyyy (day and month may have one digit in ACECF.xsd's DateValidation) to YYYY-MM-DD. */
 function isoDate(value: string): string {
-  const [day, month, year] = value.split("-");
-  return `${year}-${month!.padStart(2, "0")}-${day!.padStart(2, "0")}`;
+  const [day = "", month = "", year = ""] = value.split("-");
+  return `${year}-${month.padStart(2, "0")}-${day.padStart(2, "0")}`;
 }
 
 /** dd-MM-yyyy HH:mm:ss in the Dominican Republic (UTC−4, no daylight saving) to the instant. */
 function instant(value: string): Date {
-  const [date, time] = value.split(" ");
-  const [hours, minutes, seconds] = time!.split(":").map(Number);
-  return new Date(Date.parse(`${isoDate(date!)}T00:00:00Z`) + ((hours! + 4) * 3600 + minutes! * 60 + seconds!) * 1000);
+  const [date = "", time = ""] = value.split(" ");
+  const [hours = 0, minutes = 0, seconds = 0] = time.split(":").map(Number);
+  return new Date(Date.parse(`${isoDate(date)}T00:00:00Z`) + ((hours + 4) * 3600 + minutes * 60 + seconds) * 1000);
 }
 
 const DATE = /^\d{1,2}-\d{1,2}-\d{4}$/;

@@ -5,13 +5,23 @@ import { dateInput as dateFilter } from "../../lib/bounds";
 export const ECF_ENVIRONMENTS = ["testecf", "certecf", "ecf"] as const;
 export type EcfEnvironment = (typeof ECF_ENVIRONMENTS)[number];
 
+const B64 = "[A-Za-z0-9+/]\\s*";
+const BASE64_PATTERN = `^\\s*(?:(?:${B64}){4})*(?:(?:${B64}){4}|(?:${B64}){2}=\\s*=|(?:${B64}){3}=)\\s*$`;
+
 export const PutCertificateBody = z
   .object({
     p12_base64: z
       .string()
       .min(1)
       .max(200_000)
-      .openapi({ description: "The PKCS#12 (.p12/.pfx) file in base64: an RSA key and its certificate, from a DGII-accredited authority" }),
+      // What src/modules/ecf/certificate.ts opens: whole base64 quanta, spaces and line breaks anywhere.
+      .regex(new RegExp(BASE64_PATTERN), "The certificate file must be given in base64.")
+      .openapi({
+        description:
+          "The PKCS#12 (.p12/.pfx) file in base64 (whitespace ignored): an RSA key and its certificate, from a DGII-accredited authority, opened with password",
+        // JSON Schema 2020-12 keywords zod's metadata type does not list; the document carries them as given.
+        ...({ contentEncoding: "base64", contentMediaType: "application/x-pkcs12" } as object),
+      }),
     password: z.string().max(1000).openapi({ description: "The file's password; stored encrypted, never returned" }),
   })
   .strict()
@@ -53,7 +63,7 @@ export const EcfSettings = z
 export const PutSettingsBody = z
   .object({
     environment: z.enum(ECF_ENVIRONMENTS).optional().openapi({ description: "testecf (pre-certification), certecf (certification), ecf (production)" }),
-    enabled: z.boolean().optional(),
+    enabled: z.boolean().optional().openapi({ description: "true needs the signing certificate uploaded first (PUT /api/v1/ecf/certificate)" }),
     deferred_sending_authorization: z.string().trim().min(1).max(100).nullable().optional().openapi({
       description: "The reference of DGII's authorization to send deferred (sales made offline by branch devices); null: not authorized",
       example: "DGII-ED-2026-000123",

@@ -1,5 +1,6 @@
 import { and, eq, isNotNull } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { Config } from "../../env";
 import { decryptSecret, encryptSecret } from "../../lib/crypto";
@@ -89,25 +90,28 @@ function receiverBaseUrl(raw: string, allowHttpLoopback: boolean): string {
 
 /** The tenant's one settings row, created on its first write. */
 async function upsertSettings(db: AnyDb, tenantId: number, values: Partial<typeof settings.$inferInsert>): Promise<SettingsRow> {
-  const [row] = await db
+  const row = await db
     .insert(settings)
     .values({ tenantId, ...values })
     .onConflictDoUpdate({ target: settings.tenantId, set: values })
-    .returning();
-  return row!;
+    .returning()
+    .then(oneRow);
+  return row;
 }
 
 export function serializeCertificate(row: SettingsRow | undefined, now: Date) {
-  if (!row?.certificateEncrypted) throw notFound("Certificate");
-  const notAfter = row.certificateNotAfter!;
+  // PUT /ecf/certificate writes the sealed file and what it read of it together (putCertificate).
+  const { certificateNotAfter: notAfter, certificateSubject: subject, certificateIssuer: issuer, certificateNotBefore: notBefore } = row ?? {};
+  const fingerprint = row?.certificateFingerprint;
+  if (!row?.certificateEncrypted || !notAfter || !subject || !issuer || !notBefore || !fingerprint) throw notFound("Certificate");
   const daysLeft = Math.floor((notAfter.getTime() - now.getTime()) / 86_400_000);
   return {
-    subject: row.certificateSubject!,
+    subject,
     serial_number: row.certificateSerialNumber,
-    issuer: row.certificateIssuer!,
-    not_before: timestamp(row.certificateNotBefore)!,
-    not_after: timestamp(notAfter)!,
-    fingerprint_sha256: row.certificateFingerprint!,
+    issuer,
+    not_before: timestamp(notBefore),
+    not_after: timestamp(notAfter),
+    fingerprint_sha256: fingerprint,
     warnings:
       daysLeft < 0
         ? [{ code: "certificate_expired", message: `The certificate expired on ${timestamp(notAfter)}: e-CF cannot be signed until a new one is uploaded.` }]

@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AnyDb } from "../../db/client";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { AppEnv } from "../../http/context";
 import type { RequestScope } from "../../http/scope";
@@ -99,7 +100,7 @@ export async function retryDocumentEcf(db: AnyDb, scope: RequestScope, owner: Ec
         : `Only a failed e-CF, or a rejected one whose e-NCF DGII says was not used, can be sent again; this one is ${row.status}.`,
     );
   }
-  const [updated] = await db
+  const updated = await db
     .update(e)
     .set({
       status: "pending",
@@ -117,7 +118,8 @@ export async function retryDocumentEcf(db: AnyDb, scope: RequestScope, owner: Ec
       ),
     })
     .where(eq(e.id, row.id))
-    .returning();
+    .returning()
+    .then(oneRow);
   await recordEcfTransitionEvent(db, scope.tenantId, { id: row.id, workspaceId: row.workspaceId, kind: owner, documentId: id }, "retried");
-  return updated!;
+  return updated;
 }

@@ -50,7 +50,7 @@ fiscalPeriodsRouter.openapi(
       request: { params: PeriodParam },
       responses: {
         200: jsonResponse("Closed", dataWithMessage(FiscalPeriod)),
-        409: errorResponse("period_closed: the month is closed already"),
+        409: errorResponse("period_closed: the month is closed already; conflict: e-CF of the month still await DGII's answer"),
         ...commonErrors,
       },
     },

@@ -8,7 +8,7 @@ export const PeriodParam = z.object({ period: period("The month, YYYYMM") });
 
 export const FiscalPeriodsQuery = z
   .object({
-    from: period("The first month listed (default: 11 months before `to`)").optional(),
+    from: period("The first month listed: on or before `to`, at most 35 months before it (default: 11 months before `to`)").optional(),
     to: period("The last month listed (default: the current month, Dominican time)").optional(),
   })
   .strict();
@@ -22,7 +22,9 @@ export const ReopenBody = z
 
 export const SnapshotQuery = z
   .object({
-    report: z.enum(["606", "607", "607-ecf", "608"]).openapi({ description: "`607-ecf`: the 607 with include_ecf=true" }),
+    report: z
+      .enum(["606", "607", "607-ecf", "608", "it1", "ir17"])
+      .openapi({ description: "`607-ecf`: the 607 with include_ecf=true; it1 and ir17 in JSON only" }),
     format: z.enum(["txt", "json"]).default("txt"),
     version: z.coerce.number().int().min(1).max(10_000).optional().openapi({ description: "The close's version; default the latest" }),
   })

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { rowsOf } from "../../db/rows";
+import { oneRow, rowsOf } from "../../db/rows";
 import { sha256Hex } from "../../lib/crypto";
 import { dominicanToday } from "../../lib/dates";
 import { AppError, fieldError, notFound } from "../../lib/errors";
@@ -125,11 +125,26 @@ export async function closePeriod(db: AnyDb, tenantId: number, userId: number, p
       WHERE tenant_id = ${tenantId} AND period = ${period} ORDER BY version DESC LIMIT 1`),
   );
   if (last?.standing) throw new AppError("period_closed", `The fiscal period ${period} is closed already.`, { period: [period] });
-  const [close] = rowsOf<{ id: number }>(
-    await db.execute(sql`INSERT INTO fiscal_period_closes (tenant_id, period, version, closed_by)
-      VALUES (${tenantId}, ${period}, ${(last?.version ?? 0) + 1}, ${userId}) RETURNING id`),
+  // An e-CF of the month DGII has not answered yet may still be rejected, and its invoice then
+  // cancelled (a change the lock would refuse): the month closes once DGII has answered them all.
+  const [waiting] = rowsOf<{ count: number }>(
+    await db.execute(sql`SELECT count(*)::int AS count FROM ecf_documents e WHERE e.tenant_id = ${tenantId}
+      AND e.issue_date BETWEEN ${`${period.slice(0, 4)}-${period.slice(4)}-01`}::date AND (${`${period.slice(0, 4)}-${period.slice(4)}-01`}::date + interval '1 month - 1 day')::date
+      AND e.status IN ('pending', 'in_process', 'failed')`),
   );
-  await keepSnapshots(db, tenantId, close!.id, await renderFormats(db, tenantId, period));
+  if (waiting && waiting.count > 0) {
+    throw new AppError(
+      "conflict",
+      `${waiting.count} e-CF of ${period} still await DGII's answer (pending, in process or failed: GET /api/v1/ecf/submissions): close the month once DGII has answered them.`,
+    );
+  }
+  const close = oneRow(
+    rowsOf<{ id: number }>(
+      await db.execute(sql`INSERT INTO fiscal_period_closes (tenant_id, period, version, closed_by)
+      VALUES (${tenantId}, ${period}, ${(last?.version ?? 0) + 1}, ${userId}) RETURNING id`),
+    ),
+  );
+  await keepSnapshots(db, tenantId, close.id, await renderFormats(db, tenantId, period));
   return getPeriod(db, tenantId, period);
 }
 

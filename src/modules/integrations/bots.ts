@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { findRow, orderBy, type Page, pageOf } from "../../db/queries";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { config, type Env } from "../../env";
 import type { ListQuery } from "../../http/pagination";
@@ -44,8 +45,8 @@ export function serializeBot(row: BotRow, origin: string) {
     inbound_url: botInboundUrl(origin, row.id),
     platform_username: row.platformUsername,
     is_active: row.isActive,
-    created_at: timestamp(row.createdAt)!,
-    updated_at: timestamp(row.updatedAt)!,
+    created_at: timestamp(row.createdAt),
+    updated_at: timestamp(row.updatedAt),
   };
 }
 
@@ -89,7 +90,7 @@ async function registerWebhook(env: Env, token: string, url: string, secret: str
 export async function createBot(db: AnyDb, env: Env, scope: IntegrationScope, input: CreateBotInput): Promise<BotRow> {
   const identity = await identify(env, input.token, scope);
   const secret = randomSecret();
-  const [row] = await db
+  const row = await db
     .insert(b)
     .values({
       tenantId: scope.tenantId,
@@ -103,9 +104,10 @@ export async function createBot(db: AnyDb, env: Env, scope: IntegrationScope, in
       platformUsername: identity.username ?? null,
       isActive: input.is_active ?? true,
     })
-    .returning();
-  if (input.webhook_url) await registerWebhook(env, input.token, input.webhook_url, secret, scope, row!.id);
-  return row!;
+    .returning()
+    .then(oneRow);
+  if (input.webhook_url) await registerWebhook(env, input.token, input.webhook_url, secret, scope, row.id);
+  return row;
 }
 
 export async function updateBot(db: AnyDb, env: Env, scope: IntegrationScope, id: number, input: UpdateBotInput): Promise<BotRow> {
@@ -124,7 +126,7 @@ export async function updateBot(db: AnyDb, env: Env, scope: IntegrationScope, id
       throw integrationFailed(error, "remove the webhook", { requestId: scope.requestId, botId: id });
     }
   }
-  const [row] = await db
+  const row = await db
     .update(b)
     .set({
       name: input.name,
@@ -141,8 +143,9 @@ export async function updateBot(db: AnyDb, env: Env, scope: IntegrationScope, id
       updatedAt: new Date(),
     })
     .where(and(eq(b.tenantId, scope.tenantId), eq(b.id, id)))
-    .returning();
-  return row!;
+    .returning()
+    .then(oneRow);
+  return row;
 }
 
 /** Deletes the bot; its webhook is removed from the platform on a best-effort basis (logged). */

@@ -3,6 +3,7 @@ import { and, asc, eq, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
 import { findRow, orderBy, type Page, pageOf } from "../../db/queries";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { config, type Env } from "../../env";
 import type { ListQuery } from "../../http/pagination";
@@ -33,8 +34,8 @@ export function serializeAccount(row: AccountRow, origin: string) {
     access_token_last4: row.accessTokenLast4,
     webhook_url: accountInboundUrl(origin, row.id),
     is_active: row.isActive,
-    created_at: timestamp(row.createdAt)!,
-    updated_at: timestamp(row.updatedAt)!,
+    created_at: timestamp(row.createdAt),
+    updated_at: timestamp(row.updatedAt),
   };
 }
 
@@ -49,8 +50,8 @@ export function serializeTemplate(row: TemplateRow) {
     status: row.status,
     platform_template_id: row.platformTemplateId,
     rejected_reason: row.rejectedReason,
-    created_at: timestamp(row.createdAt)!,
-    updated_at: timestamp(row.updatedAt)!,
+    created_at: timestamp(row.createdAt),
+    updated_at: timestamp(row.updatedAt),
   };
 }
 
@@ -80,7 +81,7 @@ const phoneIdTaken = (error: unknown) => {
 
 export async function createAccount(db: AnyDb, env: Env, scope: IntegrationScope, input: CreateAccountInput): Promise<AccountRow> {
   const key = config(env).APP_ENCRYPTION_KEY;
-  const [row] = await db
+  const row = await db
     .insert(a)
     .values({
       tenantId: scope.tenantId,
@@ -96,14 +97,15 @@ export async function createAccount(db: AnyDb, env: Env, scope: IntegrationScope
       isActive: input.is_active ?? true,
     })
     .returning()
-    .catch(phoneIdTaken);
-  return row!;
+    .catch(phoneIdTaken)
+    .then(oneRow);
+  return row;
 }
 
 export async function updateAccount(db: AnyDb, env: Env, scope: IntegrationScope, id: number, input: UpdateAccountInput): Promise<AccountRow> {
   await getAccount(db, scope, id, true);
   const key = config(env).APP_ENCRYPTION_KEY;
-  const [row] = await db
+  const row = await db
     .update(a)
     .set({
       name: input.name,
@@ -120,8 +122,9 @@ export async function updateAccount(db: AnyDb, env: Env, scope: IntegrationScope
     })
     .where(and(eq(a.tenantId, scope.tenantId), eq(a.id, id)))
     .returning()
-    .catch(phoneIdTaken);
-  return row!;
+    .catch(phoneIdTaken)
+    .then(oneRow);
+  return row;
 }
 
 export async function deleteAccount(db: AnyDb, scope: IntegrationScope, id: number): Promise<void> {
@@ -163,7 +166,7 @@ export async function createTemplate(db: AnyDb, env: Env, scope: IntegrationScop
   } catch (error) {
     throw integrationFailed(error, "accept the template", { requestId: scope.requestId, accountId });
   }
-  const [row] = await db
+  const row = await db
     .insert(t)
     .values({
       tenantId: scope.tenantId,
@@ -175,8 +178,9 @@ export async function createTemplate(db: AnyDb, env: Env, scope: IntegrationScop
       status: String(created.status ?? "PENDING").toUpperCase(),
       platformTemplateId: created.id === undefined ? null : String(created.id),
     })
-    .returning();
-  return row!;
+    .returning()
+    .then(oneRow);
+  return row;
 }
 
 /** A template as the platform lists it; fields are read as text, whatever type the platform used. */

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context";
-import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { type AppRouteHandler, commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
@@ -61,7 +61,7 @@ const platformError = errorResponses(502);
 
 // ---- Messaging bots
 
-const listBotsRoute = defineRoute(VIEW, {
+const listBotsRouteRoute = defineRoute(VIEW, {
   method: "get",
   path: "/api/messaging-bots",
   tags: botTags,
@@ -69,7 +69,7 @@ const listBotsRoute = defineRoute(VIEW, {
   request: { query: ListQuery },
   responses: { 200: jsonResponse("Bots", paginated(MessagingBot)), ...commonErrors },
 });
-integrationsRouter.openapi(listBotsRoute, async (c) => {
+export const listBotsRoute: AppRouteHandler<typeof listBotsRouteRoute> = async (c) => {
   const query = c.req.valid("query");
   const scope = scopeOf(c);
   const { rows, total } = await listBots(c.var.db, scope, query);
@@ -82,9 +82,10 @@ integrationsRouter.openapi(listBotsRoute, async (c) => {
     ),
     200,
   );
-});
+};
+integrationsRouter.openapi(listBotsRouteRoute, listBotsRoute);
 
-const createBotRoute = defineRoute(MANAGE, {
+const createBotRouteRoute = defineRoute(MANAGE, {
   method: "post",
   path: "/api/messaging-bots",
   tags: botTags,
@@ -92,13 +93,14 @@ const createBotRoute = defineRoute(MANAGE, {
   request: jsonBody(CreateBotBody),
   responses: { 201: jsonResponse("Created", dataWithMessage(MessagingBot)), ...platformError, ...commonErrors },
 });
-integrationsRouter.openapi(createBotRoute, async (c) => {
+export const createBotRoute: AppRouteHandler<typeof createBotRouteRoute> = async (c) => {
   const scope = scopeOf(c);
   const row = await createBot(c.var.db, c.env, scope, c.req.valid("json"));
   return c.json({ data: serializeBot(row, scope.origin), message: "Messaging bot created." }, 201);
-});
+};
+integrationsRouter.openapi(createBotRouteRoute, createBotRoute);
 
-const getBotRoute = defineRoute(VIEW, {
+const getBotRouteRoute = defineRoute(VIEW, {
   method: "get",
   path: "/api/messaging-bots/{bot}",
   tags: botTags,
@@ -106,13 +108,14 @@ const getBotRoute = defineRoute(VIEW, {
   request: { params: BotParam },
   responses: { 200: jsonResponse("The bot", dataOnly(MessagingBot)), ...errorResponses(404), ...commonErrors },
 });
-integrationsRouter.openapi(getBotRoute, async (c) => {
+export const getBotRoute: AppRouteHandler<typeof getBotRouteRoute> = async (c) => {
   const scope = scopeOf(c);
   const row = await getBot(c.var.db, scope, c.req.valid("param").bot);
   return c.json({ data: serializeBot(row, scope.origin) }, 200);
-});
+};
+integrationsRouter.openapi(getBotRouteRoute, getBotRoute);
 
-const updateBotRoute = defineRoute(MANAGE, {
+const updateBotRouteRoute = defineRoute(MANAGE, {
   method: "patch",
   path: "/api/messaging-bots/{bot}",
   tags: botTags,
@@ -120,13 +123,14 @@ const updateBotRoute = defineRoute(MANAGE, {
   request: { params: BotParam, ...jsonBody(UpdateBotBody) },
   responses: { 200: jsonResponse("Updated", dataWithMessage(MessagingBot)), ...errorResponses(404), ...platformError, ...commonErrors },
 });
-integrationsRouter.openapi(updateBotRoute, async (c) => {
+export const updateBotRoute: AppRouteHandler<typeof updateBotRouteRoute> = async (c) => {
   const scope = scopeOf(c);
   const row = await updateBot(c.var.db, c.env, scope, c.req.valid("param").bot, c.req.valid("json"));
   return c.json({ data: serializeBot(row, scope.origin), message: "Messaging bot updated." }, 200);
-});
+};
+integrationsRouter.openapi(updateBotRouteRoute, updateBotRoute);
 
-const deleteBotRoute = defineRoute(MANAGE, {
+const deleteBotRouteRoute = defineRoute(MANAGE, {
   method: "delete",
   path: "/api/messaging-bots/{bot}",
   tags: botTags,
@@ -134,16 +138,17 @@ const deleteBotRoute = defineRoute(MANAGE, {
   request: { params: BotParam },
   responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404), ...commonErrors },
 });
-integrationsRouter.openapi(deleteBotRoute, async (c) => {
+export const deleteBotRoute: AppRouteHandler<typeof deleteBotRouteRoute> = async (c) => {
   const scope = scopeOf(c);
   const id = c.req.valid("param").bot;
   await deleteBot(c.var.db, c.env, scope, id);
   // It leaves the list: the event tells a syncing client (docs/api.md, Deletions).
   await emitEvent(c, "messaging_bot.deleted", scope.workspaceId, deletedEventData(id, scope.workspaceId));
   return c.json({ message: "Messaging bot deleted." }, 200);
-});
+};
+integrationsRouter.openapi(deleteBotRouteRoute, deleteBotRoute);
 
-const testBotRoute = defineRoute(MANAGE, {
+const testBotRouteRoute = defineRoute(MANAGE, {
   method: "post",
   path: "/messaging-bots/{bot}/test",
   tags: botTags,
@@ -151,11 +156,12 @@ const testBotRoute = defineRoute(MANAGE, {
   request: { params: BotParam, ...jsonBody(TestMessageBody) },
   responses: { 200: jsonResponse("Sent", TestMessageResult), ...errorResponses(404), ...platformError, ...commonErrors },
 });
-integrationsRouter.openapi(testBotRoute, async (c) => {
+export const testBotRoute: AppRouteHandler<typeof testBotRouteRoute> = async (c) => {
   const body = c.req.valid("json");
   const data = await sendTestMessage(c.var.db, c.env, scopeOf(c), c.req.valid("param").bot, body.chat_id, body.message);
   return c.json({ data, message: "Test message sent." }, 200);
-});
+};
+integrationsRouter.openapi(testBotRouteRoute, testBotRoute);
 
 /**
  * The endpoint id of a webhook path, written canonically ("1", never "01", "0x1", "+1", "1.0" or
@@ -174,7 +180,7 @@ const inboundId = { type: "integer", minimum: 1, maximum: INT4_MAX, example: 1 }
 const WebhookBotParam = z.object({ bot: z.string().openapi({ param: { name: "bot", in: "path" }, ...inboundId }) });
 const Received = z.object({ ok: z.boolean() }).openapi("WebhookReceived");
 
-const botWebhookRoute = defineRoute("public", {
+const botWebhookRouteRoute = defineRoute("public", {
   method: "post",
   path: "/webhooks/messaging-bots/{bot}",
   tags: botTags,
@@ -182,17 +188,18 @@ const botWebhookRoute = defineRoute("public", {
   request: { params: WebhookBotParam },
   responses: { 200: jsonResponse("Accepted", Received), ...errorResponses(403, 404) },
 });
-integrationsRouter.openapi(botWebhookRoute, async (c) => {
+export const botWebhookRoute: AppRouteHandler<typeof botWebhookRouteRoute> = async (c) => {
   const bot = webhookId(c.req.valid("param").bot);
   // The raw body first: nothing parses it before the secret is checked.
   const raw = await c.req.text();
   await receiveBotUpdate(c.var.db, c.env, c.get("tenant").id, bot, c.req.header("x-telegram-bot-api-secret-token"), raw);
   return c.json({ ok: true }, 200);
-});
+};
+integrationsRouter.openapi(botWebhookRouteRoute, botWebhookRoute);
 
 // ---- Chat-platform accounts
 
-const listAccountsRoute = defineRoute(VIEW, {
+const listAccountsRouteRoute = defineRoute(VIEW, {
   method: "get",
   path: "/api/chat-accounts",
   tags: accountTags,
@@ -200,7 +207,7 @@ const listAccountsRoute = defineRoute(VIEW, {
   request: { query: ListQuery },
   responses: { 200: jsonResponse("Accounts", paginated(ChatAccount)), ...commonErrors },
 });
-integrationsRouter.openapi(listAccountsRoute, async (c) => {
+export const listAccountsRoute: AppRouteHandler<typeof listAccountsRouteRoute> = async (c) => {
   const query = c.req.valid("query");
   const scope = scopeOf(c);
   const { rows, total } = await listAccounts(c.var.db, scope, query);
@@ -213,9 +220,10 @@ integrationsRouter.openapi(listAccountsRoute, async (c) => {
     ),
     200,
   );
-});
+};
+integrationsRouter.openapi(listAccountsRouteRoute, listAccountsRoute);
 
-const createAccountRoute = defineRoute(MANAGE, {
+const createAccountRouteRoute = defineRoute(MANAGE, {
   method: "post",
   path: "/api/chat-accounts",
   tags: accountTags,
@@ -223,13 +231,14 @@ const createAccountRoute = defineRoute(MANAGE, {
   request: jsonBody(CreateAccountBody),
   responses: { 201: jsonResponse("Created", dataWithMessage(ChatAccount)), ...commonErrors },
 });
-integrationsRouter.openapi(createAccountRoute, async (c) => {
+export const createAccountRoute: AppRouteHandler<typeof createAccountRouteRoute> = async (c) => {
   const scope = scopeOf(c);
   const row = await createAccount(c.var.db, c.env, scope, c.req.valid("json"));
   return c.json({ data: serializeAccount(row, scope.origin), message: "Chat account created." }, 201);
-});
+};
+integrationsRouter.openapi(createAccountRouteRoute, createAccountRoute);
 
-const getAccountRoute = defineRoute(VIEW, {
+const getAccountRouteRoute = defineRoute(VIEW, {
   method: "get",
   path: "/api/chat-accounts/{account}",
   tags: accountTags,
@@ -237,13 +246,14 @@ const getAccountRoute = defineRoute(VIEW, {
   request: { params: AccountParam },
   responses: { 200: jsonResponse("The account", dataOnly(ChatAccount)), ...errorResponses(404), ...commonErrors },
 });
-integrationsRouter.openapi(getAccountRoute, async (c) => {
+export const getAccountRoute: AppRouteHandler<typeof getAccountRouteRoute> = async (c) => {
   const scope = scopeOf(c);
   const row = await getAccount(c.var.db, scope, c.req.valid("param").account);
   return c.json({ data: serializeAccount(row, scope.origin) }, 200);
-});
+};
+integrationsRouter.openapi(getAccountRouteRoute, getAccountRoute);
 
-const updateAccountRoute = defineRoute(MANAGE, {
+const updateAccountRouteRoute = defineRoute(MANAGE, {
   method: "patch",
   path: "/api/chat-accounts/{account}",
   tags: accountTags,
@@ -251,13 +261,14 @@ const updateAccountRoute = defineRoute(MANAGE, {
   request: { params: AccountParam, ...jsonBody(UpdateAccountBody) },
   responses: { 200: jsonResponse("Updated", dataWithMessage(ChatAccount)), ...errorResponses(404), ...commonErrors },
 });
-integrationsRouter.openapi(updateAccountRoute, async (c) => {
+export const updateAccountRoute: AppRouteHandler<typeof updateAccountRouteRoute> = async (c) => {
   const scope = scopeOf(c);
   const row = await updateAccount(c.var.db, c.env, scope, c.req.valid("param").account, c.req.valid("json"));
   return c.json({ data: serializeAccount(row, scope.origin), message: "Chat account updated." }, 200);
-});
+};
+integrationsRouter.openapi(updateAccountRouteRoute, updateAccountRoute);
 
-const deleteAccountRoute = defineRoute(MANAGE, {
+const deleteAccountRouteRoute = defineRoute(MANAGE, {
   method: "delete",
   path: "/api/chat-accounts/{account}",
   tags: accountTags,
@@ -265,16 +276,17 @@ const deleteAccountRoute = defineRoute(MANAGE, {
   request: { params: AccountParam },
   responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404), ...commonErrors },
 });
-integrationsRouter.openapi(deleteAccountRoute, async (c) => {
+export const deleteAccountRoute: AppRouteHandler<typeof deleteAccountRouteRoute> = async (c) => {
   const scope = scopeOf(c);
   const id = c.req.valid("param").account;
   await deleteAccount(c.var.db, scope, id);
   // It leaves the list: the event tells a syncing client (docs/api.md, Deletions).
   await emitEvent(c, "chat_account.deleted", scope.workspaceId, deletedEventData(id, scope.workspaceId));
   return c.json({ message: "Chat account deleted." }, 200);
-});
+};
+integrationsRouter.openapi(deleteAccountRouteRoute, deleteAccountRoute);
 
-const listTemplatesRoute = defineRoute(VIEW, {
+const listTemplatesRouteRoute = defineRoute(VIEW, {
   method: "get",
   path: "/api/chat-accounts/{account}/templates",
   tags: accountTags,
@@ -282,12 +294,13 @@ const listTemplatesRoute = defineRoute(VIEW, {
   request: { params: AccountParam },
   responses: { 200: jsonResponse("Templates", dataOnly(z.array(ChatTemplate))), ...errorResponses(404), ...commonErrors },
 });
-integrationsRouter.openapi(listTemplatesRoute, async (c) => {
+export const listTemplatesRoute: AppRouteHandler<typeof listTemplatesRouteRoute> = async (c) => {
   const rows = await listTemplates(c.var.db, scopeOf(c), c.req.valid("param").account);
   return c.json({ data: rows.map(serializeTemplate) }, 200);
-});
+};
+integrationsRouter.openapi(listTemplatesRouteRoute, listTemplatesRoute);
 
-const createTemplateRoute = defineRoute(MANAGE, {
+const createTemplateRouteRoute = defineRoute(MANAGE, {
   method: "post",
   path: "/api/chat-accounts/{account}/templates",
   tags: accountTags,
@@ -295,12 +308,13 @@ const createTemplateRoute = defineRoute(MANAGE, {
   request: { params: AccountParam, ...jsonBody(CreateTemplateBody) },
   responses: { 201: jsonResponse("Submitted", dataWithMessage(ChatTemplate)), ...errorResponses(404), ...platformError, ...commonErrors },
 });
-integrationsRouter.openapi(createTemplateRoute, async (c) => {
+export const createTemplateRoute: AppRouteHandler<typeof createTemplateRouteRoute> = async (c) => {
   const row = await createTemplate(c.var.db, c.env, scopeOf(c), c.req.valid("param").account, c.req.valid("json"));
   return c.json({ data: serializeTemplate(row), message: "Template submitted for approval." }, 201);
-});
+};
+integrationsRouter.openapi(createTemplateRouteRoute, createTemplateRoute);
 
-const syncTemplatesRoute = defineRoute(MANAGE, {
+const syncTemplatesRouteRoute = defineRoute(MANAGE, {
   method: "post",
   path: "/api/chat-accounts/{account}/templates/sync",
   tags: accountTags,
@@ -308,12 +322,13 @@ const syncTemplatesRoute = defineRoute(MANAGE, {
   request: { params: AccountParam },
   responses: { 200: jsonResponse("Synchronized", dataWithMessage(z.array(ChatTemplate))), ...errorResponses(404), ...platformError, ...commonErrors },
 });
-integrationsRouter.openapi(syncTemplatesRoute, async (c) => {
+export const syncTemplatesRoute: AppRouteHandler<typeof syncTemplatesRouteRoute> = async (c) => {
   const rows = await syncTemplates(c.var.db, c.env, scopeOf(c), c.req.valid("param").account);
   return c.json({ data: rows.map(serializeTemplate), message: `${rows.length} templates synchronized.` }, 200);
-});
+};
+integrationsRouter.openapi(syncTemplatesRouteRoute, syncTemplatesRoute);
 
-const sendMessageRoute = defineRoute(MANAGE, {
+const sendMessageRouteRoute = defineRoute(MANAGE, {
   method: "post",
   path: "/api/chat-accounts/{account}/messages",
   tags: accountTags,
@@ -321,10 +336,11 @@ const sendMessageRoute = defineRoute(MANAGE, {
   request: { params: AccountParam, ...jsonBody(SendMessageBody) },
   responses: { 200: jsonResponse("Sent", SendMessageResult), ...errorResponses(404), ...platformError, ...commonErrors },
 });
-integrationsRouter.openapi(sendMessageRoute, async (c) => {
+export const sendMessageRoute: AppRouteHandler<typeof sendMessageRouteRoute> = async (c) => {
   const data = await sendTemplateMessage(c.var.db, c.env, scopeOf(c), c.req.valid("param").account, c.req.valid("json"));
   return c.json({ data, message: "Message sent." }, 200);
-});
+};
+integrationsRouter.openapi(sendMessageRouteRoute, sendMessageRoute);
 
 const WebhookAccountParam = z.object({ account: z.string().openapi({ param: { name: "account", in: "path" }, ...inboundId }) });
 const VerificationQuery = z.object({
@@ -333,7 +349,7 @@ const VerificationQuery = z.object({
   "hub.challenge": z.string().optional(),
 });
 
-const verifyAccountWebhookRoute = defineRoute("public", {
+const verifyAccountWebhookRouteRoute = defineRoute("public", {
   method: "get",
   path: "/webhooks/chat-accounts/{account}",
   tags: accountTags,
@@ -341,13 +357,14 @@ const verifyAccountWebhookRoute = defineRoute("public", {
   request: { params: WebhookAccountParam, query: VerificationQuery },
   responses: { 200: { description: "The challenge", content: { "text/plain": { schema: z.string() } } }, ...errorResponses(403, 404) },
 });
-integrationsRouter.openapi(verifyAccountWebhookRoute, async (c) => {
+export const verifyAccountWebhookRoute: AppRouteHandler<typeof verifyAccountWebhookRouteRoute> = async (c) => {
   const account = webhookId(c.req.valid("param").account);
   const challenge = await verifySubscription(c.var.db, c.env, c.get("tenant").id, account, c.req.valid("query"));
   return c.text(challenge, 200);
-});
+};
+integrationsRouter.openapi(verifyAccountWebhookRouteRoute, verifyAccountWebhookRoute);
 
-const accountWebhookRoute = defineRoute("public", {
+const accountWebhookRouteRoute = defineRoute("public", {
   method: "post",
   path: "/webhooks/chat-accounts/{account}",
   tags: accountTags,
@@ -355,10 +372,11 @@ const accountWebhookRoute = defineRoute("public", {
   request: { params: WebhookAccountParam },
   responses: { 200: jsonResponse("Accepted", Received), ...errorResponses(403, 404) },
 });
-integrationsRouter.openapi(accountWebhookRoute, async (c) => {
+export const accountWebhookRoute: AppRouteHandler<typeof accountWebhookRouteRoute> = async (c) => {
   const account = webhookId(c.req.valid("param").account);
   // The signature covers the exact bytes received: read them before anything parses the body.
   const raw = new Uint8Array(await c.req.arrayBuffer());
   await receiveAccountEvent(c.var.db, c.env, c.get("tenant").id, account, c.req.header("x-hub-signature-256"), raw);
   return c.json({ ok: true }, 200);
-});
+};
+integrationsRouter.openapi(accountWebhookRouteRoute, accountWebhookRoute);

@@ -17,7 +17,9 @@ const httpsUrl = z
     } catch {
       return false;
     }
-  }, "Must be an https:// URL.");
+  }, "Must be an https:// URL.")
+  // The document says what the refinement checks: an absolute URL whose scheme is https.
+  .openapi({ format: "uri", pattern: "^\\s*[Hh][Tt][Tt][Pp][Ss]://[^\\s/?#]\\S*\\s*$", description: "An https:// URL" });
 
 // ---- Messaging bots
 
@@ -171,7 +173,12 @@ export const SendMessageBody = z
       .string()
       .trim()
       .regex(/^\+?\d{6,20}$/, "Must be a phone number in international format (digits)."),
-    template: z.string().trim().min(1).max(512),
+    template: z
+      .string()
+      .trim()
+      .min(1)
+      .max(512)
+      .openapi({ description: "The name of one of this account's templates (POST /api/chat-accounts/{account}/templates)" }),
     language: z.string().trim().min(2).max(10).optional(),
     parameters: z.array(z.string().max(1024)).max(20).default([]),
   })

@@ -10,7 +10,7 @@ const positiveQuantity = () => decimalInput({ sign: "positive", max: MONEY_MAX }
 export const CreateTransferBody = z
   .object({
     product_id: id(),
-    to_workspace_id: id(),
+    to_workspace_id: id().openapi({ description: "The destination: another workspace than the caller's, which the stock leaves" }),
     quantity: positiveQuantity(),
     reference: text(100),
     notes: text(1000),

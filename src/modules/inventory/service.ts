@@ -5,7 +5,7 @@ import type { AnyDb } from "../../db/client";
 import { postgresError } from "../../db/errors";
 import { memberWorkspacesHolding } from "../../db/grants";
 import { pageOffset, pageTotal, updatedSince } from "../../db/queries";
-import { rowsOf } from "../../db/rows";
+import { oneRow, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
@@ -106,13 +106,13 @@ function serializeMovement(
     id: mv.id,
     product_id: mv.productId,
     type: mv.type,
-    quantity: decimal2(mv.quantity)!,
+    quantity: decimal2(mv.quantity),
     from_workspace_id: mv.fromWorkspaceId,
     to_workspace_id: mv.toWorkspaceId,
     reference: mv.reference,
     notes: mv.notes,
     created_by: row.user ? (withEmail ? row.user : { id: row.user.id, name: row.user.name }) : null,
-    created_at: timestamp(mv.createdAt)!,
+    created_at: timestamp(mv.createdAt),
     product: row.product,
     from_workspace: row.from?.id ? row.from : null,
     to_workspace: row.to?.id ? row.to : null,
@@ -184,7 +184,7 @@ export async function getTransfer(db: AnyDb, scope: RequestScope, id: number): P
     .from(schema.stockLevels)
     .where(and(eq(schema.stockLevels.productId, row.movement.productId), eq(schema.stockLevels.workspaceId, row.movement.workspaceId)));
   const data = serializeMovement(row, true);
-  return { ...data, product: { ...data.product, current_stock: decimal2(level?.quantity ?? "0")! } };
+  return { ...data, product: { ...data.product, current_stock: decimal2(level?.quantity ?? "0") } };
 }
 
 /**
@@ -230,13 +230,15 @@ export async function createTransfer(db: AnyDb, scope: RequestScope, input: Crea
        FROM products WHERE tenant_id = ${scope.tenantId} AND id = ${input.product_id}) AS product,
       ${stockResultColumns}`)
     .catch(noDestination);
-  const row = rowsOf<
-    StockResult & {
-      destination_ok: boolean;
-      destination_writable: boolean;
-      product: { track_inventory: boolean; workspace_id: number | null; writable: boolean } | null;
-    }
-  >(result)[0]!;
+  const row = oneRow(
+    rowsOf<
+      StockResult & {
+        destination_ok: boolean;
+        destination_writable: boolean;
+        product: { track_inventory: boolean; workspace_id: number | null; writable: boolean } | null;
+      }
+    >(result),
+  );
   if (!row.destination_ok) throw fieldError("to_workspace_id", "No such workspace that you can reach.");
   const product = row.product;
   if (!product || (product.workspace_id !== null && product.workspace_id !== scope.workspaceId && !scope.viewAll)) {
@@ -255,16 +257,16 @@ export async function createTransfer(db: AnyDb, scope: RequestScope, input: Crea
     );
   }
   if (!product.track_inventory) throw fieldError("product_id", "This product does not track inventory (a service).");
-  const [out] = await checkStockResult(db, changes, row);
+  const out = oneRow(await checkStockResult(db, changes, row));
   return {
-    id: out!.id,
-    product_id: out!.product_id,
+    id: out.id,
+    product_id: out.product_id,
     type: "transfer_out" as const,
-    quantity: out!.quantity,
+    quantity: out.quantity,
     from_workspace_id: scope.workspaceId,
     to_workspace_id: input.to_workspace_id,
     reference,
-    created_at: timestamp(out!.created_at)!,
+    created_at: timestamp(out.created_at),
   };
 }
 
@@ -275,10 +277,11 @@ export async function createAdjustment(db: AnyDb, scope: RequestScope, input: Cr
     input.items.map((item, i) => ({ id: item.product_id, field: `items.${i}.product_id` })),
     "inventory:adjust",
   );
-  const [adjustment] = await db
+  const adjustment = await db
     .insert(schema.inventoryAdjustments)
     .values({ tenantId: scope.tenantId, workspaceId: scope.workspaceId, reference: input.reference ?? null, createdBy: scope.userId })
-    .returning();
+    .returning()
+    .then(oneRow);
   await applyStockChanges(
     db,
     scope,
@@ -290,11 +293,11 @@ export async function createAdjustment(db: AnyDb, scope: RequestScope, input: Cr
       reason: item.reason,
       notes: item.notes ?? null,
       reference: input.reference ?? null,
-      adjustmentId: adjustment!.id,
+      adjustmentId: adjustment.id,
       field: `items.${i}.quantity_adjustment`,
     })),
   );
-  return getAdjustment(db, scope, adjustment!.id);
+  return getAdjustment(db, scope, adjustment.id);
 }
 
 export async function getAdjustment(db: AnyDb, scope: RequestScope, id: number): Promise<Adjustment> {
@@ -337,9 +340,9 @@ async function adjustmentsWhere(db: AnyDb, where: SQL, scope: RequestScope, limi
       reference: r.adjustment.reference,
       items: items
         .filter((i) => i.adjustmentId === r.adjustment.id)
-        .map((i) => ({ product_id: i.productId, quantity_adjustment: decimal2(i.quantity)!, reason: i.reason ?? "other", notes: i.notes })),
+        .map((i) => ({ product_id: i.productId, quantity_adjustment: decimal2(i.quantity), reason: i.reason ?? "other", notes: i.notes })),
       created_by: r.user?.id ? r.user : null,
-      created_at: timestamp(r.adjustment.createdAt)!,
+      created_at: timestamp(r.adjustment.createdAt),
     })),
   };
 }
@@ -444,8 +447,8 @@ export async function productStock(db: AnyDb, scope: RequestScope, productId: nu
     return {
       workspace_id: r.workspaceId,
       workspace_name: r.workspaceName,
-      quantity: decimal2(r.quantity)!,
-      minimum_quantity: decimal2(r.minimum)!,
+      quantity: decimal2(r.quantity),
+      minimum_quantity: decimal2(r.minimum),
       is_low_stock: minimum.gt(0) && new Big(r.quantity).lte(minimum),
     };
   });
@@ -502,11 +505,11 @@ export async function movementReport(
       product_id: r.movement.productId,
       product_name: r.productName,
       type: r.movement.type,
-      quantity: decimal2(r.movement.quantity)!,
+      quantity: decimal2(r.movement.quantity),
       workspace_id: r.movement.workspaceId,
       reference: r.movement.reference,
       invoice_id: r.movement.invoiceId,
-      created_at: timestamp(r.movement.createdAt)!,
+      created_at: timestamp(r.movement.createdAt),
     })),
   };
 }

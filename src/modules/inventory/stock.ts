@@ -1,6 +1,6 @@
 import { and, asc, eq, lte, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { rowsOf } from "../../db/rows";
+import { oneRow, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { Big } from "../../lib/decimal";
 import { AppError } from "../../lib/errors";
@@ -141,14 +141,14 @@ export async function checkStockResult(db: AnyDb, changes: StockChange[], result
       return item;
     });
   }
-  return result.stock_movements.map((m) => ({ ...m, quantity: decimal2(m.quantity)! }));
+  return result.stock_movements.map((m) => ({ ...m, quantity: decimal2(m.quantity) }));
 }
 
 /** Applies stock changes and records their movements in one statement (see stockCtes). */
 export async function applyStockChanges(db: AnyDb, actor: { tenantId: number; userId: number }, changes: StockChange[]): Promise<MovementRow[]> {
   if (changes.length === 0) return [];
   const result = await db.execute(sql`WITH ${stockCtes(actor, changes)} SELECT ${stockResultColumns}`);
-  return checkStockResult(db, changes, rowsOf<StockResult>(result)[0]!);
+  return checkStockResult(db, changes, oneRow(rowsOf<StockResult>(result)));
 }
 
 async function refuseInsufficient(db: AnyDb, changes: StockChange[], applied: { product_id: number; workspace_id: number }[]): Promise<never> {
@@ -159,7 +159,7 @@ async function refuseInsufficient(db: AnyDb, changes: StockChange[], applied: { 
     .from(schema.stockLevels)
     .where(and(eq(schema.stockLevels.productId, failed.productId), eq(schema.stockLevels.workspaceId, failed.workspaceId)));
   const [product] = await db.select({ name: schema.products.name }).from(schema.products).where(eq(schema.products.id, failed.productId));
-  const available = decimal2(level?.quantity ?? "0")!;
+  const available = decimal2(level?.quantity ?? "0");
   const message = `Insufficient stock of ${product?.name ?? `product ${failed.productId}`}: ${available} available.`;
   throw new AppError("insufficient_stock", message, { [failed.field]: [message] });
 }
@@ -200,8 +200,8 @@ export async function lowStockItems(db: AnyDb, tenantId: number, workspaceId: nu
     sku: r.sku,
     workspace_id: r.workspaceId,
     workspace_name: r.workspaceName,
-    current_quantity: decimal2(r.quantity)!,
-    minimum_quantity: decimal2(r.minimum)!,
+    current_quantity: decimal2(r.quantity),
+    minimum_quantity: decimal2(r.minimum),
     deficit: new Big(r.minimum).minus(r.quantity).toFixed(2),
   }));
 }

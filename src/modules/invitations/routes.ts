@@ -2,7 +2,7 @@ import { createMiddleware } from "hono/factory";
 import { config } from "../../env";
 import { authenticate, requireAuth } from "../../http/auth";
 import type { AppEnv } from "../../http/context";
-import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { type AppRouteHandler, commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
@@ -28,12 +28,12 @@ function serializeInvitation(row: InvitationRow) {
     email: row.email,
     role: row.role,
     status: row.status,
-    expires_at: timestamp(row.expiresAt)!,
-    created_at: timestamp(row.createdAt)!,
+    expires_at: timestamp(row.expiresAt),
+    created_at: timestamp(row.createdAt),
   };
 }
 
-const create = defineRoute(
+const createRoute = defineRoute(
   { permission: "invitations:create" },
   {
     method: "post",
@@ -46,7 +46,7 @@ const create = defineRoute(
   },
 );
 
-invitationsRouter.openapi(create, async (c) => {
+export const create: AppRouteHandler<typeof createRoute> = async (c) => {
   const body = c.req.valid("json");
   const auth = requireAuth(c);
   const { invitation, token, outboxId } = await createInvitation(c.var.db, {
@@ -59,9 +59,10 @@ invitationsRouter.openapi(create, async (c) => {
   });
   c.var.outbox.push(outboxId);
   return c.json({ data: { ...serializeInvitation(invitation), token }, message: `Invitation sent to ${invitation.email}.` }, 201);
-});
+};
+invitationsRouter.openapi(createRoute, create);
 
-const list = defineRoute(
+const listRoute = defineRoute(
   { permission: "invitations:view" },
   {
     method: "get",
@@ -73,13 +74,14 @@ const list = defineRoute(
   },
 );
 
-invitationsRouter.openapi(list, async (c) => {
+export const list: AppRouteHandler<typeof listRoute> = async (c) => {
   const query = c.req.valid("query");
   const { rows, total } = await listInvitations(c.var.db, requireWorkspace(c).id, query);
   return c.json(paginate(c, query, total, rows.map(serializeInvitation)), 200);
-});
+};
+invitationsRouter.openapi(listRoute, list);
 
-const revoke = defineRoute(
+const revokeRoute = defineRoute(
   { permission: "invitations:delete" },
   {
     method: "delete",
@@ -91,11 +93,12 @@ const revoke = defineRoute(
   },
 );
 
-invitationsRouter.openapi(revoke, async (c) => {
+export const revoke: AppRouteHandler<typeof revokeRoute> = async (c) => {
   const { id } = c.req.valid("param");
   await revokeInvitation(c.var.db, requireWorkspace(c).id, id);
   return c.json({ message: "Invitation revoked." }, 200);
-});
+};
+invitationsRouter.openapi(revokeRoute, revoke);
 
 /** A bearer token is optional here; when one is sent it must be valid (else 401). */
 const optionalAuthentication = createMiddleware<AppEnv>(async (c, next) => {
@@ -103,7 +106,7 @@ const optionalAuthentication = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-const accept = defineRoute("public", {
+const acceptRoute = defineRoute("public", {
   method: "post",
   path: `${V1}/invitations/{token}/accept`,
   tags: ["Invitations"],
@@ -122,7 +125,7 @@ const accept = defineRoute("public", {
   },
 });
 
-invitationsRouter.openapi(accept, async (c) => {
+export const accept: AppRouteHandler<typeof acceptRoute> = async (c) => {
   const { token } = c.req.valid("param");
   const body = c.req.valid("json");
   const auth = c.get("auth");
@@ -153,4 +156,5 @@ invitationsRouter.openapi(accept, async (c) => {
   };
   const message = `You joined "${result.invitation.workspaceName}".`;
   return result.created ? c.json({ data, message }, 201) : c.json({ data, message }, 200);
-});
+};
+invitationsRouter.openapi(acceptRoute, accept);

@@ -6,7 +6,7 @@ const INVITATION_STATUSES = ["pending", "accepted", "revoked", "expired"] as con
 export const CreateInvitationBody = z
   .object({
     email: z.string().trim().toLowerCase().email().max(254),
-    role: z.string().trim().min(1).max(50).default("member"),
+    role: z.string().trim().min(1).max(50).default("member").openapi({ description: "The name of one of the company's roles (GET /api/v1/roles)" }),
   })
   .strict()
   .openapi("CreateInvitationRequest");

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { assertHeldInEvery, grantsOf } from "../../db/grants";
 import { type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import type { ListQuery } from "../../http/pagination";
@@ -94,7 +95,7 @@ export async function createInvitation(
     .where(and(eq(invitations.workspaceId, workspace.id), eq(invitations.email, email), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)));
 
   const token = newInvitationToken();
-  const [row] = await db
+  const row = await db
     .insert(invitations)
     .values({
       tenantId: input.tenant.id,
@@ -105,7 +106,8 @@ export async function createInvitation(
       invitedBy: input.inviter.id,
       expiresAt: sql`now() + make_interval(days => ${INVITATION_LIFETIME_DAYS})`,
     })
-    .returning();
+    .returning()
+    .then(oneRow);
 
   const link = acceptUrl(input.appUrl, input.tenant.subdomain, token);
   const subject = `Invitación a ${workspace.name} (${input.tenant.name})`;
@@ -123,13 +125,13 @@ export async function createInvitation(
   });
 
   const invitation: InvitationRow = {
-    id: row!.id,
-    workspaceId: row!.workspaceId,
-    email: row!.email,
+    id: row.id,
+    workspaceId: row.workspaceId,
+    email: row.email,
     role: role.name,
     status: "pending",
-    expiresAt: row!.expiresAt,
-    createdAt: row!.createdAt,
+    expiresAt: row.expiresAt,
+    createdAt: row.createdAt,
   };
   return { invitation, token, outboxId };
 }
@@ -220,8 +222,8 @@ export async function acceptInvitation(db: AnyDb, input: AcceptInput): Promise<A
     if (input.caller.email.toLowerCase() !== invitation.email.toLowerCase()) {
       throw new AppError("forbidden", "This invitation was sent to another email address.");
     }
-    const [row] = await db.select().from(users).where(eq(users.id, input.caller.userId));
-    user = row!;
+    const row = await db.select().from(users).where(eq(users.id, input.caller.userId)).then(oneRow);
+    user = row;
   } else {
     const [existing] = await db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${invitation.email}`);
     if (existing) {
@@ -231,7 +233,7 @@ export async function acceptInvitation(db: AnyDb, input: AcceptInput): Promise<A
     if (!input.name) errors.name = ["The name is required to create your account."];
     if (!input.password) errors.password = ["The password is required to create your account."];
     if (Object.keys(errors).length) throw new AppError("validation_failed", "The given data was invalid.", errors);
-    const [row] = await db
+    const row = await db
       .insert(users)
       .values({
         tenantId: input.tenantId,
@@ -240,8 +242,9 @@ export async function acceptInvitation(db: AnyDb, input: AcceptInput): Promise<A
         passwordHash: await hashPassword(input.password!),
         currentWorkspaceId: invitation.workspaceId,
       })
-      .returning();
-    user = row!;
+      .returning()
+      .then(oneRow);
+    user = row;
     created = true;
   }
 
@@ -254,10 +257,11 @@ export async function acceptInvitation(db: AnyDb, input: AcceptInput): Promise<A
   }
   await db.update(invitations).set({ acceptedAt: sql`now()` }).where(eq(invitations.id, invitation.id));
   // Someone already a member keeps the role they have.
-  const [membership] = await db
+  const membership = await db
     .select({ role: roles.name })
     .from(workspaceMembers)
     .innerJoin(roles, eq(roles.id, workspaceMembers.roleId))
-    .where(and(eq(workspaceMembers.workspaceId, invitation.workspaceId), eq(workspaceMembers.userId, user.id)));
-  return { invitation, user, created, role: membership!.role };
+    .where(and(eq(workspaceMembers.workspaceId, invitation.workspaceId), eq(workspaceMembers.userId, user.id)))
+    .then(oneRow);
+  return { invitation, user, created, role: membership.role };
 }

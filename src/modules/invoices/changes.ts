@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
 import { ANNULMENT_REASONS, type AnnulmentReason, DEFAULT_ANNULMENT_REASON } from "../../lib/annulments";
@@ -177,13 +178,13 @@ export async function updateInvoice(
       if (!draft) await applyStockChanges(db, scope, stockDifference(await soldQuantities(db, id), resolved.lines, invoice));
     }
   }
-  const [updated] = await db.update(inv).set(set).where(eq(inv.id, id)).returning();
-  if (!draft) await recordInvoiceChange(db, scope, "updated", invoice, updated!);
+  const updated = await db.update(inv).set(set).where(eq(inv.id, id)).returning().then(oneRow);
+  if (!draft) await recordInvoiceChange(db, scope, "updated", invoice, updated);
   return {
-    id: updated!.id,
-    document_number: updated!.documentNumber,
-    total_amount: decimal2(updated!.totalAmount)!,
-    updated_at: timestamp(updated!.updatedAt)!,
+    id: updated.id,
+    document_number: updated.documentNumber,
+    total_amount: decimal2(updated.totalAmount),
+    updated_at: timestamp(updated.updatedAt),
   };
 }
 
@@ -264,9 +265,9 @@ export async function deleteInvoice(
     return { documentNumber: null };
   }
   await returnStock(db, scope, invoice, "invoice deleted");
-  const [deleted] = await db.update(inv).set({ deletedAt: new Date(), updatedAt: new Date() }).where(eq(inv.id, id)).returning();
+  const deleted = await db.update(inv).set({ deletedAt: new Date(), updatedAt: new Date() }).where(eq(inv.id, id)).returning().then(oneRow);
   await recordAnnulment(db, scope, invoice, reason, "deleted");
-  await recordInvoiceChange(db, scope, "deleted", invoice, deleted!);
+  await recordInvoiceChange(db, scope, "deleted", invoice, deleted);
   return { documentNumber: invoice.documentNumber };
 }
 
@@ -295,9 +296,9 @@ export async function cancelInvoice(
   }
   await returnStock(db, scope, invoice, "invoice cancelled");
   await recordAnnulment(db, scope, invoice, reason, "cancelled");
-  const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, id)).returning();
-  await recordInvoiceChange(db, scope, "cancelled", invoice, updated!);
-  return { invoice: serializeInvoice(updated!), creditNote: null, creditNoteId: null };
+  const updated = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, id)).returning().then(oneRow);
+  await recordInvoiceChange(db, scope, "cancelled", invoice, updated);
+  return { invoice: serializeInvoice(updated), creditNote: null, creditNoteId: null };
 }
 
 /**
@@ -318,8 +319,8 @@ export async function cancelForAnnulledEcf(db: AnyDb, scope: RequestScope, invoi
   }
   assertNoNotes(invoice, "It");
   await returnStock(db, scope, invoice, "e-NCF annulled");
-  const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, invoice.id)).returning();
-  await recordInvoiceChange(db, scope, "cancelled", invoice, updated!);
+  const updated = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, invoice.id)).returning().then(oneRow);
+  await recordInvoiceChange(db, scope, "cancelled", invoice, updated);
 }
 
 /**
@@ -332,9 +333,9 @@ export async function cancelForAnnulledEcf(db: AnyDb, scope: RequestScope, invoi
  */
 async function cancelVoidEcf(db: AnyDb, scope: RequestScope, invoice: InvoiceRow) {
   await returnStock(db, scope, invoice, "invoice cancelled: its e-CF was rejected by DGII");
-  const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, invoice.id)).returning();
-  await recordInvoiceChange(db, scope, "cancelled", invoice, updated!);
-  return { invoice: serializeInvoice(updated!), creditNote: null, creditNoteId: null };
+  const updated = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, invoice.id)).returning().then(oneRow);
+  await recordInvoiceChange(db, scope, "cancelled", invoice, updated);
+  return { invoice: serializeInvoice(updated), creditNote: null, creditNoteId: null };
 }
 
 /**
@@ -365,8 +366,8 @@ async function cancelElectronic(db: AnyDb, scope: RequestScope, invoice: Invoice
     { document_subtype_id: subtype.id, issue_date: context.today > invoice.issueDate ? context.today : invoice.issueDate, reason: ANNULMENT_REASONS[reason] },
     context,
   );
-  const [updated] = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, invoice.id)).returning();
+  const updated = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, invoice.id)).returning().then(oneRow);
   // Before: the invoice as the note left it (fully credited).
-  await recordInvoiceChange(db, scope, "cancelled", { ...updated!, status: invoiceStatus(updated!) }, updated!);
-  return { invoice: serializeInvoice(updated!), creditNote: note.document_number, creditNoteId: note.id };
+  await recordInvoiceChange(db, scope, "cancelled", { ...updated, status: invoiceStatus(updated) }, updated);
+  return { invoice: serializeInvoice(updated), creditNote: note.document_number, creditNoteId: note.id };
 }

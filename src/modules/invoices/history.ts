@@ -90,6 +90,6 @@ export async function invoiceHistory(db: AnyDb, invoiceId: number) {
     user: { id: row.userId, name: row.userName },
     before: row.before as Record<string, HistoryValue>,
     after: row.after as Record<string, HistoryValue>,
-    created_at: timestamp(row.createdAt)!,
+    created_at: timestamp(row.createdAt),
   }));
 }

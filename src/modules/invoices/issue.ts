@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
-import { rowFromJson, rowsOf } from "../../db/rows";
+import { oneRow, rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
@@ -231,7 +231,7 @@ async function runIssue(db: AnyDb, scope: RequestScope, issue: Issue, invoice: (
       WHERE ${issue.email !== null} AND ${invoiceId} IS NOT NULL
     )${ecf}, ${stockCtes(scope, issue.changes, invoiceId, documentNumber)}
     SELECT (SELECT row_to_json(inv) FROM inv) AS invoice, ${issue.ecf ? sql`(SELECT id FROM ecf)` : sql`NULL::int`} AS ecf_id, ${stockResultColumns}`);
-  const row = rowsOf<StockResult & { invoice: Record<string, unknown> | null; ecf_id: number | null }>(result)[0]!;
+  const row = oneRow(rowsOf<StockResult & { invoice: Record<string, unknown> | null; ecf_id: number | null }>(result));
   // No number: the sequence ran out or expired since it was read (the stock moved above rolls back).
   if (!row.invoice) throw await refusalAfterTaking(db, t, issue.resolved.subtype.id, issue.issueDate);
   await checkStockResult(db, issue.changes, row);
@@ -343,7 +343,7 @@ async function createDraft(db: AnyDb, scope: RequestScope, input: CreateInvoiceI
       SELECT ${t}, ${invoiceId}, s FROM unnest(${`{${resolved.salesmanIds.join(",")}}`}::int[]) AS s
     )
     SELECT row_to_json(inv) AS invoice FROM inv`);
-  return serializeInvoice(rowFromJson(inv, rowsOf<{ invoice: Record<string, unknown> }>(result)[0]!.invoice));
+  return serializeInvoice(rowFromJson(inv, oneRow(rowsOf<{ invoice: Record<string, unknown> }>(result)).invoice));
 }
 
 /**

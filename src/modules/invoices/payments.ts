@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
@@ -36,7 +37,7 @@ export async function addPayment(
   if (new Big(input.amount).gt(due)) throw fieldError("amount", `The amount exceeds what is due (${due.toFixed(2)}).`);
   await assertActiveBankAccount(db, scope.tenantId, input.bank_account_id);
   const paid = new Big(invoice.amountPaid).plus(input.amount);
-  const [payment] = await db
+  const payment = await db
     .insert(schema.invoicePayments)
     .values({
       tenantId: scope.tenantId,
@@ -47,22 +48,24 @@ export async function addPayment(
       bankAccountId: input.bank_account_id ?? null,
       createdBy: scope.userId,
     })
-    .returning();
-  const [updated] = await db
+    .returning()
+    .then(oneRow);
+  const updated = await db
     .update(inv)
     .set({ amountPaid: paid.toFixed(2), status: invoiceStatus({ ...invoice, amountPaid: paid.toFixed(2) }), updatedAt: new Date() })
     .where(eq(inv.id, id))
-    .returning();
-  await recordInvoiceChange(db, scope, "payment_added", invoice, updated!);
+    .returning()
+    .then(oneRow);
+  await recordInvoiceChange(db, scope, "payment_added", invoice, updated);
   return {
     payment: {
-      id: payment!.id,
-      amount: decimal2(payment!.amount)!,
-      payment_date: payment!.paymentDate,
-      payment_method: payment!.paymentMethod,
-      bank_account_id: payment!.bankAccountId,
+      id: payment.id,
+      amount: decimal2(payment.amount),
+      payment_date: payment.paymentDate,
+      payment_method: payment.paymentMethod,
+      bank_account_id: payment.bankAccountId,
     },
-    invoice: serializeInvoice(updated!),
+    invoice: serializeInvoice(updated),
   };
 }
 
@@ -75,13 +78,14 @@ export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, 
     .returning();
   if (!payment) throw notFound("Payment");
   const paid = new Big(invoice.amountPaid).minus(payment.amount);
-  const [updated] = await db
+  const updated = await db
     .update(inv)
     .set({ amountPaid: paid.toFixed(2), status: invoiceStatus({ ...invoice, amountPaid: paid.toFixed(2) }), updatedAt: new Date() })
     .where(eq(inv.id, id))
-    .returning();
-  await recordInvoiceChange(db, scope, "payment_removed", invoice, updated!);
-  return serializeInvoice(updated!);
+    .returning()
+    .then(oneRow);
+  await recordInvoiceChange(db, scope, "payment_removed", invoice, updated);
+  return serializeInvoice(updated);
 }
 
 /**
@@ -123,11 +127,12 @@ export async function setWithholdings(
       `The withholdings exceed what is left to pay after payments and notes (${left.toFixed(2)}).`,
     );
   }
-  const [updated] = await db
+  const updated = await db
     .update(inv)
     .set({ itbisWithheld: next.itbisWithheld, isrWithheld: next.isrWithheld, withholdingDate: date, status: invoiceStatus(next), updatedAt: new Date() })
     .where(eq(inv.id, id))
-    .returning();
-  await recordInvoiceChange(db, scope, "withholdings", invoice, updated!);
-  return { invoice: serializeInvoice(updated!), paidNow: updated!.status === "paid" && invoice.status !== "paid" };
+    .returning()
+    .then(oneRow);
+  await recordInvoiceChange(db, scope, "withholdings", invoice, updated);
+  return { invoice: serializeInvoice(updated), paidNow: updated.status === "paid" && invoice.status !== "paid" };
 }

@@ -57,7 +57,7 @@ export const CreateInvoiceBody = z
       .optional()
       .openapi({
         description:
-          "Contingency replacement (issue 33; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper B-series NCF, from this branch's contingency range, that this e-CF of the equivalent type (B01 → E31, B02 → E32, B14 → E44, B15 → E45, B16 → E46) replaces; each paper NCF once",
+          "Contingency replacement (issue 33; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper B-series NCF, from this branch's contingency range, that this e-CF of the equivalent type (B01 → E31, B02 → E32, B14 → E44, B15 → E45, B16 → E46) replaces; each paper NCF once. A replacement is issued at once, never a draft: not with draft true",
       }),
     offline_issued_at: dateTimeInput().optional().openapi({
       description:

@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { findRow, pageOffset, updatedSince } from "../../db/queries";
-import { rowsOf } from "../../db/rows";
+import { oneRow, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
@@ -55,7 +55,7 @@ export async function listInvoices(
   const result = await db.execute(sql`
     SELECT coalesce(json_agg(${invoiceListJson} ORDER BY ${order}), '[]') AS data, ${total}::integer AS total
     FROM (SELECT * FROM invoices WHERE ${where} ORDER BY ${order} LIMIT ${query.perPage} OFFSET ${pageOffset(query)}) AS i`);
-  const row = rowsOf<{ data: InvoiceData[]; total: number }>(result)[0]!;
+  const row = oneRow(rowsOf<{ data: InvoiceData[]; total: number }>(result));
   return { data: row.data, total: Number(row.total) };
 }
 
@@ -129,7 +129,7 @@ export async function invoicePdfData(db: AnyDb, scope: RequestScope, id: number)
       dueDateLabel: ecfType ? "Fecha Límite de Pago" : "Vence",
       // A contingency replacement names the paper NCF it replaces (CodigoModificacion 4).
       reference: ecfType && invoice.replaces ? { ncf: invoice.replaces.ncf, date: invoice.replaces.issue_date, reason: "", code: 4 } : null,
-      currency: foreign ? { code: currency.code!, exchangeRate: invoice.exchange_rate! } : null,
+      currency: foreign && currency.code !== null && invoice.exchange_rate !== null ? { code: currency.code, exchangeRate: invoice.exchange_rate } : null,
       customer: { name: buyer.name, identification: buyer.identification, identificationType: buyer.identification_type },
       ...pdfLines(invoice.items),
       totals,
@@ -153,5 +153,5 @@ async function liveSnapshot(db: AnyDb, scope: RequestScope, invoice: InvoiceDeta
       JOIN workspaces w ON w.id = ${invoice.workspace_id} JOIN document_subtypes s ON s.id = ${invoice.document_subtype_id}
       JOIN contacts c ON c.id = ${invoice.contact_id} LEFT JOIN currencies cur ON cur.id = ${invoice.currency_id}
     WHERE t.id = ${scope.tenantId}`);
-  return rowsOf<{ snapshot: DocumentSnapshot }>(result)[0]!.snapshot;
+  return oneRow(rowsOf<{ snapshot: DocumentSnapshot }>(result)).snapshot;
 }

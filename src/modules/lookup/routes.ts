@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { config } from "../../env";
 import type { AppEnv } from "../../http/context";
-import { createRouter, defineRoute, ErrorBody, errorResponse, errorResponses } from "../../http/openapi";
+import { type AppRouteHandler, createRouter, defineRoute, ErrorBody, errorResponse, errorResponses } from "../../http/openapi";
 import { guardLookup } from "../../http/rate-limit";
 import { AppError } from "../../lib/errors";
 import { LOOKUP_PATH } from "../ecf/documents";
@@ -60,80 +60,77 @@ async function downloadable(c: Context<AppEnv>, encf: string, code: string): Pro
   return found;
 }
 
-lookupRouter.openapi(
-  defineRoute("public", {
-    method: "get",
-    path: LOOKUP_PATH,
-    tags,
-    summary:
-      "The consumer's lookup page (HTML, no token): a form for the E32's e-NCF and security code; with both, the document (issuer, date, lines, totals, the QR) and links to its PDF and signed XML",
-    description:
-      "An unknown e-NCF, a wrong code and an e-NCF locked by 5 wrong codes in its 15-minute window get the same 404 page. Limited per IP (IPv6 per /64) and host (RATE_LIMIT_ANONYMOUS_PER_MINUTE): 429 beyond. Sent with a strict Content-Security-Policy, X-Frame-Options DENY, nosniff and no referrer.",
-    request: { query: LookupQuery },
-    responses: {
-      200: html("The form, or the document found"),
-      404: {
-        description: "Any miss: to a browser (Accept: text/html) the form and the one not-found message; to other clients not_found",
-        content: { "text/html": { schema: z.string() }, "application/json": { schema: ErrorBody } },
-      },
-      ...errorResponses(422, 429),
+const lookupRoute = defineRoute("public", {
+  method: "get",
+  path: LOOKUP_PATH,
+  tags,
+  summary:
+    "The consumer's lookup page (HTML, no token): a form for the E32's e-NCF and security code; with both, the document (issuer, date, lines, totals, the QR) and links to its PDF and signed XML",
+  description:
+    "An unknown e-NCF, a wrong code and an e-NCF locked by 5 wrong codes in its 15-minute window get the same 404 page. Limited per IP (IPv6 per /64) and host (RATE_LIMIT_ANONYMOUS_PER_MINUTE): 429 beyond. Sent with a strict Content-Security-Policy, X-Frame-Options DENY, nosniff and no referrer.",
+  request: { query: LookupQuery },
+  responses: {
+    200: html("The form, or the document found"),
+    404: {
+      description: "Any miss: to a browser (Accept: text/html) the form and the one not-found message; to other clients not_found",
+      content: { "text/html": { schema: z.string() }, "application/json": { schema: ErrorBody } },
     },
-  }),
-  async (c) => {
-    lookupHeaders(c, "page");
-    const { encf = "", codigo = "" } = c.req.valid("query");
-    const searched = encf.trim() !== "" || codigo.trim() !== "";
-    const found = searched ? await lookUp(c, encf, codigo) : null;
-    // A browser gets the page again with the one message; a client that does not ask for HTML gets
-    // the API's error body (the same for every miss, as the downloads').
-    if (searched && !found && !/text\/html/i.test(c.req.header("accept") ?? "")) throw new AppError("not_found", NOT_FOUND);
-    const page = lookupPage(c.get("tenant").name, { encf, code: codigo }, found, searched);
-    return c.html(page, searched && !found ? 404 : 200, { "cache-control": "no-store" });
+    ...errorResponses(422, 429),
   },
-);
+});
+export const lookup: AppRouteHandler<typeof lookupRoute> = async (c) => {
+  lookupHeaders(c, "page");
+  const { encf = "", codigo = "" } = c.req.valid("query");
+  const searched = encf.trim() !== "" || codigo.trim() !== "";
+  const found = searched ? await lookUp(c, encf, codigo) : null;
+  // A browser gets the page again with the one message; a client that does not ask for HTML gets
+  // the API's error body (the same for every miss, as the downloads').
+  if (searched && !found && !/text\/html/i.test(c.req.header("accept") ?? "")) throw new AppError("not_found", NOT_FOUND);
+  const page = lookupPage(c.get("tenant").name, { encf, code: codigo }, found, searched);
+  return c.html(page, searched && !found ? 404 : 200, { "cache-control": "no-store" });
+};
+lookupRouter.openapi(lookupRoute, lookup);
 
-lookupRouter.openapi(
-  defineRoute("public", {
-    method: "get",
-    path: `${LOOKUP_PATH}/{encf}/pdf`,
-    tags,
-    summary: "The E32's PDF, for whoever holds its e-NCF and security code (the same 404 for an unknown e-NCF and a wrong code)",
-    request: { params: DownloadParams, query: DownloadQuery },
-    responses: {
-      200: { description: "PDF", content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } } },
-      404: errorResponse("not_found: no E32 with this e-NCF and security code"),
-      ...errorResponses(422, 429),
-    },
-  }),
-  async (c) => {
-    const found = await downloadable(c, c.req.valid("param").encf, c.req.valid("query").codigo);
-    return c.body(await renderDocumentPdf(found.pdf), 200, {
-      "Content-Type": "application/pdf",
-      "Content-Disposition": `attachment; filename="${found.encf}.pdf"`,
-      "Cache-Control": "no-store",
-    });
+const lookupPdfRoute = defineRoute("public", {
+  method: "get",
+  path: `${LOOKUP_PATH}/{encf}/pdf`,
+  tags,
+  summary: "The E32's PDF, for whoever holds its e-NCF and security code (the same 404 for an unknown e-NCF and a wrong code)",
+  request: { params: DownloadParams, query: DownloadQuery },
+  responses: {
+    200: { description: "PDF", content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } } },
+    404: errorResponse("not_found: no E32 with this e-NCF and security code"),
+    ...errorResponses(422, 429),
   },
-);
+});
+export const lookupPdf: AppRouteHandler<typeof lookupPdfRoute> = async (c) => {
+  const found = await downloadable(c, c.req.valid("param").encf, c.req.valid("query").codigo);
+  return c.body(await renderDocumentPdf(found.pdf), 200, {
+    "Content-Type": "application/pdf",
+    "Content-Disposition": `attachment; filename="${found.encf}.pdf"`,
+    "Cache-Control": "no-store",
+  });
+};
+lookupRouter.openapi(lookupPdfRoute, lookupPdf);
 
-lookupRouter.openapi(
-  defineRoute("public", {
-    method: "get",
-    path: `${LOOKUP_PATH}/{encf}/xml`,
-    tags,
-    summary: "The E32's signed XML as issued, named RNCEmisor + e-NCF (the same 404 for an unknown e-NCF and a wrong code)",
-    request: { params: DownloadParams, query: DownloadQuery },
-    responses: {
-      200: { description: "The signed e-CF", content: { "application/xml": { schema: z.string() } } },
-      404: errorResponse("not_found: no E32 with this e-NCF and security code"),
-      ...errorResponses(422, 429),
-    },
-  }),
-  async (c) => {
-    const found = await downloadable(c, c.req.valid("param").encf, c.req.valid("query").codigo);
-    return c.body(found.xml, 200, {
-      "Content-Type": "application/xml; charset=utf-8",
-      "Content-Disposition": `attachment; filename="${found.issuerRnc}${found.encf}.xml"`,
-      "Cache-Control": "no-store",
-    });
+const lookupXmlRoute = defineRoute("public", {
+  method: "get",
+  path: `${LOOKUP_PATH}/{encf}/xml`,
+  tags,
+  summary: "The E32's signed XML as issued, named RNCEmisor + e-NCF (the same 404 for an unknown e-NCF and a wrong code)",
+  request: { params: DownloadParams, query: DownloadQuery },
+  responses: {
+    200: { description: "The signed e-CF", content: { "application/xml": { schema: z.string() } } },
+    404: errorResponse("not_found: no E32 with this e-NCF and security code"),
+    ...errorResponses(422, 429),
   },
-);
+});
+export const lookupXml: AppRouteHandler<typeof lookupXmlRoute> = async (c) => {
+  const found = await downloadable(c, c.req.valid("param").encf, c.req.valid("query").codigo);
+  return c.body(found.xml, 200, {
+    "Content-Type": "application/xml; charset=utf-8",
+    "Content-Disposition": `attachment; filename="${found.issuerRnc}${found.encf}.xml"`,
+    "Cache-Control": "no-store",
+  });
+};
+lookupRouter.openapi(lookupXmlRoute, lookupXml);

@@ -1,5 +1,5 @@
 import { requireAuth } from "../../http/auth";
-import { commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { type AppRouteHandler, commonErrors, createRouter, defineRoute, errorResponses, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
@@ -12,7 +12,7 @@ import { changeMemberRole, listMembers, removeMember } from "./service";
 /** Members of the request's workspace (X-Workspace-ID, else the caller's current workspace). */
 export const membersRouter = createRouter();
 
-const list = defineRoute(
+const listRoute = defineRoute(
   { permission: "members:view" },
   {
     method: "get",
@@ -24,14 +24,15 @@ const list = defineRoute(
   },
 );
 
-membersRouter.openapi(list, async (c) => {
+export const list: AppRouteHandler<typeof listRoute> = async (c) => {
   const query = c.req.valid("query");
   const { rows, total } = await listMembers(c.var.db, requireWorkspace(c).id, query);
-  const data = rows.map((m) => ({ id: m.id, name: m.name, email: m.email, role: m.role, added_at: timestamp(m.addedAt)! }));
+  const data = rows.map((m) => ({ id: m.id, name: m.name, email: m.email, role: m.role, added_at: timestamp(m.addedAt) }));
   return c.json(paginate(c, query, total, data), 200);
-});
+};
+membersRouter.openapi(listRoute, list);
 
-const update = defineRoute(
+const updateRoute = defineRoute(
   { permission: "members:edit" },
   {
     method: "patch",
@@ -44,14 +45,15 @@ const update = defineRoute(
   },
 );
 
-membersRouter.openapi(update, async (c) => {
+export const update: AppRouteHandler<typeof updateRoute> = async (c) => {
   const { user_id } = c.req.valid("param");
   const { role } = c.req.valid("json");
   const assigned = await changeMemberRole(c.var.db, { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, user_id, role);
   return c.json({ message: `Role changed to "${assigned.name}".` }, 200);
-});
+};
+membersRouter.openapi(updateRoute, update);
 
-const remove = defineRoute(
+const removeRoute = defineRoute(
   { permission: "members:delete" },
   {
     method: "delete",
@@ -64,11 +66,12 @@ const remove = defineRoute(
   },
 );
 
-membersRouter.openapi(remove, async (c) => {
+export const remove: AppRouteHandler<typeof removeRoute> = async (c) => {
   const { user_id } = c.req.valid("param");
   const workspace = requireWorkspace(c);
   await removeMember(c.var.db, { userId: requireAuth(c).userId, workspace }, user_id);
   // It leaves the list: the event tells a syncing client (docs/api.md, Deletions).
   await emitEvent(c, "member.deleted", workspace.id, deletedEventData(user_id, workspace.id));
   return c.json({ message: "Member removed from the workspace." }, 200);
-});
+};
+membersRouter.openapi(removeRoute, remove);

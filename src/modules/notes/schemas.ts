@@ -44,8 +44,16 @@ export const CreateNoteBody = z
       .max(MODIFICATION_CODES[MODIFICATION_CODES.length - 1]!, MODIFICATION_MESSAGE)
       .openapi({ description: "DGII's CodigoModificacion: 1 anula, 2 corrige texto, 3 corrige montos, 4 reemplazo de NCF de contingencia" }),
     reason: z.string().trim().min(1).max(90).openapi({ description: "RazonModificacion, e.g. 'error en precio'" }),
-    items: z.array(NoteItem).min(1).max(500).optional(),
-    full: z.boolean().optional().openapi({ description: "Credit notes: everything the invoice still has uncredited" }),
+    items: z
+      .array(NoteItem)
+      .min(1)
+      .max(500)
+      .optional()
+      .openapi({ description: "The lines credited or debited. Give either items or full: true, not both (one of the two is required)" }),
+    full: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Credit notes: everything the invoice still has uncredited. Give either items or full: true, not both" }),
     restock: z.boolean().optional().openapi({ description: "Credit notes: return the credited products to the invoice's workspace (default true)" }),
     replaces: z
       .object({

@@ -2,14 +2,14 @@ import { and, asc, eq, gte, lte, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
 import { findRow, orderBy, pageOf } from "../../db/queries";
-import { rowFromJson, rowsOf } from "../../db/rows";
+import { oneRow, rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
 import { addDays } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
 import { AppError, type FieldErrors, fieldError } from "../../lib/errors";
-import { decimal2, exchangeRateText, timestamp, unitPriceText } from "../../lib/format";
+import { decimal2, exchangeRateText, timestamp } from "../../lib/format";
 import { documentTypeName, isElectronicPrefix } from "../../lib/ncf";
 import { assertFiscalProfile } from "../company/service";
 import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
@@ -22,7 +22,7 @@ import { recordInvoiceChange } from "../invoices/history";
 import { checkReplacement } from "../invoices/replacement";
 import type { NoteKind } from "../invoices/schemas";
 import { invoiceStatus } from "../invoices/status";
-import { pdfLines, printedTotals } from "../sales/items";
+import { lineMoneyText, pdfLines, printedTotals } from "../sales/items";
 import { type AppliedTax, documentAmounts, EXCLUSIVE_TAX_TYPES, type LineAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { type ResolvedDocument, resolveDocument } from "../sales/references";
@@ -56,15 +56,15 @@ export function serializeNote(row: NoteRow): NoteSummary {
     reason: row.reason,
     credit_note_indicator: row.creditNoteIndicator,
     restock: row.restock,
-    replaces: row.replacedNcf === null ? null : { ncf: row.replacedNcf, issue_date: row.replacedNcfDate! },
-    subtotal_amount: decimal2(row.subtotalAmount)!,
-    discount_amount: decimal2(row.discountAmount)!,
-    tax_amount: decimal2(row.taxAmount)!,
-    total_amount: decimal2(row.totalAmount)!,
+    replaces: row.replacedNcf === null || row.replacedNcfDate === null ? null : { ncf: row.replacedNcf, issue_date: row.replacedNcfDate },
+    subtotal_amount: decimal2(row.subtotalAmount),
+    discount_amount: decimal2(row.discountAmount),
+    tax_amount: decimal2(row.taxAmount),
+    total_amount: decimal2(row.totalAmount),
     currency_id: row.currencyId,
     exchange_rate: exchangeRateText(row.exchangeRate),
-    total_amount_dop: decimal2(row.totalAmountDop)!,
-    created_at: timestamp(row.createdAt)!,
+    total_amount_dop: decimal2(row.totalAmountDop),
+    created_at: timestamp(row.createdAt),
   };
 }
 
@@ -125,10 +125,12 @@ async function loadLines(db: AnyDb, scope: RequestScope, invoiceId: number, taxI
       (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'type', type, 'rate', rate::text, 'is_active', is_active,
           'dgii_code', dgii_code, 'amount_per_unit', amount_per_unit::text)), '[]')
        FROM taxes WHERE tenant_id = ${scope.tenantId} AND id = ANY(${`{${taxIds.join(",")}}`}::int[])) AS taxes`);
-  return rowsOf<{
-    lines: InvoiceLine[];
-    taxes: { id: number; name: string; type: string; rate: string; is_active: boolean; dgii_code: string | null; amount_per_unit: string | null }[];
-  }>(result)[0]!;
+  return oneRow(
+    rowsOf<{
+      lines: InvoiceLine[];
+      taxes: { id: number; name: string; type: string; rate: string; is_active: boolean; dgii_code: string | null; amount_per_unit: string | null }[];
+    }>(result),
+  );
 }
 
 const minus = (a: string | number, b: string | number) => new Big(a).minus(b).toFixed(2);
@@ -475,7 +477,7 @@ export async function createNote(
       }
       throw error;
     });
-  const row = rowsOf<StockResult & { note: Record<string, unknown> | null; ecf_id: number | null }>(result)[0]!;
+  const row = oneRow(rowsOf<StockResult & { note: Record<string, unknown> | null; ecf_id: number | null }>(result));
   if (!row.note) throw await refusalAfterTaking(db, t, subtypeId, issueDate);
   await checkStockResult(db, changes, row);
   if (row.ecf_id !== null) {
@@ -490,7 +492,7 @@ export async function createNote(
 
   const credited = new Big(invoice.creditedAmount).plus(kind === "credit" ? totals.totalAmount : 0);
   const debited = new Big(invoice.debitedAmount).plus(kind === "debit" ? totals.totalAmount : 0);
-  const [updated] = await db
+  const updated = await db
     .update(inv)
     .set({
       creditedAmount: credited.toFixed(2),
@@ -499,8 +501,9 @@ export async function createNote(
       updatedAt: new Date(),
     })
     .where(eq(inv.id, invoice.id))
-    .returning();
-  await recordInvoiceChange(db, scope, kind === "credit" ? "credit_note" : "debit_note", invoice, updated!);
+    .returning()
+    .then(oneRow);
+  await recordInvoiceChange(db, scope, kind === "credit" ? "credit_note" : "debit_note", invoice, updated);
   return serializeNote(rowFromJson(notes, row.note));
 }
 
@@ -546,13 +549,18 @@ export async function getNote(db: AnyDb, scope: RequestScope, kind: NoteKind, id
       id: line.id,
       invoice_item_id: line.invoiceItemId,
       description: line.description,
-      quantity: decimal2(line.quantity)!,
-      unit_price: unitPriceText(line.unitPrice),
-      discount: decimal2(line.discount)!,
-      discount_amount: decimal2(line.discountAmount)!,
-      subtotal: decimal2(line.subtotal)!,
-      tax_amount: decimal2(line.taxAmount)!,
-      total: decimal2(line.total)!,
+      ...lineMoneyText(
+        {
+          quantity: line.quantity,
+          discount: line.discount,
+          discount_amount: line.discountAmount,
+          subtotal: line.subtotal,
+          tax_amount: line.taxAmount,
+          total: line.total,
+        },
+        "unit_price",
+        line.unitPrice,
+      ),
       taxes: line.taxes as AppliedTax[],
       product: product?.id ? product : null,
     })),
@@ -581,7 +589,7 @@ export async function notePdfData(db: AnyDb, scope: RequestScope, kind: NoteKind
       dueDate: null,
       dueDateLabel: "",
       reference: { ncf: note.modified_ncf, date: note.modified_issue_date, reason: note.reason, code: note.modification_code },
-      currency: foreign ? { code: currency.code!, exchangeRate: note.exchange_rate } : null,
+      currency: foreign && currency.code !== null ? { code: currency.code, exchangeRate: note.exchange_rate } : null,
       customer: { name: buyer.name, identification: buyer.identification, identificationType: buyer.identification_type },
       ...pdfLines(note.items),
       totals: [

@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { findRow } from "../../db/queries";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
@@ -66,10 +67,10 @@ export async function cancelVoidNote(db: AnyDb, scope: RequestScope, kind: NoteK
     }));
   await applyStockChanges(db, scope, changes);
 
-  const [cancelled] = await db.update(notes).set({ status: "cancelled", updatedAt: new Date() }).where(eq(notes.id, note.id)).returning();
+  const cancelled = await db.update(notes).set({ status: "cancelled", updatedAt: new Date() }).where(eq(notes.id, note.id)).returning().then(oneRow);
   const credited = new Big(invoice.creditedAmount).minus(kind === "credit" ? note.totalAmount : 0).toFixed(2);
   const debited = new Big(invoice.debitedAmount).minus(kind === "debit" ? note.totalAmount : 0).toFixed(2);
-  const [updated] = await db
+  const updated = await db
     .update(schema.invoices)
     .set({
       creditedAmount: credited,
@@ -78,7 +79,8 @@ export async function cancelVoidNote(db: AnyDb, scope: RequestScope, kind: NoteK
       updatedAt: new Date(),
     })
     .where(eq(schema.invoices.id, invoice.id))
-    .returning();
-  await recordInvoiceChange(db, scope, "note_cancelled", invoice, updated!);
-  return serializeNote(cancelled!);
+    .returning()
+    .then(oneRow);
+  await recordInvoiceChange(db, scope, "note_cancelled", invoice, updated);
+  return serializeNote(cancelled);
 }

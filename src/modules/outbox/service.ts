@@ -1,4 +1,5 @@
 import type { AnyDb } from "../../db/client";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 
 /** An email as the outbox stores it; delivery (Resend, retries) is the outbox consumer's job. */
@@ -18,6 +19,10 @@ interface EmailMessage {
  * nobody pushes (or whose queue send failed) are picked up by the cron sweep.
  */
 export async function enqueueEmail(db: AnyDb, tenantId: number, message: EmailMessage): Promise<number> {
-  const [row] = await db.insert(schema.outboxMessages).values({ tenantId, kind: "email", payload: message }).returning({ id: schema.outboxMessages.id });
-  return row!.id;
+  const row = await db
+    .insert(schema.outboxMessages)
+    .values({ tenantId, kind: "email", payload: message })
+    .returning({ id: schema.outboxMessages.id })
+    .then(oneRow);
+  return row.id;
 }

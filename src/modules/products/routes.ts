@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { type AppRouteHandler, commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse, WorkspaceFilter } from "../../http/schemas";
 import { deletedEventData, emitEvent } from "../events/service";
@@ -20,7 +20,7 @@ const ProductListQuery = listQuerySchema({
   defaultSort: "name",
 });
 
-const list = defineRoute(
+const listRoute = defineRoute(
   { permission: "products:view" },
   {
     method: "get",
@@ -31,13 +31,14 @@ const list = defineRoute(
     responses: { 200: jsonResponse("Products", paginated(Product)), ...commonErrors },
   },
 );
-productsRouter.openapi(list, async (c) => {
+export const list: AppRouteHandler<typeof listRoute> = async (c) => {
   const query = c.req.valid("query");
   const { rows, total } = await listProducts(c.var.db, c.var.scope, query);
   return c.json(paginate(c, query, total, rows.map(serializeProduct)), 200);
-});
+};
+productsRouter.openapi(listRoute, list);
 
-const get = defineRoute(
+const getRoute = defineRoute(
   { permission: "products:view" },
   {
     method: "get",
@@ -48,12 +49,13 @@ const get = defineRoute(
     responses: { 200: jsonResponse("The product", dataOnly(Product)), ...errorResponses(404), ...commonErrors },
   },
 );
-productsRouter.openapi(get, async (c) => {
+export const get: AppRouteHandler<typeof getRoute> = async (c) => {
   const row = await getProduct(c.var.db, c.var.scope, c.req.valid("param").id);
   return c.json({ data: serializeProduct(row) }, 200);
-});
+};
+productsRouter.openapi(getRoute, get);
 
-const create = defineRoute(
+const createRoute = defineRoute(
   { permission: "products:create" },
   {
     method: "post",
@@ -64,12 +66,13 @@ const create = defineRoute(
     responses: { 201: jsonResponse("Created", dataWithMessage(Product)), ...commonErrors },
   },
 );
-productsRouter.openapi(create, async (c) => {
+export const create: AppRouteHandler<typeof createRoute> = async (c) => {
   const row = await createProduct(c.var.db, c.var.scope, c.req.valid("json"));
   return c.json({ data: serializeProduct(row), message: "Product created." }, 201);
-});
+};
+productsRouter.openapi(createRoute, create);
 
-const update = defineRoute(
+const updateRoute = defineRoute(
   { permission: "products:edit" },
   {
     method: "patch",
@@ -80,12 +83,13 @@ const update = defineRoute(
     responses: { 200: jsonResponse("Updated", dataWithMessage(Product)), ...errorResponses(404), ...commonErrors },
   },
 );
-productsRouter.openapi(update, async (c) => {
+export const update: AppRouteHandler<typeof updateRoute> = async (c) => {
   const row = await updateProduct(c.var.db, c.var.scope, c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeProduct(row), message: "Product updated." }, 200);
-});
+};
+productsRouter.openapi(updateRoute, update);
 
-const remove = defineRoute(
+const removeRoute = defineRoute(
   { permission: "products:delete" },
   {
     method: "delete",
@@ -96,10 +100,11 @@ const remove = defineRoute(
     responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
   },
 );
-productsRouter.openapi(remove, async (c) => {
+export const remove: AppRouteHandler<typeof removeRoute> = async (c) => {
   const id = c.req.valid("param").id;
   const { workspaceId } = await deleteProduct(c.var.db, c.var.scope, id);
   // Incremental sync cannot see a deleted row: the event, in the delete's transaction, tells (docs/api.md).
   await emitEvent(c, "product.deleted", workspaceId, deletedEventData(id, workspaceId));
   return c.json({ message: "Product deleted." }, 200);
-});
+};
+productsRouter.openapi(removeRoute, remove);

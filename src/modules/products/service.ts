@@ -2,6 +2,7 @@ import { and, eq, ilike, inArray, or, type SQL } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey, isUniqueViolation } from "../../db/errors";
 import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import { listWorkspaceCondition, type RequestScope, visibleByIdCondition } from "../../http/scope";
@@ -22,14 +23,14 @@ export function serializeProduct(row: ProductRow) {
     description: row.description,
     product_type: row.productType as "product" | "service",
     unit: row.unit,
-    price: decimal2(row.price)!,
+    price: decimal2(row.price),
     cost: decimal2(row.cost),
     track_inventory: row.trackInventory,
     allow_negative_stock: row.allowNegativeStock,
     default_tax_ids: row.defaultTaxIds,
     is_active: row.isActive,
-    created_at: timestamp(row.createdAt)!,
-    updated_at: timestamp(row.updatedAt)!,
+    created_at: timestamp(row.createdAt),
+    updated_at: timestamp(row.updatedAt),
   };
 }
 
@@ -93,7 +94,7 @@ export async function createProduct(db: AnyDb, scope: RequestScope, input: Creat
   const workspaceId = input.workspace_id ?? null;
   await assertAssignableWorkspace(db, scope, workspaceId, "products:create");
   const taxIds = input.default_tax_ids ? await checkTaxIds(db, scope.tenantId, input.default_tax_ids) : await defaultTaxIds(db, scope.tenantId);
-  const [row] = await db
+  const row = await db
     .insert(p)
     .values({
       tenantId: scope.tenantId,
@@ -111,8 +112,9 @@ export async function createProduct(db: AnyDb, scope: RequestScope, input: Creat
       isActive: input.is_active ?? true,
     })
     .returning()
-    .catch(skuTaken);
-  return row!;
+    .catch(skuTaken)
+    .then(oneRow);
+  return row;
 }
 
 export async function updateProduct(db: AnyDb, scope: RequestScope, id: number, input: UpdateProductInput): Promise<ProductRow> {
@@ -147,13 +149,14 @@ export async function updateProduct(db: AnyDb, scope: RequestScope, id: number, 
   if (input.is_active !== undefined) changes.isActive = input.is_active;
   if (moving) changes.workspaceId = input.workspace_id;
   if (input.default_tax_ids !== undefined) changes.defaultTaxIds = await checkTaxIds(db, scope.tenantId, input.default_tax_ids);
-  const [row] = await db
+  const row = await db
     .update(p)
     .set(changes)
     .where(and(eq(p.tenantId, scope.tenantId), eq(p.id, id)))
     .returning()
-    .catch(skuTaken);
-  return row!;
+    .catch(skuTaken)
+    .then(oneRow);
+  return row;
 }
 
 /**

@@ -54,8 +54,9 @@ export function allocate(total: Big, weights: Big[]): Big[] {
   let given = new Big(0);
   weights.forEach((weight, i) => {
     if (weight.lte(0) || i === last) return;
-    shares[i] = total.times(weight).div(sum).round(2, Big.roundHalfUp);
-    given = given.plus(shares[i]!);
+    const share = total.times(weight).div(sum).round(2, Big.roundHalfUp);
+    shares[i] = share;
+    given = given.plus(share);
   });
   shares[last] = total.minus(given);
   return shares;

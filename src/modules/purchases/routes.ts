@@ -12,6 +12,9 @@ import { emitEcfTransitionEvent } from "../ecf/transitions";
 import { deletedEventData, emitEvent } from "../events/service";
 import { renderDocumentPdf } from "../sales/pdf";
 import { CreatePaymentBody } from "../sales/schemas";
+import { deletePurchase, updatePurchase } from "./changes";
+import { createPurchase, enterDraft, type WrittenPurchase as Written } from "./enter";
+import { addPurchasePayment, deletePurchasePayment } from "./payments";
 import {
   CreatePurchaseBody,
   PurchaseDetail,
@@ -22,12 +25,12 @@ import {
   VoidPurchaseBody,
   WrittenPurchase,
 } from "./schemas";
-import * as purchases from "./service";
+import { getPurchase, listPurchases, purchasePdfData } from "./service";
 
 export const purchasesRouter = createRouter();
 const tags = ["Purchases"];
 
-const written = (result: purchases.WrittenPurchase, message: string) => ({ data: result.purchase, message, warnings: result.warnings });
+const written = (result: Written, message: string) => ({ data: result.purchase, message, warnings: result.warnings });
 
 purchasesRouter.openapi(
   defineRoute(
@@ -43,7 +46,7 @@ purchasesRouter.openapi(
   ),
   async (c) => {
     const query = c.req.valid("query");
-    const { data, total } = await purchases.listPurchases(c.var.db, c.var.scope, query);
+    const { data, total } = await listPurchases(c.var.db, c.var.scope, query);
     return c.json(paginate(c, query, total, data), 200);
   },
 );
@@ -60,7 +63,7 @@ purchasesRouter.openapi(
       responses: { 200: jsonResponse("Purchase", dataOnly(PurchaseDetail)), ...errorResponses(404), ...commonErrors },
     },
   ),
-  async (c) => c.json({ data: await purchases.getPurchase(c.var.db, c.var.scope, c.req.valid("param").id) }, 200),
+  async (c) => c.json({ data: await getPurchase(c.var.db, c.var.scope, c.req.valid("param").id) }, 200),
 );
 
 purchasesRouter.openapi(
@@ -79,7 +82,7 @@ purchasesRouter.openapi(
     const db = c.var.db;
     const input = c.req.valid("json");
     return idempotent(c, db, async () => {
-      const result = await purchases.createPurchase(db, c.var.scope, input, dominicanToday(), {
+      const result = await createPurchase(db, c.var.scope, input, dominicanToday(), {
         encryptionKey: config(c.env).APP_ENCRYPTION_KEY,
         ecfSigned: (subject) => emitEcfTransitionEvent(c, subject, "signed"),
       });
@@ -102,7 +105,7 @@ purchasesRouter.openapi(
     },
   ),
   async (c) => {
-    const result = await purchases.updatePurchase(c.var.db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), dominicanToday());
+    const result = await updatePurchase(c.var.db, c.var.scope, c.req.valid("param").id, c.req.valid("json"), dominicanToday());
     return c.json(written(result, "Draft updated."), 200);
   },
 );
@@ -120,7 +123,7 @@ purchasesRouter.openapi(
     },
   ),
   async (c) => {
-    const result = await purchases.enterDraft(c.var.db, c.var.scope, c.req.valid("param").id, dominicanToday(), {
+    const result = await enterDraft(c.var.db, c.var.scope, c.req.valid("param").id, dominicanToday(), {
       encryptionKey: config(c.env).APP_ENCRYPTION_KEY,
       ecfSigned: (subject) => emitEcfTransitionEvent(c, subject, "signed"),
     });
@@ -143,7 +146,7 @@ purchasesRouter.openapi(
   ),
   async (c) => {
     const id = c.req.valid("param").id;
-    const done = await purchases.deletePurchase(c.var.db, c.var.scope, id, c.req.valid("json").reason);
+    const done = await deletePurchase(c.var.db, c.var.scope, id, c.req.valid("json").reason);
     // A deleted draft leaves the list (the event tells a syncing client); a voided purchase stays, its status changed.
     if (done === "deleted") await emitEvent(c, "purchase.deleted", c.var.scope.workspaceId, deletedEventData(id, c.var.scope.workspaceId));
     return c.json({ message: done === "deleted" ? "Draft deleted." : "Purchase voided." }, 200);
@@ -172,7 +175,7 @@ purchasesRouter.openapi(
     const input = c.req.valid("json");
     return idempotent(c, db, async () => ({
       status: 201,
-      body: { data: await purchases.addPurchasePayment(db, c.var.scope, id, input), message: "Payment recorded." },
+      body: { data: await addPurchasePayment(db, c.var.scope, id, input), message: "Payment recorded." },
     }));
   },
 );
@@ -195,7 +198,7 @@ purchasesRouter.openapi(
   ),
   async (c) => {
     const { id, payment_id } = c.req.valid("param");
-    return c.json({ data: await purchases.deletePurchasePayment(c.var.db, c.var.scope, id, payment_id), message: "Payment removed." }, 200);
+    return c.json({ data: await deletePurchasePayment(c.var.db, c.var.scope, id, payment_id), message: "Payment removed." }, 200);
   },
 );
 
@@ -216,7 +219,7 @@ purchasesRouter.openapi(
     },
   ),
   async (c) => {
-    const { purchase, pdf } = await purchases.purchasePdfData(c.var.db, c.var.scope, c.req.valid("param").id);
+    const { purchase, pdf } = await purchasePdfData(c.var.db, c.var.scope, c.req.valid("param").id);
     // An E41/E43/E47 prints its e-CF's timbre QR, security code and signature time (Norma 06-2018 and DGII's printed representation).
     if (isElectronicNumber(purchase.ncf)) pdf.ecf = (await printedEcf(c.var.db, { purchaseId: purchase.id }, config(c.env))) ?? undefined;
     return c.body(await renderDocumentPdf(pdf), 200, {

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { findRow, pageOf } from "../../db/queries";
-import { rowFromJson, rowsOf } from "../../db/rows";
+import { oneRow, rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
@@ -62,7 +62,7 @@ export async function createQuotation(db: AnyDb, scope: RequestScope, input: Cre
       RETURNING *
     ), ${insertLines("quotation", t, sql`(SELECT id FROM quo)`, lineRecords(resolved.lines, amounts))}
     SELECT row_to_json(quo) AS quotation, (SELECT count(*) FROM items) AS lines FROM quo`);
-  const row = rowsOf<{ quotation: Record<string, unknown> }>(result)[0]!;
+  const row = oneRow(rowsOf<{ quotation: Record<string, unknown> }>(result));
   return serializeQuotation(rowFromJson(q, row.quotation));
 }
 
@@ -155,8 +155,8 @@ export async function updateQuotation(
       await db.execute(replaceLines("quotation", scope.tenantId, id, lineRecords(resolved.lines, amounts)));
     }
   }
-  const [updated] = await db.update(q).set(set).where(eq(q.id, id)).returning();
-  return { id: updated!.id, total_amount: decimal2(updated!.totalAmount)!, updated_at: timestamp(updated!.updatedAt)! };
+  const updated = await db.update(q).set(set).where(eq(q.id, id)).returning().then(oneRow);
+  return { id: updated.id, total_amount: decimal2(updated.totalAmount), updated_at: timestamp(updated.updatedAt) };
 }
 
 /** Deletes a quotation in draft or sent (its lines go with it). */

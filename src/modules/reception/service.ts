@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, inArray, isNull, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { orderBy, pageOf } from "../../db/queries";
-import { rowsOf } from "../../db/rows";
+import { oneRow, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
@@ -30,8 +30,8 @@ import { openedCertificate } from "../ecf/service";
 import { parseUntrustedXml, signXml, UntrustedXmlError, type XmlDocument } from "../ecf/signature";
 import { namesAuthor, type TrustStore, TrustStoreError, trustStoreOf } from "../ecf/signers";
 import type { SchemaName } from "../ecf/xsd";
+import { createPurchase, type WrittenPurchase } from "../purchases/enter";
 import { CreatePurchaseBody, type CreatePurchaseInput } from "../purchases/schemas";
-import { createPurchase, type WrittenPurchase } from "../purchases/service";
 import { ourSeedExpiry, type TokenHolder } from "./receiver-auth";
 import type { DeliveryStatus, ReceivedEcfFilter, ReceivedEcfPurchaseInput, ReceivedEcfSort } from "./schemas";
 import { verifySignedDocument } from "./verify";
@@ -339,7 +339,7 @@ export function serializeReceived(row: ReceivedRow, approval?: typeof approvals.
     issuer_name: row.issuerName,
     buyer_rnc: row.buyerRnc,
     issue_date: row.issueDate,
-    total_amount: decimal2(row.totalAmount)!,
+    total_amount: decimal2(row.totalAmount),
     itbis_amount: row.itbisAmount === null ? null : decimal2(row.itbisAmount),
     security_code: row.securityCode,
     signer: row.signer,
@@ -358,7 +358,7 @@ export function serializeReceived(row: ReceivedRow, approval?: typeof approvals.
           next_attempt_at: approval.dgiiStatus === "pending" || approval.issuerStatus === "pending" ? timestamp(approval.nextAttemptAt) : null,
         }
       : null,
-    received_at: timestamp(row.receivedAt)!,
+    received_at: timestamp(row.receivedAt),
   };
 }
 
@@ -418,7 +418,7 @@ export async function approveReceived(
     }),
     receiver.material,
   ).xml;
-  const [created] = await db
+  const created = await db
     .insert(approvals)
     .values({
       tenantId: receiver.tenantId,
@@ -430,13 +430,15 @@ export async function approveReceived(
       createdBy: userId,
       nextAttemptAt: now,
     })
-    .returning();
-  const [updated] = await db
+    .returning()
+    .then(oneRow);
+  const updated = await db
     .update(received)
     .set({ commercialStatus: input.approved ? "approved" : "rejected", updatedAt: now })
     .where(eq(received.id, row.id))
-    .returning();
-  return { row: updated!, approval: created! };
+    .returning()
+    .then(oneRow);
+  return { row: updated, approval: created };
 }
 
 // ---- A received e-CF turned into a purchase (docs/reception.md, "Turning a received e-CF into a purchase")
@@ -595,7 +597,7 @@ export async function purchaseReceived(db: AnyDb, scope: RequestScope, id: numbe
   const written = await createPurchase(db, scope, parsed.data, today);
   await db.update(received).set({ status: "purchased", purchaseId: written.purchase.id, updatedAt: new Date() }).where(eq(received.id, row.id));
   // In the purchase's currency: MontoTotalOtraMoneda when the e-CF has one (Formato e-CF v1.0, Otra Moneda), else MontoTotal.
-  const [ecfTotal, field] = currency && lines.currency?.total ? [lines.currency.total, "MontoTotalOtraMoneda"] : [decimal2(row.totalAmount)!, "MontoTotal"];
+  const [ecfTotal, field] = currency && lines.currency?.total ? [lines.currency.total, "MontoTotalOtraMoneda"] : [decimal2(row.totalAmount), "MontoTotal"];
   if (!new Big(written.purchase.total_amount).eq(ecfTotal)) {
     written.warnings.push({
       code: "total_differs_from_ecf",

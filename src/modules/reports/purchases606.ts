@@ -1,8 +1,8 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { Big } from "../../lib/decimal";
 import type { TaxBreakdown } from "../sales/lines";
 import { Row606 } from "./schemas";
-import type { ReportContext, ReportSource } from "./service";
+import type { Period, ReportContext, ReportSource } from "./service";
 
 /**
  * Formato 606, "Formato de Envío de Compras de Bienes y Servicios" (Norma General 07-2018): one row
@@ -136,10 +136,12 @@ export function row606(raw: Raw606, context: ReportContext): Row606 {
   };
 }
 
-export const purchases606: ReportSource<Row606> = {
-  format: "606",
-  columns: Object.keys(Row606) as (keyof Row606)[],
-  statement: (tenantId, period, workspaceId) => sql`
+/**
+ * The 606's rows of the purchases `which` selects (alias `p`), each as the 606 of `period` reports it:
+ * withholdings made by the period's end, payments dated by it.
+ */
+function statement606(tenantId: number, period: Period, which: SQL) {
+  return sql`
     SELECT to_char(p.issue_date, 'YYYYMMDD') AS issue_date, p.expense_type, coalesce(p.ncf, p.supplier_ncf) AS ncf,
       left(p.ncf, 3) AS self_issued_prefix, c.identification_type, c.identification,
       p.exchange_rate::text AS exchange_rate, (p.subtotal_amount - p.discount_amount)::text AS net_amount,
@@ -163,8 +165,34 @@ export const purchases606: ReportSource<Row606> = {
     WHERE p.tenant_id = ${tenantId} AND p.status IN ('pending_payment', 'partially_paid', 'paid')
       -- A consumer invoice (B02, E32) supports neither a cost nor an ITBIS credit: not a 606 row.
       AND coalesce(p.ncf, p.supplier_ncf) !~ '^(B02|E32)'
-      AND p.issue_date BETWEEN ${period.from}::date AND ${period.to}::date
-      ${workspaceId === undefined ? sql`` : sql`AND p.workspace_id = ${workspaceId}`}
-    ORDER BY p.issue_date, p.id`,
+      AND ${which}
+    ORDER BY p.issue_date, p.id`;
+}
+
+export const purchases606: ReportSource<Row606> = {
+  format: "606",
+  columns: Object.keys(Row606) as (keyof Row606)[],
+  statement: (tenantId, period, workspaceId) =>
+    statement606(
+      tenantId,
+      period,
+      sql`p.issue_date BETWEEN ${period.from}::date AND ${period.to}::date ${workspaceId === undefined ? sql`` : sql`AND p.workspace_id = ${workspaceId}`}`,
+    ),
   row: (raw, context: ReportContext) => row606(raw as unknown as Raw606, context),
+};
+
+/**
+ * The purchases withheld in the period (their withholding date in it, whatever month they were
+ * issued in), each as its 606 row reports it once the withholding is made: what the IR-17 and the
+ * IT-1's section A declare (the 606 has no other withholding date than its payment date, column 7).
+ */
+export const withheld606: ReportSource<Row606> = {
+  ...purchases606,
+  statement: (tenantId, period, workspaceId) =>
+    statement606(
+      tenantId,
+      period,
+      sql`p.withholding_date BETWEEN ${period.from}::date AND ${period.to}::date AND (p.itbis_withheld > 0 OR p.isr_withheld > 0)
+        ${workspaceId === undefined ? sql`` : sql`AND p.workspace_id = ${workspaceId}`}`,
+    ),
 };

@@ -4,10 +4,24 @@ import type { AppEnv } from "../../http/context";
 import { commonErrors, createRouter, defineRoute, jsonResponse, V1 } from "../../http/openapi";
 import { streamedBody } from "../../http/stream";
 import { annulments608 } from "./annulments608";
+import { ir17Report } from "./ir17";
+import { it1Report } from "./it1";
 import { purchases606 } from "./purchases606";
 import { salesSummary } from "./sales-summary";
 import { sales607 } from "./sales607";
-import { Report606, Report607, Report607Query, Report608, ReportQuery, SalesSummary, SalesSummaryQuery } from "./schemas";
+import {
+  Ir17Json,
+  Ir17Query,
+  It1Json,
+  It1Query,
+  Report606,
+  Report607,
+  Report607Query,
+  Report608,
+  ReportQuery,
+  SalesSummary,
+  SalesSummaryQuery,
+} from "./schemas";
 import { openReport, periodOf, type ReportSource } from "./service";
 import { type SnapshotReport, storedSnapshot } from "./snapshots";
 import { jsonChunks, txtChunks } from "./writer";
@@ -102,4 +116,60 @@ reportsRouter.openapi(
     },
   ),
   async (c) => c.json({ data: await salesSummary(c.var.db, c.var.scope, c.req.valid("query")) }, 200),
+);
+
+/**
+ * A closed period's IT-1 or IR-17 as its close kept it, when the request gives no figures of its own
+ * (with inputs, it is computed again: the locked month's documents give the same figures).
+ */
+async function keptOrComputed(c: Context<AppEnv>, report: "it1" | "ir17", query: { period: string }, compute: () => Promise<unknown>) {
+  const inputs = Object.entries(query).some(([name, value]) => name !== "period" && name !== "deductible_as" && value !== undefined);
+  const defaults = !inputs && (report !== "it1" || (query as { deductible_as?: string }).deductible_as === "goods");
+  const kept = defaults ? await storedSnapshot(c.var.db, c.var.scope.tenantId, periodOf(query.period).text, report, "json") : null;
+  if (kept) {
+    return c.body(kept.body, 200, {
+      "Content-Type": kept.contentType,
+      "X-Content-SHA256": kept.sha256,
+      "X-Fiscal-Period-Version": String(kept.version),
+    }) as unknown as TypedResponse<unknown, 200, "json">;
+  }
+  return c.json(await compute(), 200) as unknown as TypedResponse<unknown, 200, "json">;
+}
+
+reportsRouter.openapi(
+  defineRoute(
+    { permission: "reports:view" },
+    {
+      method: "get",
+      path: `${V1}/reports/it1`,
+      tags,
+      summary:
+        "DGII's IT-1 with its Anexo A (2020 edition) of a month, casilla by casilla, from the period's 607 and 606; what the books cannot know is given by casilla",
+      request: { query: It1Query },
+      responses: { 200: jsonResponse("The IT-1's casillas", It1Json), ...commonErrors },
+    },
+  ),
+  async (c) => {
+    const query = c.req.valid("query");
+    return keptOrComputed(c, "it1", query, () => it1Report(c.var.db, c.var.scope.tenantId, query)) as never;
+  },
+);
+
+reportsRouter.openapi(
+  defineRoute(
+    { permission: "reports:view" },
+    {
+      method: "get",
+      path: `${V1}/reports/ir17`,
+      tags,
+      summary:
+        "DGII's IR-17 of a month: the ISR withheld from suppliers by concept, with the rates in force, from the purchases withheld in it as the 606 reports them (payroll out of scope)",
+      request: { query: Ir17Query },
+      responses: { 200: jsonResponse("The IR-17's casillas", Ir17Json), ...commonErrors },
+    },
+  ),
+  async (c) => {
+    const query = c.req.valid("query");
+    return keptOrComputed(c, "ir17", query, () => ir17Report(c.var.db, c.var.scope.tenantId, query)) as never;
+  },
 );

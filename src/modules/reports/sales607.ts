@@ -121,14 +121,22 @@ export function row607(raw: Raw607): Row607 {
   };
 }
 
-const prefixPattern = (prefixes: readonly string[], includeEcf: boolean) => `^(${prefixes.filter((prefix) => includeEcf || prefix.startsWith("B")).join("|")})`;
+export const prefixPattern = (prefixes: readonly string[], includeEcf: boolean) =>
+  `^(${prefixes.filter((prefix) => includeEcf || prefix.startsWith("B")).join("|")})`;
 
 const inWorkspace = (alias: string, workspaceId: number | undefined) =>
   workspaceId === undefined ? sql`` : sql`AND ${sql.raw(alias)}.workspace_id = ${workspaceId}`;
 
-/** The invoices of the 607 (alias `i`): issued in the period, not drafts, not annulled (the 608's), of a sales NCF type. */
-const reportedInvoices = (period: Period, workspaceId: number | undefined, query: Report607Query) => sql`
-  i.deleted_at IS NULL AND i.status NOT IN ('draft', 'cancelled')
+/**
+ * The invoices of the 607 (alias `i`): issued in the period, not drafts, not annulled (the 608's),
+ * of a sales NCF type. A cancelled invoice with credit is an e-CF cancelled by its E34 (a B-series
+ * invoice is cancelled only without notes, its NCF annulled in the 608; invoices/changes.ts): DGII
+ * holds it as a valid sale, so it is reported and its E34 reported against it (Norma General
+ * 07-2018 art. 4: each NCF issued, notes one by one). An e-CF annulled (ANECF) or void (rejected)
+ * is cancelled with no credit: left out.
+ */
+export const reportedInvoices = (period: Period, workspaceId: number | undefined, query: Report607Query) => sql`
+  i.deleted_at IS NULL AND i.status <> 'draft' AND (i.status <> 'cancelled' OR i.credited_amount > 0)
   AND i.issue_date BETWEEN ${period.from}::date AND ${period.to}::date
   AND i.document_number ~ ${prefixPattern(SALES_INVOICE_PREFIXES, query.include_ecf)}
   ${inWorkspace("i", workspaceId)}`;

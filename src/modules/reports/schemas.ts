@@ -188,3 +188,108 @@ export const SalesSummary = z
   })
   .openapi("SalesSummary");
 export type SalesSummary = z.output<typeof SalesSummary>;
+
+/** An amount the accountant gives (DOP, up to two decimals, not negative). */
+const amountInput = (description: string) =>
+  z
+    .string()
+    .regex(/^\d{1,12}(\.\d{1,2})?$/, "Must be an amount in DOP, such as 1500.00.")
+    .optional()
+    .openapi({ description: `${description}; 0.00 when not given` });
+
+/** The IT-1's query: the period, and what the books cannot know, each named by its casilla (docs/reports.md, "IT-1"). */
+export const It1Query = z
+  .object({
+    period: ReportQuery.shape.period,
+    deductible_as: z.enum(["goods", "services", "exports"]).default("goods").openapi({
+      description:
+        "Where the deductible ITBIS paid goes in Anexo A IX, after what the company sells: 50 (bienes gravados), 51 (servicios gravados) or 49 (bienes exportados)",
+    }),
+    anexo_a_9: amountInput("Anexo A 9, otras operaciones (positivas)"),
+    anexo_a_10: amountInput("Anexo A 10, otras operaciones (negativas)"),
+    anexo_a_27: amountInput("Anexo A 27, ITBIS withheld by the card processors (Norma 08-04), from the bank statements"),
+    anexo_a_28: amountInput("Anexo A 28, pasajes aéreos (BSP-IATA)"),
+    anexo_a_30: amountInput("Anexo A 30, paquetes de alojamiento"),
+    anexo_a_56c: amountInput("Anexo A 56 C, ITBIS deductible paid on imports (the DUA)"),
+    it1_28: amountInput("IT-1 28, saldos compensables autorizados y/o reembolsos"),
+    it1_29: amountInput("IT-1 29, saldo a favor anterior (last month's casilla 34 as filed)"),
+    it1_31: amountInput("IT-1 31, otros pagos computables a cuenta"),
+    it1_32: amountInput("IT-1 32, compensaciones y/o reembolsos autorizados"),
+    it1_35: amountInput("IT-1 35, recargos"),
+    it1_36: amountInput("IT-1 36, interés indemnizatorio"),
+    it1_37: amountInput("IT-1 37, sanciones"),
+    it1_61: amountInput("IT-1 61, pagos computables a cuenta of the ITBIS withheld"),
+    it1_64: amountInput("IT-1 64, recargos of the ITBIS withheld"),
+    it1_65: amountInput("IT-1 65, interés indemnizatorio of the ITBIS withheld"),
+    it1_66: amountInput("IT-1 66, sanciones of the ITBIS withheld"),
+  })
+  .strict();
+export type It1Query = z.output<typeof It1Query>;
+
+const CasillaJson = z
+  .object({
+    casilla: z.string().openapi({ description: "DGII's number of the casilla" }),
+    name: z.string().openapi({ description: "DGII's name of the casilla" }),
+    amount: z.string().openapi({ description: "DOP, two decimals" }),
+    count: z.number().int().optional().openapi({ description: "Documents, where the form counts them" }),
+    from: z.enum(["books", "input", "formula", "accountant"]).openapi({
+      description:
+        "`books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, 0.00 here",
+    }),
+  })
+  .openapi("Casilla");
+
+export const It1Json = z
+  .object({
+    form: z.literal("IT-1"),
+    edition: z.string(),
+    rnc: z.string(),
+    period: z.string(),
+    anexo_a: z.array(CasillaJson),
+    itbis_paid: z.array(
+      z.object({ casilla: z.string(), name: z.string(), a: z.string(), b: z.string(), c: z.string(), d: z.string(), from: CasillaJson.shape.from }),
+    ),
+    it1: z.array(CasillaJson),
+    section_a: z.array(CasillaJson),
+    checks: z.array(z.object({ rule: z.string(), expected: z.string(), actual: z.string(), difference: z.string() })),
+    left_to_accountant: z.array(z.string()),
+  })
+  .openapi("It1");
+
+/** The IR-17's query: the period, and what the books cannot know (docs/reports.md, "IR-17"). */
+export const Ir17Query = z
+  .object({
+    period: ReportQuery.shape.period,
+    treaty_withholdings: amountInput("Retenciones por convenios (anexo R9C): casilla 26 (2026-07 layout) or 23 (2025)"),
+    fringe_benefits: amountInput("Retribuciones complementarias: casilla 28 (2026-07), 25 (2025), 22 (before)"),
+    compensable_balances: amountInput("Saldos compensables autorizados: casilla 30 (2026-07), 27 (2025), 24 (before)"),
+    payments_on_account: amountInput("Pagos computables a cuenta: casilla 31 (2026-07), 28 (2025), 25 (before)"),
+    previous_balance: amountInput("Saldo a favor anterior: casilla 32 (2026-07), 29 (2025), 26 (before)"),
+    surcharges: amountInput("Recargos: casilla 35 (2026-07), 32 (2025), 29 (before)"),
+    interest: amountInput("Interés indemnizatorio: casilla 36 (2026-07), 33 (2025), 30 (before)"),
+  })
+  .strict();
+export type Ir17Query = z.output<typeof Ir17Query>;
+
+export const Ir17Json = z
+  .object({
+    form: z.literal("IR-17"),
+    layout: z.string(),
+    rnc: z.string(),
+    period: z.string(),
+    concepts: z.array(
+      z.object({
+        casilla: z.string(),
+        name: z.string(),
+        rate: z.string().openapi({ description: "The rate in force for the period's payments, percent" }),
+        base: z.string(),
+        amount: z.string().openapi({ description: "ISR withheld: Σ 606 column 18" }),
+        count: z.number().int(),
+        from: z.enum(["books", "accountant"]),
+      }),
+    ),
+    liquidation: z.array(z.object({ casilla: z.string(), name: z.string(), amount: z.string(), from: z.enum(["books", "input", "formula"]) })),
+    checks: z.array(z.object({ rule: z.string(), expected: z.string(), actual: z.string(), difference: z.string() })),
+    out_of_scope: z.string(),
+  })
+  .openapi("Ir17");

@@ -130,3 +130,20 @@ export async function openReport<Row extends Record<string, string>, Query exten
     },
   };
 }
+
+/**
+ * A report's header and every row, read whole in the request transaction (the cursor closed after):
+ * for what is computed from a format's rows (the IT-1, the IR-17) and for the snapshots of a close.
+ */
+export async function readWhole<Row extends Record<string, string>, Query extends ReportQuery>(
+  db: AnyDb,
+  tenantId: number,
+  source: ReportSource<Row, Query>,
+  query: Query,
+): Promise<{ header: OpenedReport<Row>["header"]; rows: Row[] }> {
+  const opened = await openReport(db, tenantId, source, query);
+  const rows = [...opened.first];
+  for (let page = await opened.next(); page.length; page = await opened.next()) rows.push(...page);
+  await opened.close();
+  return { header: opened.header, rows };
+}

@@ -2,10 +2,12 @@ import { sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import { annulments608 } from "./annulments608";
+import { ir17Report } from "./ir17";
+import { it1Report } from "./it1";
 import { purchases606 } from "./purchases606";
 import { sales607 } from "./sales607";
 import type { Report607Query, ReportQuery } from "./schemas";
-import { openReport, type ReportSource } from "./service";
+import { type ReportSource, readWhole } from "./service";
 import { jsonChunks, type ReportChunks, txtChunks } from "./writer";
 
 /**
@@ -18,8 +20,8 @@ import { jsonChunks, type ReportChunks, txtChunks } from "./writer";
 export type SnapshotFormat = "txt" | "json";
 
 /** What a close keeps: `607-ecf` is the 607 with include_ecf=true (the e-CF listed too). */
-export const SNAPSHOT_REPORTS = ["606", "607", "607-ecf", "608"] as const;
-export type SnapshotReport = (typeof SNAPSHOT_REPORTS)[number] | "it1" | "ir17";
+export const SNAPSHOT_REPORTS = ["606", "607", "607-ecf", "608", "it1", "ir17"] as const;
+export type SnapshotReport = (typeof SNAPSHOT_REPORTS)[number];
 
 export interface RenderedReport {
   report: SnapshotReport;
@@ -42,11 +44,8 @@ async function render<Row extends Record<string, string>, Query extends ReportQu
   source: ReportSource<Row, Query>,
   query: Query,
 ): Promise<RenderedReport[]> {
-  const opened = await openReport(db, tenantId, source, query);
-  const rows = [...opened.first];
-  for (let page = await opened.next(); page.length; page = await opened.next()) rows.push(...page);
-  await opened.close();
-  const whole = { header: opened.header, first: rows, next: async () => [] as Row[], close: async () => undefined };
+  const { header, rows } = await readWhole(db, tenantId, source, query);
+  const whole = { header, first: rows, next: async () => [] as Row[], close: async () => undefined };
   const txt = txtChunks(whole, source.columns);
   const json = jsonChunks(whole);
   return [
@@ -55,7 +54,14 @@ async function render<Row extends Record<string, string>, Query extends ReportQu
   ];
 }
 
-/** The 606, the 607 (without and with e-CF) and the 608 of a period, for the whole company. */
+const json = (report: SnapshotReport, value: unknown): RenderedReport => ({
+  report,
+  format: "json",
+  contentType: "application/json",
+  body: JSON.stringify(value),
+});
+
+/** The 606, the 607 (without and with e-CF), the 608, the IT-1 and the IR-17 of a period, for the whole company. */
 export async function renderFormats(db: AnyDb, tenantId: number, period: string): Promise<RenderedReport[]> {
   const query: ReportQuery = { period, format: "txt", workspace_id: undefined };
   const query607 = (include_ecf: boolean): Report607Query => ({ ...query, include_ecf });
@@ -64,6 +70,10 @@ export async function renderFormats(db: AnyDb, tenantId: number, period: string)
     ...(await render(db, tenantId, "607", sales607, query607(false))),
     ...(await render(db, tenantId, "607-ecf", sales607, query607(true))),
     ...(await render(db, tenantId, "608", annulments608, query)),
+    // The IT-1 and the IR-17 as computed without the figures the books cannot know: what the
+    // accountant keyed in is theirs to keep; these are the books' part, as they stood at the close.
+    json("it1", await it1Report(db, tenantId, { period, deductible_as: "goods" })),
+    json("ir17", await ir17Report(db, tenantId, { period })),
   ];
 }
 

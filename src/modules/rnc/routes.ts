@@ -1,4 +1,4 @@
-import { commonErrors, createRouter, defineRoute, errorResponses, jsonResponse, V1 } from "../../http/openapi";
+import { type AppRouteHandler, commonErrors, createRouter, defineRoute, errorResponses, jsonResponse, V1 } from "../../http/openapi";
 import { notFound } from "../../lib/errors";
 import { RncIdentificationParam, RncLookupResponse, RncSearchQuery, RncSearchResponse } from "./schemas";
 import { findRnc, normalizeIdentification, searchRnc, statusWarning } from "./service";
@@ -6,7 +6,7 @@ import type { RegistryDb } from "./sync/runs";
 
 export const rncRouter = createRouter();
 
-const lookup = defineRoute(
+const lookupRoute = defineRoute(
   { permission: "rnc:view" },
   {
     method: "get",
@@ -18,15 +18,16 @@ const lookup = defineRoute(
   },
 );
 
-rncRouter.openapi(lookup, async (c) => {
+export const lookup: AppRouteHandler<typeof lookupRoute> = async (c) => {
   const identification = normalizeIdentification(c.req.valid("param").identification)!;
   const record = await findRnc(c.var.db as unknown as RegistryDb, identification);
   if (!record) throw notFound("RNC");
   const warning = statusWarning(record);
   return c.json(warning ? { data: record, warning } : { data: record }, 200);
-});
+};
+rncRouter.openapi(lookupRoute, lookup);
 
-const search = defineRoute(
+const searchRoute = defineRoute(
   { permission: "rnc:view" },
   {
     method: "get",
@@ -38,7 +39,7 @@ const search = defineRoute(
   },
 );
 
-rncRouter.openapi(search, async (c) => {
+export const search: AppRouteHandler<typeof searchRoute> = async (c) => {
   const records = await searchRnc(c.var.db as unknown as RegistryDb, c.req.valid("query").search);
   return c.json(
     {
@@ -49,4 +50,5 @@ rncRouter.openapi(search, async (c) => {
     },
     200,
   );
-});
+};
+rncRouter.openapi(searchRoute, search);

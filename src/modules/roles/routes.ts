@@ -1,5 +1,5 @@
 import { requireAuth } from "../../http/auth";
-import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { type AppRouteHandler, commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
@@ -19,12 +19,12 @@ export function serializeRole(role: RoleRow) {
     permissions: [...role.permissions].sort(),
     is_builtin: role.isBuiltin,
     members_count: role.membersCount,
-    created_at: timestamp(role.createdAt)!,
-    updated_at: timestamp(role.updatedAt)!,
+    created_at: timestamp(role.createdAt),
+    updated_at: timestamp(role.updatedAt),
   };
 }
 
-const list = defineRoute(
+const listRoute = defineRoute(
   { permission: "roles:view" },
   {
     method: "get",
@@ -36,26 +36,27 @@ const list = defineRoute(
   },
 );
 
-rolesRouter.openapi(list, async (c) => {
+export const list: AppRouteHandler<typeof listRoute> = async (c) => {
   const query = c.req.valid("query");
   const { rows, total } = await listRoles(c.var.db, query);
   return c.json(paginate(c, query, total, rows.map(serializeRole)), 200);
-});
+};
+rolesRouter.openapi(listRoute, list);
 
-const create = defineRoute(
+const createRoute = defineRoute(
   { permission: "roles:create" },
   {
     method: "post",
     path: `${V1}/roles`,
     tags: ["Roles"],
-    summary: "Create a custom role",
+    summary: "Create a custom role (409 duplicate_role_name for a name taken)",
     description: "The caller must hold every permission the role grants.",
     request: jsonBody(CreateRoleBody),
-    responses: { 201: jsonResponse("Role created", RoleResponse), ...commonErrors },
+    responses: { 201: jsonResponse("Role created", RoleResponse), ...commonErrors, ...errorResponses(409) },
   },
 );
 
-rolesRouter.openapi(create, async (c) => {
+export const create: AppRouteHandler<typeof createRoute> = async (c) => {
   const body = c.req.valid("json");
   const role = await createRole(c.var.db, c.get("tenant").id, requireWorkspace(c), {
     name: body.name,
@@ -63,9 +64,10 @@ rolesRouter.openapi(create, async (c) => {
     permissions: body.permissions,
   });
   return c.json({ data: serializeRole(role), message: "Role created." }, 201);
-});
+};
+rolesRouter.openapi(createRoute, create);
 
-const update = defineRoute(
+const updateRoute = defineRoute(
   { permission: "roles:edit" },
   {
     method: "patch",
@@ -79,7 +81,7 @@ const update = defineRoute(
   },
 );
 
-rolesRouter.openapi(update, async (c) => {
+export const update: AppRouteHandler<typeof updateRoute> = async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
   const role = await updateRole(c.var.db, { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, id, {
@@ -87,9 +89,10 @@ rolesRouter.openapi(update, async (c) => {
     permissions: body.permissions,
   });
   return c.json({ data: serializeRole(role), message: "Role updated." }, 200);
-});
+};
+rolesRouter.openapi(updateRoute, update);
 
-const remove = defineRoute(
+const removeRoute = defineRoute(
   { permission: "roles:delete" },
   {
     method: "delete",
@@ -102,7 +105,7 @@ const remove = defineRoute(
   },
 );
 
-rolesRouter.openapi(remove, async (c) => {
+export const remove: AppRouteHandler<typeof removeRoute> = async (c) => {
   const { id } = c.req.valid("param");
   const { role, invitations } = await deleteRole(c.var.db, { userId: requireAuth(c).userId, workspace: requireWorkspace(c) }, id);
   // It leaves the list: the event tells a syncing client (docs/api.md, Deletions); so do the past
@@ -112,9 +115,10 @@ rolesRouter.openapi(remove, async (c) => {
     await emitEvent(c, "invitation.deleted", invitation.workspaceId, deletedEventData(invitation.id, invitation.workspaceId));
   }
   return c.json({ message: `Role "${role.name}" deleted.` }, 200);
-});
+};
+rolesRouter.openapi(removeRoute, remove);
 
-const permissions = defineRoute("authenticated", {
+const permissionsRoute = defineRoute("authenticated", {
   method: "get",
   path: `${V1}/permissions`,
   tags: ["Roles"],
@@ -122,4 +126,6 @@ const permissions = defineRoute("authenticated", {
   responses: { 200: jsonResponse("Permissions", PermissionListResponse), ...commonErrors },
 });
 
-rolesRouter.openapi(permissions, (c) => c.json({ data: Object.entries(permissionCatalog).map(([name, description]) => ({ name, description })) }, 200));
+export const permissions: AppRouteHandler<typeof permissionsRoute> = (c) =>
+  c.json({ data: Object.entries(permissionCatalog).map(([name, description]) => ({ name, description })) }, 200);
+rolesRouter.openapi(permissionsRoute, permissions);

@@ -1,9 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import { listQuerySchema } from "../../http/pagination";
+import { allPermissions } from "../../lib/permissions";
 
 const ROLE_NAME_PATTERN = /^[A-Za-z0-9_]+$/;
 
-const permissionList = z.array(z.string().max(100)).max(200);
+// The catalog is the document's enum; the service refuses an unknown one naming GET /api/v1/permissions.
+const permissionList = z.array(z.string().max(100).openapi({ enum: allPermissions })).max(200);
 
 export const CreateRoleBody = z
   .object({

@@ -3,6 +3,7 @@ import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
 import { assertCompanyHolds, assertHeldInEvery, companyGrantOf, grantsOf, pendingInvitationsOffering, workspacesHoldingRole } from "../../db/grants";
 import { type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import { AppError, type FieldErrors, fieldError, notFound } from "../../lib/errors";
@@ -80,7 +81,7 @@ export async function roleByName(db: AnyDb, name: string, field = "role", option
 
 async function assertNameFree(db: AnyDb, name: string) {
   const [taken] = await db.select({ id: schema.roles.id }).from(schema.roles).where(sql`lower(${schema.roles.name}) = ${name.toLowerCase()}`);
-  if (taken) throw fieldError("name", "A role with this name already exists.");
+  if (taken) throw fieldError("name", "A role with this name already exists.", "duplicate_role_name");
 }
 
 export async function createRole(
@@ -93,13 +94,14 @@ export async function createRole(
   assertGrantable(workspace, permissions);
   await assertNameFree(db, input.name);
   try {
-    const [role] = await db
+    const role = await db
       .insert(schema.roles)
       .values({ tenantId, name: input.name, displayName: input.displayName, permissions, isBuiltin: false })
-      .returning();
-    return { ...role!, membersCount: 0 };
+      .returning()
+      .then(oneRow);
+    return { ...role, membersCount: 0 };
   } catch (error) {
-    if (isUniqueViolation(error)) throw fieldError("name", "A role with this name already exists.");
+    if (isUniqueViolation(error)) throw fieldError("name", "A role with this name already exists.", "duplicate_role_name");
     throw error;
   }
 }
@@ -140,7 +142,7 @@ export async function updateRole(db: AnyDb, caller: Caller, id: number, input: {
   // Any edit (a display name too) is an edit of what the role's holders see: the old set counts
   // even when the permissions do not change, so nobody edits a role above their own.
   await assertCanChangeRole(db, caller, role, [...role.permissions, ...(permissions ?? [])], "edit");
-  const [updated] = await db
+  const updated = await db
     .update(schema.roles)
     .set({
       ...(input.displayName === undefined ? {} : { displayName: input.displayName }),
@@ -148,8 +150,9 @@ export async function updateRole(db: AnyDb, caller: Caller, id: number, input: {
       updatedAt: sql`now()`,
     })
     .where(eq(schema.roles.id, id))
-    .returning();
-  return { ...updated!, membersCount: role.membersCount };
+    .returning()
+    .then(oneRow);
+  return { ...updated, membersCount: role.membersCount };
 }
 
 /**

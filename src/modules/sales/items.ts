@@ -51,19 +51,22 @@ export type ItemJson = z.output<typeof LineItemOutput>;
 
 /** Line records for the insert statement: amounts computed, taxes snapshotted. */
 export function lineRecords(lines: ResolvedLine[], amounts: LineAmounts[]): LineRecord[] {
-  return lines.map((line, position) => ({
-    position,
-    productId: line.productId,
-    description: line.description,
-    quantity: line.quantity,
-    unitPrice: line.unitPrice,
-    discount: line.discount,
-    discountAmount: amounts[position]!.discountAmount,
-    subtotal: amounts[position]!.subtotal,
-    taxAmount: amounts[position]!.taxAmount,
-    total: amounts[position]!.total,
-    taxes: amounts[position]!.taxes,
-  }));
+  return lines.map((line, position) => {
+    const { discountAmount, subtotal, taxAmount, total, taxes } = amounts[position]!;
+    return {
+      position,
+      productId: line.productId,
+      description: line.description,
+      quantity: line.quantity,
+      unitPrice: line.unitPrice,
+      discount: line.discount,
+      discountAmount,
+      subtotal,
+      taxAmount,
+      total,
+      taxes,
+    };
+  });
 }
 
 const columnList = (columns: PgColumn[], alias?: string): SQL =>
@@ -129,18 +132,36 @@ export function replaceLines(kind: DocumentKind, tenantId: number, documentId: n
     SELECT 1`;
 }
 
-/** Lines read by itemsJson, with amounts written with two decimals as the API shows them. */
+/** A line's money as it is stored or read (numeric text). */
+interface LineMoney {
+  quantity: string;
+  discount: string;
+  discount_amount: string;
+  subtotal: string;
+  tax_amount: string;
+  total: string;
+}
+
+/**
+ * A line's money as the API writes it, for every document's lines (invoices, quotations, notes,
+ * purchases): two decimals, the unit price (or a purchase's unit cost) with up to four
+ * (unitPriceText), in the order the lines show them.
+ */
+export function lineMoneyText<K extends "unit_price" | "unit_cost">(line: LineMoney, unitKey: K, unit: string) {
+  return {
+    quantity: decimal2(line.quantity),
+    ...({ [unitKey]: unitPriceText(unit) } as Record<K, string>),
+    discount: decimal2(line.discount),
+    discount_amount: decimal2(line.discount_amount),
+    subtotal: decimal2(line.subtotal),
+    tax_amount: decimal2(line.tax_amount),
+    total: decimal2(line.total),
+  };
+}
+
+/** Lines read by itemsJson, with amounts written as the API shows them. */
 export function serializeItems(items: ItemJson[]): ItemJson[] {
-  return items.map((it) => ({
-    ...it,
-    quantity: decimal2(it.quantity)!,
-    unit_price: unitPriceText(it.unit_price),
-    discount: decimal2(it.discount)!,
-    discount_amount: decimal2(it.discount_amount)!,
-    subtotal: decimal2(it.subtotal)!,
-    tax_amount: decimal2(it.tax_amount)!,
-    total: decimal2(it.total)!,
-  }));
+  return items.map((it) => ({ ...it, ...lineMoneyText(it, "unit_price", it.unit_price) }));
 }
 
 type PrintedItem = Pick<ItemJson, "description" | "quantity" | "unit_price" | "discount" | "subtotal" | "discount_amount" | "tax_amount" | "total"> & {

@@ -165,7 +165,7 @@ function drawable(font: PDFFont, text: string): string {
   const supported = metrics(font).supported;
   let out = "";
   for (const ch of text.normalize("NFC").replace(/[\r\n\t]+/g, " ")) {
-    out += supported.has(ch.codePointAt(0)!) ? ch : "?";
+    out += supported.has(ch.codePointAt(0) ?? 0) ? ch : "?";
   }
   return out;
 }
@@ -189,8 +189,8 @@ function fitText(font: PDFFont, text: string, size: number, width: number): stri
   let glyphs = 0;
   let best = 0;
   for (let p = 0; p < n; p++) {
-    const ch = text[p]!;
-    if (p > 0) glyphs += m.kern(text[p - 1]!, ch);
+    const ch = text.charAt(p);
+    if (p > 0) glyphs += m.kern(text.charAt(p - 1), ch);
     glyphs += m.width(ch);
     // Candidate: text[0..p] + "…", for prefixes of at most n - 2 characters (one cut drops two).
     if (p + 1 <= n - 2 && (glyphs + m.kern(ch, ELLIPSIS) + ellipsis) * scale <= width) best = p + 1;
@@ -213,7 +213,7 @@ function wrapText(font: PDFFont, text: string, size: number, width: number): str
   let units = 0;
   const append = (piece: string) => {
     for (const ch of piece) {
-      const step = m.width(ch) + (line ? m.kern(line[line.length - 1]!, ch) : 0);
+      const step = m.width(ch) + (line ? m.kern(line.charAt(line.length - 1), ch) : 0);
       if (line && units + step > limit) {
         lines.push(line);
         line = ch;
@@ -239,7 +239,7 @@ function wrapText(font: PDFFont, text: string, size: number, width: number): str
       continue;
     }
     const spaced = ` ${word}`;
-    const added = widthOf(spaced, line[line.length - 1]!);
+    const added = widthOf(spaced, line.charAt(line.length - 1));
     if (units + added <= limit) {
       line += spaced;
       units += added;

@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { rowsOf } from "../../db/rows";
+import { oneRow, rowsOf } from "../../db/rows";
 import type { RequestScope } from "../../http/scope";
 import { fieldError } from "../../lib/errors";
 import { formatDocumentNumber, isElectronicPrefix } from "../../lib/ncf";
@@ -210,7 +210,7 @@ export async function resolveDocument(
        FROM currencies WHERE tenant_id = ${t} AND
          ${input.currency_id == null ? sql`is_default` : sql`id = ${input.currency_id}`} LIMIT 1) AS currency,
       ${ecfSettingsColumn(t, sql`${options.takeElectronicNumber === true} AND EXISTS (SELECT 1 FROM taken)`)}`);
-  const loaded = rowsOf<Loaded>(result)[0]!;
+  const loaded = oneRow(rowsOf<Loaded>(result));
   const inWorkspace = (workspaceId: number | null) => workspaceId === null || workspaceId === scope.workspaceId;
 
   if (!loaded.contact || !inWorkspace(loaded.contact.workspace_id)) throw fieldError("contact_id", "No such contact in this workspace.");

@@ -2,6 +2,7 @@ import { and, eq, ilike, or } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
 import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import { AppError } from "../../lib/errors";
@@ -18,8 +19,8 @@ export function serializeSalesman(row: SalesmanRow) {
     email: row.email,
     phone: row.phone,
     is_active: row.isActive,
-    created_at: timestamp(row.createdAt)!,
-    updated_at: timestamp(row.updatedAt)!,
+    created_at: timestamp(row.createdAt),
+    updated_at: timestamp(row.updatedAt),
   };
 }
 
@@ -42,21 +43,23 @@ export async function getSalesman(db: AnyDb, tenantId: number, id: number, lock 
 }
 
 export async function createSalesman(db: AnyDb, tenantId: number, input: CreateSalesmanInput): Promise<SalesmanRow> {
-  const [row] = await db
+  const row = await db
     .insert(s)
     .values({ tenantId, fullName: input.full_name, email: input.email ?? null, phone: input.phone ?? null, isActive: input.is_active ?? true })
-    .returning();
-  return row!;
+    .returning()
+    .then(oneRow);
+  return row;
 }
 
 export async function updateSalesman(db: AnyDb, tenantId: number, id: number, input: UpdateSalesmanInput): Promise<SalesmanRow> {
   await getSalesman(db, tenantId, id, true);
-  const [row] = await db
+  const row = await db
     .update(s)
     .set({ fullName: input.full_name, email: input.email, phone: input.phone, isActive: input.is_active, updatedAt: new Date() })
     .where(and(eq(s.tenantId, tenantId), eq(s.id, id)))
-    .returning();
-  return row!;
+    .returning()
+    .then(oneRow);
+  return row;
 }
 
 /** Why a salesman cannot be deleted because invoices name them. Returns a reason or null. */

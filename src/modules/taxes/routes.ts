@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { type AppRouteHandler, commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { BooleanFilter, dataOnly, dataWithMessage, MessageResponse } from "../../http/schemas";
 import { deletedEventData, emitEvent } from "../events/service";
@@ -15,7 +15,7 @@ const TaxListQuery = listQuerySchema({
   defaultSort: "name",
 });
 
-const list = defineRoute(
+const listRoute = defineRoute(
   { permission: "taxes:view" },
   {
     method: "get",
@@ -26,13 +26,14 @@ const list = defineRoute(
     responses: { 200: jsonResponse("Taxes", paginated(Tax)), ...commonErrors },
   },
 );
-taxesRouter.openapi(list, async (c) => {
+export const list: AppRouteHandler<typeof listRoute> = async (c) => {
   const query = c.req.valid("query");
   const { rows, total } = await listTaxes(c.var.db, c.get("tenant").id, query);
   return c.json(paginate(c, query, total, rows.map(serializeTax)), 200);
-});
+};
+taxesRouter.openapi(listRoute, list);
 
-const get = defineRoute(
+const getRoute = defineRoute(
   { permission: "taxes:view" },
   {
     method: "get",
@@ -43,12 +44,13 @@ const get = defineRoute(
     responses: { 200: jsonResponse("The tax", dataOnly(Tax)), ...errorResponses(404), ...commonErrors },
   },
 );
-taxesRouter.openapi(get, async (c) => {
+export const get: AppRouteHandler<typeof getRoute> = async (c) => {
   const row = await getTax(c.var.db, c.get("tenant").id, c.req.valid("param").id);
   return c.json({ data: serializeTax(row) }, 200);
-});
+};
+taxesRouter.openapi(getRoute, get);
 
-const create = defineRoute(
+const createRoute = defineRoute(
   { permission: "taxes:create", level: "company" },
   {
     method: "post",
@@ -59,12 +61,13 @@ const create = defineRoute(
     responses: { 201: jsonResponse("Created", dataWithMessage(Tax)), ...commonErrors },
   },
 );
-taxesRouter.openapi(create, async (c) => {
+export const create: AppRouteHandler<typeof createRoute> = async (c) => {
   const row = await createTax(c.var.db, c.get("tenant").id, c.req.valid("json"));
   return c.json({ data: serializeTax(row), message: "Tax created." }, 201);
-});
+};
+taxesRouter.openapi(createRoute, create);
 
-const update = defineRoute(
+const updateRoute = defineRoute(
   { permission: "taxes:edit", level: "company" },
   {
     method: "patch",
@@ -75,12 +78,13 @@ const update = defineRoute(
     responses: { 200: jsonResponse("Updated", dataWithMessage(Tax)), ...errorResponses(404), ...commonErrors },
   },
 );
-taxesRouter.openapi(update, async (c) => {
+export const update: AppRouteHandler<typeof updateRoute> = async (c) => {
   const row = await updateTax(c.var.db, c.get("tenant").id, c.req.valid("param").id, c.req.valid("json"));
   return c.json({ data: serializeTax(row), message: "Tax updated." }, 200);
-});
+};
+taxesRouter.openapi(updateRoute, update);
 
-const remove = defineRoute(
+const removeRoute = defineRoute(
   { permission: "taxes:delete", level: "company" },
   {
     method: "delete",
@@ -91,10 +95,11 @@ const remove = defineRoute(
     responses: { 200: jsonResponse("Deleted", MessageResponse), ...errorResponses(404, 409), ...commonErrors },
   },
 );
-taxesRouter.openapi(remove, async (c) => {
+export const remove: AppRouteHandler<typeof removeRoute> = async (c) => {
   const id = c.req.valid("param").id;
   await deleteTax(c.var.db, c.get("tenant").id, id);
   // The company's, in no workspace; it leaves the list, so the event tells a syncing client.
   await emitEvent(c, "tax.deleted", null, deletedEventData(id, null));
   return c.json({ message: "Tax deleted." }, 200);
-});
+};
+taxesRouter.openapi(removeRoute, remove);

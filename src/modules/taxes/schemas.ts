@@ -6,17 +6,24 @@ export const TAX_TYPES = ["itbis", "isc", "exento", "no_facturable", "propina_le
 const fields = {
   name: z.string().trim().min(1).max(100),
   type: z.enum(TAX_TYPES),
-  rate: decimalInput({ max: "100" }).openapi({ description: "Percent, 0 to 100, at most 2 decimals", example: "18.00" }),
+  rate: decimalInput({ max: "100" }).openapi({
+    description:
+      "Percent, 0 to 100, at most 2 decimals. Follows the type: itbis 18, 16 or 0; exento and no_facturable 0; propina_legal 10; an ISC específico 0, an ISC ad valorem more than 0",
+    example: "18.00",
+  }),
   dgii_code: z
     .string()
     .regex(/^0(0[1-9]|[12]\d|3[0-9])$/, "A code of Formato e-CF's Tabla I: 001 to 039.")
     .nullable()
     .optional()
-    .openapi({ description: "Tabla I code: 001 propina legal, 002-005 other additional taxes, 006-022 ISC específico, 023-039 ISC ad valorem" }),
+    .openapi({
+      description:
+        "Tabla I code: 001 propina legal, 002-005 other additional taxes, 006-022 ISC específico, 023-039 ISC ad valorem. Follows the type: only isc, propina_legal and other have a code; null for itbis, exento and no_facturable",
+    }),
   amount_per_unit: decimalInput({ sign: "positive", max: "999999999999.99" })
     .nullable()
     .optional()
-    .openapi({ description: "ISC específico (006-022): the tax per unit sold", example: "632.58" }),
+    .openapi({ description: "ISC específico (006-022): the tax per unit sold; required for it and only for it", example: "632.58" }),
   is_default: z.boolean().optional(),
   is_active: z.boolean().optional(),
 };

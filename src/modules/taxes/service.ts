@@ -2,6 +2,7 @@ import { and, eq, ilike, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
 import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import { Big } from "../../lib/decimal";
@@ -17,13 +18,13 @@ export function serializeTax(row: TaxRow) {
     id: row.id,
     name: row.name,
     type: row.type as (typeof TAX_TYPES)[number],
-    rate: decimal2(row.rate)!,
+    rate: decimal2(row.rate),
     dgii_code: row.dgiiCode,
     amount_per_unit: decimal2(row.amountPerUnit),
     is_default: row.isDefault,
     is_active: row.isActive,
-    created_at: timestamp(row.createdAt)!,
-    updated_at: timestamp(row.updatedAt)!,
+    created_at: timestamp(row.createdAt),
+    updated_at: timestamp(row.updatedAt),
   };
 }
 
@@ -117,7 +118,7 @@ function checkDefault(isDefault: boolean, isActive: boolean) {
 export async function createTax(db: AnyDb, tenantId: number, input: CreateTaxInput): Promise<TaxRow> {
   const kind = checkKind({ type: input.type, rate: input.rate, dgiiCode: input.dgii_code ?? null, amountPerUnit: input.amount_per_unit ?? null });
   checkDefault(input.is_default ?? false, input.is_active ?? true);
-  const [row] = await db
+  const row = await db
     .insert(t)
     .values({
       tenantId,
@@ -129,8 +130,9 @@ export async function createTax(db: AnyDb, tenantId: number, input: CreateTaxInp
       isDefault: input.is_default ?? false,
       isActive: input.is_active ?? true,
     })
-    .returning();
-  return row!;
+    .returning()
+    .then(oneRow);
+  return row;
 }
 
 export async function updateTax(db: AnyDb, tenantId: number, id: number, input: UpdateTaxInput): Promise<TaxRow> {
@@ -146,7 +148,7 @@ export async function updateTax(db: AnyDb, tenantId: number, id: number, input: 
     amountPerUnit: input.amount_per_unit === undefined ? current.amountPerUnit : input.amount_per_unit,
   });
   checkDefault(input.is_default ?? current.isDefault, input.is_active ?? current.isActive);
-  const [row] = await db
+  const row = await db
     .update(t)
     .set({
       name: input.name,
@@ -159,8 +161,9 @@ export async function updateTax(db: AnyDb, tenantId: number, id: number, input: 
       updatedAt: new Date(),
     })
     .where(and(eq(t.tenantId, tenantId), eq(t.id, id)))
-    .returning();
-  return row!;
+    .returning()
+    .then(oneRow);
+  return row;
 }
 
 /**
@@ -180,11 +183,12 @@ async function taxDocumentReferences(db: AnyDb, tenantId: number, taxId: number)
 
 export async function deleteTax(db: AnyDb, tenantId: number, id: number): Promise<void> {
   await getTax(db, tenantId, id, true);
-  const [product] = await db
+  const product = await db
     .select({ n: sql<number>`count(*)`.mapWith(Number) })
     .from(schema.products)
-    .where(and(eq(schema.products.tenantId, tenantId), sql`${id} = ANY(${schema.products.defaultTaxIds})`));
-  const reason = product!.n > 0 ? `${product!.n} product(s) use it as a default tax` : await taxDocumentReferences(db, tenantId, id);
+    .where(and(eq(schema.products.tenantId, tenantId), sql`${id} = ANY(${schema.products.defaultTaxIds})`))
+    .then(oneRow);
+  const reason = product.n > 0 ? `${product.n} product(s) use it as a default tax` : await taxDocumentReferences(db, tenantId, id);
   if (reason) throw new AppError("in_use", `This tax cannot be deleted: ${reason}. Deactivate it instead (is_active: false).`);
   await db
     .delete(t)

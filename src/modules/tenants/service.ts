@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { hashPassword } from "../../lib/password";
 import { builtinRoles } from "../../lib/permissions";
@@ -57,8 +58,8 @@ export async function createTenant(db: AnyDb, input: NewTenant): Promise<Created
   const taken = await db.select({ id: schema.tenants.id }).from(schema.tenants).where(sql`subdomain = ${subdomain}`);
   if (taken.length) throw new TenantInputError(`The subdomain "${subdomain}" is already taken.`);
 
-  const [tenant] = await db.insert(schema.tenants).values({ subdomain, name: input.name }).returning();
-  const tenantId = tenant!.id;
+  const tenant = await db.insert(schema.tenants).values({ subdomain, name: input.name }).returning().then(oneRow);
+  const tenantId = tenant.id;
   // The owner bypasses RLS, but setting the tenant keeps these inserts valid under the policies too.
   await db.execute(sql`SELECT set_config('app.tenant_id', ${String(tenantId)}, true)`);
 
@@ -68,7 +69,7 @@ export async function createTenant(db: AnyDb, input: NewTenant): Promise<Created
     .returning({ id: schema.roles.id, name: schema.roles.name });
   const adminRoleId = roleRows.find((r) => r.name === "admin")!.id;
 
-  const [user] = await db
+  const user = await db
     .insert(schema.users)
     .values({
       tenantId,
@@ -76,12 +77,13 @@ export async function createTenant(db: AnyDb, input: NewTenant): Promise<Created
       email: input.adminEmail.trim().toLowerCase(),
       passwordHash: await hashPassword(input.adminPassword),
     })
-    .returning();
-  const [workspace] = await db.insert(schema.workspaces).values({ tenantId, name: "Principal", ownerId: user!.id }).returning();
-  await db.insert(schema.workspaceMembers).values({ tenantId, workspaceId: workspace!.id, userId: user!.id, roleId: adminRoleId });
+    .returning()
+    .then(oneRow);
+  const workspace = await db.insert(schema.workspaces).values({ tenantId, name: "Principal", ownerId: user.id }).returning().then(oneRow);
+  await db.insert(schema.workspaceMembers).values({ tenantId, workspaceId: workspace.id, userId: user.id, roleId: adminRoleId });
   // The first admin owns the company too: the one who grants company roles (docs/permissions.md).
-  await db.insert(schema.companyMembers).values({ tenantId, userId: user!.id, roleId: adminRoleId, isOwner: true });
-  await db.update(schema.users).set({ currentWorkspaceId: workspace!.id }).where(sql`id = ${user!.id}`);
+  await db.insert(schema.companyMembers).values({ tenantId, userId: user.id, roleId: adminRoleId, isOwner: true });
+  await db.update(schema.users).set({ currentWorkspaceId: workspace.id }).where(sql`id = ${user.id}`);
 
   await db.insert(schema.taxes).values([
     { tenantId, name: "ITBIS 18%", type: "itbis", rate: "18.00", isDefault: true },
@@ -133,8 +135,8 @@ export async function createTenant(db: AnyDb, input: NewTenant): Promise<Created
   ]);
 
   return {
-    tenant: { id: tenantId, subdomain, name: tenant!.name },
-    user: { id: user!.id, name: user!.name, email: user!.email },
-    workspace: { id: workspace!.id, name: workspace!.name },
+    tenant: { id: tenantId, subdomain, name: tenant.name },
+    user: { id: user.id, name: user.name, email: user.email },
+    workspace: { id: workspace.id, name: workspace.name },
   };
 }

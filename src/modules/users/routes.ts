@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import { requireAuth } from "../../http/auth";
 import type { AppEnv } from "../../http/context";
-import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { type AppRouteHandler, commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { guardLogin } from "../../http/rate-limit";
 import { MessageResponse } from "../../http/schemas";
@@ -23,7 +23,7 @@ const adminOnly = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-const list = defineRoute(
+const listRoute = defineRoute(
   { permission: "members:view" },
   {
     method: "get",
@@ -37,13 +37,14 @@ const list = defineRoute(
   },
 );
 
-usersRouter.openapi(list, async (c) => {
+export const list: AppRouteHandler<typeof listRoute> = async (c) => {
   const query = c.req.valid("query");
   const { data, total } = await listUsers(c.var.db, query);
   return c.json(paginate(c, query, total, data), 200);
-});
+};
+usersRouter.openapi(listRoute, list);
 
-const deactivate = defineRoute(
+const deactivateRoute = defineRoute(
   { permission: "members:delete" },
   {
     method: "post",
@@ -60,13 +61,14 @@ const deactivate = defineRoute(
   },
 );
 
-usersRouter.openapi(deactivate, async (c) => {
+export const deactivate: AppRouteHandler<typeof deactivateRoute> = async (c) => {
   const { id } = c.req.valid("param");
   const user = await deactivateUser(c.var.db, requireAuth(c).userId, id);
   return c.json({ data: user, message: "User deactivated; their access tokens were revoked." }, 200);
-});
+};
+usersRouter.openapi(deactivateRoute, deactivate);
 
-const reactivate = defineRoute(
+const reactivateRoute = defineRoute(
   { permission: "members:edit" },
   {
     method: "post",
@@ -81,13 +83,14 @@ const reactivate = defineRoute(
   },
 );
 
-usersRouter.openapi(reactivate, async (c) => {
+export const reactivate: AppRouteHandler<typeof reactivateRoute> = async (c) => {
   const { id } = c.req.valid("param");
   const user = await reactivateUser(c.var.db, requireAuth(c).userId, id);
   return c.json({ data: user, message: "User reactivated; they must log in again." }, 200);
-});
+};
+usersRouter.openapi(reactivateRoute, reactivate);
 
-const password = defineRoute("authenticated", {
+const passwordRoute = defineRoute("authenticated", {
   method: "post",
   path: `${V1}/me/password`,
   tags,
@@ -98,7 +101,7 @@ const password = defineRoute("authenticated", {
   responses: { 200: jsonResponse("Password changed", MessageResponse), ...commonErrors },
 });
 
-usersRouter.openapi(password, async (c) => {
+export const password: AppRouteHandler<typeof passwordRoute> = async (c) => {
   const body = c.req.valid("json");
   const auth = requireAuth(c);
   // A stolen token must not become a way to guess the password: wrong current passwords count as
@@ -110,4 +113,5 @@ usersRouter.openapi(password, async (c) => {
   });
   const others = revoked === 1 ? "1 other access token was" : `${revoked} other access tokens were`;
   return c.json({ message: `Password changed; ${others} revoked.` }, 200);
-});
+};
+usersRouter.openapi(passwordRoute, password);

@@ -34,7 +34,7 @@ const NEW_PASSWORD_MIN_LENGTH = 12;
 
 export const ChangePasswordBody = z
   .object({
-    current_password: z.string().min(1, "The current password is required.").max(1024),
+    current_password: z.string().min(1, "The current password is required.").max(1024).openapi({ description: "The caller's current password: checked" }),
     new_password: z
       .string()
       .min(NEW_PASSWORD_MIN_LENGTH, `The new password must have at least ${NEW_PASSWORD_MIN_LENGTH} characters.`)

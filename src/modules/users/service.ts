@@ -2,6 +2,7 @@ import { and, asc, eq, ilike, inArray, isNotNull, isNull, ne, or, sql } from "dr
 import type { AnyDb } from "../../db/client";
 import { ADMIN_ROLE, companyGrantOf, grantsOf, isAdminGrant } from "../../db/grants";
 import { likePattern, orderBy, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import type { ListQuery } from "../../http/pagination";
@@ -35,7 +36,7 @@ function serializeUser(user: UserRow, memberships: Membership[]) {
     email: user.email,
     status: user.deactivatedAt === null ? ("active" as const) : ("deactivated" as const),
     deactivated_at: timestamp(user.deactivatedAt),
-    created_at: timestamp(user.createdAt)!,
+    created_at: timestamp(user.createdAt),
     workspaces: memberships.filter((m) => m.userId === user.id).map((m) => ({ id: m.id, name: m.name, role: m.role })),
   };
 }
@@ -125,23 +126,24 @@ export async function deactivateUser(db: AnyDb, callerId: number, targetId: numb
       "owner_cannot_be_deactivated",
       "This user owns the company: they hand it over (POST /company/transfer-ownership) before they can be deactivated.",
     );
-  const [updated] = await db
+  const updated = await db
     .update(users)
     .set({ deactivatedAt: sql`coalesce(${users.deactivatedAt}, now())`, updatedAt: sql`now()` })
     .where(eq(users.id, target.id))
-    .returning(userColumns);
+    .returning(userColumns)
+    .then(oneRow);
   await db
     .update(accessTokens)
     .set({ revokedAt: sql`now()` })
     .where(and(eq(accessTokens.userId, target.id), isNull(accessTokens.revokedAt)));
-  return serializeUser(updated!, memberships);
+  return serializeUser(updated, memberships);
 }
 
 /** Lets a deactivated user log in again; tokens revoked by the deactivation stay revoked. */
 export async function reactivateUser(db: AnyDb, callerId: number, targetId: number): Promise<UserData> {
   const { target, memberships } = await lockManageable(db, callerId, targetId, "reactivate");
-  const [updated] = await db.update(users).set({ deactivatedAt: null, updatedAt: sql`now()` }).where(eq(users.id, target.id)).returning(userColumns);
-  return serializeUser(updated!, memberships);
+  const updated = await db.update(users).set({ deactivatedAt: null, updatedAt: sql`now()` }).where(eq(users.id, target.id)).returning(userColumns).then(oneRow);
+  return serializeUser(updated, memberships);
 }
 
 /**

@@ -28,7 +28,7 @@ const EVENT_DATA_FORMATS = {
     const { document, transition } = raw as EcfTransitionJson;
     return {
       ...serializeSubmission(rowFromJson(schema.ecfDocuments, document), config),
-      transition: { state: transition.state, at: timestamp(transition.at)!, cause: transition.cause, code: transition.code ?? null },
+      transition: { state: transition.state, at: timestamp(transition.at), cause: transition.cause, code: transition.code ?? null },
     };
   },
 } as const satisfies Record<EventDataFormat, (raw: unknown, config: EventFormatConfig) => unknown>;

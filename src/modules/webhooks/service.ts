@@ -1,6 +1,7 @@
 import { and, eq, gte, inArray, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { findRow, orderBy, type Page, pageOf, pageOffset, pageOfRows, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { config, type Env } from "../../env";
 import type { ListQuery } from "../../http/pagination";
@@ -49,8 +50,8 @@ export function serializeEndpoint(row: EndpointRow, now = new Date()): WebhookEn
     enabled: row.enabled,
     previous_secret_expires_at: timestamp(rotating),
     disabled_for_failures_at: timestamp(row.disabledForFailuresAt),
-    created_at: timestamp(row.createdAt)!,
-    updated_at: timestamp(row.updatedAt)!,
+    created_at: timestamp(row.createdAt),
+    updated_at: timestamp(row.updatedAt),
   };
 }
 
@@ -94,7 +95,7 @@ export async function createEndpoint(db: AnyDb, env: Env, tenantId: number, inpu
   await checkUrl(env, input.url);
   await checkWorkspaces(db, tenantId, input.workspace_ids);
   const { secret, sealed } = await sealedSecret(env);
-  const [row] = await db
+  const row = await db
     .insert(e)
     .values({
       tenantId,
@@ -105,15 +106,16 @@ export async function createEndpoint(db: AnyDb, env: Env, tenantId: number, inpu
       enabled: input.enabled ?? true,
       secretEncrypted: sealed,
     })
-    .returning();
-  return { row: row!, secret };
+    .returning()
+    .then(oneRow);
+  return { row: row, secret };
 }
 
 export async function updateEndpoint(db: AnyDb, env: Env, tenantId: number, id: number, input: UpdateEndpointInput): Promise<EndpointRow> {
   await getEndpoint(db, tenantId, id, true);
   if (input.url !== undefined) await checkUrl(env, input.url);
   await checkWorkspaces(db, tenantId, input.workspace_ids);
-  const [row] = await db
+  const row = await db
     .update(e)
     .set({
       url: input.url,
@@ -126,8 +128,9 @@ export async function updateEndpoint(db: AnyDb, env: Env, tenantId: number, id: 
       updatedAt: new Date(),
     })
     .where(and(eq(e.tenantId, tenantId), eq(e.id, id)))
-    .returning();
-  return row!;
+    .returning()
+    .then(oneRow);
+  return row;
 }
 
 export async function deleteEndpoint(db: AnyDb, tenantId: number, id: number): Promise<void> {
@@ -139,7 +142,7 @@ export async function deleteEndpoint(db: AnyDb, tenantId: number, id: number): P
 export async function rotateSecret(db: AnyDb, env: Env, tenantId: number, id: number, now = new Date()): Promise<{ row: EndpointRow; secret: string }> {
   const current = await getEndpoint(db, tenantId, id, true);
   const { secret, sealed } = await sealedSecret(env);
-  const [row] = await db
+  const row = await db
     .update(e)
     .set({
       secretEncrypted: sealed,
@@ -148,8 +151,9 @@ export async function rotateSecret(db: AnyDb, env: Env, tenantId: number, id: nu
       updatedAt: now,
     })
     .where(and(eq(e.tenantId, tenantId), eq(e.id, id)))
-    .returning();
-  return { row: row!, secret };
+    .returning()
+    .then(oneRow);
+  return { row: row, secret };
 }
 
 /** An endpoint's deliveries, newest first, each with its attempts. */
@@ -191,7 +195,7 @@ export async function listDeliveries(
     attempt_count: delivery.attempts,
     next_attempt_at: delivery.status === "pending" ? timestamp(delivery.nextAttemptAt) : null,
     delivered_at: timestamp(delivery.deliveredAt),
-    created_at: timestamp(delivery.createdAt)!,
+    created_at: timestamp(delivery.createdAt),
     attempts: attempts
       .filter((a) => a.deliveryId === delivery.id)
       .map((a) => ({
@@ -200,7 +204,7 @@ export async function listDeliveries(
         duration_ms: a.durationMs,
         response_body: a.responseBody,
         error: a.error,
-        attempted_at: timestamp(a.attemptedAt)!,
+        attempted_at: timestamp(a.attemptedAt),
       })),
   }));
   return { data, total };
@@ -268,7 +272,7 @@ export function serializeEvent(row: EventRow, config: EventFormatConfig): Webhoo
   return {
     id: row.publicId,
     type: row.type as WebhookEvent["type"],
-    created_at: timestamp(row.createdAt)!,
+    created_at: timestamp(row.createdAt),
     workspace_id: row.workspaceId,
     resource_type: row.resourceType,
     resource_id: row.resourceId,

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { Database } from "../../db/client";
 import { requireAuth } from "../../http/auth";
 import type { AppEnv } from "../../http/context";
-import { commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import { type AppRouteHandler, commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { MessageResponse } from "../../http/schemas";
 import { requireWorkspace } from "../../http/workspace";
@@ -47,12 +47,12 @@ function serializeListItem(row: Omit<WorkspaceListRow, "total">, userId: number)
     owner: { id: row.ownerId, name: row.ownerName, email: row.ownerEmail },
     is_owner: row.ownerId === userId,
     role: row.role,
-    created_at: timestamp(row.createdAt)!,
-    updated_at: timestamp(row.updatedAt)!,
+    created_at: timestamp(row.createdAt),
+    updated_at: timestamp(row.updatedAt),
   };
 }
 
-const list = defineRoute(
+const listRoute = defineRoute(
   { permission: "workspaces:view" },
   {
     method: "get",
@@ -64,7 +64,7 @@ const list = defineRoute(
   },
 );
 
-workspacesRouter.openapi(list, async (c) => {
+export const list: AppRouteHandler<typeof listRoute> = async (c) => {
   const query = c.req.valid("query");
   const who = viewer(c);
   const { rows, total } = await listWorkspaces(c.var.db, who, query);
@@ -77,36 +77,38 @@ workspacesRouter.openapi(list, async (c) => {
     ),
     200,
   );
-});
+};
+workspacesRouter.openapi(listRoute, list);
 
-const create = defineRoute(
+const createRoute = defineRoute(
   { permission: "workspaces:create" },
   {
     method: "post",
     path: `${V1}/workspaces`,
     tags: ["Workspaces"],
-    summary: "Create a workspace: the caller becomes its owner and an admin member, and switches to it",
+    summary: "Create a workspace: the caller becomes its owner and an admin member, and switches to it (409 duplicate_workspace_name for a name taken)",
     description: "Because the creator becomes admin there, the caller must hold every permission of the admin role.",
     "x-access-note": "and every permission of the admin role",
     request: jsonBody(CreateWorkspaceBody),
-    responses: { 201: jsonResponse("Workspace created", WorkspaceCreatedResponse), ...commonErrors },
+    responses: { 201: jsonResponse("Workspace created", WorkspaceCreatedResponse), ...commonErrors, ...errorResponses(409) },
   },
 );
 
-workspacesRouter.openapi(create, async (c) => {
+export const create: AppRouteHandler<typeof createRoute> = async (c) => {
   const { name, address, phone } = c.req.valid("json");
   const caller = { userId: requireAuth(c).userId, workspace: requireWorkspace(c) };
   const workspace = await createWorkspace(c.var.db, c.get("tenant").id, caller, name, { address, phone });
   return c.json(
     {
-      data: { id: workspace.id, name: workspace.name, owner_id: workspace.ownerId, created_at: timestamp(workspace.createdAt)! },
+      data: { id: workspace.id, name: workspace.name, owner_id: workspace.ownerId, created_at: timestamp(workspace.createdAt) },
       message: "Workspace created.",
     },
     201,
   );
-});
+};
+workspacesRouter.openapi(createRoute, create);
 
-const show = defineRoute(
+const showRoute = defineRoute(
   { permission: "workspaces:view" },
   {
     method: "get",
@@ -126,33 +128,35 @@ async function detail(db: Database, who: Viewer, id: number) {
     ...serializeListItem(row, who.userId),
     address: row.address,
     phone: row.phone,
-    members: members.map((m) => ({ id: m.id, name: m.name, email: m.email, role: m.role, added_at: timestamp(m.addedAt)! })),
+    members: members.map((m) => ({ id: m.id, name: m.name, email: m.email, role: m.role, added_at: timestamp(m.addedAt) })),
   };
 }
 
-workspacesRouter.openapi(show, async (c) => {
+export const show: AppRouteHandler<typeof showRoute> = async (c) => {
   const { id } = c.req.valid("param");
   return c.json({ data: await detail(c.var.db, viewer(c), id) }, 200);
-});
+};
+workspacesRouter.openapi(showRoute, show);
 
-const update = defineRoute("authenticated", {
+const updateRoute = defineRoute("authenticated", {
   method: "patch",
   path: `${V1}/workspaces/{id}`,
   tags: ["Workspaces"],
-  summary: "Rename a workspace (its owner only)",
+  summary: "Rename a workspace (its owner only; 409 duplicate_workspace_name for a name taken)",
   "x-access-note": "owner of the workspace only",
   request: { params: IdParam, ...jsonBody(UpdateWorkspaceBody) },
-  responses: { 200: jsonResponse("Workspace updated", WorkspaceUpdatedResponse), ...commonErrors, ...errorResponses(404) },
+  responses: { 200: jsonResponse("Workspace updated", WorkspaceUpdatedResponse), ...commonErrors, ...errorResponses(404, 409) },
 });
 
-workspacesRouter.openapi(update, async (c) => {
+export const update: AppRouteHandler<typeof updateRoute> = async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
   const workspace = await updateWorkspace(c.var.db, viewer(c), id, { name: body.name, address: body.address, phone: body.phone });
-  return c.json({ data: { id: workspace.id, name: workspace.name, updated_at: timestamp(workspace.updatedAt)! }, message: "Workspace updated." }, 200);
-});
+  return c.json({ data: { id: workspace.id, name: workspace.name, updated_at: timestamp(workspace.updatedAt) }, message: "Workspace updated." }, 200);
+};
+workspacesRouter.openapi(updateRoute, update);
 
-const transfer = defineRoute("authenticated", {
+const transferRoute = defineRoute("authenticated", {
   method: "post",
   path: `${V1}/workspaces/{id}/transfer-ownership`,
   tags: ["Workspaces"],
@@ -164,7 +168,7 @@ const transfer = defineRoute("authenticated", {
   responses: { 200: jsonResponse("Ownership transferred", WorkspaceTransferredResponse), ...commonErrors, ...errorResponses(404) },
 });
 
-workspacesRouter.openapi(transfer, async (c) => {
+export const transfer: AppRouteHandler<typeof transferRoute> = async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
   const who = viewer(c);
@@ -172,9 +176,10 @@ workspacesRouter.openapi(transfer, async (c) => {
   await transferOwnership(db, who, id, { userId: body.user_id, previousOwnerRole: body.previous_owner_role });
   const data = await detail(db, who, id);
   return c.json({ data, message: `Ownership transferred to ${data.owner.name}.` }, 200);
-});
+};
+workspacesRouter.openapi(transferRoute, transfer);
 
-const switchTo = defineRoute("authenticated", {
+const switchToRoute = defineRoute("authenticated", {
   method: "patch",
   path: `${V1}/workspace-context/{id}`,
   tags: ["Workspaces"],
@@ -184,7 +189,7 @@ const switchTo = defineRoute("authenticated", {
   responses: { 200: jsonResponse("Current workspace set", WorkspaceContextResponse), ...commonErrors, ...errorResponses(404) },
 });
 
-workspacesRouter.openapi(switchTo, async (c) => {
+export const switchTo: AppRouteHandler<typeof switchToRoute> = async (c) => {
   const { id } = c.req.valid("param");
   const workspace = await switchContext(c.var.db, viewer(c), id);
   return c.json(
@@ -194,9 +199,10 @@ workspacesRouter.openapi(switchTo, async (c) => {
     },
     200,
   );
-});
+};
+workspacesRouter.openapi(switchToRoute, switchTo);
 
-const clear = defineRoute("authenticated", {
+const clearRoute = defineRoute("authenticated", {
   method: "delete",
   path: `${V1}/workspace-context/{id}`,
   tags: ["Workspaces"],
@@ -205,7 +211,7 @@ const clear = defineRoute("authenticated", {
   responses: { 200: jsonResponse("Context cleared or unchanged", MessageResponse), ...commonErrors, ...errorResponses(404) },
 });
 
-workspacesRouter.openapi(clear, async (c) => {
+export const clear: AppRouteHandler<typeof clearRoute> = async (c) => {
   const { id } = c.req.valid("param");
   const cleared = await clearContext(c.var.db, viewer(c), id);
   return c.json(
@@ -216,4 +222,5 @@ workspacesRouter.openapi(clear, async (c) => {
     },
     200,
   );
-});
+};
+workspacesRouter.openapi(clearRoute, clear);

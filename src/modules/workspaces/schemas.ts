@@ -49,7 +49,7 @@ export const WorkspaceDetailResponse = z.object({ data: WorkspaceDetail }).opena
 
 export const TransferOwnershipBody = z
   .object({
-    user_id: idInput().openapi({ description: "The new owner: a member of the workspace" }),
+    user_id: idInput().openapi({ description: "The new owner: a member of the workspace, not its current owner" }),
     previous_owner_role: z
       .string()
       .trim()

@@ -4,6 +4,7 @@ import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
 import { ADMIN_ROLE, assertHeldInEvery, grantsOf } from "../../db/grants";
 import { likePattern, type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
+import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
 import type { ListQuery } from "../../http/pagination";
@@ -106,7 +107,7 @@ async function assertNameFree(db: AnyDb, name: string, exceptId?: number) {
   if (taken) throw duplicateName();
 }
 
-const duplicateName = () => fieldError("name", "A workspace with this name already exists.");
+const duplicateName = () => fieldError("name", "A workspace with this name already exists.", "duplicate_workspace_name");
 
 /**
  * The creator becomes the owner and an `admin` member, and the new workspace becomes their current
@@ -159,7 +160,7 @@ export async function updateWorkspace(db: AnyDb, viewer: Viewer, id: number, inp
   if (current.ownerId !== viewer.userId) throw new AppError("forbidden", "Only the owner of the workspace can update it.");
   if (input.name !== undefined) await assertNameFree(db, input.name, id);
   try {
-    const [updated] = await db
+    const updated = await db
       .update(workspaces)
       .set({
         ...(input.name === undefined ? {} : { name: input.name }),
@@ -168,8 +169,9 @@ export async function updateWorkspace(db: AnyDb, viewer: Viewer, id: number, inp
         updatedAt: sql`now()`,
       })
       .where(eq(workspaces.id, id))
-      .returning();
-    return updated!;
+      .returning()
+      .then(oneRow);
+    return updated;
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicateName();
     throw error;

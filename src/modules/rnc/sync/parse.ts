@@ -47,11 +47,13 @@ export function foldForSearch(value: string): string {
 export function parseLine(line: string): { record: RncTuple } | { reason: string } {
   const columns = line.split("|");
   if (columns.length !== COLUMNS) return { reason: `expected ${COLUMNS} columns, found ${columns.length}` };
-  const identification = clean(columns[0]!);
+  // The columns DESIGN.md lists: 0 the RNC or cédula, 1 the name, 2 the trade name, 9 the status.
+  const [id = "", name = "", tradeName = "", , , , , , , status = ""] = columns;
+  const identification = clean(id);
   if (!identification) return { reason: "empty identification" };
   if (!/^\d+$/.test(identification)) return { reason: "identification is not all digits" };
   if (identification.length > 20) return { reason: "identification longer than 20 digits" };
-  return { record: [identification, clean(columns[1]!), clean(columns[2]!), clean(columns[9]!).toUpperCase()] };
+  return { record: [identification, clean(name), clean(tradeName), clean(status).toUpperCase()] };
 }
 
 /** UTF-8 length of a string without allocating (what the Queue counts for a JSON message). */

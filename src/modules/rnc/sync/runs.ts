@@ -1,6 +1,6 @@
 import { and, desc, eq, ne, sql } from "drizzle-orm";
 import type { AnyDb } from "../../../db/client";
-import { rowsOf } from "../../../db/rows";
+import { oneRow, rowsOf } from "../../../db/rows";
 import { rncSyncBatches, rncSyncRuns } from "../../../db/schema";
 import { countActiveRecords, deleteRecordsOfRun, upsertRecords } from "../queries";
 import { foldForSearch, type ParseStats, type RncTuple } from "./parse";
@@ -63,17 +63,18 @@ async function abandon(db: RegistryDb, runId: number, reason: string): Promise<v
 export async function startRun(store: RegistryStore, input: { source: string; trigger: string }): Promise<number> {
   return store.transaction(async (db) => {
     await db.execute(START_LOCK);
-    const [run] = await db
+    const run = await db
       .insert(rncSyncRuns)
       .values({ source: input.source.slice(0, 500), trigger: input.trigger })
-      .returning({ id: rncSyncRuns.id });
+      .returning({ id: rncSyncRuns.id })
+      .then(oneRow);
     const stale = await db
       .select({ id: rncSyncRuns.id })
       .from(rncSyncRuns)
-      .where(and(eq(rncSyncRuns.status, "running"), ne(rncSyncRuns.id, run!.id)))
+      .where(and(eq(rncSyncRuns.status, "running"), ne(rncSyncRuns.id, run.id)))
       .for("update");
-    for (const old of stale) await abandon(db, old.id, `superseded by run ${run!.id}`);
-    return run!.id;
+    for (const old of stale) await abandon(db, old.id, `superseded by run ${run.id}`);
+    return run.id;
   });
 }
 
@@ -151,12 +152,13 @@ export async function writeBatch(store: RegistryStore, message: RncBatchMessage)
       .returning({ seq: rncSyncBatches.seq });
     if (!receipt.length) return { outcome: "duplicate" as const, progress: null };
     await db.execute(upsertRecords(message.runId, rows));
-    const [progress] = await db
+    const progress = await db
       .update(rncSyncRuns)
       .set({ batchesDone: sql`${rncSyncRuns.batchesDone} + 1`, recordsWritten: sql`${rncSyncRuns.recordsWritten} + ${message.records.length}` })
       .where(eq(rncSyncRuns.id, message.runId))
-      .returning({ done: rncSyncRuns.batchesDone, expected: rncSyncRuns.batchesExpected });
-    return { outcome: "written" as const, progress: progress! };
+      .returning({ done: rncSyncRuns.batchesDone, expected: rncSyncRuns.batchesExpected })
+      .then(oneRow);
+    return { outcome: "written" as const, progress: progress };
   });
   const ready = result.progress && result.progress.expected !== null && result.progress.done >= result.progress.expected;
   const completed = ready ? await tryComplete(store, message.runId) : false;

@@ -1,8 +1,8 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import { inTransaction, setLocalRole } from "../src/db/transaction";
-import { failRun, type RegistryStore, type RncBatchMessage, writeBatch } from "../src/modules/rnc/sync/runs";
-import type { RncQueue } from "../src/modules/rnc/sync/sync";
+import { inTransaction, setLocalRole } from "../../src/db/transaction";
+import { failRun, type RegistryStore, type RncBatchMessage, writeBatch } from "../../src/modules/rnc/sync/runs";
+import type { RncQueue } from "../../src/modules/rnc/sync/sync";
 
 /**
  * Node adapters of the RNC sync (operator CLI and bench): the same parsing and writing code as the

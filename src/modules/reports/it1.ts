@@ -1,0 +1,475 @@
+import { sql } from "drizzle-orm";
+import type { AnyDb } from "../../db/client";
+import { rowsOf } from "../../db/rows";
+import { Big } from "../../lib/decimal";
+import { NOTE_PREFIXES } from "../../lib/ncf";
+import type { TaxBreakdown } from "../sales/lines";
+import { purchases606, withheld606 } from "./purchases606";
+import { prefixPattern, reportedInvoices, sales607 } from "./sales607";
+import type { ConsumerSummary607, It1Query, Row606, Row607 } from "./schemas";
+import { type Period, periodOf, readWhole } from "./service";
+
+/**
+ * DGII's IT-1 (Declaración Jurada y/o Pago del ITBIS) with its Anexo A, as the 2020 edition of
+ * DGII's "Instructivo Llenado IT-1" lays them out (in force from the period January 2020; nothing
+ * later found: ../shared/MONTHLY-CLOSE.md §0; docs/reports.md, "IT-1"). Computed from the period's
+ * 607 (e-CF included: the Anexo A covers "607, libro de ventas y factura electrónica") and 606, row
+ * by row as the files say, so every count and amount ties out with their TXT to the cent; the
+ * split by ITBIS rate, which the 607 has no column for, from the documents' tax breakdowns. What the
+ * books cannot know is an input of the request, with its casilla, never guessed.
+ */
+
+export const IT1_EDITION = "IT-1 and Anexo A, 2020 edition (DGII, Instructivo Llenado IT-1 2020), in force from the period 202001";
+
+type Source = "books" | "input" | "formula" | "accountant";
+
+export interface Casilla {
+  casilla: string;
+  name: string;
+  amount: string;
+  count?: number;
+  from: Source;
+}
+
+export interface CasillaByColumn {
+  casilla: string;
+  name: string;
+  a: string;
+  b: string;
+  c: string;
+  d: string;
+  from: Source;
+}
+
+export interface Check {
+  rule: string;
+  expected: string;
+  actual: string;
+  difference: string;
+}
+
+const ZERO = new Big(0);
+const money = (value: Big) => value.toFixed(2);
+const cents = (value: Big) => value.round(2, Big.roundHalfUp);
+const positive = (value: Big) => (value.gt(0) ? value : ZERO);
+const sum = (values: Big[]) => values.reduce((total, value) => total.plus(value), ZERO);
+
+/** The NCF type of a document number (B01, E31 → "01", "31"). */
+const typeOf = (ncf: string) => ncf.slice(1, 3);
+const isType = (ncf: string, ...types: string[]) => types.includes(typeOf(ncf));
+
+const EXPORTS = ["16", "46"];
+const SPECIAL_REGIMES = ["14", "44"];
+
+/** One sales document's ITBIS bases by rate and its exempt base, in DOP, signed (a credit note subtracts). */
+interface SaleBases {
+  ncf: string;
+  income_type: string;
+  sign: number;
+  exchange_rate: string;
+  tax_breakdown: TaxBreakdown | null;
+  credit_note_indicator: number | null;
+  amount_dop: string;
+}
+
+/**
+ * The documents of the 607 with e-CF (sales607's own predicates), consumer invoices under
+ * RD$250,000 included, with their tax breakdowns: the IT-1's split by rate and exemption.
+ */
+async function saleBases(db: AnyDb, tenantId: number, period: Period): Promise<SaleBases[]> {
+  const query = { period: period.text, format: "json" as const, workspace_id: undefined, include_ecf: true };
+  return rowsOf<SaleBases>(
+    await db.execute(sql`
+      SELECT i.document_number AS ncf, i.income_type, 1 AS sign, coalesce(i.exchange_rate, 1)::text AS exchange_rate, i.tax_breakdown,
+        NULL::integer AS credit_note_indicator, (i.subtotal_amount_dop - i.discount_amount_dop)::text AS amount_dop
+      FROM invoices i WHERE i.tenant_id = ${tenantId} AND ${reportedInvoices(period, undefined, query)}
+      UNION ALL
+      SELECT n.document_number, (SELECT ni.income_type FROM invoices ni WHERE ni.id = n.invoice_id AND ni.tenant_id = ${tenantId}),
+        CASE WHEN n.kind = 'credit' THEN -1 ELSE 1 END, n.exchange_rate::text, n.tax_breakdown, n.credit_note_indicator,
+        (n.subtotal_amount_dop - n.discount_amount_dop)::text
+      FROM invoice_notes n
+      WHERE n.tenant_id = ${tenantId} AND n.status = 'issued' AND n.issue_date BETWEEN ${period.from}::date AND ${period.to}::date
+        AND n.document_number ~ ${prefixPattern(NOTE_PREFIXES, true)}`),
+  );
+}
+
+/** Renglón IX's columns: which line the deductible ITBIS goes on follows what the company sells (a setting of the request). */
+const DEDUCTIBLE_LINE = { exports: "49", goods: "50", services: "51" } as const;
+
+type Inputs = Record<It1InputName, Big>;
+
+export interface It1 {
+  form: "IT-1";
+  edition: string;
+  rnc: string;
+  period: string;
+  anexo_a: Casilla[];
+  itbis_paid: CasillaByColumn[];
+  it1: Casilla[];
+  section_a: Casilla[];
+  checks: Check[];
+  left_to_accountant: string[];
+}
+
+/** The figures the books cannot know, by query parameter: their casilla, and the default 0.00. */
+export const IT1_INPUTS = {
+  anexo_a_9: "Anexo A 9: otras operaciones (positivas)",
+  anexo_a_10: "Anexo A 10: otras operaciones (negativas)",
+  anexo_a_27: "Anexo A 27: pagos computables por retenciones (Norma 08-04), ITBIS withheld by card processors",
+  anexo_a_28: "Anexo A 28: pagos computables por ventas de pasajes aéreos (BSP-IATA)",
+  anexo_a_30: "Anexo A 30: pagos computables por ventas de paquetes de alojamiento",
+  anexo_a_56c: "Anexo A 56 C: ITBIS deducible pagado en importaciones (from the customs' DUA)",
+  it1_28: "IT-1 28: saldos compensables autorizados (otros impuestos) y/o reembolsos",
+  it1_29: "IT-1 29: saldo a favor anterior (last month's casilla 34 as filed)",
+  it1_31: "IT-1 31: otros pagos computables a cuenta",
+  it1_32: "IT-1 32: compensaciones y/o reembolsos autorizados",
+  it1_35: "IT-1 35: recargos",
+  it1_36: "IT-1 36: interés indemnizatorio",
+  it1_37: "IT-1 37: sanciones",
+  it1_61: "IT-1 61: pagos computables a cuenta (ITBIS retenido)",
+  it1_64: "IT-1 64: recargos (ITBIS retenido)",
+  it1_65: "IT-1 65: interés indemnizatorio (ITBIS retenido)",
+  it1_66: "IT-1 66: sanciones (ITBIS retenido)",
+} as const;
+export type It1InputName = keyof typeof IT1_INPUTS;
+
+export async function it1Report(db: AnyDb, tenantId: number, query: It1Query): Promise<It1> {
+  const period = periodOf(query.period);
+  const base = { period: period.text, format: "json" as const, workspace_id: undefined };
+  const sales = await readWhole(db, tenantId, sales607, { ...base, include_ecf: true });
+  const purchases = await readWhole(db, tenantId, purchases606, base);
+  const withheld = await readWhole(db, tenantId, withheld606, base);
+  const bases = await saleBases(db, tenantId, period);
+  const input = Object.fromEntries(Object.keys(IT1_INPUTS).map((name) => [name, new Big(query[name as It1InputName] ?? "0")])) as Inputs;
+  return compute(
+    sales.header.rnc,
+    period.text,
+    sales.rows,
+    sales.header.consumer_summary as ConsumerSummary607,
+    purchases.rows,
+    withheld.rows,
+    bases,
+    input,
+    query,
+  );
+}
+
+function compute(
+  rnc: string,
+  period: string,
+  rows607: Row607[],
+  consumer: ConsumerSummary607,
+  rows606: Row606[],
+  withheld: Row606[],
+  bases: SaleBases[],
+  input: Inputs,
+  query: It1Query,
+): It1 {
+  const anexo: Casilla[] = [];
+  const value: Record<string, Big> = {};
+  const counts: Record<string, number> = {};
+  const put = (list: Casilla[], prefix: string, casilla: string, name: string, amount: Big, from: Source, count?: number) => {
+    value[`${prefix}${casilla}`] = amount;
+    if (count !== undefined) counts[`${prefix}${casilla}`] = count;
+    list.push({ casilla, name, amount: money(amount), ...(count === undefined ? {} : { count }), from });
+  };
+  const a = (casilla: string) => value[`a${casilla}`] ?? ZERO;
+  const t = (casilla: string) => value[`t${casilla}`] ?? ZERO;
+  const col = (row: Row607 | Row606, column: string) => new Big((row as unknown as Record<string, string>)[column] || "0");
+  const typed = (...types: string[]) => rows607.filter((row) => isType(row.ncf, ...types));
+  const amountOf = (rows: Row607[]) => sum(rows.map((row) => col(row, "amount")));
+
+  // I. Operaciones by type of NCF / e-NCF: count and Σ monto facturado (607 column 8).
+  const byType: [string, string, string[]][] = [
+    ["1", "Comprobantes válido para crédito fiscal (01 y 31)", ["01", "31"]],
+    ["2", "Comprobantes consumo (02 y 32)", ["02", "32"]],
+    ["3", "Nota de débito (03 y 33)", ["03", "33"]],
+    ["4", "Nota de crédito (04 y 34)", ["04", "34"]],
+    ["5", "Registro único de ingresos (12)", ["12"]],
+    ["6", "Regímenes especiales (14 y 44)", SPECIAL_REGIMES],
+    ["7", "Gubernamentales (15 y 45)", ["15", "45"]],
+    ["8", "Exportaciones (16 y 46)", EXPORTS],
+  ];
+  for (const [casilla, name, types] of byType) {
+    const rows = typed(...types);
+    // Consumer invoices under RD$250,000 are sales of the month without a row: the 607's summary.
+    const extra = casilla === "2" ? { count: Number(consumer.count), amount: new Big(consumer.amount) } : { count: 0, amount: ZERO };
+    put(anexo, "a", casilla, name, amountOf(rows).plus(extra.amount), "books", rows.length + extra.count);
+  }
+  put(anexo, "a", "9", "Otras operaciones (positivas)", input.anexo_a_9, "input");
+  put(anexo, "a", "10", "Otras operaciones (negativas)", input.anexo_a_10, "input");
+  const signed = (casilla: string) => (casilla === "4" ? -1 : 1);
+  const ops = ["1", "2", "3", "4", "5", "6", "7", "8"];
+  put(
+    anexo,
+    "a",
+    "11",
+    "Total de operaciones (1+2+3-4+5+6+7+8+9-10)",
+    sum(ops.map((c) => a(c).times(signed(c))))
+      .plus(a("9"))
+      .minus(a("10")),
+    "formula",
+    ops.reduce((total, c) => total + signed(c) * (counts[`a${c}`] ?? 0), 0),
+  );
+
+  // III. By how the sale was paid: the 607's payment columns (taxes included), with the summary's.
+  const forms: [string, string, keyof ConsumerSummary607][] = [
+    ["12", "Efectivo", "cash"],
+    ["13", "Cheque/transferencia/depósito", "bank"],
+    ["14", "Tarjeta débito/crédito", "card"],
+    ["15", "Venta a crédito", "on_credit"],
+    ["16", "Bonos o certificados de regalo", "gift_vouchers"],
+    ["17", "Permuta", "barter"],
+    ["18", "Otras formas de ventas", "other_forms"],
+  ];
+  for (const [casilla, name, column] of forms) {
+    put(anexo, "a", casilla, name, sum(rows607.map((row) => col(row, column))).plus(consumer[column]), "books");
+  }
+  put(anexo, "a", "19", "Total por tipo de venta (12 a 18)", sum(forms.map(([c]) => a(c))), "formula");
+
+  // IV. By type of income (607 column 5), notes subtracting; consumer invoices are operations (01).
+  const incomes: [string, string][] = [
+    ["20", "Ingresos por operaciones (no financieros)"],
+    ["21", "Ingresos financieros"],
+    ["22", "Ingresos extraordinarios"],
+    ["23", "Ingresos por arrendamientos"],
+    ["24", "Ingresos por venta de activos depreciables"],
+    ["25", "Otros ingresos"],
+  ];
+  incomes.forEach(([casilla, name], index) => {
+    const code = `0${index + 1}`;
+    const rows = rows607.filter((row) => row.income_type === code);
+    const amount = sum(rows.map((row) => col(row, "amount").times(isType(row.ncf, "04", "34") ? -1 : 1)));
+    put(anexo, "a", casilla, name, code === "01" ? amount.plus(consumer.amount) : amount, "books");
+  });
+  put(anexo, "a", "26", "Total por tipo de ingreso (20 a 25)", sum(incomes.map(([c]) => a(c))), "formula");
+
+  // V. Pagos computables: ITBIS withheld by our buyers (607 column 10); the State's apart.
+  const buyersWithheld = (state: boolean) => sum(rows607.filter((row) => isType(row.ncf, "15", "45") === state).map((row) => col(row, "itbis_withheld")));
+  put(anexo, "a", "27", "Pagos computables por retenciones (Norma 08-04)", input.anexo_a_27, "input");
+  put(anexo, "a", "28", "Pagos computables por ventas de pasajes aéreos (Norma 02-05, BSP-IATA)", input.anexo_a_28, "input");
+  put(anexo, "a", "29", "Pagos computables por otras retenciones (Norma 02-05)", buyersWithheld(false), "books");
+  put(anexo, "a", "30", "Pagos computables por ventas de paquetes de alojamiento y ocupación", input.anexo_a_30, "input");
+  put(anexo, "a", "31", "Crédito por retención realizada por entidades del Estado", buyersWithheld(true), "books");
+  put(anexo, "a", "32", "Pagos computables por ITBIS percibido", ZERO, "books");
+  put(anexo, "a", "33", "Total pagos computables (27 a 32)", sum(["27", "28", "29", "30", "31", "32"].map(a)), "formula");
+
+  // VI-VII. Constructors and commissions: not in the books.
+  for (const [casilla, name] of [
+    ["38", "Operaciones no sujetas por construcción (34 a 37)"],
+    ["42", "Operaciones no sujetas por comisiones (39 a 41)"],
+  ] as const)
+    put(anexo, "a", casilla, name, ZERO, "accountant");
+
+  // VIII. Credit notes issued more than 30 days after their invoice (Art. 338 CT): informative.
+  const late = bases.filter((doc) => doc.credit_note_indicator === 1);
+  put(
+    anexo,
+    "a",
+    "43",
+    "Notas de crédito emitidas con más de treinta (30) días de facturación",
+    sum(late.map((doc) => new Big(doc.amount_dop))),
+    "books",
+    late.length,
+  );
+  put(
+    anexo,
+    "a",
+    "44",
+    "Facturas en comprobantes para regímenes especiales (del 606)",
+    sum(rows606.filter((row) => isType(row.ncf, ...SPECIAL_REGIMES)).map((row) => col(row, "total_amount"))),
+    "books",
+  );
+
+  // IX. ITBIS pagado, by column: A compras locales (the goods' share of each 606 row), B servicios, C importaciones (input).
+  const ix: Record<string, { a: Big; b: Big; c: Big }> = {};
+  const add = (casilla: string, goodsShare: Big, servicesShare: Big) => {
+    const cell = ix[casilla] ?? { a: ZERO, b: ZERO, c: ZERO };
+    ix[casilla] = { a: cell.a.plus(goodsShare), b: cell.b.plus(servicesShare), c: cell.c };
+  };
+  const deductibleLine = DEDUCTIBLE_LINE[query.deductible_as];
+  for (const row of rows606) {
+    const goods = col(row, "goods_amount");
+    const total = goods.plus(col(row, "services_amount"));
+    const split = (amount: Big): [Big, Big] => {
+      const share = total.eq(0) ? amount : cents(amount.times(goods).div(total));
+      return [share, amount.minus(share)];
+    };
+    const toCost = col(row, "itbis_to_cost");
+    const proportional = col(row, "itbis_proportionality");
+    add("47", ...split(toCost));
+    add("53", ...split(proportional));
+    add(deductibleLine, ...split(col(row, "itbis_invoiced").minus(toCost).minus(proportional)));
+  }
+  const cell = (casilla: string) => ix[casilla] ?? { a: ZERO, b: ZERO, c: ZERO };
+  const plus = (...casillas: string[]) => ({
+    a: sum(casillas.map((c) => cell(c).a)),
+    b: sum(casillas.map((c) => cell(c).b)),
+    c: sum(casillas.map((c) => cell(c).c)),
+  });
+  ix["48"] = plus("45", "46", "47");
+  ix["52"] = plus("49", "50", "51");
+  // 54: the coefficient (IT-1 2 + 5 + 10) / IT-1 1 × 100 needs the IT-1's figures: set below.
+  const itbisPaid: [string, string, Source][] = [
+    ["45", "ITBIS no deducible en operaciones de productores de bienes o servicios exentos", "accountant"],
+    ["46", "ITBIS no deducible a incluir en activos (categoría I)", "accountant"],
+    ["47", "Otros ITBIS pagados no deducibles (llevado al costo)", "books"],
+    ["48", "Total ITBIS pagado no deducible (45+46+47)", "formula"],
+    ["49", "ITBIS deducible en bienes exportados", "books"],
+    ["50", "ITBIS deducible en bienes gravados", "books"],
+    ["51", "ITBIS deducible en servicios gravados", "books"],
+    ["52", "ITBIS deducible no sujeto a proporcionalidad (49+50+51)", "formula"],
+    ["53", "ITBIS sujeto a proporcionalidad", "books"],
+    ["54", "Coeficiente de proporcionalidad (%)", "formula"],
+    ["55", "ITBIS admitido por proporcionalidad (53 × 54)", "formula"],
+    ["56", "Total ITBIS deducible (52+55)", "formula"],
+  ];
+
+  // IT-1 II: the operations, by what is taxed at which rate, from the documents' tax breakdowns.
+  const it1: Casilla[] = [];
+  const rateBases: Record<string, Big> = {};
+  let exempt = ZERO;
+  let depreciable = ZERO;
+  for (const doc of bases) {
+    if (isType(doc.ncf, ...EXPORTS, ...SPECIAL_REGIMES) || !doc.tax_breakdown) continue;
+    const dop = (amount: string) => cents(new Big(amount).times(doc.exchange_rate)).times(doc.sign);
+    exempt = exempt.plus(dop(doc.tax_breakdown.exempt_base));
+    for (const entry of doc.tax_breakdown.itbis) {
+      if (doc.income_type === "05") depreciable = depreciable.plus(dop(entry.base));
+      else rateBases[new Big(entry.rate).toFixed(2)] = (rateBases[new Big(entry.rate).toFixed(2)] ?? ZERO).plus(dop(entry.base));
+    }
+  }
+  put(it1, "t", "1", "Total de operaciones del período (Anexo A 11)", a("11"), "formula");
+  put(it1, "t", "2", "Ingresos por exportaciones de bienes (Art. 342 CT)", a("8"), "books");
+  put(it1, "t", "3", "Ingresos por exportaciones de servicios (Art. 344 CT)", ZERO, "accountant");
+  put(it1, "t", "4", "Ingresos por ventas locales de bienes o servicios exentos (Arts. 343 y 344 CT)", exempt, "books");
+  put(it1, "t", "5", "Ingresos por ventas de bienes o servicios exentos por destino", a("6"), "books");
+  put(it1, "t", "6", "No sujetas a ITBIS por servicios de construcción (Anexo A 38)", a("38"), "formula");
+  put(it1, "t", "7", "No sujetas a ITBIS por comisiones (Anexo A 42)", a("42"), "formula");
+  put(it1, "t", "8", "Ingresos por ventas locales de bienes exentos (Art. 343 párr. III y IV)", ZERO, "accountant");
+  put(it1, "t", "9", "Total ingresos por operaciones no gravadas (2 a 8)", sum(["2", "3", "4", "5", "6", "7", "8"].map(t)), "formula");
+  put(it1, "t", "10", "Total ingresos por operaciones gravadas (1-9)", t("1").minus(t("9")), "formula");
+  put(it1, "t", "11", "Operaciones gravadas al 18%", rateBases["18.00"] ?? ZERO, "books");
+  put(it1, "t", "12", "Operaciones gravadas al 16%", rateBases["16.00"] ?? ZERO, "books");
+  put(it1, "t", "13", "Operaciones gravadas al 9% (Ley 690-16)", rateBases["9.00"] ?? ZERO, "books");
+  put(it1, "t", "14", "Operaciones gravadas al 8% (Ley 690-16)", rateBases["8.00"] ?? ZERO, "books");
+  put(it1, "t", "15", "Operaciones gravadas por ventas de activos depreciables (categorías 2 y 3)", depreciable, "books");
+  // The form multiplies the rates itself (casilla 16 = 18 % of 11, …), each product rounded to the cent.
+  const rate = (casilla: string, percent: string) => cents(t(casilla).times(percent).div(100));
+  put(it1, "t", "16", "ITBIS cobrado (18% de 11)", rate("11", "18"), "formula");
+  put(it1, "t", "17", "ITBIS cobrado (16% de 12)", rate("12", "16"), "formula");
+  put(it1, "t", "18", "ITBIS cobrado (9% de 13)", rate("13", "9"), "formula");
+  put(it1, "t", "19", "ITBIS cobrado (8% de 14)", rate("14", "8"), "formula");
+  put(it1, "t", "20", "ITBIS cobrado por ventas de activos depreciables (18% de 15)", rate("15", "18"), "formula");
+  put(it1, "t", "21", "Total ITBIS cobrado (16 a 20)", sum(["16", "17", "18", "19", "20"].map(t)), "formula");
+
+  // Proportionality: only what is subject to it (53) is admitted by the coefficient.
+  const coefficient = t("1").eq(0) ? ZERO : t("2").plus(t("5")).plus(t("10")).div(t("1")).times(100).round(2, Big.roundHalfUp);
+  const admitted = (x: Big) => cents(x.times(coefficient).div(100));
+  ix["55"] = { a: admitted(cell("53").a), b: admitted(cell("53").b), c: ZERO };
+  ix["56"] = { a: cell("52").a.plus(cell("55").a), b: cell("52").b.plus(cell("55").b), c: input.anexo_a_56c };
+  const itbisPaidRows: CasillaByColumn[] = itbisPaid.map(([casilla, name, from]) => {
+    if (casilla === "54") return { casilla, name, a: coefficient.toFixed(2), b: coefficient.toFixed(2), c: "0.00", d: coefficient.toFixed(2), from };
+    const { a: ca, b: cb, c: cc } = cell(casilla);
+    return { casilla, name, a: money(ca), b: money(cb), c: money(cc), d: money(ca.plus(cb).plus(cc)), from: casilla === "56" && cc.gt(0) ? "input" : from };
+  });
+
+  put(it1, "t", "22", "ITBIS pagado en compras locales (Anexo A 56 A)", cell("56").a, "formula");
+  put(it1, "t", "23", "ITBIS pagado por servicios deducibles (Anexo A 56 B)", cell("56").b, "formula");
+  put(it1, "t", "24", "ITBIS pagado en importaciones (Anexo A 56 C)", cell("56").c, input.anexo_a_56c.gt(0) ? "input" : "formula");
+  put(it1, "t", "25", "Total ITBIS deducible (22+23+24)", t("22").plus(t("23")).plus(t("24")), "formula");
+  put(it1, "t", "26", "Impuesto a pagar (21-25, si es positivo)", positive(t("21").minus(t("25"))), "formula");
+  put(it1, "t", "27", "Saldo a favor (25-21, si es positivo)", positive(t("25").minus(t("21"))), "formula");
+  put(it1, "t", "28", "Saldos compensables autorizados (otros impuestos) y/o reembolsos", input.it1_28, "input");
+  put(it1, "t", "29", "Saldo a favor anterior", input.it1_29, "input");
+  put(it1, "t", "30", "Total pagos computables por retenciones (Anexo A 33)", a("33"), "formula");
+  put(it1, "t", "31", "Otros pagos computables a cuenta", input.it1_31, "input");
+  put(it1, "t", "32", "Compensaciones y/o reembolsos autorizados", input.it1_32, "input");
+  const credits = sum(["28", "29", "30", "31", "32"].map(t));
+  const balance = t("26").minus(credits);
+  put(it1, "t", "33", "Diferencia a pagar (26-28-29-30-31-32, si es positivo)", positive(balance), "formula");
+  put(it1, "t", "34", "Nuevo saldo a favor", t("27").gt(0) ? t("27").plus(credits) : positive(balance.times(-1)), "formula");
+  put(it1, "t", "35", "Recargos", input.it1_35, "input");
+  put(it1, "t", "36", "Interés indemnizatorio", input.it1_36, "input");
+  put(it1, "t", "37", "Sanciones", input.it1_37, "input");
+  put(it1, "t", "38", "Total a pagar (33+35+36+37)", sum(["33", "35", "36", "37"].map(t)), "formula");
+
+  // Section A: the ITBIS the company withheld from its suppliers, declared and paid with the IT-1
+  // (not in the IR-17): the 606 rows of the purchases withheld in the period.
+  const sectionA: Casilla[] = [];
+  const baseOf = { "39": ZERO, "42": ZERO, "43": ZERO, "47": ZERO };
+  for (const row of withheld) {
+    if (col(row, "itbis_withheld").eq(0)) continue;
+    const services = col(row, "services_amount");
+    const goods = col(row, "goods_amount");
+    if (isType(row.ncf, "11", "41")) {
+      // Comprobante de compras (Norma 05-19): the goods bought from an informal supplier, and any services.
+      baseOf["47"] = baseOf["47"].plus(goods);
+      baseOf["39"] = baseOf["39"].plus(services);
+    } else if (row.supplier_id_type === "2") {
+      baseOf["39"] = baseOf["39"].plus(services).plus(goods);
+    } else if (col(row, "itbis_withheld").gte(col(row, "itbis_invoiced"))) {
+      baseOf["42"] = baseOf["42"].plus(services).plus(goods);
+    } else {
+      baseOf["43"] = baseOf["43"].plus(services).plus(goods);
+    }
+  }
+  put(sectionA, "t", "39", "Servicios sujetos a retención personas físicas", baseOf["39"], "books");
+  put(sectionA, "t", "40", "Servicios sujetos a retención entidades no lucrativas (Norma 01-11)", ZERO, "accountant");
+  put(sectionA, "t", "41", "Total servicios sujetos a retención a personas físicas y entidades no lucrativas (39+40)", t("39").plus(t("40")), "formula");
+  put(sectionA, "t", "42", "Servicios sujetos a retención sociedades (Norma 07-09)", baseOf["42"], "books");
+  put(sectionA, "t", "43", "Servicios sujetos a retención sociedades (Normas 02-05 y 07-07)", baseOf["43"], "books");
+  put(sectionA, "t", "46", "Total bienes o servicios sujetos a retención a contribuyentes del RST (44+45)", ZERO, "accountant");
+  put(sectionA, "t", "47", "Bienes sujetos a retención de comprobante de compras 18% (Normas 08-10 y 05-19)", baseOf["47"], "books");
+  put(sectionA, "t", "48", "Bienes sujetos a retención de comprobante de compras 16%", ZERO, "books");
+  put(sectionA, "t", "49", "Total bienes sujetos a retención de comprobante de compras (47+48)", t("47").plus(t("48")), "formula");
+  put(sectionA, "t", "50", "ITBIS por servicios sujetos a retención personas físicas y entidades no lucrativas (18% de 41)", rate("41", "18"), "formula");
+  put(sectionA, "t", "51", "ITBIS por servicios sujetos a retención sociedades (18% de 42)", rate("42", "18"), "formula");
+  put(sectionA, "t", "52", "ITBIS por servicios sujetos a retención sociedades (18% de 43 × 30%)", cents(t("43").times("0.18").times("0.30")), "formula");
+  put(sectionA, "t", "55", "Total ITBIS retenido a contribuyentes del RST (53+54)", ZERO, "accountant");
+  put(sectionA, "t", "56", "ITBIS por compras sujetas a retención de comprobante de compras (18% de 47)", rate("47", "18"), "formula");
+  put(sectionA, "t", "57", "ITBIS por compras sujetas a retención de comprobante de compras (16% de 48)", rate("48", "16"), "formula");
+  put(sectionA, "t", "58", "Total ITBIS por compras sujetas a retención de comprobante de compras (56+57)", t("56").plus(t("57")), "formula");
+  put(sectionA, "t", "59", "Total ITBIS percibido en venta", ZERO, "books");
+  put(sectionA, "t", "60", "Impuesto a pagar (50+51+52+55+58+59)", sum(["50", "51", "52", "55", "58", "59"].map(t)), "formula");
+  put(sectionA, "t", "61", "Pagos computables a cuenta", input.it1_61, "input");
+  put(sectionA, "t", "62", "Diferencia a pagar (60-61, si es positivo)", positive(t("60").minus(t("61"))), "formula");
+  put(sectionA, "t", "63", "Nuevo saldo a favor (61-60, si es positivo)", positive(t("61").minus(t("60"))), "formula");
+  put(sectionA, "t", "64", "Recargos", input.it1_64, "input");
+  put(sectionA, "t", "65", "Interés indemnizatorio", input.it1_65, "input");
+  put(sectionA, "t", "66", "Sanciones", input.it1_66, "input");
+  put(sectionA, "t", "67", "Total a pagar (62+64+65+66)", sum(["62", "64", "65", "66"].map(t)), "formula");
+  put(sectionA, "t", "68", "Total general (38+67)", t("38").plus(t("67")), "formula");
+
+  // Where the form's own arithmetic and the files' sums may part by cents (ITBIS rounded per line,
+  // bases that hold exempt parts): shown, never forced (MONTHLY-CLOSE §1, "Amounts").
+  const itbis607 = sum(rows607.map((row) => col(row, "itbis_invoiced").times(isType(row.ncf, "04", "34") ? -1 : 1))).plus(consumer.itbis_invoiced);
+  const check = (rule: string, expected: Big, actual: Big): Check => ({
+    rule,
+    expected: money(expected),
+    actual: money(actual),
+    difference: money(actual.minus(expected)),
+  });
+  const checks = [
+    check("IT-1 21 = Σ 607 column 9 (credit notes subtracting) + consumer summary's ITBIS", itbis607, t("21")),
+    check("IT-1 11+12+13+14+15 = IT-1 10", t("10"), sum(["11", "12", "13", "14", "15"].map(t))),
+    check(
+      "IT-1 60 - 59 = Σ 606 column 12 of the purchases withheld in the period",
+      sum(withheld.map((row) => col(row, "itbis_withheld"))),
+      t("60").minus(t("59")),
+    ),
+  ];
+
+  return {
+    form: "IT-1",
+    edition: IT1_EDITION,
+    rnc,
+    period,
+    anexo_a: anexo,
+    itbis_paid: itbisPaidRows,
+    it1,
+    section_a: sectionA,
+    checks,
+    left_to_accountant: [...anexo, ...it1, ...sectionA].filter((c) => c.from === "accountant").map((c) => c.casilla),
+  };
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { asOwner, ownerRow, seedTenant, seedUser, seedWorkspace, sql, uniqueName } from "../support/seed";
+import { createProduct } from "../support/stock";
+
+/**
+ * A request whose token this isolate has seen runs on the context it had then, its first
+ * statements sent with BEGIN and the context query in one message (http/auth.ts, db/client.ts
+ * openLater); the context the database returns decides before anything of the answer leaves.
+ * Each test makes a first request (the prediction), changes the caller in the database, then asks
+ * again: the answer must be the one a fresh context gives.
+ */
+describe("a predicted request context is confirmed before the answer", () => {
+  async function tenantWithRole(permissions: string[]) {
+    const tenant = await seedTenant();
+    const role = uniqueName("role");
+    await asOwner((db) =>
+      db.execute(
+        sql`INSERT INTO roles (tenant_id, name, display_name, permissions) VALUES (${tenant.tenantId}, ${role}, ${role}, ${`{${permissions.join(",")}}`}::text[])`,
+      ),
+    );
+    const user = await seedUser(tenant, { role, workspaceIds: [tenant.workspaceId] });
+    return { tenant, user, role };
+  }
+
+  it("refuses a token revoked since its last request with 401, and reads and writes nothing for it", async () => {
+    const { tenant, user } = await tenantWithRole(["products:view", "products:create"]);
+    expect((await user.api.get("/products")).status).toBe(200);
+    await asOwner((db) => db.execute(sql`UPDATE access_tokens SET revoked_at = now() WHERE user_id = ${user.id}`));
+    const read = await user.api.get("/products");
+    expect(read.status).toBe(401);
+    expect(read.body).toEqual({ message: "Unauthenticated.", code: "unauthenticated" });
+    const write = await user.api.post("/products", { name: "Never", price: "10.00" });
+    expect(write.status).toBe(401);
+    const { count } = await ownerRow<{ count: number }>(
+      sql`SELECT count(*)::int AS count FROM products WHERE tenant_id = ${tenant.tenantId} AND name = 'Never'`,
+    );
+    expect(count).toBe(0);
+  });
+
+  it("refuses a deactivated user's next request with 401", async () => {
+    const { user } = await tenantWithRole(["products:view"]);
+    expect((await user.api.get("/products")).status).toBe(200);
+    await asOwner((db) => db.execute(sql`UPDATE users SET deactivated_at = now() WHERE id = ${user.id}`));
+    expect((await user.api.get("/products")).status).toBe(401);
+  });
+
+  it("answers 403 once a permission is taken away, and 200 once it is given back", async () => {
+    const { tenant, user, role } = await tenantWithRole(["products:view"]);
+    await createProduct(tenant.api, { name: "Visible", workspace_id: null });
+    expect((await user.api.get("/products")).status).toBe(200);
+    await asOwner((db) => db.execute(sql`UPDATE roles SET permissions = '{}' WHERE tenant_id = ${tenant.tenantId} AND name = ${role}`));
+    const refused = await user.api.get("/products");
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe("forbidden");
+    // The isolate predicted "no permission" last: the database's context (permission back) wins.
+    await asOwner((db) => db.execute(sql`UPDATE roles SET permissions = '{products:view}' WHERE tenant_id = ${tenant.tenantId} AND name = ${role}`));
+    const again = await user.api.get("/products");
+    expect(again.status).toBe(200);
+    expect(again.body.data.map((p: { name: string }) => p.name)).toContain("Visible");
+  });
+
+  it("answers for the user's current workspace as it is now, not as it was at the last request", async () => {
+    const tenant = await seedTenant();
+    const second = await seedWorkspace(tenant);
+    const before = await tenant.api.get("/me");
+    expect(before.body.data.current_workspace_id).toBe(tenant.workspaceId);
+    await asOwner((db) => db.execute(sql`UPDATE users SET current_workspace_id = ${second} WHERE id = ${tenant.admin.id}`));
+    // A write with a body, first after the change: it runs again, context first, with its body.
+    const name = uniqueName("P");
+    const created = await tenant.api.post("/products", { name, price: "10.00" });
+    expect(created.status).toBe(201);
+    expect(created.body.data.name).toBe(name);
+    const after = await tenant.api.get("/me");
+    expect(after.status).toBe(200);
+    expect(after.body.data.current_workspace_id).toBe(second);
+    await asOwner((db) => db.execute(sql`UPDATE users SET current_workspace_id = ${tenant.workspaceId} WHERE id = ${tenant.admin.id}`));
+    const back = await tenant.api.get("/me");
+    expect(back.body.data.current_workspace_id).toBe(tenant.workspaceId);
+  });
+
+  it("gives a statement's own refusal after confirming the caller, as without a prediction", async () => {
+    const { user } = await tenantWithRole(["products:view"]);
+    expect((await user.api.get("/products")).status).toBe(200);
+    const missing = await user.api.get("/products/2147483647");
+    expect(missing.status).toBe(404);
+    await asOwner((db) => db.execute(sql`UPDATE access_tokens SET revoked_at = now() WHERE user_id = ${user.id}`));
+    expect((await user.api.get("/products/2147483647")).status).toBe(401);
+  });
+});
