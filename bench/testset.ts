@@ -1,7 +1,7 @@
 /**
  * What importing DGII's test set costs the Worker (issue 32): CPU and memory of readTestSet
  * (src/modules/certification/test-set-reader.ts: xlsx.ts unpacks the .xlsx with fflate's inflater
- * and reads its XML in one pass, then the rows become cases) for two workbooks:
+ * and reads its XML with saxes in one pass, then the rows become cases) for two workbooks:
  * - 30 rows x 300 columns, every cell a value;
  * - DGII's shape: its e-CF workbook is 26 rows x 5,215 columns (463 KB zipped, a 5.7 MB sheet),
  *   ~2,000 values and the rest `#e`; here the 25 cases of the tests' fixture padded with `#e`
@@ -12,9 +12,10 @@
  *
  * Hostile uploads (issue 41): workbooks of at most 1 MiB (the API's body cap) crafted to cost the
  * reader the most within its bounds (src/modules/certification/xlsx.ts: 16 MiB unpacked, text runs,
- * tags and cells of fixed size, 300,000 values): a run of whitespace after </sheetData> (the 6 KB
- * file that stalled an isolate for minutes), every cell a value, shared strings, entities, long
- * tags, comments. Budget: the worst under 1,000 ms of CPU. Written to bench/results/testset.json
+ * attributes, nesting and cells of fixed size, 300,000 values): a run of whitespace after
+ * </sheetData> (the 6 KB file that stalled an isolate for minutes), every cell a value, shared
+ * strings, entities, long tags, comments, and the most elements saxes can be handed (empty cells in
+ * every column of every row, unknown elements). Budget: the worst under 1,000 ms of CPU. Written to bench/results/testset.json
  * alone, and to latest.json (testSetHostile) in `npm run bench`.
  */
 import fs from "node:fs";
@@ -199,6 +200,13 @@ function hostileFiles(): [string, Uint8Array][] {
     ["tags of 10,000 attributes, up to the limit", crafted(worksheet(`<row r="1">${fill(`<c ${"a='1' ".repeat(10_000)}/>`)}</row>`))],
     ["empty comments, up to the limit", crafted(worksheet(fill("<!---->")))],
     ["empty cells, up to the limit", crafted(worksheet(`<row r="1">${fill("<c/>")}</row>`))],
+    ["rows of 16,384 empty cells (A to XFD), up to the limit", crafted(worksheet(rowsOf(Math.floor(ROOM / (16_384 * 4)), 16_384, "<c/>")))],
+    [
+      "rows of 16,384 cells of two unknown attributes, up to the limit",
+      crafted(worksheet(rowsOf(Math.floor(ROOM / (16_384 * 17)), 16_384, `<c a0="" a1=""/>`))),
+    ],
+    ["unknown elements after </sheetData>, up to the limit", crafted(worksheet("", fill("<x/>")))],
+    ["elements nested without end, up to the limit", crafted(worksheet(`<row r="1">${fill("<c>")}`))],
   ];
 }
 

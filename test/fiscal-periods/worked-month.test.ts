@@ -6,6 +6,7 @@ import type { Report607 } from "../../src/modules/reports/schemas";
 import { type EcfTenant, ecfTenant, waitForStatus } from "../ecf/helpers";
 import { createPurchase, createSupplier } from "../purchases/helpers";
 import { atInstant } from "../support/dates";
+import { fetchBytes, pdfText } from "../support/pdf";
 import { createContact } from "../support/sales";
 import { ownerRows, sql } from "../support/seed";
 import { createProduct } from "../support/stock";
@@ -201,6 +202,40 @@ describe("the IT-1 of a worked month", () => {
   });
 });
 
+describe("the IT-1 as a PDF", () => {
+  it("lays out the header and every casilla with the JSON's amount, grouped and with two decimals", async () => {
+    const api = t.tenant.api;
+    const json = (await api.get<It1>(`/reports/it1?period=${period}&it1_29=150.00`)).body;
+    const res = await fetchBytes(t.tenant.subdomain, t.tenant.admin.token, `/reports/it1?period=${period}&it1_29=150.00&format=pdf`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/pdf");
+    expect(res.headers.get("content-disposition")).toBe(`attachment; filename="IT-1_${t.rnc}_${period}.pdf"`);
+    const text = (await pdfText(res.bytes)).replace(/\s+/g, " ");
+    const legalName = (await api.get("/company")).body.data.legal_name as string;
+    expect(text).toContain(`RNC: ${t.rnc}`);
+    expect(text).toContain(`Razón social: ${legalName}`);
+    expect(text).toContain(`Período: ${period.slice(4)}/${period.slice(0, 4)}`);
+    expect(text).toContain("Formulario IT-1");
+    expect(text).toContain("Anexo A del IT-1");
+    // Each casilla's row reads "<number> <DGII's name> <amount>" (a count before the amount where
+    // the form counts), the amount the JSON's with its thousands grouped.
+    const form = byCasilla<Casilla>([...json.it1, ...json.section_a]);
+    const anexo = byCasilla<Casilla>(json.anexo_a);
+    const grouped = (amount: string) => amount.replace(/\B(?=(\d{3})+(?!\d)\.)/g, ",");
+    const row = (c: Casilla) => `${c.casilla} ${c.name}${c.count === undefined ? "" : ` ${c.count}`} ${grouped(c.amount)}`;
+    expect(grouped("20000.00")).toBe("20,000.00");
+    for (const casilla of ["1", "10", "16", "21", "25", "27", "29", "34", "43", "52", "60", "68"]) expect(text).toContain(row(form[casilla]!));
+    for (const casilla of ["1", "2", "4", "11", "14", "15", "19", "29", "33"]) expect(text).toContain(row(anexo[casilla]!));
+    expect([form["43"]!.amount, anexo["1"]!.amount]).toEqual(["20000.00", "4500.00"]);
+    // Marked: C for the accountant's casillas, D for the one given in the request.
+    expect(text).toContain(`C ${row(form["3"]!)}`);
+    expect(text).toContain(`D ${row(form["29"]!)}`);
+    // Renglón IX: its four columns A, B, C, D.
+    const ix = byCasilla<CasillaByColumn>(json.itbis_paid)["56"]!;
+    expect(text).toContain(`56 ${ix.name} ${[ix.a, ix.b, ix.c, ix.d].map(grouped).join(" ")}`);
+  });
+});
+
 describe("the IR-17 of a worked month", () => {
   it("gives the ISR withheld by concept at the rates in force, equal to the 606's column 18", async () => {
     const api = t.tenant.api;
@@ -236,7 +271,9 @@ describe("the worked month, closed", () => {
       `/reports/607?period=${period}&include_ecf=true`,
     ];
     const read = async () => Promise.all(paths.map(async (path) => (await api.get(path)).text));
+    const readPdf = () => fetchBytes(t.tenant.subdomain, t.tenant.admin.token, `/reports/it1?period=${period}&format=pdf`);
     const before = await read();
+    const pdfBefore = (await readPdf()).bytes;
     // DGII answers the month's e-CF first: one it has not answered could still be rejected.
     for (const id of ecfInvoices) await waitForStatus(t, `/invoices/${id}`, "accepted");
     const setStatus = (status: string) =>
@@ -274,6 +311,10 @@ describe("the worked month, closed", () => {
       });
       expect([into.status, into.body.code, into.body.errors]).toEqual([409, "period_closed", { period: [period] }]);
       expect(await read()).toEqual(before);
+      // The PDF is drawn from the kept JSON: the same bytes as before the close.
+      const pdfAfter = await readPdf();
+      expect([pdfAfter.status, pdfAfter.headers.get("x-fiscal-period-version")]).toEqual([200, "1"]);
+      expect(Buffer.from(pdfAfter.bytes).equals(Buffer.from(pdfBefore))).toBe(true);
     });
   });
 });

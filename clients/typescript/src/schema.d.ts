@@ -18864,6 +18864,8 @@ export interface paths {
                     anexo_a_9?: string;
                     /** @description Where the deductible ITBIS paid goes in Anexo A IX, after what the company sells: 50 (bienes gravados), 51 (servicios gravados) or 49 (bienes exportados) */
                     deductible_as?: "goods" | "services" | "exports";
+                    /** @description `json`: every casilla with where it comes from; `pdf`: the IT-1 and its Anexo A laid out like DGII's form, to key into the Oficina Virtual */
+                    format?: "json" | "pdf";
                     /** @description IT-1 28, saldos compensables autorizados y/o reembolsos; 0.00 when not given */
                     it1_28?: string;
                     /** @description IT-1 29, saldo a favor anterior (last month's casilla 34 as filed); 0.00 when not given */
@@ -18895,13 +18897,14 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The IT-1's casillas */
+                /** @description The IT-1's casillas (JSON), or with format=pdf the IT-1 and its Anexo A laid out like DGII's form */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["It1"];
+                        "application/pdf": string;
                     };
                 };
                 /** @description Missing or invalid authentication */

@@ -13,8 +13,8 @@
  * as 0.30000000000000004 is "0.3"); a date as dd-MM-yyyy, DGII's form. DGII's own workbook stores
  * every cell as text, so these matter for a set re-saved by another program.
  *
- * The workbook is read by xlsx.ts (fflate's inflater and a one-pass XML scanner, no Node API: it
- * runs in workerd), which bounds what an upload can cost (issue 41) before any row is built here.
+ * The workbook is read by xlsx.ts (fflate's inflater and saxes, no Node API: it runs in workerd),
+ * which bounds what an upload can cost (issue 41) before any row is built here.
  */
 import { Big } from "../../lib/decimal";
 import { fieldError } from "../../lib/errors";

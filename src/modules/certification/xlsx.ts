@@ -1,7 +1,7 @@
 /**
  * The .xlsx reader of DGII's test sets (issue 32; bounded under attack, issue 41): the zip's parts
- * unpacked with fflate's inflater and the workbook's XML read in one forward pass, each bound
- * checked while reading, before anything is built.
+ * unpacked with fflate's inflater and the workbook's XML read by saxes in one forward pass, each
+ * bound checked while reading, before anything is built.
  *
  * An .xlsx is a zip of XML parts (ECMA-376 Part 1, SpreadsheetML): xl/workbook.xml names the
  * sheets, xl/_rels/workbook.xml.rels says which part holds each, xl/sharedStrings.xml the strings
@@ -14,14 +14,16 @@
  *   of the parts to unpack summed before inflating any (MAX_UNPACKED_BYTES, 413), and each part's
  *   inflation stopped as soon as it gives more than its entry declared (the inflater is fed
  *   INFLATE_CHUNK bytes at a time, so it never runs far past that);
- * - the XML: read once, front to back, no part of it read twice; a run of text between two tags,
- *   a tag, and a cell's text have fixed maximums (MAX_TEXT_RUN, MAX_TAG, MAX_CELL_CHARS), refused
- *   when the scanner reaches them;
+ * - the XML: read once, front to back, by saxes (linear: no part of it read twice); a run of text
+ *   between two tags, an attribute's value, the attributes of an element, the elements open at
+ *   once and a cell's text have fixed maximums (MAX_TEXT_RUN, MAX_ATTRIBUTE_VALUE, MAX_ATTRIBUTES, MAX_DEPTH,
+ *   MAX_CELL_CHARS), refused as soon as saxes hands over what passes them;
  * - the grid: a cell must lie within A1:XFD1048576 (a worksheet's extent: 16,384 columns,
  *   1,048,576 rows; Excel's specifications and limits) and a cell holding a value within the rows
  *   the caller allows; only cells holding a value are kept, each row sparse.
  */
 import { Inflate } from "fflate";
+import { SaxesParser, type SaxesTagPlain } from "saxes";
 import { AppError, fieldError } from "../../lib/errors";
 
 /**
@@ -38,8 +40,18 @@ export const MAX_PARTS = 1000;
 export const MAX_CELL_CHARS = 32_767;
 /** Characters of XML between two tags: a cell's text and room for its escapes (`&amp;`). */
 export const MAX_TEXT_RUN = 64 * 1024;
-/** Characters of one tag with its attributes. */
-export const MAX_TAG = 64 * 1024;
+/** Characters of one attribute's value. */
+export const MAX_ATTRIBUTE_VALUE = 64 * 1024;
+/** Attributes of one element: a worksheet's root declares a dozen namespaces, a cell has three to five attributes. */
+const MAX_ATTRIBUTES = 64;
+/**
+ * Elements over the parts read: saxes's cost is mostly per element (a 16 MiB sheet of `<c/>` is 4
+ * million). A workbook of DGII's e-CF set's shape has about 325,000; 300,000 values of inline strings (`<c><is><t>`) and
+ * their rows take 1.3 million.
+ */
+const MAX_ELEMENTS = 1_500_000;
+/** Elements open at once: SpreadsheetML nests about six deep (worksheet, sheetData, row, c, is, r, t). */
+const MAX_DEPTH = 32;
 /** A worksheet's extent (Excel specifications and limits): columns A to XFD, rows 1 to 1,048,576. */
 const MAX_COLUMN = 16_384;
 const MAX_ROW = 1_048_576;
@@ -179,191 +191,118 @@ function unzipParts(bytes: ArrayBuffer): Map<string, Uint8Array> {
 
 // ---- The XML
 
-const NAMED_ENTITIES: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
+/** Excel's `_xHHHH_` escapes of characters XML cannot hold (ECMA-376 Part 1, 22.9.2.19 ST_Xstring); entities are saxes's. */
+const unescapeX = (text: string) =>
+  text.includes("_x") ? text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))) : text;
 
-/**
- * `&amp;`, `&#233;` … and Excel's `_xHHHH_` escapes (ECMA-376 Part 1, ST_Xstring), left to right:
- * one pass, each reference looked at within its first 10 characters.
- */
-function decode(raw: string): string {
-  let text = raw;
-  let amp = text.indexOf("&");
-  if (amp >= 0) {
-    let out = "";
-    let last = 0;
-    while (amp >= 0) {
-      let semi = -1;
-      for (let k = amp + 1; k < text.length && k <= amp + 10; k++) {
-        if (text.charCodeAt(k) === 0x3b /* ; */) {
-          semi = k;
-          break;
-        }
-      }
-      let char: string | undefined;
-      if (semi > 0) {
-        const ref = text.slice(amp + 1, semi);
-        if (ref.length > 1 && ref.charCodeAt(0) === 0x23 /* # */) {
-          const code = ref[1] === "x" ? Number.parseInt(ref.slice(2), 16) : Number(ref.slice(1));
-          if (Number.isInteger(code) && code >= 0 && code <= 0x10ffff) char = String.fromCodePoint(code);
-        } else char = NAMED_ENTITIES[ref];
-      }
-      if (char !== undefined) {
-        out += text.slice(last, amp) + char;
-        last = semi + 1;
-        amp = text.indexOf("&", last);
-      } else amp = text.indexOf("&", amp + 1);
-    }
-    text = out + text.slice(last);
-  }
-  if (text.includes("_x")) text = text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-  return text;
-}
+/** `r:id` → `id`: SpreadsheetML's prefixes are conventions, the local name is what is meant. */
+const localName = (name: string) => name.slice(name.indexOf(":") + 1);
 
-const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
-
-/**
- * A tag's attributes by local name (`r:id` → `id`), values decoded: one pass over the tag (at most
- * MAX_TAG long; a regular expression here could backtrack over it quadratically).
- */
-function attributes(tag: Tag): Record<string, string> {
+/** An element's attributes by local name (read only where an element's attributes are wanted). */
+function attributes(tag: SaxesTagPlain): Record<string, string> {
   const out: Record<string, string> = {};
-  const { xml, from, to: n } = tag;
-  let i = from;
-  while (i < n) {
-    while (i < n && isSpace(xml.charCodeAt(i))) i++;
-    const start = i;
-    while (i < n && xml.charCodeAt(i) !== 0x3d && !isSpace(xml.charCodeAt(i))) i++;
-    const name = xml.slice(start, i);
-    while (i < n && isSpace(xml.charCodeAt(i))) i++;
-    if (i >= n || xml.charCodeAt(i) !== 0x3d /* = */) {
-      if (i === start) i++;
-      continue;
-    }
-    i++;
-    while (i < n && isSpace(xml.charCodeAt(i))) i++;
-    const quote = xml[i];
-    if (quote !== '"' && quote !== "'") break;
-    const end = xml.indexOf(quote, i + 1);
-    if (end < 0 || end >= n) break;
-    out[name.slice(name.indexOf(":") + 1)] = decode(xml.slice(i + 1, end));
-    i = end + 1;
-  }
+  for (const [name, value] of Object.entries(tag.attributes)) out[localName(name)] = value;
   return out;
 }
 
-/** Where a tag's attributes lie in its part (read by attributes() only when wanted). */
-interface Tag {
-  xml: string;
-  from: number;
-  to: number;
-}
+type ReadPart = (bytes: Uint8Array, part: string, handler: XmlHandler) => void;
 
 interface XmlHandler {
-  open(name: string, tag: Tag, selfClosing: boolean): void;
+  open(name: string, tag: SaxesTagPlain): void;
   close(name: string): void;
-  /** Raw (undecoded) character data; CDATA decoded already. */
-  text(raw: string, cdata: boolean): void;
+  /** Character data, entities and CDATA decoded. */
+  text(text: string): void;
 }
 
 /**
- * One forward pass over a part: each character is looked at a bounded number of times (indexOf
- * from where the last token ended), nothing is buffered across tokens, no recursion. A text run or
- * a tag past its maximum is refused when the scan reaches it.
+ * A part read by saxes (the maintained, non-validating SAX parser jsdom uses): one forward pass
+ * over the text as written, no re-scan. saxes keeps a frame per open element and gathers a run
+ * of text, an attribute or a tag whole before handing it over, so what it may gather is bounded
+ * here, from its events: the elements open at once (MAX_DEPTH) and the attributes of one element
+ * (MAX_ATTRIBUTES, counted as each is read), each attribute's value (MAX_ATTRIBUTE_VALUE) and each run of text
+ * (MAX_TEXT_RUN). A refusal thrown from a handler stops the parse where it is.
+ *
+ * At most seven handlers: saxes adds each as a property of the parser, and with an eighth V8 reads
+ * them slower in its per-character loop (a part took 6 times as long). So an error is caught as
+ * saxes throws it, and a processing instruction (none in SpreadsheetML) does not move where a run
+ * of text is said to start.
  */
-function scanXml(xml: string, part: string, handler: XmlHandler): void {
-  const n = xml.length;
+function readXml(bytes: Uint8Array, part: string, handler: XmlHandler, elements: { count: number }): void {
   const tooLong = (what: string, at: number, limit: number) =>
     refuse(
       `The workbook's part "${part}" has ${what} longer than ${count(limit)} characters (at character ${count(at)}); a test set's cells hold at most ${count(MAX_CELL_CHARS)}.`,
     );
-  const unterminated = (at: number) => refuse(`The workbook's part "${part}" is not well-formed XML (markup left open at character ${count(at)}).`);
-  let i = 0;
-  while (i < n) {
-    let lt = xml.indexOf("<", i);
-    if (lt < 0) lt = n;
-    if (lt - i > MAX_TEXT_RUN) throw tooLong("a run of text", i, MAX_TEXT_RUN);
-    if (lt > i) handler.text(xml.slice(i, lt), false);
-    if (lt === n) break;
-    const next = xml.charCodeAt(lt + 1);
-    if (next === 0x3f /* ? */) {
-      const end = xml.indexOf("?>", lt + 2);
-      if (end < 0) throw unterminated(lt);
-      if (end - lt > MAX_TAG) throw tooLong("a processing instruction", lt, MAX_TAG);
-      i = end + 2;
-      continue;
+  const parser = new SaxesParser({ position: true, xmlns: false } as const);
+  // Where the last markup ended: a run of text starts there (saxes hands the run over at its end).
+  let markupEnd = 0;
+  let depth = 0;
+  let attributeCount = 0;
+  const markup = () => {
+    markupEnd = parser.position;
+  };
+  // A document type declaration (entities, external subsets) has no place in an .xlsx part.
+  parser.on("doctype", () => {
+    throw refuse(`The workbook's part "${part}" has a document type declaration (<!DOCTYPE…); an .xlsx part has none.`);
+  });
+  parser.on("attribute", ({ name, value }) => {
+    if (++attributeCount > MAX_ATTRIBUTES) {
+      throw refuse(`The workbook's part "${part}" has an element with more than ${MAX_ATTRIBUTES} attributes (at character ${count(parser.position)}).`);
     }
-    if (next === 0x21 /* ! */) {
-      if (xml.startsWith("<!--", lt)) {
-        const end = xml.indexOf("-->", lt + 4);
-        if (end < 0) throw unterminated(lt);
-        i = end + 3;
-        continue;
-      }
-      if (xml.startsWith("<![CDATA[", lt)) {
-        const end = xml.indexOf("]]>", lt + 9);
-        if (end < 0) throw unterminated(lt);
-        if (end - lt - 9 > MAX_TEXT_RUN) throw tooLong("a run of text", lt, MAX_TEXT_RUN);
-        handler.text(xml.slice(lt + 9, end), true);
-        i = end + 3;
-        continue;
-      }
-      // A document type declaration (entities, external subsets) has no place in an .xlsx part.
-      throw refuse(`The workbook's part "${part}" has a declaration (<!…) at character ${count(lt)}; an .xlsx part has none.`);
+    if (value.length > MAX_ATTRIBUTE_VALUE) throw tooLong(`an attribute (${localName(name).slice(0, 20)})`, parser.position, MAX_ATTRIBUTE_VALUE);
+  });
+  parser.on("opentag", (tag) => {
+    attributeCount = 0;
+    if (++elements.count > MAX_ELEMENTS) {
+      throw refuse(
+        `The workbook's parts hold more than ${count(MAX_ELEMENTS)} elements (at character ${count(parser.position)} of "${part}"); a workbook of DGII's test set's shape has about 325,000.`,
+      );
     }
-    // A tag: up to the first `>` outside quotes (an attribute value may hold `>`).
-    let quote = 0;
-    let j = lt + 1;
-    for (; j < n; j++) {
-      const c = xml.charCodeAt(j);
-      if (quote) {
-        if (c === quote) quote = 0;
-      } else if (c === 0x22 || c === 0x27) quote = c;
-      else if (c === 0x3e) break;
-      if (j - lt > MAX_TAG) throw tooLong("a tag", lt, MAX_TAG);
+    if (!tag.isSelfClosing && ++depth > MAX_DEPTH) {
+      throw refuse(`The workbook's part "${part}" nests elements more than ${MAX_DEPTH} deep (at character ${count(parser.position)}).`);
     }
-    if (j >= n) throw unterminated(lt);
-    const closing = next === 0x2f; /* / */
-    const selfClosing = !closing && xml.charCodeAt(j - 1) === 0x2f;
-    const to = selfClosing ? j - 1 : j;
-    let k = closing ? lt + 2 : lt + 1;
-    let nameStart = k;
-    for (; k < to; k++) {
-      const c = xml.charCodeAt(k);
-      if (isSpace(c)) break;
-      if (c === 0x3a /* : */) nameStart = k + 1;
-    }
-    const name = xml.slice(nameStart, k);
-    if (closing) handler.close(name);
-    else {
-      handler.open(name, { xml, from: k, to }, selfClosing);
-      if (selfClosing) handler.close(name);
-    }
-    i = j + 1;
+    handler.open(localName(tag.name), tag);
+    markup();
+  });
+  parser.on("closetag", (tag) => {
+    if (!tag.isSelfClosing) depth--;
+    handler.close(localName(tag.name));
+    markup();
+  });
+  parser.on("text", (text) => {
+    if (text.length > MAX_TEXT_RUN) throw tooLong("a run of text", markupEnd, MAX_TEXT_RUN);
+    handler.text(text);
+  });
+  parser.on("cdata", (text) => {
+    if (text.length > MAX_TEXT_RUN) throw tooLong("a run of text", markupEnd, MAX_TEXT_RUN);
+    handler.text(text);
+    markup();
+  });
+  parser.on("comment", markup);
+  try {
+    parser.write(new TextDecoder().decode(bytes)).close();
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    // saxes throws what is not well-formed (it has no error handler here: see above).
+    throw refuse(`The workbook's part "${part}" is not well-formed XML (${(error as Error).message}).`);
   }
 }
 
-/** Text collected across runs (a cell's `<t>` pieces, around comments), refused past Excel's limit of a cell. */
+/** Text gathered across runs (a cell's `<t>` pieces, around comments), refused past Excel's limit of a cell. */
 class TextBuffer {
-  private parts: string[] = [];
-  private length = 0;
+  private text = "";
   constructor(private readonly where: () => string) {}
-  add(raw: string, cdata: boolean): void {
-    const text = cdata ? raw : decode(raw);
-    this.length += text.length;
-    if (this.length > MAX_CELL_CHARS) {
+  add(text: string): void {
+    if (this.text.length + text.length > MAX_CELL_CHARS) {
       throw refuse(`${this.where()} holds more than ${count(MAX_CELL_CHARS)} characters, Excel's limit of a cell.`);
     }
-    this.parts.push(text);
+    this.text += text;
   }
   take(): string {
-    const text = this.parts.join("");
-    this.parts = [];
-    this.length = 0;
+    const text = unescapeX(this.text);
+    this.text = "";
     return text;
   }
 }
-
-const decodePart = (bytes: Uint8Array | undefined) => (bytes ? new TextDecoder().decode(bytes) : undefined);
 
 /** `xl/worksheets/sheet1.xml` from a relationship's target, relative to xl/ or absolute. */
 function resolveTarget(target: string): string {
@@ -381,16 +320,16 @@ interface WorkbookInfo {
   date1904: boolean;
 }
 
-function workbookInfo(xml: string): WorkbookInfo {
+function workbookInfo(read: ReadPart, xml: Uint8Array): WorkbookInfo {
   const info: WorkbookInfo = { sheets: [], date1904: false };
-  scanXml(xml, "xl/workbook.xml", {
+  read(xml, "xl/workbook.xml", {
     open(name, tag) {
       if (name === "workbookPr") {
-        const v = attributes(tag).date1904;
+        const v = tag.attributes.date1904;
         info.date1904 = v === "1" || v === "true";
       } else if (name === "sheet") {
         const a = attributes(tag);
-        if (a.name !== undefined && a.id !== undefined) info.sheets.push({ name: a.name, relationship: a.id });
+        if (a.name !== undefined && a.id !== undefined) info.sheets.push({ name: unescapeX(a.name), relationship: a.id });
       }
     },
     close() {},
@@ -399,9 +338,9 @@ function workbookInfo(xml: string): WorkbookInfo {
   return info;
 }
 
-function relationships(xml: string): Map<string, { type: string; part: string }> {
+function relationships(read: ReadPart, xml: Uint8Array): Map<string, { type: string; part: string }> {
   const out = new Map<string, { type: string; part: string }>();
-  scanXml(xml, "xl/_rels/workbook.xml.rels", {
+  read(xml, "xl/_rels/workbook.xml.rels", {
     open(name, tag) {
       if (name !== "Relationship") return;
       const a = attributes(tag);
@@ -413,17 +352,17 @@ function relationships(xml: string): Map<string, { type: string; part: string }>
   return out;
 }
 
-function sharedStrings(xml: string, part: string): string[] {
+function sharedStrings(read: ReadPart, xml: Uint8Array, part: string): string[] {
   const strings: string[] = [];
   let inString = false;
   let inText = false;
   let phonetic = 0;
   const buffer = new TextBuffer(() => `Shared string ${count(strings.length + 1)} (${part})`);
-  scanXml(xml, part, {
-    open(name, _tag, selfClosing) {
+  read(xml, part, {
+    open(name, tag) {
       if (name === "si") inString = true;
       else if (name === "rPh") phonetic++;
-      else if (name === "t" && inString && !phonetic && !selfClosing) inText = true;
+      else if (name === "t" && inString && !phonetic && !tag.isSelfClosing) inText = true;
     },
     close(name) {
       if (name === "t") inText = false;
@@ -433,8 +372,8 @@ function sharedStrings(xml: string, part: string): string[] {
         strings.push(buffer.take());
       }
     },
-    text(raw, cdata) {
-      if (inText) buffer.add(raw, cdata);
+    text(text) {
+      if (inText) buffer.add(text);
     },
   });
   return strings;
@@ -458,18 +397,18 @@ function isDateFormatCode(code: string): boolean {
 }
 
 /** Which cell styles (indexes into cellXfs) show a date. */
-function dateStyles(xml: string | undefined, part: string): boolean[] {
+function dateStyles(read: ReadPart, xml: Uint8Array | undefined, part: string): boolean[] {
   if (!xml) return [];
   const custom = new Map<number, string>();
   const styles: number[] = [];
   let inCellXfs = false;
-  scanXml(xml, part, {
+  read(xml, part, {
     open(name, tag) {
       if (name === "numFmt") {
         const a = attributes(tag);
-        custom.set(Number(a.numFmtId), a.formatCode ?? "");
+        custom.set(Number(a.numFmtId), unescapeX(a.formatCode ?? ""));
       } else if (name === "cellXfs") inCellXfs = true;
-      else if (name === "xf" && inCellXfs) styles.push(Number(attributes(tag).numFmtId ?? 0));
+      else if (name === "xf" && inCellXfs) styles.push(Number(tag.attributes.numFmtId ?? 0));
     },
     close(name) {
       if (name === "cellXfs") inCellXfs = false;
@@ -506,7 +445,7 @@ interface SheetContext {
   values: { count: number };
 }
 
-function sheetRows(xml: string, ctx: SheetContext): Cell[][] {
+function sheetRows(read: ReadPart, xml: Uint8Array, ctx: SheetContext): Cell[][] {
   const rows: Cell[][] = [];
   const where = (ref: string) => `Cell ${ref} of sheet ${ctx.name}`;
   const outside = (what: string) =>
@@ -514,28 +453,30 @@ function sheetRows(xml: string, ctx: SheetContext): Cell[][] {
   let inData = false;
   let row = 0;
   let column = 0;
-  let cell: { ref: string; row: number; column: number; type: string; style: number } | null = null;
+  // The cell being read, when it is not empty; its reference as written (null when it has none).
+  let cell: { ref: string | null; row: number; column: number; type: string; style: number } | null = null;
   let inValue = false;
   let inInline = false;
   let inInlineText = false;
   let phonetic = 0;
   let hasValue = false;
-  const buffer = new TextBuffer(() => where(cell?.ref ?? "?"));
   const columnLetters = (n: number) => {
     let s = "";
     for (let c = n; c > 0; c = Math.floor((c - 1) / 26)) s = String.fromCharCode(65 + ((c - 1) % 26)) + s;
     return s;
   };
+  const refOf = (c: NonNullable<typeof cell>) => c.ref ?? `${columnLetters(c.column)}${c.row}`;
+  const buffer = new TextBuffer(() => where(cell ? refOf(cell) : "?"));
   const finish = () => {
     if (!cell || !hasValue) return;
     const text = buffer.take();
-    if (cell.row > ctx.maxRow) throw refuse(`${where(cell.ref)} holds a value; ${ctx.maxRowReason}`);
+    if (cell.row > ctx.maxRow) throw refuse(`${where(refOf(cell))} holds a value; ${ctx.maxRowReason}`);
     let value: Cell;
     switch (cell.type) {
       case "s": {
         const index = /^[0-9]{1,9}$/.test(text) ? Number(text) : -1;
         if (index < 0 || index >= ctx.strings.length) {
-          throw refuse(`${where(cell.ref)} points at shared string ${text.slice(0, 20)}, which the workbook does not have.`);
+          throw refuse(`${where(refOf(cell))} points at shared string ${text.slice(0, 20)}, which the workbook does not have.`);
         }
         value = ctx.strings[index]!;
         break;
@@ -560,34 +501,36 @@ function sheetRows(xml: string, ctx: SheetContext): Cell[][] {
     }
     if (value === null) return;
     if (++ctx.values.count > MAX_VALUES) {
-      throw refuse(`The workbook's sheets hold more than ${count(MAX_VALUES)} cells with a value (at ${where(cell.ref)}); DGII's test set has about 136,000.`);
+      throw refuse(
+        `The workbook's sheets hold more than ${count(MAX_VALUES)} cells with a value (at ${where(refOf(cell))}); DGII's test set has about 136,000.`,
+      );
     }
     const cells = rows[cell.row - 1] ?? [];
     rows[cell.row - 1] = cells;
     cells[cell.column - 1] = value;
   };
-  scanXml(xml, ctx.part, {
-    open(name, tag, selfClosing) {
+  read(xml, ctx.part, {
+    open(name, tag) {
+      const selfClosing = tag.isSelfClosing;
       if (name === "sheetData") {
         inData = true;
         return;
       }
       if (!inData) return;
       if (name === "row") {
-        const r = attributes(tag).r;
-        if (r === undefined) row++;
-        else {
+        const r = tag.attributes.r;
+        if (r === undefined) {
+          if (++row > MAX_ROW) throw outside(`Row ${row}`);
+        } else {
           if (!/^[1-9][0-9]{0,6}$/.test(r) || Number(r) > MAX_ROW) throw outside(`Row ${r.slice(0, 20)}`);
           row = Number(r);
         }
         column = 0;
       } else if (name === "c") {
-        const a = attributes(tag);
-        let ref = a.r;
+        const { r: ref, t: type = "n", s: style } = tag.attributes;
         if (ref === undefined) {
           column++;
           if (column > MAX_COLUMN || row < 1) throw outside(`Cell ${columnLetters(column)}${row}`);
-          ref = `${columnLetters(column)}${row}`;
         } else {
           const m = ref.length <= 10 ? /^([A-Z]+)([0-9]+)$/.exec(ref) : null;
           const c = m ? columnNumber(m[1]!) : 0;
@@ -595,9 +538,9 @@ function sheetRows(xml: string, ctx: SheetContext): Cell[][] {
           column = c;
           row = Number(m[2]);
         }
-        cell = { ref, row, column, type: a.t ?? "n", style: Number(a.s ?? 0) };
+        // An empty cell (<c/>, a style only) holds no value: nothing is kept of it.
+        cell = selfClosing ? null : { ref: ref ?? null, row, column, type, style: style === undefined ? 0 : Number(style) };
         hasValue = false;
-        if (selfClosing) cell = null;
       } else if (cell && name === "v") {
         inValue = !selfClosing;
         hasValue = true;
@@ -619,8 +562,8 @@ function sheetRows(xml: string, ctx: SheetContext): Cell[][] {
         inValue = inInline = inInlineText = false;
       }
     },
-    text(raw, cdata) {
-      if (cell && (inValue || inInlineText)) buffer.add(raw, cdata);
+    text(text) {
+      if (cell && (inValue || inInlineText)) buffer.add(text);
     },
   });
   return rows;
@@ -632,25 +575,28 @@ function sheetRows(xml: string, ctx: SheetContext): Cell[][] {
  */
 export function readWorkbook(bytes: ArrayBuffer, wanted: string[], maxRow: number, maxRowReason: string): { names: string[]; sheets: Sheet[] } {
   const parts = unzipParts(bytes);
-  const workbookXml = decodePart(parts.get("xl/workbook.xml"));
-  const relsXml = decodePart(parts.get("xl/_rels/workbook.xml.rels"));
+  const workbookXml = parts.get("xl/workbook.xml");
+  const relsXml = parts.get("xl/_rels/workbook.xml.rels");
   if (!workbookXml || !relsXml) throw refuse(NOT_A_WORKBOOK);
-  const info = workbookInfo(workbookXml);
-  const rels = relationships(relsXml);
+  // Elements read over every part, against MAX_ELEMENTS.
+  const elements = { count: 0 };
+  const read: ReadPart = (xml, part, handler) => readXml(xml, part, handler, elements);
+  const info = workbookInfo(read, workbookXml);
+  const rels = relationships(read, relsXml);
   const partOfType = (suffix: string) => [...rels.values()].find((r) => r.type.endsWith(suffix))?.part;
   const stringsPart = partOfType("/sharedStrings") ?? "xl/sharedStrings.xml";
   const stylesPart = partOfType("/styles") ?? "xl/styles.xml";
-  const stringsXml = decodePart(parts.get(stringsPart));
-  const strings = stringsXml ? sharedStrings(stringsXml, stringsPart) : [];
-  const dates = dateStyles(decodePart(parts.get(stylesPart)), stylesPart);
+  const stringsXml = parts.get(stringsPart);
+  const strings = stringsXml ? sharedStrings(read, stringsXml, stringsPart) : [];
+  const dates = dateStyles(read, parts.get(stylesPart), stylesPart);
   const sheets: Sheet[] = [];
   const values = { count: 0 };
   for (const { name, relationship } of info.sheets) {
     if (!wanted.includes(name)) continue;
     const part = rels.get(relationship)?.part;
-    const xml = part ? decodePart(parts.get(part)) : undefined;
+    const xml = part ? parts.get(part) : undefined;
     if (!part || xml === undefined) throw refuse(`The workbook names sheet ${name} but has no part for it.`);
-    const rows = sheetRows(xml, { name, part, strings, dates, date1904: info.date1904, maxRow, maxRowReason, values });
+    const rows = sheetRows(read, xml, { name, part, strings, dates, date1904: info.date1904, maxRow, maxRowReason, values });
     // Rows without a value are empty, not holes: the reader walks every row.
     sheets.push({ name, rows: Array.from(rows, (r) => r ?? []) });
   }

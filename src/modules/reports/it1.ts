@@ -133,7 +133,10 @@ export const IT1_INPUTS = {
 } as const;
 export type It1InputName = keyof typeof IT1_INPUTS;
 
-export async function it1Report(db: AnyDb, tenantId: number, query: It1Query): Promise<It1> {
+/** The figures of the IT-1: the request's, whatever format it is answered in. */
+export type It1Figures = Omit<It1Query, "format">;
+
+export async function it1Report(db: AnyDb, tenantId: number, query: It1Figures): Promise<It1> {
   const period = periodOf(query.period);
   const base = { period: period.text, format: "json" as const, workspace_id: undefined };
   const sales = await readWhole(db, tenantId, sales607, { ...base, include_ecf: true });
@@ -163,7 +166,7 @@ function compute(
   withheld: Row606[],
   bases: SaleBases[],
   input: Inputs,
-  query: It1Query,
+  query: It1Figures,
 ): It1 {
   const anexo: Casilla[] = [];
   const value: Record<string, Big> = {};

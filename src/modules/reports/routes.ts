@@ -3,9 +3,11 @@ import type { Context, TypedResponse } from "hono";
 import type { AppEnv } from "../../http/context";
 import { commonErrors, createRouter, defineRoute, jsonResponse, V1 } from "../../http/openapi";
 import { streamedBody } from "../../http/stream";
+import { getProfile } from "../company/service";
 import { annulments608 } from "./annulments608";
 import { ir17Report } from "./ir17";
-import { it1Report } from "./it1";
+import { type It1, it1Report } from "./it1";
+import { renderIt1Pdf } from "./it1-pdf";
 import { purchases606 } from "./purchases606";
 import { salesSummary } from "./sales-summary";
 import { sales607 } from "./sales607";
@@ -122,10 +124,15 @@ reportsRouter.openapi(
  * A closed period's IT-1 or IR-17 as its close kept it, when the request gives no figures of its own
  * (with inputs, it is computed again: the locked month's documents give the same figures).
  */
-async function keptOrComputed(c: Context<AppEnv>, report: "it1" | "ir17", query: { period: string }, compute: () => Promise<unknown>) {
-  const inputs = Object.entries(query).some(([name, value]) => name !== "period" && name !== "deductible_as" && value !== undefined);
+async function keptSnapshot(c: Context<AppEnv>, report: "it1" | "ir17", query: { period: string }) {
+  const given = (name: string) => !["period", "deductible_as", "format"].includes(name);
+  const inputs = Object.entries(query).some(([name, value]) => given(name) && value !== undefined);
   const defaults = !inputs && (report !== "it1" || (query as { deductible_as?: string }).deductible_as === "goods");
-  const kept = defaults ? await storedSnapshot(c.var.db, c.var.scope.tenantId, periodOf(query.period).text, report, "json") : null;
+  return defaults ? await storedSnapshot(c.var.db, c.var.scope.tenantId, periodOf(query.period).text, report, "json") : null;
+}
+
+async function keptOrComputed(c: Context<AppEnv>, report: "it1" | "ir17", query: { period: string }, compute: () => Promise<unknown>) {
+  const kept = await keptSnapshot(c, report, query);
   if (kept) {
     return c.body(kept.body, 200, {
       "Content-Type": kept.contentType,
@@ -134,6 +141,24 @@ async function keptOrComputed(c: Context<AppEnv>, report: "it1" | "ir17", query:
     }) as unknown as TypedResponse<unknown, 200, "json">;
   }
   return c.json(await compute(), 200) as unknown as TypedResponse<unknown, 200, "json">;
+}
+
+/**
+ * The IT-1 as a PDF laid out like DGII's form: drawn from the very JSON the route answers (a closed
+ * period's from its snapshot, so its figures never move after the close; X-Content-SHA256 is left
+ * out: the kept bytes are the JSON's, not these).
+ */
+async function it1Pdf(c: Context<AppEnv>, query: It1Query) {
+  const kept = await keptSnapshot(c, "it1", query);
+  const report = kept ? (JSON.parse(kept.body) as It1) : await it1Report(c.var.db, c.var.scope.tenantId, query);
+  const profile = await getProfile(c.var.db, c.var.scope.tenantId);
+  const bytes = await renderIt1Pdf(report, profile?.legalName ?? null);
+  const headers: Record<string, string> = {
+    "Content-Type": "application/pdf",
+    "Content-Disposition": `attachment; filename="IT-1_${report.rnc}_${report.period}.pdf"`,
+  };
+  if (kept) headers["X-Fiscal-Period-Version"] = String(kept.version);
+  return c.body(bytes, 200, headers);
 }
 
 reportsRouter.openapi(
@@ -146,11 +171,18 @@ reportsRouter.openapi(
       summary:
         "DGII's IT-1 with its Anexo A (2020 edition) of a month, casilla by casilla, from the period's 607 and 606; what the books cannot know is given by casilla",
       request: { query: It1Query },
-      responses: { 200: jsonResponse("The IT-1's casillas", It1Json), ...commonErrors },
+      responses: {
+        200: {
+          description: "The IT-1's casillas (JSON), or with format=pdf the IT-1 and its Anexo A laid out like DGII's form",
+          content: { "application/json": { schema: It1Json }, "application/pdf": { schema: z.string().openapi({ format: "binary" }) } },
+        },
+        ...commonErrors,
+      },
     },
   ),
   async (c) => {
     const query = c.req.valid("query");
+    if (query.format === "pdf") return (await it1Pdf(c, query)) as never;
     return keptOrComputed(c, "it1", query, () => it1Report(c.var.db, c.var.scope.tenantId, query)) as never;
   },
 );

@@ -206,6 +206,9 @@ const amountInput = (description: string) =>
 export const It1Query = z
   .object({
     period: ReportQuery.shape.period,
+    format: z.enum(["json", "pdf"]).default("json").openapi({
+      description: "`json`: every casilla with where it comes from; `pdf`: the IT-1 and its Anexo A laid out like DGII's form, to key into the Oficina Virtual",
+    }),
     deductible_as: z.enum(["goods", "services", "exports"]).default("goods").openapi({
       description:
         "Where the deductible ITBIS paid goes in Anexo A IX, after what the company sells: 50 (bienes gravados), 51 (servicios gravados) or 49 (bienes exportados)",

@@ -5,7 +5,7 @@ import type { PDFDocument, PDFFont, PDFPage } from "pdf-lib";
  * draw one, and importing it costs every isolate that loads the app (docs/reliability.md).
  */
 let pdfLib: typeof import("pdf-lib") | undefined;
-const loadPdfLib = async () => (pdfLib ??= await import("pdf-lib"));
+export const loadPdfLib = async () => (pdfLib ??= await import("pdf-lib"));
 const rgb = (red: number, green: number, blue: number) => pdfLib!.rgb(red, green, blue);
 
 import { groupedDecimal } from "../../lib/decimal";
@@ -108,7 +108,7 @@ export interface PdfDocumentData {
   };
 }
 
-const PAGE = { width: 612, height: 792, margin: 40 };
+export const PAGE = { width: 612, height: 792, margin: 40 };
 /** Between the lines of wrapped text at 9 pt. */
 const LINE_HEIGHT = 11;
 
@@ -254,7 +254,8 @@ function wrapText(font: PDFFont, text: string, size: number, width: number): str
   return lines;
 }
 
-class Writer {
+/** Draws text on pages of PAGE's size, page after page: the PDFs of sales documents and of reports (reports/it1-pdf.ts). */
+export class Writer {
   page!: PDFPage;
   y = 0;
   constructor(
@@ -634,6 +635,22 @@ function paperHeader(w: Writer, data: PdfDocumentData) {
   w.y -= 10;
 }
 
+/** A document of several pages numbers them (DGII's model 1.7: "Página No. 2 de 2"); one page is not numbered. */
+export function numberPages(pdf: PDFDocument, font: PDFFont) {
+  const pages = pdf.getPages();
+  if (pages.length < 2) return;
+  pages.forEach((page, index) => {
+    const label = `Página No. ${index + 1} de ${pages.length}`;
+    page.drawText(label, {
+      x: PAGE.width - PAGE.margin - font.widthOfTextAtSize(label, 8),
+      y: PAGE.margin / 2,
+      size: 8,
+      font,
+      color: rgb(0.3, 0.3, 0.3),
+    });
+  });
+}
+
 /** An invoice, note, purchase document or quotation as a PDF with Spanish labels. */
 export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Array<ArrayBuffer>> {
   const { PDFDocument, StandardFonts } = await loadPdfLib();
@@ -724,20 +741,7 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
     w.y -= 12;
     w.block(w.wrapped(data.notes, PAGE.width - 2 * PAGE.margin), PAGE.margin);
   }
-  // A document of several pages numbers them (DGII's model 1.7: "Página No. 2 de 2").
-  const pages = pdf.getPages();
-  if (pages.length > 1) {
-    pages.forEach((page, index) => {
-      const label = `Página No. ${index + 1} de ${pages.length}`;
-      page.drawText(label, {
-        x: PAGE.width - PAGE.margin - w.font.widthOfTextAtSize(label, 8),
-        y: PAGE.margin / 2,
-        size: 8,
-        font: w.font,
-        color: rgb(0.3, 0.3, 0.3),
-      });
-    });
-  }
+  numberPages(pdf, w.font);
   // pdf-lib writes into an ArrayBuffer of its own (never a SharedArrayBuffer): a Response body.
   return (await pdf.save()) as Uint8Array<ArrayBuffer>;
 }

@@ -1,0 +1,200 @@
+import type { PDFDocument } from "pdf-lib";
+import { groupedDecimal } from "../../lib/decimal";
+import { loadPdfLib, numberPages, PAGE, Writer } from "../sales/pdf";
+import type { Casilla, It1 } from "./it1";
+
+/**
+ * The IT-1 and its Anexo A as a PDF laid out like DGII's form (issue 47), for the accountant to key
+ * into the Oficina Virtual's interactive declaration: the header (RNC, razón social, período), then
+ * each section in the form's order with each casilla's number, DGII's name and its amount, the
+ * casillas Sucursal leaves to the accountant marked. Drawn from the report's JSON as it is (the
+ * snapshot's, once the period is closed), so the PDF says what the JSON says, digit for digit.
+ */
+
+/** A range of casillas under one heading, in the form's order. */
+interface Section {
+  title: string;
+  from: number;
+  to: number;
+}
+
+/** IT-1 (2020): I ingresos (1-10), II liquidación (11-38), A ITBIS retenido/percibido (39-68). */
+const IT1_SECTIONS: Section[] = [
+  { title: "I. Ingresos por operaciones", from: 1, to: 10 },
+  { title: "II. Liquidación", from: 11, to: 38 },
+  { title: "A. ITBIS retenido / ITBIS percibido", from: 39, to: 68 },
+];
+
+/** Anexo A (2020): renglón I is the header (datos generales); II to VIII here, IX (four columns) apart. */
+const ANEXO_SECTIONS: Section[] = [
+  { title: "II. Operaciones por tipo de comprobante (NCF y e-NCF)", from: 1, to: 11 },
+  { title: "III. Operaciones por tipo de venta", from: 12, to: 19 },
+  { title: "IV. Operaciones por tipo de ingreso", from: 20, to: 26 },
+  { title: "V. Pagos computables por retenciones", from: 27, to: 33 },
+  { title: "VI. Operaciones no sujetas por construcción", from: 34, to: 38 },
+  { title: "VII. Operaciones no sujetas por comisiones", from: 39, to: 42 },
+  { title: "VIII. Notas de crédito y regímenes especiales", from: 43, to: 44 },
+];
+
+/** The marks of the casillas the books do not give: C the accountant's (0.00 here), D given in the request. */
+const MARKS: Partial<Record<Casilla["from"], string>> = { accountant: "C", input: "D" };
+
+const MONTHS = ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"];
+
+/** Columns: the mark, the casilla's number, its name, then the count and the amount ending at the right margin. */
+const X = { mark: PAGE.margin, casilla: 50, name: 80, count: 470, right: PAGE.width - PAGE.margin };
+const NAME_WIDTH = 330;
+/** Renglón IX: the name narrower, then columns A, B, C and D (each ends at its x). */
+const IX = { nameWidth: 178, columns: [336, 414, 492, PAGE.width - PAGE.margin] };
+const LINE = 11;
+
+/** An amount of the JSON (DOP, two decimals) as the form is keyed: thousands grouped, on the digits (never a float). */
+const amount = (value: string) => groupedDecimal(value);
+
+/** Digits need no drawable() filtering: drawn right-aligned at `right`, never cut. */
+function right(w: Writer, value: string, x: number, bold = false) {
+  const font = bold ? w.bold : w.font;
+  w.page.drawText(value, { x: x - font.widthOfTextAtSize(value, 9), y: w.y, size: 9, font });
+}
+
+function header(w: Writer, report: It1, legalName: string | null, title: string) {
+  w.text(title, PAGE.margin, { size: 13, bold: true });
+  w.y -= 15;
+  const subtitle = "Declaración Jurada y/o Pago del Impuesto sobre las Transferencias de Bienes Industrializados y Servicios (ITBIS)";
+  for (const row of w.wrapped(subtitle, PAGE.width - 2 * PAGE.margin, { size: 10 })) {
+    w.text(row, PAGE.margin, { size: 10 });
+    w.y -= 12;
+  }
+  w.y -= 4;
+  const month = Number(report.period.slice(4));
+  const period = `${report.period.slice(4)}/${report.period.slice(0, 4)} (${MONTHS[month - 1]} de ${report.period.slice(0, 4)})`;
+  w.labelled("RNC:", report.rnc, PAGE.margin);
+  w.labelled("Período:", period, 330);
+  w.y -= 12;
+  w.labelled("Razón social:", legalName ?? "(sin razón social en el perfil de la empresa)", PAGE.margin, { width: PAGE.width - 2 * PAGE.margin });
+  w.y -= 6;
+  w.line();
+  w.y -= 12;
+}
+
+function columnHeader(w: Writer, withCount: boolean) {
+  w.text("Casilla", X.mark, { bold: true, size: 8 });
+  w.text("Descripción (DGII)", X.name, { bold: true, size: 8 });
+  if (withCount) w.text("Cantidad", X.count - 36, { bold: true, size: 8, width: 36, align: "right" });
+  w.text("Monto RD$", X.right - 80, { bold: true, size: 8, width: 80, align: "right" });
+  w.y -= 4;
+  w.line();
+  w.y -= 10;
+}
+
+function sectionTitle(w: Writer, title: string, onBreak: () => void) {
+  w.ensure(18 + 2 * LINE, onBreak);
+  w.y -= 4;
+  w.text(title, PAGE.margin, { bold: true, size: 10 });
+  w.y -= 13;
+}
+
+/** One casilla's row: shaded when left to the accountant; the name wrapped, the figures on its first line. */
+function casillaRow(
+  w: Writer,
+  lib: typeof import("pdf-lib"),
+  row: { casilla: string; name: string; from: Casilla["from"] },
+  width: number,
+  onBreak: () => void,
+  figures: () => void,
+) {
+  const lines = w.wrapped(row.name, width);
+  w.ensure(lines.length * LINE + 2, onBreak);
+  if (row.from === "accountant") {
+    w.page.drawRectangle({
+      x: PAGE.margin - 2,
+      y: w.y - (lines.length - 1) * LINE - 3,
+      width: PAGE.width - 2 * PAGE.margin + 4,
+      height: lines.length * LINE + 1,
+      color: lib.rgb(0.9, 0.9, 0.9),
+    });
+  }
+  const mark = MARKS[row.from];
+  if (mark) w.text(mark, X.mark, { bold: true });
+  right(w, row.casilla, X.casilla + 24, true);
+  // The name before the figures, so that the text reads as the form does: number, name, amount.
+  const top = w.y;
+  w.block(lines, X.name, onBreak);
+  const below = w.y;
+  w.y = top;
+  figures();
+  w.y = below - 2;
+}
+
+/** The IT-1 and its Anexo A of `report` (the JSON of GET /reports/it1) as a PDF. */
+export async function renderIt1Pdf(report: It1, legalName: string | null): Promise<Uint8Array<ArrayBuffer>> {
+  const lib = await loadPdfLib();
+  // No creation or modification date (updateMetadata: false): the same figures give the same
+  // bytes, so a closed period's PDF does not change from one download to the next.
+  const pdf: PDFDocument = await lib.PDFDocument.create({ updateMetadata: false });
+  pdf.setTitle(`IT-1 ${report.rnc} ${report.period}`);
+  pdf.setProducer("Sucursal");
+  const w = new Writer(pdf, await pdf.embedFont(lib.StandardFonts.Helvetica), await pdf.embedFont(lib.StandardFonts.HelveticaBold));
+  const edition = /\b(\d{4}) edition\b/.exec(report.edition)?.[1] ?? report.edition;
+
+  header(w, report, legalName, "Formulario IT-1");
+  const legend = [
+    `Casillas y nombres del formulario IT-1 y su Anexo A, edición ${edition} (Instructivo Llenado IT-1 de la DGII). Montos en pesos (RD$).`,
+    "C: casilla que completa el contador (Sucursal no la conoce; 0.00 aquí, sombreada). D: dato informado en la solicitud. En negrita: aritmética del formulario.",
+    "Las demás salen del 607 (con e-CF) y el 606 del período, o de la aritmética del formulario. Para digitar en la declaración interactiva de la Oficina Virtual; no sustituye la declaración.",
+  ];
+  for (const text of legend) w.block(w.wrapped(text, PAGE.width - 2 * PAGE.margin, { size: 9 }), PAGE.margin);
+  w.y -= 6;
+
+  const withCount = (list: Casilla[]) => list.some((c) => c.count !== undefined);
+  const casillas = (list: Casilla[], sections: Section[]) => {
+    const counted = withCount(list);
+    const onBreak = () => columnHeader(w, counted);
+    columnHeader(w, counted);
+    for (const section of sections) {
+      const rows = list.filter((c) => Number(c.casilla) >= section.from && Number(c.casilla) <= section.to);
+      if (!rows.length) continue;
+      sectionTitle(w, section.title, onBreak);
+      for (const row of rows) {
+        casillaRow(w, lib, row, NAME_WIDTH, onBreak, () => {
+          if (row.count !== undefined) right(w, String(row.count), X.count);
+          right(w, amount(row.amount), X.right, row.from === "formula");
+        });
+      }
+    }
+  };
+  casillas([...report.it1, ...report.section_a], IT1_SECTIONS);
+
+  // The Anexo A on its own pages, with the header again: DGII's form is a separate sheet.
+  w.newPage();
+  header(w, report, legalName, "Anexo A del IT-1");
+  casillas(report.anexo_a, ANEXO_SECTIONS);
+
+  // IX. ITBIS pagado: columns A compras locales, B servicios, C importaciones, D total.
+  const ixHeader = () => {
+    w.text("Casilla", X.mark, { bold: true, size: 8 });
+    w.text("Descripción (DGII)", X.name, { bold: true, size: 8 });
+    ["A Compras locales", "B Servicios", "C Importaciones", "D Total"].forEach((label, i) => {
+      const x = IX.columns[i] ?? X.right;
+      w.text(label, x - 76, { bold: true, size: 8, width: 76, align: "right" });
+    });
+    w.y -= 4;
+    w.line();
+    w.y -= 10;
+  };
+  w.ensure(18 + 4 * LINE);
+  w.y -= 6;
+  w.text("IX. ITBIS pagado", PAGE.margin, { bold: true, size: 10 });
+  w.y -= 13;
+  ixHeader();
+  for (const row of report.itbis_paid) {
+    casillaRow(w, lib, row, IX.nameWidth, ixHeader, () => {
+      const values = [row.a, row.b, row.c, row.d].map((value) => (row.casilla === "54" ? `${amount(value)} %` : amount(value)));
+      values.forEach((value, i) => {
+        right(w, value, IX.columns[i] ?? X.right, row.from === "formula");
+      });
+    });
+  }
+  numberPages(pdf, w.font);
+  return (await pdf.save()) as Uint8Array<ArrayBuffer>;
+}
