@@ -73,9 +73,18 @@ function invalidValue(schema: ParameterSchema): string | null {
  * a 422 on one of these fields for a declared value is the rule, not a mismatch.
  */
 const BUSINESS_RULES: Record<string, { field: string; described: string }[]> = {
-  "GET /api/v1/reports/606": [{ field: "period", described: "a past month or the current one" }],
-  "GET /api/v1/reports/607": [{ field: "period", described: "a past month or the current one" }],
-  "GET /api/v1/reports/608": [{ field: "period", described: "a past month or the current one" }],
+  "GET /api/v1/reports/606": [
+    { field: "period", described: "a past month or the current one" },
+    { field: "workspace_id", described: "one of this company's" },
+  ],
+  "GET /api/v1/reports/607": [
+    { field: "period", described: "a past month or the current one" },
+    { field: "workspace_id", described: "one of this company's" },
+  ],
+  "GET /api/v1/reports/608": [
+    { field: "period", described: "a past month or the current one" },
+    { field: "workspace_id", described: "one of this company's" },
+  ],
   "GET /api/v1/reports/it1": [{ field: "period", described: "a past month or the current one" }],
   "GET /api/v1/reports/ir17": [{ field: "period", described: "a past month or the current one" }],
   "GET /api/v1/fiscal-periods": [{ field: "from", described: "on or before `to`" }],

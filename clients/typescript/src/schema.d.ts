@@ -18379,7 +18379,7 @@ export interface paths {
                     format?: "txt" | "json";
                     /** @description The month reported, YYYYMM: a past month or the current one (Dominican time), from 201805 (Norma General 07-2018) */
                     period: string;
-                    /** @description Only this workspace's documents, to review a branch; DGII's file is always the whole company (omit it) */
+                    /** @description Only this workspace's documents (one of this company's), to review a branch; DGII's file is always the whole company (omit it) */
                     workspace_id?: number;
                 };
                 header?: never;
@@ -18497,7 +18497,7 @@ export interface paths {
                     include_ecf?: "true" | "false";
                     /** @description The month reported, YYYYMM: a past month or the current one (Dominican time), from 201805 (Norma General 07-2018) */
                     period: string;
-                    /** @description Only this workspace's documents, to review a branch; DGII's file is always the whole company (omit it) */
+                    /** @description Only this workspace's documents (one of this company's), to review a branch; DGII's file is always the whole company (omit it) */
                     workspace_id?: number;
                 };
                 header?: never;
@@ -18613,7 +18613,7 @@ export interface paths {
                     format?: "txt" | "json";
                     /** @description The month reported, YYYYMM: a past month or the current one (Dominican time), from 201805 (Norma General 07-2018) */
                     period: string;
-                    /** @description Only this workspace's documents, to review a branch; DGII's file is always the whole company (omit it) */
+                    /** @description Only this workspace's documents (one of this company's), to review a branch; DGII's file is always the whole company (omit it) */
                     workspace_id?: number;
                 };
                 header?: never;

@@ -4,15 +4,20 @@ import { dateInput, idQuery } from "../../lib/bounds";
 /** YYYYMM, as DGII writes the period in the header of its formats ("Periodo", año/mes). */
 export const PERIOD_TEXT = /^\d{4}(0[1-9]|1[0-2])$/;
 
+/** A period from May 2018 (201805) on, as a pattern: the one the document states. */
+const REPORT_PERIOD_PATTERN = "^(?:2018(?:0[5-9]|1[0-2])|(?:2019|20[2-9]\\d|2[1-9]\\d{2}|[3-9]\\d{3})(?:0[1-9]|1[0-2]))$";
+
 export const ReportQuery = z
   .object({
     period: z.string().regex(PERIOD_TEXT, "Must be a period YYYYMM (for example 202610).").openapi({
       example: "202610",
       description: "The month reported, YYYYMM: a past month or the current one (Dominican time), from 201805 (Norma General 07-2018)",
+      // The document states the lower bound the service checks (service.ts FIRST_PERIOD): 201805 or later.
+      pattern: REPORT_PERIOD_PATTERN,
     }),
     format: z.enum(["txt", "json"]).default("txt").openapi({ description: "`txt`: DGII's file; `json`: the same rows, for spreadsheets and checks" }),
     workspace_id: idQuery().openapi({
-      description: "Only this workspace's documents, to review a branch; DGII's file is always the whole company (omit it)",
+      description: "Only this workspace's documents (one of this company's), to review a branch; DGII's file is always the whole company (omit it)",
     }),
   })
   .strict();
