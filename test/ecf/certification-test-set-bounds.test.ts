@@ -3,24 +3,13 @@ import { describe, expect, it } from "vitest";
 import type { TestSetSummary } from "../../src/modules/certification/schemas";
 import type { Data } from "../support/api";
 import { seedTenant } from "../support/seed";
-import { ISSUER_RNC, upload } from "../support/test-sets";
+import { APPROVAL_HEADERS, ISSUER_RNC, upload } from "../support/test-sets";
 
 type Summary = import("zod").infer<typeof TestSetSummary>;
 
 const PATH = "/ecf/certification/test-sets";
 const SHEET_PART = "xl/worksheets/sheet1.xml";
 const NS = `xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"`;
-const APPROVAL_HEADERS = [
-  "Version",
-  "RNCEmisor",
-  "eNCF",
-  "FechaEmision",
-  "MontoTotal",
-  "RNCComprador",
-  "Estado",
-  "DetalleMotivoRechazo",
-  "FechaHoraAprobacionComercial",
-];
 
 const approval = (encf: string, state = "1") => ["1.0", "131880681", encf, "01-04-2020", "10.00", ISSUER_RNC, state, "#e", "23-06-2026 17:45:47"];
 const encfOf = (n: number) => `E31${String(n).padStart(10, "0")}`;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { TestSet } from "../../src/modules/certification/schemas";
 import type { DataWithMessage } from "../support/api";
 import { seedTenant } from "../support/seed";
-import { ISSUER_RNC, upload } from "../support/test-sets";
+import { APPROVAL_HEADERS, ISSUER_RNC, upload } from "../support/test-sets";
 
 type TestSetData = import("zod").infer<typeof TestSet>;
 
@@ -27,17 +27,7 @@ const inline = (ref: string, text: string) => `<c r="${ref}" t="inlineStr"><is><
  */
 function excelWorkbook(date1904: boolean): ArrayBuffer {
   const shift = date1904 ? DAYS_1900_TO_1904 : 0;
-  const headers = [
-    "Version",
-    "RNCEmisor",
-    "eNCF",
-    "FechaEmision",
-    "MontoTotal",
-    "RNCComprador",
-    "Estado",
-    "DetalleMotivoRechazo",
-    "FechaHoraAprobacionComercial",
-  ];
+  const headers = APPROVAL_HEADERS;
   const sheet =
     `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet ${NS}><sheetData>` +
     `<row r="1">${headers.map((h, i) => inline(`${String.fromCharCode(65 + i)}1`, h)).join("")}</row>` +

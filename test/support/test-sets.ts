@@ -290,3 +290,16 @@ export function upload(bytes: ArrayBuffer | string, name = "SetPruebas.xlsx"): F
   form.append("file", new File([bytes], name, { type: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" }));
   return form;
 }
+
+/** The columns of DGII's approval sheet (ACEECF_Generadas), as DGII's test set heads them (Formato ACECF v1.0). */
+export const APPROVAL_HEADERS = [
+  "Version",
+  "RNCEmisor",
+  "eNCF",
+  "FechaEmision",
+  "MontoTotal",
+  "RNCComprador",
+  "Estado",
+  "DetalleMotivoRechazo",
+  "FechaHoraAprobacionComercial",
+];
