@@ -227,6 +227,21 @@ export async function nextAction(db: AnyDb, row: EcfRow, owner: EcfOwner, docume
   return null;
 }
 
+/** The e-CF of a document as GET …/{id}/ecf shows it: the e-CF, its timeline and what to do next. */
+export async function documentEcfView(
+  db: AnyDb,
+  row: EcfRow,
+  owner: EcfOwner,
+  documentId: number,
+  config: Pick<Config, "DGII_ECF_BASE_URL" | "DGII_FC_BASE_URL">,
+) {
+  return {
+    ...serializeEcf(row, config),
+    timeline: await ecfTimeline(db, row),
+    next_action: await nextAction(db, row, owner, documentId),
+  };
+}
+
 /** The document an e-CF is (what its events are about). */
 export function documentKindOf(row: Pick<EcfRow, "invoiceId" | "purchaseId" | "ecfType">) {
   return row.invoiceId !== null
