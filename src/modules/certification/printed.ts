@@ -8,10 +8,17 @@ import { printedEcf } from "../ecf/documents";
 import { invoicePdfData } from "../invoices/service";
 import { notePdfData } from "../notes/service";
 import { purchasePdfData } from "../purchases/service";
-import type { PdfDocumentData } from "../sales/pdf";
+import { type PdfDocumentData, renderDocumentPdf } from "../sales/pdf";
 
 /** DGII's limit for each PDF uploaded in step 5 (Proceso de Certificación, "Simulación representación impresa"). */
 export const PRINTED_REPRESENTATION_MAX_BYTES = 10 * 1024 * 1024;
+
+/** A printed representation's PDF, refused past DGII's 10 MB: better a broken download that says why than a PDF the OFV rejects. */
+export async function renderPrintedRepresentation(data: PdfDocumentData): Promise<Uint8Array> {
+  const bytes = await renderDocumentPdf(data);
+  if (bytes.length > PRINTED_REPRESENTATION_MAX_BYTES) throw new Error(`The PDF of ${data.documentNumber} is over DGII's 10 MB.`);
+  return bytes;
+}
 
 /**
  * At most this many PDFs in one ZIP: a simulation is a handful of documents per type; past this the
