@@ -80,6 +80,17 @@ export async function issueReceiverToken(secret: string, tenantId: number, holde
   return { token, expires, issued };
 }
 
+/** The answer to a validated seed, as DGII gives it: the token and its times as yyyy-MM-ddTHH:mm:ssZ (.NET's universal sortable pattern). */
+export function tokenAnswer(token: ReceiverToken): { token: string; expira: string; expedido: string } {
+  const stamp = (at: Date) => `${at.toISOString().slice(0, 19)}Z`;
+  return { token: token.token, expira: stamp(token.expires), expedido: stamp(token.issued) };
+}
+
+/** The same answer as XML (RespuestaAutenticacion), for a sender that asks for XML. */
+export function tokenAnswerXml(answer: ReturnType<typeof tokenAnswer>): string {
+  return `<?xml version="1.0" encoding="UTF-8"?><RespuestaAutenticacion><token>${answer.token}</token><expira>${answer.expira}</expira><expedido>${answer.expedido}</expedido></RespuestaAutenticacion>`;
+}
+
 /** The holder of a bearer token of this tenant; null for anything else. */
 export async function receiverTokenHolder(secret: string, tenantId: number, authorization: string | undefined): Promise<TokenHolder | null> {
   const token = /^bearer\s+(\S+)$/i.exec(authorization?.trim() ?? "")?.[1];

@@ -3,12 +3,23 @@ import type { Context } from "hono";
 import { config } from "../../env";
 import type { AppEnv } from "../../http/context";
 import { idempotencyHeader, idempotent } from "../../http/idempotency";
-import { commonErrors, createRouter, defineRoute, ErrorBody, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
+import {
+  type AppRouteHandler,
+  commonErrors,
+  createRouter,
+  defineRoute,
+  ErrorBody,
+  errorResponses,
+  IdParam,
+  jsonBody,
+  jsonResponse,
+  V1,
+} from "../../http/openapi";
 import { paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage } from "../../http/schemas";
 import { dominicanToday } from "../../lib/dates";
 import { WrittenPurchase } from "../purchases/schemas";
-import { issueReceiverToken, newSeedValue, receiverTokenHolder, seedXml, type TokenHolder } from "./receiver-auth";
+import { issueReceiverToken, newSeedValue, receiverTokenHolder, seedXml, type TokenHolder, tokenAnswer, tokenAnswerXml } from "./receiver-auth";
 import { ApprovalBody, ReceivedEcf, ReceivedEcfListQuery, ReceivedEcfPurchaseBody } from "./schemas";
 import * as reception from "./service";
 
@@ -23,11 +34,6 @@ const xmlResponse = (description: string) => ({ description, content: { "applica
 const textResponse = (description: string) => ({ description, content: { "text/plain": { schema: z.string() } } });
 const XML_TYPE = { "content-type": "application/xml; charset=utf-8" };
 
-/**
- * The uploaded XML: the multipart field `xml` DGII's examples send (`-F 'xml=@file.xml;type=text/xml'`),
- * or a body sent as text/xml or application/xml. UTF-8 only, decoded strictly and keeping a BOM, so
- * the text stored re-encodes to the bytes received. Null when there is none.
- */
 /**
  * What uploadedXml reads, for the document: DGII's multipart field `xml` (a file or text), or the XML
  * itself. Plain JSON Schema, not zod: the route's handler reads the upload, so the request is not
@@ -49,6 +55,11 @@ const xmlUpload = {
   },
 };
 
+/**
+ * The uploaded XML: the multipart field `xml` DGII's examples send (`-F 'xml=@file.xml;type=text/xml'`),
+ * or a body sent as text/xml or application/xml. UTF-8 only, decoded strictly and keeping a BOM, so
+ * the text stored re-encodes to the bytes received. Null when there is none.
+ */
 async function uploadedXml(c: Context<AppEnv>): Promise<string | null> {
   const type = c.req.header("content-type") ?? "";
   let bytes: ArrayBuffer | null = null;
@@ -102,227 +113,210 @@ async function tokenAndUpload(c: Context<AppEnv>): Promise<{ receiver: reception
   return { receiver, sender: { holder, trust }, xml: await uploadedXml(c) };
 }
 
-receptionRouter.openapi(
-  defineRoute("public", {
-    method: "get",
-    path: "/fe/autenticacion/api/semilla",
-    tags: feTags,
-    summary: "Receiver authentication, step 1: a seed (SemillaModel) to sign with the sender's certificate; valid 5 minutes",
-    responses: { 200: xmlResponse("The seed"), ...errorResponses(404, 429) },
-  }),
-  async (c) => {
-    const tenantId = c.get("tenant").id;
-    await reception.receiverOf(c.var.db, tenantId, config(c.env).APP_ENCRYPTION_KEY);
-    const now = new Date();
-    return c.body(seedXml(await newSeedValue(config(c.env).JWT_SECRET, tenantId, now), now), 200, XML_TYPE);
-  },
-);
+const getSeedRoute = defineRoute("public", {
+  method: "get",
+  path: "/fe/autenticacion/api/semilla",
+  tags: feTags,
+  summary: "Receiver authentication, step 1: a seed (SemillaModel) to sign with the sender's certificate; valid 5 minutes",
+  responses: { 200: xmlResponse("The seed"), ...errorResponses(404, 429) },
+});
+export const getSeed: AppRouteHandler<typeof getSeedRoute> = async (c) => {
+  const tenantId = c.get("tenant").id;
+  await reception.receiverOf(c.var.db, tenantId, config(c.env).APP_ENCRYPTION_KEY);
+  const now = new Date();
+  return c.body(seedXml(await newSeedValue(config(c.env).JWT_SECRET, tenantId, now), now), 200, XML_TYPE);
+};
+receptionRouter.openapi(getSeedRoute, getSeed);
 
-receptionRouter.openapi(
-  defineRoute("public", {
-    method: "post",
-    path: "/fe/autenticacion/api/validacioncertificado",
-    request: xmlUpload,
-    tags: feTags,
-    summary:
-      "Receiver authentication, step 2: the signed seed (multipart field `xml`) → a bearer token for an hour, as JSON {token, expira, expedido} or XML (RespuestaAutenticacion) per Accept",
-    responses: {
-      200: {
-        description: "The token",
-        content: {
-          "application/json": { schema: z.object({ token: z.string(), expira: z.string(), expedido: z.string() }) },
-          "application/xml": { schema: z.string() },
-        },
+const validateCertificateRoute = defineRoute("public", {
+  method: "post",
+  path: "/fe/autenticacion/api/validacioncertificado",
+  request: xmlUpload,
+  tags: feTags,
+  summary:
+    "Receiver authentication, step 2: the signed seed (multipart field `xml`) → a bearer token for an hour, as JSON {token, expira, expedido} or XML (RespuestaAutenticacion) per Accept",
+  responses: {
+    200: {
+      description: "The token",
+      content: {
+        "application/json": { schema: z.object({ token: z.string(), expira: z.string(), expedido: z.string() }) },
+        "application/xml": { schema: z.string() },
       },
-      400: textResponse("Refused"),
-      ...errorResponses(404, 413, 429, 503),
     },
-  }),
-  async (c) => {
-    const tenantId = c.get("tenant").id;
-    const settings = config(c.env);
-    const receiver = await reception.receiverOf(c.var.db, tenantId, settings.APP_ENCRYPTION_KEY);
-    const trust = reception.receiverTrust(settings.ECF_TRUSTED_CA_PEM);
-    const xml = await uploadedXml(c);
-    if (xml === null) return c.text(NOT_A_FILE, 400);
-    let holder: TokenHolder;
-    try {
-      holder = await reception.authenticateSeed(c.var.db, receiver, xml, { secret: settings.JWT_SECRET, trust });
-    } catch (error) {
-      if (error instanceof reception.SeedRefused) return c.text(error.message, 400);
-      throw error;
-    }
-    const token = await issueReceiverToken(settings.JWT_SECRET, tenantId, holder);
-    // DGII: yyyy-MM-ddTHH:mm:ssZ (.NET's universal sortable pattern).
-    const stamp = (at: Date) => `${at.toISOString().slice(0, 19)}Z`;
-    const answer = { token: token.token, expira: stamp(token.expires), expedido: stamp(token.issued) };
-    const accept = c.req.header("accept") ?? "";
-    if (/xml/i.test(accept) && !/json/i.test(accept)) {
-      return c.body(
-        `<?xml version="1.0" encoding="UTF-8"?><RespuestaAutenticacion><token>${answer.token}</token><expira>${answer.expira}</expira><expedido>${answer.expedido}</expedido></RespuestaAutenticacion>`,
-        200,
-        XML_TYPE,
-      );
-    }
-    return c.json(answer, 200);
+    400: textResponse("Refused"),
+    ...errorResponses(404, 413, 429, 503),
   },
-);
+});
+export const validateCertificate: AppRouteHandler<typeof validateCertificateRoute> = async (c) => {
+  const tenantId = c.get("tenant").id;
+  const settings = config(c.env);
+  const receiver = await reception.receiverOf(c.var.db, tenantId, settings.APP_ENCRYPTION_KEY);
+  const trust = reception.receiverTrust(settings.ECF_TRUSTED_CA_PEM);
+  const xml = await uploadedXml(c);
+  if (xml === null) return c.text(NOT_A_FILE, 400);
+  let holder: TokenHolder;
+  try {
+    holder = await reception.authenticateSeed(c.var.db, receiver, xml, { secret: settings.JWT_SECRET, trust });
+  } catch (error) {
+    if (error instanceof reception.SeedRefused) return c.text(error.message, 400);
+    throw error;
+  }
+  const token = await issueReceiverToken(settings.JWT_SECRET, tenantId, holder);
+  const answer = tokenAnswer(token);
+  const accept = c.req.header("accept") ?? "";
+  if (/xml/i.test(accept) && !/json/i.test(accept)) return c.body(tokenAnswerXml(answer), 200, XML_TYPE);
+  return c.json(answer, 200);
+};
+receptionRouter.openapi(validateCertificateRoute, validateCertificate);
 
-receptionRouter.openapi(
-  defineRoute("public", {
-    method: "post",
-    path: "/fe/recepcion/api/ecf",
-    request: xmlUpload,
-    tags: feTags,
-    summary:
-      "Reception of an e-CF addressed to this company (multipart field `xml`, bearer token of /fe/autenticacion) → a signed ARECF: Estado 0 received, or 1 not received with CodigoMotivoNoRecibido 1 specification (schema), 2 signature, 3 duplicate, 4 not addressed to this RNC",
-    responses: {
-      200: xmlResponse("The signed ARECF"),
-      400: textResponse("No XML, or one whose RNCEmisor and eNCF cannot be read"),
-      401: jsonResponse("No valid token", ErrorBody),
-      ...errorResponses(404, 413, 429, 503),
-    },
-  }),
-  async (c) => {
-    const upload = await tokenAndUpload(c);
-    if (!upload) return unauthorized(c);
-    const { receiver, sender, xml } = upload;
-    if (xml === null) return c.text(NOT_A_FILE, 400);
-    try {
-      const result = await reception.receiveEcf(c.var.db, receiver, xml, sender);
-      return c.body(result.receiptXml, 200, XML_TYPE);
-    } catch (error) {
-      if (error instanceof reception.ReceptionRefused) return c.text(error.message, 400);
-      throw error;
-    }
+const receiveEcfRoute = defineRoute("public", {
+  method: "post",
+  path: "/fe/recepcion/api/ecf",
+  request: xmlUpload,
+  tags: feTags,
+  summary:
+    "Reception of an e-CF addressed to this company (multipart field `xml`, bearer token of /fe/autenticacion) → a signed ARECF: Estado 0 received, or 1 not received with CodigoMotivoNoRecibido 1 specification (schema), 2 signature, 3 duplicate, 4 not addressed to this RNC",
+  responses: {
+    200: xmlResponse("The signed ARECF"),
+    400: textResponse("No XML, or one whose RNCEmisor and eNCF cannot be read"),
+    401: jsonResponse("No valid token", ErrorBody),
+    ...errorResponses(404, 413, 429, 503),
   },
-);
+});
+export const receiveEcf: AppRouteHandler<typeof receiveEcfRoute> = async (c) => {
+  const upload = await tokenAndUpload(c);
+  if (!upload) return unauthorized(c);
+  const { receiver, sender, xml } = upload;
+  if (xml === null) return c.text(NOT_A_FILE, 400);
+  try {
+    const result = await reception.receiveEcf(c.var.db, receiver, xml, sender);
+    return c.body(result.receiptXml, 200, XML_TYPE);
+  } catch (error) {
+    if (error instanceof reception.ReceptionRefused) return c.text(error.message, 400);
+    throw error;
+  }
+};
+receptionRouter.openapi(receiveEcfRoute, receiveEcf);
 
-receptionRouter.openapi(
-  defineRoute("public", {
-    method: "post",
-    path: "/fe/aprobacioncomercial/api/ecf",
-    request: xmlUpload,
-    tags: feTags,
-    summary: "A buyer's commercial approval (ACECF, multipart field `xml`, bearer token) of an e-CF this company issued → 200, or 400 with DGII's message",
-    responses: {
-      200: jsonResponse("Recorded", z.object({ mensaje: z.array(z.string()), estado: z.string(), codigo: z.string() })),
-      400: jsonResponse("Refused", z.object({ mensaje: z.array(z.string()), estado: z.string(), codigo: z.string() })),
-      401: jsonResponse("No valid token", ErrorBody),
-      ...errorResponses(404, 413, 429, 503),
-    },
-  }),
-  async (c) => {
-    const upload = await tokenAndUpload(c);
-    if (!upload) return unauthorized(c);
-    const { receiver, sender, xml } = upload;
-    if (xml === null) return c.json({ mensaje: [NOT_A_FILE], estado: "Rechazado", codigo: "2" }, 400);
-    try {
-      const approval = await reception.receiveApproval(c.var.db, receiver, xml, sender);
-      return c.json({ mensaje: [`Aprobación comercial de ${approval.encf} recibida.`], estado: "Recibido", codigo: "1" }, 200);
-    } catch (error) {
-      if (error instanceof reception.ApprovalRefused) return c.json({ mensaje: [error.message], estado: "Rechazado", codigo: "2" }, 400);
-      throw error;
-    }
+const receiveApprovalRoute = defineRoute("public", {
+  method: "post",
+  path: "/fe/aprobacioncomercial/api/ecf",
+  request: xmlUpload,
+  tags: feTags,
+  summary: "A buyer's commercial approval (ACECF, multipart field `xml`, bearer token) of an e-CF this company issued → 200, or 400 with DGII's message",
+  responses: {
+    200: jsonResponse("Recorded", z.object({ mensaje: z.array(z.string()), estado: z.string(), codigo: z.string() })),
+    400: jsonResponse("Refused", z.object({ mensaje: z.array(z.string()), estado: z.string(), codigo: z.string() })),
+    401: jsonResponse("No valid token", ErrorBody),
+    ...errorResponses(404, 413, 429, 503),
   },
-);
+});
+export const receiveApproval: AppRouteHandler<typeof receiveApprovalRoute> = async (c) => {
+  const upload = await tokenAndUpload(c);
+  if (!upload) return unauthorized(c);
+  const { receiver, sender, xml } = upload;
+  if (xml === null) return c.json({ mensaje: [NOT_A_FILE], estado: "Rechazado", codigo: "2" }, 400);
+  try {
+    const approval = await reception.receiveApproval(c.var.db, receiver, xml, sender);
+    return c.json({ mensaje: [`Aprobación comercial de ${approval.encf} recibida.`], estado: "Recibido", codigo: "1" }, 200);
+  } catch (error) {
+    if (error instanceof reception.ApprovalRefused) return c.json({ mensaje: [error.message], estado: "Rechazado", codigo: "2" }, 400);
+    throw error;
+  }
+};
+receptionRouter.openapi(receiveApprovalRoute, receiveApproval);
 
 // ---- The API: what suppliers sent us
 
 const tags = ["Received e-CF"];
 const VIEW = { permission: "received_ecf:view" } as const;
 
-receptionRouter.openapi(
-  defineRoute(VIEW, {
-    method: "get",
-    path: `${V1}/received-ecf`,
+const listReceivedEcfRoute = defineRoute(VIEW, {
+  method: "get",
+  path: `${V1}/received-ecf`,
+  tags,
+  summary: "e-CF received from suppliers (filters: status, commercial_status, issuer_rnc, received_from)",
+  request: { query: ReceivedEcfListQuery },
+  responses: { 200: jsonResponse("Received e-CF", paginated(ReceivedEcf)), ...commonErrors },
+});
+export const listReceivedEcf: AppRouteHandler<typeof listReceivedEcfRoute> = async (c) => {
+  const query = c.req.valid("query");
+  const { data, total } = await reception.listReceived(c.var.db, c.var.scope.tenantId, query);
+  return c.json(paginate(c, query, total, data), 200);
+};
+receptionRouter.openapi(listReceivedEcfRoute, listReceivedEcf);
+
+const getReceivedEcfRoute = defineRoute(VIEW, {
+  method: "get",
+  path: `${V1}/received-ecf/{id}`,
+  tags,
+  summary: "A received e-CF, with our commercial approval and its delivery",
+  request: { params: IdParam },
+  responses: { 200: jsonResponse("Received e-CF", dataOnly(ReceivedEcf)), ...errorResponses(404), ...commonErrors },
+});
+export const getReceivedEcf: AppRouteHandler<typeof getReceivedEcfRoute> = async (c) => {
+  const { row, approval } = await reception.findReceived(c.var.db, c.var.scope.tenantId, c.req.valid("param").id);
+  return c.json({ data: reception.serializeReceived(row, approval) }, 200);
+};
+receptionRouter.openapi(getReceivedEcfRoute, getReceivedEcf);
+
+const getReceivedEcfXmlRoute = defineRoute(VIEW, {
+  method: "get",
+  path: `${V1}/received-ecf/{id}/xml`,
+  tags,
+  summary: "The received e-CF's XML, byte for byte as the supplier sent it",
+  request: { params: IdParam },
+  responses: { 200: xmlResponse("The e-CF"), ...errorResponses(404), ...commonErrors },
+});
+export const getReceivedEcfXml: AppRouteHandler<typeof getReceivedEcfXmlRoute> = async (c) => {
+  const { row } = await reception.findReceived(c.var.db, c.var.scope.tenantId, c.req.valid("param").id);
+  return c.body(row.xml, 200, { ...XML_TYPE, "content-disposition": `attachment; filename="${row.issuerRnc}${row.encf}.xml"` });
+};
+receptionRouter.openapi(getReceivedEcfXmlRoute, getReceivedEcfXml);
+
+const approveReceivedEcfRoute = defineRoute(
+  { permission: "received_ecf:approve", level: "company" },
+  {
+    method: "post",
+    path: `${V1}/received-ecf/{id}/approval`,
     tags,
-    summary: "e-CF received from suppliers (filters: status, commercial_status, issuer_rnc, received_from)",
-    request: { query: ReceivedEcfListQuery },
-    responses: { 200: jsonResponse("Received e-CF", paginated(ReceivedEcf)), ...commonErrors },
-  }),
-  async (c) => {
-    const query = c.req.valid("query");
-    const { data, total } = await reception.listReceived(c.var.db, c.var.scope.tenantId, query);
-    return c.json(paginate(c, query, total, data), 200);
+    summary:
+      "Approve or reject a received e-CF: a signed ACECF sent to DGII and to the issuer's receiver (found in DGII's directory), retried until delivered; once only (409 approval_already_sent)",
+    request: { params: IdParam, ...jsonBody(ApprovalBody) },
+    responses: { 200: jsonResponse("Approval recorded", dataWithMessage(ReceivedEcf)), ...errorResponses(404, 409), ...commonErrors },
   },
 );
+export const approveReceivedEcf: AppRouteHandler<typeof approveReceivedEcfRoute> = async (c) => {
+  const receiver = await reception.receiverOf(c.var.db, c.var.scope.tenantId, config(c.env).APP_ENCRYPTION_KEY);
+  const body = c.req.valid("json");
+  const { row, approval } = await reception.approveReceived(c.var.db, receiver, c.req.valid("param").id, body, c.var.scope.userId);
+  c.var.approvals.push(approval.id);
+  return c.json({ data: reception.serializeReceived(row, approval), message: body.approved ? "Approval sent." : "Rejection sent." }, 200);
+};
+receptionRouter.openapi(approveReceivedEcfRoute, approveReceivedEcf);
 
-receptionRouter.openapi(
-  defineRoute(VIEW, {
-    method: "get",
-    path: `${V1}/received-ecf/{id}`,
+const purchaseReceivedEcfRoute = defineRoute(
+  { permission: "purchases:create" },
+  {
+    method: "post",
+    path: `${V1}/received-ecf/{id}/purchase`,
     tags,
-    summary: "A received e-CF, with our commercial approval and its delivery",
-    request: { params: IdParam },
-    responses: { 200: jsonResponse("Received e-CF", dataOnly(ReceivedEcf)), ...errorResponses(404), ...commonErrors },
-  }),
-  async (c) => {
-    const { row, approval } = await reception.findReceived(c.var.db, c.var.scope.tenantId, c.req.valid("param").id);
-    return c.json({ data: reception.serializeReceived(row, approval) }, 200);
+    summary:
+      "Turn a received e-CF into a purchase of the request's workspace (draft by default): supplier (found or created by RNCEmisor), e-NCF, dates, currency and lines from the e-CF; once while that purchase stands (409 received_ecf_already_purchased)",
+    request: { params: IdParam, headers: idempotencyHeader, ...jsonBody(ReceivedEcfPurchaseBody) },
+    responses: { 201: jsonResponse("Purchase created from the e-CF", WrittenPurchase), ...errorResponses(404, 409), ...commonErrors },
   },
 );
-
-receptionRouter.openapi(
-  defineRoute(VIEW, {
-    method: "get",
-    path: `${V1}/received-ecf/{id}/xml`,
-    tags,
-    summary: "The received e-CF's XML, byte for byte as the supplier sent it",
-    request: { params: IdParam },
-    responses: { 200: xmlResponse("The e-CF"), ...errorResponses(404), ...commonErrors },
-  }),
-  async (c) => {
-    const { row } = await reception.findReceived(c.var.db, c.var.scope.tenantId, c.req.valid("param").id);
-    return c.body(row.xml, 200, { ...XML_TYPE, "content-disposition": `attachment; filename="${row.issuerRnc}${row.encf}.xml"` });
-  },
-);
-
-receptionRouter.openapi(
-  defineRoute(
-    { permission: "received_ecf:approve", level: "company" },
-    {
-      method: "post",
-      path: `${V1}/received-ecf/{id}/approval`,
-      tags,
-      summary:
-        "Approve or reject a received e-CF: a signed ACECF sent to DGII and to the issuer's receiver (found in DGII's directory), retried until delivered; once only (409 approval_already_sent)",
-      request: { params: IdParam, ...jsonBody(ApprovalBody) },
-      responses: { 200: jsonResponse("Approval recorded", dataWithMessage(ReceivedEcf)), ...errorResponses(404, 409), ...commonErrors },
-    },
-  ),
-  async (c) => {
-    const receiver = await reception.receiverOf(c.var.db, c.var.scope.tenantId, config(c.env).APP_ENCRYPTION_KEY);
-    const body = c.req.valid("json");
-    const { row, approval } = await reception.approveReceived(c.var.db, receiver, c.req.valid("param").id, body, c.var.scope.userId);
-    c.var.approvals.push(approval.id);
-    return c.json({ data: reception.serializeReceived(row, approval), message: body.approved ? "Approval sent." : "Rejection sent." }, 200);
-  },
-);
-
-receptionRouter.openapi(
-  defineRoute(
-    { permission: "purchases:create" },
-    {
-      method: "post",
-      path: `${V1}/received-ecf/{id}/purchase`,
-      tags,
-      summary:
-        "Turn a received e-CF into a purchase of the request's workspace (draft by default): supplier (found or created by RNCEmisor), e-NCF, dates, currency and lines from the e-CF; once while that purchase stands (409 received_ecf_already_purchased)",
-      request: { params: IdParam, headers: idempotencyHeader, ...jsonBody(ReceivedEcfPurchaseBody) },
-      responses: { 201: jsonResponse("Purchase created from the e-CF", WrittenPurchase), ...errorResponses(404, 409), ...commonErrors },
-    },
-  ),
-  async (c) => {
-    const db = c.var.db;
-    const id = c.req.valid("param").id;
-    const input = c.req.valid("json");
-    return idempotent(c, db, async () => {
-      const result = await reception.purchaseReceived(db, c.var.scope, id, input, dominicanToday());
-      return {
-        status: 201,
-        body: { data: result.purchase, message: input.status === "draft" ? "Draft created." : "Purchase entered.", warnings: result.warnings },
-      };
-    });
-  },
-);
+export const purchaseReceivedEcf: AppRouteHandler<typeof purchaseReceivedEcfRoute> = async (c) => {
+  const db = c.var.db;
+  const id = c.req.valid("param").id;
+  const input = c.req.valid("json");
+  return idempotent(c, db, async () => {
+    const result = await reception.purchaseReceived(db, c.var.scope, id, input, dominicanToday());
+    return {
+      status: 201,
+      body: { data: result.purchase, message: input.status === "draft" ? "Draft created." : "Purchase entered.", warnings: result.warnings },
+    };
+  });
+};
+receptionRouter.openapi(purchaseReceivedEcfRoute, purchaseReceivedEcf);
