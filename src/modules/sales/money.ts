@@ -1,9 +1,11 @@
 import { Big } from "../../lib/decimal";
+import { fieldError } from "../../lib/errors";
+import { exchangeRateText } from "../../lib/format";
 
 /*
  * The money rules every document shares, each in one place (docs/money.md): what the other party
- * still owes and the status that gives a document. Invoices and purchases say only what their
- * columns mean (`invoiceAccount`, `purchaseAccount`).
+ * still owes and the status that gives a document, and the rate a document is fixed at. Invoices
+ * and purchases say only what their columns mean (`invoiceAccount`, `purchaseAccount`).
  */
 
 /** What a document's balance is made of, as decimals. */
@@ -94,3 +96,17 @@ export const INVOICE_DUE_SQL = {
   amount_due: `greatest(${invoiceBalanceSql("i")}, 0)::numeric(14, 2)::text`,
   refund_due: `greatest(-${invoiceBalanceSql("i")}, 0)::numeric(14, 2)::text`,
 };
+
+/**
+ * The rate a document is fixed at (FISCAL.md, "Amounts": the rate of its issue date): the one
+ * given, else its currency's current rate; in the default currency (DOP), or with none, always 1,
+ * where another given rate is a 422 on `exchange_rate`. As the API shows a rate (exchangeRateText:
+ * "1.00", "58.4567"), so what is stored, signed and answered is the same text.
+ */
+export function exchangeRateFor(currency: { isDefault: boolean; rate: string } | null, given: string | null | undefined, document: string): string {
+  if (!currency || currency.isDefault) {
+    if (given != null && !new Big(given).eq(1)) throw fieldError("exchange_rate", `${document} in the default currency (DOP) has an exchange rate of 1.`);
+    return exchangeRateText(1);
+  }
+  return exchangeRateText(given ?? currency.rate);
+}

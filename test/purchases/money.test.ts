@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Big } from "../../src/lib/decimal";
+import type { Currency } from "../../src/modules/currencies/schemas";
 import type { InvoiceSummary } from "../../src/modules/invoices/schemas";
 import type { PurchaseSummary } from "../../src/modules/purchases/schemas";
 import type { Data, Page } from "../support/api";
@@ -84,5 +85,45 @@ describe("amount due and status with withholdings, invoice and purchase", () => 
     expect(part).toMatchObject({ amount_paid: "1266.65", amount_due: "0.01", status: "partially_paid" });
     expect(paid).toMatchObject({ amount_paid: "1266.66", amount_due: "0.00", status: "paid" });
     expect(removed).toMatchObject({ amount_paid: "0.00", amount_due: "1266.66", status: "pending_payment", payments: [] });
+  });
+});
+
+describe("the rate a document is fixed at, invoice and purchase", () => {
+  it("DOP is 1.00 and refuses another rate; another currency takes the rate given, else its own, shown as the API shows a rate", async () => {
+    const setup = await purchaseSetup();
+    const { tenant, ids } = setup;
+    const buyer = await createContact(tenant.api, { identification_type: "rnc", identification: "101000112" });
+    const service = await createProduct(tenant.api, { product_type: "service", track_inventory: false });
+    const usd = (await tenant.api.get<Page<Currency>>("/currencies?per_page=100")).body.data.find((c) => c.code === "USD")!;
+    expect((await tenant.api.patch(`/currencies/${usd.id}`, { exchange_rate: "60.125" })).status).toBe(200);
+    const invoiceBody = () => ({
+      contact_id: buyer.id,
+      document_subtype_id: ids.b01,
+      issue_date: "2026-11-20",
+      items: [{ product_id: service.id, quantity: "1", unit_price: "100.00", tax_ids: [ids.itbis18] }],
+    });
+    const kinds = [
+      { path: "/invoices", body: invoiceBody },
+      { path: "/purchases", body: () => purchaseBody(setup, "1", "100.00") },
+    ];
+    for (const kind of kinds) {
+      const post = (extra: Record<string, unknown>) => tenant.api.post(kind.path, { ...kind.body(), ...extra });
+      /** The document as GET shows it (POST /invoices answers a few fields only). */
+      const shown = async (extra: Record<string, unknown>) => {
+        const res = await post(extra);
+        expect(res.status, res.text).toBe(201);
+        return (await tenant.api.get<Data<{ exchange_rate: string; total_amount_dop: string }>>(`${kind.path}/${res.body.data.id}`)).body.data;
+      };
+      // 118.00 at each rate: 1 → 118.00; 58.4567 → 6,897.8906 → 6,897.89; 60.125 → 7,094.75.
+      expect(await shown({ exchange_rate: "1.000000" }), kind.path).toMatchObject({ exchange_rate: "1.00", total_amount_dop: "118.00" });
+      const refused = await post({ exchange_rate: "2" });
+      expect(refused.status, kind.path).toBe(422);
+      expect(Object.keys(refused.body.errors)).toEqual(["exchange_rate"]);
+      expect(await shown({ currency_id: usd.id, exchange_rate: "58.456700" }), kind.path).toMatchObject({
+        exchange_rate: "58.4567",
+        total_amount_dop: "6897.89",
+      });
+      expect(await shown({ currency_id: usd.id }), kind.path).toMatchObject({ exchange_rate: "60.125", total_amount_dop: "7094.75" });
+    }
   });
 });
