@@ -69,10 +69,16 @@ function changedFields(before: InvoiceRow, after: InvoiceRow) {
  * values) writes nothing.
  */
 export async function recordInvoiceChange(db: AnyDb, scope: RequestScope, action: HistoryAction, before: InvoiceRow, after: InvoiceRow): Promise<void> {
-  if (before.status === "draft" && action !== "issued") return;
+  const statement = invoiceChange(db, scope, action, before, after);
+  if (statement) await statement;
+}
+
+/** recordInvoiceChange's statement, not sent: for a write that sends it inside its own (sales/payments.ts); null when nothing is recorded. */
+export function invoiceChange(db: AnyDb, scope: RequestScope, action: HistoryAction, before: InvoiceRow, after: InvoiceRow) {
+  if (before.status === "draft" && action !== "issued") return null;
   const change = changedFields(before, after);
-  if (action === "updated" && Object.keys(change.after).length === 0) return;
-  await db.insert(schema.invoiceHistory).values({ tenantId: scope.tenantId, invoiceId: before.id, action, userId: scope.userId, ...change });
+  if (action === "updated" && Object.keys(change.after).length === 0) return null;
+  return db.insert(schema.invoiceHistory).values({ tenantId: scope.tenantId, invoiceId: before.id, action, userId: scope.userId, ...change });
 }
 
 /** The invoice's history, oldest first, with the user's current name. */
