@@ -1,13 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { Big } from "../../src/lib/decimal";
 import type { Currency } from "../../src/modules/currencies/schemas";
-import type { InvoiceSummary } from "../../src/modules/invoices/schemas";
+import type { InvoiceDetail, InvoiceSummary } from "../../src/modules/invoices/schemas";
 import type { PurchaseSummary } from "../../src/modules/purchases/schemas";
 import type { Data, Page } from "../support/api";
 import { createContact } from "../support/sales";
 import type { SeededTenant } from "../support/seed";
 import { createProduct } from "../support/stock";
 import { createPurchase, purchaseBody, purchaseSetup } from "./helpers";
+
+/** A tenant that buys (purchaseSetup: a supplier, a product) and sells: a company buyer with an RNC, a service. */
+async function bothSides() {
+  const setup = await purchaseSetup();
+  const buyer = await createContact(setup.tenant.api, { identification_type: "rnc", identification: "101000112" });
+  const service = await createProduct(setup.tenant.api, { product_type: "service", track_inventory: false });
+  return { ...setup, buyer, service };
+}
 
 /**
  * Pays what is due on `path` (an invoice's or a purchase's) in two payments, a cent short then the
@@ -38,10 +46,7 @@ describe("amount due and status with withholdings, invoice and purchase", () => 
   const withheld = { itbis_withheld: "66.67", isr_withheld: "123.46", withholding_date: "2026-11-25" };
 
   it("an invoice: the buyer's withholdings settle their part, so it is partially paid before any payment", async () => {
-    const setup = await purchaseSetup();
-    const { tenant, ids } = setup;
-    const company = await createContact(tenant.api, { identification_type: "rnc", identification: "101000112" });
-    const service = await createProduct(tenant.api, { product_type: "service", track_inventory: false });
+    const { tenant, ids, buyer: company, service } = await bothSides();
     const created = await tenant.api.post<Data<InvoiceSummary>>("/invoices", {
       contact_id: company.id,
       document_subtype_id: ids.b01,
@@ -90,10 +95,8 @@ describe("amount due and status with withholdings, invoice and purchase", () => 
 
 describe("the rate a document is fixed at, invoice and purchase", () => {
   it("DOP is 1.00 and refuses another rate; another currency takes the rate given, else its own, shown as the API shows a rate", async () => {
-    const setup = await purchaseSetup();
-    const { tenant, ids } = setup;
-    const buyer = await createContact(tenant.api, { identification_type: "rnc", identification: "101000112" });
-    const service = await createProduct(tenant.api, { product_type: "service", track_inventory: false });
+    const setup = await bothSides();
+    const { tenant, ids, buyer, service } = setup;
     const usd = (await tenant.api.get<Page<Currency>>("/currencies?per_page=100")).body.data.find((c) => c.code === "USD")!;
     expect((await tenant.api.patch(`/currencies/${usd.id}`, { exchange_rate: "60.125" })).status).toBe(200);
     const invoiceBody = () => ({
@@ -124,6 +127,41 @@ describe("the rate a document is fixed at, invoice and purchase", () => {
         total_amount_dop: "6897.89",
       });
       expect(await shown({ currency_id: usd.id }), kind.path).toMatchObject({ exchange_rate: "60.125", total_amount_dop: "7094.75" });
+    }
+  });
+});
+
+describe("totals, one rendering on every document", () => {
+  it("an invoice, its list, a quotation, a credit note and a purchase of the same line show the same totals, in one order, to the cent", async () => {
+    const setup = await bothSides();
+    const { tenant, ids, buyer, service } = setup;
+    // 3 × 33.33 = 99.99; 10 % off: 10.00 (9.999); ITBIS 18 % of 89.99: 16.20 (16.1982); total 106.19.
+    const line = { quantity: "3", discount: "10", tax_ids: [ids.itbis18] };
+    const totals = { subtotal_amount: "99.99", tax_amount: "16.20", discount_amount: "10.00", total_amount: "106.19" };
+    const sale = { contact_id: buyer.id, issue_date: "2026-11-20", items: [{ ...line, product_id: service.id, unit_price: "33.33" }] };
+    const invoice = await tenant.api.post<Data<{ id: number }>>("/invoices", { ...sale, document_subtype_id: ids.b01 });
+    expect(invoice.status, invoice.text).toBe(201);
+    const shownInvoice = await tenant.api.get<Data<InvoiceDetail>>(`/invoices/${invoice.body.data.id}`);
+    const quotation = await tenant.api.post<Data<{ id: number }>>("/quotations", { ...sale, document_subtype_id: ids.cot });
+    expect(quotation.status, quotation.text).toBe(201);
+    const note = await tenant.api.post<Data<{ id: number }>>(`/invoices/${invoice.body.data.id}/credit-notes`, {
+      modification_code: 3,
+      reason: "Devolución",
+      issue_date: "2026-11-21",
+      items: [{ invoice_item_id: shownInvoice.body.data.items[0]!.id, quantity: "3" }],
+    });
+    expect(note.status, note.text).toBe(201);
+    const purchase = await createPurchase(tenant, { ...purchaseBody(setup, "3", "33.33"), items: [{ ...line, description: "Servicio", unit_cost: "33.33" }] });
+    const shown = [
+      shownInvoice.body.data,
+      (await tenant.api.get<Page<InvoiceSummary>>("/invoices")).body.data.find((row) => row.id === invoice.body.data.id),
+      (await tenant.api.get(`/quotations/${quotation.body.data.id}`)).body.data,
+      (await tenant.api.get(`/credit-notes/${note.body.data.id}`)).body.data,
+      (await tenant.api.get(`/purchases/${purchase.id}`)).body.data,
+    ] as Record<string, unknown>[];
+    for (const data of shown) {
+      expect(data).toMatchObject(totals);
+      expect(Object.keys(data).filter((key) => key in totals)).toEqual(Object.keys(totals));
     }
   });
 });

@@ -3,6 +3,7 @@ import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
 import { decimal2, timestamp } from "../../lib/format";
+import { totalsFields } from "../sales/serialize";
 
 type InvoiceRow = typeof schema.invoices.$inferSelect;
 
@@ -36,10 +37,7 @@ function trackedFields(row: InvoiceRow): Record<string, HistoryValue> {
     due_date: row.dueDate,
     payment_term: row.paymentTerm,
     notes: row.notes,
-    subtotal_amount: decimal2(row.subtotalAmount),
-    discount_amount: decimal2(row.discountAmount),
-    tax_amount: decimal2(row.taxAmount),
-    total_amount: decimal2(row.totalAmount),
+    ...totalsFields(row),
     amount_paid: decimal2(row.amountPaid),
     itbis_withheld: decimal2(row.itbisWithheld),
     isr_withheld: decimal2(row.isrWithheld),

@@ -8,7 +8,7 @@ import { type ItemJson, itemsBreakdown, itemsJson, serializeItems } from "../sal
 import type { TaxBreakdown } from "../sales/lines";
 import { dueAmounts, INVOICE_DUE_SQL, invoiceAccount } from "../sales/money";
 import type { DocumentSnapshot } from "../sales/schemas";
-import { documentFields } from "../sales/serialize";
+import { documentFields, totalsSql } from "../sales/serialize";
 import type { EmbeddedNote as EmbeddedNoteSchema, InvoiceDetail, InvoiceSummary, NoteKind, Payment } from "./schemas";
 
 /*
@@ -65,8 +65,7 @@ export function serializeInvoice(row: InvoiceRow) {
 export const invoiceListJson = sql.raw(`json_build_object(
   'id', i.id, 'workspace_id', i.workspace_id, 'contact_id', i.contact_id, 'document_subtype_id', i.document_subtype_id,
   'document_number', i.document_number, 'issue_date', i.issue_date, 'due_date', i.due_date,
-  'subtotal_amount', i.subtotal_amount::text, 'tax_amount', i.tax_amount::text, 'discount_amount', i.discount_amount::text,
-  'total_amount', i.total_amount::text, 'currency_id', i.currency_id, 'notes', i.notes,
+  ${totalsSql("i")}, 'currency_id', i.currency_id, 'notes', i.notes,
   'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
   'updated_at', to_char(i.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
   'status', i.status, 'amount_due', ${INVOICE_DUE_SQL.amount_due}, 'refund_due', ${INVOICE_DUE_SQL.refund_due},

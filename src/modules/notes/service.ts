@@ -26,6 +26,7 @@ import { type AppliedTax, documentAmounts, EXCLUSIVE_TAX_TYPES, type LineAmounts
 import { invoiceAccount, paymentStatus } from "../sales/money";
 import type { PdfDocumentData } from "../sales/pdf";
 import { type ResolvedDocument, resolveDocument } from "../sales/references";
+import { totalsFields } from "../sales/serialize";
 import { type DocumentSnapshot, documentSnapshot, dopAmounts, pdfIssuer } from "../sales/snapshots";
 import type { CreateNoteInput, NoteDetail, NoteSummary } from "./schemas";
 
@@ -57,10 +58,7 @@ export function serializeNote(row: NoteRow): NoteSummary {
     credit_note_indicator: row.creditNoteIndicator,
     restock: row.restock,
     replaces: row.replacedNcf === null || row.replacedNcfDate === null ? null : { ncf: row.replacedNcf, issue_date: row.replacedNcfDate },
-    subtotal_amount: decimal2(row.subtotalAmount),
-    discount_amount: decimal2(row.discountAmount),
-    tax_amount: decimal2(row.taxAmount),
-    total_amount: decimal2(row.totalAmount),
+    ...totalsFields(row),
     currency_id: row.currencyId,
     exchange_rate: exchangeRateText(row.exchangeRate),
     total_amount_dop: decimal2(row.totalAmountDop),

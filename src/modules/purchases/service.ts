@@ -11,6 +11,7 @@ import { lineMoneyText, pdfLines, printedTotals } from "../sales/items";
 import type { AppliedTax, TaxBreakdown } from "../sales/lines";
 import { dueAmounts, purchaseAccount } from "../sales/money";
 import type { PdfDocumentData } from "../sales/pdf";
+import { totalsFields } from "../sales/serialize";
 import { type PurchaseRow, pur } from "./prepare";
 import type { PurchaseDetail, PurchaseSummary } from "./schemas";
 
@@ -42,10 +43,7 @@ export function serializePurchase(row: PurchaseRow): PurchaseSummary {
     payment_method: row.paymentMethod,
     currency_id: row.currencyId,
     exchange_rate: exchangeRateText(row.exchangeRate),
-    subtotal_amount: decimal2(row.subtotalAmount),
-    discount_amount: decimal2(row.discountAmount),
-    tax_amount: decimal2(row.taxAmount),
-    total_amount: decimal2(row.totalAmount),
+    ...totalsFields(row),
     total_amount_dop: decimal2(row.totalAmountDop),
     itbis_withheld: decimal2(row.itbisWithheld),
     isr_withheld: decimal2(row.isrWithheld),
