@@ -3,7 +3,6 @@ import type { Context, TypedResponse } from "hono";
 import type { AppEnv } from "../../http/context";
 import { type AppRouteHandler, commonErrors, createRouter, defineRoute, jsonResponse, V1 } from "../../http/openapi";
 import { streamedBody } from "../../http/stream";
-import { getProfile } from "../company/service";
 import { annulments608 } from "./annulments608";
 import { ir17Report } from "./ir17";
 import { type It1, it1Report } from "./it1";
@@ -150,15 +149,26 @@ async function keptOrComputed(c: Context<AppEnv>, report: "it1" | "ir17", query:
 }
 
 /**
+ * The IT-1 computed with the request's figures. A closed period's locked documents give the figures
+ * its close kept; its renglón I (RNC, razón social) is the one its close kept too, not today's profile.
+ */
+async function computedIt1(c: Context<AppEnv>, query: It1Query): Promise<It1> {
+  const report = await it1Report(c.var.db, c.var.scope.tenantId, query);
+  const kept = await storedSnapshot(c.var.db, c.var.scope.tenantId, periodOf(query.period).text, "it1", "json");
+  if (!kept) return report;
+  const { rnc, legal_name } = JSON.parse(kept.body) as It1;
+  return { ...report, rnc, legal_name };
+}
+
+/**
  * The IT-1 as a PDF laid out like DGII's form: drawn from the very JSON the route answers (a closed
- * period's from its snapshot, so its figures never move after the close; X-Content-SHA256 is left
- * out: the kept bytes are the JSON's, not these).
+ * period's from its snapshot, so its figures and its razón social never move after the close;
+ * X-Content-SHA256 is left out: the kept bytes are the JSON's, not these).
  */
 async function it1Pdf(c: Context<AppEnv>, query: It1Query) {
   const kept = await keptSnapshot(c, "it1", query);
-  const report = kept ? (JSON.parse(kept.body) as It1) : await it1Report(c.var.db, c.var.scope.tenantId, query);
-  const profile = await getProfile(c.var.db, c.var.scope.tenantId);
-  const bytes = await renderIt1Pdf(report, profile?.legalName ?? null);
+  const report = kept ? (JSON.parse(kept.body) as It1) : await computedIt1(c, query);
+  const bytes = await renderIt1Pdf(report);
   const headers: Record<string, string> = {
     "Content-Type": "application/pdf",
     "Content-Disposition": `attachment; filename="IT-1_${report.rnc}_${report.period}.pdf"`,
@@ -188,7 +198,7 @@ const getIt1Route = defineRoute(
 export const getIt1: AppRouteHandler<typeof getIt1Route> = async (c) => {
   const query = c.req.valid("query");
   if (query.format === "pdf") return (await it1Pdf(c, query)) as never;
-  return keptOrComputed(c, "it1", query, () => it1Report(c.var.db, c.var.scope.tenantId, query)) as never;
+  return keptOrComputed(c, "it1", query, () => computedIt1(c, query)) as never;
 };
 reportsRouter.openapi(getIt1Route, getIt1);
 
