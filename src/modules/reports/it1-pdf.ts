@@ -99,8 +99,9 @@ function columnHeader(w: Writer, withCount: boolean) {
   w.y -= 10;
 }
 
-function sectionTitle(w: Writer, title: string, onBreak: () => void) {
-  w.ensure(18 + 2 * LINE, onBreak);
+/** A section's title, kept on the page with its first rows (and `extra` points of heads under it). */
+function sectionTitle(w: Writer, title: string, onBreak: () => void, extra = 0) {
+  w.ensure(18 + 2 * LINE + extra, onBreak);
   w.y -= 4;
   w.text(title, PAGE.margin, { bold: true, size: 10 });
   w.y -= 13;
@@ -166,9 +167,9 @@ export async function renderIt1Pdf(report: It1): Promise<Uint8Array<ArrayBuffer>
     for (const section of sections) {
       const rows = list.filter((c) => Number(c.casilla) >= section.from && Number(c.casilla) <= section.to);
       if (!rows.length) continue;
-      sectionTitle(w, section.title, onBreak);
       // Renglones VI and VII have two columns: their heads under the section's title.
       const twoColumns = rows.some((row) => row.total_invoiced !== undefined);
+      sectionTitle(w, section.title, onBreak, twoColumns ? 11 : 0);
       if (twoColumns) {
         w.text("Total facturado", X.count - 80, { bold: true, size: 8, width: 80, align: "right" });
         w.text("Monto sujeto a ITBIS", X.right - 100, { bold: true, size: 8, width: 100, align: "right" });
