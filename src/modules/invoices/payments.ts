@@ -8,12 +8,12 @@ import { AppError, fieldError, notFound } from "../../lib/errors";
 import { decimal2 } from "../../lib/format";
 import { assertActiveBankAccount } from "../bank-accounts/service";
 import type { TaxBreakdown } from "../sales/lines";
+import { balanceOf, invoiceAccount, paymentStatus } from "../sales/money";
 import type { CreatePaymentInput } from "../sales/schemas";
 import { recordInvoiceChange } from "./history";
 import { type InvoiceData, serializeInvoice } from "./json";
 import type { InvoiceWithholdingsInput } from "./schemas";
 import { lockInvoice } from "./service";
-import { balanceOf, invoiceStatus } from "./status";
 
 /*
  * What settles an invoice besides its notes: payments, added and removed, and the amounts the
@@ -33,7 +33,7 @@ export async function addPayment(
   if (invoice.status !== "pending_payment" && invoice.status !== "partially_paid") {
     throw new AppError("invoice_not_payable", `Payments apply only to invoices pending payment or partially paid; this one is ${invoice.status}.`);
   }
-  const due = balanceOf(invoice);
+  const due = balanceOf(invoiceAccount(invoice));
   if (new Big(input.amount).gt(due)) throw fieldError("amount", `The amount exceeds what is due (${due.toFixed(2)}).`);
   await assertActiveBankAccount(db, scope.tenantId, input.bank_account_id);
   const paid = new Big(invoice.amountPaid).plus(input.amount);
@@ -52,7 +52,7 @@ export async function addPayment(
     .then(oneRow);
   const updated = await db
     .update(inv)
-    .set({ amountPaid: paid.toFixed(2), status: invoiceStatus({ ...invoice, amountPaid: paid.toFixed(2) }), updatedAt: new Date() })
+    .set({ amountPaid: paid.toFixed(2), status: paymentStatus(invoiceAccount({ ...invoice, amountPaid: paid.toFixed(2) })), updatedAt: new Date() })
     .where(eq(inv.id, id))
     .returning()
     .then(oneRow);
@@ -80,7 +80,7 @@ export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, 
   const paid = new Big(invoice.amountPaid).minus(payment.amount);
   const updated = await db
     .update(inv)
-    .set({ amountPaid: paid.toFixed(2), status: invoiceStatus({ ...invoice, amountPaid: paid.toFixed(2) }), updatedAt: new Date() })
+    .set({ amountPaid: paid.toFixed(2), status: paymentStatus(invoiceAccount({ ...invoice, amountPaid: paid.toFixed(2) })), updatedAt: new Date() })
     .where(eq(inv.id, id))
     .returning()
     .then(oneRow);
@@ -120,8 +120,8 @@ export async function setWithholdings(
   const invoiceItbis = (breakdown?.itbis ?? []).reduce((sum, entry) => sum.plus(entry.amount), new Big(0));
   if (itbis.gt(invoiceItbis)) throw fieldError("itbis_withheld", `Cannot exceed the invoice's ITBIS (${invoiceItbis.toFixed(2)}).`);
   const next = { ...invoice, itbisWithheld: itbis.toFixed(2), isrWithheld: isr.toFixed(2) };
-  if (balanceOf(next).lt(0)) {
-    const left = balanceOf({ ...invoice, itbisWithheld: "0", isrWithheld: "0" });
+  if (balanceOf(invoiceAccount(next)).lt(0)) {
+    const left = balanceOf(invoiceAccount({ ...invoice, itbisWithheld: "0", isrWithheld: "0" }));
     throw fieldError(
       isr.gt(0) ? "isr_withheld" : "itbis_withheld",
       `The withholdings exceed what is left to pay after payments and notes (${left.toFixed(2)}).`,
@@ -129,7 +129,13 @@ export async function setWithholdings(
   }
   const updated = await db
     .update(inv)
-    .set({ itbisWithheld: next.itbisWithheld, isrWithheld: next.isrWithheld, withholdingDate: date, status: invoiceStatus(next), updatedAt: new Date() })
+    .set({
+      itbisWithheld: next.itbisWithheld,
+      isrWithheld: next.isrWithheld,
+      withholdingDate: date,
+      status: paymentStatus(invoiceAccount(next)),
+      updatedAt: new Date(),
+    })
     .where(eq(inv.id, id))
     .returning()
     .then(oneRow);

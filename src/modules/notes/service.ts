@@ -21,9 +21,9 @@ import type { InvoiceContext } from "../invoices/context";
 import { recordInvoiceChange } from "../invoices/history";
 import { checkReplacement } from "../invoices/replacement";
 import type { NoteKind } from "../invoices/schemas";
-import { invoiceStatus } from "../invoices/status";
 import { lineMoneyText, pdfLines, printedTotals } from "../sales/items";
 import { type AppliedTax, documentAmounts, EXCLUSIVE_TAX_TYPES, type LineAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
+import { invoiceAccount, paymentStatus } from "../sales/money";
 import type { PdfDocumentData } from "../sales/pdf";
 import { type ResolvedDocument, resolveDocument } from "../sales/references";
 import { type DocumentSnapshot, documentSnapshot, dopAmounts, pdfIssuer } from "../sales/snapshots";
@@ -497,7 +497,7 @@ export async function createNote(
     .set({
       creditedAmount: credited.toFixed(2),
       debitedAmount: debited.toFixed(2),
-      status: invoiceStatus({ ...invoice, creditedAmount: credited.toFixed(2), debitedAmount: debited.toFixed(2) }),
+      status: paymentStatus(invoiceAccount({ ...invoice, creditedAmount: credited.toFixed(2), debitedAmount: debited.toFixed(2) })),
       updatedAt: new Date(),
     })
     .where(eq(inv.id, invoice.id))

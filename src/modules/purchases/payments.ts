@@ -7,11 +7,11 @@ import { Big } from "../../lib/decimal";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { decimal2 } from "../../lib/format";
 import { assertActiveBankAccount } from "../bank-accounts/service";
+import { balanceOf, paymentStatus, purchaseAccount } from "../sales/money";
 import type { CreatePaymentInput } from "../sales/schemas";
 import { pur } from "./prepare";
 import type { PurchaseSummary } from "./schemas";
 import { lockPurchase, serializePurchase } from "./service";
-import { amountDue, paymentStatus } from "./status";
 
 /* Payments to the supplier. */
 
@@ -21,7 +21,7 @@ export async function addPurchasePayment(db: AnyDb, scope: RequestScope, id: num
   if (row.status !== "pending_payment" && row.status !== "partially_paid") {
     throw new AppError("purchase_not_payable", `Payments apply only to purchases pending payment or partially paid; this one is ${row.status}.`);
   }
-  const due = amountDue(row);
+  const due = balanceOf(purchaseAccount(row));
   if (new Big(input.amount).gt(due)) throw fieldError("amount", `The amount exceeds what is due (${due.toFixed(2)}).`);
   await assertActiveBankAccount(db, scope.tenantId, input.bank_account_id);
   const payment = await db
@@ -40,7 +40,7 @@ export async function addPurchasePayment(db: AnyDb, scope: RequestScope, id: num
   const paid = new Big(row.amountPaid).plus(input.amount).toFixed(2);
   const updated = await db
     .update(pur)
-    .set({ amountPaid: paid, status: paymentStatus({ ...row, amountPaid: paid }), updatedAt: new Date() })
+    .set({ amountPaid: paid, status: paymentStatus(purchaseAccount({ ...row, amountPaid: paid })), updatedAt: new Date() })
     .where(eq(pur.id, id))
     .returning()
     .then(oneRow);
@@ -58,7 +58,7 @@ export async function deletePurchasePayment(db: AnyDb, scope: RequestScope, id: 
   const paid = new Big(row.amountPaid).minus(payment.amount).toFixed(2);
   const updated = await db
     .update(pur)
-    .set({ amountPaid: paid, status: paymentStatus({ ...row, amountPaid: paid }), updatedAt: new Date() })
+    .set({ amountPaid: paid, status: paymentStatus(purchaseAccount({ ...row, amountPaid: paid })), updatedAt: new Date() })
     .where(eq(pur.id, id))
     .returning()
     .then(oneRow);
