@@ -303,6 +303,17 @@ function scenarios(s: Seeded, today: string): Scenario[] {
       budget: 1,
       make: () => ({ method: "GET", path: `/api/v1/quotations/${s.sampleQuotationIds[int(0, s.sampleQuotationIds.length - 1)]}/pdf` }),
     },
+    {
+      key: "invoice_payment",
+      label: "POST /invoices/{id}/payments",
+      budget: 3,
+      // A cent on an invoice pending payment: never more than is due, so every request is a 201.
+      make: () => ({
+        method: "POST",
+        path: `/api/v1/invoices/${s.payableInvoiceIds[int(0, s.payableInvoiceIds.length - 1)]}/payments`,
+        body: JSON.stringify({ amount: "0.01", payment_date: today, payment_method: "cash" }),
+      }),
+    },
     { key: "invoice_create_1_line", label: "POST /invoices (1 line)", budget: 3, make: () => invoice(1) },
     { key: "invoice_create_50_lines", label: "POST /invoices (50 lines)", budget: 3, make: () => invoice(50) },
     // Last: the e-CF they issue are sent to the fake DGII after each response.

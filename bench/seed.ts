@@ -35,6 +35,8 @@ export interface Seeded {
   b02SubtypeId: number;
   /** Invoices of the first workspace (the token user's current workspace), for GET /invoices/{id}. */
   sampleInvoiceIds: number[];
+  /** Invoices of the first workspace pending payment, for POST /invoices/{id}/payments. */
+  payableInvoiceIds: number[];
   sampleQuotationIds: number[];
   rncTerms: string[];
   seconds: number;
@@ -218,6 +220,10 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
     await q("VACUUM (ANALYZE)");
     const quotationSample = await q(`SELECT id FROM quotations WHERE tenant_id = $1 ORDER BY id LIMIT 1000`, [T]);
     const sample = await q(`SELECT id FROM invoices WHERE tenant_id = $1 AND workspace_id = $2 ORDER BY id LIMIT 2000`, [T, workspaceIds[0]]);
+    const payable = await q(`SELECT id FROM invoices WHERE tenant_id = $1 AND workspace_id = $2 AND status = 'pending_payment' ORDER BY id LIMIT 2000`, [
+      T,
+      workspaceIds[0],
+    ]);
     return {
       tenantId: T,
       subdomain,
@@ -228,6 +234,7 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
       contactIds: [cMin, cMin + sizes.contacts - 1],
       b02SubtypeId: created.b02Id,
       sampleInvoiceIds: sample.rows.map((r) => Number(r.id)),
+      payableInvoiceIds: payable.rows.map((r) => Number(r.id)),
       sampleQuotationIds: quotationSample.rows.map((r) => Number(r.id)),
       rncTerms,
       seconds: (performance.now() - started) / 1000,

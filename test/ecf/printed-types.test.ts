@@ -191,7 +191,7 @@ describe("the printed e-CF of each type is laid out as DGII's models (issue 42)"
     ]);
   });
 
-  it("E41 (the supplier as the other party, withholdings, no payments) and E43", async () => {
+  it("E41 (the supplier as the other party, withholdings, no payments), E43 and E47 (the foreign supplier by its foreign identifier, ISR withheld, no ITBIS)", async () => {
     const t = await ecfTenant();
     const informal = await createSupplier(t.tenant, { name: "Pedro Almonte (transportista)", identification_type: "cedula", identification: "00113918205" });
     const e41 = await t.tenant.api.post<Data<{ id: number; ncf: string; issue_date: string }>>("/purchases", {
@@ -228,5 +228,34 @@ describe("the printed e-CF of each type is laid out as DGII's models (issue 42)"
     expect(e43.status, e43.text).toBe(201);
     const p43 = await printed(t, `/purchases/${e43.body.data.id}`);
     expectDgiiLayout(p43.text, ["Gastos Menores Electrónico", `e-NCF: ${e43.body.data.ncf}`, "Monto Exento: RD$450.00", "Total: RD$450.00"]);
+
+    const abroad = await createSupplier(t.tenant, { name: "Cloud Hosting LLC", identification_type: "passport", identification: "US-98-7654321" });
+    const e47 = await t.tenant.api.post<Data<{ id: number; ncf: string; issue_date: string }>>("/purchases", {
+      supplier_id: abroad.id,
+      self_issued_subtype_id: await t.subtype("E47"),
+      issue_date: today(),
+      expense_type: "02",
+      items: [{ description: "Servidores, noviembre", quantity: "1", unit_cost: "12345.67", tax_ids: [t.ids.exento] }],
+      isr_withheld: "3086.42",
+      withholding_date: today(),
+      payment_method: "bank_transfer",
+    });
+    expect(e47.status, e47.text).toBe(201);
+    const p47 = await printed(t, `/purchases/${e47.body.data.id}`);
+    expectDgiiLayout(
+      p47.text,
+      [
+        "Comprobante para Pagos al Exterior Electrónico",
+        `e-NCF: ${e47.body.data.ncf}`,
+        `Fecha Vencimiento: ${SEQUENCE_EXPIRY}`,
+        "Razón Social Proveedor: Cloud Hosting LLC",
+        // A foreign supplier is IdentificadorExtranjero (Formato e-CF v1.0, Comprador of type 47), not an RNC.
+        "Identificador Extranjero: US987654321",
+        "Monto Exento: RD$12,345.67",
+        "Total: RD$12,345.67",
+        "ISR retenido: -RD$3,086.42",
+      ],
+      ["ITBIS retenido", "RNC Proveedor", "Total ITBIS"],
+    );
   });
 });

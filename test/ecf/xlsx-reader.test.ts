@@ -23,7 +23,9 @@ const inline = (ref: string, text: string) => `<c r="${ref}" t="inlineStr"><is><
  * shared string (two runs, bold, and a phonetic guide that is no part of the text), the reason a
  * shared string with character references and Excel's `_xHHHH_` escapes, the RNC and the state
  * numbers, the dates numbers styled as dates (built-in format 14 and a custom date-time), the amount
- * a number with binary noise under a format whose quoted literal has a `d` (no date).
+ * a number with binary noise under a format whose quoted literal has a `d` (no date), and the
+ * approval's date a second time, an unstyled number in a date column (still a serial day, in the
+ * workbook's date system).
  */
 function excelWorkbook(date1904: boolean): ArrayBuffer {
   const shift = date1904 ? DAYS_1900_TO_1904 : 0;
@@ -34,6 +36,8 @@ function excelWorkbook(date1904: boolean): ArrayBuffer {
     `<row r="2">${inline("A2", "1.0")}<c r="B2"><v>131880681</v></c><c r="C2" t="s"><v>0</v></c>` +
     `<c r="D2" s="1"><v>${ISSUED_ON - shift}</v></c><c r="E2" s="3"><v>1500.2500000000002</v></c>${inline("F2", ISSUER_RNC)}` +
     `<c r="G2"><v>2</v></c><c r="H2" t="s"><v>1</v></c><c r="I2" s="2"><v>${APPROVED_AT - shift}</v></c></row>` +
+    `<row r="3">${inline("A3", "1.0")}<c r="B3"><v>131880681</v></c>${inline("C3", "E310000000003")}` +
+    `<c r="D3"><v>${ISSUED_ON - shift}</v></c>${inline("E3", "10.00")}${inline("F3", ISSUER_RNC)}<c r="G3"><v>1</v></c><c r="I3"><v>${APPROVED_AT - shift}</v></c></row>` +
     `</sheetData></worksheet>`;
   const strings =
     `<sst ${NS} count="2" uniqueCount="2">` +
@@ -89,8 +93,22 @@ describe("the .xlsx reader in workerd", () => {
       const tenant = await seedTenant();
       const res = await tenant.api.post<DataWithMessage<TestSetData>>(PATH, undefined, { rawBody: upload(excelWorkbook(date1904)) });
       expect(res.status, res.text.slice(0, 2000)).toBe(201);
-      expect(res.body.data.cases.map((c) => [c.sheet, c.row, c.document, c.type, c.encf])).toEqual([["ACEECF_Generadas", 2, "acecf", "31", "E310000000002"]]);
+      expect(res.body.data.cases.map((c) => [c.sheet, c.row, c.document, c.type, c.encf])).toEqual([
+        ["ACEECF_Generadas", 2, "acecf", "31", "E310000000002"],
+        ["ACEECF_Generadas", 3, "acecf", "31", "E310000000003"],
+      ]);
       expect(res.body.data.cases[0]!.fields).toEqual(EXPECTED_FIELDS);
+      // Row 3's dates are unstyled numbers: read as serial days of the workbook's own system all the same.
+      expect(res.body.data.cases[1]!.fields).toEqual([
+        { name: "Version", value: "1.0" },
+        { name: "RNCEmisor", value: "131880681" },
+        { name: "eNCF", value: "E310000000003" },
+        { name: "FechaEmision", value: "01-04-2020" },
+        { name: "MontoTotal", value: "10.00" },
+        { name: "RNCComprador", value: ISSUER_RNC },
+        { name: "Estado", value: "1" },
+        { name: "FechaHoraAprobacionComercial", value: "23-06-2026 17:45:47" },
+      ]);
     });
   }
 });

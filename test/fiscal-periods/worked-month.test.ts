@@ -42,6 +42,9 @@ const ofType =
   (row: string[]) =>
     types.includes(row[2]!.slice(1, 3));
 const byCasilla = <T extends { casilla: string }>(list: T[]) => Object.fromEntries(list.map((c) => [c.casilla, c]));
+/** Anexo A VI and VII (constructors, commissions): each casilla's total facturado (null where the form has none), monto and source. */
+const twoColumns = (anexo: Record<string, Casilla>) =>
+  ["34", "35", "36", "37", "38", "39", "40", "41", "42"].map((c) => [c, anexo[c]!.total_invoiced ?? null, anexo[c]!.amount, anexo[c]!.from]);
 
 beforeAll(async () => {
   t = await ecfTenant();
@@ -122,7 +125,8 @@ describe("the IT-1 of a worked month", () => {
     const res = await api.get<It1>(`/reports/it1?period=${period}&it1_29=150.00`);
     expect(res.status, res.text).toBe(200);
     const it1 = res.body;
-    expect(it1).toMatchObject({ form: "IT-1", rnc: t.rnc, period });
+    const legalName = (await api.get("/company")).body.data.legal_name as string;
+    expect(it1).toMatchObject({ form: "IT-1", rnc: t.rnc, legal_name: legalName, period });
     expect(it1.edition).toContain("2020");
     const anexo = byCasilla<Casilla>(it1.anexo_a);
     const form = byCasilla<Casilla>([...it1.it1, ...it1.section_a]);
@@ -180,7 +184,24 @@ describe("the IT-1 of a worked month", () => {
       ["68", "1980.00"],
     ]);
     expect(it1.checks.map((c) => c.difference)).toEqual(["0.00", "0.00", "0.00"]);
-    expect(it1.left_to_accountant).toEqual(expect.arrayContaining(["3", "8", "40"]));
+    // RST suppliers: Sucursal does not know them; null, with the reason, never a made-up 0.00.
+    for (const casilla of ["44", "45", "46", "53", "54", "55"]) {
+      expect(form[casilla], casilla).toMatchObject({ amount: null, from: "accountant" });
+      expect(form[casilla]!.reason, casilla).toMatch(casilla === "44" || casilla === "45" ? /does not record which suppliers are in the RST/ : /see 44/);
+    }
+    // Without inputs, constructors and commissions are 0.00 in both of their columns.
+    expect(twoColumns(anexo)).toEqual([
+      ["34", "0.00", "0.00", "input"],
+      ["35", "0.00", "0.00", "input"],
+      ["36", null, "0.00", "input"],
+      ["37", "0.00", "0.00", "formula"],
+      ["38", null, "0.00", "formula"],
+      ["39", "0.00", "0.00", "input"],
+      ["40", "0.00", "0.00", "input"],
+      ["41", "0.00", "0.00", "formula"],
+      ["42", null, "0.00", "formula"],
+    ]);
+    expect(it1.left_to_accountant).toEqual(["3", "8", "40", "44", "45", "46", "53", "54", "55"]);
 
     // The TXT files of the month, summed column by column: the same figures.
     const rows607 = txtRows((await api.get(`/reports/607?period=${period}&include_ecf=true`)).text);
@@ -199,6 +220,77 @@ describe("the IT-1 of a worked month", () => {
     expect(rows606).toHaveLength(3);
     expect(pesos(sumColumn(rows606, 11) - sumColumn(rows606, 13) - sumColumn(rows606, 14))).toBe(form["25"]!.amount);
     expect(pesos(sumColumn(rows606, 12))).toBe(form["60"]!.amount);
+  });
+});
+
+describe("the IT-1's constructors and commissions (Anexo A VI and VII)", () => {
+  it("takes both columns of 34-36 and 39-40 as inputs and carries 37-38 and 41-42 into IT-1 6, 7, 9 and 10, to the cent", async () => {
+    const api = t.tenant.api;
+    const query = [
+      "anexo_a_34_invoiced=1000.00",
+      "anexo_a_34_taxable=100.00",
+      "anexo_a_35_invoiced=2000.00",
+      "anexo_a_35_taxable=0.05",
+      "anexo_a_36_taxable=150.00",
+      "anexo_a_39_invoiced=800.00",
+      "anexo_a_39_taxable=80.00",
+      "anexo_a_40_invoiced=300.00",
+      "anexo_a_40_taxable=45.50",
+    ].join("&");
+    const res = await api.get<It1>(`/reports/it1?period=${period}&${query}`);
+    expect(res.status, res.text).toBe(200);
+    const anexo = byCasilla<Casilla>(res.body.anexo_a);
+    const form = byCasilla<Casilla>(res.body.it1);
+    // By hand: 37 total 1,000 + 2,000, monto 100 + 0.05 + 150; 38 = 3,000 − 250.05. 41: 1,100 and
+    // 125.50; 42 = 974.50.
+    expect(twoColumns(anexo)).toEqual([
+      ["34", "1000.00", "100.00", "input"],
+      ["35", "2000.00", "0.05", "input"],
+      ["36", null, "150.00", "input"],
+      ["37", "3000.00", "250.05", "formula"],
+      ["38", null, "2749.95", "formula"],
+      ["39", "800.00", "80.00", "input"],
+      ["40", "300.00", "45.50", "input"],
+      ["41", "1100.00", "125.50", "formula"],
+      ["42", null, "974.50", "formula"],
+    ]);
+    // IT-1: 6 and 7 from 38 and 42; 9 = 500 exempt + 2,749.95 + 974.50; 10 = 5,200 − 4,224.45.
+    expect(["1", "4", "6", "7", "9", "10"].map((c) => [c, form[c]!.amount])).toEqual([
+      ["1", "5200.00"],
+      ["4", "500.00"],
+      ["6", "2749.95"],
+      ["7", "974.50"],
+      ["9", "4224.45"],
+      ["10", "975.55"],
+    ]);
+    // The taxed bases by rate come from the documents, which do not know these operations: the
+    // difference with 10 is shown (4,700 − 975.55), never forced.
+    expect(res.body.checks[1]).toEqual({ rule: "IT-1 11+12+13+14+15 = IT-1 10", expected: "975.55", actual: "4700.00", difference: "3724.45" });
+    // Anexo A 54: (IT-1 2 + 5 + 10) / IT-1 1 × 100 = 975.55 / 5,200 × 100 = 18.760…, to two decimals.
+    expect(byCasilla<CasillaByColumn>(res.body.itbis_paid)["54"]!.d).toBe("18.76");
+    expect(res.body.left_to_accountant).not.toContain("38");
+
+    // What is subject to ITBIS is part of what was invoiced.
+    const over = await api.get(`/reports/it1?period=${period}&anexo_a_34_invoiced=100.00&anexo_a_34_taxable=100.01`);
+    expect([over.status, over.body.errors]).toEqual([422, { anexo_a_34_taxable: ["Must not exceed anexo_a_34_invoiced."] }]);
+    const fees = await api.get(`/reports/it1?period=${period}&anexo_a_35_invoiced=1000.00&anexo_a_35_taxable=900.00&anexo_a_36_taxable=100.01`);
+    expect([fees.status, Object.keys(fees.body.errors)]).toEqual([422, ["anexo_a_36_taxable"]]);
+    const commission = await api.get(`/reports/it1?period=${period}&anexo_a_40_taxable=1.00`);
+    expect([commission.status, commission.body.errors]).toEqual([422, { anexo_a_40_taxable: ["Must not exceed anexo_a_40_invoiced."] }]);
+
+    // The PDF: both columns of VI and VII, their heads, and the RST casillas blank.
+    const pdf = await fetchBytes(t.tenant.subdomain, t.tenant.admin.token, `/reports/it1?period=${period}&${query}&format=pdf`);
+    expect(pdf.status).toBe(200);
+    const text = (await pdfText(pdf.bytes)).replace(/\s+/g, " ");
+    expect(text).toContain("Total facturado Monto sujeto a ITBIS");
+    expect(text).toContain(`D 34 ${anexo["34"]!.name} 1,000.00 100.00`);
+    expect(text).toContain(`D 36 ${anexo["36"]!.name} 150.00`);
+    expect(text).toContain(`37 ${anexo["37"]!.name} 3,000.00 250.05`);
+    expect(text).toContain(`38 ${anexo["38"]!.name} 2,749.95`);
+    expect(text).toContain(`41 ${anexo["41"]!.name} 1,100.00 125.50`);
+    const sectionA = byCasilla<Casilla>(res.body.section_a);
+    expect(text).toContain(`C 44 ${sectionA["44"]!.name} C 45 ${sectionA["45"]!.name} C 46 ${sectionA["46"]!.name} 47`);
+    expect(text).toContain(`C 53 ${sectionA["53"]!.name} C 54 ${sectionA["54"]!.name} C 55 ${sectionA["55"]!.name} 56`);
   });
 });
 
@@ -222,7 +314,7 @@ describe("the IT-1 as a PDF", () => {
     const form = byCasilla<Casilla>([...json.it1, ...json.section_a]);
     const anexo = byCasilla<Casilla>(json.anexo_a);
     const grouped = (amount: string) => amount.replace(/\B(?=(\d{3})+(?!\d)\.)/g, ",");
-    const row = (c: Casilla) => `${c.casilla} ${c.name}${c.count === undefined ? "" : ` ${c.count}`} ${grouped(c.amount)}`;
+    const row = (c: Casilla) => `${c.casilla} ${c.name}${c.count === undefined ? "" : ` ${c.count}`} ${grouped(c.amount ?? "")}`;
     expect(grouped("20000.00")).toBe("20,000.00");
     for (const casilla of ["1", "10", "16", "21", "25", "27", "29", "34", "43", "52", "60", "68"]) expect(text).toContain(row(form[casilla]!));
     for (const casilla of ["1", "2", "4", "11", "14", "15", "19", "29", "33"]) expect(text).toContain(row(anexo[casilla]!));
@@ -310,11 +402,35 @@ describe("the worked month, closed", () => {
         items: [{ product_id: t.service.id, quantity: "1", unit_price: "700.00", tax_ids: [t.ids.itbis18] }],
       });
       expect([into.status, into.body.code, into.body.errors]).toEqual([409, "period_closed", { period: [period] }]);
+      // The company changes its razón social: the closed month's IT-1 keeps the one it was closed with.
+      const oldName = (await api.get("/company")).body.data.legal_name as string;
+      const newName = `${oldName} Renombrada`;
+      const renamed = await api.patch("/company", { legal_name: newName });
+      expect(renamed.status, renamed.text).toBe(200);
       expect(await read()).toEqual(before);
-      // The PDF is drawn from the kept JSON: the same bytes as before the close.
+      expect((JSON.parse(before[0]!) as It1).legal_name).toBe(oldName);
+      const nextPeriod = nextDay.slice(0, 7).replace("-", "");
+      expect((await api.get<It1>(`/reports/it1?period=${nextPeriod}`)).body.legal_name).toBe(newName);
+      // The PDF is drawn from the kept JSON, its razón social included: the same bytes as before the close.
       const pdfAfter = await readPdf();
       expect([pdfAfter.status, pdfAfter.headers.get("x-fiscal-period-version")]).toEqual([200, "1"]);
       expect(Buffer.from(pdfAfter.bytes).equals(Buffer.from(pdfBefore))).toBe(true);
+      const pdfAfterText = (await pdfText(pdfAfter.bytes)).replace(/\s+/g, " ");
+      expect(pdfAfterText).toContain(`Razón social: ${oldName} `);
+      expect(pdfAfterText).not.toContain(newName);
+      // With inputs, the closed month is computed again from its locked documents: the name kept too.
+      const withInputs = await api.get<It1>(`/reports/it1?period=${period}&it1_29=150.00`);
+      expect([withInputs.body.legal_name, withInputs.body.rnc]).toEqual([oldName, t.rnc]);
+      const withInputsPdf = await fetchBytes(t.tenant.subdomain, t.tenant.admin.token, `/reports/it1?period=${period}&it1_29=150.00&format=pdf`);
+      expect((await pdfText(withInputsPdf.bytes)).replace(/\s+/g, " ")).toContain(`Razón social: ${oldName} `);
+      // An IT-1 kept by a close made before the razón social was kept (its JSON without legal_name)
+      // prints that it was not kept: never today's name.
+      const stripped = await ownerRows<{ id: number }>(sql`UPDATE fiscal_period_snapshots SET body = (body::jsonb - 'legal_name')::text
+        WHERE tenant_id = ${t.tenant.tenantId} AND report = 'it1' RETURNING id`);
+      expect(stripped).toHaveLength(1);
+      const older = (await pdfText((await readPdf()).bytes)).replace(/\s+/g, " ");
+      expect(older).toContain("Razón social: (no guardada en el cierre de este período)");
+      expect(older).not.toContain(newName);
     });
   });
 });

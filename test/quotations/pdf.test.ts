@@ -51,10 +51,11 @@ describe("quotations: PDF of a large document", () => {
     const text = await pdfText(res.bytes);
     // Lines break at spaces only (no word here is wider than the column): with the breaks read as
     // spaces, the descriptions and the notes come back whole, and nothing is cut with "…".
-    // A description that continues on the next page has the column headers repeated before its
-    // next line there: take them out to read it whole.
+    // A description that continues on the next page has the page's heading and the column headers
+    // repeated before its next line there: take them out to read it whole.
     const flowing = text
       .replace(/Página No\. \d+ de \d+/g, "")
+      .replace(/Cotización — No\.: COT\d+ \(continuación\)/g, "")
       .replace(/\s+/g, " ")
       .split("Descripción Cant. Precio Desc. % Impuestos Total ")
       .join("");

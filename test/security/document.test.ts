@@ -85,7 +85,12 @@ const BUSINESS_RULES: Record<string, { field: string; described: string }[]> = {
     { field: "period", described: "a past month or the current one" },
     { field: "workspace_id", described: "one of this company's" },
   ],
-  "GET /api/v1/reports/it1": [{ field: "period", described: "a past month or the current one" }],
+  "GET /api/v1/reports/it1": [
+    { field: "period", described: "a past month or the current one" },
+    // Anexo A VI and VII: what is subject to ITBIS is part of what was invoiced.
+    ...["34", "35", "39", "40"].map((casilla) => ({ field: `anexo_a_${casilla}_taxable`, described: `at most anexo_a_${casilla}_invoiced` })),
+    { field: "anexo_a_36_taxable", described: "34 + 35 + 36 at most 34 + 35 invoiced" },
+  ],
   "GET /api/v1/reports/ir17": [{ field: "period", described: "a past month or the current one" }],
   "GET /api/v1/fiscal-periods": [{ field: "from", described: "on or before `to`" }],
   "GET /api/v1/reports/sales-summary": [

@@ -18858,6 +18858,24 @@ export interface paths {
                     anexo_a_28?: string;
                     /** @description Anexo A 30, paquetes de alojamiento; 0.00 when not given */
                     anexo_a_30?: string;
+                    /** @description Anexo A 34, dirección técnica (Norma 07-07): total facturado; 0.00 when not given */
+                    anexo_a_34_invoiced?: string;
+                    /** @description Anexo A 34, dirección técnica: monto sujeto a ITBIS, at most anexo_a_34_invoiced; 0.00 when not given */
+                    anexo_a_34_taxable?: string;
+                    /** @description Anexo A 35, contrato de administración (Norma 07-07): total facturado; 0.00 when not given */
+                    anexo_a_35_invoiced?: string;
+                    /** @description Anexo A 35, contrato de administración: monto sujeto a ITBIS, at most anexo_a_35_invoiced; 0.00 when not given */
+                    anexo_a_35_taxable?: string;
+                    /** @description Anexo A 36, asesorías / honorarios of a constructor: monto sujeto a ITBIS (the form has no total facturado for it); 34 + 35 + 36 at most 34 + 35 invoiced; 0.00 when not given */
+                    anexo_a_36_taxable?: string;
+                    /** @description Anexo A 39, ventas de bienes por comisión: total facturado; 0.00 when not given */
+                    anexo_a_39_invoiced?: string;
+                    /** @description Anexo A 39, ventas de bienes por comisión: monto sujeto a ITBIS (the commission), at most anexo_a_39_invoiced; 0.00 when not given */
+                    anexo_a_39_taxable?: string;
+                    /** @description Anexo A 40, ventas de servicios en nombre de terceros: total facturado; 0.00 when not given */
+                    anexo_a_40_invoiced?: string;
+                    /** @description Anexo A 40, ventas de servicios en nombre de terceros: monto sujeto a ITBIS, at most anexo_a_40_invoiced; 0.00 when not given */
+                    anexo_a_40_taxable?: string;
                     /** @description Anexo A 56 C, ITBIS deductible paid on imports (the DUA); 0.00 when not given */
                     anexo_a_56c?: string;
                     /** @description Anexo A 9, otras operaciones (positivas); 0.00 when not given */
@@ -27479,19 +27497,23 @@ export interface components {
             quotation_ids: number[];
         };
         Casilla: {
-            /** @description DOP, two decimals */
-            amount: string;
+            /** @description DOP, two decimals; null where Sucursal cannot compute the figure (`reason` says why) */
+            amount: string | null;
             /** @description DGII's number of the casilla */
             casilla: string;
             /** @description Documents, where the form counts them */
             count?: number;
             /**
-             * @description `books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, 0.00 here
+             * @description `books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, 0.00 here, or null with its `reason`
              * @enum {string}
              */
             from: "books" | "input" | "formula" | "accountant";
             /** @description DGII's name of the casilla */
             name: string;
+            /** @description Why `amount` is null: what Sucursal does not record, and where the figure is counted instead */
+            reason?: string;
+            /** @description Anexo A VI and VII (34-35, 37, 39-41): the form's «total facturado» column, DOP, two decimals; `amount` is then its «monto» (sujeto a ITBIS) */
+            total_invoiced?: string;
         };
         Certification: {
             /** @description The first step Sucursal runs that is not done: the environment cannot switch to ecf (production) while there is one */
@@ -28909,13 +28931,15 @@ export interface components {
                 casilla: string;
                 d: string;
                 /**
-                 * @description `books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, 0.00 here
+                 * @description `books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, 0.00 here, or null with its `reason`
                  * @enum {string}
                  */
                 from: "books" | "input" | "formula" | "accountant";
                 name: string;
             }[];
             left_to_accountant: string[];
+            /** @description Anexo A renglón I, razón social: the company profile's legal name when the IT-1 was computed (a closed period's: at its close); absent from an IT-1 kept by a close made before it was kept */
+            legal_name?: string | null;
             period: string;
             rnc: string;
             section_a: components["schemas"]["Casilla"][];

@@ -127,12 +127,12 @@ export async function deleteBankAccount(db: AnyDb, tenantId: number, id: number)
     .catch(inUseOnForeignKey("bank account"));
 }
 
-/** A payment's bank account: an active account of the tenant, else 422 on bank_account_id (invoices' and purchases' payments). */
-export async function assertActiveBankAccount(db: AnyDb, tenantId: number, id: number | null | undefined): Promise<void> {
-  if (id == null) return;
+/** Whether `id` is an active bank account of the tenant (no account given: true). Payments check it (sales/payments.ts). */
+export async function isActiveBankAccount(db: AnyDb, tenantId: number, id: number | null | undefined): Promise<boolean> {
+  if (id == null) return true;
   const [account] = await db
     .select({ id: schema.bankAccounts.id })
     .from(schema.bankAccounts)
     .where(and(eq(schema.bankAccounts.tenantId, tenantId), eq(schema.bankAccounts.id, id), eq(schema.bankAccounts.isActive, true)));
-  if (!account) throw fieldError("bank_account_id", "No such active bank account.");
+  return account !== undefined;
 }

@@ -116,10 +116,12 @@ function dateText(date: Date, withTime: boolean): string {
  * A number cell's text (the file's, through parseNumber) as Excel shows it: 15 significant digits,
  * no trailing zeros, so binary noise (0.30000000000000004) goes and what was typed stays.
  */
-function numberText(raw: string, element: string): string {
+function numberText(cell: NumberCell, element: string): string {
+  const raw = cell.text;
   const value = Number(raw);
   if (!Number.isFinite(value)) return raw;
-  if (DATE_FIELDS.has(element) || DATE_TIME_FIELDS.has(element)) return dateText(serialDate(value), DATE_TIME_FIELDS.has(element));
+  // An unstyled number in a date column is a serial day all the same, in the workbook's date system.
+  if (DATE_FIELDS.has(element) || DATE_TIME_FIELDS.has(element)) return dateText(serialDate(value, cell.date1904), DATE_TIME_FIELDS.has(element));
   // An integer a double holds exactly is its digits (a long code typed as a number keeps them all).
   if (Number.isSafeInteger(value)) return String(value);
   const shown = String(Number(value.toPrecision(15)));
@@ -131,7 +133,7 @@ function cellText(cell: Cell, element: string): string | null {
   if (cell === null) return null;
   if (cell instanceof Date) return dateText(cell, DATE_TIME_FIELDS.has(element) || cell.getUTCHours() + cell.getUTCMinutes() + cell.getUTCSeconds() > 0);
   if (typeof cell === "boolean") return cell ? "1" : "0";
-  if (cell instanceof NumberCell) return numberText(cell.text, element);
+  if (cell instanceof NumberCell) return numberText(cell, element);
   const text = cell.trim();
   return text === "" || text === OMITTED ? null : text;
 }

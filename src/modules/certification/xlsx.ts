@@ -64,7 +64,11 @@ const count = (n: number) => n.toLocaleString("en-US");
 
 /** A number cell: the file's text of the number, as Excel stored it. */
 export class NumberCell {
-  constructor(readonly text: string) {}
+  /** `date1904`: the workbook counts serial days in the 1904 system, should the column hold a date. */
+  constructor(
+    readonly text: string,
+    readonly date1904 = false,
+  ) {}
 }
 
 export type Cell = string | NumberCell | boolean | Date | null;
@@ -496,7 +500,8 @@ function sheetRows(read: ReadPart, xml: Uint8Array, ctx: SheetContext): Cell[][]
       }
       default: {
         const number = Number(text);
-        value = text.trim() === "" ? null : ctx.dates[cell.style] && Number.isFinite(number) ? serialDate(number, ctx.date1904) : new NumberCell(text);
+        value =
+          text.trim() === "" ? null : ctx.dates[cell.style] && Number.isFinite(number) ? serialDate(number, ctx.date1904) : new NumberCell(text, ctx.date1904);
       }
     }
     if (value === null) return;

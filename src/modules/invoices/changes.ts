@@ -13,6 +13,7 @@ import { assertNoEcf, ecfStanding } from "../ecf/documents";
 import { applyStockChanges, type StockChange } from "../inventory/stock";
 import { lineRecords, replaceLines, storedLineItems } from "../sales/items";
 import { documentAmounts, lineAmounts, taxBreakdown } from "../sales/lines";
+import { invoiceAccount, paymentStatus } from "../sales/money";
 import { type ResolvedLine, resolveDocument } from "../sales/references";
 import { buyerSnapshot, type DocumentSnapshot, dopAmounts } from "../sales/snapshots";
 import { assertBuyerRules } from "./buyer-rules";
@@ -22,7 +23,6 @@ import { type InvoiceData, serializeInvoice } from "./json";
 import { cancellationNotes } from "./ports";
 import type { UpdateInvoiceInput } from "./schemas";
 import { lockInvoice } from "./service";
-import { invoiceStatus } from "./status";
 
 /*
  * Changing an invoice after it is written: PATCH (a draft freely, an issued invoice within the
@@ -368,6 +368,6 @@ async function cancelElectronic(db: AnyDb, scope: RequestScope, invoice: Invoice
   );
   const updated = await db.update(inv).set({ status: "cancelled", updatedAt: new Date() }).where(eq(inv.id, invoice.id)).returning().then(oneRow);
   // Before: the invoice as the note left it (fully credited).
-  await recordInvoiceChange(db, scope, "cancelled", { ...updated, status: invoiceStatus(updated) }, updated);
+  await recordInvoiceChange(db, scope, "cancelled", { ...updated, status: paymentStatus(invoiceAccount(updated)) }, updated);
   return { invoice: serializeInvoice(updated), creditNote: note.document_number, creditNoteId: note.id };
 }

@@ -3,6 +3,7 @@ import type { AnyDb } from "../../db/client";
 import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
 import { decimal2, timestamp } from "../../lib/format";
+import { totalsFields } from "../sales/serialize";
 
 type InvoiceRow = typeof schema.invoices.$inferSelect;
 
@@ -36,10 +37,7 @@ function trackedFields(row: InvoiceRow): Record<string, HistoryValue> {
     due_date: row.dueDate,
     payment_term: row.paymentTerm,
     notes: row.notes,
-    subtotal_amount: decimal2(row.subtotalAmount),
-    discount_amount: decimal2(row.discountAmount),
-    tax_amount: decimal2(row.taxAmount),
-    total_amount: decimal2(row.totalAmount),
+    ...totalsFields(row),
     amount_paid: decimal2(row.amountPaid),
     itbis_withheld: decimal2(row.itbisWithheld),
     isr_withheld: decimal2(row.isrWithheld),
@@ -69,10 +67,16 @@ function changedFields(before: InvoiceRow, after: InvoiceRow) {
  * values) writes nothing.
  */
 export async function recordInvoiceChange(db: AnyDb, scope: RequestScope, action: HistoryAction, before: InvoiceRow, after: InvoiceRow): Promise<void> {
-  if (before.status === "draft" && action !== "issued") return;
+  const statement = invoiceChange(db, scope, action, before, after);
+  if (statement) await statement;
+}
+
+/** recordInvoiceChange's statement, not sent: for a write that sends it inside its own (sales/payments.ts); null when nothing is recorded. */
+export function invoiceChange(db: AnyDb, scope: RequestScope, action: HistoryAction, before: InvoiceRow, after: InvoiceRow) {
+  if (before.status === "draft" && action !== "issued") return null;
   const change = changedFields(before, after);
-  if (action === "updated" && Object.keys(change.after).length === 0) return;
-  await db.insert(schema.invoiceHistory).values({ tenantId: scope.tenantId, invoiceId: before.id, action, userId: scope.userId, ...change });
+  if (action === "updated" && Object.keys(change.after).length === 0) return null;
+  return db.insert(schema.invoiceHistory).values({ tenantId: scope.tenantId, invoiceId: before.id, action, userId: scope.userId, ...change });
 }
 
 /** The invoice's history, oldest first, with the user's current name. */

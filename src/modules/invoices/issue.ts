@@ -6,7 +6,6 @@ import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
 import { AppError, fieldError } from "../../lib/errors";
-import { exchangeRateText } from "../../lib/format";
 import { isElectronicPrefix, isNcfPrefix } from "../../lib/ncf";
 import { assertFiscalProfile } from "../company/service";
 import { numberCtes, refusalAfterTaking } from "../document-subtypes/numbering";
@@ -17,6 +16,7 @@ import type { EcfReference } from "../ecf/xml";
 import { checkStockResult, type StockChange, type StockResult, stockCtes, stockResultColumns } from "../inventory/stock";
 import { insertLines, lineRecords, storedLineItems } from "../sales/items";
 import { documentAmounts, type LineAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
+import { exchangeRateFor } from "../sales/money";
 import { type ResolvedDocument, type ResolvedLine, resolveDocument } from "../sales/references";
 import { type DocumentSnapshot, type DocumentWarning, documentSnapshot, dopAmounts, registryWarnings } from "../sales/snapshots";
 import { assertBuyerRules } from "./buyer-rules";
@@ -93,7 +93,7 @@ function prepareIssue(
   }
   const amounts = resolved.lines.map(lineAmounts);
   const totals = documentAmounts(amounts);
-  const exchangeRate = exchangeRateText(exchangeRateFor(resolved, givenRate));
+  const exchangeRate = exchangeRateFor({ isDefault: resolved.currencyIsDefault, rate: resolved.currencyRate }, givenRate, "An invoice");
   if (fiscal) assertBuyerRules(resolved.subtype.prefix, resolved.contact, amounts, totals.totalAmount, exchangeRate);
   const dop = dopAmounts(totals, exchangeRate);
   const snapshot = documentSnapshot(resolved, exchangeRate);
@@ -194,19 +194,6 @@ function assertDeferredSending(resolved: ResolvedDocument, offlineIssuedAt: Date
     );
   }
   assertDeferredDate(issueDate, offlineIssuedAt, resolved.subtype.authorizedAt, now);
-}
-
-/**
- * The rate of a document's currency (FISCAL.md, "Amounts": the rate of its issue date): the one
- * given, else the currency's current rate; always 1 in the default currency (DOP), where another
- * given rate is a 422.
- */
-function exchangeRateFor(resolved: ResolvedDocument, given: string | null | undefined): string {
-  if (resolved.currencyIsDefault) {
-    if (given != null && !new Big(given).eq(1)) throw fieldError("exchange_rate", "An invoice in the default currency (DOP) has an exchange rate of 1.");
-    return "1";
-  }
-  return given ?? resolved.currencyRate;
 }
 
 /**

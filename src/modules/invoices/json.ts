@@ -6,10 +6,10 @@ import type { RequestScope } from "../../http/scope";
 import { decimal2, exchangeRateSql, exchangeRateText } from "../../lib/format";
 import { type ItemJson, itemsBreakdown, itemsJson, serializeItems } from "../sales/items";
 import type { TaxBreakdown } from "../sales/lines";
+import { dueAmounts, INVOICE_DUE_SQL, invoiceAccount } from "../sales/money";
 import type { DocumentSnapshot } from "../sales/schemas";
-import { documentFields } from "../sales/serialize";
+import { documentFields, totalsSql } from "../sales/serialize";
 import type { EmbeddedNote as EmbeddedNoteSchema, InvoiceDetail, InvoiceSummary, NoteKind, Payment } from "./schemas";
-import { DUE_SQL, dueAmounts } from "./status";
 
 /*
  * How an invoice is shown: its row as the API writes it, the list's page built by Postgres, the
@@ -37,7 +37,7 @@ export function serializeInvoice(row: InvoiceRow) {
   return {
     ...documentFields(row),
     status: row.status as InvoiceSummary["status"],
-    ...dueAmounts(row),
+    ...dueAmounts(invoiceAccount(row)),
     amount_paid: decimal2(row.amountPaid),
     itbis_withheld: decimal2(row.itbisWithheld),
     isr_withheld: decimal2(row.isrWithheld),
@@ -65,11 +65,10 @@ export function serializeInvoice(row: InvoiceRow) {
 export const invoiceListJson = sql.raw(`json_build_object(
   'id', i.id, 'workspace_id', i.workspace_id, 'contact_id', i.contact_id, 'document_subtype_id', i.document_subtype_id,
   'document_number', i.document_number, 'issue_date', i.issue_date, 'due_date', i.due_date,
-  'subtotal_amount', i.subtotal_amount::text, 'tax_amount', i.tax_amount::text, 'discount_amount', i.discount_amount::text,
-  'total_amount', i.total_amount::text, 'currency_id', i.currency_id, 'notes', i.notes,
+  ${totalsSql("i")}, 'currency_id', i.currency_id, 'notes', i.notes,
   'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
   'updated_at', to_char(i.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-  'status', i.status, 'amount_due', ${DUE_SQL.amount_due}, 'refund_due', ${DUE_SQL.refund_due},
+  'status', i.status, 'amount_due', ${INVOICE_DUE_SQL.amount_due}, 'refund_due', ${INVOICE_DUE_SQL.refund_due},
   'amount_paid', i.amount_paid::text, 'itbis_withheld', i.itbis_withheld::text, 'isr_withheld', i.isr_withheld::text,
   'withholding_date', i.withholding_date, 'income_type', i.income_type, 'credited_amount', i.credited_amount::text, 'debited_amount', i.debited_amount::text, 'payment_term', i.payment_term,
   'exchange_rate', ${exchangeRateSql("i.exchange_rate")}, 'subtotal_amount_dop', i.subtotal_amount_dop::text,

@@ -1,19 +1,19 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
-import { AppError, fieldError, notFound } from "../../lib/errors";
-import { decimal2 } from "../../lib/format";
-import { assertActiveBankAccount } from "../bank-accounts/service";
+import { AppError, fieldError } from "../../lib/errors";
 import type { TaxBreakdown } from "../sales/lines";
+import { balanceOf, invoiceAccount, paymentStatus } from "../sales/money";
+import type { Payable } from "../sales/payments";
+import * as payments from "../sales/payments";
 import type { CreatePaymentInput } from "../sales/schemas";
-import { recordInvoiceChange } from "./history";
+import { invoiceChange, recordInvoiceChange } from "./history";
 import { type InvoiceData, serializeInvoice } from "./json";
 import type { InvoiceWithholdingsInput } from "./schemas";
 import { lockInvoice } from "./service";
-import { balanceOf, invoiceStatus } from "./status";
 
 /*
  * What settles an invoice besides its notes: payments, added and removed, and the amounts the
@@ -22,70 +22,26 @@ import { balanceOf, invoiceStatus } from "./status";
 
 const inv = schema.invoices;
 
-/** Applies a payment under the invoice's row lock, so concurrent payments never exceed the total. */
-export async function addPayment(
-  db: AnyDb,
-  scope: RequestScope,
-  id: number,
-  input: CreatePaymentInput,
-): Promise<{ payment: { id: number; amount: string; payment_date: string; payment_method: string; bank_account_id: number | null }; invoice: InvoiceData }> {
-  const invoice = await lockInvoice(db, scope, id);
-  if (invoice.status !== "pending_payment" && invoice.status !== "partially_paid") {
-    throw new AppError("invoice_not_payable", `Payments apply only to invoices pending payment or partially paid; this one is ${invoice.status}.`);
-  }
-  const due = balanceOf(invoice);
-  if (new Big(input.amount).gt(due)) throw fieldError("amount", `The amount exceeds what is due (${due.toFixed(2)}).`);
-  await assertActiveBankAccount(db, scope.tenantId, input.bank_account_id);
-  const paid = new Big(invoice.amountPaid).plus(input.amount);
-  const payment = await db
-    .insert(schema.invoicePayments)
-    .values({
-      tenantId: scope.tenantId,
-      invoiceId: id,
-      amount: input.amount,
-      paymentDate: input.payment_date,
-      paymentMethod: input.payment_method,
-      bankAccountId: input.bank_account_id ?? null,
-      createdBy: scope.userId,
-    })
-    .returning()
-    .then(oneRow);
-  const updated = await db
-    .update(inv)
-    .set({ amountPaid: paid.toFixed(2), status: invoiceStatus({ ...invoice, amountPaid: paid.toFixed(2) }), updatedAt: new Date() })
-    .where(eq(inv.id, id))
-    .returning()
-    .then(oneRow);
-  await recordInvoiceChange(db, scope, "payment_added", invoice, updated);
+/** Payments settle an issued invoice, pending or partly paid; its history records each (sales/payments.ts writes it with the payment). */
+function payableInvoice(db: AnyDb, scope: RequestScope, id: number): Payable<"invoice"> {
   return {
-    payment: {
-      id: payment.id,
-      amount: decimal2(payment.amount),
-      payment_date: payment.paymentDate,
-      payment_method: payment.paymentMethod,
-      bank_account_id: payment.bankAccountId,
-    },
-    invoice: serializeInvoice(updated),
+    kind: "invoice",
+    id,
+    lock: () => lockInvoice(db, scope, id),
+    closed: ["cancelled"],
+    account: invoiceAccount,
+    alongside: (before, after, change) => invoiceChange(db, scope, change === "add" ? "payment_added" : "payment_removed", before, after),
   };
 }
 
+/** Applies a payment under the invoice's row lock, so concurrent payments never exceed the total. */
+export async function addPayment(db: AnyDb, scope: RequestScope, id: number, input: CreatePaymentInput) {
+  const { payment, document } = await payments.addPayment(db, scope, payableInvoice(db, scope, id), input);
+  return { payment, invoice: serializeInvoice(document) };
+}
+
 export async function deletePayment(db: AnyDb, scope: RequestScope, id: number, paymentId: number): Promise<InvoiceData> {
-  const invoice = await lockInvoice(db, scope, id);
-  if (invoice.status === "cancelled") throw new AppError("invoice_not_payable", "The invoice is cancelled.");
-  const [payment] = await db
-    .delete(schema.invoicePayments)
-    .where(and(eq(schema.invoicePayments.invoiceId, id), eq(schema.invoicePayments.id, paymentId)))
-    .returning();
-  if (!payment) throw notFound("Payment");
-  const paid = new Big(invoice.amountPaid).minus(payment.amount);
-  const updated = await db
-    .update(inv)
-    .set({ amountPaid: paid.toFixed(2), status: invoiceStatus({ ...invoice, amountPaid: paid.toFixed(2) }), updatedAt: new Date() })
-    .where(eq(inv.id, id))
-    .returning()
-    .then(oneRow);
-  await recordInvoiceChange(db, scope, "payment_removed", invoice, updated);
-  return serializeInvoice(updated);
+  return serializeInvoice(await payments.removePayment(db, payableInvoice(db, scope, id), paymentId));
 }
 
 /**
@@ -120,8 +76,8 @@ export async function setWithholdings(
   const invoiceItbis = (breakdown?.itbis ?? []).reduce((sum, entry) => sum.plus(entry.amount), new Big(0));
   if (itbis.gt(invoiceItbis)) throw fieldError("itbis_withheld", `Cannot exceed the invoice's ITBIS (${invoiceItbis.toFixed(2)}).`);
   const next = { ...invoice, itbisWithheld: itbis.toFixed(2), isrWithheld: isr.toFixed(2) };
-  if (balanceOf(next).lt(0)) {
-    const left = balanceOf({ ...invoice, itbisWithheld: "0", isrWithheld: "0" });
+  if (balanceOf(invoiceAccount(next)).lt(0)) {
+    const left = balanceOf(invoiceAccount({ ...invoice, itbisWithheld: "0", isrWithheld: "0" }));
     throw fieldError(
       isr.gt(0) ? "isr_withheld" : "itbis_withheld",
       `The withholdings exceed what is left to pay after payments and notes (${left.toFixed(2)}).`,
@@ -129,7 +85,13 @@ export async function setWithholdings(
   }
   const updated = await db
     .update(inv)
-    .set({ itbisWithheld: next.itbisWithheld, isrWithheld: next.isrWithheld, withholdingDate: date, status: invoiceStatus(next), updatedAt: new Date() })
+    .set({
+      itbisWithheld: next.itbisWithheld,
+      isrWithheld: next.isrWithheld,
+      withholdingDate: date,
+      status: paymentStatus(invoiceAccount(next)),
+      updatedAt: new Date(),
+    })
     .where(eq(inv.id, id))
     .returning()
     .then(oneRow);

@@ -21,11 +21,12 @@ import type { InvoiceContext } from "../invoices/context";
 import { recordInvoiceChange } from "../invoices/history";
 import { checkReplacement } from "../invoices/replacement";
 import type { NoteKind } from "../invoices/schemas";
-import { invoiceStatus } from "../invoices/status";
 import { lineMoneyText, pdfLines, printedTotals } from "../sales/items";
 import { type AppliedTax, documentAmounts, EXCLUSIVE_TAX_TYPES, type LineAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
+import { invoiceAccount, paymentStatus } from "../sales/money";
 import type { PdfDocumentData } from "../sales/pdf";
 import { type ResolvedDocument, resolveDocument } from "../sales/references";
+import { totalsFields } from "../sales/serialize";
 import { type DocumentSnapshot, documentSnapshot, dopAmounts, pdfIssuer } from "../sales/snapshots";
 import type { CreateNoteInput, NoteDetail, NoteSummary } from "./schemas";
 
@@ -57,10 +58,7 @@ export function serializeNote(row: NoteRow): NoteSummary {
     credit_note_indicator: row.creditNoteIndicator,
     restock: row.restock,
     replaces: row.replacedNcf === null || row.replacedNcfDate === null ? null : { ncf: row.replacedNcf, issue_date: row.replacedNcfDate },
-    subtotal_amount: decimal2(row.subtotalAmount),
-    discount_amount: decimal2(row.discountAmount),
-    tax_amount: decimal2(row.taxAmount),
-    total_amount: decimal2(row.totalAmount),
+    ...totalsFields(row),
     currency_id: row.currencyId,
     exchange_rate: exchangeRateText(row.exchangeRate),
     total_amount_dop: decimal2(row.totalAmountDop),
@@ -497,7 +495,7 @@ export async function createNote(
     .set({
       creditedAmount: credited.toFixed(2),
       debitedAmount: debited.toFixed(2),
-      status: invoiceStatus({ ...invoice, creditedAmount: credited.toFixed(2), debitedAmount: debited.toFixed(2) }),
+      status: paymentStatus(invoiceAccount({ ...invoice, creditedAmount: credited.toFixed(2), debitedAmount: debited.toFixed(2) })),
       updatedAt: new Date(),
     })
     .where(eq(inv.id, invoice.id))

@@ -11,7 +11,7 @@ import { applyStockChanges, type StockChange } from "../inventory/stock";
 import { recordInvoiceChange } from "../invoices/history";
 import type { NoteKind } from "../invoices/schemas";
 import { lockInvoice } from "../invoices/service";
-import { invoiceStatus } from "../invoices/status";
+import { invoiceAccount, paymentStatus } from "../sales/money";
 import type { NoteSummary } from "./schemas";
 import { serializeNote } from "./service";
 
@@ -75,7 +75,7 @@ export async function cancelVoidNote(db: AnyDb, scope: RequestScope, kind: NoteK
     .set({
       creditedAmount: credited,
       debitedAmount: debited,
-      status: invoiceStatus({ ...invoice, creditedAmount: credited, debitedAmount: debited }),
+      status: paymentStatus(invoiceAccount({ ...invoice, creditedAmount: credited, debitedAmount: debited })),
       updatedAt: new Date(),
     })
     .where(eq(schema.invoices.id, invoice.id))

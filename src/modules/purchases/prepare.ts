@@ -5,13 +5,13 @@ import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
 import { AppError, fieldError } from "../../lib/errors";
-import { exchangeRateText } from "../../lib/format";
 import { formatDocumentNumber, isElectronicPrefix, isNcfPrefix, parseDocumentNumber } from "../../lib/ncf";
 import { numberingRefusal, numberingState, numberingUnavailable, takeNumberStatement } from "../document-subtypes/numbering";
 import { assertIssuedToday } from "../ecf/dating";
 import type { SignedEcf } from "../ecf/issue";
 import { activeRecords } from "../rnc/queries";
 import { documentAmounts, EXCLUSIVE_TAX_TYPES, type LineAmounts, type LineTax, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
+import { exchangeRateFor } from "../sales/money";
 import {
   ecfSettingsColumn,
   issuerAndBranchColumns,
@@ -210,7 +210,11 @@ export async function preparePurchase(
   const totals = documentAmounts(amounts);
   const breakdown = taxBreakdown(amounts);
   assertWithholdings(input, totals.totalAmount, breakdown);
-  const exchangeRate = exchangeRateFor(loaded.currency, input.exchange_rate);
+  const exchangeRate = exchangeRateFor(
+    loaded.currency && { isDefault: loaded.currency.is_default, rate: loaded.currency.exchange_rate },
+    input.exchange_rate,
+    "A purchase",
+  );
   let ecf: SignedEcf | null = null;
   if (takeElectronic && subtype && isElectronicPrefix(subtype.prefix)) {
     if (!loaded.taken) throw retarget(numberingRefusal(numberingState(subtype), input.issue_date) ?? numberingUnavailable(), "self_issued_subtype_id");
@@ -332,13 +336,4 @@ function assertWithholdings(input: Pick<PurchaseInput, "itbis_withheld" | "isr_w
   }
   const withheld = new Big(input.itbis_withheld).gt(0) || new Big(input.isr_withheld).gt(0);
   if (withheld && !input.withholding_date) throw fieldError("withholding_date", "Required when something is withheld.");
-}
-
-/** The rate of the purchase's currency on its date: the one given, else the currency's; 1 in DOP. */
-function exchangeRateFor(currency: Loaded["currency"], given: string | null | undefined): string {
-  if (!currency || currency.is_default) {
-    if (given != null && !new Big(given).eq(1)) throw fieldError("exchange_rate", "A purchase in the default currency (DOP) has an exchange rate of 1.");
-    return "1";
-  }
-  return exchangeRateText(given ?? currency.exchange_rate);
 }

@@ -4,16 +4,16 @@ import { findRow, orderBy, pageOf } from "../../db/queries";
 import { oneRow, rowFromJson, rowsOf } from "../../db/rows";
 import type { ListQuery } from "../../http/pagination";
 import type { RequestScope } from "../../http/scope";
-import { Big } from "../../lib/decimal";
 import { AppError, notFound } from "../../lib/errors";
 import { decimal2, exchangeRateText, timestamp } from "../../lib/format";
 import { documentTypeName, isElectronicPrefix } from "../../lib/ncf";
 import { lineMoneyText, pdfLines, printedTotals } from "../sales/items";
 import type { AppliedTax, TaxBreakdown } from "../sales/lines";
+import { dueAmounts, purchaseAccount } from "../sales/money";
 import type { PdfDocumentData } from "../sales/pdf";
+import { totalsFields } from "../sales/serialize";
 import { type PurchaseRow, pur } from "./prepare";
 import type { PurchaseDetail, PurchaseSummary } from "./schemas";
-import { amountDue } from "./status";
 
 /*
  * Supplier bills and the documents the buyer issues about its own purchases (issue 19;
@@ -29,7 +29,6 @@ import { amountDue } from "./status";
  */
 
 export function serializePurchase(row: PurchaseRow): PurchaseSummary {
-  const due = amountDue(row);
   return {
     id: row.id,
     workspace_id: row.workspaceId,
@@ -44,16 +43,14 @@ export function serializePurchase(row: PurchaseRow): PurchaseSummary {
     payment_method: row.paymentMethod,
     currency_id: row.currencyId,
     exchange_rate: exchangeRateText(row.exchangeRate),
-    subtotal_amount: decimal2(row.subtotalAmount),
-    discount_amount: decimal2(row.discountAmount),
-    tax_amount: decimal2(row.taxAmount),
-    total_amount: decimal2(row.totalAmount),
+    ...totalsFields(row),
     total_amount_dop: decimal2(row.totalAmountDop),
     itbis_withheld: decimal2(row.itbisWithheld),
     isr_withheld: decimal2(row.isrWithheld),
     withholding_date: row.withholdingDate,
     amount_paid: decimal2(row.amountPaid),
-    amount_due: (due.gt(0) && row.status !== "voided" ? due : new Big(0)).toFixed(2),
+    // A voided purchase is owed nothing.
+    amount_due: row.status === "voided" ? "0.00" : dueAmounts(purchaseAccount(row)).amount_due,
     notes: row.notes,
     void_reason: row.voidReason,
     created_at: timestamp(row.createdAt),

@@ -7,8 +7,9 @@ import type { Casilla, It1 } from "./it1";
  * The IT-1 and its Anexo A as a PDF laid out like DGII's form (issue 47), for the accountant to key
  * into the Oficina Virtual's interactive declaration: the header (RNC, razón social, período), then
  * each section in the form's order with each casilla's number, DGII's name and its amount, the
- * casillas Sucursal leaves to the accountant marked. Drawn from the report's JSON as it is (the
- * snapshot's, once the period is closed), so the PDF says what the JSON says, digit for digit.
+ * casillas Sucursal leaves to the accountant marked (blank where it cannot compute them). Drawn from
+ * the report's JSON alone (the snapshot's, once the period is closed: its razón social too), so the
+ * PDF says what the JSON says, digit for digit.
  */
 
 /** A range of casillas under one heading, in the form's order. */
@@ -31,12 +32,12 @@ const ANEXO_SECTIONS: Section[] = [
   { title: "III. Operaciones por tipo de venta", from: 12, to: 19 },
   { title: "IV. Operaciones por tipo de ingreso", from: 20, to: 26 },
   { title: "V. Pagos computables por retenciones", from: 27, to: 33 },
-  { title: "VI. Operaciones no sujetas por construcción", from: 34, to: 38 },
-  { title: "VII. Operaciones no sujetas por comisiones", from: 39, to: 42 },
+  { title: "VI. Operaciones de constructoras", from: 34, to: 38 },
+  { title: "VII. Operaciones de comisionistas", from: 39, to: 42 },
   { title: "VIII. Notas de crédito y regímenes especiales", from: 43, to: 44 },
 ];
 
-/** The marks of the casillas the books do not give: C the accountant's (0.00 here), D given in the request. */
+/** The marks of the casillas the books do not give: C the accountant's (0.00, or blank), D given in the request. */
 const MARKS: Partial<Record<Casilla["from"], string>> = { accountant: "C", input: "D" };
 
 const MONTHS = ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"];
@@ -44,6 +45,8 @@ const MONTHS = ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", 
 /** Columns: the mark, the casilla's number, its name, then the count and the amount ending at the right margin. */
 const X = { mark: PAGE.margin, casilla: 50, name: 80, count: 470, right: PAGE.width - PAGE.margin };
 const NAME_WIDTH = 330;
+/** Anexo A VI and VII: the name narrower, the «total facturado» in the count's column, the «monto» at the right. */
+const TWO_COLUMNS_NAME_WIDTH = 290;
 /** Renglón IX: the name narrower, then columns A, B, C and D (each ends at its x). */
 const IX = { nameWidth: 178, columns: [336, 414, 492, PAGE.width - PAGE.margin] };
 const LINE = 11;
@@ -57,7 +60,16 @@ function right(w: Writer, value: string, x: number, bold = false) {
   w.page.drawText(value, { x: x - font.widthOfTextAtSize(value, 9), y: w.y, size: 9, font });
 }
 
-function header(w: Writer, report: It1, legalName: string | null, title: string) {
+/**
+ * The razón social the report carries: the profile's when computed, a closed period's as its close
+ * kept it. An IT-1 kept before the name was kept has none: said so, never today's name instead.
+ */
+function legalNameOf(report: It1): string {
+  if (report.legal_name === undefined) return "(no guardada en el cierre de este período)";
+  return report.legal_name ?? "(sin razón social en el perfil de la empresa)";
+}
+
+function header(w: Writer, report: It1, title: string) {
   w.text(title, PAGE.margin, { size: 13, bold: true });
   w.y -= 15;
   const subtitle = "Declaración Jurada y/o Pago del Impuesto sobre las Transferencias de Bienes Industrializados y Servicios (ITBIS)";
@@ -71,7 +83,7 @@ function header(w: Writer, report: It1, legalName: string | null, title: string)
   w.labelled("RNC:", report.rnc, PAGE.margin);
   w.labelled("Período:", period, 330);
   w.y -= 12;
-  w.labelled("Razón social:", legalName ?? "(sin razón social en el perfil de la empresa)", PAGE.margin, { width: PAGE.width - 2 * PAGE.margin });
+  w.labelled("Razón social:", legalNameOf(report), PAGE.margin, { width: PAGE.width - 2 * PAGE.margin });
   w.y -= 6;
   w.line();
   w.y -= 12;
@@ -87,8 +99,9 @@ function columnHeader(w: Writer, withCount: boolean) {
   w.y -= 10;
 }
 
-function sectionTitle(w: Writer, title: string, onBreak: () => void) {
-  w.ensure(18 + 2 * LINE, onBreak);
+/** A section's title, kept on the page with its first rows (and `extra` points of heads under it). */
+function sectionTitle(w: Writer, title: string, onBreak: () => void, extra = 0) {
+  w.ensure(18 + 2 * LINE + extra, onBreak);
   w.y -= 4;
   w.text(title, PAGE.margin, { bold: true, size: 10 });
   w.y -= 13;
@@ -127,7 +140,7 @@ function casillaRow(
 }
 
 /** The IT-1 and its Anexo A of `report` (the JSON of GET /reports/it1) as a PDF. */
-export async function renderIt1Pdf(report: It1, legalName: string | null): Promise<Uint8Array<ArrayBuffer>> {
+export async function renderIt1Pdf(report: It1): Promise<Uint8Array<ArrayBuffer>> {
   const lib = await loadPdfLib();
   // No creation or modification date (updateMetadata: false): the same figures give the same
   // bytes, so a closed period's PDF does not change from one download to the next.
@@ -137,10 +150,10 @@ export async function renderIt1Pdf(report: It1, legalName: string | null): Promi
   const w = new Writer(pdf, await pdf.embedFont(lib.StandardFonts.Helvetica), await pdf.embedFont(lib.StandardFonts.HelveticaBold));
   const edition = /\b(\d{4}) edition\b/.exec(report.edition)?.[1] ?? report.edition;
 
-  header(w, report, legalName, "Formulario IT-1");
+  header(w, report, "Formulario IT-1");
   const legend = [
     `Casillas y nombres del formulario IT-1 y su Anexo A, edición ${edition} (Instructivo Llenado IT-1 de la DGII). Montos en pesos (RD$).`,
-    "C: casilla que completa el contador (Sucursal no la conoce; 0.00 aquí, sombreada). D: dato informado en la solicitud. En negrita: aritmética del formulario.",
+    "C: casilla que completa el contador (Sucursal no la conoce: 0.00, o en blanco donde no puede calcularla; sombreada). D: dato informado en la solicitud. En negrita: aritmética del formulario.",
     "Las demás salen del 607 (con e-CF) y el 606 del período, o de la aritmética del formulario. Para digitar en la declaración interactiva de la Oficina Virtual; no sustituye la declaración.",
   ];
   for (const text of legend) w.block(w.wrapped(text, PAGE.width - 2 * PAGE.margin, { size: 9 }), PAGE.margin);
@@ -154,11 +167,20 @@ export async function renderIt1Pdf(report: It1, legalName: string | null): Promi
     for (const section of sections) {
       const rows = list.filter((c) => Number(c.casilla) >= section.from && Number(c.casilla) <= section.to);
       if (!rows.length) continue;
-      sectionTitle(w, section.title, onBreak);
+      // Renglones VI and VII have two columns: their heads under the section's title.
+      const twoColumns = rows.some((row) => row.total_invoiced !== undefined);
+      sectionTitle(w, section.title, onBreak, twoColumns ? 11 : 0);
+      if (twoColumns) {
+        w.text("Total facturado", X.count - 80, { bold: true, size: 8, width: 80, align: "right" });
+        w.text("Monto sujeto a ITBIS", X.right - 100, { bold: true, size: 8, width: 100, align: "right" });
+        w.y -= 11;
+      }
       for (const row of rows) {
-        casillaRow(w, lib, row, NAME_WIDTH, onBreak, () => {
+        casillaRow(w, lib, row, twoColumns ? TWO_COLUMNS_NAME_WIDTH : NAME_WIDTH, onBreak, () => {
           if (row.count !== undefined) right(w, String(row.count), X.count);
-          right(w, amount(row.amount), X.right, row.from === "formula");
+          if (row.total_invoiced !== undefined) right(w, amount(row.total_invoiced), X.count, row.from === "formula");
+          // A figure Sucursal cannot compute is left blank, for the accountant to fill in.
+          if (row.amount !== null) right(w, amount(row.amount), X.right, row.from === "formula");
         });
       }
     }
@@ -167,7 +189,7 @@ export async function renderIt1Pdf(report: It1, legalName: string | null): Promi
 
   // The Anexo A on its own pages, with the header again: DGII's form is a separate sheet.
   w.newPage();
-  header(w, report, legalName, "Anexo A del IT-1");
+  header(w, report, "Anexo A del IT-1");
   casillas(report.anexo_a, ANEXO_SECTIONS);
 
   // IX. ITBIS pagado: columns A compras locales, B servicios, C importaciones, D total.

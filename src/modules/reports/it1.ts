@@ -3,6 +3,7 @@ import type { AnyDb } from "../../db/client";
 import { rowsOf } from "../../db/rows";
 import { Big } from "../../lib/decimal";
 import { NOTE_PREFIXES } from "../../lib/ncf";
+import { getProfile } from "../company/service";
 import type { TaxBreakdown } from "../sales/lines";
 import { purchases606, withheld606 } from "./purchases606";
 import { prefixPattern, reportedInvoices, sales607 } from "./sales607";
@@ -26,9 +27,13 @@ type Source = "books" | "input" | "formula" | "accountant";
 export interface Casilla {
   casilla: string;
   name: string;
-  amount: string;
+  /** Anexo A VI and VII: the form's «total facturado» column; `amount` is then its «monto» (sujeto a ITBIS). */
+  total_invoiced?: string;
+  /** Null where Sucursal cannot compute the figure: `reason` says why, and the PDF leaves it blank. */
+  amount: string | null;
   count?: number;
   from: Source;
+  reason?: string;
 }
 
 export interface CasillaByColumn {
@@ -102,6 +107,11 @@ export interface It1 {
   form: "IT-1";
   edition: string;
   rnc: string;
+  /**
+   * Renglón I's razón social, as the profile had it when computed (a closed period's: at its close);
+   * absent from an IT-1 a close kept before it was kept.
+   */
+  legal_name?: string | null;
   period: string;
   anexo_a: Casilla[];
   itbis_paid: CasillaByColumn[];
@@ -118,6 +128,15 @@ export const IT1_INPUTS = {
   anexo_a_27: "Anexo A 27: pagos computables por retenciones (Norma 08-04), ITBIS withheld by card processors",
   anexo_a_28: "Anexo A 28: pagos computables por ventas de pasajes aéreos (BSP-IATA)",
   anexo_a_30: "Anexo A 30: pagos computables por ventas de paquetes de alojamiento",
+  anexo_a_34_invoiced: "Anexo A 34: dirección técnica (Norma 07-07), total facturado",
+  anexo_a_34_taxable: "Anexo A 34: dirección técnica, monto sujeto a ITBIS",
+  anexo_a_35_invoiced: "Anexo A 35: contrato de administración (Norma 07-07), total facturado",
+  anexo_a_35_taxable: "Anexo A 35: contrato de administración, monto sujeto a ITBIS",
+  anexo_a_36_taxable: "Anexo A 36: asesorías / honorarios, monto sujeto a ITBIS",
+  anexo_a_39_invoiced: "Anexo A 39: ventas de bienes por comisión, total facturado",
+  anexo_a_39_taxable: "Anexo A 39: ventas de bienes por comisión, monto sujeto a ITBIS",
+  anexo_a_40_invoiced: "Anexo A 40: ventas de servicios en nombre de terceros, total facturado",
+  anexo_a_40_taxable: "Anexo A 40: ventas de servicios en nombre de terceros, monto sujeto a ITBIS",
   anexo_a_56c: "Anexo A 56 C: ITBIS deducible pagado en importaciones (from the customs' DUA)",
   it1_28: "IT-1 28: saldos compensables autorizados (otros impuestos) y/o reembolsos",
   it1_29: "IT-1 29: saldo a favor anterior (last month's casilla 34 as filed)",
@@ -143,9 +162,11 @@ export async function it1Report(db: AnyDb, tenantId: number, query: It1Figures):
   const purchases = await readWhole(db, tenantId, purchases606, base);
   const withheld = await readWhole(db, tenantId, withheld606, base);
   const bases = await saleBases(db, tenantId, period);
+  const legalName = (await getProfile(db, tenantId))?.legalName ?? null;
   const input = Object.fromEntries(Object.keys(IT1_INPUTS).map((name) => [name, new Big(query[name as It1InputName] ?? "0")])) as Inputs;
   return compute(
     sales.header.rnc,
+    legalName,
     period.text,
     sales.rows,
     sales.header.consumer_summary as ConsumerSummary607,
@@ -159,6 +180,7 @@ export async function it1Report(db: AnyDb, tenantId: number, query: It1Figures):
 
 function compute(
   rnc: string,
+  legalName: string | null,
   period: string,
   rows607: Row607[],
   consumer: ConsumerSummary607,
@@ -257,12 +279,32 @@ function compute(
   put(anexo, "a", "32", "Pagos computables por ITBIS percibido", ZERO, "books");
   put(anexo, "a", "33", "Total pagos computables (27 a 32)", sum(["27", "28", "29", "30", "31", "32"].map(a)), "formula");
 
-  // VI-VII. Constructors and commissions: not in the books.
-  for (const [casilla, name] of [
-    ["38", "Operaciones no sujetas por construcción (34 a 37)"],
-    ["42", "Operaciones no sujetas por comisiones (39 a 41)"],
-  ] as const)
-    put(anexo, "a", casilla, name, ZERO, "accountant");
+  // VI-VII. Constructors (Norma 07-07) and commissions: the books do not say which sales are
+  // construction services or sales for a third party, so both columns are inputs; the form's
+  // «monto» (sujeto a ITBIS) is `amount`, its «total facturado» `total_invoiced`.
+  const invoiced: Record<string, Big> = {};
+  const twoColumns = (casilla: string, name: string, total: Big | null, amount: Big, from: Source) => {
+    if (total) invoiced[casilla] = total;
+    value[`a${casilla}`] = amount;
+    anexo.push({ casilla, name, ...(total ? { total_invoiced: money(total) } : {}), amount: money(amount), from });
+  };
+  const billed = (casilla: string) => invoiced[casilla] ?? ZERO;
+  twoColumns("34", "Dirección técnica (Art. 4 Norma 07-07)", input.anexo_a_34_invoiced, input.anexo_a_34_taxable, "input");
+  twoColumns("35", "Contrato de administración (Art. 4 párrafo I Norma 07-07)", input.anexo_a_35_invoiced, input.anexo_a_35_taxable, "input");
+  twoColumns("36", "Asesorías / honorarios", null, input.anexo_a_36_taxable, "input");
+  // The form's own rule: 37's total facturado is 34+35, its monto 34+35+36.
+  twoColumns(
+    "37",
+    "Total operaciones constructoras (total facturado 34+35; monto 34+35+36)",
+    billed("34").plus(billed("35")),
+    sum(["34", "35", "36"].map(a)),
+    "formula",
+  );
+  put(anexo, "a", "38", "Operaciones no sujetas a ITBIS por servicios de construcción (37 total facturado - 37 monto)", billed("37").minus(a("37")), "formula");
+  twoColumns("39", "Ventas de bienes por comisión", input.anexo_a_39_invoiced, input.anexo_a_39_taxable, "input");
+  twoColumns("40", "Ventas de servicios en nombre de terceros", input.anexo_a_40_invoiced, input.anexo_a_40_taxable, "input");
+  twoColumns("41", "Total operaciones comisionistas (39+40)", billed("39").plus(billed("40")), a("39").plus(a("40")), "formula");
+  put(anexo, "a", "42", "Operaciones no sujetas a ITBIS por comisiones (41 total facturado - 41 monto)", billed("41").minus(a("41")), "formula");
 
   // VIII. Credit notes issued more than 30 days after their invoice (Art. 338 CT): informative.
   const late = bases.filter((doc) => doc.credit_note_indicator === 1);
@@ -422,14 +464,28 @@ function compute(
   put(sectionA, "t", "41", "Total servicios sujetos a retención a personas físicas y entidades no lucrativas (39+40)", t("39").plus(t("40")), "formula");
   put(sectionA, "t", "42", "Servicios sujetos a retención sociedades (Norma 07-09)", baseOf["42"], "books");
   put(sectionA, "t", "43", "Servicios sujetos a retención sociedades (Normas 02-05 y 07-07)", baseOf["43"], "books");
-  put(sectionA, "t", "46", "Total bienes o servicios sujetos a retención a contribuyentes del RST (44+45)", ZERO, "accountant");
+  // RST suppliers: Sucursal does not record which suppliers are in the Régimen Simplificado de
+  // Tributación, so these figures cannot be computed; their withholdings are in 39, 42 or 43 above
+  // (by the supplier's id type and the share withheld), and so in 60.
+  const unknown = (casilla: string, name: string, reason: string) => sectionA.push({ casilla, name, amount: null, from: "accountant", reason });
+  const notRecorded =
+    "Sucursal does not record which suppliers are in the RST (Régimen Simplificado de Tributación): an RST supplier's withholding is counted in 39, 42 or 43 (by its id type and the share withheld) and so in 60; the accountant moves its base here";
+  unknown("44", "Bienes o servicios sujetos a retención a contribuyentes del RST (operaciones gravadas al 18%)", notRecorded);
+  unknown("45", "Bienes o servicios sujetos a retención a contribuyentes del RST (operaciones gravadas al 16%)", notRecorded);
+  unknown("46", "Total bienes o servicios sujetos a retención a contribuyentes del RST (44+45)", "44 + 45, which Sucursal cannot compute (see 44)");
   put(sectionA, "t", "47", "Bienes sujetos a retención de comprobante de compras 18% (Normas 08-10 y 05-19)", baseOf["47"], "books");
   put(sectionA, "t", "48", "Bienes sujetos a retención de comprobante de compras 16%", ZERO, "books");
   put(sectionA, "t", "49", "Total bienes sujetos a retención de comprobante de compras (47+48)", t("47").plus(t("48")), "formula");
   put(sectionA, "t", "50", "ITBIS por servicios sujetos a retención personas físicas y entidades no lucrativas (18% de 41)", rate("41", "18"), "formula");
   put(sectionA, "t", "51", "ITBIS por servicios sujetos a retención sociedades (18% de 42)", rate("42", "18"), "formula");
   put(sectionA, "t", "52", "ITBIS por servicios sujetos a retención sociedades (18% de 43 × 30%)", cents(t("43").times("0.18").times("0.30")), "formula");
-  put(sectionA, "t", "55", "Total ITBIS retenido a contribuyentes del RST (53+54)", ZERO, "accountant");
+  unknown("53", "ITBIS retenido a contribuyentes del RST (18% de 44)", "18% of 44, which Sucursal cannot compute (see 44)");
+  unknown("54", "ITBIS retenido a contribuyentes del RST (16% de 45)", "16% of 45, which Sucursal cannot compute (see 44)");
+  unknown(
+    "55",
+    "Total ITBIS retenido a contribuyentes del RST (53+54)",
+    "53 + 54, which Sucursal cannot compute (see 44); 60 adds nothing for it: those withholdings are already in 50-52",
+  );
   put(sectionA, "t", "56", "ITBIS por compras sujetas a retención de comprobante de compras (18% de 47)", rate("47", "18"), "formula");
   put(sectionA, "t", "57", "ITBIS por compras sujetas a retención de comprobante de compras (16% de 48)", rate("48", "16"), "formula");
   put(sectionA, "t", "58", "Total ITBIS por compras sujetas a retención de comprobante de compras (56+57)", t("56").plus(t("57")), "formula");
@@ -467,6 +523,7 @@ function compute(
     form: "IT-1",
     edition: IT1_EDITION,
     rnc,
+    legal_name: legalName,
     period,
     anexo_a: anexo,
     itbis_paid: itbisPaidRows,

@@ -1,9 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import type { Context, TypedResponse } from "hono";
 import type { AppEnv } from "../../http/context";
-import { commonErrors, createRouter, defineRoute, jsonResponse, V1 } from "../../http/openapi";
+import { type AppRouteHandler, commonErrors, createRouter, defineRoute, jsonResponse, V1 } from "../../http/openapi";
 import { streamedBody } from "../../http/stream";
-import { getProfile } from "../company/service";
 import { annulments608 } from "./annulments608";
 import { ir17Report } from "./ir17";
 import { type It1, it1Report } from "./it1";
@@ -78,47 +77,53 @@ async function answer<Row extends Record<string, string>, Query extends ReportQu
   return response as unknown as TypedResponse<string, 200, "text">;
 }
 
-/** A report's route: the same query, access and answer for every format; its source gives the rows. */
-function reportRoute<Row extends Record<string, string>, Query extends ReportQuery>(
+/**
+ * A DGII format's endpoint (606, 607, 608): the same query, access and answer for each; declared once
+ * here and built per format below, its source giving the rows (dgiiFormats.sales607.downloadFormat).
+ */
+function formatEndpoint<Row extends Record<string, string>, Query extends ReportQuery>(
   source: ReportSource<Row, Query>,
   json: z.ZodType,
   summary: string,
   query: z.ZodType = ReportQuery,
 ) {
-  reportsRouter.openapi(
-    defineRoute(
-      { permission: "reports:view" },
-      {
-        method: "get",
-        path: `${V1}/reports/${source.format}`,
-        tags,
-        summary,
-        request: { query: query as typeof ReportQuery },
-        responses: reportResponses(`Formato ${source.format}`, json),
-      },
-    ),
-    (c) => answer(c, source, c.req.valid("query") as Query),
-  );
-}
-
-reportRoute(purchases606, Report606, "DGII's Formato 606 (purchases of goods and services) of a month, for the whole company");
-reportRoute(sales607, Report607, "DGII's Formato 607 (sales of goods and services) of a month, for the whole company", Report607Query);
-reportRoute(annulments608, Report608, "DGII's Formato 608 (annulled NCFs) of a month, for the whole company");
-
-reportsRouter.openapi(
-  defineRoute(
+  const downloadFormatRoute = defineRoute(
     { permission: "reports:view" },
     {
       method: "get",
-      path: `${V1}/reports/sales-summary`,
+      path: `${V1}/reports/${source.format}`,
       tags,
-      summary: "Sales of a date range in DOP (invoices, less credit notes, plus debit notes), grouped by workspace, NCF type or day",
-      request: { query: SalesSummaryQuery },
-      responses: { 200: jsonResponse("The groups and their totals", z.object({ data: SalesSummary })), ...commonErrors },
+      summary,
+      request: { query: query as typeof ReportQuery },
+      responses: reportResponses(`Formato ${source.format}`, json),
     },
-  ),
-  async (c) => c.json({ data: await salesSummary(c.var.db, c.var.scope, c.req.valid("query")) }, 200),
+  );
+  const downloadFormat: AppRouteHandler<typeof downloadFormatRoute> = (c) => answer(c, source, c.req.valid("query") as Query);
+  return { downloadFormatRoute, downloadFormat };
+}
+
+/** One per DGII format, in the order they are mounted. */
+export const dgiiFormats = {
+  purchases606: formatEndpoint(purchases606, Report606, "DGII's Formato 606 (purchases of goods and services) of a month, for the whole company"),
+  sales607: formatEndpoint(sales607, Report607, "DGII's Formato 607 (sales of goods and services) of a month, for the whole company", Report607Query),
+  annulments608: formatEndpoint(annulments608, Report608, "DGII's Formato 608 (annulled NCFs) of a month, for the whole company"),
+};
+for (const { downloadFormatRoute, downloadFormat } of Object.values(dgiiFormats)) reportsRouter.openapi(downloadFormatRoute, downloadFormat);
+
+const getSalesSummaryRoute = defineRoute(
+  { permission: "reports:view" },
+  {
+    method: "get",
+    path: `${V1}/reports/sales-summary`,
+    tags,
+    summary: "Sales of a date range in DOP (invoices, less credit notes, plus debit notes), grouped by workspace, NCF type or day",
+    request: { query: SalesSummaryQuery },
+    responses: { 200: jsonResponse("The groups and their totals", z.object({ data: SalesSummary })), ...commonErrors },
+  },
 );
+export const getSalesSummary: AppRouteHandler<typeof getSalesSummaryRoute> = async (c) =>
+  c.json({ data: await salesSummary(c.var.db, c.var.scope, c.req.valid("query")) }, 200);
+reportsRouter.openapi(getSalesSummaryRoute, getSalesSummary);
 
 /**
  * A closed period's IT-1 or IR-17 as its close kept it, when the request gives no figures of its own
@@ -144,15 +149,26 @@ async function keptOrComputed(c: Context<AppEnv>, report: "it1" | "ir17", query:
 }
 
 /**
+ * The IT-1 computed with the request's figures. A closed period's locked documents give the figures
+ * its close kept; its renglón I (RNC, razón social) is the one its close kept too, not today's profile.
+ */
+async function computedIt1(c: Context<AppEnv>, query: It1Query): Promise<It1> {
+  const report = await it1Report(c.var.db, c.var.scope.tenantId, query);
+  const kept = await storedSnapshot(c.var.db, c.var.scope.tenantId, periodOf(query.period).text, "it1", "json");
+  if (!kept) return report;
+  const { rnc, legal_name } = JSON.parse(kept.body) as It1;
+  return { ...report, rnc, legal_name };
+}
+
+/**
  * The IT-1 as a PDF laid out like DGII's form: drawn from the very JSON the route answers (a closed
- * period's from its snapshot, so its figures never move after the close; X-Content-SHA256 is left
- * out: the kept bytes are the JSON's, not these).
+ * period's from its snapshot, so its figures and its razón social never move after the close;
+ * X-Content-SHA256 is left out: the kept bytes are the JSON's, not these).
  */
 async function it1Pdf(c: Context<AppEnv>, query: It1Query) {
   const kept = await keptSnapshot(c, "it1", query);
-  const report = kept ? (JSON.parse(kept.body) as It1) : await it1Report(c.var.db, c.var.scope.tenantId, query);
-  const profile = await getProfile(c.var.db, c.var.scope.tenantId);
-  const bytes = await renderIt1Pdf(report, profile?.legalName ?? null);
+  const report = kept ? (JSON.parse(kept.body) as It1) : await computedIt1(c, query);
+  const bytes = await renderIt1Pdf(report);
   const headers: Record<string, string> = {
     "Content-Type": "application/pdf",
     "Content-Disposition": `attachment; filename="IT-1_${report.rnc}_${report.period}.pdf"`,
@@ -161,47 +177,45 @@ async function it1Pdf(c: Context<AppEnv>, query: It1Query) {
   return c.body(bytes, 200, headers);
 }
 
-reportsRouter.openapi(
-  defineRoute(
-    { permission: "reports:view" },
-    {
-      method: "get",
-      path: `${V1}/reports/it1`,
-      tags,
-      summary:
-        "DGII's IT-1 with its Anexo A (2020 edition) of a month, casilla by casilla, from the period's 607 and 606; what the books cannot know is given by casilla",
-      request: { query: It1Query },
-      responses: {
-        200: {
-          description: "The IT-1's casillas (JSON), or with format=pdf the IT-1 and its Anexo A laid out like DGII's form",
-          content: { "application/json": { schema: It1Json }, "application/pdf": { schema: z.string().openapi({ format: "binary" }) } },
-        },
-        ...commonErrors,
+const getIt1Route = defineRoute(
+  { permission: "reports:view" },
+  {
+    method: "get",
+    path: `${V1}/reports/it1`,
+    tags,
+    summary:
+      "DGII's IT-1 with its Anexo A (2020 edition) of a month, casilla by casilla, from the period's 607 and 606; what the books cannot know is given by casilla",
+    request: { query: It1Query },
+    responses: {
+      200: {
+        description: "The IT-1's casillas (JSON), or with format=pdf the IT-1 and its Anexo A laid out like DGII's form",
+        content: { "application/json": { schema: It1Json }, "application/pdf": { schema: z.string().openapi({ format: "binary" }) } },
       },
+      ...commonErrors,
     },
-  ),
-  async (c) => {
-    const query = c.req.valid("query");
-    if (query.format === "pdf") return (await it1Pdf(c, query)) as never;
-    return keptOrComputed(c, "it1", query, () => it1Report(c.var.db, c.var.scope.tenantId, query)) as never;
   },
 );
+export const getIt1: AppRouteHandler<typeof getIt1Route> = async (c) => {
+  const query = c.req.valid("query");
+  if (query.format === "pdf") return (await it1Pdf(c, query)) as never;
+  return keptOrComputed(c, "it1", query, () => computedIt1(c, query)) as never;
+};
+reportsRouter.openapi(getIt1Route, getIt1);
 
-reportsRouter.openapi(
-  defineRoute(
-    { permission: "reports:view" },
-    {
-      method: "get",
-      path: `${V1}/reports/ir17`,
-      tags,
-      summary:
-        "DGII's IR-17 of a month: the ISR withheld from suppliers by concept, with the rates in force, from the purchases withheld in it as the 606 reports them (payroll out of scope)",
-      request: { query: Ir17Query },
-      responses: { 200: jsonResponse("The IR-17's casillas", Ir17Json), ...commonErrors },
-    },
-  ),
-  async (c) => {
-    const query = c.req.valid("query");
-    return keptOrComputed(c, "ir17", query, () => ir17Report(c.var.db, c.var.scope.tenantId, query)) as never;
+const getIr17Route = defineRoute(
+  { permission: "reports:view" },
+  {
+    method: "get",
+    path: `${V1}/reports/ir17`,
+    tags,
+    summary:
+      "DGII's IR-17 of a month: the ISR withheld from suppliers by concept, with the rates in force, from the purchases withheld in it as the 606 reports them (payroll out of scope)",
+    request: { query: Ir17Query },
+    responses: { 200: jsonResponse("The IR-17's casillas", Ir17Json), ...commonErrors },
   },
 );
+export const getIr17: AppRouteHandler<typeof getIr17Route> = async (c) => {
+  const query = c.req.valid("query");
+  return keptOrComputed(c, "ir17", query, () => ir17Report(c.var.db, c.var.scope.tenantId, query)) as never;
+};
+reportsRouter.openapi(getIr17Route, getIr17);

@@ -4,6 +4,7 @@ import { rowsOf } from "../../db/rows";
 import { type RequestScope, workspaceForbidden } from "../../http/scope";
 import { Big } from "../../lib/decimal";
 import { fieldError } from "../../lib/errors";
+import { invoiceBalanceSql } from "../sales/money";
 import type { SalesSummary, SalesSummaryQuery } from "./schemas";
 
 /**
@@ -73,7 +74,7 @@ export async function salesSummary(db: AnyDb, scope: RequestScope, query: SalesS
         coalesce(i.subtotal_amount_dop, i.subtotal_amount) AS subtotal, coalesce(i.discount_amount_dop, i.discount_amount) AS discounts,
         coalesce(i.total_amount_dop, i.total_amount) AS total, coalesce(i.tax_breakdown, '{}'::jsonb) AS tax_breakdown,
         round(i.amount_paid * coalesce(i.exchange_rate, 1), 2) AS paid,
-        round(greatest(i.total_amount + i.debited_amount - i.credited_amount - i.amount_paid - i.itbis_withheld - i.isr_withheld, 0) * coalesce(i.exchange_rate, 1), 2) AS due
+        round(greatest(${sql.raw(invoiceBalanceSql("i"))}, 0) * coalesce(i.exchange_rate, 1), 2) AS due
       FROM invoices i
       WHERE i.tenant_id = ${scope.tenantId} AND i.status <> 'draft' AND i.deleted_at IS NULL AND (i.status <> 'cancelled' OR i.credited_amount > 0)
         AND ${range(sql`i.issue_date`)} AND ${workspaceCondition(scope, query.workspace_id, sql`i.workspace_id`)}

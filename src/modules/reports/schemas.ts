@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { dateInput, idQuery } from "../../lib/bounds";
+import { Big } from "../../lib/decimal";
 
 /** YYYYMM, as DGII writes the period in the header of its formats ("Periodo", año/mes). */
 export const PERIOD_TEXT = /^\d{4}(0[1-9]|1[0-2])$/;
@@ -218,6 +219,17 @@ export const It1Query = z
     anexo_a_27: amountInput("Anexo A 27, ITBIS withheld by the card processors (Norma 08-04), from the bank statements"),
     anexo_a_28: amountInput("Anexo A 28, pasajes aéreos (BSP-IATA)"),
     anexo_a_30: amountInput("Anexo A 30, paquetes de alojamiento"),
+    anexo_a_34_invoiced: amountInput("Anexo A 34, dirección técnica (Norma 07-07): total facturado"),
+    anexo_a_34_taxable: amountInput("Anexo A 34, dirección técnica: monto sujeto a ITBIS, at most anexo_a_34_invoiced"),
+    anexo_a_35_invoiced: amountInput("Anexo A 35, contrato de administración (Norma 07-07): total facturado"),
+    anexo_a_35_taxable: amountInput("Anexo A 35, contrato de administración: monto sujeto a ITBIS, at most anexo_a_35_invoiced"),
+    anexo_a_36_taxable: amountInput(
+      "Anexo A 36, asesorías / honorarios of a constructor: monto sujeto a ITBIS (the form has no total facturado for it); 34 + 35 + 36 at most 34 + 35 invoiced",
+    ),
+    anexo_a_39_invoiced: amountInput("Anexo A 39, ventas de bienes por comisión: total facturado"),
+    anexo_a_39_taxable: amountInput("Anexo A 39, ventas de bienes por comisión: monto sujeto a ITBIS (the commission), at most anexo_a_39_invoiced"),
+    anexo_a_40_invoiced: amountInput("Anexo A 40, ventas de servicios en nombre de terceros: total facturado"),
+    anexo_a_40_taxable: amountInput("Anexo A 40, ventas de servicios en nombre de terceros: monto sujeto a ITBIS, at most anexo_a_40_invoiced"),
     anexo_a_56c: amountInput("Anexo A 56 C, ITBIS deductible paid on imports (the DUA)"),
     it1_28: amountInput("IT-1 28, saldos compensables autorizados y/o reembolsos"),
     it1_29: amountInput("IT-1 29, saldo a favor anterior (last month's casilla 34 as filed)"),
@@ -231,19 +243,43 @@ export const It1Query = z
     it1_65: amountInput("IT-1 65, interés indemnizatorio of the ITBIS withheld"),
     it1_66: amountInput("IT-1 66, sanciones of the ITBIS withheld"),
   })
-  .strict();
+  .strict()
+  .superRefine((query, ctx) => {
+    // Anexo A VI and VII: what is subject to ITBIS is part of what was invoiced (38 and 42, their difference, are not negative).
+    const amount = (value: string | undefined) => new Big(value ?? "0");
+    const over = (["34", "35", "39", "40"] as const).filter((casilla) =>
+      amount(query[`anexo_a_${casilla}_taxable`]).gt(amount(query[`anexo_a_${casilla}_invoiced`])),
+    );
+    for (const casilla of over) {
+      ctx.addIssue({ code: "custom", path: [`anexo_a_${casilla}_taxable`], message: `Must not exceed anexo_a_${casilla}_invoiced.` });
+    }
+    // 37 as a whole, once its parts are each within their invoiced amount: 36 has no total of its own.
+    if (over.length) return;
+    const taxable = amount(query.anexo_a_34_taxable).plus(amount(query.anexo_a_35_taxable)).plus(amount(query.anexo_a_36_taxable));
+    if (taxable.gt(amount(query.anexo_a_34_invoiced).plus(amount(query.anexo_a_35_invoiced))))
+      ctx.addIssue({
+        code: "custom",
+        path: ["anexo_a_36_taxable"],
+        message: "Anexo A 37: the amounts subject to ITBIS (34 + 35 + 36) must not exceed the total invoiced (34 + 35).",
+      });
+  });
 export type It1Query = z.output<typeof It1Query>;
 
 const CasillaJson = z
   .object({
     casilla: z.string().openapi({ description: "DGII's number of the casilla" }),
     name: z.string().openapi({ description: "DGII's name of the casilla" }),
-    amount: z.string().openapi({ description: "DOP, two decimals" }),
+    total_invoiced: z.string().optional().openapi({
+      description:
+        "Anexo A VI and VII (34-35, 37, 39-41): the form's «total facturado» column, DOP, two decimals; `amount` is then its «monto» (sujeto a ITBIS)",
+    }),
+    amount: z.string().nullable().openapi({ description: "DOP, two decimals; null where Sucursal cannot compute the figure (`reason` says why)" }),
     count: z.number().int().optional().openapi({ description: "Documents, where the form counts them" }),
     from: z.enum(["books", "input", "formula", "accountant"]).openapi({
       description:
-        "`books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, 0.00 here",
+        "`books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, 0.00 here, or null with its `reason`",
     }),
+    reason: z.string().optional().openapi({ description: "Why `amount` is null: what Sucursal does not record, and where the figure is counted instead" }),
   })
   .openapi("Casilla");
 
@@ -252,6 +288,10 @@ export const It1Json = z
     form: z.literal("IT-1"),
     edition: z.string(),
     rnc: z.string(),
+    legal_name: z.string().nullable().optional().openapi({
+      description:
+        "Anexo A renglón I, razón social: the company profile's legal name when the IT-1 was computed (a closed period's: at its close); absent from an IT-1 kept by a close made before it was kept",
+    }),
     period: z.string(),
     anexo_a: z.array(CasillaJson),
     itbis_paid: z.array(

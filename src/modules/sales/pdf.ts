@@ -266,9 +266,14 @@ export class Writer {
     this.newPage();
   }
 
+  /** Drawn at the top of every page after the first (a document's continuation heading). */
+  continuation?: () => void;
+
   newPage() {
+    const first = !this.page;
     this.page = this.pdf.addPage([PAGE.width, PAGE.height]);
     this.y = PAGE.height - PAGE.margin;
+    if (!first) this.continuation?.();
   }
 
   ensure(space: number, onBreak?: () => void) {
@@ -663,6 +668,16 @@ export async function renderDocumentPdf(data: PdfDocumentData): Promise<Uint8Arr
 
   if (electronic) ecfHeader(w, data);
   else paperHeader(w, data);
+  // A page after the first says whose it is: a sheet parted from the first still names the
+  // document (its type and number; the page's own number is at its foot, numberPages).
+  w.continuation = () => {
+    w.text(`${data.title} — ${data.numberLabel ?? (electronic ? "e-NCF" : "NCF")}: ${data.documentNumber} (continuación)`, PAGE.margin, {
+      size: 8,
+      bold: true,
+      width: PAGE.width - 2 * PAGE.margin,
+    });
+    w.y -= 18;
+  };
 
   const columns = electronic
     ? ecfColumns(data.lines.some((line) => line.discountAmount !== undefined && !/^0+(\.0+)?$/.test(line.discountAmount)))

@@ -20,6 +20,27 @@ interface DocumentRow<N extends string | null> {
   updatedAt: Date;
 }
 
+/**
+ * A document's totals as the API shows them: the same four keys, in this order (the
+ * specification's, SPEC.md "Invoice"), with two decimals, on invoices, quotations, notes and
+ * purchases (docs/money.md, "Totals"); `totalsSql` renders them alike where Postgres builds the JSON.
+ */
+const TOTALS = [
+  ["subtotal_amount", "subtotalAmount"],
+  ["tax_amount", "taxAmount"],
+  ["discount_amount", "discountAmount"],
+  ["total_amount", "totalAmount"],
+] as const;
+
+type Totals = { [K in (typeof TOTALS)[number][0]]: string };
+
+export function totalsFields(row: { [K in (typeof TOTALS)[number][1]]: string }): Totals {
+  return Object.fromEntries(TOTALS.map(([name, column]) => [name, decimal2(row[column])])) as Totals;
+}
+
+/** totalsFields as the pairs of a `json_build_object` over the row aliased `alias` (numeric(14,2) as text has its two places). */
+export const totalsSql = (alias: string) => TOTALS.map(([name]) => `'${name}', ${alias}.${name}::text`).join(", ");
+
 export function documentFields<N extends string | null>(row: DocumentRow<N>) {
   return {
     id: row.id,
@@ -29,10 +50,7 @@ export function documentFields<N extends string | null>(row: DocumentRow<N>) {
     document_number: row.documentNumber,
     issue_date: row.issueDate,
     due_date: row.dueDate,
-    subtotal_amount: decimal2(row.subtotalAmount),
-    tax_amount: decimal2(row.taxAmount),
-    discount_amount: decimal2(row.discountAmount),
-    total_amount: decimal2(row.totalAmount),
+    ...totalsFields(row),
     currency_id: row.currencyId,
     notes: row.notes,
     created_at: timestamp(row.createdAt),
