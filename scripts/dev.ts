@@ -11,6 +11,7 @@ import path from "node:path";
 import { eq } from "drizzle-orm";
 import pg from "pg";
 import * as schema from "../src/db/schema";
+import { dominicanToday } from "../src/lib/dates";
 import { issueAccessToken } from "../src/modules/auth/service";
 import { createTenant } from "../src/modules/tenants/service";
 import { readWranglerToml } from "./deploy";
@@ -200,7 +201,9 @@ async function demoEcf(token: string, authority: Authority): Promise<void> {
       end_number: 99_999_999,
       valid_until: `${new Date().getUTCFullYear() + 1}-12-31`,
       authorization_number: "DEMO-ECF",
-      authorized_at: new Date().toISOString().slice(0, 10),
+      // DGII's dates are Dominican (UTC−4): from 20:00 there, the UTC date is already tomorrow and
+      // the demo's invoices of today would predate their sequence's authorization.
+      authorized_at: dominicanToday(),
     });
     expect(`POST /document-subtypes ${sequence.prefix}`, created, 201);
   }
