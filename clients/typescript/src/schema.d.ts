@@ -6684,7 +6684,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Update a document subtype (only the fields given; next_number is read-only) */
+        /** Update a document subtype (only the fields given; next_number is set at creation only: 422 on it here) */
         patch: {
             parameters: {
                 query?: never;
@@ -27916,7 +27916,7 @@ export interface components {
             /** @description Follows the prefix: true exactly for E-series (e-CF) */
             is_electronic?: boolean;
             name: string;
-            /** @description Default start_number; read-only after creation */
+            /** @description The next number to issue, default start_number: given at creation only (a range partly used on paper or elsewhere), then it advances only as documents are numbered; PATCH takes no next_number (422 on the unknown field) */
             next_number?: number;
             /**
              * @description Invoices: B01-B04, B11-B17, E31-E34, E41, E43-E47; credit notes: B04 or E34; debit notes: B03 or E33; quotations: free
@@ -28428,7 +28428,8 @@ export interface components {
              * @example B0100000001
              */
             next_document_number: string | null;
-            next_number: number;
+            /** @description Advances only as documents are numbered; set at creation, never by PATCH */
+            readonly next_number: number;
             prefix: string;
             /** @description Numbers left in the range */
             remaining: number;
@@ -29979,8 +29980,6 @@ export interface components {
             /** @description Follows the prefix: true exactly for E-series (e-CF) */
             is_electronic?: boolean;
             name?: string;
-            /** @description Read-only: only the current value is accepted */
-            next_number?: number;
             /**
              * @description Only while no number was issued
              * @example B01
