@@ -9,7 +9,18 @@ import { AppError, type FieldErrors, fieldError, notFound } from "../../lib/erro
 import { decimal2, exchangeRateText, timestamp } from "../../lib/format";
 import type { InvoiceContext } from "../invoices/context";
 import { createInvoice } from "../invoices/issue";
-import { type ItemJson, insertLines, itemsBreakdown, itemsJson, lineRecords, pdfLines, printedTotals, replaceLines, serializeItems, storedLineItems } from "../sales/items";
+import {
+  type ItemJson,
+  insertLines,
+  itemsBreakdown,
+  itemsJson,
+  lineRecords,
+  pdfLines,
+  printedTotals,
+  replaceLines,
+  serializeItems,
+  storedLineItems,
+} from "../sales/items";
 import { documentAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { resolveDocument } from "../sales/references";
