@@ -28888,6 +28888,8 @@ export interface components {
             /** @enum {string} */
             form: "IR-17";
             layout: string;
+            /** @description Razón social beside the RNC: the company profile's legal name when the IR-17 was computed (a closed period's: at its close, like `rnc`); absent from an IR-17 kept by a close made before it was kept */
+            legal_name?: string | null;
             liquidation: {
                 amount: string;
                 casilla: string;
