@@ -324,6 +324,10 @@ export const Ir17Json = z
     form: z.literal("IR-17"),
     layout: z.string(),
     rnc: z.string(),
+    legal_name: z.string().nullable().optional().openapi({
+      description:
+        "Razón social beside the RNC: the company profile's legal name when the IR-17 was computed (a closed period's: at its close, like `rnc`); absent from an IR-17 kept by a close made before it was kept",
+    }),
     period: z.string(),
     concepts: z.array(
       z.object({
