@@ -28947,6 +28947,8 @@ export interface components {
             /** @enum {string} */
             form: "IR-17";
             layout: string;
+            /** @description Razón social beside the RNC: the company profile's legal name when the IR-17 was computed (a closed period's: at its close, like `rnc`); absent from an IR-17 kept by a close made before it was kept */
+            legal_name?: string | null;
             liquidation: {
                 amount: string;
                 casilla: string;
@@ -28984,17 +28986,23 @@ export interface components {
             form: "IT-1";
             it1: components["schemas"]["Casilla"][];
             itbis_paid: {
-                a: string;
-                b: string;
-                c: string;
+                /** @description Column A, compras locales: DOP, two decimals; null where Sucursal cannot compute the figure */
+                a: string | null;
+                /** @description Column B, servicios */
+                b: string | null;
+                /** @description Column C, importaciones */
+                c: string | null;
                 casilla: string;
-                d: string;
+                /** @description Column D, total (A+B+C) */
+                d: string | null;
                 /**
                  * @description `books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, 0.00 here, or null with its `reason`
                  * @enum {string}
                  */
                 from: "books" | "input" | "formula" | "accountant";
                 name: string;
+                /** @description Why `amount` is null: what Sucursal does not record, and where the figure is counted instead */
+                reason?: string;
             }[];
             left_to_accountant: string[];
             /** @description Anexo A renglón I, razón social: the company profile's legal name when the IT-1 was computed (a closed period's: at its close); absent from an IT-1 kept by a close made before it was kept */
