@@ -301,6 +301,13 @@ function scenarios(s: Seeded, today: string): Scenario[] {
       make: () => ({ method: "GET", path: `/api/v1/rnc?search=${encodeURIComponent(s.rncTerms[int(0, s.rncTerms.length - 1)]!)}` }),
     },
     {
+      key: "company_members",
+      label: "GET /company/members (a company-level route)",
+      budget: 1,
+      cpu: { requests: 400, budgetMs: 1 },
+      make: () => ({ method: "GET", path: "/api/v1/company/members" }),
+    },
+    {
       key: "quotation_pdf",
       label: "GET /quotations/{id}/pdf",
       budget: 1,
