@@ -62,8 +62,9 @@ function contextRow(rows: Record<string, unknown>[]): Record<string, unknown> | 
 }
 
 /**
- * The last context each token had in this isolate (per tenant and X-Workspace-ID): a prediction,
- * never a credential. With one, the request runs as that context at once and its first statements
+ * The last context each user had in this isolate (per tenant and X-Workspace-ID), whatever token
+ * they came with: a prediction, never a credential — each request's own token is checked by the
+ * context query it sends. With one, the request runs as that context at once and its first statements
  * leave with BEGIN and the context query (RequestTransaction.openLater): one round trip for a read.
  * The context the database returns is checked against it before any result reaches the handler:
  * a token refused now is 401 as always; a context that changed (another workspace, other
@@ -176,7 +177,9 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   if (!claims || claims.tenantId !== c.get("tenant").id) throw unauthenticated();
   const workspaceId = requestedWorkspaceId(c);
   const statement = contextQuery(claims.userId, claims.tokenId, workspaceId);
-  const key = `${claims.tenantId}:${claims.tokenId}:${workspaceId ?? ""}`;
+  // By user, not token: the context is the user's (request_context answers nothing of the token but
+  // whether it holds), so a new token of a known user — a login, another device — is predicted too.
+  const key = `${claims.tenantId}:${claims.userId}:${workspaceId ?? ""}`;
   const predicted = dispatchSlot.getStore()?.replayed === false ? recalled(key) : undefined;
   if (!predicted) {
     const row = contextRow(await beginTenantTransaction(c, statement));

@@ -1,4 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { RequestTransaction } from "../../src/db/client";
+import { issueAccessToken } from "../../src/modules/auth/service";
+import { appCall, NO_LIMIT } from "../security/world";
+import { env } from "../support/env";
 import { asOwner, ownerRow, seedTenant, seedUser, seedWorkspace, sql, uniqueName } from "../support/seed";
 import { createProduct } from "../support/stock";
 
@@ -109,5 +113,26 @@ describe("a predicted request context is confirmed before the answer", () => {
     const stripped = await carla.api.get("/company/members");
     expect(stripped.status).toBe(403);
     expect(stripped.body.code).toBe("company_forbidden");
+  });
+
+  it("predicts a new token's first request from its user's last context: one message with BEGIN, and a revoked token still refused", async () => {
+    const { tenant, user } = await tenantWithRole(["products:view"]);
+    const second = await asOwner((db) => issueAccessToken(db, env.JWT_SECRET, { tenantId: tenant.tenantId, userId: user.id, name: "second" }));
+    const revoked = await asOwner((db) => issueAccessToken(db, env.JWT_SECRET, { tenantId: tenant.tenantId, userId: user.id, name: "gone" }));
+    await asOwner((db) => db.execute(sql`UPDATE access_tokens SET revoked_at = now() WHERE id = ${revoked.tokenId}`));
+    const call = (token: string) => appCall(tenant.subdomain, "/products", { token, env: NO_LIMIT });
+    const begin = vi.spyOn(RequestTransaction.prototype, "begin");
+    const later = vi.spyOn(RequestTransaction.prototype, "openLater");
+    try {
+      expect((await call(user.token)).status).toBe(200);
+      begin.mockClear();
+      later.mockClear();
+      expect((await call(second.token)).status).toBe(200);
+      expect(begin).not.toHaveBeenCalled();
+      expect(later).toHaveBeenCalledTimes(1);
+      expect((await call(revoked.token)).status).toBe(401);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });
