@@ -226,7 +226,7 @@ async function stopAll(): Promise<void> {
 // Scenarios
 
 interface Req {
-  method: "GET" | "POST" | "PUT";
+  method: "GET" | "POST" | "PUT" | "DELETE";
   path: string;
   body?: string;
 }
@@ -345,6 +345,29 @@ function scenarios(s: Seeded, today: string): Scenario[] {
         method: "POST",
         path: `/api/v1/invoices/${s.payableInvoiceIds[int(0, s.payableInvoiceIds.length - 1)]}/payments`,
         body: JSON.stringify({ amount: "0.01", payment_date: today, payment_method: "cash" }),
+      }),
+    },
+    {
+      key: "invoice_payment_remove",
+      label: "DELETE /invoices/{id}/payments/{payment_id}",
+      budget: 3,
+      // Each request removes another seeded cent (bench/seed.ts), so every request is a 200.
+      make: () => {
+        const next = s.removablePayments.shift();
+        if (!next) throw new Error("bench: out of seeded payments to remove");
+        return { method: "DELETE", path: `/api/v1/invoices/${next.invoiceId}/payments/${next.paymentId}` };
+      },
+    },
+    {
+      key: "invoice_withholdings",
+      label: "PUT /invoices/{id}/withholdings",
+      budget: 3,
+      // A cent of ISR withheld on an invoice pending payment (replaces what was recorded; the seeded
+      // invoices store no tax breakdown, so no ITBIS can be withheld of them).
+      make: () => ({
+        method: "PUT",
+        path: `/api/v1/invoices/${s.payableInvoiceIds[int(0, s.payableInvoiceIds.length - 1)]}/withholdings`,
+        body: JSON.stringify({ itbis_withheld: "0", isr_withheld: "0.01", withholding_date: today }),
       }),
     },
     { key: "invoice_create_1_line", label: "POST /invoices (1 line)", budget: 3, make: () => invoice(1) },

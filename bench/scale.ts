@@ -172,12 +172,12 @@ async function fire(port: number, host: string, cron: string, stats: pg.Client):
 async function explainSweeps(owner: pg.Client): Promise<Record<string, { ms: number; buffers: number; rows: number }>> {
   const due = `now() - interval '15 seconds'`;
   const statements: Record<string, string> = {
-    ecf: `SELECT * FROM sweep_due('ecf', 1000, ${PACE}, ${due})`,
-    outbox: `SELECT * FROM sweep_due('outbox', 1000, 50, ${due})`,
-    webhooks: `SELECT * FROM sweep_due('webhooks', 1000, 50, ${due})`,
-    ecf_approvals: `SELECT * FROM sweep_due('ecf_approvals', 1000, 50, ${due})`,
-    ecf_deliveries: `SELECT * FROM sweep_due('ecf_deliveries', 1000, 50, ${due})`,
-    ecf_certification_runs: `SELECT * FROM sweep_due('ecf_certification_runs', 1000, 50, ${due})`,
+    ecf: `SELECT * FROM sweep_due('ecf', 1000, ${PACE}, ${due}, now(), now() + interval '5 minutes')`,
+    outbox: `SELECT * FROM sweep_due('outbox', 1000, 50, ${due}, now(), now() + interval '5 minutes')`,
+    webhooks: `SELECT * FROM sweep_due('webhooks', 1000, 50, ${due}, now(), now() + interval '5 minutes')`,
+    ecf_approvals: `SELECT * FROM sweep_due('ecf_approvals', 1000, 50, ${due}, now(), now() + interval '5 minutes')`,
+    ecf_deliveries: `SELECT * FROM sweep_due('ecf_deliveries', 1000, 50, ${due}, now(), now() + interval '5 minutes')`,
+    ecf_certification_runs: `SELECT * FROM sweep_due('ecf_certification_runs', 1000, 50, ${due}, now(), now() + interval '5 minutes')`,
     invoice_counts_fold: `SELECT compact_invoice_status_counts()`,
     webhook_purge: `SELECT webhook_purge_events(now() - interval '31 days', 1000)`,
     alert_tenants_first_page: `SELECT * FROM ecf_alert_tenants(0, 500)`,

@@ -37,6 +37,8 @@ export interface Seeded {
   sampleInvoiceIds: number[];
   /** Invoices of the first workspace pending payment, for POST /invoices/{id}/payments. */
   payableInvoiceIds: number[];
+  /** Payments of 0.01 on other invoices of that workspace, one per DELETE …/payments/{payment_id}. */
+  removablePayments: { invoiceId: number; paymentId: number }[];
   sampleQuotationIds: number[];
   rncTerms: string[];
   seconds: number;
@@ -224,6 +226,16 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
       T,
       workspaceIds[0],
     ]);
+    // The last 300 invoices pending payment get a payment of a cent each, for the removal scenario
+    // (amount_paid and status as POST …/payments would leave them).
+    const removable = await q(
+      `WITH target AS (SELECT unnest($2::bigint[]) AS id),
+         paid AS (INSERT INTO invoice_payments (tenant_id, invoice_id, amount, payment_date, payment_method)
+           SELECT $1, id, 0.01, current_date, 'cash' FROM target RETURNING id, invoice_id),
+         moved AS (UPDATE invoices SET amount_paid = amount_paid + 0.01, status = 'partially_paid' WHERE id IN (SELECT id FROM target))
+       SELECT invoice_id, id FROM paid ORDER BY id`,
+      [T, payable.rows.slice(-300).map((r) => r.id)],
+    );
     return {
       tenantId: T,
       subdomain,
@@ -234,7 +246,8 @@ export async function seed(ownerUrl: string, jwtSecret: string, sizes: SeedSizes
       contactIds: [cMin, cMin + sizes.contacts - 1],
       b02SubtypeId: created.b02Id,
       sampleInvoiceIds: sample.rows.map((r) => Number(r.id)),
-      payableInvoiceIds: payable.rows.map((r) => Number(r.id)),
+      payableInvoiceIds: payable.rows.slice(0, -300).map((r) => Number(r.id)),
+      removablePayments: removable.rows.map((r) => ({ invoiceId: Number(r.invoice_id), paymentId: Number(r.id) })),
       sampleQuotationIds: quotationSample.rows.map((r) => Number(r.id)),
       rncTerms,
       seconds: (performance.now() - started) / 1000,

@@ -8,6 +8,7 @@ import type { AppError, ErrorCode, FieldErrors } from "../lib/errors";
  */
 export const errorStatus = {
   malformed_json: 400,
+  malformed_multipart: 400,
   unauthenticated: 401,
   invalid_credentials: 401,
   forbidden: 403,

@@ -25,6 +25,10 @@ export function errorResponse(error: Error, c: Context<AppEnv>): Response {
   // with it, http/auth.ts), reaches here wrapped by drizzle (DrizzleQueryError, the refusal its cause).
   if (error.cause instanceof AppError) return appErrorResponse(c, error.cause);
   if (error instanceof HTTPException && error.status === 400) {
+    // The form validator's: a multipart body its parser could not read (a truncated or missing
+    // boundary), with the parser's reason, which says what to fix; else the JSON validator's.
+    const multipart = MALFORMED_FORM.exec(error.message);
+    if (multipart) return c.json(errorBody(malformedMultipart(multipart[1] ?? "")), 400);
     return c.json({ message: "The request body is not valid JSON.", code: "malformed_json" }, 400);
   }
   // The OpenAPI validator's own media-type gate (a body that reached it without a Content-Length
@@ -49,6 +53,15 @@ export function errorResponse(error: Error, c: Context<AppEnv>): Response {
   // The error's class, SQLSTATE and constraint; never the query's parameters (request data).
   log.error("unhandled error", { requestId: requestIdValue, ...errorLogFields(error) });
   return c.json({ message: `Server error. Reference: ${requestIdValue}`, code: "internal_error" }, 500);
+}
+
+/** hono's form validator (validator/validator.ts) throws 400 "Malformed FormData request. <the parser's error>". */
+const MALFORMED_FORM = /^Malformed FormData request\.\s*(.*)$/s;
+
+/** A multipart body that cannot be parsed, with the parser's reason. */
+export function malformedMultipart(reason: string): AppError {
+  const why = reason.trim().replace(/\.+$/, "");
+  return new AppError("malformed_multipart", `The request body is not valid multipart/form-data${why ? `: ${why}` : ""}.`);
 }
 
 /** An AppError's answer: its code's status (errors.ts), the body `{ message, code, errors? }`, and Retry-After when it passes. */

@@ -83,7 +83,7 @@ function strictRequestOf(request: RouteConfig["request"]): RouteConfig["request"
  * The error statuses the request pipeline (src/app.ts) may answer before or around any route, so
  * declared here once for all of them: unknown tenant (404), body too large (413, any method), not
  * JSON (415, bodies of POST/PUT/PATCH or where JSON is read; the receiver services /fe/… take multipart), malformed JSON
- * (400, routes whose body is JSON), rate limits (429), an unexpected error (500) and the database or
+ * (400, routes whose body is JSON), malformed multipart (400, uploads), rate limits (429), an unexpected error (500) and the database or
  * DGII unavailable (503).
  */
 function pipelineErrors(config: RouteConfig): Record<number, ReturnType<typeof errorResponse>> {
@@ -100,6 +100,10 @@ function pipelineErrors(config: RouteConfig): Record<number, ReturnType<typeof e
   if (takesJson || (["POST", "PUT", "PATCH"].includes(method) && !config.path.startsWith("/fe/")))
     responses[415] = errorResponse("unsupported_media_type: a body that is not JSON");
   if (takesJson) responses[400] = errorResponse("malformed_json: the body is not valid JSON");
+  // An upload (multipart/form-data) whose body the parser cannot read: its reason in the message.
+  const takesMultipart = config.request?.body?.content !== undefined && "multipart/form-data" in config.request.body.content;
+  if (takesMultipart)
+    responses[400] = errorResponse("malformed_multipart: the body is not valid multipart/form-data (a missing or truncated boundary); the message says why");
   return responses;
 }
 

@@ -12,10 +12,11 @@ import {
   sendCommercialApproval,
   withDgiiToken,
 } from "../modules/ecf/dgii";
+import { dgiiPaceOf, secondsUntil } from "../modules/ecf/dgii-pace";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, receiverPolicy, tenantSigningMaterial } from "../modules/ecf/service";
 import type { DeliveryStatus } from "../modules/reception/schemas";
-import { dueRows, ECF_MAX_OUTAGE_MS, handleStepMessage, outageDelaySeconds, type SweepOptions } from "./due";
+import { dueRows, ECF_MAX_OUTAGE_MS, endLease, handleStepMessage, outageDelaySeconds, type SweepOptions } from "./due";
 import { type ApprovalRef, enqueueApprovals } from "./messages";
 
 /**
@@ -23,7 +24,7 @@ import { type ApprovalRef, enqueueApprovals } from "./messages";
  * service and to the issuer's receiver, whose URL DGII's directory gives (Descripción técnica,
  * "Recepción de aprobación comercial" and "Estándar de comunicación Emisor-Receptor"). As for e-CF
  * (jobs/ecf.ts): each `ecf_approvals` row is its own outbox entry, one queue message is one step
- * under the row's lock, the minute sweep re-enqueues what is due (drizzle/0060
+ * under the row's lock, the minute sweep re-enqueues what is due (drizzle/0061
  * sweep_due). A step attempts each delivery still pending: `delivered` on a 2xx,
  * `refused` on a 4xx (sending the same ACECF again would not help; the messages are kept), and
  * otherwise retried with the e-CF backoff (30 s doubling to 15 min) for 24 hours, then `failed`.
@@ -33,7 +34,8 @@ const a = schema.ecfApprovals;
 type ApprovalRow = typeof a.$inferSelect;
 
 export interface ApprovalStep {
-  outcome: "done" | "retry" | "unavailable" | "not_due";
+  /** backoff: DGII asked the company to wait (a 429 or 503, modules/ecf/dgii-pace.ts): nothing tried, the sweep takes it after the wait. */
+  outcome: "done" | "retry" | "unavailable" | "not_due" | "backoff";
   dgii?: string;
   issuer?: string;
   retryInSeconds?: number;
@@ -45,6 +47,7 @@ type Outcome = "delivered" | "refused" | "retry";
 export async function stepApproval(env: Env, ref: ApprovalRef, options: { now?: Date } = {}): Promise<ApprovalStep> {
   const now = options.now ?? new Date();
   return withTenantTransaction(env, ref.tenant_id, async (db) => {
+    await endLease(db, "ecf_approvals", ref.approval_id);
     const [found] = await db
       .select({ approval: a, received: schema.receivedEcf })
       .from(a)
@@ -56,6 +59,9 @@ export async function stepApproval(env: Env, ref: ApprovalRef, options: { now?: 
     if (row.dgiiStatus !== "pending" && row.issuerStatus !== "pending") return { outcome: "done", dgii: row.dgiiStatus, issuer: row.issuerStatus };
     const dueIn = Math.ceil((row.nextAttemptAt.getTime() - now.getTime()) / 1000);
     if (dueIn > 0) return { outcome: "not_due", retryInSeconds: dueIn };
+    // DGII asked the company to wait: no call of its to DGII until then (issue 48).
+    const pace = await dgiiPaceOf(db, row.tenantId, now);
+    if (pace.waitingUntil) return { outcome: "backoff", retryInSeconds: secondsUntil(pace.waitingUntil, now) };
 
     const settings = config(env);
     const environment = row.environment as EcfEnvironment;
@@ -88,8 +94,8 @@ export async function stepApproval(env: Env, ref: ApprovalRef, options: { now?: 
     if (row.dgiiStatus === "pending") {
       dgii = await attempt("DGII", async () => {
         try {
-          const answer = await withDgiiToken(row.tenantId, environment, urls.ecf, material, (token) =>
-            sendCommercialApproval(urls.ecf, token, row.xml, fileName),
+          const answer = await pace.call(() =>
+            withDgiiToken(row.tenantId, environment, urls.ecf, material, (token) => sendCommercialApproval(urls.ecf, token, row.xml, fileName)),
           );
           dgiiMessages = answer.messages;
           // Judged by the body (issue 33): "rechazada" is a refusal whatever the HTTP status.
@@ -108,7 +114,9 @@ export async function stepApproval(env: Env, ref: ApprovalRef, options: { now?: 
     if (row.issuerStatus === "pending") {
       issuer = await attempt("issuer's receiver", async () => {
         if (!issuerUrl) {
-          const found = await withDgiiToken(row.tenantId, environment, urls.ecf, material, (token) => directoryReceiver(urls.ecf, token, received.issuerRnc));
+          const found = await pace.call(() =>
+            withDgiiToken(row.tenantId, environment, urls.ecf, material, (token) => directoryReceiver(urls.ecf, token, received.issuerRnc)),
+          );
           if (!found?.approvalUrl) throw new DgiiRefused(`DGII's directory lists no receiver for RNC ${received.issuerRnc}.`, "");
           issuerUrl = found.approvalUrl;
         }
@@ -152,9 +160,16 @@ export const handleApprovalMessage = (message: Message<ApprovalRef>, env: Env) =
     (refs, delay) => enqueueApprovals(env, refs, delay),
   );
 
-/** The minute sweep: approvals with a delivery pending and due, across tenants, back on the queue. */
+/**
+ * The minute sweep: approvals with a delivery pending and due, across tenants, back on the queue;
+ * none of a company DGII asked to wait, and within the company's pace (ECF_SENDS_PER_MINUTE, shared
+ * with its other DGII steps: jobs/scheduled.ts).
+ */
 export async function sweepApprovals(env: Env, options: SweepOptions = {}): Promise<number> {
-  const refs = (await dueRows(env, "ecf_approvals", options)).map((row) => ({ tenant_id: row.tenantId, approval_id: row.id }));
+  const refs = (await dueRows(env, "ecf_approvals", { ...options, perTenant: options.perTenant ?? config(env).ECF_SENDS_PER_MINUTE })).map((row) => ({
+    tenant_id: row.tenantId,
+    approval_id: row.id,
+  }));
   if (refs.length) log.info("approval sweep", { due: refs.length, enqueued: await enqueueApprovals(env, refs) });
   return refs.length;
 }

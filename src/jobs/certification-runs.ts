@@ -23,10 +23,11 @@ import {
   UNJUDGED,
   withDgiiToken,
 } from "../modules/ecf/dgii";
+import { dgiiPaceOf, secondsUntil } from "../modules/ecf/dgii-pace";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
 import { signXml } from "../modules/ecf/signature";
-import { dueRows, outageDelaySeconds, type SweepOptions } from "./due";
+import { dueRows, endLease, outageDelaySeconds, type SweepOptions } from "./due";
 import { type CertificationRunRef, enqueueCertificationRuns } from "./messages";
 
 /**
@@ -66,7 +67,8 @@ const FINAL_BY_CODE: Record<number, "accepted" | "rejected" | "accepted_conditio
 const DGII_WORDS = { accepted: "Aceptado", rejected: "Rechazado", accepted_conditional: "Aceptado Condicional", in_process: "En Proceso" } as const;
 
 export interface RunStepResult {
-  outcome: "in_process" | "retry" | "final" | "not_due" | "done" | "unavailable";
+  /** backoff: DGII asked the company to wait (a 429 or 503, modules/ecf/dgii-pace.ts): nothing tried, the sweep takes it after the wait. */
+  outcome: "in_process" | "retry" | "final" | "not_due" | "done" | "unavailable" | "backoff";
   state?: string;
   retryInSeconds?: number;
 }
@@ -77,6 +79,7 @@ const fieldOf = (row: CaseRow, name: string) => row.fields.find(([n]) => n === n
 export async function stepCertificationRun(env: Env, ref: CertificationRunRef, options: { now?: Date } = {}): Promise<RunStepResult> {
   const now = options.now ?? new Date();
   return withTenantTransaction(env, ref.tenant_id, async (db) => {
+    await endLease(db, "ecf_certification_runs", ref.certification_run_id);
     const [run] = await db
       .select()
       .from(runs)
@@ -86,6 +89,9 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
     if (run.state !== "running") return { outcome: "done", state: run.state };
     const dueIn = Math.ceil((run.nextAttemptAt.getTime() - now.getTime()) / 1000);
     if (dueIn > 0) return { outcome: "not_due", retryInSeconds: dueIn };
+    // DGII asked the company to wait: no call of its to DGII until then (issue 48).
+    const pace = await dgiiPaceOf(db, run.tenantId, now);
+    if (pace.waitingUntil) return { outcome: "backoff", state: "running", retryInSeconds: secondsUntil(pace.waitingUntil, now) };
 
     const settings = config(env);
     const environment = run.environment as EcfEnvironment;
@@ -124,7 +130,7 @@ export async function stepCertificationRun(env: Env, ref: CertificationRunRef, o
       log.warn("certification run: stopped, the signing certificate was removed", { ...context, case: waiting?.caseName });
       return { outcome: "final", state: "stopped" };
     }
-    const dgii = <T>(call: (token: string) => Promise<T>) => withDgiiToken(run.tenantId, environment, urls.ecf, material, call);
+    const dgii = <T>(call: (token: string) => Promise<T>) => pace.call(() => withDgiiToken(run.tenantId, environment, urls.ecf, material, call));
     // The set's e-NCF → this run's: a note refers to the invoice of its own run (issue 42).
     const references = new Map(
       (
@@ -324,9 +330,16 @@ export async function handleCertificationRunMessage(message: Message<Certificati
   }
 }
 
-/** The minute sweep: every running run due, across tenants, fairly (drizzle/0060 sweep_due), back on the queue. */
+/**
+ * The minute sweep: every running run due, across tenants, fairly (drizzle/0061 sweep_due), back on
+ * the queue; none of a company DGII asked to wait, within the company's pace (ECF_SENDS_PER_MINUTE,
+ * shared with its other DGII steps: jobs/scheduled.ts).
+ */
 export async function sweepCertificationRuns(env: Env, options: SweepOptions = {}): Promise<number> {
-  const refs = (await dueRows(env, "ecf_certification_runs", options)).map((row) => ({ tenant_id: row.tenantId, certification_run_id: row.id }));
+  const refs = (await dueRows(env, "ecf_certification_runs", { ...options, perTenant: options.perTenant ?? config(env).ECF_SENDS_PER_MINUTE })).map((row) => ({
+    tenant_id: row.tenantId,
+    certification_run_id: row.id,
+  }));
   if (refs.length) log.info("certification run sweep", { due: refs.length, enqueued: await enqueueCertificationRuns(env, refs) });
   return refs.length;
 }

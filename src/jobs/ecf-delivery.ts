@@ -4,13 +4,14 @@ import * as schema from "../db/schema";
 import { config, type Env } from "../env";
 import { log } from "../lib/log";
 import { DgiiRefused, DgiiUnavailable, directoryReceiver, sendEcfToReceiver, withDgiiToken } from "../modules/ecf/dgii";
+import { dgiiPaceOf, secondsUntil } from "../modules/ecf/dgii-pace";
 import { EcfReadError, readArecf } from "../modules/ecf/receipts";
 import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, receiverPolicy, tenantSigningMaterial } from "../modules/ecf/service";
 import { parseUntrustedXml, UntrustedXmlError } from "../modules/ecf/signature";
 import { namesAuthor, type TrustStore, trustStoreOf } from "../modules/ecf/signers";
 import { verifySignedDocument } from "../modules/reception/verify";
-import { dueRows, ECF_MAX_OUTAGE_MS, handleStepMessage, lockedEcfRow, outageDelaySeconds, type SweepOptions } from "./due";
+import { dueRows, ECF_MAX_OUTAGE_MS, endLease, handleStepMessage, lockedEcfRow, outageDelaySeconds, type SweepOptions } from "./due";
 import { type DeliveryRef, enqueueDeliveries } from "./messages";
 
 /**
@@ -21,7 +22,7 @@ import { type DeliveryRef, enqueueDeliveries } from "./messages";
  *
  * When DGII accepts an e-CF naming a buyer's RNC (jobs/ecf.ts), its row gets `delivery_status`
  * `pending`; one queue message is one attempt under the row's lock, as for the other e-CF steps,
- * and the minute sweep re-enqueues what is due (drizzle/0060 sweep_due). An attempt finds
+ * and the minute sweep re-enqueues what is due (drizzle/0061 sweep_due). An attempt finds
  * the buyer's receiver in DGII's directory (none: `not_electronic`, the printed representation is
  * the delivery), sends the signed XML as stored, and keeps the ARECF it answers: `delivered`
  * when it says received (Estado 0), `not_received` with its CodigoMotivoNoRecibido otherwise. A
@@ -34,7 +35,8 @@ const e = schema.ecfDocuments;
 type EcfRow = typeof e.$inferSelect;
 
 export interface DeliveryStep {
-  outcome: "done" | "retry" | "unavailable" | "not_due";
+  /** backoff: DGII asked the company to wait (a 429 or 503, modules/ecf/dgii-pace.ts): nothing tried, the sweep takes it after the wait. */
+  outcome: "done" | "retry" | "unavailable" | "not_due" | "backoff";
   status?: string;
   retryInSeconds?: number;
 }
@@ -71,11 +73,15 @@ function receiptOf(row: EcfRow, xml: string, trust: TrustStore, now: Date): { re
 export async function stepEcfDelivery(env: Env, ref: DeliveryRef, options: { now?: Date } = {}): Promise<DeliveryStep> {
   const now = options.now ?? new Date();
   return withTenantTransaction(env, ref.tenant_id, async (db) => {
+    await endLease(db, "ecf_deliveries", ref.ecf_id);
     const row = await lockedEcfRow(db, ref);
     if (!row) return { outcome: "unavailable" };
     if (row.deliveryStatus !== "pending" || !row.buyerRnc) return { outcome: "done", status: row.deliveryStatus ?? undefined };
     const dueIn = Math.ceil(((row.deliveryNextAttemptAt ?? now).getTime() - now.getTime()) / 1000);
     if (dueIn > 0) return { outcome: "not_due", retryInSeconds: dueIn };
+    // DGII asked the company to wait: no call of its to DGII (the directory) until then (issue 48).
+    const pace = await dgiiPaceOf(db, row.tenantId, now);
+    if (pace.waitingUntil) return { outcome: "backoff", status: "pending", retryInSeconds: secondsUntil(pace.waitingUntil, now) };
 
     const settings = config(env);
     const environment = row.environment as EcfEnvironment;
@@ -103,7 +109,9 @@ export async function stepEcfDelivery(env: Env, ref: DeliveryRef, options: { now
       let receiverUrl = row.deliveryUrl;
       if (!receiverUrl) {
         const buyerRnc = row.buyerRnc;
-        const found = await withDgiiToken(row.tenantId, environment, urls.ecf, material, (token) => directoryReceiver(urls.ecf, token, buyerRnc));
+        const found = await pace.call(() =>
+          withDgiiToken(row.tenantId, environment, urls.ecf, material, (token) => directoryReceiver(urls.ecf, token, buyerRnc)),
+        );
         if (!found?.receptionUrl) return await settle("not_electronic", { deliveryError: null });
         receiverUrl = found.receptionUrl;
       }
@@ -149,9 +157,15 @@ export const handleDeliveryMessage = (message: Message<DeliveryRef>, env: Env) =
     (refs, delay) => enqueueDeliveries(env, refs, delay),
   );
 
-/** The minute sweep: deliveries pending and due, across tenants, back on the queue. */
+/**
+ * The minute sweep: deliveries pending and due, across tenants, back on the queue; none of a
+ * company DGII asked to wait, and within the company's pace (ECF_SENDS_PER_MINUTE, shared with its
+ * other DGII steps: jobs/scheduled.ts).
+ */
 export async function sweepDeliveries(env: Env, options: SweepOptions = {}): Promise<number> {
-  const refs: DeliveryRef[] = (await dueRows(env, "ecf_deliveries", options)).map((row) => ({ tenant_id: row.tenantId, ecf_id: row.id, delivery: true }));
+  const refs: DeliveryRef[] = (await dueRows(env, "ecf_deliveries", { ...options, perTenant: options.perTenant ?? config(env).ECF_SENDS_PER_MINUTE })).map(
+    (row) => ({ tenant_id: row.tenantId, ecf_id: row.id, delivery: true }),
+  );
   if (refs.length) log.info("ecf delivery sweep", { due: refs.length, enqueued: await enqueueDeliveries(env, refs) });
   return refs.length;
 }

@@ -25,7 +25,7 @@ import type { EcfEnvironment } from "../modules/ecf/schemas";
 import { dgiiUrls, tenantSigningMaterial } from "../modules/ecf/service";
 import { entriesValue, messagesText, sameHold, sentAfter, type TimelineEntry, writtenEntries } from "../modules/ecf/timeline";
 import { recordEcfTransitionEvent } from "../modules/ecf/transitions";
-import { dueRows, ECF_MAX_OUTAGE_MS, lockedEcfRow, outageDelaySeconds, type SweepOptions } from "./due";
+import { dueRows, ECF_MAX_OUTAGE_MS, endLease, lockedEcfRow, outageDelaySeconds, type SweepOptions } from "./due";
 import { type EcfRef, enqueueDeliveries, enqueueEcf, enqueueWebhooks } from "./messages";
 
 /**
@@ -108,6 +108,7 @@ async function withToken<T>(env: Env, db: Database, row: EcfRow, call: (token: s
 export async function stepEcfDocument(env: Env, ref: EcfRef, options: { now?: Date } = {}): Promise<StepResult> {
   const now = options.now ?? new Date();
   return withTenantTransaction(env, ref.tenant_id, async (db) => {
+    await endLease(db, "ecf", ref.ecf_id);
     const row = await lockedEcfRow(db, ref);
     if (!row) return { outcome: "unavailable" };
     if (row.status !== "pending" && row.status !== "in_process") return { outcome: "done", status: row.status };
@@ -442,7 +443,7 @@ export async function handleEcfMessage(message: Message<EcfRef>, env: Env): Prom
 }
 
 /**
- * The minute sweep: open documents due, across tenants, back on the queue (drizzle/0060
+ * The minute sweep: open documents due, across tenants, back on the queue (drizzle/0061
  * sweep_due): round-robin between companies, at most ECF_SENDS_PER_MINUTE of one company a minute
  * (its pace towards DGII), none of a company DGII asked to wait. A company's backlog (a
  * contingency's held e-CF) drains at that pace while every other company's due e-CF goes in the

@@ -4,7 +4,7 @@ import { type Database, withTenantTransaction } from "../db/client";
 import * as schema from "../db/schema";
 import { config, type Env } from "../env";
 import { log } from "../lib/log";
-import { dueRows, type SweepOptions } from "./due";
+import { dueRows, endLease, type SweepOptions } from "./due";
 import { enqueueOutbox, type OutboxRef } from "./messages";
 
 /**
@@ -124,6 +124,7 @@ async function markSkipped(db: Database, id: number, payload: EmailPayload, reas
 export async function deliverOutboxMessage(env: Env, ref: OutboxRef, options: DeliveryOptions = {}): Promise<DeliveryResult> {
   const now = options.now ?? new Date();
   return withTenantTransaction(env, ref.tenant_id, async (db) => {
+    await endLease(db, "outbox", ref.outbox_id);
     const [row] = await db
       .select()
       .from(o)
@@ -202,7 +203,7 @@ export async function handleOutboxMessage(message: Message<OutboxRef>, env: Env,
 
 /**
  * The cron sweep: pending rows due for at least SWEEP_GRACE_SECONDS, across tenants and fairly
- * between them (drizzle/0060 sweep_due), go back on the Queue. Returns the count.
+ * between them (drizzle/0061 sweep_due), go back on the Queue. Returns the count.
  */
 export async function sweepOutbox(env: Env, options: SweepOptions = {}): Promise<number> {
   const refs = (await dueRows(env, "outbox", options)).map((row) => ({ tenant_id: row.tenantId, outbox_id: row.id }));

@@ -22,13 +22,10 @@ export async function handleScheduled(controller: ScheduledController, env: Env)
   // and DGII's status is read (jobs/dgii-status.ts);
   // events past their 30 days are deleted after the webhook sweep.
   if (controller.cron === OUTBOX_SWEEP_CRON) {
-    const [, , , , , , folded] = await Promise.all([
+    const [, , , folded] = await Promise.all([
       sweepOutbox(env),
       sweepWebhooks(env).then(() => purgeWebhookEvents(env)),
-      sweepEcf(env),
-      sweepApprovals(env),
-      sweepDeliveries(env),
-      sweepCertificationRuns(env),
+      sweepDgiiSteps(env),
       withTenantTransaction(env, null, compactInvoiceStatusCounts),
       // DGII's service states and maintenance windows, which pause sending (issue 33).
       sweepDgiiStatus(env),
@@ -44,4 +41,19 @@ export async function handleScheduled(controller: ScheduledController, env: Env)
   }
   const result = await runWorkerRncSync(env);
   log.info("rnc sync producer finished", { runId: result.runId, status: result.status, batches: result.batches, error: result.error });
+}
+
+/**
+ * The sweeps of the steps that call DGII, one after the other, sharing each company's pace: at most
+ * ECF_SENDS_PER_MINUTE of a company's DGII steps a minute across them (drizzle/0061 sweep_due's
+ * `spent`), none while DGII asks it to wait. The few (runs of the test set, approvals, buyer
+ * deliveries) go first, so that a backlog of e-CF does not hold them back; the e-CF take the rest.
+ */
+export async function sweepDgiiSteps(env: Env, options: { now?: Date } = {}): Promise<Map<number, number>> {
+  const spent = new Map<number, number>();
+  await sweepCertificationRuns(env, { ...options, spent });
+  await sweepApprovals(env, { ...options, spent });
+  await sweepDeliveries(env, { ...options, spent });
+  await sweepEcf(env, { ...options, spent });
+  return spent;
 }

@@ -9,7 +9,7 @@ import { log } from "../lib/log";
 import { endpointUrlProblem, ResolverUnavailable, resolvedHostProblem } from "../lib/outbound-url";
 import { eventPayload } from "../modules/webhooks/data-formats";
 import { disableForFailures, EVENT_RETENTION_MS } from "../modules/webhooks/service";
-import { dueRows, type SweepOptions } from "./due";
+import { dueRows, endLease, type SweepOptions } from "./due";
 import { enqueueOutbox, enqueueWebhooks, type WebhookRef } from "./messages";
 
 /**
@@ -120,6 +120,7 @@ export async function deliverWebhook(env: Env, ref: WebhookRef, options: { now?:
   const { APP_ENCRYPTION_KEY, WEBHOOKS_ALLOW_HTTP_LOOPBACK, WEBHOOKS_DNS_RESOLVER_URL } = config(env);
   const emails: number[] = [];
   const outcome = await withTenantTransaction(env, ref.tenant_id, async (db): Promise<WebhookResult> => {
+    await endLease(db, "webhooks", ref.webhook_delivery_id);
     const [row] = await db
       .select({ delivery: d, endpoint: e, event: ev })
       .from(d)
@@ -238,7 +239,7 @@ export async function handleWebhookMessage(message: Message<unknown>, env: Env, 
   }
 }
 
-/** The minute sweep: pending deliveries due for SWEEP_GRACE_SECONDS, across tenants and fairly between them (drizzle/0060 sweep_due), back on the Queue. */
+/** The minute sweep: pending deliveries due for SWEEP_GRACE_SECONDS, across tenants and fairly between them (drizzle/0061 sweep_due), back on the Queue. */
 export async function sweepWebhooks(env: Env, options: SweepOptions = {}): Promise<number> {
   const refs = (await dueRows(env, "webhooks", options)).map((row) => ({ tenant_id: row.tenantId, webhook_delivery_id: row.id }));
   if (refs.length) log.info("webhook sweep", { due: refs.length, enqueued: await enqueueWebhooks(env, refs) });

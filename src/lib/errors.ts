@@ -9,6 +9,7 @@ import type { ZodError } from "zod";
  */
 export type ErrorCode =
   | "malformed_json"
+  | "malformed_multipart"
   | "unauthenticated"
   | "invalid_credentials"
   | "forbidden"

@@ -109,7 +109,11 @@ describe("delivery of an accepted e-CF to the buyer's receiver", () => {
 
     const due = new Date(failed.delivery_next_attempt_at!);
     const dueIds = async (at: Date) =>
-      (await ownerRows<{ id: number }>(sql`SELECT id FROM sweep_due('ecf_deliveries', 1000, 1000, ${at.toISOString()}::timestamptz)`)).map((r) => Number(r.id));
+      (
+        await ownerRows<{ id: number }>(
+          sql`SELECT id FROM sweep_due('ecf_deliveries', 1000, 1000, ${at.toISOString()}::timestamptz, ${at.toISOString()}::timestamptz, NULL)`,
+        )
+      ).map((r) => Number(r.id));
     expect(await dueIds(new Date(due.getTime() - 1000))).not.toContain(failed.id);
     expect(await dueIds(due)).toContain(failed.id);
 

@@ -423,6 +423,11 @@ describe("running DGII's test sets", () => {
     expect(started.body.data.cases.map((c) => c.run_encf)).toEqual(["E310000000002", "E310000000004", "E450000000001"]);
     // The minute sweep finds the run due (its retry's message lost, say) and puts it back on the queue.
     await ownerRows(sql`UPDATE ecf_certification_runs SET next_attempt_at = now() - interval '1 minute' WHERE test_set_id = ${set.id} RETURNING id`);
+    // DGII's 503 also made the company wait (issue 48: every DGII step of it, runs included): that
+    // wait is moved past as well, or the sweep passes the company by.
+    expect(
+      await ownerRows(sql`UPDATE ecf_dgii_backoff SET until = now() - interval '1 second' WHERE tenant_id = ${t0.tenant.tenantId} RETURNING 1`),
+    ).toHaveLength(1);
     await runCron();
     await vi.waitFor(
       async () => {

@@ -305,6 +305,30 @@ describe("importing DGII's test sets", () => {
     expect((await tenant.api.get<Data<Summary[]>>(PATH)).body.data).toEqual([]);
   });
 
+  it("a multipart body its parser cannot read is 400 malformed_multipart with the parser's reason, not a JSON error (issue 44)", async () => {
+    const tenant = await seedTenant();
+    const boundary = "sucursal-boundary";
+    const part = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="set.xlsx"\r\nContent-Type: application/octet-stream\r\n\r\nPK\u0003\u0004`;
+    const send = (body: string) =>
+      tenant.api.post(PATH, undefined, { rawBody: body, headers: { "content-type": `multipart/form-data; boundary=${boundary}` } });
+    // The closing boundary missing; the body cut inside the closing boundary; the opening boundary truncated.
+    const truncatedOpening = part.replace(`--${boundary}`, `--${boundary.slice(0, 5)}`);
+    for (const body of [part, `${part}\r\n--${boundary.slice(0, 5)}`, truncatedOpening]) {
+      const res = await send(body);
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.code).toBe("malformed_multipart");
+      expect(res.body.message).toMatch(/^The request body is not valid multipart\/form-data: \S/);
+      expect(res.body.message).not.toContain("JSON");
+    }
+    // A well-formed multipart body without `file` stays a 422 naming it, another type a 415.
+    const empty = await send(`--${boundary}\r\nContent-Disposition: form-data; name="other"\r\n\r\nx\r\n--${boundary}--\r\n`);
+    expect(empty.status, empty.text).toBe(422);
+    expect(empty.body.errors).toEqual({ file: ["DGII's .xlsx is required in field `file`."] });
+    const text = await tenant.api.post(PATH, undefined, { rawBody: "file=x", headers: { "content-type": "text/plain" } });
+    expect(text.status, text.text).toBe(415);
+    expect((await tenant.api.get<Data<Summary[]>>(PATH)).body.data).toEqual([]);
+  });
+
   it("refuses what is not DGII's workbook: another file (422), another body type (415), a workbook without the set's sheets (422)", async () => {
     const tenant = await seedTenant();
     const text = await post(tenant, upload("CasoPrueba,ENCF\n1,E310000000001\n", "set.csv"));

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { Env } from "../../src/env";
 import { stepEcfDocument, sweepEcf } from "../../src/jobs/ecf";
 import type { EcfRef } from "../../src/jobs/messages";
+import { sweepDgiiSteps } from "../../src/jobs/scheduled";
 import { env } from "../support/env";
 import { runQueue } from "../support/jobs";
 import { ownerRow, ownerRows, sql } from "../support/seed";
@@ -148,5 +149,74 @@ describe("the minute e-CF sweep between companies", () => {
     expect(await ownerRows(sql`SELECT 1 FROM ecf_dgii_backoff WHERE tenant_id = ${slowed.tenant.tenantId}`)).toEqual([]);
     await stepEcfDocument(env, { tenant_id: slowed.tenant.tenantId, ecf_id: attempted.id }, { now: new Date(until.getTime() + 16_000) });
     expect((await received(slowed.signer)).map((r) => r.encf).sort()).toEqual([refused.document_number, later.document_number].sort());
+  });
+});
+
+describe("a row the sweep hands out is leased until its step runs", () => {
+  it("is not handed out again the next minute while its message waits, is handed out again once the lease runs out (the message lost), and its step ends the lease; it is sent once", async () => {
+    const t = await ecfTenant();
+    await holdAll(t.tenant.api);
+    const invoice = await issueE31(t);
+    const row = await held(invoice.id);
+    await ownerRows(sql`UPDATE ecf_contingencies SET closed_at = now(), closed_how = 'dgii' WHERE tenant_id = ${t.tenant.tenantId}`);
+    await ownerRows(sql`UPDATE ecf_documents SET next_attempt_at = now() - interval '1 minute' WHERE id = ${row.id}`);
+    const ref = { tenant_id: t.tenant.tenantId, ecf_id: Number(row.id) };
+    const at = new Date();
+    const minute = (n: number, seconds = 0) => new Date(at.getTime() + n * 60_000 + seconds * 1000);
+    const handedOut = async (now: Date) => {
+      const sweep = recordingEnv();
+      await sweepEcf(sweep.env, { now });
+      return sweep.sent.filter((sent) => sent.tenant_id === t.tenant.tenantId);
+    };
+    const lease = async () =>
+      (await ownerRows<{ until: string }>(sql`SELECT until FROM sweep_leases WHERE sweep = 'ecf' AND row_id = ${row.id}`)).map((l) =>
+        new Date(l.until).getTime(),
+      );
+
+    expect(await handedOut(at)).toEqual([ref]);
+    expect(await lease()).toEqual([minute(5).getTime()]);
+    // Its message waits on a busy queue: the next minutes' sweeps do not send it again.
+    expect(await handedOut(minute(1))).toEqual([]);
+    expect(await handedOut(minute(4, 59))).toEqual([]);
+    // Five minutes on, its message is taken for lost: handed out again, leased again.
+    expect(await handedOut(minute(5, 1))).toEqual([ref]);
+    expect(await lease()).toEqual([minute(10, 1).getTime()]);
+
+    // Its step runs (the Worker's queue handler): the lease is over, and the e-CF goes to DGII.
+    const result = await runQueue("ecf", [ref]);
+    expect(result.explicitAcks).toEqual([expect.any(String)]);
+    expect(await lease()).toEqual([]);
+    expect((await ecfRow(invoice.id)).status).toBe("in_process");
+    // Due again (its result to ask) within the old lease's five minutes: the next sweep takes it.
+    await ownerRows(sql`UPDATE ecf_documents SET next_attempt_at = now() - interval '1 minute' WHERE id = ${row.id}`);
+    expect(await handedOut(minute(6))).toEqual([ref]);
+    expect((await received(t.signer)).map((r) => r.encf)).toEqual([invoice.document_number]);
+  });
+});
+
+describe("one pace per company across its DGII steps", () => {
+  it("the minute's DGII sweeps share ECF_SENDS_PER_MINUTE: a company's due buyer delivery leaves its e-CF the rest of the minute's share", async () => {
+    const t = await ecfTenant();
+    await holdAll(t.tenant.api);
+    const invoices = [await issueE31(t), await issueE31(t), await issueE31(t)];
+    const rows = [];
+    for (const invoice of invoices) rows.push(await held(invoice.id));
+    await ownerRows(sql`UPDATE ecf_contingencies SET closed_at = now(), closed_how = 'dgii' WHERE tenant_id = ${t.tenant.tenantId}`);
+    const ids = `{${rows.map((r) => r.id).join(",")}}`;
+    await ownerRows(sql`UPDATE ecf_documents SET next_attempt_at = now() - interval '1 minute' WHERE id = ANY (${ids}::int[])`);
+    // One of them also has a buyer delivery due (as if an earlier copy had been accepted): a DGII step of the company too.
+    await ownerRows(
+      sql`UPDATE ecf_documents SET delivery_status = 'pending', delivery_next_attempt_at = now() - interval '1 minute' WHERE id = ${rows[2]!.id}`,
+    );
+    const sent: { tenant_id: number; ecf_id: number; delivery?: true }[] = [];
+    const queue = { sendBatch: async (messages: { body: (typeof sent)[number] }[]) => void sent.push(...messages.map((m) => m.body)) };
+    const paced = { ...env, ECF_QUEUE: queue as unknown as Queue, ECF_SENDS_PER_MINUTE: "2" } as Env;
+    const spent = await sweepDgiiSteps(paced);
+    const ours = sent.filter((ref) => ref.tenant_id === t.tenant.tenantId);
+    expect(ours).toEqual([
+      { tenant_id: t.tenant.tenantId, ecf_id: rows[2]!.id, delivery: true },
+      { tenant_id: t.tenant.tenantId, ecf_id: rows[0]!.id },
+    ]);
+    expect(spent.get(t.tenant.tenantId)).toBe(2);
   });
 });

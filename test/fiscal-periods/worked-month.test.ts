@@ -201,7 +201,7 @@ describe("the IT-1 of a worked month", () => {
       ["41", "0.00", "0.00", "formula"],
       ["42", null, "0.00", "formula"],
     ]);
-    expect(it1.left_to_accountant).toEqual(["3", "8", "40", "44", "45", "46", "53", "54", "55"]);
+    expect(it1.left_to_accountant).toEqual(["Anexo A 45", "Anexo A 46", "8", "40", "44", "45", "46", "53", "54", "55"]);
 
     // The TXT files of the month, summed column by column: the same figures.
     const rows607 = txtRows((await api.get(`/reports/607?period=${period}&include_ecf=true`)).text);
@@ -320,11 +320,11 @@ describe("the IT-1 as a PDF", () => {
     for (const casilla of ["1", "2", "4", "11", "14", "15", "19", "29", "33"]) expect(text).toContain(row(anexo[casilla]!));
     expect([form["43"]!.amount, anexo["1"]!.amount]).toEqual(["20000.00", "4500.00"]);
     // Marked: C for the accountant's casillas, D for the one given in the request.
-    expect(text).toContain(`C ${row(form["3"]!)}`);
+    expect(text).toContain(`C 8 ${form["8"]!.name} 9 `);
     expect(text).toContain(`D ${row(form["29"]!)}`);
     // Renglón IX: its four columns A, B, C, D.
     const ix = byCasilla<CasillaByColumn>(json.itbis_paid)["56"]!;
-    expect(text).toContain(`56 ${ix.name} ${[ix.a, ix.b, ix.c, ix.d].map(grouped).join(" ")}`);
+    expect(text).toContain(`56 ${ix.name} ${[ix.a, ix.b, ix.c, ix.d].map((value) => grouped(value ?? "")).join(" ")}`);
   });
 });
 

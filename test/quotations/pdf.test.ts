@@ -30,6 +30,10 @@ describe("quotations: PDF", () => {
       expect(text).toContain(expected);
     }
     expect(text).not.toContain("Pendiente");
+    // The totals print as every B-series document's (one home, sales/items.ts printedTotals): the
+    // ITBIS apart from the tip, the discount as a deduction; no lump "Impuestos" row.
+    const totals = text.slice(text.lastIndexOf("Subtotal")).replace(/\s+/g, " ");
+    expect(totals).toMatch(/^Subtotal RD\$1,099\.98 Descuento -RD\$10\.00 ITBIS RD\$176\.20 Propina Legal RD\$100\.00 Total RD\$1,366\.18 Notas/);
     const missing = await fetchBytes(tenant.subdomain, tenant.admin.token, "/quotations/999999/pdf");
     expect(missing.status).toBe(404);
   });

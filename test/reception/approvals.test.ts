@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { stepApproval } from "../../src/jobs/approvals";
+import { stepApproval, sweepApprovals } from "../../src/jobs/approvals";
 import { addDays } from "../../src/lib/dates";
 import { buildAcecf } from "../../src/modules/ecf/receipts";
 import type { ReceivedEcf } from "../../src/modules/reception/schemas";
@@ -117,9 +117,13 @@ describe("our commercial approval of a received e-CF", () => {
     expect(row.last_error).toContain("503");
     const ref = { tenant_id: t.tenant.tenantId, approval_id: row.id };
     const due = new Date(row.next_attempt_at);
-    // The minute sweep's function (drizzle/0060 sweep_due) finds it once it is due, not before.
+    // The minute sweep's function (drizzle/0061 sweep_due) finds it once it is due, not before.
     const dueIds = async (at: Date) =>
-      (await ownerRows<{ id: number }>(sql`SELECT id FROM sweep_due('ecf_approvals', 1000, 1000, ${at.toISOString()}::timestamptz)`)).map((r) => Number(r.id));
+      (
+        await ownerRows<{ id: number }>(
+          sql`SELECT id FROM sweep_due('ecf_approvals', 1000, 1000, ${at.toISOString()}::timestamptz, ${at.toISOString()}::timestamptz, NULL)`,
+        )
+      ).map((r) => Number(r.id));
     expect(await dueIds(new Date(due.getTime() - 1000))).not.toContain(row.id);
     expect(await dueIds(due)).toContain(row.id);
     expect(await stepApproval(env, ref, { now: new Date(due.getTime() - 5_000) })).toMatchObject({ outcome: "not_due" });
@@ -128,6 +132,57 @@ describe("our commercial approval of a received e-CF", () => {
     expect(await stepApproval(env, ref, { now: next })).toEqual({ outcome: "done", dgii: "delivered", issuer: "delivered" });
     expect(await dgiiApprovals(t.signer)).toHaveLength(1);
     expect(await receiverApprovals(supplierRnc)).toHaveLength(1);
+  });
+
+  it("DGII answering one company's approval 429 makes that company's approvals wait (no DGII call, not swept) while another company's approval is delivered; the wait over, it is delivered once", async () => {
+    const slowed = await ecfTenant();
+    const other = await ecfTenant();
+    const supplierRnc = freshRnc();
+    await inDirectory(supplierRnc);
+    const [slowedDoc, otherDoc] = [await receiveFromSupplier(slowed, supplierRnc), await receiveFromSupplier(other, supplierRnc)];
+    await script(slowed.signer, { answers: [{ service: "aprobacioncomercial", status: 429, body: { mensaje: "Demasiadas solicitudes." } }] });
+    expect((await slowed.tenant.api.post(`/received-ecf/${slowedDoc.id}/approval`, { approved: true })).status).toBe(200);
+    let row = await approvalRow(slowedDoc.id);
+    await vi.waitFor(
+      async () => {
+        row = await approvalRow(slowedDoc.id);
+        expect(row.attempts).toBeGreaterThanOrEqual(1);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(row.dgii_status).toBe("pending");
+    expect(row.last_error).toContain("429");
+    const wait = await ownerRow<{ until: string }>(sql`SELECT until FROM ecf_dgii_backoff WHERE tenant_id = ${slowed.tenant.tenantId}`);
+    const until = new Date(wait.until);
+    const atDgii = (await dgiiApprovals(slowed.signer)).length;
+
+    // The other company's approval goes to DGII meanwhile.
+    expect((await other.tenant.api.post(`/received-ecf/${otherDoc.id}/approval`, { approved: true })).status).toBe(200);
+    await vi.waitFor(async () => expect(await approvalRow(otherDoc.id)).toMatchObject({ dgii_status: "delivered", issuer_status: "delivered" }), {
+      timeout: 20_000,
+      interval: 100,
+    });
+    expect(await dgiiApprovals(other.signer)).toHaveLength(1);
+
+    // The slowed company's approval, due, waits: its step makes no call, the sweep passes it by.
+    await ownerRows(sql`UPDATE ecf_approvals SET next_attempt_at = ${new Date(until.getTime() - 60_000).toISOString()}::timestamptz WHERE id = ${row.id}`);
+    const ref = { tenant_id: slowed.tenant.tenantId, approval_id: Number(row.id) };
+    const during = new Date(until.getTime() - 5_000);
+    expect(await stepApproval(env, ref, { now: during })).toEqual({ outcome: "backoff", retryInSeconds: 5 });
+    expect(await dgiiApprovals(slowed.signer)).toHaveLength(atDgii);
+    const swept = async (now: Date) => {
+      const sent: { tenant_id: number; approval_id: number }[] = [];
+      const queue = { sendBatch: async (messages: { body: (typeof sent)[number] }[]) => void sent.push(...messages.map((m) => m.body)) };
+      await sweepApprovals({ ...env, ECF_QUEUE: queue as unknown as Queue }, { now });
+      return sent.filter((r) => r.tenant_id === slowed.tenant.tenantId);
+    };
+    expect(await swept(during)).toEqual([]);
+    const after = new Date(until.getTime() + 16_000);
+    expect(await swept(after)).toEqual([ref]);
+    // DGII answers it: delivered, the company's wait over.
+    expect(await stepApproval(env, ref, { now: after })).toMatchObject({ outcome: "done", dgii: "delivered" });
+    expect(await ownerRows(sql`SELECT 1 FROM ecf_dgii_backoff WHERE tenant_id = ${slowed.tenant.tenantId}`)).toEqual([]);
+    expect(await dgiiApprovals(slowed.signer)).toHaveLength(atDgii + 1);
   });
 
   it("a supplier DGII's directory does not list: the issuer delivery is refused with the reason; DGII answering 200 'rechazada' is a refusal too (judged by the body)", async () => {

@@ -6684,7 +6684,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Update a document subtype (only the fields given; next_number is read-only) */
+        /** Update a document subtype (only the fields given; next_number is set at creation only: 422 on it here) */
         patch: {
             parameters: {
                 query?: never;
@@ -8134,6 +8134,15 @@ export interface paths {
                             data: components["schemas"]["CertificationTestSet"];
                             message: string;
                         };
+                    };
+                };
+                /** @description malformed_multipart: the body is not valid multipart/form-data (a missing or truncated boundary); the message says why */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Missing or invalid authentication */
@@ -27907,7 +27916,7 @@ export interface components {
             /** @description Follows the prefix: true exactly for E-series (e-CF) */
             is_electronic?: boolean;
             name: string;
-            /** @description Default start_number; read-only after creation */
+            /** @description The next number to issue, default start_number: given at creation only (a range partly used on paper or elsewhere), then it advances only as documents are numbered; PATCH takes no next_number (422 on the unknown field) */
             next_number?: number;
             /**
              * @description Invoices: B01-B04, B11-B17, E31-E34, E41, E43-E47; credit notes: B04 or E34; debit notes: B03 or E33; quotations: free
@@ -28419,7 +28428,8 @@ export interface components {
              * @example B0100000001
              */
             next_document_number: string | null;
-            next_number: number;
+            /** @description Advances only as documents are numbered; set at creation, never by PATCH */
+            readonly next_number: number;
             prefix: string;
             /** @description Numbers left in the range */
             remaining: number;
@@ -28647,10 +28657,10 @@ export interface components {
         };
         Error: {
             /**
-             * @description Machine-readable; one of (HTTP status): malformed_json (400), unauthenticated (401), invalid_credentials (401), forbidden (403), workspace_forbidden (403), company_forbidden (403), builtin_role_immutable (403), webhook_verification_failed (403), not_found (404), tenant_not_found (404), route_not_found (404), method_not_allowed (405), conflict (409), owner_cannot_be_removed (409), owner_role_immutable (409), owner_cannot_be_deactivated (409), role_in_use (409), in_use (409), invoice_not_editable (409), invoice_not_deletable (409), invoice_not_payable (409), invoice_not_draft (409), invoice_not_modifiable (409), invoice_has_notes (409), duplicate_supplier_ncf (409), duplicate_currency_code (409), duplicate_workspace_name (409), duplicate_role_name (409), purchase_not_draft (409), purchase_not_payable (409), purchase_not_voidable (409), purchase_has_payments (409), purchase_not_printable (409), invalid_transition (409), quotation_not_convertible (409), period_closed (409), stock_already_initialized (409), ncf_range_overlap (409), contingency_overlap (409), contingency_closed (409), contingency_ncf_used (409), ncf_range_in_use (409), ecf_already_sent (409), approval_already_sent (409), certification_incomplete (409), certification_step_observed (409), certification_not_certecf (409), certification_run_in_progress (409), received_ecf_already_purchased (409), ecf_not_retryable (409), ecf_not_cancellable (409), note_not_cancellable (409), invitation_not_usable (410), event_expired (410), payload_too_large (413), unsupported_media_type (415), validation_failed (422), insufficient_stock (422), ncf_sequence_exhausted (422), ncf_sequence_expired (422), fiscal_profile_incomplete (422), ecf_not_configured (422), deferred_sending_not_authorized (422), webhooks_not_configured (422), no_webhook_endpoint (422), idempotency_key_reused (422), template_not_approved (422), rate_limited (429), internal_error (500), integration_failed (502), service_unavailable (503), receiver_not_configured (503).
+             * @description Machine-readable; one of (HTTP status): malformed_json (400), malformed_multipart (400), unauthenticated (401), invalid_credentials (401), forbidden (403), workspace_forbidden (403), company_forbidden (403), builtin_role_immutable (403), webhook_verification_failed (403), not_found (404), tenant_not_found (404), route_not_found (404), method_not_allowed (405), conflict (409), owner_cannot_be_removed (409), owner_role_immutable (409), owner_cannot_be_deactivated (409), role_in_use (409), in_use (409), invoice_not_editable (409), invoice_not_deletable (409), invoice_not_payable (409), invoice_not_draft (409), invoice_not_modifiable (409), invoice_has_notes (409), duplicate_supplier_ncf (409), duplicate_currency_code (409), duplicate_workspace_name (409), duplicate_role_name (409), purchase_not_draft (409), purchase_not_payable (409), purchase_not_voidable (409), purchase_has_payments (409), purchase_not_printable (409), invalid_transition (409), quotation_not_convertible (409), period_closed (409), stock_already_initialized (409), ncf_range_overlap (409), contingency_overlap (409), contingency_closed (409), contingency_ncf_used (409), ncf_range_in_use (409), ecf_already_sent (409), approval_already_sent (409), certification_incomplete (409), certification_step_observed (409), certification_not_certecf (409), certification_run_in_progress (409), received_ecf_already_purchased (409), ecf_not_retryable (409), ecf_not_cancellable (409), note_not_cancellable (409), invitation_not_usable (410), event_expired (410), payload_too_large (413), unsupported_media_type (415), validation_failed (422), insufficient_stock (422), ncf_sequence_exhausted (422), ncf_sequence_expired (422), fiscal_profile_incomplete (422), ecf_not_configured (422), deferred_sending_not_authorized (422), webhooks_not_configured (422), no_webhook_endpoint (422), idempotency_key_reused (422), template_not_approved (422), rate_limited (429), internal_error (500), integration_failed (502), service_unavailable (503), receiver_not_configured (503).
              * @enum {string}
              */
-            code: "malformed_json" | "unauthenticated" | "invalid_credentials" | "forbidden" | "workspace_forbidden" | "company_forbidden" | "builtin_role_immutable" | "webhook_verification_failed" | "not_found" | "tenant_not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "owner_cannot_be_removed" | "owner_role_immutable" | "owner_cannot_be_deactivated" | "role_in_use" | "in_use" | "invoice_not_editable" | "invoice_not_deletable" | "invoice_not_payable" | "invoice_not_draft" | "invoice_not_modifiable" | "invoice_has_notes" | "duplicate_supplier_ncf" | "duplicate_currency_code" | "duplicate_workspace_name" | "duplicate_role_name" | "purchase_not_draft" | "purchase_not_payable" | "purchase_not_voidable" | "purchase_has_payments" | "purchase_not_printable" | "invalid_transition" | "quotation_not_convertible" | "period_closed" | "stock_already_initialized" | "ncf_range_overlap" | "contingency_overlap" | "contingency_closed" | "contingency_ncf_used" | "ncf_range_in_use" | "ecf_already_sent" | "approval_already_sent" | "certification_incomplete" | "certification_step_observed" | "certification_not_certecf" | "certification_run_in_progress" | "received_ecf_already_purchased" | "ecf_not_retryable" | "ecf_not_cancellable" | "note_not_cancellable" | "invitation_not_usable" | "event_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "insufficient_stock" | "ncf_sequence_exhausted" | "ncf_sequence_expired" | "fiscal_profile_incomplete" | "ecf_not_configured" | "deferred_sending_not_authorized" | "webhooks_not_configured" | "no_webhook_endpoint" | "idempotency_key_reused" | "template_not_approved" | "rate_limited" | "internal_error" | "integration_failed" | "service_unavailable" | "receiver_not_configured";
+            code: "malformed_json" | "malformed_multipart" | "unauthenticated" | "invalid_credentials" | "forbidden" | "workspace_forbidden" | "company_forbidden" | "builtin_role_immutable" | "webhook_verification_failed" | "not_found" | "tenant_not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "owner_cannot_be_removed" | "owner_role_immutable" | "owner_cannot_be_deactivated" | "role_in_use" | "in_use" | "invoice_not_editable" | "invoice_not_deletable" | "invoice_not_payable" | "invoice_not_draft" | "invoice_not_modifiable" | "invoice_has_notes" | "duplicate_supplier_ncf" | "duplicate_currency_code" | "duplicate_workspace_name" | "duplicate_role_name" | "purchase_not_draft" | "purchase_not_payable" | "purchase_not_voidable" | "purchase_has_payments" | "purchase_not_printable" | "invalid_transition" | "quotation_not_convertible" | "period_closed" | "stock_already_initialized" | "ncf_range_overlap" | "contingency_overlap" | "contingency_closed" | "contingency_ncf_used" | "ncf_range_in_use" | "ecf_already_sent" | "approval_already_sent" | "certification_incomplete" | "certification_step_observed" | "certification_not_certecf" | "certification_run_in_progress" | "received_ecf_already_purchased" | "ecf_not_retryable" | "ecf_not_cancellable" | "note_not_cancellable" | "invitation_not_usable" | "event_expired" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "insufficient_stock" | "ncf_sequence_exhausted" | "ncf_sequence_expired" | "fiscal_profile_incomplete" | "ecf_not_configured" | "deferred_sending_not_authorized" | "webhooks_not_configured" | "no_webhook_endpoint" | "idempotency_key_reused" | "template_not_approved" | "rate_limited" | "internal_error" | "integration_failed" | "service_unavailable" | "receiver_not_configured";
             errors?: {
                 [key: string]: string[];
             };
@@ -28888,6 +28898,8 @@ export interface components {
             /** @enum {string} */
             form: "IR-17";
             layout: string;
+            /** @description Razón social beside the RNC: the company profile's legal name when the IR-17 was computed (a closed period's: at its close, like `rnc`); absent from an IR-17 kept by a close made before it was kept */
+            legal_name?: string | null;
             liquidation: {
                 amount: string;
                 casilla: string;
@@ -28925,17 +28937,23 @@ export interface components {
             form: "IT-1";
             it1: components["schemas"]["Casilla"][];
             itbis_paid: {
-                a: string;
-                b: string;
-                c: string;
+                /** @description Column A, compras locales: DOP, two decimals; null where Sucursal cannot compute the figure */
+                a: string | null;
+                /** @description Column B, servicios */
+                b: string | null;
+                /** @description Column C, importaciones */
+                c: string | null;
                 casilla: string;
-                d: string;
+                /** @description Column D, total (A+B+C) */
+                d: string | null;
                 /**
                  * @description `books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, 0.00 here, or null with its `reason`
                  * @enum {string}
                  */
                 from: "books" | "input" | "formula" | "accountant";
                 name: string;
+                /** @description Why `amount` is null: what Sucursal does not record, and where the figure is counted instead */
+                reason?: string;
             }[];
             left_to_accountant: string[];
             /** @description Anexo A renglón I, razón social: the company profile's legal name when the IT-1 was computed (a closed period's: at its close); absent from an IT-1 kept by a close made before it was kept */
@@ -29970,8 +29988,6 @@ export interface components {
             /** @description Follows the prefix: true exactly for E-series (e-CF) */
             is_electronic?: boolean;
             name?: string;
-            /** @description Read-only: only the current value is accepted */
-            next_number?: number;
             /**
              * @description Only while no number was issued
              * @example B01

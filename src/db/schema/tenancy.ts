@@ -258,3 +258,21 @@ export const sweepCursors = pgTable("sweep_cursors", {
   afterTenant: integer("after_tenant").notNull().default(0),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * The rows a minute sweep has handed out (a queue message sent) and whose step has not run yet
+ * (drizzle/0061 sweep_due): leased for 5 minutes, so the next minutes' sweeps do not hand the same
+ * row out again while its message waits on a busy queue; the step deletes the lease when it runs
+ * (jobs/due.ts endLease), and a lease past its end (the message lost) lets the sweep take the row
+ * again. One row per (sweep, row id): ids are unique per table, and two sweeps read ecf_documents.
+ */
+export const sweepLeases = pgTable(
+  "sweep_leases",
+  {
+    sweep: text("sweep").notNull(),
+    rowId: integer("row_id").notNull(),
+    tenantId: tenantId(),
+    until: timestamp("until", { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sweep, t.rowId] }), index("sweep_leases_until_idx").on(t.sweep, t.until), tenantIsolation("sweep_leases")],
+);

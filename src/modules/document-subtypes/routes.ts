@@ -116,7 +116,7 @@ const updateRoute = defineRoute(
     method: "patch",
     path: `${V1}/document-subtypes/{id}`,
     tags,
-    summary: "Update a document subtype (only the fields given; next_number is read-only)",
+    summary: "Update a document subtype (only the fields given; next_number is set at creation only: 422 on it here)",
     request: { params: IdParam, ...jsonBody(UpdateDocumentSubtypeBody) },
     responses: {
       200: jsonResponse("Updated", dataWithMessage(DocumentSubtype)),

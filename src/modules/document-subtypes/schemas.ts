@@ -31,7 +31,10 @@ export const CreateDocumentSubtypeBody = z
       }),
     start_number: sequence.optional().openapi({ description: "Default 1" }),
     end_number: sequence.openapi({ description: "The range's last number: at least start_number (and next_number)" }),
-    next_number: sequence.optional().openapi({ description: "Default start_number; read-only after creation" }),
+    next_number: sequence.optional().openapi({
+      description:
+        "The next number to issue, default start_number: given at creation only (a range partly used on paper or elsewhere), then it advances only as documents are numbered; PATCH takes no next_number (422 on the unknown field)",
+    }),
     valid_until: isoDate.nullable().optional().openapi({ description: "Required for invoices and notes" }),
     authorization_number: authorizationNumber,
     authorized_at: isoDate.nullable().optional().openapi({ description: "Date of DGII's authorization of the range" }),
@@ -52,7 +55,6 @@ export const UpdateDocumentSubtypeBody = z
     prefix: CreateDocumentSubtypeBody.shape.prefix.optional().openapi({ description: "Only while no number was issued" }),
     start_number: sequence.optional().openapi({ description: "Fixed once a number was issued (409 ncf_range_in_use)" }),
     end_number: sequence.optional().openapi({ description: "Fixed once a number was issued (409 ncf_range_in_use); at least start_number" }),
-    next_number: z.number().optional().openapi({ description: "Read-only: only the current value is accepted" }),
     valid_until: isoDate.nullable().optional(),
     authorization_number: authorizationNumber,
     authorized_at: isoDate.nullable().optional(),
@@ -78,7 +80,7 @@ export const DocumentSubtype = z
     prefix: z.string(),
     start_number: z.number(),
     end_number: z.number(),
-    next_number: z.number(),
+    next_number: z.number().openapi({ readOnly: true, description: "Advances only as documents are numbered; set at creation, never by PATCH" }),
     next_document_number: z.string().nullable().openapi({ example: "B0100000001", description: "null when the range is exhausted" }),
     remaining: z.number().openapi({ description: "Numbers left in the range" }),
     valid_until: z.string().nullable(),

@@ -257,9 +257,6 @@ async function checkContingencyRange(db: AnyDb, n: Numbering, workspaceId: numbe
 export async function updateSubtype(db: AnyDb, tenantId: number, id: number, input: UpdateDocumentSubtypeInput): Promise<SubtypeRow> {
   await lockSequenceWrites(db, tenantId);
   const current = await getSubtype(db, tenantId, id, true);
-  if (input.next_number !== undefined && input.next_number !== current.nextNumber) {
-    throw fieldError("next_number", "The next_number is read-only: it advances only when documents are numbered.");
-  }
   if (input.type !== undefined && input.type !== current.type) throw fieldError("type", "The type of a subtype cannot change; create another subtype.");
   const prefix = input.prefix ?? current.prefix;
   // An issued NCF stays inside its authorized range: once a number was used the range is fixed.

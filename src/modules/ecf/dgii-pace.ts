@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
+import { DgiiRefused, DgiiUnavailable } from "./dgii";
 
 /**
  * DGII's pace, per company (issue 48). DGII answering one company 429 (too many requests) or 503
@@ -10,6 +11,9 @@ import * as schema from "../../db/schema";
  * taxpayer's burst (a contingency's backlog) is not everyone's outage. The wait doubles with each
  * such answer in a row, 30 s to 15 min (as an unreachable document's backoff), or is DGII's
  * Retry-After when longer (at most an hour); the next answer DGII gives the company ends it.
+ * Every step that calls DGII for the company waits under it — e-CF (jobs/ecf.ts), commercial
+ * approvals, buyer deliveries (DGII's directory), runs of the test set — and every such answer
+ * starts or ends it (`dgiiPaceOf`).
  */
 
 const b = schema.ecfDgiiBackoff;
@@ -63,3 +67,46 @@ export async function recordDgiiBackoff(db: AnyDb, tenantId: number, now: Date, 
 export async function clearDgiiBackoff(db: AnyDb, tenantId: number): Promise<void> {
   await db.delete(b).where(eq(b.tenantId, tenantId));
 }
+
+/** A step's DGII calls for one company, under the company's wait (see above). */
+export interface DgiiPace {
+  /** When the company's wait ends, while it waits at `now`: the step makes no DGII call and leaves the row to the sweep. */
+  waitingUntil: Date | undefined;
+  /**
+   * A DGII call: a 429 or 503 starts (or grows) the company's wait, and the step's later DGII calls
+   * are not made; any answer of DGII's, a refusal included, ends a wait there was.
+   */
+  call<T>(call: () => Promise<T>): Promise<T>;
+}
+
+export async function dgiiPaceOf(db: AnyDb, tenantId: number, now: Date): Promise<DgiiPace> {
+  const backoff = await dgiiBackoffOf(db, tenantId);
+  let waited = backoff !== undefined;
+  let slowedDown: DgiiUnavailable | undefined;
+  const answered = async () => {
+    if (!waited) return;
+    waited = false;
+    await clearDgiiBackoff(db, tenantId);
+  };
+  return {
+    waitingUntil: backoff && backoff.until > now ? backoff.until : undefined,
+    async call<T>(call: () => Promise<T>): Promise<T> {
+      if (slowedDown) throw slowedDown;
+      try {
+        const result = await call();
+        await answered();
+        return result;
+      } catch (error) {
+        if (error instanceof DgiiRefused) await answered();
+        else if (error instanceof DgiiUnavailable && slowDownStatus(error.status)) {
+          slowedDown = error;
+          await recordDgiiBackoff(db, tenantId, now, error.message, error.retryAfterSeconds);
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+/** Seconds until a wait ends (at least 1). */
+export const secondsUntil = (until: Date, now: Date) => Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));

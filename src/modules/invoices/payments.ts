@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { oneRow } from "../../db/rows";
+import { oneRow, rowFromJson, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { RequestScope } from "../../http/scope";
 import { Big } from "../../lib/decimal";
@@ -10,7 +10,7 @@ import { balanceOf, invoiceAccount, paymentStatus } from "../sales/money";
 import type { Payable } from "../sales/payments";
 import * as payments from "../sales/payments";
 import type { CreatePaymentInput } from "../sales/schemas";
-import { invoiceChange, recordInvoiceChange } from "./history";
+import { invoiceChange } from "./history";
 import { type InvoiceData, serializeInvoice } from "./json";
 import type { InvoiceWithholdingsInput } from "./schemas";
 import { lockInvoice } from "./service";
@@ -83,18 +83,18 @@ export async function setWithholdings(
       `The withholdings exceed what is left to pay after payments and notes (${left.toFixed(2)}).`,
     );
   }
-  const updated = await db
+  const updatedAt = new Date();
+  const after = { ...next, withholdingDate: date, status: paymentStatus(invoiceAccount(next)), updatedAt };
+  const update = db
     .update(inv)
-    .set({
-      itbisWithheld: next.itbisWithheld,
-      isrWithheld: next.isrWithheld,
-      withholdingDate: date,
-      status: paymentStatus(invoiceAccount(next)),
-      updatedAt: new Date(),
-    })
+    .set({ itbisWithheld: after.itbisWithheld, isrWithheld: after.isrWithheld, withholdingDate: date, status: after.status, updatedAt })
     .where(eq(inv.id, id))
-    .returning()
-    .then(oneRow);
-  await recordInvoiceChange(db, scope, "withholdings", invoice, updated);
+    .returning();
+  // The row and its history entry in one statement (one round trip), as a payment's are written.
+  const history = invoiceChange(db, scope, "withholdings", invoice, after);
+  const result = await db.execute(sql`
+    WITH updated AS (${update.getSQL()})${history ? sql`, history AS (${history.getSQL()})` : sql``}
+    SELECT row_to_json(updated) AS invoice FROM updated`);
+  const updated = rowFromJson(inv, oneRow(rowsOf<{ invoice: Record<string, unknown> }>(result)).invoice);
   return { invoice: serializeInvoice(updated), paidNow: updated.status === "paid" && invoice.status !== "paid" };
 }

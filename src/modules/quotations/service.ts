@@ -9,7 +9,18 @@ import { AppError, type FieldErrors, fieldError, notFound } from "../../lib/erro
 import { decimal2, exchangeRateText, timestamp } from "../../lib/format";
 import type { InvoiceContext } from "../invoices/context";
 import { createInvoice } from "../invoices/issue";
-import { type ItemJson, insertLines, itemsBreakdown, itemsJson, lineRecords, pdfLines, replaceLines, serializeItems, storedLineItems } from "../sales/items";
+import {
+  type ItemJson,
+  insertLines,
+  itemsBreakdown,
+  itemsJson,
+  lineRecords,
+  pdfLines,
+  printedTotals,
+  replaceLines,
+  serializeItems,
+  storedLineItems,
+} from "../sales/items";
 import { documentAmounts, lineAmounts, type TaxBreakdown, taxBreakdown } from "../sales/lines";
 import type { PdfDocumentData } from "../sales/pdf";
 import { resolveDocument } from "../sales/references";
@@ -346,12 +357,8 @@ export async function quotationPdfData(db: AnyDb, scope: RequestScope, ids: numb
         currency: row.currency_code && row.exchange_rate ? { code: row.currency_code, exchangeRate: exchangeRateText(row.exchange_rate) } : null,
         customer: { name: row.customer_name, identification: row.identification, identificationType: row.identification_type },
         ...pdfLines(items),
-        totals: [
-          { label: "Subtotal", value: quotation.subtotal_amount },
-          { label: "Descuento", value: quotation.discount_amount },
-          { label: "Impuestos", value: quotation.tax_amount },
-          { label: "Total", value: quotation.total_amount, bold: true },
-        ],
+        // A quotation is no fiscal document: its totals print as a B-series document's (one home for them).
+        totals: printedTotals(items, { subtotal: quotation.subtotal_amount, discount: quotation.discount_amount, total: quotation.total_amount }, false),
         notes: quotation.notes,
       },
     };

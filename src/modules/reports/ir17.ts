@@ -1,5 +1,6 @@
 import type { AnyDb } from "../../db/client";
 import { Big } from "../../lib/decimal";
+import { getProfile } from "../company/service";
 import { withheld606 } from "./purchases606";
 import type { Ir17Query, Row606 } from "./schemas";
 import { periodOf, readWhole } from "./service";
@@ -129,6 +130,11 @@ export interface Ir17 {
   form: "IR-17";
   layout: string;
   rnc: string;
+  /**
+   * The razón social beside the RNC, as the profile had it when computed (a closed period's: at its
+   * close, like the IT-1's renglón I); absent from an IR-17 a close kept before it was kept.
+   */
+  legal_name?: string | null;
   period: string;
   concepts: Ir17Concept[];
   liquidation: { casilla: string; name: string; amount: string; from: "books" | "input" | "formula" }[];
@@ -143,10 +149,11 @@ const positive = (value: Big) => (value.gt(0) ? value : ZERO);
 export async function ir17Report(db: AnyDb, tenantId: number, query: Ir17Query): Promise<Ir17> {
   const period = periodOf(query.period);
   const { header, rows } = await readWhole(db, tenantId, withheld606, { period: period.text, format: "json", workspace_id: undefined });
-  return computeIr17(header.rnc, period.text, rows, query);
+  const legalName = (await getProfile(db, tenantId))?.legalName ?? null;
+  return computeIr17(header.rnc, legalName, period.text, rows, query);
 }
 
-function computeIr17(rnc: string, period: string, rows: Row606[], query: Ir17Query): Ir17 {
+function computeIr17(rnc: string, legalName: string | null, period: string, rows: Row606[], query: Ir17Query): Ir17 {
   const layout = layoutOf(period);
   const liq = LIQUIDATION[layout];
   const withheld = rows.filter((row) => new Big(row.isr_withheld || "0").gt(0));
@@ -210,6 +217,7 @@ function computeIr17(rnc: string, period: string, rows: Row606[], query: Ir17Que
           ? "IR-17 of 2025 (casillas 1-34)"
           : "IR-17 before 2025 (casillas 1-31)",
     rnc,
+    legal_name: legalName,
     period,
     concepts,
     liquidation,

@@ -153,7 +153,7 @@ export async function renderIt1Pdf(report: It1): Promise<Uint8Array<ArrayBuffer>
   header(w, report, "Formulario IT-1");
   const legend = [
     `Casillas y nombres del formulario IT-1 y su Anexo A, edición ${edition} (Instructivo Llenado IT-1 de la DGII). Montos en pesos (RD$).`,
-    "C: casilla que completa el contador (Sucursal no la conoce: 0.00, o en blanco donde no puede calcularla; sombreada). D: dato informado en la solicitud. En negrita: aritmética del formulario.",
+    "C: casilla que completa el contador (Sucursal no puede calcularla: en blanco, sombreada). D: dato informado en la solicitud. En negrita: aritmética del formulario.",
     "Las demás salen del 607 (con e-CF) y el 606 del período, o de la aritmética del formulario. Para digitar en la declaración interactiva de la Oficina Virtual; no sustituye la declaración.",
   ];
   for (const text of legend) w.block(w.wrapped(text, PAGE.width - 2 * PAGE.margin, { size: 9 }), PAGE.margin);
@@ -211,9 +211,10 @@ export async function renderIt1Pdf(report: It1): Promise<Uint8Array<ArrayBuffer>
   ixHeader();
   for (const row of report.itbis_paid) {
     casillaRow(w, lib, row, IX.nameWidth, ixHeader, () => {
-      const values = [row.a, row.b, row.c, row.d].map((value) => (row.casilla === "54" ? `${amount(value)} %` : amount(value)));
+      // A row Sucursal cannot compute (45, 46) is left blank, for the accountant to fill in.
+      const values = [row.a, row.b, row.c, row.d].map((value) => (value === null ? null : row.casilla === "54" ? `${amount(value)} %` : amount(value)));
       values.forEach((value, i) => {
-        right(w, value, IX.columns[i] ?? X.right, row.from === "formula");
+        if (value !== null) right(w, value, IX.columns[i] ?? X.right, row.from === "formula");
       });
     });
   }

@@ -5,6 +5,7 @@ import { Big } from "../../lib/decimal";
 import { NOTE_PREFIXES } from "../../lib/ncf";
 import { getProfile } from "../company/service";
 import type { TaxBreakdown } from "../sales/lines";
+import { cents, inDop } from "../sales/money";
 import { purchases606, withheld606 } from "./purchases606";
 import { prefixPattern, reportedInvoices, sales607 } from "./sales607";
 import type { ConsumerSummary607, It1Query, Row606, Row607 } from "./schemas";
@@ -39,11 +40,13 @@ export interface Casilla {
 export interface CasillaByColumn {
   casilla: string;
   name: string;
-  a: string;
-  b: string;
-  c: string;
-  d: string;
+  /** Null where Sucursal cannot compute the figure (45, 46): `reason` says why, and the PDF leaves the row blank. */
+  a: string | null;
+  b: string | null;
+  c: string | null;
+  d: string | null;
   from: Source;
+  reason?: string;
 }
 
 export interface Check {
@@ -55,7 +58,6 @@ export interface Check {
 
 const ZERO = new Big(0);
 const money = (value: Big) => value.toFixed(2);
-const cents = (value: Big) => value.round(2, Big.roundHalfUp);
 const positive = (value: Big) => (value.gt(0) ? value : ZERO);
 const sum = (values: Big[]) => values.reduce((total, value) => total.plus(value), ZERO);
 
@@ -75,6 +77,12 @@ interface SaleBases {
   tax_breakdown: TaxBreakdown | null;
   credit_note_indicator: number | null;
   amount_dop: string;
+  /**
+   * An invoice's service lines, net of their discounts, in DOP (half-up to the cent): the lines the
+   * e-CF marks IndicadorBienoServicio 2 (Formato e-CF v1.0, Ítem field 7), from the product's type
+   * as issuing sets it; "0" on a note.
+   */
+  services_dop: string;
 }
 
 /**
@@ -86,12 +94,15 @@ async function saleBases(db: AnyDb, tenantId: number, period: Period): Promise<S
   return rowsOf<SaleBases>(
     await db.execute(sql`
       SELECT i.document_number AS ncf, i.income_type, 1 AS sign, coalesce(i.exchange_rate, 1)::text AS exchange_rate, i.tax_breakdown,
-        NULL::integer AS credit_note_indicator, (i.subtotal_amount_dop - i.discount_amount_dop)::text AS amount_dop
+        NULL::integer AS credit_note_indicator, (i.subtotal_amount_dop - i.discount_amount_dop)::text AS amount_dop,
+        coalesce((SELECT round(sum(ii.subtotal - ii.discount_amount) * coalesce(i.exchange_rate, 1), 2)
+          FROM invoice_items ii JOIN products pr ON pr.id = ii.product_id AND pr.tenant_id = ${tenantId}
+          WHERE ii.invoice_id = i.id AND ii.tenant_id = ${tenantId} AND pr.product_type = 'service'), 0)::text AS services_dop
       FROM invoices i WHERE i.tenant_id = ${tenantId} AND ${reportedInvoices(period, undefined, query)}
       UNION ALL
       SELECT n.document_number, (SELECT ni.income_type FROM invoices ni WHERE ni.id = n.invoice_id AND ni.tenant_id = ${tenantId}),
         CASE WHEN n.kind = 'credit' THEN -1 ELSE 1 END, n.exchange_rate::text, n.tax_breakdown, n.credit_note_indicator,
-        (n.subtotal_amount_dop - n.discount_amount_dop)::text
+        (n.subtotal_amount_dop - n.discount_amount_dop)::text, '0'
       FROM invoice_notes n
       WHERE n.tenant_id = ${tenantId} AND n.status = 'issued' AND n.issue_date BETWEEN ${period.from}::date AND ${period.to}::date
         AND n.document_number ~ ${prefixPattern(NOTE_PREFIXES, true)}`),
@@ -377,7 +388,7 @@ function compute(
   let depreciable = ZERO;
   for (const doc of bases) {
     if (isType(doc.ncf, ...EXPORTS, ...SPECIAL_REGIMES) || !doc.tax_breakdown) continue;
-    const dop = (amount: string) => cents(new Big(amount).times(doc.exchange_rate)).times(doc.sign);
+    const dop = (amount: string) => inDop(amount, doc.exchange_rate).times(doc.sign);
     exempt = exempt.plus(dop(doc.tax_breakdown.exempt_base));
     for (const entry of doc.tax_breakdown.itbis) {
       if (doc.income_type === "05") depreciable = depreciable.plus(dop(entry.base));
@@ -385,13 +396,32 @@ function compute(
     }
   }
   put(it1, "t", "1", "Total de operaciones del período (Anexo A 11)", a("11"), "formula");
-  put(it1, "t", "2", "Ingresos por exportaciones de bienes (Art. 342 CT)", a("8"), "books");
-  put(it1, "t", "3", "Ingresos por exportaciones de servicios (Art. 344 CT)", ZERO, "accountant");
+  // Exports (16/46, Anexo A 8) split by what each line is: the e-CF says it line by line
+  // (IndicadorBienoServicio, 1 bien, 2 servicio: Formato e-CF v1.0), Sucursal from the product's
+  // type. The service lines are exports of services (3, Art. 344 CT), the rest exports of goods (2),
+  // so 2 + 3 = Anexo A 8 to the cent. A service exported on a 01/31 (to a foreign buyer) is an exempt
+  // sale in 4: the books do not say it was used abroad (Reglamento 293-11 Art. 14 j).
+  const exportedServices = sum(
+    bases
+      .filter((doc) => isType(doc.ncf, ...EXPORTS))
+      .map((doc) => (new Big(doc.services_dop).gt(doc.amount_dop) ? new Big(doc.amount_dop) : new Big(doc.services_dop))),
+  );
+  put(it1, "t", "2", "Ingresos por exportaciones de bienes (Art. 342 CT)", a("8").minus(exportedServices), "books");
+  put(it1, "t", "3", "Ingresos por exportaciones de servicios (Art. 344 CT)", exportedServices, "books");
   put(it1, "t", "4", "Ingresos por ventas locales de bienes o servicios exentos (Arts. 343 y 344 CT)", exempt, "books");
   put(it1, "t", "5", "Ingresos por ventas de bienes o servicios exentos por destino", a("6"), "books");
   put(it1, "t", "6", "No sujetas a ITBIS por servicios de construcción (Anexo A 38)", a("38"), "formula");
   put(it1, "t", "7", "No sujetas a ITBIS por comisiones (Anexo A 42)", a("42"), "formula");
-  put(it1, "t", "8", "Ingresos por ventas locales de bienes exentos (Art. 343 párr. III y IV)", ZERO, "accountant");
+  // Sucursal records that a line is exempt, not under which provision of Art. 343: every exempt local
+  // sale is in 4 (and so in 9), and the accountant moves the goods of párrafos III and IV here.
+  it1.push({
+    casilla: "8",
+    name: "Ingresos por ventas locales de bienes exentos (Art. 343 párr. III y IV)",
+    amount: null,
+    from: "accountant",
+    reason:
+      "Sucursal records that a line is exempt, not under which provision of Art. 343 CT: every exempt local sale is counted in 4 (and so in 9); the accountant moves the goods exempt under párrafos III and IV from 4 here",
+  });
   put(it1, "t", "9", "Total ingresos por operaciones no gravadas (2 a 8)", sum(["2", "3", "4", "5", "6", "7", "8"].map(t)), "formula");
   put(it1, "t", "10", "Total ingresos por operaciones gravadas (1-9)", t("1").minus(t("9")), "formula");
   put(it1, "t", "11", "Operaciones gravadas al 18%", rateBases["18.00"] ?? ZERO, "books");
@@ -413,7 +443,16 @@ function compute(
   const admitted = (x: Big) => cents(x.times(coefficient).div(100));
   ix["55"] = { a: admitted(cell("53").a), b: admitted(cell("53").b), c: ZERO };
   ix["56"] = { a: cell("52").a.plus(cell("55").a), b: cell("52").b.plus(cell("55").b), c: input.anexo_a_56c };
+  // 45 and 46 are why a purchase's ITBIS is not deductible (an exempt producer's operations, a
+  // category I asset): a choice per purchase Sucursal does not record. Every ITBIS not deductible
+  // it knows (606 column 14, llevado al costo) is in 47; the rest is deductible in 49-53.
+  const notDeductibleWhy: Record<string, string> = {
+    "45": "Sucursal does not record which purchases serve the production of exempt goods or services: their ITBIS is counted in 47 (606 column 14, llevado al costo) or as deductible in 49-53; the accountant moves it here",
+    "46": "Sucursal does not record which purchases are category I assets (buildings): their ITBIS is counted in 47 (606 column 14, llevado al costo) or as deductible in 49-53; the accountant moves it here",
+  };
   const itbisPaidRows: CasillaByColumn[] = itbisPaid.map(([casilla, name, from]) => {
+    const why = notDeductibleWhy[casilla];
+    if (why) return { casilla, name, a: null, b: null, c: null, d: null, from, reason: why };
     if (casilla === "54") return { casilla, name, a: coefficient.toFixed(2), b: coefficient.toFixed(2), c: "0.00", d: coefficient.toFixed(2), from };
     const { a: ca, b: cb, c: cc } = cell(casilla);
     return { casilla, name, a: money(ca), b: money(cb), c: money(cc), d: money(ca.plus(cb).plus(cc)), from: casilla === "56" && cc.gt(0) ? "input" : from };
@@ -459,15 +498,19 @@ function compute(
       baseOf["43"] = baseOf["43"].plus(services).plus(goods);
     }
   }
+  const unknown = (casilla: string, name: string, reason: string) => sectionA.push({ casilla, name, amount: null, from: "accountant", reason });
   put(sectionA, "t", "39", "Servicios sujetos a retención personas físicas", baseOf["39"], "books");
-  put(sectionA, "t", "40", "Servicios sujetos a retención entidades no lucrativas (Norma 01-11)", ZERO, "accountant");
+  unknown(
+    "40",
+    "Servicios sujetos a retención entidades no lucrativas (Norma 01-11)",
+    "Sucursal does not record which suppliers are non-profit entities (Norma 01-11): a non-profit's services, withheld in full, are counted in 42 (by its RNC and the share withheld) and so in 51 and 60 at the same 18 %; the accountant moves the base from 42 here",
+  );
   put(sectionA, "t", "41", "Total servicios sujetos a retención a personas físicas y entidades no lucrativas (39+40)", t("39").plus(t("40")), "formula");
   put(sectionA, "t", "42", "Servicios sujetos a retención sociedades (Norma 07-09)", baseOf["42"], "books");
   put(sectionA, "t", "43", "Servicios sujetos a retención sociedades (Normas 02-05 y 07-07)", baseOf["43"], "books");
   // RST suppliers: Sucursal does not record which suppliers are in the Régimen Simplificado de
   // Tributación, so these figures cannot be computed; their withholdings are in 39, 42 or 43 above
   // (by the supplier's id type and the share withheld), and so in 60.
-  const unknown = (casilla: string, name: string, reason: string) => sectionA.push({ casilla, name, amount: null, from: "accountant", reason });
   const notRecorded =
     "Sucursal does not record which suppliers are in the RST (Régimen Simplificado de Tributación): an RST supplier's withholding is counted in 39, 42 or 43 (by its id type and the share withheld) and so in 60; the accountant moves its base here";
   unknown("44", "Bienes o servicios sujetos a retención a contribuyentes del RST (operaciones gravadas al 18%)", notRecorded);
@@ -530,6 +573,10 @@ function compute(
     it1,
     section_a: sectionA,
     checks,
-    left_to_accountant: [...anexo, ...it1, ...sectionA].filter((c) => c.from === "accountant").map((c) => c.casilla),
+    // The Anexo A's numbers repeat the IT-1's: named as such.
+    left_to_accountant: [
+      ...[...anexo, ...itbisPaidRows].filter((c) => c.from === "accountant").map((c) => `Anexo A ${c.casilla}`),
+      ...[...it1, ...sectionA].filter((c) => c.from === "accountant").map((c) => c.casilla),
+    ],
   };
 }

@@ -4,7 +4,7 @@ import type { AppEnv } from "../../http/context";
 import { type AppRouteHandler, commonErrors, createRouter, defineRoute, jsonResponse, V1 } from "../../http/openapi";
 import { streamedBody } from "../../http/stream";
 import { annulments608 } from "./annulments608";
-import { ir17Report } from "./ir17";
+import { type Ir17, ir17Report } from "./ir17";
 import { type It1, it1Report } from "./it1";
 import { renderIt1Pdf } from "./it1-pdf";
 import { purchases606 } from "./purchases606";
@@ -149,16 +149,18 @@ async function keptOrComputed(c: Context<AppEnv>, report: "it1" | "ir17", query:
 }
 
 /**
- * The IT-1 computed with the request's figures. A closed period's locked documents give the figures
- * its close kept; its renglón I (RNC, razón social) is the one its close kept too, not today's profile.
+ * A report computed with the request's figures. A closed period's locked documents give the figures
+ * its close kept; its RNC and razón social are the ones its close kept too, not today's profile (a
+ * report kept before the razón social was kept has none, and says so: never today's name).
  */
-async function computedIt1(c: Context<AppEnv>, query: It1Query): Promise<It1> {
-  const report = await it1Report(c.var.db, c.var.scope.tenantId, query);
-  const kept = await storedSnapshot(c.var.db, c.var.scope.tenantId, periodOf(query.period).text, "it1", "json");
-  if (!kept) return report;
-  const { rnc, legal_name } = JSON.parse(kept.body) as It1;
-  return { ...report, rnc, legal_name };
+async function asKept<Report extends It1 | Ir17>(c: Context<AppEnv>, report: "it1" | "ir17", computed: Report): Promise<Report> {
+  const kept = await storedSnapshot(c.var.db, c.var.scope.tenantId, computed.period, report, "json");
+  if (!kept) return computed;
+  const { rnc, legal_name } = JSON.parse(kept.body) as Report;
+  return { ...computed, rnc, legal_name };
 }
+
+const computedIt1 = async (c: Context<AppEnv>, query: It1Query): Promise<It1> => asKept(c, "it1", await it1Report(c.var.db, c.var.scope.tenantId, query));
 
 /**
  * The IT-1 as a PDF laid out like DGII's form: drawn from the very JSON the route answers (a closed
@@ -216,6 +218,6 @@ const getIr17Route = defineRoute(
 );
 export const getIr17: AppRouteHandler<typeof getIr17Route> = async (c) => {
   const query = c.req.valid("query");
-  return keptOrComputed(c, "ir17", query, () => ir17Report(c.var.db, c.var.scope.tenantId, query)) as never;
+  return keptOrComputed(c, "ir17", query, async () => asKept(c, "ir17", await ir17Report(c.var.db, c.var.scope.tenantId, query))) as never;
 };
 reportsRouter.openapi(getIr17Route, getIr17);

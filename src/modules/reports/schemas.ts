@@ -295,7 +295,16 @@ export const It1Json = z
     period: z.string(),
     anexo_a: z.array(CasillaJson),
     itbis_paid: z.array(
-      z.object({ casilla: z.string(), name: z.string(), a: z.string(), b: z.string(), c: z.string(), d: z.string(), from: CasillaJson.shape.from }),
+      z.object({
+        casilla: z.string(),
+        name: z.string(),
+        a: z.string().nullable().openapi({ description: "Column A, compras locales: DOP, two decimals; null where Sucursal cannot compute the figure" }),
+        b: z.string().nullable().openapi({ description: "Column B, servicios" }),
+        c: z.string().nullable().openapi({ description: "Column C, importaciones" }),
+        d: z.string().nullable().openapi({ description: "Column D, total (A+B+C)" }),
+        from: CasillaJson.shape.from,
+        reason: CasillaJson.shape.reason,
+      }),
     ),
     it1: z.array(CasillaJson),
     section_a: z.array(CasillaJson),
@@ -324,6 +333,10 @@ export const Ir17Json = z
     form: z.literal("IR-17"),
     layout: z.string(),
     rnc: z.string(),
+    legal_name: z.string().nullable().optional().openapi({
+      description:
+        "Razón social beside the RNC: the company profile's legal name when the IR-17 was computed (a closed period's: at its close, like `rnc`); absent from an IR-17 kept by a close made before it was kept",
+    }),
     period: z.string(),
     concepts: z.array(
       z.object({
