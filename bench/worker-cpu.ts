@@ -133,7 +133,7 @@ export async function measureWorkerCpu(options: {
     for (let i = 0; i < (options.warmup ?? 20); i++) await send(options.make());
     // Requests prepared beforehand: their JSON is the bench's CPU, not workerd's (not measured anyway).
     const prepared = Array.from({ length: options.requests }, () => options.make());
-    await new Promise((r) => setTimeout(r, 300)); // work left from the warm-up (queues, pool ends)
+    await new Promise((r) => setTimeout(r, 300)); // work left from the warm-up (queues, connections closing)
     const before = cpuMs(pids);
     // Each request's CPU: from before it is sent to before the next is, so a read's COMMIT after
     // its response counts with it. Work that waits longer (the e-CF queue's batches, at most one a
