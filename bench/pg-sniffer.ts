@@ -7,7 +7,7 @@ import net from "node:net";
  * - setup round trips: from the first client byte until the server's first ReadyForQuery;
  * - request round trips after that: a round trip starts when the client writes after having last
  *   heard from the server (the ws-relay's definition), except a write that is only Terminate ('X'),
- *   which nobody waits for (pool.end() after the response);
+ *   which nobody waits for (client.end() after the response);
  * - the statements sent in each round trip (simple Query text, or Parse text with Bind values).
  */
 export interface Statement {

@@ -122,15 +122,15 @@ function reportLines(reports: ReportBenchResult[]): string[] {
 export function renderPerformance(r: BenchResults) {
   const rows: string[] = [];
   rows.push(
-    "| Endpoint | DB round trips after connecting (budget) | Worker CPU ms per request, above /health (budget) | c | req/s | p50 ms | p99 ms | errors | pgbench tps (persistent / new conn.) | API ÷ pgbench (persistent / new conn.) |",
+    "| Endpoint | DB round trips after connecting (budget) | Worker CPU ms per request above /health, mean / median (budget) | c | req/s | p50 ms | p99 ms | errors | pgbench tps (persistent / new conn.) | API ÷ pgbench (persistent / new conn.) |",
   );
   rows.push("|---|---|---|---|---|---|---|---|---|---|");
   const cpuCell = (s: ScenarioResult) =>
     !s.cpu
       ? "–"
       : s.cpu.ms === null
-        ? `${s.cpu.rawMs} (the floor)`
-        : `${s.cpu.ms}${s.cpu.budgetMs !== null ? ` (≤ ${s.cpu.budgetMs}) ${verdict(s.cpu.withinBudget === true)}` : ""}`;
+        ? `${s.cpu.rawMs}${s.cpu.rawMedianMs != null ? ` / ${s.cpu.rawMedianMs}` : ""} (the floor)`
+        : `${s.cpu.ms}${s.cpu.medianMs != null ? ` / ${s.cpu.medianMs}` : ""}${s.cpu.budgetMs !== null ? ` (≤ ${s.cpu.budgetMs}) ${verdict(s.cpu.withinBudget === true)}` : ""}`;
   for (const s of r.scenarios) {
     const rt = `${s.roundTrips.roundTrips}${s.budget !== null ? ` (≤ ${s.budget}) ${verdict(s.roundTrips.roundTrips <= s.budget)}` : ""}`;
     if (!s.loads.length) {
@@ -170,7 +170,7 @@ export function renderPerformance(r: BenchResults) {
       .filter((s) => s.cpu && s.cpu.budgetMs !== null && s.cpu.ms !== null)
       .map(
         (s) =>
-          `- ${s.label}: the Worker's CPU ${s.cpu!.ms} ms per request above /health (${s.cpu!.rawMs} ms raw, /health ${round3(s.cpu!.rawMs - s.cpu!.ms!)} ms; ${s.cpu!.requests} requests at one connection) (budget ${s.cpu!.budgetMs} ms) ${verdict(s.cpu!.withinBudget === true)}`,
+          `- ${s.label}: the Worker's CPU ${s.cpu!.ms} ms per request above /health, median ${s.cpu!.medianMs ?? "–"} ms (${s.cpu!.rawMs} ms raw, /health ${round3(s.cpu!.rawMs - s.cpu!.ms!)} ms; ${s.cpu!.requests} requests at one connection) (budget ${s.cpu!.budgetMs} ms) ${verdict(s.cpu!.withinBudget === true)}`,
       ),
     ...r.scenarios
       .filter((s) => s.label.startsWith("GET /") && s.key !== "health" && Array.isArray(s.pgbench))
@@ -224,7 +224,7 @@ ${table}
 
 The Worker's CPU per request (bench/worker-cpu.ts) is workerd's process CPU (user + system, all threads, /proc) over N requests sent one after another on one keep-alive connection to its socket, divided by N, minus the same for GET /health (the runtime's HTTP handling, the floor); an E31's includes the e-CF queue's send to DGII's stand-in after the response. It includes the database driver's protocol work (WebSocket framing, parsing rows), which a deployed Worker pays too.
 
-Round trips are counted on the Worker's real path (neon driver → WebSocket relay → Postgres) per connection, one request at a time (${r.options.roundTripSamples} requests each, after a warm-up so the per-isolate tenant cache is filled). Each request opens ${conns} connection(s) (a pool per request): connection setup costs ${setup} round trip(s) locally (startup + trust auth; production pays Neon's WebSocket + TLS + SCRAM, pipelined by Neon's \`pipelineConnect\`), counted apart from the figures above. The Terminate sent by \`pool.end()\` after the response waits for nothing and is not counted (the relay's raw count includes it). Where each round trip goes:
+Round trips are counted on the Worker's real path (neon driver → WebSocket relay → Postgres) per connection, one request at a time (${r.options.roundTripSamples} requests each, after a warm-up so the per-isolate tenant cache is filled). Each request opens ${conns} connection(s) (a Client per request): connection setup costs ${setup} round trip(s) locally (startup + trust auth; production pays Neon's WebSocket + TLS + SCRAM, pipelined by Neon's \`pipelineConnect\`), counted apart from the figures above. The Terminate sent by \`client.end()\` after the response waits for nothing and is not counted (the relay's raw count includes it). Where each round trip goes:
 
 ${breakdown}
 
@@ -234,7 +234,7 @@ Latency with distance to the database (\`--rtt-ms ${r.options.rttMs}\`: the rela
 |---|---|---|---|
 ${rttRows.join("\n")}
 
-pgbench runs the statements the endpoint issued (captured at the relay, values inlined, the NCF replaced by the number the transaction itself took) as one transaction per request, same concurrency, simple protocol; "persistent" keeps its connections, "new conn." reconnects per transaction (\`-C\`) as the Worker's pool-per-request does.
+pgbench runs the statements the endpoint issued (captured at the relay, values inlined, the NCF replaced by the number the transaction itself took) as one transaction per request, same concurrency, simple protocol; "persistent" keeps its connections, "new conn." reconnects per transaction (\`-C\`) as the Worker's connection per request does.
 ${r.skipped.length ? `\nNot measured: ${r.skipped.join("; ")}.\n` : ""}${END}`;
 
   /** docs/performance.md with the block between the bench markers replaced (appended when missing). */

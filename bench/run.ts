@@ -5,6 +5,10 @@
  *   Node-side figures — bundle, upload, ecf_signing, hostile_xml, test_set — and reports only when named)
  * npm run bench -- --only scale   (many companies: bench/scale.ts, its own stack; = npm run bench:scale)
  * npm run bench -- --hold   (starts the stack, prints how to call it, waits: for profiling by hand)
+ * npm run bench -- --cpu-only [--only …]   (round trips and the Worker's CPU per request only: no loads,
+ *   no added RTT, no pgbench, no reports; results in bench/results/tmp/partial.json)
+ * npm run bench -- --compare <another checkout> [--only …]   (the Worker's CPU per request of this tree and of
+ *   the other, both served at once on the same database, requests alternated: bench/worker-cpu.ts measurePairedCpu)
  * npm run bench -- --profile [--only …]   (the Worker's inspector on: a CPU profile of each scenario
  *   with a CPU budget, summed by package and source file (bench/worker-profile.ts); nothing else measured)
  *
@@ -54,7 +58,7 @@ import { prng } from "./rnc-generator";
 import { type Seeded, seed } from "./seed";
 import { describeHostileTestSets, describeTestSet, measureHostileTestSets, measureTestSet } from "./testset";
 import { describeUploadSize, measureUploadSize } from "./upload-size";
-import { measureWorkerCpu, type WorkerCpu } from "./worker-cpu";
+import { measurePairedCpu, measureWorkerCpu, type PairedCpu, type WorkerCpu } from "./worker-cpu";
 import { type ProfileSummary, profileRequests } from "./worker-profile";
 
 const exec = promisify(execFile);
@@ -79,6 +83,8 @@ const options = cliOptions({
   "report-runs": { type: "string" },
   hold: { type: "boolean" },
   profile: { type: "boolean" },
+  "cpu-only": { type: "boolean" },
+  compare: { type: "string" },
 });
 const RTT_MS = Number(options["rtt-ms"] ?? 20);
 const DURATION = Math.min(Number(options.duration ?? 8), 60);
@@ -108,6 +114,8 @@ interface Stack {
   relay: WsRelay;
   pooler: Pooler | null;
   wrangler: ChildProcess | null;
+  /** `--compare`: the other checkout's Worker. */
+  compare: ChildProcess | null;
   port: number;
   /** DGII's stand-in: the e-CF the e-CF scenario issues are sent there by the Worker's queue. */
   fakeDgii: FakeDgii;
@@ -143,14 +151,24 @@ const toolEnv = () => ({
 });
 
 /** `wrangler dev` (bench/worker-host.ts): its public URL and the Worker's own socket. */
-async function startWrangler(envPath: string, port: number, host: string, inspectorPort?: number): Promise<{ url: string; direct: string | null }> {
-  const log = fs.openSync(path.join(TMP, "wrangler.log"), "w");
+async function startWrangler(
+  envPath: string,
+  port: number,
+  host: string,
+  inspectorPort?: number,
+  root = ROOT,
+): Promise<{ url: string; direct: string | null; child: ChildProcess }> {
+  const tmp = root === ROOT ? TMP : path.join(TMP, "compare");
+  fs.mkdirSync(tmp, { recursive: true });
+  const log = fs.openSync(path.join(tmp, "wrangler.log"), "w");
   const child = spawn(
     path.join(ROOT, "node_modules", ".bin", "tsx"),
-    [path.join(ROOT, "bench/worker-host.ts"), envPath, String(port), path.join(TMP, "wrangler-state"), host, ...(inspectorPort ? [String(inspectorPort)] : [])],
-    { cwd: ROOT, stdio: ["ignore", "pipe", log], env: toolEnv(), detached: true },
+    [path.join(root, "bench/worker-host.ts"), envPath, String(port), path.join(tmp, "wrangler-state"), host, ...(inspectorPort ? [String(inspectorPort)] : [])],
+    { cwd: root, stdio: ["ignore", "pipe", log], env: toolEnv(), detached: true },
   );
-  stack.wrangler = child; // so that a stop during start-up still ends it
+  // So that a stop during start-up still ends it.
+  if (root === ROOT) stack.wrangler = child;
+  else stack.compare = child;
   let out = "";
   const line = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`wrangler dev did not start within 120 s; see ${path.join(TMP, "wrangler.log")}`)), 120_000);
@@ -164,10 +182,18 @@ async function startWrangler(envPath: string, port: number, host: string, inspec
     });
     child.on("exit", () => reject(new Error(`wrangler dev exited; see ${path.join(TMP, "wrangler.log")}`)));
   });
-  return JSON.parse(line) as { url: string; direct: string | null };
+  return { ...(JSON.parse(line) as { url: string; direct: string | null }), child };
 }
 
 async function stopAll(): Promise<void> {
+  const other = stack.compare;
+  if (other && other.exitCode === null && other.pid) {
+    try {
+      process.kill(-other.pid, "SIGKILL");
+    } catch {
+      /* gone */
+    }
+  }
   const w = stack.wrangler;
   if (w && w.exitCode === null && w.pid) {
     try {
@@ -296,6 +322,13 @@ function scenarios(s: Seeded, today: string): Scenario[] {
       budget: 1,
       cpu: { requests: 400, budgetMs: 1 },
       make: () => ({ method: "GET", path: `/api/v1/rnc?search=${encodeURIComponent(s.rncTerms[int(0, s.rncTerms.length - 1)]!)}` }),
+    },
+    {
+      key: "company_members",
+      label: "GET /company/members (a company-level route)",
+      budget: 1,
+      cpu: { requests: 400, budgetMs: 1 },
+      make: () => ({ method: "GET", path: "/api/v1/company/members" }),
     },
     {
       key: "quotation_pdf",
@@ -822,31 +855,76 @@ async function main() {
     return;
   }
 
+  if (options.compare) {
+    const root = path.resolve(String(options.compare));
+    const otherPort = await freePort();
+    console.log(`the other checkout's Worker (${root}) …`);
+    const other = await startWrangler(envPath, otherPort, host, undefined, root);
+    bypassSniffer(true);
+    const compared: Record<string, PairedCpu> = {};
+    for (const scenario of list) {
+      if (!scenario.cpu) continue;
+      const paired = await measurePairedCpu({
+        own: { target, processGroup: stack.wrangler!.pid! },
+        other: { target: other.direct ?? other.url, processGroup: other.child.pid! },
+        host,
+        token: seeded.token,
+        make: scenario.make,
+        requests: Math.min(scenario.cpu.requests, 400),
+      });
+      if (!paired) break;
+      compared[scenario.key] = paired;
+      console.log(
+        `  ${scenario.label}: this tree mean ${paired.own.meanMs} / median ${paired.own.medianMs} ms; ${root}: mean ${paired.other.meanMs} / median ${paired.other.medianMs} ms; statuses ${JSON.stringify(paired.statuses)}`,
+      );
+    }
+    fs.writeFileSync(PARTIAL_RESULTS, `${JSON.stringify({ date: new Date().toISOString(), other: root, roundTrips, compared }, null, 2)}\n`);
+    console.log(`Results: ${path.relative(ROOT, PARTIAL_RESULTS)}.`);
+    await stopAll();
+    return;
+  }
+
   console.log("Worker CPU per request (bench/worker-cpu.ts: workerd's process CPU over N requests at one connection) …");
   bypassSniffer(true);
   const cpu: Record<string, WorkerCpu> = {};
   let floorMs: number | null = null;
+  let floorMedianMs: number | null = null;
   for (const scenario of [...list].sort((a, b) => (a.key === "health" ? -1 : b.key === "health" ? 1 : 0))) {
     if (!scenario.cpu) continue;
-    const measured = await measureWorkerCpu({
-      target,
-      host,
-      token: seeded.token,
-      processGroup: stack.wrangler!.pid!,
-      make: scenario.make,
-      requests: scenario.cpu.requests,
-      settleMs: scenario.requestConnectionOnly ? 2000 : 300,
-    });
+    const requests = scenario.cpu.requests;
+    const measure = () =>
+      measureWorkerCpu({
+        target,
+        host,
+        token: seeded.token,
+        processGroup: stack.wrangler!.pid!,
+        make: scenario.make,
+        requests,
+        settleMs: scenario.requestConnectionOnly ? 2000 : 300,
+      });
+    // A runtime process that ended during the run (wrangler restarts one now and then): once more.
+    const measured = (await measure()) ?? (await measure());
     if (!measured) break;
-    if (scenario.key === "health") floorMs = measured.rawMs;
+    if (scenario.key === "health") {
+      floorMs = measured.rawMs;
+      floorMedianMs = measured.rawMedianMs;
+    }
     const ms = scenario.key === "health" || floorMs === null ? null : round(measured.rawMs - floorMs, 3);
+    const medianMs =
+      scenario.key === "health" || floorMedianMs === null || measured.rawMedianMs === null ? null : round(measured.rawMedianMs - floorMedianMs, 3);
     const budgetMs = scenario.cpu.budgetMs;
-    cpu[scenario.key] = { ...measured, ms, budgetMs, withinBudget: budgetMs === null || ms === null ? null : ms <= budgetMs };
+    cpu[scenario.key] = { ...measured, ms, medianMs, budgetMs, withinBudget: budgetMs === null || ms === null ? null : ms <= budgetMs };
     console.log(
-      `  ${scenario.label}: ${measured.rawMs} ms per request${ms === null ? "" : ` (${ms} ms above /health)`}, statuses ${JSON.stringify(measured.statuses)}`,
+      `  ${scenario.label}: mean ${measured.rawMs} ms, median ${measured.rawMedianMs} ms per request${ms === null ? "" : ` (${ms} / ${medianMs} ms above /health)`}, statuses ${JSON.stringify(measured.statuses)}`,
     );
   }
   bypassSniffer(false);
+  if (options["cpu-only"]) {
+    fs.writeFileSync(PARTIAL_RESULTS, `${JSON.stringify({ date: new Date().toISOString(), roundTrips, cpu }, null, 2)}\n`);
+    console.log(`Results: ${path.relative(ROOT, PARTIAL_RESULTS)}.`);
+    await stopAll();
+    return;
+  }
 
   console.log(`throughput (autocannon, at ${served.direct ? "the Worker's socket" : "wrangler's public port"}) …`);
   bypassSniffer(true);

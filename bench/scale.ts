@@ -17,7 +17,11 @@
  *    transaction rolled back: nothing is consumed), then each cron fired through the Worker
  *    (`/cdn-cgi/handler/scheduled`): wall time, the Worker's CPU (workerd's utime+stime over the
  *    invocation; the queue consumers run in the same process and overlap it), round trips and
- *    connections to Postgres (the relay), rows read (pg_stat_database tup_returned + tup_fetched).
+ *    connections to Postgres (the relay), rows read (pg_stat_database tup_returned + tup_fetched),
+ *    and the messages it enqueued (counted by the Worker's queue bindings, wrapped in
+ *    bench/scale-entry.ts). Then the queue batches that follow it, until the queues are quiet (3 s
+ *    without a batch, at most 45 s): each batch's wall time, messages and enqueues (the wrapper),
+ *    and over the window the workerd CPU, round trips and rows read, per batch.
  * 5. Fairness, at the first size: both contingencies end at the same moment (every held e-CF due),
  *    the minute cron fires; how long until the fake DGII holds the single company's e-CF, and how
  *    many of the backlog's it holds after each minute (ECF_SENDS_PER_MINUTE of them).
@@ -143,10 +147,93 @@ interface Invocation {
   connections: number;
   rowsRead: number;
   status: number;
+  /** Messages the cron put on the queues (its sweeps), and the send/sendBatch calls. */
+  enqueued: number | null;
+  sendCalls: number | null;
+  /** The queue batches that followed, until the queues were quiet. */
+  batches?: Batches;
 }
+
+/** One invocation as the Worker's wrapper (bench/scale-entry.ts) counted it. */
+interface Tally {
+  kind: "cron" | "queue";
+  name: string;
+  messages: number;
+  enqueued: number;
+  sendCalls: number;
+  wallMs: number;
+}
+
+interface Batches {
+  /** Batches per queue. */
+  count: Record<string, number>;
+  messages: number;
+  enqueued: number;
+  /** Per batch: mean and max wall time (the wrapper's clock), mean messages and enqueues. */
+  wallMsMean: number;
+  wallMsMax: number;
+  messagesMean: number;
+  enqueuedMean: number;
+  enqueuedMax: number;
+  /** Over the window, divided by the batches: workerd CPU, round trips, rows read. */
+  workerCpuMsPerBatch: number;
+  roundTripsPerBatch: number;
+  rowsReadPerBatch: number;
+  windowMs: number;
+}
+
+async function tallies(port: number): Promise<{ done: Tally[]; running: number }> {
+  const res = await fetch(`http://127.0.0.1:${port}/__bench/tallies`);
+  return (await res.json()) as { done: Tally[]; running: number };
+}
+
+/** The queue batches after a cron, until 3 s pass without one (at most 45 s), measured as a window. */
+async function drain(port: number, stats: pg.Client, carried: Tally[]): Promise<Batches> {
+  const relay = stack.relay!;
+  relay.resetStats();
+  const rowsBefore = await dbRowsRead(stats);
+  const cpuBefore = workerdCpuMs(stack.wrangler!.pid!);
+  const started = performance.now();
+  const seen: Tally[] = carried.filter((t) => t.kind === "queue");
+  let lastBatchAt = performance.now();
+  while (performance.now() - started < 45_000) {
+    await sleep(500);
+    const { done, running } = await tallies(port);
+    const batches = done.filter((t) => t.kind === "queue");
+    seen.push(...batches);
+    if (batches.length || running) lastBatchAt = performance.now();
+    else if (performance.now() - lastBatchAt >= 3000) break;
+  }
+  const windowMs = performance.now() - started;
+  const cpu = workerdCpuMs(stack.wrangler!.pid!) - cpuBefore;
+  const s = relay.stats() as { roundTrips: number };
+  const rows = (await dbRowsRead(stats)) - rowsBefore;
+  const n = Math.max(seen.length, 1);
+  const count: Record<string, number> = {};
+  for (const t of seen) count[t.name] = (count[t.name] ?? 0) + 1;
+  const sum = (f: (t: Tally) => number) => seen.reduce((a, t) => a + f(t), 0);
+  return {
+    count,
+    messages: sum((t) => t.messages),
+    enqueued: sum((t) => t.enqueued),
+    wallMsMean: round(sum((t) => t.wallMs) / n),
+    wallMsMax: Math.max(0, ...seen.map((t) => t.wallMs)),
+    messagesMean: round(sum((t) => t.messages) / n),
+    enqueuedMean: round(sum((t) => t.enqueued) / n),
+    enqueuedMax: Math.max(0, ...seen.map((t) => t.enqueued)),
+    workerCpuMsPerBatch: round(cpu / n),
+    roundTripsPerBatch: round(s.roundTrips / n),
+    rowsReadPerBatch: Math.round(rows / n),
+    windowMs: Math.round(windowMs),
+  };
+}
+
+/** Queue batches read with a cron's tally, handed to the drain that follows it. */
+let carried: Tally[] = [];
 
 async function fire(port: number, host: string, cron: string, stats: pg.Client): Promise<Invocation> {
   const relay = stack.relay!;
+  carried = (await tallies(port)).done;
   relay.resetStats();
   const rowsBefore = await dbRowsRead(stats);
   const cpuBefore = workerdCpuMs(stack.wrangler!.pid!);
@@ -157,14 +244,26 @@ async function fire(port: number, host: string, cron: string, stats: pg.Client):
   await sleep(600);
   const cpu = workerdCpuMs(stack.wrangler!.pid!) - cpuBefore;
   const s = relay.stats() as { roundTrips: number; connections?: number };
+  const rowsRead = (await dbRowsRead(stats)) - rowsBefore;
+  // The cron's own tally (its waitUntil settled), and the batches already done since.
+  let cronTally: Tally | undefined;
+  carried = [];
+  for (let i = 0; i < 100 && !cronTally; i++) {
+    const { done } = await tallies(port);
+    cronTally = done.find((t) => t.kind === "cron" && t.name === cron);
+    carried.push(...done.filter((t) => t.kind === "queue"));
+    if (!cronTally) await sleep(100);
+  }
   return {
     cron,
     wallMs: round(wallMs),
     workerCpuMs: round(cpu),
     roundTrips: s.roundTrips,
     connections: s.connections ?? 0,
-    rowsRead: (await dbRowsRead(stats)) - rowsBefore,
+    rowsRead,
     status: res.status,
+    enqueued: cronTally?.enqueued ?? null,
+    sendCalls: cronTally?.sendCalls ?? null,
   };
 }
 
@@ -397,7 +496,7 @@ async function main() {
     {
       cwd: ROOT,
       stdio: ["ignore", "pipe", log],
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false", XDG_CONFIG_HOME: path.join(ROOT, ".config") },
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", XDG_CONFIG_HOME: path.join(ROOT, ".config"), BENCH_WORKER_ENTRY: "bench/scale-entry.ts" },
       detached: true,
     },
   );
@@ -467,33 +566,25 @@ async function main() {
       const first = await fire(port, `127.0.0.1:${port}`, MINUTE_CRON, stats);
       minute.push(first);
       let singleAt: number | null = null;
-      for (let i = 0; i < 600 && singleAt === null; i++) {
-        const got = (await (await fetch(`${stack.fakeDgii!.url}/_control/received?signer=${encodeURIComponent(single.signer)}`)).json()) as unknown[];
-        if (got.length) singleAt = performance.now() - t0;
-        else await sleep(100);
-      }
+      const single$ = (async () => {
+        for (let i = 0; i < 600 && singleAt === null; i++) {
+          const got = (await (await fetch(`${stack.fakeDgii!.url}/_control/received?signer=${encodeURIComponent(single.signer)}`)).json()) as unknown[];
+          if (got.length) singleAt = performance.now() - t0;
+          else await sleep(100);
+        }
+      })();
+      // The first minute's share drains (until the queues are quiet, bounded), then the count.
+      first.batches = await drain(port, stats, carried);
+      await single$;
       const backlogSent: number[] = [];
       const sentOf = async () =>
         ((await (await fetch(`${stack.fakeDgii!.url}/_control/received?signer=${encodeURIComponent(backlog.signer)}`)).json()) as unknown[]).length;
-      // Let the first minute's share drain (bounded), then count.
-      let last = -1;
-      for (let i = 0; i < 120; i++) {
-        const now = await sentOf();
-        if (now === last) break;
-        last = now;
-        await sleep(1000);
-      }
-      backlogSent.push(last);
+      backlogSent.push(await sentOf());
       for (let m = 1; m < MINUTES; m++) {
-        minute.push(await fire(port, `127.0.0.1:${port}`, MINUTE_CRON, stats));
-        last = -1;
-        for (let i = 0; i < 120; i++) {
-          const now = await sentOf();
-          if (now === last) break;
-          last = now;
-          await sleep(1000);
-        }
-        backlogSent.push(last);
+        const next = await fire(port, `127.0.0.1:${port}`, MINUTE_CRON, stats);
+        next.batches = await drain(port, stats, carried);
+        minute.push(next);
+        backlogSent.push(await sentOf());
       }
       fairness = {
         backlog: BACKLOG,
@@ -503,14 +594,26 @@ async function main() {
       };
       console.log(`  fairness: ${JSON.stringify(fairness)}`);
     } else {
-      for (let m = 0; m < MINUTES; m++) minute.push(await fire(port, `127.0.0.1:${port}`, MINUTE_CRON, stats));
+      for (let m = 0; m < MINUTES; m++) {
+        const next = await fire(port, `127.0.0.1:${port}`, MINUTE_CRON, stats);
+        next.batches = await drain(port, stats, carried);
+        minute.push(next);
+      }
     }
     const hourly = await fire(port, `127.0.0.1:${port}`, HOURLY_CRON, stats);
+    hourly.batches = await drain(port, stats, carried);
     results.push({ size, tenants: counts[0].t, branches: counts[0].w, alertTenants: counts[0].alert_tenants, explain, minute, hourly });
     const m = minute.at(-1)!;
     console.log(
-      `  minute cron: ${m.wallMs} ms wall, ${m.workerCpuMs} ms workerd CPU, ${m.roundTrips} RT, ${m.connections} connections, ${m.rowsRead} rows read; hourly: ${hourly.wallMs} ms, ${hourly.workerCpuMs} ms CPU, ${hourly.roundTrips} RT, ${hourly.connections} connections, ${hourly.rowsRead} rows read`,
+      `  minute cron: ${m.wallMs} ms wall, ${m.workerCpuMs} ms workerd CPU, ${m.roundTrips} RT, ${m.connections} connections, ${m.rowsRead} rows read, ${m.enqueued} enqueued in ${m.sendCalls} sends; hourly: ${hourly.wallMs} ms, ${hourly.workerCpuMs} ms CPU, ${hourly.roundTrips} RT, ${hourly.connections} connections, ${hourly.rowsRead} rows read, ${hourly.enqueued} enqueued in ${hourly.sendCalls} sends`,
     );
+    for (const [label, inv] of [...minute.map((x, i) => [`minute ${i + 1}`, x] as const), ["hourly", hourly] as const]) {
+      const b = inv.batches;
+      if (b)
+        console.log(
+          `    batches after ${label}: ${JSON.stringify(b.count)}, ${b.messages} messages, ${b.enqueued} enqueued; per batch ${b.wallMsMean} ms wall (max ${b.wallMsMax}), ${b.workerCpuMsPerBatch} ms CPU, ${b.roundTripsPerBatch} RT, ${b.rowsReadPerBatch} rows, ${b.messagesMean} messages, ${b.enqueuedMean} enqueued (max ${b.enqueuedMax})`,
+        );
+    }
     for (const [name, e] of Object.entries(explain)) console.log(`    ${name}: ${e.ms} ms, ${e.buffers} buffers, ${e.rows} rows`);
   }
   await owner.end();

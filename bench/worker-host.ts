@@ -24,6 +24,8 @@ if (!envFile || !port || !persist || !hostHeader) throw new Error("usage: worker
 
 const worker = await unstable_startWorker({
   config: "wrangler.toml",
+  // The scale bench runs src/index.ts wrapped to count what each invocation enqueues (bench/scale-entry.ts).
+  ...(process.env.BENCH_WORKER_ENTRY ? { entrypoint: process.env.BENCH_WORKER_ENTRY } : {}),
   // unstable_startWorker (wrangler 4.86) does not derive the Node.js compatibility of the bundle
   // from wrangler.toml's nodejs_compat flag as `wrangler dev` does (workers-sdk PR 14617, fixed
   // later): without this, the e-CF signer's node:crypto and xml-crypto's requires fail to bundle.

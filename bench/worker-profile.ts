@@ -122,7 +122,10 @@ export async function profileRequests(options: { inspectorPort: number; run: () 
       }
       busy += us;
       let origin = frame.url ? frame.url.replace(/^.*\//, "") : "(native)";
-      if (frame.scriptId && frame.scriptId !== "0" && frame.url) {
+      // workerd's own JavaScript of the node: modules (Buffer, timers, process.nextTick), which
+      // the driver leans on: named apart from the bundle.
+      if (frame.url.startsWith("node-internal:")) origin = "node-internal (workerd's node:buffer, timers…)";
+      else if (frame.scriptId && frame.scriptId !== "0" && frame.url) {
         const owners = await moduleMap(inspector, frame.scriptId, cache).catch(() => [] as string[]);
         origin = originOf(owners[frame.lineNumber] ?? origin);
       }

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import type { CompanyGrant } from "../db/grants";
 import { config } from "../env";
 import { AppError } from "../lib/errors";
 import { verifyAccessToken } from "../lib/tokens";
@@ -40,14 +41,16 @@ function scopeRefusing(refusal: () => AppError, caller?: { tenantId: number; use
  * Everything a request needs to know about its caller, in one statement sent with BEGIN: the token
  * (unexpired, not revoked), the user (not deactivated), the target workspace and the permissions
  * there — the `request_context` function (drizzle/0011, re-created by 0014), whose plan the backend
- * caches. The values inlined are an integer and a uuid validated by the token parser, and an
- * integer header.
+ * caches — and the caller's company role (`company`: db/grants.ts companyGrantOf's row as JSON, null
+ * for none), so that a company-level route reads no grant of its own (http/permissions.ts
+ * companyGrant) and a changed or revoked company role changes the context like a permission does.
+ * The values inlined are an integer and a uuid validated by the token parser, and an integer header.
  */
 function contextQuery(userId: number, tokenId: string, workspaceId: number | null): string {
   const header = workspaceId === null ? "NULL" : String(workspaceId);
   // One row always; a refused token's (user_id null) also sets the transaction's tenant to none
   // (0), so a statement sent with it (openLater) reads and writes nothing under RLS.
-  return `SELECT ctx.*, set_config('app.tenant_id', CASE WHEN ctx.user_id IS NULL THEN '0' ELSE current_setting('app.tenant_id') END, true) AS tenant_gate FROM (SELECT 1) AS one LEFT JOIN request_context('${tokenId}'::uuid, ${userId}, ${header}) AS ctx ON true`;
+  return `SELECT ctx.*, (SELECT json_build_object('is_owner', cm.is_owner, 'role_name', r.name, 'permissions', r.permissions) FROM company_members cm JOIN roles r ON r.id = cm.role_id WHERE cm.user_id = ctx.user_id) AS company, set_config('app.tenant_id', CASE WHEN ctx.user_id IS NULL THEN '0' ELSE current_setting('app.tenant_id') END, true) AS tenant_gate FROM (SELECT 1) AS one LEFT JOIN request_context('${tokenId}'::uuid, ${userId}, ${header}) AS ctx ON true`;
 }
 
 /** request_context's row, or null for a token it refuses. */
@@ -59,8 +62,9 @@ function contextRow(rows: Record<string, unknown>[]): Record<string, unknown> | 
 }
 
 /**
- * The last context each token had in this isolate (per tenant and X-Workspace-ID): a prediction,
- * never a credential. With one, the request runs as that context at once and its first statements
+ * The last context each user had in this isolate (per tenant and X-Workspace-ID), whatever token
+ * they came with: a prediction, never a credential — each request's own token is checked by the
+ * context query it sends. With one, the request runs as that context at once and its first statements
  * leave with BEGIN and the context query (RequestTransaction.openLater): one round trip for a read.
  * The context the database returns is checked against it before any result reaches the handler:
  * a token refused now is 401 as always; a context that changed (another workspace, other
@@ -111,6 +115,13 @@ class ContextChanged extends AppError {
   }
 }
 
+/** The context row's `company` (contextQuery) as the grant the company-level rules read. */
+function companyOf(value: unknown): CompanyGrant | null {
+  if (!value || typeof value !== "object") return null;
+  const grant = value as { is_owner: boolean; role_name: string; permissions: string[] | null };
+  return { isOwner: grant.is_owner === true, roleName: String(grant.role_name), permissions: new Set(grant.permissions ?? []) };
+}
+
 function applyContext(
   c: Context<AppEnv>,
   claims: { tenantId: number; userId: number; tokenId: string },
@@ -125,6 +136,7 @@ function applyContext(
     currentWorkspaceId: row.current_workspace_id === null ? null : Number(row.current_workspace_id),
   });
   c.set("db", c.get("tx")!.db);
+  c.set("company", companyOf(row.company));
   const workspace = resolveWorkspace(row as unknown as WorkspaceRow, workspaceId);
   if (workspace) {
     c.set("workspace", workspace);
@@ -165,7 +177,9 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   if (!claims || claims.tenantId !== c.get("tenant").id) throw unauthenticated();
   const workspaceId = requestedWorkspaceId(c);
   const statement = contextQuery(claims.userId, claims.tokenId, workspaceId);
-  const key = `${claims.tenantId}:${claims.tokenId}:${workspaceId ?? ""}`;
+  // By user, not token: the context is the user's (request_context answers nothing of the token but
+  // whether it holds), so a new token of a known user — a login, another device — is predicted too.
+  const key = `${claims.tenantId}:${claims.userId}:${workspaceId ?? ""}`;
   const predicted = dispatchSlot.getStore()?.replayed === false ? recalled(key) : undefined;
   if (!predicted) {
     const row = contextRow(await beginTenantTransaction(c, statement));

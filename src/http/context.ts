@@ -1,4 +1,3 @@
-import type { Pool } from "@neondatabase/serverless";
 import type { Database, RequestTransaction } from "../db/client";
 import type { CompanyGrant } from "../db/grants";
 import type { Env } from "../env";
@@ -36,7 +35,6 @@ export interface TokenClaims {
 export interface AppVariables {
   requestId: string;
   tenant: Tenant;
-  pool?: Pool;
   tx?: RequestTransaction;
   /** A bearer token that verified (signature, expiry), set by `bearerToken`; the database still decides. */
   tokenClaims?: TokenClaims;

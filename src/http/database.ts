@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { createPool, type Database, RequestTransaction, type VerifyOpening } from "../db/client";
+import { createClient, type Database, RequestTransaction, type VerifyOpening } from "../db/client";
 import { errorLogFields } from "../db/errors";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
@@ -20,8 +20,9 @@ export function unavailable(cause: unknown, requestId: string): AppError {
 const READ_ONLY = new Set(["GET", "HEAD"]);
 
 /**
- * One pool per request, connected lazily. After the handler the request transaction is committed
- * when the response is a success and rolled back otherwise; the pool is closed after the response.
+ * One connection per request (a Client, not a Pool: createClient), connected lazily. After the
+ * handler the request transaction is committed when the response is a success and rolled back
+ * otherwise; the connection is closed after the response, its close bounded (RequestTransaction.close).
  * A successful read sends its COMMIT after the response instead of before it: its answer came from
  * the transaction's snapshot, so waiting for the commit would only add a round trip to its latency.
  * A read whose body is streamed from the transaction (`c.var.streaming`, http/stream.ts) keeps it
@@ -49,22 +50,17 @@ export const databaseSession = createMiddleware<AppEnv>(async (c, next) => {
     }
   } finally {
     const tx = c.get("tx");
-    const pool = c.get("pool");
-    const close = async () => {
-      if (deferred) await deferred.catch((error) => log.warn("deferred commit of a read failed", { requestId: c.get("requestId"), cause: String(error) }));
-      if (tx) {
+    if (tx) {
+      const close = async () => {
+        if (deferred) await deferred.catch((error) => log.warn("deferred commit of a read failed", { requestId: c.get("requestId"), cause: String(error) }));
         await tx.rollback().catch(() => undefined);
-        tx.client.release();
-      }
-      await pool?.end().catch(() => undefined);
-    };
-    if (deferred) c.executionCtx.waitUntil(close());
-    else {
-      if (tx) {
+        await tx.close();
+      };
+      if (deferred) c.executionCtx.waitUntil(close());
+      else {
         await tx.rollback().catch(() => undefined);
-        tx.client.release();
+        c.executionCtx.waitUntil(tx.close());
       }
-      if (pool) c.executionCtx.waitUntil(pool.end().catch(() => undefined));
     }
   }
 });
@@ -72,13 +68,9 @@ export const databaseSession = createMiddleware<AppEnv>(async (c, next) => {
 async function requestTransaction(c: Context<AppEnv>): Promise<RequestTransaction> {
   let tx = c.get("tx");
   if (tx) return tx;
-  let pool = c.get("pool");
-  if (!pool) {
-    pool = createPool(c.env);
-    c.set("pool", pool);
-  }
+  const client = createClient(c.env);
   try {
-    const client = await pool.connect();
+    await client.connect();
     tx = new RequestTransaction(client, c.env);
   } catch (error) {
     throw unavailable(error, c.get("requestId"));

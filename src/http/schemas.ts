@@ -21,6 +21,30 @@ export const nullableText = (max: number) =>
     .optional()
     .transform((v) => (v === "" ? null : v));
 
+/** A JSON Schema, as written into the document by crossField. */
+export type JsonSchemaRule = { [keyword: string]: unknown };
+
+/**
+ * A rule across fields (or across an array's items) as JSON Schema states it, for the document
+ * (issue 44): `if`/`then`/`else`, `oneOf`, `not`, `uniqueItems`, `contains`. zod cannot say these
+ * (its refinements check them), and the metadata type of zod-to-openapi does not list the
+ * conditional keywords, which it writes into the schema as given: typed here once. The zod check
+ * beside it must refuse exactly what the rule refuses (the tests send each refused body and hold it
+ * to the document's schema too).
+ */
+export const crossField = (rules: JsonSchemaRule): { description?: string } => rules as { description?: string };
+
+/**
+ * JSON Schema's `if`/`then`/`else`, written in one place: an object with a `then` property would be
+ * a thenable to `await` (biome's noThenProperty), and this one is only ever written into the document.
+ */
+export function ifThen(condition: JsonSchemaRule, consequence: JsonSchemaRule, otherwise?: JsonSchemaRule): JsonSchemaRule {
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's keyword, never awaited.
+  const rule: JsonSchemaRule = { if: condition, then: consequence };
+  if (otherwise) rule.else = otherwise;
+  return rule;
+}
+
 export const MessageResponse = z.object({ message: z.string() }).openapi("Message");
 
 export const dataWithMessage = <T extends z.ZodType>(item: T) => z.object({ data: item, message: z.string() });

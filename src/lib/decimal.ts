@@ -54,6 +54,9 @@ function integersBelow(max: string): string[] {
  * are taken, and no zero where it is refused. Built from digits, alternation and counts only (no
  * lookaround, no `\d`), so every engine, and every generator of examples, reads it the same way.
  */
+/** A decimal text equal to 1, as decimalPattern's texts are written (spaces around, leading zeros, zero decimals). */
+export const DECIMAL_ONE_PATTERN = `^${SPACE}0*1(?:\\.0+)?${SPACE}$`;
+
 export function decimalPattern(rule: DecimalRule): string {
   const scale = rule.scale ?? 2;
   const [maxInteger = "0", maxFraction = ""] = rule.max.split(".");

@@ -52,15 +52,37 @@ export async function signAccessToken(secret: string, claims: AccessTokenClaims,
     .sign(await key(secret));
 }
 
+/**
+ * Tokens this isolate has verified, until their expiry: a token is sent again on every request of
+ * its client, and verifying it (decoding, JSON, an HMAC through WebCrypto) was CPU on each. This
+ * caches what the signature proves, never whether the token still holds: revocation, the user's
+ * deactivation and the permissions are the database's answer on every request (request_context,
+ * http/auth.ts). Keyed by the token's text and the secret (a rotated secret verifies nothing
+ * cached under the old one); bounded, oldest entry out first.
+ */
+const VERIFIED_MAX = 1000;
+const verified = new Map<string, { secret: string; claims: AccessTokenClaims; until: number }>();
+
 /** The claims of a valid, unexpired token signed with our key; null for anything else. */
 export async function verifyAccessToken(secret: string, token: string): Promise<AccessTokenClaims | null> {
+  const hit = verified.get(token);
+  if (hit) {
+    if (hit.secret === secret && hit.until > Date.now()) return hit.claims;
+    verified.delete(token);
+  }
   try {
     const { payload } = await jwtVerify(token, await key(secret), { issuer: ISSUER, algorithms: ["HS256"] });
     const userId = Number(payload.sub);
     const tenantId = Number(payload.tid);
     const tokenId = payload.jti;
     if (!Number.isSafeInteger(userId) || !Number.isSafeInteger(tenantId) || !tokenId || !UUID.test(tokenId)) return null;
-    return { userId, tenantId, tokenId };
+    const claims = { userId, tenantId, tokenId };
+    // jose refuses a token at its `exp` second (exp <= now); one without `exp` is not cached.
+    if (typeof payload.exp === "number") {
+      if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string);
+      verified.set(token, { secret, claims, until: payload.exp * 1000 });
+    }
+    return claims;
   } catch (error) {
     if (error instanceof errors.JOSEError) return null;
     throw error;

@@ -64,6 +64,21 @@ describe("NCF type rules at issue", () => {
     refusedOn(over, "contact_id");
     const under = await tenant.api.post("/invoices", { ...invoice(s.anonymous.id, s.ids.b02, s.product, "4166.66"), currency_id: usd.id });
     expect(under.status).toBe(201);
+    // The total in DOP is the one stored and reported (half-up to the cent, sales/money.ts inDop):
+    // US$ 4,251.65 × 58.8007 = 249,999.996155 is RD$250,000.00, at the threshold; 4,251.64 is 249,999.41.
+    const atCent = await tenant.api.post("/invoices", {
+      ...invoice(s.anonymous.id, s.ids.b02, s.product, "4251.65"),
+      currency_id: usd.id,
+      exchange_rate: "58.8007",
+    });
+    refusedOn(atCent, "contact_id");
+    const belowCent = await tenant.api.post("/invoices", {
+      ...invoice(s.anonymous.id, s.ids.b02, s.product, "4251.64"),
+      currency_id: usd.id,
+      exchange_rate: "58.8007",
+    });
+    expect(belowCent.status, JSON.stringify(belowCent.body)).toBe(201);
+    expect((await tenant.api.get(`/invoices/${belowCent.body.data.id}`)).body.data.total_amount_dop).toBe("249999.41");
   });
 
   it("14 refuses ITBIS lines; 16 refuses ITBIS 18 and takes exempt lines", async () => {

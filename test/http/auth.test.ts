@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { signAccessToken, verifyAccessToken } from "../../src/lib/tokens";
 import { issueAccessToken } from "../../src/modules/auth/service";
 import { call, client } from "../support/api";
 import { env } from "../support/env";
@@ -70,6 +71,34 @@ describe("tokens and identity", () => {
     }
     // The revoked token's row is marked; the admin's own token still works.
     expect((await tenant.api.get("/me")).status).toBe(200);
+  });
+
+  it("a token verified once is cached by the isolate until its own expiry, under its secret only, and revocation still holds", async () => {
+    const tenant = await seedTenant();
+    // The JWT expires in a minute; its database row in 30 days: only the JWT's own expiry refuses it.
+    const issued = await asOwner((db) => issueAccessToken(db, env.JWT_SECRET, { tenantId: tenant.tenantId, userId: tenant.admin.id, name: "short" }));
+    const token = await signAccessToken(
+      env.JWT_SECRET,
+      { userId: tenant.admin.id, tenantId: tenant.tenantId, tokenId: issued.tokenId },
+      new Date(Date.now() + 60_000),
+    );
+    expect((await client(tenant.subdomain, token).get("/me")).status).toBe(200);
+    expect(await verifyAccessToken("another secret of at least thirty-two characters", token)).toBeNull();
+    expect(await verifyAccessToken(env.JWT_SECRET, token)).toMatchObject({ userId: tenant.admin.id, tokenId: issued.tokenId });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 61_000);
+      const late = await client(tenant.subdomain, token).get("/me");
+      expect(late.status).toBe(401);
+      expect(await verifyAccessToken(env.JWT_SECRET, token)).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+    // Cached, then revoked through the API: the next request is refused.
+    const api = client(tenant.subdomain, issued.token);
+    expect((await api.get("/me")).status).toBe(200);
+    expect((await api.delete("/auth/tokens/current")).status).toBe(200);
+    expect((await api.get("/me")).status).toBe(401);
   });
 
   it("a token whose database row is expired is refused even if the JWT is still valid", async () => {

@@ -1,4 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { RequestTransaction } from "../../src/db/client";
+import { issueAccessToken } from "../../src/modules/auth/service";
+import { appCall, NO_LIMIT } from "../security/world";
+import { env } from "../support/env";
 import { asOwner, ownerRow, seedTenant, seedUser, seedWorkspace, sql, uniqueName } from "../support/seed";
 import { createProduct } from "../support/stock";
 
@@ -85,5 +89,50 @@ describe("a predicted request context is confirmed before the answer", () => {
     expect(missing.status).toBe(404);
     await asOwner((db) => db.execute(sql`UPDATE access_tokens SET revoked_at = now() WHERE user_id = ${user.id}`));
     expect((await user.api.get("/products/2147483647")).status).toBe(401);
+  });
+
+  it("refuses a company-level route on the next request once the company role is revoked or loses the permission", async () => {
+    const tenant = await seedTenant();
+    const carla = await seedUser(tenant, { role: "viewer", workspaceIds: [tenant.workspaceId] });
+    const role = await tenant.api.post("/roles", { name: uniqueName("finanzas_").toLowerCase(), display_name: "Finanzas", permissions: ["members:view"] });
+    expect(role.status, role.text).toBe(201);
+    const grant = () => tenant.api.put(`/company/members/${carla.id}`, { role: role.body.data.name });
+    expect((await grant()).status).toBe(201);
+    // The company role comes with the request context: predicted from the last request, confirmed by the database.
+    expect((await carla.api.get("/company/members")).status).toBe(200);
+    expect((await carla.api.get("/company/members")).status).toBe(200);
+    const revoked = await tenant.api.delete(`/company/members/${carla.id}`);
+    expect(revoked.status, revoked.text).toBe(200);
+    const refused = await carla.api.get("/company/members");
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe("company_forbidden");
+    expect((await grant()).status).toBe(201);
+    expect((await carla.api.get("/company/members")).status).toBe(200);
+    // The role itself loses the permission (changed as the owner, behind the API's back).
+    await asOwner((db) => db.execute(sql`UPDATE roles SET permissions = '{}' WHERE id = ${role.body.data.id}`));
+    const stripped = await carla.api.get("/company/members");
+    expect(stripped.status).toBe(403);
+    expect(stripped.body.code).toBe("company_forbidden");
+  });
+
+  it("predicts a new token's first request from its user's last context: one message with BEGIN, and a revoked token still refused", async () => {
+    const { tenant, user } = await tenantWithRole(["products:view"]);
+    const second = await asOwner((db) => issueAccessToken(db, env.JWT_SECRET, { tenantId: tenant.tenantId, userId: user.id, name: "second" }));
+    const revoked = await asOwner((db) => issueAccessToken(db, env.JWT_SECRET, { tenantId: tenant.tenantId, userId: user.id, name: "gone" }));
+    await asOwner((db) => db.execute(sql`UPDATE access_tokens SET revoked_at = now() WHERE id = ${revoked.tokenId}`));
+    const call = (token: string) => appCall(tenant.subdomain, "/products", { token, env: NO_LIMIT });
+    const begin = vi.spyOn(RequestTransaction.prototype, "begin");
+    const later = vi.spyOn(RequestTransaction.prototype, "openLater");
+    try {
+      expect((await call(user.token)).status).toBe(200);
+      begin.mockClear();
+      later.mockClear();
+      expect((await call(second.token)).status).toBe(200);
+      expect(begin).not.toHaveBeenCalled();
+      expect(later).toHaveBeenCalledTimes(1);
+      expect((await call(revoked.token)).status).toBe(401);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });

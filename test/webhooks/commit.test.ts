@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createPool, RequestTransaction } from "../../src/db/client";
+import { createClient, RequestTransaction } from "../../src/db/client";
 import type { Env } from "../../src/env";
 import { env } from "../support/env";
 import { serviceInvoice } from "../support/sales";
@@ -18,8 +18,8 @@ import { storedEvents } from "./helpers";
  */
 async function transaction(options: { before?: string; connectionString?: string; env?: Env } = {}) {
   const txEnv = options.env ?? env;
-  const pool = createPool(txEnv, options.connectionString);
-  const client = await pool.connect();
+  const client = createClient(txEnv, options.connectionString);
+  await client.connect();
   const tx = new RequestTransaction(client, txEnv);
   if (options.before) await client.query(options.before);
   await tx.begin(null);
@@ -27,8 +27,7 @@ async function transaction(options: { before?: string; connectionString?: string
     tx,
     close: async () => {
       await tx.rollback().catch(() => undefined);
-      client.release();
-      await pool.end();
+      await tx.close();
     },
   };
 }

@@ -3849,7 +3849,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Update a contact (only the fields given) */
+        /**
+         * Update a contact (only the fields given)
+         * @description identification_type and identification go together, each given or taken from the contact as it is: a type without a number is a 422 on identification, a number without a type a 422 on identification_type (null clears both).
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -5261,7 +5264,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Update a currency (only the fields given; 409 duplicate_currency_code for a code the tenant has) */
+        /**
+         * Update a currency (only the fields given; 409 duplicate_currency_code for a code the tenant has)
+         * @description The default currency's exchange_rate is 1: an exchange_rate other than 1 given for the currency that is the default, or becomes it (is_default: true), is a 422 on exchange_rate.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -6339,7 +6345,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a document subtype */
+        /**
+         * Create a document subtype
+         * @description Rules across fields that JSON Schema cannot compare, each a 422 on the field named: end_number ≥ start_number (on end_number); start_number ≤ next_number ≤ end_number + 1 (on next_number); end_number fits the prefix's digits (8 for B-series and quotations, 10 for E-series); valid_until is required for every type but quotation; is_electronic follows the prefix; a default is active.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -6684,7 +6693,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Update a document subtype (only the fields given; next_number is set at creation only: 422 on it here) */
+        /**
+         * Update a document subtype (only the fields given; next_number is set at creation only: 422 on it here)
+         * @description The fields given are combined with the subtype's current values, then held to the rules of its creation, each a 422 on the field named: end_number ≥ start_number; start_number ≤ next_number (on start_number) and next_number ≤ end_number + 1 (on end_number); end_number fits the prefix's digits.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -6824,7 +6836,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Annul e-NCF with DGII (ANECF): unused numbers (the sequence skips them) and invoices' e-CF DGII never received (cancelled) */
+        /**
+         * Annul e-NCF with DGII (ANECF): unused numbers (the sequence skips them) and invoices' e-CF DGII never received (cancelled)
+         * @description `to` ≥ `from`, which JSON Schema cannot compare: a range that ends before it starts is a 422 on `to`.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -12005,7 +12020,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["CreateNoteRequest"];
+                    "application/json": components["schemas"]["CreateCreditNoteRequest"];
                 };
             };
             responses: {
@@ -12152,7 +12167,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["CreateNoteRequest"];
+                    "application/json": components["schemas"]["CreateDebitNoteRequest"];
                 };
             };
             responses: {
@@ -27885,6 +27900,40 @@ export interface components {
             /** @description Default: the request's workspace; null shares the contact with every workspace */
             workspace_id?: number | null;
         };
+        CreateCreditNoteRequest: {
+            /** @description A credit_note (B04/E34) or debit_note (B03/E33) subtype; default: the tenant's default one */
+            document_subtype_id?: number;
+            /** @description Credit notes: everything the invoice still has uncredited. Give either items or full: true, not both */
+            full?: boolean;
+            /**
+             * Format: date
+             * @description Default: today in the Dominican Republic
+             * @example 2026-11-20
+             */
+            issue_date?: string;
+            /** @description The lines credited or debited. Give either items or full: true, not both (one of the two is required) */
+            items?: components["schemas"]["NoteItem"][];
+            /** @description DGII's CodigoModificacion: 1 anula, 2 corrige texto, 3 corrige montos, 4 reemplazo de NCF de contingencia */
+            modification_code: number;
+            /** @description RazonModificacion, e.g. 'error en precio' */
+            reason: string;
+            /** @description Contingency replacement (issue 43; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper note, from this branch's contingency range, that this E33 (a B03) or E34 (a B04) replaces; each paper NCF once. Its e-CF names the paper note in InformacionReferencia; the note still modifies this invoice */
+            replaces?: {
+                /**
+                 * Format: date
+                 * @description The date written on the paper note (FechaNCFModificado)
+                 * @example 2026-11-20
+                 */
+                issue_date: string;
+                /** @example B0400000007 */
+                ncf: string;
+            };
+            /** @description Credit notes: return the credited products to the invoice's workspace (default true) */
+            restock?: boolean;
+        } & (unknown | {
+            /** @constant */
+            full: true;
+        });
         CreateCurrencyRequest: {
             /**
              * @description An ISO 4217 code (three letters, any case)
@@ -27900,6 +27949,37 @@ export interface components {
             name: string;
             symbol: string;
         };
+        CreateDebitNoteRequest: {
+            /** @description A credit_note (B04/E34) or debit_note (B03/E33) subtype; default: the tenant's default one */
+            document_subtype_id?: number;
+            /** @description Credit notes: everything the invoice still has uncredited. Give either items or full: true, not both */
+            full?: boolean;
+            /**
+             * Format: date
+             * @description Default: today in the Dominican Republic
+             * @example 2026-11-20
+             */
+            issue_date?: string;
+            /** @description The lines credited or debited. Give either items or full: true, not both (one of the two is required) */
+            items?: components["schemas"]["NoteItem"][];
+            /** @description DGII's CodigoModificacion: 1 anula, 2 corrige texto, 3 corrige montos, 4 reemplazo de NCF de contingencia */
+            modification_code: number;
+            /** @description RazonModificacion, e.g. 'error en precio' */
+            reason: string;
+            /** @description Contingency replacement (issue 43; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper note, from this branch's contingency range, that this E33 (a B03) or E34 (a B04) replaces; each paper NCF once. Its e-CF names the paper note in InformacionReferencia; the note still modifies this invoice */
+            replaces?: {
+                /**
+                 * Format: date
+                 * @description The date written on the paper note (FechaNCFModificado)
+                 * @example 2026-11-20
+                 */
+                issue_date: string;
+                /** @example B0400000007 */
+                ncf: string;
+            };
+            /** @description Credit notes: return the credited products to the invoice's workspace (default true) */
+            restock?: boolean;
+        } & unknown;
         CreatedInvitation: components["schemas"]["Invitation"] & {
             /** @description Shown only in this response; the database keeps its SHA-256. */
             token: string;
@@ -28065,37 +28145,6 @@ export interface components {
              * @description Registered with the platform (setWebhook) together with the bot's webhook secret.
              */
             webhook_url?: string | null;
-        };
-        CreateNoteRequest: {
-            /** @description A credit_note (B04/E34) or debit_note (B03/E33) subtype; default: the tenant's default one */
-            document_subtype_id?: number;
-            /** @description Credit notes: everything the invoice still has uncredited. Give either items or full: true, not both */
-            full?: boolean;
-            /**
-             * Format: date
-             * @description Default: today in the Dominican Republic
-             * @example 2026-11-20
-             */
-            issue_date?: string;
-            /** @description The lines credited or debited. Give either items or full: true, not both (one of the two is required) */
-            items?: components["schemas"]["NoteItem"][];
-            /** @description DGII's CodigoModificacion: 1 anula, 2 corrige texto, 3 corrige montos, 4 reemplazo de NCF de contingencia */
-            modification_code: number;
-            /** @description RazonModificacion, e.g. 'error en precio' */
-            reason: string;
-            /** @description Contingency replacement (issue 43; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper note, from this branch's contingency range, that this E33 (a B03) or E34 (a B04) replaces; each paper NCF once. Its e-CF names the paper note in InformacionReferencia; the note still modifies this invoice */
-            replaces?: {
-                /**
-                 * Format: date
-                 * @description The date written on the paper note (FechaNCFModificado)
-                 * @example 2026-11-20
-                 */
-                issue_date: string;
-                /** @example B0400000007 */
-                ncf: string;
-            };
-            /** @description Credit notes: return the credited products to the invoice's workspace (default true) */
-            restock?: boolean;
         };
         CreatePaymentRequest: {
             /**
@@ -28316,7 +28365,7 @@ export interface components {
             description?: string | null;
             enabled?: boolean;
             /**
-             * @description Event types; `<prefix>.*` (`ecf.*`, `invoice.*`) is every type of that prefix, `*` alone every type.
+             * @description Event types, each once; `<prefix>.*` (`ecf.*`, `invoice.*`) is every type of that prefix, `*` alone every type.
              * @example [
              *       "invoice.created",
              *       "payment.received",
@@ -30259,7 +30308,7 @@ export interface components {
             description?: string | null;
             enabled?: boolean;
             /**
-             * @description Event types; `<prefix>.*` (`ecf.*`, `invoice.*`) is every type of that prefix, `*` alone every type.
+             * @description Event types, each once; `<prefix>.*` (`ecf.*`, `invoice.*`) is every type of that prefix, `*` alone every type.
              * @example [
              *       "invoice.created",
              *       "payment.received",

@@ -87,6 +87,8 @@ const updateRoute = defineRoute(
     path: `${V1}/contacts/{id}`,
     tags,
     summary: "Update a contact (only the fields given)",
+    description:
+      "identification_type and identification go together, each given or taken from the contact as it is: a type without a number is a 422 on identification, a number without a type a 422 on identification_type (null clears both).",
     request: { params: IdParam, ...jsonBody(UpdateContactBody) },
     responses: { 200: jsonResponse("Updated", dataWithMessage(Contact)), ...errorResponses(404), ...commonErrors },
   },

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { nullableText } from "../../http/schemas";
+import { crossField, ifThen, nullableText } from "../../http/schemas";
 import { idInput } from "../../lib/bounds";
 import { moneyInput } from "../../lib/decimal";
 import { IDENTIFICATION_TYPES } from "../../lib/identification";
@@ -32,7 +32,24 @@ const fields = {
   workspace_id: idInput().nullable().optional().openapi({ description: "Default: the request's workspace; null shares the contact with every workspace" }),
 };
 
-export const CreateContactBody = z.object(fields).openapi("CreateContactRequest");
+/** A number that is not blank (a blank one is taken as none). */
+const GIVEN_IDENTIFICATION = { required: ["identification"], properties: { identification: { type: "string", pattern: "\\S" } } };
+
+/**
+ * The type and the number together (contacts/service.ts identificationOf): a type needs a number, a
+ * number a type. A PATCH combines what it gives with the contact's current values, which a schema of
+ * the body alone cannot see: its operation's description says it.
+ */
+export const CreateContactBody = z
+  .object(fields)
+  .openapi(
+    crossField(
+      ifThen({ required: ["identification_type"], properties: { identification_type: { type: "string" } } }, GIVEN_IDENTIFICATION, {
+        not: GIVEN_IDENTIFICATION,
+      }),
+    ),
+  )
+  .openapi("CreateContactRequest");
 export const UpdateContactBody = z.object({ ...fields, name: fields.name.optional() }).openapi("UpdateContactRequest");
 export type CreateContactInput = z.output<typeof CreateContactBody>;
 export type UpdateContactInput = z.output<typeof UpdateContactBody>;

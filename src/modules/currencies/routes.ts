@@ -74,6 +74,8 @@ const updateRoute = defineRoute(
     path: `${V1}/currencies/{id}`,
     tags,
     summary: "Update a currency (only the fields given; 409 duplicate_currency_code for a code the tenant has)",
+    description:
+      "The default currency's exchange_rate is 1: an exchange_rate other than 1 given for the currency that is the default, or becomes it (is_default: true), is a 422 on exchange_rate.",
     request: { params: IdParam, ...jsonBody(UpdateCurrencyBody) },
     responses: { 200: jsonResponse("Updated", dataWithMessage(Currency)), ...errorResponses(404, 409), ...commonErrors },
   },

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { decimalInput } from "../../lib/decimal";
+import { crossField, ifThen } from "../../http/schemas";
+import { DECIMAL_ONE_PATTERN, decimalInput } from "../../lib/decimal";
 
 let isoCodes: ReadonlySet<string> | null | undefined;
 /** ISO 4217 codes known to the runtime's ICU (workerd and Node both have them); null when unavailable. */
@@ -35,7 +36,15 @@ const fields = {
   is_default: z.boolean().optional(),
 };
 
-export const CreateCurrencyBody = z.object(fields).openapi("CreateCurrencyRequest");
+/** The default currency is the unit of every rate (currencies/service.ts checkDefaultRate): becoming it, the rate given is 1. */
+const DEFAULT_RATE_IS_ONE = crossField(
+  ifThen(
+    { required: ["is_default"], properties: { is_default: { const: true } } },
+    { properties: { exchange_rate: { anyOf: [{ const: 1 }, { type: "string", pattern: DECIMAL_ONE_PATTERN }] } } },
+  ),
+);
+
+export const CreateCurrencyBody = z.object(fields).openapi(DEFAULT_RATE_IS_ONE).openapi("CreateCurrencyRequest");
 export const UpdateCurrencyBody = z
   .object({
     code: fields.code.optional(),
@@ -44,6 +53,7 @@ export const UpdateCurrencyBody = z
     exchange_rate: fields.exchange_rate,
     is_default: fields.is_default,
   })
+  .openapi(DEFAULT_RATE_IS_ONE)
   .openapi("UpdateCurrencyRequest");
 export type CreateCurrencyInput = z.output<typeof CreateCurrencyBody>;
 export type UpdateCurrencyInput = z.output<typeof UpdateCurrencyBody>;

@@ -96,6 +96,8 @@ const createRoute = defineRoute(
     path: `${V1}/document-subtypes`,
     tags,
     summary: "Create a document subtype",
+    description:
+      "Rules across fields that JSON Schema cannot compare, each a 422 on the field named: end_number ≥ start_number (on end_number); start_number ≤ next_number ≤ end_number + 1 (on next_number); end_number fits the prefix's digits (8 for B-series and quotations, 10 for E-series); valid_until is required for every type but quotation; is_electronic follows the prefix; a default is active.",
     request: jsonBody(CreateDocumentSubtypeBody),
     responses: {
       201: jsonResponse("Created", dataWithMessage(DocumentSubtype)),
@@ -117,6 +119,8 @@ const updateRoute = defineRoute(
     path: `${V1}/document-subtypes/{id}`,
     tags,
     summary: "Update a document subtype (only the fields given; next_number is set at creation only: 422 on it here)",
+    description:
+      "The fields given are combined with the subtype's current values, then held to the rules of its creation, each a 422 on the field named: end_number ≥ start_number; start_number ≤ next_number (on start_number) and next_number ≤ end_number + 1 (on end_number); end_number fits the prefix's digits.",
     request: { params: IdParam, ...jsonBody(UpdateDocumentSubtypeBody) },
     responses: {
       200: jsonResponse("Updated", dataWithMessage(DocumentSubtype)),

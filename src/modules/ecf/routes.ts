@@ -319,6 +319,7 @@ const createAnnulmentRoute = defineRoute(
     path: `${V1}/ecf/annulments`,
     tags,
     summary: "Annul e-NCF with DGII (ANECF): unused numbers (the sequence skips them) and invoices' e-CF DGII never received (cancelled)",
+    description: "`to` ≥ `from`, which JSON Schema cannot compare: a range that ends before it starts is a 422 on `to`.",
     request: jsonBody(CreateAnnulmentBody),
     responses: {
       201: jsonResponse("Annulled", dataWithMessage(EcfAnnulment)),

@@ -2,6 +2,7 @@ import { ecfDate, ecfDateTime } from "../../lib/dates";
 import { Big } from "../../lib/decimal";
 import type { EcfType } from "../../lib/ncf";
 import type { TaxBreakdown } from "../sales/lines";
+import { cents, inDop } from "../sales/money";
 import type { DocumentSnapshot } from "../sales/schemas";
 import { built, type SignableXml } from "./signature";
 
@@ -198,7 +199,6 @@ const RULES: Record<EcfType, TypeRules> = {
 /** The types whose IdDoc may carry IndicadorEnvioDiferido (Formato e-CF v1.0, field 6: all but E41, E43, E47). */
 const DEFERRED_TYPES = new Set<EcfType>(["31", "32", "33", "34", "44", "45", "46"]);
 
-const cents = (value: Big) => value.round(2, Big.roundHalfUp);
 const sum = (values: (Big | null)[]) => values.reduce<Big>((acc, value) => acc.plus(value ?? 0), new Big(0));
 
 /** One side (pesos or the foreign currency) of the document's totals, as Totales and OtraMoneda carry them. */
@@ -410,7 +410,7 @@ export function buildEcf(doc: EcfDocument): SignableXml {
   const { own, dop } = ecfAmounts(doc);
   const rate = exchangeRate(doc);
   const foreign = doc.currency !== undefined && doc.currency.code !== "DOP";
-  const toDop = (value: string) => cents(new Big(value).times(rate));
+  const toDop = (value: string) => inDop(value, rate);
   const ref = doc.reference;
   const withholdings = doc.lines.map((line) => withheld(line, rules, toDop));
   // TotalITBISRetenido and TotalISRRetencion: the sums of the lines' (Totales fields 116-117), where a line has them.

@@ -1,6 +1,7 @@
 import Big from "big.js";
 import { fieldError } from "../../lib/errors";
 import { type IdentificationType, normalizeIdentification } from "../../lib/identification";
+import { inDop } from "../sales/money";
 
 /** From RD$250,000 a consumer invoice (02/32) names its buyer (Norma General 06-2018; FISCAL.md, "Buyers"). */
 export const CONSUMER_ID_THRESHOLD = new Big(250000);
@@ -26,7 +27,7 @@ export function assertBuyerRules(
   currencyRate: string,
 ): void {
   const code = typeCode(prefix);
-  const totalDop = new Big(total).times(currencyRate);
+  const totalDop = inDop(total, currencyRate);
   const needsId = ["01", "31", "15", "45"].includes(code) || (["02", "32"].includes(code) && totalDop.gte(CONSUMER_ID_THRESHOLD));
   if (needsId) {
     const type = buyer.identificationType as IdentificationType | null;

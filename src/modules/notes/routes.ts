@@ -11,7 +11,7 @@ import { invoiceContext } from "../invoices/context";
 import { invoiceEventData } from "../invoices/json";
 import type { NoteKind } from "../invoices/schemas";
 import { renderDocumentPdf } from "../sales/pdf";
-import { CreateNoteBody, NoteDetail, NoteListQuery, NoteSummary } from "./schemas";
+import { CreateCreditNoteBody, CreateDebitNoteBody, NoteDetail, NoteListQuery, NoteSummary } from "./schemas";
 import * as notes from "./service";
 import { cancelVoidNote } from "./void";
 
@@ -37,7 +37,7 @@ function noteEndpoints(kind: NoteKind) {
         kind === "credit"
           ? "Issue a credit note (B04, or E34 as an e-CF) on an issued invoice: lines or full, stock returned, never more than the invoice"
           : "Issue a debit note (B03, or E33 as an e-CF) on an issued invoice: amounts added to what the buyer owes",
-      request: { params: IdParam, headers: idempotencyHeader, ...jsonBody(CreateNoteBody) },
+      request: { params: IdParam, headers: idempotencyHeader, ...jsonBody(kind === "credit" ? CreateCreditNoteBody : CreateDebitNoteBody) },
       responses: {
         201: jsonResponse(`${name} issued`, z.object({ data: NoteSummary, message: z.string() })),
         ...errorResponses(404, 409),

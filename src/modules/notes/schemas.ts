@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
+import { crossField, ifThen } from "../../http/schemas";
 import { dateInput as dateFilter } from "../../lib/bounds";
 import { decimalInput } from "../../lib/decimal";
 import { NOTE_KINDS, NOTE_STATUSES } from "../invoices/schemas";
@@ -33,7 +34,7 @@ const AmountItem = z
 
 export const NoteItem = z.union([InvoiceLineItem, AmountItem]).openapi("NoteItem");
 
-export const CreateNoteBody = z
+const CreateNoteFields = z
   .object({
     document_subtype_id: id().optional().openapi({ description: "A credit_note (B04/E34) or debit_note (B03/E33) subtype; default: the tenant's default one" }),
     issue_date: dateInput().optional().openapi({ description: "Default: today in the Dominican Republic" }),
@@ -72,9 +73,35 @@ export const CreateNoteBody = z
           "Contingency replacement (issue 43; Formato e-CF v1.0 section F, CodigoModificacion 4): the paper note, from this branch's contingency range, that this E33 (a B03) or E34 (a B04) replaces; each paper NCF once. Its e-CF names the paper note in InformacionReferencia; the note still modifies this invoice",
       }),
   })
-  .strict()
-  .openapi("CreateNoteRequest");
-export type CreateNoteInput = z.output<typeof CreateNoteBody>;
+  .strict();
+
+/** `full: true` given; `items` given. */
+const FULL = { required: ["full"], properties: { full: { const: true } } };
+const ITEMS = { required: ["items"] };
+
+/**
+ * One body for both kinds, each stating its own combinations (notes/service.ts assertNoteRequest):
+ * a credit note takes its items or `full: true`, never both, and annulling the invoice (code 1)
+ * credits all of it; a debit note adds amounts, so it takes items, never `full` nor `restock`, and
+ * never annuls.
+ */
+export const CreateCreditNoteBody = CreateNoteFields.openapi(
+  crossField({
+    oneOf: [
+      { ...ITEMS, not: FULL },
+      { ...FULL, not: ITEMS },
+    ],
+    ...ifThen({ required: ["modification_code"], properties: { modification_code: { const: 1 } } }, FULL),
+  }),
+).openapi("CreateCreditNoteRequest");
+export const CreateDebitNoteBody = CreateNoteFields.openapi(
+  crossField({
+    // In allOf: a `required` of its own would replace the object's (modification_code, reason).
+    allOf: [ITEMS],
+    not: { anyOf: [FULL, { required: ["restock"] }, { required: ["modification_code"], properties: { modification_code: { const: 1 } } }] },
+  }),
+).openapi("CreateDebitNoteRequest");
+export type CreateNoteInput = z.output<typeof CreateNoteFields>;
 
 export const NoteLine = LineItemOutput.omit({ product_id: true, product: true })
   .extend({

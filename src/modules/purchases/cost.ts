@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { Big } from "../../lib/decimal";
+import { inDop } from "../sales/money";
 import type { Prepared } from "./prepare";
 
 /* What entering (or voiding) a purchase does to its products: their stock and weighted-average cost. */
@@ -15,7 +16,7 @@ export function stockEntries(p: Prepared): { productId: number; quantity: Big; v
   p.lines.forEach((line, i) => {
     if (!line.trackInventory || line.productId === null) return;
     const amounts = p.amounts[i]!;
-    const value = new Big(amounts.subtotal).minus(amounts.discountAmount).times(p.exchangeRate).round(2, Big.roundHalfUp);
+    const value = inDop(new Big(amounts.subtotal).minus(amounts.discountAmount), p.exchangeRate);
     const entry = byProduct.get(line.productId) ?? { productId: line.productId, quantity: new Big(0), value: new Big(0), field: `items.${i}.quantity` };
     entry.quantity = entry.quantity.plus(line.quantity);
     entry.value = entry.value.plus(value);

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { listQuerySchema } from "../../http/pagination";
+import { crossField, ifThen } from "../../http/schemas";
 import { dateInput as dateFilter } from "../../lib/bounds";
 import { CreatePurchaseBody } from "../purchases/schemas";
 
@@ -73,6 +74,14 @@ export const ApprovalBody = z
   .superRefine((body, ctx) => {
     if (!body.approved && !body.reason) ctx.addIssue({ code: "custom", path: ["reason"], message: "is required when rejecting" });
   })
+  .openapi(
+    crossField(
+      ifThen(
+        { required: ["approved"], properties: { approved: { const: false } } },
+        { required: ["reason"], properties: { reason: { type: "string", minLength: 1 } } },
+      ),
+    ),
+  )
   .openapi("ReceivedEcfApprovalRequest");
 export type ReceivedEcf = z.output<typeof ReceivedEcf>;
 

@@ -5,6 +5,7 @@ import { Big } from "../../lib/decimal";
 import { NOTE_PREFIXES } from "../../lib/ncf";
 import { getProfile } from "../company/service";
 import type { TaxBreakdown } from "../sales/lines";
+import { cents, inDop } from "../sales/money";
 import { purchases606, withheld606 } from "./purchases606";
 import { prefixPattern, reportedInvoices, sales607 } from "./sales607";
 import type { ConsumerSummary607, It1Query, Row606, Row607 } from "./schemas";
@@ -57,7 +58,6 @@ export interface Check {
 
 const ZERO = new Big(0);
 const money = (value: Big) => value.toFixed(2);
-const cents = (value: Big) => value.round(2, Big.roundHalfUp);
 const positive = (value: Big) => (value.gt(0) ? value : ZERO);
 const sum = (values: Big[]) => values.reduce((total, value) => total.plus(value), ZERO);
 
@@ -419,7 +419,7 @@ function compute(
   let depreciable = ZERO;
   for (const doc of bases) {
     if (isType(doc.ncf, ...EXPORTS, ...SPECIAL_REGIMES) || !doc.tax_breakdown) continue;
-    const dop = (amount: string) => cents(new Big(amount).times(doc.exchange_rate)).times(doc.sign);
+    const dop = (amount: string) => inDop(amount, doc.exchange_rate).times(doc.sign);
     exempt = exempt.plus(dop(doc.tax_breakdown.exempt_base));
     for (const entry of doc.tax_breakdown.itbis) {
       if (doc.income_type === "05") depreciable = depreciable.plus(dop(entry.base));

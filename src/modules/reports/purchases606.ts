@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { Big } from "../../lib/decimal";
 import type { TaxBreakdown } from "../sales/lines";
+import { inDop } from "../sales/money";
 import { Row606 } from "./schemas";
 import type { Period, ReportContext, ReportSource } from "./service";
 
@@ -68,7 +69,7 @@ function isrWithholdingType(expenseType: string, supplierIsPerson: boolean): str
 const ZERO = "0.00";
 
 /** An amount of the purchase's currency in DOP: × the purchase's rate, half-up to the cent (as total_amount_dop). */
-const dop = (amount: Big.BigSource, rate: string) => new Big(amount).times(rate).round(2, Big.roundHalfUp);
+const dop = inDop;
 
 function idTypeOf(identificationType: string | null, identification: string): string {
   if (identificationType === "rnc") return "1";

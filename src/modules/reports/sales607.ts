@@ -3,6 +3,7 @@ import { Big } from "../../lib/decimal";
 import { NOTE_PREFIXES, SALES_INVOICE_PREFIXES } from "../../lib/ncf";
 import { CONSUMER_ID_THRESHOLD } from "../invoices/buyer-rules";
 import type { TaxBreakdown } from "../sales/lines";
+import { inDop } from "../sales/money";
 import { ConsumerSummary607, type Report607Query, Row607 } from "./schemas";
 import type { Period, ReportSource } from "./service";
 
@@ -51,7 +52,7 @@ const FORM_OF_METHOD: Record<string, "cash" | "bank" | "card" | "other_forms"> =
 const ID_TYPES: Record<string, string> = { rnc: "1", cedula: "2", passport: "3" };
 
 const ZERO = new Big(0);
-const dop = (amount: Big.BigSource, rate: string) => new Big(amount).times(rate).round(2, Big.roundHalfUp);
+const dop = inDop;
 const money = (amount: Big) => amount.toFixed(2);
 
 export function row607(raw: Raw607): Row607 {

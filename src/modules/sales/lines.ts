@@ -1,6 +1,7 @@
 import { MONEY_MAX } from "../../lib/bounds";
 import { Big } from "../../lib/decimal";
 import { AppError, type FieldErrors } from "../../lib/errors";
+import { cents } from "./money";
 
 /** A tax as a line applies it: what it is (a snapshot of the tax at the time). */
 export interface LineTax {
@@ -52,8 +53,6 @@ interface DocumentAmounts {
  * come on top of it.
  */
 export const EXCLUSIVE_TAX_TYPES = new Set(["itbis", "exento", "no_facturable"]);
-
-const cents = (value: Big) => value.round(2, Big.roundHalfUp);
 
 /** Tabla I codes whose amount is per unit (ISC específico, 006-022) rather than a rate. */
 export const isSpecificIscCode = (code: string | null | undefined) => code != null && code >= "006" && code <= "022";

@@ -9,6 +9,17 @@ import { exchangeRateText } from "../../lib/format";
  */
 
 /** What a document's balance is made of, as decimals. */
+/** To the cent, half up: how every amount is rounded (FISCAL.md, "Rounding": per line, half-up to the cent). */
+export const cents = (value: Big): Big => value.round(2, Big.roundHalfUp);
+
+/**
+ * An amount of a document's currency in DOP at the document's rate, half-up to the cent: the
+ * stored `*_amount_dop`, the e-CF's amounts of a document in another currency (Formato e-CF v1.0,
+ * the totals in DOP beside the OtraMoneda ones), the cost a purchase adds to stock, the 606, 607
+ * and IT-1 in DOP. One home, so the document, its e-CF and its reports agree to the cent.
+ */
+export const inDop = (amount: Big.BigSource, rate: Big.BigSource): Big => cents(new Big(amount).times(rate));
+
 export interface Account {
   /** What the document asks of the other party: its total, plus its debit notes. */
   charged: Big;

@@ -1,4 +1,4 @@
-import { Big } from "../../lib/decimal";
+import { inDop } from "./money";
 import type { PdfDocumentData } from "./pdf";
 import type { LoadedBranch, LoadedIssuer, ResolvedDocument } from "./references";
 import type { DocumentSnapshot } from "./schemas";
@@ -55,9 +55,7 @@ export function buyerSnapshot(contact: ResolvedDocument["contact"]): DocumentSna
 
 /** A document's amounts and the same amounts in DOP at its rate, each half-up to the cent (Formato e-CF, OtraMoneda). */
 export function dopAmounts<T extends { [K in keyof T]: string }>(amounts: T, exchangeRate: string): { [K in keyof T]: string } {
-  return Object.fromEntries(
-    (Object.entries(amounts) as [string, string][]).map(([key, value]) => [key, new Big(value).times(exchangeRate).round(2, Big.roundHalfUp).toFixed(2)]),
-  ) as {
+  return Object.fromEntries((Object.entries(amounts) as [string, string][]).map(([key, value]) => [key, inDop(value, exchangeRate).toFixed(2)])) as {
     [K in keyof T]: string;
   };
 }

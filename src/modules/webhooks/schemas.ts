@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
+import { crossField, ifThen } from "../../http/schemas";
 import { INT4_MAX, idParam } from "../../lib/bounds";
 import { prefixWildcard, WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS, type WebhookEventType } from "../events/catalog";
 
@@ -20,10 +21,12 @@ const events = z
   .min(1)
   .max(WEBHOOK_EVENT_TYPES.length + WILDCARDS.length + 1)
   .refine((list) => !list.includes("*") || list.length === 1, 'Use ["*"] alone for every event, or list the types.')
-  .transform((list) => [...new Set(list)])
+  .refine((list) => new Set(list).size === list.length, "Name each event type once.")
   .openapi({
     example: ["invoice.created", "payment.received", "ecf.*"],
-    description: "Event types; `<prefix>.*` (`ecf.*`, `invoice.*`) is every type of that prefix, `*` alone every type.",
+    description: "Event types, each once; `<prefix>.*` (`ecf.*`, `invoice.*`) is every type of that prefix, `*` alone every type.",
+    uniqueItems: true,
+    ...crossField(ifThen({ contains: { const: "*" } }, { maxItems: 1 })),
   });
 const url = z.string().trim().min(1).max(2048).openapi({ example: "https://example.com/hooks/sucursal" });
 const description = z.string().trim().max(500).nullable();

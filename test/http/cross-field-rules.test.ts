@@ -1,0 +1,152 @@
+import { type Schema, Validator } from "@cfworker/json-schema";
+import { describe, expect, it } from "vitest";
+import { createApp, OPENAPI_DOCUMENT } from "../../src/app";
+import { salesSetup } from "../support/sales";
+
+/**
+ * Rules across fields, stated in the OpenAPI document where JSON Schema can (issue 44: if/then/else,
+ * oneOf, not, uniqueItems, contains) and enforced by the API: each body the API refuses, with its
+ * error body, is refused by the operation's declared schema too, and each body it takes is valid
+ * there. A client generated from the document finds the rule before it sends.
+ */
+const document = createApp().getOpenAPI31Document(OPENAPI_DOCUMENT) as unknown as {
+  paths: Record<string, Record<string, { requestBody: { content: { "application/json": { schema: Schema } } } }>>;
+  components: Record<string, unknown>;
+};
+
+/** Whether the document's schema of the operation's JSON body admits the body. */
+function documentAdmits(method: string, template: string, body: unknown): boolean {
+  const schema = document.paths[template]?.[method]?.requestBody.content["application/json"].schema;
+  if (!schema) throw new Error(`no JSON body for ${method} ${template}`);
+  return new Validator({ ...schema, components: document.components } as Schema, "2020-12", false).validate(body).valid;
+}
+
+type Case = { body: Record<string, unknown>; errors?: Record<string, string[]> };
+
+async function holdsTo(
+  send: (body: Record<string, unknown>) => Promise<{ status: number; body: { code?: string; errors?: unknown }; text: string }>,
+  method: string,
+  template: string,
+  cases: Case[],
+) {
+  for (const { body, errors } of cases) {
+    const res = await send(body);
+    const label = `${method.toUpperCase()} ${template} ${JSON.stringify(body)}`;
+    if (errors) {
+      expect(res.status, `${label}: ${res.text}`).toBe(422);
+      expect(res.body, label).toMatchObject({ code: "validation_failed", errors });
+      expect(documentAdmits(method, template, body), `${label}: the document admits what the API refuses`).toBe(false);
+    } else {
+      expect(res.status, `${label}: ${res.text}`).not.toBe(422);
+      expect(documentAdmits(method, template, body), `${label}: the document refuses what the API takes`).toBe(true);
+    }
+  }
+}
+
+describe("rules across fields: the document states what the API enforces (issue 44)", () => {
+  it("a credit note takes items or full: true, never both, and annulling (code 1) credits all; a debit note takes items, no full, no restock, no code 1", async () => {
+    const { tenant } = await salesSetup();
+    // The rules are checked before the invoice is looked up: a body they admit reaches the 404.
+    const note = (kind: string) => (body: Record<string, unknown>) => tenant.api.post(`/invoices/2147483000/${kind}-notes`, body);
+    const base = { modification_code: 3, reason: "Devolución" };
+    const items = [{ invoice_item_id: 1, quantity: "1" }];
+    await holdsTo(note("credit"), "post", "/api/v1/invoices/{id}/credit-notes", [
+      { body: { ...base, items } },
+      { body: { ...base, full: true } },
+      { body: { ...base, items, full: false } },
+      { body: { ...base, modification_code: 1, full: true } },
+      { body: base, errors: { items: ["Give the note's items, or full: true to credit everything left."] } },
+      { body: { ...base, full: false }, errors: { items: ["Give the note's items, or full: true to credit everything left."] } },
+      { body: { ...base, items, full: true }, errors: { items: ["Give either items or full: true, not both."] } },
+      {
+        body: { ...base, modification_code: 1, items },
+        errors: { modification_code: ["A credit note that annuls the invoice (code 1) credits all of it: send full: true."] },
+      },
+    ]);
+    await holdsTo(note("debit"), "post", "/api/v1/invoices/{id}/debit-notes", [
+      { body: { ...base, items } },
+      { body: { ...base, items, full: false } },
+      { body: base, errors: { items: ["Give the note's items, or full: true to credit everything left."] } },
+      { body: { ...base, full: true }, errors: { full: ["A debit note adds amounts: give its items."] } },
+      { body: { ...base, items, restock: false }, errors: { restock: ["A debit note moves no stock."] } },
+      {
+        body: { ...base, modification_code: 1, items },
+        errors: { modification_code: ["A debit note cannot annul the invoice (code 1): use a credit note."] },
+      },
+    ]);
+  });
+
+  it("a rejected approval needs its reason", async () => {
+    const { tenant } = await salesSetup();
+    const approve = (body: Record<string, unknown>) => tenant.api.post("/received-ecf/2147483000/approval", body);
+    await holdsTo(approve, "post", "/api/v1/received-ecf/{id}/approval", [
+      { body: { approved: true } },
+      { body: { approved: false, reason: "Mercancía no recibida" } },
+      { body: { approved: false }, errors: { reason: ["is required when rejecting"] } },
+      { body: { approved: false, reason: null }, errors: { reason: ["is required when rejecting"] } },
+    ]);
+  });
+
+  it("a contact's identification and its type go together", async () => {
+    const { tenant } = await salesSetup();
+    const create = (body: Record<string, unknown>) => tenant.api.post("/contacts", body);
+    await holdsTo(create, "post", "/api/v1/contacts", [
+      { body: { name: "Sin identificación" } },
+      { body: { name: "Nulos", identification_type: null, identification: null } },
+      { body: { name: "En blanco", identification: "  " } },
+      { body: { name: "Con RNC", identification_type: "rnc", identification: "1-31-24679-6" } },
+      {
+        body: { name: "Tipo solo", identification_type: "rnc" },
+        errors: { identification: ["The identification is required when identification_type is rnc."] },
+      },
+      {
+        body: { name: "Tipo y blanco", identification_type: "rnc", identification: " " },
+        errors: { identification: ["The identification is required when identification_type is rnc."] },
+      },
+      {
+        body: { name: "Número solo", identification: "131246796" },
+        errors: { identification_type: ["The identification_type (rnc, cedula or passport) is required with an identification."] },
+      },
+    ]);
+  });
+
+  it("a webhook endpoint's events: each once, and `*` alone", async () => {
+    const { tenant } = await salesSetup();
+    // Validated before the endpoint is looked up: a body the rules admit reaches the 404.
+    const update = (body: Record<string, unknown>) => tenant.api.patch("/webhook-endpoints/2147483000", body);
+    await holdsTo(update, "patch", "/api/v1/webhook-endpoints/{id}", [
+      { body: { events: ["*"] } },
+      { body: { events: ["invoice.created", "ecf.*"] } },
+      { body: { events: ["invoice.created", "invoice.created"] }, errors: { events: ["Name each event type once."] } },
+      { body: { events: ["*", "invoice.created"] }, errors: { events: ['Use ["*"] alone for every event, or list the types.'] } },
+      { body: { events: ["*", "*"] }, errors: { events: ['Use ["*"] alone for every event, or list the types.', "Name each event type once."] } },
+    ]);
+  });
+
+  it("the default currency's rate is 1", async () => {
+    const { tenant } = await salesSetup();
+    const create = (body: Record<string, unknown>) => tenant.api.post("/currencies", body);
+    await holdsTo(create, "post", "/api/v1/currencies", [
+      { body: { code: "EUR", name: "Euro", symbol: "€", exchange_rate: "64.10" } },
+      { body: { code: "CAD", name: "Dólar canadiense", symbol: "C$", is_default: true, exchange_rate: " 001.000000 " } },
+      {
+        body: { code: "GBP", name: "Libra", symbol: "£", is_default: true, exchange_rate: "74.5" },
+        errors: { exchange_rate: ["The default currency has an exchange rate of 1."] },
+      },
+      {
+        body: { code: "CHF", name: "Franco", symbol: "Fr", is_default: true, exchange_rate: 1.5 },
+        errors: { exchange_rate: ["The default currency has an exchange rate of 1."] },
+      },
+    ]);
+  });
+
+  it("what JSON Schema cannot compare is in the operation's description", () => {
+    const description = (method: string, path: string) =>
+      (document.paths[path]?.[method] as unknown as { description?: string } | undefined)?.description ?? "";
+    expect(description("post", "/api/v1/ecf/annulments")).toContain("`to` ≥ `from`");
+    expect(description("post", "/api/v1/document-subtypes")).toContain("end_number ≥ start_number");
+    expect(description("patch", "/api/v1/document-subtypes/{id}")).toContain("end_number ≥ start_number");
+    expect(description("patch", "/api/v1/contacts/{id}")).toContain("identification_type and identification go together");
+    expect(description("patch", "/api/v1/currencies/{id}")).toContain("The default currency's exchange_rate is 1");
+  });
+});
