@@ -26,6 +26,7 @@ describe("contacts", () => {
       email: "ventas@ochoa.do",
       phone: "809-555-0100",
       credit_limit: "25000.50",
+      tax_regime: "ordinary",
       notes: null,
       workspace_id: t.workspaceId,
     });
@@ -54,6 +55,17 @@ describe("contacts", () => {
     expect((await t.api.get(`/contacts/${contact.id}`)).status).toBe(404);
   });
 
+  it("keeps a supplier's tax regime, which the IT-1's section A reads (docs/reports.md): ordinary by default, given, changed", async () => {
+    const t = await seedTenant();
+    const rst = await t.api.post("/contacts", { name: "Colmado Pérez", contact_type: "supplier", tax_regime: "rst" });
+    expect([rst.status, rst.body.data.tax_regime]).toEqual([201, "rst"]);
+    expect((await t.api.get(`/contacts/${rst.body.data.id}`)).body.data.tax_regime).toBe("rst");
+    const retaxed = await t.api.patch(`/contacts/${rst.body.data.id}`, { tax_regime: "non_profit" });
+    expect([retaxed.status, retaxed.body.data.tax_regime]).toEqual([200, "non_profit"]);
+    expect((await t.api.patch(`/contacts/${rst.body.data.id}`, { notes: "Fundación" })).body.data.tax_regime).toBe("non_profit");
+    expect((await t.api.post("/contacts", { name: "Ferretería" })).body.data.tax_regime).toBe("ordinary");
+  });
+
   it("validates fields and pairs of identification type and number", async () => {
     const t = await seedTenant();
     const cases: [unknown, string][] = [
@@ -62,6 +74,8 @@ describe("contacts", () => {
       [{ name: "X", email: "not-an-email" }, "email"],
       [{ name: "X", credit_limit: "12.345" }, "credit_limit"],
       [{ name: "X", credit_limit: -1 }, "credit_limit"],
+      [{ name: "X", tax_regime: "simplificado" }, "tax_regime"],
+      [{ name: "X", tax_regime: null }, "tax_regime"],
       [{ name: "X", identification: "131246796" }, "identification_type"],
       [{ name: "X", identification_type: "rnc" }, "identification"],
       [{ name: "X", identification_type: "dni", identification: "1" }, "identification_type"],

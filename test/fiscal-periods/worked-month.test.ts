@@ -184,11 +184,10 @@ describe("the IT-1 of a worked month", () => {
       ["68", "1980.00"],
     ]);
     expect(it1.checks.map((c) => c.difference)).toEqual(["0.00", "0.00", "0.00"]);
-    // RST suppliers: Sucursal does not know them; null, with the reason, never a made-up 0.00.
-    for (const casilla of ["44", "45", "46", "53", "54", "55"]) {
-      expect(form[casilla], casilla).toMatchObject({ amount: null, from: "accountant" });
-      expect(form[casilla]!.reason, casilla).toMatch(casilla === "44" || casilla === "45" ? /does not record which suppliers are in the RST/ : /see 44/);
-    }
+    // No supplier of the month is in the RST nor non-profit (contacts.tax_regime): 0.00, computed.
+    expect(["40", "44", "45", "46", "53", "54", "55"].map((c) => [c, form[c]!.amount])).toEqual(
+      ["40", "44", "45", "46", "53", "54", "55"].map((c) => [c, "0.00"]),
+    );
     // Without inputs, constructors and commissions are 0.00 in both of their columns.
     expect(twoColumns(anexo)).toEqual([
       ["34", "0.00", "0.00", "input"],
@@ -201,7 +200,7 @@ describe("the IT-1 of a worked month", () => {
       ["41", "0.00", "0.00", "formula"],
       ["42", null, "0.00", "formula"],
     ]);
-    expect(it1.left_to_accountant).toEqual(["Anexo A 45", "Anexo A 46", "8", "40", "44", "45", "46", "53", "54", "55"]);
+    expect(it1.left_to_accountant).toEqual(["Anexo A 45", "Anexo A 46", "8"]);
 
     // The TXT files of the month, summed column by column: the same figures.
     const rows607 = txtRows((await api.get(`/reports/607?period=${period}&include_ecf=true`)).text);
@@ -278,7 +277,7 @@ describe("the IT-1's constructors and commissions (Anexo A VI and VII)", () => {
     const commission = await api.get(`/reports/it1?period=${period}&anexo_a_40_taxable=1.00`);
     expect([commission.status, commission.body.errors]).toEqual([422, { anexo_a_40_taxable: ["Must not exceed anexo_a_40_invoiced."] }]);
 
-    // The PDF: both columns of VI and VII, their heads, and the RST casillas blank.
+    // The PDF: both columns of VI and VII, their heads.
     const pdf = await fetchBytes(t.tenant.subdomain, t.tenant.admin.token, `/reports/it1?period=${period}&${query}&format=pdf`);
     expect(pdf.status).toBe(200);
     const text = (await pdfText(pdf.bytes)).replace(/\s+/g, " ");
@@ -288,9 +287,6 @@ describe("the IT-1's constructors and commissions (Anexo A VI and VII)", () => {
     expect(text).toContain(`37 ${anexo["37"]!.name} 3,000.00 250.05`);
     expect(text).toContain(`38 ${anexo["38"]!.name} 2,749.95`);
     expect(text).toContain(`41 ${anexo["41"]!.name} 1,100.00 125.50`);
-    const sectionA = byCasilla<Casilla>(res.body.section_a);
-    expect(text).toContain(`C 44 ${sectionA["44"]!.name} C 45 ${sectionA["45"]!.name} C 46 ${sectionA["46"]!.name} 47`);
-    expect(text).toContain(`C 53 ${sectionA["53"]!.name} C 54 ${sectionA["54"]!.name} C 55 ${sectionA["55"]!.name} 56`);
   });
 });
 

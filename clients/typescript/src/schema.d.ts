@@ -27528,7 +27528,7 @@ export interface components {
             /** @description Documents, where the form counts them */
             count?: number;
             /**
-             * @description `books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, 0.00 here, or null with its `reason`
+             * @description `books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, null with its `reason`
              * @enum {string}
              */
             from: "books" | "input" | "formula" | "accountant";
@@ -27812,6 +27812,11 @@ export interface components {
             name: string;
             notes: string | null;
             phone: string | null;
+            /**
+             * @description As a supplier, where the IT-1's section A declares the ITBIS withheld from it: `ordinary` (by its id type and the share withheld: 39, 42, 43), `rst` (Régimen Simplificado de Tributación, as DGII's registry shows the taxpayer: 44/45 and 53/54) or `non_profit` (entidad sin fines de lucro, Norma 01-11: 40). Read when the IT-1 is computed; a closed month's IT-1 is the one its close kept
+             * @enum {string}
+             */
+            tax_regime: "ordinary" | "rst" | "non_profit";
             /** @description The DGII registry's record of this RNC or cédula; null when unknown */
             taxpayer: {
                 comercial_name: string;
@@ -27887,6 +27892,11 @@ export interface components {
             name: string;
             notes?: string | null;
             phone?: string | null;
+            /**
+             * @description As a supplier, where the IT-1's section A declares the ITBIS withheld from it: `ordinary` (by its id type and the share withheld: 39, 42, 43), `rst` (Régimen Simplificado de Tributación, as DGII's registry shows the taxpayer: 44/45 and 53/54) or `non_profit` (entidad sin fines de lucro, Norma 01-11: 40). Read when the IT-1 is computed; a closed month's IT-1 is the one its close kept. Default `ordinary`
+             * @enum {string}
+             */
+            tax_regime?: "ordinary" | "rst" | "non_profit";
             /** @description Default: the request's workspace; null shares the contact with every workspace */
             workspace_id?: number | null;
         };
@@ -28999,7 +29009,7 @@ export interface components {
                 /** @description Column D, total (A+B+C) */
                 d: string | null;
                 /**
-                 * @description `books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, 0.00 here, or null with its `reason`
+                 * @description `books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, null with its `reason`
                  * @enum {string}
                  */
                 from: "books" | "input" | "formula" | "accountant";
@@ -30006,6 +30016,11 @@ export interface components {
             name?: string;
             notes?: string | null;
             phone?: string | null;
+            /**
+             * @description As a supplier, where the IT-1's section A declares the ITBIS withheld from it: `ordinary` (by its id type and the share withheld: 39, 42, 43), `rst` (Régimen Simplificado de Tributación, as DGII's registry shows the taxpayer: 44/45 and 53/54) or `non_profit` (entidad sin fines de lucro, Norma 01-11: 40). Read when the IT-1 is computed; a closed month's IT-1 is the one its close kept. Default `ordinary`
+             * @enum {string}
+             */
+            tax_regime?: "ordinary" | "rst" | "non_profit";
             /** @description Default: the request's workspace; null shares the contact with every workspace */
             workspace_id?: number | null;
         };

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, date, index, integer, numeric, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, date, index, integer, numeric, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, tenantId, tenantIsolation, updatedAt } from "./common";
 import { tenants, workspaces } from "./tenancy";
 
@@ -145,12 +145,19 @@ export const contacts = pgTable(
     address: text("address"),
     notes: text("notes"),
     creditLimit: money("credit_limit"),
+    /**
+     * As a supplier, how DGII's IT-1 section A classifies the ITBIS withheld from it: `ordinary`,
+     * `rst` (Régimen Simplificado de Tributación: casillas 44/45, 53/54) or `non_profit` (entidad
+     * sin fines de lucro, Norma 01-11: casilla 40). docs/reports.md, "IT-1".
+     */
+    taxRegime: text("tax_regime").notNull().default("ordinary"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     index("contacts_tenant_workspace_idx").on(t.tenantId, t.workspaceId),
     index("contacts_tenant_identification_idx").on(t.tenantId, t.identification),
+    check("contacts_tax_regime", sql`${t.taxRegime} IN ('ordinary', 'rst', 'non_profit')`),
     tenantIsolation("contacts"),
   ],
 );

@@ -5,6 +5,10 @@ import { moneyInput } from "../../lib/decimal";
 import { IDENTIFICATION_TYPES } from "../../lib/identification";
 
 export const CONTACT_TYPES = ["customer", "supplier", "both"] as const;
+/** How DGII's IT-1 section A classifies the ITBIS withheld from a supplier (docs/reports.md, "IT-1"). */
+export const TAX_REGIMES = ["ordinary", "rst", "non_profit"] as const;
+const TAX_REGIME_DESCRIPTION =
+  "As a supplier, where the IT-1's section A declares the ITBIS withheld from it: `ordinary` (by its id type and the share withheld: 39, 42, 43), `rst` (Régimen Simplificado de Tributación, as DGII's registry shows the taxpayer: 44/45 and 53/54) or `non_profit` (entidad sin fines de lucro, Norma 01-11: 40). Read when the IT-1 is computed; a closed month's IT-1 is the one its close kept";
 
 const fields = {
   name: z.string().trim().min(1).max(255),
@@ -21,6 +25,10 @@ const fields = {
   address: nullableText(1000),
   notes: nullableText(5000),
   credit_limit: moneyInput().nullable().optional(),
+  tax_regime: z
+    .enum(TAX_REGIMES)
+    .optional()
+    .openapi({ description: `${TAX_REGIME_DESCRIPTION}. Default \`ordinary\`` }),
   workspace_id: idInput().nullable().optional().openapi({ description: "Default: the request's workspace; null shares the contact with every workspace" }),
 };
 
@@ -59,6 +67,7 @@ export const Contact = z
     address: z.string().nullable(),
     notes: z.string().nullable(),
     credit_limit: z.string().nullable(),
+    tax_regime: z.enum(TAX_REGIMES).openapi({ description: TAX_REGIME_DESCRIPTION }),
     created_at: z.string(),
     updated_at: z.string(),
     taxpayer: z

@@ -11,7 +11,7 @@ import { decimal2, timestamp } from "../../lib/format";
 import { compactIdentification, type IdentificationType, normalizeIdentification } from "../../lib/identification";
 import { assertAssignableWorkspace, assertWritableIn, contactUsers } from "../products/ownership";
 import { findRncMany } from "../rnc/service";
-import type { CONTACT_TYPES, CreateContactInput, UpdateContactInput } from "./schemas";
+import type { CONTACT_TYPES, CreateContactInput, TAX_REGIMES, UpdateContactInput } from "./schemas";
 
 const ct = schema.contacts;
 type ContactRow = typeof ct.$inferSelect;
@@ -39,6 +39,7 @@ function serializeContact(row: ContactRow, taxpayer: Taxpayer | null = null) {
     address: row.address,
     notes: row.notes,
     credit_limit: decimal2(row.creditLimit),
+    tax_regime: row.taxRegime as (typeof TAX_REGIMES)[number],
     created_at: timestamp(row.createdAt),
     updated_at: timestamp(row.updatedAt),
     taxpayer,
@@ -142,6 +143,7 @@ export async function createContact(db: AnyDb, scope: RequestScope, input: Creat
       address: input.address ?? null,
       notes: input.notes ?? null,
       creditLimit: input.credit_limit ?? null,
+      taxRegime: input.tax_regime ?? "ordinary",
     })
     .returning()
     .then(oneRow);
@@ -183,6 +185,7 @@ export async function updateContact(db: AnyDb, scope: RequestScope, id: number, 
       address: input.address,
       notes: input.notes,
       creditLimit: input.credit_limit,
+      taxRegime: input.tax_regime,
       updatedAt: new Date(),
     })
     .where(and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id)))

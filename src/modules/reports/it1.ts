@@ -109,6 +109,34 @@ async function saleBases(db: AnyDb, tenantId: number, period: Period): Promise<S
   );
 }
 
+/**
+ * The suppliers in the RST or non-profit (contacts.tax_regime) of the purchases withheld in the
+ * period, by their 606 row (the supplier's id and the NCF, which a supplier books once), with each
+ * purchase's ITBIS bases at 18 % and 16 % in DOP (the form's 44 and 45 are by rate; its bases leave
+ * the exempt parts out). The regime is the contact's as it stands: a closed month's IT-1 without
+ * inputs is the one its close kept (docs/reports.md, "IT-1").
+ */
+interface SupplierRegime {
+  tax_regime: "rst" | "non_profit";
+  base18: Big;
+  base16: Big;
+}
+
+async function supplierRegimes(db: AnyDb, tenantId: number, period: Period): Promise<Map<string, SupplierRegime>> {
+  const rows = rowsOf<{ supplier_id: string; ncf: string; tax_regime: "rst" | "non_profit"; exchange_rate: string; tax_breakdown: TaxBreakdown }>(
+    await db.execute(sql`
+      SELECT c.identification AS supplier_id, coalesce(p.ncf, p.supplier_ncf) AS ncf, c.tax_regime, p.exchange_rate::text AS exchange_rate, p.tax_breakdown
+      FROM purchases p JOIN contacts c ON c.id = p.supplier_id AND c.tenant_id = ${tenantId}
+      WHERE p.tenant_id = ${tenantId} AND p.status IN ('pending_payment', 'partially_paid', 'paid') AND c.tax_regime <> 'ordinary'
+        AND p.withholding_date BETWEEN ${period.from}::date AND ${period.to}::date AND p.itbis_withheld > 0`),
+  );
+  const atRate = (row: (typeof rows)[number], percent: string) =>
+    sum(row.tax_breakdown.itbis.filter((entry) => new Big(entry.rate).eq(percent)).map((entry) => new Big(entry.base)))
+      .times(row.exchange_rate)
+      .round(2, Big.roundHalfUp);
+  return new Map(rows.map((row) => [`${row.supplier_id}|${row.ncf}`, { tax_regime: row.tax_regime, base18: atRate(row, "18"), base16: atRate(row, "16") }]));
+}
+
 /** Renglón IX's columns: which line the deductible ITBIS goes on follows what the company sells (a setting of the request). */
 const DEDUCTIBLE_LINE = { exports: "49", goods: "50", services: "51" } as const;
 
@@ -173,6 +201,7 @@ export async function it1Report(db: AnyDb, tenantId: number, query: It1Figures):
   const purchases = await readWhole(db, tenantId, purchases606, base);
   const withheld = await readWhole(db, tenantId, withheld606, base);
   const bases = await saleBases(db, tenantId, period);
+  const regimes = await supplierRegimes(db, tenantId, period);
   const legalName = (await getProfile(db, tenantId))?.legalName ?? null;
   const input = Object.fromEntries(Object.keys(IT1_INPUTS).map((name) => [name, new Big(query[name as It1InputName] ?? "0")])) as Inputs;
   return compute(
@@ -183,6 +212,7 @@ export async function it1Report(db: AnyDb, tenantId: number, query: It1Figures):
     sales.header.consumer_summary as ConsumerSummary607,
     purchases.rows,
     withheld.rows,
+    regimes,
     bases,
     input,
     query,
@@ -197,6 +227,7 @@ function compute(
   consumer: ConsumerSummary607,
   rows606: Row606[],
   withheld: Row606[],
+  regimes: Map<string, SupplierRegime>,
   bases: SaleBases[],
   input: Inputs,
   query: It1Figures,
@@ -481,15 +512,22 @@ function compute(
   // Section A: the ITBIS the company withheld from its suppliers, declared and paid with the IT-1
   // (not in the IR-17): the 606 rows of the purchases withheld in the period.
   const sectionA: Casilla[] = [];
-  const baseOf = { "39": ZERO, "42": ZERO, "43": ZERO, "47": ZERO };
+  const baseOf = { "39": ZERO, "40": ZERO, "42": ZERO, "43": ZERO, "44": ZERO, "45": ZERO, "47": ZERO };
   for (const row of withheld) {
     if (col(row, "itbis_withheld").eq(0)) continue;
     const services = col(row, "services_amount");
     const goods = col(row, "goods_amount");
+    const regime = regimes.get(`${row.supplier_id}|${row.ncf}`);
     if (isType(row.ncf, "11", "41")) {
       // Comprobante de compras (Norma 05-19): the goods bought from an informal supplier, and any services.
       baseOf["47"] = baseOf["47"].plus(goods);
       baseOf["39"] = baseOf["39"].plus(services);
+    } else if (regime?.tax_regime === "rst") {
+      // An RST supplier's goods or services, whatever its id type, by the rate they were taxed at.
+      baseOf["44"] = baseOf["44"].plus(regime.base18);
+      baseOf["45"] = baseOf["45"].plus(regime.base16);
+    } else if (regime?.tax_regime === "non_profit") {
+      baseOf["40"] = baseOf["40"].plus(services).plus(goods);
     } else if (row.supplier_id_type === "2") {
       baseOf["39"] = baseOf["39"].plus(services).plus(goods);
     } else if (col(row, "itbis_withheld").gte(col(row, "itbis_invoiced"))) {
@@ -498,37 +536,24 @@ function compute(
       baseOf["43"] = baseOf["43"].plus(services).plus(goods);
     }
   }
-  const unknown = (casilla: string, name: string, reason: string) => sectionA.push({ casilla, name, amount: null, from: "accountant", reason });
   put(sectionA, "t", "39", "Servicios sujetos a retención personas físicas", baseOf["39"], "books");
-  unknown(
-    "40",
-    "Servicios sujetos a retención entidades no lucrativas (Norma 01-11)",
-    "Sucursal does not record which suppliers are non-profit entities (Norma 01-11): a non-profit's services, withheld in full, are counted in 42 (by its RNC and the share withheld) and so in 51 and 60 at the same 18 %; the accountant moves the base from 42 here",
-  );
+  put(sectionA, "t", "40", "Servicios sujetos a retención entidades no lucrativas (Norma 01-11)", baseOf["40"], "books");
   put(sectionA, "t", "41", "Total servicios sujetos a retención a personas físicas y entidades no lucrativas (39+40)", t("39").plus(t("40")), "formula");
   put(sectionA, "t", "42", "Servicios sujetos a retención sociedades (Norma 07-09)", baseOf["42"], "books");
   put(sectionA, "t", "43", "Servicios sujetos a retención sociedades (Normas 02-05 y 07-07)", baseOf["43"], "books");
-  // RST suppliers: Sucursal does not record which suppliers are in the Régimen Simplificado de
-  // Tributación, so these figures cannot be computed; their withholdings are in 39, 42 or 43 above
-  // (by the supplier's id type and the share withheld), and so in 60.
-  const notRecorded =
-    "Sucursal does not record which suppliers are in the RST (Régimen Simplificado de Tributación): an RST supplier's withholding is counted in 39, 42 or 43 (by its id type and the share withheld) and so in 60; the accountant moves its base here";
-  unknown("44", "Bienes o servicios sujetos a retención a contribuyentes del RST (operaciones gravadas al 18%)", notRecorded);
-  unknown("45", "Bienes o servicios sujetos a retención a contribuyentes del RST (operaciones gravadas al 16%)", notRecorded);
-  unknown("46", "Total bienes o servicios sujetos a retención a contribuyentes del RST (44+45)", "44 + 45, which Sucursal cannot compute (see 44)");
+  // RST suppliers (contacts.tax_regime): their bases by rate; 53 and 54 the form's rates of them.
+  put(sectionA, "t", "44", "Bienes o servicios sujetos a retención a contribuyentes del RST (operaciones gravadas al 18%)", baseOf["44"], "books");
+  put(sectionA, "t", "45", "Bienes o servicios sujetos a retención a contribuyentes del RST (operaciones gravadas al 16%)", baseOf["45"], "books");
+  put(sectionA, "t", "46", "Total bienes o servicios sujetos a retención a contribuyentes del RST (44+45)", t("44").plus(t("45")), "formula");
   put(sectionA, "t", "47", "Bienes sujetos a retención de comprobante de compras 18% (Normas 08-10 y 05-19)", baseOf["47"], "books");
   put(sectionA, "t", "48", "Bienes sujetos a retención de comprobante de compras 16%", ZERO, "books");
   put(sectionA, "t", "49", "Total bienes sujetos a retención de comprobante de compras (47+48)", t("47").plus(t("48")), "formula");
   put(sectionA, "t", "50", "ITBIS por servicios sujetos a retención personas físicas y entidades no lucrativas (18% de 41)", rate("41", "18"), "formula");
   put(sectionA, "t", "51", "ITBIS por servicios sujetos a retención sociedades (18% de 42)", rate("42", "18"), "formula");
   put(sectionA, "t", "52", "ITBIS por servicios sujetos a retención sociedades (18% de 43 × 30%)", cents(t("43").times("0.18").times("0.30")), "formula");
-  unknown("53", "ITBIS retenido a contribuyentes del RST (18% de 44)", "18% of 44, which Sucursal cannot compute (see 44)");
-  unknown("54", "ITBIS retenido a contribuyentes del RST (16% de 45)", "16% of 45, which Sucursal cannot compute (see 44)");
-  unknown(
-    "55",
-    "Total ITBIS retenido a contribuyentes del RST (53+54)",
-    "53 + 54, which Sucursal cannot compute (see 44); 60 adds nothing for it: those withholdings are already in 50-52",
-  );
+  put(sectionA, "t", "53", "ITBIS retenido a contribuyentes del RST (18% de 44)", rate("44", "18"), "formula");
+  put(sectionA, "t", "54", "ITBIS retenido a contribuyentes del RST (16% de 45)", rate("45", "16"), "formula");
+  put(sectionA, "t", "55", "Total ITBIS retenido a contribuyentes del RST (53+54)", t("53").plus(t("54")), "formula");
   put(sectionA, "t", "56", "ITBIS por compras sujetas a retención de comprobante de compras (18% de 47)", rate("47", "18"), "formula");
   put(sectionA, "t", "57", "ITBIS por compras sujetas a retención de comprobante de compras (16% de 48)", rate("48", "16"), "formula");
   put(sectionA, "t", "58", "Total ITBIS por compras sujetas a retención de comprobante de compras (56+57)", t("56").plus(t("57")), "formula");

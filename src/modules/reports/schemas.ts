@@ -277,7 +277,7 @@ const CasillaJson = z
     count: z.number().int().optional().openapi({ description: "Documents, where the form counts them" }),
     from: z.enum(["books", "input", "formula", "accountant"]).openapi({
       description:
-        "`books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, 0.00 here, or null with its `reason`",
+        "`books`: computed from the period's documents; `input`: given in the request; `formula`: the form's arithmetic; `accountant`: not known to Sucursal, null with its `reason`",
     }),
     reason: z.string().optional().openapi({ description: "Why `amount` is null: what Sucursal does not record, and where the figure is counted instead" }),
   })

@@ -1,0 +1,2 @@
+ALTER TABLE "contacts" ADD COLUMN "tax_regime" text DEFAULT 'ordinary' NOT NULL;--> statement-breakpoint
+ALTER TABLE "contacts" ADD CONSTRAINT "contacts_tax_regime" CHECK ("contacts"."tax_regime" IN ('ordinary', 'rst', 'non_profit'));
