@@ -45,6 +45,13 @@ export function ifThen(condition: JsonSchemaRule, consequence: JsonSchemaRule, o
   return rule;
 }
 
+/**
+ * The e-mail addresses zod's `.email()` takes (its default pattern), spaces around them allowed as
+ * the fields trim first: the document's pattern beside `format: email`, which alone admits what zod
+ * refuses (`0@com`).
+ */
+export const EMAIL_PATTERN = `^\\s*(?:${z.regexes.email.source.replace(/^\^|\$$/g, "")})\\s*$`;
+
 export const MessageResponse = z.object({ message: z.string() }).openapi("Message");
 
 export const dataWithMessage = <T extends z.ZodType>(item: T) => z.object({ data: item, message: z.string() });

@@ -89,12 +89,25 @@ export const PAPER_REPLACEABLE_PREFIXES: readonly string[] = Object.keys(REPLACE
 
 export const FREE_PREFIX = /^[A-Z0-9-]{1,10}$/;
 
+/**
+ * A pattern of the texts a subtype's prefix field takes for these prefixes: any case (the API
+ * upper-cases it) and spaces around (trimmed), for the OpenAPI document.
+ */
+export function prefixPattern(prefixes: readonly string[]): string {
+  const caseless = (prefix: string) => prefix.replace(/[A-Z]/g, (letter) => `[${letter}${letter.toLowerCase()}]`);
+  return `^\\s*(?:${prefixes.map(caseless).join("|")})\\s*$`;
+}
+
+/** A quotation's prefix as the field takes it: 1 to 10 letters, digits or dashes, never an NCF type's `B`/`E` and two digits. */
+export const QUOTATION_PREFIX_PATTERN = "^\\s*(?![BbEe]\\d{2}\\s*$)[A-Za-z0-9-]{1,10}\\s*$";
+export const ELECTRONIC_PREFIXES: readonly string[] = E_SERIES;
+
 export function isElectronicPrefix(prefix: string): boolean {
   return (E_SERIES as readonly string[]).includes(prefix);
 }
 
-const ELECTRONIC_DIGITS = 10;
-const SERIES_DIGITS = 8;
+export const ELECTRONIC_DIGITS = 10;
+export const SERIES_DIGITS = 8;
 
 /** Digits of the sequence part: 10 for e-CF, 8 for B series and free prefixes. */
 /** A document number that is an e-NCF (E…): its document has a signed e-CF. */

@@ -77,6 +77,16 @@ export function hostKind(hostname: string): HostKind {
   return address.kind() === "ipv4" ? v4Kind(address as ipaddr.IPv4) : v6Kind(address as ipaddr.IPv6);
 }
 
+/**
+ * What endpointUrlProblem takes, as far as a pattern can say, for the OpenAPI document: an https://
+ * URL, spaces around it (trimmed), no credentials before the host, no NUL. That the host is public
+ * is checked when it is given (and again when resolved); http:// to a loopback host is taken only
+ * where WEBHOOKS_ALLOW_HTTP_LOOPBACK is set (development), which the field's description says.
+ */
+export const HTTPS_URL_PATTERN = "^\\s*[Hh][Tt][Tt][Pp][Ss]://[^\\s/?#@\\u0000]+(?:[/?#][^\\u0000]*)?$";
+export const HTTP_LOOPBACK_NOTE =
+  "http:// to a loopback host (localhost, 127.0.0.1, [::1]) only where the setting WEBHOOKS_ALLOW_HTTP_LOOPBACK is on (development)";
+
 /** Why `raw` may not be a webhook endpoint, or null when it may. */
 export function endpointUrlProblem(raw: string, allowHttpLoopback: boolean): string | null {
   let url: URL;

@@ -82,6 +82,14 @@ const MUNICIPALITIES: ReadonlySet<string> = new Set(
 
 export const isProvinceCode = (code: string): boolean => Object.hasOwn(PROVINCES, code);
 
+/** The codes of the table as patterns for the OpenAPI document, spaces around them allowed (the fields trim). */
+export const PROVINCE_CODE_PATTERN = `^\\s*(?:${Object.keys(PROVINCES)
+  .map((code) => code.slice(0, 2))
+  .join("|")})0000\\s*$`;
+export const MUNICIPALITY_CODE_PATTERN = `^\\s*(?:${Object.entries(MUNICIPALITY_SUFFIXES)
+  .map(([province, suffixes]) => `${province}(?:${suffixes.split(" ").join("|")})`)
+  .join("|")})\\s*$`;
+
 export const isMunicipalityCode = (code: string): boolean => MUNICIPALITIES.has(code);
 
 /** A municipality belongs to the province of its first two digits. */

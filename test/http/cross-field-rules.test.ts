@@ -21,7 +21,7 @@ function documentAdmits(method: string, template: string, body: unknown): boolea
   return new Validator({ ...schema, components: document.components } as Schema, "2020-12", false).validate(body).valid;
 }
 
-type Case = { body: Record<string, unknown>; errors?: Record<string, string[]> };
+type Case = { body: Record<string, unknown>; errors?: Record<string, string[]>; fields?: string[] };
 
 async function holdsTo(
   send: (body: Record<string, unknown>) => Promise<{ status: number; body: { code?: string; errors?: unknown }; text: string }>,
@@ -29,12 +29,13 @@ async function holdsTo(
   template: string,
   cases: Case[],
 ) {
-  for (const { body, errors } of cases) {
+  for (const { body, errors, fields } of cases) {
     const res = await send(body);
     const label = `${method.toUpperCase()} ${template} ${JSON.stringify(body)}`;
-    if (errors) {
+    if (errors || fields) {
       expect(res.status, `${label}: ${res.text}`).toBe(422);
-      expect(res.body, label).toMatchObject({ code: "validation_failed", errors });
+      expect(res.body, label).toMatchObject({ code: "validation_failed", errors: errors ?? {} });
+      if (fields) expect(Object.keys(res.body.errors as object), label).toEqual(fields);
       expect(documentAdmits(method, template, body), `${label}: the document admits what the API refuses`).toBe(false);
     } else {
       expect(res.status, `${label}: ${res.text}`).not.toBe(422);
@@ -148,5 +149,45 @@ describe("rules across fields: the document states what the API enforces (issue 
     expect(description("patch", "/api/v1/document-subtypes/{id}")).toContain("end_number ≥ start_number");
     expect(description("patch", "/api/v1/contacts/{id}")).toContain("identification_type and identification go together");
     expect(description("patch", "/api/v1/currencies/{id}")).toContain("The default currency's exchange_rate is 1");
+  });
+
+  it("formats the API checks are the document's patterns: URLs, e-mails, DGII's territorial codes, NCF prefixes and their digits", async () => {
+    const { tenant } = await salesSetup();
+    // The schema admits the URL before the endpoint is looked up (404); the service refuses one before it is created.
+    const endpoint = (body: Record<string, unknown>) => tenant.api.patch("/webhook-endpoints/2147483000", body);
+    await holdsTo(endpoint, "patch", "/api/v1/webhook-endpoints/{id}", [{ body: { url: " https://example.com/hooks/sucursal?x=1 " } }]);
+    const newEndpoint = (body: Record<string, unknown>) => tenant.api.post("/webhook-endpoints", { events: ["*"], ...body });
+    await holdsTo(newEndpoint, "post", "/api/v1/webhook-endpoints", [
+      { body: { events: ["*"], url: "http://example.com/hooks" }, fields: ["url"] },
+      { body: { events: ["*"], url: "https://user:secret@example.com/hooks" }, fields: ["url"] },
+      { body: { events: ["*"], url: "example.com/hooks" }, fields: ["url"] },
+    ]);
+    const settings = (body: Record<string, unknown>) => tenant.api.put("/ecf/settings", body);
+    await holdsTo(settings, "put", "/api/v1/ecf/settings", [
+      { body: { receiver_url: null } },
+      { body: { receiver_url: "http://facturas.example.com" }, fields: ["receiver_url"] },
+      { body: { receiver_url: "ftp://facturas.example.com" }, fields: ["receiver_url"] },
+    ]);
+    const contact = (body: Record<string, unknown>) => tenant.api.post("/contacts", body);
+    await holdsTo(contact, "post", "/api/v1/contacts", [
+      { body: { name: "Con correo", email: "persona@example.com" } },
+      { body: { name: "Correo sin dominio", email: "0@com" }, fields: ["email"] },
+      { body: { name: "Correo con dos puntos", email: "a..b@example.com" }, fields: ["email"] },
+    ]);
+    const company = (body: Record<string, unknown>) => tenant.api.patch("/company", body);
+    await holdsTo(company, "patch", "/api/v1/company", [
+      { body: { province_code: "320000", municipality_code: "320101" } },
+      { body: { province_code: "330000" }, fields: ["province_code"] },
+      { body: { province_code: "010000", municipality_code: "019901" }, fields: ["municipality_code"] },
+    ]);
+    const subtype = (body: Record<string, unknown>) => tenant.api.post("/document-subtypes", body);
+    const range = { name: "Rango", start_number: 1, valid_until: "2099-12-31" };
+    await holdsTo(subtype, "post", "/api/v1/document-subtypes", [
+      { body: { ...range, type: "credit_note", prefix: " e34 ", end_number: 9_999_999_999 } },
+      { body: { ...range, type: "quotation", prefix: "COT-2026", end_number: 99_999_999 } },
+      { body: { ...range, type: "credit_note", prefix: "B01", end_number: 10 }, fields: ["prefix"] },
+      { body: { ...range, type: "quotation", prefix: "b01", end_number: 10 }, fields: ["prefix"] },
+      { body: { ...range, type: "invoice", prefix: "B11", end_number: 100_000_000 }, fields: ["end_number"] },
+    ]);
   });
 });

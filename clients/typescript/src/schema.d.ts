@@ -28023,7 +28023,7 @@ export interface components {
              * @example 2027-12-31
              */
             valid_until?: string;
-        };
+        } & (unknown & unknown & unknown & unknown & unknown);
         CreateEcfAnnulmentRequest: {
             document_subtype_id: number;
             /** @description The first number to annul: the sequence's next number */
@@ -28373,7 +28373,10 @@ export interface components {
              *     ]
              */
             events: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "ecf.alert_resolved" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "invoice.*" | "payment.*" | "quotation.*" | "product.*" | "credit_note.*" | "ecf.*" | "purchase.*" | "contact.*" | "tax.*" | "currency.*" | "document_subtype.*" | "salesman.*" | "bank_account.*" | "role.*" | "invitation.*" | "member.*" | "messaging_bot.*" | "chat_account.*" | "*")[];
-            /** @example https://example.com/hooks/sucursal */
+            /**
+             * @description An https:// URL to a public host, without credentials; http:// to a loopback host (localhost, 127.0.0.1, [::1]) only where the setting WEBHOOKS_ALLOW_HTTP_LOOPBACK is on (development).
+             * @example https://example.com/hooks/sucursal
+             */
             url: string;
             /** @description Only events of these workspaces; null or absent: every workspace. */
             workspace_ids?: number[] | null;
@@ -29387,7 +29390,7 @@ export interface components {
              */
             environment?: "testecf" | "certecf" | "ecf";
             /**
-             * @description The receiver's base URL the admin registers with DGII (https to a public address, no path beyond it; /fe/… is appended); null: the tenant's own Sucursal host
+             * @description The receiver's base URL the admin registers with DGII (https to a public address, no query, fragment nor trailing /fe; /fe/… is appended; http:// to a loopback host (localhost, 127.0.0.1, [::1]) only where the setting WEBHOOKS_ALLOW_HTTP_LOOPBACK is on (development)); null: the tenant's own Sucursal host
              * @example https://facturas.acme.com.do
              */
             receiver_url?: string | null;
@@ -29973,7 +29976,7 @@ export interface components {
             /** @description Razón social, as registered with DGII */
             legal_name?: string | null;
             /**
-             * @description DGII's Tabla III code of the municipality or municipal district (PPMMDD)
+             * @description DGII's Tabla III code of the municipality or municipal district (PPMMDD), of the province given (or the company's)
              * @example 010101
              */
             municipality_code?: string | null;
@@ -30316,7 +30319,10 @@ export interface components {
              *     ]
              */
             events?: ("invoice.created" | "invoice.updated" | "invoice.paid" | "invoice.cancelled" | "payment.received" | "quotation.converted" | "product.stock_low" | "credit_note.created" | "ecf.signed" | "ecf.sent" | "ecf.accepted" | "ecf.rejected" | "ecf.failed" | "ecf.retried" | "ecf.annulled" | "ecf.alert" | "ecf.alert_resolved" | "invoice.deleted" | "quotation.deleted" | "purchase.deleted" | "contact.deleted" | "product.deleted" | "tax.deleted" | "currency.deleted" | "document_subtype.deleted" | "salesman.deleted" | "bank_account.deleted" | "role.deleted" | "invitation.deleted" | "member.deleted" | "messaging_bot.deleted" | "chat_account.deleted" | "invoice.*" | "payment.*" | "quotation.*" | "product.*" | "credit_note.*" | "ecf.*" | "purchase.*" | "contact.*" | "tax.*" | "currency.*" | "document_subtype.*" | "salesman.*" | "bank_account.*" | "role.*" | "invitation.*" | "member.*" | "messaging_bot.*" | "chat_account.*" | "*")[];
-            /** @example https://example.com/hooks/sucursal */
+            /**
+             * @description An https:// URL to a public host, without credentials; http:// to a loopback host (localhost, 127.0.0.1, [::1]) only where the setting WEBHOOKS_ALLOW_HTTP_LOOPBACK is on (development).
+             * @example https://example.com/hooks/sucursal
+             */
             url?: string;
             /** @description Only events of these workspaces; null or absent: every workspace. */
             workspace_ids?: number[] | null;

@@ -1,15 +1,17 @@
 import { z } from "@hono/zod-openapi";
-import { nullableText } from "../../http/schemas";
+import { EMAIL_PATTERN, nullableText } from "../../http/schemas";
 import { idInput, idParam } from "../../lib/bounds";
+import { MUNICIPALITY_CODE_PATTERN, PROVINCE_CODE_PATTERN } from "../../lib/territory";
 
-const code = (example: string, description: string) =>
+const code = (example: string, description: string, pattern: string) =>
   z
     .string()
     .trim()
     .regex(/^\d{6}$/, "A DGII territorial code has 6 digits.")
     .nullable()
     .optional()
-    .openapi({ example, description });
+    // The table's codes (company/service.ts checks each against it), not only six digits.
+    .openapi({ example, description, pattern });
 
 export const UpdateCompanyBody = z
   .object({
@@ -17,10 +19,14 @@ export const UpdateCompanyBody = z
     legal_name: nullableText(250).openapi({ description: "Razón social, as registered with DGII" }),
     trade_name: nullableText(250).openapi({ description: "Nombre comercial" }),
     address: nullableText(250).openapi({ description: "Address of the head office (Norma 06-2018)" }),
-    municipality_code: code("010101", "DGII's Tabla III code of the municipality or municipal district (PPMMDD)"),
-    province_code: code("010000", "DGII's Tabla III code of the province (PP0000)"),
+    municipality_code: code(
+      "010101",
+      "DGII's Tabla III code of the municipality or municipal district (PPMMDD), of the province given (or the company's)",
+      MUNICIPALITY_CODE_PATTERN,
+    ),
+    province_code: code("010000", "DGII's Tabla III code of the province (PP0000)", PROVINCE_CODE_PATTERN),
     phone: nullableText(30),
-    email: z.string().trim().max(254).email().nullable().optional().openapi({ format: "email" }),
+    email: z.string().trim().max(254).email().nullable().optional().openapi({ format: "email", pattern: EMAIL_PATTERN }),
     website: nullableText(250),
     economic_activity: nullableText(250).openapi({ description: "Actividad económica" }),
   })

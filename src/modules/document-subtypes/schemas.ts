@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { crossField, ifThen } from "../../http/schemas";
 import { dateInput, idInput } from "../../lib/bounds";
+import { ELECTRONIC_DIGITS, ELECTRONIC_PREFIXES, PREFIXES_BY_TYPE, prefixPattern, QUOTATION_PREFIX_PATTERN, SERIES_DIGITS } from "../../lib/ncf";
 
 export const DOCUMENT_TYPES = ["invoice", "quotation", "credit_note", "debit_note"] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
@@ -46,6 +48,22 @@ export const CreateDocumentSubtypeBody = z
         "A paper B-series range kept for this branch's contingency (issue 33): never numbered by Sucursal; each paper NCF is entered later as a replacement e-CF (POST /invoices with replaces). Fixed once created.",
     }),
   })
+  .openapi(
+    crossField({
+      // The prefix follows the type (service.ts checkPrefix), and end_number fits its digits (checkNumbering).
+      allOf: [
+        ...(["invoice", "credit_note", "debit_note"] as const).map((type) =>
+          ifThen({ properties: { type: { const: type } } }, { properties: { prefix: { pattern: prefixPattern(PREFIXES_BY_TYPE[type]) } } }),
+        ),
+        ifThen({ properties: { type: { const: "quotation" } } }, { properties: { prefix: { pattern: QUOTATION_PREFIX_PATTERN } } }),
+        ifThen(
+          { properties: { prefix: { pattern: prefixPattern(ELECTRONIC_PREFIXES) } } },
+          { properties: { end_number: { maximum: 10 ** ELECTRONIC_DIGITS - 1 } } },
+          { properties: { end_number: { maximum: 10 ** SERIES_DIGITS - 1 } } },
+        ),
+      ],
+    }),
+  )
   .openapi("CreateDocumentSubtypeRequest");
 
 export const UpdateDocumentSubtypeBody = z

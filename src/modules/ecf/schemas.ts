@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { listQuerySchema } from "../../http/pagination";
 import { dateInput as dateFilter } from "../../lib/bounds";
+import { HTTP_LOOPBACK_NOTE, HTTPS_URL_PATTERN } from "../../lib/outbound-url";
 
 export const ECF_ENVIRONMENTS = ["testecf", "certecf", "ecf"] as const;
 export type EcfEnvironment = (typeof ECF_ENVIRONMENTS)[number];
@@ -68,11 +69,17 @@ export const PutSettingsBody = z
       description: "The reference of DGII's authorization to send deferred (sales made offline by branch devices); null: not authorized",
       example: "DGII-ED-2026-000123",
     }),
-    receiver_url: z.string().trim().max(300).nullable().optional().openapi({
-      description:
-        "The receiver's base URL the admin registers with DGII (https to a public address, no path beyond it; /fe/… is appended); null: the tenant's own Sucursal host",
-      example: "https://facturas.acme.com.do",
-    }),
+    receiver_url: z
+      .string()
+      .trim()
+      .max(300)
+      .nullable()
+      .optional()
+      .openapi({
+        pattern: HTTPS_URL_PATTERN,
+        description: `The receiver's base URL the admin registers with DGII (https to a public address, no query, fragment nor trailing /fe; /fe/… is appended; ${HTTP_LOOPBACK_NOTE}); null: the tenant's own Sucursal host`,
+        example: "https://facturas.acme.com.do",
+      }),
   })
   .strict()
   .openapi("PutEcfSettingsRequest");

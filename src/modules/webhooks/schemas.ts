@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
 import { crossField, ifThen } from "../../http/schemas";
 import { INT4_MAX, idParam } from "../../lib/bounds";
+import { HTTP_LOOPBACK_NOTE, HTTPS_URL_PATTERN } from "../../lib/outbound-url";
 import { prefixWildcard, WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS, type WebhookEventType } from "../events/catalog";
 
 /** What events are about (GET /events' filter[resource_type]): each type's resource, and the documents an e-CF can be. */
@@ -28,7 +29,16 @@ const events = z
     uniqueItems: true,
     ...crossField(ifThen({ contains: { const: "*" } }, { maxItems: 1 })),
   });
-const url = z.string().trim().min(1).max(2048).openapi({ example: "https://example.com/hooks/sucursal" });
+const url = z
+  .string()
+  .trim()
+  .min(1)
+  .max(2048)
+  .openapi({
+    example: "https://example.com/hooks/sucursal",
+    pattern: HTTPS_URL_PATTERN,
+    description: `An https:// URL to a public host, without credentials; ${HTTP_LOOPBACK_NOTE}.`,
+  });
 const description = z.string().trim().max(500).nullable();
 const workspaceIds = z
   .array(z.number().int().min(1).max(INT4_MAX))
