@@ -130,7 +130,9 @@ export function renderPerformance(r: BenchResults) {
       ? "–"
       : s.cpu.ms === null
         ? `${s.cpu.rawMs}${s.cpu.rawMedianMs != null ? ` / ${s.cpu.rawMedianMs}` : ""} (the floor)`
-        : `${s.cpu.ms}${s.cpu.medianMs != null ? ` / ${s.cpu.medianMs}` : ""}${s.cpu.budgetMs !== null ? ` (≤ ${s.cpu.budgetMs}) ${verdict(s.cpu.withinBudget === true)}` : ""}`;
+        : s.cpu.alone
+          ? `${s.cpu.alone.ms} / ${s.cpu.alone.medianMs ?? "–"} the request alone${s.cpu.budgetMs !== null ? ` (≤ ${s.cpu.budgetMs}) ${verdict(s.cpu.withinBudget === true)}` : ""}; ${s.cpu.ms} / ${s.cpu.medianMs ?? "–"} with its queue's work`
+          : `${s.cpu.ms}${s.cpu.medianMs != null ? ` / ${s.cpu.medianMs}` : ""}${s.cpu.budgetMs !== null ? ` (≤ ${s.cpu.budgetMs}) ${verdict(s.cpu.withinBudget === true)}` : ""}`;
   for (const s of r.scenarios) {
     const rt = `${s.roundTrips.roundTrips}${s.budget !== null ? ` (≤ ${s.budget}) ${verdict(s.roundTrips.roundTrips <= s.budget)}` : ""}`;
     if (!s.loads.length) {
@@ -170,7 +172,7 @@ export function renderPerformance(r: BenchResults) {
       .filter((s) => s.cpu && s.cpu.budgetMs !== null && s.cpu.ms !== null)
       .map(
         (s) =>
-          `- ${s.label}: the Worker's CPU ${s.cpu!.ms} ms per request above /health, median ${s.cpu!.medianMs ?? "–"} ms (${s.cpu!.rawMs} ms raw, /health ${round3(s.cpu!.rawMs - s.cpu!.ms!)} ms; ${s.cpu!.requests} requests at one connection) (budget ${s.cpu!.budgetMs} ms) ${verdict(s.cpu!.withinBudget === true)}`,
+          `- ${s.label}: the Worker's CPU ${s.cpu!.alone ? `${s.cpu!.alone.ms} ms per request alone (median ${s.cpu!.alone.medianMs ?? "–"} ms, a Worker without queue consumers), ${s.cpu!.ms} ms with its queue's work,` : `${s.cpu!.ms} ms per request`} above /health, median ${s.cpu!.medianMs ?? "–"} ms (${s.cpu!.rawMs} ms raw, /health ${round3(s.cpu!.rawMs - s.cpu!.ms!)} ms; ${s.cpu!.requests} requests at one connection) (budget ${s.cpu!.budgetMs} ms) ${verdict(s.cpu!.withinBudget === true)}`,
       ),
     ...r.scenarios
       .filter((s) => s.label.startsWith("GET /") && s.key !== "health" && Array.isArray(s.pgbench))

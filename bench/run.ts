@@ -69,6 +69,13 @@ const PERFORMANCE_DOC = path.join(ROOT, "docs/performance.md");
 /** A run of some scenarios (`--only`) writes here and leaves latest.json and docs/performance.md alone. */
 const PARTIAL_RESULTS = path.join(TMP, "partial.json");
 const WATCHDOG_MS = 15 * 60_000;
+/**
+ * wrangler.toml without its queue consumers, beside it (its paths are relative to it), for the
+ * E31's CPU: the request alone, as the invocation Cloudflare's CPU limit applies to. With the
+ * consumers, the same workerd also runs the e-CF queue's sends and result queries (another
+ * invocation, with a limit of its own), which the mean, and even the median, then carry.
+ */
+const NO_CONSUMERS_CONFIG = path.join(ROOT, ".bench-no-consumers.wrangler.toml");
 
 const options = cliOptions({
   "rtt-ms": { type: "string" },
@@ -114,13 +121,13 @@ interface Stack {
   relay: WsRelay;
   pooler: Pooler | null;
   wrangler: ChildProcess | null;
-  /** `--compare`: the other checkout's Worker. */
-  compare: ChildProcess | null;
+  /** `--compare`'s other checkout, the E31's Worker without queue consumers. */
+  others: ChildProcess[];
   port: number;
   /** DGII's stand-in: the e-CF the e-CF scenario issues are sent there by the Worker's queue. */
   fakeDgii: FakeDgii;
 }
-const stack: Partial<Stack> = {};
+const stack: Partial<Stack> & Pick<Stack, "others"> = { others: [] };
 
 async function openDatabase(): Promise<Stack["database"]> {
   const target = await createTestDatabase("sucursal_bench");
@@ -157,18 +164,19 @@ async function startWrangler(
   host: string,
   inspectorPort?: number,
   root = ROOT,
+  config?: string,
 ): Promise<{ url: string; direct: string | null; child: ChildProcess }> {
-  const tmp = root === ROOT ? TMP : path.join(TMP, "compare");
+  const tmp = config ? path.join(TMP, "no-consumers") : root === ROOT ? TMP : path.join(TMP, "compare");
   fs.mkdirSync(tmp, { recursive: true });
   const log = fs.openSync(path.join(tmp, "wrangler.log"), "w");
   const child = spawn(
     path.join(ROOT, "node_modules", ".bin", "tsx"),
     [path.join(root, "bench/worker-host.ts"), envPath, String(port), path.join(tmp, "wrangler-state"), host, ...(inspectorPort ? [String(inspectorPort)] : [])],
-    { cwd: root, stdio: ["ignore", "pipe", log], env: toolEnv(), detached: true },
+    { cwd: root, stdio: ["ignore", "pipe", log], env: { ...toolEnv(), ...(config ? { BENCH_WRANGLER_CONFIG: config } : {}) }, detached: true },
   );
   // So that a stop during start-up still ends it.
-  if (root === ROOT) stack.wrangler = child;
-  else stack.compare = child;
+  if (root === ROOT && !config) stack.wrangler = child;
+  else stack.others.push(child);
   let out = "";
   const line = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`wrangler dev did not start within 120 s; see ${path.join(TMP, "wrangler.log")}`)), 120_000);
@@ -186,14 +194,15 @@ async function startWrangler(
 }
 
 async function stopAll(): Promise<void> {
-  const other = stack.compare;
-  if (other && other.exitCode === null && other.pid) {
+  for (const other of stack.others.splice(0)) {
+    if (other.exitCode !== null || !other.pid) continue;
     try {
       process.kill(-other.pid, "SIGKILL");
     } catch {
       /* gone */
     }
   }
+  fs.rmSync(NO_CONSUMERS_CONFIG, { force: true });
   const w = stack.wrangler;
   if (w && w.exitCode === null && w.pid) {
     try {
@@ -917,6 +926,35 @@ async function main() {
     console.log(
       `  ${scenario.label}: mean ${measured.rawMs} ms, median ${measured.rawMedianMs} ms per request${ms === null ? "" : ` (${ms} / ${medianMs} ms above /health)`}, statuses ${JSON.stringify(measured.statuses)}`,
     );
+  }
+  // The E31: the request alone, on a Worker of the same tree without queue consumers.
+  const alone = list.filter((s) => s.cpu && s.requestConnectionOnly && cpu[s.key]);
+  if (alone.length && floorMs !== null) {
+    const toml = fs.readFileSync(path.join(ROOT, "wrangler.toml"), "utf8").replace(/\[\[queues\.consumers\]\]\n(?:[a-z_]+ = [^\n]*\n)*/g, "");
+    fs.writeFileSync(NO_CONSUMERS_CONFIG, toml);
+    console.log("  the same without queue consumers (the request alone) …");
+    const bare = await startWrangler(envPath, await freePort(), host, undefined, ROOT, NO_CONSUMERS_CONFIG);
+    for (const scenario of alone) {
+      const measured = await measureWorkerCpu({
+        target: bare.direct ?? bare.url,
+        host,
+        token: seeded.token,
+        processGroup: bare.child.pid!,
+        make: scenario.make,
+        requests: scenario.cpu!.requests,
+        settleMs: 300,
+      });
+      const entry = cpu[scenario.key]!;
+      if (!measured) continue;
+      const ms = round(measured.rawMs - floorMs, 3);
+      const medianMs = floorMedianMs === null || measured.rawMedianMs === null ? null : round(measured.rawMedianMs - floorMedianMs, 3);
+      entry.alone = { rawMs: measured.rawMs, rawMedianMs: measured.rawMedianMs, ms, medianMs };
+      entry.withinBudget = entry.budgetMs === null ? null : ms <= entry.budgetMs;
+      console.log(
+        `  ${scenario.label}, the request alone: mean ${measured.rawMs} ms, median ${measured.rawMedianMs} ms (${ms} / ${medianMs} ms above /health)`,
+      );
+    }
+    fs.rmSync(NO_CONSUMERS_CONFIG, { force: true });
   }
   bypassSniffer(false);
   if (options["cpu-only"]) {

@@ -32,6 +32,11 @@ export interface WorkerCpu {
    */
   rawMedianMs?: number | null;
   medianMs?: number | null;
+  /**
+   * An E31's request alone: measured on a Worker without queue consumers (bench/run.ts), the
+   * figure its budget is judged on; the fields above then include the e-CF queue's work.
+   */
+  alone?: { rawMs: number; rawMedianMs: number | null; ms: number; medianMs: number | null };
   /** The budget of issue 46 (null: none), and whether `ms` is within it. */
   budgetMs: number | null;
   withinBudget: boolean | null;
