@@ -173,6 +173,10 @@ describe("rules across fields: the document states what the API enforces (issue 
       { body: { name: "Con correo", email: "persona@example.com" } },
       { body: { name: "Correo sin dominio", email: "0@com" }, fields: ["email"] },
       { body: { name: "Correo con dos puntos", email: "a..b@example.com" }, fields: ["email"] },
+      // A trimmed text: its maxLength counts the spaces sent around it, and a blank one is refused by its pattern.
+      { body: { name: ` ${"x".repeat(253)} ` } },
+      { body: { name: `${"x".repeat(255)} ` }, fields: ["name"] },
+      { body: { name: "   " }, fields: ["name"] },
     ]);
     const company = (body: Record<string, unknown>) => tenant.api.patch("/company", body);
     await holdsTo(company, "patch", "/api/v1/company", [
