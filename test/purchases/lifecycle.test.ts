@@ -59,6 +59,13 @@ describe("purchases: rules, drafts, payments, lists, scope", () => {
       expect(res.status, JSON.stringify(override)).toBe(422);
       expect(Object.keys(res.body.errors), JSON.stringify(override)).toEqual([field]);
     }
+    // A line whose amount overflows what a document stores names the purchase's own fields (issue 44), not a sale's unit_price.
+    const overflow = await tenant.api.post("/purchases", purchaseBody(setup, "99999999.99", "9999999999.9999"));
+    expect(overflow.status, overflow.text).toBe(422);
+    expect(overflow.body.errors).toEqual({
+      "items.0.quantity": ["The line's amount (quantity × unit cost, with its taxes) exceeds 999999999999.99."],
+      "items.0.unit_cost": ["The line's amount (quantity × unit cost, with its taxes) exceeds 999999999999.99."],
+    });
     // An e-NCF of 13 characters is a valid supplier document.
     const ecf = await createPurchase(tenant, purchaseBody(setup, "1", "100.00", { supplier_ncf: "E310000000123" }));
     expect(ecf.supplier_ncf).toBe("E310000000123");

@@ -207,7 +207,7 @@ export async function preparePurchase(
   });
   // The sales line math (sales/lines.ts), so a purchase's lines round as an invoice's do.
   const amounts = lines.map((line) => lineAmounts({ quantity: line.quantity, unitPrice: line.unitCost, discount: line.discount, taxes: line.taxes }));
-  const totals = documentAmounts(amounts);
+  const totals = documentAmounts(amounts, "unit_cost");
   const breakdown = taxBreakdown(amounts);
   assertWithholdings(input, totals.totalAmount, breakdown);
   const exchangeRate = exchangeRateFor(

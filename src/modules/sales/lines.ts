@@ -121,17 +121,18 @@ export function lineAmounts(line: LineInput): LineAmounts {
  * the factors alone keeps their product — or 500 lines' sum — within 12 integer digits without
  * refusing ordinary lines. So the computed amounts are checked here, before any write: a line
  * whose subtotal, discount, taxes or total exceeds 999,999,999,999.99 is a 422 on that line's
- * quantity and unit_price; a document whose sums exceed it is a 422 on `items`. (Otherwise
- * Postgres refuses the insert with a numeric overflow.)
+ * quantity and price (`priceField`: a sale's unit_price, a purchase's unit_cost); a document whose
+ * sums exceed it is a 422 on `items`. (Otherwise Postgres refuses the insert with a numeric
+ * overflow, a 422 that names no field.)
  */
-export function documentAmounts(lines: LineAmounts[]): DocumentAmounts {
+export function documentAmounts(lines: LineAmounts[], priceField: "unit_price" | "unit_cost" = "unit_price"): DocumentAmounts {
   const lineErrors: FieldErrors = {};
   lines.forEach((line, i) => {
     const amounts = [line.subtotal, line.discountAmount, line.taxAmount, line.total, ...line.taxes.map((tax) => tax.amount)];
     if (amounts.some((amount) => new Big(amount).abs().gt(MONEY_MAX))) {
-      const message = `The line's amount (quantity × unit price, with its taxes) exceeds ${MONEY_MAX}.`;
+      const message = `The line's amount (quantity × ${priceField === "unit_cost" ? "unit cost" : "unit price"}, with its taxes) exceeds ${MONEY_MAX}.`;
       lineErrors[`items.${i}.quantity`] = [message];
-      lineErrors[`items.${i}.unit_price`] = [message];
+      lineErrors[`items.${i}.${priceField}`] = [message];
     }
   });
   if (Object.keys(lineErrors).length) throw new AppError("validation_failed", "The given data was invalid.", lineErrors);
