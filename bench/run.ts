@@ -194,8 +194,10 @@ async function startWrangler(
 }
 
 async function stopAll(): Promise<void> {
+  // The whole process group each time, even when its host (tsx) has exited: a workerd with its
+  // inspector on (--profile) outlived SIGTERM and its host, and kept spinning a CPU.
   for (const other of stack.others.splice(0)) {
-    if (other.exitCode !== null || !other.pid) continue;
+    if (!other.pid) continue;
     try {
       process.kill(-other.pid, "SIGKILL");
     } catch {
@@ -211,12 +213,12 @@ async function stopAll(): Promise<void> {
       /* gone */
     }
     for (let i = 0; i < 40 && w.exitCode === null; i++) await sleep(100);
-    if (w.exitCode === null) {
-      try {
-        process.kill(-w.pid, "SIGKILL");
-      } catch {
-        /* gone */
-      }
+  }
+  if (w?.pid) {
+    try {
+      process.kill(-w.pid, "SIGKILL");
+    } catch {
+      /* gone */
     }
   }
   stack.wrangler = null;
