@@ -11,7 +11,8 @@ import { appCall, NO_LIMIT, record, unlimited } from "./world";
  * not be refused with 422, and a value outside a parameter's schema must be a 4xx; for each
  * operation with a JSON body, a body with one property outside its declared schema must be a 4xx,
  * and bodies generated from the declared schema (every property, deterministic: exampleOf; one per
- * branch of its choices, at most 3 an operation: validBodies), each checked valid against the
+ * branch of its choices, at most 3 an operation, and one at its bounds, each text at its maxLength and
+ * each number at its maximum: validBodies), each checked valid against the
  * document first, must not be refused with 422 but for a named reference or business rule (issue
  * 44; path ids need not exist, so an operation on one answers 404 after its body was validated).
  * Every answer also goes through the conformance check (status declared, body valid). Seeded.
@@ -204,15 +205,23 @@ function exampleOf(raw: JsonSchema, name: string, branch = 0): unknown {
       return Array.from({ length: Math.max(schema.minItems ?? 0, 1) }, () => exampleOf(schema.items ?? {}, name, branch));
     case "integer":
     case "number":
-      return numberOf(schema);
+      return branch === BOUNDARY && schema.maximum !== undefined && (schema.multipleOf === undefined || Number.isInteger(schema.maximum / schema.multipleOf))
+        ? schema.maximum
+        : numberOf(schema);
     case "boolean":
       return true;
     case "string":
-      return textOf(schema, name);
+      // At its longest where nothing but the length constrains it: the boundary a client may reach.
+      return branch === BOUNDARY && schema.maxLength !== undefined && !schema.format && !schema.example && (!schema.pattern || schema.pattern.startsWith("^[^\\u0000]*"))
+        ? "x".repeat(schema.maxLength)
+        : textOf(schema, name);
     default:
       return null;
   }
 }
+
+/** The branch number that asks exampleOf for each value at its bound (longest text, largest number). */
+const BOUNDARY = 3;
 
 const validators = new Map<string, Validator>();
 /** How many errors the document's schema finds in a value (0: it is valid). */
@@ -294,7 +303,7 @@ function repaired(raw: JsonSchema, body: unknown): unknown {
 function validBodies(raw: JsonSchema): unknown[] {
   const schema = raw.$ref ? schemaNamed(raw.$ref) : raw;
   const own = (schema.oneOf ?? schema.anyOf ?? []).filter(() => schema.properties !== undefined);
-  const bodies = [0, 1, 2].map((branch) => {
+  const bodies = [0, 1, 2, BOUNDARY].map((branch) => {
     const body = exampleOf(raw, "body", branch);
     const consts = Object.entries(own[branch % Math.max(own.length, 1)]?.properties ?? {}).filter(([, sub]) => sub.const !== undefined);
     const start = consts.length ? { ...(body as Record<string, unknown>), ...Object.fromEntries(consts.map(([key, sub]) => [key, sub.const])) } : body;
@@ -323,7 +332,12 @@ const BODY_RULES: Record<string, { field: string; described: string }[]> = {
     { field: "dgii_code", described: "Follows the type" },
     { field: "rate", described: "Follows the type" },
   ],
-  "POST /api/v1/document-subtypes": [{ field: "is_electronic", described: "true exactly for E-series" }],
+  "POST /api/v1/document-subtypes": [
+    { field: "is_electronic", described: "true exactly for E-series" },
+    // The boundary body: every number at its maximum, which comparisons across fields refuse.
+    { field: "end_number", described: "end_number ≥ start_number" },
+    { field: "next_number", described: "start_number ≤ next_number ≤ end_number + 1" },
+  ],
   "PATCH /api/v1/document-subtypes/{id}": [{ field: "is_electronic", described: "true exactly for E-series" }],
   "POST /api/chat-accounts/{account}/messages": [{ field: "template", described: "one of this account's templates" }],
   "POST /api/v1/stock-transfers": [{ field: "to_workspace_id", described: "another workspace than the caller's" }],
@@ -426,7 +440,7 @@ describe("the OpenAPI document drives requests (issue 35)", () => {
   it("JSON bodies: a body the document declares valid is not refused with 422 on any operation (issue 44)", async () => {
     // A tenant per body of an operation: the second body creates what the first did (a SKU, an
     // identification), which one tenant refuses as taken.
-    const tenants = [await seedTenant(), await seedTenant(), await seedTenant()];
+    const tenants = [await seedTenant(), await seedTenant(), await seedTenant(), await seedTenant()];
     const problems: string[] = [];
     const answers: Record<string, number[]> = {};
     let bodyCount = 0;
