@@ -212,7 +212,11 @@ function exampleOf(raw: JsonSchema, name: string, branch = 0): unknown {
       return true;
     case "string":
       // At its longest where nothing but the length constrains it: the boundary a client may reach.
-      return branch === BOUNDARY && schema.maxLength !== undefined && !schema.format && !schema.example && (!schema.pattern || schema.pattern.startsWith("^[^\\u0000]*"))
+      return branch === BOUNDARY &&
+        schema.maxLength !== undefined &&
+        !schema.format &&
+        !schema.example &&
+        (!schema.pattern || schema.pattern.startsWith("^[^\\u0000]*"))
         ? "x".repeat(schema.maxLength)
         : textOf(schema, name);
     default:
