@@ -3012,7 +3012,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Grant a user a role at company level, or change it (the owner's own is changed only by handing the company over) */
+        /**
+         * Grant a user a role at company level, or change it (the owner's own is changed only by handing the company over)
+         * @description `role` names one of the company's roles (built-in or custom): another name is a 422 on it.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -16708,7 +16711,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change a quotation in draft or sent (lines and totals follow) */
+        /**
+         * Change a quotation in draft or sent (lines and totals follow)
+         * @description The document subtype (and so the number) of a quotation cannot change: a document_subtype_id other than its own is a 422 on it.
+         */
         patch: {
             parameters: {
                 query?: never;
