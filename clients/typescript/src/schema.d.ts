@@ -29467,7 +29467,7 @@ export interface components {
         };
         ReceivedEcfApprovalRequest: {
             approved: boolean;
-            /** @description Required when rejecting: DetalleMotivoRechazo of the ACECF (up to 250 characters) */
+            /** @description Required when rejecting, and only then (null or absent on an approval): DetalleMotivoRechazo of the ACECF (up to 250 characters) */
             reason?: string | null;
         };
         ReceivedEcfPurchaseRequest: {
