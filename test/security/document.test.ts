@@ -2,7 +2,10 @@ import { type Schema, Validator } from "@cfworker/json-schema";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createApp, OPENAPI_DOCUMENT } from "../../src/app";
-import { seedTenant } from "../support/seed";
+import type { EcfTenant } from "../ecf/helpers";
+import { receiveFromSupplier } from "../reception/helpers";
+import { freshRnc } from "../support/sales";
+import { seedTenant, TEST_RNC } from "../support/seed";
 import { concreteRoutes } from "./routes";
 import { appCall, buildWorld, NO_LIMIT, record, unlimited } from "./world";
 
@@ -351,6 +354,7 @@ const BODY_RULES: Record<string, { field: string; described: string }[]> = {
   "PATCH /api/v1/quotations/{id}": [{ field: "document_subtype_id", described: "cannot change" }],
   "PUT /api/v1/company/members/{user_id}": [{ field: "role", described: "one of the company's roles" }],
   "PATCH /api/v1/workspace/members/{user_id}": [{ field: "role", described: "one of the company's roles" }],
+  "POST /api/v1/received-ecf/{id}/purchase": [{ field: "supplier_id", described: "one given is a supplier (contact_type supplier or both)" }],
   // The first body of the create took the generated id; the world's account then asks for it too.
   "PATCH /api/chat-accounts/{account}": [{ field: "phone_number_id", described: "one chat account per id" }],
   "POST /api/chat-accounts/{account}/messages": [{ field: "template", described: "one of this account's templates" }],
@@ -468,13 +472,11 @@ describe("the OpenAPI document drives requests (issue 35)", () => {
       env: NO_LIMIT,
     });
     expect(certificate.status, certificate.text).toBe(200);
+    const realPaths = new Map(concreteRoutes(world).map((route) => [route.key, route.url]));
     // The world's received e-CF is a stand-in without lines, which cannot make a purchase (a 422 no
-    // document states): that one keeps a made-up id and answers 404.
-    const realPaths = new Map(
-      concreteRoutes(world)
-        .filter((route) => route.key !== "POST /api/v1/received-ecf/{id}/purchase")
-        .map((route) => [route.key, route.url]),
-    );
+    // document states): a supplier's real one, received through DGII's reception, makes it.
+    const supplied = await receiveFromSupplier({ tenant: world.tenant, rnc: TEST_RNC } as EcfTenant, freshRnc());
+    realPaths.set("POST /api/v1/received-ecf/{id}/purchase", `/api/v1/received-ecf/${supplied.id}/purchase`);
     // The security suites' bogus token, there so that no anonymous check accepts it: here the world's
     // own invitation, accepted by the generated body.
     realPaths.set("POST /api/v1/invitations/{token}/accept", `/api/v1/invitations/${encodeURIComponent(o.invitation.token)}/accept`);

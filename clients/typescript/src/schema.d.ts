@@ -29523,7 +29523,7 @@ export interface components {
              * @enum {string}
              */
             status?: "draft" | "pending_payment";
-            /** @description Default: the contact whose identification is the e-CF's RNCEmisor (created as a supplier when there is none) */
+            /** @description Default: the contact whose identification is the e-CF's RNCEmisor (created as a supplier when there is none); one given is a supplier (contact_type supplier or both), another contact is a 422 on it */
             supplier_id?: number | null;
             /**
              * Format: date

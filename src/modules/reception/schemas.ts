@@ -95,7 +95,8 @@ export const ReceivedEcfPurchaseBody = z
   .object({
     expense_type: purchase.expense_type,
     supplier_id: purchase.supplier_id.openapi({
-      description: "Default: the contact whose identification is the e-CF's RNCEmisor (created as a supplier when there is none)",
+      description:
+        "Default: the contact whose identification is the e-CF's RNCEmisor (created as a supplier when there is none); one given is a supplier (contact_type supplier or both), another contact is a 422 on it",
     }),
     items: purchase.items.optional().openapi({
       description: "Replace the e-CF's lines (e.g. to name the products whose stock the purchase moves); default: the e-CF's lines as expense lines",
