@@ -173,11 +173,22 @@ describe("rules across fields: the document states what the API enforces (issue 
       { body: { name: "Con correo", email: "persona@example.com" } },
       { body: { name: "Correo sin dominio", email: "0@com" }, fields: ["email"] },
       { body: { name: "Correo con dos puntos", email: "a..b@example.com" }, fields: ["email"] },
+      // The API trims an e-mail: the document admits the spaces around it (no `format: email`), and nothing else.
+      { body: { name: "Correo con espacios", email: " persona@example.com " } },
+      { body: { name: "Correo con espacios raros", email: "\u00a0persona@example.com\n" } },
+      { body: { name: "Correo sin dominio con espacios", email: " 0@com " }, fields: ["email"] },
+      { body: { name: "Correo con espacio dentro", email: "per sona@example.com" }, fields: ["email"] },
+      // A trimmed text: its maxLength counts the spaces sent around it, and a blank one is refused by its pattern.
+      { body: { name: ` ${"x".repeat(253)} ` } },
+      { body: { name: `${"x".repeat(255)} ` }, fields: ["name"] },
+      { body: { name: "   " }, fields: ["name"] },
     ]);
     const company = (body: Record<string, unknown>) => tenant.api.patch("/company", body);
     await holdsTo(company, "patch", "/api/v1/company", [
       { body: { province_code: "320000", municipality_code: "320101" } },
       { body: { province_code: "330000" }, fields: ["province_code"] },
+      { body: { email: " empresa@example.com " } },
+      { body: { email: " empresa@com " }, fields: ["email"] },
       { body: { province_code: "010000", municipality_code: "019901" }, fields: ["municipality_code"] },
     ]);
     const subtype = (body: Record<string, unknown>) => tenant.api.post("/document-subtypes", body);

@@ -3012,7 +3012,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Grant a user a role at company level, or change it (the owner's own is changed only by handing the company over) */
+        /**
+         * Grant a user a role at company level, or change it (the owner's own is changed only by handing the company over)
+         * @description `role` names one of the company's roles (built-in or custom): another name is a 422 on it.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -16708,7 +16711,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change a quotation in draft or sent (lines and totals follow) */
+        /**
+         * Change a quotation in draft or sent (lines and totals follow)
+         * @description The document subtype (and so the number) of a quotation cannot change: a document_subtype_id other than its own is a 422 on it.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -27880,7 +27886,6 @@ export interface components {
              * @example 100.00
              */
             credit_limit?: number | string | null;
-            /** Format: email */
             email?: string | null;
             /**
              * @description RNC (9 digits) or cédula (11 digits); spaces and dashes are accepted and removed
@@ -28057,7 +28062,6 @@ export interface components {
             reference?: string;
         };
         CreateInvitationRequest: {
-            /** Format: email */
             email: string;
             /**
              * @description The name of one of the company's roles (GET /api/v1/roles)
@@ -28318,7 +28322,6 @@ export interface components {
             permissions: ("workspaces:view" | "workspaces:create" | "workspaces:edit" | "members:view" | "members:edit" | "members:delete" | "roles:view" | "roles:create" | "roles:edit" | "roles:delete" | "invitations:view" | "invitations:create" | "invitations:delete" | "products:view" | "products:create" | "products:edit" | "products:delete" | "contacts:view" | "contacts:create" | "contacts:edit" | "contacts:delete" | "invoices:view" | "invoices:create" | "invoices:edit" | "invoices:delete" | "payments:view" | "payments:create" | "payments:delete" | "quotations:view" | "quotations:create" | "quotations:edit" | "quotations:delete" | "purchases:view" | "purchases:create" | "purchases:edit" | "purchases:delete" | "inventory:view" | "inventory:adjust" | "inventory:transfer" | "document_subtypes:view" | "document_subtypes:create" | "document_subtypes:edit" | "document_subtypes:delete" | "taxes:view" | "taxes:create" | "taxes:edit" | "taxes:delete" | "currencies:view" | "currencies:create" | "currencies:edit" | "currencies:delete" | "salesmen:view" | "salesmen:create" | "salesmen:edit" | "salesmen:delete" | "bank_accounts:view" | "bank_accounts:create" | "bank_accounts:edit" | "bank_accounts:delete" | "integrations:view" | "integrations:manage" | "rnc:view" | "company:edit" | "ecf:manage" | "received_ecf:view" | "received_ecf:approve" | "reports:view" | "fiscal_periods:close" | "webhooks:manage" | "view_all_locations")[];
         };
         CreateSalesmanRequest: {
-            /** Format: email */
             email?: string | null;
             full_name: string;
             is_active?: boolean;
@@ -28356,7 +28359,6 @@ export interface components {
             type: "itbis" | "isc" | "exento" | "no_facturable" | "propina_legal" | "other";
         };
         CreateTokenRequest: {
-            /** Format: email */
             email: string;
             name?: string;
             password: string;
@@ -29971,7 +29973,6 @@ export interface components {
             address?: string | null;
             /** @description Actividad económica */
             economic_activity?: string | null;
-            /** Format: email */
             email?: string | null;
             /** @description Razón social, as registered with DGII */
             legal_name?: string | null;
@@ -30004,7 +30005,6 @@ export interface components {
              * @example 100.00
              */
             credit_limit?: number | string | null;
-            /** Format: email */
             email?: string | null;
             /**
              * @description RNC (9 digits) or cédula (11 digits); spaces and dashes are accepted and removed
@@ -30282,7 +30282,6 @@ export interface components {
             permissions?: ("workspaces:view" | "workspaces:create" | "workspaces:edit" | "members:view" | "members:edit" | "members:delete" | "roles:view" | "roles:create" | "roles:edit" | "roles:delete" | "invitations:view" | "invitations:create" | "invitations:delete" | "products:view" | "products:create" | "products:edit" | "products:delete" | "contacts:view" | "contacts:create" | "contacts:edit" | "contacts:delete" | "invoices:view" | "invoices:create" | "invoices:edit" | "invoices:delete" | "payments:view" | "payments:create" | "payments:delete" | "quotations:view" | "quotations:create" | "quotations:edit" | "quotations:delete" | "purchases:view" | "purchases:create" | "purchases:edit" | "purchases:delete" | "inventory:view" | "inventory:adjust" | "inventory:transfer" | "document_subtypes:view" | "document_subtypes:create" | "document_subtypes:edit" | "document_subtypes:delete" | "taxes:view" | "taxes:create" | "taxes:edit" | "taxes:delete" | "currencies:view" | "currencies:create" | "currencies:edit" | "currencies:delete" | "salesmen:view" | "salesmen:create" | "salesmen:edit" | "salesmen:delete" | "bank_accounts:view" | "bank_accounts:create" | "bank_accounts:edit" | "bank_accounts:delete" | "integrations:view" | "integrations:manage" | "rnc:view" | "company:edit" | "ecf:manage" | "received_ecf:view" | "received_ecf:approve" | "reports:view" | "fiscal_periods:close" | "webhooks:manage" | "view_all_locations")[];
         };
         UpdateSalesmanRequest: {
-            /** Format: email */
             email?: string | null;
             full_name?: string;
             is_active?: boolean;

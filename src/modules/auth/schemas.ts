@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { EMAIL_PATTERN } from "../../http/schemas";
+import { emailAddress } from "../../http/schemas";
 
 export const CreateTokenBody = z
   .object({
-    email: z.string().trim().email().max(254).openapi({ pattern: EMAIL_PATTERN }),
+    email: emailAddress(),
     password: z.string().min(1).max(1024),
     name: z.string().trim().min(1).max(100).optional(),
   })

@@ -63,6 +63,7 @@ const grantRoute = defineRoute("authenticated", {
   path: `${V1}/company/members/{user_id}`,
   tags,
   summary: "Grant a user a role at company level, or change it (the owner's own is changed only by handing the company over)",
+  description: "`role` names one of the company's roles (built-in or custom): another name is a 422 on it.",
   "x-access-note": OWNER_ONLY,
   request: { params: CompanyMemberParam, ...jsonBody(PutCompanyMemberBody) },
   responses: {

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { EMAIL_PATTERN, nullableText } from "../../http/schemas";
+import { emailAddress, nullableText } from "../../http/schemas";
 import { idInput, idParam } from "../../lib/bounds";
 import { MUNICIPALITY_CODE_PATTERN, PROVINCE_CODE_PATTERN } from "../../lib/territory";
 
@@ -26,7 +26,7 @@ export const UpdateCompanyBody = z
     ),
     province_code: code("010000", "DGII's Tabla III code of the province (PP0000)", PROVINCE_CODE_PATTERN),
     phone: nullableText(30),
-    email: z.string().trim().max(254).email().nullable().optional().openapi({ format: "email", pattern: EMAIL_PATTERN }),
+    email: emailAddress().nullable().optional(),
     website: nullableText(250),
     economic_activity: nullableText(250).openapi({ description: "Actividad económica" }),
   })

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { crossField, EMAIL_PATTERN, ifThen, nullableText } from "../../http/schemas";
+import { crossField, emailAddress, ifThen, nullableText } from "../../http/schemas";
 import { idInput } from "../../lib/bounds";
 import { moneyInput } from "../../lib/decimal";
 import { IDENTIFICATION_TYPES } from "../../lib/identification";
@@ -20,7 +20,7 @@ const fields = {
     .nullable()
     .optional()
     .openapi({ description: "RNC (9 digits) or cédula (11 digits); spaces and dashes are accepted and removed", example: "1-31-24679-6" }),
-  email: z.string().trim().max(254).email().nullable().optional().openapi({ pattern: EMAIL_PATTERN }),
+  email: emailAddress().nullable().optional(),
   phone: nullableText(50),
   address: nullableText(1000),
   notes: nullableText(5000),

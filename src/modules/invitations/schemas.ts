@@ -1,12 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { listQuerySchema } from "../../http/pagination";
-import { EMAIL_PATTERN } from "../../http/schemas";
+import { emailAddress } from "../../http/schemas";
 
 const INVITATION_STATUSES = ["pending", "accepted", "revoked", "expired"] as const;
 
 export const CreateInvitationBody = z
   .object({
-    email: z.string().trim().toLowerCase().email().max(254).openapi({ pattern: EMAIL_PATTERN }),
+    email: emailAddress().toLowerCase(),
     role: z.string().trim().min(1).max(50).default("member").openapi({ description: "The name of one of the company's roles (GET /api/v1/roles)" }),
   })
   .strict()

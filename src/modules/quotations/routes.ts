@@ -125,6 +125,7 @@ const updateQuotationRoute = defineRoute(
     path: `${V1}/quotations/{id}`,
     tags,
     summary: "Change a quotation in draft or sent (lines and totals follow)",
+    description: "The document subtype (and so the number) of a quotation cannot change: a document_subtype_id other than its own is a 422 on it.",
     request: { params: IdParam, ...jsonBody(UpdateQuotationBody) },
     responses: { 200: jsonResponse("Quotation updated", UpdatedQuotation), ...errorResponses(404, 409), ...commonErrors },
   },

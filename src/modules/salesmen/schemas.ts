@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { EMAIL_PATTERN, nullableText } from "../../http/schemas";
+import { emailAddress, nullableText } from "../../http/schemas";
 
 const fields = {
   full_name: z.string().trim().min(1).max(255),
-  email: z.string().trim().max(254).email().nullable().optional().openapi({ pattern: EMAIL_PATTERN }),
+  email: emailAddress().nullable().optional(),
   phone: nullableText(50),
   is_active: z.boolean().optional(),
 };
