@@ -77,7 +77,7 @@ describe("rules across fields: the document states what the API enforces (issue 
     ]);
   });
 
-  it("a rejected approval needs its reason", async () => {
+  it("a rejected approval needs its reason, and only a rejection takes one", async () => {
     const { tenant } = await salesSetup();
     const approve = (body: Record<string, unknown>) => tenant.api.post("/received-ecf/2147483000/approval", body);
     await holdsTo(approve, "post", "/api/v1/received-ecf/{id}/approval", [
@@ -85,6 +85,9 @@ describe("rules across fields: the document states what the API enforces (issue 
       { body: { approved: false, reason: "Mercancía no recibida" } },
       { body: { approved: false }, errors: { reason: ["is required when rejecting"] } },
       { body: { approved: false, reason: null }, errors: { reason: ["is required when rejecting"] } },
+      // A reason with an approval: DGII's ACECF takes none (it was a 500 on a company that receives e-CF).
+      { body: { approved: true, reason: null } },
+      { body: { approved: true, reason: "Conforme" }, errors: { reason: ["goes with a rejection only: omit it, or send null"] } },
     ]);
   });
 

@@ -23351,7 +23351,7 @@ export interface paths {
         head?: never;
         /**
          * Change a member's role in the request's workspace (not the owner's)
-         * @description The caller must hold (or be admin) in this workspace every permission of the member's current role and of the role they assign.
+         * @description The caller must hold (or be admin) in this workspace every permission of the member's current role and of the role they assign. `role` names one of the company's roles (built-in or custom): another name is a 422 on it.
          */
         patch: {
             parameters: {
@@ -27865,6 +27865,7 @@ export interface components {
             is_active?: boolean;
             name: string;
             phone_number: string;
+            /** @description Meta's phone number id: one chat account per id, another account's is a 422 on it */
             phone_number_id: string;
             webhook_verify_token: string;
         };
@@ -29467,7 +29468,7 @@ export interface components {
         };
         ReceivedEcfApprovalRequest: {
             approved: boolean;
-            /** @description Required when rejecting: DetalleMotivoRechazo of the ACECF (up to 250 characters) */
+            /** @description Required when rejecting, and only then (null or absent on an approval): DetalleMotivoRechazo of the ACECF (up to 250 characters) */
             reason?: string | null;
         };
         ReceivedEcfPurchaseRequest: {
@@ -29965,6 +29966,7 @@ export interface components {
             is_active?: boolean;
             name?: string;
             phone_number?: string;
+            /** @description Meta's phone number id: one chat account per id, another account's is a 422 on it */
             phone_number_id?: string;
             webhook_verify_token?: string;
         };

@@ -39,7 +39,8 @@ const updateRoute = defineRoute(
     path: `${V1}/workspace/members/{user_id}`,
     tags: ["Members"],
     summary: "Change a member's role in the request's workspace (not the owner's)",
-    description: "The caller must hold (or be admin) in this workspace every permission of the member's current role and of the role they assign.",
+    description:
+      "The caller must hold (or be admin) in this workspace every permission of the member's current role and of the role they assign. `role` names one of the company's roles (built-in or custom): another name is a 422 on it.",
     request: { params: UserIdParam, ...jsonBody(UpdateMemberBody) },
     responses: { 200: jsonResponse("Role changed", MessageResponse), ...commonErrors, ...errorResponses(404, 409) },
   },

@@ -62,23 +62,22 @@ export type ReceivedEcfSort = "received_at" | "issue_date" | "encf";
 export const ApprovalBody = z
   .object({
     approved: z.boolean(),
-    reason: z
-      .string()
-      .trim()
-      .min(1)
-      .max(250)
-      .nullish()
-      .openapi({ description: "Required when rejecting: DetalleMotivoRechazo of the ACECF (up to 250 characters)" }),
+    reason: z.string().trim().min(1).max(250).nullish().openapi({
+      description: "Required when rejecting, and only then (null or absent on an approval): DetalleMotivoRechazo of the ACECF (up to 250 characters)",
+    }),
   })
   .strict()
   .superRefine((body, ctx) => {
     if (!body.approved && !body.reason) ctx.addIssue({ code: "custom", path: ["reason"], message: "is required when rejecting" });
+    // DGII's ACECF carries a reason with a rejection only: one sent with an approval was a 500 (issue 44).
+    if (body.approved && body.reason) ctx.addIssue({ code: "custom", path: ["reason"], message: "goes with a rejection only: omit it, or send null" });
   })
   .openapi(
     crossField(
       ifThen(
         { required: ["approved"], properties: { approved: { const: false } } },
         { required: ["reason"], properties: { reason: { type: "string", minLength: 1 } } },
+        { properties: { reason: { type: "null" } } },
       ),
     ),
   )
