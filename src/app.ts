@@ -10,7 +10,6 @@ import { createRouter, V1 } from "./http/openapi";
 import { anonymousRateLimit, rateLimit } from "./http/rate-limit";
 import { bodySizeLimit, jsonOnly, validConfiguration } from "./http/request-checks";
 import { requestId } from "./http/request-id";
-import { StaticFirstRouter } from "./http/router";
 import { registerSelf } from "./http/self";
 import { tenantFromHost } from "./http/tenant";
 import { afterCommitDispatch } from "./jobs/dispatch";
@@ -80,8 +79,7 @@ function plugPorts() {
 
 export function createApp() {
   plugPorts();
-  // The router: RegExpRouter for every route, fixed paths answered once (http/router.ts), not hono's TrieRouter fallback.
-  const app = new OpenAPIHono<AppEnv>({ getPath: receiverServicePath, router: new StaticFirstRouter() });
+  const app = new OpenAPIHono<AppEnv>({ getPath: receiverServicePath });
   // The request pipeline, in order. Each route then adds its guards (http/openapi.ts defineRoute):
   // publicSession, or authenticate (token in the database, caller, workspace, c.var.db and
   // c.var.scope) and requirePermission; then zod validation; then the handler.
