@@ -37,6 +37,7 @@ export const errorStatus = {
   duplicate_currency_code: 409,
   duplicate_workspace_name: 409,
   duplicate_role_name: 409,
+  duplicate_phone_number_id: 409,
   purchase_not_draft: 409,
   purchase_not_payable: 409,
   purchase_not_voidable: 409,

@@ -37,6 +37,7 @@ export type ErrorCode =
   | "duplicate_currency_code"
   | "duplicate_workspace_name"
   | "duplicate_role_name"
+  | "duplicate_phone_number_id"
   | "purchase_not_draft"
   | "purchase_not_payable"
   | "purchase_not_voidable"

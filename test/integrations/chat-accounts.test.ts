@@ -95,7 +95,9 @@ describe("chat-platform accounts", () => {
     }
 
     const duplicate = await tenant.api.post("/api/chat-accounts", { ...chatAccountInput(), phone_number_id: input.phone_number_id });
-    expect(duplicate.status).toBe(422);
+    // A uniqueness conflict with what exists, like the other duplicates (issue 44): 409 with its own code.
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.body.code).toBe("duplicate_phone_number_id");
     expect(Object.keys(duplicate.body.errors)).toEqual(["phone_number_id"]);
 
     expect((await tenant.api.delete(`/api/chat-accounts/${account.id}`)).body).toEqual({ message: "Chat account deleted." });

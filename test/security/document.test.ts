@@ -355,8 +355,6 @@ const BODY_RULES: Record<string, { field: string; described: string }[]> = {
   "PUT /api/v1/company/members/{user_id}": [{ field: "role", described: "one of the company's roles" }],
   "PATCH /api/v1/workspace/members/{user_id}": [{ field: "role", described: "one of the company's roles" }],
   "POST /api/v1/received-ecf/{id}/purchase": [{ field: "supplier_id", described: "one given is a supplier (contact_type supplier or both)" }],
-  // The first body of the create took the generated id; the world's account then asks for it too.
-  "PATCH /api/chat-accounts/{account}": [{ field: "phone_number_id", described: "one chat account per id" }],
   "POST /api/chat-accounts/{account}/messages": [{ field: "template", described: "one of this account's templates" }],
   "POST /api/v1/stock-transfers": [{ field: "to_workspace_id", described: "another workspace than the caller's" }],
   "POST /api/v1/ecf/contingency": [{ field: "workspace_ids", described: "required for scope branches, refused for total" }],

@@ -74,7 +74,7 @@ export async function getAccount(db: AnyDb, scope: Pick<IntegrationScope, "tenan
 
 const phoneIdTaken = (error: unknown) => {
   if (isUniqueViolation(error, "chat_accounts_phone_number_id_key")) {
-    throw fieldError("phone_number_id", "Another chat account of this business already uses this phone number id.");
+    throw fieldError("phone_number_id", "Another chat account of this business already uses this phone number id.", "duplicate_phone_number_id");
   }
   throw error;
 };

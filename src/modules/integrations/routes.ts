@@ -229,7 +229,7 @@ const createAccountRouteRoute = defineRoute(MANAGE, {
   tags: accountTags,
   summary: "Add a chat-platform account to the request's workspace (secrets stored encrypted)",
   request: jsonBody(CreateAccountBody),
-  responses: { 201: jsonResponse("Created", dataWithMessage(ChatAccount)), ...commonErrors },
+  responses: { 201: jsonResponse("Created", dataWithMessage(ChatAccount)), ...commonErrors, ...errorResponses(409) },
 });
 export const createAccountRoute: AppRouteHandler<typeof createAccountRouteRoute> = async (c) => {
   const scope = scopeOf(c);
@@ -259,7 +259,7 @@ const updateAccountRouteRoute = defineRoute(MANAGE, {
   tags: accountTags,
   summary: "Update a chat-platform account (only the fields given; secrets may be rotated)",
   request: { params: AccountParam, ...jsonBody(UpdateAccountBody) },
-  responses: { 200: jsonResponse("Updated", dataWithMessage(ChatAccount)), ...errorResponses(404), ...commonErrors },
+  responses: { 200: jsonResponse("Updated", dataWithMessage(ChatAccount)), ...errorResponses(404, 409), ...commonErrors },
 });
 export const updateAccountRoute: AppRouteHandler<typeof updateAccountRouteRoute> = async (c) => {
   const scope = scopeOf(c);

@@ -91,7 +91,9 @@ export const CreateAccountBody = z
       .string()
       .trim()
       .regex(/^\+?[\d\s-]{6,24}$/, "Must be a phone number."),
-    phone_number_id: digits(30).openapi({ description: "Meta's phone number id: one chat account per id, another account's is a 422 on it" }),
+    phone_number_id: digits(30).openapi({
+      description: "Meta's phone number id: one chat account per id, another account's is a 409 duplicate_phone_number_id",
+    }),
     business_account_id: digits(30),
     access_token: secret(10),
     app_secret: secret(8),
@@ -104,7 +106,9 @@ export const UpdateAccountBody = z
   .object({
     name: name.optional(),
     phone_number: CreateAccountBody.shape.phone_number.optional(),
-    phone_number_id: digits(30).optional().openapi({ description: "Meta's phone number id: one chat account per id, another account's is a 422 on it" }),
+    phone_number_id: digits(30)
+      .optional()
+      .openapi({ description: "Meta's phone number id: one chat account per id, another account's is a 409 duplicate_phone_number_id" }),
     business_account_id: digits(30).optional(),
     access_token: secret(10).optional(),
     app_secret: secret(8).optional(),
