@@ -28043,7 +28043,7 @@ export interface components {
             type: "invoice" | "quotation" | "credit_note" | "debit_note";
             /**
              * Format: date
-             * @description Required for invoices and notes
+             * @description The range's expiry date (DGII's authorization): required for every type but quotations (422 on it when missing); from the day after it the sequence numbers nothing (422 ncf_sequence_expired on document_subtype_id)
              * @example 2027-12-31
              */
             valid_until?: string;
@@ -28288,7 +28288,7 @@ export interface components {
             supplier_ncf?: string | null;
             /**
              * Format: date
-             * @description Required when itbis_withheld or isr_withheld is above 0
+             * @description When we withheld (the 606 and IR-17 report it in its month): required when itbis_withheld or isr_withheld is above 0 (422 on it); in a closed fiscal period, 409 period_closed
              * @example 2026-11-20
              */
             withholding_date?: string;
@@ -28954,7 +28954,7 @@ export interface components {
             itbis_withheld: number | string;
             /**
              * Format: date
-             * @description When the buyer withheld; required when either amount is above 0
+             * @description When the buyer withheld: required when either amount is above 0, not before the invoice's issue date nor after today (Dominican date), each a 422 on it; in a closed fiscal period, 409 period_closed
              * @example 2026-11-20
              */
             withholding_date: string;
@@ -29545,7 +29545,7 @@ export interface components {
             supplier_id?: number | null;
             /**
              * Format: date
-             * @description Required when itbis_withheld or isr_withheld is above 0
+             * @description When we withheld (the 606 and IR-17 report it in its month): required when itbis_withheld or isr_withheld is above 0 (422 on it); in a closed fiscal period, 409 period_closed
              * @example 2026-11-20
              */
             withholding_date?: string;
@@ -30250,7 +30250,7 @@ export interface components {
             supplier_ncf?: string | null;
             /**
              * Format: date
-             * @description Required when itbis_withheld or isr_withheld is above 0
+             * @description When we withheld (the 606 and IR-17 report it in its month): required when itbis_withheld or isr_withheld is above 0 (422 on it); in a closed fiscal period, 409 period_closed
              * @example 2026-11-20
              */
             withholding_date?: string;

@@ -37,7 +37,10 @@ export const CreateDocumentSubtypeBody = z
       description:
         "The next number to issue, default start_number: given at creation only (a range partly used on paper or elsewhere), then it advances only as documents are numbered; PATCH takes no next_number (422 on the unknown field)",
     }),
-    valid_until: isoDate.nullable().optional().openapi({ description: "Required for invoices and notes" }),
+    valid_until: isoDate.nullable().optional().openapi({
+      description:
+        "The range's expiry date (DGII's authorization): required for every type but quotations (422 on it when missing); from the day after it the sequence numbers nothing (422 ncf_sequence_expired on document_subtype_id)",
+    }),
     authorization_number: authorizationNumber,
     authorized_at: isoDate.nullable().optional().openapi({ description: "Date of DGII's authorization of the range" }),
     is_default: z.boolean().optional(),

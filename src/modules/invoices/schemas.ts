@@ -97,7 +97,10 @@ export const InvoiceWithholdingsBody = z
   .object({
     itbis_withheld: moneyInput(),
     isr_withheld: moneyInput(),
-    withholding_date: dateInput().nullable().openapi({ description: "When the buyer withheld; required when either amount is above 0" }),
+    withholding_date: dateInput().nullable().openapi({
+      description:
+        "When the buyer withheld: required when either amount is above 0, not before the invoice's issue date nor after today (Dominican date), each a 422 on it; in a closed fiscal period, 409 period_closed",
+    }),
   })
   .strict()
   .openapi("InvoiceWithholdingsRequest");

@@ -65,7 +65,10 @@ const fields = {
   items: z.array(PurchaseLineInput).min(1).max(500),
   itbis_withheld: withheld,
   isr_withheld: withheld,
-  withholding_date: dateInput().nullable().optional().openapi({ description: "Required when itbis_withheld or isr_withheld is above 0" }),
+  withholding_date: dateInput().nullable().optional().openapi({
+    description:
+      "When we withheld (the 606 and IR-17 report it in its month): required when itbis_withheld or isr_withheld is above 0 (422 on it); in a closed fiscal period, 409 period_closed",
+  }),
   payment_method: z.enum(PAYMENT_METHODS).nullable().optional(),
   notes: z.string().trim().max(5000).nullable().optional(),
 };
