@@ -27960,7 +27960,7 @@ export interface components {
         });
         CreateCurrencyRequest: {
             /**
-             * @description An ISO 4217 code (three letters, any case)
+             * @description One of ISO 4217's current alphabetic codes (List One, without XTS and XXX), in any case: it is kept upper-cased
              * @example USD
              */
             code: string;
@@ -30046,7 +30046,7 @@ export interface components {
         };
         UpdateCurrencyRequest: {
             /**
-             * @description An ISO 4217 code (three letters, any case)
+             * @description One of ISO 4217's current alphabetic codes (List One, without XTS and XXX), in any case: it is kept upper-cased
              * @example USD
              */
             code?: string;
