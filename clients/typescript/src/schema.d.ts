@@ -24692,7 +24692,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Refused */
+                /** @description Refused with DGII's message; an upload that cannot be read adds why after it (the multipart parser's reason, no field xml, not UTF-8) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -24892,7 +24892,7 @@ export interface paths {
                         "application/xml": string;
                     };
                 };
-                /** @description Refused */
+                /** @description Refused, with DGII's message; an upload that cannot be read adds why after it (the multipart parser's reason, no field xml, not UTF-8) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -24993,7 +24993,7 @@ export interface paths {
                         "application/xml": string;
                     };
                 };
-                /** @description No XML, or one whose RNCEmisor and eNCF cannot be read */
+                /** @description No XML (DGII's message, then why when it can be said: the multipart parser's reason, no field xml, not UTF-8), or one whose RNCEmisor and eNCF cannot be read */
                 400: {
                     headers: {
                         [name: string]: unknown;
