@@ -57,6 +57,20 @@ function integersBelow(max: string): string[] {
 /** A decimal text equal to 1, as decimalPattern's texts are written (spaces around, leading zeros, zero decimals). */
 export const DECIMAL_ONE_PATTERN = `^${SPACE}0*1(?:\\.0+)?${SPACE}$`;
 
+/**
+ * The JSON Schema of a decimal field's value equal to one of `values` (whole numbers), in both its
+ * branches: the number, or the text with the spaces and zeros the field takes around it ("18",
+ * " 018.00 "). For rules across fields that fix a value (issue 44).
+ */
+export function decimalOneOf(values: readonly number[]): { anyOf: Record<string, unknown>[] } {
+  return {
+    anyOf: [
+      { type: "number", enum: [...values] },
+      { type: "string", pattern: `^${SPACE}0*(?:${values.map(String).join("|")})(?:\\.0+)?${SPACE}$` },
+    ],
+  };
+}
+
 export function decimalPattern(rule: DecimalRule): string {
   const scale = rule.scale ?? 2;
   const [maxInteger = "0", maxFraction = ""] = rule.max.split(".");

@@ -144,6 +144,98 @@ describe("rules across fields: the document states what the API enforces (issue 
     ]);
   });
 
+  it("a contingency lists its branches exactly when it is of some; a replacement is never a draft; a sequence's is_electronic follows its prefix (issue 44)", async () => {
+    const { tenant } = await salesSetup();
+    const contingency = (body: Record<string, unknown>) => tenant.api.post("/ecf/contingency", body);
+    await holdsTo(contingency, "post", "/api/v1/ecf/contingency", [
+      {
+        body: { scope: "total", reason: "DGII caído", workspace_ids: [tenant.workspaceId] },
+        errors: { workspace_ids: ["A total contingency covers every branch: list none."] },
+      },
+      { body: { scope: "branches", reason: "Sin internet" }, errors: { workspace_ids: ["A contingency of some branches lists them."] } },
+    ]);
+    // The rule is checked before the invoice's references: a body it admits reaches them (a 422 "No such …").
+    const invoice = (body: Record<string, unknown>) => tenant.api.post("/invoices", body);
+    const sale = {
+      contact_id: 2147483000,
+      document_subtype_id: 2147483000,
+      issue_date: "2026-11-20",
+      items: [{ product_id: 2147483000, quantity: "1", unit_price: "100" }],
+    };
+    const replaces = { ncf: "B0100006003", issue_date: "2026-11-19" };
+    await holdsTo(invoice, "post", "/api/v1/invoices", [
+      { body: { ...sale, replaces, draft: true }, errors: { replaces: ["A contingency replacement is issued at once, never a draft."] } },
+    ]);
+    expect(documentAdmits("post", "/api/v1/invoices", { ...sale, replaces, draft: false })).toBe(true);
+    expect(documentAdmits("post", "/api/v1/invoices", { ...sale, draft: true })).toBe(true);
+    const subtype = (body: Record<string, unknown>) => tenant.api.post("/document-subtypes", body);
+    const range = { name: "Rango", type: "invoice", start_number: 1, end_number: 10, valid_until: "2099-12-31" };
+    await holdsTo(subtype, "post", "/api/v1/document-subtypes", [
+      { body: { ...range, prefix: "E41", is_electronic: true } },
+      { body: { ...range, prefix: "B17", is_electronic: false } },
+      { body: { ...range, prefix: "E43", is_electronic: false }, errors: { is_electronic: ["E-series (e-CF) prefixes are electronic."] } },
+      { body: { ...range, prefix: " b13 ", is_electronic: true }, errors: { is_electronic: ["Only E-series (e-CF) prefixes are electronic."] } },
+      // A contingency range: a paper range of a type an e-CF replaces, never the default.
+      { body: { ...range, prefix: "B16", start_number: 9001, end_number: 9010, contingency_workspace_id: tenant.workspaceId } },
+      {
+        body: { ...range, prefix: "B15", start_number: 9001, end_number: 9010, contingency_workspace_id: tenant.workspaceId, is_default: true },
+        errors: { is_default: ["A contingency range is never the default: Sucursal does not number from it."] },
+      },
+      { body: { ...range, prefix: "B11", contingency_workspace_id: tenant.workspaceId }, fields: ["contingency_workspace_id"] },
+    ]);
+    const created = await subtype({ ...range, prefix: "B12" });
+    expect(created.status, created.text).toBe(201);
+    const update = (body: Record<string, unknown>) => tenant.api.patch(`/document-subtypes/${created.body.data.id}`, body);
+    await holdsTo(update, "patch", "/api/v1/document-subtypes/{id}", [
+      { body: { prefix: "e47", is_electronic: false }, errors: { is_electronic: ["E-series (e-CF) prefixes are electronic."] } },
+      { body: { prefix: "B11", is_electronic: true }, errors: { is_electronic: ["Only E-series (e-CF) prefixes are electronic."] } },
+      { body: { prefix: "B11", is_electronic: false } },
+    ]);
+  });
+
+  it("a tax's rate, Tabla I code and amount per unit follow its type (issue 44)", async () => {
+    const { tenant } = await salesSetup();
+    const create = (body: Record<string, unknown>) => tenant.api.post("/taxes", body);
+    const tax = (type: string, rate: unknown, extra: Record<string, unknown> = {}) => ({
+      name: `Impuesto ${type} ${JSON.stringify(rate)}`,
+      type,
+      rate,
+      ...extra,
+    });
+    await holdsTo(create, "post", "/api/v1/taxes", [
+      { body: tax("itbis", " 016.00 ") },
+      { body: tax("itbis", 0, { dgii_code: null }) },
+      { body: tax("exento", "0.00") },
+      { body: tax("propina_legal", 10) },
+      { body: tax("propina_legal", "10", { dgii_code: "001" }) },
+      { body: tax("isc", 0, { dgii_code: "006", amount_per_unit: "632.58" }) },
+      { body: tax("isc", "10", { dgii_code: "023" }) },
+      { body: tax("other", "5", { dgii_code: "003" }) },
+      { body: tax("itbis", 17), fields: ["rate"] },
+      { body: tax("itbis", "18", { dgii_code: "002" }), fields: ["dgii_code"] },
+      { body: tax("exento", 1), fields: ["rate"] },
+      { body: tax("no_facturable", 0, { amount_per_unit: "1" }), fields: ["amount_per_unit"] },
+      { body: tax("propina_legal", 10, { dgii_code: "002" }), fields: ["dgii_code"] },
+      { body: tax("propina_legal", 9), fields: ["rate"] },
+      { body: tax("isc", 0), fields: ["dgii_code"] },
+      { body: tax("isc", 0, { dgii_code: "004" }), fields: ["dgii_code"] },
+      { body: tax("isc", 0, { dgii_code: "006" }), fields: ["amount_per_unit"] },
+      { body: tax("isc", 5, { dgii_code: "006", amount_per_unit: "1" }), fields: ["rate"] },
+      { body: tax("isc", "0.00", { dgii_code: "030" }), fields: ["rate"] },
+      { body: tax("isc", 5, { dgii_code: "030", amount_per_unit: "1" }), fields: ["amount_per_unit"] },
+      { body: tax("other", 5), fields: ["dgii_code"] },
+      { body: tax("other", 5, { dgii_code: "006" }), fields: ["dgii_code"] },
+    ]);
+    // A PATCH is held to the type it gives; what it leaves out is the stored value.
+    const itbis = await create(tax("itbis", 18));
+    const update = (body: Record<string, unknown>) => tenant.api.patch(`/taxes/${itbis.body.data.id}`, body);
+    await holdsTo(update, "patch", "/api/v1/taxes/{id}", [
+      { body: { rate: 16 } },
+      { body: { type: "itbis", rate: 15 }, fields: ["rate"] },
+      { body: { type: "exento", rate: 0 } },
+    ]);
+  });
+
   it("what JSON Schema cannot compare is in the operation's description", () => {
     const description = (method: string, path: string) =>
       (document.paths[path]?.[method] as unknown as { description?: string } | undefined)?.description ?? "";

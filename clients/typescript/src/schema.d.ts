@@ -28047,7 +28047,7 @@ export interface components {
              * @example 2027-12-31
              */
             valid_until?: string;
-        } & (unknown & unknown & unknown & unknown & unknown);
+        } & (unknown & unknown & unknown & unknown & unknown & unknown);
         CreateEcfAnnulmentRequest: {
             document_subtype_id: number;
             /** @description The first number to annul: the sequence's next number */
@@ -28376,7 +28376,7 @@ export interface components {
             rate: number | string;
             /** @enum {string} */
             type: "itbis" | "isc" | "exento" | "no_facturable" | "propina_legal" | "other";
-        };
+        } & (unknown & unknown & unknown & unknown & unknown & unknown);
         CreateTokenRequest: {
             email: string;
             name?: string;
@@ -30093,7 +30093,7 @@ export interface components {
              * @example 2027-12-31
              */
             valid_until?: string;
-        };
+        } & (unknown & unknown);
         UpdateInvoiceRequest: {
             contact_id?: number;
             currency_id?: number | null;
@@ -30325,7 +30325,7 @@ export interface components {
             rate?: number | string;
             /** @enum {string} */
             type?: "itbis" | "isc" | "exento" | "no_facturable" | "propina_legal" | "other";
-        };
+        } & (unknown & unknown & unknown & unknown & unknown & unknown);
         UpdateWebhookEndpointRequest: {
             description?: string | null;
             enabled?: boolean;

@@ -1,7 +1,15 @@
 import { z } from "@hono/zod-openapi";
 import { crossField, ifThen } from "../../http/schemas";
 import { dateInput, idInput } from "../../lib/bounds";
-import { ELECTRONIC_DIGITS, ELECTRONIC_PREFIXES, PREFIXES_BY_TYPE, prefixPattern, QUOTATION_PREFIX_PATTERN, SERIES_DIGITS } from "../../lib/ncf";
+import {
+  ELECTRONIC_DIGITS,
+  ELECTRONIC_PREFIXES,
+  PAPER_REPLACEABLE_PREFIXES,
+  PREFIXES_BY_TYPE,
+  prefixPattern,
+  QUOTATION_PREFIX_PATTERN,
+  SERIES_DIGITS,
+} from "../../lib/ncf";
 
 export const DOCUMENT_TYPES = ["invoice", "quotation", "credit_note", "debit_note"] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
@@ -59,10 +67,16 @@ export const CreateDocumentSubtypeBody = z
           ifThen({ properties: { type: { const: type } } }, { properties: { prefix: { pattern: prefixPattern(PREFIXES_BY_TYPE[type]) } } }),
         ),
         ifThen({ properties: { type: { const: "quotation" } } }, { properties: { prefix: { pattern: QUOTATION_PREFIX_PATTERN } } }),
+        // A contingency range (service.ts checkContingencyRange): a paper range of a type an e-CF replaces, never the default.
+        ifThen(
+          { required: ["contingency_workspace_id"], properties: { contingency_workspace_id: { type: "integer" } } },
+          { properties: { prefix: { pattern: prefixPattern(PAPER_REPLACEABLE_PREFIXES) }, is_default: { const: false } } },
+        ),
+        // is_electronic follows the prefix too (checkNumbering): true exactly for E-series.
         ifThen(
           { properties: { prefix: { pattern: prefixPattern(ELECTRONIC_PREFIXES) } } },
-          { properties: { end_number: { maximum: 10 ** ELECTRONIC_DIGITS - 1 } } },
-          { properties: { end_number: { maximum: 10 ** SERIES_DIGITS - 1 } } },
+          { properties: { end_number: { maximum: 10 ** ELECTRONIC_DIGITS - 1 }, is_electronic: { const: true } } },
+          { properties: { end_number: { maximum: 10 ** SERIES_DIGITS - 1 }, is_electronic: { const: false } } },
         ),
       ],
     }),
@@ -83,6 +97,21 @@ export const UpdateDocumentSubtypeBody = z
     is_active: z.boolean().optional(),
     is_electronic: z.boolean().optional().openapi({ description: "Follows the prefix: true exactly for E-series (e-CF)" }),
   })
+  .openapi(
+    crossField({
+      // A prefix given decides is_electronic (and the digits of end_number); without one, the stored prefix does (the operation's description).
+      allOf: [
+        ifThen(
+          { required: ["prefix"], properties: { prefix: { pattern: prefixPattern(ELECTRONIC_PREFIXES) } } },
+          { properties: { end_number: { maximum: 10 ** ELECTRONIC_DIGITS - 1 }, is_electronic: { const: true } } },
+        ),
+        ifThen(
+          { required: ["prefix"], properties: { prefix: { not: { pattern: prefixPattern(ELECTRONIC_PREFIXES) } } } },
+          { properties: { end_number: { maximum: 10 ** SERIES_DIGITS - 1 }, is_electronic: { const: false } } },
+        ),
+      ],
+    }),
+  )
   .openapi("UpdateDocumentSubtypeRequest");
 
 export type CreateDocumentSubtypeInput = z.output<typeof CreateDocumentSubtypeBody>;

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { listQuerySchema } from "../../http/pagination";
+import { crossField, ifThen } from "../../http/schemas";
 import { dateInput as dateFilter } from "../../lib/bounds";
 import { HTTP_LOOPBACK_NOTE, HTTPS_URL_PATTERN } from "../../lib/outbound-url";
 
@@ -331,6 +332,8 @@ export const CreateContingencyBody = z
     reason: z.string().trim().min(1).max(500).openapi({ example: "Sin internet en la sucursal desde las 9:40" }),
   })
   .strict()
+  // ecf/contingency.ts: a total contingency lists no branch, one of branches lists them (issue 44: it was a 422 the schema did not state).
+  .openapi(crossField(ifThen({ properties: { scope: { const: "total" } } }, { not: { required: ["workspace_ids"] } }, { required: ["workspace_ids"] })))
   .openapi("CreateEcfContingencyRequest");
 export type CreateContingencyInput = z.output<typeof CreateContingencyBody>;
 

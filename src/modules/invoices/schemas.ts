@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { idFilter, listQuerySchema } from "../../http/pagination";
+import { crossField } from "../../http/schemas";
 import { ANNULMENT_REASON_CODES, DEFAULT_ANNULMENT_REASON } from "../../lib/annulments";
 import { dateInput as dateFilter, dateTimeInput } from "../../lib/bounds";
 import { decimalInput, moneyInput } from "../../lib/decimal";
@@ -65,6 +66,8 @@ export const CreateInvoiceBody = z
       example: "2026-11-23T14:05:00-04:00",
     }),
   })
+  // A contingency replacement is issued at once (invoices/issue.ts): never with draft true.
+  .openapi(crossField({ not: { required: ["replaces", "draft"], properties: { draft: { const: true } } } }))
   .openapi("CreateInvoiceRequest");
 
 /** POST /invoices/{id}/issue: the date it is issued (default today in the Dominican Republic) and the rate. */

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { decimalInput } from "../../lib/decimal";
+import { crossField, ifThen, type JsonSchemaRule } from "../../http/schemas";
+import { decimalInput, decimalOneOf } from "../../lib/decimal";
 
 export const TAX_TYPES = ["itbis", "isc", "exento", "no_facturable", "propina_legal", "other"] as const;
 
@@ -28,7 +29,51 @@ const fields = {
   is_active: z.boolean().optional(),
 };
 
-export const CreateTaxBody = z.object(fields).openapi("CreateTaxRequest");
+/**
+ * What each type takes (service.ts checkKind), for the document (issue 44): the rate, the Tabla I
+ * code and the amount per unit follow the type. On a PATCH (`partial`) only the fields given are
+ * held to a type given: what it leaves out is the stored value, and without a type the stored one
+ * decides (the field descriptions say so).
+ */
+const none = { enum: [null] };
+const ESPECIFICO = "^0(?:0[6-9]|1\\d|2[0-2])$";
+const AD_VALOREM = "^0(?:2[3-9]|3\\d)$";
+function typeRules(partial: boolean) {
+  const required = (fields: string[]) => (partial ? {} : { required: fields });
+  const onType = (types: string[], rule: JsonSchemaRule) => ifThen({ required: ["type"], properties: { type: { enum: types } } }, rule);
+  return crossField({
+    allOf: [
+      // Whatever the type: only an ISC específico's code (006-022) goes with an amount per unit.
+      ifThen(
+        { required: ["dgii_code"], properties: { dgii_code: { not: { type: "string", pattern: ESPECIFICO } } } },
+        { properties: { amount_per_unit: none } },
+      ),
+      onType(["itbis"], { properties: { rate: decimalOneOf([18, 16, 0]), dgii_code: none, amount_per_unit: none } }),
+      onType(["exento", "no_facturable"], { properties: { rate: decimalOneOf([0]), dgii_code: none, amount_per_unit: none } }),
+      onType(["propina_legal"], {
+        properties: { rate: decimalOneOf([10]), dgii_code: { anyOf: [none, { type: "string", pattern: "^001$" }] }, amount_per_unit: none },
+      }),
+      onType(["other"], { ...required(["dgii_code"]), properties: { dgii_code: { type: "string", pattern: "^00[2-5]$" }, amount_per_unit: none } }),
+      onType(["isc"], {
+        ...required(["dgii_code"]),
+        properties: { dgii_code: { type: "string", pattern: `${ESPECIFICO}|${AD_VALOREM}` } },
+        // 006-022 (específico): an amount per unit and rate 0; 023-039 (ad valorem): a rate above 0 and no amount.
+        allOf: [
+          ifThen(
+            { required: ["dgii_code"], properties: { dgii_code: { pattern: ESPECIFICO } } },
+            { ...required(["amount_per_unit"]), properties: { rate: decimalOneOf([0]), amount_per_unit: { not: none } } },
+          ),
+          ifThen(
+            { required: ["dgii_code"], properties: { dgii_code: { pattern: AD_VALOREM } } },
+            { properties: { rate: { not: decimalOneOf([0]) }, amount_per_unit: none } },
+          ),
+        ],
+      }),
+    ],
+  });
+}
+
+export const CreateTaxBody = z.object(fields).openapi(typeRules(false)).openapi("CreateTaxRequest");
 export const UpdateTaxBody = z
   .object({
     name: fields.name.optional(),
@@ -39,6 +84,7 @@ export const UpdateTaxBody = z
     is_default: fields.is_default,
     is_active: fields.is_active,
   })
+  .openapi(typeRules(true))
   .openapi("UpdateTaxRequest");
 export type CreateTaxInput = z.output<typeof CreateTaxBody>;
 export type UpdateTaxInput = z.output<typeof UpdateTaxBody>;
