@@ -6,8 +6,9 @@ import { config } from "../env";
 import { AppError } from "../lib/errors";
 import { verifyAccessToken } from "../lib/tokens";
 import type { AppEnv } from "./context";
-import { beginTenantTransaction, openTenantTransactionLater, tenantDb } from "./database";
+import { beginTenantTransaction, connectRequestTransaction, openTenantTransactionLater, tenantDb } from "./database";
 import { type RequestScope, workspaceForbidden } from "./scope";
+import { shareContext, sharedContext, unshareContext } from "./shared-contexts";
 import { requestedWorkspaceId, resolveWorkspace, type WorkspaceRow } from "./workspace";
 
 const unauthenticated = () => new AppError("unauthenticated", "Unauthenticated.");
@@ -74,6 +75,11 @@ function contextRow(rows: Record<string, unknown>[]): Record<string, unknown> | 
 const CONTEXT_TTL_MS = 5 * 60_000;
 const CONTEXT_CACHE_MAX = 1000;
 const contexts = new Map<string, { row: Record<string, unknown>; text: string; until: number }>();
+
+/** This isolate's predictions forgotten, as in an isolate that has just started (tests). */
+export function forgetPredictedContexts(): void {
+  contexts.clear();
+}
 
 function recalled(key: string): { row: Record<string, unknown>; text: string } | undefined {
   const entry = contexts.get(key);
@@ -180,31 +186,47 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   // By user, not token: the context is the user's (request_context answers nothing of the token but
   // whether it holds), so a new token of a known user — a login, another device — is predicted too.
   const key = `${claims.tenantId}:${claims.userId}:${workspaceId ?? ""}`;
-  const predicted = dispatchSlot.getStore()?.replayed === false ? recalled(key) : undefined;
+  const replayed = dispatchSlot.getStore()?.replayed !== false;
+  let predicted = replayed ? undefined : recalled(key);
+  const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+  if (!predicted && !replayed) {
+    // Not seen by this isolate: perhaps by another of the data centre (http/shared-contexts.ts),
+    // looked up while the connection opens.
+    const [shared] = await Promise.all([sharedContext(key), connectRequestTransaction(c)]);
+    if (shared) predicted = { row: shared, text: JSON.stringify(shared) };
+  }
   if (!predicted) {
     const row = contextRow(await beginTenantTransaction(c, statement));
-    if (!row) throw unauthenticated();
+    if (!row) {
+      unshareContext(waitUntil, key);
+      throw unauthenticated();
+    }
     remember(key, row);
+    shareContext(waitUntil, key, row);
     applyContext(c, claims, row, workspaceId);
     await next();
     return;
   }
   let changed = false;
+  const prediction = predicted;
   const tx = await openTenantTransactionLater(c, statement, (rows) => {
     const row = contextRow(rows);
     if (!row) {
       contexts.delete(key);
+      unshareContext(waitUntil, key);
       throw unauthenticated();
     }
+    const same = JSON.stringify(row) === prediction.text;
+    if (!same) shareContext(waitUntil, key, row);
     remember(key, row);
-    if (JSON.stringify(row) === predicted.text) return;
+    if (same) return;
     changed = true;
     throw new ContextChanged();
   });
   // Resolving the workspace may refuse (403) on the predicted context: judged again once confirmed.
   let refusal: unknown = null;
   try {
-    applyContext(c, claims, predicted.row, workspaceId);
+    applyContext(c, claims, prediction.row, workspaceId);
   } catch (error) {
     refusal = error;
   }

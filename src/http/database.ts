@@ -65,6 +65,11 @@ export const databaseSession = createMiddleware<AppEnv>(async (c, next) => {
   }
 });
 
+/** The request's connection, opened now (once): a caller may start it while it looks something up. */
+export async function connectRequestTransaction(c: Context<AppEnv>): Promise<void> {
+  await requestTransaction(c);
+}
+
 async function requestTransaction(c: Context<AppEnv>): Promise<RequestTransaction> {
   let tx = c.get("tx");
   if (tx) return tx;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { createApp, OPENAPI_DOCUMENT } from "../../src/app";
 import { rowsOf } from "../../src/db/rows";
 import { catalogIds, createContact } from "../support/sales";
 import { asOwner, seedTenant, sql, uniqueName } from "../support/seed";
@@ -177,5 +178,56 @@ describe("NCF sequences: DGII authorization, ranges and prefixes", () => {
     expect(late.body.errors).toEqual({ document_subtype_id: ["This sequence expired on 2026-11-15."] });
     const current = (await tenant.api.get(`/document-subtypes/${s.id}`)).body.data;
     expect(current.next_number).toBe(5002);
+  });
+
+  it("PATCH: each rule it holds against the stored sequence is in its description, and each refuses through HTTP (issue 44)", async () => {
+    const { tenant, invoice, subtype } = await setup();
+    const document = createApp().getOpenAPI31Document(OPENAPI_DOCUMENT) as unknown as { paths: Record<string, Record<string, { description?: string }>> };
+    const description = document.paths["/api/v1/document-subtypes/{id}"]!.patch!.description ?? "";
+    const patch = async (id: number, body: Record<string, unknown>, status: number, code: string, fields: string[]) => {
+      const res = await tenant.api.patch(`/document-subtypes/${id}`, body);
+      expect(res.status, `${JSON.stringify(body)}: ${res.text}`).toBe(status);
+      expect(res.body.code, JSON.stringify(body)).toBe(code);
+      expect(Object.keys(res.body.errors), JSON.stringify(body)).toEqual(fields);
+    };
+    const rule = (text: string) => expect(description, text).toContain(text);
+    const b16 = await subtype({ prefix: "B16", start_number: 10, end_number: 1000, next_number: 50 });
+    rule("(1) type cannot change (on type)");
+    await patch(b16.id, { type: "credit_note" }, 422, "validation_failed", ["type"]);
+    rule("(2) the prefix follows the stored type");
+    await patch(b16.id, { prefix: "COT" }, 422, "validation_failed", ["prefix"]);
+    const note = await subtype({ type: "credit_note", prefix: "B04", start_number: 9001, end_number: 9100 });
+    await patch(note.id, { prefix: "B01" }, 422, "validation_failed", ["prefix"]);
+    rule("(4) end_number ≥ start_number (on end_number)");
+    const unused = await subtype({ prefix: "B13", start_number: 10, end_number: 1000 });
+    await patch(unused.id, { end_number: 9 }, 422, "validation_failed", ["end_number"]);
+    rule("(5) start_number ≤ next_number (on start_number) and next_number ≤ end_number + 1 (on end_number)");
+    await patch(b16.id, { start_number: 51 }, 422, "validation_failed", ["start_number"]);
+    await patch(b16.id, { end_number: 48 }, 422, "validation_failed", ["end_number"]);
+    rule("(6) end_number fits the prefix's digits: 8 for B-series and quotations, 10 for E-series (on end_number)");
+    await patch(b16.id, { end_number: 100_000_000 }, 422, "validation_failed", ["end_number"]);
+    rule("(7) valid_until stays set for every type but quotation (null: on valid_until)");
+    await patch(b16.id, { valid_until: null }, 422, "validation_failed", ["valid_until"]);
+    rule("(8) is_electronic follows the prefix, true exactly for E-series (on is_electronic");
+    await patch(b16.id, { is_electronic: true }, 422, "validation_failed", ["is_electronic"]);
+    await patch(b16.id, { prefix: "E32", is_electronic: false }, 422, "validation_failed", ["is_electronic"]);
+    rule("(9) a default is active (is_default true on an inactive subtype, or is_active false on the default: on is_default)");
+    const inactive = await subtype({ prefix: "B12", start_number: 1, end_number: 100, is_active: false });
+    await patch(inactive.id, { is_default: true }, 422, "validation_failed", ["is_default"]);
+    const seeded = (await tenant.api.get("/document-subtypes?filter[prefix]=B01")).body.data as { id: number; is_default: boolean }[];
+    await patch(seeded.find((x) => x.is_default)!.id, { is_active: false }, 422, "validation_failed", ["is_default"]);
+    rule("(10) a contingency range stays a paper range of B01, B02, B14, B15, B16, B03 or B04 (on prefix) and is never the default (on is_default)");
+    // Made the default by a PATCH, a contingency range was numbered from (its creation refused that).
+    const paper = await subtype({ prefix: "B02", start_number: 7001, end_number: 7050, contingency_workspace_id: tenant.workspaceId });
+    await patch(paper.id, { is_default: true }, 422, "validation_failed", ["is_default"]);
+    await patch(paper.id, { prefix: "E32" }, 422, "validation_failed", ["prefix"]);
+    await patch(paper.id, { prefix: "B11" }, 422, "validation_failed", ["prefix"]);
+    expect((await tenant.api.patch(`/document-subtypes/${paper.id}`, { prefix: "B01", end_number: 7060 })).status).toBe(200);
+    rule("(11) the range overlaps no other sequence of its prefix (409 ncf_range_overlap)");
+    const later = await subtype({ prefix: "B16", start_number: 2001, end_number: 3000 });
+    await patch(later.id, { start_number: 900 }, 409, "ncf_range_overlap", ["start_number"]);
+    rule("(3) prefix, start_number and end_number are fixed once a number was issued from the sequence (409 ncf_range_in_use on each one changed)");
+    expect((await tenant.api.post("/invoices", invoice(b16.id))).status).toBe(201);
+    await patch(b16.id, { end_number: 1100 }, 409, "ncf_range_in_use", ["end_number"]);
   });
 });

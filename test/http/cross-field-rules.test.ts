@@ -154,7 +154,7 @@ describe("rules across fields: the document states what the API enforces (issue 
     expect(description("patch", "/api/v1/currencies/{id}")).toContain("The default currency's exchange_rate is 1");
   });
 
-  it("formats the API checks are the document's patterns: URLs, e-mails, DGII's territorial codes, NCF prefixes and their digits", async () => {
+  it("formats the API checks are the document's patterns: URLs, e-mails, DGII's territorial codes, currency codes, NCF prefixes and their digits", async () => {
     const { tenant } = await salesSetup();
     // The schema admits the URL before the endpoint is looked up (404); the service refuses one before it is created.
     const endpoint = (body: Record<string, unknown>) => tenant.api.patch("/webhook-endpoints/2147483000", body);
@@ -193,6 +193,20 @@ describe("rules across fields: the document states what the API enforces (issue 
       { body: { email: " empresa@example.com " } },
       { body: { email: " empresa@com " }, fields: ["email"] },
       { body: { province_code: "010000", municipality_code: "019901" }, fields: ["municipality_code"] },
+    ]);
+    // ISO 4217's current codes, our own table (src/lib/currencies.ts), not the runtime's ICU: workerd's
+    // lacked SLE, XCG and ZWG and had HRK, withdrawn in 2023.
+    const currency = (body: Record<string, unknown>) => tenant.api.post("/currencies", body);
+    const money = { name: "Moneda", symbol: "¤" };
+    await holdsTo(currency, "post", "/api/v1/currencies", [
+      { body: { ...money, code: "SLE" } },
+      { body: { ...money, code: " xcg " } },
+      { body: { ...money, code: "Zwg" } },
+      { body: { ...money, code: "BOV" } },
+      { body: { ...money, code: "ABC" }, errors: { code: ["Not one of ISO 4217's current currency codes."] } },
+      { body: { ...money, code: "XXA" }, errors: { code: ["Not one of ISO 4217's current currency codes."] } },
+      { body: { ...money, code: "hrk" }, errors: { code: ["Not one of ISO 4217's current currency codes."] } },
+      { body: { ...money, code: "XTS" }, errors: { code: ["Not one of ISO 4217's current currency codes."] } },
     ]);
     const subtype = (body: Record<string, unknown>) => tenant.api.post("/document-subtypes", body);
     const range = { name: "Rango", start_number: 1, valid_until: "2099-12-31" };

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { RequestTransaction } from "../../src/db/client";
+import { forgetPredictedContexts } from "../../src/http/auth";
 import { issueAccessToken } from "../../src/modules/auth/service";
 import { appCall, NO_LIMIT } from "../security/world";
 import { env } from "../support/env";
@@ -131,6 +132,80 @@ describe("a predicted request context is confirmed before the answer", () => {
       expect(begin).not.toHaveBeenCalled();
       expect(later).toHaveBeenCalledTimes(1);
       expect((await call(revoked.token)).status).toBe(401);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+});
+
+/**
+ * An isolate that has not seen the user takes the context another isolate of the data centre read
+ * (http/shared-contexts.ts, the Cache API): its first request is predicted too, and still confirmed.
+ */
+describe("a context shared between isolates (issue 46)", () => {
+  async function tenantWithRole(permissions: string[]) {
+    const tenant = await seedTenant();
+    const role = uniqueName("role");
+    await asOwner((db) =>
+      db.execute(
+        sql`INSERT INTO roles (tenant_id, name, display_name, permissions) VALUES (${tenant.tenantId}, ${role}, ${role}, ${`{${permissions.join(",")}}`}::text[])`,
+      ),
+    );
+    const user = await seedUser(tenant, { role, workspaceIds: [tenant.workspaceId] });
+    return { tenant, user, role };
+  }
+
+  it("predicts a new isolate's first request from the shared context: one message with BEGIN, the same answer", async () => {
+    const { tenant, user } = await tenantWithRole(["products:view"]);
+    await createProduct(tenant.api, { name: "Shared", workspace_id: null });
+    const call = () => appCall(tenant.subdomain, "/products", { token: user.token, env: NO_LIMIT });
+    const begin = vi.spyOn(RequestTransaction.prototype, "begin");
+    const later = vi.spyOn(RequestTransaction.prototype, "openLater");
+    try {
+      const first = await call();
+      expect(first.status).toBe(200);
+      expect(begin).toHaveBeenCalledTimes(1);
+      forgetPredictedContexts();
+      begin.mockClear();
+      later.mockClear();
+      const second = await call();
+      expect(second.status).toBe(200);
+      expect(second.body).toEqual(first.body);
+      expect(begin).not.toHaveBeenCalled();
+      expect(later).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it("refuses a token revoked since another isolate shared its context, and forgets the shared context", async () => {
+    const { tenant, user } = await tenantWithRole(["products:view"]);
+    const call = () => appCall(tenant.subdomain, "/products", { token: user.token, env: NO_LIMIT });
+    expect((await call()).status).toBe(200);
+    await asOwner((db) => db.execute(sql`UPDATE access_tokens SET revoked_at = now() WHERE user_id = ${user.id}`));
+    forgetPredictedContexts();
+    const refused = await call();
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual({ message: "Unauthenticated.", code: "unauthenticated" });
+    const key = `https://request-context.invalid/${encodeURIComponent(`${tenant.tenantId}:${user.id}:`)}`;
+    expect(await (await caches.open("request-contexts")).match(key)).toBeUndefined();
+  });
+
+  it("answers 403 in a new isolate once a permission is taken away after another isolate shared the context", async () => {
+    const { tenant, user, role } = await tenantWithRole(["products:view"]);
+    const call = () => appCall(tenant.subdomain, "/products", { token: user.token, env: NO_LIMIT });
+    expect((await call()).status).toBe(200);
+    await asOwner((db) => db.execute(sql`UPDATE roles SET permissions = '{}' WHERE tenant_id = ${tenant.tenantId} AND name = ${role}`));
+    forgetPredictedContexts();
+    const refused = await call();
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe("forbidden");
+    // The changed context was shared in its place: the next new isolate predicts it.
+    forgetPredictedContexts();
+    const begin = vi.spyOn(RequestTransaction.prototype, "begin");
+    try {
+      expect((await call()).status).toBe(403);
+      expect(begin).not.toHaveBeenCalled();
     } finally {
       vi.restoreAllMocks();
     }

@@ -6,6 +6,7 @@ import { createApp } from "../../src/app";
 import { errorStatus } from "../../src/http/errors";
 import { EMAIL_PATTERN } from "../../src/http/schemas";
 import { DATE_PATTERN, DATE_TIME_PATTERN, isStorableDate } from "../../src/lib/bounds";
+import { CURRENCY_CODES } from "../../src/lib/currencies";
 import { WEBHOOK_EVENT_TYPES } from "../../src/modules/events/catalog";
 
 describe("OpenAPI document", () => {
@@ -158,7 +159,11 @@ describe("OpenAPI document", () => {
 
       const code = new RegExp((jsonBodyOf("post", "/api/v1/currencies").properties.code as { pattern: string }).pattern);
       for (const ok of ["USD", "eur", " DOP "]) expect(ok).toMatch(code);
-      for (const bad of ["US", "USDD", "U5D"]) expect(bad).not.toMatch(code);
+      for (const bad of ["US", "USDD", "U5D", "ABC", "XXA", "HRK", "XXX"]) expect(bad).not.toMatch(code);
+      // The pattern lists exactly ISO 4217's current codes of src/lib/currencies.ts, in any case (issue 44).
+      const listed = code.source.replace(/\[([A-Z])[a-z]\]/g, "$1").match(/[A-Z]{3}/g);
+      expect(listed).toEqual([...CURRENCY_CODES]);
+      expect(CURRENCY_CODES.length).toBe(177);
       const note = jsonBodyOf("post", "/api/v1/invoices/{id}/credit-notes").properties.modification_code;
       expect(note).toMatchObject({ type: "integer", minimum: 1, maximum: 4 });
     });

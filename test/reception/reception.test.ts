@@ -160,6 +160,36 @@ describe("e-CF reception", () => {
     expect(large.body).toEqual({ message: `Request bodies are limited to ${768 * 1024} bytes.`, code: "payload_too_large" });
   });
 
+  it("an upload that cannot be read: DGII's message and shape, then what is wrong (the multipart parser's reason, no xml field), on each receiver service (issue 44)", async () => {
+    const { t, token } = await receiverAndSupplier();
+    const sub = t.tenant.subdomain;
+    const NOT_A_FILE = "Tipo de archivo no válido, favor proveer un XML";
+    const truncated = { raw: '--XYZ\r\nContent-Disposition: form-data; name="xml"\r\n\r\n<ECF>', contentType: "multipart/form-data; boundary=XYZ" };
+    const noBoundary = { raw: "<ECF/>", contentType: "multipart/form-data" };
+    const otherField = (() => {
+      const form = new FormData();
+      form.append("file", new Blob(["<ECF/>"], { type: "text/xml" }), "document.xml");
+      return { raw: form };
+    })();
+    const unreadable = new RegExp(`^${NOT_A_FILE}: el cuerpo multipart/form-data no se pudo leer \\(.+\\)\\.$`);
+    const noXml = `${NOT_A_FILE}: el cuerpo multipart/form-data no tiene el campo xml.`;
+    for (const path of ["/fe/recepcion/api/ecf", "/fe/autenticacion/api/validacioncertificado", "/fe/aprobacioncomercial/api/ecf"]) {
+      for (const [what, body, expected] of [
+        ["truncated", truncated, unreadable],
+        ["no boundary", noBoundary, unreadable],
+        ["another field", otherField, noXml],
+      ] as const) {
+        const res = await fe(sub, path, { ...body, token });
+        expect(res.status, `${path} ${what}: ${res.text}`).toBe(400);
+        // DGII's shapes: text on reception and authentication, {mensaje, estado, codigo} on approvals.
+        const message = path.startsWith("/fe/aprobacioncomercial") ? (res.body as { mensaje: string[] }).mensaje[0]! : res.text;
+        if (path.startsWith("/fe/aprobacioncomercial")) expect(res.body).toMatchObject({ estado: "Rechazado", codigo: "2" });
+        if (typeof expected === "string") expect(message, `${path} ${what}`).toBe(expected);
+        else expect(message, `${path} ${what}`).toMatch(expected);
+      }
+    }
+  });
+
   it("a raw text/xml body is received too, and the route ignores case; another tenant never sees what was received", async () => {
     const { t, token, supplierRnc } = await receiverAndSupplier();
     const other = await ecfTenant();

@@ -1,27 +1,24 @@
 import { z } from "@hono/zod-openapi";
 import { crossField, ifThen } from "../../http/schemas";
+import { CURRENCY_CODE_PATTERN, isCurrencyCode } from "../../lib/currencies";
 import { DECIMAL_ONE_PATTERN, decimalInput } from "../../lib/decimal";
 
-let isoCodes: ReadonlySet<string> | null | undefined;
-/** ISO 4217 codes known to the runtime's ICU (workerd and Node both have them); null when unavailable. */
-function knownCurrencyCodes(): ReadonlySet<string> | null {
-  if (isoCodes === undefined) {
-    try {
-      const supported = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.("currency");
-      isoCodes = supported?.length ? new Set(supported) : null;
-    } catch {
-      isoCodes = null;
-    }
-  }
-  return isoCodes;
-}
-
+/**
+ * A currency's ISO 4217 code, one of CURRENCY_CODES (src/lib/currencies.ts), which the document
+ * states in the field's pattern (issue 44; it was checked against the runtime's ICU, which differs
+ * between workerd and Node and which the document could not state). Any case, trimmed, kept upper-cased.
+ */
 const CurrencyCode = z
   .string()
   .regex(/^\s*[A-Za-z]{3}\s*$/, "An ISO 4217 code has three letters.")
   .transform((v) => v.trim().toUpperCase())
-  .refine((v) => knownCurrencyCodes()?.has(v) ?? true, "Not an ISO 4217 currency code.")
-  .openapi({ example: "USD", description: "An ISO 4217 code (three letters, any case)" });
+  .refine(isCurrencyCode, "Not one of ISO 4217's current currency codes.")
+  .openapi({
+    type: "string",
+    pattern: CURRENCY_CODE_PATTERN,
+    example: "USD",
+    description: "One of ISO 4217's current alphabetic codes (List One, without XTS and XXX), in any case: it is kept upper-cased",
+  });
 
 const ExchangeRate = decimalInput({ sign: "positive", scale: 6, max: "999999999999.999999" }).openapi({
   example: "58.750000",

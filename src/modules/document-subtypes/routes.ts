@@ -120,7 +120,18 @@ const updateRoute = defineRoute(
     tags,
     summary: "Update a document subtype (only the fields given; next_number is set at creation only: 422 on it here)",
     description:
-      "The fields given are combined with the subtype's current values, then held to the rules of its creation, each a 422 on the field named: end_number ≥ start_number; start_number ≤ next_number (on start_number) and next_number ≤ end_number + 1 (on end_number); end_number fits the prefix's digits.",
+      "The fields given are combined with the subtype's stored values, then held to the rules of its creation. Each rule checked against what is stored, and its refusal (422 validation_failed on the field named unless said): " +
+      "(1) type cannot change (on type); " +
+      "(2) the prefix follows the stored type: invoices B01-B04, B11-B17, E31-E34, E41, E43-E47, credit notes B04 or E34, debit notes B03 or E33, quotations 1 to 10 letters, digits or dashes but not B or E and two digits (on prefix); " +
+      "(3) prefix, start_number and end_number are fixed once a number was issued from the sequence (409 ncf_range_in_use on each one changed); " +
+      "(4) end_number ≥ start_number (on end_number); " +
+      "(5) start_number ≤ next_number (on start_number) and next_number ≤ end_number + 1 (on end_number); " +
+      "(6) end_number fits the prefix's digits: 8 for B-series and quotations, 10 for E-series (on end_number); " +
+      "(7) valid_until stays set for every type but quotation (null: on valid_until); " +
+      "(8) is_electronic follows the prefix, true exactly for E-series (on is_electronic; a prefix changed between B and E moves it along when it is not given); " +
+      "(9) a default is active (is_default true on an inactive subtype, or is_active false on the default: on is_default); " +
+      "(10) a contingency range stays a paper range of B01, B02, B14, B15, B16, B03 or B04 (on prefix) and is never the default (on is_default); " +
+      "(11) the range overlaps no other sequence of its prefix (409 ncf_range_overlap).",
     request: { params: IdParam, ...jsonBody(UpdateDocumentSubtypeBody) },
     responses: {
       200: jsonResponse("Updated", dataWithMessage(DocumentSubtype)),

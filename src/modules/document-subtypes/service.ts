@@ -237,6 +237,8 @@ export async function createSubtype(db: AnyDb, tenantId: number, input: CreateDo
   return row;
 }
 
+const CONTINGENCY_NOT_DEFAULT = "A contingency range is never the default: Sucursal does not number from it.";
+
 /**
  * A paper contingency range (issue 33; Formato e-CF v1.0 section F: the replaced NCF is a paper
  * one of the equivalent type): a B-series sales invoice or note type, of an existing branch, never
@@ -249,7 +251,7 @@ async function checkContingencyRange(db: AnyDb, n: Numbering, workspaceId: numbe
       `A contingency range is a paper B-series range replaced by an e-CF: ${PAPER_REPLACEABLE_PREFIXES.join(", ")}.`,
     );
   }
-  if (n.isDefault) throw fieldError("is_default", "A contingency range is never the default: Sucursal does not number from it.");
+  if (n.isDefault) throw fieldError("is_default", CONTINGENCY_NOT_DEFAULT);
   const [workspace] = await db.select({ id: schema.workspaces.id }).from(schema.workspaces).where(eq(schema.workspaces.id, workspaceId));
   if (!workspace) throw fieldError("contingency_workspace_id", "No such workspace.");
 }
@@ -284,6 +286,14 @@ export async function updateSubtype(db: AnyDb, tenantId: number, id: number, inp
     isElectronic: input.is_electronic ?? (input.prefix !== undefined ? isElectronicPrefix(prefix) : current.isElectronic),
   };
   checkNumbering(n);
+  // A contingency range stays what its creation made it (checkContingencyRange): a PATCH made one
+  // the default, from which Sucursal would then have numbered paper NCF (issue 44).
+  if (current.contingencyWorkspaceId !== null) {
+    if (!PAPER_REPLACEABLE_PREFIXES.includes(n.prefix)) {
+      throw fieldError("prefix", `A contingency range is a paper B-series range replaced by an e-CF: ${PAPER_REPLACEABLE_PREFIXES.join(", ")}.`);
+    }
+    if (n.isDefault) throw fieldError("is_default", CONTINGENCY_NOT_DEFAULT);
+  }
   if (n.isDefault && !current.isDefault) await clearDefault(db, tenantId, n.type, id);
   const row = await db
     .update(ds)

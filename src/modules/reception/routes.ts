@@ -55,36 +55,43 @@ const xmlUpload = {
   },
 };
 
+const NOT_A_FILE = "Tipo de archivo no válido, favor proveer un XML";
+
 /**
  * The uploaded XML: the multipart field `xml` DGII's examples send (`-F 'xml=@file.xml;type=text/xml'`),
  * or a body sent as text/xml or application/xml. UTF-8 only, decoded strictly and keeping a BOM, so
- * the text stored re-encodes to the bytes received. Null when there is none.
+ * the text stored re-encodes to the bytes received. Else DGII's message for it (NOT_A_FILE), followed
+ * (as DGII follows its XSD message with the validation's) by what is wrong with the upload when it
+ * can be said: the multipart parser's reason, a missing `xml` field, bytes that are not UTF-8 (issue 44).
  */
-async function uploadedXml(c: Context<AppEnv>): Promise<string | null> {
+async function uploadedXml(c: Context<AppEnv>): Promise<{ xml: string } | { refused: string }> {
   const type = c.req.header("content-type") ?? "";
+  const refused = (why?: string) => ({ refused: why ? `${NOT_A_FILE}: ${why}.` : NOT_A_FILE });
   let bytes: ArrayBuffer | null = null;
   if (/^multipart\/form-data/i.test(type)) {
     let form: FormData;
     try {
       form = await c.req.formData();
-    } catch {
-      return null;
+    } catch (error) {
+      const reason = (error instanceof Error ? error.message : String(error)).trim().replace(/\.+$/, "");
+      return refused(`el cuerpo multipart/form-data no se pudo leer${reason ? ` (${reason})` : ""}`);
     }
     const part = form.get("xml");
-    if (typeof part === "string") return part;
-    if (part) bytes = await part.arrayBuffer();
+    if (part === null) return refused("el cuerpo multipart/form-data no tiene el campo xml");
+    if (typeof part === "string") return { xml: part };
+    bytes = await part.arrayBuffer();
   } else if (/^(application|text)\/xml\b/i.test(type)) {
     bytes = await c.req.arrayBuffer();
+  } else {
+    return refused();
   }
-  if (!bytes?.byteLength) return null;
+  if (!bytes.byteLength) return refused("el archivo está vacío");
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    return { xml: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes) };
   } catch {
-    return null;
+    return refused("el archivo no está en UTF-8");
   }
 }
-
-const NOT_A_FILE = "Tipo de archivo no válido, favor proveer un XML";
 
 /** RFC 6750: a missing or invalid bearer token of the receiver services (DGII defines no body: ours is the API's error shape). */
 function unauthorized(c: Context<AppEnv>) {
@@ -103,14 +110,16 @@ function unauthorized(c: Context<AppEnv>) {
  * tenant as a receiver (404 if it is none), the authorities its signers must come from (503 when
  * none is configured) and the uploaded XML (null when there is none).
  */
-async function tokenAndUpload(c: Context<AppEnv>): Promise<{ receiver: reception.Receiver; sender: reception.Sender; xml: string | null } | null> {
+async function tokenAndUpload(
+  c: Context<AppEnv>,
+): Promise<{ receiver: reception.Receiver; sender: reception.Sender; upload: Awaited<ReturnType<typeof uploadedXml>> } | null> {
   const tenantId = c.get("tenant").id;
   const settings = config(c.env);
   const holder = await receiverTokenHolder(settings.JWT_SECRET, tenantId, c.req.header("authorization"));
   if (!holder) return null;
   const receiver = await reception.receiverOf(c.var.db, tenantId, settings.APP_ENCRYPTION_KEY);
   const trust = reception.receiverTrust(settings.ECF_TRUSTED_CA_PEM);
-  return { receiver, sender: { holder, trust }, xml: await uploadedXml(c) };
+  return { receiver, sender: { holder, trust }, upload: await uploadedXml(c) };
 }
 
 const getSeedRoute = defineRoute("public", {
@@ -143,7 +152,7 @@ const validateCertificateRoute = defineRoute("public", {
         "application/xml": { schema: z.string() },
       },
     },
-    400: textResponse("Refused"),
+    400: textResponse("Refused, with DGII's message; an upload that cannot be read adds why after it (the multipart parser's reason, no field xml, not UTF-8)"),
     ...errorResponses(404, 413, 429, 503),
   },
 });
@@ -152,11 +161,11 @@ export const validateCertificate: AppRouteHandler<typeof validateCertificateRout
   const settings = config(c.env);
   const receiver = await reception.receiverOf(c.var.db, tenantId, settings.APP_ENCRYPTION_KEY);
   const trust = reception.receiverTrust(settings.ECF_TRUSTED_CA_PEM);
-  const xml = await uploadedXml(c);
-  if (xml === null) return c.text(NOT_A_FILE, 400);
+  const upload = await uploadedXml(c);
+  if ("refused" in upload) return c.text(upload.refused, 400);
   let holder: TokenHolder;
   try {
-    holder = await reception.authenticateSeed(c.var.db, receiver, xml, { secret: settings.JWT_SECRET, trust });
+    holder = await reception.authenticateSeed(c.var.db, receiver, upload.xml, { secret: settings.JWT_SECRET, trust });
   } catch (error) {
     if (error instanceof reception.SeedRefused) return c.text(error.message, 400);
     throw error;
@@ -178,18 +187,20 @@ const receiveEcfRoute = defineRoute("public", {
     "Reception of an e-CF addressed to this company (multipart field `xml`, bearer token of /fe/autenticacion) → a signed ARECF: Estado 0 received, or 1 not received with CodigoMotivoNoRecibido 1 specification (schema), 2 signature, 3 duplicate, 4 not addressed to this RNC",
   responses: {
     200: xmlResponse("The signed ARECF"),
-    400: textResponse("No XML, or one whose RNCEmisor and eNCF cannot be read"),
+    400: textResponse(
+      "No XML (DGII's message, then why when it can be said: the multipart parser's reason, no field xml, not UTF-8), or one whose RNCEmisor and eNCF cannot be read",
+    ),
     401: jsonResponse("No valid token", ErrorBody),
     ...errorResponses(404, 413, 429, 503),
   },
 });
 export const receiveEcf: AppRouteHandler<typeof receiveEcfRoute> = async (c) => {
-  const upload = await tokenAndUpload(c);
-  if (!upload) return unauthorized(c);
-  const { receiver, sender, xml } = upload;
-  if (xml === null) return c.text(NOT_A_FILE, 400);
+  const authorized = await tokenAndUpload(c);
+  if (!authorized) return unauthorized(c);
+  const { receiver, sender, upload } = authorized;
+  if ("refused" in upload) return c.text(upload.refused, 400);
   try {
-    const result = await reception.receiveEcf(c.var.db, receiver, xml, sender);
+    const result = await reception.receiveEcf(c.var.db, receiver, upload.xml, sender);
     return c.body(result.receiptXml, 200, XML_TYPE);
   } catch (error) {
     if (error instanceof reception.ReceptionRefused) return c.text(error.message, 400);
@@ -206,18 +217,21 @@ const receiveApprovalRoute = defineRoute("public", {
   summary: "A buyer's commercial approval (ACECF, multipart field `xml`, bearer token) of an e-CF this company issued → 200, or 400 with DGII's message",
   responses: {
     200: jsonResponse("Recorded", z.object({ mensaje: z.array(z.string()), estado: z.string(), codigo: z.string() })),
-    400: jsonResponse("Refused", z.object({ mensaje: z.array(z.string()), estado: z.string(), codigo: z.string() })),
+    400: jsonResponse(
+      "Refused with DGII's message; an upload that cannot be read adds why after it (the multipart parser's reason, no field xml, not UTF-8)",
+      z.object({ mensaje: z.array(z.string()), estado: z.string(), codigo: z.string() }),
+    ),
     401: jsonResponse("No valid token", ErrorBody),
     ...errorResponses(404, 413, 429, 503),
   },
 });
 export const receiveApproval: AppRouteHandler<typeof receiveApprovalRoute> = async (c) => {
-  const upload = await tokenAndUpload(c);
-  if (!upload) return unauthorized(c);
-  const { receiver, sender, xml } = upload;
-  if (xml === null) return c.json({ mensaje: [NOT_A_FILE], estado: "Rechazado", codigo: "2" }, 400);
+  const authorized = await tokenAndUpload(c);
+  if (!authorized) return unauthorized(c);
+  const { receiver, sender, upload } = authorized;
+  if ("refused" in upload) return c.json({ mensaje: [upload.refused], estado: "Rechazado", codigo: "2" }, 400);
   try {
-    const approval = await reception.receiveApproval(c.var.db, receiver, xml, sender);
+    const approval = await reception.receiveApproval(c.var.db, receiver, upload.xml, sender);
     return c.json({ mensaje: [`Aprobación comercial de ${approval.encf} recibida.`], estado: "Recibido", codigo: "1" }, 200);
   } catch (error) {
     if (error instanceof reception.ApprovalRefused) return c.json({ mensaje: [error.message], estado: "Rechazado", codigo: "2" }, 400);
