@@ -2,10 +2,8 @@ import { DOMParser } from "@xmldom/xmldom";
 import { describe, expect, it } from "vitest";
 import * as xmldsig from "xmldsigjs";
 import { signingMaterial } from "../../src/modules/ecf/certificate";
-import { canonicalSignedInfoOf, parsedCanonicalForms, plainCanonicalForm, signXml } from "../../src/modules/ecf/signature";
-import { buildEcf } from "../../src/modules/ecf/xml";
+import { signXml } from "../../src/modules/ecf/signature";
 import { makeCertificate } from "../support/certificates";
-import { documentFor } from "../support/ecf-documents";
 import { signable } from "../support/signable";
 
 /**
@@ -45,42 +43,5 @@ describe("e-CF signature", () => {
     expect(signed.securityCode).toBe(signed.signatureValue.slice(0, 6));
     expect(await verifyIndependently(signed.xml)).toBe(true);
     expect(await verifyIndependently(signed.xml.replace("E310000000001", "E310000000002"))).toBe(false);
-  });
-
-  it("reads the canonical form of a document our builders write off its text, as xml-crypto does over the parse; anything else is parsed", async () => {
-    const declaration = '<?xml version="1.0" encoding="utf-8"?>';
-    const document = documentFor(3);
-    document.lines[0]!.name = `Tornillo 1/2" & tuerca <M6> 'inox'\tcon\nsalto`;
-    const ecf = buildEcf(document);
-    expect(ecf).toContain("&quot;");
-    const plain = [
-      ecf,
-      `${declaration}<SemillaModel><valor>abc&amp;d</valor><fecha>2026-11-28T10:00:00</fecha></SemillaModel>`,
-      `${declaration}<A><B>x &lt; y &gt; z &quot;q&quot; &apos;a&apos;</B>\n  <C>é ✓ 𝄞</C></A>`,
-    ];
-    for (const xml of plain) {
-      const parsed = parsedCanonicalForms(xml);
-      expect(plainCanonicalForm(xml)).toBe(parsed.document);
-      expect(canonicalSignedInfoOf("ZGlnZXN0")).toBe(parsed.signedInfo("ZGlnZXN0"));
-    }
-    const parsedOnly = [
-      '<?xml version="1.0" encoding="utf-8"?><SemillaModel xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><valor>v</valor></SemillaModel>',
-      `${declaration}<A><B>x\r\ny</B></A>`,
-      `${declaration}<A><B>&#x41;</B></A>`,
-      `${declaration}<A><B t="1">x</B></A>`,
-      `${declaration}<A><!-- c --><B>x</B></A>`,
-      `${declaration}<A><B>x</C></A>`,
-      `${declaration}<A><B>x</B>`,
-      `${declaration}<A/>`,
-      `${declaration} <A>x</A>`,
-      `${declaration}<A>x</A><B>y</B>`,
-      '<?xml version="1.0"?><A>x</A>',
-      "<A>x</A>",
-    ];
-    for (const xml of parsedOnly) expect(plainCanonicalForm(xml), xml).toBeNull();
-    const cert = await makeCertificate();
-    const signed = signXml(ecf, signingMaterial(cert.p12Base64, cert.password));
-    expect(await verifyIndependently(signed.xml)).toBe(true);
-    expect(await verifyIndependently(signed.xml.replace("Tornillo", "Tornilla"))).toBe(false);
   });
 });

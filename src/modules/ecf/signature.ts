@@ -90,90 +90,26 @@ export function parseUntrustedXml(xml: string): XmlDocument {
 type XmlCryptoNode = Parameters<C14nCanonicalization["process"]>[0];
 export const forXmlCrypto = (node: XmlElement | XmlDocument | ChildNode): XmlCryptoNode => node as unknown as XmlCryptoNode;
 
-/** The declaration every builder of ours writes first (xml.ts, rfce.ts, anecf.ts, receipts.ts). */
-const DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
-
-/**
- * One piece of a document as our builders write it (xml.ts `element`): a start tag without
- * attributes, an end tag, text without markup, carriage returns or control characters, or one of
- * the five entities `escapeXml` writes. Names without a prefix.
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters XML does not allow, kept out of the text.
-const PLAIN_PIECE = /<([A-Za-z_][\w.-]*)>|<\/([A-Za-z_][\w.-]*)>|[^<>&\r\0-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]+|&(?:amp|lt|gt|quot|apos);/y;
-
-/**
- * The canonical form (C14N 1.0) of a document written as our builders write it — the declaration,
- * then elements with no attributes, namespaces, comments or references but those five entities —
- * read off the text instead of parsed: for such a document C14N drops the declaration and writes
- * each text as it stands, bar `&quot;` and `&apos;`, which it writes as the characters (C14N
- * escapes only &, <, > and CR in text). xmldom's parse of an e-CF we had just written was ~3 % of
- * an E31's CPU (issue 46). Null for any other document (a seed, with its namespaces; anything
- * with a CR, a character reference or a tag that does not close), which is parsed as before.
- * test/ecf/signature.test.ts holds it to xml-crypto's canonicalization of the parsed document.
- */
-export function plainCanonicalForm(xml: string): string | null {
-  if (!xml.startsWith(DECLARATION)) return null;
-  const open: string[] = [];
-  let position = DECLARATION.length;
-  let rootClosed = false;
-  PLAIN_PIECE.lastIndex = position;
-  while (position < xml.length) {
-    const piece = PLAIN_PIECE.exec(xml);
-    if (!piece || rootClosed) return null;
-    if (piece[1] !== undefined) open.push(piece[1]);
-    else if (piece[2] !== undefined) {
-      if (open.pop() !== piece[2]) return null;
-      rootClosed = open.length === 0;
-    } else if (!open.length) return null; // text outside the root element
-    position = PLAIN_PIECE.lastIndex;
-  }
-  if (!rootClosed) return null;
-  const body = xml.slice(DECLARATION.length);
-  return body.includes("&quot;") || body.includes("&apos;") ? body.replace(/&quot;/g, '"').replace(/&apos;/g, "'") : body;
-}
-
-const signedInfoOf = (digest: string) =>
-  `<SignedInfo><CanonicalizationMethod Algorithm="${C14N}"/><SignatureMethod Algorithm="${RSA_SHA256}"/>` +
-  `<Reference URI=""><Transforms><Transform Algorithm="${ENVELOPED}"/></Transforms><DigestMethod Algorithm="${SHA256}"/>` +
-  `<DigestValue>${digest}</DigestValue></Reference></SignedInfo>`;
-
-/**
- * SignedInfo's canonical form inside Signature (its default namespace rendered on it) in a root
- * that declares no namespace: signedInfoOf with that declaration and its empty elements written
- * as start and end tags, as C14N writes them. Held to xml-crypto's by test/ecf/signature.test.ts.
- */
-export const canonicalSignedInfoOf = (digest: string) =>
-  `<SignedInfo xmlns="${DSIG}"><CanonicalizationMethod Algorithm="${C14N}"></CanonicalizationMethod><SignatureMethod Algorithm="${RSA_SHA256}"></SignatureMethod>` +
-  `<Reference URI=""><Transforms><Transform Algorithm="${ENVELOPED}"></Transform></Transforms><DigestMethod Algorithm="${SHA256}"></DigestMethod>` +
-  `<DigestValue>${digest}</DigestValue></Reference></SignedInfo>`;
-
-/** The document's and SignedInfo's canonical forms as xml-crypto writes them over xmldom's parse. */
-export function parsedCanonicalForms(xml: string): { document: string; signedInfo: (digest: string) => string } {
+export function signXml(xml: SignableXml, material: Pick<SigningMaterial, "privateKeyPem" | "privateKey" | "certificatePem">): SignedDocument {
   const root = parseXml(xml).documentElement!;
   if (root.getElementsByTagNameNS(DSIG, "Signature").length) throw new Error("The document is signed already.");
+  const digest = createHash("sha256")
+    .update(canonicalizer.process(forXmlCrypto(root), {}), "utf8")
+    .digest("base64");
+  const signedInfo =
+    `<SignedInfo><CanonicalizationMethod Algorithm="${C14N}"/><SignatureMethod Algorithm="${RSA_SHA256}"/>` +
+    `<Reference URI=""><Transforms><Transform Algorithm="${ENVELOPED}"/></Transforms><DigestMethod Algorithm="${SHA256}"/>` +
+    `<DigestValue>${digest}</DigestValue></Reference></SignedInfo>`;
   // SignedInfo is canonicalized where it will stand: inside Signature (whose default namespace it
   // inherits, rendered by C14N) inside the root, whose prefixed namespace declarations inclusive
   // C14N also renders on it (a seed's xmlns:xsi and xmlns:xsd, say).
+  const signedInfoNode = parseXml(`<Signature xmlns="${DSIG}">${signedInfo}</Signature>`).documentElement!.firstChild!;
   const inherited = Array.from(root.attributes as ArrayLike<{ name: string; value: string }>)
     .filter((attribute) => attribute.name.startsWith("xmlns:"))
     .map((attribute) => ({ prefix: attribute.name.slice(6), namespaceURI: attribute.value }));
-  return {
-    document: canonicalizer.process(forXmlCrypto(root), {}),
-    signedInfo: (digest) => {
-      const node = parseXml(`<Signature xmlns="${DSIG}">${signedInfoOf(digest)}</Signature>`).documentElement!.firstChild!;
-      return canonicalizer.process(forXmlCrypto(node), { ancestorNamespaces: inherited });
-    },
-  };
-}
-
-export function signXml(xml: SignableXml, material: Pick<SigningMaterial, "privateKeyPem" | "privateKey" | "certificatePem">): SignedDocument {
-  // A document of our builders has no namespace, so no Signature yet, and nothing for SignedInfo to inherit.
-  const plain = plainCanonicalForm(xml);
-  const canonical = plain === null ? parsedCanonicalForms(xml) : { document: plain, signedInfo: canonicalSignedInfoOf };
-  const digest = createHash("sha256").update(canonical.document, "utf8").digest("base64");
-  const signedInfo = signedInfoOf(digest);
+  const canonicalSignedInfo = canonicalizer.process(forXmlCrypto(signedInfoNode), { ancestorNamespaces: inherited });
   const signatureValue = createSign("RSA-SHA256")
-    .update(canonical.signedInfo(digest), "utf8")
+    .update(canonicalSignedInfo, "utf8")
     .sign(material.privateKey ?? material.privateKeyPem, "base64");
   const certificate = material.certificatePem.replace(/-----(BEGIN|END) CERTIFICATE-----|\s+/g, "");
   const signature = `<Signature xmlns="${DSIG}">${signedInfo}<SignatureValue>${signatureValue}</SignatureValue><KeyInfo><X509Data><X509Certificate>${certificate}</X509Certificate></X509Data></KeyInfo></Signature>`;
