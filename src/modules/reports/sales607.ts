@@ -55,7 +55,44 @@ const ZERO = new Big(0);
 const dop = inDop;
 const money = (amount: Big) => amount.toFixed(2);
 
+/** The amounts of a row, as the 607 writes them (two decimals). */
+type Amounts607 = Pick<
+  Row607,
+  "itbis_invoiced" | "itbis_withheld" | "isr_withheld" | "isc" | "other_taxes" | "legal_tip" | "cash" | "bank" | "card" | "on_credit" | "other_forms"
+>;
+
 export function row607(raw: Raw607): Row607 {
+  const amounts = (RATE_ONE.test(raw.exchange_rate) && amountsInPesos(raw)) || amountsAtRate(raw);
+  return {
+    buyer_id: raw.identification ?? "",
+    buyer_id_type: raw.identification ? (ID_TYPES[raw.identification_type ?? ""] ?? "3") : "",
+    ncf: raw.ncf,
+    modified_ncf: raw.modified_ncf ?? "",
+    // A note's is its invoice's (the statement reads it).
+    income_type: raw.income_type,
+    issue_date: raw.issue_date,
+    withholding_date: raw.withholding_date ?? "",
+    amount: raw.net_amount_dop,
+    itbis_invoiced: amounts.itbis_invoiced,
+    itbis_withheld: amounts.itbis_withheld,
+    // As the 606's: not enabled while no perception regime exists.
+    itbis_perceived: "",
+    isr_withheld: amounts.isr_withheld,
+    isr_perceived: "",
+    isc: amounts.isc,
+    other_taxes: amounts.other_taxes,
+    legal_tip: amounts.legal_tip,
+    cash: amounts.cash,
+    bank: amounts.bank,
+    card: amounts.card,
+    on_credit: amounts.on_credit,
+    gift_vouchers: "0.00",
+    barter: "0.00",
+    other_forms: amounts.other_forms,
+  };
+}
+
+function amountsAtRate(raw: Raw607): Amounts607 {
   const rate = raw.exchange_rate;
   const breakdown = raw.tax_breakdown;
   const itbis = breakdown
@@ -94,21 +131,9 @@ export function row607(raw: Raw607): Row607 {
   }
 
   return {
-    buyer_id: raw.identification ?? "",
-    buyer_id_type: raw.identification ? (ID_TYPES[raw.identification_type ?? ""] ?? "3") : "",
-    ncf: raw.ncf,
-    modified_ncf: raw.modified_ncf ?? "",
-    // A note's is its invoice's (the statement reads it).
-    income_type: raw.income_type,
-    issue_date: raw.issue_date,
-    withholding_date: raw.withholding_date ?? "",
-    amount: raw.net_amount_dop,
     itbis_invoiced: money(itbis),
     itbis_withheld: money(itbisWithheld),
-    // As the 606's: not enabled while no perception regime exists.
-    itbis_perceived: "",
     isr_withheld: money(isrWithheld),
-    isr_perceived: "",
     isc: money(isc),
     other_taxes: money(otherTaxes),
     legal_tip: money(tip),
@@ -116,9 +141,78 @@ export function row607(raw: Raw607): Row607 {
     bank: money(forms.bank),
     card: money(forms.card),
     on_credit: money(onCredit),
-    gift_vouchers: money(ZERO),
-    barter: money(ZERO),
     other_forms: money(forms.other_forms),
+  };
+}
+
+/** An exchange rate of 1 (a peso document: `coalesce(rate, 1)`, or a numeric(18, 6) 1.000000). */
+const RATE_ONE = /^1(?:\.0*)?$/;
+
+/**
+ * A non-negative amount of at most two decimals (more only as trailing zeros) and 12 integer
+ * digits (MONEY_MAX's): held exactly as a whole number of cents, sums included.
+ */
+const PLAIN_AMOUNT = /^(\d{1,12})(?:\.(\d\d?)0*)?$/;
+
+function centsOf(amount: string): number {
+  const match = PLAIN_AMOUNT.exec(amount);
+  if (!match) return Number.NaN;
+  const fraction = match[2];
+  return Number(match[1]) * 100 + (fraction === undefined ? 0 : fraction.length === 1 ? Number(fraction) * 10 : Number(fraction));
+}
+
+const text = (cents: number) => {
+  const units = Math.floor(cents / 100);
+  const rest = cents - units * 100;
+  return `${units}.${rest < 10 ? "0" : ""}${rest}`;
+};
+
+/**
+ * amountsAtRate's figures for a document in pesos, in whole cents instead of big.js (its ~30 Big
+ * operations a row were the largest part of the 607's own work, issue 46): at a rate of 1 each
+ * conversion to DOP rounds an amount that has two decimals already, so sums of exact cents give
+ * the same figures to the cent. Null when an amount is not of that form (more decimals, negative,
+ * larger): the row then takes amountsAtRate.
+ */
+function amountsInPesos(raw: Raw607): Amounts607 | null {
+  const breakdown = raw.tax_breakdown;
+  let itbis = 0;
+  let isc = 0;
+  let otherTaxes = 0;
+  let tip = 0;
+  if (breakdown) {
+    for (const entry of breakdown.itbis) itbis += centsOf(entry.amount);
+    isc = centsOf(breakdown.isc_specific) + centsOf(breakdown.isc_ad_valorem);
+    otherTaxes = centsOf(breakdown.other_additional);
+    tip = centsOf(breakdown.propina);
+  }
+  const reported = raw.withholding_date !== null;
+  const itbisWithheld = reported ? centsOf(raw.itbis_withheld) : 0;
+  const isrWithheld = reported ? centsOf(raw.isr_withheld) : 0;
+  const forms = { cash: 0, bank: 0, card: 0, other_forms: 0 };
+  let onCredit = 0;
+  if (raw.kind === "invoice") {
+    if (raw.payments) for (const method in raw.payments) forms[FORM_OF_METHOD[method] ?? "other_forms"] += centsOf(raw.payments[method]!);
+    onCredit = centsOf(raw.total_amount_dop) - forms.cash - forms.bank - forms.card - forms.other_forms - itbisWithheld - isrWithheld;
+    if (onCredit < 0) onCredit = 0;
+  } else if (raw.kind === "debit") {
+    onCredit = centsOf(raw.total_amount_dop);
+  }
+  const all = [itbis, isc, otherTaxes, tip, itbisWithheld, isrWithheld, forms.cash, forms.bank, forms.card, forms.other_forms, onCredit];
+  // NaN (an amount not plain) fails both; so would a sum past 2^53 cents, which 12-digit amounts cannot reach.
+  if (!all.every(Number.isSafeInteger)) return null;
+  return {
+    itbis_invoiced: text(itbis),
+    itbis_withheld: text(itbisWithheld),
+    isr_withheld: text(isrWithheld),
+    isc: text(isc),
+    other_taxes: text(otherTaxes),
+    legal_tip: text(tip),
+    cash: text(forms.cash),
+    bank: text(forms.bank),
+    card: text(forms.card),
+    on_credit: text(onCredit),
+    other_forms: text(forms.other_forms),
   };
 }
 
