@@ -35,6 +35,7 @@ export default defineConfig({
                 TEST_OWNER_DATABASE_URL: inject("ownerDatabaseUrl"),
                 DB_SET_ROLE: inject("dbSetRole"),
                 DB_WS_PROXY: inject("dbWsProxy"),
+                DB_HTTP_ENDPOINT: inject("dbHttpEndpoint"),
                 UPSTASH_REDIS_REST_URL: inject("upstashUrl"),
                 UPSTASH_REDIS_REST_TOKEN: inject("upstashToken"),
                 TEST_DATABASE_KIND: inject("databaseKind"),
@@ -67,6 +68,7 @@ export default defineConfig({
                 // Reliability suites (test/security): fault injection, and `npm run soak` sizes.
                 TEST_CONTROL_URL: inject("testControlUrl"),
                 TEST_FAULT_WS_PROXY: inject("faultWsProxy"),
+                TEST_FAULT_HTTP_ENDPOINT: inject("faultHttpEndpoint"),
                 TEST_BLACKHOLE_DATABASE_URL: inject("blackholeDatabaseUrl"),
                 TEST_FAULT_UPSTASH_URL: inject("faultUpstashUrl"),
                 TEST_FAULT_UPSTASH_TOKEN: inject("faultUpstashToken"),

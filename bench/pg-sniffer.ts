@@ -12,9 +12,11 @@ import net from "node:net";
  */
 export interface Statement {
   rt: number;
-  kind: "simple" | "extended";
+  /** `http`: a read's batch posted to the SQL-over-HTTP endpoint (bench/run.ts), its statements in `batch`. */
+  kind: "simple" | "extended" | "http";
   text: string;
   params: (string | null)[];
+  batch?: { text: string; params: unknown[] }[];
 }
 
 export interface ConnectionRecord {

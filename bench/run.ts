@@ -44,6 +44,7 @@ import { type FakeDgii, startFakeDgii } from "../scripts/fake-dgii";
 import { cliOptions } from "../scripts/lib/args";
 import { makeCertificate } from "../scripts/lib/certificates";
 import { APP_ROLE, createTestDatabase, type DatabaseTarget, freePort, ROOT } from "../scripts/lib/database";
+import { type SqlHttp, startSqlHttp } from "../scripts/lib/sql-http";
 import { startWsRelay, type WsRelay } from "../scripts/lib/ws-relay";
 import { splitStatements } from "../src/db/inline";
 import { normalizeIdentification } from "../src/lib/identification";
@@ -119,6 +120,8 @@ interface Stack {
   database: DatabaseTarget & { pgbench: { host: string; port: number; user: string; db: string } | null };
   sniffer: Sniffer;
   relay: WsRelay;
+  /** Neon's SQL-over-HTTP endpoint's stand-in (reads' batches, db/http.ts): each POST one round trip. */
+  sqlHttp: SqlHttp;
   pooler: Pooler | null;
   wrangler: ChildProcess | null;
   /** `--compare`'s other checkout, the E31's Worker without queue consumers. */
@@ -223,6 +226,8 @@ async function stopAll(): Promise<void> {
   }
   stack.wrangler = null;
   await stack.relay?.close().catch(() => undefined);
+  await stack.sqlHttp?.close().catch(() => undefined);
+  stack.sqlHttp = undefined;
   await stack.fakeDgii?.close().catch(() => undefined);
   await stack.sniffer?.close().catch(() => undefined);
   await stack.pooler?.stop().catch(() => undefined);
@@ -401,6 +406,8 @@ type RoundTripResult = RoundTrips & { afterResponseRoundTrips: number; statement
 function summarize(text: string): string {
   const t = text.replace(/\s+/g, " ").trim();
   const short = (x: string) => (x.length > 90 ? `${x.slice(0, 90)}…` : x);
+  // A read's batch over HTTP (its statements joined by measureRoundTrips): labelled as the WebSocket's opening is.
+  if (/^HTTP /.test(t)) return `one HTTP request: ${summarize(`BEGIN;\n${text.slice(5)}`).replace(/^BEGIN\+/, "")}`;
   if (/^BEGIN/.test(t)) {
     // BEGIN, the tenant, the context query, and the handler's first statements sent with them
     // (RequestTransaction.openLater), each a statement of one simple-query message.
@@ -425,6 +432,7 @@ async function measureRoundTrips(port: number, host: string, token: string, scen
     method = req.method;
     sniffer.reset();
     relay.resetStats();
+    stack.sqlHttp!.resetStats();
     const res = await send(port, host, token, req);
     statuses[res.status] = (statuses[res.status] ?? 0) + 1;
     // The pool is ended after the response (waitUntil): wait for its connection to close.
@@ -432,6 +440,16 @@ async function measureRoundTrips(port: number, host: string, token: string, scen
     const conns = sniffer.connections();
     // The request's own connection is the one that read the request context (auth); the e-CF
     // consumer's (a previous request's send, after its response) never does.
+    // A read's batch over HTTP is one round trip, its statements one transaction (db/http.ts).
+    for (const batch of stack.sqlHttp!.stats().statements)
+      conns.push({
+        id: 0,
+        setupRoundTrips: 0,
+        roundTrips: 1,
+        terminated: true,
+        closed: true,
+        statements: [{ rt: 1, kind: "http", text: `HTTP ${batch.map((b) => b.text).join(";\n")}`, params: [], batch }],
+      });
     const own = scenario.requestConnectionOnly ? conns.filter((c) => c.statements.some((st) => /request_context\(/.test(st.text))) : [...conns];
     if (i >= 2) perRequest.push({ conns: own, relay: relay.stats().roundTrips, method });
   }
@@ -571,10 +589,30 @@ async function parameterTypes(ownerUrl: string, text: string): Promise<string[]>
   }
 }
 
+/** A statement with its parameters inlined as typed literals, on one line. */
+async function inlined(ownerUrl: string, text: string, params: (string | null)[]): Promise<string> {
+  const types = params.length ? await parameterTypes(ownerUrl, text) : [];
+  return text
+    .replace(/--[^\n]*(\n|$)/g, "\n")
+    .replace(/\$(\d+)/g, (_, n: string) => {
+      const value = params[Number(n) - 1];
+      return value === null || value === undefined ? "NULL" : `${quote(value)}::${types[Number(n) - 1]}`;
+    })
+    .replace(/\s*\n\s*/g, " ")
+    .trim();
+}
+
 /** A pgbench script issuing the statements, each round trip one pgbench command. */
 async function pgbenchScript(ownerUrl: string, statements: Statement[]): Promise<string> {
   const lines: string[] = [];
   for (const st of statements) {
+    if (st.kind === "http") {
+      // One HTTP batch, one transaction: its statements with their values inlined, sent together.
+      const parts: string[] = [];
+      for (const b of st.batch ?? []) parts.push(await inlined(ownerUrl, b.text, b.params as (string | null)[]));
+      lines.push(`${["BEGIN", ...parts].join(" \\; ")};`, "COMMIT;");
+      continue;
+    }
     if (st.kind === "simple") {
       // One message, one round trip: its statements joined with \; so pgbench sends them together.
       const parts = splitStatements(st.text).map((p) => p.replace(/--[^\n]*(\n|$)/g, "\n"));
@@ -751,6 +789,9 @@ async function main() {
   // pooler), so that its protocol parsing costs nothing to the figures.
   stack.sniffer = await startSniffer(backend);
   stack.relay = await startWsRelay();
+  // Its connections skip the sniffer: each of its POSTs is counted as one round trip (measureRoundTrips).
+  stack.sqlHttp = await startSqlHttp();
+  stack.sqlHttp.setRoute((address) => (address.endsWith(`:${stack.sniffer!.port}`) ? `${backend.host}:${backend.port}` : address));
   const bypassSniffer = (on: boolean) =>
     stack.relay!.setRoute(on ? (address) => (address.endsWith(`:${stack.sniffer!.port}`) ? `${backend.host}:${backend.port}` : address) : null);
   const app = new URL(stack.database.appUrl);
@@ -765,6 +806,7 @@ async function main() {
       DATABASE_URL: app.toString(),
       DB_SET_ROLE: stack.database.setRole,
       DB_WS_PROXY: stack.relay.url,
+      DB_HTTP_ENDPOINT: stack.sqlHttp.url,
       JWT_SECRET: jwtSecret,
       // The limiter is not what is measured: limits far above what the bench sends.
       RATE_LIMIT_AUTHENTICATED_PER_MINUTE: "100000000",
@@ -818,6 +860,7 @@ async function main() {
 
   // Sanity: the Worker talks to our database through our relays.
   stack.sniffer.reset();
+  stack.sqlHttp.resetStats();
   const probe = await send(
     port,
     host,
@@ -826,7 +869,7 @@ async function main() {
       .find((s) => s.key === "invoices_list")!
       .make(),
   );
-  if (probe.status !== 200 || stack.sniffer.connections().length === 0) {
+  if (probe.status !== 200 || stack.sniffer.connections().length + stack.sqlHttp.stats().requests === 0) {
     throw new Error(`the Worker does not reach the bench database (status ${probe.status}: ${probe.body.slice(0, 300)})`);
   }
 
@@ -991,12 +1034,14 @@ async function main() {
   console.log(`latency with ${RTT_MS} ms added RTT …`);
   const rtt: Record<string, { p50: number; errors: number }> = {};
   stack.relay.setDelayMs(RTT_MS / 2);
+  stack.sqlHttp.setDelayMs(RTT_MS / 2);
   for (const scenario of list.filter((s) => THROUGHPUT.includes(s.key))) {
     await drive(target, host, seeded.token, scenario, 1, 1);
     const load = await drive(target, host, seeded.token, scenario, 1, Math.min(DURATION, 5));
     rtt[scenario.key] = { p50: load.p50, errors: load.errors };
   }
   stack.relay.setDelayMs(0);
+  stack.sqlHttp.setDelayMs(0);
   bypassSniffer(false);
 
   console.log("pgbench …");

@@ -23,6 +23,7 @@ import { type DatabaseTarget, freePort, portAnswers, ROOT, runMigrations, startE
 import { seedDemoData } from "./lib/demo-data";
 import { DEV_DATA_DIR, DEV_STATE_FILE } from "./lib/local-database";
 import { localAuthority, localEncryptionKey, localJwtSecret } from "./lib/secrets";
+import { type SqlHttp, startSqlHttp } from "./lib/sql-http";
 import { inOwnerTransaction } from "./lib/tenants";
 import { startUpstashRelay, type UpstashRelay } from "./lib/upstash-relay";
 import { startWsRelay, type WsRelay } from "./lib/ws-relay";
@@ -219,6 +220,7 @@ export const CONFIGURATION_VARIABLES = [
   "DATABASE_URL",
   "DB_SET_ROLE",
   "DB_WS_PROXY",
+  "DB_HTTP_ENDPOINT",
   "JWT_SECRET",
   "ACCESS_TOKEN_TTL_DAYS",
   "UPSTASH_REDIS_REST_URL",
@@ -293,6 +295,7 @@ export const WRANGLER_DEV_ENV = { CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "true",
 async function main() {
   const database = await openDatabase();
   const wsRelay: WsRelay = await startWsRelay();
+  const sqlHttp: SqlHttp = await startSqlHttp();
   const upstash: UpstashRelay | null = (await portAnswers("127.0.0.1", 6379)) ? await startUpstashRelay() : null;
   // DGII's e-CF services: the local stand-in unless this shell points at real ones.
   // Its certification authority stands in for INDOTEL's accredited ones: the stand-in's other
@@ -314,6 +317,7 @@ async function main() {
         DATABASE_URL: database.appUrl,
         DB_SET_ROLE: database.setRole,
         DB_WS_PROXY: wsRelay.url,
+        DB_HTTP_ENDPOINT: sqlHttp.url,
         JWT_SECRET: jwtSecret,
         UPSTASH_REDIS_REST_URL: upstash?.url,
         UPSTASH_REDIS_REST_TOKEN: upstash?.token,
@@ -357,6 +361,7 @@ async function main() {
     fs.rmSync(varsFile, { force: true });
     await upstash?.close().catch(() => undefined);
     await wsRelay.close().catch(() => undefined);
+    await sqlHttp.close().catch(() => undefined);
     await fakeDgii?.close().catch(() => undefined);
     await database.stop().catch(() => undefined);
     fs.rmSync(DEV_STATE_FILE, { force: true });

@@ -9,6 +9,11 @@ export interface Env {
   DB_SET_ROLE?: string;
   /** Local only: `host:port` of the WebSocket-to-TCP relay standing in for Neon's proxy. */
   DB_WS_PROXY?: string;
+  /**
+   * Neon's SQL-over-HTTP endpoint, for reads sent as one batch (db/http.ts): unset, derived from a
+   * Neon DATABASE_URL's host (none for another host); locally the Node stand-in's URL; `off`, never.
+   */
+  DB_HTTP_ENDPOINT?: string;
   /** HS256 key for access tokens. Secret. */
   JWT_SECRET: string;
   ACCESS_TOKEN_TTL_DAYS?: string;
@@ -68,6 +73,7 @@ const schema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// connection string" }),
   DB_SET_ROLE: z.preprocess(blankIsUnset, z.string().regex(ROLE_NAME, "must be a plain role name").optional()),
   DB_WS_PROXY: optionalText,
+  DB_HTTP_ENDPOINT: z.preprocess(blankIsUnset, z.union([z.literal("off"), z.url({ protocol: /^https?$/ })]).optional()),
   JWT_SECRET: z.string({ error: "is required" }).min(32, "must be at least 32 characters"),
   ACCESS_TOKEN_TTL_DAYS: count(30),
   UPSTASH_REDIS_REST_URL: optionalUrl,

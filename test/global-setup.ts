@@ -3,6 +3,7 @@ import { startFakeDgii } from "../scripts/fake-dgii";
 import { startFakeProviders } from "../scripts/fake-providers";
 import { makeAuthority } from "../scripts/lib/certificates";
 import { createTestDatabase, portAnswers } from "../scripts/lib/database";
+import { startSqlHttp } from "../scripts/lib/sql-http";
 import { startTestControl } from "../scripts/lib/test-control";
 import { startUpstashRelay } from "../scripts/lib/upstash-relay";
 import { startWsRelay } from "../scripts/lib/ws-relay";
@@ -14,6 +15,8 @@ declare module "vitest" {
     ownerDatabaseUrl: string;
     dbSetRole: string;
     dbWsProxy: string;
+    /** The local stand-in for Neon's SQL-over-HTTP endpoint (scripts/lib/sql-http.ts): reads' batches. */
+    dbHttpEndpoint: string;
     upstashUrl: string;
     upstashToken: string;
     databaseKind: string;
@@ -27,6 +30,8 @@ declare module "vitest" {
     testControlUrl: string;
     /** A second WebSocket relay to the same Postgres, whose connections the control server cuts. */
     faultWsProxy: string;
+    /** A second SQL-over-HTTP endpoint, whose answers the control server can fail (POST /db/http-fault). */
+    faultHttpEndpoint: string;
     /** A Postgres URL whose port accepts TCP and never answers. */
     blackholeDatabaseUrl: string;
     /** A second Upstash relay (same Redis) that the control server stops and restarts. */
@@ -45,6 +50,7 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   const database = await createTestDatabase();
   const relay = await startWsRelay();
+  const sqlHttp = await startSqlHttp();
   const fileServer = await startFileServer();
   const fakeProviders = await startFakeProviders();
   const authority = await makeAuthority();
@@ -60,6 +66,7 @@ export default async function setup(project: TestProject) {
   project.provide("ownerDatabaseUrl", database.ownerUrl);
   project.provide("dbSetRole", database.setRole ?? "");
   project.provide("dbWsProxy", relay.url);
+  project.provide("dbHttpEndpoint", sqlHttp.url);
   project.provide("upstashUrl", upstash?.url ?? "");
   project.provide("upstashToken", upstash?.token ?? "");
   project.provide("databaseKind", database.kind);
@@ -68,6 +75,7 @@ export default async function setup(project: TestProject) {
   project.provide("fakeDgiiUrl", fakeDgii.url);
   project.provide("testControlUrl", control.url);
   project.provide("faultWsProxy", control.faultWsProxy);
+  project.provide("faultHttpEndpoint", control.faultHttpEndpoint);
   project.provide("blackholeDatabaseUrl", control.blackholeUrl);
   project.provide("faultUpstashUrl", control.faultUpstashUrl);
   project.provide("faultUpstashToken", control.faultUpstashToken);
@@ -77,6 +85,7 @@ export default async function setup(project: TestProject) {
     await control.close();
     await upstash?.close();
     await relay.close();
+    await sqlHttp.close();
     await fileServer.close();
     await fakeProviders.close();
     await fakeDgii.close();

@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import net from "node:net";
+import { type SqlHttp, startSqlHttp } from "./sql-http";
 import { startUpstashRelay, type UpstashRelay } from "./upstash-relay";
 import { startWsRelay, type WsRelay } from "./ws-relay";
 
@@ -16,6 +17,9 @@ import { startWsRelay, type WsRelay } from "./ws-relay";
  *   POST /db/cut?after_ms=N   cut every connection of the FAULT relay (now, or N ms later)
  *   POST /db/delay?ms=N       one-way delay of the fault relay
  *   GET  /db/stats            {connections, roundTrips} of the fault relay
+ *   POST /db/http-fault?status=N&body=TEXT   the FAULT SQL-over-HTTP endpoint answers every request so (no status: normally again)
+ *   GET  /db/http-stats       {requests, statements} of the fault SQL-over-HTTP endpoint
+ *   POST /db/http-stats/reset start counting again
  *   POST /soak/record         append a JSON record (cases tried, failures, invariants) to the run
  *   GET  /soak/records        the records so far
  *
@@ -29,6 +33,8 @@ import { startWsRelay, type WsRelay } from "./ws-relay";
 export interface TestControl {
   url: string;
   faultWsProxy: string;
+  /** A second SQL-over-HTTP endpoint (scripts/lib/sql-http.ts) to the same Postgres, whose answers can be failed. */
+  faultHttpEndpoint: string;
   /** "" when no Redis answers. */
   faultUpstashUrl: string;
   faultUpstashToken: string;
@@ -52,6 +58,7 @@ export async function startTestControl(options: { redisAvailable: boolean; recor
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
   const faultRelay: WsRelay = await startWsRelay();
+  const faultHttp: SqlHttp = await startSqlHttp();
   const records: unknown[] = [];
 
   const held = new Set<net.Socket>();
@@ -119,6 +126,16 @@ export async function startTestControl(options: { redisAvailable: boolean; recor
         return send(200, { ok: true });
       }
       if (route === "GET /db/stats") return send(200, faultRelay.stats());
+      if (route === "POST /db/http-fault") {
+        const status = url.searchParams.get("status");
+        faultHttp.setFault(status ? { status: Number(status), body: url.searchParams.get("body") ?? "" } : null);
+        return send(200, { fault: status });
+      }
+      if (route === "GET /db/http-stats") return send(200, faultHttp.stats());
+      if (route === "POST /db/http-stats/reset") {
+        faultHttp.resetStats();
+        return send(200, { reset: true });
+      }
       if (route === "POST /soak/record") {
         const record = JSON.parse(Buffer.concat(chunks).toString("utf8"));
         records.push(record);
@@ -137,6 +154,7 @@ export async function startTestControl(options: { redisAvailable: boolean; recor
   return {
     url: `http://127.0.0.1:${port}`,
     faultWsProxy: faultRelay.url,
+    faultHttpEndpoint: faultHttp.url,
     faultUpstashUrl: first?.url ?? "",
     faultUpstashToken: first?.token ?? "",
     blackholeUrl: `postgres://sucursal_app@127.0.0.1:${blackholePort}/sucursal`,
@@ -147,6 +165,7 @@ export async function startTestControl(options: { redisAvailable: boolean; recor
       for (const socket of held) socket.destroy();
       await new Promise<void>((resolve) => blackhole.close(() => resolve()));
       await faultRelay.close();
+      await faultHttp.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

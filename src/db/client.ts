@@ -4,6 +4,7 @@ import { drizzle } from "drizzle-orm/neon-serverless";
 import { type PgDatabase, PgDialect, type PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { config, type Env } from "../env";
 import { log } from "../lib/log";
+import { type HttpStatement, HttpStatementError, httpParams, sendBatch } from "./http";
 import { inlineStatement, NotInlinable } from "./inline";
 import { setLocalRole } from "./transaction";
 
@@ -142,14 +143,27 @@ class TransactionConnection {
 }
 
 /**
- * A transaction bound to one connection. `begin` may carry extra statements to send in the same
- * round trip as BEGIN (the request context query); their last result set is returned.
+ * A read's opening batch over Neon's SQL-over-HTTP endpoint (db/http.ts) instead of the WebSocket:
+ * `onLateStatement` is told when a statement comes after it (the route then needs the WebSocket).
+ */
+export interface HttpRead {
+  endpoint: string;
+  connectionString: string;
+  onLateStatement?: () => void;
+}
+
+/**
+ * A transaction bound to one connection, connected at its first use (a read sent over HTTP never
+ * connects). `begin` may carry extra statements to send in the same round trip as BEGIN (the
+ * request context query); their last result set is returned.
  */
 export class RequestTransaction {
   readonly db: Database;
   private state: "idle" | "open" | "done" = "idle";
   /** The connection's socket has ended (closed by us, cut, or failed). */
   private ended = false;
+  private connecting: Promise<void> | null = null;
+  private connectFailed = false;
 
   constructor(
     readonly client: Client,
@@ -176,7 +190,7 @@ export class RequestTransaction {
    * relay that stopped answering. Never throws.
    */
   async close(): Promise<void> {
-    if (this.ended) return;
+    if (this.ended || !this.connecting || this.connectFailed) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const ended = this.client.end().catch(() => undefined);
     await Promise.race([ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS)))]);
@@ -186,11 +200,22 @@ export class RequestTransaction {
   /** The connection closed or failed while the transaction was open (not a statement's own error). */
   connectionLost = false;
 
+  /** Connects the client once; a failure to connect is a lost connection (503). */
+  connect(): Promise<void> {
+    this.connecting ??= this.client.connect().catch((error: unknown) => {
+      this.connectFailed = true;
+      this.connectionLost = true;
+      throw error;
+    });
+    return this.connecting;
+  }
+
   get isOpen(): boolean {
     return this.state === "open";
   }
 
   async begin(tenantId: number | null, alsoRun?: string): Promise<Record<string, unknown>[]> {
+    await this.connect();
     const text = [...beginStatements(this.env, tenantId), ...(alsoRun ? [alsoRun] : [])].join("; ");
     const result = (await this.client.query(text)) as unknown;
     this.state = "open";
@@ -201,6 +226,14 @@ export class RequestTransaction {
 
   /** BEGIN and what goes with it, not sent yet: it leaves with the first statements (openLater). */
   private opening: { statements: string[]; verify?: VerifyOpening } | null = null;
+  /** The opening's statements and check, kept to open the transaction again after an HTTP read (reopen). */
+  private reopenWith: { statements: string[]; verify?: VerifyOpening } | null = null;
+  private http: HttpRead | null = null;
+  /** The opening batch went over HTTP and is committed: a later statement needs a WebSocket transaction. */
+  private httpDone = false;
+  private reopening: Promise<void> | null = null;
+  /** What the context's second check refused (reopen), for `confirm` to throw. */
+  private refusedLater: unknown = null;
   private queued: Queued[] = [];
   /** The opening's batch, sent and not yet answered or verified: later statements wait for it. */
   private sent: Promise<void> | null = null;
@@ -214,10 +247,15 @@ export class RequestTransaction {
    * is rolled back (databaseSession, for an error answer). `confirm()` sends the opening alone
    * when no statement took it. A statement that cannot be inlined (a Date, a buffer, an array)
    * goes the usual way, after the opening.
+   * With `http` (a read, http/database.ts httpRead) the batch is one HTTP transaction instead
+   * (sendOverHttp): no connection is made, and nothing is left to commit; a statement issued after
+   * it opens a transaction on the WebSocket, context checked again (reopen).
    */
-  openLater(tenantId: number | null, alsoRun?: string, verify?: VerifyOpening): void {
+  openLater(tenantId: number | null, alsoRun?: string, verify?: VerifyOpening, http?: HttpRead | null): void {
     if (this.state !== "idle") throw new Error("the request transaction is already open");
     this.opening = { statements: [...beginStatements(this.env, tenantId), ...(alsoRun ? [alsoRun] : [])], verify };
+    this.reopenWith = this.opening;
+    this.http = http ?? null;
     this.state = "open";
   }
 
@@ -225,6 +263,7 @@ export class RequestTransaction {
   async confirm(): Promise<void> {
     if (this.opening) this.flush();
     await this.sent;
+    if (this.refusedLater) throw this.refusedLater;
   }
 
   /** A statement of the transaction (drizzle's, through TransactionConnection). */
@@ -236,7 +275,32 @@ export class RequestTransaction {
       });
     }
     if (this.sent) await this.sent;
+    if (this.httpDone) await this.reopenOnce();
     return this.client.query(config as never, values as never);
+  }
+
+  private reopenOnce(): Promise<void> {
+    this.reopening ??= this.reopen();
+    return this.reopening;
+  }
+
+  /**
+   * A statement after a read's HTTP batch: that transaction is committed, so this one runs in a new
+   * transaction on the WebSocket, opened as the first was (BEGIN, the tenant, the context query)
+   * and its context checked again before the statement runs.
+   */
+  private async reopen(): Promise<void> {
+    this.http?.onLateStatement?.();
+    const opening = this.reopenWith!;
+    await this.connect();
+    const result = (await this.client.query(opening.statements.join("; "))) as unknown as { rows: Record<string, unknown>[] }[];
+    this.httpDone = false;
+    try {
+      opening.verify?.(result[result.length - 1]!.rows);
+    } catch (error) {
+      this.refusedLater = error;
+      throw error;
+    }
   }
 
   private flush(): void {
@@ -245,13 +309,53 @@ export class RequestTransaction {
     this.opening = null;
     const batch = this.queued;
     this.queued = [];
-    const sent = this.sendOpening(opening, batch);
+    const sent = this.http && batch.length ? this.sendOverHttp(this.http, opening, batch) : this.sendOpening(opening, batch);
     // Settled for the callers in the batch by sendOpening; later callers await `sent` and get its error.
     sent.catch(() => undefined);
     this.sent = sent;
   }
 
+  /**
+   * The opening and the batch as one HTTP transaction (db/http.ts), parameters as parameters: the
+   * tenant and role, the context query, the statements. A statement that fails there sends the
+   * whole over the WebSocket instead (sendOpening), which judges the context first, as always; an
+   * endpoint that cannot answer is a lost connection (503).
+   */
+  private async sendOverHttp(http: HttpRead, opening: { statements: string[]; verify?: VerifyOpening }, batch: Queued[]): Promise<void> {
+    const params = batch.map((q) => httpParams(q.values ?? []));
+    if (params.some((p) => p === null)) return this.sendOpening(opening, batch);
+    // BEGIN and standard_conforming_strings (for inlined literals) have no place in an HTTP batch.
+    const statements: HttpStatement[] = [
+      ...opening.statements.slice(2).map((query) => ({ query, params: [] })),
+      ...batch.map((q, i) => ({ query: q.config.text, params: params[i]! })),
+    ];
+    let results: RawResult[];
+    try {
+      results = (await sendBatch(http.endpoint, http.connectionString, statements)) as RawResult[];
+    } catch (error) {
+      if (error instanceof HttpStatementError) return this.sendOpening(opening, batch);
+      this.connectionLost = true;
+      for (const q of batch) q.reject(error);
+      throw error;
+    }
+    this.httpDone = true;
+    const contextAt = opening.statements.length - 3;
+    try {
+      if (opening.verify) opening.verify(shaped(results[contextAt]!, {}).rows as Record<string, unknown>[]);
+    } catch (error) {
+      for (const q of batch) q.reject(error);
+      throw error;
+    }
+    for (const [i, q] of batch.entries()) q.resolve(shaped(results[contextAt + 1 + i]!, q.config));
+  }
+
   private async sendOpening(opening: { statements: string[]; verify?: VerifyOpening }, batch: Queued[]): Promise<void> {
+    try {
+      await this.connect();
+    } catch (error) {
+      for (const q of batch) q.reject(error);
+      throw error;
+    }
     let inlined: string[] | null = null;
     try {
       inlined = batch.map((q) => inlineStatement(q.config.text, q.values ?? []));
@@ -320,6 +424,9 @@ export class RequestTransaction {
       return;
     }
     if (this.sent) await this.sent;
+    // A read's HTTP batch committed where it ran; deferred statements need a transaction of their own.
+    if (this.httpDone && !this.deferred.length) return;
+    if (this.httpDone) await this.reopenOnce();
     const deferred = this.deferred;
     this.deferred = [];
     if (!deferred.length) {
@@ -349,6 +456,9 @@ export class RequestTransaction {
       return;
     }
     await this.sent?.catch(() => undefined);
+    await this.reopening?.catch(() => undefined);
+    // Nothing open on the connection: an HTTP read (committed there), or a connection never made.
+    if (this.httpDone || !this.connecting || this.connectFailed) return;
     await this.client.query("ROLLBACK");
   }
 }
@@ -361,9 +471,7 @@ const inlineDialect = new PgDialect();
  * the request middleware alike.
  */
 export async function withTenantTransaction<T>(env: Env, tenantId: number | null, work: (db: Database) => Promise<T>, connectionString?: string): Promise<T> {
-  const client = createClient(env, connectionString);
-  await client.connect();
-  const tx = new RequestTransaction(client, env);
+  const tx = new RequestTransaction(createClient(env, connectionString), env);
   try {
     await tx.begin(tenantId);
     const result = await work(tx.db);

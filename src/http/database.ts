@@ -1,7 +1,10 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { createClient, type Database, RequestTransaction, type VerifyOpening } from "../db/client";
+import { routePath } from "hono/route";
+import { createClient, type Database, type HttpRead, RequestTransaction, type VerifyOpening } from "../db/client";
 import { errorLogFields } from "../db/errors";
+import { httpEndpoint } from "../db/http";
+import { config } from "../env";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 import type { AppEnv } from "./context";
@@ -65,21 +68,24 @@ export const databaseSession = createMiddleware<AppEnv>(async (c, next) => {
   }
 });
 
-/** The request's connection, opened now (once): a caller may start it while it looks something up. */
+/**
+ * The request's connection, opened now (once): a caller may start it while it looks something up.
+ * Not for a read that may go over HTTP (httpRead): it may need no connection at all.
+ */
 export async function connectRequestTransaction(c: Context<AppEnv>): Promise<void> {
-  await requestTransaction(c);
+  const tx = await requestTransaction(c);
+  if (httpRead(c)) return;
+  try {
+    await tx.connect();
+  } catch (error) {
+    throw unavailable(error, c.get("requestId"));
+  }
 }
 
 async function requestTransaction(c: Context<AppEnv>): Promise<RequestTransaction> {
   let tx = c.get("tx");
   if (tx) return tx;
-  const client = createClient(c.env);
-  try {
-    await client.connect();
-    tx = new RequestTransaction(client, c.env);
-  } catch (error) {
-    throw unavailable(error, c.get("requestId"));
-  }
+  tx = new RequestTransaction(createClient(c.env), c.env);
   c.set("tx", tx);
   return tx;
 }
@@ -94,6 +100,7 @@ async function requestTransaction(c: Context<AppEnv>): Promise<RequestTransactio
 export async function queryWithoutTenant<T extends Record<string, unknown>>(c: Context<AppEnv>, text: string): Promise<T[]> {
   const tx = await requestTransaction(c);
   try {
+    await tx.connect();
     const result = await tx.client.query(text);
     return result.rows as T[];
   } catch (error) {
@@ -120,8 +127,29 @@ export async function beginTenantTransaction(c: Context<AppEnv>, alsoRun?: strin
  */
 export async function openTenantTransactionLater(c: Context<AppEnv>, alsoRun?: string, verify?: VerifyOpening): Promise<RequestTransaction> {
   const tx = await requestTransaction(c);
-  tx.openLater(c.get("tenant").id, alsoRun, verify);
+  tx.openLater(c.get("tenant").id, alsoRun, verify, httpRead(c));
   return tx;
+}
+
+/**
+ * Routes (endpoint, method and path) of this isolate that issued a statement after their opening
+ * batch (a statement depending on another's result, a report's cursor): they read over the WebSocket.
+ */
+const needsSocket = new Set<string>();
+
+/**
+ * A read (GET/HEAD) sends its opening batch over Neon's HTTP endpoint when there is one (db/http.ts):
+ * one fetch, no connection, no startup exchange. A route that issued a later statement here once
+ * reads over the WebSocket from then on (that statement itself ran in a transaction opened again,
+ * its context checked again: RequestTransaction.reopen). Writes always take the WebSocket.
+ */
+function httpRead(c: Context<AppEnv>): HttpRead | null {
+  if (!READ_ONLY.has(c.req.method)) return null;
+  const endpoint = httpEndpoint(c.env);
+  if (!endpoint) return null;
+  const route = `${endpoint} ${c.req.method} ${routePath(c, -1)}`;
+  if (needsSocket.has(route)) return null;
+  return { endpoint, connectionString: config(c.env).DATABASE_URL, onLateStatement: () => needsSocket.add(route) };
 }
 
 /**

@@ -17,6 +17,7 @@ import { receiverKey } from "../webhooks/helpers";
 export const securityEnv = env as typeof env & {
   TEST_CONTROL_URL: string;
   TEST_FAULT_WS_PROXY: string;
+  TEST_FAULT_HTTP_ENDPOINT: string;
   TEST_BLACKHOLE_DATABASE_URL: string;
   TEST_FAULT_UPSTASH_URL: string;
   TEST_FAULT_UPSTASH_TOKEN: string;

@@ -19,8 +19,9 @@ import { storedEvents } from "./helpers";
 async function transaction(options: { before?: string; connectionString?: string; env?: Env } = {}) {
   const txEnv = options.env ?? env;
   const client = createClient(txEnv, options.connectionString);
-  await client.connect();
+  // The transaction connects its client (once), as a request's does.
   const tx = new RequestTransaction(client, txEnv);
+  await tx.connect();
   if (options.before) await client.query(options.before);
   await tx.begin(null);
   return {

@@ -1,0 +1,153 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { RequestTransaction } from "../../src/db/client";
+import { appCall, control, NO_LIMIT, securityEnv } from "../security/world";
+import { asOwner, seedTenant, seedUser, sql } from "../support/seed";
+import { createProduct } from "../support/stock";
+
+/**
+ * A read whose statements all leave in its opening batch is sent over Neon's SQL-over-HTTP protocol
+ * (db/http.ts): one fetch, one transaction at the endpoint. These tests send it to the fault
+ * endpoint of the test control server (scripts/lib/sql-http.ts), whose requests they count, and
+ * hold its answers to those of the same read over the WebSocket (DB_HTTP_ENDPOINT=off).
+ */
+const OVER_HTTP = { ...NO_LIMIT, DB_HTTP_ENDPOINT: securityEnv.TEST_FAULT_HTTP_ENDPOINT };
+const OVER_SOCKET = { ...NO_LIMIT, DB_HTTP_ENDPOINT: "off" };
+
+interface Batch {
+  text: string;
+  params: unknown[];
+}
+async function httpStats(): Promise<{ requests: number; statements: Batch[][] }> {
+  return (await fetch(`${securityEnv.TEST_CONTROL_URL}/db/http-stats`)).json();
+}
+
+describe("a read over the SQL-over-HTTP endpoint", () => {
+  beforeEach(async () => {
+    await control("/db/http-stats/reset");
+  });
+  afterEach(async () => {
+    await control("/db/http-fault");
+  });
+
+  it("answers as over the WebSocket, in one HTTP request: the context query and the handler's statement in one transaction", async () => {
+    const tenant = await seedTenant();
+    const product = await createProduct(tenant.api, { name: "Por HTTP", workspace_id: null });
+    const call = (path: string, env: Record<string, unknown>) => appCall(tenant.subdomain, path, { token: tenant.admin.token, env });
+    // The first request of a user reads its context first (no prediction), over the WebSocket.
+    expect((await call("/products", OVER_HTTP)).status).toBe(200);
+    await control("/db/http-stats/reset");
+    for (const path of [`/products/${product.id}`, "/products?sort=name", "/me", "/company/members"]) {
+      const socket = await call(path, OVER_SOCKET);
+      const before = (await httpStats()).requests;
+      const http = await call(path, OVER_HTTP);
+      expect(http.status, `${path}: ${http.text}`).toBe(200);
+      expect(http.body, path).toEqual(socket.body);
+      expect((await httpStats()).requests, path).toBe(before + 1);
+    }
+    // The tenant (and the role, where the login role is privileged), the context query, then the handler's statement.
+    const texts = (await httpStats()).statements[0]!.map((b) => b.text);
+    const context = texts.findIndex((text) => text.includes("request_context("));
+    expect(texts[context - 1]).toBe(`SELECT set_config('app.tenant_id', '${tenant.tenantId}', true)`);
+    expect(texts).toHaveLength(context + 2);
+  });
+
+  it("keeps RLS: another tenant's product is 404", async () => {
+    const [mine, theirs] = [await seedTenant(), await seedTenant()];
+    const foreign = await createProduct(theirs.api, { name: "Ajeno", workspace_id: null });
+    const call = () => appCall(mine.subdomain, `/products/${foreign.id}`, { token: mine.admin.token, env: OVER_HTTP });
+    await call();
+    await control("/db/http-stats/reset");
+    const res = await call();
+    expect(res.status).toBe(404);
+    expect((await httpStats()).requests).toBe(1);
+  });
+
+  it("refuses a token revoked since the last request with 401, its statement having read nothing", async () => {
+    const tenant = await seedTenant();
+    await createProduct(tenant.api, { name: "Secreto", workspace_id: null });
+    const call = () => appCall(tenant.subdomain, "/products", { token: tenant.admin.token, env: OVER_HTTP });
+    expect((await call()).status).toBe(200);
+    await asOwner((db) => db.execute(sql`UPDATE access_tokens SET revoked_at = now() WHERE user_id = ${tenant.admin.id}`));
+    await control("/db/http-stats/reset");
+    const res = await call();
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ message: "Unauthenticated.", code: "unauthenticated" });
+    // The batch the Worker sent, run again: the context query set the tenant to none, so the
+    // handler's statement that rode with it read no row.
+    const [batch] = (await httpStats()).statements;
+    const answer = await fetch(securityEnv.TEST_FAULT_HTTP_ENDPOINT, {
+      method: "POST",
+      headers: { "Neon-Connection-String": securityEnv.DATABASE_URL, "Neon-Raw-Text-Output": "true", "Neon-Array-Mode": "true" },
+      body: JSON.stringify({ queries: batch!.map((b) => ({ query: b.text, params: b.params })) }),
+    });
+    expect(answer.status).toBe(200);
+    const { results } = (await answer.json()) as { results: { rows: unknown[][] }[] };
+    expect(results.at(-1)!.rows).toEqual([]);
+  });
+
+  it("runs a read again, context first, when the context its batch returns is not the one predicted; 403 once the permission is gone", async () => {
+    const tenant = await seedTenant();
+    const role = `r${tenant.tenantId}`;
+    const permissions = (list: string) =>
+      asOwner((db) => db.execute(sql`UPDATE roles SET permissions = ${list}::text[] WHERE tenant_id = ${tenant.tenantId} AND name = ${role}`));
+    await asOwner((db) =>
+      db.execute(sql`INSERT INTO roles (tenant_id, name, display_name, permissions) VALUES (${tenant.tenantId}, ${role}, ${role}, '{products:view}'::text[])`),
+    );
+    const user = await seedUser(tenant, { role, workspaceIds: [tenant.workspaceId] });
+    const call = () => appCall(tenant.subdomain, "/products", { token: user.token, env: OVER_HTTP });
+    expect((await call()).status).toBe(200);
+    expect((await call()).status).toBe(200);
+    // Another permission: the context differs, the HTTP batch's rows are never shown, and the
+    // request runs again with the context read first (begin, over the WebSocket).
+    await permissions("{products:view,products:create}");
+    await control("/db/http-stats/reset");
+    const begin = vi.spyOn(RequestTransaction.prototype, "begin");
+    try {
+      const again = await call();
+      expect(again.status).toBe(200);
+      expect((await httpStats()).requests).toBe(1);
+      expect(begin).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    await permissions("{}");
+    const refused = await call();
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe("forbidden");
+  });
+
+  it("runs a statement issued after the opening batch in a transaction opened again, context checked, and reads that route over the WebSocket from then on", async () => {
+    const tenant = await seedTenant();
+    const call = (env: Record<string, unknown>) => appCall(tenant.subdomain, "/reports/607?period=202611", { token: tenant.admin.token, env });
+    expect((await call(OVER_HTTP)).status).toBe(200);
+    const socket = await call(OVER_SOCKET);
+    const first = await call(OVER_HTTP);
+    expect(first.status, first.text).toBe(200);
+    expect(first.text).toBe(socket.text);
+    // Its checks went over HTTP; its cursor then opened a transaction on the WebSocket.
+    const counted = (await httpStats()).requests;
+    expect(counted).toBe(1);
+    const second = await call(OVER_HTTP);
+    expect(second.text).toBe(socket.text);
+    // Learned: the report's cursor needs the WebSocket, so its opening no longer goes over HTTP.
+    expect((await httpStats()).requests).toBe(counted);
+  });
+
+  it("answers 503 with Retry-After when the endpoint fails; a statement's refusal sends the read over the WebSocket", async () => {
+    const tenant = await seedTenant();
+    const call = (path: string) => appCall(tenant.subdomain, path, { token: tenant.admin.token, env: OVER_HTTP });
+    expect((await call("/products")).status).toBe(200);
+    await control(`/db/http-fault?status=500&body=${encodeURIComponent("Couldn't connect to compute node")}`);
+    const failed = await call("/products");
+    expect(failed.status).toBe(503);
+    expect(failed.body.code).toBe("service_unavailable");
+    expect(failed.headers.get("retry-after")).toBe("5");
+    // A statement's refusal (400 with Postgres's fields, as Neon answers it): the batch is sent again
+    // over the WebSocket, context first, and its answer is the request's (here the statement passes).
+    await control(`/db/http-fault?status=400&body=${encodeURIComponent(JSON.stringify({ message: "value out of range", code: "22003" }))}`);
+    const socket = await appCall(tenant.subdomain, "/products", { token: tenant.admin.token, env: OVER_SOCKET });
+    const http = await call("/products");
+    expect(http.status).toBe(200);
+    expect(http.body).toEqual(socket.body);
+  });
+});
