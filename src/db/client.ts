@@ -107,6 +107,11 @@ interface RawResult {
   rows: (string | null)[][];
 }
 
+/** Sent in an HTTP read's batch after the context query: the handler's statements may not write. */
+const READ_ONLY_FROM_HERE = "SET LOCAL transaction_read_only = on";
+/** Postgres's SQLSTATE for a write in a read-only transaction. */
+const READ_ONLY_VIOLATION = "25006";
+
 /** Every column as the text Postgres sent: the rows of a batch are parsed for each statement's caller (`shaped`). */
 const RAW_TEXT = { getTypeParser: () => (value: string) => value };
 
@@ -325,15 +330,24 @@ export class RequestTransaction {
     const params = batch.map((q) => httpParams(q.values ?? []));
     if (params.some((p) => p === null)) return this.sendOpening(opening, batch);
     // BEGIN and standard_conforming_strings (for inlined literals) have no place in an HTTP batch.
+    // The batch commits where it runs, whatever the answer then is (an error, a refused or changed
+    // context): after the context query (which may record the token's use) it is made read-only,
+    // so a handler statement that writes fails there (25006) and the request goes the WebSocket's
+    // way, where a write commits only with a successful answer.
     const statements: HttpStatement[] = [
       ...opening.statements.slice(2).map((query) => ({ query, params: [] })),
+      { query: READ_ONLY_FROM_HERE, params: [] },
       ...batch.map((q, i) => ({ query: q.config.text, params: params[i]! })),
     ];
     let results: RawResult[];
     try {
       results = (await sendBatch(http.endpoint, http.connectionString, statements)) as RawResult[];
     } catch (error) {
-      if (error instanceof HttpStatementError) return this.sendOpening(opening, batch);
+      if (error instanceof HttpStatementError) {
+        // A read that writes: the route reads over the WebSocket from now on.
+        if (error.code === READ_ONLY_VIOLATION) http.onLateStatement?.();
+        return this.sendOpening(opening, batch);
+      }
       this.connectionLost = true;
       for (const q of batch) q.reject(error);
       throw error;
@@ -346,7 +360,7 @@ export class RequestTransaction {
       for (const q of batch) q.reject(error);
       throw error;
     }
-    for (const [i, q] of batch.entries()) q.resolve(shaped(results[contextAt + 1 + i]!, q.config));
+    for (const [i, q] of batch.entries()) q.resolve(shaped(results[contextAt + 2 + i]!, q.config));
   }
 
   private async sendOpening(opening: { statements: string[]; verify?: VerifyOpening }, batch: Queued[]): Promise<void> {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { RequestTransaction } from "../../src/db/client";
+import { createClient, RequestTransaction } from "../../src/db/client";
 import { appCall, control, NO_LIMIT, securityEnv } from "../security/world";
-import { asOwner, seedTenant, seedUser, sql } from "../support/seed";
+import { asOwner, ownerRow, seedTenant, seedUser, sql, uniqueName } from "../support/seed";
 import { createProduct } from "../support/stock";
 
 /**
@@ -48,7 +48,9 @@ describe("a read over the SQL-over-HTTP endpoint", () => {
     const texts = (await httpStats()).statements[0]!.map((b) => b.text);
     const context = texts.findIndex((text) => text.includes("request_context("));
     expect(texts[context - 1]).toBe(`SELECT set_config('app.tenant_id', '${tenant.tenantId}', true)`);
-    expect(texts).toHaveLength(context + 2);
+    // The handler's statements run read-only: the batch commits there, whatever the answer.
+    expect(texts[context + 1]).toBe("SET LOCAL transaction_read_only = on");
+    expect(texts).toHaveLength(context + 3);
   });
 
   it("keeps RLS: another tenant's product is 404", async () => {
@@ -149,5 +151,31 @@ describe("a read over the SQL-over-HTTP endpoint", () => {
     const http = await call("/products");
     expect(http.status).toBe(200);
     expect(http.body).toEqual(socket.body);
+  });
+
+  it("sends a read's statement that writes over the WebSocket, where it commits only with the transaction, and learns the route", async () => {
+    const tenant = await seedTenant();
+    for (const end of ["rollback", "commit"] as const) {
+      await control("/db/http-stats/reset");
+      let learned = 0;
+      const tx = new RequestTransaction(createClient(securityEnv), securityEnv);
+      const http = { endpoint: securityEnv.TEST_FAULT_HTTP_ENDPOINT, connectionString: securityEnv.DATABASE_URL, onLateStatement: () => learned++ };
+      tx.openLater(tenant.tenantId, undefined, undefined, http);
+      const role = uniqueName("role");
+      try {
+        await tx.db.execute(sql`INSERT INTO roles (tenant_id, name, display_name, permissions) VALUES (${tenant.tenantId}, ${role}, ${role}, '{}'::text[])`);
+        await tx.confirm();
+        // The HTTP batch was tried and refused the write (read-only after the context), nothing kept.
+        expect((await httpStats()).requests).toBe(1);
+        expect(learned).toBe(1);
+        await tx[end]();
+      } finally {
+        await tx.close();
+      }
+      const { count } = await ownerRow<{ count: number }>(
+        sql`SELECT count(*)::int AS count FROM roles WHERE tenant_id = ${tenant.tenantId} AND name = ${role}`,
+      );
+      expect(count, end).toBe(end === "commit" ? 1 : 0);
+    }
   });
 });
