@@ -7,6 +7,19 @@ import { env } from "../support/env";
 import { asOwner, ownerRow, seedTenant, seedUser, seedWorkspace, sql, uniqueName } from "../support/seed";
 import { createProduct } from "../support/stock";
 
+/** A tenant and a user holding a new role with these permissions in its workspace. */
+async function tenantWithRole(permissions: string[]) {
+  const tenant = await seedTenant();
+  const role = uniqueName("role");
+  await asOwner((db) =>
+    db.execute(
+      sql`INSERT INTO roles (tenant_id, name, display_name, permissions) VALUES (${tenant.tenantId}, ${role}, ${role}, ${`{${permissions.join(",")}}`}::text[])`,
+    ),
+  );
+  const user = await seedUser(tenant, { role, workspaceIds: [tenant.workspaceId] });
+  return { tenant, user, role };
+}
+
 /**
  * A request whose token this isolate has seen runs on the context it had then, its first
  * statements sent with BEGIN and the context query in one message (http/auth.ts, db/client.ts
@@ -15,18 +28,6 @@ import { createProduct } from "../support/stock";
  * again: the answer must be the one a fresh context gives.
  */
 describe("a predicted request context is confirmed before the answer", () => {
-  async function tenantWithRole(permissions: string[]) {
-    const tenant = await seedTenant();
-    const role = uniqueName("role");
-    await asOwner((db) =>
-      db.execute(
-        sql`INSERT INTO roles (tenant_id, name, display_name, permissions) VALUES (${tenant.tenantId}, ${role}, ${role}, ${`{${permissions.join(",")}}`}::text[])`,
-      ),
-    );
-    const user = await seedUser(tenant, { role, workspaceIds: [tenant.workspaceId] });
-    return { tenant, user, role };
-  }
-
   it("refuses a token revoked since its last request with 401, and reads and writes nothing for it", async () => {
     const { tenant, user } = await tenantWithRole(["products:view", "products:create"]);
     expect((await user.api.get("/products")).status).toBe(200);
@@ -143,18 +144,6 @@ describe("a predicted request context is confirmed before the answer", () => {
  * (http/shared-contexts.ts, the Cache API): its first request is predicted too, and still confirmed.
  */
 describe("a context shared between isolates (issue 46)", () => {
-  async function tenantWithRole(permissions: string[]) {
-    const tenant = await seedTenant();
-    const role = uniqueName("role");
-    await asOwner((db) =>
-      db.execute(
-        sql`INSERT INTO roles (tenant_id, name, display_name, permissions) VALUES (${tenant.tenantId}, ${role}, ${role}, ${`{${permissions.join(",")}}`}::text[])`,
-      ),
-    );
-    const user = await seedUser(tenant, { role, workspaceIds: [tenant.workspaceId] });
-    return { tenant, user, role };
-  }
-
   it("predicts a new isolate's first request from the shared context: one message with BEGIN, the same answer", async () => {
     const { tenant, user } = await tenantWithRole(["products:view"]);
     await createProduct(tenant.api, { name: "Shared", workspace_id: null });
