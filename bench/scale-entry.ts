@@ -9,7 +9,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { Env } from "../src/env";
 import worker from "../src/index";
 
-interface Tally {
+export interface Tally {
   kind: "cron" | "queue";
   /** The cron expression, or the queue's name. */
   name: string;

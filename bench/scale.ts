@@ -43,6 +43,7 @@ import { startWsRelay, type WsRelay } from "../scripts/lib/ws-relay";
 import { normalizeIdentification } from "../src/lib/identification";
 import { issueAccessToken } from "../src/modules/auth/service";
 import { createTenant } from "../src/modules/tenants/service";
+import type { Tally as EntryTally } from "./scale-entry";
 
 const TMP = path.join(ROOT, "bench/results/tmp");
 const RESULTS = path.join(ROOT, "bench/results/scale.json");
@@ -154,15 +155,8 @@ interface Invocation {
   batches?: Batches;
 }
 
-/** One invocation as the Worker's wrapper (bench/scale-entry.ts) counted it. */
-interface Tally {
-  kind: "cron" | "queue";
-  name: string;
-  messages: number;
-  enqueued: number;
-  sendCalls: number;
-  wallMs: number;
-}
+/** One finished invocation as the Worker's wrapper (bench/scale-entry.ts) counted it. */
+type Tally = EntryTally & { wallMs: number };
 
 interface Batches {
   /** Batches per queue. */

@@ -100,6 +100,25 @@ export interface CpuRequest {
   body?: string;
 }
 
+/** One request on the agent's keep-alive connection, its body read and dropped; resolves to its status. */
+function sendRequest(url: URL, agent: http.Agent, caller: { host: string; token: string }, req: CpuRequest): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const headers: Record<string, string> = { host: caller.host, authorization: `Bearer ${caller.token}` };
+    if (req.body) {
+      headers["content-type"] = "application/json";
+      headers["content-length"] = String(Buffer.byteLength(req.body));
+    }
+    const request = http.request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers, agent, timeout: 15_000 }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+      res.on("error", reject);
+    });
+    request.on("timeout", () => request.destroy(new Error("request timed out")));
+    request.on("error", reject);
+    request.end(req.body);
+  });
+}
+
 /** N requests one after another on one keep-alive connection; workerd's CPU over them ÷ N. */
 export async function measureWorkerCpu(options: {
   target: string;
@@ -118,22 +137,7 @@ export async function measureWorkerCpu(options: {
   const url = new URL(options.target);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const statuses: Record<string, number> = {};
-  const send = (req: CpuRequest) =>
-    new Promise<number>((resolve, reject) => {
-      const headers: Record<string, string> = { host: options.host, authorization: `Bearer ${options.token}` };
-      if (req.body) {
-        headers["content-type"] = "application/json";
-        headers["content-length"] = String(Buffer.byteLength(req.body));
-      }
-      const request = http.request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers, agent, timeout: 15_000 }, (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-        res.on("error", reject);
-      });
-      request.on("timeout", () => request.destroy(new Error("request timed out")));
-      request.on("error", reject);
-      request.end(req.body);
-    });
+  const send = (req: CpuRequest) => sendRequest(url, agent, options, req);
   try {
     for (let i = 0; i < (options.warmup ?? 20); i++) await send(options.make());
     // Requests prepared beforehand: their JSON is the bench's CPU, not workerd's (not measured anyway).
@@ -201,25 +205,7 @@ export async function measurePairedCpu(options: {
     }),
   );
   if (sides.some((s) => !s.pids.length)) return null;
-  const send = (side: (typeof sides)[number], req: CpuRequest) =>
-    new Promise<number>((resolve, reject) => {
-      const headers: Record<string, string> = { host: options.host, authorization: `Bearer ${options.token}` };
-      if (req.body) {
-        headers["content-type"] = "application/json";
-        headers["content-length"] = String(Buffer.byteLength(req.body));
-      }
-      const request = http.request(
-        { host: side.url.hostname, port: side.url.port, method: req.method, path: req.path, headers, agent: side.agent, timeout: 15_000 },
-        (res) => {
-          res.resume();
-          res.on("end", () => resolve(res.statusCode ?? 0));
-          res.on("error", reject);
-        },
-      );
-      request.on("timeout", () => request.destroy(new Error("request timed out")));
-      request.on("error", reject);
-      request.end(req.body);
-    });
+  const send = (side: (typeof sides)[number], req: CpuRequest) => sendRequest(side.url, side.agent, options, req);
   try {
     for (let i = 0; i < (options.warmup ?? 20); i++) for (const side of sides) await send(side, options.make());
     const prepared = Array.from({ length: options.requests }, () => options.make());
