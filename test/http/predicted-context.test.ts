@@ -4,18 +4,9 @@ import { forgetPredictedContexts } from "../../src/http/auth";
 import { issueAccessToken } from "../../src/modules/auth/service";
 import { appCall, NO_LIMIT } from "../security/world";
 import { env } from "../support/env";
+import { requestOpenings } from "../support/openings";
 import { asOwner, ownerRow, seedTenant, seedUser, seedWorkspace, sql, uniqueName } from "../support/seed";
 import { createProduct } from "../support/stock";
-
-/**
- * The request transactions of `tenantId` this spy saw open: a request's opening sends its context
- * query with BEGIN (`alsoRun`). The spies sit on the prototype, so they also see the Worker's queue
- * consumers (withTenantTransaction, no `alsoRun`) working for this or an earlier test's tenant in
- * the same isolate — which once made "begin was not called" fail on CI (begin(307) from a job).
- */
-function requestOpenings(spy: { mock: { calls: unknown[][] } }, tenantId: number): number {
-  return spy.mock.calls.filter(([tenant, alsoRun]) => tenant === tenantId && typeof alsoRun === "string").length;
-}
 
 /** A tenant and a user holding a new role with these permissions in its workspace. */
 async function tenantWithRole(permissions: string[]) {
