@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import type { Context, TypedResponse } from "hono";
 import { dateTimeInput, idText } from "../lib/bounds";
 import type { AppEnv } from "./context";
 
@@ -67,6 +67,22 @@ export const PaginationLinks = z
 export const paginated = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: PaginationMeta, links: PaginationLinks });
 
 export function paginate<T>(c: Context<AppEnv>, query: { page: number; perPage: number }, total: number, data: T[]) {
+  return { data, ...pageLinks(c, query, total) };
+}
+
+/**
+ * A page whose `data` is JSON text already (an array Postgres wrote: invoices/service.ts
+ * listInvoices), answered as `paginate` would answer it, the text written as it came instead of
+ * parsed and written again. Typed as `paginate`'s answer for the route's handler; the text is
+ * what the route's schema describes (test/invoices/counts.test.ts compares it field by field).
+ */
+export function jsonPage<T>(c: Context<AppEnv>, query: { page: number; perPage: number }, total: number, dataJson: string) {
+  const { meta, links } = pageLinks(c, query, total);
+  const body = `{"data":${dataJson},"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
+  return c.body(body, 200, { "content-type": "application/json" }) as unknown as TypedResponse<ReturnType<typeof paginate<T>>, 200, "json">;
+}
+
+function pageLinks(c: Context<AppEnv>, query: { page: number; perPage: number }, total: number) {
   const lastPage = Math.max(1, Math.ceil(total / query.perPage));
   const link = (page: number) => {
     const url = new URL(c.req.url);
@@ -75,7 +91,6 @@ export function paginate<T>(c: Context<AppEnv>, query: { page: number; perPage: 
     return url.toString();
   };
   return {
-    data,
     meta: { current_page: query.page, last_page: lastPage, per_page: query.perPage, total },
     links: {
       first: link(1),

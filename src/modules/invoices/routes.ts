@@ -13,7 +13,7 @@ import {
   jsonResponse,
   V1,
 } from "../../http/openapi";
-import { paginate, paginated } from "../../http/pagination";
+import { jsonPage, paginated } from "../../http/pagination";
 import { dataOnly, MessageResponse } from "../../http/schemas";
 import { idParam } from "../../lib/bounds";
 import { dominicanToday } from "../../lib/dates";
@@ -25,7 +25,7 @@ import { CreatePaymentBody } from "../sales/schemas";
 import * as changes from "./changes";
 import { invoiceContext } from "./context";
 import * as issue from "./issue";
-import { invoiceEventData, paymentEventData } from "./json";
+import { type InvoiceData, invoiceEventData, paymentEventData } from "./json";
 import * as payments from "./payments";
 import { cancellationNotes } from "./ports";
 import {
@@ -59,8 +59,8 @@ const listInvoicesRoute = defineRoute(
 );
 export const listInvoices: AppRouteHandler<typeof listInvoicesRoute> = async (c) => {
   const query = c.req.valid("query");
-  const { data, total } = await invoices.listInvoices(c.var.db, c.var.scope, query);
-  return c.json(paginate(c, query, total, data), 200);
+  const { dataJson, total } = await invoices.listInvoices(c.var.db, c.var.scope, query);
+  return jsonPage<InvoiceData>(c, query, total, dataJson);
 };
 invoicesRouter.openapi(listInvoicesRoute, listInvoices);
 

@@ -12,7 +12,7 @@ import type { PdfDocumentData } from "../sales/pdf";
 import { type DocumentSnapshot, pdfIssuer } from "../sales/snapshots";
 import { liveInvoiceCount } from "./counts";
 import { invoiceHistory } from "./history";
-import { type InvoiceData, type InvoiceDetailData, type InvoiceJson, invoiceFromJson, invoiceJsonStatement, invoiceListJson } from "./json";
+import { type InvoiceDetailData, type InvoiceJson, invoiceFromJson, invoiceJsonStatement, invoiceListJson } from "./json";
 
 /*
  * Reading invoices: the list, one invoice, its history and what its PDF prints; and the row a
@@ -30,12 +30,15 @@ const visible = (scope: RequestScope) => and(eq(inv.tenantId, scope.tenantId), e
  * One statement: the page as JSON and the total. Filtered by status alone (or not at all), the
  * total is the sum of the maintained counts (drizzle/0012); a contact or a date narrows the set
  * enough for the indexes to count it. A page past the end still carries the total.
+ * The page is the JSON text Postgres wrote (`dataJson`, an array of invoiceListJson), handed to the
+ * answer as it is (http/pagination.ts jsonPage): parsing it only to write it again was the list's
+ * largest CPU cost in the Worker after the runtime's own (issue 46).
  */
 export async function listInvoices(
   db: AnyDb,
   scope: RequestScope,
   query: ListQuery<"status" | "contact_id" | "issue_date", keyof typeof LIST_SORT>,
-): Promise<{ data: InvoiceData[]; total: number }> {
+): Promise<{ dataJson: string; total: number }> {
   const f = query.filters;
   // Written as SQL rather than with the select builder: building the statement is per request,
   // and the builder's rendering of 22 columns was a measurable part of the Worker's CPU.
@@ -53,10 +56,10 @@ export async function listInvoices(
   const direction = query.sort.descending ? "DESC" : "ASC";
   const order = sql.raw(`${LIST_SORT[query.sort.field]} ${direction}, id ${direction}`);
   const result = await db.execute(sql`
-    SELECT coalesce(json_agg(${invoiceListJson} ORDER BY ${order}), '[]') AS data, ${total}::integer AS total
+    SELECT coalesce(json_agg(${invoiceListJson} ORDER BY ${order}), '[]')::text AS data, ${total}::integer AS total
     FROM (SELECT * FROM invoices WHERE ${where} ORDER BY ${order} LIMIT ${query.perPage} OFFSET ${pageOffset(query)}) AS i`);
-  const row = oneRow(rowsOf<{ data: InvoiceData[]; total: number }>(result));
-  return { data: row.data, total: Number(row.total) };
+  const row = oneRow(rowsOf<{ data: string; total: number }>(result));
+  return { dataJson: row.data, total: Number(row.total) };
 }
 
 /** Sortable fields → columns (a closed set: the only text inlined in the statement). */
