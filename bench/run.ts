@@ -21,11 +21,12 @@
  * 3. `wrangler dev` on a free port with a bench env file (bench/results/tmp/bench.env; rate limits
  *    raised to 100,000,000/min: the limiter is not what is measured; in-memory limiter, no Redis);
  * 4. round trips: each scenario sequentially, one request at a time, per-connection counts;
- * 5. throughput: autocannon at 1 and 16 connections, warm-up then a measured window;
+ * 5. throughput: autocannon at 1 and 16 connections, warm-up then a measured window, each load
+ *    followed at once by its limit: pgbench (simple protocol, persistent connections, and -C: a new
+ *    connection per transaction, as the Worker does) running the captured statements at the same
+ *    concurrency;
  * 6. p50 at one connection with the relay delaying each direction by rtt/2;
- * 7. the limit: pgbench (simple protocol, persistent connections, and -C: a new connection per
- *    transaction, as the Worker does) running the captured statements at the same concurrency;
- * 8. the Worker bundle (wrangler deploy --dry-run --outdir), gzip size, and what a deploy uploads
+ * 7. the Worker bundle (wrangler deploy --dry-run --outdir), gzip size, and what a deploy uploads
  *    against Cloudflare's limits (bench/upload-size.ts).
  * Output: a table on stdout, bench/results/latest.json, and the generated block of docs/performance.md
  * (between the bench markers; `--no-readme` leaves it alone — the flag names predate the docs/ split).
@@ -1012,13 +1013,38 @@ async function main() {
   console.log(`throughput (autocannon, at ${served.direct ? "the Worker's socket" : "wrangler's public port"}) …`);
   bypassSniffer(true);
   const loads: Record<string, Load[]> = {};
+  // pgbench runs the same statements right after each load, at the same concurrency: the ratio of
+  // two throughputs measured minutes apart on a shared machine carried the machine's drift (the
+  // same statements gave pgbench 465-886 tps in runs of one day).
+  const pgbench: Record<string, PgbenchResult[] | { error: string }> = {};
   for (const scenario of list.filter((s) => THROUGHPUT.includes(s.key))) {
     loads[scenario.key] = [];
+    let script: string | null = null;
+    if (stack.database.pgbench && roundTrips[scenario.key]!.statements.length) {
+      try {
+        script = await pgbenchScript(stack.database.ownerUrl, roundTrips[scenario.key]!.statements);
+        fs.writeFileSync(path.join(TMP, `pgbench-${scenario.key}.sql`), script);
+        pgbench[scenario.key] = [];
+      } catch (error) {
+        pgbench[scenario.key] = { error: String(error).slice(0, 500) };
+      }
+    }
     for (const c of CONCURRENCY) {
       await drive(target, host, seeded.token, scenario, c, WARMUP);
       const load = await drive(target, host, seeded.token, scenario, c, DURATION);
       loads[scenario.key]!.push(load);
-      console.log(`  ${scenario.label} c=${c}: ${load.requestsPerSecond} req/s, p50 ${load.p50} ms, p99 ${load.p99} ms, errors ${load.errors}`);
+      let against = "";
+      const rows = pgbench[scenario.key];
+      if (script && Array.isArray(rows)) {
+        try {
+          const row = await runPgbench(stack.database.pgbench!, script, c, Math.min(DURATION, 6));
+          rows.push(row);
+          against = `; pgbench ${row.tps} tps (new conn. ${row.tpsNewConnection})`;
+        } catch (error) {
+          pgbench[scenario.key] = { error: String(error).slice(0, 500) };
+        }
+      }
+      console.log(`  ${scenario.label} c=${c}: ${load.requestsPerSecond} req/s, p50 ${load.p50} ms, p99 ${load.p99} ms, errors ${load.errors}${against}`);
     }
   }
   let listViaProxy: Load | null = null;
@@ -1043,23 +1069,6 @@ async function main() {
   stack.relay.setDelayMs(0);
   stack.sqlHttp.setDelayMs(0);
   bypassSniffer(false);
-
-  console.log("pgbench …");
-  const pgbench: Record<string, PgbenchResult[] | { error: string }> = {};
-  if (stack.database.pgbench) {
-    for (const scenario of list.filter((s) => THROUGHPUT.includes(s.key))) {
-      if (!roundTrips[scenario.key]!.statements.length) continue;
-      try {
-        const script = await pgbenchScript(stack.database.ownerUrl, roundTrips[scenario.key]!.statements);
-        fs.writeFileSync(path.join(TMP, `pgbench-${scenario.key}.sql`), script);
-        const rows: PgbenchResult[] = [];
-        for (const c of CONCURRENCY) rows.push(await runPgbench(stack.database.pgbench, script, c, Math.min(DURATION, 6)));
-        pgbench[scenario.key] = rows;
-      } catch (error) {
-        pgbench[scenario.key] = { error: String(error).slice(0, 500) };
-      }
-    }
-  }
 
   const reports: ReportBenchResult[] = [];
   if (runReports) {
