@@ -212,6 +212,9 @@ describe("the exceptions DGII names", () => {
     expect(onTheDay.status, onTheDay.text).toBe(201);
     expect(onTheDay.body.data.issue_date).toBe(authorized);
     expect((await t.tenant.api.get(`/invoices/${onTheDay.body.data.id}`)).body.data.replaces).toEqual({ ncf: "B0100007001", issue_date: authorized });
+    // The list (its page built by Postgres) shows the same.
+    const listed = await t.tenant.api.get(`/invoices?filter[issue_date]=${authorized}`);
+    expect(listed.body.data.find((i: { id: number }) => i.id === onTheDay.body.data.id)?.replaces).toEqual({ ncf: "B0100007001", issue_date: authorized });
     const xml = (await t.tenant.api.get(`/invoices/${onTheDay.body.data.id}/ecf.xml`)).text;
     expect(tag(xml, "FechaEmision")).toBe(dmy(authorized));
     expect(tag(xml, "FechaNCFModificado")).toBe(dmy(authorized));

@@ -56,7 +56,7 @@ export async function listInvoices(
   const direction = query.sort.descending ? "DESC" : "ASC";
   const order = sql.raw(`${LIST_SORT[query.sort.field]} ${direction}, id ${direction}`);
   const result = await db.execute(sql`
-    SELECT coalesce(json_agg(${invoiceListJson} ORDER BY ${order}), '[]')::text AS data, ${total}::integer AS total
+    SELECT coalesce(array_to_json(array_agg(${invoiceListJson} ORDER BY ${order})), '[]')::text AS data, ${total}::integer AS total
     FROM (SELECT * FROM invoices WHERE ${where} ORDER BY ${order} LIMIT ${query.perPage} OFFSET ${pageOffset(query)}) AS i`);
   const row = oneRow(rowsOf<{ data: string; total: number }>(result));
   return { dataJson: row.data, total: Number(row.total) };

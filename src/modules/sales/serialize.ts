@@ -38,8 +38,8 @@ export function totalsFields(row: { [K in (typeof TOTALS)[number][1]]: string })
   return Object.fromEntries(TOTALS.map(([name, column]) => [name, decimal2(row[column])])) as Totals;
 }
 
-/** totalsFields as the pairs of a `json_build_object` over the row aliased `alias` (numeric(14,2) as text has its two places). */
-export const totalsSql = (alias: string) => TOTALS.map(([name]) => `'${name}', ${alias}.${name}::text`).join(", ");
+/** totalsFields as the columns of a select over the row aliased `alias` (numeric(14,2) as text has its two places). */
+export const totalsSql = (alias: string) => TOTALS.map(([name]) => `${alias}.${name}::text AS ${name}`).join(", ");
 
 export function documentFields<N extends string | null>(row: DocumentRow<N>) {
   return {
