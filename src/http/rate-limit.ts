@@ -223,30 +223,86 @@ function applyLimits(c: Context<AppEnv>, buckets: Bucket[], next: () => Promise<
   return applyLimit(c, first.kind, first.max, first.key, () => applyLimits(c, rest, next));
 }
 
-async function applyLimit(c: Context<AppEnv>, kind: "user" | Bucket["kind"], max: number, key: string, next: () => Promise<void>) {
-  let decision: Decision | null = null;
+/** The limiter's decision for `key`; null when Redis failed or timed out (let through, fail open). */
+async function decide(c: Context<AppEnv>, kind: "user" | Bucket["kind"], max: number, key: string): Promise<Decision | null> {
+  if (redisFailed.has(c.req.raw)) return null;
   try {
-    if (!redisFailed.has(c.req.raw)) decision = await limiterFor(c.env, kind, max).limit(key);
+    return await limiterFor(c.env, kind, max).limit(key);
   } catch (error) {
-    redisUnavailable(c, error);
+    return redisUnavailable(c, error);
   }
-  if (decision) {
-    const headers = { "X-RateLimit-Limit": String(decision.limit), "X-RateLimit-Remaining": String(Math.max(0, decision.remaining)) };
-    if (!decision.success) {
-      // The limiter's figures ride the 429 the error path writes (it keeps the context's headers).
-      for (const [name, value] of Object.entries(headers)) c.header(name, value);
-      throw new AppError("rate_limited", "Too many requests.", undefined, Math.max(1, Math.ceil((decision.reset - Date.now()) / 1000)));
-    }
-    await next();
-    // A 429 of the per-account login limit carries its own figures: keep them. Of two buckets (a
-    // receiver's IP within its tenant), the one with less left is shown.
-    const shown = c.res.headers.get("X-RateLimit-Remaining");
-    if (c.res.status !== 429 && (shown === null || Number(shown) > Math.max(0, decision.remaining))) {
-      for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
-    }
+}
+
+const figures = (decision: Decision) => ({
+  "X-RateLimit-Limit": String(decision.limit),
+  "X-RateLimit-Remaining": String(Math.max(0, decision.remaining)),
+});
+
+/** A refusal: 429 with the limiter's figures, which ride the answer the error path writes (it keeps the context's headers). */
+function refuse(c: Context<AppEnv>, decision: Decision): never {
+  for (const [name, value] of Object.entries(figures(decision))) c.header(name, value);
+  throw new AppError("rate_limited", "Too many requests.", undefined, Math.max(1, Math.ceil((decision.reset - Date.now()) / 1000)));
+}
+
+/** An allowed request's answer shows the limiter's figures. */
+function showFigures(c: Context<AppEnv>, decision: Decision): void {
+  // A 429 of the per-account login limit carries its own figures: keep them. Of two buckets (a
+  // receiver's IP within its tenant), the one with less left is shown.
+  const shown = c.res.headers.get("X-RateLimit-Remaining");
+  if (c.res.status !== 429 && (shown === null || Number(shown) > Math.max(0, decision.remaining))) {
+    for (const [name, value] of Object.entries(figures(decision))) c.res.headers.set(name, value);
+  }
+}
+
+async function applyLimit(c: Context<AppEnv>, kind: "user" | Bucket["kind"], max: number, key: string, next: () => Promise<void>) {
+  const decision = await decide(c, kind, max, key);
+  if (decision && !decision.success) refuse(c, decision);
+  await next();
+  if (decision) showFigures(c, decision);
+}
+
+/**
+ * Users this isolate refused, until their window's end (at most 1,000, oldest out first): their
+ * reads wait for the limiter again before any database work.
+ */
+const REFUSED_MAX = 1000;
+const refusedUntil = new Map<string, number>();
+
+function refusedHere(key: string): boolean {
+  const until = refusedUntil.get(key);
+  if (until === undefined) return false;
+  if (until > Date.now()) return true;
+  refusedUntil.delete(key);
+  return false;
+}
+
+/**
+ * A read (GET, HEAD) of a verified user runs while the limiter decides, instead of after it: on
+ * Cloudflare the limiter is a round trip to Upstash and the read one to the database, each far
+ * away, and a read waiting for the first paid both in turn (issue 46). Nothing of the read is
+ * shown before the decision: a refusal replaces its answer, headers included, with the same 429
+ * the limiter gives first, and its transaction is rolled back (databaseSession); a read writes
+ * nothing (its HTTP batch is read-only, http/database.ts). What a refused user costs the database
+ * is one read per isolate and window: once refused here, their reads wait for the limiter first
+ * until the window ends. Writes always wait for the limiter: they commit, and some call out.
+ */
+async function limitAlongside(c: Context<AppEnv>, max: number, key: string, next: () => Promise<void>) {
+  const pending = decide(c, "user", max, key);
+  await next();
+  const decision = await pending;
+  if (!decision) return;
+  if (decision.success) {
+    showFigures(c, decision);
     return;
   }
-  await next();
+  refusedUntil.delete(key);
+  if (refusedUntil.size >= REFUSED_MAX) refusedUntil.delete(refusedUntil.keys().next().value!);
+  refusedUntil.set(key, decision.reset);
+  // The read's answer is dropped whole, its headers with it: the 429 is then written as when the
+  // limiter decides first (from the context's prepared headers, not the dropped answer's).
+  c.res = undefined;
+  c.finalized = false;
+  refuse(c, decision);
 }
 
 /**
@@ -271,7 +327,10 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   if (!claims) return next(); // anonymous: already limited by anonymousRateLimit
   const tenant = c.get("tenant");
   if (claims.tenantId === tenant.id) {
-    await applyLimit(c, "user", config(c.env).RATE_LIMIT_AUTHENTICATED_PER_MINUTE, `${tenant.id}:${claims.userId}`, next);
+    const max = config(c.env).RATE_LIMIT_AUTHENTICATED_PER_MINUTE;
+    const key = `${tenant.id}:${claims.userId}`;
+    if ((c.req.method === "GET" || c.req.method === "HEAD") && !refusedHere(key)) await limitAlongside(c, max, key, next);
+    else await applyLimit(c, "user", max, key, next);
     return;
   }
   await applyLimits(c, anonymousBuckets(c), next);

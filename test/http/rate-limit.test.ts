@@ -1,8 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { RequestTransaction } from "../../src/db/client";
+import { quotationSetup } from "../quotations/helpers";
 import { appCall, NO_LIMIT } from "../security/world";
 import { call } from "../support/api";
 import { env } from "../support/env";
 import { forgedToken } from "../support/forged";
+import { requestOpenings } from "../support/openings";
 import { DEFAULT_PASSWORD, seedTenant, seedUser, uniqueName } from "../support/seed";
 
 /** A Postgres URL whose port refuses connections: any database work answers 503. */
@@ -40,6 +43,41 @@ describe(`rate limits (${env.UPSTASH_REDIS_REST_URL ? "Redis through the Upstash
     const retryAfter = Number(limited.headers.get("retry-after"));
     // Frozen at second 30 of the window: the window ends in 30 s.
     expect(retryAfter).toBe(30);
+  });
+
+  it("runs a user's read while the limiter decides: over the limit, the read's answer and its headers give way to the same 429, and their next read waits for the limiter", async () => {
+    const { tenant, create } = await quotationSetup();
+    const quotation = await create();
+    // A user who has made no request yet, allowed 2 a minute; their quotation's PDF has headers of its own.
+    const carla = await seedUser(tenant, { role: "viewer", workspaceIds: [tenant.workspaceId] });
+    const env = { RATE_LIMIT_AUTHENTICATED_PER_MINUTE: "2" };
+    const pdf = () => appCall(tenant.subdomain, `/quotations/${quotation.id}/pdf`, { token: carla.token, env });
+    const first = await pdf();
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-disposition")).toBe('attachment; filename="COT00000001.pdf"');
+    expect((await pdf()).headers.get("x-ratelimit-remaining")).toBe("0");
+    const later = vi.spyOn(RequestTransaction.prototype, "openLater");
+    try {
+      const over = await pdf();
+      // The read ran alongside the limiter (its transaction opened), and nothing of it is shown.
+      expect(requestOpenings(later, tenant.tenantId)).toBe(1);
+      expect(over.status).toBe(429);
+      expect(over.body).toEqual({ message: "Too many requests.", code: "rate_limited" });
+      expect(over.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(over.headers.get("content-disposition")).toBeNull();
+      expect(over.headers.get("x-ratelimit-limit")).toBe("2");
+      expect(over.headers.get("x-ratelimit-remaining")).toBe("0");
+      expect(over.headers.get("retry-after")).toBe("30");
+      expect(over.headers.get("x-request-id")).toMatch(/\S/);
+      // Refused in this isolate: the next read is judged before any database work.
+      later.mockClear();
+      const again = await pdf();
+      expect(again.status).toBe(429);
+      expect(again.body).toEqual({ message: "Too many requests.", code: "rate_limited" });
+      expect(requestOpenings(later, tenant.tenantId)).toBe(0);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it("lets 10 anonymous requests a minute from one IP through and answers the 11th with 429", async () => {
