@@ -229,6 +229,21 @@ export class RequestTransaction {
     return alsoRun ? (last.rows ?? []) : [];
   }
 
+  /**
+   * The request context read alone over Neon's HTTP endpoint (db/http.ts), apart from this
+   * transaction: the tenant (and role) set and `alsoRun` in one HTTP transaction; its rows, parsed
+   * as `begin`'s. For a read whose caller no isolate could predict (http/auth.ts): the context it
+   * returns becomes the prediction the read's statements are sent with (openLater), which checks
+   * it again in their own batch. No WebSocket and no startup exchange: two HTTP round trips, where
+   * `begin` took a connection and two.
+   */
+  async readOverHttp(tenantId: number | null, alsoRun: string, http: HttpRead): Promise<Record<string, unknown>[]> {
+    // BEGIN and standard_conforming_strings have no place in an HTTP batch (sendOverHttp).
+    const statements = [...beginStatements(this.env, tenantId).slice(2), alsoRun].map((query) => ({ query, params: [] }));
+    const results = (await sendBatch(http.endpoint, http.connectionString, statements)) as RawResult[];
+    return shaped(results[results.length - 1]!, {}).rows as Record<string, unknown>[];
+  }
+
   /** BEGIN and what goes with it, not sent yet: it leaves with the first statements (openLater). */
   private opening: { statements: string[]; verify?: VerifyOpening } | null = null;
   /** The opening's statements and check, kept to open the transaction again after an HTTP read (reopen). */

@@ -6,7 +6,7 @@ import { config } from "../env";
 import { AppError } from "../lib/errors";
 import { verifyAccessToken } from "../lib/tokens";
 import type { AppEnv } from "./context";
-import { beginTenantTransaction, connectRequestTransaction, openTenantTransactionLater, tenantDb } from "./database";
+import { beginTenantTransaction, connectRequestTransaction, openTenantTransactionLater, readContextOverHttp, tenantDb } from "./database";
 import { type RequestScope, workspaceForbidden } from "./scope";
 import { shareContext, sharedContext, unshareContext } from "./shared-contexts";
 import { requestedWorkspaceId, resolveWorkspace, type WorkspaceRow } from "./workspace";
@@ -194,6 +194,22 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
     // looked up while the connection opens.
     const [shared] = await Promise.all([sharedContext(key), connectRequestTransaction(c)]);
     if (shared) predicted = { row: shared, text: JSON.stringify(shared) };
+    else {
+      // Seen by none: a read over HTTP reads the context there alone, then runs on it as on a
+      // prediction (its batch checks it again) — two HTTP round trips and no connection, where
+      // BEGIN over the WebSocket took a connection and two.
+      const rows = await readContextOverHttp(c, statement);
+      if (rows) {
+        const row = contextRow(rows);
+        if (!row) {
+          unshareContext(waitUntil, key);
+          throw unauthenticated();
+        }
+        remember(key, row);
+        shareContext(waitUntil, key, row);
+        predicted = { row, text: JSON.stringify(row) };
+      }
+    }
   }
   if (!predicted) {
     const row = contextRow(await beginTenantTransaction(c, statement));

@@ -121,6 +121,23 @@ export async function beginTenantTransaction(c: Context<AppEnv>, alsoRun?: strin
 }
 
 /**
+ * The request context (`statement`) read alone over the HTTP endpoint, for a read whose statements
+ * go there (httpRead); null for a request whose statements take the WebSocket, which reads the
+ * context with BEGIN instead (beginTenantTransaction).
+ */
+export async function readContextOverHttp(c: Context<AppEnv>, statement: string): Promise<Record<string, unknown>[] | null> {
+  const http = httpRead(c);
+  if (!http) return null;
+  const tx = await requestTransaction(c);
+  try {
+    return await tx.readOverHttp(c.get("tenant").id, statement, http);
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw unavailable(error, c.get("requestId"));
+  }
+}
+
+/**
  * Opens the tenant transaction with no round trip of its own: BEGIN, the tenant and `alsoRun` leave
  * with the handler's first statements, `verify` judging `alsoRun`'s rows before the handler sees
  * any result (RequestTransaction.openLater). `tx.confirm()` must settle before the response leaves.

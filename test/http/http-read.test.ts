@@ -54,6 +54,40 @@ describe("a read over the SQL-over-HTTP endpoint", () => {
     expect(texts).toHaveLength(context + 3);
   });
 
+  it("reads the context of a user no isolate has seen alone over HTTP, then the statements as predicted from it: two HTTP requests, no BEGIN over the WebSocket; a revoked token is 401 after the first", async () => {
+    const tenant = await seedTenant();
+    await createProduct(tenant.api, { name: "Primera", workspace_id: null });
+    const carla = await seedUser(tenant, { role: "viewer", workspaceIds: [tenant.workspaceId] });
+    const call = (token: string) => appCall(tenant.subdomain, "/products", { token, env: OVER_HTTP });
+    const begin = vi.spyOn(RequestTransaction.prototype, "begin");
+    try {
+      const first = await call(carla.token);
+      expect(first.status, first.text).toBe(200);
+      expect(first.body.data.map((p: { name: string }) => p.name)).toContain("Primera");
+      const batches = (await httpStats()).statements.map((batch) => batch.map((b) => b.text));
+      expect(batches).toHaveLength(2);
+      // The tenant and the context query alone, then the same with the handler's statement, read-only.
+      expect(batches[0]).toHaveLength(2);
+      expect(batches[0]![0]).toBe(`SELECT set_config('app.tenant_id', '${tenant.tenantId}', true)`);
+      expect(batches[0]![1]).toContain("request_context(");
+      expect(batches[1]!.slice(0, 3)).toEqual([...batches[0]!, "SET LOCAL transaction_read_only = on"]);
+      expect(batches[1]).toHaveLength(4);
+      expect(requestOpenings(begin, tenant.tenantId)).toBe(0);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    // Another user, their token revoked before their first request: refused after the context alone.
+    const gone = await seedUser(tenant, { role: "viewer", workspaceIds: [tenant.workspaceId] });
+    await asOwner((db) => db.execute(sql`UPDATE access_tokens SET revoked_at = now() WHERE user_id = ${gone.id}`));
+    await control("/db/http-stats/reset");
+    const refused = await call(gone.token);
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual({ message: "Unauthenticated.", code: "unauthenticated" });
+    const stats = await httpStats();
+    expect(stats.requests).toBe(1);
+    expect(stats.statements[0]).toHaveLength(2);
+  });
+
   it("keeps RLS: another tenant's product is 404", async () => {
     const [mine, theirs] = [await seedTenant(), await seedTenant()];
     const foreign = await createProduct(theirs.api, { name: "Ajeno", workspace_id: null });
@@ -122,14 +156,14 @@ describe("a read over the SQL-over-HTTP endpoint", () => {
   it("runs a statement issued after the opening batch in a transaction opened again, context checked, and reads that route over the WebSocket from then on", async () => {
     const tenant = await seedTenant();
     const call = (env: Record<string, unknown>) => appCall(tenant.subdomain, "/reports/607?period=202611", { token: tenant.admin.token, env });
-    expect((await call(OVER_HTTP)).status).toBe(200);
-    const socket = await call(OVER_SOCKET);
+    // The user's first request: its context read over HTTP alone (no isolate has seen them), then
+    // its checks' batch over HTTP; its cursor then opened a transaction on the WebSocket.
     const first = await call(OVER_HTTP);
     expect(first.status, first.text).toBe(200);
-    expect(first.text).toBe(socket.text);
-    // Its checks went over HTTP; its cursor then opened a transaction on the WebSocket.
     const counted = (await httpStats()).requests;
-    expect(counted).toBe(1);
+    expect(counted).toBe(2);
+    const socket = await call(OVER_SOCKET);
+    expect(first.text).toBe(socket.text);
     const second = await call(OVER_HTTP);
     expect(second.text).toBe(socket.text);
     // Learned: the report's cursor needs the WebSocket, so its opening no longer goes over HTTP.

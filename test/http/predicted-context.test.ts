@@ -126,12 +126,15 @@ describe("a predicted request context is confirmed before the answer", () => {
     const call = (token: string) => appCall(tenant.subdomain, "/products", { token, env: NO_LIMIT });
     const begin = vi.spyOn(RequestTransaction.prototype, "begin");
     const later = vi.spyOn(RequestTransaction.prototype, "openLater");
+    const read = vi.spyOn(RequestTransaction.prototype, "readOverHttp");
     try {
+      // Seen by no isolate: the read's context is read alone over HTTP first (no BEGIN).
       expect((await call(user.token)).status).toBe(200);
-      expect(requestOpenings(begin, tenant.tenantId)).toBe(1);
-      begin.mockClear();
-      later.mockClear();
+      expect(requestOpenings(read, tenant.tenantId)).toBe(1);
+      expect(requestOpenings(begin, tenant.tenantId)).toBe(0);
+      vi.clearAllMocks();
       expect((await call(second.token)).status).toBe(200);
+      expect(requestOpenings(read, tenant.tenantId)).toBe(0);
       expect(requestOpenings(begin, tenant.tenantId)).toBe(0);
       expect(requestOpenings(later, tenant.tenantId)).toBe(1);
       expect((await call(revoked.token)).status).toBe(401);
@@ -152,16 +155,18 @@ describe("a context shared between isolates (issue 46)", () => {
     const call = () => appCall(tenant.subdomain, "/products", { token: user.token, env: NO_LIMIT });
     const begin = vi.spyOn(RequestTransaction.prototype, "begin");
     const later = vi.spyOn(RequestTransaction.prototype, "openLater");
+    const read = vi.spyOn(RequestTransaction.prototype, "readOverHttp");
     try {
       const first = await call();
       expect(first.status).toBe(200);
-      expect(requestOpenings(begin, tenant.tenantId)).toBe(1);
+      expect(requestOpenings(read, tenant.tenantId)).toBe(1);
       forgetPredictedContexts();
-      begin.mockClear();
-      later.mockClear();
+      vi.clearAllMocks();
       const second = await call();
       expect(second.status).toBe(200);
       expect(second.body).toEqual(first.body);
+      // Predicted from the shared context: not read first, neither over HTTP nor with BEGIN.
+      expect(requestOpenings(read, tenant.tenantId)).toBe(0);
       expect(requestOpenings(begin, tenant.tenantId)).toBe(0);
       expect(requestOpenings(later, tenant.tenantId)).toBe(1);
     } finally {
