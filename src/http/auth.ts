@@ -8,7 +8,7 @@ import { verifyAccessToken } from "../lib/tokens";
 import type { AppEnv } from "./context";
 import { beginTenantTransaction, connectRequestTransaction, openTenantTransactionLater, readContextOverHttp, tenantDb } from "./database";
 import { type RequestScope, workspaceForbidden } from "./scope";
-import { shareContext, sharedContext, unshareContext } from "./shared-contexts";
+import { PREDICTION_TTL_SECONDS, shareContext, sharedContext, unshareContext } from "./shared-contexts";
 import { requestedWorkspaceId, resolveWorkspace, type WorkspaceRow } from "./workspace";
 
 const unauthenticated = () => new AppError("unauthenticated", "Unauthenticated.");
@@ -72,7 +72,7 @@ function contextRow(rows: Record<string, unknown>[]): Record<string, unknown> | 
  * permissions) has the request run again from the start with the context read first (`replayed`).
  * Bounded: oldest entry out first.
  */
-const CONTEXT_TTL_MS = 5 * 60_000;
+const CONTEXT_TTL_MS = PREDICTION_TTL_SECONDS * 1000;
 const CONTEXT_CACHE_MAX = 1000;
 const contexts = new Map<string, { row: Record<string, unknown>; text: string; until: number }>();
 

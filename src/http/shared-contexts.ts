@@ -9,13 +9,20 @@ import { log } from "../lib/log";
  * (http/auth.ts): one round trip. The lookup runs while the connection opens, so it adds no wait.
  *
  * What is stored is what the isolate holds already (user id, name, e-mail, workspaces and
- * permissions), kept 5 minutes in the account's own cache of the data centre. It is a prediction,
+ * permissions), kept 30 minutes in the account's own cache of the data centre. It is a prediction,
  * never a credential: the request's own token is checked by the context query sent with its first
  * statements, and a context that differs has the request run again, context first. A cache that
  * fails or is absent (`workers.dev` hosts have none) only costs the round trip it would have saved.
  */
 const CACHE_NAME = "request-contexts";
-const TTL_SECONDS = 300;
+/**
+ * How long a context predicts (here and in each isolate, http/auth.ts): 30 minutes, so that a user
+ * of a small business, whose requests come minutes apart, is still predicted — one round trip, not
+ * two. A prediction is always confirmed: its age costs a request run again when it is wrong, never
+ * an answer on a stale context.
+ */
+export const PREDICTION_TTL_SECONDS = 30 * 60;
+const TTL_SECONDS = PREDICTION_TTL_SECONDS;
 
 let opened: Promise<Cache | null> | undefined;
 

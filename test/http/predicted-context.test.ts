@@ -118,6 +118,27 @@ describe("a predicted request context is confirmed before the answer", () => {
     expect(stripped.body.code).toBe("company_forbidden");
   });
 
+  it("predicts from a context 30 minutes old, and reads the context first once it is older", async () => {
+    const { tenant, user } = await tenantWithRole(["products:view"]);
+    const call = () => appCall(tenant.subdomain, "/products", { token: user.token, env: NO_LIMIT });
+    const start = Date.now();
+    expect((await call()).status).toBe(200);
+    const read = vi.spyOn(RequestTransaction.prototype, "readOverHttp");
+    try {
+      // 29 minutes on (a user of a small business, between two sales): still predicted.
+      vi.useFakeTimers({ toFake: ["Date"], now: start + 29 * 60_000 });
+      expect((await call()).status).toBe(200);
+      expect(requestOpenings(read, tenant.tenantId)).toBe(0);
+      // 31 minutes after that (the prediction, confirmed at minute 29, and the one shared at minute 0, expired).
+      vi.setSystemTime(start + 60 * 60_000);
+      expect((await call()).status).toBe(200);
+      expect(requestOpenings(read, tenant.tenantId)).toBe(1);
+    } finally {
+      vi.useRealTimers();
+      vi.restoreAllMocks();
+    }
+  });
+
   it("predicts a new token's first request from its user's last context: one message with BEGIN, and a revoked token still refused", async () => {
     const { tenant, user } = await tenantWithRole(["products:view"]);
     const second = await asOwner((db) => issueAccessToken(db, env.JWT_SECRET, { tenantId: tenant.tenantId, userId: user.id, name: "second" }));
