@@ -282,9 +282,11 @@ function refusedHere(key: string): boolean {
  * away, and a read waiting for the first paid both in turn (issue 46). Nothing of the read is
  * shown before the decision: a refusal replaces its answer, headers included, with the same 429
  * the limiter gives first, and its transaction is rolled back (databaseSession); a read writes
- * nothing (its HTTP batch is read-only, http/database.ts). What a refused user costs the database
- * is one read per isolate and window: once refused here, their reads wait for the limiter first
- * until the window ends. Writes always wait for the limiter: they commit, and some call out.
+ * nothing (its HTTP batch is read-only, http/database.ts). What a user over the limit costs the
+ * database is the reads of theirs already running in an isolate when its first refusal arrives
+ * (one, for requests one after another; a burst's, for a burst): once refused here, their reads wait
+ * for the limiter first until the window ends. Writes always wait for the limiter: they commit,
+ * and some call out.
  */
 async function limitAlongside(c: Context<AppEnv>, max: number, key: string, next: () => Promise<void>) {
   const pending = decide(c, "user", max, key);
