@@ -4,6 +4,7 @@ import { createMiddleware } from "hono/factory";
 import type { CompanyGrant } from "../db/grants";
 import { config } from "../env";
 import { AppError } from "../lib/errors";
+import { ExpiringMap } from "../lib/expiring-map";
 import { verifyAccessToken } from "../lib/tokens";
 import type { AppEnv } from "./context";
 import { beginTenantTransaction, connectRequestTransaction, openTenantTransactionLater, readContextOverHttp, tenantDb } from "./database";
@@ -74,25 +75,15 @@ function contextRow(rows: Record<string, unknown>[]): Record<string, unknown> | 
  */
 const CONTEXT_TTL_MS = PREDICTION_TTL_SECONDS * 1000;
 const CONTEXT_CACHE_MAX = 1000;
-const contexts = new Map<string, { row: Record<string, unknown>; text: string; until: number }>();
+const contexts = new ExpiringMap<{ row: Record<string, unknown>; text: string }>(CONTEXT_CACHE_MAX);
 
 /** This isolate's predictions forgotten, as in an isolate that has just started (tests). */
 export function forgetPredictedContexts(): void {
   contexts.clear();
 }
 
-function recalled(key: string): { row: Record<string, unknown>; text: string } | undefined {
-  const entry = contexts.get(key);
-  if (!entry) return undefined;
-  if (entry.until > Date.now()) return entry;
-  contexts.delete(key);
-  return undefined;
-}
-
 function remember(key: string, row: Record<string, unknown>): void {
-  contexts.delete(key);
-  if (contexts.size >= CONTEXT_CACHE_MAX) contexts.delete(contexts.keys().next().value!);
-  contexts.set(key, { row, text: JSON.stringify(row), until: Date.now() + CONTEXT_TTL_MS });
+  contexts.set(key, { row, text: JSON.stringify(row) }, Date.now() + CONTEXT_TTL_MS);
 }
 
 /**
@@ -187,7 +178,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   // whether it holds), so a new token of a known user — a login, another device — is predicted too.
   const key = `${claims.tenantId}:${claims.userId}:${workspaceId ?? ""}`;
   const replayed = dispatchSlot.getStore()?.replayed !== false;
-  let predicted = replayed ? undefined : recalled(key);
+  let predicted = replayed ? undefined : contexts.get(key);
   const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
   if (!predicted && !replayed) {
     // Not seen by this isolate: perhaps by another of the data centre (http/shared-contexts.ts),

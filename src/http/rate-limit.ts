@@ -7,6 +7,7 @@ import { config, type Env } from "../env";
 import { canonicalId } from "../lib/bounds";
 import { sha256Hex } from "../lib/crypto";
 import { AppError } from "../lib/errors";
+import { ExpiringMap } from "../lib/expiring-map";
 import { log } from "../lib/log";
 import type { AppEnv } from "./context";
 import { isReceiverService } from "./request-checks";
@@ -266,15 +267,7 @@ async function applyLimit(c: Context<AppEnv>, kind: "user" | Bucket["kind"], max
  * reads wait for the limiter again before any database work.
  */
 const REFUSED_MAX = 1000;
-const refusedUntil = new Map<string, number>();
-
-function refusedHere(key: string): boolean {
-  const until = refusedUntil.get(key);
-  if (until === undefined) return false;
-  if (until > Date.now()) return true;
-  refusedUntil.delete(key);
-  return false;
-}
+const refusedHere = new ExpiringMap<true>(REFUSED_MAX);
 
 /**
  * A read (GET, HEAD) of a verified user runs while the limiter decides, instead of after it: on
@@ -297,9 +290,7 @@ async function limitAlongside(c: Context<AppEnv>, max: number, key: string, next
     showFigures(c, decision);
     return;
   }
-  refusedUntil.delete(key);
-  if (refusedUntil.size >= REFUSED_MAX) refusedUntil.delete(refusedUntil.keys().next().value!);
-  refusedUntil.set(key, decision.reset);
+  refusedHere.set(key, true, decision.reset);
   // The read's answer is dropped whole, its headers with it: the 429 is then written as when the
   // limiter decides first (from the context's prepared headers, not the dropped answer's).
   c.res = undefined;
@@ -331,7 +322,7 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   if (claims.tenantId === tenant.id) {
     const max = config(c.env).RATE_LIMIT_AUTHENTICATED_PER_MINUTE;
     const key = `${tenant.id}:${claims.userId}`;
-    if ((c.req.method === "GET" || c.req.method === "HEAD") && !refusedHere(key)) await limitAlongside(c, max, key, next);
+    if ((c.req.method === "GET" || c.req.method === "HEAD") && !refusedHere.get(key)) await limitAlongside(c, max, key, next);
     else await applyLimit(c, "user", max, key, next);
     return;
   }

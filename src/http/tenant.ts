@@ -1,5 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import { AppError } from "../lib/errors";
+import { ExpiringMap } from "../lib/expiring-map";
 import { isSubdomainLabel } from "../lib/subdomain";
 import type { AppEnv, Tenant } from "./context";
 import { queryWithoutTenant } from "./database";
@@ -15,21 +16,10 @@ const cache = new Map<string, { tenant: Tenant; until: number }>();
 // since anyone can invent subdomains; a tenant created meanwhile answers 404 here for at most the TTL.
 const NEGATIVE_TTL_MS = 60_000;
 const NEGATIVE_CACHE_MAX = 1000;
-const unknown = new Map<string, number>();
+const unknown = new ExpiringMap<true>(NEGATIVE_CACHE_MAX);
 
-function knownMissing(subdomain: string): boolean {
-  const until = unknown.get(subdomain);
-  if (until === undefined) return false;
-  if (until > Date.now()) return true;
-  unknown.delete(subdomain);
-  return false;
-}
-
-function rememberMissing(subdomain: string): void {
-  unknown.delete(subdomain); // re-inserted last: Map order is insertion order
-  if (unknown.size >= NEGATIVE_CACHE_MAX) unknown.delete(unknown.keys().next().value!);
-  unknown.set(subdomain, Date.now() + NEGATIVE_TTL_MS);
-}
+const knownMissing = (subdomain: string) => unknown.get(subdomain) === true;
+const rememberMissing = (subdomain: string) => unknown.set(subdomain, true, Date.now() + NEGATIVE_TTL_MS);
 
 /** The first label of the host: `acme.sucursal.do` → `acme`. Null for a bare host or an IP. */
 export function subdomainOf(host: string): string | null {

@@ -1,4 +1,5 @@
 import { errors, jwtVerify, SignJWT } from "jose";
+import { ExpiringMap } from "./expiring-map";
 
 const ISSUER = "sucursal";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -61,15 +62,12 @@ export async function signAccessToken(secret: string, claims: AccessTokenClaims,
  * cached under the old one); bounded, oldest entry out first.
  */
 const VERIFIED_MAX = 1000;
-const verified = new Map<string, { secret: string; claims: AccessTokenClaims; until: number }>();
+const verified = new ExpiringMap<{ secret: string; claims: AccessTokenClaims }>(VERIFIED_MAX);
 
 /** The claims of a valid, unexpired token signed with our key; null for anything else. */
 export async function verifyAccessToken(secret: string, token: string): Promise<AccessTokenClaims | null> {
   const hit = verified.get(token);
-  if (hit) {
-    if (hit.secret === secret && hit.until > Date.now()) return hit.claims;
-    verified.delete(token);
-  }
+  if (hit?.secret === secret) return hit.claims;
   try {
     const { payload } = await jwtVerify(token, await key(secret), { issuer: ISSUER, algorithms: ["HS256"] });
     const userId = Number(payload.sub);
@@ -78,10 +76,7 @@ export async function verifyAccessToken(secret: string, token: string): Promise<
     if (!Number.isSafeInteger(userId) || !Number.isSafeInteger(tenantId) || !tokenId || !UUID.test(tokenId)) return null;
     const claims = { userId, tenantId, tokenId };
     // jose refuses a token at its `exp` second (exp <= now); one without `exp` is not cached.
-    if (typeof payload.exp === "number") {
-      if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string);
-      verified.set(token, { secret, claims, until: payload.exp * 1000 });
-    }
+    if (typeof payload.exp === "number") verified.set(token, { secret, claims }, payload.exp * 1000);
     return claims;
   } catch (error) {
     if (error instanceof errors.JOSEError) return null;
