@@ -84,6 +84,15 @@ function beginStatements(env: Env, tenantId: number | null): string[] {
   return parts;
 }
 
+/**
+ * An opening (beginStatements and what follows) as statements of an HTTP batch, which is a
+ * transaction of its own: without BEGIN and standard_conforming_strings (for inlined literals,
+ * which an HTTP batch does not use), its first two statements.
+ */
+function httpOpening(statements: string[]): HttpStatement[] {
+  return statements.slice(2).map((query) => ({ query, params: [] }));
+}
+
 /** Checks the rows of the statement sent with BEGIN (the request context); throws to refuse the request. */
 export type VerifyOpening = (rows: Record<string, unknown>[]) => void;
 
@@ -238,8 +247,7 @@ export class RequestTransaction {
    * `begin` took a connection and two.
    */
   async readOverHttp(tenantId: number | null, alsoRun: string, http: HttpRead): Promise<Record<string, unknown>[]> {
-    // BEGIN and standard_conforming_strings have no place in an HTTP batch (sendOverHttp).
-    const statements = [...beginStatements(this.env, tenantId).slice(2), alsoRun].map((query) => ({ query, params: [] }));
+    const statements = httpOpening([...beginStatements(this.env, tenantId), alsoRun]);
     const results = (await sendBatch(http.endpoint, http.connectionString, statements)) as RawResult[];
     return shaped(results[results.length - 1]!, {}).rows as Record<string, unknown>[];
   }
@@ -344,13 +352,12 @@ export class RequestTransaction {
   private async sendOverHttp(http: HttpRead, opening: { statements: string[]; verify?: VerifyOpening }, batch: Queued[]): Promise<void> {
     const params = batch.map((q) => httpParams(q.values ?? []));
     if (params.some((p) => p === null)) return this.sendOpening(opening, batch);
-    // BEGIN and standard_conforming_strings (for inlined literals) have no place in an HTTP batch.
     // The batch commits where it runs, whatever the answer then is (an error, a refused or changed
     // context): after the context query (which may record the token's use) it is made read-only,
     // so a handler statement that writes fails there (25006) and the request goes the WebSocket's
     // way, where a write commits only with a successful answer.
     const statements: HttpStatement[] = [
-      ...opening.statements.slice(2).map((query) => ({ query, params: [] })),
+      ...httpOpening(opening.statements),
       { query: READ_ONLY_FROM_HERE, params: [] },
       ...batch.map((q, i) => ({ query: q.config.text, params: params[i]! })),
     ];

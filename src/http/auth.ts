@@ -180,6 +180,17 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const replayed = dispatchSlot.getStore()?.replayed !== false;
   let predicted = replayed ? undefined : contexts.get(key);
   const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+  /** The context the database just returned for the caller, kept and shared; 401 when there is none. */
+  const readNow = (rows: Record<string, unknown>[]) => {
+    const row = contextRow(rows);
+    if (!row) {
+      unshareContext(waitUntil, key);
+      throw unauthenticated();
+    }
+    remember(key, row);
+    shareContext(waitUntil, key, row);
+    return row;
+  };
   if (!predicted && !replayed) {
     // Not seen by this isolate: perhaps by another of the data centre (http/shared-contexts.ts),
     // looked up while the connection opens.
@@ -191,25 +202,13 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
       // BEGIN over the WebSocket took a connection and two.
       const rows = await readContextOverHttp(c, statement);
       if (rows) {
-        const row = contextRow(rows);
-        if (!row) {
-          unshareContext(waitUntil, key);
-          throw unauthenticated();
-        }
-        remember(key, row);
-        shareContext(waitUntil, key, row);
+        const row = readNow(rows);
         predicted = { row, text: JSON.stringify(row) };
       }
     }
   }
   if (!predicted) {
-    const row = contextRow(await beginTenantTransaction(c, statement));
-    if (!row) {
-      unshareContext(waitUntil, key);
-      throw unauthenticated();
-    }
-    remember(key, row);
-    shareContext(waitUntil, key, row);
+    const row = readNow(await beginTenantTransaction(c, statement));
     applyContext(c, claims, row, workspaceId);
     await next();
     return;

@@ -21,6 +21,7 @@ export function unavailable(cause: unknown, requestId: string): AppError {
 
 /** Methods that never write (bar the token's last_used_at, at most once a minute). */
 const READ_ONLY = new Set(["GET", "HEAD"]);
+export const isRead = (method: string) => READ_ONLY.has(method);
 
 /**
  * One connection per request (a Client, not a Pool: createClient), connected lazily. After the
@@ -132,7 +133,6 @@ export async function readContextOverHttp(c: Context<AppEnv>, statement: string)
   try {
     return await tx.readOverHttp(c.get("tenant").id, statement, http);
   } catch (error) {
-    if (error instanceof AppError) throw error;
     throw unavailable(error, c.get("requestId"));
   }
 }

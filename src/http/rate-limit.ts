@@ -10,6 +10,7 @@ import { AppError } from "../lib/errors";
 import { ExpiringMap } from "../lib/expiring-map";
 import { log } from "../lib/log";
 import type { AppEnv } from "./context";
+import { isRead } from "./database";
 import { isReceiverService } from "./request-checks";
 import { subdomainOf } from "./tenant";
 
@@ -322,7 +323,7 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   if (claims.tenantId === tenant.id) {
     const max = config(c.env).RATE_LIMIT_AUTHENTICATED_PER_MINUTE;
     const key = `${tenant.id}:${claims.userId}`;
-    if ((c.req.method === "GET" || c.req.method === "HEAD") && !refusedHere.get(key)) await limitAlongside(c, max, key, next);
+    if (isRead(c.req.method) && !refusedHere.get(key)) await limitAlongside(c, max, key, next);
     else await applyLimit(c, "user", max, key, next);
     return;
   }

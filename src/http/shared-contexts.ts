@@ -22,7 +22,6 @@ const CACHE_NAME = "request-contexts";
  * an answer on a stale context.
  */
 export const PREDICTION_TTL_SECONDS = 30 * 60;
-const TTL_SECONDS = PREDICTION_TTL_SECONDS;
 
 let opened: Promise<Cache | null> | undefined;
 
@@ -55,11 +54,11 @@ export async function sharedContext(key: string): Promise<Record<string, unknown
 
 /** Shares the context the database returned for `key` (after the answer: `waitUntil`). */
 export function shareContext(waitUntil: (work: Promise<unknown>) => void, key: string, row: Record<string, unknown>): void {
-  const body = JSON.stringify({ row, until: Date.now() + TTL_SECONDS * 1000 });
+  const body = JSON.stringify({ row, until: Date.now() + PREDICTION_TTL_SECONDS * 1000 });
   waitUntil(
     contextCache()
       .then((cache) =>
-        cache?.put(keyUrl(key), new Response(body, { headers: { "content-type": "application/json", "cache-control": `max-age=${TTL_SECONDS}` } })),
+        cache?.put(keyUrl(key), new Response(body, { headers: { "content-type": "application/json", "cache-control": `max-age=${PREDICTION_TTL_SECONDS}` } })),
       )
       .catch((error: unknown) => log.warn("request context cache write failed", { cause: String(error) })),
   );
