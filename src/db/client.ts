@@ -337,7 +337,7 @@ export class RequestTransaction {
     this.opening = null;
     const batch = this.queued;
     this.queued = [];
-    const sent = this.http && batch.length ? this.sendOverHttp(this.http, opening, batch) : this.sendOpening(opening, batch);
+    const sent = this.http ? this.sendOverHttp(this.http, opening, batch) : this.sendOpening(opening, batch);
     // Settled for the callers in the batch by sendOpening; later callers await `sent` and get its error.
     sent.catch(() => undefined);
     this.sent = sent;

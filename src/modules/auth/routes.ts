@@ -61,9 +61,9 @@ const meRoute = defineRoute("authenticated", {
 });
 
 export const me: AppRouteHandler<typeof meRoute> = async (c) => {
-  const { user, memberships } = await describeUser(c.var.db, requireAuth(c).userId);
+  // Issued together: one round trip (issue 46).
+  const [{ user, memberships }, company] = await Promise.all([describeUser(c.var.db, requireAuth(c).userId), companyGrant(c)]);
   const workspace = c.get("workspace");
-  const company = await companyGrant(c);
   return c.json(
     {
       data: {

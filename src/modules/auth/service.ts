@@ -48,15 +48,18 @@ export async function describeUser(
   db: AnyDb,
   userId: number,
 ): Promise<{ user: typeof schema.users.$inferSelect; memberships: { id: number; name: string; role: string }[] }> {
-  const user = await db.select().from(schema.users).where(eq(schema.users.id, userId)).then(oneRow);
-  const memberships = await db
-    .select({ id: schema.workspaces.id, name: schema.workspaces.name, role: schema.roles.name })
-    .from(schema.workspaceMembers)
-    .innerJoin(schema.workspaces, eq(schema.workspaces.id, schema.workspaceMembers.workspaceId))
-    .innerJoin(schema.roles, eq(schema.roles.id, schema.workspaceMembers.roleId))
-    .where(eq(schema.workspaceMembers.userId, userId))
-    .orderBy(schema.workspaces.id);
-  return { user: user, memberships };
+  // Issued together: both leave in the request's one round trip (issue 46).
+  const [user, memberships] = await Promise.all([
+    db.select().from(schema.users).where(eq(schema.users.id, userId)).then(oneRow),
+    db
+      .select({ id: schema.workspaces.id, name: schema.workspaces.name, role: schema.roles.name })
+      .from(schema.workspaceMembers)
+      .innerJoin(schema.workspaces, eq(schema.workspaces.id, schema.workspaceMembers.workspaceId))
+      .innerJoin(schema.roles, eq(schema.roles.id, schema.workspaceMembers.roleId))
+      .where(eq(schema.workspaceMembers.userId, userId))
+      .orderBy(schema.workspaces.id),
+  ]);
+  return { user, memberships };
 }
 
 export async function listAccessTokens(

@@ -462,21 +462,26 @@ export async function listPreferredSubtypes(
   viewAll: boolean,
   workspaceId: number,
 ): Promise<{ type: string; id: number; name: string; prefix: string }[]> {
-  const [workspace] = await db
-    .select({ id: schema.workspaces.id })
-    .from(schema.workspaces)
-    .where(
-      and(
-        eq(schema.workspaces.tenantId, tenantId),
-        eq(schema.workspaces.id, workspaceId),
-        viewAll ? undefined : sql`EXISTS (SELECT 1 FROM ${schema.workspaceMembers} m WHERE m.workspace_id = ${schema.workspaces.id} AND m.user_id = ${userId})`,
+  // Both issued together, one round trip (issue 46): the preferences, read by the workspace id the
+  // caller gave, are answered only once the workspace turned out visible to the caller.
+  const [[workspace], preferences] = await Promise.all([
+    db
+      .select({ id: schema.workspaces.id })
+      .from(schema.workspaces)
+      .where(
+        and(
+          eq(schema.workspaces.tenantId, tenantId),
+          eq(schema.workspaces.id, workspaceId),
+          viewAll ? undefined : sql`EXISTS (SELECT 1 FROM ${schema.workspaceMembers} m WHERE m.workspace_id = ${schema.workspaces.id} AND m.user_id = ${userId})`,
+        ),
       ),
-    );
+    db
+      .select({ type: prefs.type, id: ds.id, name: ds.name, prefix: ds.prefix })
+      .from(prefs)
+      .innerJoin(ds, eq(ds.id, prefs.documentSubtypeId))
+      .where(and(eq(prefs.tenantId, tenantId), eq(prefs.workspaceId, workspaceId)))
+      .orderBy(asc(prefs.type)),
+  ]);
   if (!workspace) throw notFound("Workspace");
-  return db
-    .select({ type: prefs.type, id: ds.id, name: ds.name, prefix: ds.prefix })
-    .from(prefs)
-    .innerJoin(ds, eq(ds.id, prefs.documentSubtypeId))
-    .where(and(eq(prefs.tenantId, tenantId), eq(prefs.workspaceId, workspaceId)))
-    .orderBy(asc(prefs.type));
+  return preferences;
 }

@@ -135,12 +135,17 @@ export async function deleteAccount(db: AnyDb, scope: IntegrationScope, id: numb
 // ---- Templates
 
 export async function listTemplates(db: AnyDb, scope: IntegrationScope, accountId: number): Promise<TemplateRow[]> {
-  await getAccount(db, scope, accountId);
-  return db
-    .select()
-    .from(t)
-    .where(and(eq(t.tenantId, scope.tenantId), eq(t.accountId, accountId)))
-    .orderBy(asc(t.name), asc(t.language));
+  // Issued together, one round trip (issue 46): the templates are answered only once the account
+  // is found visible to the caller (404 otherwise).
+  const [, templates] = await Promise.all([
+    getAccount(db, scope, accountId),
+    db
+      .select()
+      .from(t)
+      .where(and(eq(t.tenantId, scope.tenantId), eq(t.accountId, accountId)))
+      .orderBy(asc(t.name), asc(t.language)),
+  ]);
+  return templates;
 }
 
 const CreatedTemplate = z.object({ id: z.unknown(), status: z.unknown() }).partial();

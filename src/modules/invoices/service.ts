@@ -80,8 +80,10 @@ export async function getInvoice(db: AnyDb, scope: RequestScope, id: number): Pr
 
 /** The history of a visible invoice (404 for another workspace's or a deleted one, as GET). */
 export async function getInvoiceHistory(db: AnyDb, scope: RequestScope, id: number) {
-  await findRow(db, inv, and(visible(scope), eq(inv.id, id)), "Invoice");
-  return invoiceHistory(db, id);
+  // Issued together, one round trip (issue 46): the history is answered only once the invoice is
+  // found visible to the caller (404 otherwise).
+  const [, history] = await Promise.all([findRow(db, inv, and(visible(scope), eq(inv.id, id)), "Invoice"), invoiceHistory(db, id)]);
+  return history;
 }
 
 /** The invoice row, locked for the rest of the transaction (updates, payments, cancel, delete). */

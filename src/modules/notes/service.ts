@@ -533,14 +533,18 @@ export async function listNotes(db: AnyDb, scope: RequestScope, kind: NoteKind, 
 }
 
 export async function getNote(db: AnyDb, scope: RequestScope, kind: NoteKind, id: number): Promise<NoteDetail> {
-  const row = await findRow(db, notes, and(visible(scope, kind), eq(notes.id, id)), LABEL[kind] === "credit note" ? "Credit note" : "Debit note");
   const ni = schema.invoiceNoteItems;
-  const lines = await db
-    .select({ line: ni, product: { id: schema.products.id, name: schema.products.name, sku: schema.products.sku } })
-    .from(ni)
-    .leftJoin(schema.products, eq(schema.products.id, ni.productId))
-    .where(eq(ni.noteId, row.id))
-    .orderBy(asc(ni.position));
+  // Issued together, one round trip (issue 46): the lines, read by the id asked for, are answered
+  // only once the note is found visible to the caller (404 otherwise).
+  const [row, lines] = await Promise.all([
+    findRow(db, notes, and(visible(scope, kind), eq(notes.id, id)), LABEL[kind] === "credit note" ? "Credit note" : "Debit note"),
+    db
+      .select({ line: ni, product: { id: schema.products.id, name: schema.products.name, sku: schema.products.sku } })
+      .from(ni)
+      .leftJoin(schema.products, eq(schema.products.id, ni.productId))
+      .where(eq(ni.noteId, id))
+      .orderBy(asc(ni.position)),
+  ]);
   return {
     ...serializeNote(row),
     items: lines.map(({ line, product }) => ({

@@ -122,8 +122,9 @@ const showRoute = defineRoute(
 
 /** The workspace with its members, as GET /workspaces/{id} answers it. */
 async function detail(db: Database, who: Viewer, id: number) {
-  const row = await findVisibleWorkspace(db, who, id);
-  const members = await listMembersOf(db, id);
+  // Issued together, one round trip (issue 46): the members are answered only once the workspace
+  // is found visible to the caller (404 otherwise).
+  const [row, members] = await Promise.all([findVisibleWorkspace(db, who, id), listMembersOf(db, id)]);
   return {
     ...serializeListItem(row, who.userId),
     address: row.address,
