@@ -22,7 +22,13 @@ const OWN_ENDPOINT = { ...NO_LIMIT, DB_HTTP_ENDPOINT: `${env.DB_HTTP_ENDPOINT}?f
  * The reports DGII receives as files and the monthly forms summed from them read their rows through
  * a cursor, one round trip per page of 500 rows (docs/performance.md: the 607 of 100,000 rows).
  */
-const PAGED_BY_CURSOR = new Set(["GET /api/v1/reports/606", "GET /api/v1/reports/607", "GET /api/v1/reports/608", "GET /api/v1/reports/it1", "GET /api/v1/reports/ir17"]);
+const PAGED_BY_CURSOR = new Set([
+  "GET /api/v1/reports/606",
+  "GET /api/v1/reports/607",
+  "GET /api/v1/reports/608",
+  "GET /api/v1/reports/it1",
+  "GET /api/v1/reports/ir17",
+]);
 
 /** Not there yet (issue 46, in progress). */
 const NOT_YET = new Set<string>([
@@ -64,7 +70,8 @@ describe("every GET reads in one round trip (issue 46)", () => {
         const res = await call(route.url);
         statuses[res.status] = (statuses[res.status] ?? 0) + 1;
         if (res.status >= 500) problems.push(`${route.key}: ${res.status} ${res.text.slice(0, 200)}`);
-        if (connections() > before) problems.push(`${route.key} (${route.url} → ${res.status}): a WebSocket connection (a statement after its opening batch, or its opening sent alone)`);
+        if (connections() > before)
+          problems.push(`${route.key} (${route.url} → ${res.status}): a WebSocket connection (a statement after its opening batch, or its opening sent alone)`);
       }
       expect(problems).toEqual([]);
       // Most reads found what they asked for (the world has one of everything): the statements ran.

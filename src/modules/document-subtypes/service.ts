@@ -472,7 +472,9 @@ export async function listPreferredSubtypes(
         and(
           eq(schema.workspaces.tenantId, tenantId),
           eq(schema.workspaces.id, workspaceId),
-          viewAll ? undefined : sql`EXISTS (SELECT 1 FROM ${schema.workspaceMembers} m WHERE m.workspace_id = ${schema.workspaces.id} AND m.user_id = ${userId})`,
+          viewAll
+            ? undefined
+            : sql`EXISTS (SELECT 1 FROM ${schema.workspaceMembers} m WHERE m.workspace_id = ${schema.workspaces.id} AND m.user_id = ${userId})`,
         ),
       ),
     db
