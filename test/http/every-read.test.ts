@@ -42,8 +42,6 @@ const NOT_YET = new Set<string>([
   "GET /api/v1/inventory-adjustments/{id}",
   "GET /api/v1/products/{id}/stock",
   "GET /api/v1/received-ecf",
-  "GET /api/v1/received-ecf/{id}",
-  "GET /api/v1/received-ecf/{id}/xml",
   "GET /api/v1/users",
   "GET /api/v1/webhook-endpoints/{id}/deliveries",
 ]);

@@ -384,9 +384,11 @@ export async function findReceived(db: AnyDb, tenantId: number, id: number, lock
     .select()
     .from(received)
     .where(and(eq(received.tenantId, tenantId), eq(received.id, id)));
-  const [row] = lock ? await base.for("update") : await base;
+  // A read issues both together, one round trip (issue 46); a change reads the approval once it
+  // holds the row's lock (two concurrent approvals then see each other's).
+  const approvalOf = () => db.select().from(approvals).where(eq(approvals.receivedEcfId, id));
+  const [[row], [approval]] = lock ? [await base.for("update"), await approvalOf()] : await Promise.all([base, approvalOf()]);
   if (!row) throw notFound("Received e-CF");
-  const [approval] = await db.select().from(approvals).where(eq(approvals.receivedEcfId, id));
   return { row, approval: approval ?? null };
 }
 
