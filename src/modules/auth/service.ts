@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
+import { type Page, pageOfQuery, updatedSince } from "../../db/queries";
 import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { AppError } from "../../lib/errors";
@@ -75,14 +75,14 @@ export async function listAccessTokens(
     updated_at: schema.accessTokens.updatedAt,
   }[sort.field];
   const where = and(eq(schema.accessTokens.userId, userId), updatedSince(schema.accessTokens.updatedAt, page));
-  const rows = await db
-    .select({ token: schema.accessTokens, total: pageTotal() })
-    .from(schema.accessTokens)
-    .where(where)
-    .orderBy(sort.descending ? sql`${column} DESC NULLS LAST, ${schema.accessTokens.id}` : sql`${column} ASC NULLS FIRST, ${schema.accessTokens.id}`)
-    .limit(page.perPage)
-    .offset(pageOffset(page));
-  return { rows: rows.map((r) => r.token), total: await totalOfPage(db, rows, page.page, schema.accessTokens, where) };
+  const order = sort.descending ? sql`${column} DESC NULLS LAST, ${schema.accessTokens.id}` : sql`${column} ASC NULLS FIRST, ${schema.accessTokens.id}`;
+  const { rows, total } = await pageOfQuery(db, { table: schema.accessTokens, id: schema.accessTokens.id, where, order: [order], query: page }, (columns) =>
+    db
+      .select({ token: schema.accessTokens, ...columns })
+      .from(schema.accessTokens)
+      .$dynamic(),
+  );
+  return { rows: rows.map((r) => r.token), total };
 }
 
 /** Revokes one of the user's own tokens; false when there is no such token of theirs. */

@@ -1,7 +1,7 @@
 import { and, eq, ilike, or } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { firstReference, likePattern, orderBy, type Page, pageOffset, pageTotal, referencedBy, totalOfPage, updatedSince } from "../../db/queries";
+import { firstReference, likePattern, orderBy, type Page, pageOfQuery, referencedBy, updatedSince } from "../../db/queries";
 import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
@@ -44,15 +44,14 @@ export async function listBankAccounts(db: AnyDb, tenantId: number, query: ListQ
     updatedSince(b.updatedAt, query),
   );
   const column = { id: b.id, name: b.name, created_at: b.createdAt, updated_at: b.updatedAt }[query.sort.field];
-  const rows = await db
-    .select({ ...selection, total: pageTotal() })
-    .from(b)
-    .leftJoin(cur, eq(cur.id, b.currencyId))
-    .where(where)
-    .orderBy(orderBy(column, b.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  return { rows: rows as Joined[], total: await totalOfPage(db, rows, query.page, b, where) };
+  const { rows, total } = await pageOfQuery(db, { table: b, id: b.id, where, order: [orderBy(column, b.id, query.sort.descending)], query }, (page) =>
+    db
+      .select({ ...selection, ...page })
+      .from(b)
+      .leftJoin(cur, eq(cur.id, b.currencyId))
+      .$dynamic(),
+  );
+  return { rows: rows as Joined[], total };
 }
 
 export async function getBankAccount(db: AnyDb, tenantId: number, id: number): Promise<Joined> {

@@ -4,7 +4,7 @@ import { alias } from "drizzle-orm/pg-core";
 import type { AnyDb } from "../../db/client";
 import { postgresError } from "../../db/errors";
 import { memberWorkspacesHolding } from "../../db/grants";
-import { pageOffset, pageTotal, updatedSince } from "../../db/queries";
+import { type PageColumns, pageOffset, pageOfQuery, pageTotal, updatedSince } from "../../db/queries";
 import { oneRow, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
@@ -119,16 +119,18 @@ function serializeMovement(
   };
 }
 
-function movementSelect(db: AnyDb) {
+const movementColumns = {
+  movement: m,
+  product: { id: schema.products.id, name: schema.products.name, sku: schema.products.sku },
+  from: { id: fromWs.id, name: fromWs.name },
+  to: { id: toWs.id, name: toWs.name },
+  user: { id: schema.users.id, name: schema.users.name, email: schema.users.email },
+};
+
+/** Movements with their product, workspaces and author; `page` adds a list's page columns (pageOfQuery). */
+function movementSelect(db: AnyDb, page?: PageColumns) {
   return db
-    .select({
-      movement: m,
-      product: { id: schema.products.id, name: schema.products.name, sku: schema.products.sku },
-      from: { id: fromWs.id, name: fromWs.name },
-      to: { id: toWs.id, name: toWs.name },
-      user: { id: schema.users.id, name: schema.users.name, email: schema.users.email },
-      total: pageTotal(),
-    })
+    .select({ ...movementColumns, ...(page ?? {}) })
     .from(m)
     .innerJoin(schema.products, eq(schema.products.id, m.productId))
     .leftJoin(fromWs, eq(fromWs.id, m.fromWorkspaceId))
@@ -144,28 +146,16 @@ export async function listTransfers(
   const types = query.filters.type ? [query.filters.type] : ["transfer_out", "transfer_in"];
   // Movements are append-only (never updated): their updated_at is their created_at.
   const column = query.sort.field === "quantity" ? m.quantity : m.createdAt;
-  const rows = await movementSelect(db)
-    .where(
-      and(
-        eq(m.tenantId, scope.tenantId),
-        eq(m.workspaceId, scope.workspaceId),
-        inArray(m.type, types),
-        query.filters.product_id ? eq(m.productId, Number(query.filters.product_id)) : undefined,
-        updatedSince(m.createdAt, query),
-      ),
-    )
-    .orderBy(query.sort.descending ? desc(column) : asc(column), query.sort.descending ? desc(m.id) : asc(m.id))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  return { data: rows.map((r) => serializeMovement(r)), total: rows[0]?.total ?? (query.page > 1 ? await countMovements(db, scope, types) : 0) };
-}
-
-async function countMovements(db: AnyDb, scope: RequestScope, types: string[]) {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)`.mapWith(Number) })
-    .from(m)
-    .where(and(eq(m.tenantId, scope.tenantId), eq(m.workspaceId, scope.workspaceId), inArray(m.type, types)));
-  return row?.n ?? 0;
+  const where = and(
+    eq(m.tenantId, scope.tenantId),
+    eq(m.workspaceId, scope.workspaceId),
+    inArray(m.type, types),
+    query.filters.product_id ? eq(m.productId, Number(query.filters.product_id)) : undefined,
+    updatedSince(m.createdAt, query),
+  );
+  const order = [query.sort.descending ? desc(column) : asc(column), query.sort.descending ? desc(m.id) : asc(m.id)];
+  const { rows, total } = await pageOfQuery(db, { table: m, id: m.id, where, order, query }, (page) => movementSelect(db, page).$dynamic());
+  return { data: rows.map((r) => serializeMovement(r)), total };
 }
 
 /** A transfer movement of the request's workspace (or any, with view_all_locations). */
@@ -480,26 +470,27 @@ export async function movementReport(
 ): Promise<{ data: z.output<typeof MovementReportItem>[]; total: number }> {
   const workspaceId = query.workspace_id ?? scope.workspaceId;
   await requireAccessibleWorkspace(db, scope, workspaceId);
-  const rows = await db
-    .select({ movement: m, productName: schema.products.name, total: pageTotal() })
-    .from(m)
-    .innerJoin(schema.products, eq(schema.products.id, m.productId))
-    .where(
-      and(
-        eq(m.tenantId, scope.tenantId),
-        eq(m.workspaceId, workspaceId),
-        query.product_id ? eq(m.productId, query.product_id) : undefined,
-        query.type ? eq(m.type, query.type) : undefined,
-        // Dates are calendar days in UTC, both ends included.
-        query.date_from ? gte(m.createdAt, new Date(`${query.date_from}T00:00:00Z`)) : undefined,
-        query.date_to ? lt(m.createdAt, new Date(Date.parse(`${query.date_to}T00:00:00Z`) + 86_400_000)) : undefined,
-      ),
-    )
-    .orderBy(desc(m.createdAt), desc(m.id))
-    .limit(query.per_page)
-    .offset((query.page - 1) * query.per_page);
+  const where = and(
+    eq(m.tenantId, scope.tenantId),
+    eq(m.workspaceId, workspaceId),
+    query.product_id ? eq(m.productId, query.product_id) : undefined,
+    query.type ? eq(m.type, query.type) : undefined,
+    // Dates are calendar days in UTC, both ends included.
+    query.date_from ? gte(m.createdAt, new Date(`${query.date_from}T00:00:00Z`)) : undefined,
+    query.date_to ? lt(m.createdAt, new Date(Date.parse(`${query.date_to}T00:00:00Z`) + 86_400_000)) : undefined,
+  );
+  const { rows, total } = await pageOfQuery(
+    db,
+    { table: m, id: m.id, where, order: [desc(m.createdAt), desc(m.id)], query: { page: query.page, perPage: query.per_page } },
+    (page) =>
+      db
+        .select({ movement: m, productName: schema.products.name, ...page })
+        .from(m)
+        .innerJoin(schema.products, eq(schema.products.id, m.productId))
+        .$dynamic(),
+  );
   return {
-    total: rows[0]?.total ?? 0,
+    total,
     data: rows.map((r) => ({
       id: r.movement.id,
       product_id: r.movement.productId,

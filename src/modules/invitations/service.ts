@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { assertHeldInEvery, grantsOf } from "../../db/grants";
-import { type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
+import { type Page, pageOfQuery, updatedSince } from "../../db/queries";
 import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
@@ -140,7 +140,7 @@ export async function listInvitations(
   db: AnyDb,
   workspaceId: number,
   query: ListQuery<"status", "created_at" | "expires_at" | "email">,
-): Promise<Page<InvitationRow & { total: number }>> {
+): Promise<Page<InvitationRow>> {
   const column = { created_at: invitations.createdAt, expires_at: invitations.expiresAt, email: invitations.email, updated_at: invitations.updatedAt }[
     query.sort.field
   ];
@@ -149,16 +149,17 @@ export async function listInvitations(
     query.filters.status ? sql`${status} = ${query.filters.status}` : undefined,
     updatedSince(invitations.updatedAt, query),
   );
-  const rows = await db
-    .select({ ...columns, total: pageTotal() })
-    .from(invitations)
-    .innerJoin(roles, eq(roles.id, invitations.roleId))
-    .where(where)
-    .orderBy(query.sort.descending ? desc(column) : asc(column), desc(invitations.id))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  const total = await totalOfPage(db, rows, query.page, invitations, where);
-  return { rows: rows as (InvitationRow & { total: number })[], total };
+  const { rows, total } = await pageOfQuery(
+    db,
+    { table: invitations, id: invitations.id, where, order: [query.sort.descending ? desc(column) : asc(column), desc(invitations.id)], query },
+    (page) =>
+      db
+        .select({ ...columns, ...page })
+        .from(invitations)
+        .innerJoin(roles, eq(roles.id, invitations.roleId))
+        .$dynamic(),
+  );
+  return { rows: rows as InvitationRow[], total };
 }
 
 const notUsable = (why: string) => new AppError("invitation_not_usable", `This invitation is ${why} and can no longer be used.`);

@@ -1,7 +1,8 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
+import type { PgSelect } from "drizzle-orm/pg-core";
 import type { AnyDb } from "../../db/client";
 import { assertHeldInEvery, grantsOf } from "../../db/grants";
-import { type Page, pageOffset, pageTotal, updatedSince } from "../../db/queries";
+import { type Page, pageOfQuery, updatedSince } from "../../db/queries";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import { AppError, notFound } from "../../lib/errors";
@@ -13,39 +14,27 @@ export async function listMembers(
   db: AnyDb,
   workspaceId: number,
   query: ListQuery<"role", "name" | "email" | "added_at">,
-): Promise<Page<{ id: number; name: string; email: string; role: string; addedAt: Date; total: number }>> {
+): Promise<Page<{ id: number; name: string; email: string; role: string; addedAt: Date }>> {
   const column = { name: users.name, email: users.email, added_at: workspaceMembers.addedAt, updated_at: workspaceMembers.updatedAt }[query.sort.field];
   const where = and(
     eq(workspaceMembers.workspaceId, workspaceId),
     query.filters.role ? eq(roles.name, query.filters.role) : undefined,
     updatedSince(workspaceMembers.updatedAt, query),
   );
-  const rows = await db
-    .select({
-      id: users.id,
-      name: users.name,
-      email: users.email,
-      role: roles.name,
-      addedAt: workspaceMembers.addedAt,
-      total: pageTotal(),
-    })
-    .from(workspaceMembers)
-    .innerJoin(users, eq(users.id, workspaceMembers.userId))
-    .innerJoin(roles, eq(roles.id, workspaceMembers.roleId))
-    .where(where)
-    .orderBy(query.sort.descending ? desc(column) : asc(column), asc(users.id))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  let total = rows[0]?.total;
-  if (total === undefined) {
-    const [count] = await db
-      .select({ n: sql<number>`count(*)`.mapWith(Number) })
-      .from(workspaceMembers)
-      .innerJoin(roles, eq(roles.id, workspaceMembers.roleId))
-      .where(where);
-    total = count?.n ?? 0;
-  }
-  return { rows, total };
+  // A member is named by their user's id (one membership per user in the workspace); the role
+  // filter and the sort read the joined user and role.
+  const joined = (select: PgSelect) => select.innerJoin(users, eq(users.id, workspaceMembers.userId)).innerJoin(roles, eq(roles.id, workspaceMembers.roleId));
+  return pageOfQuery(
+    db,
+    { table: workspaceMembers, id: users.id, joins: joined, where, order: [query.sort.descending ? desc(column) : asc(column), asc(users.id)], query },
+    (page) =>
+      db
+        .select({ id: users.id, name: users.name, email: users.email, role: roles.name, addedAt: workspaceMembers.addedAt, ...page })
+        .from(workspaceMembers)
+        .innerJoin(users, eq(users.id, workspaceMembers.userId))
+        .innerJoin(roles, eq(roles.id, workspaceMembers.roleId))
+        .$dynamic(),
+  );
 }
 
 /** The membership (locked) with its role, and whether the user owns the workspace; 404 when not a member. */

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, isNotNull, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
 import { assertCompanyHolds, assertHeldInEvery, companyGrantOf, grantsOf, pendingInvitationsOffering, workspacesHoldingRole } from "../../db/grants";
-import { type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
+import { type Page, pageOfQuery, updatedSince } from "../../db/queries";
 import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
@@ -48,14 +48,15 @@ export async function listRoles(
 ): Promise<Page<RoleRow>> {
   const column = { id: schema.roles.id, name: schema.roles.name, created_at: schema.roles.createdAt, updated_at: schema.roles.updatedAt }[query.sort.field];
   const where = updatedSince(schema.roles.updatedAt, query);
-  const rows = await db
-    .select({ role: schema.roles, membersCount, total: pageTotal() })
-    .from(schema.roles)
-    .where(where)
-    .orderBy(query.sort.descending ? desc(column) : asc(column), asc(schema.roles.id))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  const total = await totalOfPage(db, rows, query.page, schema.roles, where);
+  const { rows, total } = await pageOfQuery(
+    db,
+    { table: schema.roles, id: schema.roles.id, where, order: [query.sort.descending ? desc(column) : asc(column), asc(schema.roles.id)], query },
+    (page) =>
+      db
+        .select({ role: schema.roles, membersCount, ...page })
+        .from(schema.roles)
+        .$dynamic(),
+  );
   return { rows: rows.map((r) => ({ ...r.role, membersCount: r.membersCount })), total };
 }
 

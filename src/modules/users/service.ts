@@ -1,7 +1,7 @@
-import { and, asc, eq, ilike, inArray, isNotNull, isNull, ne, or, sql } from "drizzle-orm";
+import { and, asc, eq, ilike, isNotNull, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { ADMIN_ROLE, companyGrantOf, grantsOf, isAdminGrant } from "../../db/grants";
-import { likePattern, orderBy, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
+import { likePattern, orderBy, pageOfQuery, updatedSince } from "../../db/queries";
 import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
@@ -13,7 +13,7 @@ import { hashPassword, verifyPassword } from "../../lib/password";
 const { users, workspaces, workspaceMembers, roles, accessTokens } = schema;
 
 type UserRow = Pick<typeof users.$inferSelect, "id" | "name" | "email" | "deactivatedAt" | "createdAt">;
-type Membership = { userId: number; id: number; name: string; role: string };
+type Membership = { id: number; name: string; role: string };
 
 /**
  * The users routes are for the tenant's administrators: the caller must hold the built-in admin
@@ -29,6 +29,7 @@ export function assertAdmin(workspace: WorkspaceContext): void {
 /** A user as the API shows it. */
 type UserData = ReturnType<typeof serializeUser>;
 
+/** A user as the API shows it, with their workspaces (memberships, in workspace order). */
 function serializeUser(user: UserRow, memberships: Membership[]) {
   return {
     id: user.id,
@@ -37,26 +38,39 @@ function serializeUser(user: UserRow, memberships: Membership[]) {
     status: user.deactivatedAt === null ? ("active" as const) : ("deactivated" as const),
     deactivated_at: timestamp(user.deactivatedAt),
     created_at: timestamp(user.createdAt),
-    workspaces: memberships.filter((m) => m.userId === user.id).map((m) => ({ id: m.id, name: m.name, role: m.role })),
+    workspaces: memberships.map((m) => ({ id: m.id, name: m.name, role: m.role })),
   };
 }
 
 const userColumns = { id: users.id, name: users.name, email: users.email, deactivatedAt: users.deactivatedAt, createdAt: users.createdAt };
 
-/** The workspaces (with role names) of the given users, in workspace order. */
-async function membershipsOf(db: AnyDb, userIds: number[]): Promise<Membership[]> {
-  if (!userIds.length) return [];
+/** The workspaces (with role names) of a user, in workspace order. */
+async function membershipsOf(db: AnyDb, userId: number): Promise<Membership[]> {
   return db
-    .select({ userId: workspaceMembers.userId, id: workspaces.id, name: workspaces.name, role: roles.name })
+    .select({ id: workspaces.id, name: workspaces.name, role: roles.name })
     .from(workspaceMembers)
     .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
     .innerJoin(roles, eq(roles.id, workspaceMembers.roleId))
-    .where(inArray(workspaceMembers.userId, userIds))
+    .where(eq(workspaceMembers.userId, userId))
     .orderBy(asc(workspaces.id));
 }
 
 type UserFilter = "status" | "search";
 type UserSort = "name" | "email" | "created_at" | "updated_at";
+
+/**
+ * Each user's workspaces (with role names) in workspace order, as JSON in the user's row: the list
+ * reads its page, their memberships and its total in one statement (issue 46: one round trip per read).
+ */
+const workspacesOfUser = (db: AnyDb) =>
+  sql<{ id: number; name: string; role: string }[]>`(${db
+    .select({
+      list: sql`coalesce(json_agg(json_build_object('id', ${workspaces.id}, 'name', ${workspaces.name}, 'role', ${roles.name}) ORDER BY ${workspaces.id}), '[]')`,
+    })
+    .from(workspaceMembers)
+    .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
+    .innerJoin(roles, eq(roles.id, workspaceMembers.roleId))
+    .where(eq(workspaceMembers.userId, users.id))})`;
 
 /** The tenant's users (row-level security keeps them to the tenant), each with their workspaces. */
 export async function listUsers(db: AnyDb, query: ListQuery<UserFilter, UserSort>): Promise<{ data: UserData[]; total: number }> {
@@ -67,20 +81,16 @@ export async function listUsers(db: AnyDb, query: ListQuery<UserFilter, UserSort
     updatedSince(users.updatedAt, query),
   );
   const column = { name: users.name, email: users.email, created_at: users.createdAt, updated_at: users.updatedAt }[query.sort.field];
-  const rows = await db
-    .select({ user: userColumns, total: pageTotal() })
-    .from(users)
-    .where(where)
-    .orderBy(orderBy(column, users.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  const page = rows.map((r) => r.user);
-  const memberships = await membershipsOf(
+  const { rows, total } = await pageOfQuery(
     db,
-    page.map((u) => u.id),
+    { table: users, id: users.id, where, order: [orderBy(column, users.id, query.sort.descending)], query },
+    (page) =>
+      db
+        .select({ user: userColumns, workspaces: workspacesOfUser(db), ...page })
+        .from(users)
+        .$dynamic(),
   );
-  const total = await totalOfPage(db, rows, query.page, users, where);
-  return { data: page.map((u) => serializeUser(u, memberships)), total };
+  return { data: rows.map((r) => serializeUser(r.user, r.workspaces)), total };
 }
 
 /**
@@ -91,7 +101,7 @@ export async function listUsers(db: AnyDb, query: ListQuery<UserFilter, UserSort
 async function lockManageable(db: AnyDb, callerId: number, targetId: number, verb: string) {
   const [target] = await db.select(userColumns).from(users).where(eq(users.id, targetId)).for("update");
   if (!target) throw notFound("User");
-  const memberships = await membershipsOf(db, [targetId]);
+  const memberships = await membershipsOf(db, targetId);
   // Someone the owner made a company role holder answers to the owner alone: an admin of every
   // branch they belong to (perhaps none) does not reach what they hold for the company (issue 41).
   const [atCompany] = await db.select({ isOwner: schema.companyMembers.isOwner }).from(schema.companyMembers).where(eq(schema.companyMembers.userId, targetId));

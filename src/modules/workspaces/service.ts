@@ -3,7 +3,7 @@ import type { PgColumn } from "drizzle-orm/pg-core";
 import type { AnyDb } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
 import { ADMIN_ROLE, assertHeldInEvery, grantsOf } from "../../db/grants";
-import { likePattern, type Page, pageOffset, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
+import { likePattern, type Page, pageOfQuery, updatedSince } from "../../db/queries";
 import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { WorkspaceContext } from "../../http/context";
@@ -55,26 +55,23 @@ export interface WorkspaceListRow {
   updatedAt: Date;
 }
 
-export async function listWorkspaces(
-  db: AnyDb,
-  viewer: Viewer,
-  query: ListQuery<"name", "id" | "name" | "created_at">,
-): Promise<Page<WorkspaceListRow & { total: number }>> {
+export async function listWorkspaces(db: AnyDb, viewer: Viewer, query: ListQuery<"name", "id" | "name" | "created_at">): Promise<Page<WorkspaceListRow>> {
   const column = { id: workspaces.id, name: workspaces.name, created_at: workspaces.createdAt, updated_at: workspaces.updatedAt }[query.sort.field];
   const where = and(
     visibleTo(viewer),
     query.filters.name ? ilike(workspaces.name, likePattern(query.filters.name)) : undefined,
     updatedSince(workspaces.updatedAt, query),
   );
-  const rows = await db
-    .select({ ...listColumns(viewer), total: pageTotal() })
-    .from(workspaces)
-    .innerJoin(users, eq(users.id, workspaces.ownerId))
-    .where(where)
-    .orderBy(query.sort.descending ? desc(column) : asc(column), asc(workspaces.id))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  const total = await totalOfPage(db, rows, query.page, workspaces, where);
+  const { rows, total } = await pageOfQuery(
+    db,
+    { table: workspaces, id: workspaces.id, where, order: [query.sort.descending ? desc(column) : asc(column), asc(workspaces.id)], query },
+    (page) =>
+      db
+        .select({ ...listColumns(viewer), ...page })
+        .from(workspaces)
+        .innerJoin(users, eq(users.id, workspaces.ownerId))
+        .$dynamic(),
+  );
   return { rows, total };
 }
 
