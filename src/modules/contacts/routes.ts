@@ -6,7 +6,7 @@ import { dataOnly, dataWithMessage, MessageResponse, WorkspaceFilter } from "../
 import { IDENTIFICATION_TYPES } from "../../lib/identification";
 import { deletedEventData, emitEvent } from "../events/service";
 import { CONTACT_TYPES, Contact, CreateContactBody, UpdateContactBody } from "./schemas";
-import { createContact, deleteContact, getContact, listContacts, serializeContacts, updateContact } from "./service";
+import { createContact, deleteContact, listContacts, serializeContacts, showContact, updateContact } from "./service";
 
 export const contactsRouter = createRouter();
 const tags = ["Contacts"];
@@ -36,9 +36,8 @@ const listRoute = defineRoute(
 );
 export const list: AppRouteHandler<typeof listRoute> = async (c) => {
   const query = c.req.valid("query");
-  const db = c.var.db;
-  const { rows, total } = await listContacts(db, c.var.scope, query);
-  return c.json(paginate(c, query, total, await serializeContacts(db, rows)), 200);
+  const { data, total } = await listContacts(c.var.db, c.var.scope, query);
+  return c.json(paginate(c, query, total, data), 200);
 };
 contactsRouter.openapi(listRoute, list);
 
@@ -54,9 +53,7 @@ const getRoute = defineRoute(
   },
 );
 export const get: AppRouteHandler<typeof getRoute> = async (c) => {
-  const db = c.var.db;
-  const row = await getContact(db, c.var.scope, c.req.valid("param").id);
-  const data = oneRow(await serializeContacts(db, [row]));
+  const data = await showContact(c.var.db, c.var.scope, c.req.valid("param").id);
   return c.json({ data: data }, 200);
 };
 contactsRouter.openapi(getRoute, get);

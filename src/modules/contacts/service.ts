@@ -1,15 +1,16 @@
 import { and, asc, desc, eq, ilike, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
-import { findRow, firstReference, likePattern, orderBy, type Page, pageOf, referencedBy } from "../../db/queries";
+import { findRow, firstReference, likePattern, orderBy, pageOfQuery, referencedBy, updatedSince } from "../../db/queries";
 import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
 import { listWorkspaceCondition, type RequestScope, visibleByIdCondition } from "../../http/scope";
-import { AppError, fieldError } from "../../lib/errors";
+import { AppError, fieldError, notFound } from "../../lib/errors";
 import { decimal2, timestamp } from "../../lib/format";
 import { compactIdentification, type IdentificationType, normalizeIdentification } from "../../lib/identification";
 import { assertAssignableWorkspace, assertWritableIn, contactUsers } from "../products/ownership";
+import { activeRecordJson } from "../rnc/queries";
 import { findRncMany } from "../rnc/service";
 import type { CONTACT_TYPES, CreateContactInput, TAX_REGIMES, UpdateContactInput } from "./schemas";
 
@@ -46,7 +47,20 @@ function serializeContact(row: ContactRow, taxpayer: Taxpayer | null = null) {
   };
 }
 
-/** Serializes contacts with their registry records, looked up in one query. */
+/**
+ * What the registry says of a contact's RNC or cédula, in the contact's row (null for a passport,
+ * or when the registry does not know it): reads take their contacts and the records in one
+ * statement (issue 46: one round trip per read).
+ */
+const taxpayerOf = sql<Taxpayer | null>`CASE WHEN ${ct.identificationType} IN ('rnc', 'cedula') THEN ${activeRecordJson(ct.identification)} END`;
+
+/** A contact read with its registry record (taxpayerOf). */
+function serializeRead(row: { contact: ContactRow; taxpayer: Taxpayer | null }) {
+  const t = row.taxpayer;
+  return serializeContact(row.contact, t ? { name: t.name, comercial_name: t.comercial_name, status: t.status } : null);
+}
+
+/** Serializes contacts just written with their registry records, looked up in one query. */
 export async function serializeContacts(db: AnyDb, rows: ContactRow[]): Promise<ReturnType<typeof serializeContact>[]> {
   const known = await findRncMany(
     db,
@@ -61,7 +75,11 @@ export async function serializeContacts(db: AnyDb, rows: ContactRow[]): Promise<
 type ContactFilter = "search" | "contact_type" | "identification_type" | "identification" | "workspace_id";
 type ContactSort = "id" | "name" | "created_at";
 
-export async function listContacts(db: AnyDb, scope: RequestScope, query: ListQuery<ContactFilter, ContactSort>): Promise<Page<ContactRow>> {
+export async function listContacts(
+  db: AnyDb,
+  scope: RequestScope,
+  query: ListQuery<ContactFilter, ContactSort>,
+): Promise<{ data: ReturnType<typeof serializeContact>[]; total: number }> {
   const f = query.filters;
   const search = f.search ? likePattern(f.search) : null;
   const where = and(
@@ -72,13 +90,30 @@ export async function listContacts(db: AnyDb, scope: RequestScope, query: ListQu
     f.contact_type ? (f.contact_type === "both" ? eq(ct.contactType, "both") : inArray(ct.contactType, [f.contact_type, "both"])) : undefined,
     f.identification_type ? eq(ct.identificationType, f.identification_type) : undefined,
     f.identification ? eq(ct.identification, compactIdentification(f.identification).toUpperCase()) : undefined,
+    updatedSince(ct.updatedAt, query),
   );
   const column = { id: ct.id, name: ct.name, created_at: ct.createdAt, updated_at: ct.updatedAt }[query.sort.field];
-  return pageOf(db, ct, where, orderBy(column, ct.id, query.sort.descending), query);
+  const { rows, total } = await pageOfQuery(db, { table: ct, id: ct.id, where, order: [orderBy(column, ct.id, query.sort.descending)], query }, (page) =>
+    db
+      .select({ contact: ct, taxpayer: taxpayerOf, ...page })
+      .from(ct)
+      .$dynamic(),
+  );
+  return { data: rows.map(serializeRead), total };
 }
 
 export async function getContact(db: AnyDb, scope: RequestScope, id: number, lock = false): Promise<ContactRow> {
   return findRow(db, ct, and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id), visibleByIdCondition(ct.workspaceId, scope)), "Contact", lock);
+}
+
+/** GET /contacts/{id}: the contact as shown, its registry record read with it (one statement). */
+export async function showContact(db: AnyDb, scope: RequestScope, id: number): Promise<ReturnType<typeof serializeContact>> {
+  const [row] = await db
+    .select({ contact: ct, taxpayer: taxpayerOf })
+    .from(ct)
+    .where(and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id), visibleByIdCondition(ct.workspaceId, scope)));
+  if (!row) throw notFound("Contact");
+  return serializeRead(row);
 }
 
 /** Type and number together: validated (check digits, exception lists) and stored as digits. */

@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
 import { rncRecords, rncSyncRuns } from "../../db/schema";
 
 /**
@@ -18,6 +19,14 @@ export const RECORD_COLUMNS = sql.join([column("identification"), column("name")
 
 /** The shown columns of the active generation's records that `where` selects. */
 export const activeRecords = (where: SQL): SQL => sql`SELECT ${RECORD_COLUMNS} FROM ${r} WHERE ${column("runId")} = ${ACTIVE_RUN} AND ${where}`;
+
+/**
+ * The active generation's record of `identification` (a column of the outer query) as JSON
+ * {name, comercial_name, status}, or null: a correlated subquery, so a list reads its rows and
+ * their records in one statement (issue 46: one round trip per read).
+ */
+export const activeRecordJson = (identification: PgColumn): SQL =>
+  sql`(SELECT json_build_object('name', ${column("name")}, 'comercial_name', ${column("comercialName")}, 'status', ${column("status")}) FROM ${r} WHERE ${column("runId")} = ${ACTIVE_RUN} AND ${column("identification")} = ${identification})`;
 
 /** Records of the active generation: what readers see. */
 export const countActiveRecords = (): SQL => sql`SELECT count(*)::int AS n FROM ${r} WHERE ${column("runId")} = ${ACTIVE_RUN}`;
