@@ -4,7 +4,7 @@ import { addDays } from "../../src/lib/dates";
 import { buildAcecf } from "../../src/modules/ecf/receipts";
 import type { ReceivedEcf } from "../../src/modules/reception/schemas";
 import { type EcfTenant, ecfTenant, script, waitForStatus } from "../ecf/helpers";
-import type { Data } from "../support/api";
+import type { Data, Page } from "../support/api";
 import { today } from "../support/dates";
 import { env } from "../support/env";
 import { freshRnc } from "../support/sales";
@@ -72,6 +72,9 @@ describe("our commercial approval of a received e-CF", () => {
 
     const shown = await t.tenant.api.get<Data<ReceivedEcf>>(`/received-ecf/${doc.id}`);
     expect(shown.body.data.approval).toMatchObject({ dgii_status: "delivered", issuer_status: "delivered", next_attempt_at: null });
+    // The list shows the approval as the e-CF's own page does (read in the page's statement, issue 46).
+    const listed = await t.tenant.api.get<Page<ReceivedEcf>>("/received-ecf");
+    expect(listed.body.data.find((d) => d.id === doc.id)).toEqual(shown.body.data);
     const again = await t.tenant.api.post(`/received-ecf/${doc.id}/approval`, { approved: false, reason: "Mercancía dañada" });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe("approval_already_sent");
@@ -115,6 +118,16 @@ describe("our commercial approval of a received e-CF", () => {
     );
     expect([row.dgii_status, row.issuer_status]).toEqual(["delivered", "pending"]);
     expect(row.last_error).toContain("503");
+    // Listed as shown alone: pending, its next attempt and last error; another e-CF without one.
+    const other = await receiveFromSupplier(t, supplierRnc);
+    const shown = (await t.tenant.api.get<Data<ReceivedEcf>>(`/received-ecf/${doc.id}`)).body.data;
+    expect(shown.approval).toMatchObject({ approved: true, issuer_status: "pending", attempts: row.attempts, next_attempt_at: expect.any(String) });
+    const listed = (await t.tenant.api.get<Page<ReceivedEcf>>("/received-ecf?sort=received_at")).body;
+    expect(listed.meta.total).toBe(2);
+    expect(listed.data.map((d) => [d.id, d.approval])).toEqual([
+      [doc.id, shown.approval],
+      [other.id, null],
+    ]);
     const ref = { tenant_id: t.tenant.tenantId, approval_id: row.id };
     const due = new Date(row.next_attempt_at);
     // The minute sweep's function (drizzle/0061 sweep_due) finds it once it is due, not before.

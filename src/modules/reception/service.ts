@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, inArray, isNull, or, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { orderBy, pageOf } from "../../db/queries";
+import { orderBy, pageOfQuery, updatedSince } from "../../db/queries";
 import { oneRow, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
@@ -330,7 +330,19 @@ export async function receiveApproval(db: AnyDb, receiver: Receiver, xml: string
 
 // ---- The API side: what was received, turned into purchases and approved
 
-export function serializeReceived(row: ReceivedRow, approval?: typeof approvals.$inferSelect | null) {
+/** What a received e-CF shows of our approval of it. */
+type ApprovalShown = Pick<typeof approvals.$inferSelect, "approved" | "reason" | "dgiiStatus" | "issuerStatus" | "attempts" | "lastError" | "nextAttemptAt">;
+const approvalShown = {
+  approved: approvals.approved,
+  reason: approvals.reason,
+  dgiiStatus: approvals.dgiiStatus,
+  issuerStatus: approvals.issuerStatus,
+  attempts: approvals.attempts,
+  lastError: approvals.lastError,
+  nextAttemptAt: approvals.nextAttemptAt,
+};
+
+export function serializeReceived(row: ReceivedRow, approval?: ApprovalShown | null) {
   return {
     id: row.id,
     ecf_type: row.ecfType,
@@ -370,13 +382,22 @@ export async function listReceived(db: AnyDb, tenantId: number, query: ListQuery
     f.received_from ? gte(received.receivedAt, new Date(`${f.received_from}T00:00:00-04:00`)) : undefined,
     f.commercial_status ? eq(received.commercialStatus, f.commercial_status) : undefined,
     f.issuer_rnc ? eq(received.issuerRnc, f.issuer_rnc) : undefined,
+    updatedSince(received.updatedAt, query),
   );
   const column = { received_at: received.receivedAt, issue_date: received.issueDate, encf: received.encf, updated_at: received.updatedAt }[query.sort.field];
-  const page = await pageOf(db, received, where, orderBy(column, received.id, query.sort.descending), query);
-  const ids = page.rows.map((row) => row.id);
-  const sent = ids.length ? await db.select().from(approvals).where(inArray(approvals.receivedEcfId, ids)) : [];
-  const byReceived = new Map(sent.map((approval) => [approval.receivedEcfId, approval]));
-  return { data: page.rows.map((row) => serializeReceived(row, byReceived.get(row.id) ?? null)), total: page.total };
+  // Each received e-CF with our approval of it (at most one: ecf_approvals_received_idx), joined in
+  // the page's statement (issue 46: one round trip per read).
+  const { rows, total } = await pageOfQuery(
+    db,
+    { table: received, id: received.id, where, order: [orderBy(column, received.id, query.sort.descending)], query },
+    (page) =>
+      db
+        .select({ row: received, approval: approvalShown, ...page })
+        .from(received)
+        .leftJoin(approvals, eq(approvals.receivedEcfId, received.id))
+        .$dynamic(),
+  );
+  return { data: rows.map((r) => serializeReceived(r.row, r.approval)), total };
 }
 
 export async function findReceived(db: AnyDb, tenantId: number, id: number, lock = false) {
