@@ -88,6 +88,32 @@ describe("inventory adjustments", () => {
     expect(one.body.data.items).toHaveLength(2);
   });
 
+  it("lists and shows each adjustment with its own items as created; none of another workspace or tenant", async () => {
+    // The items are gathered in the adjustments' own statement (issue 46: a read in one round trip).
+    const { tenant, a, b } = await tenantWithProducts();
+    await initialStock(tenant.api, [{ product_id: a.id, quantity: "10" }]);
+    const first = await tenant.api.post("/inventory-adjustments", {
+      reference: "C-1",
+      items: [
+        { product_id: a.id, quantity_adjustment: "-1.5", reason: "damaged", notes: "roto" },
+        { product_id: b.id, quantity_adjustment: "2", reason: "found" },
+      ],
+    });
+    const second = await tenant.api.post("/inventory-adjustments", { items: [{ product_id: b.id, quantity_adjustment: "-0.25", reason: "lost" }] });
+    expect(second.body.data).toMatchObject({ reference: null, items: [{ product_id: b.id, quantity_adjustment: "-0.25", reason: "lost", notes: null }] });
+    const list = await tenant.api.get("/inventory-adjustments");
+    expect(list.body.data).toEqual([second.body.data, first.body.data]);
+    expect((await tenant.api.get(`/inventory-adjustments/${first.body.data.id}`)).body.data).toEqual(first.body.data);
+    expect((await tenant.api.get(`/inventory-adjustments?filter[product_id]=${a.id}`)).body.data).toEqual([first.body.data]);
+
+    const branch = await seedWorkspace(tenant, "Higüey");
+    const clerk = await seedUser(tenant, { role: "member", workspaceIds: [branch] });
+    expect((await clerk.api.get(`/inventory-adjustments/${first.body.data.id}`)).status).toBe(404);
+    expect((await clerk.api.get("/inventory-adjustments")).body.data).toEqual([]);
+    const other = await seedTenant();
+    expect((await other.api.get(`/inventory-adjustments/${first.body.data.id}`)).status).toBe(404);
+  });
+
   it("refuses an adjustment below zero with the item's field, and writes nothing", async () => {
     const { tenant, a, b } = await tenantWithProducts();
     await initialStock(tenant.api, [{ product_id: a.id, quantity: "1" }]);
@@ -166,6 +192,33 @@ describe("stock by workspace, minimums and low stock", () => {
     expect(clerkView.body.data.total_stock).toBe("20.00");
     expect(clerkView.body.data.workspace_stocks.map((w: { workspace_id: number }) => w.workspace_id)).toEqual([branch]);
     expect((await clerk.api.get(`/inventory/low-stock?workspace_id=${tenant.workspaceId}`)).status).toBe(403);
+  });
+
+  it("shows a product of one workspace in that workspace only, and 404 to a caller who cannot see it", async () => {
+    // The levels are read together with the product (issue 46): they must say no more than it does.
+    const { tenant } = await tenantWithProducts();
+    const branch = await seedWorkspace(tenant, "Bávaro");
+    const inBranch = { "x-workspace-id": String(branch) };
+    const own = await createProduct(tenant.api, { workspace_id: branch });
+    await initialStock(tenant.api, [{ product_id: own.id, quantity: "4" }], inBranch);
+    const stock = await tenant.api.get(`/products/${own.id}/stock`, { headers: inBranch });
+    expect(stock.status).toBe(200);
+    expect(stock.body.data).toEqual({
+      product_id: own.id,
+      product_name: own.name,
+      total_stock: "4.00",
+      workspace_stocks: [{ workspace_id: branch, workspace_name: "Bávaro", quantity: "4.00", minimum_quantity: "0.00", is_low_stock: false }],
+    });
+    // The admin sees every workspace (view_all_locations): from the main one, still only the branch's row.
+    expect((await tenant.api.get(`/products/${own.id}/stock`)).body.data).toEqual(stock.body.data);
+
+    const clerk = await seedUser(tenant, { role: "member", workspaceIds: [tenant.workspaceId] });
+    const hidden = await clerk.api.get(`/products/${own.id}/stock`);
+    expect(hidden.status).toBe(404);
+    expect(hidden.body.data).toBeUndefined();
+    const other = await seedTenant();
+    expect((await other.api.get(`/products/${own.id}/stock`)).status).toBe(404);
+    expect((await tenant.api.get("/products/999999999/stock")).status).toBe(404);
   });
 
   it("reports movements filtered by product, type and dates", async () => {

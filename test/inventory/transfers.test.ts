@@ -49,6 +49,13 @@ describe("stock transfers", () => {
     const inBranch = await tenant.api.get("/stock-transfers", { headers: { "x-workspace-id": String(branch) } });
     expect(inBranch.body.meta.total).toBe(1);
     expect(inBranch.body.data[0]).toMatchObject({ type: "transfer_in", quantity: "3.50", reference: res.body.data.reference });
+    // The incoming half shows the product's stock in its own workspace, as it is now (read in the
+    // movement's statement, issue 46).
+    await tenant.api.post("/stock-transfers", { product_id: product.id, to_workspace_id: branch, quantity: "1" });
+    const incoming = await tenant.api.get(`/stock-transfers/${inBranch.body.data[0].id}`, { headers: { "x-workspace-id": String(branch) } });
+    expect(incoming.status).toBe(200);
+    expect(incoming.body.data).toMatchObject({ type: "transfer_in", quantity: "3.50", product: { id: product.id, current_stock: "4.50" } });
+    expect((await tenant.api.get(`/stock-transfers/${res.body.data.id}`)).body.data.product.current_stock).toBe("5.50");
     const outs = await tenant.api.get(`/stock-transfers?filter[type]=transfer_in`);
     expect(outs.body.meta.total).toBe(0);
   });

@@ -45,16 +45,19 @@ interface Observed {
  */
 async function simulation(db: AnyDb, tenantId: number): Promise<Observed> {
   const docs = schema.ecfDocuments;
-  const accepted = await db
-    .select({ type: docs.ecfType, summary: sql<boolean>`${docs.summaryXml} IS NOT NULL`, n: count() })
-    .from(docs)
-    .where(and(eq(docs.tenantId, tenantId), eq(docs.environment, "certecf"), sql`${docs.status} IN ('accepted', 'accepted_conditional')`))
-    .groupBy(docs.ecfType, sql`${docs.summaryXml} IS NOT NULL`);
   const subtypes = schema.documentSubtypes;
-  const sequences = await db
-    .selectDistinct({ prefix: subtypes.prefix })
-    .from(subtypes)
-    .where(and(eq(subtypes.tenantId, tenantId), eq(subtypes.isElectronic, true), eq(subtypes.isActive, true)));
+  // Issued together (issue 46: GET /ecf/certification in one round trip).
+  const [accepted, sequences] = await Promise.all([
+    db
+      .select({ type: docs.ecfType, summary: sql<boolean>`${docs.summaryXml} IS NOT NULL`, n: count() })
+      .from(docs)
+      .where(and(eq(docs.tenantId, tenantId), eq(docs.environment, "certecf"), sql`${docs.status} IN ('accepted', 'accepted_conditional')`))
+      .groupBy(docs.ecfType, sql`${docs.summaryXml} IS NOT NULL`),
+    db
+      .selectDistinct({ prefix: subtypes.prefix })
+      .from(subtypes)
+      .where(and(eq(subtypes.tenantId, tenantId), eq(subtypes.isElectronic, true), eq(subtypes.isActive, true))),
+  ]);
   const required = [...new Set(sequences.map((s) => s.prefix.replace(/^E/, "")))].sort();
   const evidence: Record<string, number> = {};
   for (const type of required) evidence[`accepted_e${type}`] = 0;
@@ -103,12 +106,19 @@ const OBSERVERS: Record<number, (db: AnyDb, tenantId: number) => Promise<Observe
 
 /** The tenant's certification: each of DGII's 14 steps with its state, evidence and the admin's notes. */
 export async function getCertification(db: AnyDb, tenantId: number): Promise<CertificationView> {
-  const [settings] = await db
-    .select({ environment: schema.ecfSettings.environment, provider: schema.ecfSettings.usesCertifiedProvider })
-    .from(schema.ecfSettings)
-    .where(eq(schema.ecfSettings.tenantId, tenantId));
+  // Every statement issued together, one round trip (issue 46): each step Sucursal runs is
+  // observed whatever the settings say, and what a step a certified provider skips saw is dropped.
+  const [[settings], markRows, observedRows] = await Promise.all([
+    db
+      .select({ environment: schema.ecfSettings.environment, provider: schema.ecfSettings.usesCertifiedProvider })
+      .from(schema.ecfSettings)
+      .where(eq(schema.ecfSettings.tenantId, tenantId)),
+    db.select().from(marks).where(eq(marks.tenantId, tenantId)),
+    Promise.all(Object.entries(OBSERVERS).map(async ([step, observe]) => [Number(step), await observe(db, tenantId)] as const)),
+  ]);
   const provider = settings?.provider ?? false;
-  const marked = new Map((await db.select().from(marks).where(eq(marks.tenantId, tenantId))).map((m) => [m.step, m]));
+  const marked = new Map(markRows.map((m) => [m.step, m]));
+  const observed = new Map(observedRows);
   const steps: StepView[] = [];
   for (const step of CERTIFICATION_STEPS) {
     const mark = marked.get(step.number);
@@ -125,8 +135,7 @@ export async function getCertification(db: AnyDb, tenantId: number): Promise<Cer
     if (provider && step.providerSkips) {
       steps.push({ ...base, state: "not_applicable", evidence: {} });
     } else if (step.runBy === "sucursal") {
-      const observed = await OBSERVERS[step.number]!(db, tenantId);
-      steps.push({ ...base, ...observed });
+      steps.push({ ...base, ...observed.get(step.number)! });
     } else {
       steps.push({ ...base, state: mark ? "done" : "pending", evidence: {} });
     }

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, gte, inArray, isNotNull, lte, max, ne, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import type { AnyDb } from "../../db/client";
 import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
@@ -220,25 +221,26 @@ export async function startRun(db: AnyDb, tenantId: number, userId: number | nul
 
 /** The set's latest run, or null before its first one. */
 export async function latestRun(db: AnyDb, tenantId: number, setId: number): Promise<RunView | null> {
-  const [run] = await db
-    .select()
+  // The run, its cases counted by state and the case it stopped at, in one statement (issue 46: a
+  // read takes one round trip, never a statement waiting for the run's id). Joined, so drizzle
+  // names every column with its table: the subquery's run is the outer row.
+  const stoppedCase = alias(cases, "stopped_case");
+  const counted = (states: string[]) => sql`count(*) FILTER (WHERE ${inArray(cases.state, states)})`;
+  const progress = sql<RunView["progress"]>`(
+    SELECT json_build_object(
+      'cases', ${counted(["pending", "sent", "accepted", "accepted_conditional", "rejected"])},
+      'pending', ${counted(["pending"])}, 'sent', ${counted(["sent"])},
+      'accepted', ${counted(["accepted", "accepted_conditional"])}, 'rejected', ${counted(["rejected"])})
+    FROM ${cases} WHERE ${cases.tenantId} = ${tenantId} AND ${cases.testSetId} = ${setId} AND ${cases.runId} = ${runs.id})`;
+  const [found] = await db
+    .select({ run: runs, progress, stopped: { position: stoppedCase.position, name: stoppedCase.caseName, encf: stoppedCase.runEncf } })
     .from(runs)
+    .leftJoin(stoppedCase, and(eq(stoppedCase.tenantId, tenantId), eq(stoppedCase.id, runs.stoppedCaseId)))
     .where(and(eq(runs.tenantId, tenantId), eq(runs.testSetId, setId)))
     .orderBy(desc(runs.number))
     .limit(1);
-  if (!run) return null;
-  const states = await db
-    .select({ state: cases.state, n: sql<number>`count(*)::int` })
-    .from(cases)
-    .where(and(eq(cases.tenantId, tenantId), eq(cases.testSetId, setId), eq(cases.runId, run.id)))
-    .groupBy(cases.state);
-  const count = (...names: string[]) => states.filter((s) => names.includes(s.state)).reduce((sum, s) => sum + s.n, 0);
-  const [stopped] = run.stoppedCaseId
-    ? await db
-        .select({ position: cases.position, name: cases.caseName, encf: cases.runEncf })
-        .from(cases)
-        .where(and(eq(cases.tenantId, tenantId), eq(cases.id, run.stoppedCaseId)))
-    : [];
+  if (!found) return null;
+  const { run, progress: counts, stopped } = found;
   return {
     id: run.id,
     number: run.number,
@@ -247,16 +249,10 @@ export async function latestRun(db: AnyDb, tenantId: number, setId: number): Pro
     started_by: run.startedBy,
     started_at: timestamp(run.startedAt),
     finished_at: timestamp(run.finishedAt),
-    stopped_at_case: stopped ?? null,
+    stopped_at_case: stopped,
     stop_reason: run.stopReason,
     last_error: run.lastError,
-    progress: {
-      cases: count("pending", "sent", "accepted", "accepted_conditional", "rejected"),
-      pending: count("pending"),
-      sent: count("sent"),
-      accepted: count("accepted", "accepted_conditional"),
-      rejected: count("rejected"),
-    },
+    progress: { cases: counts.cases, pending: counts.pending, sent: counts.sent, accepted: counts.accepted, rejected: counts.rejected },
   };
 }
 
@@ -270,8 +266,14 @@ export async function testSetStep(
   tenantId: number,
   kind: TestSetKind,
 ): Promise<{ state: "pending" | "in_progress" | "done" | "failed"; evidence: Record<string, number | string | null> }> {
+  // Each run's accepted cases counted in the runs' statement (issue 46: one round trip; the run
+  // whose count is shown is known only from the rows).
+  const acceptedOfRun = sql<number>`(${db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(cases)
+    .where(and(eq(cases.tenantId, tenantId), eq(cases.runId, runs.id), inArray(cases.state, ["accepted", "accepted_conditional"])))})`;
   const rows = await db
-    .select({ id: runs.id, state: runs.state, setId: runs.testSetId, finishedAt: runs.finishedAt })
+    .select({ id: runs.id, state: runs.state, setId: runs.testSetId, finishedAt: runs.finishedAt, accepted: acceptedOfRun })
     .from(runs)
     .innerJoin(sets, eq(sets.id, runs.testSetId))
     .where(and(eq(runs.tenantId, tenantId), eq(sets.kind, kind)))
@@ -279,14 +281,7 @@ export async function testSetStep(
   const completed = rows.find((r) => r.state === "completed");
   const latest = rows[0];
   const state = completed ? "done" : !latest ? "pending" : latest.state === "running" ? "in_progress" : "failed";
-  const accepted = latest
-    ? ((
-        await db
-          .select({ n: sql<number>`count(*)::int` })
-          .from(cases)
-          .where(and(eq(cases.tenantId, tenantId), eq(cases.runId, (completed ?? latest).id), inArray(cases.state, ["accepted", "accepted_conditional"])))
-      )[0]?.n ?? 0)
-    : 0;
+  const accepted = (completed ?? latest)?.accepted ?? 0;
   return {
     state,
     evidence: {

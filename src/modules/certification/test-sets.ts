@@ -156,19 +156,24 @@ export async function listTestSets(db: AnyDb, tenantId: number): Promise<TestSet
 }
 
 export async function getTestSet(db: AnyDb, tenantId: number, id: number): Promise<TestSetView> {
-  const [row] = await db
-    .select()
-    .from(sets)
-    .where(and(eq(sets.tenantId, tenantId), eq(sets.id, id)));
+  // Issued together, one round trip (issue 46): the cases and the latest run, read by the id asked
+  // for and the tenant, are answered only once the set is found (404 otherwise).
+  const [[row], rows, run] = await Promise.all([
+    db
+      .select()
+      .from(sets)
+      .where(and(eq(sets.tenantId, tenantId), eq(sets.id, id))),
+    db
+      .select()
+      .from(cases)
+      .where(and(eq(cases.tenantId, tenantId), eq(cases.testSetId, id)))
+      .orderBy(asc(cases.position)),
+    latestRun(db, tenantId, id),
+  ]);
   if (!row) throw notFound("Test set");
-  const rows = await db
-    .select()
-    .from(cases)
-    .where(and(eq(cases.tenantId, tenantId), eq(cases.testSetId, id)))
-    .orderBy(asc(cases.position));
   return {
     ...summary(row),
-    run: await latestRun(db, tenantId, id),
+    run,
     cases: rows.map((c) => ({
       position: c.position,
       sheet: c.sheet,

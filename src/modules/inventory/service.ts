@@ -1,5 +1,5 @@
 import type { z } from "@hono/zod-openapi";
-import { and, asc, desc, eq, exists, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, exists, gte, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { AnyDb } from "../../db/client";
 import { postgresError } from "../../db/errors";
@@ -127,10 +127,17 @@ const movementColumns = {
   user: { id: schema.users.id, name: schema.users.name, email: schema.users.email },
 };
 
-/** Movements with their product, workspaces and author; `page` adds a list's page columns (pageOfQuery). */
-function movementSelect(db: AnyDb, page?: PageColumns) {
+/**
+ * The stock level of a movement's product in the movement's workspace, read in the movement's own
+ * statement (issue 46: a read takes one round trip, never a second statement for the level).
+ */
+const levelOfMovement = sql<string | null>`(SELECT ${schema.stockLevels.quantity} FROM ${schema.stockLevels}
+  WHERE ${schema.stockLevels.tenantId} = ${m.tenantId} AND ${schema.stockLevels.productId} = ${m.productId} AND ${schema.stockLevels.workspaceId} = ${m.workspaceId})`;
+
+/** Movements with their product, workspaces and author; `level` adds the product's stock level, `page` a list's page columns (pageOfQuery). */
+function movementSelect(db: AnyDb, options: { level?: boolean; page?: PageColumns } = {}) {
   return db
-    .select({ ...movementColumns, ...(page ?? {}) })
+    .select({ ...movementColumns, level: options.level ? levelOfMovement : sql<string | null>`NULL`, ...(options.page ?? {}) })
     .from(m)
     .innerJoin(schema.products, eq(schema.products.id, m.productId))
     .leftJoin(fromWs, eq(fromWs.id, m.fromWorkspaceId))
@@ -154,13 +161,13 @@ export async function listTransfers(
     updatedSince(m.createdAt, query),
   );
   const order = [query.sort.descending ? desc(column) : asc(column), query.sort.descending ? desc(m.id) : asc(m.id)];
-  const { rows, total } = await pageOfQuery(db, { table: m, id: m.id, where, order, query }, (page) => movementSelect(db, page).$dynamic());
+  const { rows, total } = await pageOfQuery(db, { table: m, id: m.id, where, order, query }, (page) => movementSelect(db, { page }).$dynamic());
   return { data: rows.map((r) => serializeMovement(r)), total };
 }
 
 /** A transfer movement of the request's workspace (or any, with view_all_locations). */
 export async function getTransfer(db: AnyDb, scope: RequestScope, id: number): Promise<Transfer> {
-  const [row] = await movementSelect(db).where(
+  const [row] = await movementSelect(db, { level: true }).where(
     and(
       eq(m.tenantId, scope.tenantId),
       eq(m.id, id),
@@ -169,12 +176,8 @@ export async function getTransfer(db: AnyDb, scope: RequestScope, id: number): P
     ),
   );
   if (!row) throw notFound("Stock transfer");
-  const [level] = await db
-    .select({ quantity: schema.stockLevels.quantity })
-    .from(schema.stockLevels)
-    .where(and(eq(schema.stockLevels.productId, row.movement.productId), eq(schema.stockLevels.workspaceId, row.movement.workspaceId)));
   const data = serializeMovement(row, true);
-  return { ...data, product: { ...data.product, current_stock: decimal2(level?.quantity ?? "0") } };
+  return { ...data, product: { ...data.product, current_stock: decimal2(row.level ?? "0") } };
 }
 
 /**
@@ -306,31 +309,27 @@ export async function getAdjustment(db: AnyDb, scope: RequestScope, id: number):
 
 async function adjustmentsWhere(db: AnyDb, where: SQL, scope: RequestScope, limit: number, offset: number, descending = true) {
   const a = schema.inventoryAdjustments;
+  // Each adjustment's movements gathered as JSON in the adjustments' statement (issue 46: a read
+  // takes one round trip, never a second statement for the items).
+  const items = sql<{ product_id: number; quantity: string; reason: string | null; notes: string | null }[]>`(
+    SELECT coalesce(json_agg(json_build_object('product_id', ${m.productId}, 'quantity', ${m.quantity}::text, 'reason', ${m.reason}, 'notes', ${m.notes})
+      ORDER BY ${m.id}), '[]')
+    FROM ${m} WHERE ${m.tenantId} = ${scope.tenantId} AND ${m.adjustmentId} = ${a.id})`;
   const rows = await db
-    .select({ adjustment: a, user: { id: schema.users.id, name: schema.users.name }, total: pageTotal() })
+    .select({ adjustment: a, user: { id: schema.users.id, name: schema.users.name }, items, total: pageTotal() })
     .from(a)
     .leftJoin(schema.users, eq(schema.users.id, a.createdBy))
     .where(and(eq(a.tenantId, scope.tenantId), where))
     .orderBy(descending ? desc(a.createdAt) : asc(a.createdAt), descending ? desc(a.id) : asc(a.id))
     .limit(limit)
     .offset(offset);
-  const ids = rows.map((r) => r.adjustment.id);
-  const items = ids.length
-    ? await db
-        .select()
-        .from(m)
-        .where(and(eq(m.tenantId, scope.tenantId), inArray(m.adjustmentId, ids)))
-        .orderBy(asc(m.id))
-    : [];
   return {
     total: rows[0]?.total ?? 0,
     data: rows.map((r) => ({
       id: r.adjustment.id,
       workspace_id: r.adjustment.workspaceId,
       reference: r.adjustment.reference,
-      items: items
-        .filter((i) => i.adjustmentId === r.adjustment.id)
-        .map((i) => ({ product_id: i.productId, quantity_adjustment: decimal2(i.quantity), reason: i.reason ?? "other", notes: i.notes })),
+      items: r.items.map((i) => ({ product_id: i.product_id, quantity_adjustment: decimal2(i.quantity), reason: i.reason ?? "other", notes: i.notes })),
       created_by: r.user?.id ? r.user : null,
       created_at: timestamp(r.adjustment.createdAt),
     })),
@@ -418,18 +417,31 @@ async function visibleProduct(db: AnyDb, scope: RequestScope, id: number) {
 }
 
 export async function productStock(db: AnyDb, scope: RequestScope, productId: number): Promise<z.output<typeof ProductStock>> {
-  const product = await visibleProduct(db, scope, productId);
-  const rows = await db
-    .select({
-      workspaceId: schema.workspaces.id,
-      workspaceName: schema.workspaces.name,
-      quantity: sql<string>`coalesce(${schema.stockLevels.quantity}, 0)`,
-      minimum: sql<string>`coalesce(${schema.stockLevels.minimumQuantity}, 0)`,
-    })
-    .from(schema.workspaces)
-    .leftJoin(schema.stockLevels, and(eq(schema.stockLevels.workspaceId, schema.workspaces.id), eq(schema.stockLevels.productId, productId)))
-    .where(and(accessibleWorkspaceCondition(scope), product.workspaceId === null ? undefined : eq(schema.workspaces.id, product.workspaceId)))
-    .orderBy(asc(schema.workspaces.id));
+  const p = schema.products;
+  // Where the product is stocked: every reachable workspace for a product of all workspaces, its
+  // own for one of a workspace. Said in the levels' statement, so that it and the product's lookup
+  // are issued together (issue 46: one round trip); the levels are answered only once the product
+  // is found visible (404 otherwise).
+  const stockedHere = exists(
+    db
+      .select({ one: sql`1` })
+      .from(p)
+      .where(and(eq(p.tenantId, scope.tenantId), eq(p.id, productId), or(isNull(p.workspaceId), eq(p.workspaceId, schema.workspaces.id)))),
+  );
+  const [product, rows] = await Promise.all([
+    visibleProduct(db, scope, productId),
+    db
+      .select({
+        workspaceId: schema.workspaces.id,
+        workspaceName: schema.workspaces.name,
+        quantity: sql<string>`coalesce(${schema.stockLevels.quantity}, 0)`,
+        minimum: sql<string>`coalesce(${schema.stockLevels.minimumQuantity}, 0)`,
+      })
+      .from(schema.workspaces)
+      .leftJoin(schema.stockLevels, and(eq(schema.stockLevels.workspaceId, schema.workspaces.id), eq(schema.stockLevels.productId, productId)))
+      .where(and(accessibleWorkspaceCondition(scope), stockedHere))
+      .orderBy(asc(schema.workspaces.id)),
+  ]);
   let total = new Big(0);
   const workspaceStocks = rows.map((r) => {
     total = total.plus(r.quantity);
