@@ -152,8 +152,8 @@ export async function findRow<T extends PgTable>(db: AnyDb, table: T, where: SQL
 
 /**
  * `count(*) over ()`: the total of a page read in one statement — but an empty page past the end
- * has no row to carry it. Left for the lists pageOfQuery does not read yet (webhook deliveries,
- * inventory adjustments, the movements report: issue 46); a new list uses pageOfQuery.
+ * has no row to carry it (webhook deliveries count it in a second statement, inventory adjustments
+ * answer 0). Left for those two until they read through pageOfQuery (issue 46); a new list uses it.
  */
 export const pageTotal = (): SQL<number> => sql<number>`count(*) over ()`.mapWith(Number);
 
