@@ -150,23 +150,6 @@ export async function findRow<T extends PgTable>(db: AnyDb, table: T, where: SQL
   return row as T["$inferSelect"];
 }
 
-/**
- * `count(*) over ()`: the total of a page read in one statement — but an empty page past the end
- * has no row to carry it (webhook deliveries count it in a second statement, inventory adjustments
- * answer 0). Left for those two until they read through pageOfQuery (issue 46); a new list uses it.
- */
-export const pageTotal = (): SQL<number> => sql<number>`count(*) over ()`.mapWith(Number);
-
-/** The total of a page read with `pageTotal()`: its first row's, or for an empty page past the end one count query (a second round trip). */
-export async function totalOfPage(db: AnyDb, rows: { total: number }[], page: number, table: PgTable, where: SQL | undefined): Promise<number> {
-  if (rows[0] || page === 1) return rows[0]?.total ?? 0;
-  const [row] = await db
-    .select({ n: sql<number>`count(*)`.mapWith(Number) })
-    .from(table)
-    .where(where);
-  return row?.n ?? 0;
-}
-
 /** The first reason whose EXISTS condition holds, in one query; null when none does. */
 export async function firstReference(db: AnyDb, checks: [reason: string, exists: SQL][]): Promise<string | null> {
   if (!checks.length) return null;

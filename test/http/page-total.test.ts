@@ -4,6 +4,7 @@ import { appCall, NO_LIMIT } from "../security/world";
 import { env } from "../support/env";
 import { seedTenant, seedUser, seedWorkspace } from "../support/seed";
 import { createProduct, initialStock } from "../support/stock";
+import { receiverKey } from "../webhooks/helpers";
 
 /**
  * A list reads its page and its total in one statement (db/queries.ts pageOfQuery), past the end
@@ -35,6 +36,12 @@ describe("a list's page and its total (issue 46)", () => {
     }
     await seedUser(tenant, { role: "viewer", workspaceIds: [tenant.workspaceId, branch] });
     for (const name of ["Colmado Yaneris", "Ferretería Ochoa"]) expect((await tenant.api.post("/contacts", { name })).status).toBe(201);
+    for (const quantity of ["1", "-2", "3"]) {
+      const adjusted = await tenant.api.post("/inventory-adjustments", { items: [{ product_id: a.id, quantity_adjustment: quantity, reason: "found" }] });
+      expect(adjusted.status, adjusted.text).toBe(201);
+    }
+    const endpoint = await tenant.api.post("/webhook-endpoints", { url: receiverKey().url, events: ["invoice.created"] });
+    expect(endpoint.status, endpoint.text).toBe(201);
 
     const call = (path: string) => appCall(tenant.subdomain, path, { token: tenant.admin.token, env: OWN_ENDPOINT });
     // This tenant's request transactions (a queue consumer's has no reopenWith).
@@ -59,6 +66,9 @@ describe("a list's page and its total (issue 46)", () => {
         "/stock-transfers": 4,
         [`/stock-transfers?filter[product_id]=${a.id}`]: 3,
         [`/stock-transfers?filter[product_id]=${b.id}`]: 1,
+        // Each row's own rows gathered as JSON in the page's statement: an adjustment's items, a delivery's attempts.
+        "/inventory-adjustments": 3,
+        [`/webhook-endpoints/${endpoint.body.data.id}/deliveries`]: 0,
       };
       for (const [list, total] of Object.entries(totals)) {
         const join = list.includes("?") ? "&" : "?";
@@ -74,10 +84,10 @@ describe("a list's page and its total (issue 46)", () => {
         // A page of one row among several: the row, and the total.
         if (total > 1) expect((await call(`${list}${join}page=2&per_page=1`)).body, list).toMatchObject({ data: [first.body.data[1]], meta: { total } });
       }
-      // The movements report (workspace 1's: 2 initial stock entries, 4 transfers out).
+      // The movements report (workspace 1's: 2 initial stock entries, 4 transfers out, 3 adjustments).
       const report = await call(`/inventory/movements?workspace_id=${tenant.workspaceId}&page=99&per_page=1`);
       expect(report.status, report.text).toBe(200);
-      expect(report.body).toMatchObject({ data: [], meta: { total: 6 } });
+      expect(report.body).toMatchObject({ data: [], meta: { total: 9 } });
     } finally {
       connect.mockRestore();
     }

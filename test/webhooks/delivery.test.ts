@@ -9,7 +9,7 @@ import { failNext } from "../integrations/helpers";
 import type { DataWithMessage, Page } from "../support/api";
 import { env } from "../support/env";
 import { salesSetup, serviceInvoice } from "../support/sales";
-import { asOwner, ownerRows, type SeededTenant, seedWorkspace } from "../support/seed";
+import { asOwner, ownerRow, ownerRows, type SeededTenant, seedWorkspace } from "../support/seed";
 import { later, receivedHooks, receiverKey, receiverSecrets, scriptDns, storedEvents, uniqueHost } from "./helpers";
 
 async function endpoint(tenant: SeededTenant, events: string[] = ["*"], extra: Record<string, unknown> = {}) {
@@ -93,6 +93,12 @@ describe("webhook events and delivery", () => {
       next_attempt_at: null,
       attempts: [{ attempt: 1, status_code: 200, response_body: '{"received":true}', error: null }],
     });
+    // The attempts come gathered as JSON in the page's statement: the time as every timestamp of the API, to the second, from the row.
+    const attempt = await ownerRow<{ attempted_at: string; duration_ms: number }>(
+      sql`SELECT to_char(attempted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS attempted_at, duration_ms FROM webhook_attempts WHERE delivery_id = ${list.body.data[0]!.id}`,
+    );
+    expect(list.body.data[0]!.attempts[0]!.attempted_at).toBe(attempt.attempted_at);
+    expect(list.body.data[0]!.attempts[0]!.duration_ms).toBe(attempt.duration_ms);
   });
 
   it("payment.received carries the payment and its invoice, once even when replayed; endpoints not subscribed, disabled or filtered to another workspace get nothing", async () => {

@@ -4,7 +4,7 @@ import { alias } from "drizzle-orm/pg-core";
 import type { AnyDb } from "../../db/client";
 import { postgresError } from "../../db/errors";
 import { memberWorkspacesHolding } from "../../db/grants";
-import { type PageColumns, pageOffset, pageOfQuery, pageTotal, updatedSince } from "../../db/queries";
+import { type PageColumns, pageOfQuery, updatedSince } from "../../db/queries";
 import { oneRow, rowsOf } from "../../db/rows";
 import * as schema from "../../db/schema";
 import type { ListQuery } from "../../http/pagination";
@@ -299,15 +299,14 @@ export async function getAdjustment(db: AnyDb, scope: RequestScope, id: number):
       db,
       and(eq(schema.inventoryAdjustments.id, id), scope.viewAll ? undefined : eq(schema.inventoryAdjustments.workspaceId, scope.workspaceId))!,
       scope,
-      1,
-      0,
+      { page: 1, perPage: 1 },
     )
   ).data;
   if (!list) throw notFound("Inventory adjustment");
   return list;
 }
 
-async function adjustmentsWhere(db: AnyDb, where: SQL, scope: RequestScope, limit: number, offset: number, descending = true) {
+async function adjustmentsWhere(db: AnyDb, where: SQL, scope: RequestScope, query: { page: number; perPage: number }, descending = true) {
   const a = schema.inventoryAdjustments;
   // Each adjustment's movements gathered as JSON in the adjustments' statement (issue 46: a read
   // takes one round trip, never a second statement for the items).
@@ -315,16 +314,24 @@ async function adjustmentsWhere(db: AnyDb, where: SQL, scope: RequestScope, limi
     SELECT coalesce(json_agg(json_build_object('product_id', ${m.productId}, 'quantity', ${m.quantity}::text, 'reason', ${m.reason}, 'notes', ${m.notes})
       ORDER BY ${m.id}), '[]')
     FROM ${m} WHERE ${m.tenantId} = ${scope.tenantId} AND ${m.adjustmentId} = ${a.id})`;
-  const rows = await db
-    .select({ adjustment: a, user: { id: schema.users.id, name: schema.users.name }, items, total: pageTotal() })
-    .from(a)
-    .leftJoin(schema.users, eq(schema.users.id, a.createdBy))
-    .where(and(eq(a.tenantId, scope.tenantId), where))
-    .orderBy(descending ? desc(a.createdAt) : asc(a.createdAt), descending ? desc(a.id) : asc(a.id))
-    .limit(limit)
-    .offset(offset);
+  const { rows, total } = await pageOfQuery(
+    db,
+    {
+      table: a,
+      id: a.id,
+      where: and(eq(a.tenantId, scope.tenantId), where),
+      order: [descending ? desc(a.createdAt) : asc(a.createdAt), descending ? desc(a.id) : asc(a.id)],
+      query,
+    },
+    (page) =>
+      db
+        .select({ adjustment: a, user: { id: schema.users.id, name: schema.users.name }, items, ...page })
+        .from(a)
+        .leftJoin(schema.users, eq(schema.users.id, a.createdBy))
+        .$dynamic(),
+  );
   return {
-    total: rows[0]?.total ?? 0,
+    total,
     data: rows.map((r) => ({
       id: r.adjustment.id,
       workspace_id: r.adjustment.workspaceId,
@@ -355,8 +362,7 @@ export async function listAdjustments(
     // Adjustments are append-only: updated_at (filter and sort) is created_at.
     and(eq(a.workspaceId, scope.workspaceId), byProduct, updatedSince(a.createdAt, query))!,
     scope,
-    query.perPage,
-    pageOffset(query),
+    query,
     query.sort.descending,
   );
   return result;

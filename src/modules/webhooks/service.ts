@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
-import { findRow, orderBy, type Page, pageOf, pageOffset, pageOfRows, pageTotal, totalOfPage, updatedSince } from "../../db/queries";
+import { findRow, orderBy, type Page, pageOf, pageOfQuery, pageOfRows, updatedSince } from "../../db/queries";
 import { oneRow } from "../../db/rows";
 import * as schema from "../../db/schema";
 import { config, type Env } from "../../env";
@@ -156,6 +156,16 @@ export async function rotateSecret(db: AnyDb, env: Env, tenantId: number, id: nu
   return { row: row, secret };
 }
 
+/** A delivery's attempt as its page's statement gathers it (listDeliveries). */
+interface AttemptJson {
+  attempt: number;
+  status_code: number | null;
+  duration_ms: number;
+  response_body: string | null;
+  error: string | null;
+  attempted_at: string;
+}
+
 /** An endpoint's deliveries, newest first, each with its attempts. */
 export async function listDeliveries(
   db: AnyDb,
@@ -163,31 +173,32 @@ export async function listDeliveries(
   endpointId: number,
   query: ListQuery<"status", "id">,
 ): Promise<{ data: WebhookDelivery[]; total: number }> {
-  await getEndpoint(db, tenantId, endpointId);
   const where: SQL | undefined = and(
     eq(d.tenantId, tenantId),
     eq(d.endpointId, endpointId),
     query.filters.status ? eq(d.status, query.filters.status) : undefined,
     updatedSince(d.updatedAt, query),
   );
-  const rows = await db
-    .select({ delivery: d, eventId: ev.publicId, eventType: ev.type, total: pageTotal() })
-    .from(d)
-    .innerJoin(ev, eq(ev.id, d.eventId))
-    .where(where)
-    .orderBy(orderBy(query.sort.field === "updated_at" ? d.updatedAt : d.id, d.id, query.sort.descending))
-    .limit(query.perPage)
-    .offset(pageOffset(query));
-  const total = await totalOfPage(db, rows, query.page, d, where);
-  const ids = rows.map((r) => r.delivery.id);
-  const attempts = ids.length
-    ? await db
-        .select()
-        .from(at)
-        .where(and(eq(at.tenantId, tenantId), inArray(at.deliveryId, ids)))
-        .orderBy(at.deliveryId, at.attempt)
-    : [];
-  const data = rows.map(({ delivery, eventId, eventType }) => ({
+  // Each delivery's attempts as JSON in the page's statement, and the page issued together with the
+  // endpoint's lookup: one round trip (issue 46); the page is answered only once the endpoint is
+  // found (404 otherwise).
+  const attemptsOf = sql<AttemptJson[]>`(SELECT coalesce(json_agg(json_build_object('attempt', ${at.attempt}, 'status_code', ${at.statusCode},
+      'duration_ms', ${at.durationMs}, 'response_body', ${at.responseBody}, 'error', ${at.error}, 'attempted_at', ${at.attemptedAt}) ORDER BY ${at.attempt}), '[]')
+    FROM ${at} WHERE ${at.tenantId} = ${tenantId} AND ${at.deliveryId} = ${d.id})`;
+  const [, { rows, total }] = await Promise.all([
+    getEndpoint(db, tenantId, endpointId),
+    pageOfQuery(
+      db,
+      { table: d, id: d.id, where, order: [orderBy(query.sort.field === "updated_at" ? d.updatedAt : d.id, d.id, query.sort.descending)], query },
+      (page) =>
+        db
+          .select({ delivery: d, eventId: ev.publicId, eventType: ev.type, attempts: attemptsOf, ...page })
+          .from(d)
+          .innerJoin(ev, eq(ev.id, d.eventId))
+          .$dynamic(),
+    ),
+  ]);
+  const data = rows.map(({ delivery, eventId, eventType, attempts }) => ({
     id: delivery.id,
     event_id: eventId,
     event_type: eventType,
@@ -196,16 +207,7 @@ export async function listDeliveries(
     next_attempt_at: delivery.status === "pending" ? timestamp(delivery.nextAttemptAt) : null,
     delivered_at: timestamp(delivery.deliveredAt),
     created_at: timestamp(delivery.createdAt),
-    attempts: attempts
-      .filter((a) => a.deliveryId === delivery.id)
-      .map((a) => ({
-        attempt: a.attempt,
-        status_code: a.statusCode,
-        duration_ms: a.durationMs,
-        response_body: a.responseBody,
-        error: a.error,
-        attempted_at: timestamp(a.attemptedAt),
-      })),
+    attempts: attempts.map((a) => ({ ...a, attempted_at: timestamp(a.attempted_at) })),
   }));
   return { data, total };
 }
