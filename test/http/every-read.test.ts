@@ -34,7 +34,7 @@ describe("every GET reads in one round trip (issue 46)", () => {
   it("sends all of a read's statements in its opening batch: no WebSocket connection for any GET route", async () => {
     const world = await buildWorld();
     const routes = concreteRoutes(world).filter((r) => r.method === "GET" && r.scope !== "public" && !PAGED_BY_CURSOR.has(r.key));
-    expect(routes.length).toBeGreaterThan(60);
+    expect(routes.length).toBeGreaterThan(80);
     // The request transactions of this world's tenant (a queue consumer's transaction is not opened by a request: no reopenWith).
     const tenantSet = `'app.tenant_id', '${world.tenant.tenantId}'`;
     const ours = (tx: unknown) => ((tx as { reopenWith: { statements: string[] } | null }).reopenWith?.statements ?? []).some((s) => s.includes(tenantSet));
