@@ -84,11 +84,12 @@ export function jsonPage<T>(c: Context<AppEnv>, query: { page: number; perPage: 
 
 function pageLinks(c: Context<AppEnv>, query: { page: number; perPage: number }, total: number) {
   const lastPage = Math.max(1, Math.ceil(total / query.perPage));
-  // One parse of the request's URL for the four links (each written out before the next is set).
+  // One parse of the request's URL for the four links (each written out before the next is set;
+  // page then per_page, appended in that order when the request had neither).
   const url = new URL(c.req.url);
-  url.searchParams.set("per_page", String(query.perPage));
   const link = (page: number) => {
     url.searchParams.set("page", String(page));
+    url.searchParams.set("per_page", String(query.perPage));
     return url.toString();
   };
   return {

@@ -90,6 +90,14 @@ describe("request pipeline", () => {
     expect(page3.body.links.next).toBeNull();
     const page1 = await tenant.api.get("/auth/tokens?per_page=2");
     expect(page1.body.links.prev).toBeNull();
+    // A request naming neither: page, then per_page, after the request's own parameters.
+    const plain = await tenant.api.get("/auth/tokens?sort=created_at");
+    expect(plain.body.links).toEqual({
+      first: `${base}?sort=created_at&page=1&per_page=15`,
+      last: `${base}?sort=created_at&page=1&per_page=15`,
+      prev: null,
+      next: null,
+    });
 
     const tooMany = await tenant.api.get("/auth/tokens?per_page=101");
     expect(tooMany.status).toBe(422);
