@@ -6,6 +6,7 @@ import * as schema from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "../../lib/password";
 import { signAccessToken } from "../../lib/tokens";
+import { membershipsOf } from "../users/service";
 
 const DEFAULT_TOKEN_TTL_DAYS = 30;
 
@@ -49,16 +50,7 @@ export async function describeUser(
   userId: number,
 ): Promise<{ user: typeof schema.users.$inferSelect; memberships: { id: number; name: string; role: string }[] }> {
   // Issued together: both leave in the request's one round trip (issue 46).
-  const [user, memberships] = await Promise.all([
-    db.select().from(schema.users).where(eq(schema.users.id, userId)).then(oneRow),
-    db
-      .select({ id: schema.workspaces.id, name: schema.workspaces.name, role: schema.roles.name })
-      .from(schema.workspaceMembers)
-      .innerJoin(schema.workspaces, eq(schema.workspaces.id, schema.workspaceMembers.workspaceId))
-      .innerJoin(schema.roles, eq(schema.roles.id, schema.workspaceMembers.roleId))
-      .where(eq(schema.workspaceMembers.userId, userId))
-      .orderBy(schema.workspaces.id),
-  ]);
+  const [user, memberships] = await Promise.all([db.select().from(schema.users).where(eq(schema.users.id, userId)).then(oneRow), membershipsOf(db, userId)]);
   return { user, memberships };
 }
 

@@ -1,12 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import { oneRow } from "../../db/rows";
 import { type AppRouteHandler, commonErrors, createRouter, defineRoute, errorResponses, IdParam, jsonBody, jsonResponse, V1 } from "../../http/openapi";
 import { listQuerySchema, paginate, paginated } from "../../http/pagination";
 import { dataOnly, dataWithMessage, MessageResponse, WorkspaceFilter } from "../../http/schemas";
 import { IDENTIFICATION_TYPES } from "../../lib/identification";
 import { deletedEventData, emitEvent } from "../events/service";
 import { CONTACT_TYPES, Contact, CreateContactBody, UpdateContactBody } from "./schemas";
-import { createContact, deleteContact, listContacts, serializeContacts, showContact, updateContact } from "./service";
+import { createContact, deleteContact, listContacts, showContact, shownContact, updateContact } from "./service";
 
 export const contactsRouter = createRouter();
 const tags = ["Contacts"];
@@ -71,8 +70,7 @@ const createRoute = defineRoute(
 );
 export const create: AppRouteHandler<typeof createRoute> = async (c) => {
   const db = c.var.db;
-  const row = await createContact(db, c.var.scope, c.req.valid("json"));
-  const data = oneRow(await serializeContacts(db, [row]));
+  const data = await shownContact(db, await createContact(db, c.var.scope, c.req.valid("json")));
   return c.json({ data: data, message: "Contact created." }, 201);
 };
 contactsRouter.openapi(createRoute, create);
@@ -92,8 +90,7 @@ const updateRoute = defineRoute(
 );
 export const update: AppRouteHandler<typeof updateRoute> = async (c) => {
   const db = c.var.db;
-  const row = await updateContact(db, c.var.scope, c.req.valid("param").id, c.req.valid("json"));
-  const data = oneRow(await serializeContacts(db, [row]));
+  const data = await shownContact(db, await updateContact(db, c.var.scope, c.req.valid("param").id, c.req.valid("json")));
   return c.json({ data: data, message: "Contact updated." }, 200);
 };
 contactsRouter.openapi(updateRoute, update);

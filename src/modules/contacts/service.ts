@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, ilike, inArray, isNull, ne, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, ilike, inArray, isNull, ne, or, type SQL, sql } from "drizzle-orm";
 import type { AnyDb } from "../../db/client";
 import { inUseOnForeignKey } from "../../db/errors";
 import { findRow, firstReference, likePattern, orderBy, pageOfQuery, referencedBy, updatedSince } from "../../db/queries";
@@ -11,7 +11,6 @@ import { decimal2, timestamp } from "../../lib/format";
 import { compactIdentification, type IdentificationType, normalizeIdentification } from "../../lib/identification";
 import { assertAssignableWorkspace, assertWritableIn, contactUsers } from "../products/ownership";
 import { activeRecordJson } from "../rnc/queries";
-import { findRncMany } from "../rnc/service";
 import type { CONTACT_TYPES, CreateContactInput, TAX_REGIMES, UpdateContactInput } from "./schemas";
 
 const ct = schema.contacts;
@@ -60,18 +59,6 @@ function serializeRead(row: { contact: ContactRow; taxpayer: Taxpayer | null }) 
   return serializeContact(row.contact, t ? { name: t.name, comercial_name: t.comercial_name, status: t.status } : null);
 }
 
-/** Serializes contacts just written with their registry records, looked up in one query. */
-export async function serializeContacts(db: AnyDb, rows: ContactRow[]): Promise<ReturnType<typeof serializeContact>[]> {
-  const known = await findRncMany(
-    db,
-    rows.filter((r) => r.identificationType === "rnc" || r.identificationType === "cedula").map((r) => r.identification ?? ""),
-  );
-  return rows.map((row) => {
-    const record = row.identificationType !== "passport" && row.identification ? known.get(row.identification) : undefined;
-    return serializeContact(row, record ? { name: record.name, comercial_name: record.comercial_name, status: record.status } : null);
-  });
-}
-
 type ContactFilter = "search" | "contact_type" | "identification_type" | "identification" | "workspace_id";
 type ContactSort = "id" | "name" | "created_at";
 
@@ -106,14 +93,19 @@ export async function getContact(db: AnyDb, scope: RequestScope, id: number, loc
   return findRow(db, ct, and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id), visibleByIdCondition(ct.workspaceId, scope)), "Contact", lock);
 }
 
+/** Contacts as shown, each with its registry record (taxpayerOf), in one statement. */
+const shownWhere = (db: AnyDb, where: SQL | undefined) => db.select({ contact: ct, taxpayer: taxpayerOf }).from(ct).where(where);
+
 /** GET /contacts/{id}: the contact as shown, its registry record read with it (one statement). */
 export async function showContact(db: AnyDb, scope: RequestScope, id: number): Promise<ReturnType<typeof serializeContact>> {
-  const [row] = await db
-    .select({ contact: ct, taxpayer: taxpayerOf })
-    .from(ct)
-    .where(and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id), visibleByIdCondition(ct.workspaceId, scope)));
+  const [row] = await shownWhere(db, and(eq(ct.tenantId, scope.tenantId), eq(ct.id, id), visibleByIdCondition(ct.workspaceId, scope)));
   if (!row) throw notFound("Contact");
   return serializeRead(row);
+}
+
+/** A contact the request has just written, as shown (its registry record read with it). */
+export async function shownContact(db: AnyDb, row: ContactRow): Promise<ReturnType<typeof serializeContact>> {
+  return serializeRead(oneRow(await shownWhere(db, and(eq(ct.tenantId, row.tenantId), eq(ct.id, row.id)))));
 }
 
 /** Type and number together: validated (check digits, exception lists) and stored as digits. */

@@ -33,14 +33,6 @@ export async function findRnc(db: RegistryDb, identification: string): Promise<R
   return rowsOf<RncRecordRow>(result)[0] ?? null;
 }
 
-/** Registry records of several identifications at once (one query), by identification. */
-export async function findRncMany(db: RegistryDb, identifications: string[]): Promise<Map<string, RncRecordRow>> {
-  const wanted = [...new Set(identifications.filter((id) => /^\d{9}(\d{2})?$/.test(id)))];
-  if (!wanted.length) return new Map();
-  const result = await db.execute(activeRecords(sql`identification = ANY(${`{${wanted.join(",")}}`}::text[])`));
-  return new Map(rowsOf<RncRecordRow>(result).map((r) => [r.identification, r]));
-}
-
 /** The term as matched: whitespace collapsed, accents and case folded; dashes dropped from an id. */
 function searchTerm(raw: string): string {
   const cleaned = clean(raw);

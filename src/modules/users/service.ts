@@ -44,8 +44,8 @@ function serializeUser(user: UserRow, memberships: Membership[]) {
 
 const userColumns = { id: users.id, name: users.name, email: users.email, deactivatedAt: users.deactivatedAt, createdAt: users.createdAt };
 
-/** The workspaces (with role names) of a user, in workspace order. */
-async function membershipsOf(db: AnyDb, userId: number): Promise<Membership[]> {
+/** The workspaces (with role names) of a user, in workspace order (also what /me lists). */
+export async function membershipsOf(db: AnyDb, userId: number): Promise<Membership[]> {
   return db
     .select({ id: workspaces.id, name: workspaces.name, role: roles.name })
     .from(workspaceMembers)
