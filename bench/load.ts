@@ -1,7 +1,8 @@
 /**
  * One autocannon load, in its own process so that the load generator does not share an event
  * loop (or a core's queue) with the bench's WebSocket relay. Reads a JSON job file, cycles through
- * its pre-generated requests, prints one JSON line with the result.
+ * its pre-generated requests, prints one JSON line with the result. The same for the SQL-over-HTTP
+ * stand-in's own load (the job's `headers`: Neon's, no token).
  *
  * tsx bench/load.ts <job.json>
  */
@@ -15,6 +16,8 @@ interface Job {
   connections: number;
   seconds: number;
   requests: { method: string; path: string; body?: string }[];
+  /** Sent instead of the API's Host, Authorization and JSON content type (the SQL-over-HTTP stand-in's load). */
+  headers?: Record<string, string>;
 }
 
 const job = JSON.parse(fs.readFileSync(process.argv[2]!, "utf8")) as Job;
@@ -24,7 +27,7 @@ const result = await autocannon({
   connections: job.connections,
   duration: job.seconds,
   timeout: 10,
-  headers: { host: job.host, authorization: `Bearer ${job.token}`, "content-type": "application/json" },
+  headers: job.headers ?? { host: job.host, authorization: `Bearer ${job.token}`, "content-type": "application/json" },
   requests: [
     {
       setupRequest: (request: Record<string, unknown>) => {

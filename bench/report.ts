@@ -43,6 +43,11 @@ export interface ScenarioResult {
   cpu?: WorkerCpu | null;
   loads: Load[];
   rtt: { rttMs: number; p50: number; p50AtZero: number | null; errors: number } | null;
+  /**
+   * A read of one HTTP batch: the SQL-over-HTTP stand-in loaded alone with it at one connection;
+   * `ratio` is the API's req/s at one connection over this. Absent in results of earlier runs.
+   */
+  standIn?: (Load & { ratio: number }) | null;
   pgbench:
     | { connections: number; tps: number; tpsNewConnection: number; failed: number; ratio: number; ratioNewConnection: number }[]
     | { error: string }
@@ -177,9 +182,9 @@ export function renderPerformance(r: BenchResults) {
     ...r.scenarios
       .filter((s) => s.label.startsWith("GET /") && s.key !== "health" && Array.isArray(s.pgbench))
       .map((s) => {
-        const one = (s.pgbench as { connections: number; ratio: number }[]).find((p) => p.connections === 1);
+        const one = (s.pgbench as { connections: number; ratio: number; tps: number }[]).find((p) => p.connections === 1);
         return one
-          ? `- ${s.label}: API ÷ pgbench (persistent connection) at one connection ${one.ratio} (budget ≥ ${READ_RATIO_BUDGET}) ${verdict(one.ratio >= READ_RATIO_BUDGET)}`
+          ? `- ${s.label}: API ÷ pgbench (persistent connection) at one connection ${one.ratio} (budget ≥ ${READ_RATIO_BUDGET}) ${verdict(one.ratio >= READ_RATIO_BUDGET)}${s.standIn ? `; = API ÷ the SQL-over-HTTP stand-in loaded alone with the read's batch ${s.standIn.ratio} (the Worker's share; the stand-in ${s.standIn.requestsPerSecond} req/s) × the stand-in ÷ pgbench ${round3(s.standIn.requestsPerSecond / one.tps)} (Node's stand-in for Neon's endpoint, through PgBouncer)` : ""}`
           : "";
       }),
     one && fifty
@@ -201,7 +206,9 @@ export function renderPerformance(r: BenchResults) {
         `- DGII's test set imported, ${t.shape} (${t.rows} x ${t.columns}, ${(t.zippedBytes / 1024).toFixed(0)} KiB zipped; bench/testset.ts, in Node): worst ${t.worstCpuMs} ms CPU${t.peakMiB === null ? "" : `, ${t.peakMiB} MiB allocated`}${t.budgetCpuMs === null ? "" : ` (budget ${t.budgetCpuMs} ms, ${t.budgetMiB} MiB) ${verdict(t.withinBudget)}`}`,
     ),
     ...reportLines(r.reports ?? []),
-    `- Worker bundle: ${(r.bundle.gzipBytes / 1024).toFixed(0)} KiB gzip, ${(r.bundle.bytes / 1024).toFixed(0)} KiB raw (budget 1 MiB gzip) ${verdict(r.bundle.gzipBytes <= MIB)}`,
+    // The first bench's 1 MiB was Workers Free's old compressed limit; the budget of what a deploy
+    // uploads (issue 31: 8 MiB compressed, under today's 3 MB Free / 10 MB Paid) is the next line's.
+    `- Worker bundle: ${(r.bundle.gzipBytes / 1024).toFixed(0)} KiB gzip, ${(r.bundle.bytes / 1024).toFixed(0)} KiB raw (its budget: the upload's, below)`,
     r.upload
       ? `- Worker upload (bench/upload-size.ts): ${(r.upload.gzipBytes / MIB).toFixed(2)} MiB compressed, ${(r.upload.bytes / MIB).toFixed(2)} MiB raw (budget ${(r.upload.budgetGzipBytes / MIB).toFixed(0)} MiB compressed; Cloudflare's limits 3 MB Free, 10 MB Paid) ${verdict(r.upload.withinBudget)}; source maps, not counted: ${(r.upload.sourceMapGzipBytes / MIB).toFixed(2)} MiB compressed`
       : "",

@@ -571,6 +571,43 @@ async function drive(url: string, host: string, token: string, scenario: Scenari
   };
 }
 
+/**
+ * The SQL-over-HTTP stand-in alone (scripts/lib/sql-http.ts, through the same PgBouncer), loaded
+ * with the batch a read posted, as the Worker posts it (db/http.ts sendBatch's headers): the
+ * database's side of a read as the Worker sees it. API ÷ pgbench is then (API ÷ this) × (this ÷
+ * pgbench): what the Worker adds, and what the local stand-in for Neon's endpoint does.
+ */
+async function driveStandIn(
+  endpoint: string,
+  connectionString: string,
+  batch: { text: string; params: unknown[] }[],
+  key: string,
+  connections: number,
+  seconds: number,
+): Promise<Load> {
+  const job = path.join(TMP, `load-${key}-stand-in-${connections}.json`);
+  const body = JSON.stringify({ queries: batch.map((b) => ({ query: b.text, params: b.params })) });
+  const headers = {
+    "Neon-Connection-String": connectionString,
+    "Neon-Raw-Text-Output": "true",
+    "Neon-Array-Mode": "true",
+    "Neon-Batch-Isolation-Level": "ReadCommitted",
+    "content-type": "application/json",
+  };
+  const url = new URL(endpoint);
+  fs.writeFileSync(
+    job,
+    JSON.stringify({ url: url.origin, host: url.host, token: "", connections, seconds, headers, requests: [{ method: "POST", path: url.pathname, body }] }),
+  );
+  const { stdout } = await exec(path.join(ROOT, "node_modules", ".bin", "tsx"), [path.join(ROOT, "bench/load.ts"), job], {
+    cwd: ROOT,
+    timeout: (seconds + 60) * 1000,
+    maxBuffer: 16 << 20,
+  });
+  const result = JSON.parse(stdout.trim().split("\n").pop()!) as { total: number; p50: number; p99: number; errors: number };
+  return { connections, requestsPerSecond: round(result.total / seconds, 1), p50: result.p50, p99: result.p99, requests: result.total, errors: result.errors };
+}
+
 // ---------------------------------------------------------------------------------------------
 // pgbench with the captured statements
 
@@ -1017,6 +1054,7 @@ async function main() {
   // two throughputs measured minutes apart on a shared machine carried the machine's drift (the
   // same statements gave pgbench 465-886 tps in runs of one day).
   const pgbench: Record<string, PgbenchResult[] | { error: string }> = {};
+  const standIn: Record<string, Load> = {};
   for (const scenario of list.filter((s) => THROUGHPUT.includes(s.key))) {
     loads[scenario.key] = [];
     let script: string | null = null;
@@ -1043,6 +1081,13 @@ async function main() {
         } catch (error) {
           pgbench[scenario.key] = { error: String(error).slice(0, 500) };
         }
+      }
+      // A read whose request is one HTTP batch: the stand-in alone with that batch, at one connection.
+      const batches = roundTrips[scenario.key]!.statements.filter((st) => st.kind === "http");
+      if (c === 1 && batches.length === 1 && roundTrips[scenario.key]!.statements.length === 1) {
+        const alone = await driveStandIn(stack.sqlHttp.url, app.toString(), batches[0]!.batch!, scenario.key, c, Math.min(DURATION, 6));
+        standIn[scenario.key] = alone;
+        against += `; the SQL-over-HTTP stand-in alone ${alone.requestsPerSecond} req/s (p50 ${alone.p50} ms, errors ${alone.errors})`;
       }
       console.log(`  ${scenario.label} c=${c}: ${load.requestsPerSecond} req/s, p50 ${load.p50} ms, p99 ${load.p99} ms, errors ${load.errors}${against}`);
     }
@@ -1137,6 +1182,9 @@ async function main() {
         loads: ld,
         rtt: rtt[s.key]
           ? { rttMs: RTT_MS, p50: rtt[s.key]!.p50, p50AtZero: ld.find((l) => l.connections === 1)?.p50 ?? null, errors: rtt[s.key]!.errors }
+          : null,
+        standIn: standIn[s.key]
+          ? { ...standIn[s.key]!, ratio: round((ld.find((l) => l.connections === 1)?.requestsPerSecond ?? 0) / standIn[s.key]!.requestsPerSecond, 3) }
           : null,
         pgbench: Array.isArray(pgb)
           ? pgb.map((p) => {
