@@ -783,10 +783,10 @@ async function main() {
     ecfSigning = await measureEcfSigning();
     for (const line of describeEcfSigning(ecfSigning)) console.log(`  ${line}`);
   }
-  let hostileXml: ReturnType<typeof measureHostileXml> | undefined;
+  let hostileXml: Awaited<ReturnType<typeof measureHostileXml>> | undefined;
   if (wants("hostile_xml")) {
     console.log("hostile XML at the receiver (bench/hostile-xml.ts) …");
-    hostileXml = measureHostileXml();
+    hostileXml = await measureHostileXml();
     for (const line of describeHostileXml(hostileXml)) console.log(`  ${line}`);
   }
   let testSet: Awaited<ReturnType<typeof measureTestSet>> | undefined;

@@ -10,7 +10,9 @@
  *   the namespace declarations in scope (1 MB of nested declarations took 16-27 s of CPU), and an
  *   isolate serves every tenant's requests meanwhile;
  * - at most `maxElements` elements and `maxComments` comments and processing instructions, so a body
- *   of many tiny nodes costs no more to parse than the largest e-CF (`npm run bench`, hostile XML).
+ *   of many tiny nodes costs no more to parse than the costliest e-CF a receiver must accept within
+ *   its 768 KiB (`npm run bench:hostile-xml`: 50,000 empty elements parse in 58-66 ms of CPU, such
+ *   an e-CF in 79-101 ms).
  *
  * e-CF and DGII's other messages are at most ~8 levels deep (ECF/DetallesItems/Item/TablaSubDescuento/
  * SubDescuento/…, Signature/KeyInfo/X509Data/X509Certificate) and declare two or three namespaces
@@ -21,7 +23,14 @@ export interface XmlBounds {
   maxDepth: number;
   maxNamespaceDeclarations: number;
   maxAttributes: number;
-  /** Elements in the whole document: an e-CF of 1,000 lines (DGII's maximum) as we build it has ~19,000. */
+  /**
+   * Elements in the whole document. The most a valid e-CF within the receiver's body cap holds is
+   * ~37,400: an E33 or E34 (e-CF-33.xsd and e-CF-34.xsd allow 10,000 `Item` and 10,000 `Pagina`)
+   * of empty `Pagina` and Items of their required fields and empty optional containers
+   * (test/support/ecf-costliest.ts; test/node/xml-bounds.test.ts fails if the bound is under it).
+   * An e-CF of 1,000 minimal lines as we build it has ~9,000; one whose Items carry every optional
+   * element (167 each), ~21,600 at the cap.
+   */
   maxElements: number;
   /** Comments and processing instructions: DGII's messages carry none but the XML declaration. */
   maxComments: number;
