@@ -86,7 +86,7 @@ export async function connectRequestTransaction(c: Context<AppEnv>): Promise<voi
 async function requestTransaction(c: Context<AppEnv>): Promise<RequestTransaction> {
   let tx = c.get("tx");
   if (tx) return tx;
-  tx = new RequestTransaction(createClient(c.env), c.env);
+  tx = new RequestTransaction(() => createClient(c.env), c.env);
   c.set("tx", tx);
   return tx;
 }

@@ -195,7 +195,7 @@ describe("a read over the SQL-over-HTTP endpoint", () => {
     for (const end of ["rollback", "commit"] as const) {
       await control("/db/http-stats/reset");
       let learned = 0;
-      const tx = new RequestTransaction(createClient(securityEnv), securityEnv);
+      const tx = new RequestTransaction(() => createClient(securityEnv), securityEnv);
       const http = { endpoint: securityEnv.TEST_FAULT_HTTP_ENDPOINT, connectionString: securityEnv.DATABASE_URL, onLateStatement: () => learned++ };
       tx.openLater(tenant.tenantId, undefined, undefined, http);
       const role = uniqueName("role");

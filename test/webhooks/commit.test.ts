@@ -20,7 +20,7 @@ async function transaction(options: { before?: string; connectionString?: string
   const txEnv = options.env ?? env;
   const client = createClient(txEnv, options.connectionString);
   // The transaction connects its client (once), as a request's does.
-  const tx = new RequestTransaction(client, txEnv);
+  const tx = new RequestTransaction(() => client, txEnv);
   await tx.connect();
   if (options.before) await client.query(options.before);
   await tx.begin(null);
