@@ -243,7 +243,7 @@ Latency with distance to the database (\`--rtt-ms ${r.options.rttMs}\`: the rela
 |---|---|---|---|
 ${rttRows.join("\n")}
 
-pgbench runs the statements the endpoint issued (captured at the relay, values inlined, the NCF replaced by the number the transaction itself took) as one transaction per request, same concurrency, simple protocol, right after the API's load at that concurrency; "persistent" keeps its connections, "new conn." reconnects per transaction (\`-C\`) as the Worker's connection per request does.
+pgbench runs the statements the endpoint issued (captured at the relay, values inlined, the NCF replaced by the number the transaction itself took) as one transaction per request, same concurrency, simple protocol, right after the API's load at that concurrency; "persistent" keeps its connections, "new conn." reconnects per transaction (\`-C\`) as the Worker's connection per request does. A read sent as one HTTP batch is also measured without the Worker: the SQL-over-HTTP stand-in (\`scripts/lib/sql-http.ts\`, through the same PgBouncer) loaded alone with the batch the Worker posted, at one connection, right after pgbench; API ÷ pgbench is then API ÷ the stand-in (what the Worker adds) × the stand-in ÷ pgbench (what the local stand-in for Neon's endpoint adds).
 ${r.skipped.length ? `\nNot measured: ${r.skipped.join("; ")}.\n` : ""}${END}`;
 
   /** docs/performance.md with the block between the bench markers replaced (appended when missing). */
