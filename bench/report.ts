@@ -199,7 +199,7 @@ export function renderPerformance(r: BenchResults) {
     ),
     ...(r.hostileXml ?? []).map(
       (h) =>
-        `- Hostile XML at the receiver, ${h.body} (${(h.bytes / 1024).toFixed(0)} KiB${h.elements === undefined ? "" : `, ${h.elements.toLocaleString("en-US")} elements`}; bench/hostile-xml.ts, in Node): ${h.outcome}, worst ${h.worstCpuMs} ms CPU${h.budgetCpuMs === null ? "" : ` (budget ${h.budgetCpuMs} ms) ${verdict(h.withinBudget)}`}`,
+        `- Hostile XML at the receiver, ${h.body} (${(h.bytes / 1024).toFixed(0)} KiB${h.elements === undefined ? "" : `, ${h.elements.toLocaleString("en-US")} element${h.elements === 1 ? "" : "s"}`}; bench/hostile-xml.ts, in Node): ${h.outcome}, worst ${h.worstCpuMs} ms CPU${h.budgetCpuMs === null ? "" : ` (budget ${h.budgetCpuMs} ms) ${verdict(h.withinBudget)}`}`,
     ),
     ...(r.testSet ?? []).map(
       (t) =>
