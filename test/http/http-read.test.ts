@@ -190,12 +190,39 @@ describe("a read over the SQL-over-HTTP endpoint", () => {
     expect(http.body).toEqual(socket.body);
   });
 
+  it("answers a read from its HTTP batch without ever building the WebSocket driver's Client", async () => {
+    const tenant = await seedTenant();
+    await control("/db/http-stats/reset");
+    let clients = 0;
+    const tx = new RequestTransaction(() => {
+      clients++;
+      return createClient(securityEnv);
+    }, securityEnv);
+    const http = { endpoint: securityEnv.TEST_FAULT_HTTP_ENDPOINT, connectionString: securityEnv.DATABASE_URL };
+    tx.openLater(tenant.tenantId, undefined, undefined, http);
+    try {
+      const result = await tx.db.execute(sql`SELECT current_setting('app.tenant_id') AS tenant`);
+      await tx.confirm();
+      await tx.commit();
+      // Answered inside the batch's transaction, the tenant set by its opening.
+      expect(result.rows).toEqual([{ tenant: String(tenant.tenantId) }]);
+      expect((await httpStats()).requests).toBe(1);
+    } finally {
+      await tx.close();
+    }
+    expect(clients).toBe(0);
+  });
+
   it("sends a read's statement that writes over the WebSocket, where it commits only with the transaction, and learns the route", async () => {
     const tenant = await seedTenant();
     for (const end of ["rollback", "commit"] as const) {
       await control("/db/http-stats/reset");
       let learned = 0;
-      const tx = new RequestTransaction(() => createClient(securityEnv), securityEnv);
+      let clients = 0;
+      const tx = new RequestTransaction(() => {
+        clients++;
+        return createClient(securityEnv);
+      }, securityEnv);
       const http = { endpoint: securityEnv.TEST_FAULT_HTTP_ENDPOINT, connectionString: securityEnv.DATABASE_URL, onLateStatement: () => learned++ };
       tx.openLater(tenant.tenantId, undefined, undefined, http);
       const role = uniqueName("role");
@@ -205,6 +232,8 @@ describe("a read over the SQL-over-HTTP endpoint", () => {
         // The HTTP batch was tried and refused the write (read-only after the context), nothing kept.
         expect((await httpStats()).requests).toBe(1);
         expect(learned).toBe(1);
+        // The WebSocket's Client, made once, when the write needed the connection.
+        expect(clients).toBe(1);
         await tx[end]();
       } finally {
         await tx.close();
