@@ -529,7 +529,9 @@ function compute(
     } else if (regime?.tax_regime === "non_profit") {
       baseOf["40"] = baseOf["40"].plus(services).plus(goods);
     } else if (row.supplier_id_type === "2") {
-      baseOf["39"] = baseOf["39"].plus(services).plus(goods);
+      // A persona física's services (606 column 8): its goods are no base of 39, "Servicios sujetos a
+      // retención personas físicas" (../shared/MONTHLY-CLOSE.md §3, section A, casilla 39).
+      baseOf["39"] = baseOf["39"].plus(services);
     } else if (col(row, "itbis_withheld").gte(col(row, "itbis_invoiced"))) {
       baseOf["42"] = baseOf["42"].plus(services).plus(goods);
     } else {

@@ -1,0 +1,77 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Casilla, It1 } from "../../src/modules/reports/it1";
+import { createPurchase, createSupplier } from "../purchases/helpers";
+import { catalogIds } from "../support/sales";
+import { type SeededTenant, seedTenant } from "../support/seed";
+import { createProduct } from "../support/stock";
+
+/**
+ * The month's withholdings against ../shared/MONTHLY-CLOSE.md: IT-1 section A 39 is the services
+ * (606 column 8) of a persona física's bill, not its goods (§3, section A); the IR-17's casillas are
+ * the taxable base × the rate in force at the payment date, the form's own product, half-up to the
+ * cent (§5: "the form applies the rate"; §1, "Amounts"), what was withheld (606 column 18) shown apart.
+ */
+
+const PERIOD = "202610";
+
+let tenant: SeededTenant;
+
+beforeAll(async () => {
+  tenant = await seedTenant();
+  const api = tenant.api;
+  const ids = await catalogIds(api);
+  const goods = (await createProduct(api, { track_inventory: false })).id;
+  const ncf = () => `B01${String(Math.floor(Math.random() * 1e8)).padStart(8, "0")}`;
+  // A persona física bills goods 1,000.00 and a service 2,000.00, both at 18 %: the company withholds
+  // the service's ITBIS in full (360.00) and its ISR at 15 % (300.00; October 2026, Ley 30-26).
+  const tecnico = (await createSupplier(tenant, { identification_type: "cedula", identification: "00113918205" })).id;
+  await createPurchase(tenant, {
+    supplier_id: tecnico,
+    supplier_ncf: ncf(),
+    issue_date: "2026-10-06",
+    expense_type: "02",
+    payment_method: "bank_transfer",
+    items: [
+      { product_id: goods, quantity: "1", unit_cost: "1000.00", tax_ids: [ids.itbis18] },
+      { description: "Instalación", quantity: "1", unit_cost: "2000.00", tax_ids: [ids.itbis18] },
+    ],
+    itbis_withheld: "360.00",
+    isr_withheld: "300.00",
+    withholding_date: "2026-10-20",
+  });
+  // Another persona física's fee of 3,333.33, paid in October 2026 with its ISR withheld at the old
+  // 10 % (333.33), no ITBIS withheld: the form takes 15 % of the base whatever was withheld.
+  const abogado = (await createSupplier(tenant, { identification_type: "cedula", identification: "00100000017" })).id;
+  await createPurchase(tenant, {
+    supplier_id: abogado,
+    supplier_ncf: ncf(),
+    issue_date: "2026-10-09",
+    expense_type: "02",
+    payment_method: "bank_transfer",
+    items: [{ description: "Honorarios legales", quantity: "1", unit_cost: "3333.33", tax_ids: [ids.exento] }],
+    itbis_withheld: "0.00",
+    isr_withheld: "333.33",
+    withholding_date: "2026-10-21",
+  });
+});
+
+const byCasilla = <T extends { casilla: string }>(list: T[]) => Object.fromEntries(list.map((c) => [c.casilla, c]));
+
+describe("IT-1 section A", () => {
+  it("puts a persona física's services (606 column 8) in 39, not the goods of the same bill", async () => {
+    const res = await tenant.api.get<It1>(`/reports/it1?period=${PERIOD}`);
+    expect(res.status, res.text).toBe(200);
+    const form = byCasilla<Casilla>(res.body.section_a);
+    // 39 = 2,000.00; 50 = 18 % of 41 = 360.00 = what was withheld; 60 = 360.00.
+    expect(["39", "41", "42", "43", "47", "50", "60"].map((c) => [c, form[c]!.amount])).toEqual([
+      ["39", "2000.00"],
+      ["41", "2000.00"],
+      ["42", "0.00"],
+      ["43", "0.00"],
+      ["47", "0.00"],
+      ["50", "360.00"],
+      ["60", "360.00"],
+    ]);
+    expect(res.body.checks[2]).toMatchObject({ expected: "360.00", actual: "360.00", difference: "0.00" });
+  });
+});
