@@ -333,8 +333,8 @@ describe("the IR-17 of a worked month", () => {
     const concepts = byCasilla<Ir17Concept>(ir17.concepts);
     const rate = period >= "202607" ? "15.00" : "10.00";
     expect([concepts["1"], concepts["2"]]).toEqual([
-      { casilla: "1", name: "Alquileres", rate, base: "20000.00", amount: "3000.00", count: 1, from: "books" },
-      { casilla: "2", name: "Honorarios por servicios independientes", rate, base: "5000.00", amount: "750.00", count: 1, from: "books" },
+      { casilla: "1", name: "Alquileres", rate, base: "20000.00", amount: "3000.00", withheld: "3000.00", count: 1, from: "books" },
+      { casilla: "2", name: "Honorarios por servicios independientes", rate, base: "5000.00", amount: "750.00", withheld: "750.00", count: 1, from: "books" },
     ]);
     const others = ir17.concepts.filter((c) => !["1", "2"].includes(c.casilla));
     expect(others.every((c) => c.amount === "0.00")).toBe(true);

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Ir17 } from "../../src/modules/reports/ir17";
 import type { Casilla, It1 } from "../../src/modules/reports/it1";
 import { createPurchase, createSupplier } from "../purchases/helpers";
 import { catalogIds } from "../support/sales";
@@ -73,5 +74,26 @@ describe("IT-1 section A", () => {
       ["60", "360.00"],
     ]);
     expect(res.body.checks[2]).toMatchObject({ expected: "360.00", actual: "360.00", difference: "0.00" });
+  });
+});
+
+describe("the IR-17", () => {
+  it("gives each concept the base × the rate in force, half-up to the cent, and shows what was withheld apart", async () => {
+    const res = await tenant.api.get<Ir17>(`/reports/ir17?period=${PERIOD}`);
+    expect(res.status, res.text).toBe(200);
+    const fees = byCasilla(res.body.concepts)["2"]!;
+    // Base 2,000.00 (the services; the goods are no base) + 3,333.33 = 5,333.33; × 15 % = 799.9995 → 800.00.
+    expect(fees).toMatchObject({ rate: "15.00", base: "5333.33", amount: "800.00", withheld: "633.33", count: 2 });
+    // Casilla 25 (total), 29 (impuesto a pagar) and 37 (total a pagar): the form's 800.00.
+    const liquidation = byCasilla(res.body.liquidation);
+    expect(["25", "27", "29", "33", "37"].map((c) => [c, liquidation[c]!.amount])).toEqual([
+      ["25", "800.00"],
+      ["27", "800.00"],
+      ["29", "800.00"],
+      ["33", "800.00"],
+      ["37", "800.00"],
+    ]);
+    // The tie-out with the 606's column 18 shows the 166.67 withheld short, never hides it.
+    expect(res.body.checks[0]).toMatchObject({ expected: "633.33", actual: "800.00", difference: "166.67" });
   });
 });

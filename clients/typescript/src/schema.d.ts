@@ -28967,7 +28967,7 @@ export interface components {
                 rule: string;
             }[];
             concepts: {
-                /** @description ISR withheld: Σ 606 column 18 */
+                /** @description The form's figure: base × rate, half-up to the cent (the form applies the rate) */
                 amount: string;
                 base: string;
                 casilla: string;
@@ -28977,6 +28977,8 @@ export interface components {
                 name: string;
                 /** @description The rate in force for the period's payments, percent */
                 rate: string;
+                /** @description ISR withheld: Σ 606 column 18 (the checks show its difference from `amount`); absent from an IR-17 kept by a close made before it was kept */
+                withheld?: string;
             }[];
             /** @enum {string} */
             form: "IR-17";

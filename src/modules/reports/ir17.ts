@@ -1,6 +1,7 @@
 import type { AnyDb } from "../../db/client";
 import { Big } from "../../lib/decimal";
 import { getProfile } from "../company/service";
+import { cents } from "../sales/money";
 import { withheld606 } from "./purchases606";
 import type { Ir17Query, Row606 } from "./schemas";
 import { periodOf, readWhole } from "./service";
@@ -121,7 +122,10 @@ export interface Ir17Concept {
   name: string;
   rate: string;
   base: string;
+  /** The form's figure: base × rate, half-up to the cent (the form applies the rate: MONTHLY-CLOSE §5, §1 "Amounts"). */
   amount: string;
+  /** What was withheld, Σ 606 column 18; absent from an IR-17 kept by a close made before it was kept. */
+  withheld?: string;
   count: number;
   from: "books" | "accountant";
 }
@@ -167,13 +171,18 @@ function computeIr17(rnc: string, legalName: string | null, period: string, rows
         const services = new Big(row.services_amount);
         return total.plus(services.gt(0) ? services : new Big(row.goods_amount));
       }, ZERO);
-      const amount = mine.reduce((total, row) => total.plus(row.isr_withheld), ZERO);
+      const withheldAmount = mine.reduce((total, row) => total.plus(row.isr_withheld), ZERO);
+      // The IR-17 takes a taxable amount per casilla and applies the rate in force itself
+      // (../shared/MONTHLY-CLOSE.md §5; §1 "Amounts": each product half-up to the cent): what is
+      // declared is base × rate, whatever was withheld, which the checks show beside it.
+      const rate = new Big(concept.rate(period));
       return {
         casilla: concept.casilla,
         name: concept.name,
-        rate: new Big(concept.rate(period)).toFixed(2),
+        rate: rate.toFixed(2),
         base: money(base),
-        amount: money(amount),
+        amount: money(cents(base.times(rate).div(100))),
+        withheld: money(withheldAmount),
         count: mine.length,
         from: concept.codes.length ? "books" : "accountant",
       };
@@ -204,10 +213,7 @@ function computeIr17(rnc: string, legalName: string | null, period: string, rows
   put(liq.interest, "Interés indemnizatorio", input(query.interest), "input");
   put(liq.toPay, "Total a pagar", positive(balance).plus(input(query.surcharges)).plus(input(query.interest)), "formula");
 
-  const ratedDifference = concepts.reduce(
-    (sum, concept) => sum.plus(new Big(concept.amount).minus(new Big(concept.base).times(concept.rate).div(100).round(2, Big.roundHalfUp))),
-    ZERO,
-  );
+  const ratedDifference = concepts.reduce((sum, concept) => sum.plus(new Big(concept.withheld ?? "0").minus(concept.amount)), ZERO);
   return {
     form: "IR-17",
     layout:
@@ -223,7 +229,7 @@ function computeIr17(rnc: string, legalName: string | null, period: string, rows
     liquidation,
     checks: [
       {
-        rule: "Total retenciones = Σ 606 column 18 of the purchases withheld in the period",
+        rule: "Total retenciones (Σ base × rate) = Σ 606 column 18 of the purchases withheld in the period",
         expected: money(rows.reduce((sum, row) => sum.plus(row.isr_withheld || "0"), ZERO)),
         actual: money(total),
         difference: money(total.minus(rows.reduce((sum, row) => sum.plus(row.isr_withheld || "0"), ZERO))),

@@ -344,7 +344,11 @@ export const Ir17Json = z
         name: z.string(),
         rate: z.string().openapi({ description: "The rate in force for the period's payments, percent" }),
         base: z.string(),
-        amount: z.string().openapi({ description: "ISR withheld: Σ 606 column 18" }),
+        amount: z.string().openapi({ description: "The form's figure: base × rate, half-up to the cent (the form applies the rate)" }),
+        withheld: z.string().optional().openapi({
+          description:
+            "ISR withheld: Σ 606 column 18 (the checks show its difference from `amount`); absent from an IR-17 kept by a close made before it was kept",
+        }),
         count: z.number().int(),
         from: z.enum(["books", "accountant"]),
       }),
