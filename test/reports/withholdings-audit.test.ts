@@ -11,6 +11,8 @@ import { createProduct } from "../support/stock";
  * (606 column 8) of a persona física's bill, not its goods (§3, section A); the IR-17's casillas are
  * the taxable base × the rate in force at the payment date, the form's own product, half-up to the
  * cent (§5: "the form applies the rate"; §1, "Amounts"), what was withheld (606 column 18) shown apart.
+ * And the lock's purchase paths close.test.ts does not take (docs/reports.md, "Closing the month"):
+ * entering a draft dated in a closed month, removing a payment dated in it.
  */
 
 const PERIOD = "202610";
@@ -95,5 +97,35 @@ describe("the IR-17", () => {
     ]);
     // The tie-out with the 606's column 18 shows the 166.67 withheld short, never hides it.
     expect(res.body.checks[0]).toMatchObject({ expected: "633.33", actual: "800.00", difference: "166.67" });
+  });
+});
+
+describe("a closed month's purchases", () => {
+  it("refuse 409 period_closed a draft entered into it and a payment dated in it removed", async () => {
+    const api = tenant.api;
+    const ids = await catalogIds(api);
+    const supplier = (await createSupplier(tenant)).id;
+    const body = {
+      supplier_id: supplier,
+      supplier_ncf: `B01${String(Math.floor(Math.random() * 1e8)).padStart(8, "0")}`,
+      issue_date: "2026-09-10",
+      expense_type: "02",
+      payment_method: "bank_transfer",
+      items: [{ description: "Mantenimiento", quantity: "1", unit_cost: "1000.00", tax_ids: [ids.itbis18] }],
+    };
+    const draft = await createPurchase(tenant, { ...body, status: "draft" });
+    const entered = await createPurchase(tenant, { ...body, supplier_ncf: `B01${String(Math.floor(Math.random() * 1e8)).padStart(8, "0")}` });
+    const paid = await api.post(`/purchases/${entered.id}/payments`, { amount: "500.00", payment_date: "2026-09-15", payment_method: "cash" });
+    expect(paid.status, paid.text).toBe(201);
+    const paymentId = (paid.body.data as { payment: { id: number } }).payment.id;
+    const closed = await api.post("/fiscal-periods/202609/close");
+    expect(closed.status, closed.text).toBe(200);
+
+    for (const [what, res] of [
+      ["entering a draft dated in it", await api.post(`/purchases/${draft.id}/enter`)],
+      ["removing a payment dated in it", await api.delete(`/purchases/${entered.id}/payments/${paymentId}`)],
+    ] as const) {
+      expect([res.status, res.body.code, res.body.errors], `${what}: ${res.text}`).toEqual([409, "period_closed", { period: ["202609"] }]);
+    }
   });
 });
