@@ -25,8 +25,9 @@ beforeAll(async () => {
   const ids = await catalogIds(api);
   const goods = (await createProduct(api, { track_inventory: false })).id;
   const ncf = () => `B01${String(Math.floor(Math.random() * 1e8)).padStart(8, "0")}`;
-  // A persona física bills goods 1,000.00 and a service 2,000.00, both at 18 %: the company withholds
-  // the service's ITBIS in full (360.00) and its ISR at 15 % (300.00; October 2026, Ley 30-26).
+  // A persona física bills goods 1,000.00 and a service 2,000.00, both at 18 %, and an exempt service
+  // of 500.00: the company withholds the taxed service's ITBIS in full (360.00) and ISR at 15 % of the
+  // services (375.00; October 2026, Ley 30-26).
   const tecnico = (await createSupplier(tenant, { identification_type: "cedula", identification: "00113918205" })).id;
   await createPurchase(tenant, {
     supplier_id: tecnico,
@@ -37,9 +38,10 @@ beforeAll(async () => {
     items: [
       { product_id: goods, quantity: "1", unit_cost: "1000.00", tax_ids: [ids.itbis18] },
       { description: "Instalación", quantity: "1", unit_cost: "2000.00", tax_ids: [ids.itbis18] },
+      { description: "Traslado", quantity: "1", unit_cost: "500.00", tax_ids: [ids.exento] },
     ],
     itbis_withheld: "360.00",
-    isr_withheld: "300.00",
+    isr_withheld: "375.00",
     withholding_date: "2026-10-20",
   });
   // Another persona física's fee of 3,333.33, paid in October 2026 with its ISR withheld at the old
@@ -61,11 +63,12 @@ beforeAll(async () => {
 const byCasilla = <T extends { casilla: string }>(list: T[]) => Object.fromEntries(list.map((c) => [c.casilla, c]));
 
 describe("IT-1 section A", () => {
-  it("puts a persona física's services (606 column 8) in 39, not the goods of the same bill", async () => {
+  it("puts a persona física's services taxed with ITBIS in 39, not the goods nor the exempt part of the same bill", async () => {
     const res = await tenant.api.get<It1>(`/reports/it1?period=${PERIOD}`);
     expect(res.status, res.text).toBe(200);
     const form = byCasilla<Casilla>(res.body.section_a);
-    // 39 = 2,000.00; 50 = 18 % of 41 = 360.00 = what was withheld; 60 = 360.00.
+    // 39 = 2,000.00 (the 606's column 8 says 2,500.00, the exempt 500.00 in it); 50 = 18 % of 41 =
+    // 360.00 = what was withheld; 60 = 360.00.
     expect(["39", "41", "42", "43", "47", "50", "60"].map((c) => [c, form[c]!.amount])).toEqual([
       ["39", "2000.00"],
       ["41", "2000.00"],
@@ -84,19 +87,20 @@ describe("the IR-17", () => {
     const res = await tenant.api.get<Ir17>(`/reports/ir17?period=${PERIOD}`);
     expect(res.status, res.text).toBe(200);
     const fees = byCasilla(res.body.concepts)["2"]!;
-    // Base 2,000.00 (the services; the goods are no base) + 3,333.33 = 5,333.33; × 15 % = 799.9995 → 800.00.
-    expect(fees).toMatchObject({ rate: "15.00", base: "5333.33", amount: "800.00", withheld: "633.33", count: 2 });
-    // Casilla 25 (total), 29 (impuesto a pagar) and 37 (total a pagar): the form's 800.00.
+    // Base 2,500.00 (the services, 606 column 8; the goods are no base) + 3,333.33 = 5,833.33;
+    // × 15 % = 874.9995 → 875.00 (half-up to the cent).
+    expect(fees).toMatchObject({ rate: "15.00", base: "5833.33", amount: "875.00", withheld: "708.33", count: 2 });
+    // Casilla 25 (total), 29 (impuesto a pagar) and 37 (total a pagar): the form's 875.00.
     const liquidation = byCasilla(res.body.liquidation);
     expect(["25", "27", "29", "33", "37"].map((c) => [c, liquidation[c]!.amount])).toEqual([
-      ["25", "800.00"],
-      ["27", "800.00"],
-      ["29", "800.00"],
-      ["33", "800.00"],
-      ["37", "800.00"],
+      ["25", "875.00"],
+      ["27", "875.00"],
+      ["29", "875.00"],
+      ["33", "875.00"],
+      ["37", "875.00"],
     ]);
     // The tie-out with the 606's column 18 shows the 166.67 withheld short, never hides it.
-    expect(res.body.checks[0]).toMatchObject({ expected: "633.33", actual: "800.00", difference: "166.67" });
+    expect(res.body.checks[0]).toMatchObject({ expected: "708.33", actual: "875.00", difference: "166.67" });
   });
 });
 

@@ -110,31 +110,62 @@ async function saleBases(db: AnyDb, tenantId: number, period: Period): Promise<S
 }
 
 /**
- * The suppliers in the RST or non-profit (contacts.tax_regime) of the purchases withheld in the
- * period, by their 606 row (the supplier's id and the NCF, which a supplier books once), with each
- * purchase's ITBIS bases at 18 % and 16 % in DOP (the form's 44 and 45 are by rate; its bases leave
- * the exempt parts out). The regime is the contact's as it stands: a closed month's IT-1 without
- * inputs is the one its close kept (docs/reports.md, "IT-1").
+ * The purchases whose ITBIS was withheld in the period, by their 606 row (the supplier's id and the
+ * NCF, which a supplier books once): the supplier's regime (contacts.tax_regime: RST and non-profit
+ * suppliers have casillas of their own), each purchase's ITBIS bases at 18 % and 16 % (the form's 44
+ * and 45 are by rate), and its services and goods taxed with ITBIS, split as the 606's columns 8 and 9
+ * split them (a line of a product that is not a service is goods, the rest services). All in DOP,
+ * half-up to the cent. Section A's bases leave the exempt parts of a bill out, which the 606 cannot
+ * show (../shared/MONTHLY-CLOSE.md §3, section A): hence the lines. The regime and a line's product
+ * type are as they stand: a closed month's IT-1 without inputs is the one its close kept
+ * (docs/reports.md, "IT-1").
  */
-interface SupplierRegime {
-  tax_regime: "rst" | "non_profit";
+interface WithheldPurchase {
+  tax_regime: "ordinary" | "rst" | "non_profit";
   base18: Big;
   base16: Big;
+  taxedServices: Big;
+  taxedGoods: Big;
 }
 
-async function supplierRegimes(db: AnyDb, tenantId: number, period: Period): Promise<Map<string, SupplierRegime>> {
-  const rows = rowsOf<{ supplier_id: string; ncf: string; tax_regime: "rst" | "non_profit"; exchange_rate: string; tax_breakdown: TaxBreakdown }>(
+async function withheldPurchases(db: AnyDb, tenantId: number, period: Period): Promise<Map<string, WithheldPurchase>> {
+  const rows = rowsOf<{
+    supplier_id: string;
+    ncf: string;
+    tax_regime: WithheldPurchase["tax_regime"];
+    exchange_rate: string;
+    tax_breakdown: TaxBreakdown;
+    taxed_services: string;
+    taxed_goods: string;
+  }>(
     await db.execute(sql`
-      SELECT c.identification AS supplier_id, coalesce(p.ncf, p.supplier_ncf) AS ncf, c.tax_regime, p.exchange_rate::text AS exchange_rate, p.tax_breakdown
+      SELECT coalesce(c.identification, '') AS supplier_id, coalesce(p.ncf, p.supplier_ncf) AS ncf, c.tax_regime, p.exchange_rate::text AS exchange_rate, p.tax_breakdown,
+        coalesce(l.services, 0)::text AS taxed_services, coalesce(l.goods, 0)::text AS taxed_goods
       FROM purchases p JOIN contacts c ON c.id = p.supplier_id AND c.tenant_id = ${tenantId}
-      WHERE p.tenant_id = ${tenantId} AND p.status IN ('pending_payment', 'partially_paid', 'paid') AND c.tax_regime <> 'ordinary'
+      LEFT JOIN LATERAL (
+        SELECT sum(i.subtotal - i.discount_amount) FILTER (WHERE pr.product_type IS NULL OR pr.product_type = 'service') AS services,
+          sum(i.subtotal - i.discount_amount) FILTER (WHERE pr.product_type <> 'service') AS goods
+        FROM purchase_items i LEFT JOIN products pr ON pr.id = i.product_id AND pr.tenant_id = ${tenantId}
+        WHERE i.purchase_id = p.id AND i.tenant_id = ${tenantId}
+          AND EXISTS (SELECT 1 FROM jsonb_array_elements(i.taxes) t WHERE t->>'type' = 'itbis' AND (t->>'rate')::numeric > 0)
+      ) l ON true
+      WHERE p.tenant_id = ${tenantId} AND p.status IN ('pending_payment', 'partially_paid', 'paid')
         AND p.withholding_date BETWEEN ${period.from}::date AND ${period.to}::date AND p.itbis_withheld > 0`),
   );
   const atRate = (row: (typeof rows)[number], percent: string) =>
-    sum(row.tax_breakdown.itbis.filter((entry) => new Big(entry.rate).eq(percent)).map((entry) => new Big(entry.base)))
-      .times(row.exchange_rate)
-      .round(2, Big.roundHalfUp);
-  return new Map(rows.map((row) => [`${row.supplier_id}|${row.ncf}`, { tax_regime: row.tax_regime, base18: atRate(row, "18"), base16: atRate(row, "16") }]));
+    inDop(sum(row.tax_breakdown.itbis.filter((entry) => new Big(entry.rate).eq(percent)).map((entry) => new Big(entry.base))), row.exchange_rate);
+  return new Map(
+    rows.map((row) => [
+      `${row.supplier_id}|${row.ncf}`,
+      {
+        tax_regime: row.tax_regime,
+        base18: atRate(row, "18"),
+        base16: atRate(row, "16"),
+        taxedServices: inDop(row.taxed_services, row.exchange_rate),
+        taxedGoods: inDop(row.taxed_goods, row.exchange_rate),
+      },
+    ]),
+  );
 }
 
 /** Renglón IX's columns: which line the deductible ITBIS goes on follows what the company sells (a setting of the request). */
@@ -201,7 +232,7 @@ export async function it1Report(db: AnyDb, tenantId: number, query: It1Figures):
   const purchases = await readWhole(db, tenantId, purchases606, base);
   const withheld = await readWhole(db, tenantId, withheld606, base);
   const bases = await saleBases(db, tenantId, period);
-  const regimes = await supplierRegimes(db, tenantId, period);
+  const regimes = await withheldPurchases(db, tenantId, period);
   const legalName = (await getProfile(db, tenantId))?.legalName ?? null;
   const input = Object.fromEntries(Object.keys(IT1_INPUTS).map((name) => [name, new Big(query[name as It1InputName] ?? "0")])) as Inputs;
   return compute(
@@ -227,7 +258,7 @@ function compute(
   consumer: ConsumerSummary607,
   rows606: Row606[],
   withheld: Row606[],
-  regimes: Map<string, SupplierRegime>,
+  regimes: Map<string, WithheldPurchase>,
   bases: SaleBases[],
   input: Inputs,
   query: It1Figures,
@@ -515,9 +546,11 @@ function compute(
   const baseOf = { "39": ZERO, "40": ZERO, "42": ZERO, "43": ZERO, "44": ZERO, "45": ZERO, "47": ZERO };
   for (const row of withheld) {
     if (col(row, "itbis_withheld").eq(0)) continue;
-    const services = col(row, "services_amount");
-    const goods = col(row, "goods_amount");
     const regime = regimes.get(`${row.supplier_id}|${row.ncf}`);
+    // The bases leave the bill's exempt parts out (MONTHLY-CLOSE §3, section A): its services and
+    // goods taxed with ITBIS, not the 606's columns 8 and 9, which hold them.
+    const services = regime ? regime.taxedServices : col(row, "services_amount");
+    const goods = regime ? regime.taxedGoods : col(row, "goods_amount");
     if (isType(row.ncf, "11", "41")) {
       // Comprobante de compras (Norma 05-19): the goods bought from an informal supplier, and any services.
       baseOf["47"] = baseOf["47"].plus(goods);
