@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Ir17 } from "../../src/modules/reports/ir17";
 import type { Casilla, It1 } from "../../src/modules/reports/it1";
-import { createPurchase, createSupplier } from "../purchases/helpers";
+import { createPurchase, createSupplier, sequence } from "../purchases/helpers";
 import { catalogIds } from "../support/sales";
 import { type SeededTenant, seedTenant } from "../support/seed";
 import { createProduct } from "../support/stock";
@@ -44,6 +44,23 @@ beforeAll(async () => {
     isr_withheld: "375.00",
     withholding_date: "2026-10-20",
   });
+  // Goods bought from an informal supplier on the company's comprobante de compras (B11): 1,000.00 at
+  // 18 %, 500.00 at 16 %, 300.00 exempt; the ITBIS withheld in full (180.00 + 80.00, Norma 05-19).
+  const informal = (await createSupplier(tenant, { identification_type: "cedula", identification: "00116454281" })).id;
+  await createPurchase(tenant, {
+    supplier_id: informal,
+    self_issued_subtype_id: await sequence(tenant, "B11"),
+    issue_date: "2026-10-07",
+    expense_type: "09",
+    payment_method: "cash",
+    items: [
+      { product_id: goods, quantity: "1", unit_cost: "1000.00", tax_ids: [ids.itbis18] },
+      { product_id: goods, quantity: "1", unit_cost: "500.00", tax_ids: [ids.itbis16] },
+      { product_id: goods, quantity: "1", unit_cost: "300.00", tax_ids: [ids.exento] },
+    ],
+    itbis_withheld: "260.00",
+    withholding_date: "2026-10-23",
+  });
   // Another persona física's fee of 3,333.33, paid in October 2026 with its ISR withheld at the old
   // 10 % (333.33), no ITBIS withheld: the form takes 15 % of the base whatever was withheld.
   const abogado = (await createSupplier(tenant, { identification_type: "cedula", identification: "00100000017" })).id;
@@ -63,22 +80,28 @@ beforeAll(async () => {
 const byCasilla = <T extends { casilla: string }>(list: T[]) => Object.fromEntries(list.map((c) => [c.casilla, c]));
 
 describe("IT-1 section A", () => {
-  it("puts a persona física's services taxed with ITBIS in 39, not the goods nor the exempt part of the same bill", async () => {
+  it("puts a persona física's services taxed with ITBIS in 39, not the goods nor the exempt part of the same bill; a B11's goods by rate in 47 and 48", async () => {
     const res = await tenant.api.get<It1>(`/reports/it1?period=${PERIOD}`);
     expect(res.status, res.text).toBe(200);
     const form = byCasilla<Casilla>(res.body.section_a);
     // 39 = 2,000.00 (the 606's column 8 says 2,500.00, the exempt 500.00 in it); 50 = 18 % of 41 =
-    // 360.00 = what was withheld; 60 = 360.00.
-    expect(["39", "41", "42", "43", "47", "50", "60"].map((c) => [c, form[c]!.amount])).toEqual([
+    // 360.00 = what was withheld. The B11's goods by rate: 47 1,000.00 and 48 500.00 (the exempt 300.00
+    // is no base); 56 = 180.00, 57 = 80.00. 60 = 360.00 + 260.00.
+    expect(["39", "41", "42", "43", "47", "48", "49", "50", "56", "57", "58", "60"].map((c) => [c, form[c]!.amount])).toEqual([
       ["39", "2000.00"],
       ["41", "2000.00"],
       ["42", "0.00"],
       ["43", "0.00"],
-      ["47", "0.00"],
+      ["47", "1000.00"],
+      ["48", "500.00"],
+      ["49", "1500.00"],
       ["50", "360.00"],
-      ["60", "360.00"],
+      ["56", "180.00"],
+      ["57", "80.00"],
+      ["58", "260.00"],
+      ["60", "620.00"],
     ]);
-    expect(res.body.checks[2]).toMatchObject({ expected: "360.00", actual: "360.00", difference: "0.00" });
+    expect(res.body.checks[2]).toMatchObject({ expected: "620.00", actual: "620.00", difference: "0.00" });
   });
 });
 

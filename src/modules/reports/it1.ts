@@ -126,6 +126,8 @@ interface WithheldPurchase {
   base16: Big;
   taxedServices: Big;
   taxedGoods: Big;
+  /** Of taxedGoods, the goods taxed at 16 % (a comprobante de compras' go to 48, the rest to 47). */
+  taxedGoods16: Big;
 }
 
 async function withheldPurchases(db: AnyDb, tenantId: number, period: Period): Promise<Map<string, WithheldPurchase>> {
@@ -137,17 +139,22 @@ async function withheldPurchases(db: AnyDb, tenantId: number, period: Period): P
     tax_breakdown: TaxBreakdown;
     taxed_services: string;
     taxed_goods: string;
+    taxed_goods16: string;
   }>(
     await db.execute(sql`
       SELECT coalesce(c.identification, '') AS supplier_id, coalesce(p.ncf, p.supplier_ncf) AS ncf, c.tax_regime, p.exchange_rate::text AS exchange_rate, p.tax_breakdown,
-        coalesce(l.services, 0)::text AS taxed_services, coalesce(l.goods, 0)::text AS taxed_goods
+        coalesce(l.services, 0)::text AS taxed_services, coalesce(l.goods, 0)::text AS taxed_goods, coalesce(l.goods16, 0)::text AS taxed_goods16
       FROM purchases p JOIN contacts c ON c.id = p.supplier_id AND c.tenant_id = ${tenantId}
       LEFT JOIN LATERAL (
-        SELECT sum(i.subtotal - i.discount_amount) FILTER (WHERE pr.product_type IS NULL OR pr.product_type = 'service') AS services,
-          sum(i.subtotal - i.discount_amount) FILTER (WHERE pr.product_type <> 'service') AS goods
-        FROM purchase_items i LEFT JOIN products pr ON pr.id = i.product_id AND pr.tenant_id = ${tenantId}
-        WHERE i.purchase_id = p.id AND i.tenant_id = ${tenantId}
-          AND EXISTS (SELECT 1 FROM jsonb_array_elements(i.taxes) t WHERE t->>'type' = 'itbis' AND (t->>'rate')::numeric > 0)
+        SELECT sum(x.net) FILTER (WHERE NOT x.goods) AS services, sum(x.net) FILTER (WHERE x.goods) AS goods,
+          sum(x.net) FILTER (WHERE x.goods AND x.rate = 16) AS goods16
+        FROM (
+          SELECT i.subtotal - i.discount_amount AS net, coalesce(pr.product_type <> 'service', false) AS goods,
+            (SELECT max((t->>'rate')::numeric) FROM jsonb_array_elements(i.taxes) t WHERE t->>'type' = 'itbis') AS rate
+          FROM purchase_items i LEFT JOIN products pr ON pr.id = i.product_id AND pr.tenant_id = ${tenantId}
+          WHERE i.purchase_id = p.id AND i.tenant_id = ${tenantId}
+        ) x
+        WHERE x.rate > 0
       ) l ON true
       WHERE p.tenant_id = ${tenantId} AND p.status IN ('pending_payment', 'partially_paid', 'paid')
         AND p.withholding_date BETWEEN ${period.from}::date AND ${period.to}::date AND p.itbis_withheld > 0`),
@@ -163,6 +170,7 @@ async function withheldPurchases(db: AnyDb, tenantId: number, period: Period): P
         base16: atRate(row, "16"),
         taxedServices: inDop(row.taxed_services, row.exchange_rate),
         taxedGoods: inDop(row.taxed_goods, row.exchange_rate),
+        taxedGoods16: inDop(row.taxed_goods16, row.exchange_rate),
       },
     ]),
   );
@@ -543,7 +551,7 @@ function compute(
   // Section A: the ITBIS the company withheld from its suppliers, declared and paid with the IT-1
   // (not in the IR-17): the 606 rows of the purchases withheld in the period.
   const sectionA: Casilla[] = [];
-  const baseOf = { "39": ZERO, "40": ZERO, "42": ZERO, "43": ZERO, "44": ZERO, "45": ZERO, "47": ZERO };
+  const baseOf = { "39": ZERO, "40": ZERO, "42": ZERO, "43": ZERO, "44": ZERO, "45": ZERO, "47": ZERO, "48": ZERO };
   for (const row of withheld) {
     if (col(row, "itbis_withheld").eq(0)) continue;
     const regime = regimes.get(`${row.supplier_id}|${row.ncf}`);
@@ -552,8 +560,11 @@ function compute(
     const services = regime ? regime.taxedServices : col(row, "services_amount");
     const goods = regime ? regime.taxedGoods : col(row, "goods_amount");
     if (isType(row.ncf, "11", "41")) {
-      // Comprobante de compras (Norma 05-19): the goods bought from an informal supplier, and any services.
-      baseOf["47"] = baseOf["47"].plus(goods);
+      // Comprobante de compras (Norma 05-19): the goods bought from an informal supplier by the rate
+      // they were taxed at (the form's 47 at 18 %, 48 at 16 %: 56 and 57 are those rates of them), and any services.
+      const goods16 = regime ? regime.taxedGoods16 : ZERO;
+      baseOf["47"] = baseOf["47"].plus(goods.minus(goods16));
+      baseOf["48"] = baseOf["48"].plus(goods16);
       baseOf["39"] = baseOf["39"].plus(services);
     } else if (regime?.tax_regime === "rst") {
       // An RST supplier's goods or services, whatever its id type, by the rate they were taxed at.
@@ -581,7 +592,7 @@ function compute(
   put(sectionA, "t", "45", "Bienes o servicios sujetos a retención a contribuyentes del RST (operaciones gravadas al 16%)", baseOf["45"], "books");
   put(sectionA, "t", "46", "Total bienes o servicios sujetos a retención a contribuyentes del RST (44+45)", t("44").plus(t("45")), "formula");
   put(sectionA, "t", "47", "Bienes sujetos a retención de comprobante de compras 18% (Normas 08-10 y 05-19)", baseOf["47"], "books");
-  put(sectionA, "t", "48", "Bienes sujetos a retención de comprobante de compras 16%", ZERO, "books");
+  put(sectionA, "t", "48", "Bienes sujetos a retención de comprobante de compras 16%", baseOf["48"], "books");
   put(sectionA, "t", "49", "Total bienes sujetos a retención de comprobante de compras (47+48)", t("47").plus(t("48")), "formula");
   put(sectionA, "t", "50", "ITBIS por servicios sujetos a retención personas físicas y entidades no lucrativas (18% de 41)", rate("41", "18"), "formula");
   put(sectionA, "t", "51", "ITBIS por servicios sujetos a retención sociedades (18% de 42)", rate("42", "18"), "formula");
