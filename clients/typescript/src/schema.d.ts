@@ -18928,6 +18928,12 @@ export interface paths {
                     anexo_a_56c?: string;
                     /** @description Anexo A 9, otras operaciones (positivas); 0.00 when not given */
                     anexo_a_9?: string;
+                    /** @description Anexo A 54, the proportionality coefficient (MONTHLY-CLOSE §2, §7): `two_decimals` (default), a percentage half-up to two decimals before 55 = 53 × 54; `unrounded`, 55 from the unrounded ratio (54 shown to ten decimals); 55 half-up to the cent in both */
+                    coefficient_rounding?: "two_decimals" | "unrounded";
+                    /** @description Anexo A 11's count (MONTHLY-CLOSE §7 [S5][S4]): `subtract` (default), the credit notes (4) subtract from the count like from the amount; `count`, they count as documents (1+2+…+8, every document one) */
+                    credit_notes_in_count?: "subtract" | "count";
+                    /** @description Anexo A IV, 20-25 (MONTHLY-CLOSE §7 [S4][S5]): `subtract` (default), a credit note subtracts from its invoice's type of income, so 26 = 11 without 9 and 10; `leave_out`, notes are left out of IV (26 ≠ 11) */
+                    credit_notes_in_income_types?: "subtract" | "leave_out";
                     /** @description Where the deductible ITBIS paid goes in Anexo A IX, after what the company sells: 50 (bienes gravados), 51 (servicios gravados) or 49 (bienes exportados) */
                     deductible_as?: "goods" | "services" | "exports";
                     /** @description `json`: every casilla with where it comes from; `pdf`: the IT-1 and its Anexo A laid out like DGII's form, to key into the Oficina Virtual */
@@ -18956,6 +18962,8 @@ export interface paths {
                     it1_66?: string;
                     /** @description The month reported, YYYYMM: a past month or the current one (Dominican time), from 201805 (Norma General 07-2018) */
                     period: string;
+                    /** @description Anexo A V, the ITBIS withheld by State buyers (607 column 10 of 15/45 documents; MONTHLY-CLOSE §2, §7): `31` (default), crédito por retención de entidades del Estado; `29`, with every other buyer's withholding (otras retenciones) */
+                    state_withholding_casilla?: "29" | "31";
                 };
                 header?: never;
                 path?: never;
@@ -29044,8 +29052,36 @@ export interface components {
             /** @description Anexo A renglón I, razón social: the company profile's legal name when the IT-1 was computed (a closed period's: at its close); absent from an IT-1 kept by a close made before it was kept */
             legal_name?: string | null;
             period: string;
+            readings?: components["schemas"]["It1Readings"];
             rnc: string;
             section_a: components["schemas"]["Casilla"][];
+        };
+        /** @description The unconfirmed readings the IT-1 was computed with (the query's, or the defaults); absent from an IT-1 kept by a close made before they were parameters (the defaults then) */
+        It1Readings: {
+            /**
+             * @description Anexo A 54, the proportionality coefficient (MONTHLY-CLOSE §2, §7): `two_decimals` (default), a percentage half-up to two decimals before 55 = 53 × 54; `unrounded`, 55 from the unrounded ratio (54 shown to ten decimals); 55 half-up to the cent in both
+             * @default two_decimals
+             * @enum {string}
+             */
+            coefficient_rounding?: "two_decimals" | "unrounded";
+            /**
+             * @description Anexo A 11's count (MONTHLY-CLOSE §7 [S5][S4]): `subtract` (default), the credit notes (4) subtract from the count like from the amount; `count`, they count as documents (1+2+…+8, every document one)
+             * @default subtract
+             * @enum {string}
+             */
+            credit_notes_in_count?: "subtract" | "count";
+            /**
+             * @description Anexo A IV, 20-25 (MONTHLY-CLOSE §7 [S4][S5]): `subtract` (default), a credit note subtracts from its invoice's type of income, so 26 = 11 without 9 and 10; `leave_out`, notes are left out of IV (26 ≠ 11)
+             * @default subtract
+             * @enum {string}
+             */
+            credit_notes_in_income_types?: "subtract" | "leave_out";
+            /**
+             * @description Anexo A V, the ITBIS withheld by State buyers (607 column 10 of 15/45 documents; MONTHLY-CLOSE §2, §7): `31` (default), crédito por retención de entidades del Estado; `29`, with every other buyer's withholding (otras retenciones)
+             * @default 31
+             * @enum {string}
+             */
+            state_withholding_casilla?: "29" | "31";
         };
         LineItem: {
             description: string;

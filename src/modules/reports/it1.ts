@@ -8,7 +8,7 @@ import type { TaxBreakdown } from "../sales/lines";
 import { cents, inDop } from "../sales/money";
 import { purchases606, withheld606 } from "./purchases606";
 import { prefixPattern, reportedInvoices, sales607 } from "./sales607";
-import type { ConsumerSummary607, It1Query, Row606, Row607 } from "./schemas";
+import { type ConsumerSummary607, IT1_READING_DEFAULTS, type It1Query, type It1Readings, type Row606, type Row607 } from "./schemas";
 import { type Period, periodOf, readWhole } from "./service";
 
 /**
@@ -191,6 +191,8 @@ export interface It1 {
    */
   legal_name?: string | null;
   period: string;
+  /** The unconfirmed readings it was computed with; absent from an IT-1 a close kept before they were parameters (the defaults). */
+  readings?: It1Readings;
   anexo_a: Casilla[];
   itbis_paid: CasillaByColumn[];
   it1: Casilla[];
@@ -230,8 +232,8 @@ export const IT1_INPUTS = {
 } as const;
 export type It1InputName = keyof typeof IT1_INPUTS;
 
-/** The figures of the IT-1: the request's, whatever format it is answered in. */
-export type It1Figures = Omit<It1Query, "format">;
+/** The figures of the IT-1: the request's, whatever format it is answered in; a reading not named is its default. */
+export type It1Figures = Omit<It1Query, "format" | keyof It1Readings> & Partial<It1Readings>;
 
 export async function it1Report(db: AnyDb, tenantId: number, query: It1Figures): Promise<It1> {
   const period = periodOf(query.period);
@@ -255,6 +257,15 @@ export async function it1Report(db: AnyDb, tenantId: number, query: It1Figures):
     bases,
     input,
     query,
+    {
+      ...IT1_READING_DEFAULTS,
+      ...Object.fromEntries(
+        Object.keys(IT1_READING_DEFAULTS).flatMap((name) => {
+          const given = query[name as keyof It1Readings];
+          return given === undefined ? [] : [[name, given]];
+        }),
+      ),
+    },
   );
 }
 
@@ -270,6 +281,7 @@ function compute(
   bases: SaleBases[],
   input: Inputs,
   query: It1Figures,
+  readings: It1Readings,
 ): It1 {
   const anexo: Casilla[] = [];
   const value: Record<string, Big> = {};
@@ -305,6 +317,9 @@ function compute(
   put(anexo, "a", "9", "Otras operaciones (positivas)", input.anexo_a_9, "input");
   put(anexo, "a", "10", "Otras operaciones (negativas)", input.anexo_a_10, "input");
   const signed = (casilla: string) => (casilla === "4" ? -1 : 1);
+  // 11's count: the notes subtract like the amount, or count as documents (MONTHLY-CLOSE §7
+  // [S5][S4], unconfirmed: the request's credit_notes_in_count).
+  const countSigned = (casilla: string) => (readings.credit_notes_in_count === "count" ? 1 : signed(casilla));
   const ops = ["1", "2", "3", "4", "5", "6", "7", "8"];
   put(
     anexo,
@@ -315,7 +330,7 @@ function compute(
       .plus(a("9"))
       .minus(a("10")),
     "formula",
-    ops.reduce((total, c) => total + signed(c) * (counts[`a${c}`] ?? 0), 0),
+    ops.reduce((total, c) => total + countSigned(c) * (counts[`a${c}`] ?? 0), 0),
   );
 
   // III. By how the sale was paid: the 607's payment columns (taxes included), with the summary's.
@@ -333,7 +348,10 @@ function compute(
   }
   put(anexo, "a", "19", "Total por tipo de venta (12 a 18)", sum(forms.map(([c]) => a(c))), "formula");
 
-  // IV. By type of income (607 column 5), notes subtracting; consumer invoices are operations (01).
+  // IV. By type of income (607 column 5); consumer invoices are operations (01). Credit notes subtract
+  // from their type, or are left out of IV (26 ≠ 11): MONTHLY-CLOSE §7 [S4][S5], unconfirmed, the
+  // request's credit_notes_in_income_types.
+  const isNote = (row: Row607) => isType(row.ncf, "04", "34");
   const incomes: [string, string][] = [
     ["20", "Ingresos por operaciones (no financieros)"],
     ["21", "Ingresos financieros"],
@@ -344,19 +362,29 @@ function compute(
   ];
   incomes.forEach(([casilla, name], index) => {
     const code = `0${index + 1}`;
-    const rows = rows607.filter((row) => row.income_type === code);
-    const amount = sum(rows.map((row) => col(row, "amount").times(isType(row.ncf, "04", "34") ? -1 : 1)));
+    const rows = rows607.filter((row) => row.income_type === code && !(isNote(row) && readings.credit_notes_in_income_types === "leave_out"));
+    const amount = sum(rows.map((row) => col(row, "amount").times(isNote(row) ? -1 : 1)));
     put(anexo, "a", casilla, name, code === "01" ? amount.plus(consumer.amount) : amount, "books");
   });
   put(anexo, "a", "26", "Total por tipo de ingreso (20 a 25)", sum(incomes.map(([c]) => a(c))), "formula");
 
-  // V. Pagos computables: ITBIS withheld by our buyers (607 column 10); the State's apart.
-  const buyersWithheld = (state: boolean) => sum(rows607.filter((row) => isType(row.ncf, "15", "45") === state).map((row) => col(row, "itbis_withheld")));
+  // V. Pagos computables: ITBIS withheld by our buyers (607 column 10). The State's (15/45) in 31,
+  // or in 29 with the others: MONTHLY-CLOSE §2 (31) and §7, unconfirmed, the request's state_withholding_casilla.
+  const stateApart = readings.state_withholding_casilla === "31";
+  const withheldBy = (keep: (row: Row607) => boolean) => sum(rows607.filter(keep).map((row) => col(row, "itbis_withheld")));
+  const byState = (row: Row607) => isType(row.ncf, "15", "45");
   put(anexo, "a", "27", "Pagos computables por retenciones (Norma 08-04)", input.anexo_a_27, "input");
   put(anexo, "a", "28", "Pagos computables por ventas de pasajes aéreos (Norma 02-05, BSP-IATA)", input.anexo_a_28, "input");
-  put(anexo, "a", "29", "Pagos computables por otras retenciones (Norma 02-05)", buyersWithheld(false), "books");
+  put(
+    anexo,
+    "a",
+    "29",
+    "Pagos computables por otras retenciones (Norma 02-05)",
+    withheldBy((row) => !stateApart || !byState(row)),
+    "books",
+  );
   put(anexo, "a", "30", "Pagos computables por ventas de paquetes de alojamiento y ocupación", input.anexo_a_30, "input");
-  put(anexo, "a", "31", "Crédito por retención realizada por entidades del Estado", buyersWithheld(true), "books");
+  put(anexo, "a", "31", "Crédito por retención realizada por entidades del Estado", stateApart ? withheldBy(byState) : ZERO, "books");
   put(anexo, "a", "32", "Pagos computables por ITBIS percibido", ZERO, "books");
   put(anexo, "a", "33", "Total pagos computables (27 a 32)", sum(["27", "28", "29", "30", "31", "32"].map(a)), "formula");
 
@@ -508,8 +536,13 @@ function compute(
   put(it1, "t", "20", "ITBIS cobrado por ventas de activos depreciables (18% de 15)", rate("15", "18"), "formula");
   put(it1, "t", "21", "Total ITBIS cobrado (16 a 20)", sum(["16", "17", "18", "19", "20"].map(t)), "formula");
 
-  // Proportionality: only what is subject to it (53) is admitted by the coefficient.
-  const coefficient = t("1").eq(0) ? ZERO : t("2").plus(t("5")).plus(t("10")).div(t("1")).times(100).round(2, Big.roundHalfUp);
+  // Proportionality: only what is subject to it (53) is admitted by the coefficient. Rounded half-up
+  // to two decimals (a percentage) before 55 = 53 × 54, or not rounded (shown to ten decimals):
+  // MONTHLY-CLOSE §2 (54) and §7, unconfirmed, the request's coefficient_rounding.
+  const ratio = t("1").eq(0) ? ZERO : t("2").plus(t("5")).plus(t("10")).times(100).div(t("1"));
+  const rounded = readings.coefficient_rounding === "two_decimals";
+  const coefficient = rounded ? ratio.round(2, Big.roundHalfUp) : ratio;
+  const shownCoefficient = coefficient.toFixed(rounded ? 2 : 10);
   const admitted = (x: Big) => cents(x.times(coefficient).div(100));
   ix["55"] = { a: admitted(cell("53").a), b: admitted(cell("53").b), c: ZERO };
   ix["56"] = { a: cell("52").a.plus(cell("55").a), b: cell("52").b.plus(cell("55").b), c: input.anexo_a_56c };
@@ -523,7 +556,7 @@ function compute(
   const itbisPaidRows: CasillaByColumn[] = itbisPaid.map(([casilla, name, from]) => {
     const why = notDeductibleWhy[casilla];
     if (why) return { casilla, name, a: null, b: null, c: null, d: null, from, reason: why };
-    if (casilla === "54") return { casilla, name, a: coefficient.toFixed(2), b: coefficient.toFixed(2), c: "0.00", d: coefficient.toFixed(2), from };
+    if (casilla === "54") return { casilla, name, a: shownCoefficient, b: shownCoefficient, c: "0.00", d: shownCoefficient, from };
     const { a: ca, b: cb, c: cc } = cell(casilla);
     return { casilla, name, a: money(ca), b: money(cb), c: money(cc), d: money(ca.plus(cb).plus(cc)), from: casilla === "56" && cc.gt(0) ? "input" : from };
   });
@@ -639,6 +672,7 @@ function compute(
     rnc,
     legal_name: legalName,
     period,
+    readings,
     anexo_a: anexo,
     itbis_paid: itbisPaidRows,
     it1,

@@ -13,6 +13,7 @@ import { sales607 } from "./sales607";
 import {
   Ir17Json,
   Ir17Query,
+  IT1_READING_DEFAULTS,
   It1Json,
   It1Query,
   Report606,
@@ -130,9 +131,14 @@ reportsRouter.openapi(getSalesSummaryRoute, getSalesSummary);
  * (with inputs, it is computed again: the locked month's documents give the same figures).
  */
 async function keptSnapshot(c: Context<AppEnv>, report: "it1" | "ir17", query: { period: string }) {
-  const given = (name: string) => !["period", "deductible_as", "format"].includes(name);
-  const inputs = Object.entries(query).some(([name, value]) => given(name) && value !== undefined);
-  const defaults = !inputs && (report !== "it1" || (query as { deductible_as?: string }).deductible_as === "goods");
+  // The settings are not inputs; an IT-1 with a setting or a reading other than its default
+  // (deductible_as, the unconfirmed readings of MONTHLY-CLOSE §7) is computed again, never the kept one.
+  const settings = ["period", "deductible_as", "format", ...Object.keys(IT1_READING_DEFAULTS)];
+  const inputs = Object.entries(query).some(([name, value]) => !settings.includes(name) && value !== undefined);
+  const asClosed =
+    (query as { deductible_as?: string }).deductible_as === "goods" &&
+    Object.entries(IT1_READING_DEFAULTS).every(([name, value]) => (query as Record<string, unknown>)[name] === value);
+  const defaults = !inputs && (report !== "it1" || asClosed);
   return defaults ? await storedSnapshot(c.var.db, c.var.scope.tenantId, periodOf(query.period).text, report, "json") : null;
 }
 

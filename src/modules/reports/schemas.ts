@@ -203,6 +203,43 @@ const amountInput = (description: string) =>
     .optional()
     .openapi({ description: `${description}; 0.00 when not given` });
 
+/** One of the IT-1's unconfirmed readings: its values, and the default the code always had. */
+const reading = <const T extends readonly [string, ...string[]]>(values: T, fallback: T[number], description: string) =>
+  z.enum(values).default(fallback).openapi({ description });
+
+/**
+ * The IT-1's readings ../shared/MONTHLY-CLOSE.md §7 leaves unconfirmed, each a choice of the request
+ * whose default is the reading Sucursal always applied (docs/reports.md, "Our readings"). Declared
+ * once: the query's parameters, their check, the JSON's `readings` and the OpenAPI document.
+ */
+export const It1Readings = z
+  .object({
+    credit_notes_in_count: reading(
+      ["subtract", "count"],
+      "subtract",
+      "Anexo A 11's count (MONTHLY-CLOSE §7 [S5][S4]): `subtract` (default), the credit notes (4) subtract from the count like from the amount; `count`, they count as documents (1+2+…+8, every document one)",
+    ),
+    credit_notes_in_income_types: reading(
+      ["subtract", "leave_out"],
+      "subtract",
+      "Anexo A IV, 20-25 (MONTHLY-CLOSE §7 [S4][S5]): `subtract` (default), a credit note subtracts from its invoice's type of income, so 26 = 11 without 9 and 10; `leave_out`, notes are left out of IV (26 ≠ 11)",
+    ),
+    coefficient_rounding: reading(
+      ["two_decimals", "unrounded"],
+      "two_decimals",
+      "Anexo A 54, the proportionality coefficient (MONTHLY-CLOSE §2, §7): `two_decimals` (default), a percentage half-up to two decimals before 55 = 53 × 54; `unrounded`, 55 from the unrounded ratio (54 shown to ten decimals); 55 half-up to the cent in both",
+    ),
+    state_withholding_casilla: reading(
+      ["31", "29"],
+      "31",
+      "Anexo A V, the ITBIS withheld by State buyers (607 column 10 of 15/45 documents; MONTHLY-CLOSE §2, §7): `31` (default), crédito por retención de entidades del Estado; `29`, with every other buyer's withholding (otras retenciones)",
+    ),
+  })
+  .openapi("It1Readings");
+export type It1Readings = z.output<typeof It1Readings>;
+/** The readings of a request that names none: those of an IT-1 a close keeps. */
+export const IT1_READING_DEFAULTS: It1Readings = It1Readings.parse({});
+
 /** The IT-1's query: the period, and what the books cannot know, each named by its casilla (docs/reports.md, "IT-1"). */
 export const It1Query = z
   .object({
@@ -214,6 +251,7 @@ export const It1Query = z
       description:
         "Where the deductible ITBIS paid goes in Anexo A IX, after what the company sells: 50 (bienes gravados), 51 (servicios gravados) or 49 (bienes exportados)",
     }),
+    ...It1Readings.shape,
     anexo_a_9: amountInput("Anexo A 9, otras operaciones (positivas)"),
     anexo_a_10: amountInput("Anexo A 10, otras operaciones (negativas)"),
     anexo_a_27: amountInput("Anexo A 27, ITBIS withheld by the card processors (Norma 08-04), from the bank statements"),
@@ -293,6 +331,10 @@ export const It1Json = z
         "Anexo A renglón I, razón social: the company profile's legal name when the IT-1 was computed (a closed period's: at its close); absent from an IT-1 kept by a close made before it was kept",
     }),
     period: z.string(),
+    readings: It1Readings.optional().openapi({
+      description:
+        "The unconfirmed readings the IT-1 was computed with (the query's, or the defaults); absent from an IT-1 kept by a close made before they were parameters (the defaults then)",
+    }),
     anexo_a: z.array(CasillaJson),
     itbis_paid: z.array(
       z.object({
