@@ -11,8 +11,10 @@ import { purchases606 } from "./purchases606";
 import { salesSummary } from "./sales-summary";
 import { sales607 } from "./sales607";
 import {
+  IR17_DEFAULT_READINGS,
   Ir17Json,
   Ir17Query,
+  type Ir17Readings,
   It1Json,
   It1Query,
   Report606,
@@ -130,8 +132,11 @@ reportsRouter.openapi(getSalesSummaryRoute, getSalesSummary);
  * (with inputs, it is computed again: the locked month's documents give the same figures).
  */
 async function keptSnapshot(c: Context<AppEnv>, report: "it1" | "ir17", query: { period: string }) {
-  const given = (name: string) => !["period", "deductible_as", "format"].includes(name);
-  const inputs = Object.entries(query).some(([name, value]) => given(name) && value !== undefined);
+  // An IR-17 reading at its default is no input: the close kept the IR-17 computed with the defaults
+  // (../shared/MONTHLY-CLOSE.md §5, §7); another reading is computed again from the locked month.
+  const defaultReading = (name: string, value: unknown) => report === "ir17" && IR17_DEFAULT_READINGS[name as keyof Ir17Readings] === value;
+  const given = (name: string, value: unknown) => !["period", "deductible_as", "format"].includes(name) && !defaultReading(name, value);
+  const inputs = Object.entries(query).some(([name, value]) => given(name, value) && value !== undefined);
   const defaults = !inputs && (report !== "it1" || (query as { deductible_as?: string }).deductible_as === "goods");
   return defaults ? await storedSnapshot(c.var.db, c.var.scope.tenantId, periodOf(query.period).text, report, "json") : null;
 }
