@@ -3,7 +3,7 @@ import { Big } from "../../lib/decimal";
 import { getProfile } from "../company/service";
 import { cents } from "../sales/money";
 import { withheld606 } from "./purchases606";
-import type { Ir17Query, Row606 } from "./schemas";
+import type { Ir17Query, Ir17Readings, Row606 } from "./schemas";
 import { periodOf, readWhole } from "./service";
 
 /**
@@ -46,12 +46,14 @@ const CONCEPTS: Concept[] = [
   { casilla: "8", name: "Intereses pagados a personas físicas no residentes (Ley 253-12)", codes: [], rate: fixed("10") },
   { casilla: "9", name: "Intereses pagados a personas físicas no residentes (Leyes 57-07 y 253-12)", codes: [], rate: fixed("5") },
   { casilla: "10", name: "Remesas al exterior (Ley 253-12)", codes: [], rate: fixed("27") },
+  // Casilla 11's rate is a reading (casilla_11_rate): see `placed`.
   { casilla: "11", name: "Intereses pagados por entidades no financieras a personas físicas residentes", codes: ["06"], rate: fixed("10") },
   { casilla: "12", name: "Pagos a proveedores del Estado (Ley 253-12)", codes: ["07"], rate: fixed("5") },
   { casilla: "13", name: "Juegos telefónicos (Norma 08-2011)", codes: ["08"], rate: fixed("5") },
   { casilla: "14", name: "Ganancia de capital (Norma 07-2011)", codes: [], rate: fixed("1") },
   { casilla: "15", name: "Juegos vía internet (Ley 139-11)", codes: [], rate: fixed("10") },
-  { casilla: "16", name: "Otras rentas (Ley 11-92, Art. 309)", codes: ["03"], rate: art309 },
+  // Code 03 goes to 16 or 17 by a reading (code_03_casilla): see `placed`.
+  { casilla: "16", name: "Otras rentas (Ley 11-92, Art. 309)", codes: [], rate: art309 },
   { casilla: "17", name: "Otras rentas (Decreto 139-98, Art. 70 a y b)", codes: ["04"], rate: presumed },
   { casilla: "18", name: "Otras retenciones (Norma 07-2007)", codes: [], rate: presumed },
   { casilla: "19", name: "Intereses pagados por entidades financieras a personas jurídicas residentes (Norma 13-2011)", codes: ["05"], rate: fixed("1") },
@@ -61,6 +63,18 @@ const CONCEPTS: Concept[] = [
   { casilla: "23", name: "Software, publicidad en línea y datos a no residentes (Art. 305-2)", codes: [], rate: fixed("15") },
   { casilla: "24", name: "Remesas de más de 1,000 millones", codes: [], rate: fixed("30") },
 ];
+
+/**
+ * A concept as the accountant's readings place it. Two readings could not be confirmed
+ * (../shared/MONTHLY-CLOSE.md §5, §7), so they are the request's: casilla 11's rate, 10 % [S8] or
+ * 5 % [S10]; and where 606 code 03 goes, casilla 16 (Art. 309, at its rate: [S8]) or 17 (Decreto
+ * 139-98 Art. 70, at 17's rate in force: an older implementation, [S4]).
+ */
+function placed(concept: Concept, readings: Ir17Readings): Concept {
+  const rate = concept.casilla === "11" ? fixed(readings.casilla_11_rate) : concept.rate;
+  const codes = concept.casilla === readings.code_03_casilla ? [...concept.codes, "03"] : concept.codes;
+  return { ...concept, rate, codes };
+}
 
 /** The liquidation's casillas by layout: what the request gives, and the form's arithmetic. */
 const LIQUIDATION = {
@@ -140,6 +154,8 @@ export interface Ir17 {
    */
   legal_name?: string | null;
   period: string;
+  /** The readings it was computed with (MONTHLY-CLOSE §5, §7); absent from an IR-17 kept by a close made before they were kept. */
+  readings?: Ir17Readings;
   concepts: Ir17Concept[];
   liquidation: { casilla: string; name: string; amount: string; from: "books" | "input" | "formula" }[];
   checks: { rule: string; expected: string; actual: string; difference: string }[];
@@ -161,7 +177,9 @@ function computeIr17(rnc: string, legalName: string | null, period: string, rows
   const layout = layoutOf(period);
   const liq = LIQUIDATION[layout];
   const withheld = rows.filter((row) => new Big(row.isr_withheld || "0").gt(0));
+  const readings: Ir17Readings = { casilla_11_rate: query.casilla_11_rate, code_03_casilla: query.code_03_casilla };
   const concepts: Ir17Concept[] = CONCEPTS.slice(0, liq.concepts)
+    .map((concept) => placed(concept, readings))
     // The 2022 layout has no casilla 11 of its own (it was remesas por acuerdos especiales) nor 21.
     .filter((concept) => !(layout === "2022" && ["11", "21"].includes(concept.casilla)))
     .map((concept) => {
@@ -225,6 +243,7 @@ function computeIr17(rnc: string, legalName: string | null, period: string, rows
     rnc,
     legal_name: legalName,
     period,
+    readings,
     concepts,
     liquidation,
     checks: [

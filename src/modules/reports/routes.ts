@@ -11,6 +11,7 @@ import { purchases606 } from "./purchases606";
 import { salesSummary } from "./sales-summary";
 import { sales607 } from "./sales607";
 import {
+  IR17_DEFAULT_READINGS,
   Ir17Json,
   Ir17Query,
   IT1_READING_DEFAULTS,
@@ -131,14 +132,14 @@ reportsRouter.openapi(getSalesSummaryRoute, getSalesSummary);
  * (with inputs, it is computed again: the locked month's documents give the same figures).
  */
 async function keptSnapshot(c: Context<AppEnv>, report: "it1" | "ir17", query: { period: string }) {
-  // The settings are not inputs; an IT-1 with a setting or a reading other than its default
-  // (deductible_as, the unconfirmed readings of MONTHLY-CLOSE §7) is computed again, never the kept one.
-  const settings = ["period", "deductible_as", "format", ...Object.keys(IT1_READING_DEFAULTS)];
-  const inputs = Object.entries(query).some(([name, value]) => !settings.includes(name) && value !== undefined);
-  const asClosed =
-    (query as { deductible_as?: string }).deductible_as === "goods" &&
-    Object.entries(IT1_READING_DEFAULTS).every(([name, value]) => (query as Record<string, unknown>)[name] === value);
-  const defaults = !inputs && (report !== "it1" || asClosed);
+  // A reading at its default is no input: the close kept the IT-1 and the IR-17 computed with the
+  // defaults (../shared/MONTHLY-CLOSE.md §5, §7); another reading, like any input or an IT-1's
+  // deductible_as other than goods, is computed again from the locked month, never the kept JSON.
+  const readings: Record<string, unknown> = report === "it1" ? IT1_READING_DEFAULTS : IR17_DEFAULT_READINGS;
+  const defaultReading = (name: string, value: unknown) => name in readings && readings[name] === value;
+  const given = (name: string, value: unknown) => !["period", "deductible_as", "format"].includes(name) && !defaultReading(name, value);
+  const inputs = Object.entries(query).some(([name, value]) => given(name, value) && value !== undefined);
+  const defaults = !inputs && (report !== "it1" || (query as { deductible_as?: string }).deductible_as === "goods");
   return defaults ? await storedSnapshot(c.var.db, c.var.scope.tenantId, periodOf(query.period).text, report, "json") : null;
 }
 

@@ -355,7 +355,27 @@ export const It1Json = z
   })
   .openapi("It1");
 
-/** The IR-17's query: the period, and what the books cannot know (docs/reports.md, "IR-17"). */
+/**
+ * The IR-17's two unconfirmed readings (../shared/MONTHLY-CLOSE.md §5, §7), the accountant's to
+ * choose; each default is the reading the report had before it was a choice (docs/reports.md, "IR-17").
+ */
+const Casilla11Rate = z.enum(["10", "5"]);
+const Code03Casilla = z.enum(["16", "17"]);
+export const Ir17Readings = z.object({
+  casilla_11_rate: Casilla11Rate.default("10").openapi({
+    description:
+      "Rate of casilla 11 (intereses pagados por entidades no financieras a personas físicas residentes; 606 code 06), percent: `10` per the 2026 implementation [S8] (default), `5` per the 2025 one [S10]. Unconfirmed: MONTHLY-CLOSE §5, §7",
+  }),
+  code_03_casilla: Code03Casilla.default("16").openapi({
+    description:
+      "Casilla of 606 code 03 (otras rentas): `16`, Ley 11-92 Art. 309, at its rate (10 %, 15 % from July 2026) per [S8] (default); `17`, Decreto 139-98 Art. 70, at casilla 17's rate (2 %, 3 % from July 2026) as an older implementation [S4]. Unconfirmed: MONTHLY-CLOSE §5, §7",
+  }),
+});
+export type Ir17Readings = z.output<typeof Ir17Readings>;
+/** The readings when the request gives none: the IR-17 a close keeps, and serves again byte for byte. */
+export const IR17_DEFAULT_READINGS: Ir17Readings = Ir17Readings.parse({});
+
+/** The IR-17's query: the period, what the books cannot know, and the readings (docs/reports.md, "IR-17"). */
 export const Ir17Query = z
   .object({
     period: ReportQuery.shape.period,
@@ -366,6 +386,7 @@ export const Ir17Query = z
     previous_balance: amountInput("Saldo a favor anterior: casilla 32 (2026-07), 29 (2025), 26 (before)"),
     surcharges: amountInput("Recargos: casilla 35 (2026-07), 32 (2025), 29 (before)"),
     interest: amountInput("Interés indemnizatorio: casilla 36 (2026-07), 33 (2025), 30 (before)"),
+    ...Ir17Readings.shape,
   })
   .strict();
 export type Ir17Query = z.output<typeof Ir17Query>;
@@ -380,6 +401,10 @@ export const Ir17Json = z
         "Razón social beside the RNC: the company profile's legal name when the IR-17 was computed (a closed period's: at its close, like `rnc`); absent from an IR-17 kept by a close made before it was kept",
     }),
     period: z.string(),
+    readings: z.object({ casilla_11_rate: Casilla11Rate, code_03_casilla: Code03Casilla }).optional().openapi({
+      description:
+        "The unconfirmed readings this IR-17 was computed with (the query's, or their defaults); absent from an IR-17 kept by a close made before they were kept",
+    }),
     concepts: z.array(
       z.object({
         casilla: z.string(),
