@@ -11,7 +11,7 @@ import { purchases606 } from "./purchases606";
 import { salesSummary } from "./sales-summary";
 import { sales607 } from "./sales607";
 import {
-  IR17_DEFAULT_READINGS,
+  IR17_READING_DEFAULTS,
   Ir17Json,
   Ir17Query,
   IT1_READING_DEFAULTS,
@@ -135,7 +135,7 @@ async function keptSnapshot(c: Context<AppEnv>, report: "it1" | "ir17", query: {
   // A reading at its default is no input: the close kept the IT-1 and the IR-17 computed with the
   // defaults (../shared/MONTHLY-CLOSE.md §5, §7); another reading, like any input or an IT-1's
   // deductible_as other than goods, is computed again from the locked month, never the kept JSON.
-  const readings: Record<string, unknown> = report === "it1" ? IT1_READING_DEFAULTS : IR17_DEFAULT_READINGS;
+  const readings: Record<string, unknown> = report === "it1" ? IT1_READING_DEFAULTS : IR17_READING_DEFAULTS;
   const defaultReading = (name: string, value: unknown) => name in readings && readings[name] === value;
   const given = (name: string, value: unknown) => !["period", "deductible_as", "format"].includes(name) && !defaultReading(name, value);
   const inputs = Object.entries(query).some(([name, value]) => given(name, value) && value !== undefined);

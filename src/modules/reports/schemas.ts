@@ -373,7 +373,7 @@ export const Ir17Readings = z.object({
 });
 export type Ir17Readings = z.output<typeof Ir17Readings>;
 /** The readings when the request gives none: the IR-17 a close keeps, and serves again byte for byte. */
-export const IR17_DEFAULT_READINGS: Ir17Readings = Ir17Readings.parse({});
+export const IR17_READING_DEFAULTS: Ir17Readings = Ir17Readings.parse({});
 
 /** The IR-17's query: the period, what the books cannot know, and the readings (docs/reports.md, "IR-17"). */
 export const Ir17Query = z

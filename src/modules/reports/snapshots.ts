@@ -6,7 +6,7 @@ import { ir17Report } from "./ir17";
 import { it1Report } from "./it1";
 import { purchases606 } from "./purchases606";
 import { sales607 } from "./sales607";
-import { IR17_DEFAULT_READINGS, IT1_READING_DEFAULTS, type Report607Query, type ReportQuery } from "./schemas";
+import { IR17_READING_DEFAULTS, IT1_READING_DEFAULTS, type Report607Query, type ReportQuery } from "./schemas";
 import { type ReportSource, readWhole } from "./service";
 import { jsonChunks, type ReportChunks, txtChunks } from "./writer";
 
@@ -73,7 +73,7 @@ export async function renderFormats(db: AnyDb, tenantId: number, period: string)
     // The IT-1 and the IR-17 as computed without the figures the books cannot know: what the
     // accountant keyed in is theirs to keep; these are the books' part, as they stood at the close.
     json("it1", await it1Report(db, tenantId, { period, deductible_as: "goods", ...IT1_READING_DEFAULTS })),
-    json("ir17", await ir17Report(db, tenantId, { period, ...IR17_DEFAULT_READINGS })),
+    json("ir17", await ir17Report(db, tenantId, { period, ...IR17_READING_DEFAULTS })),
   ];
 }
 
