@@ -29006,14 +29006,23 @@ export interface components {
             }[];
             out_of_scope: string;
             period: string;
-            /** @description The unconfirmed readings this IR-17 was computed with (the query's, or their defaults); absent from an IR-17 kept by a close made before they were kept */
-            readings?: {
-                /** @enum {string} */
-                casilla_11_rate: "5" | "10";
-                /** @enum {string} */
-                code_03_casilla: "16" | "17";
-            };
+            readings?: components["schemas"]["Ir17Readings"];
             rnc: string;
+        };
+        /** @description The unconfirmed readings this IR-17 was computed with (the query's, or their defaults); absent from an IR-17 kept by a close made before they were kept */
+        Ir17Readings: {
+            /**
+             * @description Rate of casilla 11 (intereses pagados por entidades no financieras a personas físicas residentes; 606 code 06), percent: `10` per the 2026 implementation [S8] (default), `5` per the 2025 one [S10]. Unconfirmed: MONTHLY-CLOSE §5, §7
+             * @default 10
+             * @enum {string}
+             */
+            casilla_11_rate?: "5" | "10";
+            /**
+             * @description Casilla of 606 code 03 (otras rentas): `16`, Ley 11-92 Art. 309, at its rate (10 %, 15 % from July 2026) per [S8] (default); `17`, Decreto 139-98 Art. 70, at casilla 17's rate (2 %, 3 % from July 2026) as an older implementation [S4]. Unconfirmed: MONTHLY-CLOSE §5, §7
+             * @default 16
+             * @enum {string}
+             */
+            code_03_casilla?: "16" | "17";
         };
         IssueInvoiceRequest: {
             /**

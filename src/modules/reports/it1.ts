@@ -8,7 +8,7 @@ import type { TaxBreakdown } from "../sales/lines";
 import { cents, inDop } from "../sales/money";
 import { purchases606, withheld606 } from "./purchases606";
 import { prefixPattern, reportedInvoices, sales607 } from "./sales607";
-import { type ConsumerSummary607, IT1_READING_DEFAULTS, type It1Query, type It1Readings, type Row606, type Row607 } from "./schemas";
+import type { ConsumerSummary607, It1Query, It1Readings, Row606, Row607 } from "./schemas";
 import { type Period, periodOf, readWhole } from "./service";
 
 /**
@@ -232,8 +232,8 @@ export const IT1_INPUTS = {
 } as const;
 export type It1InputName = keyof typeof IT1_INPUTS;
 
-/** The figures of the IT-1: the request's, whatever format it is answered in; a reading not named is its default. */
-export type It1Figures = Omit<It1Query, "format" | keyof It1Readings> & Partial<It1Readings>;
+/** The figures of the IT-1: the request's (its readings filled with their defaults), whatever format it is answered in. */
+export type It1Figures = Omit<It1Query, "format">;
 
 export async function it1Report(db: AnyDb, tenantId: number, query: It1Figures): Promise<It1> {
   const period = periodOf(query.period);
@@ -258,13 +258,10 @@ export async function it1Report(db: AnyDb, tenantId: number, query: It1Figures):
     input,
     query,
     {
-      ...IT1_READING_DEFAULTS,
-      ...Object.fromEntries(
-        Object.keys(IT1_READING_DEFAULTS).flatMap((name) => {
-          const given = query[name as keyof It1Readings];
-          return given === undefined ? [] : [[name, given]];
-        }),
-      ),
+      credit_notes_in_count: query.credit_notes_in_count,
+      credit_notes_in_income_types: query.credit_notes_in_income_types,
+      coefficient_rounding: query.coefficient_rounding,
+      state_withholding_casilla: query.state_withholding_casilla,
     },
   );
 }

@@ -203,7 +203,7 @@ const amountInput = (description: string) =>
     .optional()
     .openapi({ description: `${description}; 0.00 when not given` });
 
-/** One of the IT-1's unconfirmed readings: its values, and the default the code always had. */
+/** One of the IT-1's or the IR-17's unconfirmed readings: its values, and the default the code always had. */
 const reading = <const T extends readonly [string, ...string[]]>(values: T, fallback: T[number], description: string) =>
   z.enum(values).default(fallback).openapi({ description });
 
@@ -359,18 +359,20 @@ export const It1Json = z
  * The IR-17's two unconfirmed readings (../shared/MONTHLY-CLOSE.md §5, §7), the accountant's to
  * choose; each default is the reading the report had before it was a choice (docs/reports.md, "IR-17").
  */
-const Casilla11Rate = z.enum(["10", "5"]);
-const Code03Casilla = z.enum(["16", "17"]);
-export const Ir17Readings = z.object({
-  casilla_11_rate: Casilla11Rate.default("10").openapi({
-    description:
+export const Ir17Readings = z
+  .object({
+    casilla_11_rate: reading(
+      ["10", "5"],
+      "10",
       "Rate of casilla 11 (intereses pagados por entidades no financieras a personas físicas residentes; 606 code 06), percent: `10` per the 2026 implementation [S8] (default), `5` per the 2025 one [S10]. Unconfirmed: MONTHLY-CLOSE §5, §7",
-  }),
-  code_03_casilla: Code03Casilla.default("16").openapi({
-    description:
+    ),
+    code_03_casilla: reading(
+      ["16", "17"],
+      "16",
       "Casilla of 606 code 03 (otras rentas): `16`, Ley 11-92 Art. 309, at its rate (10 %, 15 % from July 2026) per [S8] (default); `17`, Decreto 139-98 Art. 70, at casilla 17's rate (2 %, 3 % from July 2026) as an older implementation [S4]. Unconfirmed: MONTHLY-CLOSE §5, §7",
-  }),
-});
+    ),
+  })
+  .openapi("Ir17Readings");
 export type Ir17Readings = z.output<typeof Ir17Readings>;
 /** The readings when the request gives none: the IR-17 a close keeps, and serves again byte for byte. */
 export const IR17_READING_DEFAULTS: Ir17Readings = Ir17Readings.parse({});
@@ -401,7 +403,7 @@ export const Ir17Json = z
         "Razón social beside the RNC: the company profile's legal name when the IR-17 was computed (a closed period's: at its close, like `rnc`); absent from an IR-17 kept by a close made before it was kept",
     }),
     period: z.string(),
-    readings: z.object({ casilla_11_rate: Casilla11Rate, code_03_casilla: Code03Casilla }).optional().openapi({
+    readings: Ir17Readings.optional().openapi({
       description:
         "The unconfirmed readings this IR-17 was computed with (the query's, or their defaults); absent from an IR-17 kept by a close made before they were kept",
     }),
