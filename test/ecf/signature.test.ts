@@ -1,32 +1,14 @@
-import { DOMParser } from "@xmldom/xmldom";
 import { describe, expect, it } from "vitest";
-import * as xmldsig from "xmldsigjs";
 import { signingMaterial } from "../../src/modules/ecf/certificate";
 import { signXml } from "../../src/modules/ecf/signature";
 import { makeCertificate } from "../support/certificates";
+import { verifyIndependently } from "../support/independent-signature";
 import { signable } from "../support/signable";
 
 /**
  * The e-CF signature (DGII, "Firmado de e-CF"): made with xml-crypto inside workerd, verified here
  * by an independent implementation (xmldsigjs, over WebCrypto).
  */
-xmldsig.Application.setEngine("WebCrypto", crypto);
-
-/** True when the signature verifies; false when xmldsigjs refuses it (it throws on a digest mismatch). */
-async function verifyIndependently(xml: string): Promise<boolean> {
-  const document = new DOMParser().parseFromString(xml, "application/xml");
-  const signature = document.getElementsByTagNameNS("http://www.w3.org/2000/09/xmldsig#", "Signature")[0]!;
-  const signed = new xmldsig.SignedXml(document as unknown as ConstructorParameters<typeof xmldsig.SignedXml>[0]);
-  signed.LoadXml(signature as unknown as Parameters<typeof signed.LoadXml>[0]);
-  try {
-    return await signed.Verify();
-  } catch (error) {
-    // xml-core's XmlError is not an Error subclass: read its message.
-    if (/Invalid digest/.test(String((error as { message?: unknown }).message))) return false;
-    throw error;
-  }
-}
-
 describe("e-CF signature", () => {
   it("signs enveloped, C14N 1.0, RSA-SHA256, URI='' with the certificate in KeyInfo; an independent verifier accepts it and refuses a change", async () => {
     const cert = await makeCertificate();

@@ -4,6 +4,7 @@ import { UNTRUSTED_XML_BOUNDS, xmlBoundsProblem } from "../../src/lib/xml-bounds
 import { parseUntrustedXml } from "../../src/modules/ecf/signature";
 import { sign, validate } from "../support/dgii-xsd";
 import { type CostliestShape, costliestEcf, ITEM_ELEMENTS, SIGNATURE_ROOM } from "../support/ecf-costliest";
+import { verifyIndependently } from "../support/independent-signature";
 
 /**
  * The bound on elements (src/lib/xml-bounds.ts maxElements) against what it exists for: it must let
@@ -29,6 +30,8 @@ describe("the bound on elements (xml-bounds maxElements)", { timeout: 120_000 },
       // At the cap: the next Item (6 KB at most) would not have fit.
       expect(bytes).toBeGreaterThan(MAX_RECEIVER_BODY_BYTES - SIGNATURE_ROOM - 6 * 1024);
       expect(await validate(signed, "e-CF-33.xsd")).toEqual({ valid: true, errors: [] });
+      // Signed as DGII would check it: by a verifier that is not the code that signed it.
+      expect(await verifyIndependently(signed)).toBe(true);
       // And at the schema's maxOccurs: one more of a repeating element is refused.
       const oneMore =
         shape === "every-optional-element"
