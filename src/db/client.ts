@@ -57,6 +57,29 @@ export function createClient(env: Env, connectionString = config(env).DATABASE_U
  */
 const CLOSE_TIMEOUT_MS = 2_000;
 
+/**
+ * A driver's failure as an Error. pg rejects a connection's statements with what its socket
+ * emitted, and a WebSocket's failure arrives as its error event (an ErrorEvent, not an Error:
+ * workerd dispatches one when a write to a connection the peer reset fails). Thrown on as it is,
+ * it escapes the request: hono's onError takes only Errors, so the answer would be the runtime's
+ * 500 instead of 503 with Retry-After (test/http/connection-errors.test.ts).
+ */
+export function driverError(reason: unknown): Error {
+  if (reason instanceof Error) return reason;
+  const inner = (reason as { error?: unknown } | null)?.error;
+  const message = inner instanceof Error ? inner.message : (reason as { message?: unknown } | null)?.message;
+  return new DatabaseConnectionError(`database connection failed: ${typeof message === "string" && message ? message : String(reason)}`, { cause: reason });
+}
+
+/** The connection to the database failed (its socket's error event, made an Error by driverError). */
+export class DatabaseConnectionError extends Error {
+  override name = "DatabaseConnectionError";
+}
+
+const rejectAsError = (reason: unknown): never => {
+  throw driverError(reason);
+};
+
 /** For scripts and the test seed, which run many statements at once; the Worker uses `createClient`. */
 export function createPool(env: Env, connectionString = config(env).DATABASE_URL): Pool {
   configureDriver(env);
@@ -202,7 +225,7 @@ export class RequestTransaction {
     // (connectionLost); the socket's error event itself must not become an uncaught exception.
     client.on("error", (error) => {
       this.connectionLost = true;
-      log.warn("database connection lost", { cause: String(error) });
+      log.warn("database connection lost", { cause: String(driverError(error)) });
     });
     client.on("end", () => {
       this.ended = true;
@@ -233,9 +256,14 @@ export class RequestTransaction {
     this.connecting ??= this.client.connect().catch((error: unknown) => {
       this.connectFailed = true;
       this.connectionLost = true;
-      throw error;
+      throw driverError(error);
     });
     return this.connecting;
+  }
+
+  /** A statement on the connection as the driver runs it, a failure rejected as an Error (driverError). */
+  driverQuery(config: string | QueryConfig, values?: unknown[]): Promise<unknown> {
+    return (this.client.query(config as never, values as never) as Promise<unknown>).catch(rejectAsError);
   }
 
   get isOpen(): boolean {
@@ -245,7 +273,7 @@ export class RequestTransaction {
   async begin(tenantId: number | null, alsoRun?: string): Promise<Record<string, unknown>[]> {
     await this.connect();
     const text = [...beginStatements(this.env, tenantId), ...(alsoRun ? [alsoRun] : [])].join("; ");
-    const result = (await this.client.query(text)) as unknown;
+    const result = (await this.driverQuery(text)) as unknown;
     this.state = "open";
     const results = Array.isArray(result) ? result : [result];
     const last = results[results.length - 1] as { rows?: Record<string, unknown>[] };
@@ -318,7 +346,7 @@ export class RequestTransaction {
     }
     if (this.sent) await this.sent;
     if (this.httpDone) await this.reopenOnce();
-    return this.client.query(config as never, values as never);
+    return this.driverQuery(config as never, values as never);
   }
 
   private reopenOnce(): Promise<void> {
@@ -335,7 +363,7 @@ export class RequestTransaction {
     this.http?.onLateStatement?.();
     const opening = this.reopenWith!;
     await this.connect();
-    const result = (await this.client.query(opening.statements.join("; "))) as unknown as { rows: Record<string, unknown>[] }[];
+    const result = (await this.driverQuery(opening.statements.join("; "))) as unknown as { rows: Record<string, unknown>[] }[];
     this.httpDone = false;
     try {
       opening.verify?.(result[result.length - 1]!.rows);
@@ -416,7 +444,7 @@ export class RequestTransaction {
       if (inlined?.length) {
         let results: RawResult[] | null = null;
         try {
-          results = (await this.client.query({
+          results = (await this.driverQuery({
             text: [...opening.statements, ...inlined].join(";\n"),
             rowMode: "array",
             types: RAW_TEXT,
@@ -426,7 +454,7 @@ export class RequestTransaction {
           // A statement of the batch failed, and Postgres skipped the rest of the message: the
           // answer to give depends first on the request context, so the transaction starts again,
           // the opening alone, and the statements follow as they would have, failing again or not.
-          await this.client.query("ROLLBACK");
+          await this.driverQuery("ROLLBACK");
         }
         if (results) {
           const context = results[opening.statements.length - 1]!;
@@ -436,13 +464,13 @@ export class RequestTransaction {
           return;
         }
       }
-      const result = (await this.client.query(opening.statements.join("; "))) as unknown as { rows: Record<string, unknown>[] }[];
+      const result = (await this.driverQuery(opening.statements.join("; "))) as unknown as { rows: Record<string, unknown>[] }[];
       opening.verify?.(result[result.length - 1]!.rows);
     } catch (error) {
       for (const q of batch) q.reject(error);
       throw error;
     }
-    for (const q of batch) this.client.query(q.config as never, q.values as never).then(q.resolve, q.reject);
+    for (const q of batch) this.driverQuery(q.config as never, q.values as never).then(q.resolve, q.reject);
   }
 
   private deferred: { text: string; onRows?: (rows: Record<string, unknown>[]) => void }[] = [];
@@ -480,16 +508,16 @@ export class RequestTransaction {
     const deferred = this.deferred;
     this.deferred = [];
     if (!deferred.length) {
-      await this.client.query("COMMIT");
+      await this.driverQuery("COMMIT");
       return;
     }
     const text = [...deferred.map((d) => d.text), "COMMIT"].join(";\n");
     let results: unknown;
     try {
-      results = await this.client.query(text);
+      results = await this.driverQuery(text);
     } catch (error) {
       // A statement failed: Postgres skipped the rest of the message, COMMIT included.
-      await this.client.query("ROLLBACK").catch(() => undefined);
+      await this.driverQuery("ROLLBACK").catch(() => undefined);
       throw error;
     }
     const sets = results as { rows?: Record<string, unknown>[] }[];
@@ -509,7 +537,7 @@ export class RequestTransaction {
     await this.reopening?.catch(() => undefined);
     // Nothing open on the connection: an HTTP read (committed there), or a connection never made.
     if (this.httpDone || !this.connecting || this.connectFailed) return;
-    await this.client.query("ROLLBACK");
+    await this.driverQuery("ROLLBACK");
   }
 }
 

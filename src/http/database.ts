@@ -102,8 +102,8 @@ export async function queryWithoutTenant<T extends Record<string, unknown>>(c: C
   const tx = await requestTransaction(c);
   try {
     await tx.connect();
-    const result = await tx.client.query(text);
-    return result.rows as T[];
+    const result = (await tx.driverQuery(text)) as { rows: T[] };
+    return result.rows;
   } catch (error) {
     throw unavailable(error, c.get("requestId"));
   }
