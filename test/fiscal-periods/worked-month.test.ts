@@ -419,13 +419,15 @@ describe("the worked month, closed", () => {
       expect([withInputs.body.legal_name, withInputs.body.rnc]).toEqual([oldName, t.rnc]);
       const withInputsPdf = await fetchBytes(t.tenant.subdomain, t.tenant.admin.token, `/reports/it1?period=${period}&it1_29=150.00&format=pdf`);
       expect((await pdfText(withInputsPdf.bytes)).replace(/\s+/g, " ")).toContain(`Razón social: ${oldName} `);
-      // An IT-1 kept by a close made before the razón social was kept (its JSON without legal_name)
-      // prints that it was not kept: never today's name.
-      const stripped = await ownerRows<{ id: number }>(sql`UPDATE fiscal_period_snapshots SET body = (body::jsonb - 'legal_name')::text
+      // An IT-1 kept by a close made before the razón social and the readings were kept (its JSON
+      // without legal_name and readings) prints that the name was not kept, never today's, and
+      // that its figures follow the default readings (the only ones then).
+      const stripped = await ownerRows<{ id: number }>(sql`UPDATE fiscal_period_snapshots SET body = (body::jsonb - 'legal_name' - 'readings')::text
         WHERE tenant_id = ${t.tenant.tenantId} AND report = 'it1' RETURNING id`);
       expect(stripped).toHaveLength(1);
       const older = (await pdfText((await readPdf()).bytes)).replace(/\s+/g, " ");
       expect(older).toContain("Razón social: (no guardada en el cierre de este período)");
+      expect(older).toContain("Lecturas no confirmadas por la DGII: las predeterminadas (cierre guardado antes de que se registraran).");
       expect(older).not.toContain(newName);
     });
   });

@@ -169,5 +169,13 @@ describe("the IT-1's readings", () => {
     const text = (await pdfText(pdf.bytes)).replace(/\s+/g, " ");
     const c = casillas(before.body);
     expect(text).toContain(`29 ${c["anexo_a 29"]!.name} 414.00`);
+    // Its first page says which readings its figures follow, the one not the default marked.
+    expect(text).toContain(
+      "Lecturas no confirmadas por la DGII con que se calculó: cantidad del Anexo A 11: las notas de crédito restan; Anexo A IV (20-25): cada nota de crédito resta de su tipo de ingreso; coeficiente del Anexo A 54: a dos decimales; ITBIS retenido por entidades del Estado: en la casilla 29 (no la predeterminada).",
+    );
+    const keptPdf = await fetchBytes(tenant.subdomain, tenant.admin.token, `/reports/it1?period=${PERIOD}&format=pdf`);
+    expect((await pdfText(keptPdf.bytes)).replace(/\s+/g, " ")).toContain(
+      "coeficiente del Anexo A 54: a dos decimales; ITBIS retenido por entidades del Estado: en la casilla 31.",
+    );
   });
 });

@@ -2,6 +2,7 @@ import type { PDFDocument } from "pdf-lib";
 import { groupedDecimal } from "../../lib/decimal";
 import { loadPdfLib, numberPages, PAGE, Writer } from "../sales/pdf";
 import type { Casilla, It1 } from "./it1";
+import { IT1_READING_DEFAULTS, type It1Readings } from "./schemas";
 
 /**
  * The IT-1 and its Anexo A as a PDF laid out like DGII's form (issue 47), for the accountant to key
@@ -50,6 +51,36 @@ const TWO_COLUMNS_NAME_WIDTH = 290;
 /** Renglón IX: the name narrower, then columns A, B, C and D (each ends at its x). */
 const IX = { nameWidth: 178, columns: [336, 414, 492, PAGE.width - PAGE.margin] };
 const LINE = 11;
+
+/** Each unconfirmed reading (MONTHLY-CLOSE §7, the JSON's `readings`) as the PDF names it and its values. */
+const READINGS: { [K in keyof It1Readings]: { label: string; values: Record<It1Readings[K], string> } } = {
+  credit_notes_in_count: {
+    label: "cantidad del Anexo A 11",
+    values: { subtract: "las notas de crédito restan", count: "las notas de crédito cuentan como comprobantes" },
+  },
+  credit_notes_in_income_types: {
+    label: "Anexo A IV (20-25)",
+    values: { subtract: "cada nota de crédito resta de su tipo de ingreso", leave_out: "sin las notas de crédito" },
+  },
+  coefficient_rounding: { label: "coeficiente del Anexo A 54", values: { two_decimals: "a dos decimales", unrounded: "sin redondear" } },
+  state_withholding_casilla: { label: "ITBIS retenido por entidades del Estado", values: { "31": "en la casilla 31", "29": "en la casilla 29" } },
+};
+
+/**
+ * The readings the figures follow, said on the form's first page: an accountant keying a PDF made
+ * with another than the default must see it there, not only in the JSON.
+ */
+function readingsText(report: It1): string {
+  const { readings } = report;
+  if (!readings) return "Lecturas no confirmadas por la DGII: las predeterminadas (cierre guardado antes de que se registraran).";
+  const parts = (Object.keys(READINGS) as (keyof It1Readings)[]).map((name) => {
+    const { label, values } = READINGS[name];
+    const value = readings[name];
+    const text = (values as Record<string, string>)[value] ?? value;
+    return `${label}: ${text}${value === IT1_READING_DEFAULTS[name] ? "" : " (no la predeterminada)"}`;
+  });
+  return `Lecturas no confirmadas por la DGII con que se calculó: ${parts.join("; ")}.`;
+}
 
 /** An amount of the JSON (DOP, two decimals) as the form is keyed: thousands grouped, on the digits (never a float). */
 const amount = (value: string) => groupedDecimal(value);
@@ -155,6 +186,7 @@ export async function renderIt1Pdf(report: It1): Promise<Uint8Array<ArrayBuffer>
     `Casillas y nombres del formulario IT-1 y su Anexo A, edición ${edition} (Instructivo Llenado IT-1 de la DGII). Montos en pesos (RD$).`,
     "C: casilla que completa el contador (Sucursal no puede calcularla: en blanco, sombreada). D: dato informado en la solicitud. En negrita: aritmética del formulario.",
     "Las demás salen del 607 (con e-CF) y el 606 del período, o de la aritmética del formulario. Para digitar en la declaración interactiva de la Oficina Virtual; no sustituye la declaración.",
+    readingsText(report),
   ];
   for (const text of legend) w.block(w.wrapped(text, PAGE.width - 2 * PAGE.margin, { size: 9 }), PAGE.margin);
   w.y -= 6;
