@@ -51,7 +51,9 @@ describe("a database connection failing with its socket's error event", () => {
     expect((await create("Before")).status).toBe(201);
     const errors = vi.spyOn(console, "error");
     const warnings = vi.spyOn(console, "warn");
-    failOn = "BEGIN";
+    // The message that opens a transaction of this tenant (its set_config goes with BEGIN), not
+    // one of background work of other test files sharing this isolate.
+    failOn = `set_config('app.tenant_id', '${tenant.tenantId}', true)`;
     const res = await create("Lost");
     expect(failOn).toBeNull(); // the message was sent, and failed
     expect(res.status, res.text).toBe(503);
