@@ -3,7 +3,7 @@ import { Big } from "../../lib/decimal";
 import { getProfile } from "../company/service";
 import { cents } from "../sales/money";
 import { withheld606 } from "./purchases606";
-import type { Ir17Query, Ir17Readings, Row606 } from "./schemas";
+import { type Ir17Query, Ir17Readings, type Row606 } from "./schemas";
 import { periodOf, readWhole } from "./service";
 
 /**
@@ -177,7 +177,8 @@ function computeIr17(rnc: string, legalName: string | null, period: string, rows
   const layout = layoutOf(period);
   const liq = LIQUIDATION[layout];
   const withheld = rows.filter((row) => new Big(row.isr_withheld || "0").gt(0));
-  const readings: Ir17Readings = { casilla_11_rate: query.casilla_11_rate, code_03_casilla: query.code_03_casilla };
+  // The query's readings, its other parameters left out (zod's object strips unknown keys).
+  const readings = Ir17Readings.parse(query);
   const concepts: Ir17Concept[] = CONCEPTS.slice(0, liq.concepts)
     .map((concept) => placed(concept, readings))
     // The 2022 layout has no casilla 11 of its own (it was remesas por acuerdos especiales) nor 21.

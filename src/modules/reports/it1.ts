@@ -8,7 +8,7 @@ import type { TaxBreakdown } from "../sales/lines";
 import { cents, inDop } from "../sales/money";
 import { purchases606, withheld606 } from "./purchases606";
 import { prefixPattern, reportedInvoices, sales607 } from "./sales607";
-import type { ConsumerSummary607, It1Query, It1Readings, Row606, Row607 } from "./schemas";
+import { type ConsumerSummary607, type It1Query, It1Readings, type Row606, type Row607 } from "./schemas";
 import { type Period, periodOf, readWhole } from "./service";
 
 /**
@@ -257,12 +257,8 @@ export async function it1Report(db: AnyDb, tenantId: number, query: It1Figures):
     bases,
     input,
     query,
-    {
-      credit_notes_in_count: query.credit_notes_in_count,
-      credit_notes_in_income_types: query.credit_notes_in_income_types,
-      coefficient_rounding: query.coefficient_rounding,
-      state_withholding_casilla: query.state_withholding_casilla,
-    },
+    // The query's readings, its other parameters left out (zod's object strips unknown keys).
+    It1Readings.parse(query),
   );
 }
 
